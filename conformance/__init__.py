@@ -1,0 +1,1 @@
+"""The conformance suite: one property-test module per rule family (see oracle/rules/)."""

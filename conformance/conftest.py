@@ -1,0 +1,45 @@
+"""Hypothesis profiles of the conformance suite, chosen with ``--hypothesis-profile NAME``.
+
+- ``ci``: reproducible (derandomized, no example database), sized so the whole suite stays under
+  10 minutes on 2 cores; failing examples print a reproduction blob.
+- ``dev``: the default when no profile is chosen; few examples for a quick edit-run loop.
+- ``thorough``: ten times ``ci``'s examples with random seeds, keeping failures in the example
+  database under ``.hypothesis/`` so a rerun replays them first.
+
+The active profile's name is recorded in results.json by the oracle plugin.
+"""
+
+from hypothesis import HealthCheck, settings
+from hypothesis.database import DirectoryBasedExampleDatabase
+
+CI_EXAMPLES = 100
+
+settings.register_profile(
+    "ci",
+    max_examples=CI_EXAMPLES,
+    derandomize=True,
+    deadline=None,
+    print_blob=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "dev",
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "thorough",
+    max_examples=10 * CI_EXAMPLES,
+    derandomize=False,
+    deadline=None,
+    print_blob=True,
+    database=DirectoryBasedExampleDatabase(".hypothesis/examples"),
+    suppress_health_check=[HealthCheck.too_slow],
+)
+
+# pytest imports this file before hypothesis applies --hypothesis-profile when conformance/ is
+# among the paths run, and afterwards otherwise: only fall back to "dev" if nothing was chosen.
+if settings.get_current_profile_name() == "default":
+    settings.load_profile("dev")
