@@ -1,0 +1,284 @@
+"""The oracle's pytest plugin, run in-process on small generated test files (pytester).
+
+The catalogue is replaced by a fixed one so the expected per-rule statuses do not depend on the
+rules other families declare.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import hypothesis  # noqa: F401  (imported before pytester snapshots sys.modules, see below)
+import pytest
+import torch  # noqa: F401  (a C extension cannot be imported twice: keep it out of pytester's cleanup)
+
+import oracle.rules
+from oracle.plugin import gpu_unavailable_reason
+from oracle.rules import Rule
+
+pytest_plugins = "pytester"
+
+CATALOGUE = {
+    rule.id: rule
+    for rule in (
+        Rule("AAA-001", "family a", "a rule whose test passes", "seed 001"),
+        Rule("AAA-002", "family a", "a rule with one passing and one diverging test", "seed 002"),
+        Rule("BBB-001", "family b", "a rule with a known divergence", "https://pytorch.org/docs"),
+        Rule("BBB-002", "family b", "a rule whose test is skipped", "seed 003"),
+        Rule("BBB-003", "family b", "a rule no test checks", "seed 004"),
+    )
+}
+
+SUITE = '''
+import pytest
+from oracle import stats
+
+
+class FakeDivergence(AssertionError):
+    """Stands for oracle.differential.DivergenceError: an AssertionError with to_dict()."""
+
+    def to_dict(self):
+        return {"divergence": {"index": 3, "reason": "is_leaf differs"}, "script": "import torch"}
+
+
+def check(n):
+    for _ in range(n):
+        stats.count_program()
+
+
+@pytest.mark.rule("AAA-001")
+def test_passes():
+    check(5)
+
+
+@pytest.mark.rule("AAA-002")
+def test_also_passes():
+    check(2)
+
+
+@pytest.mark.rule("AAA-002")
+def test_diverges():
+    check(3)
+    raise FakeDivergence("first divergence at event 3")
+
+
+@pytest.mark.rule("BBB-001")
+@pytest.mark.xfail(reason="impl does not model it yet", strict=True)
+def test_known_divergence():
+    check(4)
+    raise AssertionError("diverges")
+
+
+@pytest.mark.rule("BBB-002")
+@pytest.mark.skip(reason="needs something absent")
+def test_skipped():
+    check(1)
+
+
+def test_not_conformance():
+    check(7)
+'''
+
+
+@pytest.fixture
+def suite(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    monkeypatch.setattr(oracle.rules, "catalogue", lambda: CATALOGUE)
+    pytester.makeini("[pytest]\nxfail_strict = true\n")
+    pytester.makepyfile(test_suite=SUITE)
+    return pytester
+
+
+def run(pytester: pytest.Pytester, *args: str) -> tuple[pytest.RunResult, dict]:
+    result = pytester.runpytest("-p", "oracle.plugin", "--backend", "torch", *args)
+    return result, json.loads((pytester.path / "reports" / "results.json").read_text())
+
+
+def by_id(entries: list[dict], key: str = "id") -> dict[str, dict]:
+    return {entry[key]: entry for entry in entries}
+
+
+def check_suite_results(results: dict) -> None:
+    """What SUITE must produce, whichever way it was run."""
+    rules = by_id(results["rules"])
+    assert {rid: rule["status"] for rid, rule in rules.items()} == {
+        "AAA-001": "passed",
+        "AAA-002": "failed",
+        "BBB-001": "xfailed",
+        "BBB-002": "skipped",
+        "BBB-003": "unchecked",
+    }
+    assert {rid: rule["programs"] for rid, rule in rules.items()} == {
+        "AAA-001": 5, "AAA-002": 5, "BBB-001": 4, "BBB-002": 0, "BBB-003": 0,
+    }
+    assert rules["BBB-001"]["known_divergences"] == ["impl does not model it yet"]
+    assert rules["AAA-002"]["sentence"] == CATALOGUE["AAA-002"].sentence
+
+    tests = by_id(results["tests"], "nodeid")
+    assert set(tests) == {f"test_suite.py::test_{name}" for name in
+                          ("passes", "also_passes", "diverges", "known_divergence", "skipped")}
+    known = tests["test_suite.py::test_known_divergence"]
+    assert (known["outcome"], known["known_divergence"], known["reason"]) == (
+        "xfailed", True, "impl does not model it yet")
+    skipped = tests["test_suite.py::test_skipped"]
+    assert (skipped["outcome"], skipped["reason"]) == ("skipped", "needs something absent")
+
+    [divergence] = results["divergences"]
+    assert divergence["nodeid"] == "test_suite.py::test_diverges"
+    assert divergence["rule"] == "AAA-002"
+    assert divergence["details"] == {"divergence": {"index": 3, "reason": "is_leaf differs"},
+                                     "script": "import torch"}
+    assert "first divergence at event 3" in divergence["message"]
+    assert rules["AAA-002"]["divergences"] == [0]
+
+    totals = results["totals"]
+    assert (totals["tests"], totals["passed"], totals["failed"], totals["xfailed"], totals["skipped"]) == (
+        5, 2, 1, 1, 1)
+    assert totals["programs"] == 14
+    assert totals["known_divergences"] == 1
+    families = by_id(results["families"], "family")
+    assert families["family a"]["tests"]["failed"] == 1 and families["family a"]["programs"] == 10
+    assert families["family b"]["rules"]["unchecked"] == 1
+
+
+def test_results_per_rule(suite: pytest.Pytester) -> None:
+    result, results = run(suite)
+    result.assert_outcomes(passed=3, failed=1, xfailed=1, skipped=1)
+    check_suite_results(results)
+    assert results["backend"] == {"spec": "torch", "version": results["reference"]["version"]}
+    assert results["reference"]["version"].startswith("2.13.0")
+    assert results["schema"] == 1 and results["device"] == "cpu"
+    for key in ("numpy", "python", "platform", "date", "hypothesis_profile"):
+        assert results[key], key
+
+
+def test_results_with_xdist(suite: pytest.Pytester) -> None:
+    pytest.importorskip("xdist")
+    result, results = run(suite, "-p", "xdist", "-n", "2")
+    result.assert_outcomes(passed=3, failed=1, xfailed=1, skipped=1)
+    check_suite_results(results)
+
+
+def test_terminal_summary(suite: pytest.Pytester) -> None:
+    result, _ = run(suite)
+    result.stdout.re_match_lines([
+        r"=+ conformance: torch .* vs torch 2\.13\.0.* \(cpu, hypothesis profile .*\) =+",
+        r"family +passed +failed +xfailed +xpassed +skipped +programs",
+        r"family a +2 +1 +0 +0 +0 +10",
+        r"family b +0 +0 +1 +0 +1 +4",
+        r"total +2 +1 +1 +0 +1 +14",
+        r"1 catalogue rule\(s\) have no test \(unchecked\)",
+        r"results: .*results\.json",
+    ])
+
+
+def test_results_path_option(suite: pytest.Pytester) -> None:
+    suite.runpytest("-p", "oracle.plugin", "--results", "out/r.json")
+    assert json.loads((suite.path / "out" / "r.json").read_text())["backend"]["spec"] == "impl"
+    assert not (suite.path / "reports").exists()
+
+
+def test_no_results_without_conformance_tests(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_plain="def test_plain():\n    pass\n")
+    pytester.runpytest("-p", "oracle.plugin").assert_outcomes(passed=1)
+    assert not (pytester.path / "reports").exists()
+
+
+def test_xpass_outcomes(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A non-strict xfail that passes is xpassed; a strict one fails, as pytest counts them."""
+    monkeypatch.setattr(oracle.rules, "catalogue", lambda: CATALOGUE)
+    pytester.makepyfile(test_xpass='''
+import pytest
+
+@pytest.mark.rule("AAA-001")
+@pytest.mark.xfail(reason="was broken", strict=False)
+def test_loose():
+    pass
+
+@pytest.mark.rule("BBB-001")
+@pytest.mark.xfail(reason="was broken too", strict=True)
+def test_strict():
+    pass
+''')
+    _, results = run(pytester)
+    rules = by_id(results["rules"])
+    assert rules["AAA-001"]["status"] == "xpassed"
+    assert rules["BBB-001"]["status"] == "failed"
+    assert "XPASS(strict)" in results["divergences"][0]["message"]
+
+
+def test_uncatalogued_rule_is_reported(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(oracle.rules, "catalogue", lambda: CATALOGUE)
+    pytester.makepyfile(test_typo='import pytest\n\n@pytest.mark.rule("AAA-01")\ndef test_t():\n    pass\n')
+    result, results = run(pytester)
+    assert by_id(results["rules"])["AAA-01"]["family"] == "uncatalogued"
+    result.stdout.fnmatch_lines(["rule ids not in the catalogue (oracle/rules/): AAA-01"])
+
+
+def test_backend_fixtures(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_fixtures='''
+def test_backend(backend, reference):
+    assert backend.name == "fault:grad_off" and backend.module.__name__ == "torch"
+    assert reference.is_reference and reference.device == "cpu"
+''')
+    pytester.runpytest("-p", "oracle.plugin", "--backend", "fault:grad_off").assert_outcomes(passed=1)
+
+
+def test_unknown_backend_fails_clearly(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_fixtures="def test_backend(backend):\n    pass\n")
+    result = pytester.runpytest("-p", "oracle.plugin", "--backend", "fault:no_such_fault")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*unknown planted fault 'no_such_fault'*"])
+
+
+@pytest.mark.skipif(gpu_unavailable_reason() is None, reason="a GPU is present: nothing to skip")
+def test_cuda_without_gpu_skips_conformance(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_cuda='''
+import pytest
+
+@pytest.mark.rule("AAA-001")
+def test_rule(backend):
+    pass
+
+def test_self():
+    pass
+
+@pytest.mark.gpu
+def test_gpu_only():
+    pass
+''')
+    result = pytester.runpytest("-p", "oracle.plugin", "-rs", "--device", "cuda")
+    result.assert_outcomes(passed=1, skipped=2)
+    result.stdout.fnmatch_lines(["*--device cuda asked but cupy is not installed*",
+                                 "*needs cupy and a CUDA device*"])
+
+
+def test_hypothesis_profiles() -> None:
+    from hypothesis import settings
+
+    import conformance.conftest  # noqa: F401  (registers the profiles)
+
+    ci, dev, thorough = (settings.get_profile(name) for name in ("ci", "dev", "thorough"))
+    assert ci.derandomize and ci.deadline is None and ci.database is None and ci.print_blob
+    assert dev.max_examples < ci.max_examples
+    assert thorough.max_examples >= 10 * ci.max_examples and not thorough.derandomize
+    assert thorough.database is not None
+
+
+def test_profile_is_recorded(suite: pytest.Pytester) -> None:
+    from hypothesis import settings
+
+    before = settings.get_current_profile_name()
+    try:
+        _, results = run(suite, "--hypothesis-profile", "ci")
+    finally:
+        settings.load_profile(before)
+    assert results["hypothesis_profile"] == "ci"
+
+
+def test_report_flag_renders_html(suite: pytest.Pytester) -> None:
+    pytest.importorskip("jinja2")
+    result, _ = run(suite, "--report")
+    html = Path(suite.path / "reports" / "index.html")
+    assert html.exists(), result.stdout.str()
+    result.stdout.fnmatch_lines(["report: *index.html"])
