@@ -1,0 +1,54 @@
+"""The differential check: run a program on the reference and on a backend, fail on the first
+difference with a readable account and a runnable torch repro."""
+
+from __future__ import annotations
+
+from oracle.backends import Backend
+from oracle.backends import reference as reference_backend
+from oracle.compare import Divergence, compare
+from oracle.interpreter import run
+from oracle.program import Program
+from oracle.render import render
+from oracle.stats import count_program
+from oracle.trace import Trace
+
+
+class DivergenceError(AssertionError):
+    """A backend behaved differently from the reference on a program."""
+
+    def __init__(
+        self,
+        divergence: Divergence,
+        program: Program,
+        ref_trace: Trace,
+        test_trace: Trace,
+        device: str = "cpu",
+    ) -> None:
+        self.divergence = divergence
+        self.device = device
+        self.program = program
+        self.ref_trace = ref_trace
+        self.test_trace = test_trace
+        super().__init__(f"{divergence.describe()}\n\nRepro (torch script):\n{render(program, device)}")
+
+    def to_dict(self) -> dict:
+        """JSON-able account for reports: the divergence, the program and both traces."""
+        return {
+            "divergence": self.divergence.to_dict(),
+            "description": self.divergence.describe(),
+            "program": self.program.to_dict(),
+            "ref_trace": self.ref_trace.to_dict(),
+            "test_trace": self.test_trace.to_dict(),
+            "repro": render(self.program, self.device),
+        }
+
+
+def check(program: Program, backend: Backend, reference: Backend | None = None) -> None:
+    """Raise ``DivergenceError`` if ``backend`` and the reference disagree on ``program``."""
+    reference = reference or reference_backend(backend.device)
+    ref_trace = run(program, reference)
+    test_trace = run(program, backend)
+    count_program()
+    divergence = compare(ref_trace, test_trace)
+    if divergence is not None:
+        raise DivergenceError(divergence, program, ref_trace, test_trace, backend.device)

@@ -1,0 +1,289 @@
+"""The interpreter: run a Program on a Backend and record a Trace.
+
+The backend's module is used as the torch namespace, so the same program runs on real PyTorch, on
+``impl`` or on any torch-like module; this module never imports torch (``replay`` may run where
+torch is not installed). An exception raised by a step is recorded and the program goes on, as a
+user's ``try``/``except`` around each statement would; warnings are captured per step.
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+from oracle.backends import Backend
+from oracle.program import (
+    MODULES,
+    OPS,
+    Action,
+    Backward,
+    CallModule,
+    Detach,
+    Grad,
+    Leaf,
+    Module,
+    ModuleHook,
+    Observe,
+    Op,
+    Program,
+    Ref,
+    RegisterHook,
+    RemoveHook,
+    RequiresGrad,
+    RetainGrad,
+    Step,
+    ZeroGrad,
+)
+from oracle.trace import Trace, describe, describe_all, normalise
+
+
+def hook_function_name(hook: str) -> str:
+    """The Python name of a hook's function (torch quotes it in some error messages)."""
+    return f"hook_{hook}"
+
+
+def apply_action(torch: Any, action: Action, value: Any) -> Any:
+    """What a hook returns for ``value`` (a tensor, or a tuple of tensors/None) under ``action``."""
+    if action.kind == "log":
+        return None
+    if isinstance(value, tuple):
+        return tuple(None if v is None else _act(torch, action, v) for v in value)
+    return _act(torch, action, value)
+
+
+def _act(torch: Any, action: Action, grad: Any) -> Any:
+    if action.kind == "scale":
+        return grad * action.value
+    if action.kind == "replace":
+        return torch.full_like(grad, action.value)
+    if action.kind == "wrong_shape":
+        return torch.zeros(grad.numel() + 1, dtype=grad.dtype, device=grad.device)
+    if action.kind == "wrong_dtype":
+        return grad.to(torch.float32 if grad.dtype == torch.float64 else torch.float64)
+    raise ValueError(f"unknown hook action {action.kind!r}")
+
+
+def post_accumulate_action(torch: Any, action: Action, tensor: Any) -> Any:
+    """A post-accumulate-grad hook may not return a tensor: ``scale``/``replace`` edit ``.grad`` in
+    place; ``wrong_shape``/``wrong_dtype`` return a tensor, which torch rejects."""
+    if action.kind == "scale":
+        tensor.grad.mul_(action.value)
+        return None
+    if action.kind == "replace":
+        tensor.grad.fill_(action.value)
+        return None
+    return apply_action(torch, action, tensor.grad)
+
+
+def _named(hook: str, body: Callable[..., Any]) -> Callable[..., Any]:
+    """A hook function named as the rendered script names it."""
+    body.__name__ = body.__qualname__ = hook_function_name(hook)
+    return body
+
+
+class _Run:
+    """The state of one program run: bound names, hook handles, the trace being recorded."""
+
+    def __init__(self, backend: Backend) -> None:
+        self.torch = backend.module
+        self.device = backend.device
+        self.names: dict[str, Any] = {}
+        self.trace = Trace(backend=str(backend))
+        self.step = 0
+
+    def run(self, index: int, step: Step) -> None:
+        self.step = index
+        missing = [n for n in step.names_read() if n not in self.names]
+        if missing:
+            self.trace.add("skipped", index, name=missing[0])
+            return
+        error: BaseException | None = None
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                getattr(self, f"_{step.kind}")(step)
+            except Exception as exc:  # a step's failure is an observation, not a crash
+                error = exc
+        for w in caught:
+            self.trace.add("warning", index, category=w.category.__name__, message=normalise(str(w.message)))
+        if error is not None:
+            self.trace.add("error", index, type=type(error).__name__, message=normalise(str(error)))
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _value(self, arg: Any) -> Any:
+        if isinstance(arg, Ref):
+            return self.names[arg.name]
+        if isinstance(arg, list):
+            return [self._value(a) for a in arg]
+        return arg
+
+    def _log(self, hook: str, on: str, target: str, **received: Any) -> None:
+        groups = {k: describe_all(v) for k, v in received.items()}
+        self.trace.add("hook", self.step, hook=hook, on=on, target=target, received=groups)
+
+    # -- steps ---------------------------------------------------------------------------------
+    def _leaf(self, s: Leaf) -> None:
+        t = self.torch
+        self.names[s.name] = t.tensor(
+            s.data, dtype=getattr(t, s.dtype), requires_grad=s.requires_grad, device=self.device
+        )
+
+    def _op(self, s: Op) -> None:
+        args = [self._value(a) for a in s.args]
+        kwargs = {k: self._value(v) for k, v in s.kwargs.items()}
+        if OPS[s.op].style == "method":
+            result = getattr(args[0], s.op)(*args[1:], **kwargs)
+        else:
+            result = getattr(self.torch, s.op)(*args, **kwargs)
+        self.names[s.out] = result
+
+    def _detach(self, s: Detach) -> None:
+        self.names[s.out] = self.names[s.src].detach()
+
+    def _retain_grad(self, s: RetainGrad) -> None:
+        self.names[s.tensor].retain_grad()
+
+    def _requires_grad(self, s: RequiresGrad) -> None:
+        self.names[s.tensor].requires_grad_(s.requires_grad)
+
+    def _register_hook(self, s: RegisterHook) -> None:
+        torch, tensor = self.torch, self.names[s.target]
+        log = self._log
+
+        if s.on == "tensor":
+
+            def body(grad):
+                log(s.hook, s.on, s.target, grad=grad)
+                return apply_action(torch, s.action, grad)
+
+            handle = tensor.register_hook(_named(s.hook, body))
+        elif s.on == "grad_fn":
+
+            def body(grad_inputs, grad_outputs):
+                log(s.hook, s.on, s.target, grad_inputs=grad_inputs, grad_outputs=grad_outputs)
+                return apply_action(torch, s.action, grad_inputs)
+
+            handle = tensor.grad_fn.register_hook(_named(s.hook, body))
+        elif s.on == "grad_fn_pre":
+
+            def body(grad_outputs):
+                log(s.hook, s.on, s.target, grad_outputs=grad_outputs)
+                return apply_action(torch, s.action, grad_outputs)
+
+            handle = tensor.grad_fn.register_prehook(_named(s.hook, body))
+        else:
+
+            def body(param):
+                log(s.hook, s.on, s.target, grad=param.grad)
+                return post_accumulate_action(torch, s.action, param)
+
+            handle = tensor.register_post_accumulate_grad_hook(_named(s.hook, body))
+        self.names[s.hook] = handle
+
+    def _remove_hook(self, s: RemoveHook) -> None:
+        self.names[s.hook].remove()
+
+    def _backward(self, s: Backward) -> None:
+        kwargs: dict[str, Any] = {}
+        if s.gradient is not None:
+            kwargs["gradient"] = self.names[s.gradient]
+        if s.retain_graph is not None:
+            kwargs["retain_graph"] = s.retain_graph
+        if s.create_graph:
+            kwargs["create_graph"] = True
+        if s.inputs is not None:
+            kwargs["inputs"] = [self.names[n] for n in s.inputs]
+        self.names[s.tensor].backward(**kwargs)
+
+    def _grad(self, s: Grad) -> None:
+        kwargs: dict[str, Any] = {}
+        if s.grad_outputs is not None:
+            kwargs["grad_outputs"] = [self.names[n] for n in s.grad_outputs]
+        if s.retain_graph is not None:
+            kwargs["retain_graph"] = s.retain_graph
+        if s.create_graph:
+            kwargs["create_graph"] = True
+        if s.allow_unused is not None:
+            kwargs["allow_unused"] = s.allow_unused
+        if s.materialize_grads:
+            kwargs["materialize_grads"] = True
+        results = self.torch.autograd.grad(
+            [self.names[n] for n in s.outputs], [self.names[n] for n in s.inputs], **kwargs
+        )
+        for name, result in zip(s.outs, results, strict=True):
+            self.names[name] = result
+            self.trace.add("value", self.step, name=name, value=describe(result))
+
+    def _zero_grad(self, s: ZeroGrad) -> None:
+        tensor = self.names[s.tensor]
+        if s.set_to_none:
+            tensor.grad = None
+        else:
+            tensor.grad.zero_()
+
+    def _observe(self, s: Observe) -> None:
+        tensor = self.names[s.tensor]
+        self.trace.add("value", self.step, name=s.tensor, value=describe(tensor))
+        self.trace.add("grad", self.step, name=s.tensor, value=describe(tensor.grad))
+
+    def _module(self, s: Module) -> None:
+        torch = self.torch
+        module = getattr(torch.nn, s.cls)(*s.args).to(self.device)
+        with torch.no_grad():
+            for pname in MODULES[s.cls]:
+                param = getattr(module, pname)
+                if param is None:
+                    continue
+                if pname not in s.params:
+                    raise ValueError(f"module step {s.name}: no values given for parameter {pname!r}")
+                param.copy_(torch.tensor(s.params[pname], dtype=param.dtype, device=self.device))
+        self.names[s.name] = module
+        for pname in MODULES[s.cls]:
+            self.names[f"{s.name}.{pname}"] = getattr(module, pname)
+
+    def _call_module(self, s: CallModule) -> None:
+        self.names[s.out] = self.names[s.module](*[self.names[n] for n in s.inputs])
+
+    def _module_hook(self, s: ModuleHook) -> None:
+        torch, module, log, action = self.torch, self.names[s.module], self._log, s.action
+
+        if s.on == "forward_pre":
+
+            def body(mod, args):
+                log(s.hook, s.on, s.module, args=args)
+                return apply_action(torch, action, tuple(args))
+
+            register = module.register_forward_pre_hook
+        elif s.on == "forward":
+
+            def body(mod, args, output):
+                log(s.hook, s.on, s.module, args=args, output=output)
+                return apply_action(torch, action, output)
+
+            register = module.register_forward_hook
+        elif s.on == "full_backward_pre":
+
+            def body(mod, grad_output):
+                log(s.hook, s.on, s.module, grad_output=grad_output)
+                return apply_action(torch, action, tuple(grad_output))
+
+            register = module.register_full_backward_pre_hook
+        else:
+
+            def body(mod, grad_input, grad_output):
+                log(s.hook, s.on, s.module, grad_input=grad_input, grad_output=grad_output)
+                return apply_action(torch, action, tuple(grad_input))
+
+            full = s.on == "full_backward"
+            register = module.register_full_backward_hook if full else module.register_backward_hook
+        self.names[s.hook] = register(_named(s.hook, body))
+
+
+def run(program: Program, backend: Backend) -> Trace:
+    """Run every step of ``program`` on ``backend`` (inside ``backend.active()``) and return the trace."""
+    state = _Run(backend)
+    with backend.active():
+        for index, step in enumerate(program.steps):
+            state.run(index, step)
+    return state.trace

@@ -1,0 +1,412 @@
+"""The program model: a torch program as plain data (a list of steps).
+
+A ``Program`` is what the oracle runs on the reference and on the backend under test. Being data,
+it serialises exactly (JSON), shrinks well under hypothesis, and renders as a torch script
+(``oracle.render``). Tensors are named: a step that makes a tensor binds a name, later steps refer
+to it by that name. Hooks are named too, so their calls can be told apart in a trace and a hook can
+be removed through its handle.
+
+Vocabulary (one dataclass per step kind, ``kind`` is the JSON discriminator):
+
+``leaf``            make a tensor with ``torch.tensor(data, dtype=, requires_grad=)``
+``op``              apply an op of ``OPS`` (a torch function or Tensor method) to tensors/scalars
+``detach``          ``out = src.detach()``
+``retain_grad``     ``t.retain_grad()``
+``requires_grad``   ``t.requires_grad_(flag)``
+``register_hook``   a hook of one of ``HOOK_KINDS`` with an ``Action`` (what the hook returns)
+``remove_hook``     ``handle.remove()``
+``backward``        ``t.backward(gradient=, retain_graph=, create_graph=, inputs=)``
+``grad``            ``torch.autograd.grad(...)`` with all its options; results bound to names
+``zero_grad``       ``t.grad = None`` or ``t.grad.zero_()``
+``observe``         record value, flags, ``grad_fn`` name and ``.grad`` of a tensor
+``module``          construct an ``nn`` module with given parameter values; parameters bound as
+                    ``<module>.<param>`` tensors
+``call_module``     ``out = module(*inputs)``
+``module_hook``     a module hook of one of ``MODULE_HOOK_KINDS`` with an ``Action``
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar
+
+DTYPES = ("float16", "bfloat16", "float32", "float64", "int64", "int32", "bool")
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """How an op of the op table is called: as ``torch.<name>(...)`` or as ``tensor.<name>(...)``."""
+
+    name: str
+    style: str  # "function" or "method"
+    inplace: bool = False
+
+
+def _table(names: str, style: str, inplace: bool = False) -> dict[str, OpSpec]:
+    return {n: OpSpec(n, style, inplace) for n in names.split()}
+
+
+# The op table: every op a Program may apply. Functions take their tensor arguments positionally;
+# methods are called on their first argument.
+OPS: dict[str, OpSpec] = {
+    **_table("add sub mul div pow neg exp log sin cos tanh sigmoid relu sum mean matmul mm", "function"),
+    **_table("clone abs sqrt square prod amax", "function"),
+    **_table("view reshape transpose t unsqueeze squeeze expand contiguous", "method"),
+    **_table("add_ sub_ mul_ div_ neg_ exp_ zero_ sigmoid_ relu_ clamp_", "method", inplace=True),
+}
+
+# Tensor-level hooks: where ``register_hook``-style hooks attach.
+#   tensor                 t.register_hook(fn(grad))
+#   grad_fn                t.grad_fn.register_hook(fn(grad_inputs, grad_outputs))
+#   grad_fn_pre            t.grad_fn.register_prehook(fn(grad_outputs))
+#   post_accumulate_grad   t.register_post_accumulate_grad_hook(fn(tensor))
+HOOK_KINDS = ("tensor", "grad_fn", "grad_fn_pre", "post_accumulate_grad")
+
+# Module hooks:
+#   forward_pre            m.register_forward_pre_hook(fn(module, args))
+#   forward                m.register_forward_hook(fn(module, args, output))
+#   full_backward_pre      m.register_full_backward_pre_hook(fn(module, grad_output))
+#   full_backward          m.register_full_backward_hook(fn(module, grad_input, grad_output))
+#   backward               m.register_backward_hook(fn(module, grad_input, grad_output)) (legacy)
+MODULE_HOOK_KINDS = ("forward_pre", "forward", "full_backward_pre", "full_backward", "backward")
+
+# What a hook does with what it received (see ``Action``).
+ACTIONS = ("log", "scale", "replace", "wrong_shape", "wrong_dtype")
+
+# nn modules a Program may construct, with the parameter names they own (in registration order).
+MODULES: dict[str, tuple[str, ...]] = {
+    "Linear": ("weight", "bias"),
+    "ReLU": (),
+    "Sigmoid": (),
+    "Tanh": (),
+}
+
+
+@dataclass(frozen=True)
+class Ref:
+    """A reference to a named tensor, as an op argument. JSON: ``{"ref": name}``."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class Action:
+    """What a hook does: ``log`` returns None; ``scale`` returns grad * value; ``replace`` returns a
+    tensor full of ``value``; ``wrong_shape`` returns a tensor with one extra element;
+    ``wrong_dtype`` returns the gradient cast to another floating dtype. Every hook call is logged
+    in the trace whatever its action. For post-accumulate-grad hooks, ``scale`` multiplies ``.grad``
+    in place and returns None (the hook may not return a tensor)."""
+
+    kind: str = "log"
+    value: float | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind not in ACTIONS:
+            raise ValueError(f"unknown hook action {self.kind!r}; known: {ACTIONS}")
+        if (self.kind in ("scale", "replace")) != (self.value is not None):
+            need = "needs" if self.value is None else "takes no"
+            raise ValueError(f"hook action {self.kind!r} {need} value")
+
+
+class Step:
+    """Base of all steps; ``kind`` names the step in JSON."""
+
+    kind: ClassVar[str]
+
+    def names_read(self) -> list[str]:
+        """Tensor/hook/module names this step refers to (must be bound by earlier steps)."""
+        return []
+
+    def names_bound(self) -> list[str]:
+        """Names this step binds when it succeeds."""
+        return []
+
+
+STEP_TYPES: dict[str, type[Step]] = {}
+
+
+def _step(cls: type) -> type:
+    """Register a step dataclass under its ``kind``."""
+    STEP_TYPES[cls.kind] = cls
+    return cls
+
+
+@_step
+@dataclass
+class Leaf(Step):
+    kind: ClassVar[str] = "leaf"
+    name: str
+    data: Any  # a number or nested lists of numbers
+    dtype: str = "float32"
+    requires_grad: bool = False
+
+    def __post_init__(self) -> None:
+        if self.dtype not in DTYPES:
+            raise ValueError(f"unknown dtype {self.dtype!r}; known: {DTYPES}")
+
+    def names_bound(self) -> list[str]:
+        return [self.name]
+
+
+@_step
+@dataclass
+class Op(Step):
+    kind: ClassVar[str] = "op"
+    out: str
+    op: str
+    args: list = field(default_factory=list)  # Ref, numbers, lists of ints
+    kwargs: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.op not in OPS:
+            raise ValueError(f"unknown op {self.op!r}; known: {sorted(OPS)}")
+        if OPS[self.op].style == "method" and not (self.args and isinstance(self.args[0], Ref)):
+            raise ValueError(f"method op {self.op!r} needs a tensor as its first argument")
+
+    def names_read(self) -> list[str]:
+        return [a.name for a in [*self.args, *self.kwargs.values()] if isinstance(a, Ref)]
+
+    def names_bound(self) -> list[str]:
+        return [self.out]
+
+
+@_step
+@dataclass
+class Detach(Step):
+    kind: ClassVar[str] = "detach"
+    out: str
+    src: str
+
+    def names_read(self) -> list[str]:
+        return [self.src]
+
+    def names_bound(self) -> list[str]:
+        return [self.out]
+
+
+@_step
+@dataclass
+class RetainGrad(Step):
+    kind: ClassVar[str] = "retain_grad"
+    tensor: str
+
+    def names_read(self) -> list[str]:
+        return [self.tensor]
+
+
+@_step
+@dataclass
+class RequiresGrad(Step):
+    kind: ClassVar[str] = "requires_grad"
+    tensor: str
+    requires_grad: bool = True
+
+    def names_read(self) -> list[str]:
+        return [self.tensor]
+
+
+@_step
+@dataclass
+class RegisterHook(Step):
+    kind: ClassVar[str] = "register_hook"
+    hook: str  # the hook's id (its handle's name)
+    target: str  # tensor name
+    on: str = "tensor"  # one of HOOK_KINDS
+    action: Action = field(default_factory=Action)
+
+    def __post_init__(self) -> None:
+        if self.on not in HOOK_KINDS:
+            raise ValueError(f"unknown hook kind {self.on!r}; known: {HOOK_KINDS}")
+
+    def names_read(self) -> list[str]:
+        return [self.target]
+
+    def names_bound(self) -> list[str]:
+        return [self.hook]
+
+
+@_step
+@dataclass
+class RemoveHook(Step):
+    kind: ClassVar[str] = "remove_hook"
+    hook: str
+
+    def names_read(self) -> list[str]:
+        return [self.hook]
+
+
+@_step
+@dataclass
+class Backward(Step):
+    kind: ClassVar[str] = "backward"
+    tensor: str
+    gradient: str | None = None
+    retain_graph: bool | None = None
+    create_graph: bool = False
+    inputs: list[str] | None = None
+
+    def names_read(self) -> list[str]:
+        return [self.tensor, *([self.gradient] if self.gradient else []), *(self.inputs or [])]
+
+
+@_step
+@dataclass
+class Grad(Step):
+    kind: ClassVar[str] = "grad"
+    outs: list[str]  # names bound to the returned gradients, one per input
+    outputs: list[str]
+    inputs: list[str]
+    grad_outputs: list[str] | None = None
+    retain_graph: bool | None = None
+    create_graph: bool = False
+    allow_unused: bool | None = None
+    materialize_grads: bool = False
+
+    def __post_init__(self) -> None:
+        if len(self.outs) != len(self.inputs):
+            raise ValueError("autograd.grad step needs one result name per input")
+
+    def names_read(self) -> list[str]:
+        return [*self.outputs, *self.inputs, *(self.grad_outputs or [])]
+
+    def names_bound(self) -> list[str]:
+        return list(self.outs)
+
+
+@_step
+@dataclass
+class ZeroGrad(Step):
+    kind: ClassVar[str] = "zero_grad"
+    tensor: str
+    set_to_none: bool = True
+
+    def names_read(self) -> list[str]:
+        return [self.tensor]
+
+
+@_step
+@dataclass
+class Observe(Step):
+    kind: ClassVar[str] = "observe"
+    tensor: str
+
+    def names_read(self) -> list[str]:
+        return [self.tensor]
+
+
+@_step
+@dataclass
+class Module(Step):
+    kind: ClassVar[str] = "module"
+    name: str
+    cls: str  # one of MODULES
+    args: list = field(default_factory=list)  # constructor arguments (e.g. in/out features)
+    params: dict = field(default_factory=dict)  # parameter name -> data (nested lists)
+
+    def __post_init__(self) -> None:
+        if self.cls not in MODULES:
+            raise ValueError(f"unknown module class {self.cls!r}; known: {sorted(MODULES)}")
+        unknown = set(self.params) - set(MODULES[self.cls])
+        if unknown:
+            raise ValueError(f"{self.cls} has no parameters {sorted(unknown)}")
+
+    def names_bound(self) -> list[str]:
+        return [self.name, *(f"{self.name}.{p}" for p in MODULES[self.cls])]
+
+
+@_step
+@dataclass
+class CallModule(Step):
+    kind: ClassVar[str] = "call_module"
+    out: str
+    module: str
+    inputs: list[str] = field(default_factory=list)
+
+    def names_read(self) -> list[str]:
+        return [self.module, *self.inputs]
+
+    def names_bound(self) -> list[str]:
+        return [self.out]
+
+
+@_step
+@dataclass
+class ModuleHook(Step):
+    kind: ClassVar[str] = "module_hook"
+    hook: str
+    module: str
+    on: str = "forward"  # one of MODULE_HOOK_KINDS
+    action: Action = field(default_factory=Action)
+
+    def __post_init__(self) -> None:
+        if self.on not in MODULE_HOOK_KINDS:
+            raise ValueError(f"unknown module hook kind {self.on!r}; known: {MODULE_HOOK_KINDS}")
+
+    def names_read(self) -> list[str]:
+        return [self.module]
+
+    def names_bound(self) -> list[str]:
+        return [self.hook]
+
+
+def _encode(value: Any) -> Any:
+    """Step field value -> JSON-able value (Ref and Action become tagged dicts)."""
+    if isinstance(value, Ref):
+        return {"ref": value.name}
+    if isinstance(value, Action):
+        return {"action": value.kind, "value": value.value}
+    if isinstance(value, (list, tuple)):
+        return [_encode(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _encode(v) for k, v in value.items()}
+    return value
+
+
+def _decode(value: Any) -> Any:
+    if isinstance(value, dict):
+        if set(value) == {"ref"}:
+            return Ref(value["ref"])
+        if set(value) == {"action", "value"}:
+            return Action(value["action"], value["value"])
+        return {k: _decode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_decode(v) for v in value]
+    return value
+
+
+def step_to_dict(step: Step) -> dict:
+    """One step as a JSON-able dict with its ``kind``."""
+    return {"kind": step.kind, **{f.name: _encode(getattr(step, f.name)) for f in fields(step)}}
+
+
+def step_from_dict(data: dict) -> Step:
+    data = dict(data)
+    kind = data.pop("kind")
+    if kind not in STEP_TYPES:
+        raise ValueError(f"unknown step kind {kind!r}; known: {sorted(STEP_TYPES)}")
+    return STEP_TYPES[kind](**{k: _decode(v) for k, v in data.items()})
+
+
+@dataclass
+class Program:
+    """A torch program as an ordered list of steps."""
+
+    steps: list[Step] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"steps": [step_to_dict(s) for s in self.steps]}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Program:
+        return cls([step_from_dict(s) for s in data["steps"]])
+
+    def to_json(self, indent: int | None = None) -> str:
+        return json.dumps(self.to_dict(), indent=indent)
+
+    @classmethod
+    def from_json(cls, text: str) -> Program:
+        return cls.from_dict(json.loads(text))
+
+    def __len__(self) -> int:
+        return len(self.steps)

@@ -1,0 +1,292 @@
+"""Render a Program as a standalone, runnable torch script: the repro shown with every divergence.
+
+The script does what the interpreter does, statement by statement, and prints one line per trace
+event in the form of ``oracle.trace.format_event`` (warnings go to stderr through Python's warning
+machinery), so running it with real torch shows the reference side of a divergence.
+"""
+
+from __future__ import annotations
+
+import keyword
+
+from oracle.interpreter import hook_function_name
+from oracle.program import (
+    MODULES,
+    OPS,
+    Action,
+    Backward,
+    CallModule,
+    Detach,
+    Grad,
+    Leaf,
+    Module,
+    ModuleHook,
+    Observe,
+    Op,
+    Program,
+    Ref,
+    RegisterHook,
+    RemoveHook,
+    RequiresGrad,
+    RetainGrad,
+    Step,
+    ZeroGrad,
+)
+
+# The script's helpers print exactly what ``oracle.trace.format_event`` prints for the same events.
+HEADER = '''\
+import warnings
+
+import torch
+
+warnings.simplefilter("always")
+
+
+def text(t):
+    """One line for a tensor (or None): dtype, shape, flat values, flags, grad_fn."""
+    if t is None:
+        return "None"
+    data = t.detach().reshape(-1).tolist()
+    grad_fn = None if t.grad_fn is None else type(t.grad_fn).__name__
+    dtype = str(t.dtype).removeprefix("torch.")
+    return (f"tensor(dtype={dtype}, shape={list(t.shape)}, data={data}, is_leaf={t.is_leaf}, "
+            f"requires_grad={t.requires_grad}, grad_fn={grad_fn})")
+
+
+def texts(values):
+    values = values if isinstance(values, (tuple, list)) else [values]
+    return "[" + ", ".join(text(v) if isinstance(v, torch.Tensor) else "None" for v in values) + "]"
+
+
+def observe(name, t):
+    print(f"{name} = {text(t)}")
+    print(f"{name}.grad = {text(t.grad)}")
+
+
+def show_hook(hook, on, target, **received):
+    groups = "; ".join(f"{group}={texts(values)}" for group, values in received.items())
+    print(f"hook {hook} ({on} on {target}): {groups}")
+
+
+def show_error(step, e):
+    print(f"step {step} raised {type(e).__name__}: {e}")
+'''
+
+# Hook kind -> (parameters, the expression registering it on {target}, the received groups,
+# the expression the action applies to).
+_TENSOR_HOOKS = {
+    "tensor": ("grad", "{t}.register_hook", "grad=grad", "grad"),
+    "grad_fn": (
+        "grad_inputs, grad_outputs",
+        "{t}.grad_fn.register_hook",
+        "grad_inputs=grad_inputs, grad_outputs=grad_outputs",
+        "grad_inputs",
+    ),
+    "grad_fn_pre": (
+        "grad_outputs",
+        "{t}.grad_fn.register_prehook",
+        "grad_outputs=grad_outputs",
+        "grad_outputs",
+    ),
+    "post_accumulate_grad": ("param", "{t}.register_post_accumulate_grad_hook", "grad=param.grad", "param"),
+}
+_MODULE_HOOKS = {
+    "forward_pre": ("module, args", "register_forward_pre_hook", "args=args", "tuple(args)"),
+    "forward": ("module, args, output", "register_forward_hook", "args=args, output=output", "output"),
+    "full_backward_pre": (
+        "module, grad_output",
+        "register_full_backward_pre_hook",
+        "grad_output=grad_output",
+        "tuple(grad_output)",
+    ),
+    "full_backward": (
+        "module, grad_input, grad_output",
+        "register_full_backward_hook",
+        "grad_input=grad_input, grad_output=grad_output",
+        "tuple(grad_input)",
+    ),
+    "backward": (
+        "module, grad_input, grad_output",
+        "register_backward_hook",
+        "grad_input=grad_input, grad_output=grad_output",
+        "tuple(grad_input)",
+    ),
+}
+
+
+def render(program: Program, device: str = "cpu") -> str:
+    """A standalone torch script reproducing ``program`` and printing what its trace observes."""
+    lines = [HEADER]
+    if device != "cpu":
+        lines.append(f"DEVICE = {device!r}\n")
+    for index, step in enumerate(program.steps):
+        for name in step.names_bound():
+            _check_name(name)
+        body = _statements(step, device)
+        lines.append(f"# step {index}: {step.kind}")
+        if isinstance(step, (Leaf, Observe)):
+            lines.extend(body)
+        else:
+            lines.append("try:")
+            lines.extend("    " + line if line else "" for line in body)
+            lines.append("except Exception as e:")
+            lines.append(f"    show_error({index}, e)")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def _check_name(name: str) -> None:
+    parts = name.split(".")
+    if not all(p.isidentifier() and not keyword.iskeyword(p) for p in parts) or parts[0] in _RESERVED:
+        raise ValueError(f"name {name!r} cannot be rendered as a Python variable")
+
+
+_RESERVED = {"torch", "warnings", "text", "texts", "observe", "show_hook", "show_error", "e", "DEVICE"}
+
+
+def _arg(value: object) -> str:
+    if isinstance(value, Ref):
+        return value.name
+    if isinstance(value, list):
+        return "[" + ", ".join(_arg(v) for v in value) + "]"
+    return repr(value)
+
+
+def _names(names: list[str]) -> str:
+    return "[" + ", ".join(names) + "]"
+
+
+def _statements(step: Step, device: str) -> list[str]:
+    """The script lines of one step (unindented)."""
+    dev = ", device=DEVICE" if device != "cpu" else ""
+    if isinstance(step, Leaf):
+        rg = ", requires_grad=True" if step.requires_grad else ""
+        return [f"{step.name} = torch.tensor({step.data!r}, dtype=torch.{step.dtype}{rg}{dev})"]
+    if isinstance(step, Op):
+        args = [_arg(a) for a in step.args] + [f"{k}={_arg(v)}" for k, v in step.kwargs.items()]
+        if OPS[step.op].style == "method":
+            return [f"{step.out} = {args[0]}.{step.op}({', '.join(args[1:])})"]
+        return [f"{step.out} = torch.{step.op}({', '.join(args)})"]
+    if isinstance(step, Detach):
+        return [f"{step.out} = {step.src}.detach()"]
+    if isinstance(step, RetainGrad):
+        return [f"{step.tensor}.retain_grad()"]
+    if isinstance(step, RequiresGrad):
+        return [f"{step.tensor}.requires_grad_({step.requires_grad})"]
+    if isinstance(step, RegisterHook):
+        params, register, received, target = _TENSOR_HOOKS[step.on]
+        returned = _post_accumulate_return(step.action) if step.on == "post_accumulate_grad" else None
+        return _hook_def(step.hook, step.on, step.target, params, received, target, step.action, returned) + [
+            f"{step.hook} = {register.format(t=step.target)}({hook_function_name(step.hook)})"
+        ]
+    if isinstance(step, ModuleHook):
+        params, register, received, target = _MODULE_HOOKS[step.on]
+        return _hook_def(step.hook, step.on, step.module, params, received, target, step.action, None) + [
+            f"{step.hook} = {step.module}.{register}({hook_function_name(step.hook)})"
+        ]
+    if isinstance(step, RemoveHook):
+        return [f"{step.hook}.remove()"]
+    if isinstance(step, Backward):
+        kwargs = []
+        if step.gradient is not None:
+            kwargs.append(f"gradient={step.gradient}")
+        if step.retain_graph is not None:
+            kwargs.append(f"retain_graph={step.retain_graph}")
+        if step.create_graph:
+            kwargs.append("create_graph=True")
+        if step.inputs is not None:
+            kwargs.append(f"inputs={_names(step.inputs)}")
+        return [f"{step.tensor}.backward({', '.join(kwargs)})"]
+    if isinstance(step, Grad):
+        return _grad_lines(step)
+    if isinstance(step, ZeroGrad):
+        return [f"{step.tensor}.grad = None" if step.set_to_none else f"{step.tensor}.grad.zero_()"]
+    if isinstance(step, Observe):
+        return [f"observe({step.tensor!r}, {step.tensor})"]
+    if isinstance(step, Module):
+        return _module_lines(step, dev)
+    if isinstance(step, CallModule):
+        return [f"{step.out} = {step.module}({', '.join(step.inputs)})"]
+    raise TypeError(f"cannot render step {step!r}")
+
+
+def _grad_lines(step: Grad) -> list[str]:
+    kwargs = []
+    if step.grad_outputs is not None:
+        kwargs.append(f"grad_outputs={_names(step.grad_outputs)}")
+    if step.retain_graph is not None:
+        kwargs.append(f"retain_graph={step.retain_graph}")
+    if step.create_graph:
+        kwargs.append("create_graph=True")
+    if step.allow_unused is not None:
+        kwargs.append(f"allow_unused={step.allow_unused}")
+    if step.materialize_grads:
+        kwargs.append("materialize_grads=True")
+    call = ", ".join([_names(step.outputs), _names(step.inputs), *kwargs])
+    lines = [f"{', '.join(step.outs)}, = torch.autograd.grad({call})"]
+    lines += [f'print(f"{name} = {{text({name})}}")' for name in step.outs]
+    return lines
+
+
+def _module_lines(step: Module, dev: str) -> list[str]:
+    args = ", ".join(_arg(a) for a in step.args)
+    lines = [f"{step.name} = torch.nn.{step.cls}({args}){'.to(DEVICE)' if dev else ''}"]
+    if step.params:
+        lines.append("with torch.no_grad():")
+        for pname in MODULES[step.cls]:
+            if pname in step.params:
+                lines.append(
+                    f"    {step.name}.{pname}.copy_(torch.tensor({step.params[pname]!r}, "
+                    f"dtype={step.name}.{pname}.dtype{dev}))"
+                )
+    return lines
+
+
+def _action_expr(action: Action, value: str) -> str | None:
+    """The expression a hook returns for ``value`` under ``action`` (None: returns nothing).
+    ``value`` names one tensor, or a tuple of tensors/None when it is one of ``_TUPLES``."""
+    one = {
+        "scale": "{v} * " + repr(action.value),
+        "replace": "torch.full_like({v}, " + repr(action.value) + ")",
+        "wrong_shape": "torch.zeros({v}.numel() + 1, dtype={v}.dtype, device={v}.device)",
+        "wrong_dtype": "{v}.to(torch.float32 if {v}.dtype == torch.float64 else torch.float64)",
+    }.get(action.kind)
+    if one is None:
+        return None
+    if value in _TUPLES:
+        return f"tuple(None if g is None else {one.format(v='g')} for g in {value})"
+    return one.format(v=value)
+
+
+_TUPLES = {"grad_inputs", "grad_outputs", "tuple(args)", "tuple(grad_output)", "tuple(grad_input)"}
+
+
+def _post_accumulate_return(action: Action) -> list[str]:
+    """A post-accumulate-grad hook edits ``.grad`` in place for scale/replace (see ``Action``)."""
+    if action.kind == "scale":
+        return [f"param.grad.mul_({action.value!r})"]
+    if action.kind == "replace":
+        return [f"param.grad.fill_({action.value!r})"]
+    expr = _action_expr(action, "param.grad")
+    return [] if expr is None else [f"return {expr}"]
+
+
+def _hook_def(
+    hook: str,
+    on: str,
+    target: str,
+    params: str,
+    received: str,
+    value: str,
+    action: Action,
+    returned: list[str] | None,
+) -> list[str]:
+    """``def hook_<id>(...)``: print what it received, then do its action."""
+    lines = [
+        f"def {hook_function_name(hook)}({params}):",
+        f"    show_hook({hook!r}, {on!r}, {target!r}, {received})",
+    ]
+    if returned is None:
+        expr = _action_expr(action, value)
+        returned = [] if expr is None else [f"return {expr}"]
+    return lines + ["    " + line for line in returned]
