@@ -1,0 +1,239 @@
+"""The HTML conformance report: results.json (written by the pytest plugin) -> index.html.
+
+``write_report(results_path, out_dir)`` renders ``out_dir/index.html`` with the Jinja2 template in
+``oracle/templates/`` (autoescaping on: messages, events and scripts come from traces and are
+escaped). The page is self-contained (inline CSS and JS, no network) and printable. Besides
+results.json it reads, when present, ``out_dir/benchmarks.json`` (performance section) and
+``out_dir/history/*.json`` (trend section); it appends the current run's summary to that history.
+
+Run as ``python -m oracle.report [--results reports/results.json] [--out reports]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import json
+import keyword
+import re
+import tokenize
+from pathlib import Path
+from typing import Any
+
+from jinja2 import Environment, FileSystemLoader
+from markupsafe import Markup, escape
+
+TEMPLATES = Path(__file__).parent / "templates"
+STATUSES = ("passed", "failed", "xfailed", "xpassed", "skipped", "unchecked")
+REPRO_MARKER = "Repro (torch script):"
+SCRIPT_KEYS = ("repro", "script", "torch_script", "rendered")
+HIGHLIGHTED_NAMES = ("print", "torch")
+TRACE_KEYS = (("ref_trace", "reference (torch) trace"), ("test_trace", "backend trace"))
+
+
+def write_report(results_path: Path, out_dir: Path) -> Path:
+    """Render ``out_dir/index.html`` from results.json; returns the path of the page."""
+    results = json.loads(Path(results_path).read_text(encoding="utf-8"))
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    history = append_history(out_dir / "history", run_summary(results))
+    page = _environment().get_template("report.html.j2").render(
+        r=results,
+        statuses=STATUSES,
+        families=[_family_view(family) for family in results.get("families", [])],
+        rules=results.get("rules", []),
+        divergences=[_divergence_view(i, d) for i, d in enumerate(results.get("divergences", []))],
+        known=[t for t in results.get("tests", []) if t.get("known_divergence")],
+        benchmarks=_benchmarks(out_dir / "benchmarks.json"),
+        trend=_trend(history),
+    )
+    path = out_dir / "index.html"
+    path.write_text(page, encoding="utf-8")
+    return path
+
+
+def _environment() -> Environment:
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES), autoescape=True, trim_blocks=True, lstrip_blocks=True
+    )
+    env.filters["highlight"] = highlight_python
+    env.filters["pretty"] = lambda value: json.dumps(value, indent=1, default=str)
+    return env
+
+
+# --------------------------------------------------------------------------- summary & history
+
+
+def run_summary(results: dict) -> dict:
+    """One run in a line of history: when, what, and how many rules passed."""
+    totals = results.get("totals", {})
+    rule_status = totals.get("rule_status", {})
+    rules = totals.get("rules", 0)
+    return {
+        "date": results.get("date"),
+        "backend": results.get("backend", {}).get("spec"),
+        "version": results.get("backend", {}).get("version"),
+        "device": results.get("device"),
+        "profile": results.get("hypothesis_profile"),
+        "rules": rules,
+        "rule_status": rule_status,
+        "tests": totals.get("tests", 0),
+        "programs": totals.get("programs", 0),
+        "pass_rate": rule_status.get("passed", 0) / rules if rules else 0.0,
+    }
+
+
+def append_history(history_dir: Path, summary: dict) -> list[dict]:
+    """Store ``summary`` in ``history_dir`` (one file per run; the same run twice is one entry)
+    and return all runs there, oldest first."""
+    history_dir.mkdir(parents=True, exist_ok=True)
+    stem = re.sub(r"[^A-Za-z0-9_.-]+", "_", f"{summary['date']}_{summary['backend']}_{summary['device']}")
+    (history_dir / f"{stem}.json").write_text(json.dumps(summary, indent=1) + "\n", encoding="utf-8")
+    runs = []
+    for path in history_dir.glob("*.json"):
+        try:
+            runs.append(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError):
+            continue  # a damaged history file must not cost the whole report
+    return sorted(runs, key=lambda run: str(run.get("date")))
+
+
+def _trend(history: list[dict]) -> dict | None:
+    """Pass rate over time as SVG polyline points (0..100 on both axes), when there are 2+ runs."""
+    if len(history) < 2:
+        return None
+    step = 100 / (len(history) - 1)
+    points = [(round(i * step, 2), round(100 - 100 * float(run.get("pass_rate", 0)), 2))
+              for i, run in enumerate(history)]
+    return {"runs": history, "points": " ".join(f"{x},{y}" for x, y in points), "dots": points}
+
+
+# --------------------------------------------------------------------------- views for the template
+
+
+def _family_view(family: dict) -> dict:
+    """A family with its rule-status bar segments (percent widths)."""
+    counts = family.get("rules", {})
+    total = sum(counts.values())
+    segments = [(status, counts.get(status, 0), 100 * counts.get(status, 0) / total if total else 0)
+                for status in STATUSES if counts.get(status, 0)]
+    return {**family, "total_rules": total, "segments": segments}
+
+
+def _divergence_view(index: int, entry: dict) -> dict:
+    """What the page shows of one failure: the first divergent event of each side, the repro
+    script, the traces; tolerant of failures that carry no structured divergence."""
+    details = entry.get("details") if isinstance(entry.get("details"), dict) else {}
+    first = details.get("divergence") if isinstance(details.get("divergence"), dict) else details
+    message = entry.get("message", "")
+    script = next((details[k] for k in SCRIPT_KEYS if isinstance(details.get(k), str)), None)
+    if REPRO_MARKER in message:
+        message, _, from_message = message.partition(REPRO_MARKER)
+        script = script or from_message.strip("\n")
+    ref_event, test_event = first.get("ref_event"), first.get("test_event")
+    shown = {"divergence", "reason", "index", "ref_event", "test_event", *SCRIPT_KEYS, *dict(TRACE_KEYS)}
+    return {
+        "id": f"div-{index}",
+        "nodeid": entry.get("nodeid"),
+        "rule": entry.get("rule"),
+        "phase": entry.get("phase"),
+        "message": message.strip(),
+        "reason": first.get("reason"),
+        "index": first.get("index"),
+        "event_rows": _event_rows(ref_event, test_event) if (ref_event or test_event) else [],
+        "script": script,
+        "traces": [(label, _trace_lines(details[key])) for key, label in TRACE_KEYS if key in details],
+        "extra": {k: v for k, v in details.items() if k not in shown},
+    }
+
+
+def _event_rows(ref: Any, test: Any) -> list[tuple[str, str, str, bool]]:
+    """Side-by-side rows (field, reference value, backend value, differs) of two trace events."""
+    if not isinstance(ref, dict) or not isinstance(test, dict):
+        return [("event", _compact(ref), _compact(test), ref != test)]
+    rows = []
+    for key in dict.fromkeys([*ref, *test]):
+        left, right = ref.get(key, "—"), test.get(key, "—")
+        rows.append((key, _compact(left), _compact(right), left != right))
+    return rows
+
+
+def _compact(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, default=str)
+
+
+def _trace_lines(trace: Any) -> str:
+    """A trace, one event per line (traces are lists of events, possibly wrapped or as JSON)."""
+    if isinstance(trace, str):
+        try:
+            trace = json.loads(trace)
+        except ValueError:
+            return trace
+    events = trace.get("events") if isinstance(trace, dict) else trace
+    if isinstance(events, list):
+        return "\n".join(f"{i:>3}  {_compact(event)}" for i, event in enumerate(events))
+    return json.dumps(trace, indent=1, default=str)
+
+
+def _benchmarks(path: Path) -> list[dict] | None:
+    """Rows of benchmarks.json (a list, or a dict holding one under "results"/"benchmarks"),
+    each with name, impl and torch times and their ratio (given, or computed)."""
+    if not path.exists():
+        return None
+    data = json.loads(path.read_text(encoding="utf-8"))
+    rows = data if isinstance(data, list) else data.get("results") or data.get("benchmarks") or []
+    view = []
+    for row in rows:
+        impl_time, torch_time = row.get("impl"), row.get("torch")
+        ratio = row.get("ratio")
+        if ratio is None and isinstance(impl_time, (int, float)) and isinstance(torch_time, (int, float)):
+            ratio = impl_time / torch_time if torch_time else None
+        view.append({"name": row.get("name", "?"), "device": row.get("device", ""),
+                     "impl": impl_time, "torch": torch_time, "ratio": ratio})
+    return view
+
+
+# --------------------------------------------------------------------------- syntax highlighting
+
+
+def highlight_python(source: str | None) -> Markup:
+    """Escaped Python source with keywords, strings, numbers and comments wrapped in spans."""
+    if not source:
+        return Markup("")
+    offsets = [0]
+    for line in io.StringIO(source):  # the same lines tokenize reads
+        offsets.append(offsets[-1] + len(line))
+    pieces, position = [], 0
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            css = _token_class(token)
+            if css is None:
+                continue
+            start = offsets[token.start[0] - 1] + token.start[1]
+            end = offsets[token.end[0] - 1] + token.end[1]
+            pieces.append(escape(source[position:start]))
+            pieces.append(Markup('<span class="{}">{}</span>').format(css, source[start:end]))
+            position = end
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass  # highlight what tokenized; the rest is shown plain
+    pieces.append(escape(source[position:]))
+    return Markup("").join(pieces)
+
+
+def _token_class(token: tokenize.TokenInfo) -> str | None:
+    if token.type == tokenize.NAME and (keyword.iskeyword(token.string) or token.string in HIGHLIGHTED_NAMES):
+        return "kw"
+    return {tokenize.STRING: "str", tokenize.NUMBER: "num", tokenize.COMMENT: "com"}.get(token.type)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m oracle.report", description=__doc__.splitlines()[0])
+    parser.add_argument("--results", type=Path, default=Path("reports/results.json"))
+    parser.add_argument("--out", type=Path, default=None, help="output folder (default: beside --results)")
+    args = parser.parse_args(argv)
+    print(write_report(args.results, args.out or args.results.parent))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
