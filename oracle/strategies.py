@@ -1,0 +1,259 @@
+"""Hypothesis strategies producing Programs: small autograd programs a user could write.
+
+``programs()`` draws a few leaves of one shape, then a sequence of actions (ops, in-place ops,
+retain_grad, hooks of every kind and action, hook removal, backward with options, autograd.grad
+with options, zeroing grads, detach, requires_grad_, nn modules with hooks, observations), then a
+final backward and an observation of every tensor. ``features`` restricts which actions are
+drawn, so each rule family can focus its search; the strategy shrinks towards fewer, simpler
+steps. Programs may raise (that is behaviour too): the oracle compares errors like values.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import strategies as st
+
+from oracle.program import (
+    Action,
+    Backward,
+    CallModule,
+    Detach,
+    Grad,
+    Leaf,
+    Module,
+    ModuleHook,
+    Observe,
+    Op,
+    Program,
+    Ref,
+    RegisterHook,
+    RemoveHook,
+    RequiresGrad,
+    RetainGrad,
+    Step,
+    ZeroGrad,
+)
+
+FEATURES = (
+    "op",
+    "inplace",
+    "retain_grad",
+    "hook",
+    "remove_hook",
+    "backward",
+    "grad",
+    "zero_grad",
+    "detach",
+    "requires_grad",
+    "observe",
+    "module",
+)
+SHAPES = ((), (2,), (3,), (2, 2))
+VALUES = (-2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
+UNARY = ("neg", "exp", "sin", "cos", "tanh", "sigmoid", "relu", "clone", "square", "abs", "log")
+BINARY = ("add", "mul", "sub", "div")
+REDUCE = ("sum", "mean")
+INPLACE = ("add_", "mul_", "sub_", "div_")
+HOOK_ACTIONS = ("log", "log", "scale", "replace", "wrong_shape", "wrong_dtype")
+MODULE_HOOKS = ("forward_pre", "forward", "full_backward_pre", "full_backward", "backward")
+
+
+class _Builder:
+    """Accumulates steps and what they bind (tensor shapes, leaves, scalars, hooks, modules)."""
+
+    def __init__(self, draw: Any, dtypes: tuple[str, ...]) -> None:
+        self.draw = draw
+        self.dtypes = dtypes
+        self.steps: list[Step] = []
+        self.shapes: dict[str, tuple[int, ...]] = {}
+        self.leaves: list[str] = []
+        self.hooks: list[str] = []
+        self.tracked: set[str] = set()  # tensors that (probably) require grad
+        self.counter = 0
+
+    def fresh(self, prefix: str) -> str:
+        self.counter += 1
+        return f"{prefix}{self.counter}"
+
+    def pick(self, options: Any) -> Any:
+        return self.draw(st.sampled_from(list(options)))
+
+    def coin(self) -> bool:
+        return self.draw(st.booleans())
+
+    def tensor(self, shape: tuple[int, ...] | None = None, tracked: bool = False) -> str:
+        """A bound tensor name (of ``shape``); with ``tracked``, mostly one that requires grad."""
+        names = [n for n, s in self.shapes.items() if shape is None or s == shape]
+        preferred = [n for n in names if n in self.tracked]
+        if tracked and preferred and self.draw(st.integers(0, 4)) > 0:
+            names = preferred
+        return self.pick(names)
+
+    def data(self, shape: tuple[int, ...]) -> Any:
+        if not shape:
+            return self.pick(VALUES)
+        return [self.data(shape[1:]) for _ in range(shape[0])]
+
+    def bind(self, name: str, shape: tuple[int, ...], step: Step, tracked: bool = False) -> str:
+        self.steps.append(step)
+        self.shapes[name] = shape
+        if tracked or any(n in self.tracked for n in step.names_read()):
+            self.tracked.add(name)
+        return name
+
+    # -- the program's start and end -----------------------------------------------------------
+    def start(self) -> None:
+        self.shape = self.pick(SHAPES)
+        self.dtype = self.pick(self.dtypes)
+        for i in range(self.draw(st.integers(1, 3))):
+            name = self.fresh("x")
+            requires_grad = i == 0 or self.coin()
+            leaf = Leaf(name, self.data(self.shape), self.dtype, requires_grad)
+            self.bind(name, self.shape, leaf, tracked=requires_grad)
+            self.leaves.append(name)
+
+    def finish(self) -> None:
+        self.backward()
+        for name in list(self.shapes):
+            self.steps.append(Observe(name))
+
+    # -- actions -------------------------------------------------------------------------------
+    def op(self) -> None:
+        kind = self.pick(("unary", "binary", "binary", "scalar", "reduce", "pow"))
+        a = self.tensor(tracked=True)
+        out = self.fresh("t")
+        if kind == "unary":
+            self.bind(out, self.shapes[a], Op(out, self.pick(UNARY), [Ref(a)]))
+        elif kind == "binary":
+            b = self.tensor()
+            shape = max(self.shapes[a], self.shapes[b], key=len)
+            self.bind(out, shape, Op(out, self.pick(BINARY), [Ref(a), Ref(b)]))
+        elif kind == "scalar":
+            self.bind(out, self.shapes[a], Op(out, self.pick(BINARY), [Ref(a), self.pick((2.0, 0.5, -1.0))]))
+        elif kind == "pow":
+            self.bind(out, self.shapes[a], Op(out, "pow", [Ref(a), self.pick((2, 3, 0.5))]))
+        else:
+            self.bind(out, (), Op(out, self.pick(REDUCE), [Ref(a)]))
+
+    def inplace(self) -> None:
+        """An in-place op, mostly on a non-leaf (on a leaf that requires grad, torch refuses)."""
+        non_leaves = [n for n in self.shapes if n not in self.leaves]
+        a = self.pick(non_leaves) if non_leaves and self.coin() else self.tensor()
+        other: Any = self.pick((2.0, -1.0, 0.5))
+        if self.coin():
+            other = Ref(self.pick([n for n, s in self.shapes.items() if s in ((), self.shapes[a])]))
+        out = self.fresh("t")
+        self.bind(out, self.shapes[a], Op(out, self.pick(INPLACE), [Ref(a), other]))
+
+    def retain_grad(self) -> None:
+        self.steps.append(RetainGrad(self.tensor(tracked=True)))
+
+    def hook(self) -> None:
+        on = self.pick(("tensor", "tensor", "grad_fn", "grad_fn_pre", "post_accumulate_grad"))
+        target = self.pick(self.leaves) if on == "post_accumulate_grad" else self.tensor(tracked=True)
+        hook = self.fresh("h")
+        self.steps.append(RegisterHook(hook, target, on, self.action()))
+        self.hooks.append(hook)
+
+    def action(self) -> Action:
+        kind = self.pick(HOOK_ACTIONS)
+        if kind == "scale":
+            return Action(kind, self.pick((2.0, -1.0, 0.5)))
+        if kind == "replace":
+            return Action(kind, self.pick((0.0, 1.0)))
+        return Action(kind)
+
+    def remove_hook(self) -> None:
+        if self.hooks:
+            hook = self.pick(self.hooks)
+            self.hooks.remove(hook)
+            self.steps.append(RemoveHook(hook))
+
+    def root(self) -> str:
+        """A scalar to differentiate: an existing one, or the sum of a tensor."""
+        scalars = [n for n, s in self.shapes.items() if s == () and n in self.tracked]
+        if scalars and self.coin():
+            return self.pick(scalars)
+        out = self.fresh("t")
+        return self.bind(out, (), Op(out, "sum", [Ref(self.tensor(tracked=True))]))
+
+    def backward(self) -> None:
+        retain_graph = self.pick((None, None, True, False))
+        inputs = [self.pick(self.leaves)] if self.draw(st.integers(0, 4)) == 0 else None
+        if self.coin():
+            self.steps.append(Backward(self.root(), retain_graph=retain_graph, inputs=inputs))
+            return
+        target = self.tensor(tracked=True)
+        gradient = self.fresh("x")
+        self.bind(gradient, self.shapes[target], Leaf(gradient, self.data(self.shapes[target]), self.dtype))
+        self.steps.append(Backward(target, gradient, retain_graph, inputs=inputs))
+
+    def grad(self) -> None:
+        root = self.root()
+        inputs = self.draw(st.lists(st.sampled_from(list(self.shapes)), min_size=1, max_size=2, unique=True))
+        outs = [self.fresh("g") for _ in inputs]
+        step = Grad(
+            outs,
+            [root],
+            inputs,
+            retain_graph=self.pick((None, True, False)),
+            allow_unused=self.pick((None, True, False)),
+            materialize_grads=self.coin(),
+        )
+        self.steps.append(step)
+        for name, inp in zip(outs, inputs, strict=True):
+            self.shapes[name] = self.shapes[inp]
+
+    def zero_grad(self) -> None:
+        self.steps.append(ZeroGrad(self.pick(self.leaves), set_to_none=self.coin()))
+
+    def detach(self) -> None:
+        src = self.tensor()
+        out = self.fresh("t")
+        self.bind(out, self.shapes[src], Detach(out, src))
+
+    def requires_grad(self) -> None:
+        self.steps.append(RequiresGrad(self.tensor(), self.coin()))
+
+    def observe(self) -> None:
+        self.steps.append(Observe(self.tensor()))
+
+    def module(self) -> None:
+        """A Linear (features = the last dim, so shapes keep) with hooks, called on a tensor."""
+        if not self.shape or self.dtype != "float32":
+            return self.op()
+        n = self.shape[-1]
+        name = self.fresh("m")
+        params = {"weight": self.data((n, n)), "bias": self.data((n,))}
+        self.steps.append(Module(name, "Linear", [n, n], params))
+        for pname in ("weight", "bias"):
+            self.shapes[f"{name}.{pname}"] = (n, n) if pname == "weight" else (n,)
+            self.tracked.add(f"{name}.{pname}")
+        for _ in range(self.draw(st.integers(0, 2))):
+            hook = self.fresh("h")
+            self.steps.append(ModuleHook(hook, name, self.pick(MODULE_HOOKS), self.action()))
+        src = self.tensor(self.shape)
+        out = self.fresh("t")
+        self.bind(out, self.shape, CallModule(out, name, [src]), tracked=True)
+        return None
+
+
+@st.composite
+def programs(
+    draw: Any,
+    features: tuple[str, ...] = FEATURES,
+    max_actions: int = 8,
+    dtypes: tuple[str, ...] = ("float32", "float64"),
+) -> Program:
+    """A Program: leaves, then up to ``max_actions`` actions drawn from ``features``, then a final
+    backward and an observation of every tensor."""
+    unknown = set(features) - set(FEATURES)
+    if unknown:
+        raise ValueError(f"unknown program features {sorted(unknown)}; known: {FEATURES}")
+    builder = _Builder(draw, dtypes)
+    builder.start()
+    for _ in range(draw(st.integers(0, max_actions))):
+        getattr(builder, draw(st.sampled_from(features)))()
+    builder.finish()
+    return Program(builder.steps)

@@ -1,0 +1,101 @@
+"""Self-tests of the program model: exact JSON round trips and validation of step data."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from hypothesis import given, settings
+
+from oracle.program import (
+    Action,
+    Backward,
+    Grad,
+    Leaf,
+    Module,
+    ModuleHook,
+    Observe,
+    Op,
+    Program,
+    Ref,
+    RegisterHook,
+    RemoveHook,
+    ZeroGrad,
+    step_from_dict,
+)
+from oracle.strategies import programs
+
+EVERY_KIND = Program(
+    [
+        Leaf("x", [[1.0, -2.0], [0.5, 3.0]], "float64", True),
+        Leaf("s", 2, "int64"),
+        Op("y", "mul", [Ref("x"), 2.0]),
+        Op("z", "view", [Ref("y"), [4]]),
+        Op("w", "sum", [Ref("y")], {"dim": 0, "keepdim": True}),
+        RegisterHook("h", "y", "grad_fn_pre", Action("scale", 0.5)),
+        RegisterHook("p", "x", "post_accumulate_grad", Action("wrong_dtype")),
+        RemoveHook("h"),
+        Backward("z", gradient="x", retain_graph=True, create_graph=False, inputs=["x"]),
+        Grad(["gx"], ["w"], ["x"], retain_graph=False, allow_unused=True, materialize_grads=True),
+        ZeroGrad("x", set_to_none=False),
+        Module("m", "Linear", [2, 1], {"weight": [[1.0, 2.0]], "bias": [0.0]}),
+        ModuleHook("mh", "m", "full_backward", Action("replace", 1.0)),
+        Observe("m.weight"),
+    ]
+)
+
+
+def test_every_step_kind_round_trips_exactly() -> None:
+    text = EVERY_KIND.to_json()
+    again = Program.from_json(text)
+    assert again == EVERY_KIND
+    assert again.to_json() == text
+    assert Program.from_dict(json.loads(text)).to_dict() == EVERY_KIND.to_dict()
+
+
+def test_json_keeps_ints_floats_refs_and_actions_apart() -> None:
+    data = json.loads(EVERY_KIND.to_json())["steps"]
+    assert data[1]["data"] == 2 and isinstance(data[1]["data"], int)
+    assert data[2]["args"] == [{"ref": "x"}, 2.0] and isinstance(data[2]["args"][1], float)
+    assert data[5]["action"] == {"action": "scale", "value": 0.5}
+    assert isinstance(Program.from_json(EVERY_KIND.to_json()).steps[2].args[0], Ref)
+
+
+@settings(max_examples=50, deadline=None)
+@given(programs())
+def test_generated_programs_round_trip(program: Program) -> None:
+    assert Program.from_json(program.to_json()) == program
+
+
+@pytest.mark.parametrize(
+    "bad",
+    [
+        {"kind": "nope"},
+        {"kind": "leaf", "name": "x", "data": 1, "dtype": "float8"},
+        {"kind": "op", "out": "y", "op": "frobnicate", "args": []},
+        {"kind": "op", "out": "y", "op": "view", "args": [3]},
+        {"kind": "register_hook", "hook": "h", "target": "x", "on": "sideways"},
+        {"kind": "grad", "outs": ["a"], "outputs": ["y"], "inputs": ["x", "z"]},
+        {"kind": "module", "name": "m", "cls": "Linear", "params": {"gamma": [1.0]}},
+    ],
+)
+def test_invalid_steps_are_rejected(bad: dict) -> None:
+    with pytest.raises((ValueError, TypeError)):
+        step_from_dict(bad)
+
+
+@pytest.mark.parametrize("kind,value", [("scale", None), ("replace", None), ("log", 1.0), ("explode", None)])
+def test_invalid_actions_are_rejected(kind: str, value: float | None) -> None:
+    with pytest.raises(ValueError):
+        Action(kind, value)
+
+
+def test_steps_declare_the_names_they_read_and_bind() -> None:
+    backward = Backward("loss", gradient="g", inputs=["a", "b"])
+    assert backward.names_read() == ["loss", "g", "a", "b"]
+    assert Op("y", "add", [Ref("a"), 1.0], {"other": Ref("b")}).names_read() == ["a", "b"]
+    assert Module("m", "Linear", [1, 1], {"weight": [[1.0]], "bias": [0.0]}).names_bound() == [
+        "m",
+        "m.weight",
+        "m.bias",
+    ]
