@@ -154,7 +154,7 @@ def test_results_per_rule(suite: pytest.Pytester) -> None:
 
 def test_results_with_xdist(suite: pytest.Pytester) -> None:
     pytest.importorskip("xdist")
-    result, results = run(suite, "-p", "xdist", "-n", "2")
+    result, results = run(suite, "-p", "xdist", "-n", "2", "-p", "no:benchmark")
     result.assert_outcomes(passed=3, failed=1, xfailed=1, skipped=1)
     check_suite_results(results)
 

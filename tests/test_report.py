@@ -1,0 +1,205 @@
+"""The HTML report, rendered from a synthetic results.json shaped as the plugin writes it."""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("jinja2")
+
+from oracle.report import highlight_python, main, write_report  # noqa: E402
+
+HOSTILE = '<script>alert("pwned")</script>'
+SCRIPT = 'import torch\nx = torch.tensor([1.0], requires_grad=True)  # a leaf\nprint(x.is_leaf, "ok")\n'
+
+
+def rule(rid: str, family: str, status: str, tests: int, programs: int, divergences=()) -> dict:
+    return {"id": rid, "family": family, "sentence": f"sentence of {rid}", "source": "seed 001",
+            "status": status, "tests": [f"conformance/t.py::test_{rid}_{i}" for i in range(tests)],
+            "programs": programs, "divergences": list(divergences), "known_divergences": []}
+
+
+RESULTS = {
+    "schema": 1,
+    "backend": {"spec": "impl", "version": "0.1.0"},
+    "device": "cpu",
+    "reference": {"name": "torch", "version": "2.13.0+cpu"},
+    "numpy": "2.4.6",
+    "cupy": None,
+    "python": "3.11.7",
+    "platform": "Linux",
+    "date": "2026-11-22T06:00:00+00:00",
+    "hypothesis_profile": "ci",
+    "totals": {"tests": 6, "failed": 2, "xpassed": 0, "xfailed": 1, "passed": 2, "skipped": 1,
+               "known_divergences": 1, "programs": 731, "duration": 12.5, "rules": 5,
+               "rule_status": {"failed": 2, "xpassed": 0, "xfailed": 1, "passed": 1, "skipped": 0,
+                               "unchecked": 1}},
+    "families": [
+        {"family": "leaf rules", "rules": {"failed": 1, "xpassed": 0, "xfailed": 0, "passed": 1, "skipped": 0,
+                                           "unchecked": 1},
+         "tests": {"failed": 1, "xpassed": 0, "xfailed": 0, "passed": 2, "skipped": 0}, "programs": 500},
+        {"family": "hook order", "rules": {"failed": 1, "xpassed": 0, "xfailed": 1, "passed": 0, "skipped": 0,
+                                           "unchecked": 0},
+         "tests": {"failed": 1, "xpassed": 0, "xfailed": 1, "passed": 0, "skipped": 1}, "programs": 231},
+    ],
+    "rules": [
+        rule("LEAF-001", "leaf rules", "passed", 2, 400),
+        rule("LEAF-002", "leaf rules", "failed", 1, 100, [0]),
+        rule("LEAF-003", "leaf rules", "unchecked", 0, 0),
+        rule("HOOK-001", "hook order", "failed", 2, 200, [1]),
+        rule("HOOK-002", "hook order", "xfailed", 1, 31),
+    ],
+    "tests": [
+        {"nodeid": "conformance/t.py::test_HOOK-002_0", "rule": "HOOK-002", "outcome": "xfailed",
+         "reason": "impl orders retain_grad first", "known_divergence": True, "phase": "", "duration": 1.0,
+         "programs": 31, "message": "", "divergence": None},
+    ],
+    "divergences": [
+        {"nodeid": "conformance/t.py::test_LEAF-002_0", "rule": "LEAF-002", "phase": "call",
+         "message": f"divergence at event 2: is_leaf differs\n\nRepro (torch script):\n{SCRIPT}",
+         "details": {
+             "divergence": {"index": 2, "reason": "is_leaf differs",
+                            "ref_event": {"kind": "flags", "step": 1, "is_leaf": True},
+                            "test_event": {"kind": "flags", "step": 1, "is_leaf": False}},
+             "program": {"steps": [{"op": "leaf"}]},
+             "ref_trace": {"events": [{"kind": "value"}, {"kind": "flags", "is_leaf": True}]},
+             "test_trace": {"events": [{"kind": "value"}, {"kind": "flags", "is_leaf": False}]},
+         }},
+        {"nodeid": "conformance/t.py::test_HOOK-001_0", "rule": "HOOK-001", "phase": "call",
+         "message": f"RuntimeError: {HOSTILE}", "details": None},
+    ],
+}
+
+
+class Text(HTMLParser):
+    """Element text by id, to read numbers off the page as a reader would."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.by_id: dict[str, str] = {}
+        self._open: list[str | None] = []
+
+    def handle_starttag(self, tag: str, attrs: list) -> None:
+        self._open.append(dict(attrs).get("id"))
+        if self._open[-1]:
+            self.by_id[self._open[-1]] = ""
+
+    def handle_endtag(self, tag: str) -> None:
+        if self._open:
+            self._open.pop()
+
+    def handle_data(self, data: str) -> None:
+        for element in self._open:
+            if element:
+                self.by_id[element] += data
+
+
+def render(tmp_path: Path, results: dict = RESULTS) -> str:
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(results))
+    return write_report(path, tmp_path / "site").read_text()
+
+
+def text_by_id(html: str) -> dict[str, str]:
+    parser = Text()
+    parser.feed(html)
+    return {key: value.strip() for key, value in parser.by_id.items()}
+
+
+def test_counts_match_results(tmp_path: Path) -> None:
+    ids = text_by_id(render(tmp_path))
+    totals = RESULTS["totals"]
+    assert ids["programs"] == "731"
+    assert ids["rules-total"] == "5" and ids["tests-total"] == "6"
+    for status, count in totals["rule_status"].items():
+        assert ids[f"rules-{status}"] == str(count), status
+    for status in ("passed", "failed", "xfailed", "xpassed", "skipped"):
+        assert ids[f"tests-{status}"] == str(totals[status]), status
+    assert ids["known-divergences"] == "1"
+
+
+def test_family_rows_and_rule_table(tmp_path: Path) -> None:
+    html = render(tmp_path)
+    rows = re.findall(r'<tr data-family="([^"]+)">(.*?)</tr>', html, re.S)
+    cells = {family: re.findall(r'<td class="n">([^<]*)</td>', row) for family, row in rows}
+    # rules, passed, failed, xfailed, unchecked, tests, programs
+    assert cells == {"leaf rules": ["3", "1", "1", "0", "1", "3", "500"],
+                     "hook order": ["2", "0", "1", "1", "0", "3", "231"]}
+    statuses = re.findall(r'<tr class="rule" data-family="[^"]+" data-status="([a-z]+)">', html)
+    assert statuses == ["passed", "failed", "unchecked", "failed", "xfailed"]
+    assert 'href="#div-0"' in html and 'href="#div-1"' in html and 'id="div-1"' in html
+    assert "impl orders retain_grad first" in html
+
+
+def test_divergence_side_by_side_and_repro(tmp_path: Path) -> None:
+    html = render(tmp_path)
+    article = html.split('id="div-0"')[1].split("</article>")[0]
+    assert "First divergence</b> at event 2: is_leaf differs" in article
+    differing = re.findall(r'<div class="differs">([^<]*)</div>', article)
+    assert differing == ["is_leaf", "true", "false"]
+    assert '<button class="copy"' in article
+    assert '<span class="kw">import</span> <span class="kw">torch</span>' in article
+    assert '<span class="com"># a leaf</span>' in article
+    assert '<span class="str">&#34;ok&#34;</span>' in article
+    # the repro is shown once, as a script, not also inside the failure message
+    assert article.count("requires_grad=") == 1
+    assert "Full reference (torch) trace" in article and '&#34;is_leaf&#34;: false' in article
+    assert "More details" in article and "&#34;steps&#34;" in article
+
+
+def test_hostile_text_is_escaped(tmp_path: Path) -> None:
+    results = copy.deepcopy(RESULTS)
+    results["rules"][0]["sentence"] = HOSTILE
+    results["divergences"][0]["details"]["divergence"]["ref_event"]["is_leaf"] = HOSTILE
+    html = render(tmp_path, results)
+    assert HOSTILE not in html
+    assert "&lt;script&gt;alert(&#34;pwned&#34;)&lt;/script&gt;" in html
+    assert html.count("<script>") == 1  # the page's own script only
+
+
+def test_highlighting_escapes_code() -> None:
+    html = str(highlight_python('s = "<b>"  # <i>\n'))
+    assert html == 's = <span class="str">&#34;&lt;b&gt;&#34;</span>  <span class="com"># &lt;i&gt;</span>\n'
+    assert str(highlight_python('broken = "unterminated\n<x>')).endswith("&lt;x&gt;")
+
+
+def test_history_is_appended_and_charted(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    html = render(tmp_path)
+    assert 'id="trend"' not in html  # a single run has no trend
+    later = copy.deepcopy(RESULTS)
+    later["date"] = "2026-11-23T06:00:00+00:00"
+    later["totals"]["rule_status"]["passed"] = 4
+    html = render(tmp_path, later)
+    render(tmp_path, later)  # the same run rendered again is not a new entry
+    runs = [json.loads(p.read_text()) for p in sorted((site / "history").glob("*.json"))]
+    assert [run["date"] for run in runs] == [RESULTS["date"], later["date"]]
+    assert [run["pass_rate"] for run in runs] == [1 / 5, 4 / 5]
+    assert 'id="trend"' in html
+    assert re.search(r'<polyline points="0\.0,80\.0 100\.0,20\.0"', html)
+    assert "4 / 5 (80%)" in html
+
+
+def test_performance_section(tmp_path: Path) -> None:
+    (tmp_path / "site").mkdir()
+    benchmarks = [{"name": "mlp backward", "device": "cpu", "impl": 0.03, "torch": 0.01},
+                  {"name": "chain 100k", "impl": 2.0, "torch": 1.0, "ratio": 2.0}]
+    (tmp_path / "site" / "benchmarks.json").write_text(json.dumps({"results": benchmarks}))
+    html = render(tmp_path)
+    section = html.split('id="performance"')[1].split("</section>")[0]
+    assert "mlp backward" in section and "3.00×" in section and "2.00×" in section
+    (tmp_path / "site" / "benchmarks.json").unlink()
+    assert 'id="performance"' not in render(tmp_path)
+
+
+def test_module_entry_point(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(RESULTS))
+    assert main(["--results", str(path), "--out", str(tmp_path / "out")]) == 0
+    assert capsys.readouterr().out.strip() == str(tmp_path / "out" / "index.html")
+    assert (tmp_path / "out" / "index.html").exists()
