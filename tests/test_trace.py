@@ -1,0 +1,208 @@
+"""Self-tests of traces and of the interpreter that records them (on real torch, the spec)."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from oracle.backends import reference
+from oracle.interpreter import run
+from oracle.program import (
+    Action,
+    Backward,
+    Grad,
+    Leaf,
+    Observe,
+    Op,
+    Program,
+    Ref,
+    RegisterHook,
+    RemoveHook,
+    RetainGrad,
+)
+from oracle.trace import Trace, describe, normalise
+
+TORCH = reference()
+NON_LEAF_GRAD_WARNING = "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed"
+
+
+def seed_000_hooks() -> Program:
+    """Seed 000: a two-layer sigmoid network with a hook on every intermediate tensor."""
+    return Program(
+        [
+            Leaf("x", [[1.0]]),
+            Leaf("y", [[1.0], [0.0]]),
+            Leaf("w1", [[1.0], [2.0]], requires_grad=True),
+            Leaf("w2", [[3.0, 4.0], [5.0, 6.0]], requires_grad=True),
+            Op("z_1", "mm", [Ref("w1"), Ref("x")]),
+            Op("y_1", "sigmoid", [Ref("z_1")]),
+            Op("z_2", "mm", [Ref("w2"), Ref("y_1")]),
+            Op("y_2", "sigmoid", [Ref("z_2")]),
+            Op("d", "sub", [Ref("y_2"), Ref("y")]),
+            Op("sq", "pow", [Ref("d"), 2]),
+            Op("total", "sum", [Ref("sq")]),
+            Op("loss", "mul", [Ref("total"), 0.5]),
+            *[RegisterHook(f"h_{n}", n) for n in ("z_1", "y_1", "z_2", "y_2", "loss")],
+            Backward("loss"),
+        ]
+    )
+
+
+def test_hooks_are_logged_in_backward_order_with_the_gradient_they_saw() -> None:
+    trace = run(seed_000_hooks(), TORCH)
+    hooks = [e for e in trace.events if e["kind"] == "hook"]
+    assert [e["hook"] for e in hooks] == ["h_loss", "h_y_2", "h_z_2", "h_y_1", "h_z_1"]
+    assert hooks[0]["received"]["grad"][0]["data"] == [1.0]
+    # the seed prints grads['z_1'] as tensor([[1.2243e-04], [7.8005e-05]])
+    z_1 = hooks[-1]["received"]["grad"][0]
+    assert z_1["shape"] == [2, 1] and z_1["dtype"] == "float32"
+    assert [round(v, 8) for v in z_1["data"]] == pytest.approx([1.2243e-04, 7.8005e-05], rel=1e-4)
+
+
+def test_observe_records_value_flags_and_grad_and_the_non_leaf_warning() -> None:
+    program = Program(
+        [
+            Leaf("a", [1.0, 2.0], requires_grad=True),
+            Op("b", "mul", [Ref("a"), Ref("a")]),
+            Op("s", "sum", [Ref("b")]),
+            Backward("s"),
+            Observe("a"),
+            Observe("b"),
+        ]
+    )
+    events = run(program, TORCH).events
+    assert [e["kind"] for e in events] == ["value", "grad", "value", "grad", "warning"]
+    a, a_grad, b, b_grad, warning = events
+    assert a["value"] == {
+        "dtype": "float32",
+        "shape": [2],
+        "data": [1.0, 2.0],
+        "is_leaf": True,
+        "requires_grad": True,
+        "grad_fn": None,
+    }
+    assert a_grad["value"]["data"] == [2.0, 4.0]  # d(a*a)/da = 2a
+    assert b["value"]["grad_fn"] == "MulBackward0" and b["value"]["is_leaf"] is False
+    assert b_grad["value"] is None
+    assert warning["step"] == 5 and warning["category"] == "UserWarning"
+    assert warning["message"].startswith(NON_LEAF_GRAD_WARNING)
+    assert "Triggered internally" not in warning["message"]
+
+
+def test_retain_grad_keeps_the_grad_and_silences_the_warning() -> None:
+    program = Program(
+        [
+            Leaf("a", [3.0], requires_grad=True),
+            Op("b", "exp", [Ref("a")]),
+            RetainGrad("b"),
+            Op("s", "sum", [Ref("b")]),
+            Backward("s"),
+            Observe("b"),
+        ]
+    )
+    events = run(program, TORCH).events
+    assert [e["kind"] for e in events] == ["value", "grad"]
+    assert events[1]["value"]["data"] == [1.0]
+
+
+def test_a_failing_step_is_recorded_and_the_program_goes_on() -> None:
+    program = Program(
+        [
+            Leaf("a", [1.0, 2.0], requires_grad=True),
+            Op("b", "mul", [Ref("a"), Ref("a")]),
+            Op("s", "sum", [Ref("b")]),
+            Backward("s"),
+            Backward("s"),  # the graph was freed: torch raises
+            Op("c", "matmul", [Ref("a"), Ref("missing_shape")]),  # unbound name: skipped
+            Observe("a"),
+        ]
+    )
+    events = run(program, TORCH).events
+    assert [e["kind"] for e in events] == ["error", "skipped", "value", "grad"]
+    error, skipped = events[0], events[1]
+    assert error["step"] == 4 and error["type"] == "RuntimeError"
+    assert error["message"].startswith("Trying to backward through the graph a second time")
+    assert skipped == {"kind": "skipped", "step": 5, "name": "missing_shape"}
+    assert events[3]["value"]["data"] == [2.0, 4.0]
+
+
+def test_hook_actions_change_the_gradient_and_removed_hooks_stop_firing() -> None:
+    program = Program(
+        [
+            Leaf("a", [1.0, -1.0], requires_grad=True),
+            Op("b", "mul", [Ref("a"), 3.0]),
+            RegisterHook("double", "b", action=Action("scale", 2.0)),
+            RegisterHook("gone", "b"),
+            RemoveHook("gone"),
+            Op("s", "sum", [Ref("b")]),
+            Backward("s"),
+            Observe("a"),
+        ]
+    )
+    events = run(program, TORCH).events
+    assert [e.get("hook") for e in events if e["kind"] == "hook"] == ["double"]
+    assert events[-1]["value"]["data"] == [6.0, 6.0]  # 3 * 2 from the hook
+
+
+def test_hook_returning_a_wrong_shape_raises_torch_error_naming_the_hook() -> None:
+    program = Program(
+        [
+            Leaf("a", [1.0, 2.0], requires_grad=True),
+            Op("b", "sin", [Ref("a")]),
+            RegisterHook("bad", "b", action=Action("wrong_shape")),
+            Op("s", "sum", [Ref("b")]),
+            Backward("s"),
+        ]
+    )
+    error = run(program, TORCH).events[-1]
+    assert error["kind"] == "error"
+    assert error["message"] == "hook 'hook_bad' has changed the size of value"
+
+
+def test_autograd_grad_results_are_recorded_as_values() -> None:
+    program = Program(
+        [
+            Leaf("a", [2.0], requires_grad=True),
+            Leaf("u", [5.0], requires_grad=True),
+            Op("b", "pow", [Ref("a"), 3]),
+            Grad(["ga", "gu"], ["b"], ["a", "u"], allow_unused=True, materialize_grads=True),
+        ]
+    )
+    events = run(program, TORCH).events
+    assert [(e["name"], e["value"]["data"]) for e in events] == [("ga", [12.0]), ("gu", [0.0])]
+
+
+def test_describe_encodes_non_finite_values_as_strings() -> None:
+    import torch
+
+    desc = describe(torch.tensor([float("nan"), float("inf"), -float("inf"), 1.5]))
+    assert desc["data"] == ["nan", "inf", "-inf", 1.5]
+    assert describe(None) is None
+
+
+def test_trace_json_round_trips_exactly_and_is_strict_json() -> None:
+    program = Program([Leaf("a", [0.0, -1.0], requires_grad=True), Op("b", "log", [Ref("a")]), Observe("b")])
+    trace = run(program, TORCH)
+    assert trace.events[0]["value"]["data"] == ["-inf", "nan"]
+    text = trace.to_json()
+    json.loads(text, parse_constant=lambda c: pytest.fail(f"non-standard JSON constant {c}"))
+    assert Trace.from_json(text) == trace
+    assert Trace.from_json(text).to_json() == text
+    with pytest.raises(ValueError):
+        Trace([{"kind": "value", "data": [math.nan]}]).to_json()
+
+
+@pytest.mark.parametrize(
+    "raw,expected",
+    [
+        ("bad thing (Triggered internally at /pytorch/aten/src/x.cpp:12.)", "bad thing"),
+        ("object at 0x7f3a2b1c0d90 is gone", "object at 0x? is gone"),
+        ('File "/home/u/proj/mod.py:31" failed', 'File "<path>" failed'),
+        ("See github.com/pytorch/pytorch/pull/30531 for more", None),
+        ("shape '[2, 3]' is invalid for input of size 5", None),
+    ],
+)
+def test_normalise_only_removes_machine_specific_parts(raw: str, expected: str | None) -> None:
+    assert normalise(raw) == (raw if expected is None else expected)
