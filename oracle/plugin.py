@@ -110,6 +110,10 @@ def reference(pytestconfig: pytest.Config) -> Backend:
     return ref
 
 
+def pytest_report_header(config: pytest.Config) -> str:
+    return f"oracle: backend {config.getoption('backend')} on {config.getoption('device')}"
+
+
 def gpu_unavailable_reason() -> str | None:
     """None when cupy can use a CUDA device, else why not (shown as the skip reason)."""
     try:
