@@ -52,9 +52,9 @@ def compare(ref: Trace, test: Trace) -> Divergence | None:
 def event_difference(ref: dict | None, test: dict | None) -> str | None:
     """Why two events differ, or None if they agree."""
     if ref is None:
-        return f"the backend has an extra {test['kind']} event"
+        return f"the backend has an extra {test['kind']} event (the reference trace ended)"
     if test is None:
-        return f"the backend is missing a {ref['kind']} event"
+        return f"the backend has no {ref['kind']} event here (its trace ended)"
     if ref["kind"] != test["kind"]:
         return f"event kind differs: expected {ref['kind']}, got {test['kind']}"
     if set(ref) != set(test):

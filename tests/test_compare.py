@@ -1,0 +1,138 @@
+"""Self-tests of trace comparison: exact on structure and messages, dtype-aware on numbers."""
+
+from __future__ import annotations
+
+import copy
+import json
+
+import pytest
+
+from oracle.compare import Divergence, compare
+from oracle.trace import Trace
+
+
+def tensor(data: list, dtype: str = "float32", **flags: object) -> dict:
+    desc = {
+        "dtype": dtype,
+        "shape": [len(data)],
+        "data": data,
+        "is_leaf": True,
+        "requires_grad": False,
+        "grad_fn": None,
+    }
+    desc.update(flags)
+    return desc
+
+
+def trace_of(*events: dict) -> Trace:
+    return Trace(list(events), backend="test")
+
+
+HOOK_A = {"kind": "hook", "step": 3, "hook": "a", "on": "tensor", "target": "y"}
+HOOK_A["received"] = {"grad": [tensor([1.0])]}
+HOOK_B = {**HOOK_A, "hook": "b"}
+VALUE = {"kind": "value", "step": 4, "name": "y"}
+VALUE["value"] = tensor([1.0, 2.0], is_leaf=False, grad_fn="MulBackward0")
+ERROR = {"kind": "error", "step": 5, "type": "RuntimeError", "message": "Trying to backward twice"}
+WARNING = {"kind": "warning", "step": 6, "category": "UserWarning", "message": "non-leaf .grad"}
+REF = trace_of(HOOK_A, HOOK_B, VALUE, ERROR, WARNING)
+
+
+def edited(index: int, path: tuple, value: object) -> Trace:
+    """REF with one field of one event replaced."""
+    events = copy.deepcopy(REF.events)
+    target = events[index]
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return trace_of(*events)
+
+
+def test_identical_traces_agree() -> None:
+    assert compare(REF, copy.deepcopy(REF)) is None
+
+
+def test_hook_order_is_exact() -> None:
+    divergence = compare(REF, trace_of(HOOK_B, HOOK_A, VALUE, ERROR, WARNING))
+    assert divergence is not None and divergence.index == 0
+    assert "hook differs" in divergence.reason
+
+
+@pytest.mark.parametrize(
+    "index,path,value,words",
+    [
+        (2, ("value", "is_leaf"), True, "is_leaf"),
+        (2, ("value", "requires_grad"), True, "requires_grad"),
+        (2, ("value", "grad_fn"), "AddBackward0", "grad_fn"),
+        (2, ("value", "dtype"), "float64", "dtype"),
+        (2, ("value", "shape"), [2, 1], "shape"),
+        (2, ("value",), None, "expected a tensor, got None"),
+        (2, ("name",), "z", "name"),
+        (3, ("type",), "ValueError", "type"),
+        (3, ("message",), "Trying to backward thrice", "message"),
+        (4, ("category",), "DeprecationWarning", "category"),
+        (4, ("message",), "non-leaf .grad!", "message"),
+        (0, ("received", "grad", 0, "requires_grad"), True, "hook grad[0]: requires_grad"),
+        (0, ("received", "grad"), [None], "hook grad[0]: expected a tensor, got None"),
+        (1, ("step",), 4, "step"),
+    ],
+)
+def test_flags_names_types_and_messages_are_exact(index: int, path: tuple, value: object, words: str) -> None:
+    divergence = compare(REF, edited(index, path, value))
+    assert divergence is not None, words
+    assert divergence.index == index
+    assert words in divergence.reason
+
+
+def test_missing_and_extra_events_diverge_where_they_start() -> None:
+    missing = compare(REF, trace_of(HOOK_A, HOOK_B, VALUE))
+    assert missing is not None and missing.index == 3 and missing.test_event is None
+    assert "the backend has no error event here" in missing.reason
+    extra = compare(REF, trace_of(*REF.events, ERROR))
+    assert extra is not None and extra.index == 5 and extra.ref_event is None
+    kinds = compare(REF, trace_of(HOOK_A, HOOK_B, ERROR, VALUE, WARNING))
+    assert kinds is not None and kinds.index == 2 and "kind" in kinds.reason
+
+
+@pytest.mark.parametrize(
+    "dtype,within,beyond",
+    [
+        ("float16", 5e-4, 5e-3),
+        ("float32", 1e-7, 1e-5),
+        ("float64", 1e-9, 1e-6),
+        ("bfloat16", 5e-3, 5e-2),
+    ],
+)
+def test_numbers_agree_within_the_dtype_tolerance_only(dtype: str, within: float, beyond: float) -> None:
+    def grad_event(values: list) -> Trace:
+        return trace_of({"kind": "grad", "step": 1, "name": "x", "value": tensor(values, dtype)})
+
+    ref = grad_event([1.0, -3.0])
+    for rel, agrees in ((within, True), (beyond, False)):
+        divergence = compare(ref, grad_event([1.0, -3.0 * (1 + rel)]))
+        assert (divergence is None) == agrees, (dtype, rel, divergence)
+    assert "x.grad: value 1 differs" in divergence.reason and dtype in divergence.reason
+
+
+def test_integer_and_bool_values_are_exact() -> None:
+    ref = trace_of({"kind": "value", "step": 0, "name": "i", "value": tensor([3, 4], "int64")})
+    assert compare(ref, trace_of({"kind": "value", "step": 0, "name": "i", "value": tensor([3, 5], "int64")}))
+    ref = trace_of({"kind": "value", "step": 0, "name": "b", "value": tensor([True], "bool")})
+    assert compare(ref, trace_of({"kind": "value", "step": 0, "name": "b", "value": tensor([False], "bool")}))
+
+
+def test_non_finite_values_must_match_exactly() -> None:
+    ref = trace_of({"kind": "value", "step": 0, "name": "x", "value": tensor(["nan", "inf", 1.0])})
+    assert compare(ref, copy.deepcopy(ref)) is None
+    for other in (["nan", "-inf", 1.0], [0.0, "inf", 1.0], ["nan", 1e38, 1.0]):
+        assert compare(ref, trace_of({"kind": "value", "step": 0, "name": "x", "value": tensor(other)}))
+
+
+def test_divergence_describes_both_sides_and_serialises() -> None:
+    divergence = compare(REF, edited(3, ("message",), "something else"))
+    assert isinstance(divergence, Divergence)
+    text = divergence.describe()
+    assert "step 5" in text
+    assert "reference: step 5 raised RuntimeError: Trying to backward twice" in text
+    assert "backend:   step 5 raised RuntimeError: something else" in text
+    assert json.loads(json.dumps(divergence.to_dict()))["index"] == 3
