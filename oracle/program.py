@@ -28,6 +28,7 @@ Vocabulary (one dataclass per step kind, ``kind`` is the JSON discriminator):
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
@@ -351,11 +352,13 @@ class ModuleHook(Step):
 
 
 def _encode(value: Any) -> Any:
-    """Step field value -> JSON-able value (Ref and Action become tagged dicts)."""
+    """Step field value -> strict-JSON value (Ref, Action and non-finite floats become tagged dicts)."""
     if isinstance(value, Ref):
         return {"ref": value.name}
     if isinstance(value, Action):
         return {"action": value.kind, "value": value.value}
+    if isinstance(value, float) and not math.isfinite(value):
+        return {"float": repr(value)}  # strict JSON has no NaN/Infinity
     if isinstance(value, (list, tuple)):
         return [_encode(v) for v in value]
     if isinstance(value, dict):
@@ -367,6 +370,8 @@ def _decode(value: Any) -> Any:
     if isinstance(value, dict):
         if set(value) == {"ref"}:
             return Ref(value["ref"])
+        if set(value) == {"float"}:
+            return float(value["float"])
         if set(value) == {"action", "value"}:
             return Action(value["action"], value["value"])
         return {k: _decode(v) for k, v in value.items()}
@@ -402,7 +407,7 @@ class Program:
         return cls([step_from_dict(s) for s in data["steps"]])
 
     def to_json(self, indent: int | None = None) -> str:
-        return json.dumps(self.to_dict(), indent=indent)
+        return json.dumps(self.to_dict(), indent=indent, allow_nan=False)
 
     @classmethod
     def from_json(cls, text: str) -> Program:

@@ -8,6 +8,7 @@ machinery), so running it with real torch shows the reference side of a divergen
 from __future__ import annotations
 
 import keyword
+import math
 
 from oracle.interpreter import hook_function_name
 from oracle.program import (
@@ -145,10 +146,13 @@ _RESERVED = {"torch", "warnings", "text", "texts", "observe", "show_hook", "show
 
 
 def _arg(value: object) -> str:
+    """Python source for an op argument or data literal (non-finite floats as ``float('nan')``)."""
     if isinstance(value, Ref):
         return value.name
     if isinstance(value, list):
         return "[" + ", ".join(_arg(v) for v in value) + "]"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"float({str(value)!r})"
     return repr(value)
 
 
@@ -161,7 +165,7 @@ def _statements(step: Step, device: str) -> list[str]:
     dev = ", device=DEVICE" if device != "cpu" else ""
     if isinstance(step, Leaf):
         rg = ", requires_grad=True" if step.requires_grad else ""
-        return [f"{step.name} = torch.tensor({step.data!r}, dtype=torch.{step.dtype}{rg}{dev})"]
+        return [f"{step.name} = torch.tensor({_arg(step.data)}, dtype=torch.{step.dtype}{rg}{dev})"]
     if isinstance(step, Op):
         args = [_arg(a) for a in step.args] + [f"{k}={_arg(v)}" for k, v in step.kwargs.items()]
         if OPS[step.op].style == "method":
@@ -236,7 +240,7 @@ def _module_lines(step: Module, dev: str) -> list[str]:
         for pname in MODULES[step.cls]:
             if pname in step.params:
                 lines.append(
-                    f"    {step.name}.{pname}.copy_(torch.tensor({step.params[pname]!r}, "
+                    f"    {step.name}.{pname}.copy_(torch.tensor({_arg(step.params[pname])}, "
                     f"dtype={step.name}.{pname}.dtype{dev}))"
                 )
     return lines

@@ -99,3 +99,11 @@ def test_steps_declare_the_names_they_read_and_bind() -> None:
         "m.weight",
         "m.bias",
     ]
+
+
+def test_non_finite_data_serialises_as_strict_json() -> None:
+    program = Program([Leaf("n", [float("nan"), float("inf"), -float("inf")], "float64")])
+    text = program.to_json()
+    json.loads(text, parse_constant=lambda c: pytest.fail(f"non-standard JSON constant {c}"))
+    data = Program.from_json(text).steps[0].data
+    assert [repr(v) for v in data] == ["nan", "inf", "-inf"]
