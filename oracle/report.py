@@ -131,7 +131,7 @@ def _divergence_view(index: int, entry: dict) -> dict:
         message, _, from_message = message.partition(REPRO_MARKER)
         script = script or from_message.strip("\n")
     ref_event, test_event = first.get("ref_event"), first.get("test_event")
-    shown = {"divergence", "reason", "index", "ref_event", "test_event", *SCRIPT_KEYS, *dict(TRACE_KEYS)}
+    shown = {"divergence", "description", *first.keys(), *SCRIPT_KEYS, *dict(TRACE_KEYS)}
     return {
         "id": f"div-{index}",
         "nodeid": entry.get("nodeid"),
@@ -151,11 +151,23 @@ def _event_rows(ref: Any, test: Any) -> list[tuple[str, str, str, bool]]:
     """Side-by-side rows (field, reference value, backend value, differs) of two trace events."""
     if not isinstance(ref, dict) or not isinstance(test, dict):
         return [("event", _compact(ref), _compact(test), ref != test)]
+    ref, test = _flatten(ref), _flatten(test)
     rows = []
     for key in dict.fromkeys([*ref, *test]):
         left, right = ref.get(key, "—"), test.get(key, "—")
         rows.append((key, _compact(left), _compact(right), left != right))
     return rows
+
+
+def _flatten(event: dict, prefix: str = "") -> dict:
+    """Nested fields as dotted keys (``value.is_leaf``), so the differing one stands out."""
+    flat: dict[str, Any] = {}
+    for key, value in event.items():
+        if isinstance(value, dict) and value:
+            flat.update(_flatten(value, f"{prefix}{key}."))
+        else:
+            flat[f"{prefix}{key}"] = value
+    return flat
 
 
 def _compact(value: Any) -> str:

@@ -282,3 +282,30 @@ def test_report_flag_renders_html(suite: pytest.Pytester) -> None:
     html = Path(suite.path / "reports" / "index.html")
     assert html.exists(), result.stdout.str()
     result.stdout.fnmatch_lines(["report: *index.html"])
+
+
+def test_real_divergence_end_to_end(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A planted fault caught by oracle.differential.check lands in results.json and the report."""
+    pytest.importorskip("jinja2")
+    monkeypatch.setattr(oracle.rules, "catalogue", lambda: CATALOGUE)
+    pytester.makepyfile(test_fault='''
+import pytest
+from hypothesis import given, settings
+from oracle.differential import check
+from oracle.strategies import programs
+
+@pytest.mark.rule("AAA-001")
+@settings(max_examples=30, database=None, deadline=None)
+@given(programs())
+def test_leaf_flags(backend, program):
+    check(program, backend)
+''')
+    result, results = run(pytester, "--backend", "fault:is_leaf_inverted", "--report")
+    result.assert_outcomes(failed=1)
+    [divergence] = results["divergences"]
+    details = divergence["details"]
+    assert "is_leaf" in json.dumps(details["divergence"])
+    assert "import torch" in details["repro"]
+    assert by_id(results["rules"])["AAA-001"]["programs"] >= 1
+    html = (pytester.path / "reports" / "index.html").read_text()
+    assert 'id="div-0"' in html and '<button class="copy"' in html

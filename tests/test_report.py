@@ -64,8 +64,8 @@ RESULTS = {
          "message": f"divergence at event 2: is_leaf differs\n\nRepro (torch script):\n{SCRIPT}",
          "details": {
              "divergence": {"index": 2, "reason": "is_leaf differs",
-                            "ref_event": {"kind": "flags", "step": 1, "is_leaf": True},
-                            "test_event": {"kind": "flags", "step": 1, "is_leaf": False}},
+                            "ref_event": {"kind": "value", "value": {"is_leaf": True, "shape": []}},
+                            "test_event": {"kind": "value", "value": {"is_leaf": False, "shape": []}}},
              "program": {"steps": [{"op": "leaf"}]},
              "ref_trace": {"events": [{"kind": "value"}, {"kind": "flags", "is_leaf": True}]},
              "test_trace": {"events": [{"kind": "value"}, {"kind": "flags", "is_leaf": False}]},
@@ -141,7 +141,7 @@ def test_divergence_side_by_side_and_repro(tmp_path: Path) -> None:
     article = html.split('id="div-0"')[1].split("</article>")[0]
     assert "First divergence</b> at event 2: is_leaf differs" in article
     differing = re.findall(r'<div class="differs">([^<]*)</div>', article)
-    assert differing == ["is_leaf", "true", "false"]
+    assert differing == ["value.is_leaf", "true", "false"]
     assert '<button class="copy"' in article
     assert '<span class="kw">import</span> <span class="kw">torch</span>' in article
     assert '<span class="com"># a leaf</span>' in article
