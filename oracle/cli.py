@@ -1,0 +1,98 @@
+"""The command line, ``python -m oracle SUBCOMMAND``.
+
+  diff-script FILE.py [--backend B] [--device D] [--json]
+      run an unmodified torch script on torch and on a backend, report the first differing line
+  record --out corpus.json [--count N] [--seed S]
+      generate N programs (deterministically), run them on torch, store programs + traces
+  replay corpus.json [--backend B] [--device D] [--json]
+      check a backend against a recorded corpus, without importing torch
+  report [--results reports/results.json] [--out reports]
+      render the HTML conformance report
+
+Exit status: 0 identical / all passed, 1 divergent / some failed, 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from oracle.backends import DEFAULT_BACKEND, BackendError
+
+USAGE_ERROR = 2
+
+
+class UsageError(Exception):
+    """A command line that names something missing or invalid (exit status 2)."""
+
+
+def _diff_script(args: argparse.Namespace) -> int:
+    from oracle.script import diff_script
+
+    if not Path(args.file).is_file():
+        raise UsageError(f"no such script: {args.file}")
+    _check_backend(args.backend, args.device)
+    diff = diff_script(args.file, args.backend, args.device)
+    print(json.dumps(diff.to_dict(), indent=1) if args.json else diff.describe())
+    return 0 if diff.identical else 1
+
+
+def _report(args: argparse.Namespace) -> int:
+    from oracle.report import write_report
+
+    if not args.results.is_file():
+        raise UsageError(f"no results file: {args.results} (run the conformance suite first)")
+    print(write_report(args.results, args.out))
+    return 0
+
+
+def _check_backend(spec: str, device: str) -> None:
+    """Fail early (usage error) on a backend spec that cannot be loaded."""
+    from oracle.backends import load_backend
+
+    try:
+        load_backend(spec, device)
+    except BackendError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser of ``python -m oracle``."""
+    top = argparse.ArgumentParser(
+        prog="python -m oracle",
+        description="PyTorch-compatibility oracle: diff scripts, record and replay corpora, report.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+        epilog=__doc__.split("\n\n")[1],
+    )
+    sub = top.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
+
+    diff = sub.add_parser("diff-script", help="diff an unmodified torch script on torch and a backend")
+    diff.add_argument("file", help="the torch script to run")
+    _backend_options(diff)
+    diff.set_defaults(handler=_diff_script)
+
+    report = sub.add_parser("report", help="render reports/index.html from results.json")
+    report.add_argument("--results", type=Path, default=Path("reports/results.json"))
+    report.add_argument("--out", type=Path, default=Path("reports"))
+    report.set_defaults(handler=_report)
+    return top
+
+
+def _backend_options(command: argparse.ArgumentParser) -> None:
+    command.add_argument(
+        "--backend", default=DEFAULT_BACKEND, help="torch | impl | fault:NAME | a module path (default impl)"
+    )
+    command.add_argument("--device", default="cpu", help="device both runs use (default cpu)")
+    command.add_argument("--json", action="store_true", help="print the result as JSON")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    args = parser().parse_args(argv)
+    try:
+        return args.handler(args)
+    except UsageError as exc:
+        print(f"python -m oracle {args.command}: error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
