@@ -162,13 +162,15 @@ def _ensure_hypothesis_profile(config: pytest.Config) -> None:
     if not name:
         return
     from hypothesis import settings
+    from hypothesis.errors import InvalidArgument
 
-    if name in settings._profiles:  # hypothesis has no public "is registered" query
-        return
     try:
-        importlib.import_module("conformance.conftest")
-    except ImportError:
-        pass  # hypothesis then reports the unknown profile itself
+        settings.get_profile(name)
+    except InvalidArgument:
+        try:
+            importlib.import_module("conformance.conftest")
+        except ImportError:
+            pass  # hypothesis then reports the unknown profile itself
 
 
 # --------------------------------------------------------------------------- per-test records
@@ -326,7 +328,7 @@ class ResultsCollector:
             except BackendError:
                 version = "unknown"
         return {
-            "backend": {"spec": spec, "version": version},
+            "backend": {"name": spec, "version": version},
             "device": self.config.getoption("device"),
             "reference": {"name": REFERENCE, "version": _dist_version("torch")},
             "numpy": _dist_version("numpy"),
@@ -453,7 +455,7 @@ def write_summary(terminal: Any, results: dict, results_path: Path | None, repor
     backend, ref = results["backend"], results["reference"]
     terminal.write_sep(
         "=",
-        f"conformance: {backend['spec']} {backend['version']} vs torch {ref['version']} "
+        f"conformance: {backend['name']} {backend['version']} vs torch {ref['version']} "
         f"({results['device']}, hypothesis profile {results['hypothesis_profile']})",
     )
     columns = ("passed", "failed", "xfailed", "xpassed", "skipped")

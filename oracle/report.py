@@ -71,7 +71,7 @@ def run_summary(results: dict) -> dict:
     rules = totals.get("rules", 0)
     return {
         "date": results.get("date"),
-        "backend": results.get("backend", {}).get("spec"),
+        "backend": results.get("backend", {}).get("name"),
         "version": results.get("backend", {}).get("version"),
         "device": results.get("device"),
         "profile": results.get("hypothesis_profile"),

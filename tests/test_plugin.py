@@ -145,7 +145,7 @@ def test_results_per_rule(suite: pytest.Pytester) -> None:
     result, results = run(suite)
     result.assert_outcomes(passed=3, failed=1, xfailed=1, skipped=1)
     check_suite_results(results)
-    assert results["backend"] == {"spec": "torch", "version": results["reference"]["version"]}
+    assert results["backend"] == {"name": "torch", "version": results["reference"]["version"]}
     assert results["reference"]["version"].startswith("2.13.0")
     assert results["schema"] == 1 and results["device"] == "cpu"
     for key in ("numpy", "python", "platform", "date", "hypothesis_profile"):
@@ -174,7 +174,7 @@ def test_terminal_summary(suite: pytest.Pytester) -> None:
 
 def test_results_path_option(suite: pytest.Pytester) -> None:
     suite.runpytest("-p", "oracle.plugin", "--results", "out/r.json")
-    assert json.loads((suite.path / "out" / "r.json").read_text())["backend"]["spec"] == "impl"
+    assert json.loads((suite.path / "out" / "r.json").read_text())["backend"]["name"] == "impl"
     assert not (suite.path / "reports").exists()
 
 

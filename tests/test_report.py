@@ -26,7 +26,7 @@ def rule(rid: str, family: str, status: str, tests: int, programs: int, divergen
 
 RESULTS = {
     "schema": 1,
-    "backend": {"spec": "impl", "version": "0.1.0"},
+    "backend": {"name": "impl", "version": "0.1.0"},
     "device": "cpu",
     "reference": {"name": "torch", "version": "2.13.0+cpu"},
     "numpy": "2.4.6",
