@@ -289,6 +289,7 @@ class ResultsCollector:
         self.results: dict | None = None
         self.results_path: Path | None = None
         self.report_path: Path | None = None
+        self.report_error: str | None = None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         record = dict(report.user_properties).get(PROPERTY)
@@ -305,13 +306,18 @@ class ResultsCollector:
         self.results_path.parent.mkdir(parents=True, exist_ok=True)
         self.results_path.write_text(json.dumps(self.results, indent=1) + "\n", encoding="utf-8")
         if self.config.getoption("report"):
-            from oracle.report import write_report
-
-            self.report_path = write_report(self.results_path, self.results_path.parent)
+            try:
+                from oracle.report import write_report
+            except ImportError as exc:  # jinja2 is an optional dependency (the "report" extra)
+                self.report_error = f"--report needs the report extra (pip install -e '.[report]'): {exc}"
+            else:
+                self.report_path = write_report(self.results_path, self.results_path.parent)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.results is not None:
             write_summary(terminalreporter, self.results, self.results_path, self.report_path)
+        if self.report_error:
+            terminalreporter.write_line(self.report_error, red=True)
 
     def _results_path(self) -> Path:
         given = self.config.getoption("results")
