@@ -41,6 +41,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from oracle.backends import REFERENCE
+from oracle.stats import count_program
 
 ROUNDED_DECIMALS = 4
 DEFAULT_TIMEOUT_S = 300.0
@@ -125,10 +126,16 @@ _TRIGGERED = re.compile(r"\s*\(Triggered internally at .*?\.\)")
 _ABS_PATH = re.compile(r"(?<![\w.~])/(?:[\w.+\-]+/)+[\w.+\-]+")
 
 
-def normalise(text: str, script: str | Path, backend_module: str | None = None) -> str:
+def normalise(
+    text: str, script: str | Path, backend_module: str | None = None, device: str = "cpu"
+) -> str:
     """Replace machine-specific parts of ``text``: the script's path, other absolute paths,
-    addresses, torch's "Triggered internally" tails; and ``<backend_module>.`` by ``torch.``."""
+    addresses, torch's "Triggered internally" tails; ``<backend_module>.`` by ``torch.``; and,
+    for a run on another device than cpu, tensors' ``device='...'`` annotations (the reference
+    may have had to run on cpu)."""
     script = str(Path(script).resolve())
+    if device != "cpu":
+        text = re.sub(rf", device='{re.escape(device)}(?::\d+)?'", "", text)
     text = _TRIGGERED.sub("", text)
     text = text.replace(script, "<script>")
     text = _ABS_PATH.sub("<path>", text)
@@ -211,6 +218,39 @@ def compare_runs(ref: ScriptRun, test: ScriptRun) -> tuple[str, int, str | None,
     return None
 
 
+class ScriptDivergenceError(AssertionError):
+    """A backend showed something different from torch when running a script."""
+
+    def __init__(self, diff: ScriptDiff) -> None:
+        self.diff = diff
+        super().__init__(diff.describe())
+
+    def to_dict(self) -> dict:
+        """JSON-able account for reports: the first differing line of each side, the script."""
+        d = self.diff
+        return {
+            "divergence": {
+                "reason": f"{d.channel} line {d.line} differs",
+                "ref_event": d.reference,
+                "test_event": d.test,
+            },
+            "description": d.describe(),
+            "repro": Path(d.path).read_text(encoding="utf-8"),
+            "reference_run": d.reference_run.to_dict(),
+            "test_run": d.test_run.to_dict(),
+        }
+
+
+def check_script(path: str | Path, backend_spec: str, device: str = "cpu") -> ScriptDiff:
+    """Diff a script (counted as one checked program); raise ``ScriptDivergenceError`` unless
+    the backend showed what torch showed."""
+    diff = diff_script(path, backend_spec, device)
+    count_program()
+    if not diff.identical:
+        raise ScriptDivergenceError(diff)
+    return diff
+
+
 # --------------------------------------------------------------------------------------------
 # running a script in a subprocess
 
@@ -252,6 +292,7 @@ def diff_script(
 class _Job:
     script: Path
     backend: str
+    device: str
     process: subprocess.Popen
     result_file: Path
 
@@ -263,7 +304,7 @@ def _start(script: Path, backend_spec: str, device: str) -> _Job:
     code = "from oracle.script import _child_main; _child_main()"
     argv = [sys.executable, "-c", code, backend_spec, device, str(script), result]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
-    return _Job(script, backend_spec, process, Path(result))
+    return _Job(script, backend_spec, device, process, Path(result))
 
 
 def _finish(job: _Job, timeout: float) -> ScriptRun:
@@ -281,7 +322,7 @@ def _finish(job: _Job, timeout: float) -> ScriptRun:
     module = None if job.backend.startswith("fault:") else job.backend
 
     def norm(text: str) -> str:
-        return normalise(text, job.script, module)
+        return normalise(text, job.script, module, job.device)
 
     run = ScriptRun(job.backend, norm(out.decode("utf-8", "replace")), norm(err.decode("utf-8", "replace")))
     if record is None:  # the child died before writing its record
@@ -358,6 +399,8 @@ def _run_in_this_process(backend_spec: str, device: str, script: str) -> dict:
     backend = load_backend(backend_spec, device)
     if not backend_spec.startswith("fault:") and backend_spec != REFERENCE:
         install_alias(backend.module.__name__)
+    if backend.is_reference and device != "cpu" and not backend.module.cuda.is_available():
+        device = "cpu"  # the reference build has no GPU: torch on cpu is the reference
     if device != "cpu":
         backend.module.set_default_device(device)
     warnings.showwarning = record_warning
