@@ -1,0 +1,178 @@
+"""Differentiable ops that nn.functional needs and the core op table does not declare (yet).
+
+Each is declared with the engine's own mechanism (``impl._ops.table.OpDef``): forward on the
+array namespace, one backward formula per differentiable input written with Tensor ops (so
+``create_graph`` works), what each formula uses (that is what gets saved), and torch's grad_fn
+name. They are candidates to move into the op table.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import impl
+from impl._ops.table import D, OpDef
+
+REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
+EPSILON = 1e-12  # torch's clamp of x*(1-x) in binary_cross_entropy's backward
+
+
+def _reduce_array(xp: Any, a: Any, reduction: int) -> Any:
+    if reduction == 1:
+        return xp.mean(a) if a.size else xp.asarray(float("nan"), dtype=a.dtype)
+    if reduction == 2:
+        return xp.sum(a)
+    return a
+
+
+def _scale_back(grad: Any, c: Any, name: str = "self") -> Any:
+    """The incoming gradient of an elementwise loss spread back over the elements."""
+    if c.reduction == 1:
+        numel = 1
+        for s in c.shape(name):
+            numel *= s
+        return grad / numel
+    return grad
+
+
+# -- activations ------------------------------------------------------------------------------
+LEAKY_RELU = OpDef(
+    "LeakyReluBackward0",
+    lambda xp, a, negative_slope: xp.where(a > 0, a, a * negative_slope).astype(a.dtype),
+    derivatives={
+        "self": D("self negative_slope", lambda g, c: impl.where(c.self > 0, g, g * c.negative_slope))
+    },
+)
+
+
+# -- losses -----------------------------------------------------------------------------------
+def _mse_fwd(xp: Any, a: Any, t: Any, reduction: int) -> Any:
+    d = a - t
+    return _reduce_array(xp, d * d, reduction)
+
+
+def _mse_grad(sign: int) -> Any:
+    def grad(g: Any, c: Any) -> Any:
+        return _scale_back(g * 2 * (c.self - c.target), c, "self" if sign > 0 else "target") * sign
+
+    return grad
+
+
+MSE_LOSS = OpDef(
+    "MseLossBackward0",
+    _mse_fwd,
+    ("self", "target"),
+    {"self": D("self target reduction", _mse_grad(1)), "target": D("self target reduction", _mse_grad(-1))},
+    promote="common",
+)
+
+
+def _bce_fwd(xp: Any, x: Any, t: Any, w: Any, reduction: int) -> Any:
+    if x.size and bool(((x < 0) | (x > 1)).any()):
+        raise RuntimeError("all elements of input should be between 0 and 1")
+    with getattr(xp, "errstate", _no_errstate)(divide="ignore"):
+        log_x, log_1mx = xp.log(x), xp.log(1 - x)
+    loss = -(t * xp.maximum(log_x, -100) + (1 - t) * xp.maximum(log_1mx, -100)) * w
+    return _reduce_array(xp, loss.astype(x.dtype), reduction)
+
+
+def _bce_self_grad(g: Any, c: Any) -> Any:
+    x, t = c.self, c.target
+    denom = (x * (1 - x)).clamp(min=EPSILON)
+    return _scale_back(g * c.weight * (x - t) / denom, c)
+
+
+def _bce_target_grad(g: Any, c: Any) -> Any:
+    x = c.self
+    return _scale_back(g * c.weight * ((1 - x).clamp(min=EPSILON).log() - x.clamp(min=EPSILON).log()), c)
+
+
+BINARY_CROSS_ENTROPY = OpDef(
+    "BinaryCrossEntropyBackward0",
+    _bce_fwd,
+    ("self", "target", "weight"),
+    {
+        "self": D("self target weight reduction", _bce_self_grad),
+        "target": D("self weight reduction", _bce_target_grad),
+    },
+)
+
+
+def _bce_logits_fwd(xp: Any, x: Any, t: Any, w: Any, pw: Any, reduction: int) -> Any:
+    log_sig_neg = xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(-x, 0)  # -log(sigmoid(x))
+    coef = 1 + (pw - 1) * t
+    loss = ((1 - t) * x + coef * log_sig_neg) * w
+    return _reduce_array(xp, loss.astype(x.dtype), reduction)
+
+
+def _bce_logits_self_grad(g: Any, c: Any) -> Any:
+    x, t, pw = c.self, c.target, c.pos_weight
+    return _scale_back(g * c.weight * ((pw * t + 1 - t) * x.sigmoid() - pw * t), c)
+
+
+def _bce_logits_target_grad(g: Any, c: Any) -> Any:
+    x, pw = c.self, c.pos_weight
+    log_sig = -((-x.abs()).exp().log1p() + (-x).clamp(min=0))
+    log_one_minus = log_sig - x
+    return _scale_back(g * c.weight * (log_one_minus - pw * log_sig), c)
+
+
+BCE_WITH_LOGITS = OpDef(
+    "BinaryCrossEntropyWithLogitsBackward0",
+    _bce_logits_fwd,
+    ("self", "target", "weight", "pos_weight"),
+    {
+        "self": D("self target weight pos_weight reduction", _bce_logits_self_grad),
+        "target": D("self weight pos_weight reduction", _bce_logits_target_grad),
+    },
+)
+
+
+def _nll_coefficients(
+    xp: Any, target: Any, weight: Any, ignore_index: int, reduction: int, classes: int, dtype: Any
+) -> Any:
+    """(N, C) array ``A`` with the loss = ``sum(A * x)`` (per row for reduction='none')."""
+    t = target._data
+    keep = t != ignore_index
+    safe = xp.where(keep, t, 0)
+    w = weight._data[safe] * keep
+    if reduction == 1:
+        with getattr(xp, "errstate", _no_errstate)(invalid="ignore", divide="ignore"):
+            w = w / w.sum()
+    coef = xp.zeros((t.shape[0], classes), dtype=dtype)
+    coef[xp.arange(t.shape[0]), safe] = -w
+    return coef
+
+
+def _nll_fwd(xp: Any, x: Any, target: Any, weight: Any, ignore_index: int, reduction: int) -> Any:
+    """x: (N, C) log-probabilities; target: (N,) class indices (already range-checked)."""
+    coef = _nll_coefficients(xp, target, weight, ignore_index, reduction, x.shape[1], x.dtype)
+    rows = xp.arange(x.shape[0])
+    safe = xp.where(target._data != ignore_index, target._data, 0)
+    per_row = coef[rows, safe] * x[rows, safe]
+    return (per_row if reduction == 0 else per_row.sum()).astype(x.dtype)
+
+
+def _nll_grad(g: Any, c: Any) -> Any:
+    xp = impl._xp.namespace_of(c.target._data)
+    coef = _nll_coefficients(
+        xp, c.target, c.weight, c.ignore_index, c.reduction, c.shape("self")[1], c.dtype("self").np
+    )
+    coef_t = impl.from_numpy(coef) if xp.__name__ == "numpy" else impl.as_tensor(coef)
+    return coef_t * (g.unsqueeze(1) if c.reduction == 0 else g)
+
+
+class _no_errstate:
+    def __init__(self, **_: Any) -> None:
+        pass
+
+    def __enter__(self) -> None:
+        pass
+
+    def __exit__(self, *exc: object) -> None:
+        pass
+
+
+NLL_LOSS = OpDef(
+    "NllLossBackward0", _nll_fwd, derivatives={"self": D("target weight ignore_index reduction", _nll_grad)}
+)

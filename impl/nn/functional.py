@@ -1,0 +1,341 @@
+"""torch.nn.functional: layers and losses as functions, building the graphs torch builds
+(``linear`` is ``addmm`` for 2-D input with a bias, ``cross_entropy`` is ``log_softmax`` then
+``nll_loss``, ``l1_loss`` is ``abs`` then a reduction, ...)."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import impl
+from impl._ops.table import apply
+from impl._tensor import Tensor
+from impl.nn import _ops
+from impl.nn._conv import conv2d
+
+__all__ = [
+    "linear",
+    "relu",
+    "relu_",
+    "leaky_relu",
+    "sigmoid",
+    "tanh",
+    "softmax",
+    "log_softmax",
+    "dropout",
+    "mse_loss",
+    "l1_loss",
+    "nll_loss",
+    "cross_entropy",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "conv2d",
+]
+
+
+# -- layers -----------------------------------------------------------------------------------
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``input @ weight.T + bias``: one addmm over the flattened batch when there is a bias."""
+    if bias is None:
+        return impl.matmul(input, weight.t())
+    if input.dim() == 2:
+        return impl.addmm(bias, input, weight.t())
+    if input.dim() == 0:
+        raise RuntimeError(
+            f"both arguments to linear need to be at least 1D, but they are 0D and {weight.dim()}D"
+        )
+    batch = tuple(input.shape[:-1])
+    flat = input.reshape(-1, input.shape[-1])
+    return impl.addmm(bias, flat, weight.t()).view(*batch, weight.shape[0])
+
+
+def relu(input: Tensor, inplace: bool = False) -> Tensor:
+    return input.relu_() if inplace else impl.relu(input)
+
+
+def relu_(input: Tensor) -> Tensor:
+    return input.relu_()
+
+
+def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    if inplace:
+        raise NotImplementedError("leaky_relu(inplace=True) is not supported by impl yet")
+    return apply(_ops.LEAKY_RELU, input, negative_slope=negative_slope)
+
+
+def sigmoid(input: Tensor) -> Tensor:
+    return impl.sigmoid(input)
+
+
+def tanh(input: Tensor) -> Tensor:
+    return impl.tanh(input)
+
+
+def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
+    warnings.warn(
+        f"Implicit dimension choice for {name} has been deprecated. Change the call to include "
+        "dim=X as an argument.",
+        UserWarning,
+        stacklevel=stacklevel,
+    )
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    if dim is None:
+        dim = _softmax_dim("softmax", input.dim(), _stacklevel)
+    if dtype is not None:
+        input = input.to(dtype)
+    return impl.softmax(input, dim)
+
+
+def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    if dim is None:
+        dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
+    if dtype is not None:
+        input = input.to(dtype)
+    return impl.log_softmax(input, dim)
+
+
+def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
+    """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)`` (training only)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0 or input.numel() == 0:
+        return input
+    with impl.no_grad():
+        if p == 1:
+            mask = impl.zeros_like(input)
+        else:
+            keep = impl.rand(tuple(input.shape), dtype=input.dtype, device=input.device) < (1 - p)
+            mask = keep.to(input.dtype) * (1.0 / (1 - p))
+    if inplace:
+        return input.mul_(mask)
+    return input * mask
+
+
+# -- losses -----------------------------------------------------------------------------------
+def _reduction_code(reduction: str) -> int:
+    if reduction not in _ops.REDUCTIONS:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return _ops.REDUCTIONS[reduction]
+
+
+def _legacy_reduction(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
+    """The ``reduction`` string for the deprecated ``size_average``/``reduce`` arguments."""
+    if size_average is None and reduce is None:
+        return reduction
+    size_average = True if size_average is None else size_average
+    reduce = True if reduce is None else reduce
+    result = "none" if not reduce else ("mean" if size_average else "sum")
+    warnings.warn(
+        f"size_average and reduce args will be deprecated, please use reduction='{result}' instead.",
+        UserWarning,
+        stacklevel=3,
+    )
+    return result
+
+
+def _warn_size_mismatch(input: Tensor, target: Tensor) -> None:
+    if target.shape != input.shape:
+        warnings.warn(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
+            "Please ensure they have the same size.",
+            UserWarning,
+            stacklevel=3,
+        )
+
+
+def _reduce(t: Tensor, reduction: str) -> Tensor:
+    code = _reduction_code(reduction)
+    return t if code == 0 else (t.mean() if code == 1 else t.sum())
+
+
+def mse_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
+    """Mean squared error (MseLossBackward0; broadcasting with torch's warning)."""
+    _warn_size_mismatch(input, target)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    if weight is not None:
+        return _reduce(weight * (input - target) ** 2, reduction)
+    return apply(_ops.MSE_LOSS, input, target, reduction=_reduction_code(reduction))
+
+
+def l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    weight: Tensor | None = None,
+) -> Tensor:
+    """Mean absolute error, as torch builds it: ``(input - target).abs()`` then the reduction."""
+    _warn_size_mismatch(input, target)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    diff = (input - target).abs()
+    if weight is not None:
+        diff = diff * weight
+    return _reduce(diff, reduction)
+
+
+def _class_dim_last(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor, tuple[int, ...]]:
+    """(N*d1*..., C) input and flat target for nll_loss, plus the shape of a 'none' result."""
+    if input.dim() == 1:
+        return input.unsqueeze(0), target.reshape(1), ()
+    n, c = input.shape[0], input.shape[1]
+    if target.dim() == 0 or target.shape[0] != n:
+        raise ValueError(
+            f"Expected input batch_size ({n}) to match target batch_size "
+            f"({target.shape[0] if target.dim() else 0})."
+        )
+    if input.dim() == 2:
+        return input, target, (n,)
+    spatial = tuple(input.shape[2:])
+    if tuple(target.shape[1:]) != spatial:
+        raise RuntimeError(f"size mismatch (got input: {list(input.shape)}, target: {list(target.shape)})")
+    perm = (0, *range(2, input.dim()), 1)
+    return input.permute(*perm).reshape(-1, c), target.reshape(-1), (n, *spatial)
+
+
+def nll_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """Negative log-likelihood of class indices (NllLossBackward0)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    code = _reduction_code(reduction)
+    if target.dtype.is_floating_point:
+        raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_word(target)}")
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    flat, flat_target, none_shape = _class_dim_last(input, target)
+    classes = flat.shape[1]
+    t = flat_target.detach()
+    bad = (t != ignore_index) & ((t < 0) | (t >= classes))
+    if bool(bad.any()):
+        raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+    w = weight.detach() if weight is not None else impl.ones(classes, dtype=input.dtype, device=input.device)
+    out = apply(_ops.NLL_LOSS, flat, target=t, weight=w, ignore_index=ignore_index, reduction=code)
+    if code == 0 and input.dim() != 2:
+        out = out.reshape(none_shape) if none_shape else out.reshape(())
+    return out
+
+
+def _type_word(t: Tensor) -> str:
+    from impl.dtypes import legacy_name
+
+    return legacy_name(t.dtype).replace("Tensor", "")
+
+
+def cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    ignore_index: int = -100,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    label_smoothing: float = 0.0,
+) -> Tensor:
+    """``nll_loss(log_softmax(input, class_dim))`` for class indices; for class probabilities,
+    ``-(target * log_softmax).sum(class_dim)`` reduced as torch does."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    code = _reduction_code(reduction)
+    class_dim = 0 if input.dim() == 1 else 1
+    logp = log_softmax(input, class_dim)
+    if target.dtype.is_floating_point:
+        if tuple(target.shape) != tuple(input.shape):
+            raise RuntimeError(
+                "Expected target size " + str(list(input.shape)) + ", got " + str(list(target.shape))
+            )
+        classes = input.shape[class_dim]
+        if label_smoothing > 0:
+            target = target * (1 - label_smoothing) + label_smoothing / classes
+        terms = logp * target
+        if weight is not None:
+            shape = [1] * input.dim()
+            shape[class_dim] = classes
+            terms = terms * weight.reshape(shape)
+        per = -terms.sum(class_dim)
+        if code == 1:
+            return per.sum() / (input.numel() / classes) if input.dim() > 1 else per.sum()
+        return per.sum() if code == 2 else per
+    loss = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
+    if label_smoothing <= 0:
+        return loss
+    return (1 - label_smoothing) * loss + label_smoothing * _smooth_term(
+        logp, target, weight, ignore_index, code, class_dim
+    )
+
+
+def _smooth_term(
+    logp: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, code: int, class_dim: int
+) -> Tensor:
+    """The uniform-target part of label-smoothed cross entropy, reduced like the nll part."""
+    classes = logp.shape[class_dim]
+    terms = logp
+    if weight is not None:
+        shape = [1] * logp.dim()
+        shape[class_dim] = classes
+        terms = terms * weight.reshape(shape)
+    keep = (target != ignore_index).to(logp.dtype)
+    smooth = -terms.sum(class_dim) * keep / classes
+    if code == 0:
+        return smooth
+    if code == 2:
+        return smooth.sum()
+    if weight is None:
+        return smooth.sum() / keep.sum()
+    safe = impl.where(target != ignore_index, target, impl.zeros_like(target))
+    return smooth.sum() / (weight[safe] * keep).sum()
+
+
+def binary_cross_entropy(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """Binary cross entropy on probabilities (BinaryCrossEntropyBackward0; logs clamped at -100)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    code = _reduction_code(reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(
+            f"Using a target size ({target.shape}) that is different to the input size "
+            f"({input.shape}) is deprecated. Please ensure they have the same size."
+        )
+    w = weight.expand(tuple(input.shape)) if weight is not None else impl.ones_like(input)
+    return apply(_ops.BINARY_CROSS_ENTROPY, input, target, w.detach(), reduction=code)
+
+
+def binary_cross_entropy_with_logits(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+) -> Tensor:
+    """Numerically stable sigmoid + binary cross entropy (BinaryCrossEntropyWithLogitsBackward0)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    code = _reduction_code(reduction)
+    if tuple(target.shape) != tuple(input.shape):
+        raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
+    w = weight.expand(tuple(input.shape)) if weight is not None else impl.ones_like(input)
+    pw = pos_weight.expand(tuple(input.shape)) if pos_weight is not None else impl.ones_like(input)
+    return apply(_ops.BCE_WITH_LOGITS, input, target, w.detach(), pw.detach(), reduction=code)

@@ -1,0 +1,33 @@
+"""torch.nn.modules: the Module base class and the layers built on it."""
+
+from impl.nn.modules.activation import LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from impl.nn.modules.container import ModuleDict, ModuleList, Sequential
+from impl.nn.modules.conv import Conv2d
+from impl.nn.modules.dropout import Dropout, Flatten
+from impl.nn.modules.linear import Identity, Linear
+from impl.nn.modules.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from impl.nn.modules.module import Module
+
+__all__ = [
+    "Module",
+    "Linear",
+    "Identity",
+    "Conv2d",
+    "ReLU",
+    "LeakyReLU",
+    "Sigmoid",
+    "Tanh",
+    "Softmax",
+    "LogSoftmax",
+    "Dropout",
+    "Flatten",
+    "Sequential",
+    "ModuleList",
+    "ModuleDict",
+    "MSELoss",
+    "L1Loss",
+    "NLLLoss",
+    "CrossEntropyLoss",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+]

@@ -1,0 +1,55 @@
+"""Identity and Linear."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import impl
+from impl._tensor import Tensor
+from impl.nn import functional as F
+from impl.nn import init
+from impl.nn.modules.module import Module
+from impl.nn.parameter import Parameter
+
+
+class Identity(Module):
+    """Returns its input unchanged (extra constructor arguments are accepted and ignored)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__()
+
+    def forward(self, input: Any) -> Any:
+        return input
+
+
+class Linear(Module):
+    """``y = x @ weight.T + bias`` with weight (out, in) initialised by kaiming_uniform_(a=sqrt(5))."""
+
+    def __init__(
+        self, in_features: int, out_features: int, bias: bool = True, device: Any = None, dtype: Any = None
+    ) -> None:
+        super().__init__()
+        self.in_features = in_features
+        self.out_features = out_features
+        self.weight = Parameter(impl.empty((out_features, in_features), device=device, dtype=dtype))
+        if bias:
+            self.bias = Parameter(impl.empty(out_features, device=device, dtype=dtype))
+        else:
+            self.register_parameter("bias", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+        if self.bias is not None:
+            fan_in, _ = init._calculate_fan_in_and_fan_out(self.weight)
+            bound = 1 / math.sqrt(fan_in) if fan_in > 0 else 0
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.linear(input, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+        )
