@@ -28,7 +28,12 @@ STATUSES = ("passed", "failed", "xfailed", "xpassed", "skipped", "unchecked")
 REPRO_MARKER = "Repro (torch script):"
 SCRIPT_KEYS = ("repro", "script", "torch_script", "rendered")
 HIGHLIGHTED_NAMES = ("print", "torch")
-TRACE_KEYS = (("ref_trace", "reference (torch) trace"), ("test_trace", "backend trace"))
+TRACE_KEYS = (
+    ("ref_trace", "reference (torch) trace"),
+    ("test_trace", "backend trace"),
+    ("reference_run", "reference (torch) run"),  # oracle.script: a whole script's output
+    ("test_run", "backend run"),
+)
 
 
 def write_report(results_path: Path, out_dir: Path) -> Path:
@@ -175,7 +180,8 @@ def _compact(value: Any) -> str:
 
 
 def _trace_lines(trace: Any) -> str:
-    """A trace, one event per line (traces are lists of events, possibly wrapped or as JSON)."""
+    """A trace, one event per line (traces are lists of events, possibly wrapped or as JSON), or
+    a script run, one channel after the other."""
     if isinstance(trace, str):
         try:
             trace = json.loads(trace)
@@ -184,6 +190,12 @@ def _trace_lines(trace: Any) -> str:
     events = trace.get("events") if isinstance(trace, dict) else trace
     if isinstance(events, list):
         return "\n".join(f"{i:>3}  {_compact(event)}" for i, event in enumerate(events))
+    if isinstance(trace, dict):  # a script run: channels of text (stdout, stderr) and short fields
+        return "\n".join(
+            f"--- {key} ---\n{value.rstrip()}" if isinstance(value, str) and "\n" in value.strip()
+            else f"{key}: {_compact(value)}"
+            for key, value in trace.items()
+        )
     return json.dumps(trace, indent=1, default=str)
 
 

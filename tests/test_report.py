@@ -203,3 +203,20 @@ def test_module_entry_point(tmp_path: Path, capsys: pytest.CaptureFixture) -> No
     assert main(["--results", str(path), "--out", str(tmp_path / "out")]) == 0
     assert capsys.readouterr().out.strip() == str(tmp_path / "out" / "index.html")
     assert (tmp_path / "out" / "index.html").exists()
+
+
+def test_script_run_divergence(tmp_path: Path) -> None:
+    """oracle.script failures: events are output lines, the runs are channels of text."""
+    results = copy.deepcopy(RESULTS)
+    results["divergences"][1]["details"] = {
+        "divergence": {"reason": "stdout line 1 differs",
+                       "ref_event": "tensor([4.])", "test_event": "tensor([0.])"},
+        "repro": "import torch\nprint(torch.ones(1) * 4)\n",
+        "reference_run": {"backend": "torch", "stdout": "tensor([4.])\ndone\n", "exit": "0"},
+        "test_run": {"backend": "impl", "stdout": "tensor([0.])\ndone\n", "exit": "0"},
+    }
+    article = render(tmp_path, results).split('id="div-1"')[1].split("</article>")[0]
+    differing = re.findall(r'<div class="differs">([^<]*)</div>', article)
+    assert differing == ["event", "tensor([4.])", "tensor([0.])"]
+    run = "<summary>Full backend run</summary><pre>backend: impl\n--- stdout ---\ntensor([0.])\ndone\nexit: 0"
+    assert run in article
