@@ -49,6 +49,8 @@ FEATURES = (
     "observe",
     "module",
 )
+# How often each feature is drawn relative to the others (ops, hooks and backward make the graph).
+WEIGHTS = {"op": 3, "hook": 3, "backward": 2}
 SHAPES = ((), (2,), (3,), (2, 2))
 VALUES = (-2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
 UNARY = ("neg", "exp", "sin", "cos", "tanh", "sigmoid", "relu", "clone", "square", "abs", "log")
@@ -70,6 +72,8 @@ class _Builder:
         self.leaves: list[str] = []
         self.hooks: list[str] = []
         self.tracked: set[str] = set()  # tensors that (probably) require grad
+        self.backwards: list[tuple[str, str | None]] = []  # (tensor, gradient) of backward steps
+        self.hooked: list[str] = []  # tensors with hooks
         self.counter = 0
 
     def fresh(self, prefix: str) -> str:
@@ -83,11 +87,17 @@ class _Builder:
         return self.draw(st.booleans())
 
     def tensor(self, shape: tuple[int, ...] | None = None, tracked: bool = False) -> str:
-        """A bound tensor name (of ``shape``); with ``tracked``, mostly one that requires grad."""
+        """A bound tensor name (of ``shape``). With ``tracked``, mostly one that requires grad, and
+        often the latest such (programs then grow chains, as users write them, and backward
+        reaches the hooks)."""
         names = [n for n, s in self.shapes.items() if shape is None or s == shape]
         preferred = [n for n in names if n in self.tracked]
-        if tracked and preferred and self.draw(st.integers(0, 4)) > 0:
-            names = preferred
+        if tracked and preferred:
+            choice = self.draw(st.integers(0, 4))
+            if choice <= 1:
+                return preferred[-1]
+            if choice <= 3:
+                names = preferred
         return self.pick(names)
 
     def data(self, shape: tuple[int, ...]) -> Any:
@@ -98,7 +108,7 @@ class _Builder:
     def bind(self, name: str, shape: tuple[int, ...], step: Step, tracked: bool = False) -> str:
         self.steps.append(step)
         self.shapes[name] = shape
-        if tracked or any(n in self.tracked for n in step.names_read()):
+        if tracked or (not isinstance(step, Detach) and any(n in self.tracked for n in step.names_read())):
             self.tracked.add(name)
         return name
 
@@ -114,7 +124,15 @@ class _Builder:
             self.leaves.append(name)
 
     def finish(self) -> None:
-        self.backward()
+        """A backward from the latest tensor that requires grad (so hooks upstream fire), then
+        observe every tensor."""
+        latest = [n for n in self.shapes if n in self.tracked]
+        if latest:
+            root = latest[-1]
+            if self.shapes[root] != ():
+                out = self.fresh("t")
+                root = self.bind(out, (), Op(out, "sum", [Ref(root)]))
+            self.steps.append(Backward(root))
         for name in list(self.shapes):
             self.steps.append(Observe(name))
 
@@ -151,7 +169,16 @@ class _Builder:
 
     def hook(self) -> None:
         on = self.pick(("tensor", "tensor", "grad_fn", "grad_fn_pre", "post_accumulate_grad"))
-        target = self.pick(self.leaves) if on == "post_accumulate_grad" else self.tensor(tracked=True)
+        non_leaves = [n for n in self.tracked if n not in self.leaves]
+        if on == "post_accumulate_grad":
+            target = self.pick(self.leaves)
+        elif on in ("grad_fn", "grad_fn_pre") and non_leaves and self.draw(st.integers(0, 4)) > 0:
+            target = non_leaves[-1] if self.coin() else self.pick(sorted(non_leaves))
+        elif self.hooked and self.coin():  # several hooks on one tensor: their order matters
+            target = self.pick(self.hooked)
+        else:
+            target = self.tensor(tracked=True)
+        self.hooked.append(target)
         hook = self.fresh("h")
         self.steps.append(RegisterHook(hook, target, on, self.action()))
         self.hooks.append(hook)
@@ -179,15 +206,23 @@ class _Builder:
         return self.bind(out, (), Op(out, "sum", [Ref(self.tensor(tracked=True))]))
 
     def backward(self) -> None:
+        """A backward from a scalar root, from a tensor with a ``gradient``, or again from an earlier
+        backward's tensor (users do; it raises unless the graph was retained or saves nothing)."""
         retain_graph = self.pick((None, None, True, False))
         inputs = [self.pick(self.leaves)] if self.draw(st.integers(0, 4)) == 0 else None
-        if self.coin():
-            self.steps.append(Backward(self.root(), retain_graph=retain_graph, inputs=inputs))
-            return
-        target = self.tensor(tracked=True)
-        gradient = self.fresh("x")
-        self.bind(gradient, self.shapes[target], Leaf(gradient, self.data(self.shapes[target]), self.dtype))
+        if self.backwards and self.coin():
+            target, gradient = self.pick(self.backwards)
+        elif self.coin():
+            target, gradient = self.root(), None
+        else:
+            target = self.tensor(tracked=True)
+            gradient = self.fresh("x")
+            shape = self.shapes[target]
+            self.bind(gradient, shape, Leaf(gradient, self.data(shape), self.dtype))
+        self.backwards.append((target, gradient))
         self.steps.append(Backward(target, gradient, retain_graph, inputs=inputs))
+        if self.draw(st.integers(0, 2)) == 0:  # straight away again, as in seed 001
+            self.steps.append(Backward(target, gradient, self.pick((None, True)), inputs=inputs))
 
     def grad(self) -> None:
         root = self.root()
@@ -214,7 +249,12 @@ class _Builder:
         self.bind(out, self.shapes[src], Detach(out, src))
 
     def requires_grad(self) -> None:
-        self.steps.append(RequiresGrad(self.tensor(), self.coin()))
+        """``requires_grad_`` on a leaf mostly (torch refuses to switch it off on a non-leaf)."""
+        name = self.pick(self.leaves) if self.coin() else self.tensor()
+        flag = self.coin()
+        self.steps.append(RequiresGrad(name, flag))
+        if name in self.leaves:
+            (self.tracked.add if flag else self.tracked.discard)(name)
 
     def observe(self) -> None:
         self.steps.append(Observe(self.tensor()))
@@ -243,7 +283,7 @@ class _Builder:
 def programs(
     draw: Any,
     features: tuple[str, ...] = FEATURES,
-    max_actions: int = 8,
+    max_actions: int = 10,
     dtypes: tuple[str, ...] = ("float32", "float64"),
 ) -> Program:
     """A Program: leaves, then up to ``max_actions`` actions drawn from ``features``, then a final
@@ -253,7 +293,8 @@ def programs(
         raise ValueError(f"unknown program features {sorted(unknown)}; known: {FEATURES}")
     builder = _Builder(draw, dtypes)
     builder.start()
+    weighted = [f for f in features for _ in range(WEIGHTS.get(f, 1))]
     for _ in range(draw(st.integers(0, max_actions))):
-        getattr(builder, draw(st.sampled_from(features)))()
+        getattr(builder, draw(st.sampled_from(weighted)))()
     builder.finish()
     return Program(builder.steps)
