@@ -1,0 +1,321 @@
+"""Creation functions: tensor/as_tensor/from_numpy, filled and ranged tensors, random tensors,
+and the legacy typed constructors (``torch.Tensor``, ``torch.FloatTensor`` ...)."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Any
+
+import numpy as np
+
+from impl import dtypes
+from impl._tensor import Tensor
+from impl._xp import device as _device
+from impl._xp import namespace_for
+
+INT_GRAD_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
+COPY_CONSTRUCT_WARNING = (
+    "To copy construct from a tensor, it is recommended to use sourceTensor.detach().clone() or "
+    "sourceTensor.detach().clone().requires_grad_(True), rather than torch.tensor(sourceTensor)."
+)
+
+
+def _xp(device: Any) -> Any:
+    return namespace_for(_device(device) if device is not None else _device("cpu"))
+
+
+def _finish(array: Any, requires_grad: bool) -> Tensor:
+    t = Tensor._from_array(array)
+    if requires_grad:
+        if not t.dtype.is_floating_point:
+            raise RuntimeError(INT_GRAD_ERROR)
+        t._requires_grad = True
+    return t
+
+
+def _plain(data: Any) -> Any:
+    """Nested sequences with tensors replaced by their values, for numpy to read."""
+    if isinstance(data, Tensor):
+        return data.numpy(force=True)
+    if isinstance(data, (list, tuple)):
+        return [_plain(d) for d in data]
+    return data
+
+
+def _infer(data: Any) -> np.ndarray:
+    """torch's dtype inference: numpy keeps its dtype, Python floats take the default dtype."""
+    if isinstance(data, (np.ndarray, np.generic)):
+        return np.asarray(data)
+    arr = np.array(_plain(data))
+    if arr.dtype.kind == "f":
+        has_numpy_floats = _contains_numpy(data)
+        return arr if has_numpy_floats else arr.astype(dtypes.get_default_dtype().np)
+    if arr.dtype.kind in "iu":
+        return arr.astype(np.int64)
+    if arr.dtype.kind == "b":
+        return arr
+    raise TypeError(f"new(): invalid data type '{arr.dtype.name}'")
+
+
+def _contains_numpy(data: Any) -> bool:
+    if isinstance(data, (np.ndarray, np.floating)):
+        return True
+    if isinstance(data, Tensor):
+        return data.dtype is not dtypes.get_default_dtype()
+    if isinstance(data, (list, tuple)):
+        return any(_contains_numpy(d) for d in data)
+    return False
+
+
+def tensor(
+    data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False
+) -> Tensor:
+    """A new tensor copying ``data`` (dtype inferred like torch when not given)."""
+    if isinstance(data, Tensor):
+        warnings.warn(COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
+    arr = _infer(data)
+    if dtype is not None:
+        arr = arr.astype(dtypes.to_dtype(dtype).np)
+    xp = _xp(device)
+    return _finish(xp.array(arr, copy=True), requires_grad)
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
+    """Shares memory with a tensor or numpy array when dtype and device allow, else copies."""
+    if isinstance(data, Tensor):
+        return data if dtype is None or dtypes.to_dtype(dtype) is data.dtype else data.to(dtype)
+    if (
+        isinstance(data, np.ndarray)
+        and (dtype is None or dtypes.to_dtype(dtype).np == data.dtype)
+        and device in (None, "cpu")
+    ):
+        return from_numpy(data)
+    return tensor(data, dtype=dtype, device=device)
+
+
+def from_numpy(array: np.ndarray) -> Tensor:
+    """A tensor sharing ``array``'s memory: writes through either are seen by both."""
+    if not isinstance(array, np.ndarray):
+        raise TypeError(f"expected np.ndarray (got {type(array).__name__})")
+    dtypes.from_numpy_dtype(array.dtype)
+    return Tensor._from_array(array)
+
+
+def scalar_tensor(value: Any, like: Tensor | None = None) -> Tensor:
+    """A Python number wrapped as a 0-dim tensor (torch's wrapped number) for ops."""
+    d = dtypes.scalar_dtype(value)
+    xp = np if like is None else namespace_for(like.device)
+    if d is dtypes.get_default_dtype() and isinstance(value, (float, np.floating)):
+        arr = xp.asarray(value, dtype=np.float64)  # keep full precision; promotion decides the dtype
+    else:
+        arr = xp.asarray(value, dtype=d.np)
+    t = Tensor._from_array(arr)
+    t._wrapped_number = True
+    return t
+
+
+def _size(size: tuple) -> tuple[int, ...]:
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    return tuple(int(s) for s in size)
+
+
+def _dt(dtype: Any, default: dtypes.dtype | None = None) -> np.dtype:
+    d = dtypes.to_dtype(dtype) if dtype is not None else (default or dtypes.get_default_dtype())
+    return d.np
+
+
+def _filled(fill: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
+    return _finish(_xp(device).full(_size(size), fill, dtype=_dt(dtype)), requires_grad)
+
+
+def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
+    return _filled(0, size, dtype, device, requires_grad)
+
+
+def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
+    return _filled(1, size, dtype, device, requires_grad)
+
+
+def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
+    return _filled(0, size, dtype, device, requires_grad)
+
+
+def full(
+    size: Any, fill_value: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+) -> Tensor:
+    if dtype is None:
+        dtype = dtypes.scalar_dtype(fill_value)
+    return _filled(fill_value, tuple(size), dtype, device, requires_grad)
+
+
+def _like(fill: Any, t: Tensor, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
+    d = dtype if dtype is not None else t.dtype
+    dev = device if device is not None else t.device
+    return _filled(fill, tuple(t.shape), d, dev, requires_grad)
+
+
+def zeros_like(
+    input: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+) -> Tensor:
+    return _like(0, input, dtype, device, requires_grad)
+
+
+def ones_like(
+    input: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+) -> Tensor:
+    return _like(1, input, dtype, device, requires_grad)
+
+
+def empty_like(
+    input: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+) -> Tensor:
+    return _like(0, input, dtype, device, requires_grad)
+
+
+def full_like(
+    input: Tensor,
+    fill_value: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    **_: Any,
+) -> Tensor:
+    return _like(fill_value, input, dtype, device, requires_grad)
+
+
+def arange(
+    start: Any,
+    end: Any = None,
+    step: Any = 1,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        dtype = dtypes.result_type(start, end, step)
+        if not isinstance(start, float) and not isinstance(end, float) and not isinstance(step, float):
+            dtype = dtypes.int64
+    n = max(0, math.ceil((float(end) - float(start)) / float(step)))
+    arr = (
+        (np.arange(n, dtype=np.float64) * float(step) + float(start))
+        if dtypes.to_dtype(dtype).is_floating_point
+        else np.arange(int(start), int(end), int(step))
+    )
+    return _finish(_xp(device).asarray(arr.astype(_dt(dtype))), requires_grad)
+
+
+def linspace(
+    start: float,
+    end: float,
+    steps: int,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    arr = np.linspace(float(start), float(end), int(steps)).astype(_dt(dtype))
+    return _finish(_xp(device).asarray(arr), requires_grad)
+
+
+def eye(
+    n: int, m: int | None = None, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
+) -> Tensor:
+    return _finish(_xp(device).eye(n, m if m is not None else n, dtype=_dt(dtype)), requires_grad)
+
+
+# -- random ------------------------------------------------------------------------------------
+_rng = np.random.default_rng()
+
+
+def manual_seed(seed: int) -> Any:
+    """Reseed the generator (numpy's PCG64: same seed, same stream; not torch's stream)."""
+    global _rng
+    _rng = np.random.default_rng(int(seed))
+    return _rng
+
+
+def seed() -> int:
+    s = int(np.random.SeedSequence().entropy) % (2**63)
+    manual_seed(s)
+    return s
+
+
+def rand(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, generator: Any = None
+) -> Tensor:
+    arr = _rng.random(_size(size)).astype(_dt(dtype))
+    return _finish(_xp(device).asarray(arr), requires_grad)
+
+
+def randn(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, generator: Any = None
+) -> Tensor:
+    arr = _rng.standard_normal(_size(size)).astype(_dt(dtype))
+    return _finish(_xp(device).asarray(arr), requires_grad)
+
+
+def randint(
+    low: int,
+    high: Any = None,
+    size: Any = None,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    generator: Any = None,
+) -> Tensor:
+    if size is None:
+        low, high, size = 0, low, high
+    arr = _rng.integers(int(low), int(high), tuple(size)).astype(_dt(dtype, dtypes.int64))
+    return _finish(_xp(device).asarray(arr), requires_grad)
+
+
+def rand_like(input: Tensor, dtype: Any = None, **kw: Any) -> Tensor:
+    return rand(*input.shape, dtype=dtype or input.dtype, **kw)
+
+
+def randn_like(input: Tensor, dtype: Any = None, **kw: Any) -> Tensor:
+    return randn(*input.shape, dtype=dtype or input.dtype, **kw)
+
+
+# -- legacy constructors -----------------------------------------------------------------------
+def legacy_new(dtype: dtypes.dtype, *args: Any, device: Any = None) -> Tensor:
+    """``torch.Tensor(...)``/``torch.FloatTensor(...)``: sizes give a new tensor, data is copied."""
+    if not args:
+        return _finish(np.zeros((0,), dtype=dtype.np), False)
+    if len(args) == 1 and isinstance(args[0], Tensor):
+        src = args[0]
+        if src.dtype is not dtype:
+            raise TypeError(f"expected {dtypes.legacy_name(dtype)} (got {dtypes.legacy_name(src.dtype)})")
+        return src.detach()
+    if all(isinstance(a, int) and not isinstance(a, bool) for a in args):
+        return _finish(np.zeros(args, dtype=dtype.np), False)
+    if len(args) == 1 and isinstance(args[0], (list, tuple, np.ndarray, np.generic)):
+        arr = np.array(_plain(args[0]))
+        return _finish(arr.astype(dtype.np), False)
+    raise TypeError(f"new(): data must be a sequence (got {type(args[0]).__name__})")
+
+
+def _legacy_type(d: dtypes.dtype) -> type:
+    def __new__(cls: type, *args: Any, **kwargs: Any) -> Tensor:
+        return legacy_new(d, *args, **kwargs)
+
+    return type(
+        d._legacy, (), {"__new__": __new__, "dtype": d, "__doc__": f"Legacy constructor for {d!r} tensors."}
+    )
+
+
+FloatTensor = _legacy_type(dtypes.float32)
+DoubleTensor = _legacy_type(dtypes.float64)
+HalfTensor = _legacy_type(dtypes.float16)
+LongTensor = _legacy_type(dtypes.int64)
+IntTensor = _legacy_type(dtypes.int32)
+ShortTensor = _legacy_type(dtypes.int16)
+CharTensor = _legacy_type(dtypes.int8)
+ByteTensor = _legacy_type(dtypes.uint8)
+BoolTensor = _legacy_type(dtypes.bool_)

@@ -1,0 +1,325 @@
+"""Binds the functional API to Tensor methods and operators (``x.sum()``, ``x + y``, ``x[i] = v``),
+plus conversions (``to``/``type``/``float()`` ...) and the in-place method forms."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from impl import dtypes
+from impl._ops import elementwise as ew
+from impl._ops import functions as F
+from impl._ops import inplace as ip
+from impl._ops.table import D, OpDef, apply
+from impl._tensor import Tensor
+from impl._xp import device as _device
+from impl._xp import namespace_for
+
+TO_COPY = OpDef(
+    "ToCopyBackward0",
+    lambda xp, a, dtype: a.astype(dtype, copy=True),
+    derivatives={"self": D("", lambda g, c: g.to(c.dtype("self")))},
+)
+
+
+def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    """``to(dtype)``, ``to(device)``, ``to(other)``, ``to(device, dtype)``; self if nothing changes."""
+    dtype, dev = kwargs.get("dtype"), kwargs.get("device")
+    copy = kwargs.get("copy", False)
+    for a in args:
+        if isinstance(a, dtypes.dtype):
+            dtype = a
+        elif isinstance(a, Tensor):
+            dtype, dev = a.dtype, a.device
+        elif isinstance(a, (str, _device)):
+            dev = a
+    out = self
+    if dev is not None and _device(dev).type != self.device.type:
+        xp = namespace_for(_device(dev))
+        moved = TO_DEVICE_OPS[_device(dev).type]
+        out = apply(moved, out, xp=xp)
+    if dtype is not None and dtypes.to_dtype(dtype) is not out.dtype:
+        out = apply(TO_COPY, out, dtype=dtypes.to_dtype(dtype).np)
+    elif copy and out is self:
+        out = apply(TO_COPY, out, dtype=self._data.dtype)
+    return out
+
+
+TO_DEVICE_OPS = {
+    "cpu": OpDef(
+        "ToCopyBackward0",
+        lambda xp, a, xp_: np.asarray(a.get() if hasattr(a, "get") else a),
+        derivatives={"self": D("", lambda g, c: g.cpu())},
+    ),
+    "cuda": OpDef(
+        "ToCopyBackward0",
+        lambda xp, a, xp_: xp_.asarray(a),
+        derivatives={"self": D("", lambda g, c: g.cuda())},
+    ),
+}
+
+
+def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False, **kw: Any) -> Any:
+    if dtype is None:
+        return dtypes.legacy_name(self.dtype)
+    if isinstance(dtype, str):
+        dtype = dtypes.from_legacy_name(dtype)
+    elif isinstance(dtype, type) and hasattr(dtype, "dtype"):
+        dtype = dtype.dtype
+    return to(self, dtype)
+
+
+def _caster(d: dtypes.dtype) -> Any:
+    def cast(self: Tensor, memory_format: Any = None) -> Tensor:
+        return to(self, d)
+
+    return cast
+
+
+def _inplace(fn: Any) -> Any:
+    """The in-place method form of a binary/unary table op: ``x.add_(y)``."""
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        op, others, attrs = fn(self, *args, **kwargs)
+        return ip.apply_inplace(op, self, *others, **attrs)
+
+    return method
+
+
+def _rev(fn: Any) -> Any:
+    return lambda self, other: fn(other, self)
+
+
+def _binary_inplace(op: OpDef, promote_alpha: bool = False) -> Any:
+    def spec(self: Tensor, other: Any, *, alpha: Any = 1) -> tuple:
+        return op, (other,), ({"alpha": alpha} if promote_alpha else {})
+
+    return spec
+
+
+def _pow_spec(self: Tensor, exponent: Any) -> tuple:
+    if isinstance(exponent, Tensor):
+        return ew.POW_TT, (exponent,), {}
+    return ew.POW_TS, (), {"exponent": exponent}
+
+
+def _masked_fill_spec(self: Tensor, mask: Tensor, value: Any) -> tuple:
+    from impl._ops.indexing import MASKED_FILL
+
+    return MASKED_FILL, (), {"mask": mask, "value": value.item() if isinstance(value, Tensor) else value}
+
+
+def _unary_spec(op: OpDef) -> Any:
+    return lambda self: (op, (), {})
+
+
+def _size_arg(fn: Any) -> Any:
+    return lambda self, *shape: fn(self, *shape)
+
+
+METHODS: dict[str, Any] = {
+    # arithmetic and math
+    "add": F.add,
+    "sub": F.sub,
+    "mul": F.mul,
+    "div": F.div,
+    "true_divide": F.div,
+    "neg": F.neg,
+    "pow": F.pow,
+    "reciprocal": F.reciprocal,
+    "exp": F.exp,
+    "log": F.log,
+    "sqrt": F.sqrt,
+    "sin": F.sin,
+    "cos": F.cos,
+    "tanh": F.tanh,
+    "sigmoid": F.sigmoid,
+    "relu": F.relu,
+    "abs": F.abs,
+    "sign": F.sign,
+    "clamp": F.clamp,
+    "clip": F.clamp,
+    "maximum": F.maximum,
+    "minimum": F.minimum,
+    "floor": F.floor,
+    "ceil": F.ceil,
+    "round": F.round,
+    "trunc": F.trunc,
+    "clone": F.clone,
+    "isfinite": F.isfinite,
+    "isnan": F.isnan,
+    "multiply": F.mul,
+    "subtract": F.sub,
+    "divide": F.div,
+    "negative": F.neg,
+    "eq": F.eq,
+    "ne": F.ne,
+    "lt": F.lt,
+    "le": F.le,
+    "gt": F.gt,
+    "ge": F.ge,
+    "equal": F.equal,
+    "logical_and": F.logical_and,
+    "logical_or": F.logical_or,
+    "logical_not": F.logical_not,
+    "logical_xor": F.logical_xor,
+    "allclose": F.allclose,
+    "where": lambda self, cond, other: F.where(cond, self, other),
+    # reductions
+    "sum": F.sum,
+    "mean": F.mean,
+    "prod": F.prod,
+    "max": F.max,
+    "min": F.min,
+    "var": F.var,
+    "std": F.std,
+    "argmax": F.argmax,
+    "argmin": F.argmin,
+    "softmax": F.softmax,
+    "log_softmax": F.log_softmax,
+    # products
+    "matmul": F.matmul,
+    "mm": F.mm,
+    "bmm": F.bmm,
+    "dot": F.dot,
+    "mv": F.mv,
+    "addmm": F.addmm,
+    "trace": F.trace,
+    "outer": F.outer,
+    # shape and views
+    "view": F.view,
+    "reshape": F.reshape,
+    "view_as": F.view_as,
+    "reshape_as": F.reshape_as,
+    "t": F.t,
+    "transpose": F.transpose,
+    "swapaxes": F.transpose,
+    "permute": F.permute,
+    "expand": F.expand,
+    "expand_as": F.expand_as,
+    "squeeze": F.squeeze,
+    "unsqueeze": F.unsqueeze,
+    "flatten": F.flatten,
+    "contiguous": F.contiguous,
+    "select": F.select,
+    "narrow": F.narrow,
+    "as_strided": F.as_strided,
+    "unbind": F.unbind,
+    "split": F.split,
+    "chunk": F.chunk,
+    # indexing
+    "gather": F.gather,
+    "index_select": F.index_select,
+    "masked_fill": F.masked_fill,
+    "masked_select": F.masked_select,
+    "__getitem__": F.getitem,
+    "__setitem__": ip.setitem,
+    # conversions
+    "to": to,
+    "type": type_,
+    "float": _caster(dtypes.float32),
+    "double": _caster(dtypes.float64),
+    "half": _caster(dtypes.float16),
+    "long": _caster(dtypes.int64),
+    "int": _caster(dtypes.int32),
+    "short": _caster(dtypes.int16),
+    "bool": _caster(dtypes.bool_),
+    "byte": _caster(dtypes.uint8),
+    "char": _caster(dtypes.int8),
+    "type_as": lambda self, other: to(self, other.dtype),
+    "cpu": lambda self: to(self, "cpu"),
+    "cuda": lambda self, device=None: to(self, "cuda"),
+    "new_tensor": lambda self, data, dtype=None, **kw: _new_tensor(self, data, dtype, **kw),
+    "new_zeros": lambda self, *size, dtype=None, **kw: _new_filled(self, 0, size, dtype, **kw),
+    "new_ones": lambda self, *size, dtype=None, **kw: _new_filled(self, 1, size, dtype, **kw),
+    "new_full": lambda self, size, fill_value, dtype=None, **kw: _new_filled(
+        self, fill_value, (tuple(size),), dtype, **kw
+    ),
+    "is_floating_point": lambda self: self.dtype.is_floating_point,
+    # operators
+    "__add__": F.add,
+    "__radd__": F.add,
+    "__sub__": F.sub,
+    "__rsub__": lambda self, o: F.rsub(self, o),
+    "__mul__": F.mul,
+    "__rmul__": F.mul,
+    "__truediv__": F.div,
+    "__rtruediv__": lambda self, o: F.mul(F.reciprocal(self), o),
+    "__pow__": F.pow,
+    "__rpow__": lambda self, o: F.pow(o, self),
+    "__neg__": F.neg,
+    "__matmul__": F.matmul,
+    "__rmatmul__": lambda self, o: F.matmul(o, self),
+    "__abs__": F.abs,
+    "__eq__": F.eq,
+    "__ne__": F.ne,
+    "__lt__": F.lt,
+    "__le__": F.le,
+    "__gt__": F.gt,
+    "__ge__": F.ge,
+    "__and__": F.logical_and,
+    "__or__": F.logical_or,
+    "__xor__": F.logical_xor,
+    "__invert__": F.logical_not,
+    "__rand__": F.logical_and,
+    "__ror__": F.logical_or,
+    "__floordiv__": lambda self, o: F.div(self, o, rounding_mode="floor"),
+    # in place
+    "copy_": ip.copy_,
+    "fill_": ip.fill_,
+    "zero_": ip.zero_,
+    "clamp_": ip.clamp_,
+    "relu_": ip.relu_,
+    "add_": _inplace(_binary_inplace(ew.ADD, True)),
+    "sub_": _inplace(_binary_inplace(ew.SUB, True)),
+    "mul_": _inplace(_binary_inplace(ew.MUL)),
+    "div_": _inplace(_binary_inplace(ew.DIV)),
+    "pow_": _inplace(_pow_spec),
+    "masked_fill_": _inplace(_masked_fill_spec),
+    "exp_": _inplace(_unary_spec(ew.EXP)),
+    "neg_": _inplace(_unary_spec(ew.NEG)),
+    "sigmoid_": _inplace(_unary_spec(ew.SIGMOID)),
+    "tanh_": _inplace(_unary_spec(ew.TANH)),
+    "sqrt_": _inplace(_unary_spec(ew.SQRT)),
+    "abs_": _inplace(_unary_spec(ew.ABS)),
+    "__iadd__": _inplace(_binary_inplace(ew.ADD, True)),
+    "__isub__": _inplace(_binary_inplace(ew.SUB, True)),
+    "__imul__": _inplace(_binary_inplace(ew.MUL)),
+    "__itruediv__": _inplace(_binary_inplace(ew.DIV)),
+}
+
+
+def _new_tensor(self: Tensor, data: Any, dtype: Any = None, **kw: Any) -> Tensor:
+    from impl._creation import tensor
+
+    return tensor(
+        data,
+        dtype=dtype or self.dtype,
+        device=kw.get("device", self.device),
+        requires_grad=kw.get("requires_grad", False),
+    )
+
+
+def _new_filled(self: Tensor, fill: Any, size: tuple, dtype: Any = None, **kw: Any) -> Tensor:
+    from impl._creation import full
+
+    if len(size) == 1 and isinstance(size[0], (tuple, list)):
+        size = tuple(size[0])
+    return full(
+        size,
+        fill,
+        dtype=dtype or self.dtype,
+        device=kw.get("device", self.device),
+        requires_grad=kw.get("requires_grad", False),
+    )
+
+
+def bind() -> None:
+    for name, fn in METHODS.items():
+        setattr(Tensor, name, fn)
+    Tensor.T = property(
+        lambda self: F.permute(self, *reversed(range(self.dim()))) if self.dim() != 2 else F.t(self)
+    )
+    Tensor.mT = property(lambda self: F.transpose(self, -2, -1))
+    Tensor.H = Tensor.T

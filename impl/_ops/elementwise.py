@@ -1,0 +1,224 @@
+"""Elementwise ops with broadcasting: arithmetic, unary math, activations, comparisons.
+
+Backward formulas follow derivatives.yaml (what they use is what gets saved). They return
+gradients of the broadcast shape; the engine reduces them to each input's shape (sum_to), as
+torch's engine does when validating a node's outputs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from impl._ops.table import D, OpDef
+
+# -- arithmetic --------------------------------------------------------------------------------
+ADD = OpDef(
+    "AddBackward0",
+    lambda xp, a, b, alpha: a + b * alpha if alpha != 1 else a + b,
+    ("self", "other"),
+    {"self": D("", lambda g, c: g), "other": D("alpha", lambda g, c: g if c.alpha == 1 else g * c.alpha)},
+    promote="common",
+)
+SUB = OpDef(
+    "SubBackward0",
+    lambda xp, a, b, alpha: a - b * alpha if alpha != 1 else a - b,
+    ("self", "other"),
+    {"self": D("", lambda g, c: g), "other": D("alpha", lambda g, c: -g if c.alpha == 1 else -g * c.alpha)},
+    promote="common",
+)
+RSUB = OpDef(
+    "RsubBackward1",
+    lambda xp, a, other, alpha: other - a * alpha,
+    ("self",),
+    {"self": D("alpha", lambda g, c: -g if c.alpha == 1 else -g * c.alpha)},
+    promote="common",
+)
+MUL = OpDef(
+    "MulBackward0",
+    lambda xp, a, b: a * b,
+    ("self", "other"),
+    {"self": D("other", lambda g, c: g * c.other), "other": D("self", lambda g, c: g * c.self)},
+    promote="common",
+)
+DIV = OpDef(
+    "DivBackward0",
+    lambda xp, a, b: a / b,
+    ("self", "other"),
+    {
+        "self": D("other", lambda g, c: g / c.other),
+        "other": D("self other", lambda g, c: -g * c.self / (c.other * c.other)),
+    },
+    promote="float",
+)
+NEG = OpDef("NegBackward0", lambda xp, a: -a, derivatives={"self": D("", lambda g, c: -g)})
+RECIPROCAL = OpDef(
+    "ReciprocalBackward0",
+    lambda xp, a: 1 / a,
+    derivatives={"self": D("result", lambda g, c: -g * (c.result * c.result))},
+    promote="float",
+)
+
+
+def _pow_scalar_grad(g: Any, c: Any) -> Any:
+    if c.exponent == 0:
+        return g * 0
+    return g * (c.self.pow(c.exponent - 1) * c.exponent)
+
+
+def _pow_exponent_grad(g: Any, c: Any) -> Any:
+    from impl._ops.functions import where
+
+    base, res = c.self, c.result
+    safe = where(base == 0, base * 0 + 1, base)
+    return g * where((base == 0) & (c.exponent >= 0), res * 0, res * safe.log())
+
+
+POW_TS = OpDef(
+    "PowBackward0",
+    lambda xp, a, exponent: a**exponent,
+    derivatives={"self": D("self exponent", _pow_scalar_grad)},
+    promote="common",
+)
+POW_TT = OpDef(
+    "PowBackward1",
+    lambda xp, a, b: a**b,
+    ("self", "exponent"),
+    {
+        "self": D("self exponent", lambda g, c: g * c.exponent * c.self.pow(c.exponent - 1)),
+        "exponent": D("self exponent result", _pow_exponent_grad),
+    },
+    promote="common",
+)
+POW_ST = OpDef(
+    "PowBackward2",
+    lambda xp, e, base: base**e,
+    ("exponent",),
+    {"exponent": D("base result", lambda g, c: g * c.result * _log_scalar(c.base))},
+    promote="float",
+)
+
+
+def _log_scalar(v: float) -> float:
+    import math
+
+    return math.log(v) if v > 0 else (float("-inf") if v == 0 else float("nan"))
+
+
+# -- unary math ------------------------------------------------------------------------------
+def _unary(name: str, fwd: Any, uses: str, formula: Any, promote: str | None = "float") -> OpDef:
+    return OpDef(name, fwd, derivatives={"self": D(uses, formula)}, promote=promote)
+
+
+EXP = _unary("ExpBackward0", lambda xp, a: xp.exp(a), "result", lambda g, c: g * c.result)
+LOG = _unary("LogBackward0", lambda xp, a: xp.log(a), "self", lambda g, c: g / c.self)
+SQRT = _unary("SqrtBackward0", lambda xp, a: xp.sqrt(a), "result", lambda g, c: g / (2 * c.result))
+SIN = _unary("SinBackward0", lambda xp, a: xp.sin(a), "self", lambda g, c: g * c.self.cos())
+COS = _unary("CosBackward0", lambda xp, a: xp.cos(a), "self", lambda g, c: g * -c.self.sin())
+TANH = _unary("TanhBackward0", lambda xp, a: xp.tanh(a), "result", lambda g, c: g * (1 - c.result * c.result))
+SIGMOID = _unary(
+    "SigmoidBackward0",
+    lambda xp, a: 1 / (1 + xp.exp(-a)),
+    "result",
+    lambda g, c: g * (c.result * (1 - c.result)),
+)
+RELU = _unary(
+    "ReluBackward0",
+    lambda xp, a: xp.maximum(a, 0).astype(a.dtype),
+    "result",
+    lambda g, c: g * (c.result > 0),
+    promote=None,
+)
+ABS = _unary("AbsBackward0", lambda xp, a: xp.abs(a), "self", lambda g, c: g * c.self.sign(), promote=None)
+SIGN = _unary("SignBackward0", lambda xp, a: xp.sign(a), "", lambda g, c: g * 0, promote=None)
+CLONE = OpDef("CloneBackward0", lambda xp, a: a.copy(), derivatives={"self": D("", lambda g, c: g)})
+
+
+def _clamp_fwd(xp: Any, a: Any, min: Any, max: Any) -> Any:
+    out = a
+    if min is not None:
+        out = xp.maximum(out, xp.asarray(min, dtype=a.dtype))
+    if max is not None:
+        out = xp.minimum(out, xp.asarray(max, dtype=a.dtype))
+    return out if out is not a else a.copy()
+
+
+def _clamp_grad(g: Any, c: Any) -> Any:
+    mask = None
+    if c.min is not None:
+        mask = c.self >= c.min
+    if c.max is not None:
+        upper = c.self <= c.max
+        mask = upper if mask is None else mask & upper
+    return g * mask
+
+
+CLAMP = OpDef("ClampBackward1", _clamp_fwd, derivatives={"self": D("self min max", _clamp_grad)})
+
+
+def _minmax_grad(sign: int) -> Any:
+    def self_grad(g: Any, c: Any) -> Any:
+        a, b = c.self, c.other
+        wins = (a > b) if sign > 0 else (a < b)
+        return g * wins + g * (a == b) * 0.5
+
+    def other_grad(g: Any, c: Any) -> Any:
+        a, b = c.self, c.other
+        wins = (b > a) if sign > 0 else (b < a)
+        return g * wins + g * (a == b) * 0.5
+
+    return {"self": D("self other", self_grad), "other": D("self other", other_grad)}
+
+
+MAXIMUM = OpDef(
+    "MaximumBackward0",
+    lambda xp, a, b: xp.maximum(a, b),
+    ("self", "other"),
+    _minmax_grad(1),
+    promote="common",
+)
+MINIMUM = OpDef(
+    "MinimumBackward0",
+    lambda xp, a, b: xp.minimum(a, b),
+    ("self", "other"),
+    _minmax_grad(-1),
+    promote="common",
+)
+
+
+def _where_grad(pick_self: bool) -> Any:
+    def grad(g: Any, c: Any) -> Any:
+        mask = c.condition if pick_self else ~c.condition
+        return g * mask
+
+    return grad
+
+
+WHERE = OpDef(
+    "WhereBackward0",
+    lambda xp, a, b, condition: xp.where(condition._data, a, b),
+    ("self", "other"),
+    {"self": D("condition", _where_grad(True)), "other": D("condition", _where_grad(False))},
+    promote="common",
+)
+
+
+# -- non-differentiable elementwise (comparisons, logic) -------------------------------------
+def _nondiff(fwd: Any, promote: str | None = "common") -> OpDef:
+    return OpDef("NotDifferentiable", fwd, ("self", "other"), promote=promote)
+
+
+EQ = _nondiff(lambda xp, a, b: a == b)
+NE = _nondiff(lambda xp, a, b: a != b)
+LT = _nondiff(lambda xp, a, b: a < b)
+LE = _nondiff(lambda xp, a, b: a <= b)
+GT = _nondiff(lambda xp, a, b: a > b)
+GE = _nondiff(lambda xp, a, b: a >= b)
+AND = _nondiff(lambda xp, a, b: a & b)
+OR = _nondiff(lambda xp, a, b: a | b)
+XOR = _nondiff(lambda xp, a, b: a ^ b)
+NOT = OpDef("NotDifferentiable", lambda xp, a: ~a)
+ISFINITE = OpDef("NotDifferentiable", lambda xp, a: xp.isfinite(a))
+ISNAN = OpDef("NotDifferentiable", lambda xp, a: xp.isnan(a))
+FLOOR = OpDef("FloorBackward0", lambda xp, a: xp.floor(a), derivatives={"self": D("", lambda g, c: g * 0)})
+CEIL = OpDef("CeilBackward0", lambda xp, a: xp.ceil(a), derivatives={"self": D("", lambda g, c: g * 0)})
+ROUND = OpDef("RoundBackward0", lambda xp, a: xp.round(a), derivatives={"self": D("", lambda g, c: g * 0)})

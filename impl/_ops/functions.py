@@ -1,0 +1,697 @@
+"""The functional API (``torch.add``, ``torch.sum`` ...): argument handling in torch's style,
+then one ``apply`` of an op from the table. Tensor methods are bound to these (impl._methods)."""
+
+from __future__ import annotations
+
+import builtins
+from collections import namedtuple
+from typing import Any
+
+import numpy as np
+
+from impl import dtypes
+from impl._ops import elementwise as ew
+from impl._ops import indexing as ix
+from impl._ops import reductions as rd
+from impl._ops import views as vw
+from impl._ops.table import D, OpDef, apply
+from impl._tensor import Tensor, _wrap_dim
+
+MaxResult = namedtuple("max", ["values", "indices"])
+MinResult = namedtuple("min", ["values", "indices"])
+
+
+def _t(x: Any) -> bool:
+    return isinstance(x, Tensor)
+
+
+# -- arithmetic --------------------------------------------------------------------------------
+def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    return apply(ew.ADD, input, other, alpha=alpha)
+
+
+def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    if _t(input) and input.dtype is dtypes.bool_ and (not _t(other) or other.dtype is dtypes.bool_):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
+    return apply(ew.SUB, input, other, alpha=alpha)
+
+
+def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    if _t(other):
+        return sub(other, input, alpha=alpha)
+    return apply(ew.RSUB, input, other=other, alpha=alpha)
+
+
+def mul(input: Any, other: Any) -> Tensor:
+    return apply(ew.MUL, input, other)
+
+
+def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    if rounding_mode is not None:
+        q = apply(ew.DIV, input, other)
+        out = q.trunc() if rounding_mode == "trunc" else q.floor()
+        dt = dtypes.result_type(input, other)
+        return out if dt.is_floating_point else out.to(dt)
+    return apply(ew.DIV, input, other)
+
+
+true_divide = divide = div
+multiply = mul
+subtract = sub
+
+
+def neg(input: Tensor) -> Tensor:
+    return apply(ew.NEG, input)
+
+
+negative = neg
+
+
+def reciprocal(input: Tensor) -> Tensor:
+    return apply(ew.RECIPROCAL, input)
+
+
+def pow(input: Any, exponent: Any) -> Tensor:
+    if not _t(input):
+        return apply(ew.POW_ST, exponent, base=input)
+    if _t(exponent):
+        return apply(ew.POW_TT, input, exponent)
+    return apply(ew.POW_TS, input, exponent=exponent)
+
+
+def _unary(op: OpDef) -> Any:
+    def fn(input: Tensor) -> Tensor:
+        return apply(op, input)
+
+    return fn
+
+
+exp, log, sqrt = _unary(ew.EXP), _unary(ew.LOG), _unary(ew.SQRT)
+sin, cos, tanh, sigmoid = _unary(ew.SIN), _unary(ew.COS), _unary(ew.TANH), _unary(ew.SIGMOID)
+relu, abs, sign = _unary(ew.RELU), _unary(ew.ABS), _unary(ew.SIGN)
+floor, ceil, round = _unary(ew.FLOOR), _unary(ew.CEIL), _unary(ew.ROUND)
+isfinite, isnan, logical_not = _unary(ew.ISFINITE), _unary(ew.ISNAN), _unary(ew.NOT)
+bitwise_not = logical_not
+clone_op = _unary(ew.CLONE)
+absolute = abs
+
+
+def trunc(input: Tensor) -> Tensor:
+    return apply(
+        OpDef("TruncBackward0", lambda xp, a: xp.trunc(a), derivatives={"self": D("", lambda g, c: g * 0)}),
+        input,
+    )
+
+
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    return clone_op(input)
+
+
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    return apply(ew.CLAMP, input, min=min, max=max)
+
+
+clip = clamp
+
+
+def maximum(input: Tensor, other: Tensor) -> Tensor:
+    return apply(ew.MAXIMUM, input, other)
+
+
+def minimum(input: Tensor, other: Tensor) -> Tensor:
+    return apply(ew.MINIMUM, input, other)
+
+
+def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
+    if input is None and other is None:
+        return tuple(Tensor._from_array(i) for i in np.nonzero(condition._data))
+    if condition.dtype is not dtypes.bool_:
+        raise RuntimeError(
+            f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{condition.dtype.name.capitalize()}"
+        )
+    return apply(ew.WHERE, input, other, condition=condition)
+
+
+def _cmp(op: OpDef) -> Any:
+    def fn(input: Any, other: Any) -> Tensor:
+        return apply(op, input, other)
+
+    return fn
+
+
+eq, ne, lt, le, gt, ge = (_cmp(o) for o in (ew.EQ, ew.NE, ew.LT, ew.LE, ew.GT, ew.GE))
+logical_and, logical_or, logical_xor = _cmp(ew.AND), _cmp(ew.OR), _cmp(ew.XOR)
+bitwise_and, bitwise_or, bitwise_xor = logical_and, logical_or, logical_xor
+greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
+
+
+def equal(input: Tensor, other: Tensor) -> bool:
+    return tuple(input.shape) == tuple(other.shape) and bool((input._data == other._data).all())
+
+
+def allclose(
+    input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> bool:
+    return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+# -- reductions --------------------------------------------------------------------------------
+def _dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)):
+        if len(dim) == 0:
+            return None
+        return tuple(sorted(_wrap_dim(int(d), ndim) for d in dim))
+    return (_wrap_dim(int(dim), ndim),)
+
+
+def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    out_dt = (
+        dtypes.to_dtype(dtype)
+        if dtype is not None
+        else (input.dtype if input.dtype.is_floating_point else dtypes.int64)
+    )
+    dims = _dims(dim, input.dim())
+    op = rd.SUM if dim is None else rd.SUM_DIM
+    return apply(op, input, dim=dims, keepdim=keepdim, dtype=out_dt.np)
+
+
+def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    dt = dtypes.to_dtype(dtype) if dtype is not None else input.dtype
+    if not dt.is_floating_point:
+        raise RuntimeError(
+            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
+            f"complex dtype. Got: {_type_name(input.dtype)}"
+        )
+    op = rd.MEAN if dim is None else rd.MEAN_DIM
+    return apply(op, input, dim=_dims(dim, input.dim()), keepdim=keepdim, dtype=dt.np)
+
+
+def _type_name(d: dtypes.dtype) -> str:
+    from impl._ops.inplace import _TYPE_NAMES
+
+    return _TYPE_NAMES[d.name]
+
+
+def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if dim is None:
+        return apply(rd.PROD, input, dim=None, keepdim=False)
+    return apply(rd.PROD_DIM, input, dim=_dims(dim, input.dim()), keepdim=keepdim)
+
+
+def _minmax(kind: str, input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    if _t(dim):
+        return maximum(input, dim) if kind == "max" else minimum(input, dim)
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError(
+                f"{kind}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        return apply(rd.MAX_ALL if kind == "max" else rd.MIN_ALL, input)
+    d = _wrap_dim(dim, input.dim())
+    values, indices = apply(rd.MAX_DIM if kind == "max" else rd.MIN_DIM, input, dim=d, keepdim=keepdim)
+    return (MaxResult if kind == "max" else MinResult)(values, indices)
+
+
+def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    return _minmax("max", input, dim, keepdim)
+
+
+def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    return _minmax("min", input, dim, keepdim)
+
+
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    if dim is None:
+        return Tensor._from_array(np.asarray(np.argmax(input._data), dtype=np.int64))
+    return max(input, dim, keepdim).indices
+
+
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    if dim is None:
+        return Tensor._from_array(np.asarray(np.argmin(input._data), dtype=np.int64))
+    return min(input, dim, keepdim).indices
+
+
+def _correction(unbiased: Any, correction: Any) -> float:
+    if correction is not None:
+        return correction
+    return 1 if unbiased is None or unbiased else 0
+
+
+def var(
+    input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
+) -> Tensor:
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    return apply(
+        rd.VAR,
+        input,
+        dim=_dims(dim, input.dim()),
+        correction=_correction(unbiased, correction),
+        keepdim=keepdim,
+    )
+
+
+def std(
+    input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
+) -> Tensor:
+    if isinstance(dim, bool):
+        dim, unbiased = None, dim
+    return apply(
+        rd.STD,
+        input,
+        dim=_dims(dim, input.dim()),
+        correction=_correction(unbiased, correction),
+        keepdim=keepdim,
+    )
+
+
+def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    x = input.to(dtype) if dtype is not None else input
+    return apply(rd.SOFTMAX, x, dim=_wrap_dim(dim, x.dim()))
+
+
+def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    x = input.to(dtype) if dtype is not None else input
+    return apply(rd.LOG_SOFTMAX, x, dim=_wrap_dim(dim, x.dim()))
+
+
+# -- matrix products ---------------------------------------------------------------------------
+def _check_same_dtype(a: Tensor, b: Tensor) -> None:
+    if a.dtype is not b.dtype:
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {a.dtype.name.replace('float32', 'float')}"
+            f" != {b.dtype.name}".replace("float64", "double").replace("int64", "long int")
+        )
+
+
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    if input.dim() != 2 or mat2.dim() != 2:
+        bad = input if input.dim() != 2 else mat2
+        which = "self" if bad is input else "mat2"
+        raise RuntimeError(f"{which} must be a matrix")
+    if input.shape[1] != mat2.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x{input.shape[1]} and "
+            f"{mat2.shape[0]}x{mat2.shape[1]})"
+        )
+    _check_same_dtype(input, mat2)
+    return apply(rd.MM, input, mat2)
+
+
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    if input.dim() != 3 or mat2.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}]."
+        )
+    return apply(rd.BMM, input, mat2)
+
+
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    if input.dim() != 1 or tensor.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {tensor.dim()}D tensors")
+    if input.numel() != tensor.numel():
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{input.numel()}] and src "
+            f"[{tensor.numel()}] to have the same number of elements, but got {input.numel()} "
+            f"and {tensor.numel()} elements respectively"
+        )
+    return apply(rd.DOT, input, tensor)
+
+
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    if input.shape[1] != vec.shape[0]:
+        raise RuntimeError(
+            f"size mismatch, got input ({input.shape[0]}), mat ({input.shape[0]}x{input.shape[1]}), "
+            f"vec ({vec.shape[0]})"
+        )
+    return apply(rd.MV, input, vec)
+
+
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
+            f"{mat2.shape[0]}x{mat2.shape[1]})"
+        )
+    return apply(rd.ADDMM, input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+SQUEEZE_MATMUL = OpDef(
+    "SqueezeBackward4",
+    lambda xp, a, dim: xp.squeeze(a, dim),
+    derivatives={"self": D("dim", lambda g, c: g.unsqueeze(c.dim))},
+    view=True,
+)
+
+
+def _unsafe_view(t: Tensor, shape: tuple) -> Tensor:
+    return apply(vw.UNSAFE_VIEW, t, size=tuple(shape))
+
+
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """torch.matmul's dispatch: dot, mv, mm, folded mm/mv, or broadcast bmm."""
+    da, db = input.dim(), other.dim()
+    if da == 0 or db == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
+    if da == 1 and db == 1:
+        return dot(input, other)
+    if da == 2 and db == 1:
+        return mv(input, other)
+    if da == 1 and db == 2:
+        return apply(SQUEEZE_MATMUL, mm(input.unsqueeze(0), other), dim=0)
+    if da == 2 and db == 2:
+        return mm(input, other)
+    if da >= 3 and db <= 2:
+        folded = input.reshape(-1, input.shape[-1])
+        out = folded.mm(other) if db == 2 else folded.mv(other)
+        return _unsafe_view(out, tuple(input.shape[:-1]) + ((other.shape[-1],) if db == 2 else ()))
+    if da == 1 and db >= 3:
+        return matmul(other.transpose(-1, -2), input)
+    batch = np.broadcast_shapes(tuple(input.shape[:-2]) if da > 2 else (), tuple(other.shape[:-2]))
+    n, m = input.shape[-2], input.shape[-1]
+    p = other.shape[-1]
+    a3 = input.expand(*batch, n, m).reshape(-1, n, m)
+    b3 = other.expand(*batch, other.shape[-2], p).reshape(-1, other.shape[-2], p)
+    return _unsafe_view(bmm(a3, b3), tuple(batch) + (n, p))
+
+
+def trace(input: Tensor) -> Tensor:
+    if input.dim() != 2:
+        raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input.dim()))
+    return apply(rd.TRACE, input)
+
+
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    return input.unsqueeze(1) * vec2
+
+
+# -- views -------------------------------------------------------------------------------------
+def _shape_args(shape: tuple) -> tuple:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        return tuple(shape[0])
+    return shape
+
+
+def view(input: Tensor, *shape: Any) -> Tensor:
+    if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
+        raise NotImplementedError("view(dtype) is not supported")
+    size = vw.infer_size(_shape_args(shape), input.numel())
+    return apply(vw.VIEW, input, size=size)
+
+
+def reshape(input: Tensor, *shape: Any) -> Tensor:
+    size = vw.infer_size(_shape_args(shape), input.numel())
+    strides = vw.view_strides(tuple(input.shape), input.stride(), size)
+    if strides is not None:
+        return apply(vw.VIEW, input, size=size)
+    return _unsafe_view(clone(input), size)
+
+
+def view_as(input: Tensor, other: Tensor) -> Tensor:
+    return view(input, tuple(other.shape))
+
+
+def reshape_as(input: Tensor, other: Tensor) -> Tensor:
+    return reshape(input, tuple(other.shape))
+
+
+def t(input: Tensor) -> Tensor:
+    if input.dim() > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.dim()}D")
+    return apply(vw.T, input)
+
+
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    n = input.dim()
+    return apply(vw.TRANSPOSE, input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
+
+
+swapaxes = swapdims = transpose
+
+
+def permute(input: Tensor, *dims: Any) -> Tensor:
+    dims = tuple(_wrap_dim(int(d), input.dim()) for d in _shape_args(dims))
+    if len(dims) != input.dim():
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {input.dim()} is not "
+            f"equal to len(dims) = {len(dims)}"
+        )
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return apply(vw.PERMUTE, input, dims=dims)
+
+
+def expand(input: Tensor, *sizes: Any) -> Tensor:
+    sizes = tuple(int(s) for s in _shape_args(sizes))
+    if len(sizes) < input.dim():
+        raise RuntimeError(
+            f"expand(torch.{input.dtype._legacy}{{[{', '.join(map(str, input.shape))}]}}, "
+            f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided ({len(sizes)}) must "
+            f"be greater or equal to the number of dimensions in the tensor ({input.dim()})"
+        )
+    lead = len(sizes) - input.dim()
+    target = []
+    for i, s in enumerate(sizes):
+        if i < lead:
+            target.append(s)
+            continue
+        cur = input.shape[i - lead]
+        if s == -1:
+            s = cur
+        elif cur != 1 and cur != s:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
+                f"non-singleton dimension {i}.  Target sizes: [{', '.join(map(str, sizes))}].  "
+                f"Tensor sizes: [{', '.join(map(str, input.shape))}]"
+            )
+        target.append(s)
+    return apply(vw.EXPAND, input, size=tuple(target))
+
+
+def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    return expand(input, tuple(other.shape))
+
+
+def squeeze(input: Tensor, dim: Any = None) -> Tensor:
+    if dim is None:
+        return apply(vw.SQUEEZE, input)
+    return apply(vw.SQUEEZE_DIM, input, dim=_wrap_dim(dim, input.dim()))
+
+
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    return apply(vw.UNSQUEEZE, input, dim=_wrap_dim(dim, input.dim() + 1))
+
+
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    if input.dim() == 0:
+        return reshape(input, 1)
+    s, e = _wrap_dim(start_dim, input.dim()), _wrap_dim(end_dim, input.dim())
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    shape = tuple(input.shape)
+    return reshape(input, shape[:s] + (-1,) + shape[e + 1 :])
+
+
+def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
+    return input if input.is_contiguous() else clone(input)
+
+
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    d = _wrap_dim(dim, input.dim())
+    size = input.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+    return apply(vw.SELECT, input, dim=d, index=index % size)
+
+
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    d = _wrap_dim(dim, input.dim())
+    start = start % input.shape[d] if start < 0 else start
+    return _slice(input, d, start, start + length, 1)
+
+
+def _slice(input: Tensor, dim: int, start: int | None, stop: int | None, step: int | None) -> Tensor:
+    step = 1 if step is None else step
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    start, stop, _ = builtins.slice(start, stop, step).indices(input.shape[dim])
+    stop = builtins.max(stop, start)
+    return apply(vw.SLICE, input, dim=dim, start=start, end=stop, step=step)
+
+
+def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+    root = input._base if input._base is not None else input
+    offset = input.storage_offset() if storage_offset is None else storage_offset
+    out = apply(vw.AS_STRIDED, root, size=tuple(size), stride=tuple(stride), offset=offset)
+    return out
+
+
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    return tuple(select(input, dim, i) for i in range(input.shape[_wrap_dim(dim, input.dim())]))
+
+
+def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    d = _wrap_dim(dim, input.dim())
+    n = input.shape[d]
+    if isinstance(split_size_or_sections, int):
+        sizes = [split_size_or_sections] * (n // split_size_or_sections)
+        if n % split_size_or_sections:
+            sizes.append(n % split_size_or_sections)
+    else:
+        sizes = list(split_size_or_sections)
+    out, start = [], 0
+    for s in sizes:
+        out.append(narrow(input, d, start, s))
+        start += s
+    return tuple(out)
+
+
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    n = input.shape[_wrap_dim(dim, input.dim())]
+    return split(input, -(-n // chunks), dim)
+
+
+# -- joining and indexing ----------------------------------------------------------------------
+def cat(tensors: Any, dim: int = 0) -> Tensor:
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    nonempty = [t for t in tensors if not (t.dim() == 1 and t.numel() == 0)]
+    ref = nonempty[0] if nonempty else tensors[0]
+    d = _wrap_dim(dim, ref.dim())
+    for i, t in enumerate(nonempty):
+        if t.dim() != ref.dim():
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.dim()} and {t.dim()}")
+        for k in range(ref.dim()):
+            if k != d and t.shape[k] != ref.shape[k]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{ref.shape[k]} but got size {t.shape[k]} for tensor number {i} in the list."
+                )
+    sizes = tuple(t.shape[d] if t.dim() else 0 for t in tensors)
+    return apply(ix.cat_op(len(tensors)), *tensors, dim=d, sizes=sizes)
+
+
+concat = concatenate = cat
+
+
+def stack(tensors: Any, dim: int = 0) -> Tensor:
+    tensors = list(tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, t in enumerate(tensors):
+        if tuple(t.shape) != tuple(tensors[0].shape):
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
+                f"entry 0 and {list(t.shape)} at entry {i}"
+            )
+    return apply(ix.stack_op(len(tensors)), *tensors, dim=_wrap_dim(dim, tensors[0].dim() + 1))
+
+
+def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    if index.dtype is not dtypes.int64:
+        raise RuntimeError("gather(): Expected dtype int64 for index")
+    return apply(ix.GATHER, input, dim=_wrap_dim(dim, input.dim()), index=index)
+
+
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    return apply(ix.INDEX_SELECT, input, dim=_wrap_dim(dim, input.dim()), index=index)
+
+
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    if mask.dtype is not dtypes.bool_:
+        raise RuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype "
+            f"{mask.dtype.name.replace('int64', 'long int')}"
+        )
+    if _t(value):
+        value = value.item()
+    return apply(ix.MASKED_FILL, input, mask=mask, value=value)
+
+
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    return getitem(input.expand(np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))), mask)
+
+
+def index_put(input: Tensor, key: tuple, values: Any) -> Tensor:
+    from impl._ops.inplace import INDEX_PUT
+
+    return apply(INDEX_PUT, input, values, key=key)
+
+
+def is_basic_key(key: Any) -> bool:
+    items = key if isinstance(key, tuple) else (key,)
+    return all(
+        (isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)))
+        or isinstance(k, builtins.slice)
+        or k is None
+        or k is Ellipsis
+        for k in items
+    )
+
+
+def numpy_key(t: Tensor, key: Any) -> tuple:
+    """An advanced-indexing key with tensors replaced by arrays (checked like torch)."""
+    items = key if isinstance(key, tuple) else (key,)
+    out = []
+    for k in items:
+        if _t(k):
+            if k.dtype.is_floating_point:
+                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+            out.append(k._data)
+        elif isinstance(k, list):
+            out.append(np.asarray(_plain_list(k)))
+        else:
+            out.append(k)
+    return tuple(out)
+
+
+def _plain_list(v: Any) -> Any:
+    if _t(v):
+        return v._data
+    if isinstance(v, list):
+        return [_plain_list(x) for x in v]
+    return v
+
+
+def getitem(t: Tensor, key: Any) -> Tensor:
+    """``t[key]``: basic keys compose select/slice/unsqueeze views like torch; others gather."""
+    if not is_basic_key(key):
+        return ix.index_key(t, numpy_key(t, key))
+    items = key if isinstance(key, tuple) else (key,)
+    if builtins.sum(1 for k in items if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = builtins.sum(1 for k in items if k is not None and k is not Ellipsis)
+    if consumed > t.dim():
+        raise IndexError(f"too many indices for tensor of dimension {t.dim()}")
+    if not items or all(k is Ellipsis for k in items):
+        return apply(vw.ALIAS, t)
+    out, dim = t, 0
+    for k in items:
+        if k is Ellipsis:
+            dim += t.dim() - consumed
+        elif k is None:
+            out = unsqueeze(out, dim)
+            dim += 1
+        elif isinstance(k, builtins.slice):
+            out = _slice(out, dim, k.start, k.stop, k.step)
+            dim += 1
+        else:
+            out = select(out, dim, int(k))
+    return out

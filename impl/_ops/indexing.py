@@ -1,0 +1,116 @@
+"""Joining and gathering ops: cat, stack, gather, index_select, masked_fill, advanced indexing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from impl._ops.table import D, OpDef, apply
+
+
+def _cat_fwd(xp: Any, *arrays: Any, dim: int) -> Any:
+    return xp.concatenate(arrays, axis=dim)
+
+
+def _stack_fwd(xp: Any, *arrays: Any, dim: int) -> Any:
+    return xp.stack(arrays, axis=dim)
+
+
+def _cat_grad(i: int) -> Any:
+    def grad(g: Any, c: Any) -> Any:
+        start = sum(c.sizes[:i])
+        return g.narrow(c.dim, start, c.sizes[i])
+
+    return grad
+
+
+def _stack_grad(i: int) -> Any:
+    return lambda g, c: g.select(c.dim, i)
+
+
+_CAT_OPS: dict[int, OpDef] = {}
+_STACK_OPS: dict[int, OpDef] = {}
+
+
+def cat_op(n: int) -> OpDef:
+    """CatBackward0 over ``n`` inputs (the table holds one OpDef per arity)."""
+    if n not in _CAT_OPS:
+        names = tuple(f"tensors{i}" for i in range(n))
+        _CAT_OPS[n] = OpDef(
+            "CatBackward0",
+            _cat_fwd,
+            names,
+            {nm: D("dim sizes", _cat_grad(i)) for i, nm in enumerate(names)},
+            promote="common",
+        )
+    return _CAT_OPS[n]
+
+
+def stack_op(n: int) -> OpDef:
+    if n not in _STACK_OPS:
+        names = tuple(f"tensors{i}" for i in range(n))
+        _STACK_OPS[n] = OpDef(
+            "StackBackward0",
+            _stack_fwd,
+            names,
+            {nm: D("dim", _stack_grad(i)) for i, nm in enumerate(names)},
+            promote="common",
+        )
+    return _STACK_OPS[n]
+
+
+def _gather_key(index: np.ndarray, dim: int) -> tuple:
+    grids = list(np.indices(index.shape, sparse=True))
+    grids[dim] = index
+    return tuple(grids)
+
+
+def _index_put_acc_fwd(xp: Any, g: Any, shape: tuple, key: tuple) -> Any:
+    out = xp.zeros(shape, dtype=g.dtype)
+    xp.add.at(out, key, g)
+    return out
+
+
+INDEX_PUT_ACC = OpDef(
+    "IndexPutBackward0", _index_put_acc_fwd, derivatives={"self": D("key", lambda g, c: index_key(g, c.key))}
+)
+INDEX = OpDef(
+    "IndexBackward0",
+    lambda xp, a, key: a[key],
+    derivatives={"self": D("key", lambda g, c: apply(INDEX_PUT_ACC, g, shape=c.shape(), key=c.key))},
+)
+
+
+def index_key(t: Any, key: tuple) -> Any:
+    """``t[key]`` for a numpy-ready advanced index ``key`` (IndexBackward0)."""
+    return apply(INDEX, t, key=key)
+
+
+GATHER = OpDef(
+    "GatherBackward0",
+    lambda xp, a, dim, index: xp.take_along_axis(a, index._data, axis=dim),
+    derivatives={
+        "self": D(
+            "dim index",
+            lambda g, c: apply(INDEX_PUT_ACC, g, shape=c.shape(), key=_gather_key(c.index._data, c.dim)),
+        )
+    },
+)
+INDEX_SELECT = OpDef(
+    "IndexSelectBackward0",
+    lambda xp, a, dim, index: xp.take(a, index._data, axis=dim),
+    derivatives={
+        "self": D(
+            "dim index",
+            lambda g, c: apply(
+                INDEX_PUT_ACC, g, shape=c.shape(), key=(slice(None),) * c.dim + (c.index._data,)
+            ),
+        )
+    },
+)
+MASKED_FILL = OpDef(
+    "MaskedFillBackward0",
+    lambda xp, a, mask, value: xp.where(mask._data, xp.asarray(value, dtype=a.dtype), a),
+    derivatives={"self": D("mask", lambda g, c: g.masked_fill(c.mask, 0))},
+)

@@ -1,0 +1,230 @@
+"""In-place ops and ``__setitem__`` with torch's autograd rules.
+
+An in-place op runs its out-of-place OpDef on an alias of the old value (so the node's edges and
+saved values are those of the old value), writes the result into the tensor, bumps the shared
+version counter, and rebases the tensor's history onto the new node. On a view, the base gets a
+CopySlices node and the view becomes an as_strided view of the new base history, as in torch.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from impl import dtypes
+from impl._ops.elementwise import CLAMP, RELU
+from impl._ops.table import D, OpDef, apply
+from impl._tensor import Tensor
+from impl.autograd import grad_mode
+from impl.autograd.graph import Node
+
+LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
+VIEW_OF_LEAF_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+_TYPE_NAMES = {
+    "float16": "Half",
+    "float32": "Float",
+    "float64": "Double",
+    "uint8": "Byte",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
+    "int64": "Long",
+    "bool": "Bool",
+}
+
+
+def _copy_fwd(xp: Any, a: Any, src: Any) -> Any:
+    return xp.broadcast_to(src, a.shape).astype(a.dtype, copy=True)
+
+
+COPY = OpDef(
+    "CopyBackwards",
+    _copy_fwd,
+    ("self", "src"),
+    {"self": D("", lambda g, c: g * 0), "src": D("", lambda g, c: g)},
+    qualified_name="torch::autograd::CopyBackwards",
+)
+FILL = OpDef(
+    "FillBackward2",
+    lambda xp, a, value: xp.full(a.shape, value, dtype=a.dtype),
+    derivatives={"self": D("", lambda g, c: g * 0)},
+)
+ZERO = OpDef(
+    "ZeroBackward0",
+    lambda xp, a: xp.zeros(a.shape, dtype=a.dtype),
+    derivatives={"self": D("", lambda g, c: g * 0)},
+)
+
+
+def _index_put_fwd(xp: Any, a: Any, values: Any, key: tuple) -> Any:
+    out = a.copy()
+    out[key] = values.astype(a.dtype, copy=False)
+    return out
+
+
+def _values_grad(g: Any, c: Any) -> Any:
+    from impl._ops.indexing import index_key
+
+    return index_key(g, c.key)
+
+
+INDEX_PUT = OpDef(
+    "IndexPutBackward0",
+    _index_put_fwd,
+    ("self", "values"),
+    {"self": D("key", lambda g, c: _zero_at(g, c.key)), "values": D("key", _values_grad)},
+)
+
+
+def _zero_at(g: Any, key: tuple) -> Any:
+    from impl._ops.functions import index_put
+
+    return index_put(g, key, 0.0)
+
+
+def check_inplace(t: Tensor) -> None:
+    """torch's checks before writing into ``t`` in place with grad mode on."""
+    if not grad_mode.is_grad_enabled():
+        return
+    if t._grad_fn is None and t._requires_grad:
+        raise RuntimeError(LEAF_INPLACE)
+    base = t._base
+    if base is not None and base._grad_fn is None and base._requires_grad:
+        raise RuntimeError(VIEW_OF_LEAF_INPLACE)
+
+
+def _check_cast(result: dtypes.dtype, out: dtypes.dtype) -> None:
+    order = {0: 0, 1: 1, 2: 2}
+
+    def cat(d):
+        return 0 if d is dtypes.bool_ else (2 if d.is_floating_point else 1)
+
+    if order[cat(result)] > order[cat(out)]:
+        raise RuntimeError(
+            f"result type {_TYPE_NAMES[result.name]} can't be cast to the desired output type "
+            f"{_TYPE_NAMES[out.name]}"
+        )
+
+
+def _old_value(t: Tensor) -> Tensor:
+    """A copy of ``t``'s current value carrying ``t``'s autograd identity (its edge)."""
+    old = Tensor._from_array(t._data.copy())
+    old._grad_fn, old._output_nr = t._grad_fn, t._output_nr
+    old._requires_grad, old._grad_acc = t._requires_grad, t._grad_acc
+    return old
+
+
+def apply_inplace(op: OpDef, self: Tensor, *others: Any, **attrs: Any) -> Tensor:
+    """Run ``op`` in place on ``self`` (see module doc)."""
+    check_inplace(self)
+    if op.promote:
+        from impl._ops.table import compute_dtype
+
+        _check_cast(compute_dtype((self,) + tuple(others), op.promote == "float"), self.dtype)
+    records = grad_mode.is_grad_enabled() and (
+        self.requires_grad
+        or (self._base is not None and self._base.requires_grad)
+        or any(isinstance(o, Tensor) and o.requires_grad for o in others)
+    )
+    source = _old_value(self) if records else self
+    result = apply(op, source, *others, **attrs)
+    self._data[...] = result._data.astype(self._data.dtype, copy=False)
+    self._vc.bump()
+    if records and result._grad_fn is not None:
+        _rebase_history(self, result._grad_fn)
+    return self
+
+
+def _rebase_history(t: Tensor, node: Node) -> None:
+    node._input_meta = [(tuple(t.shape), t.dtype)]
+    if t._base is None:
+        _move_retain_grad(t, node)
+        t._grad_fn, t._output_nr = node, 0
+        return
+    base = t._base
+    copy_slices = CopySlices(base, node, tuple(t.shape), t.stride(), t.storage_offset())
+    _move_retain_grad(base, copy_slices)
+    base._grad_fn, base._output_nr = copy_slices, 0
+    regenerated = base.as_strided(tuple(t.shape), t.stride(), t.storage_offset())
+    _move_retain_grad(t, regenerated._grad_fn)
+    t._grad_fn, t._output_nr = regenerated._grad_fn, 0
+
+
+def _move_retain_grad(t: Tensor, node: Node | None) -> None:
+    if t._retains_grad and t._grad_fn is not None and node is not None:
+        hook = t._grad_fn._retains_grad_hooks.pop(t._output_nr, None)
+        if hook is not None:
+            node._retains_grad_hooks[0] = hook
+
+
+class CopySlices(Node):
+    """grad_fn of a base whose view was modified in place: routes the view region's gradient
+    through the in-place op's node and the rest straight to the base's old history."""
+
+    def __init__(self, base: Tensor, fn: Node, size: tuple, stride: tuple, offset: int) -> None:
+        super().__init__()
+        self._next = (base._edge(),) + tuple(fn._next[1:])
+        self._input_meta = [(tuple(base.shape), base.dtype)]
+        self.fn, self.size, self.stride, self.offset = fn, size, stride, offset
+
+    def name(self) -> str:
+        return "torch::autograd::CopySlices"
+
+    def apply(self, grads: tuple) -> tuple:
+        g = grads[0]
+        if g is None:
+            return (None,) * len(self._next)
+        result = g.clone()
+        region = result.as_strided(self.size, self.stride, self.offset)
+        res = self.fn.apply((region.clone(),))
+        if res[0] is None:
+            region.zero_()
+        else:
+            region.copy_(res[0])
+        return (result,) + tuple(res[1:])
+
+    def release(self) -> None:
+        self.fn.release()
+
+
+def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    return apply_inplace(COPY, self, src)
+
+
+def fill_(self: Tensor, value: Any) -> Tensor:
+    if isinstance(value, Tensor):
+        return apply_inplace(COPY, self, value)
+    return apply_inplace(FILL, self, value=value)
+
+
+def zero_(self: Tensor) -> Tensor:
+    return apply_inplace(ZERO, self)
+
+
+def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    return apply_inplace(CLAMP, self, min=min, max=max)
+
+
+def relu_(self: Tensor) -> Tensor:
+    return apply_inplace(RELU, self)
+
+
+def setitem(self: Tensor, key: Any, value: Any) -> None:
+    """``self[key] = value``: basic keys write through a view (copy_), advanced keys use index_put_."""
+    from impl._ops.functions import getitem, is_basic_key, numpy_key
+
+    if isinstance(value, Tensor) and value.dim() and value.shape[0] == 1:
+        shape = tuple(value.shape)
+        while shape and shape[0] == 1:
+            shape = shape[1:]
+        value = value.view(shape)  # torch drops the value's leading size-1 dims
+    if is_basic_key(key):
+        view = getitem(self, key)
+        copy_(view, value)
+        return
+    apply_inplace(INDEX_PUT, self, value, key=numpy_key(self, key))
+
+
+def as_array(value: Any) -> np.ndarray:
+    return value._data if isinstance(value, Tensor) else np.asarray(value)

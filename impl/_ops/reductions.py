@@ -1,0 +1,236 @@
+"""Reductions (sum mean prod max min var std), softmax/log_softmax, matrix products and trace."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from impl._ops.table import D, OpDef
+
+
+def _expand_back(g: Any, c: Any) -> Any:
+    """Gradient of a reduction over ``c.dim`` back to the input shape (unsqueeze + expand)."""
+    shape = c.shape()
+    if c.dim is not None and not c.keepdim:
+        for d in sorted(c.dim):
+            g = g.unsqueeze(d)
+    return g.expand(shape)
+
+
+def _count(c: Any) -> int:
+    shape = c.shape()
+    if c.dim is None:
+        return int(np.prod(shape))
+    return int(np.prod([shape[d] for d in c.dim]))
+
+
+def _sum_fwd(xp: Any, a: Any, dim: Any, keepdim: bool, dtype: Any) -> Any:
+    return xp.sum(a, axis=dim, keepdims=keepdim, dtype=dtype)
+
+
+def _mean_fwd(xp: Any, a: Any, dim: Any, keepdim: bool, dtype: Any) -> Any:
+    return xp.mean(a, axis=dim, keepdims=keepdim, dtype=dtype).astype(dtype or a.dtype, copy=False)
+
+
+SUM = OpDef("SumBackward0", _sum_fwd, derivatives={"self": D("dim keepdim", _expand_back)})
+SUM_DIM = OpDef("SumBackward1", _sum_fwd, derivatives={"self": D("dim keepdim", _expand_back)})
+MEAN = OpDef(
+    "MeanBackward0",
+    _mean_fwd,
+    derivatives={"self": D("dim keepdim", lambda g, c: _expand_back(g, c) / _count(c))},
+)
+MEAN_DIM = OpDef(
+    "MeanBackward1",
+    _mean_fwd,
+    derivatives={"self": D("dim keepdim", lambda g, c: _expand_back(g, c) / _count(c))},
+)
+
+
+def _prod_grad(g: Any, c: Any) -> Any:
+    from impl._tensor import Tensor
+
+    x, res = c.self, c.result
+    g = _expand_back(g, c)
+    if not (x._data == 0).any():
+        return g * (_expand_back(res, c) / x)
+    # product of all the other elements, computed directly where zeros make res / x undefined
+    axis = None if c.dim is None else c.dim
+    others = np.empty_like(x._data)
+    flat_idx = np.ndindex(x._data.shape)
+    for idx in flat_idx:
+        tmp = x._data.copy()
+        tmp[idx] = 1
+        p = np.prod(tmp, axis=axis, keepdims=True)
+        others[idx] = (
+            p[tuple(0 if (axis is None or d in axis) else i for d, i in enumerate(idx))] if p.ndim else p
+        )
+    return g * Tensor._from_array(others)
+
+
+PROD = OpDef(
+    "ProdBackward0",
+    lambda xp, a, dim, keepdim: xp.prod(a, axis=dim, keepdims=keepdim),
+    derivatives={"self": D("self result dim keepdim", _prod_grad)},
+)
+PROD_DIM = OpDef(
+    "ProdBackward1",
+    lambda xp, a, dim, keepdim: xp.prod(a, axis=dim, keepdims=keepdim),
+    derivatives={"self": D("self result dim keepdim", _prod_grad)},
+)
+
+
+def _evenly(g: Any, c: Any) -> Any:
+    mask = c.self == c.result
+    return g * mask / mask.sum()
+
+
+MAX_ALL = OpDef("MaxBackward1", lambda xp, a: xp.max(a), derivatives={"self": D("self result", _evenly)})
+MIN_ALL = OpDef("MinBackward1", lambda xp, a: xp.min(a), derivatives={"self": D("self result", _evenly)})
+
+
+def _select_reduce_fwd(kind: str) -> Any:
+    def fwd(xp: Any, a: Any, dim: int, keepdim: bool) -> Any:
+        idx = (xp.argmax if kind == "max" else xp.argmin)(a, axis=dim)
+        idx = xp.expand_dims(idx, dim)
+        values = xp.take_along_axis(a, idx, axis=dim)
+        if not keepdim:
+            values, idx = xp.squeeze(values, dim), xp.squeeze(idx, dim)
+        return values, idx.astype(np.int64)
+
+    return fwd
+
+
+def _value_selecting_back(g: Any, c: Any) -> Any:
+    from impl._tensor import Tensor
+
+    idx = c.indices
+    shape = c.shape()
+    if not c.keepdim:
+        g = g.unsqueeze(c.dim)
+        idx_arr = np.expand_dims(idx._data, c.dim)
+    else:
+        idx_arr = idx._data
+    positions = np.arange(shape[c.dim]).reshape([-1 if d == c.dim else 1 for d in range(len(shape))])
+    return g * Tensor._from_array(positions == idx_arr)
+
+
+MAX_DIM = OpDef(
+    "MaxBackward0",
+    _select_reduce_fwd("max"),
+    outputs=("result", "indices"),
+    derivatives={"self": D("indices dim keepdim", _value_selecting_back)},
+)
+MIN_DIM = OpDef(
+    "MinBackward0",
+    _select_reduce_fwd("min"),
+    outputs=("result", "indices"),
+    derivatives={"self": D("indices dim keepdim", _value_selecting_back)},
+)
+
+
+def _var_fwd(xp: Any, a: Any, dim: Any, correction: float, keepdim: bool) -> Any:
+    return xp.var(a, axis=dim, ddof=correction, keepdims=keepdim).astype(a.dtype, copy=False)
+
+
+def _std_fwd(xp: Any, a: Any, dim: Any, correction: float, keepdim: bool) -> Any:
+    return xp.std(a, axis=dim, ddof=correction, keepdims=keepdim).astype(a.dtype, copy=False)
+
+
+def _centered(c: Any) -> Any:
+    x = c.self
+    return x - x.mean(c.dim, keepdim=True) if c.dim is not None else x - x.mean()
+
+
+def _var_grad(g: Any, c: Any) -> Any:
+    return _expand_back(g, c) * _centered(c) * (2.0 / (_count(c) - c.correction))
+
+
+def _std_grad(g: Any, c: Any) -> Any:
+    return _expand_back(g / c.result, c) * _centered(c) / (_count(c) - c.correction)
+
+
+VAR = OpDef("VarBackward0", _var_fwd, derivatives={"self": D("self dim correction keepdim", _var_grad)})
+STD = OpDef(
+    "StdBackward0", _std_fwd, derivatives={"self": D("self result dim correction keepdim", _std_grad)}
+)
+
+
+def _softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
+    e = xp.exp(a - xp.max(a, axis=dim, keepdims=True))
+    return e / xp.sum(e, axis=dim, keepdims=True)
+
+
+def _log_softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
+    shifted = a - xp.max(a, axis=dim, keepdims=True)
+    return shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
+
+
+SOFTMAX = OpDef(
+    "SoftmaxBackward0",
+    _softmax_fwd,
+    derivatives={
+        "self": D("result dim", lambda g, c: c.result * (g - (g * c.result).sum(c.dim, keepdim=True)))
+    },
+    promote="float",
+)
+LOG_SOFTMAX = OpDef(
+    "LogSoftmaxBackward0",
+    _log_softmax_fwd,
+    derivatives={"self": D("result dim", lambda g, c: g - c.result.exp() * g.sum(c.dim, keepdim=True))},
+    promote="float",
+)
+
+# -- matrix products ---------------------------------------------------------------------------
+MM = OpDef(
+    "MmBackward0",
+    lambda xp, a, b: a @ b,
+    ("self", "mat2"),
+    {"self": D("mat2", lambda g, c: g.mm(c.mat2.t())), "mat2": D("self", lambda g, c: c.self.t().mm(g))},
+)
+BMM = OpDef(
+    "BmmBackward0",
+    lambda xp, a, b: a @ b,
+    ("self", "mat2"),
+    {
+        "self": D("mat2", lambda g, c: g.bmm(c.mat2.transpose(1, 2))),
+        "mat2": D("self", lambda g, c: c.self.transpose(1, 2).bmm(g)),
+    },
+)
+DOT = OpDef(
+    "DotBackward0",
+    lambda xp, a, b: xp.dot(a, b),
+    ("self", "tensor"),
+    {"self": D("tensor", lambda g, c: g * c.tensor), "tensor": D("self", lambda g, c: g * c.self)},
+)
+MV = OpDef(
+    "MvBackward0",
+    lambda xp, a, v: a @ v,
+    ("self", "vec"),
+    {"self": D("vec", lambda g, c: g.unsqueeze(1) * c.vec), "vec": D("self", lambda g, c: c.self.t().mv(g))},
+)
+ADDMM = OpDef(
+    "AddmmBackward0",
+    lambda xp, s, a, b, beta, alpha: beta * s + alpha * (a @ b) if (beta, alpha) != (1, 1) else s + a @ b,
+    ("self", "mat1", "mat2"),
+    {
+        "self": D("beta", lambda g, c: g if c.beta == 1 else g * c.beta),
+        "mat1": D(
+            "mat2 alpha", lambda g, c: g.mm(c.mat2.t()) * c.alpha if c.alpha != 1 else g.mm(c.mat2.t())
+        ),
+        "mat2": D(
+            "mat1 alpha", lambda g, c: c.mat1.t().mm(g) * c.alpha if c.alpha != 1 else c.mat1.t().mm(g)
+        ),
+    },
+    promote="common",
+)
+
+
+def _trace_back(g: Any, c: Any) -> Any:
+    from impl._creation import eye
+
+    n, m = c.shape()
+    return g * eye(n, m, dtype=g.dtype)
+
+
+TRACE = OpDef("TraceBackward0", lambda xp, a: xp.trace(a), derivatives={"self": D("", _trace_back)})

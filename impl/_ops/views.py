@@ -1,0 +1,220 @@
+"""View ops: results share memory and the version counter with their base (numpy views).
+
+``view`` follows torch's stride rule (a view is possible only when each group of merged/split
+dimensions is contiguous in memory) and raises torch's error otherwise; ``reshape`` views when it
+can and copies when it cannot.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from impl._ops.table import D, OpDef, apply
+
+VIEW_ERROR = (
+    "view size is not compatible with input tensor's size and stride (at least one dimension spans across "
+    "two contiguous subspaces). Use .reshape(...) instead."
+)
+
+
+def infer_size(shape: tuple, numel: int) -> tuple[int, ...]:
+    """Resolve one ``-1`` in a target shape, with torch's error texts."""
+    shape = tuple(int(s) for s in shape)
+    if shape.count(-1) > 1:
+        raise RuntimeError("only one dimension can be inferred")
+    known = 1
+    for s in shape:
+        if s != -1:
+            if s < 0:
+                raise RuntimeError(f"invalid shape dimension {s}")
+            known *= s
+    if -1 in shape:
+        if known == 0 or numel % known:
+            raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+        shape = tuple(numel // known if s == -1 else s for s in shape)
+    elif known != numel:
+        raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
+    return shape
+
+
+def view_strides(old_shape: tuple, old_strides: tuple, new_shape: tuple) -> tuple[int, ...] | None:
+    """torch's computeStride: strides of ``new_shape`` over the same memory, or None if impossible."""
+    if not old_shape:
+        return tuple(1 for _ in new_shape)
+    numel = int(np.prod(old_shape))
+    if numel == 0:
+        return tuple(int(np.prod(new_shape[i + 1 :])) for i in range(len(new_shape))) if new_shape else ()
+    new_strides = [0] * len(new_shape)
+    view_d = len(new_shape) - 1
+    chunk_base_stride = old_strides[-1]
+    tensor_numel = 1
+    view_numel = 1
+    for tensor_d in range(len(old_shape) - 1, -1, -1):
+        tensor_numel *= old_shape[tensor_d]
+        if tensor_d == 0 or (
+            old_shape[tensor_d - 1] != 1 and old_strides[tensor_d - 1] != tensor_numel * chunk_base_stride
+        ):
+            while view_d >= 0 and (view_numel < tensor_numel or new_shape[view_d] == 1):
+                new_strides[view_d] = view_numel * chunk_base_stride
+                view_numel *= new_shape[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return None
+            if tensor_d > 0:
+                chunk_base_stride = old_strides[tensor_d - 1]
+                tensor_numel = 1
+                view_numel = 1
+    if view_d != -1:
+        return None
+    return tuple(new_strides)
+
+
+def _as_view(xp: Any, a: Any, shape: tuple, strides: tuple) -> Any:
+    return (
+        np.lib.stride_tricks.as_strided(a, shape, tuple(s * a.itemsize for s in strides))
+        if xp is np
+        else xp.lib.stride_tricks.as_strided(a, shape, tuple(s * a.itemsize for s in strides))
+    )
+
+
+def _view_fwd(xp: Any, a: Any, size: tuple) -> Any:
+    strides = view_strides(a.shape, tuple(s // a.itemsize for s in a.strides), size)
+    if strides is None:
+        raise RuntimeError(VIEW_ERROR)
+    return _as_view(xp, a, size, strides)
+
+
+VIEW = OpDef(
+    "ViewBackward0", _view_fwd, derivatives={"self": D("", lambda g, c: g.reshape(c.shape()))}, view=True
+)
+UNSAFE_VIEW = OpDef(
+    "UnsafeViewBackward0",
+    lambda xp, a, size: a.reshape(size),
+    derivatives={"self": D("", lambda g, c: g.reshape(c.shape()))},
+)
+TRANSPOSE = OpDef(
+    "TransposeBackward0",
+    lambda xp, a, dim0, dim1: xp.swapaxes(a, dim0, dim1),
+    derivatives={"self": D("dim0 dim1", lambda g, c: g.transpose(c.dim0, c.dim1))},
+    view=True,
+)
+T = OpDef("TBackward0", lambda xp, a: a.T, derivatives={"self": D("", lambda g, c: g.t())}, view=True)
+PERMUTE = OpDef(
+    "PermuteBackward0",
+    lambda xp, a, dims: xp.transpose(a, dims),
+    derivatives={"self": D("dims", lambda g, c: g.permute(*[int(i) for i in np.argsort(c.dims)]))},
+    view=True,
+)
+EXPAND = OpDef(
+    "ExpandBackward0",
+    lambda xp, a, size: xp.broadcast_to(a, size),
+    derivatives={"self": D("", lambda g, c: sum_to(g, c.shape()))},
+    view=True,
+)
+UNSQUEEZE = OpDef(
+    "UnsqueezeBackward0",
+    lambda xp, a, dim: xp.expand_dims(a, dim),
+    derivatives={"self": D("dim", lambda g, c: g.squeeze(c.dim))},
+    view=True,
+)
+SQUEEZE = OpDef(
+    "SqueezeBackward0",
+    lambda xp, a: a.reshape([s for s in a.shape if s != 1]),
+    derivatives={"self": D("", lambda g, c: g.reshape(c.shape()))},
+    view=True,
+)
+SQUEEZE_DIM = OpDef(
+    "SqueezeBackward1",
+    lambda xp, a, dim: (
+        a.reshape(a.shape[:dim] + a.shape[dim + 1 :]) if a.ndim and a.shape[dim] == 1 else a[...]
+    ),
+    derivatives={"self": D("", lambda g, c: g.reshape(c.shape()))},
+    view=True,
+)
+SELECT = OpDef(
+    "SelectBackward0",
+    lambda xp, a, dim, index: a[(slice(None),) * dim + (index, Ellipsis)],
+    derivatives={
+        "self": D(
+            "dim index",
+            lambda g, c: _embed(g, c.shape(), (slice(None),) * c.dim + (c.index,), "SelectBackwardBackward0"),
+        )
+    },
+    view=True,
+)
+SLICE = OpDef(
+    "SliceBackward0",
+    lambda xp, a, dim, start, end, step: a[(slice(None),) * dim + (slice(start, end, step),)],
+    derivatives={
+        "self": D(
+            "dim start end step",
+            lambda g, c: _embed(
+                g,
+                c.shape(),
+                (slice(None),) * c.dim + (slice(c.start, c.end, c.step),),
+                "SliceBackwardBackward0",
+            ),
+        )
+    },
+    view=True,
+)
+AS_STRIDED = OpDef(
+    "AsStridedBackward0",
+    lambda xp, a, size, stride, offset: _as_view(xp, a.reshape(-1)[offset:], size, stride),
+    derivatives={"self": D("size stride offset", lambda g, c: _as_strided_back(g, c))},
+    view=True,
+)
+ALIAS = OpDef("AliasBackward0", lambda xp, a: a[...], derivatives={"self": D("", lambda g, c: g)}, view=True)
+
+
+def _embed_fwd(xp: Any, g: Any, shape: tuple, key: tuple) -> Any:
+    out = xp.zeros(shape, dtype=g.dtype)
+    out[key] = g
+    return out
+
+
+_EMBED_OPS: dict[str, OpDef] = {}
+
+
+def _embed(g: Any, shape: tuple, key: tuple, name: str) -> Any:
+    """Zeros of ``shape`` with ``g`` written at ``key`` (backward of select/slice), differentiable."""
+    op = _EMBED_OPS.get(name)
+    if op is None:
+        op = _EMBED_OPS[name] = OpDef(
+            name, _embed_fwd, derivatives={"self": D("key", lambda gg, c: gg[c.key])}
+        )
+    return apply(op, g, shape=shape, key=key)
+
+
+def _as_strided_back(g: Any, c: Any) -> Any:
+    """Gradient of an as_strided view of a contiguous base (non-overlapping views)."""
+    from impl._tensor import Tensor
+    from impl._xp import namespace_of
+
+    xp = namespace_of(g._data)
+    out = xp.zeros(int(np.prod(c.shape())), dtype=g._data.dtype)
+    region = _as_view(xp, out[c.offset :], c.size, c.stride)
+    region += g._data
+    return Tensor._from_array(out.reshape(c.shape()))
+
+
+def sum_to(g: Any, shape: tuple) -> Any:
+    """Sum a broadcast gradient back to ``shape`` (leading dims, then size-1 dims)."""
+    shape = tuple(shape)
+    if tuple(g.shape) == shape:
+        return g
+    lead = g.dim() - len(shape)
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1]
+    out = g.sum(dims, keepdim=True) if dims else g
+    return out.reshape(shape) if tuple(out.shape) != shape else out
+
+
+def is_expandable_to(shape: tuple, target: tuple) -> bool:
+    if len(shape) > len(target):
+        return False
+    for s, t in zip(reversed(shape), reversed(target), strict=False):
+        if s != 1 and s != t:
+            return False
+    return True

@@ -1,0 +1,20 @@
+"""torch.Size: a tuple that prints as ``torch.Size([2, 3])``."""
+
+from __future__ import annotations
+
+
+class Size(tuple):
+    def __repr__(self) -> str:
+        return f"torch.Size([{', '.join(str(int(s)) for s in self)}])"
+
+    __str__ = __repr__
+
+    def numel(self) -> int:
+        n = 1
+        for s in self:
+            n *= s
+        return n
+
+    def __getitem__(self, item):  # slicing keeps the type, like torch.Size
+        out = tuple.__getitem__(self, item)
+        return Size(out) if isinstance(item, slice) else out

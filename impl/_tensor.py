@@ -1,0 +1,383 @@
+"""The Tensor: array data (a view into its base's memory), version counter, autograd metadata.
+
+Math methods are attached from the op modules (see ``impl._methods``); this module holds what
+makes a tensor a tensor: geometry, leaf/grad rules, hooks, conversions.
+"""
+
+from __future__ import annotations
+
+import warnings
+import weakref
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from impl import dtypes
+from impl._size import Size
+from impl._xp import device_of, to_numpy
+from impl.autograd import grad_mode
+from impl.autograd.graph import AccumulateGrad, Node
+from impl.utils.hooks import RemovableHandle
+
+NON_LEAF_GRAD_WARNING = (
+    "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
+    "won't be populated during autograd.backward(). If you indeed want the .grad field to be populated "
+    "for a non-leaf Tensor, use .retain_grad() on the non-leaf Tensor. If you access the non-leaf Tensor "
+    "by mistake, make sure you access the leaf Tensor instead. See github.com/pytorch/pytorch/pull/30531 "
+    "for more information. (Triggered internally at /__w/pytorch/pytorch/build/aten/src/ATen/core/"
+    "TensorBody.h:493.)"
+)
+
+
+class VersionCounter:
+    """Shared by a tensor, its views and its detached aliases; bumped by every in-place write."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+    def bump(self) -> None:
+        self.value += 1
+
+
+class Tensor:
+    """A torch.Tensor look-alike on numpy/cupy arrays."""
+
+    __array_priority__ = 1000  # numpy defers ``ndarray * Tensor`` to Tensor.__rmul__
+    _wrapped_number = False  # True for Python numbers wrapped by an op (promotion treats them apart)
+
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
+        from impl._creation import legacy_new
+
+        t = legacy_new(dtypes.float32, *args, **kwargs)
+        return t if cls is Tensor else Tensor._make_subclass(cls, t)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:  # construction happens in __new__
+        pass
+
+    @classmethod
+    def _from_array(cls, array: Any, requires_grad: bool = False) -> Tensor:
+        t = object.__new__(Tensor)
+        t._data = array
+        t._vc = VersionCounter()
+        t._base = None
+        t._grad_fn = None
+        t._output_nr = 0
+        t._requires_grad = requires_grad
+        t._grad = None
+        t._grad_acc = None
+        t._retains_grad = False
+        t._hooks_leaf: dict = {}
+        return t
+
+    @staticmethod
+    def _make_subclass(cls: type, data: Tensor, require_grad: bool = False) -> Tensor:
+        """An instance of the Tensor subclass ``cls`` sharing ``data``'s memory (a new leaf)."""
+        t = object.__new__(cls)
+        t.__dict__.update(Tensor._from_array(data._data, require_grad).__dict__)
+        return t
+
+    # -- geometry -----------------------------------------------------------------------------
+    @property
+    def dtype(self) -> dtypes.dtype:
+        return dtypes.from_numpy_dtype(self._data.dtype)
+
+    @property
+    def shape(self) -> Size:
+        return Size(self._data.shape)
+
+    def size(self, dim: int | None = None) -> Size | int:
+        return self.shape if dim is None else self._data.shape[_wrap_dim(dim, self.dim())]
+
+    def dim(self) -> int:
+        return self._data.ndim
+
+    ndim = property(dim)
+
+    def numel(self) -> int:
+        return int(self._data.size)
+
+    nelement = numel
+
+    def element_size(self) -> int:
+        return self._data.itemsize
+
+    def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
+        st = tuple(s // self._data.itemsize for s in self._data.strides)
+        return st if dim is None else st[_wrap_dim(dim, self.dim())]
+
+    def storage_offset(self) -> int:
+        root = self._base if self._base is not None else self
+        return (self.data_ptr() - root.data_ptr()) // self._data.itemsize
+
+    def data_ptr(self) -> int:
+        return (
+            int(self._data.__array_interface__["data"][0])
+            if isinstance(self._data, np.ndarray)
+            else int(self._data.data.ptr)
+        )
+
+    def is_contiguous(self, memory_format: Any = None) -> bool:
+        expected = 1
+        for size, st in reversed(list(zip(self._data.shape, self.stride(), strict=False))):
+            if size == 0:
+                return True
+            if size != 1:
+                if st != expected:
+                    return False
+                expected *= size
+        return True
+
+    @property
+    def device(self) -> Any:
+        return device_of(self._data)
+
+    @property
+    def is_cuda(self) -> bool:
+        return self.device.type == "cuda"
+
+    is_sparse = False
+    is_quantized = False
+    is_meta = False
+    layout = "torch.strided"
+
+    def __len__(self) -> int:
+        if self.dim() == 0:
+            raise TypeError("len() of a 0-d tensor")
+        return self._data.shape[0]
+
+    # -- autograd metadata --------------------------------------------------------------------
+    @property
+    def grad_fn(self) -> Node | None:
+        return self._grad_fn
+
+    @property
+    def is_leaf(self) -> bool:
+        return self._grad_fn is None
+
+    @property
+    def requires_grad(self) -> bool:
+        return self._requires_grad or self._grad_fn is not None
+
+    @requires_grad.setter
+    def requires_grad(self, value: bool) -> None:
+        if self._grad_fn is not None:
+            if value:
+                return
+            raise RuntimeError(
+                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
+            )
+        if value and not self.dtype.is_floating_point:
+            raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        self._requires_grad = bool(value)
+
+    def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        self.requires_grad = requires_grad
+        return self
+
+    @property
+    def grad(self) -> Tensor | None:
+        if self._grad_fn is not None and not self._retains_grad:
+            warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+        return self._grad
+
+    @grad.setter
+    def grad(self, value: Tensor | None) -> None:
+        if value is not None:
+            if not isinstance(value, Tensor):
+                raise TypeError(
+                    f"assigned grad expected to be a Tensor or None but got grad of {type(value).__name__}"
+                )
+            if value.dtype is not self.dtype:
+                raise RuntimeError("assigned grad has data of a different type")
+            if tuple(value.shape) != tuple(self.shape):
+                raise RuntimeError("assigned grad has data of a different size")
+        self._grad = value
+
+    @property
+    def retains_grad(self) -> bool:
+        return self._retains_grad
+
+    @property
+    def _version(self) -> int:
+        return self._vc.value
+
+    def _grad_accumulator(self) -> AccumulateGrad:
+        if self._grad_acc is None:
+            self._grad_acc = AccumulateGrad(self)
+        return self._grad_acc
+
+    def _edge(self) -> tuple[Node | None, int]:
+        """Where gradient for this tensor flows: its grad_fn, a leaf's AccumulateGrad, or nowhere."""
+        if self._grad_fn is not None:
+            return (self._grad_fn, self._output_nr)
+        if self._requires_grad:
+            return (self._grad_accumulator(), 0)
+        return (None, 0)
+
+    def register_hook(self, hook: Callable) -> RemovableHandle:
+        """Tensor pre-hook ``hook(grad) -> Tensor | None`` run when this tensor's gradient is ready."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        node = self._grad_fn if self._grad_fn is not None else self._grad_accumulator()
+        hooks = node._tensor_hooks(self._output_nr if self._grad_fn is not None else 0)
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
+    def register_post_accumulate_grad_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(tensor)`` run after ``.grad`` of this leaf has been written."""
+        if not self.requires_grad:
+            raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
+        if self._grad_fn is not None:
+            raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
+        hooks = self._grad_accumulator()._post_acc_hooks
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = hook
+        return handle
+
+    def retain_grad(self) -> None:
+        """Keep ``.grad`` of a non-leaf after backward; its hook always runs after tensor hooks."""
+        if not self.requires_grad:
+            raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
+        if self._grad_fn is None or self._retains_grad:
+            return
+        ref = weakref.ref(self)
+
+        def retain(grad: Tensor) -> None:
+            t = ref()
+            if t is None or grad is None:
+                return
+            if t._grad is None:
+                t._grad = grad.detach().clone() if not grad_mode.is_grad_enabled() else grad.clone()
+            else:
+                t._grad = t._grad + grad
+
+        self._grad_fn._retains_grad_hooks[self._output_nr] = retain
+        self._retains_grad = True
+
+    def backward(
+        self,
+        gradient: Tensor | None = None,
+        retain_graph: bool | None = None,
+        create_graph: bool = False,
+        inputs: Any = None,
+    ) -> None:
+        from impl.autograd import backward
+
+        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+    def detach(self) -> Tensor:
+        t = Tensor._from_array(self._data)
+        t._vc = self._vc
+        return t
+
+    def detach_(self) -> Tensor:
+        if self._base is not None and self._base.requires_grad:
+            raise RuntimeError(
+                "Can't detach views in-place. Use detach() instead. If you are using "
+                "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view "
+                "is set as True, gradients are views of DDP buckets, and hence detach_() "
+                "cannot be called on these gradients. To fix this error, please refer to "
+                "the Optimizer.zero_grad() function in torch/optim/optimizer.py as the "
+                "solution."
+            )
+        self._grad_fn = None
+        self._output_nr = 0
+        self._requires_grad = False
+        return self
+
+    @property
+    def data(self) -> Tensor:
+        return Tensor._from_array(self._data)
+
+    @data.setter
+    def data(self, value: Tensor) -> None:
+        self._data = value._data
+
+    # -- conversions --------------------------------------------------------------------------
+    def numpy(self, *, force: bool = False) -> np.ndarray:
+        if self.requires_grad and not force:
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
+            )
+        if self.device.type != "cpu" and not force:
+            raise TypeError(
+                f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
+                "copy the tensor to host memory first."
+            )
+        return to_numpy(self._data)
+
+    def item(self) -> Any:
+        if self.numel() != 1:
+            raise RuntimeError(f"a Tensor with {self.numel()} elements cannot be converted to Scalar")
+        return to_numpy(self._data).reshape(()).item()
+
+    def tolist(self) -> Any:
+        return to_numpy(self._data).tolist()
+
+    def __float__(self) -> float:
+        return float(self.item())
+
+    def __int__(self) -> int:
+        return int(self.item())
+
+    def __index__(self) -> int:
+        if self.dtype.is_floating_point or self.numel() != 1:
+            raise TypeError("only integer tensors of a single element can be converted to an index")
+        return int(self.item())
+
+    def __bool__(self) -> bool:
+        if self.numel() != 1:
+            raise RuntimeError("Boolean value of Tensor with more than one value is ambiguous")
+        return bool(self.item())
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        arr = to_numpy(self._data)
+        return arr if dtype is None else arr.astype(dtype)
+
+    def __iter__(self) -> Any:
+        if self.dim() == 0:
+            raise TypeError("iteration over a 0-d tensor")
+        return (self[i] for i in range(len(self)))
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __format__(self, spec: str) -> str:
+        if self.dim() == 0:
+            return self.item().__format__(spec)
+        return object.__format__(self, spec)
+
+    def __repr__(self) -> str:
+        from impl._repr import tensor_repr
+
+        return tensor_repr(self)
+
+    __str__ = __repr__
+
+    def __deepcopy__(self, memo: dict) -> Tensor:
+        if not self.is_leaf:
+            raise RuntimeError(
+                "Only Tensors created explicitly by the user (graph leaves) support the "
+                "deepcopy protocol at the moment.  If you were attempting to deepcopy a "
+                "module, this may be because of a torch.nn.utils.weight_norm usage, see "
+                "https://github.com/pytorch/pytorch/pull/103001"
+            )
+        t = Tensor._from_array(self._data.copy(), self._requires_grad)
+        if self._grad is not None:
+            t._grad = self._grad.__deepcopy__(memo)
+        memo[id(self)] = t
+        return t
+
+
+def _wrap_dim(dim: int, ndim: int) -> int:
+    n = max(ndim, 1)
+    if not -n <= dim < n:
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
+        )
+    return dim % n

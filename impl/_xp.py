@@ -1,0 +1,75 @@
+"""The array namespace: numpy on CPU, cupy on 'cuda' when available. Ops are written once
+against ``xp`` and pick it from their operands' arrays."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+try:  # pragma: no cover - only on machines with a GPU
+    import cupy as _cupy
+except Exception:  # ImportError, or a CUDA runtime that fails to load
+    _cupy = None
+
+
+class device:
+    """torch.device subset: ``device('cpu')``, ``device('cuda:0')``."""
+
+    def __init__(self, spec: str | device = "cpu", index: int | None = None) -> None:
+        if isinstance(spec, device):
+            spec, index = spec.type, spec.index
+        if ":" in spec:
+            spec, idx = spec.split(":", 1)
+            index = int(idx)
+        if spec not in ("cpu", "cuda"):
+            raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {spec}")
+        self.type = spec
+        self.index = index
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, str):
+            other = device(other)
+        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+
+    def __hash__(self) -> int:
+        return hash((self.type, self.index))
+
+    def __str__(self) -> str:
+        return self.type if self.index is None else f"{self.type}:{self.index}"
+
+    def __repr__(self) -> str:
+        idx = "" if self.index is None else f", index={self.index}"
+        return f"device(type='{self.type}'{idx})"
+
+
+def cuda_available() -> bool:
+    if _cupy is None:
+        return False
+    try:
+        return _cupy.cuda.runtime.getDeviceCount() > 0
+    except Exception:
+        return False
+
+
+def namespace_of(array: Any) -> Any:
+    """numpy or cupy, whichever owns ``array``."""
+    if _cupy is not None and isinstance(array, _cupy.ndarray):
+        return _cupy
+    return np
+
+
+def namespace_for(dev: device) -> Any:
+    if dev.type == "cuda":
+        if not cuda_available():
+            raise AssertionError("Torch not compiled with CUDA enabled")
+        return _cupy
+    return np
+
+
+def device_of(array: Any) -> device:
+    return device("cuda", 0) if namespace_of(array) is not np else device("cpu")
+
+
+def to_numpy(array: Any) -> np.ndarray:
+    return array if isinstance(array, np.ndarray) else array.get()

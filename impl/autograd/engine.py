@@ -1,0 +1,208 @@
+"""The backward engine, modelled on torch's.
+
+1. Dependencies: count incoming edges of every node reachable from the roots (iteratively).
+2. Ready queue: a heap ordered by sequence number, later-created nodes first (AccumulateGrad has
+   the largest number, so a leaf's gradient is written as soon as it is complete).
+3. Each node runs as torch's ``call_function``: tensor pre-hooks, retain_grad hooks, node pre-hooks,
+   the node, node post-hooks; its outputs are validated (reduced to the input's shape, cast to
+   its dtype) and summed into the input buffers of the next nodes.
+4. With ``inputs`` (autograd.grad or backward(inputs=)), only nodes on a path to them run; the
+   gradients reaching them are captured.
+Saved tensors of each node are released after it runs unless ``retain_graph``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from typing import Any
+
+from impl.autograd import grad_mode
+from impl.autograd.graph import AccumulateGrad, Node
+
+
+def _check_hook_result(hook: Any, value: Any, new: Any) -> None:
+    from impl._tensor import Tensor
+
+    if not isinstance(new, Tensor):
+        raise TypeError(f"expected Tensor, but hook returned '{type(new).__name__}'")
+    name = getattr(hook, "__name__", type(hook).__name__)
+    if value is not None:
+        if tuple(new.shape) != tuple(value.shape):
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
+        if new.dtype is not value.dtype:
+            from impl.dtypes import legacy_name
+
+            raise RuntimeError(
+                f"hook '{name}' has changed the type of value (was {legacy_name(value.dtype)} "
+                f"got {legacy_name(new.dtype)})"
+            )
+
+
+def call_tensor_pre_hooks(node: Node, grads: list) -> list:
+    """Tensor hooks (per output slot, in registration order), then retain_grad hooks (always last)."""
+    for slot, hooks in node._tensor_pre_hooks.items():
+        for hook in list(hooks.values()):
+            new = hook(grads[slot])
+            if new is not None:
+                _check_hook_result(hook, grads[slot], new)
+                grads[slot] = new
+    for slot, hook in list(node._retains_grad_hooks.items()):
+        hook(grads[slot])
+    return grads
+
+
+def _call_function(node: Node, grads: list) -> tuple:
+    grads = call_tensor_pre_hooks(node, grads)
+    for hook in list(node._pre_hooks.values()):
+        new = hook(tuple(grads))
+        if new is not None:
+            grads = list(new)
+    outputs = node.apply(tuple(grads))
+    for hook in list(node._post_hooks.values()):
+        new = hook(tuple(outputs), tuple(grads))
+        if new is not None:
+            outputs = tuple(new)
+    return tuple(outputs)
+
+
+def _validate(node: Node, outputs: tuple) -> list:
+    """Reduce each gradient to the shape the next node expects and cast it to its dtype."""
+    from impl._ops.views import is_expandable_to, sum_to
+
+    if len(outputs) != len(node._next):
+        raise RuntimeError(
+            f"function {node.name()} returned an incorrect number of gradients (expected "
+            f"{len(node._next)}, got {len(outputs)})"
+        )
+    out = []
+    for i, (grad, (nxt, nr)) in enumerate(zip(outputs, node._next, strict=False)):
+        if grad is None or nxt is None:
+            out.append(grad)
+            continue
+        shape, dtype = nxt._input_meta[nr]
+        if tuple(grad.shape) != tuple(shape):
+            if not is_expandable_to(tuple(shape), tuple(grad.shape)):
+                raise RuntimeError(
+                    f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                    f"[{', '.join(map(str, grad.shape))}] but expected shape compatible with "
+                    f"[{', '.join(map(str, shape))}]"
+                )
+            grad = sum_to(grad, tuple(shape))
+        if grad.dtype is not dtype:
+            grad = grad.to(dtype)
+        out.append(grad)
+    return out
+
+
+def _dependencies(roots: list[Node]) -> dict[Node, int]:
+    deps: dict[Node, int] = {}
+    seen = set(roots)
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        for nxt, _ in node._next:
+            if nxt is None:
+                continue
+            deps[nxt] = deps.get(nxt, 0) + 1
+            if nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    return deps
+
+
+def _needed(roots: list[Node], targets: set[Node]) -> set[Node]:
+    """Nodes from which a target is reachable (the targets included), found without recursion."""
+    order: list[Node] = []
+    seen = set(roots)
+    stack = list(roots)
+    while stack:
+        node = stack.pop()
+        order.append(node)
+        for nxt, _ in node._next:
+            if nxt is not None and nxt not in seen:
+                seen.add(nxt)
+                stack.append(nxt)
+    needed = set(t for t in targets if t in seen)
+    changed = True
+    while changed:  # fixed point over the reachable set
+        changed = False
+        for node in order:
+            if node not in needed and any(n in needed for n, _ in node._next if n is not None):
+                needed.add(node)
+                changed = True
+    return needed
+
+
+def execute(
+    root_edges: list[tuple[Node, int]],
+    root_grads: list,
+    keep_graph: bool,
+    create_graph: bool,
+    capture: list[tuple[Node, int]] | None = None,
+    accumulate_only: set[Node] | None = None,
+) -> list:
+    """Run backward from ``root_edges`` with ``root_grads``.
+
+    ``capture``: edges whose incoming gradient is returned (autograd.grad); those nodes do not run
+    unless they lead to another captured edge. ``accumulate_only``: backward(inputs=) targets.
+    """
+    buffers: dict[Node, list] = {}
+    for (node, nr), g in zip(root_edges, root_grads, strict=False):
+        _accumulate(buffers, node, nr, g)
+    roots = list(dict.fromkeys(node for node, _ in root_edges))
+    deps = _dependencies(roots)
+    needed: set[Node] | None = None
+    captures: dict[Node, list[tuple[int, int]]] = {}
+    if capture is not None:
+        for k, (node, nr) in enumerate(capture):
+            if node is not None:
+                captures.setdefault(node, []).append((nr, k))
+        reach = _needed(roots, set(captures))
+        needed = {
+            n for n in reach if n not in captures or any(c in reach for c, _ in n._next if c is not None)
+        }
+    if accumulate_only is not None:
+        needed = _needed(roots, accumulate_only)
+    captured: list = [None] * (len(capture) if capture else 0)
+
+    counter = itertools.count()
+    ready: list = []
+    for node in roots:
+        if deps.get(node, 0) == 0:
+            heapq.heappush(ready, (-node._sequence_nr, next(counter), node))
+    with grad_mode.set_grad_enabled(create_graph):
+        while ready:
+            _, _, node = heapq.heappop(ready)
+            grads = buffers.pop(node, None) or [None] * max(1, len(node._input_meta))
+            run = needed is None or node in needed
+            if node in captures:
+                seen = grads if run else call_tensor_pre_hooks(node, list(grads))
+                for nr, k in captures[node]:
+                    captured[k] = seen[nr]
+            if not run:
+                continue
+            outputs = _call_function(node, list(grads))
+            if not keep_graph:
+                node.release()
+            outputs = _validate(node, outputs)
+            for grad, (nxt, nr) in zip(outputs, node._next, strict=False):
+                if nxt is None:
+                    continue
+                if needed is not None and nxt not in needed and nxt not in captures:
+                    continue
+                _accumulate(buffers, nxt, nr, grad)
+                deps[nxt] -= 1
+                if deps[nxt] == 0:
+                    heapq.heappush(ready, (-nxt._sequence_nr, next(counter), nxt))
+    return captured
+
+
+def _accumulate(buffers: dict, node: Node, nr: int, grad: Any) -> None:
+    slots = buffers.setdefault(node, [None] * max(1, len(node._input_meta)))
+    if grad is None:
+        return
+    slots[nr] = grad if slots[nr] is None else slots[nr] + grad
+
+
+__all__ = ["execute", "AccumulateGrad"]

@@ -1,0 +1,188 @@
+"""torch.autograd.Function: user-defined ops with a ``forward``/``backward`` pair and a ctx.
+
+``Function.apply`` runs ``forward`` without recording, then makes the ctx (an instance of the
+generated ``<Class>Backward`` node) the grad_fn of the differentiable outputs.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from impl.autograd import grad_mode
+from impl.autograd.graph import Node, SavedTensor
+
+DIRTY_LEAF = "a leaf Variable that requires grad has been used in an in-place operation."
+ONCE_DIFF = "trying to differentiate twice a function that was marked with @once_differentiable"
+
+
+class FunctionCtx:
+    """The ``ctx`` of forward/backward: saving tensors and marking outputs."""
+
+    def save_for_backward(self, *tensors: Any) -> None:
+        self._to_save = tensors
+
+    def save_for_forward(self, *tensors: Any) -> None:
+        self._saved_for_forward = tensors
+
+    @property
+    def saved_tensors(self) -> tuple:
+        return tuple(s.unpack() if s is not None else None for s in getattr(self, "_saved", ()))
+
+    def mark_dirty(self, *args: Any) -> None:
+        self._dirty = args
+
+    def mark_non_differentiable(self, *args: Any) -> None:
+        self._non_differentiable = args
+
+    def set_materialize_grads(self, value: bool) -> None:
+        self.materialize_grads = bool(value)
+
+
+class BackwardCFunction(Node, FunctionCtx):
+    """grad_fn of a custom Function: calls the user's ``backward`` with this node as ctx."""
+
+    _forward_cls: type
+
+    def __init__(self) -> None:
+        Node.__init__(self)
+        self.materialize_grads = True
+        self._dirty: tuple = ()
+        self._non_differentiable: tuple = ()
+        self._to_save: tuple = ()
+        self._saved: tuple = ()
+        self._is_tensor_input: tuple = ()
+
+    def apply(self, grads: tuple) -> tuple:
+        from impl._creation import zeros
+
+        if self.materialize_grads:
+            grads = tuple(
+                g if g is not None else zeros(*shape, dtype=dt)
+                for g, (shape, dt) in zip(grads, self._input_meta, strict=False)
+            )
+        result = self._forward_cls.backward(self, *grads)
+        result = result if isinstance(result, tuple) else (result,)
+        n_inputs = len(self._is_tensor_input)
+        if len(result) != n_inputs:
+            if len(result) > n_inputs and all(r is None for r in result[n_inputs:]):
+                result = result[:n_inputs]
+            else:
+                raise RuntimeError(
+                    f"function {self.name()} returned an incorrect number of gradients (expected "
+                    f"{n_inputs}, got {len(result)})"
+                )
+        return tuple(r for r, is_t in zip(result, self._is_tensor_input, strict=False) if is_t)
+
+    def release(self) -> None:
+        for s in self._saved:
+            if s is not None:
+                s.release()
+
+
+class FunctionMeta(type):
+    """Creates the ``<Name>Backward`` node class for every Function subclass."""
+
+    def __init__(cls, name: str, bases: tuple, attrs: dict) -> None:
+        cls._backward_cls = type(name + "Backward", (BackwardCFunction,), {"_forward_cls": cls})
+        super().__init__(name, bases, attrs)
+
+
+class Function(metaclass=FunctionMeta):
+    """Base class of custom autograd functions (static ``forward(ctx, ...)``, ``backward(ctx, ...)``)."""
+
+    @staticmethod
+    def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError("You must implement the forward function for custom autograd.Function.")
+
+    @staticmethod
+    def backward(ctx: Any, *grad_outputs: Any) -> Any:
+        raise NotImplementedError(
+            "You must implement either the backward or vjp method for your custom "
+            "autograd.Function to use it with backward mode AD."
+        )
+
+    vjp = backward
+
+    @classmethod
+    def apply(cls, *args: Any, **kwargs: Any) -> Any:
+        from impl._tensor import Tensor
+
+        ctx = cls._backward_cls()
+        is_tensor = tuple(isinstance(a, Tensor) for a in args)
+        ctx._is_tensor_input = is_tensor
+        ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
+        executable = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
+        with grad_mode.no_grad():
+            outputs = cls.forward(ctx, *args, **kwargs)
+        single = not isinstance(outputs, tuple)
+        outs = (outputs,) if single else outputs
+        if executable:
+            ctx._next = tuple(a._edge() for a, t in zip(args, is_tensor, strict=False) if t)
+            outs = tuple(_wire_output(ctx, o, i, args) for i, o in enumerate(outs))
+        ctx._saved = tuple(SavedTensor(t) if t is not None else None for t in ctx._to_save)
+        return outs[0] if single else outs
+
+
+def _wire_output(ctx: BackwardCFunction, out: Any, i: int, inputs: tuple) -> Any:
+    from impl._tensor import Tensor
+
+    if not isinstance(out, Tensor):
+        return out
+    ctx._input_meta.append((tuple(out.shape), out.dtype))
+    if any(out is t for t in ctx._non_differentiable):
+        return out
+    is_input = any(out is a for a in inputs)
+    dirty = any(out is t for t in ctx._dirty)
+    if dirty:
+        if out._grad_fn is None and out._requires_grad:
+            raise RuntimeError(DIRTY_LEAF)
+        out._vc.bump()
+    elif is_input:
+        out = out.detach()  # an unmodified input comes back as a new tensor (a view of it)
+    if out.dtype.is_floating_point:
+        out._grad_fn, out._output_nr = ctx, i
+    return out
+
+
+def once_differentiable(fn: Callable) -> Callable:
+    """Run ``backward`` without recording; differentiating its result again raises torch's error."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx: Any, *grads: Any) -> Any:
+        from impl._tensor import Tensor
+
+        with grad_mode.no_grad():
+            result = fn(ctx, *grads)
+        if not (
+            grad_mode.is_grad_enabled() and any(isinstance(g, Tensor) and g.requires_grad for g in grads)
+        ):
+            return result
+        outs = result if isinstance(result, tuple) else (result,)
+        wrapped = tuple(_delayed_error(o, grads) if isinstance(o, Tensor) else o for o in outs)
+        return wrapped if isinstance(result, tuple) else wrapped[0]
+
+    return wrapper
+
+
+class DelayedError(Node):
+    """Node standing for a gradient that must not be differentiated again."""
+
+    def __init__(self, msg: str) -> None:
+        super().__init__()
+        self.msg = msg
+
+    def apply(self, grads: tuple) -> tuple:
+        raise RuntimeError(self.msg)
+
+
+def _delayed_error(t: Any, grads: tuple) -> Any:
+    from impl._tensor import Tensor
+
+    node = DelayedError(ONCE_DIFF)
+    node._next = tuple(g._edge() for g in grads if isinstance(g, Tensor) and g.requires_grad)
+    node._input_meta = [(tuple(t.shape), t.dtype)]
+    out = Tensor._from_array(t._data)
+    out._grad_fn = node
+    return out

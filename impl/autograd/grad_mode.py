@@ -1,0 +1,103 @@
+"""Grad modes: no_grad, enable_grad, set_grad_enabled, inference_mode (contexts and decorators)."""
+
+from __future__ import annotations
+
+import functools
+import threading
+from collections.abc import Callable
+from typing import Any
+
+_state = threading.local()
+
+
+def is_grad_enabled() -> bool:
+    return getattr(_state, "enabled", True)
+
+
+def _set_enabled(mode: bool) -> None:
+    _state.enabled = bool(mode)
+
+
+def is_inference_mode_enabled() -> bool:
+    return getattr(_state, "inference", False)
+
+
+class _GradModeContext:
+    """Base for grad-mode contexts: usable with ``with`` and as a function decorator."""
+
+    def _target(self) -> bool:  # the grad mode inside the context
+        raise NotImplementedError
+
+    def __enter__(self) -> None:
+        self._prev = is_grad_enabled()
+        _set_enabled(self._target())
+
+    def __exit__(self, *exc: object) -> None:
+        _set_enabled(self._prev)
+
+    def __call__(self, fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            with self.clone():
+                return fn(*args, **kwargs)
+
+        return wrapper
+
+    def clone(self) -> _GradModeContext:
+        return self.__class__()
+
+
+class no_grad(_GradModeContext):
+    """Disable gradient recording: results of ops are leaves that do not require grad."""
+
+    def _target(self) -> bool:
+        return False
+
+
+class enable_grad(_GradModeContext):
+    def _target(self) -> bool:
+        return True
+
+
+class set_grad_enabled(_GradModeContext):
+    """Sets the mode on construction (like torch, it also works as a plain function call)."""
+
+    def __init__(self, mode: bool) -> None:
+        self._prev = is_grad_enabled()
+        self.mode = bool(mode)
+        _set_enabled(self.mode)
+
+    def _target(self) -> bool:
+        return self.mode
+
+    def __enter__(self) -> None:
+        _set_enabled(self.mode)
+
+    def clone(self) -> set_grad_enabled:
+        return set_grad_enabled.__new__(set_grad_enabled)._init_clone(self.mode)
+
+    def _init_clone(self, mode: bool) -> set_grad_enabled:
+        self.mode = mode
+        return self
+
+
+class inference_mode(_GradModeContext):
+    """Like no_grad for this engine (tensors made inside are not recorded)."""
+
+    def __init__(self, mode: bool = True) -> None:
+        self.mode = bool(mode)
+
+    def _target(self) -> bool:
+        return (not self.mode) and is_grad_enabled()
+
+    def __enter__(self) -> None:
+        self._prev_inf = is_inference_mode_enabled()
+        _state.inference = self.mode
+        super().__enter__()
+
+    def __exit__(self, *exc: object) -> None:
+        super().__exit__(*exc)
+        _state.inference = self._prev_inf
+
+    def clone(self) -> inference_mode:
+        return inference_mode(self.mode)

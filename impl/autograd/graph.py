@@ -1,0 +1,171 @@
+"""Graph nodes (what ``grad_fn`` holds), saved tensors, and the AccumulateGrad node of leaves.
+
+A Node has edges ``next_functions`` (one ``(node, input_nr)`` per differentiable forward input),
+metadata (shape, dtype) of each forward output (the engine checks incoming gradients against it),
+and four hook lists, run by the engine in torch's order: tensor pre-hooks (per output, from
+``Tensor.register_hook``), retain_grad hooks, node pre-hooks, the node, node post-hooks.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections import OrderedDict
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from impl.utils.hooks import RemovableHandle
+
+if TYPE_CHECKING:
+    from impl._tensor import Tensor
+
+_sequence = itertools.count()
+MAX_SEQUENCE_NR = 2**64 - 1
+
+FREED = (
+    "Trying to backward through the graph a second time (or directly access saved tensors after they "
+    "have already been freed). Saved intermediate values of the graph are freed when you call .backward() "
+    "or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time "
+    "or if you need to access saved tensors after calling backward."
+)
+ANOMALY_HINT = (
+    "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
+    "torch.autograd.set_detect_anomaly(True, check_nan=False)."
+)
+
+
+class Node:
+    """A backward function in the graph (torch.autograd.graph.Node)."""
+
+    def __init__(self) -> None:
+        self._sequence_nr = next(_sequence)
+        self._next: tuple[tuple[Node | None, int], ...] = ()
+        self._input_meta: list[tuple[tuple[int, ...], Any]] = []
+        self._pre_hooks: OrderedDict[int, Callable] = OrderedDict()
+        self._post_hooks: OrderedDict[int, Callable] = OrderedDict()
+        self._tensor_pre_hooks: dict[int, OrderedDict[int, Callable]] = {}
+        self._retains_grad_hooks: dict[int, Callable] = {}
+        self.metadata: dict = {}
+
+    # -- introspection ------------------------------------------------------------------------
+    def name(self) -> str:
+        return type(self).__name__
+
+    @property
+    def next_functions(self) -> tuple[tuple[Node | None, int], ...]:
+        return self._next
+
+    def _short_name(self) -> str:
+        """Name without the ``Backward<N>`` suffix, as torch's in-place error messages use it."""
+        return re.sub(r"Backward\d*$", "", self.name().rsplit("::", 1)[-1])
+
+    # -- hooks --------------------------------------------------------------------------------
+    def register_hook(self, fn: Callable) -> RemovableHandle:
+        """Post hook ``fn(grad_inputs, grad_outputs)``, may return replacement grad_inputs."""
+        handle = RemovableHandle(self._post_hooks)
+        self._post_hooks[handle.id] = fn
+        return handle
+
+    def register_prehook(self, fn: Callable) -> RemovableHandle:
+        """Pre hook ``fn(grad_outputs)``, may return replacement grad_outputs."""
+        handle = RemovableHandle(self._pre_hooks)
+        self._pre_hooks[handle.id] = fn
+        return handle
+
+    def _tensor_hooks(self, output_nr: int) -> OrderedDict[int, Callable]:
+        return self._tensor_pre_hooks.setdefault(output_nr, OrderedDict())
+
+    # -- execution ----------------------------------------------------------------------------
+    def apply(self, grads: tuple) -> tuple:
+        raise NotImplementedError
+
+    def release(self) -> None:
+        """Free saved tensors (called after the node ran in a backward without retain_graph)."""
+
+    def __call__(self, *grads: Any) -> Any:
+        out = self.apply(tuple(grads))
+        return out[0] if len(out) == 1 else out
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} object at {hex(id(self))}>"
+
+
+class SavedTensor:
+    """A tensor saved for backward: checks the version counter on use, raises once freed."""
+
+    __slots__ = ("tensor", "version", "freed")
+
+    def __init__(self, tensor: Tensor) -> None:
+        self.tensor: Tensor | None = tensor
+        self.version = tensor._vc.value
+        self.freed = False
+
+    def unpack(self) -> Tensor:
+        if self.freed:
+            raise RuntimeError(FREED)
+        t = self.tensor
+        assert t is not None
+        if t._vc.value != self.version:
+            raise RuntimeError(_modified_message(t, self.version))
+        return t
+
+    def release(self) -> None:
+        self.tensor = None
+        self.freed = True
+
+
+def _modified_message(t: Tensor, expected: int) -> str:
+    from impl.dtypes import legacy_name
+
+    desc = f"[{legacy_name(t.dtype)} [{', '.join(str(s) for s in t.shape)}]]"
+    fn = t.grad_fn
+    where = f", which is output {t._output_nr} of {fn._short_name()}," if fn is not None else ""
+    return (
+        "one of the variables needed for gradient computation has been modified by an inplace operation: "
+        f"{desc}{where} is at version {t._vc.value}; expected version {expected} instead. {ANOMALY_HINT}"
+    )
+
+
+class AccumulateGrad(Node):
+    """The node of a leaf that requires grad: writes (or adds to) ``variable.grad``."""
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__()
+        self._sequence_nr = MAX_SEQUENCE_NR
+        self.variable = variable
+        self._input_meta = [(tuple(variable.shape), variable.dtype)]
+        self._post_acc_hooks: OrderedDict[int, Callable] = OrderedDict()
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def apply(self, grads: tuple) -> tuple:
+        from impl.autograd.grad_mode import is_grad_enabled
+
+        new = grads[0]
+        var = self.variable
+        if new is not None:
+            if var._grad is None:
+                var._grad = new if is_grad_enabled() else new.detach().clone()
+            elif is_grad_enabled():
+                var._grad = var._grad + new
+            else:
+                var._grad._data[...] = var._grad._data + new._data.astype(var._grad._data.dtype)
+                var._grad._vc.bump()
+        for hook in list(self._post_acc_hooks.values()):
+            out = hook(var)
+            if out is not None:
+                raise RuntimeError("post accumulate grad hooks should return None.")
+        return ()
+
+
+class GraphRoot(Node):
+    """Starts a backward pass: hands the initial gradients to the roots' edges."""
+
+    def __init__(self, edges: list[tuple[Node | None, int]], grads: list) -> None:
+        super().__init__()
+        self._next = tuple(edges)
+        self._grads = grads
+
+    def apply(self, grads: tuple) -> tuple:
+        return tuple(self._grads)

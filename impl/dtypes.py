@@ -1,0 +1,157 @@
+"""torch dtypes: names, aliases, numpy mapping, and torch's type-promotion rules.
+
+Promotion follows torch's ``result_type``: operands are split into dimensioned tensors, zero-dim
+tensors and wrapped Python numbers; a lower class only decides the result when it belongs to a
+higher category (bool < integer < floating), so ``int_tensor * 2.5`` is float32 while
+``float16_tensor * 2.5`` stays float16.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class dtype:
+    """A torch dtype (``impl.float32`` ...); ``str`` gives ``torch.float32`` like torch."""
+
+    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_legacy")
+
+    def __init__(self, name: str, np_dtype: type, floating: bool, signed: bool, legacy: str) -> None:
+        self.name = name
+        self.np = np.dtype(np_dtype)
+        self.is_floating_point = floating
+        self.is_signed = signed
+        self.itemsize = self.np.itemsize
+        self._legacy = legacy
+
+    @property
+    def is_complex(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return f"torch.{self.name}"
+
+    def __reduce__(self) -> str:
+        return self.name
+
+
+float16 = dtype("float16", np.float16, True, True, "HalfTensor")
+float32 = dtype("float32", np.float32, True, True, "FloatTensor")
+float64 = dtype("float64", np.float64, True, True, "DoubleTensor")
+uint8 = dtype("uint8", np.uint8, False, False, "ByteTensor")
+int8 = dtype("int8", np.int8, False, True, "CharTensor")
+int16 = dtype("int16", np.int16, False, True, "ShortTensor")
+int32 = dtype("int32", np.int32, False, True, "IntTensor")
+int64 = dtype("int64", np.int64, False, True, "LongTensor")
+bool_ = dtype("bool", np.bool_, False, False, "BoolTensor")
+
+ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+ALIASES = {
+    "half": float16,
+    "float": float32,
+    "double": float64,
+    "short": int16,
+    "int": int32,
+    "long": int64,
+    "bool": bool_,
+}
+_BY_NP = {d.np: d for d in ALL}
+_BY_LEGACY = {d._legacy: d for d in ALL}
+
+_default = float32
+
+
+def get_default_dtype() -> dtype:
+    return _default
+
+
+def set_default_dtype(d: dtype) -> None:
+    """Set the floating dtype used for Python floats (float32/float64 only, as torch)."""
+    global _default
+    if d not in (float32, float64, float16):
+        raise TypeError("only floating-point types are supported as the default type")
+    _default = d
+
+
+def from_numpy_dtype(np_dtype: np.dtype) -> dtype:
+    try:
+        return _BY_NP[np.dtype(np_dtype)]
+    except KeyError:
+        raise TypeError(
+            f"can't convert np.ndarray of type numpy.{np.dtype(np_dtype).name}. The only supported types "
+            "are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, uint8, "
+            "and bool."
+        ) from None
+
+
+def from_legacy_name(name: str) -> dtype:
+    """``torch.FloatTensor`` style names (as ``Tensor.type()`` returns) to dtypes."""
+    return _BY_LEGACY[name.rsplit(".", 1)[-1]]
+
+
+def legacy_name(d: dtype) -> str:
+    return "torch." + d._legacy
+
+
+def _category(d: dtype) -> int:
+    return 0 if d is bool_ else (2 if d.is_floating_point else 1)
+
+
+def promote_types(a: dtype, b: dtype) -> dtype:
+    """torch.promote_types for the supported dtypes."""
+    if a is b:
+        return a
+    ca, cb = _category(a), _category(b)
+    if ca != cb:
+        return a if ca > cb else b
+    if ca == 2:
+        return a if a.itemsize > b.itemsize else b
+    return _BY_NP[np.promote_types(a.np, b.np)]
+
+
+def scalar_dtype(value: object) -> dtype:
+    """The dtype a wrapped Python number takes part in promotion with."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool_
+    if isinstance(value, (int, np.integer)):
+        return int64
+    return _default
+
+
+def result_type(*operands: object) -> dtype:
+    """torch.result_type over tensors and Python numbers."""
+    from impl._tensor import Tensor
+
+    states: list[dtype | None] = [None, None, None]  # dimensioned, zero-dim, wrapped number
+    for op in operands:
+        if isinstance(op, Tensor) and op._wrapped_number:
+            slot, d = 2, scalar_dtype(op._data.item())
+        elif isinstance(op, Tensor):
+            slot, d = (0 if op.dim() else 1), op.dtype
+        else:
+            slot, d = 2, scalar_dtype(op)
+        states[slot] = d if states[slot] is None else promote_types(states[slot], d)
+    return _combine(states[0], _combine(states[1], states[2]))
+
+
+def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
+    if higher is None:
+        return lower
+    if lower is None or higher.is_floating_point:
+        return higher
+    if higher is bool_ or lower.is_floating_point:
+        return promote_types(higher, lower)
+    return higher
+
+
+def to_dtype(d: object) -> dtype:
+    """Accept torch dtypes, numpy dtypes and Python types where torch does."""
+    if isinstance(d, dtype):
+        return d
+    if d is float:
+        return float64
+    if d is int:
+        return int64
+    if d is bool:
+        return bool_
+    return from_numpy_dtype(d)
