@@ -236,7 +236,7 @@ def nll_loss(
 def _type_word(t: Tensor) -> str:
     from impl.dtypes import legacy_name
 
-    return legacy_name(t.dtype).replace("Tensor", "")
+    return legacy_name(t.dtype).removeprefix("torch.").replace("Tensor", "")
 
 
 def cross_entropy(

@@ -87,7 +87,8 @@ def _typename(obj: Any) -> str:
     if isinstance(obj, Tensor):
         from impl.dtypes import legacy_name
 
-        return f"torch.{legacy_name(obj.dtype)}"
+        name = legacy_name(obj.dtype)
+        return name if name.startswith("torch.") else f"torch.{name}"
     module = type(obj).__module__
     qual = type(obj).__qualname__
     return qual if module in ("builtins", "__builtin__", None) else f"{module}.{qual}"

@@ -1,0 +1,130 @@
+"""Adam and AdamW (single-tensor update order of torch's CPU implementation)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import impl
+from impl._tensor import Tensor
+from impl.optim.optimizer import Optimizer, _closure_loss, _params_with_grad
+
+
+class Adam(Optimizer):
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 0,
+        amsgrad: bool = False,
+        *,
+        foreach: Any = None,
+        maximize: bool = False,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: Any = None,
+        decoupled_weight_decay: bool = False,
+    ) -> None:
+        if not 0.0 <= lr:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if not 0.0 <= eps:
+            raise ValueError(f"Invalid epsilon value: {eps}")
+        if not 0.0 <= betas[0] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
+        if not 0.0 <= betas[1] < 1.0:
+            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
+        if not 0.0 <= weight_decay:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {
+            "lr": lr,
+            "betas": betas,
+            "eps": eps,
+            "weight_decay": weight_decay,
+            "amsgrad": amsgrad,
+            "maximize": maximize,
+            "foreach": foreach,
+            "capturable": capturable,
+            "differentiable": differentiable,
+            "fused": fused,
+            "decoupled_weight_decay": decoupled_weight_decay,
+        }
+        super().__init__(params, defaults)
+
+    def _state_for(self, p: Tensor, amsgrad: bool) -> dict[str, Any]:
+        state = self.state[p]
+        if not state:
+            state["step"] = impl.tensor(0.0, dtype=impl.float32)
+            state["exp_avg"] = impl.zeros_like(p)
+            state["exp_avg_sq"] = impl.zeros_like(p)
+            if amsgrad:
+                state["max_exp_avg_sq"] = impl.zeros_like(p)
+        return state
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        loss = _closure_loss(closure)
+        with impl.no_grad():
+            for group in self.param_groups:
+                for p in _params_with_grad(group):
+                    self._update(p, group, self._state_for(p, group["amsgrad"]))
+        return loss
+
+    def _update(self, p: Tensor, group: dict[str, Any], state: dict[str, Any]) -> None:
+        beta1, beta2 = group["betas"]
+        lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
+        grad = p.grad if not group["maximize"] else -p.grad
+        state["step"].add_(1)
+        if wd != 0:
+            if group["decoupled_weight_decay"]:
+                p.mul_(1 - lr * wd)
+            else:
+                grad = grad.add(p, alpha=wd)
+        exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
+        exp_avg.add_((grad - exp_avg) * (1 - beta1))  # lerp(grad, 1 - beta1)
+        exp_avg_sq.mul_(beta2).add_(grad * grad * (1 - beta2))
+        step = state["step"].item()
+        step_size = lr / (1 - beta1**step)
+        bias_correction2_sqrt = math.sqrt(1 - beta2**step)
+        if group["amsgrad"]:
+            state["max_exp_avg_sq"].copy_(impl.maximum(state["max_exp_avg_sq"], exp_avg_sq))
+            second = state["max_exp_avg_sq"]
+        else:
+            second = exp_avg_sq
+        denom = (second.sqrt() / bias_correction2_sqrt).add_(eps)
+        p.add_(exp_avg / denom * -step_size)
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay (``p *= 1 - lr * weight_decay`` before the Adam step)."""
+
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-3,
+        betas: tuple[float, float] = (0.9, 0.999),
+        eps: float = 1e-8,
+        weight_decay: float = 1e-2,
+        amsgrad: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: Any = None,
+        capturable: bool = False,
+        differentiable: bool = False,
+        fused: Any = None,
+    ) -> None:
+        super().__init__(
+            params,
+            lr,
+            betas,
+            eps,
+            weight_decay,
+            amsgrad,
+            foreach=foreach,
+            maximize=maximize,
+            capturable=capturable,
+            differentiable=differentiable,
+            fused=fused,
+            decoupled_weight_decay=True,
+        )

@@ -1,0 +1,68 @@
+"""SGD with momentum, dampening, Nesterov, weight decay and maximize (torch's update order)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import impl
+from impl.optim.optimizer import Optimizer, _closure_loss, _params_with_grad
+
+
+class SGD(Optimizer):
+    def __init__(
+        self,
+        params: Any,
+        lr: float = 1e-3,
+        momentum: float = 0,
+        dampening: float = 0,
+        weight_decay: float = 0,
+        nesterov: bool = False,
+        *,
+        maximize: bool = False,
+        foreach: Any = None,
+        differentiable: bool = False,
+        fused: Any = None,
+    ) -> None:
+        if lr < 0.0:
+            raise ValueError(f"Invalid learning rate: {lr}")
+        if momentum < 0.0:
+            raise ValueError(f"Invalid momentum value: {momentum}")
+        if weight_decay < 0.0:
+            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        defaults = {
+            "lr": lr,
+            "momentum": momentum,
+            "dampening": dampening,
+            "weight_decay": weight_decay,
+            "nesterov": nesterov,
+            "maximize": maximize,
+            "foreach": foreach,
+            "differentiable": differentiable,
+            "fused": fused,
+        }
+        if nesterov and (momentum <= 0 or dampening != 0):
+            raise ValueError("Nesterov momentum requires a momentum and zero dampening")
+        super().__init__(params, defaults)
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        """p -= lr * d, d = grad (+ wd * p), through the momentum buffer if momentum != 0."""
+        loss = _closure_loss(closure)
+        with impl.no_grad():
+            for group in self.param_groups:
+                lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
+                for p in _params_with_grad(group):
+                    d = p.grad if not group["maximize"] else -p.grad
+                    if group["weight_decay"] != 0:
+                        d = d.add(p, alpha=group["weight_decay"])
+                    if momentum != 0:
+                        state = self.state[p]
+                        buf = state.get("momentum_buffer")
+                        if buf is None:
+                            buf = d.clone().detach()
+                            state["momentum_buffer"] = buf
+                        else:
+                            buf.mul_(momentum).add_(d, alpha=1 - dampening)
+                        d = d.add(buf, alpha=momentum) if group["nesterov"] else buf
+                    p.add_(d, alpha=-lr)
+        return loss
