@@ -61,8 +61,11 @@ HOOK_ACTIONS = ("log", "log", "scale", "replace", "wrong_shape", "wrong_dtype")
 MODULE_HOOKS = ("forward_pre", "forward", "full_backward_pre", "full_backward", "backward")
 
 
-class _Builder:
-    """Accumulates steps and what they bind (tensor shapes, leaves, scalars, hooks, modules)."""
+class Builder:
+    """Builds a Program inside a hypothesis ``@st.composite`` strategy: ``start()`` makes leaves,
+    each action method appends steps (tracking what they bind: shapes, leaves, tensors that
+    require grad, hooks, backward roots), ``finish()`` backpropagates and observes everything.
+    Rule-specific strategies (conformance/) drive it directly and append their own steps."""
 
     def __init__(self, draw: Any, dtypes: tuple[str, ...]) -> None:
         self.draw = draw
@@ -111,6 +114,18 @@ class _Builder:
         if tracked or (not isinstance(step, Detach) and any(n in self.tracked for n in step.names_read())):
             self.tracked.add(name)
         return name
+
+    def actions(self, features: tuple[str, ...] = FEATURES, max_actions: int = 10) -> None:
+        """Up to ``max_actions`` actions drawn from ``features`` (weighted by ``WEIGHTS``)."""
+        unknown = set(features) - set(FEATURES)
+        if unknown:
+            raise ValueError(f"unknown program features {sorted(unknown)}; known: {FEATURES}")
+        weighted = [f for f in features for _ in range(WEIGHTS.get(f, 1))]
+        for _ in range(self.draw(st.integers(0, max_actions))):
+            getattr(self, self.draw(st.sampled_from(weighted)))()
+
+    def program(self) -> Program:
+        return Program(list(self.steps))
 
     # -- the program's start and end -----------------------------------------------------------
     def start(self) -> None:
@@ -288,13 +303,8 @@ def programs(
 ) -> Program:
     """A Program: leaves, then up to ``max_actions`` actions drawn from ``features``, then a final
     backward and an observation of every tensor."""
-    unknown = set(features) - set(FEATURES)
-    if unknown:
-        raise ValueError(f"unknown program features {sorted(unknown)}; known: {FEATURES}")
-    builder = _Builder(draw, dtypes)
+    builder = Builder(draw, dtypes)
     builder.start()
-    weighted = [f for f in features for _ in range(WEIGHTS.get(f, 1))]
-    for _ in range(draw(st.integers(0, max_actions))):
-        getattr(builder, draw(st.sampled_from(weighted)))()
+    builder.actions(features, max_actions)
     builder.finish()
-    return Program(builder.steps)
+    return builder.program()
