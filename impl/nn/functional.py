@@ -10,6 +10,7 @@ from typing import Any
 import impl
 from impl._ops.table import apply
 from impl._tensor import Tensor
+from impl._xp import to_numpy
 from impl.nn import _ops
 from impl.nn._conv import conv2d
 
@@ -223,9 +224,10 @@ def nll_loss(
     flat, flat_target, none_shape = _class_dim_last(input, target)
     classes = flat.shape[1]
     t = flat_target.detach()
-    bad = (t != ignore_index) & ((t < 0) | (t >= classes))
-    if bool(bad.any()):
-        raise IndexError(f"Target {int(t[bad][0])} is out of bounds.")
+    tn = to_numpy(t._data)
+    bad = (tn != ignore_index) & ((tn < 0) | (tn >= classes))
+    if bad.any():
+        raise IndexError(f"Target {int(tn[bad][0])} is out of bounds.")
     w = weight.detach() if weight is not None else impl.ones(classes, dtype=input.dtype, device=input.device)
     out = apply(_ops.NLL_LOSS, flat, target=t, weight=w, ignore_index=ignore_index, reduction=code)
     if code == 0 and input.dim() != 2:
