@@ -182,6 +182,15 @@ class _Cuda:
 
 cuda = _Cuda()
 
+
+def __getattr__(name: str) -> object:
+    """``torch.nn`` and ``torch.optim`` are separate packages built on this one: load them on use."""
+    if name in ("nn", "optim"):
+        import importlib
+
+        return importlib.import_module(f"impl.{name}")
+    raise AttributeError(f"module 'impl' has no attribute '{name}'")
+
 __all__ = [
     "autograd",
     "dtypes",
@@ -336,3 +345,4 @@ __all__ = [
     "detach",
     "cuda",
 ]
+from impl import nn, optim  # noqa: E402
