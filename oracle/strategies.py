@@ -53,6 +53,8 @@ FEATURES = (
 WEIGHTS = {"op": 3, "hook": 3, "backward": 2}
 SHAPES = ((), (2,), (3,), (2, 2))
 VALUES = (-2.0, -1.5, -1.0, -0.5, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
+# ops whose backward node saves no tensor (a graph of them can be backpropagated twice)
+NON_SAVING = ("neg", "clone", "add", "sub")
 UNARY = ("neg", "exp", "sin", "cos", "tanh", "sigmoid", "relu", "clone", "square", "abs", "log")
 BINARY = ("add", "mul", "sub", "div")
 REDUCE = ("sum", "mean")
@@ -67,7 +69,7 @@ class Builder:
     require grad, hooks, backward roots), ``finish()`` backpropagates and observes everything.
     Rule-specific strategies (conformance/) drive it directly and append their own steps."""
 
-    def __init__(self, draw: Any, dtypes: tuple[str, ...]) -> None:
+    def __init__(self, draw: Any, dtypes: tuple[str, ...] = ("float32", "float64")) -> None:
         self.draw = draw
         self.dtypes = dtypes
         self.steps: list[Step] = []
@@ -179,8 +181,25 @@ class Builder:
         out = self.fresh("t")
         self.bind(out, self.shapes[a], Op(out, self.pick(INPLACE), [Ref(a), other]))
 
+    def chain(self, length: int, ops: tuple[str, ...] = UNARY + BINARY) -> list[str]:
+        """``length`` ops, each applied to the latest tensor that requires grad (binary ops take a
+        leaf or a scalar as their other operand); returns the names of the results."""
+        names = []
+        for _ in range(length):
+            a = [n for n in self.shapes if n in self.tracked][-1]
+            op = self.pick(ops)
+            args: list = [Ref(a)]
+            if op in BINARY:
+                args.append(Ref(self.pick(self.leaves)) if self.coin() else self.pick((2.0, 0.5, -1.0)))
+            out = self.fresh("t")
+            names.append(self.bind(out, self.shapes[a], Op(out, op, args), tracked=True))
+        return names
+
     def retain_grad(self) -> None:
-        self.steps.append(RetainGrad(self.tensor(tracked=True)))
+        self.steps.append(self.retain_grad_step(self.tensor(tracked=True)))
+
+    def retain_grad_step(self, name: str) -> RetainGrad:
+        return RetainGrad(name)
 
     def hook(self) -> None:
         on = self.pick(("tensor", "tensor", "grad_fn", "grad_fn_pre", "post_accumulate_grad"))
