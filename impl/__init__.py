@@ -191,6 +191,7 @@ def __getattr__(name: str) -> object:
         return importlib.import_module(f"impl.{name}")
     raise AttributeError(f"module 'impl' has no attribute '{name}'")
 
+
 __all__ = [
     "autograd",
     "dtypes",

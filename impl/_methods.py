@@ -118,6 +118,21 @@ def _size_arg(fn: Any) -> Any:
     return lambda self, *shape: fn(self, *shape)
 
 
+def _random_fill(sample: Any) -> Any:
+    """In-place random fill (``uniform_``/``normal_``): no graph, checked and versioned like torch."""
+
+    def method(self: Tensor, *args: Any, generator: Any = None, **kwargs: Any) -> Tensor:
+        from impl import _creation
+
+        ip.check_inplace(self)
+        values = sample(_creation._rng, self._data.shape, *args, **kwargs)
+        self._data[...] = values.astype(self._data.dtype) if hasattr(values, "astype") else values
+        self._vc.bump()
+        return self
+
+    return method
+
+
 METHODS: dict[str, Any] = {
     # arithmetic and math
     "add": F.add,
@@ -285,6 +300,10 @@ METHODS: dict[str, Any] = {
     "abs_": _inplace(_unary_spec(ew.ABS)),
     "__iadd__": _inplace(_binary_inplace(ew.ADD, True)),
     "__isub__": _inplace(_binary_inplace(ew.SUB, True)),
+    "uniform_": _random_fill(lambda rng, shape, a=0.0, b=1.0: rng.uniform(a, b, shape)),
+    "normal_": _random_fill(lambda rng, shape, mean=0.0, std=1.0: rng.normal(mean, std, shape)),
+    "bernoulli_": _random_fill(lambda rng, shape, p=0.5: rng.random(shape) < p),
+    "random_": _random_fill(lambda rng, shape, low=0, high=2**24: rng.integers(low, high, shape)),
     "__imul__": _inplace(_binary_inplace(ew.MUL)),
     "__itruediv__": _inplace(_binary_inplace(ew.DIV)),
 }
@@ -318,8 +337,6 @@ def _new_filled(self: Tensor, fill: Any, size: tuple, dtype: Any = None, **kw: A
 def bind() -> None:
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
-    Tensor.T = property(
-        lambda self: F.permute(self, *reversed(range(self.dim()))) if self.dim() != 2 else F.t(self)
-    )
+    Tensor.T = property(lambda self: F.permute(self, *reversed(range(self.dim()))))
     Tensor.mT = property(lambda self: F.transpose(self, -2, -1))
     Tensor.H = Tensor.T

@@ -4,21 +4,17 @@ then one ``apply`` of an op from the table. Tensor methods are bound to these (i
 from __future__ import annotations
 
 import builtins
-from collections import namedtuple
 from typing import Any
 
 import numpy as np
 
-from impl import dtypes
+from impl import dtypes, return_types
 from impl._ops import elementwise as ew
 from impl._ops import indexing as ix
 from impl._ops import reductions as rd
 from impl._ops import views as vw
 from impl._ops.table import D, OpDef, apply
 from impl._tensor import Tensor, _wrap_dim
-
-MaxResult = namedtuple("max", ["values", "indices"])
-MinResult = namedtuple("min", ["values", "indices"])
 
 
 def _t(x: Any) -> bool:
@@ -218,7 +214,7 @@ def _minmax(kind: str, input: Tensor, dim: Any = None, keepdim: bool = False) ->
         return apply(rd.MAX_ALL if kind == "max" else rd.MIN_ALL, input)
     d = _wrap_dim(dim, input.dim())
     values, indices = apply(rd.MAX_DIM if kind == "max" else rd.MIN_DIM, input, dim=d, keepdim=keepdim)
-    return (MaxResult if kind == "max" else MinResult)(values, indices)
+    return (return_types.max if kind == "max" else return_types.min)(values, indices)
 
 
 def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
@@ -374,18 +370,43 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         return apply(SQUEEZE_MATMUL, mm(input.unsqueeze(0), other), dim=0)
     if da == 2 and db == 2:
         return mm(input, other)
-    if da >= 3 and db <= 2:
-        folded = input.reshape(-1, input.shape[-1])
-        out = folded.mm(other) if db == 2 else folded.mv(other)
-        return _unsafe_view(out, tuple(input.shape[:-1]) + ((other.shape[-1],) if db == 2 else ()))
-    if da == 1 and db >= 3:
-        return matmul(other.transpose(-1, -2), input)
-    batch = np.broadcast_shapes(tuple(input.shape[:-2]) if da > 2 else (), tuple(other.shape[:-2]))
-    n, m = input.shape[-2], input.shape[-1]
-    p = other.shape[-1]
-    a3 = input.expand(*batch, n, m).reshape(-1, n, m)
-    b3 = other.expand(*batch, other.shape[-2], p).reshape(-1, other.shape[-2], p)
-    return _unsafe_view(bmm(a3, b3), tuple(batch) + (n, p))
+    if _should_fold(input, other):
+        transpose = db > da
+        t1 = other.transpose(-1, -2) if transpose else input
+        t2 = (input.t() if da == 2 else input) if transpose else other
+        out_shape = tuple(t1.shape[:-1]) + ((t2.shape[1],) if t2.dim() == 2 else ())
+        folded = t1.reshape(-1, t1.shape[-1])
+        out = _unsafe_view(folded.mm(t2) if t2.dim() == 2 else folded.mv(t2), out_shape)
+        return out.transpose(-1, -2).contiguous() if transpose and t2.dim() == 2 else out
+    a = input.unsqueeze(0) if da == 1 else input
+    b = other.unsqueeze(-1) if db == 1 else other
+    batch = tuple(np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
+    n, m, p = a.shape[-2], a.shape[-1], b.shape[-1]
+    a3 = a.expand(*batch, n, m).reshape(-1, n, m)
+    b3 = b.expand(*batch, b.shape[-2], p).reshape(-1, b.shape[-2], p)
+    out = bmm(a3, b3)
+    if db == 1:
+        out = out.squeeze(-1)
+    if da == 1:
+        out = out.squeeze(-2)
+    return _unsafe_view(out, batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ()))
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """torch's test for computing a batched matmul as one mm/mv on a folded operand."""
+    t1, t2 = (a, b) if a.dim() >= b.dim() else (b, a)
+    if not (t1.dim() >= 3 and t2.dim() <= 2):
+        return False
+    if t2.requires_grad:
+        return True
+    if a.dim() == 2:
+        return False
+    if t1.numel() == 0:
+        return True
+    shape, strides = list(t1.shape), list(t1.stride())
+    if t1 is not a:  # torch checks the larger operand as it will be used: transposed
+        shape[-2:], strides[-2:] = shape[:-3:-1], strides[:-3:-1]
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(t1.dim() - 2))
 
 
 def trace(input: Tensor) -> Tensor:
@@ -415,9 +436,9 @@ def view(input: Tensor, *shape: Any) -> Tensor:
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     size = vw.infer_size(_shape_args(shape), input.numel())
     strides = vw.view_strides(tuple(input.shape), input.stride(), size)
-    if strides is not None:
-        return apply(vw.VIEW, input, size=size)
-    return _unsafe_view(clone(input), size)
+    if strides is None:
+        return _unsafe_view(clone(input), size)
+    return apply(vw.VIEW if input.is_contiguous() else vw.RESHAPE_ALIAS, input, size=size)
 
 
 def view_as(input: Tensor, other: Tensor) -> Tensor:
@@ -680,8 +701,6 @@ def getitem(t: Tensor, key: Any) -> Tensor:
     consumed = builtins.sum(1 for k in items if k is not None and k is not Ellipsis)
     if consumed > t.dim():
         raise IndexError(f"too many indices for tensor of dimension {t.dim()}")
-    if not items or all(k is Ellipsis for k in items):
-        return apply(vw.ALIAS, t)
     out, dim = t, 0
     for k in items:
         if k is Ellipsis:
@@ -690,8 +709,14 @@ def getitem(t: Tensor, key: Any) -> Tensor:
             out = unsqueeze(out, dim)
             dim += 1
         elif isinstance(k, builtins.slice):
-            out = _slice(out, dim, k.start, k.stop, k.step)
+            # like torch, a full slice inside a tuple key is skipped; a lone slice always slices
+            if not (isinstance(key, tuple) and _is_full_slice(k, out.shape[dim])):
+                out = _slice(out, dim, k.start, k.stop, k.step)
             dim += 1
         else:
             out = select(out, dim, int(k))
-    return out
+    return apply(vw.ALIAS, t) if out is t else out
+
+
+def _is_full_slice(k: builtins.slice, size: int) -> bool:
+    return k.indices(size) == (0, size, 1)

@@ -89,6 +89,12 @@ def _view_fwd(xp: Any, a: Any, size: tuple) -> Any:
 VIEW = OpDef(
     "ViewBackward0", _view_fwd, derivatives={"self": D("", lambda g, c: g.reshape(c.shape()))}, view=True
 )
+RESHAPE_ALIAS = OpDef(
+    "ReshapeAliasBackward0",
+    _view_fwd,
+    derivatives={"self": D("", lambda g, c: g.reshape(c.shape()))},
+    view=True,
+)
 UNSAFE_VIEW = OpDef(
     "UnsafeViewBackward0",
     lambda xp, a, size: a.reshape(size),

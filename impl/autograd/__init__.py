@@ -99,7 +99,7 @@ def backward(
     if inputs is not None:
         inputs = _as_tuple(inputs)
         if len(inputs) == 0:
-            raise RuntimeError("'inputs' argument to backward() cannot be empty.")
+            raise RuntimeError("`inputs` argument to `backward()` cannot be empty.")
     grads = _make_grads(outputs, tuple(grads))
     if retain_graph is None:
         retain_graph = create_graph

@@ -146,7 +146,7 @@ class AccumulateGrad(Node):
         var = self.variable
         if new is not None:
             if var._grad is None:
-                var._grad = new if is_grad_enabled() else new.detach().clone()
+                var._grad = _copy_of(new) if is_grad_enabled() else new.detach().clone()
             elif is_grad_enabled():
                 var._grad = var._grad + new
             else:
@@ -157,6 +157,15 @@ class AccumulateGrad(Node):
             if out is not None:
                 raise RuntimeError("post accumulate grad hooks should return None.")
         return ()
+
+
+def _copy_of(grad: Tensor) -> Tensor:
+    """A new tensor holding ``grad`` (recorded as torch records it: CopyBackwards into empty)."""
+    from impl._creation import zeros_like
+
+    out = zeros_like(grad)
+    out.copy_(grad)
+    return out
 
 
 class GraphRoot(Node):

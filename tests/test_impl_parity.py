@@ -1,0 +1,479 @@
+# ruff: noqa: E501  (the programs below are torch scripts kept verbatim, one statement a line)
+"""impl against torch on small programs: values, dtypes, flags, grad_fn names, graph structure,
+hook order, warnings and exact error messages. Each program runs on both; outputs must match."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.test_impl_seeds import run
+
+PRELUDE = '''
+import warnings
+def attempt(f):
+    try:
+        print("ok", f())
+    except Exception as e:
+        print(type(e).__name__, str(e).split(" (Triggered internally")[0])
+def graph(t):
+    fn = t.grad_fn
+    print(fn.name() if fn else None, [(n.name() if n else None, i) for n, i in (fn.next_functions if fn else ())])
+def flags(t):
+    print(t.dtype, tuple(t.shape), t.requires_grad, t.is_leaf, type(t.grad_fn).__name__ if t.grad_fn else None)
+'''
+
+PROGRAMS = {
+    "dtype_inference_and_promotion": '''
+import numpy as np
+for v in (1, 2.0, True, [1, 2], [1.0, 2], np.float64(1.5), np.array([1, 2], dtype=np.int32)):
+    print(torch.tensor(v).dtype)
+i = torch.tensor([1, 2]); f = torch.tensor([1.0]); h = torch.tensor([1.0], dtype=torch.float16)
+b = torch.tensor([True]); u8 = torch.tensor([1], dtype=torch.uint8); i8 = torch.tensor([1], dtype=torch.int8)
+for a, c in ((i, f), (i, 2.5), (h, 2.5), (i, True), (b, 1), (u8, i8), (h, torch.tensor(2.0, dtype=torch.float64)),
+             (i, torch.tensor(1.5)), (torch.tensor(1, dtype=torch.int32), torch.tensor(2)), (b, b)):
+    print((a * c).dtype, (a + c).dtype)
+print((i / i).dtype, (i / 2).dtype, torch.sqrt(i).dtype, i.sum().dtype, b.sum().dtype, (i > 1).dtype)
+print(torch.float is torch.float32, torch.double is torch.float64, torch.long is torch.int64, torch.float)
+attempt(lambda: i.mean())
+attempt(lambda: torch.tensor([1, 2], requires_grad=True))
+attempt(lambda: torch.tensor([1, 2]).requires_grad_())
+''',
+    "creation": '''
+print(torch.zeros(2, 3), torch.ones(2, dtype=torch.int32), torch.full((2,), 7), torch.full((2,), 1.5))
+print(torch.arange(5), torch.arange(1, 4, 0.5), torch.arange(0, 1, 0.25, dtype=torch.float64))
+print(torch.linspace(0, 1, 5), torch.eye(2, 3), torch.empty(2, 0).shape)
+x = torch.tensor([[1., 2.], [3., 4.]])
+print(torch.zeros_like(x), torch.ones_like(x, dtype=torch.long), torch.full_like(x, 3))
+print(torch.Tensor(2, 3).shape, torch.Tensor([1, 2]), torch.FloatTensor([1, 2]), torch.IntTensor([1, 2]),
+      torch.LongTensor([1]), torch.BoolTensor([1, 0]), torch.Tensor())
+print(torch.randint(0, 10, (3,)).dtype, torch.rand(2, 3).shape, torch.randn(4).dtype)
+print(x.numpy().dtype, x.tolist(), x[0, 1].item(), type(x.item) is not None, x.clone(), x.type(), x.int().type())
+print(x.to(torch.float64).dtype, x.double().dtype, x.long(), x.bool(), x.type_as(torch.tensor([1])))
+print(x.data_ptr() == x.data.data_ptr(), x.data_ptr() == x.clone().data_ptr())
+''',
+    "from_numpy_shares_memory": '''
+import numpy as np
+a = np.arange(4.0)
+t = torch.from_numpy(a)
+t[0] = 10
+a[1] = 20
+print(a, t, t.dtype)
+u = torch.as_tensor(a)
+u.add_(1)
+print(a)
+n = torch.ones(2).numpy()
+print(n, n.dtype)
+attempt(lambda: torch.ones(2, requires_grad=True).numpy())
+''',
+    "views_strides_and_versions": '''
+x = torch.arange(12.).view(3, 4)
+for v in (x.t(), x.transpose(0, 1), x[1], x[:, 1], x[::2, 1:], x.unsqueeze(1), x.view(2, 6), x.reshape(4, 3),
+          x.permute(1, 0), x[None, ..., None], x.flatten(), x.expand(2, 3, 4), x[0:1].squeeze()):
+    print(tuple(v.shape), v.stride(), v.is_contiguous(), v.storage_offset(), v._base is x)
+print(x.T.is_contiguous(), x.t().contiguous().is_contiguous(), x.t().contiguous().stride())
+attempt(lambda: x.t().view(12))
+attempt(lambda: x.view(5, -1))
+attempt(lambda: x.view(-1, -1))
+v = x[1]
+v[0] = 100
+print(x, x._version, v._version)
+x.mul_(2)
+print(v, v._version)
+print(torch.Size([2, 3]), x.size(), x.size(1), x.dim(), x.numel(), x.shape[0], len(x))
+''',
+    "repr_formats": '''
+for v in ([1e-5, 1.], [1e9, 1.], [100000., 1.], [float('nan'), 1.5, float('inf')], [0.1, 0.25], [1., -2.],
+          [123.456, 0.001], [-0.0, 0.0], [1e-10], [1e10, 1e-10], [3.0], [[1.5, 2.0], [-3.25, 4.0]]):
+    print(torch.tensor(v))
+print(torch.tensor([1, -20, 300]), torch.tensor([True, False]), torch.tensor(5), torch.tensor(2.5))
+print(torch.tensor([1.5], dtype=torch.float64), torch.tensor([1], dtype=torch.int8), torch.tensor([1.5], dtype=torch.half))
+print(torch.arange(2000.), torch.arange(30.))
+print(torch.zeros(0), torch.zeros(2, 0), torch.zeros(0, dtype=torch.int64))
+x = torch.tensor([1., 2.], requires_grad=True)
+print(x, x * 2, (x * 2).sum(), torch.arange(40., requires_grad=True) * 1)
+print(torch.ones(2, 3, 4))
+''',
+    "grad_fn_names_and_graph": '''
+x = torch.tensor([1., 2.], requires_grad=True)
+m = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+for f in (lambda: x + 1, lambda: 1 + x, lambda: x - 1, lambda: 1 - x, lambda: x * 2, lambda: 2 * x, lambda: x / 2,
+          lambda: 1 / x, lambda: -x, lambda: x ** 2, lambda: 2 ** x, lambda: x ** x, lambda: x.exp(), lambda: x.log(),
+          lambda: x.sqrt(), lambda: x.sin(), lambda: x.cos(), lambda: x.tanh(), lambda: x.sigmoid(),
+          lambda: x.relu(), lambda: x.abs(), lambda: x.clamp(min=0), lambda: x.clamp(0, 1),
+          lambda: torch.where(x > 1, x, x * 2), lambda: torch.maximum(x, x * 2), lambda: torch.minimum(x, 2 * x),
+          lambda: x.sum(), lambda: x.sum(0), lambda: m.sum(1, keepdim=True), lambda: x.mean(), lambda: m.mean(0),
+          lambda: x.max(), lambda: x.min(), lambda: m.max(1)[0], lambda: m.min(dim=0).values, lambda: x.prod(),
+          lambda: x.var(), lambda: x.std(), lambda: m.var(1), lambda: x.softmax(0), lambda: x.log_softmax(0),
+          lambda: m @ m, lambda: m.mm(m), lambda: x @ x, lambda: m @ x, lambda: x @ m, lambda: torch.trace(m),
+          lambda: torch.addmm(x, m, m), lambda: m.unsqueeze(0).bmm(m.unsqueeze(0)), lambda: torch.cat([x, x]),
+          lambda: torch.stack([x, x], 1), lambda: m.gather(1, torch.tensor([[0], [1]])),
+          lambda: m.index_select(0, torch.tensor([1])), lambda: x.masked_fill(x > 1, 0), lambda: x[[0, 1]],
+          lambda: x[x > 1], lambda: m[0], lambda: m[:, 1:], lambda: m[..., 0], lambda: m[None], lambda: m.t(),
+          lambda: m.T, lambda: m.view(4), lambda: m.reshape(4), lambda: m.t().reshape(4), lambda: m.flatten(),
+          lambda: m.permute(1, 0), lambda: x.expand(2, 2), lambda: x.unsqueeze(1).squeeze(), lambda: m.clone(),
+          lambda: m.double(), lambda: m.to(torch.float64), lambda: m.t().contiguous(), lambda: x.detach() * 1):
+    graph(f())
+''',
+    "retain_graph_follows_saved_tensors": '''
+x = torch.tensor([1., 2.], requires_grad=True)
+for f in (lambda: (x + 1).sum(), lambda: (x * 2).sum(), lambda: (x - x).sum(), lambda: x.exp().sum(),
+          lambda: x.sum() * 1, lambda: x.view(2, 1).sum(), lambda: (x ** 2).sum(), lambda: x.mean(),
+          lambda: x.t().sum(), lambda: x[0] + x[1], lambda: x.relu().sum(), lambda: torch.cat([x, x]).sum(),
+          lambda: x.max(), lambda: x.clone().sum(), lambda: x.abs().sum(), lambda: x.tanh().sum()):
+    y = f()
+    y.backward()
+    attempt(lambda: y.backward())
+y = (x * x).sum()
+y.backward(retain_graph=True)
+y.backward()
+print(x.grad)
+attempt(lambda: y.backward())
+''',
+    "leaf_rules_and_grad_warning": '''
+a = torch.tensor([1., 2.])
+w = torch.tensor([3., 4.], requires_grad=True)
+b = a * 2
+y = w * a
+flags(a); flags(b); flags(y); flags(w); flags(y.detach())
+with warnings.catch_warnings(record=True) as ws:
+    warnings.simplefilter("always")
+    print(y.grad)
+    print([(x.category.__name__, str(x.message)) for x in ws])
+y.retain_grad()
+print(y.retains_grad, w.retains_grad)
+y.sum().backward()
+print(w.grad, y.grad, a.grad)
+attempt(lambda: y.requires_grad_(False))
+attempt(lambda: setattr(y, "requires_grad", False))
+attempt(lambda: w.add_(1))
+attempt(lambda: w[0].mul_(2))
+attempt(lambda: torch.tensor([1, 2]).register_hook(lambda g: g))
+attempt(lambda: torch.tensor([1.]).sum().backward())
+attempt(lambda: (w * 2).backward())
+attempt(lambda: (w * 2).backward(torch.ones(3)))
+d = y.detach(); d.requires_grad_(); flags(d)
+z = w * 2
+z.detach_()
+flags(z)
+with torch.no_grad():
+    n = w * 2
+flags(n)
+w.requires_grad = False
+flags(w)
+''',
+    "accumulation_and_backward_options": '''
+x = torch.tensor([1., 2.], requires_grad=True)
+g0 = None
+for _ in range(3):
+    (x * x).sum().backward()
+    if g0 is None:
+        g0 = x.grad
+print(x.grad, g0 is x.grad)
+x.grad = None
+y = x * 3
+y.backward(gradient=torch.tensor([1., 0.5]))
+print(x.grad)
+x.grad.zero_()
+a = torch.tensor(2., requires_grad=True)
+b = torch.tensor(3., requires_grad=True)
+(a * b).backward(inputs=[a])
+print(a.grad, b.grad)
+c = a * b
+d = c * a
+d.backward(inputs=[c])
+print(c.grad, a.grad)
+torch.autograd.backward([a * 2, b * 3], grad_tensors=[torch.tensor(1.), torch.tensor(2.)])
+print(a.grad, b.grad)
+attempt(lambda: (a * 1).backward(inputs=[]))
+p = torch.tensor(1.5, requires_grad=True)
+q = p ** 3
+q.backward(create_graph=True)
+print(p.grad, p.grad.requires_grad, type(p.grad.grad_fn).__name__)
+''',
+    "autograd_grad_options": '''
+x = torch.tensor([1., 2.], requires_grad=True)
+z = torch.tensor([1.], requires_grad=True)
+y = (x ** 3).sum()
+g, = torch.autograd.grad(y, x, create_graph=True)
+print(g, g.requires_grad)
+g2, = torch.autograd.grad(g.sum(), x)
+print(g2, x.grad)
+y = (x * 2).sum()
+attempt(lambda: torch.autograd.grad(y, [x, z]))
+y = (x * 2).sum()
+print(torch.autograd.grad(y, [x, z], allow_unused=True, retain_graph=True))
+print(torch.autograd.grad(y, [x, z], materialize_grads=True))
+attempt(lambda: torch.autograd.grad((x * 2).sum(), [z], allow_unused=False, materialize_grads=True))
+attempt(lambda: torch.autograd.grad((x * 2).sum(), torch.tensor([1.])))
+v = x * 2
+print(torch.autograd.grad(v, x, grad_outputs=torch.tensor([1., 3.])))
+h = x * 1
+k = (h * h).sum()
+print(torch.autograd.grad(k, [h, x]))
+print(x.grad)
+''',
+    "hooks_order_and_results": '''
+log = []
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 2
+z = y * y
+y.retain_grad()
+y.register_hook(lambda g: log.append(("t1", g.tolist())))
+y.register_hook(lambda g: g * 10)
+y.register_hook(lambda g: log.append(("t3", g.tolist())))
+y.grad_fn.register_prehook(lambda gs: log.append(("pre", gs[0].tolist())))
+y.grad_fn.register_hook(lambda gi, go: log.append(("post", gi[0].tolist(), go[0].tolist())))
+x.register_hook(lambda g: log.append(("leaf", g.tolist())))
+x.register_post_accumulate_grad_hook(lambda t: log.append(("acc", t.grad.tolist())))
+h = z.grad_fn.register_prehook(lambda gs: log.append(("zpre",)))
+h.remove()
+z.sum().backward()
+print(log)
+print(y.grad, x.grad)
+q = x * 2
+q.register_hook(lambda g: torch.ones(3))
+attempt(lambda: q.sum().backward())
+q = x * 2
+q.register_hook(lambda g: g.double())
+attempt(lambda: q.sum().backward())
+attempt(lambda: (x * 2).register_post_accumulate_grad_hook(lambda t: None))
+attempt(lambda: torch.tensor([1.]).register_post_accumulate_grad_hook(lambda t: None))
+''',
+    "hook_order_across_branches": '''
+log = []
+x = torch.tensor(3.0, requires_grad=True)
+a = x + 1
+b = x * 2
+c = x.exp()
+for name, t in (("a", a), ("b", b), ("c", c)):
+    t.register_hook(lambda g, name=name: log.append(name))
+(a * b * c).backward()
+print(log)
+''',
+    "saved_tensor_modified_in_place": '''
+x = torch.tensor([1., 2., 3.], requires_grad=True)
+z = x.exp(); w = z.sum()
+with torch.no_grad():
+    z.mul_(2)
+attempt(lambda: w.backward())
+a = x * 1; b = a * a; a.add_(1)
+attempt(lambda: b.sum().backward())
+c = torch.tensor([1., 2.], requires_grad=True); d = c.sin()
+with torch.no_grad():
+    c.add_(1)
+attempt(lambda: d.sum().backward())
+e = x * 1
+f = e * 2
+e.add_(1)
+f.sum().backward()
+print(x.grad, e._version, e.grad_fn.name())
+''',
+    "in_place_and_setitem_graphs": '''
+x = torch.tensor([1., 2.], requires_grad=True)
+for f in (lambda y: y.fill_(1), lambda y: y.zero_(), lambda y: y.copy_(x), lambda y: y.clamp_(0),
+          lambda y: y.relu_(), lambda y: y.add_(1), lambda y: y.mul_(x), lambda y: y.sub_(x), lambda y: y.div_(2),
+          lambda y: y.masked_fill_(y > 1, 0), lambda y: y.__setitem__(y > 1, 0), lambda y: y.__setitem__(0, x[1]),
+          lambda y: y.__setitem__(0, 5)):
+    y = x * 1
+    f(y)
+    graph(y)
+    y.sum().backward()
+    print(x.grad, y._version)
+    x.grad = None
+a = torch.ones(2, requires_grad=True)
+b = a * 2
+v = b[0]
+v.mul_(3)
+graph(v); graph(b)
+b.sum().backward()
+print(a.grad)
+attempt(lambda: torch.ones(3).add_(torch.tensor([1.5]).long()).long().add_(1.5))
+attempt(lambda: torch.ones(3, dtype=torch.long).add_(1.5))
+''',
+    "grad_modes": '''
+x = torch.tensor([1.], requires_grad=True)
+with torch.no_grad():
+    print(torch.is_grad_enabled(), (x * 2).requires_grad)
+    with torch.enable_grad():
+        print((x * 2).requires_grad)
+@torch.no_grad()
+def f(t):
+    return t * 2
+print(f(x).requires_grad, torch.is_grad_enabled())
+with torch.set_grad_enabled(False):
+    print((x * 2).requires_grad)
+torch.set_grad_enabled(False)
+print(torch.is_grad_enabled())
+torch.set_grad_enabled(True)
+with torch.inference_mode():
+    print((x * 2).requires_grad)
+print(torch.is_grad_enabled())
+''',
+    "custom_function": '''
+from torch.autograd.function import once_differentiable
+class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, k, y):
+        ctx.save_for_backward(x)
+        ctx.k = k
+        return x * k, y.clone()
+    @staticmethod
+    def backward(ctx, a, b):
+        x, = ctx.saved_tensors
+        print("needs", ctx.needs_input_grad, a, b)
+        return a * ctx.k * x, None, b
+x = torch.tensor([1., 2.], requires_grad=True)
+y = torch.tensor([3.], requires_grad=True)
+o, p = F.apply(x, 2, y)
+print(type(o.grad_fn).__name__, o.grad_fn.name(), p.grad_fn is o.grad_fn, o.requires_grad)
+graph(o)
+o.sum().backward()
+print(x.grad, y.grad)
+attempt(lambda: o.sum().backward())
+class G(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x
+    @staticmethod
+    def backward(ctx, g):
+        return g, g
+z = G.apply(x)
+print(z is x, type(z.grad_fn).__name__)
+attempt(lambda: z.sum().backward())
+class H(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        x.mul_(2)
+        ctx.mark_dirty(x)
+        return x
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+attempt(lambda: H.apply(x))
+w = x * 1
+r = H.apply(w)
+print(r is w, type(w.grad_fn).__name__, w._version)
+class M(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.set_materialize_grads(False)
+        a = x * 2
+        b = (x > 0).float()
+        ctx.mark_non_differentiable(b)
+        return a, b
+    @staticmethod
+    def backward(ctx, g, h):
+        print("M back", g, h)
+        return g
+a, b = M.apply(x)
+print(b.requires_grad, b.grad_fn, type(a.grad_fn).__name__)
+a.sum().backward()
+class O(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 2
+    @staticmethod
+    @once_differentiable
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return 2 * x * g
+q = O.apply(x).sum()
+gq, = torch.autograd.grad(q, x, create_graph=True)
+print(gq, gq.grad_fn)
+class Sq(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 2
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return 2 * x * g
+s = Sq.apply(x).sum()
+g1, = torch.autograd.grad(s, x, create_graph=True)
+g2, = torch.autograd.grad(g1.sum(), x)
+print(g1, g2)
+''',
+    "indexing_reads_and_writes": '''
+x = torch.arange(12.).view(3, 4).requires_grad_()
+y = x * 1
+parts = [y[1], y[:, 2], y[1:, ::2], y[[0, 2]], y[y > 5], y[torch.tensor([0, 1]), torch.tensor([1, 2])],
+         y[..., -1], y[None, 0]]
+for p in parts:
+    print(p)
+sum(p.sum() for p in parts).backward()
+print(x.grad)
+attempt(lambda: y[3])
+attempt(lambda: y[0, 0, 0])
+attempt(lambda: y[torch.tensor([0.5])])
+z = torch.zeros(3, 4)
+z[1] = 5
+z[:, 0] = torch.tensor([1., 2., 3.])
+z[z > 4] = -1
+z[0, 1:3] = torch.tensor([[7., 8.]])
+print(z)
+''',
+    "reductions_values": '''
+m = torch.tensor([[1., 5., 3.], [4., 2., 6.]], requires_grad=True)
+vals = [m.sum(), m.sum(0), m.sum((0, 1)), m.mean(1, keepdim=True), m.max(), m.max(1), m.min(0), m.prod(1),
+        m.var(), m.std(1), m.var(0, unbiased=False), m.std(correction=0), m.softmax(1), m.log_softmax(0),
+        m.argmax(), m.argmax(1), torch.max(m, torch.ones(2, 3) * 3)]
+for v in vals:
+    print(v)
+loss = sum(v.sum() for v in vals if not isinstance(v, tuple) and v.dtype.is_floating_point)
+loss.backward()
+print(m.grad)
+t = torch.tensor([[2., 2.], [1., 0.]], requires_grad=True)
+(t.max() + t.prod() + t.prod(1).sum()).backward()
+print(t.grad)
+''',
+    "matmul_family": '''
+a = torch.arange(6.).view(2, 3).requires_grad_()
+b = torch.arange(12.).view(3, 4).requires_grad_()
+v = torch.tensor([1., -1., 2.], requires_grad=True)
+c = torch.arange(24.).view(2, 3, 4).requires_grad_()
+outs = [a @ b, a.mm(b), a @ v, v @ b, v @ v, torch.matmul(c, b.t()), a @ c, torch.matmul(c.transpose(1, 2), a.t()),
+        torch.ones(2, 1, 2, 3) @ c, c @ c.transpose(1, 2), torch.ones(4) @ c.transpose(1, 2), c.transpose(1, 2) @ v,
+        torch.addmm(torch.ones(4), a, b), torch.addmm(torch.ones(2, 4), a, b, beta=2, alpha=0.5), torch.trace(a @ a.t())]
+for o in outs:
+    print(o.shape, o.grad_fn.name())
+sum(o.sum() for o in outs).backward()
+print(a.grad, b.grad, v.grad, c.grad.sum())
+attempt(lambda: a @ a)
+attempt(lambda: a.mm(v))
+attempt(lambda: v @ torch.ones(4))
+attempt(lambda: torch.tensor(1.) @ v)
+''',
+    "joining_and_gathering": '''
+x = torch.tensor([[1., 2.], [3., 4.]], requires_grad=True)
+outs = [torch.cat([x, x * 2], 1), torch.stack([x, x], 0), x.gather(1, torch.tensor([[1, 1], [0, 1]])),
+        x.index_select(1, torch.tensor([1, 1, 0])), x.masked_fill(x > 2, -1.), torch.where(x > 2, x, torch.zeros(2, 2))]
+for o in outs:
+    print(o)
+sum((o * o).sum() for o in outs).backward()
+print(x.grad)
+attempt(lambda: torch.cat([x, torch.ones(3, 3)]))
+attempt(lambda: torch.stack([x, torch.ones(3)]))
+''',
+    "long_chain_no_recursion": '''
+x = torch.tensor([1.0], requires_grad=True)
+y = x
+for _ in range(100000):
+    y = y * 1.0
+y.sum().backward()
+print(x.grad)
+del y
+''',
+}
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_program_matches_torch(name: str) -> None:
+    import torch
+
+    import impl
+
+    program = PRELUDE + PROGRAMS[name]
+    assert run(program, impl) == run(program, torch)
+
