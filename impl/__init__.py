@@ -346,4 +346,5 @@ __all__ = [
     "detach",
     "cuda",
 ]
-from impl import nn, optim  # noqa: E402
+from impl import nn as nn  # noqa: E402  (torch.nn, torch.optim load with the package)
+from impl import optim as optim  # noqa: E402
