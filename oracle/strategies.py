@@ -69,9 +69,15 @@ class Builder:
     require grad, hooks, backward roots), ``finish()`` backpropagates and observes everything.
     Rule-specific strategies (conformance/) drive it directly and append their own steps."""
 
-    def __init__(self, draw: Any, dtypes: tuple[str, ...] = ("float32", "float64")) -> None:
+    def __init__(
+        self,
+        draw: Any,
+        dtypes: tuple[str, ...] = ("float32", "float64"),
+        shapes: tuple[tuple[int, ...], ...] = SHAPES,
+    ) -> None:
         self.draw = draw
         self.dtypes = dtypes
+        self.allowed_shapes = shapes
         self.steps: list[Step] = []
         self.shapes: dict[str, tuple[int, ...]] = {}
         self.leaves: list[str] = []
@@ -131,7 +137,7 @@ class Builder:
 
     # -- the program's start and end -----------------------------------------------------------
     def start(self) -> None:
-        self.shape = self.pick(SHAPES)
+        self.shape = self.pick(self.allowed_shapes)
         self.dtype = self.pick(self.dtypes)
         for i in range(self.draw(st.integers(1, 3))):
             name = self.fresh("x")
@@ -203,27 +209,32 @@ class Builder:
 
     def hook(self) -> None:
         on = self.pick(("tensor", "tensor", "grad_fn", "grad_fn_pre", "post_accumulate_grad"))
-        non_leaves = [n for n in self.tracked if n not in self.leaves]
+        non_leaves = [n for n in self.shapes if n in self.tracked and n not in self.leaves]
         if on == "post_accumulate_grad":
             target = self.pick(self.leaves)
         elif on in ("grad_fn", "grad_fn_pre") and non_leaves and self.draw(st.integers(0, 4)) > 0:
-            target = non_leaves[-1] if self.coin() else self.pick(sorted(non_leaves))
+            target = non_leaves[-1] if self.coin() else self.pick(non_leaves)
         elif self.hooked and self.coin():  # several hooks on one tensor: their order matters
             target = self.pick(self.hooked)
         else:
             target = self.tensor(tracked=True)
-        self.hooked.append(target)
-        hook = self.fresh("h")
-        self.steps.append(RegisterHook(hook, target, on, self.action()))
-        self.hooks.append(hook)
+        self.register(target, on)
 
-    def action(self) -> Action:
-        kind = self.pick(HOOK_ACTIONS)
+    def action(self, kinds: tuple[str, ...] = HOOK_ACTIONS) -> Action:
+        kind = self.pick(kinds)
         if kind == "scale":
             return Action(kind, self.pick((2.0, -1.0, 0.5)))
         if kind == "replace":
             return Action(kind, self.pick((0.0, 1.0)))
         return Action(kind)
+
+    def register(self, target: str, on: str = "tensor", action: Action | None = None) -> str:
+        """Register a hook of kind ``on`` on ``target`` (a random action if none is given)."""
+        hook = self.fresh("h")
+        self.steps.append(RegisterHook(hook, target, on, action or self.action()))
+        self.hooks.append(hook)
+        self.hooked.append(target)
+        return hook
 
     def remove_hook(self) -> None:
         if self.hooks:

@@ -1,0 +1,155 @@
+"""Hook order (oracle/rules/hooks.py): generated programs with hooks of every kind agree with torch
+on which hooks fire, in what order, with what gradients, and what their return values do."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from oracle.backends import Backend
+from oracle.differential import check
+from oracle.program import HOOK_KINDS, Action, Program
+from oracle.strategies import Builder, programs
+
+FAIR_ACTIONS = ("log", "scale", "replace")  # actions torch accepts
+BAD_ACTIONS = ("wrong_shape", "wrong_dtype")
+
+
+@st.composite
+def stacked_hooks(draw: Any) -> Program:
+    """Two to four tensor hooks on one tensor of a chain (or on a leaf), then backward."""
+    builder = Builder(draw)
+    builder.start()
+    chain = builder.chain(draw(st.integers(0, 3)))
+    target = builder.pick(chain + builder.leaves[:1])
+    for _ in range(draw(st.integers(2, 4))):
+        builder.register(target, "tensor", builder.action(FAIR_ACTIONS))
+    builder.finish()
+    return builder.program()
+
+
+@pytest.mark.rule("HOOK-001")
+@settings(deadline=None)
+@given(program=stacked_hooks())
+def test_hooks_on_one_tensor_run_in_registration_order(
+    program: Program, backend: Backend, reference: Backend
+) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def hooked_chain(draw: Any) -> Program:
+    """A chain of ops with logging hooks on some of its tensors, registered in any order."""
+    builder = Builder(draw)
+    builder.start()
+    chain = builder.chain(draw(st.integers(2, 5)))
+    for target in draw(st.permutations(chain + builder.leaves[:1])):
+        if builder.coin():
+            builder.register(target, "tensor", Action("log"))
+    builder.finish()
+    return builder.program()
+
+
+@pytest.mark.rule("HOOK-002")
+@settings(deadline=None)
+@given(program=hooked_chain())
+def test_hooks_fire_from_the_output_back(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def replacing_hooks(draw: Any) -> Program:
+    """Tensor hooks that log, scale or replace the gradient, on a chain with retained grads."""
+    builder = Builder(draw)
+    builder.start()
+    chain = builder.chain(draw(st.integers(1, 4)))
+    for target in draw(st.lists(st.sampled_from(chain + builder.leaves), min_size=1, max_size=4)):
+        builder.register(target, "tensor", builder.action(FAIR_ACTIONS))
+        if builder.coin():
+            builder.retain_grad()
+    builder.finish()
+    return builder.program()
+
+
+@pytest.mark.rule("HOOK-003")
+@settings(deadline=None)
+@given(program=replacing_hooks())
+def test_hook_return_replaces_the_gradient(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def bad_hooks(draw: Any) -> Program:
+    """A hook of any kind returning a gradient of the wrong shape or dtype."""
+    builder = Builder(draw)
+    builder.start()
+    chain = builder.chain(draw(st.integers(1, 3)))
+    on = builder.pick(HOOK_KINDS)
+    target = builder.pick(builder.leaves if on == "post_accumulate_grad" else chain)
+    builder.register(target, on, builder.action(BAD_ACTIONS))
+    builder.finish()
+    return builder.program()
+
+
+@pytest.mark.rule("HOOK-004")
+@settings(deadline=None)
+@given(program=bad_hooks())
+def test_wrong_gradient_from_a_hook_raises(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@pytest.mark.rule("HOOK-005")
+@settings(deadline=None)
+@given(program=programs(features=("op", "hook", "remove_hook", "backward"), max_actions=8))
+def test_removed_hooks_do_not_fire(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def mixed_hooks(draw: Any) -> Program:
+    """On one non-leaf: tensor hooks, retain_grad and grad_fn pre/post hooks in any order; on the
+    leaves: tensor hooks and post-accumulate-grad hooks."""
+    builder = Builder(draw)
+    builder.start()
+    chain = builder.chain(draw(st.integers(1, 3)))
+    target = builder.pick(chain)
+    kinds = ["tensor", "tensor", "grad_fn", "grad_fn_pre", "retain_grad"]
+    for kind in draw(st.lists(st.sampled_from(kinds), min_size=2, max_size=6)):
+        if kind == "retain_grad":
+            builder.steps.append(builder.retain_grad_step(target))
+        else:
+            builder.register(target, kind, builder.action(FAIR_ACTIONS))
+    for leaf in builder.leaves:
+        for kind in draw(st.lists(st.sampled_from(("tensor", "post_accumulate_grad")), max_size=2)):
+            builder.register(leaf, kind, builder.action(("log", "scale")))
+    builder.finish()
+    return builder.program()
+
+
+@pytest.mark.rule("HOOK-006")
+@settings(deadline=None)
+@given(program=mixed_hooks())
+def test_hook_kinds_fire_in_documented_order(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def module_hooks(draw: Any) -> Program:
+    """nn.Linear layers with module hooks of every kind, called on tensors, then backward."""
+    builder = Builder(draw, ("float32",), shapes=((2,), (3,), (2, 2)))
+    builder.start()
+    for _ in range(draw(st.integers(1, 2))):
+        builder.module()
+        builder.chain(draw(st.integers(0, 2)))
+    builder.finish()
+    return builder.program()
+
+
+@pytest.mark.rule("HOOK-007")
+@settings(deadline=None)
+@given(program=module_hooks())
+def test_module_hooks(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
