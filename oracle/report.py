@@ -63,7 +63,18 @@ def _environment() -> Environment:
     )
     env.filters["highlight"] = highlight_python
     env.filters["pretty"] = lambda value: json.dumps(value, indent=1, default=str)
+    env.filters["source_label"] = source_label
     return env
+
+
+def source_label(source: str) -> str:
+    """A short name for a rule's source: a docs URL by its page (and anchor), so the rule table
+    keeps its width for the sentences; anything else as it is."""
+    if not source.startswith(("http://", "https://")):
+        return source
+    path, _, anchor = source.partition("#")
+    page = path.rstrip("/").rsplit("/", 1)[-1].removesuffix(".html")
+    return f"{page}#{anchor}" if anchor else page
 
 
 # --------------------------------------------------------------------------- summary & history

@@ -12,7 +12,7 @@ import pytest
 
 pytest.importorskip("jinja2")
 
-from oracle.report import highlight_python, main, write_report  # noqa: E402
+from oracle.report import highlight_python, main, source_label, write_report  # noqa: E402
 
 HOSTILE = '<script>alert("pwned")</script>'
 SCRIPT = 'import torch\nx = torch.tensor([1.0], requires_grad=True)  # a leaf\nprint(x.is_leaf, "ok")\n'
@@ -127,9 +127,9 @@ def test_family_rows_and_rule_table(tmp_path: Path) -> None:
     html = render(tmp_path)
     rows = re.findall(r'<tr data-family="([^"]+)">(.*?)</tr>', html, re.S)
     cells = {family: re.findall(r'<td class="n">([^<]*)</td>', row) for family, row in rows}
-    # rules, passed, failed, xfailed, unchecked, tests, programs
-    assert cells == {"leaf rules": ["3", "1", "1", "0", "1", "3", "500"],
-                     "hook order": ["2", "0", "1", "1", "0", "3", "231"]}
+    # rules; passed, failed, xfailed, xpassed, skipped, unchecked rules; tests, programs
+    assert cells == {"leaf rules": ["3", "1", "1", "0", "0", "0", "1", "3", "500"],
+                     "hook order": ["2", "0", "1", "1", "0", "0", "0", "3", "231"]}
     statuses = re.findall(r'<tr class="rule" data-family="[^"]+" data-status="([a-z]+)">', html)
     assert statuses == ["passed", "failed", "unchecked", "failed", "xfailed"]
     assert 'href="#div-0"' in html and 'href="#div-1"' in html and 'id="div-1"' in html
@@ -220,3 +220,15 @@ def test_script_run_divergence(tmp_path: Path) -> None:
     assert differing == ["event", "tensor([4.])", "tensor([0.])"]
     run = "<summary>Full backend run</summary><pre>backend: impl\n--- stdout ---\ntensor([0.])\ndone\nexit: 0"
     assert run in article
+
+
+def test_docs_sources_are_named_by_page(tmp_path: Path) -> None:
+    url = "https://pytorch.org/docs/stable/notes/autograd.html#saved-tensors"
+    assert source_label(url) == "autograd#saved-tensors"
+    assert source_label("https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html") == (
+        "torch.Tensor.backward")
+    assert source_label("seed 003") == "seed 003"
+    results = copy.deepcopy(RESULTS)
+    results["rules"][0]["source"] = url
+    html = render(tmp_path, results)
+    assert f'<a href="{url}" title="{url}">autograd#saved-tensors</a>' in html

@@ -1,0 +1,264 @@
+"""The HTML report of a real conformance run, opened in headless Chromium and read as a user would.
+
+A tiny run (two seed scripts against the planted fault ``grad_off``: one passes, one diverges)
+writes results.json and index.html; the page must then show results.json's numbers, filter its
+rule table, lead from the failing rule to its divergence (both sides, a repro script that copies
+and, run with real torch, prints the reference side), stay within a laptop screen, print without
+its controls, load nothing from the network, and keep hostile text inert. The screenshot goes to
+``reports/report-screenshot.png``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests import browser
+from tests.browser import chromium_page, require_browser
+
+pytest.importorskip("jinja2")
+
+ROOT = Path(__file__).resolve().parent.parent
+SCREENSHOT = ROOT / "reports" / "report-screenshot.png"
+FAULT = "fault:grad_off"
+PASSING, FAILING = "SEED-001-1", "SEED-001-2"  # the first reads no .grad, the second prints one
+A4_PRINTABLE = {"width": 680, "height": 960}  # 180 mm x 254 mm at 96 CSS px per inch
+HOSTILE = '<img src=x onerror="alert(1)"><script>alert("pwned")</script>'
+TEXTS = "cells => cells.map(c => c.textContent.trim())"
+ROWS_SHOWN = "rows => rows.filter(r => r.getClientRects().length > 0).map(r => r.cells[0].textContent.trim())"
+
+
+def conformance_run(out: Path) -> dict:
+    """Run the two seed tests against the fault with ``--report`` into ``out``; return results.json."""
+    command = [sys.executable, "-m", "pytest", "conformance/test_seeds.py", "-k", f"{PASSING} or {FAILING}",
+               "--backend", FAULT, "--report", "--results", str(out / "results.json"),
+               "-q", "-p", "no:cacheprovider"]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=180)
+    assert done.returncode == 1, f"expected one failure:\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    assert (out / "index.html").exists(), done.stdout[-3000:]
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    status = {rule["id"]: rule["status"] for rule in results["rules"]}
+    assert (status[PASSING], status[FAILING]) == ("passed", "failed"), "the run no longer has one of each"
+    return results
+
+
+def test_report_of_a_planted_fault_in_chromium(tmp_path: Path) -> None:
+    require_browser()  # before the conformance run: a skip or a failure should come at once
+    results = conformance_run(tmp_path)
+    requests: list[str] = []
+    problems: list[str] = []
+    with chromium_page() as page:
+        page.on("request", lambda request: requests.append(request.url))
+        page.on("pageerror", lambda error: problems.append(f"script error: {error}"))
+        page.on("dialog", lambda dialog: (problems.append(f"dialog: {dialog.message}"), dialog.dismiss()))
+        page.goto((tmp_path / "index.html").as_uri())
+
+        check_header_and_summary(page, results)
+        check_family_chart(page, results)
+        check_filters(page, results)
+        script = check_divergence(page, results)
+        check_no_sideways_scrolling(page)  # at laptop size
+        SCREENSHOT.parent.mkdir(exist_ok=True)
+        page.screenshot(path=str(SCREENSHOT), full_page=True)
+        check_print_stylesheet(page)
+
+    assert SCREENSHOT.read_bytes().startswith(b"\x89PNG")
+    fetched = [url for url in requests if not url.startswith(("file:", "data:"))]
+    assert fetched == [], "the page is not self-contained"
+    assert problems == []
+    check_repro_prints_reference(script, results, tmp_path)
+
+
+# --------------------------------------------------------------------------- checks on the page
+
+
+def check_header_and_summary(page, results: dict) -> None:
+    """The header names what was compared; every summary number is results.json's."""
+    header = page.inner_text("header")
+    assert f"{results['backend']['name']} {results['backend']['version']}" in header
+    assert f"torch {results['reference']['version']}" in header
+    assert results["hypothesis_profile"] in header and results["device"] in header
+    totals = results["totals"]
+    assert page.inner_text("#programs") == str(totals["programs"])
+    assert page.inner_text("#rules-total") == str(totals["rules"]) == str(len(results["rules"]))
+    for status, count in totals["rule_status"].items():
+        assert page.inner_text(f"#rules-{status}") == str(count), status
+    assert page.inner_text("#tests-total") == str(totals["tests"])
+    for status in ("passed", "failed", "xfailed", "xpassed", "skipped"):
+        assert page.inner_text(f"#tests-{status}") == str(totals[status]), status
+    assert page.inner_text("#known-divergences") == str(totals["known_divergences"])
+
+
+def check_family_chart(page, results: dict) -> None:
+    """One row per family whose cells (read under their column headings) and bar segments
+    (measured on screen) agree with results.json."""
+    headings = page.eval_on_selector_all("#families thead th", TEXTS)
+    shown = {}
+    for row in page.query_selector_all("#families tbody tr"):
+        cells = row.eval_on_selector_all("td", TEXTS)
+        shown[cells[0]] = dict(zip(headings, cells, strict=True))
+    assert set(shown) == {family["family"] for family in results["families"]}
+    for family in results["families"]:
+        row = shown[family["family"]]
+        assert row["Rules"] == str(sum(family["rules"].values()))
+        for status, count in family["rules"].items():
+            assert row[status.capitalize()] == str(count), (family["family"], status)
+        assert row["Tests"] == str(sum(family["tests"].values()))
+        assert row["Programs"] == str(family["programs"])
+
+        bar = page.locator(f'#families tr[data-family="{family["family"]}"] .bar')
+        total = bar.bounding_box()["width"]
+        for status, count in family["rules"].items():
+            segment = bar.locator(f"div.{status}")
+            if count == 0:
+                assert segment.count() == 0
+                continue
+            share = segment.bounding_box()["width"] / total
+            assert abs(share - count / sum(family["rules"].values())) < 0.01, (family["family"], status)
+
+
+def check_filters(page, results: dict) -> None:
+    """Choosing a family and/or a status shows exactly the rules that have them."""
+    rules = results["rules"]
+
+    def shown() -> list[str]:
+        return page.eval_on_selector_all("#rule-table tr.rule", ROWS_SHOWN)
+
+    def choose(family: str = "", status: str = "") -> None:
+        page.select_option("#filter-family", family)
+        page.select_option("#filter-status", status)
+
+    assert shown() == [rule["id"] for rule in rules]
+    assert page.inner_text("#shown-count") == f"{len(rules)} of {len(rules)} rules"
+    for status in ("failed", "passed", "unchecked"):
+        choose(status=status)
+        expected = [rule["id"] for rule in rules if rule["status"] == status]
+        assert expected and shown() == expected, status
+        assert page.inner_text("#shown-count") == f"{len(expected)} of {len(rules)} rules"
+    for family in {rule["family"] for rule in rules}:
+        choose(family=family)
+        assert shown() == [rule["id"] for rule in rules if rule["family"] == family], family
+        choose(family=family, status="failed")
+        assert shown() == [r["id"] for r in rules if r["family"] == family and r["status"] == "failed"]
+    choose()
+    assert len(shown()) == len(rules)
+
+
+def check_divergence(page, results: dict) -> str:
+    """The failing rule's link leads to its divergence: both sides of the first divergent event,
+    the repro script with a working copy button, the full runs collapsed. Returns the copied script."""
+    rule = next(rule for rule in results["rules"] if rule["id"] == FAILING)
+    [index] = rule["divergences"]
+    divergence = results["divergences"][index]
+    first = divergence["details"]["divergence"]
+
+    row = page.locator("#rule-table tr.rule", has=page.locator(f'td:first-child code:text-is("{FAILING}")'))
+    row.get_by_role("link", name=f"divergence {index + 1}").click()
+    assert page.url.endswith(f"#div-{index}")
+    article = page.locator(f"#div-{index}")
+    assert 0 <= article.bounding_box()["y"] < browser.LAPTOP["height"], "the link did not scroll to it"
+    assert FAILING in article.locator("h3").inner_text()
+
+    heads = article.locator(".side .head").all_inner_texts()
+    assert heads == ["field", "torch (reference)", FAULT]
+    differing = article.locator(".side .differs").all_inner_texts()
+    assert first["ref_event"] in differing and first["test_event"] in differing
+    assert first["ref_event"] != first["test_event"]
+
+    article.get_by_role("button", name="Copy").click()
+    article.get_by_role("button", name="Copied").wait_for(timeout=2000)
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == divergence["details"]["repro"]
+    assert article.locator(".script .kw").first.inner_text() in {"import", "from", "torch"}  # highlighted
+
+    for label in ("Full reference (torch) run", "Full backend run"):
+        details = article.locator("details", has=page.get_by_text(label, exact=True))
+        assert details.get_attribute("open") is None, f"{label} should start collapsed"
+    return copied
+
+
+def check_no_sideways_scrolling(page) -> None:
+    """Nothing wider than the window: the page itself never scrolls sideways."""
+    width = page.evaluate("[document.documentElement.scrollWidth, document.documentElement.clientWidth]")
+    assert width[0] <= width[1], f"page is {width[0]}px wide in a {width[1]}px window"
+
+
+def check_print_stylesheet(page) -> None:
+    """On paper (A4 less margins, 680 CSS px): no controls, status colours kept, code wrapped,
+    nothing cut off at the right edge; and Chromium prints it."""
+    page.emulate_media(media="print")
+    page.set_viewport_size(A4_PRINTABLE)
+    try:
+        check_no_sideways_scrolling(page)
+        assert not page.locator(".filters").is_visible()
+        assert not page.locator("button.copy").first.is_visible()
+        adjust = page.eval_on_selector(".status.failed", "e => getComputedStyle(e).printColorAdjust")
+        assert adjust == "exact"
+        assert page.eval_on_selector("pre", "e => getComputedStyle(e).whiteSpace") == "pre-wrap"
+        assert page.pdf(format="A4").startswith(b"%PDF")
+    finally:
+        page.emulate_media(media="screen")
+        page.set_viewport_size(browser.LAPTOP)
+
+
+def check_repro_prints_reference(script: str, results: dict, tmp_path: Path) -> None:
+    """The copied repro, run with real torch, shows the reference side of the divergent event."""
+    divergence = results["divergences"][0]
+    first, reference = divergence["details"]["divergence"], divergence["details"]["reference_run"]
+    path = tmp_path / "repro.py"
+    path.write_text(script, encoding="utf-8")
+    done = subprocess.run([sys.executable, str(path)], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert first["ref_event"] in done.stdout.splitlines()
+    assert first["test_event"] not in done.stdout
+    assert done.stdout == reference["stdout"]
+
+
+# --------------------------------------------------------------------------- escaping, set-up
+
+
+def test_hostile_text_stays_text_in_chromium(tmp_path: Path) -> None:
+    """Markup in a sentence, an event, a message or a script shows as text and runs nothing."""
+    require_browser()
+    from oracle.report import write_report
+    from tests.test_report import RESULTS
+
+    results = copy.deepcopy(RESULTS)
+    results["rules"][1]["sentence"] = HOSTILE
+    results["divergences"][0]["details"]["divergence"]["ref_event"]["value"]["is_leaf"] = HOSTILE
+    repro = f"print('{HOSTILE}')"
+    results["divergences"][1]["message"] = f"RuntimeError: {HOSTILE}\n\nRepro (torch script):\n{repro}\n"
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps(results), encoding="utf-8")
+    page_path = write_report(path, tmp_path / "site")
+    problems: list[str] = []
+    with chromium_page() as page:
+        page.on("dialog", lambda dialog: (problems.append(dialog.message), dialog.dismiss()))
+        page.on("request", lambda request: problems.append(request.url) if "/x" in request.url else None)
+        page.goto(page_path.as_uri())
+        page.wait_for_load_state("load")
+        assert page.evaluate("document.scripts.length") == 1
+        assert page.evaluate("document.images.length") == 0
+        assert page.locator("#rule-table").get_by_text(HOSTILE).count() == 1
+        assert HOSTILE in page.locator("#div-0 .side .differs").all_inner_texts()
+        assert page.locator("#div-1 .script pre").text_content() == repro
+    assert problems == []
+
+
+def test_missing_browser_fails_with_instructions(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.delenv(browser.NO_BROWSER, raising=False)
+    monkeypatch.setattr(browser, "CHROMIUM", tmp_path / "no-chromium")
+    with pytest.raises(pytest.fail.Exception, match="apt-get install chromium chromium-driver"):
+        require_browser()
+
+
+def test_explicit_opt_out_skips_with_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(browser.NO_BROWSER, "1")
+    with pytest.raises(pytest.skip.Exception, match="ORACLE_NO_BROWSER=1"):
+        require_browser()
