@@ -1,0 +1,1 @@
+"""Side-by-side benchmarks of impl against torch (and HIPS autograd): see benchmarks/conftest.py."""

@@ -1,0 +1,129 @@
+"""pytest wiring of the benchmarks: engines side by side, timing with pytest-benchmark, and at the
+end of the session a table of medians and ratios impl/torch, saved as ``reports/benchmarks.json``.
+
+Run with ``nox -s bench`` (CPU) or ``nox -s bench_gpu`` (cupy vs torch CUDA), or directly:
+``pytest benchmarks -m "not gpu" -p no:xdist``. ``--bench-json PATH`` moves the JSON file.
+Benchmarks are not tests: nothing here fails on a time. When impl cannot run a workload yet, the
+impl side is skipped with the error that stopped it (the missing feature), and torch still runs.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from benchmarks.engines import Engine, EngineUnavailable, load_engine
+from benchmarks.results import Measurement, document, format_table, pair_rows, write_document
+
+DEFAULT_JSON = Path("reports") / "benchmarks.json"
+MEASUREMENTS = pytest.StashKey[list[Measurement]]()
+UNDER_CONSTRUCTION = ("impl",)  # engines whose failures are reported as skips, not errors
+DEVICES = (pytest.param("cpu"), pytest.param("cuda", marks=pytest.mark.gpu))
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--bench-json", type=Path, default=None,
+                     help=f"where the benchmark results go (default {DEFAULT_JSON} under the rootdir)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.stash[MEASUREMENTS] = []
+
+
+def engine_or_skip(name: str, device: str) -> Engine:
+    """The engine, or a skip saying why it cannot run here (no GPU, CPU-only torch, no autograd)."""
+    try:
+        return load_engine(name, device)
+    except EngineUnavailable as exc:
+        pytest.skip(f"{name} on {device}: {exc}")
+
+
+def ready_or_skip(label: str, workload: str, build: Callable[[], Callable[[], Any]]) -> Callable[[], Any]:
+    """Build the timed callable and run it once (the warm-up). An engine under construction that
+    cannot run the workload yet is skipped with the error it raised; any other engine's error is a
+    real failure."""
+    try:
+        fn = build()
+        fn()
+    except Exception as exc:
+        if label not in UNDER_CONSTRUCTION:
+            raise
+        pytest.skip(f"{label} cannot run {workload} yet: {type(exc).__name__}: {exc}")
+    return fn
+
+
+class Recorder:
+    """Times a workload with pytest-benchmark and keeps its median for the session table."""
+
+    def __init__(self, benchmark: Any, store: list[Measurement]) -> None:
+        self.benchmark = benchmark
+        self.store = store
+
+    def time(self, name: str, label: str, device: str, build: Callable[[], Callable[[], Any]],
+             params: dict[str, Any], rounds: int) -> None:
+        """Warm up once, then time ``rounds`` calls; record the median under ``label``."""
+        fn = ready_or_skip(label, name, build)
+        self.benchmark.group = f"{name} [{device}]"
+        self.benchmark.extra_info.update(params)
+        self.benchmark.pedantic(fn, rounds=rounds, iterations=1, warmup_rounds=0)
+        stats = getattr(self.benchmark, "stats", None)
+        if self.benchmark.enabled and stats is not None:
+            self.store.append(Measurement(name, device, label, float(stats.stats.median), "s", params))
+
+    def value(self, measurement: Measurement) -> None:
+        """Record a quantity that is not a time (memory)."""
+        self.store.append(measurement)
+
+
+@pytest.fixture
+def recorder(benchmark: Any, pytestconfig: pytest.Config) -> Recorder:
+    return Recorder(benchmark, pytestconfig.stash[MEASUREMENTS])
+
+
+@pytest.fixture
+def values(pytestconfig: pytest.Config) -> Recorder:
+    """A recorder for non-timing measurements (no pytest-benchmark fixture involved)."""
+    return Recorder(None, pytestconfig.stash[MEASUREMENTS])
+
+
+def versions() -> dict[str, str]:
+    """Versions of what was compared: torch, numpy, and the peers that were importable."""
+    found = {"numpy": np.__version__}
+    for name in ("torch", "autograd", "cupy"):
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            continue
+    try:
+        import torch
+
+        found["torch"] = torch.__version__
+    except ImportError:
+        pass
+    return found
+
+
+def _json_path(config: pytest.Config) -> Path:
+    chosen = config.getoption("bench_json", default=None)
+    return Path(chosen) if chosen else Path(config.rootpath) / DEFAULT_JSON
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    measurements = session.config.stash.get(MEASUREMENTS, [])
+    if measurements:
+        write_document(_json_path(session.config), document(pair_rows(measurements), versions()))
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    measurements = config.stash.get(MEASUREMENTS, [])
+    if not measurements:
+        return
+    terminalreporter.write_sep("=", "impl vs torch: medians and ratios")
+    for line in format_table(pair_rows(measurements)).splitlines():
+        terminalreporter.write_line(line)
+    terminalreporter.write_line(f"saved: {_json_path(config)}")

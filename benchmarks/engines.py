@@ -1,0 +1,74 @@
+"""The engines a workload runs on: impl and torch (the same torch-shaped code on either), and
+HIPS ``autograd`` as the numpy peer (its own code, see ``benchmarks.autograd_peer``).
+
+``load_engine`` raises ``EngineUnavailable`` with a readable reason when an engine cannot run on
+the asked device here (no cupy, a CPU-only torch wheel, autograd not installed); benchmarks turn
+that into a skip naming the reason.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import ModuleType
+
+TORCH_LIKE = ("impl", "torch")
+PEERS = ("autograd",)
+
+
+class EngineUnavailable(RuntimeError):
+    """This engine cannot run on this device in this environment (the message says why)."""
+
+
+@dataclass(frozen=True)
+class Engine:
+    """A module to run a workload with, the device it runs on, and how to wait for that device."""
+
+    name: str
+    module: ModuleType
+    device: str
+    sync: Callable[[], None]
+
+    @property
+    def torch_like(self) -> bool:
+        return self.name in TORCH_LIKE
+
+
+def _no_sync() -> None:
+    """CPU work is finished when the call returns."""
+
+
+def load_engine(name: str, device: str = "cpu") -> Engine:
+    """The engine ``name`` (impl, torch, autograd) on ``device`` (cpu, cuda)."""
+    if name == "autograd":
+        if device != "cpu":
+            raise EngineUnavailable("HIPS autograd runs on numpy only (cpu)")
+        return Engine(name, _import("autograd.numpy", "pip install autograd"), device, _no_sync)
+    if name not in TORCH_LIKE:
+        raise ValueError(f"unknown engine {name!r}; known: {TORCH_LIKE + PEERS}")
+    module = _import(name, "pip install -e '.[reference]'" if name == "torch" else "")
+    if device == "cpu":
+        return Engine(name, module, device, _no_sync)
+    if device != "cuda":
+        raise ValueError(f"unknown device {device!r}")
+    if name == "torch":
+        if not module.cuda.is_available():
+            raise EngineUnavailable(f"torch {module.__version__} has no CUDA device (torch.cuda."
+                                    "is_available() is False; the pinned reference wheel is the CPU build)")
+        return Engine(name, module, device, module.cuda.synchronize)
+    cupy = _import("cupy", "pip install -e '.[gpu]'")
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except Exception as exc:  # cupy raises its own runtime error types without a driver
+        raise EngineUnavailable(f"cupy cannot reach a CUDA device ({type(exc).__name__}: {exc})") from exc
+    if count == 0:
+        raise EngineUnavailable("cupy sees no CUDA device")
+    return Engine(name, module, device, cupy.cuda.runtime.deviceSynchronize)
+
+
+def _import(name: str, hint: str) -> ModuleType:
+    try:
+        return importlib.import_module(name)
+    except ImportError as exc:
+        raise EngineUnavailable(f"cannot import {name} ({exc})" + (f"; {hint}" if hint else "")) from exc

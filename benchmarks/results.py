@@ -1,0 +1,167 @@
+"""Benchmark results: measurements -> side-by-side rows (impl vs torch) -> table and JSON.
+
+Each benchmark records one ``Measurement`` per engine (impl, torch, and peers such as HIPS
+``autograd``). ``pair_rows`` groups the measurements of one workload (same name, device and
+parameters) into a row holding the impl and torch medians and their ratio; ``format_table`` prints
+the rows, ``write_document`` saves them as ``reports/benchmarks.json``, the file ``oracle.report``
+reads (its ``results`` rows: name, device, impl, torch, ratio). Kept free of pytest so the
+self-tests in ``tests/test_benchmarks_harness.py`` can check it without timing anything.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+import os
+import platform
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+MAIN_ENGINES = ("impl", "torch")
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One engine's result on one workload: a median time in seconds, or another quantity whose
+    unit is named (memory benchmarks record MiB)."""
+
+    name: str
+    device: str
+    engine: str
+    value: float
+    unit: str = "s"
+    params: dict[str, Any] = field(default_factory=dict)
+    comparable: bool = True  # False where impl/torch means nothing (e.g. growths near zero)
+
+    def key(self) -> tuple[str, str, str]:
+        """What makes measurements of different engines comparable: workload, device, params."""
+        return self.name, self.device, json.dumps(self.params, sort_keys=True, default=str)
+
+
+def ratio(numerator: float | None, denominator: float | None) -> float | None:
+    """``numerator / denominator``, or None when either is missing or the denominator is not > 0
+    (a ratio of memory growths near zero means nothing)."""
+    if numerator is None or denominator is None or denominator <= 0:
+        return None
+    return numerator / denominator
+
+
+def pair_rows(measurements: list[Measurement]) -> list[dict[str, Any]]:
+    """One row per workload, in the order workloads were first measured.
+
+    A row has ``name, device, unit, impl, torch, ratio`` (impl/torch) and ``params``; engines other
+    than impl and torch go under ``peers`` with ``impl / peer`` under ``peer_ratios``. When the
+    params name ``items`` (work items per timed call, e.g. programs checked), ``per_second`` gives
+    each engine's throughput.
+    """
+    grouped: dict[tuple[str, str, str], list[Measurement]] = {}
+    for m in measurements:
+        grouped.setdefault(m.key(), []).append(m)
+    rows = []
+    for group in grouped.values():
+        first = group[0]
+        units = {m.unit for m in group}
+        if len(units) > 1:
+            raise ValueError(f"{first.name} [{first.device}]: engines measured in different units {units}")
+        values = {m.engine: m.value for m in group}  # a re-measured engine: the last one counts
+        impl, torch = values.get("impl"), values.get("torch")
+        row: dict[str, Any] = {
+            "name": first.name,
+            "device": first.device,
+            "unit": first.unit,
+            "impl": impl,
+            "torch": torch,
+            "ratio": ratio(impl, torch) if first.comparable else None,
+            "params": dict(first.params),
+        }
+        peers = {engine: value for engine, value in values.items() if engine not in MAIN_ENGINES}
+        if peers:
+            row["peers"] = peers
+            row["peer_ratios"] = {engine: ratio(impl, value) for engine, value in peers.items()}
+        items = first.params.get("items")
+        if first.unit == "s" and isinstance(items, (int, float)) and items > 0:
+            row["per_second"] = {engine: items / value for engine, value in values.items() if value > 0}
+        rows.append(row)
+    return rows
+
+
+def _cell(value: float | None, unit: str) -> str:
+    if value is None:
+        return "—"
+    if unit == "s":
+        return f"{value * 1e3:.3f} ms" if value < 1 else f"{value:.3f} s"
+    return f"{value:.4g} {unit}"
+
+
+def format_table(rows: list[dict[str, Any]]) -> str:
+    """The rows as a fixed-width text table: workload, device, impl, torch, impl/torch, peers."""
+    header = ("workload", "device", "impl", "torch", "impl/torch", "peers (impl/peer)")
+    lines = [header]
+    for row in rows:
+        unit = row.get("unit", "s")
+        peers = ", ".join(
+            f"{engine} {_cell(value, unit)} ({_ratio_cell(row['peer_ratios'][engine])})"
+            for engine, value in row.get("peers", {}).items()
+        )
+        if "per_second" in row:
+            rates = ", ".join(f"{engine} {rate:.1f}/s" for engine, rate in row["per_second"].items())
+            peers = f"{peers}; {rates}" if peers else rates
+        lines.append((row["name"], row["device"], _cell(row["impl"], unit), _cell(row["torch"], unit),
+                      _ratio_cell(row["ratio"]), peers))
+    widths = [max(len(line[i]) for line in lines) for i in range(len(header))]
+    text = ["  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip()
+            for line in lines]
+    text.insert(1, "  ".join("-" * width for width in widths))
+    return "\n".join(text)
+
+
+def _ratio_cell(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}x"
+
+
+def machine_description() -> str:
+    """The machine the numbers came from: CPU model, logical cores, OS, Python."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} logical cores, {platform.system()} {platform.release()}, " \
+           f"Python {platform.python_version()}"
+
+
+def document(rows: list[dict[str, Any]], versions: dict[str, str], machine: str | None = None,
+             date: str | None = None) -> dict[str, Any]:
+    """The benchmarks.json document: when, where, with which versions, and the rows."""
+    date = date or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
+    machine = machine or machine_description()
+    stamped = [{**row, "date": row.get("date", date), "machine": row.get("machine", machine)} for row in rows]
+    return {"machine": machine, "date": date, **versions, "results": stamped}
+
+
+def merge_previous(new: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
+    """Keep the previous file's rows for devices this run did not measure (a CPU run must not
+    erase the GPU numbers, nor the reverse); every row keeps its own date and machine."""
+    if not previous or not isinstance(previous.get("results"), list):
+        return new
+    measured = {row["device"] for row in new["results"]}
+    kept = [row for row in previous["results"] if isinstance(row, dict) and row.get("device") not in measured]
+    return {**new, "results": [*new["results"], *kept]}
+
+
+def write_document(path: Path, doc: dict[str, Any]) -> Path:
+    """Write ``doc`` to ``path`` (merged with rows of other devices already there)."""
+    path = Path(path)
+    previous = None
+    if path.exists():
+        try:
+            previous = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError:
+            previous = None  # a damaged file is replaced, not merged
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(merge_previous(doc, previous), indent=1) + "\n", encoding="utf-8")
+    return path

@@ -1,0 +1,38 @@
+"""W4 suite throughput: generated programs per second, interpreted on impl alone, on torch alone,
+and checked differentially (``both``: torch and impl executed, traces compared)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from benchmarks import suite
+from benchmarks.conftest import Recorder, ready_or_skip
+from oracle.backends import load_backend, reference
+
+PROGRAMS = 40
+ROUNDS = 5
+
+
+@pytest.fixture(scope="module")
+def batch() -> dict[str, Any]:
+    """The programs, and how many of them impl currently diverges on (part of the row's params)."""
+    programs = suite.generate(PROGRAMS)
+    checked: dict[str, int] = {}
+    ready_or_skip("impl", "W4", lambda: lambda: checked.setdefault(
+        "divergent", suite.check_all(programs, load_backend("impl"), reference())))
+    return {"programs": programs, "divergent": checked["divergent"]}
+
+
+@pytest.mark.parametrize("label", ["impl", "torch", "both"])
+def test_w4_suite_throughput(recorder: Recorder, batch: dict[str, Any], label: str) -> None:
+    programs = batch["programs"]
+    impl, torch = load_backend("impl"), reference()
+    timed = {
+        "impl": lambda: suite.run_all(programs, impl),
+        "torch": lambda: suite.run_all(programs, torch),
+        "both": lambda: suite.check_all(programs, impl, torch),
+    }[label]
+    params = {"workload": "W4", "items": len(programs), "divergent": batch["divergent"]}
+    recorder.time(f"W4 suite, {len(programs)} programs", label, "cpu", lambda: timed, params, ROUNDS)
