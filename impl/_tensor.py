@@ -69,7 +69,7 @@ class Tensor:
         t._grad = None
         t._grad_acc = None
         t._retains_grad = False
-        t._hooks_leaf: dict = {}
+        t._view_version = 0
         return t
 
     @staticmethod
@@ -151,6 +151,15 @@ class Tensor:
     # -- autograd metadata --------------------------------------------------------------------
     @property
     def grad_fn(self) -> Node | None:
+        """The node that made this tensor; a view whose base was modified in place since gets an
+        as_strided node onto the base's new history (torch regenerates it the same way)."""
+        if self._grad_fn is not None and self._base is not None and self._view_version != self._vc.value:
+            from impl._ops.functions import as_strided
+
+            with grad_mode.enable_grad():
+                fresh = as_strided(self._base, tuple(self.shape), self.stride(), self.storage_offset())
+            self._grad_fn, self._output_nr = fresh._grad_fn, 0
+            self._view_version = self._vc.value
         return self._grad_fn
 
     @property
@@ -189,12 +198,23 @@ class Tensor:
         if value is not None:
             if not isinstance(value, Tensor):
                 raise TypeError(
-                    f"assigned grad expected to be a Tensor or None but got grad of {type(value).__name__}"
+                    f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}"
                 )
             if value.dtype is not self.dtype:
-                raise RuntimeError("assigned grad has data of a different type")
+                raise RuntimeError(
+                    f"attempting to assign a gradient with dtype '{dtypes.CPP_NAMES[value.dtype.name]}' to a "
+                    f"tensor with grad_dtype '{dtypes.SCALAR_TYPE_NAMES[self.dtype.name]}'. The gradient must "
+                    "match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
+                    "grad_dtype attribute with a specific dtype, or None to allow any dtype. Set grad_dtype "
+                    "with caution. Diverging the dtypes of a tensor and its gradient may break downstream "
+                    "systems that assume they match."
+                )
             if tuple(value.shape) != tuple(self.shape):
-                raise RuntimeError("assigned grad has data of a different size")
+                raise RuntimeError(
+                    f"attempting to assign a gradient of size '[{', '.join(map(str, value.shape))}]' to a tensor "
+                    f"of size '[{', '.join(map(str, self.shape))}]'. Please ensure that the gradient and the "
+                    "tensor are the same size"
+                )
         self._grad = value
 
     @property
@@ -212,7 +232,7 @@ class Tensor:
 
     def _edge(self) -> tuple[Node | None, int]:
         """Where gradient for this tensor flows: its grad_fn, a leaf's AccumulateGrad, or nowhere."""
-        if self._grad_fn is not None:
+        if self.grad_fn is not None:
             return (self._grad_fn, self._output_nr)
         if self._requires_grad:
             return (self._grad_accumulator(), 0)
@@ -276,7 +296,7 @@ class Tensor:
         return t
 
     def detach_(self) -> Tensor:
-        if self._base is not None and self._base.requires_grad:
+        if self._base is not None:
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using "
                 "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view "

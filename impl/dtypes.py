@@ -60,6 +60,30 @@ _BY_LEGACY = {d._legacy: d for d in ALL}
 
 _default = float32
 
+# C++ type names and ScalarType names, as torch's error messages spell dtypes
+CPP_NAMES = {
+    "float16": "c10::Half",
+    "float32": "float",
+    "float64": "double",
+    "uint8": "unsigned char",
+    "int8": "signed char",
+    "int16": "short int",
+    "int32": "int",
+    "int64": "long int",
+    "bool": "bool",
+}
+SCALAR_TYPE_NAMES = {
+    "float16": "Half",
+    "float32": "Float",
+    "float64": "Double",
+    "uint8": "Byte",
+    "int8": "Char",
+    "int16": "Short",
+    "int32": "Int",
+    "int64": "Long",
+    "bool": "Bool",
+}
+
 
 def get_default_dtype() -> dtype:
     return _default

@@ -477,3 +477,127 @@ def test_program_matches_torch(name: str) -> None:
     program = PRELUDE + PROGRAMS[name]
     assert run(program, impl) == run(program, torch)
 
+
+MORE_PROGRAMS = {
+    "post_accumulate_hook_rules": '''
+x = torch.tensor([1., 2.], requires_grad=True)
+h = x.register_post_accumulate_grad_hook(lambda t: 5)
+attempt(lambda: (x * 2).sum().backward())
+h.remove()
+h = x.register_post_accumulate_grad_hook(lambda t: t.grad * 2)
+attempt(lambda: (x * 2).sum().backward())
+h.remove()
+seen = []
+x.register_post_accumulate_grad_hook(lambda t: seen.append(t.grad.clone()))
+(x * 3).sum().backward()
+print(seen, x.grad)
+''',
+    "detach_data_versions": '''
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 2
+d = y.detach()
+dd = y.data
+d.add_(1)
+print(y._version, d._version, dd._version, y)
+dd.add_(1)
+print(y._version, y)
+v = y[0]
+attempt(lambda: v.detach_())
+a = torch.ones(2)
+b = a[0]
+attempt(lambda: b.detach_())
+x.data = torch.tensor([5., 6.])
+print(x, x.is_leaf)
+attempt(lambda: setattr(x, "grad", torch.ones(3)))
+attempt(lambda: setattr(x, "grad", torch.ones(2, dtype=torch.float64)))
+x.grad = torch.ones(2)
+print(x.grad)
+import copy
+c = copy.deepcopy(x)
+print(c, c.grad, c is x)
+attempt(lambda: copy.deepcopy(x * 2))
+''',
+    "view_grad_fn_after_base_in_place": '''
+a = torch.ones(3, requires_grad=True)
+b = a * 2
+v = b[:2]
+w = b[1:]
+v.mul_(3)
+graph(v); graph(b)
+print(w.grad_fn.name(), w)
+b.sum().backward()
+print(a.grad)
+a.grad = None
+b = a * 2
+v = b[0]
+b.add_(1)
+print(v, v.grad_fn.name())
+''',
+    "higher_order_gradients": '''
+x = torch.tensor([0.5, 1.5], requires_grad=True)
+y = torch.tensor([2.0, -1.0], requires_grad=True)
+fs = [lambda: (x.tanh() * y).sum(), lambda: (x.sigmoid() ** 2).sum(), lambda: (x.exp() / y).sum(),
+      lambda: (x.log() * x).sum(), lambda: (x ** 3 * y).sum(), lambda: (x ** y).sum(), lambda: x.softmax(0)[0] * 3,
+      lambda: (x.unsqueeze(1) @ y.unsqueeze(0)).pow(2).sum(), lambda: x.sin().cos().sum(), lambda: x.std() * x.sum(),
+      lambda: x.log_softmax(0)[1], lambda: (x * y).prod(), lambda: x.sqrt().sum(), lambda: torch.maximum(x, y).pow(2).sum()]
+for f in fs:
+    out = f()
+    g = torch.autograd.grad(out, [x, y], create_graph=True, allow_unused=True)
+    gg = [torch.autograd.grad(gi.sum(), [x, y], retain_graph=True, allow_unused=True) if gi is not None else None for gi in g]
+    print([None if gi is None else [round(v, 4) for v in gi.tolist()] for gi in g])
+    print([[None if t is None else [round(v, 4) for v in t.tolist()] for t in row] for row in gg if row is not None])
+''',
+    "boundary_gradients": '''
+x = torch.tensor([-1., 0., 0., 2.], requires_grad=True)
+outs = [x.relu(), x.abs(), x.clamp(0, 2), x.clamp(min=0), x.max().expand(4), x.min().expand(4),
+        x.view(2, 2).max(1)[0].sum().expand(4),
+        torch.maximum(x, torch.zeros(4)), torch.where(x > 0, x, x * 0)]
+for o in outs:
+    x.grad = None
+    o.sum().backward()
+    print(x.grad)
+''',
+    "grad_mode_decorators": '''
+x = torch.tensor([1.], requires_grad=True)
+@torch.no_grad
+def f(t):
+    return t * 2
+print(f(x).requires_grad)
+@torch.enable_grad()
+def g(t):
+    return t * 2
+with torch.no_grad():
+    print(g(x).requires_grad)
+@torch.inference_mode()
+def h(t):
+    return t * 2
+print(h(x).requires_grad)
+''',
+    "warnings_from_torch": '''
+x = torch.tensor([1., 2.], requires_grad=True)
+with warnings.catch_warnings(record=True) as ws:
+    warnings.simplefilter("always")
+    torch.tensor(x)
+    (x * 2).grad
+    print([(w.category.__name__, str(w.message).split(" (Triggered")[0]) for w in ws])
+''',
+    "sum_mean_options": '''
+m = torch.arange(6.).view(2, 3).requires_grad_()
+i = torch.arange(6).view(2, 3)
+print(m.sum(dtype=torch.float64), i.sum(1), i.sum(dtype=torch.float32), m.mean((0, 1)), m.mean(-1, True))
+print(torch.sum(m, [0]), m.sum(()), i.float().mean(), i.prod(), torch.tensor([True, True]).sum())
+attempt(lambda: i.std())
+attempt(lambda: m.sum(2))
+attempt(lambda: m.max(2))
+attempt(lambda: torch.zeros(0).max())
+''',
+}
+
+
+@pytest.mark.parametrize("name", sorted(MORE_PROGRAMS))
+def test_more_programs_match_torch(name: str) -> None:
+    import impl
+    import torch
+
+    program = PRELUDE + MORE_PROGRAMS[name]
+    assert run(program, impl) == run(program, torch)

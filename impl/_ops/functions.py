@@ -243,9 +243,15 @@ def _correction(unbiased: Any, correction: Any) -> float:
     return 1 if unbiased is None or unbiased else 0
 
 
+def _check_std_var(input: Tensor) -> None:
+    if not input.dtype.is_floating_point:
+        raise RuntimeError("std and var only support floating point and complex dtypes")
+
+
 def var(
     input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
 ) -> Tensor:
+    _check_std_var(input)
     if isinstance(dim, bool):
         dim, unbiased = None, dim
     return apply(
@@ -260,6 +266,7 @@ def var(
 def std(
     input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
 ) -> Tensor:
+    _check_std_var(input)
     if isinstance(dim, bool):
         dim, unbiased = None, dim
     return apply(

@@ -110,7 +110,7 @@ def _check_cast(result: dtypes.dtype, out: dtypes.dtype) -> None:
 def _old_value(t: Tensor) -> Tensor:
     """A copy of ``t``'s current value carrying ``t``'s autograd identity (its edge)."""
     old = Tensor._from_array(t._data.copy())
-    old._grad_fn, old._output_nr = t._grad_fn, t._output_nr
+    old._grad_fn, old._output_nr = t.grad_fn, t._output_nr
     old._requires_grad, old._grad_acc = t._requires_grad, t._grad_acc
     return old
 
@@ -149,6 +149,7 @@ def _rebase_history(t: Tensor, node: Node) -> None:
     regenerated = base.as_strided(tuple(t.shape), t.stride(), t.storage_offset())
     _move_retain_grad(t, regenerated._grad_fn)
     t._grad_fn, t._output_nr = regenerated._grad_fn, 0
+    t._view_version = t._vc.value
 
 
 def _move_retain_grad(t: Tensor, node: Node | None) -> None:

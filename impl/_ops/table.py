@@ -135,6 +135,7 @@ def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
         src = tensors[0]
         main._base = src._base if src._base is not None else src
         main._vc = src._vc
+        main._view_version = src._vc.value
     if (
         grad_mode.is_grad_enabled()
         and main.dtype.is_floating_point

@@ -47,14 +47,23 @@ class _GradModeContext:
         return self.__class__()
 
 
-class no_grad(_GradModeContext):
+class _NoParamDecorator(_GradModeContext):
+    """A context that may also decorate without parentheses: ``@no_grad`` as well as ``@no_grad()``."""
+
+    def __new__(cls, orig_func: Callable | None = None) -> Any:
+        if orig_func is None:
+            return super().__new__(cls)
+        return cls()(orig_func)
+
+
+class no_grad(_NoParamDecorator):
     """Disable gradient recording: results of ops are leaves that do not require grad."""
 
     def _target(self) -> bool:
         return False
 
 
-class enable_grad(_GradModeContext):
+class enable_grad(_NoParamDecorator):
     def _target(self) -> bool:
         return True
 

@@ -155,7 +155,11 @@ class AccumulateGrad(Node):
         for hook in list(self._post_acc_hooks.values()):
             out = hook(var)
             if out is not None:
-                raise RuntimeError("post accumulate grad hooks should return None.")
+                from impl._tensor import Tensor
+
+                if not isinstance(out, Tensor):
+                    raise TypeError(f"expected Variable, but hook returned '{type(out).__name__}'")
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return ()
 
 
