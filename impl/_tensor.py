@@ -201,19 +201,19 @@ class Tensor:
                     f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}"
                 )
             if value.dtype is not self.dtype:
+                given, own = dtypes.CPP_NAMES[value.dtype.name], dtypes.SCALAR_TYPE_NAMES[self.dtype.name]
                 raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{dtypes.CPP_NAMES[value.dtype.name]}' to a "
-                    f"tensor with grad_dtype '{dtypes.SCALAR_TYPE_NAMES[self.dtype.name]}'. The gradient must "
-                    "match the tensor's grad_dtype (defaults to the tensor's dtype). You can set the tensor's "
-                    "grad_dtype attribute with a specific dtype, or None to allow any dtype. Set grad_dtype "
-                    "with caution. Diverging the dtypes of a tensor and its gradient may break downstream "
-                    "systems that assume they match."
+                    f"attempting to assign a gradient with dtype '{given}' to a tensor with grad_dtype '{own}'. "
+                    "The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can "
+                    "set the tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. "
+                    "Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break "
+                    "downstream systems that assume they match."
                 )
             if tuple(value.shape) != tuple(self.shape):
+                given, own = ", ".join(map(str, value.shape)), ", ".join(map(str, self.shape))
                 raise RuntimeError(
-                    f"attempting to assign a gradient of size '[{', '.join(map(str, value.shape))}]' to a tensor "
-                    f"of size '[{', '.join(map(str, self.shape))}]'. Please ensure that the gradient and the "
-                    "tensor are the same size"
+                    f"attempting to assign a gradient of size '[{given}]' to a tensor of size '[{own}]'. "
+                    "Please ensure that the gradient and the tensor are the same size"
                 )
         self._grad = value
 

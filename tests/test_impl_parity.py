@@ -596,8 +596,9 @@ attempt(lambda: torch.zeros(0).max())
 
 @pytest.mark.parametrize("name", sorted(MORE_PROGRAMS))
 def test_more_programs_match_torch(name: str) -> None:
-    import impl
     import torch
+
+    import impl
 
     program = PRELUDE + MORE_PROGRAMS[name]
     assert run(program, impl) == run(program, torch)
