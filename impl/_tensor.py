@@ -196,25 +196,7 @@ class Tensor:
     @grad.setter
     def grad(self, value: Tensor | None) -> None:
         if value is not None:
-            if not isinstance(value, Tensor):
-                raise TypeError(
-                    f"assigned grad expected to be a Tensor or None but got grad of type {type(value).__name__}"
-                )
-            if value.dtype is not self.dtype:
-                given, own = dtypes.CPP_NAMES[value.dtype.name], dtypes.SCALAR_TYPE_NAMES[self.dtype.name]
-                raise RuntimeError(
-                    f"attempting to assign a gradient with dtype '{given}' to a tensor with grad_dtype '{own}'. "
-                    "The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can "
-                    "set the tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. "
-                    "Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break "
-                    "downstream systems that assume they match."
-                )
-            if tuple(value.shape) != tuple(self.shape):
-                given, own = ", ".join(map(str, value.shape)), ", ".join(map(str, self.shape))
-                raise RuntimeError(
-                    f"attempting to assign a gradient of size '[{given}]' to a tensor of size '[{own}]'. "
-                    "Please ensure that the gradient and the tensor are the same size"
-                )
+            _check_assigned_grad(self, value)
         self._grad = value
 
     @property
@@ -392,6 +374,28 @@ class Tensor:
             t._grad = self._grad.__deepcopy__(memo)
         memo[id(self)] = t
         return t
+
+
+def _check_assigned_grad(t: Tensor, value: object) -> None:
+    """torch's checks on ``t.grad = value``."""
+    if not isinstance(value, Tensor):
+        kind = type(value).__name__
+        raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {kind}")
+    if value.dtype is not t.dtype:
+        given, own = dtypes.CPP_NAMES[value.dtype.name], dtypes.SCALAR_TYPE_NAMES[t.dtype.name]
+        raise RuntimeError(
+            f"attempting to assign a gradient with dtype '{given}' to a tensor with grad_dtype '{own}'. "
+            "The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can "
+            "set the tensor's grad_dtype attribute with a specific dtype, or None to allow any dtype. "
+            "Set grad_dtype with caution. Diverging the dtypes of a tensor and its gradient may break "
+            "downstream systems that assume they match."
+        )
+    if tuple(value.shape) != tuple(t.shape):
+        given, own = ", ".join(map(str, value.shape)), ", ".join(map(str, t.shape))
+        raise RuntimeError(
+            f"attempting to assign a gradient of size '[{given}]' to a tensor of size '[{own}]'. "
+            "Please ensure that the gradient and the tensor are the same size"
+        )
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
