@@ -28,8 +28,27 @@ def with_profile(args: list[str], default: str = CI_PROFILE) -> list[str]:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Self-tests of the oracle, unit tests of impl, and the conformance suite in the CI profile."""
+    """Self-tests of the oracle, unit tests of impl, and the conformance suite in the CI profile.
+
+    The report is checked in Debian's headless Chromium (tests/test_report_browser.py): installed
+    here with apt-get when missing and this runs as root; otherwise a clear error says what to do
+    (install it, or set ORACLE_NO_BROWSER=1 to skip those tests explicitly).
+    """
+    import os
+    import shutil
+    from pathlib import Path
+
     install(session, "reference", "test", "report")
+    if not Path("/usr/bin/chromium").exists() and os.environ.get("ORACLE_NO_BROWSER") != "1":
+        if shutil.which("apt-get") and os.geteuid() == 0:
+            apt = {"DEBIAN_FRONTEND": "noninteractive"}
+            session.log("installing Debian's chromium for the browser test of the report")
+            session.run("apt-get", "update", "-qq", external=True, silent=True, env=apt)
+            session.run("apt-get", "install", "-y", "-qq", "--no-install-recommends", "chromium",
+                        "chromium-driver", "fonts-wqy-microhei", external=True, silent=True, env=apt)
+        else:
+            session.error("the report's browser test needs Debian's chromium: run `sudo apt-get install "
+                          "chromium chromium-driver`, or set ORACLE_NO_BROWSER=1 to skip that test")
     session.run("pytest", "-n", "2", *with_profile(session.posargs))
 
 
