@@ -161,10 +161,20 @@ class Builder:
 
     # -- actions -------------------------------------------------------------------------------
     def op(self) -> None:
-        kind = self.pick(("unary", "binary", "binary", "scalar", "reduce", "pow"))
+        """An elementwise, reduction, view or matrix op (shapes stay the leaves' shape or ())."""
+        kind = self.pick(("unary", "binary", "binary", "scalar", "reduce", "pow", "view", "matmul"))
         a = self.tensor(tracked=True)
+        shape = self.shapes[a]
+        if kind in ("view", "matmul") and not shape:
+            kind = "unary"
         out = self.fresh("t")
-        if kind == "unary":
+        if kind == "view":
+            self.view(a, out)
+        elif kind == "matmul":
+            b = self.tensor(shape)
+            op = self.pick(("matmul", "mm")) if len(shape) == 2 else "matmul"
+            self.bind(out, shape if len(shape) == 2 else (), Op(out, op, [Ref(a), Ref(b)]))
+        elif kind == "unary":
             self.bind(out, self.shapes[a], Op(out, self.pick(UNARY), [Ref(a)]))
         elif kind == "binary":
             b = self.tensor()
@@ -176,6 +186,21 @@ class Builder:
             self.bind(out, self.shapes[a], Op(out, "pow", [Ref(a), self.pick((2, 3, 0.5))]))
         else:
             self.bind(out, (), Op(out, self.pick(REDUCE), [Ref(a)]))
+
+    def view(self, a: str, out: str) -> None:
+        """A view of ``a`` with its own shape: view/reshape to the same sizes, a 2-d transpose,
+        or unsqueeze then squeeze."""
+        shape = self.shapes[a]
+        kind = self.pick(("view", "reshape", "transpose", "unsqueeze"))
+        if kind in ("view", "reshape"):
+            self.bind(out, shape, Op(out, kind, [Ref(a), *shape]))
+        elif kind == "transpose" and shape[0] == shape[-1]:
+            step = Op(out, "t", [Ref(a)]) if self.coin() else Op(out, "transpose", [Ref(a), 0, -1])
+            self.bind(out, shape, step)
+        else:
+            middle = self.fresh("t")
+            self.steps.append(Op(middle, "unsqueeze", [Ref(a), 0]))
+            self.bind(out, shape, Op(out, "squeeze", [Ref(middle), 0]), tracked=a in self.tracked)
 
     def inplace(self) -> None:
         """An in-place op, mostly on a non-leaf (on a leaf that requires grad, torch refuses)."""
