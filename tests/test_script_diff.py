@@ -4,7 +4,6 @@ fault is caught on the seed script that exposes it)."""
 
 from __future__ import annotations
 
-import sys
 import textwrap
 from pathlib import Path
 
@@ -231,7 +230,3 @@ def test_planted_fault_is_caught(fault: str) -> None:
     assert (diff.channel, diff.line) == (channel, line), diff.describe()
     assert f"fault:{fault}" in diff.describe()
     assert caught.value.to_dict()["repro"] == (SEEDS / script).read_text(encoding="utf-8")
-
-
-def test_subprocess_uses_this_interpreter() -> None:
-    assert Path(sys.executable).exists()
