@@ -35,7 +35,7 @@ from oracle.program import (
     Step,
     ZeroGrad,
 )
-from oracle.trace import Trace, describe, describe_all, normalise
+from oracle.trace import Trace, describe, describe_all, normalise, warned_once_per_process
 
 
 def hook_function_name(hook: str) -> str:
@@ -106,7 +106,9 @@ class _Run:
             except Exception as exc:  # a step's failure is an observation, not a crash
                 error = exc
         for w in caught:
-            self.trace.add("warning", index, category=w.category.__name__, message=normalise(str(w.message)))
+            message = normalise(str(w.message))
+            once = {"once": True} if warned_once_per_process(message) else {}
+            self.trace.add("warning", index, category=w.category.__name__, message=message, **once)
         if error is not None:
             self.trace.add("error", index, type=type(error).__name__, message=normalise(str(error)))
 

@@ -9,7 +9,8 @@ it happened:
 ``hook``     ``hook`` (its id), ``on`` (hook kind), ``target`` (tensor or module name),
              ``received``: {group: [description or None, ...]}, e.g. ``{"grad": [...]}``
 ``error``    ``type`` (exception class name), ``message`` (normalised)
-``warning``  ``category`` (warning class name), ``message`` (normalised)
+``warning``  ``category`` (warning class name), ``message`` (normalised); ``once``: true for
+             warnings torch emits once per process (``ONCE_PER_PROCESS``; not compared)
 ``skipped``  ``name``: a step could not run because a name it reads was never bound
 
 A tensor description is ``{"dtype", "shape", "data", "is_leaf", "requires_grad", "grad_fn"}`` with
@@ -38,6 +39,16 @@ def normalise(message: str) -> str:
     message = _TRIGGERED.sub("", message)
     message = _ADDRESS.sub("0x?", message)
     return _PATH.sub("<path>", message)
+
+
+# Warnings torch emits only once per process (C++ TORCH_WARN_ONCE): whether a run shows them depends
+# on what ran before in the process, so the interpreter marks them ``"once": true`` and ``compare``
+# leaves them out on both sides.
+ONCE_PER_PROCESS = ("Using backward() with create_graph=True will create a reference cycle",)
+
+
+def warned_once_per_process(message: str) -> bool:
+    return message.startswith(ONCE_PER_PROCESS)
 
 
 def _number(value: Any) -> Any:

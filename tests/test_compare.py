@@ -136,3 +136,12 @@ def test_divergence_describes_both_sides_and_serialises() -> None:
     assert "reference: step 5 raised RuntimeError: Trying to backward twice" in text
     assert "backend:   step 5 raised RuntimeError: something else" in text
     assert json.loads(json.dumps(divergence.to_dict()))["index"] == 3
+
+
+def test_warnings_torch_emits_once_per_process_are_not_compared() -> None:
+    once = {"kind": "warning", "step": 2, "category": "UserWarning", "message": "cycle", "once": True}
+    with_once = trace_of(HOOK_A, once, VALUE)
+    assert compare(with_once, trace_of(HOOK_A, VALUE)) is None
+    assert compare(trace_of(HOOK_A, VALUE), with_once) is None
+    divergence = compare(with_once, trace_of(HOOK_A, HOOK_B))
+    assert divergence is not None and divergence.index == 1 and divergence.ref_event == VALUE

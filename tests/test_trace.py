@@ -206,3 +206,17 @@ def test_trace_json_round_trips_exactly_and_is_strict_json() -> None:
 )
 def test_normalise_only_removes_machine_specific_parts(raw: str, expected: str | None) -> None:
     assert normalise(raw) == (raw if expected is None else expected)
+
+
+def test_create_graph_warning_is_marked_as_once_per_process() -> None:
+    program = Program(
+        [
+            Leaf("a", [1.0], requires_grad=True),
+            Op("b", "mul", [Ref("a"), Ref("a")]),
+            Backward("b", create_graph=True),
+        ]
+    )
+    for _ in range(2):  # torch warns at most once per process: the first run may or may not show it
+        events = run(program, TORCH).events
+        assert all(e["kind"] == "warning" and e["once"] is True for e in events)
+    assert events == []  # the second run never shows it
