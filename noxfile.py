@@ -66,18 +66,23 @@ def report(session: nox.Session) -> None:
     session.run("python", "-m", "oracle", "report", *session.posargs)
 
 
+BENCH_ARGS = ("-p", "no:xdist", "--benchmark-columns=median,iqr,rounds")
+
+
 @nox.session
 def bench(session: nox.Session) -> None:
-    """CPU benchmarks: impl and torch side by side, ratios printed and saved for the report."""
+    """CPU benchmarks: impl, torch and HIPS autograd side by side (one compute thread each unless
+    ``-- --bench-threads N``); the ratio table is printed and saved as reports/benchmarks.json."""
     install(session, "reference", "test", "bench")
-    session.run("pytest", "benchmarks", "-m", "not gpu", "-p", "no:xdist", *session.posargs)
+    session.run("pytest", "benchmarks", "-m", "not gpu", *BENCH_ARGS, *session.posargs)
 
 
 @nox.session
 def bench_gpu(session: nox.Session) -> None:
-    """GPU benchmarks: impl on cupy against torch on CUDA (skips cleanly without a GPU)."""
+    """GPU benchmarks: impl on cupy against torch on CUDA, rows merged into reports/benchmarks.json.
+    Skips cleanly without cupy and a device; the torch side also needs a CUDA build of torch."""
     install(session, "reference", "test", "bench", "gpu")
-    session.run("pytest", "benchmarks", "-m", "gpu", "-p", "no:xdist", *session.posargs)
+    session.run("pytest", "benchmarks", "-m", "gpu", *BENCH_ARGS, *session.posargs)
 
 
 @nox.session

@@ -2,7 +2,8 @@
 end of the session a table of medians and ratios impl/torch, saved as ``reports/benchmarks.json``.
 
 Run with ``nox -s bench`` (CPU) or ``nox -s bench_gpu`` (cupy vs torch CUDA), or directly:
-``pytest benchmarks -m "not gpu" -p no:xdist``. ``--bench-json PATH`` moves the JSON file.
+``pytest benchmarks -m "not gpu" -p no:xdist``. ``--bench-json PATH`` moves the JSON file;
+``--bench-threads N`` (default 1) sets the compute threads of every engine (see ``limit_threads``).
 Benchmarks are not tests: nothing here fails on a time. When impl cannot run a workload yet, the
 impl side is skipped with the error that stopped it (the missing feature), and torch still runs.
 """
@@ -10,6 +11,7 @@ impl side is skipped with the error that stopped it (the missing feature), and t
 from __future__ import annotations
 
 import importlib.metadata
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -17,11 +19,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from benchmarks.engines import Engine, EngineUnavailable, load_engine
+from benchmarks.engines import Engine, EngineUnavailable, limit_threads, load_engine
 from benchmarks.results import Measurement, document, format_table, pair_rows, write_document
 
 DEFAULT_JSON = Path("reports") / "benchmarks.json"
 MEASUREMENTS = pytest.StashKey[list[Measurement]]()
+SETTINGS = pytest.StashKey[dict[str, Any]]()
 UNDER_CONSTRUCTION = ("impl",)  # engines whose failures are reported as skips, not errors
 DEVICES = (pytest.param("cpu"), pytest.param("cuda", marks=pytest.mark.gpu))
 
@@ -29,10 +32,14 @@ DEVICES = (pytest.param("cpu"), pytest.param("cuda", marks=pytest.mark.gpu))
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--bench-json", type=Path, default=None,
                      help=f"where the benchmark results go (default {DEFAULT_JSON} under the rootdir)")
+    parser.addoption("--bench-threads", type=int, default=1,
+                     help="compute threads for every engine (torch, numpy's BLAS); 0 keeps library defaults")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[MEASUREMENTS] = []
+    threads = limit_threads(config.getoption("bench_threads", default=1))
+    config.stash[SETTINGS] = {"threads": threads, "load_average": list(os.getloadavg())}
 
 
 def engine_or_skip(name: str, device: str) -> Engine:
@@ -116,7 +123,8 @@ def _json_path(config: pytest.Config) -> Path:
 def pytest_sessionfinish(session: pytest.Session) -> None:
     measurements = session.config.stash.get(MEASUREMENTS, [])
     if measurements:
-        write_document(_json_path(session.config), document(pair_rows(measurements), versions()))
+        meta = {**versions(), **session.config.stash.get(SETTINGS, {})}
+        write_document(_json_path(session.config), document(pair_rows(measurements), meta))
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
@@ -126,4 +134,7 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     terminalreporter.write_sep("=", "impl vs torch: medians and ratios")
     for line in format_table(pair_rows(measurements)).splitlines():
         terminalreporter.write_line(line)
+    settings = config.stash.get(SETTINGS, {})
+    terminalreporter.write_line(f"threads: {settings.get('threads')}; load average at start: "
+                                f"{settings.get('load_average')}")
     terminalreporter.write_line(f"saved: {_json_path(config)}")

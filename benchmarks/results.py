@@ -134,13 +134,14 @@ def machine_description() -> str:
            f"Python {platform.python_version()}"
 
 
-def document(rows: list[dict[str, Any]], versions: dict[str, str], machine: str | None = None,
+def document(rows: list[dict[str, Any]], meta: dict[str, Any], machine: str | None = None,
              date: str | None = None) -> dict[str, Any]:
-    """The benchmarks.json document: when, where, with which versions, and the rows."""
+    """The benchmarks.json document: when, where, with which versions and settings (``meta``:
+    torch and numpy versions, threads, ...), and the rows."""
     date = date or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     machine = machine or machine_description()
     stamped = [{**row, "date": row.get("date", date), "machine": row.get("machine", machine)} for row in rows]
-    return {"machine": machine, "date": date, **versions, "results": stamped}
+    return {"machine": machine, "date": date, **meta, "results": stamped}
 
 
 def merge_previous(new: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
