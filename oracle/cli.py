@@ -25,6 +25,7 @@ from pathlib import Path
 from oracle.backends import DEFAULT_BACKEND, BackendError
 
 USAGE_ERROR = 2
+CORPUS_FORMAT = 1
 
 
 class UsageError(Exception):
@@ -40,9 +41,6 @@ def _diff_script(args: argparse.Namespace) -> int:
     diff = diff_script(args.file, args.backend, args.device)
     print(json.dumps(diff.to_dict(), indent=1) if args.json else diff.describe())
     return 0 if diff.identical else 1
-
-
-CORPUS_FORMAT = 1
 
 
 def generate_programs(count: int, seed: int) -> list:
