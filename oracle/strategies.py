@@ -289,8 +289,9 @@ class Builder:
             gradient = self.fresh("x")
             shape = self.shapes[target]
             self.bind(gradient, shape, Leaf(gradient, self.data(shape), self.dtype))
+        create_graph = self.draw(st.integers(0, 5)) == 0
         self.backwards.append((target, gradient))
-        self.steps.append(Backward(target, gradient, retain_graph, inputs=inputs))
+        self.steps.append(Backward(target, gradient, retain_graph, create_graph, inputs))
         if self.draw(st.integers(0, 2)) == 0:  # straight away again, as in seed 001
             self.steps.append(Backward(target, gradient, self.pick((None, True)), inputs=inputs))
 
@@ -303,6 +304,7 @@ class Builder:
             [root],
             inputs,
             retain_graph=self.pick((None, True, False)),
+            create_graph=self.draw(st.integers(0, 3)) == 0,
             allow_unused=self.pick((None, True, False)),
             materialize_grads=self.coin(),
         )
