@@ -43,9 +43,19 @@ class DivergenceError(AssertionError):
         }
 
 
+def default_reference(device: str) -> Backend:
+    """Torch on ``device`` when torch can use it, else on cpu (the pinned reference is the CPU
+    wheel; traces do not record devices, so a cpu reference checks a cuda backend)."""
+    ref = reference_backend("cpu")
+    if device != "cpu" and ref.module.cuda.is_available():
+        ref = reference_backend(device)
+    return ref
+
+
 def check(program: Program, backend: Backend, reference: Backend | None = None) -> None:
-    """Raise ``DivergenceError`` if ``backend`` and the reference disagree on ``program``."""
-    reference = reference or reference_backend(backend.device)
+    """Raise ``DivergenceError`` if ``backend`` and the reference (default: ``default_reference``)
+    disagree on ``program``; count the program for the report either way."""
+    reference = reference or default_reference(backend.device)
     ref_trace = run(program, reference)
     test_trace = run(program, backend)
     count_program()

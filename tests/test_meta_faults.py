@@ -12,7 +12,7 @@ import pytest
 from hypothesis import HealthCheck, find, given, settings
 
 from oracle.backends import load_backend, reference
-from oracle.differential import DivergenceError, check
+from oracle.differential import DivergenceError, check, default_reference
 from oracle.faults import FAULTS
 from oracle.program import Action, Backward, Leaf, Observe, Op, Program, Ref, RegisterHook
 from oracle.stats import programs_checked
@@ -134,3 +134,9 @@ def test_generated_programs_find_the_planted_fault(fault: str) -> None:
     check(found, TORCH)  # the reference agrees with itself on it: the divergence is the fault's
     assert diverges(found, f"fault:{fault}")
     assert len(found.steps) <= 20
+
+
+def test_default_reference_is_torch_on_a_device_torch_can_use() -> None:
+    assert default_reference("cpu").name == "torch" and default_reference("cpu").device == "cpu"
+    expected = "cuda" if TORCH.module.cuda.is_available() else "cpu"
+    assert default_reference("cuda").device == expected
