@@ -299,10 +299,15 @@ class Builder:
         root = self.root()
         inputs = self.draw(st.lists(st.sampled_from(list(self.shapes)), min_size=1, max_size=2, unique=True))
         outs = [self.fresh("g") for _ in inputs]
+        grad_outputs = None
+        if self.draw(st.integers(0, 3)) == 0:
+            grad_outputs = [self.fresh("x")]
+            self.bind(grad_outputs[0], (), Leaf(grad_outputs[0], self.pick(VALUES), self.dtype))
         step = Grad(
             outs,
             [root],
             inputs,
+            grad_outputs,
             retain_graph=self.pick((None, True, False)),
             create_graph=self.draw(st.integers(0, 3)) == 0,
             allow_unused=self.pick((None, True, False)),
@@ -332,23 +337,27 @@ class Builder:
         self.steps.append(Observe(self.tensor()))
 
     def module(self) -> None:
-        """A Linear (features = the last dim, so shapes keep) with hooks, called on a tensor."""
-        if not self.shape or self.dtype != "float32":
-            return self.op()
-        n = self.shape[-1]
+        """An nn module with hooks, called on a tensor: a Linear (features = the last dim, so
+        shapes keep; float32 tensors of at least one dim) or an activation module."""
+        cls = self.pick(("Linear", "Linear", "ReLU", "Sigmoid", "Tanh"))
+        if cls == "Linear" and (not self.shape or self.dtype != "float32"):
+            cls = "Tanh"
         name = self.fresh("m")
-        params = {"weight": self.data((n, n)), "bias": self.data((n,))}
-        self.steps.append(Module(name, "Linear", [n, n], params))
-        for pname in ("weight", "bias"):
-            self.shapes[f"{name}.{pname}"] = (n, n) if pname == "weight" else (n,)
-            self.tracked.add(f"{name}.{pname}")
+        if cls == "Linear":
+            n = self.shape[-1]
+            params = {"weight": self.data((n, n)), "bias": self.data((n,))}
+            self.steps.append(Module(name, cls, [n, n], params))
+            for pname, shape in (("weight", (n, n)), ("bias", (n,))):
+                self.shapes[f"{name}.{pname}"] = shape
+                self.tracked.add(f"{name}.{pname}")
+        else:
+            self.steps.append(Module(name, cls))
         for _ in range(self.draw(st.integers(0, 2))):
             hook = self.fresh("h")
             self.steps.append(ModuleHook(hook, name, self.pick(MODULE_HOOKS), self.action()))
-        src = self.tensor(self.shape)
+        src = self.tensor(self.shape, tracked=True)
         out = self.fresh("t")
-        self.bind(out, self.shape, CallModule(out, name, [src]), tracked=True)
-        return None
+        self.bind(out, self.shape, CallModule(out, name, [src]))
 
 
 @st.composite
