@@ -15,6 +15,7 @@ import argparse
 import io
 import json
 import keyword
+import math
 import re
 import tokenize
 from pathlib import Path
@@ -64,6 +65,7 @@ def _environment() -> Environment:
     env.filters["highlight"] = highlight_python
     env.filters["pretty"] = lambda value: json.dumps(value, indent=1, default=str)
     env.filters["source_label"] = source_label
+    env.globals["measured"] = measured
     return env
 
 
@@ -210,22 +212,122 @@ def _trace_lines(trace: Any) -> str:
     return json.dumps(trace, indent=1, default=str)
 
 
-def _benchmarks(path: Path) -> list[dict] | None:
-    """Rows of benchmarks.json (a list, or a dict holding one under "results"/"benchmarks"),
-    each with name, impl and torch times and their ratio (given, or computed)."""
+def _benchmarks(path: Path) -> dict | None:
+    """The performance section from benchmarks.json (``benchmarks/results.py`` writes it: a dict
+    with ``machine``, ``date`` and ``results`` rows; a bare list of rows is read too): the rows of
+    each device apart, each with its impl/torch ratio as a bar, and the scaling curves."""
     if not path.exists():
         return None
     data = json.loads(path.read_text(encoding="utf-8"))
-    rows = data if isinstance(data, list) else data.get("results") or data.get("benchmarks") or []
-    view = []
+    meta = data if isinstance(data, dict) else {}
+    raw = data if isinstance(data, list) else meta.get("results") or meta.get("benchmarks") or []
+    rows = [_benchmark_row(row) for row in raw if isinstance(row, dict)]
+    devices = list(dict.fromkeys(row["device"] for row in rows))
+    groups = []
+    for device in devices:
+        mine = [row for row in rows if row["device"] == device]
+        groups.append({"device": device, "rows": _with_ratio_bars(mine), "curves": _scaling_curves(mine)})
+    return {"machine": meta.get("machine"), "date": meta.get("date"), "torch": meta.get("torch"),
+            "groups": groups}
+
+
+def _benchmark_row(row: dict) -> dict:
+    """One workload: impl and torch values with their unit, the ratio (kept as None where the
+    benchmark says the ratio means nothing), peers, and the size parameter ``n`` if any."""
+    impl, torch = row.get("impl"), row.get("torch")
+    ratio = row.get("ratio") if "ratio" in row else (
+        impl / torch if _is_number(impl) and _is_number(torch) and torch > 0 else None)
+    params = row.get("params") if isinstance(row.get("params"), dict) else {}
+    return {"name": str(row.get("name", "?")), "device": str(row.get("device") or "unspecified"),
+            "unit": str(row.get("unit", "s")), "impl": impl, "torch": torch,
+            "ratio": ratio if _is_number(ratio) else None,
+            "peers": row.get("peers") if isinstance(row.get("peers"), dict) else {},
+            "workload": params.get("workload"), "n": params.get("n")}
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
+def _with_ratio_bars(rows: list[dict]) -> list[dict]:
+    """Each row with ``bar`` = (side, percent): impl/torch on a log scale around 1x, the longest
+    ratio of the device filling half the cell (to the right: impl slower; left: faster)."""
+    logs = [abs(math.log10(row["ratio"])) for row in rows if row["ratio"] and row["ratio"] > 0]
+    scale = max([1.0, *logs])  # at least a decade, so 1.1x does not look like 100x
     for row in rows:
-        impl_time, torch_time = row.get("impl"), row.get("torch")
-        ratio = row.get("ratio")
-        if ratio is None and isinstance(impl_time, (int, float)) and isinstance(torch_time, (int, float)):
-            ratio = impl_time / torch_time if torch_time else None
-        view.append({"name": row.get("name", "?"), "device": row.get("device", ""),
-                     "impl": impl_time, "torch": torch_time, "ratio": ratio})
-    return view
+        ratio = row["ratio"]
+        row["bar"] = None if not ratio or ratio <= 0 else (
+            "slower" if ratio >= 1 else "faster", round(50 * abs(math.log10(ratio)) / scale, 2))
+    return rows
+
+
+CURVE_BOX = (600, 260, 70, 50, 12, 36)  # width, height, left, right, top, bottom margins (SVG units)
+ENGINE_COLOURS = {"impl": "#0b57d0", "torch": "#ef6c00"}
+PEER_COLOURS = ("#6a1b9a", "#2e7d32", "#78909c")
+
+
+def _scaling_curves(rows: list[dict]) -> list[dict]:
+    """Time against graph size ``n`` (log-log), one chart per workload measured at 2+ sizes,
+    one polyline per engine, as SVG coordinates and axis ticks."""
+    by_workload: dict[str, list[dict]] = {}
+    for row in rows:
+        if row["unit"] == "s" and _is_number(row["n"]) and row["n"] > 0 and row["workload"]:
+            by_workload.setdefault(str(row["workload"]), []).append(row)
+    charts = []
+    for workload, measured in by_workload.items():
+        measured.sort(key=lambda row: row["n"])
+        if len({row["n"] for row in measured}) < 2:
+            continue
+        engines = list(dict.fromkeys(["impl", "torch", *(e for row in measured for e in row["peers"])]))
+        series = {engine: [(row["n"], _engine_value(row, engine)) for row in measured] for engine in engines}
+        series = {e: [(n, t) for n, t in points if _is_number(t) and t > 0] for e, points in series.items()}
+        series = {e: points for e, points in series.items() if points}
+        if series:
+            charts.append(_log_log_chart(workload, series))
+    return charts
+
+
+def _engine_value(row: dict, engine: str) -> Any:
+    return row[engine] if engine in ("impl", "torch") else row["peers"].get(engine)
+
+
+def _log_log_chart(workload: str, series: dict[str, list[tuple[float, float]]]) -> dict:
+    width, height, left, right, top, bottom = CURVE_BOX
+    sizes = sorted({n for points in series.values() for n, _ in points})
+    times = [t for points in series.values() for _, t in points]
+    x_lo, x_hi = math.log10(sizes[0]), math.log10(sizes[-1])
+    y_lo, y_hi = math.floor(math.log10(min(times))), math.ceil(math.log10(max(times)))
+    y_hi = max(y_hi, y_lo + 1)
+
+    def x(n: float) -> float:
+        return round(left + (width - left - right) * (math.log10(n) - x_lo) / ((x_hi - x_lo) or 1), 1)
+
+    def y(t: float) -> float:
+        return round(top + (height - top - bottom) * (y_hi - math.log10(t)) / (y_hi - y_lo), 1)
+
+    peers = iter(PEER_COLOURS * len(series))
+    lines = [{"engine": engine, "colour": ENGINE_COLOURS.get(engine) or next(peers),
+              "points": " ".join(f"{x(n)},{y(t)}" for n, t in points),
+              "dots": [(x(n), y(t), f"{engine}, n={n:g}: {_seconds(t)}") for n, t in points]}
+             for engine, points in series.items()]
+    return {"workload": workload, "box": CURVE_BOX, "lines": lines,
+            "x_ticks": [(x(n), f"{n:,g}") for n in sizes],
+            "y_ticks": [(y(10.0 ** k), _seconds(10.0 ** k)) for k in range(y_lo, y_hi + 1)]}
+
+
+def _seconds(value: float) -> str:
+    """A time in seconds as people read it: 12.3 µs, 4.56 ms, 1.2 s."""
+    for factor, unit in ((1, "s"), (1e-3, "ms"), (1e-6, "µs")):
+        if value >= factor:
+            return f"{value / factor:.3g} {unit}"
+    return f"{value * 1e9:.3g} ns"
+
+
+def measured(value: Any, unit: str) -> str:
+    """A benchmark value with its unit (times scaled to s/ms/µs); a dash when missing."""
+    if not _is_number(value):
+        return "—"
+    return _seconds(value) if unit == "s" else f"{value:.4g} {unit}"
 
 
 # --------------------------------------------------------------------------- syntax highlighting

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import math
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -193,8 +194,53 @@ def test_performance_section(tmp_path: Path) -> None:
     html = render(tmp_path)
     section = html.split('id="performance"')[1].split("</section>")[0]
     assert "mlp backward" in section and "3.00×" in section and "2.00×" in section
+    assert "30 ms" in section and "10 ms" in section
     (tmp_path / "site" / "benchmarks.json").unlink()
     assert 'id="performance"' not in render(tmp_path)
+
+
+def chain_rows(device: str, impl: list[float], torch: list[float]) -> list[dict]:
+    """Rows as benchmarks/results.py writes them for the W1 chain at n = 1e3, 1e4, 1e5 (the first
+    len(impl) of them)."""
+    sizes = (1000, 10000, 100000)[: len(impl)]
+    return [{"name": f"W1 chain N={n}", "device": device, "unit": "s", "impl": i, "torch": t, "ratio": i / t,
+             "params": {"workload": "W1", "n": n}} for n, i, t in zip(sizes, impl, torch, strict=True)]
+
+
+def test_performance_per_device_with_ratio_bars_and_scaling_curves(tmp_path: Path) -> None:
+    rows = [*chain_rows("cpu", [0.004, 0.04, 0.4], [0.001, 0.01, 0.1]),
+            {"name": "W2 MLP", "device": "cpu", "unit": "s", "impl": 0.001, "torch": 0.01, "ratio": 0.1},
+            {"name": "W5 memory", "device": "cpu", "unit": "MiB", "impl": 1.5, "torch": 0.0, "ratio": None},
+            *chain_rows("cuda", [0.002, 0.02, 0.2], [0.001, 0.01, 0.1])]
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "benchmarks.json").write_text(json.dumps({"machine": "box <1>", "date": "d", "results": rows}))
+    section = render(tmp_path).split('id="performance"')[1].split("</section>")[0]
+    cpu, cuda = section.split('data-device="cpu"')[1].split('data-device="cuda"')
+    assert "box &lt;1&gt;" in section
+    assert "W2 MLP" in cpu and "W2 MLP" not in cuda and "W5 memory" in cpu
+    # the ratio bar: log scale around 1x, the longest ratio of the device filling half the cell
+    bars = re.findall(r'<span class="(slower|faster)" style="width: ([0-9.]+)%">', cpu)
+    assert bars == [("slower", "30.1"), ("slower", "30.1"), ("slower", "30.1"), ("faster", "50.0")]
+    assert "1.5 MiB" in cpu and "0 MiB" in cpu and cpu.count("—") == 1  # memory: no ratio, no bar
+    # one log-log chart per device, 1 ms to 1 s over 212 units of height: impl k times slower at
+    # every size is a line parallel to torch's, log10(k) decades above it
+    for part, slower in ((cpu, 4), (cuda, 2)):
+        lines = dict(re.findall(r'data-engine="(\w+)" points="([^"]+)"', part))
+        assert set(lines) == {"impl", "torch"}
+        impl, ref = ([tuple(map(float, p.split(","))) for p in lines[e].split()] for e in ("impl", "torch"))
+        assert [x for x, _ in impl] == [x for x, _ in ref] and impl[0][0] < impl[1][0] < impl[2][0]
+        for (_, impl_y), (_, ref_y) in zip(impl, ref, strict=True):
+            assert ref_y - impl_y == pytest.approx(212 * math.log10(slower) / 3, abs=0.15)
+    assert "n = 100,000" in cpu and "100 ms" in cpu
+
+
+def test_scaling_needs_two_sizes(tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "benchmarks.json").write_text(json.dumps(chain_rows("cpu", [0.004], [0.001])))
+    section = render(tmp_path).split('id="performance"')[1].split("</section>")[0]
+    assert "W1 chain N=1000" in section and "<svg" not in section
 
 
 def test_module_entry_point(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:

@@ -47,8 +47,27 @@ def conformance_run(out: Path) -> dict:
     return results
 
 
+def benchmark_document() -> dict:
+    """A benchmarks.json as ``nox -s bench`` writes it (values made up, shape real): the W1 chain
+    at three sizes on cpu (with HIPS autograd as a peer) and on cuda, and a memory row."""
+    from benchmarks.results import Measurement, document, pair_rows
+
+    measurements = []
+    for device, scale in (("cpu", 1.0), ("cuda", 0.1)):
+        for n in (1_000, 10_000, 100_000):
+            params = {"workload": "W1", "n": n}
+            for engine, per_node in (("impl", 4e-6), ("torch", 1.5e-6), ("autograd", 7e-6)):
+                if engine != "autograd" or device == "cpu":
+                    measurements.append(Measurement(f"W1 chain N={n}", device, engine, per_node * n * scale,
+                                                    "s", params))
+    measurements += [Measurement("W5 memory growth", "cpu", "impl", 1.5, "MiB", {}, comparable=False),
+                     Measurement("W5 memory growth", "cpu", "torch", 0.0, "MiB", {}, comparable=False)]
+    return document(pair_rows(measurements), {"torch": "2.13.0+cpu"}, machine="a test machine")
+
+
 def test_report_of_a_planted_fault_in_chromium(tmp_path: Path) -> None:
     require_browser()  # before the conformance run: a skip or a failure should come at once
+    (tmp_path / "benchmarks.json").write_text(json.dumps(benchmark_document()), encoding="utf-8")
     results = conformance_run(tmp_path)
     requests: list[str] = []
     problems: list[str] = []
@@ -61,10 +80,11 @@ def test_report_of_a_planted_fault_in_chromium(tmp_path: Path) -> None:
         check_header_and_summary(page, results)
         check_family_chart(page, results)
         check_filters(page, results)
-        script = check_divergence(page, results)
+        check_performance(page)
         check_no_sideways_scrolling(page)  # at laptop size
         SCREENSHOT.parent.mkdir(exist_ok=True)
         page.screenshot(path=str(SCREENSHOT), full_page=True)
+        script = check_divergence(page, results)
         check_print_stylesheet(page)
 
     assert SCREENSHOT.read_bytes().startswith(b"\x89PNG")
@@ -180,6 +200,24 @@ def check_divergence(page, results: dict) -> str:
         details = article.locator("details", has=page.get_by_text(label, exact=True))
         assert details.get_attribute("open") is None, f"{label} should start collapsed"
     return copied
+
+
+def check_performance(page) -> None:
+    """CPU and GPU apart; a scaling chart per device with one visible line per engine, its labels
+    inside the chart; no ratio where the benchmark says it means nothing."""
+    assert page.locator("#performance h3").all_inner_texts() == ["CPU", "CUDA (GPU)"]
+    for device, engines in (("cpu", {"impl", "torch", "autograd"}), ("cuda", {"impl", "torch"})):
+        chart = page.locator(f'#performance [data-device="{device}"] figure.curve svg')
+        box = chart.bounding_box()
+        lines = chart.locator("polyline.series")
+        assert {lines.nth(i).get_attribute("data-engine") for i in range(lines.count())} == engines
+        for i in range(lines.count()):
+            assert lines.nth(i).bounding_box()["width"] > box["width"] / 2
+        for label in chart.locator("text").all():
+            inside = label.bounding_box()
+            assert box["x"] <= inside["x"] and inside["x"] + inside["width"] <= box["x"] + box["width"] + 0.5
+    memory = page.locator("#performance tr", has=page.get_by_text("W5 memory growth"))
+    assert memory.locator("td").nth(3).inner_text() == "—" and memory.locator(".ratio").count() == 0
 
 
 def check_no_sideways_scrolling(page) -> None:
