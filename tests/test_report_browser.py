@@ -262,7 +262,8 @@ def check_repro_prints_reference(script: str, results: dict, tmp_path: Path) -> 
 
 
 def test_hostile_text_stays_text_in_chromium(tmp_path: Path) -> None:
-    """Markup in a sentence, an event, a message or a script shows as text and runs nothing."""
+    """Markup in a sentence, an event, a message, a script or a benchmark shows as text and runs
+    nothing."""
     require_browser()
     from oracle.report import write_report
     from tests.test_report import RESULTS
@@ -274,6 +275,10 @@ def test_hostile_text_stays_text_in_chromium(tmp_path: Path) -> None:
     results["divergences"][1]["message"] = f"RuntimeError: {HOSTILE}\n\nRepro (torch script):\n{repro}\n"
     path = tmp_path / "results.json"
     path.write_text(json.dumps(results), encoding="utf-8")
+    (tmp_path / "site").mkdir()
+    bench = [{"name": HOSTILE, "device": HOSTILE, "impl": 2.0, "torch": 1.0,
+              "params": {"workload": HOSTILE, "n": n}} for n in (10, 100)]
+    (tmp_path / "site" / "benchmarks.json").write_text(json.dumps({"machine": HOSTILE, "results": bench}))
     page_path = write_report(path, tmp_path / "site")
     problems: list[str] = []
     with chromium_page() as page:
@@ -286,6 +291,8 @@ def test_hostile_text_stays_text_in_chromium(tmp_path: Path) -> None:
         assert page.locator("#rule-table").get_by_text(HOSTILE).count() == 1
         assert HOSTILE in page.locator("#div-0 .side .differs").all_inner_texts()
         assert page.locator("#div-1 .script pre").text_content() == repro
+        assert page.locator("#performance td").get_by_text(HOSTILE).count() == 2
+        assert page.locator("#performance figcaption").get_by_text(HOSTILE).count() == 1
     assert problems == []
 
 
