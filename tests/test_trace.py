@@ -220,3 +220,26 @@ def test_create_graph_warning_is_marked_as_once_per_process() -> None:
         events = run(program, TORCH).events
         assert all(e["kind"] == "warning" and e["once"] is True for e in events)
     assert events == []  # the second run never shows it
+
+
+def test_interpreter_runs_without_torch_installed() -> None:
+    """``replay`` runs programs where torch is missing: the interpreter, trace, compare and render
+    modules must not import it (torch is blocked in a subprocess; the backend is impl)."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys; sys.modules['torch'] = None\n"
+        "from oracle.backends import load_backend\n"
+        "from oracle.compare import compare\n"
+        "from oracle.interpreter import run\n"
+        "from oracle.program import Leaf, Observe, Program\n"
+        "from oracle.render import render\n"
+        "program = Program([Leaf('x', [1.0, 2.0], requires_grad=True), Observe('x')])\n"
+        "trace = run(program, load_backend('impl'))\n"
+        "assert compare(trace, trace) is None and render(program)\n"
+        "print(trace.events[0]['value']['data'])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[1.0, 2.0]"
