@@ -59,9 +59,12 @@ def texts(values):
     return "[" + ", ".join(text(v) if isinstance(v, torch.Tensor) else "None" for v in values) + "]"
 
 
-def observe(name, t):
+def observe(step, name, t):
     print(f"{name} = {text(t)}")
-    print(f"{name}.grad = {text(t.grad)}")
+    try:
+        print(f"{name}.grad = {text(t.grad)}")
+    except Exception as e:
+        show_error(step, e)
 
 
 def show_hook(hook, on, target, **received):
@@ -123,9 +126,9 @@ def render(program: Program, device: str = "cpu") -> str:
     for index, step in enumerate(program.steps):
         for name in step.names_bound():
             _check_name(name)
-        body = _statements(step, device)
+        body = _statements(step, device, index)
         lines.append(f"# step {index}: {step.kind}")
-        if isinstance(step, (Leaf, Observe)):
+        if isinstance(step, Observe) or (isinstance(step, Leaf) and not _may_fail(step)):
             lines.extend(body)
         else:
             lines.append("try:")
@@ -160,7 +163,12 @@ def _names(names: list[str]) -> str:
     return "[" + ", ".join(names) + "]"
 
 
-def _statements(step: Step, device: str) -> list[str]:
+def _may_fail(leaf: Leaf) -> bool:
+    """Whether torch may refuse to make this leaf (only floating dtypes can require grad)."""
+    return leaf.requires_grad and not leaf.dtype.startswith(("float", "bfloat"))
+
+
+def _statements(step: Step, device: str, index: int) -> list[str]:
     """The script lines of one step (unindented)."""
     dev = ", device=DEVICE" if device != "cpu" else ""
     if isinstance(step, Leaf):
@@ -206,7 +214,7 @@ def _statements(step: Step, device: str) -> list[str]:
     if isinstance(step, ZeroGrad):
         return [f"{step.tensor}.grad = None" if step.set_to_none else f"{step.tensor}.grad.zero_()"]
     if isinstance(step, Observe):
-        return [f"observe({step.tensor!r}, {step.tensor})"]
+        return [f"observe({index}, {step.tensor!r}, {step.tensor})"]
     if isinstance(step, Module):
         return _module_lines(step, dev)
     if isinstance(step, CallModule):

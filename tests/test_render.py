@@ -64,6 +64,10 @@ EVERY_KIND = Program(
         Observe("m.weight"),
         Leaf("n", [float("nan"), float("inf")], "float64"),
         Observe("n"),
+        Leaf("i", [1, 2], "int64", requires_grad=True),  # torch refuses: ints cannot require grad
+        Leaf("u", [1.0], requires_grad=True),
+        Grad(["gu"], ["o2"], ["u"], allow_unused=True),  # gu is None
+        Observe("gu"),  # reading None.grad raises
     ]
 )
 
@@ -104,6 +108,8 @@ def test_script_shows_errors_and_warnings_of_the_reference() -> None:
     assert "step 13 raised RuntimeError: Trying to backward through the graph a second time" in done.stdout
     assert "UserWarning: The .grad attribute" not in done.stderr  # y retains its grad
     assert "hook h2 (grad_fn on y): grad_inputs=[" in done.stdout
+    assert "raised RuntimeError: Only Tensors of floating point" in done.stdout
+    assert "raised AttributeError: 'NoneType' object has no attribute 'grad'" in done.stdout
 
 
 @settings(max_examples=2, deadline=None, suppress_health_check=list(HealthCheck))
