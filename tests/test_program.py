@@ -107,3 +107,33 @@ def test_non_finite_data_serialises_as_strict_json() -> None:
     json.loads(text, parse_constant=lambda c: pytest.fail(f"non-standard JSON constant {c}"))
     data = Program.from_json(text).steps[0].data
     assert [repr(v) for v in data] == ["nan", "inf", "-inf"]
+
+
+GENERATE = """
+from hypothesis import HealthCheck, Phase, given, settings
+from oracle.strategies import programs
+seen = []
+@settings(max_examples=40, derandomize=True, database=None, deadline=None, phases=[Phase.generate],
+          suppress_health_check=list(HealthCheck))
+@given(programs())
+def collect(program):
+    seen.append(program.to_json())
+collect()
+print(len(seen), ''.join(seen))
+"""
+
+
+def test_generated_programs_do_not_depend_on_hash_randomisation() -> None:
+    """Same hypothesis choices, same programs, whatever PYTHONHASHSEED (records must replay)."""
+    import os
+    import subprocess
+    import sys
+
+    outputs = []
+    for seed in ("1", "2"):
+        env = {**os.environ, "PYTHONHASHSEED": seed}
+        command = [sys.executable, "-c", GENERATE]
+        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
+        assert done.returncode == 0, done.stderr
+        outputs.append(done.stdout)
+    assert outputs[0] == outputs[1] and outputs[0].startswith("40 ")
