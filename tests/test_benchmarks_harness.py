@@ -126,3 +126,29 @@ def test_a_cpu_run_keeps_the_gpu_rows_and_replaces_the_cpu_ones(tmp_path) -> Non
     path.write_text("not json")
     write_document(path, new)
     assert json.loads(path.read_text()) == new
+
+
+@pytest.mark.parametrize("engine_name", ["impl", "autograd"])
+def test_workloads_do_the_same_work_as_on_torch(engine_name: str) -> None:
+    """A ratio means something only if both sides compute the same thing: from the same numbers,
+    the chain's gradient and three MLP/CNN training losses match torch's."""
+    import numpy as np
+
+    from benchmarks import autograd_peer, workloads
+    from benchmarks.engines import EngineUnavailable, load_engine
+
+    try:
+        engine, torch = load_engine(engine_name), load_engine("torch")
+    except EngineUnavailable as exc:
+        pytest.skip(str(exc))
+    as_array = (lambda v: np.asarray(v)) if engine_name == "autograd" else (lambda v: v.detach().numpy())
+    peer = autograd_peer if engine_name == "autograd" else workloads
+    expected = workloads.chain(torch, 30)().numpy()
+    np.testing.assert_allclose(as_array(peer.chain(engine, 30)()), expected, rtol=1e-5)
+    shape = {"sizes": (20, 16, 5), "batch": 8}
+    steps = [(peer.mlp_step(engine, **shape), workloads.mlp_step(torch, **shape))]
+    if engine_name == "impl":
+        steps.append((workloads.cnn_step(engine, batch=2), workloads.cnn_step(torch, batch=2)))
+    for ours, theirs in steps:
+        for _ in range(3):
+            np.testing.assert_allclose(as_array(ours()), theirs().detach().numpy(), rtol=1e-5)
