@@ -24,6 +24,7 @@ from impl._creation import (
     from_numpy,
     full,
     full_like,
+    initial_seed,
     linspace,
     manual_seed,
     ones,
@@ -44,6 +45,8 @@ from impl._ops.functions import (
     add,
     addmm,
     allclose,
+    amax,
+    amin,
     argmax,
     argmin,
     bmm,
@@ -110,6 +113,7 @@ from impl._ops.functions import (
     softmax,
     split,
     sqrt,
+    square,
     squeeze,
     stack,
     std,
@@ -127,6 +131,7 @@ from impl._ops.functions import (
     var,
     where,
 )
+from impl._random import Generator, default_generator
 from impl._size import Size
 from impl._tensor import Tensor
 from impl._xp import device
@@ -142,6 +147,7 @@ from impl.dtypes import (
 __version__ = "2.13.0+impl"
 
 float16 = half = dtypes.float16
+bfloat16 = dtypes.bfloat16
 float32 = float = dtypes.float32
 float64 = double = dtypes.float64
 uint8 = dtypes.uint8
@@ -213,6 +219,9 @@ __all__ = [
     "from_numpy",
     "full",
     "full_like",
+    "initial_seed",
+    "Generator",
+    "default_generator",
     "linspace",
     "manual_seed",
     "ones",
@@ -231,6 +240,9 @@ __all__ = [
     "add",
     "addmm",
     "allclose",
+    "amax",
+    "amin",
+    "square",
     "argmax",
     "argmin",
     "bmm",
@@ -328,6 +340,7 @@ __all__ = [
     "set_default_dtype",
     "float16",
     "half",
+    "bfloat16",
     "float32",
     "float",
     "float64",

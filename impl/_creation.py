@@ -9,7 +9,7 @@ from typing import Any
 
 import numpy as np
 
-from impl import dtypes
+from impl import _random, dtypes
 from impl._tensor import Tensor
 from impl._xp import device as _device
 from impl._xp import namespace_for
@@ -228,15 +228,10 @@ def eye(
     return _finish(_xp(device).eye(n, m if m is not None else n, dtype=_dt(dtype)), requires_grad)
 
 
-# -- random ------------------------------------------------------------------------------------
-_rng = np.random.default_rng()
-
-
-def manual_seed(seed: int) -> Any:
-    """Reseed the generator (numpy's PCG64: same seed, same stream; not torch's stream)."""
-    global _rng
-    _rng = np.random.default_rng(int(seed))
-    return _rng
+# -- random (torch's CPU stream, see impl._random) ------------------------------------------------
+def manual_seed(seed: int) -> _random.Generator:
+    """Seed the default generator: the same seed gives torch's numbers for rand/randn/randint."""
+    return _random.default_generator.manual_seed(seed)
 
 
 def seed() -> int:
@@ -245,17 +240,25 @@ def seed() -> int:
     return s
 
 
+def initial_seed() -> int:
+    return _random.default_generator.initial_seed()
+
+
+def _float_dtype(dtype: Any) -> np.dtype:
+    return _dt(dtype)
+
+
 def rand(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, generator: Any = None
 ) -> Tensor:
-    arr = _rng.random(_size(size)).astype(_dt(dtype))
+    arr = _random.uniform(_size(size), _float_dtype(dtype), gen=generator)
     return _finish(_xp(device).asarray(arr), requires_grad)
 
 
 def randn(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, generator: Any = None
 ) -> Tensor:
-    arr = _rng.standard_normal(_size(size)).astype(_dt(dtype))
+    arr = _random.normal(_size(size), _float_dtype(dtype), gen=generator)
     return _finish(_xp(device).asarray(arr), requires_grad)
 
 
@@ -271,7 +274,7 @@ def randint(
 ) -> Tensor:
     if size is None:
         low, high, size = 0, low, high
-    arr = _rng.integers(int(low), int(high), tuple(size)).astype(_dt(dtype, dtypes.int64))
+    arr = _random.randint(int(low), int(high), tuple(size), _dt(dtype, dtypes.int64), gen=generator)
     return _finish(_xp(device).asarray(arr), requires_grad)
 
 

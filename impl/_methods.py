@@ -119,18 +119,46 @@ def _size_arg(fn: Any) -> Any:
 
 
 def _random_fill(sample: Any) -> Any:
-    """In-place random fill (``uniform_``/``normal_``): no graph, checked and versioned like torch."""
+    """In-place random fill (``uniform_``/``normal_`` ...) from torch's stream: no graph, versioned."""
 
     def method(self: Tensor, *args: Any, generator: Any = None, **kwargs: Any) -> Tensor:
-        from impl import _creation
+        from impl import _random
 
         ip.check_inplace(self)
-        values = sample(_creation._rng, self._data.shape, *args, **kwargs)
-        self._data[...] = values.astype(self._data.dtype) if hasattr(values, "astype") else values
+        values = sample(
+            generator or _random.default_generator, tuple(self.shape), self._data.dtype, *args, **kwargs
+        )
+        self._data[...] = values
         self._vc.bump()
         return self
 
     return method
+
+
+def _uniform(g: Any, shape: tuple, dt: Any, a: float = 0.0, b: float = 1.0) -> Any:
+    from impl import _random
+
+    return _random.uniform(shape, dt, a, b, gen=g)
+
+
+def _normal(g: Any, shape: tuple, dt: Any, mean: float = 0.0, std: float = 1.0) -> Any:
+    from impl import _random
+
+    return _random.normal(shape, dt, mean, std, gen=g)
+
+
+def _bernoulli(g: Any, shape: tuple, dt: Any, p: float = 0.5) -> Any:
+    from impl import _random
+
+    return (_random.uniform(shape, np.float64, gen=g) < p).astype(dt)
+
+
+def _random_ints(g: Any, shape: tuple, dt: Any, low: int = 0, high: int | None = None) -> Any:
+    from impl import _random
+
+    if high is None:
+        low, high = 0, (low if low else 2**24)
+    return _random.randint(low, high, shape, dt, gen=g)
 
 
 METHODS: dict[str, Any] = {
@@ -189,6 +217,9 @@ METHODS: dict[str, Any] = {
     "min": F.min,
     "var": F.var,
     "std": F.std,
+    "amax": F.amax,
+    "amin": F.amin,
+    "square": F.square,
     "argmax": F.argmax,
     "argmin": F.argmin,
     "softmax": F.softmax,
@@ -300,10 +331,10 @@ METHODS: dict[str, Any] = {
     "abs_": _inplace(_unary_spec(ew.ABS)),
     "__iadd__": _inplace(_binary_inplace(ew.ADD, True)),
     "__isub__": _inplace(_binary_inplace(ew.SUB, True)),
-    "uniform_": _random_fill(lambda rng, shape, a=0.0, b=1.0: rng.uniform(a, b, shape)),
-    "normal_": _random_fill(lambda rng, shape, mean=0.0, std=1.0: rng.normal(mean, std, shape)),
-    "bernoulli_": _random_fill(lambda rng, shape, p=0.5: rng.random(shape) < p),
-    "random_": _random_fill(lambda rng, shape, low=0, high=2**24: rng.integers(low, high, shape)),
+    "uniform_": _random_fill(_uniform),
+    "normal_": _random_fill(_normal),
+    "bernoulli_": _random_fill(_bernoulli),
+    "random_": _random_fill(_random_ints),
     "__imul__": _inplace(_binary_inplace(ew.MUL)),
     "__itruediv__": _inplace(_binary_inplace(ew.DIV)),
 }

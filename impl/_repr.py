@@ -107,7 +107,7 @@ def tensor_body(t: Any, indent: int) -> str:
     a = to_numpy(t._data)
     if a.size == 0:
         return "[]"
-    if a.dtype == np.float16:
+    if a.dtype.itemsize == 2 and t.dtype.is_floating_point:  # float16 / bfloat16 print via float32
         a = a.astype(np.float32)
     summarize = a.size > THRESHOLD
     fmt = _Formatter(_summarized(a) if summarize else a, t.dtype.is_floating_point)

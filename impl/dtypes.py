@@ -45,7 +45,14 @@ int32 = dtype("int32", np.int32, False, True, "IntTensor")
 int64 = dtype("int64", np.int64, False, True, "LongTensor")
 bool_ = dtype("bool", np.bool_, False, False, "BoolTensor")
 
-ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+try:  # numpy has no bfloat16; ml_dtypes provides it (optional)
+    import ml_dtypes as _ml_dtypes
+
+    bfloat16 = dtype("bfloat16", _ml_dtypes.bfloat16, True, True, "BFloat16Tensor")
+    ALL = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+except ImportError:  # pragma: no cover - depends on the environment
+    bfloat16 = None
+    ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
 ALIASES = {
     "half": float16,
     "float": float32,
@@ -129,6 +136,8 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     if ca != cb:
         return a if ca > cb else b
     if ca == 2:
+        if a.itemsize == b.itemsize:  # float16 with bfloat16
+            return float32
         return a if a.itemsize > b.itemsize else b
     return _BY_NP[np.promote_types(a.np, b.np)]
 

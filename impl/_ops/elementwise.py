@@ -9,7 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from impl._ops.table import D, OpDef
+from impl._ops.table import D, OpDef, apply
+
+
+def masked(g: Any, mask: Any) -> Any:
+    """``g`` where ``mask`` holds, else 0 (a select, not a product: inf * 0 would give nan)."""
+    return apply(WHERE, g, 0, condition=mask)
+
 
 # -- arithmetic --------------------------------------------------------------------------------
 ADD = OpDef(
@@ -125,11 +131,19 @@ RELU = _unary(
     "ReluBackward0",
     lambda xp, a: xp.maximum(a, 0).astype(a.dtype),
     "result",
-    lambda g, c: g * (c.result > 0),
+    lambda g, c: masked(g, ~(c.result <= 0)),  # threshold_backward: nan passes
     promote=None,
 )
 ABS = _unary("AbsBackward0", lambda xp, a: xp.abs(a), "self", lambda g, c: g * c.self.sign(), promote=None)
-SIGN = _unary("SignBackward0", lambda xp, a: xp.sign(a), "", lambda g, c: g * 0, promote=None)
+SIGN = _unary(
+    "SignBackward0",
+    lambda xp, a: (
+        xp.where(xp.isnan(a), xp.zeros((), a.dtype), xp.sign(a)) if a.dtype.kind == "f" else xp.sign(a)
+    ),
+    "",
+    lambda g, c: g * 0,
+    promote=None,
+)
 CLONE = OpDef("CloneBackward0", lambda xp, a: a.copy(), derivatives={"self": D("", lambda g, c: g)})
 
 
@@ -149,7 +163,7 @@ def _clamp_grad(g: Any, c: Any) -> Any:
     if c.max is not None:
         upper = c.self <= c.max
         mask = upper if mask is None else mask & upper
-    return g * mask
+    return masked(g, mask)
 
 
 CLAMP = OpDef("ClampBackward1", _clamp_fwd, derivatives={"self": D("self min max", _clamp_grad)})
@@ -159,12 +173,12 @@ def _minmax_grad(sign: int) -> Any:
     def self_grad(g: Any, c: Any) -> Any:
         a, b = c.self, c.other
         wins = (a > b) if sign > 0 else (a < b)
-        return g * wins + g * (a == b) * 0.5
+        return masked(g, wins) + masked(g / 2, a == b)
 
     def other_grad(g: Any, c: Any) -> Any:
         a, b = c.self, c.other
         wins = (b > a) if sign > 0 else (b < a)
-        return g * wins + g * (a == b) * 0.5
+        return masked(g, wins) + masked(g / 2, a == b)
 
     return {"self": D("self other", self_grad), "other": D("self other", other_grad)}
 
@@ -187,8 +201,7 @@ MINIMUM = OpDef(
 
 def _where_grad(pick_self: bool) -> Any:
     def grad(g: Any, c: Any) -> Any:
-        mask = c.condition if pick_self else ~c.condition
-        return g * mask
+        return masked(g, c.condition if pick_self else ~c.condition)
 
     return grad
 

@@ -225,6 +225,18 @@ def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return _minmax("min", input, dim, keepdim)
 
 
+def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    return apply(rd.AMAX, input, dim=_dims(dim, input.dim()), keepdim=keepdim)
+
+
+def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    return apply(rd.AMIN, input, dim=_dims(dim, input.dim()), keepdim=keepdim)
+
+
+def square(input: Tensor) -> Tensor:
+    return pow(input, 2)
+
+
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     if dim is None:
         return Tensor._from_array(np.asarray(np.argmax(input._data), dtype=np.int64))

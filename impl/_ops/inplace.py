@@ -22,6 +22,7 @@ from impl.autograd.graph import Node
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
 _TYPE_NAMES = {
+    "bfloat16": "BFloat16",
     "float16": "Half",
     "float32": "Float",
     "float64": "Double",

@@ -85,6 +85,25 @@ def _evenly(g: Any, c: Any) -> Any:
     return g * mask / mask.sum()
 
 
+def _amax_grad(g: Any, c: Any) -> Any:
+    mask = c.self == _expand_back(c.result, c)
+    count = mask.sum(c.dim, keepdim=True) if c.dim is not None else mask.sum()
+    return _expand_back(g, c) * mask / count
+
+
+def _amax_fwd(kind: str) -> Any:
+    def fwd(xp: Any, a: Any, dim: Any, keepdim: bool) -> Any:
+        return (xp.max if kind == "max" else xp.min)(a, axis=dim, keepdims=keepdim)
+
+    return fwd
+
+
+AMAX = OpDef(
+    "AmaxBackward0", _amax_fwd("max"), derivatives={"self": D("self result dim keepdim", _amax_grad)}
+)
+AMIN = OpDef(
+    "AminBackward0", _amax_fwd("min"), derivatives={"self": D("self result dim keepdim", _amax_grad)}
+)
 MAX_ALL = OpDef("MaxBackward1", lambda xp, a: xp.max(a), derivatives={"self": D("self result", _evenly)})
 MIN_ALL = OpDef("MinBackward1", lambda xp, a: xp.min(a), derivatives={"self": D("self result", _evenly)})
 
@@ -112,7 +131,9 @@ def _value_selecting_back(g: Any, c: Any) -> Any:
     else:
         idx_arr = idx._data
     positions = np.arange(shape[c.dim]).reshape([-1 if d == c.dim else 1 for d in range(len(shape))])
-    return g * Tensor._from_array(positions == idx_arr)
+    from impl._ops.elementwise import masked
+
+    return masked(g.expand(shape), Tensor._from_array(positions == idx_arr))
 
 
 MAX_DIM = OpDef(

@@ -12,6 +12,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import numpy as np
+
 from impl._xp import namespace_of
 from impl.autograd import grad_mode
 from impl.autograd.graph import Node, SavedTensor
@@ -125,7 +127,8 @@ def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
     if op.promote:
         dt = compute_dtype(tensors, op.promote == "float")
         arrays = [a.astype(dt.np, copy=False) for a in arrays]
-    raw = op.forward(xp, *arrays, **attrs)
+    with np.errstate(all="ignore"):  # torch computes inf/nan silently
+        raw = op.forward(xp, *arrays, **attrs)
     raws = raw if isinstance(raw, tuple) else (raw,)
     results = [
         Tensor._from_array(xp.asarray(r) if not hasattr(r, "dtype") or r.ndim == 0 else r) for r in raws

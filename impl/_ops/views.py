@@ -79,6 +79,15 @@ def _as_view(xp: Any, a: Any, shape: tuple, strides: tuple) -> Any:
     )
 
 
+def _expand_fwd(xp: Any, a: Any, size: tuple) -> Any:
+    """A writable expanded view: stride 0 on new and broadcast dims (numpy's broadcast_to is read-only)."""
+    lead = len(size) - a.ndim
+    strides = [0] * lead + [
+        0 if (a.shape[i] == 1 and size[lead + i] != 1) else a.strides[i] // a.itemsize for i in range(a.ndim)
+    ]
+    return _as_view(xp, a, tuple(size), tuple(strides))
+
+
 def _view_fwd(xp: Any, a: Any, size: tuple) -> Any:
     strides = view_strides(a.shape, tuple(s // a.itemsize for s in a.strides), size)
     if strides is None:
@@ -115,7 +124,7 @@ PERMUTE = OpDef(
 )
 EXPAND = OpDef(
     "ExpandBackward0",
-    lambda xp, a, size: xp.broadcast_to(a, size),
+    _expand_fwd,
     derivatives={"self": D("", lambda g, c: sum_to(g, c.shape()))},
     view=True,
 )

@@ -108,8 +108,7 @@ def backward(
     if inputs is not None:
         targets = set()
         for t in inputs:
-            if t.grad_fn is not None:
-                t.retain_grad()
+            t.retain_grad()  # as torch: raises for a tensor without grad, no-op on leaves
             node = t._edge()[0]
             if node is None:
                 raise RuntimeError("One of the differentiated Tensors does not require grad")
@@ -141,13 +140,13 @@ def grad(
     outs = _as_tuple(outputs)
     ins = _as_tuple(inputs)
     gos = _as_tuple(grad_outputs) if grad_outputs is not None else (None,) * len(outs)
-    for t in ins:
-        if not t.requires_grad:
-            raise RuntimeError("One of the differentiated Tensors does not require grad")
     grads = _make_grads(outs, tuple(gos))
     if retain_graph is None:
         retain_graph = create_graph
     edges = _root_edges(outs)
+    for t in ins:
+        if not t.requires_grad:
+            raise RuntimeError("One of the differentiated Tensors does not require grad")
     captured = engine.execute(edges, grads, retain_graph, create_graph, capture=[t._edge() for t in ins])
     result = []
     for i, (t, g) in enumerate(zip(ins, captured, strict=False)):
@@ -158,6 +157,6 @@ def grad(
                     "graph. Set allow_unused=True if this is the desired behavior."
                 )
             if materialize_grads:
-                g = zeros_like(t)
+                g = zeros_like(t, requires_grad=create_graph)
         result.append(g)
     return tuple(result)

@@ -47,23 +47,31 @@ def call_tensor_pre_hooks(node: Node, grads: list) -> list:
             if new is not None:
                 _check_hook_result(hook, grads[slot], new)
                 grads[slot] = new
+                if _tasks:
+                    _tasks[-1].disown(new)
     for slot, hook in list(node._retains_grad_hooks.items()):
         hook(grads[slot])
     return grads
 
 
 def _call_function(node: Node, grads: list) -> tuple:
+    """torch's call_function: pre-hooks, the node, output validation, then post hooks."""
     grads = call_tensor_pre_hooks(node, grads)
     for hook in list(node._pre_hooks.values()):
         new = hook(tuple(grads))
         if new is not None:
             grads = list(new)
-    outputs = node.apply(tuple(grads))
+    outputs = tuple(_validate(node, node.apply(tuple(grads))))
+    if _tasks:
+        _tasks[-1].own(list(outputs))
     for hook in list(node._post_hooks.values()):
-        new = hook(tuple(outputs), tuple(grads))
+        new = hook(outputs, tuple(grads))
         if new is not None:
             outputs = tuple(new)
-    return tuple(outputs)
+            if _tasks:
+                for g in outputs:
+                    _tasks[-1].disown(g)
+    return outputs
 
 
 def _validate(node: Node, outputs: tuple) -> list:
@@ -147,9 +155,10 @@ def execute(
     ``capture``: edges whose incoming gradient is returned (autograd.grad); those nodes do not run
     unless they lead to another captured edge. ``accumulate_only``: backward(inputs=) targets.
     """
-    buffers: dict[Node, list] = {}
+    buffers = _Buffers()
     for (node, nr), g in zip(root_edges, root_grads, strict=False):
-        _accumulate(buffers, node, nr, g)
+        buffers.disown(g)
+        buffers.add(node, nr, g)
     roots = list(dict.fromkeys(node for node, _ in root_edges))
     deps = _dependencies(roots)
     needed: set[Node] | None = None
@@ -171,38 +180,108 @@ def execute(
     for node in roots:
         if deps.get(node, 0) == 0:
             heapq.heappush(ready, (-node._sequence_nr, next(counter), node))
-    with grad_mode.set_grad_enabled(create_graph):
-        while ready:
-            _, _, node = heapq.heappop(ready)
-            grads = buffers.pop(node, None) or [None] * max(1, len(node._input_meta))
-            run = needed is None or node in needed
-            if node in captures:
-                seen = grads if run else call_tensor_pre_hooks(node, list(grads))
-                for nr, k in captures[node]:
-                    captured[k] = seen[nr]
-            if not run:
-                continue
-            outputs = _call_function(node, list(grads))
-            if not keep_graph:
-                node.release()
-            outputs = _validate(node, outputs)
-            for grad, (nxt, nr) in zip(outputs, node._next, strict=False):
-                if nxt is None:
-                    continue
-                if needed is not None and nxt not in needed and nxt not in captures:
-                    continue
-                _accumulate(buffers, nxt, nr, grad)
-                deps[nxt] -= 1
-                if deps[nxt] == 0:
-                    heapq.heappush(ready, (-nxt._sequence_nr, next(counter), nxt))
+    _tasks.append(buffers)
+    try:
+        with grad_mode.set_grad_enabled(create_graph):
+            _run(ready, counter, buffers, deps, needed, captures, captured, keep_graph)
+    finally:
+        _tasks.pop()
     return captured
 
 
-def _accumulate(buffers: dict, node: Node, nr: int, grad: Any) -> None:
-    slots = buffers.setdefault(node, [None] * max(1, len(node._input_meta)))
-    if grad is None:
-        return
-    slots[nr] = grad if slots[nr] is None else slots[nr] + grad
+def _run(
+    ready: list,
+    counter: Any,
+    buffers: _Buffers,
+    deps: dict,
+    needed: set | None,
+    captures: dict,
+    captured: list,
+    keep_graph: bool,
+) -> None:
+    """The engine loop: pop the ready node with the highest sequence number, run it, route its outputs."""
+    while ready:
+        _, _, node = heapq.heappop(ready)
+        grads = buffers.pop(node)
+        run = needed is None or node in needed
+        if node in captures:
+            seen = grads if run else call_tensor_pre_hooks(node, list(grads))
+            for nr, k in captures[node]:
+                captured[k] = seen[nr]
+        if not run:
+            continue
+        outputs = _call_function(node, list(grads))
+        if not keep_graph:
+            node.release()
+        for grad, (nxt, nr) in zip(outputs, node._next, strict=False):
+            if nxt is None:
+                continue
+            if needed is not None and nxt not in needed and nxt not in captures:
+                continue
+            buffers.add(nxt, nr, grad)
+            deps[nxt] -= 1
+            if deps[nxt] == 0:
+                heapq.heappush(ready, (-nxt._sequence_nr, next(counter), nxt))
+
+
+class _Buffers:
+    """Input buffers of the nodes waiting to run, and which gradient tensors the engine itself made.
+
+    torch's AccumulateGrad keeps an incoming gradient as ``.grad`` without copying when nothing
+    else refers to it ("stealing", visible when it aliases a user tensor through a view); here a
+    gradient may be stolen when a node of this backward produced it and no other buffer holds it.
+    """
+
+    def __init__(self) -> None:
+        self.slots: dict[Node, list] = {}
+        self.owned: dict[int, list] = {}  # id -> [tensor, number of buffer slots holding it]
+        self.foreign: dict[int, Any] = {}  # tensors the user may hold: given gradients, hook results
+
+    def own(self, grads: list) -> None:
+        for g in grads:
+            if g is not None and id(g) not in self.owned and id(g) not in self.foreign:
+                self.owned[id(g)] = [g, 0]
+
+    def disown(self, g: Any) -> None:
+        if g is not None:
+            self.foreign[id(g)] = g
+            self.owned.pop(id(g), None)
+
+    def _hold(self, g: Any, delta: int) -> None:
+        entry = self.owned.get(id(g))
+        if entry is not None and entry[0] is g:
+            entry[1] += delta
+
+    def add(self, node: Node, nr: int, grad: Any) -> None:
+        slots = self.slots.setdefault(node, [None] * max(1, len(node._input_meta)))
+        if grad is None:
+            return
+        if slots[nr] is None:
+            slots[nr] = grad
+        else:
+            self._hold(slots[nr], -1)
+            slots[nr] = slots[nr] + grad
+            self.own([slots[nr]])
+        self._hold(slots[nr], 1)
+
+    def pop(self, node: Node) -> list:
+        grads = self.slots.pop(node, None) or [None] * max(1, len(node._input_meta))
+        for g in grads:
+            if g is not None:
+                self._hold(g, -1)
+        return grads
+
+    def can_steal(self, g: Any) -> bool:
+        entry = self.owned.get(id(g))
+        return entry is not None and entry[0] is g and entry[1] == 0
+
+
+_tasks: list[_Buffers] = []
+
+
+def can_steal(grad: Any) -> bool:
+    """Whether AccumulateGrad may keep ``grad`` itself as ``.grad`` (see _Buffers)."""
+    return bool(_tasks) and _tasks[-1].can_steal(grad)
 
 
 __all__ = ["execute", "AccumulateGrad"]

@@ -75,6 +75,9 @@ class BackwardCFunction(Node, FunctionCtx):
                 )
         return tuple(r for r, is_t in zip(result, self._is_tensor_input, strict=False) if is_t)
 
+    def __repr__(self) -> str:
+        return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
+
     def release(self) -> None:
         for s in self._saved:
             if s is not None:

@@ -14,6 +14,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import numpy as np
+
 from impl.utils.hooks import RemovableHandle
 
 if TYPE_CHECKING:
@@ -146,11 +148,17 @@ class AccumulateGrad(Node):
         var = self.variable
         if new is not None:
             if var._grad is None:
-                var._grad = _copy_of(new) if is_grad_enabled() else new.detach().clone()
+                if is_grad_enabled():
+                    var._grad = _copy_of(new)
+                elif _stealable(new, var):
+                    var._grad = new.detach()
+                else:
+                    var._grad = new.detach().clone()
             elif is_grad_enabled():
                 var._grad = var._grad + new
             else:
-                var._grad._data[...] = var._grad._data + new._data.astype(var._grad._data.dtype)
+                with np.errstate(all="ignore"):
+                    var._grad._data[...] = var._grad._data + new._data.astype(var._grad._data.dtype)
                 var._grad._vc.bump()
         for hook in list(self._post_acc_hooks.values()):
             out = hook(var)
@@ -161,6 +169,18 @@ class AccumulateGrad(Node):
                     raise TypeError(f"expected Variable, but hook returned '{type(out).__name__}'")
                 raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return ()
+
+
+def _stealable(grad: Tensor, var: Tensor) -> bool:
+    """torch keeps the incoming gradient itself when nothing else refers to it and its strides
+    match the variable's (the layout contract); otherwise ``.grad`` is a copy."""
+    from impl.autograd.engine import can_steal
+
+    if not can_steal(grad) or not grad._data.flags.writeable:
+        return False
+    return all(a == b for a, b, n in zip(grad.stride(), var.stride(), var.shape, strict=True) if n > 1) and (
+        var.is_contiguous() == grad.is_contiguous()
+    )
 
 
 def _copy_of(grad: Tensor) -> Tensor:
