@@ -12,6 +12,13 @@ from typing import Any
 from impl._ops.table import D, OpDef, apply
 
 
+def _bw() -> Any:
+    """The named backward ops (imported late: they are built on this module's ops)."""
+    from impl._ops import backward_ops
+
+    return backward_ops
+
+
 def masked(g: Any, mask: Any) -> Any:
     """``g`` where ``mask`` holds, else 0 (a select, not a product: inf * 0 would give nan)."""
     return apply(WHERE, g, 0, condition=mask)
@@ -52,7 +59,7 @@ DIV = OpDef(
     ("self", "other"),
     {
         "self": D("other", lambda g, c: g / c.other),
-        "other": D("self other", lambda g, c: -g * c.self / (c.other * c.other)),
+        "other": D("self other", lambda g, c: -g * ((c.self / c.other) / c.other)),
     },
     promote="float",
 )
@@ -120,18 +127,20 @@ LOG = _unary("LogBackward0", lambda xp, a: xp.log(a), "self", lambda g, c: g / c
 SQRT = _unary("SqrtBackward0", lambda xp, a: xp.sqrt(a), "result", lambda g, c: g / (2 * c.result))
 SIN = _unary("SinBackward0", lambda xp, a: xp.sin(a), "self", lambda g, c: g * c.self.cos())
 COS = _unary("CosBackward0", lambda xp, a: xp.cos(a), "self", lambda g, c: g * -c.self.sin())
-TANH = _unary("TanhBackward0", lambda xp, a: xp.tanh(a), "result", lambda g, c: g * (1 - c.result * c.result))
+TANH = _unary(
+    "TanhBackward0", lambda xp, a: xp.tanh(a), "result", lambda g, c: _bw().tanh_backward(g, c.result)
+)
 SIGMOID = _unary(
     "SigmoidBackward0",
     lambda xp, a: 1 / (1 + xp.exp(-a)),
     "result",
-    lambda g, c: g * (c.result * (1 - c.result)),
+    lambda g, c: _bw().sigmoid_backward(g, c.result),
 )
 RELU = _unary(
     "ReluBackward0",
     lambda xp, a: xp.maximum(a, 0).astype(a.dtype),
     "result",
-    lambda g, c: masked(g, ~(c.result <= 0)),  # threshold_backward: nan passes
+    lambda g, c: _bw().threshold_backward(g, c.result, 0),
     promote=None,
 )
 ABS = _unary("AbsBackward0", lambda xp, a: xp.abs(a), "self", lambda g, c: g * c.self.sign(), promote=None)

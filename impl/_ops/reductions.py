@@ -9,6 +9,12 @@ import numpy as np
 from impl._ops.table import D, OpDef
 
 
+def _bw() -> Any:
+    from impl._ops import backward_ops
+
+    return backward_ops
+
+
 def _expand_back(g: Any, c: Any) -> Any:
     """Gradient of a reduction over ``c.dim`` back to the input shape (unsqueeze + expand)."""
     shape = c.shape()
@@ -190,15 +196,13 @@ def _log_softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
 SOFTMAX = OpDef(
     "SoftmaxBackward0",
     _softmax_fwd,
-    derivatives={
-        "self": D("result dim", lambda g, c: c.result * (g - (g * c.result).sum(c.dim, keepdim=True)))
-    },
+    derivatives={"self": D("result dim", lambda g, c: _bw().softmax_backward_data(g, c.result, c.dim))},
     promote="float",
 )
 LOG_SOFTMAX = OpDef(
     "LogSoftmaxBackward0",
     _log_softmax_fwd,
-    derivatives={"self": D("result dim", lambda g, c: g - c.result.exp() * g.sum(c.dim, keepdim=True))},
+    derivatives={"self": D("result dim", lambda g, c: _bw().log_softmax_backward_data(g, c.result, c.dim))},
     promote="float",
 )
 

@@ -54,20 +54,35 @@ def call_tensor_pre_hooks(node: Node, grads: list) -> list:
     return grads
 
 
+def _hook_values(hook: Any, old: tuple, new: Any) -> tuple:
+    """Check a node hook's replacement values like torch (count, then each value's size and dtype)."""
+    new = tuple(new)
+    if len(new) != len(old):
+        name = getattr(hook, "__name__", type(hook).__name__)
+        raise RuntimeError(
+            f"hook '{name}' has returned an incorrect number of values (got {len(new)}, but "
+            f"expected {len(old)})"
+        )
+    for o, n in zip(old, new, strict=True):
+        if n is not None and o is not None:
+            _check_hook_result(hook, o, n)
+    return new
+
+
 def _call_function(node: Node, grads: list) -> tuple:
     """torch's call_function: pre-hooks, the node, output validation, then post hooks."""
     grads = call_tensor_pre_hooks(node, grads)
     for hook in list(node._pre_hooks.values()):
         new = hook(tuple(grads))
         if new is not None:
-            grads = list(new)
+            grads = list(_hook_values(hook, tuple(grads), new))
     outputs = tuple(_validate(node, node.apply(tuple(grads))))
     if _tasks:
         _tasks[-1].own(list(outputs))
     for hook in list(node._post_hooks.values()):
         new = hook(outputs, tuple(grads))
         if new is not None:
-            outputs = tuple(new)
+            outputs = _hook_values(hook, outputs, new)
             if _tasks:
                 for g in outputs:
                     _tasks[-1].disown(g)

@@ -167,6 +167,9 @@ class AccumulateGrad(Node):
 
                 if not isinstance(out, Tensor):
                     raise TypeError(f"expected Variable, but hook returned '{type(out).__name__}'")
+                from impl.autograd.engine import _check_hook_result
+
+                _check_hook_result(hook, var, out)
                 raise RuntimeError("Tensor post accumulate grad hooks should return None.")
         return ()
 

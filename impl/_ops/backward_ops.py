@@ -1,0 +1,92 @@
+"""Ops that torch's backward formulas call by name (tanh_backward, sigmoid_backward,
+threshold_backward, _softmax_backward_data, _log_softmax_backward_data). Declaring them as ops
+gives gradients computed with create_graph=True torch's grad_fn names (TanhBackwardBackward0 ...)
+and their own derivatives for the next order."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from impl._ops.table import D, OpDef, apply
+
+
+def _sum(xp: Any, a: Any, dim: int) -> Any:
+    return xp.sum(a, axis=dim, keepdims=True)
+
+
+TANH_BACKWARD = OpDef(
+    "TanhBackwardBackward0",
+    lambda xp, g, out: g * (1 - out * out),
+    ("grad_output", "output"),
+    {
+        "grad_output": D("output", lambda gg, c: tanh_backward(gg, c.output)),
+        "output": D("grad_output output", lambda gg, c: gg * (-2 * c.output * c.grad_output)),
+    },
+    promote="common",
+)
+SIGMOID_BACKWARD = OpDef(
+    "SigmoidBackwardBackward0",
+    lambda xp, g, out: g * out * (1 - out),
+    ("grad_output", "output"),
+    {
+        "grad_output": D("output", lambda gg, c: sigmoid_backward(gg, c.output)),
+        "output": D("grad_output output", lambda gg, c: gg * c.grad_output * (1 - 2 * c.output)),
+    },
+    promote="common",
+)
+THRESHOLD_BACKWARD = OpDef(
+    "ThresholdBackwardBackward0",
+    lambda xp, g, x, threshold: xp.where(x <= threshold, xp.zeros((), g.dtype), g),
+    ("grad_output", "self"),
+    {
+        "grad_output": D("self threshold", lambda gg, c: threshold_backward(gg, c.self, c.threshold)),
+        "self": D("", lambda gg, c: gg * 0),
+    },
+)
+SOFTMAX_BACKWARD_DATA = OpDef(
+    "SoftmaxBackwardDataBackward0",
+    lambda xp, g, out, dim: out * (g - _sum(xp, g * out, dim)),
+    ("grad_output", "output"),
+    {
+        "grad_output": D("output dim", lambda gg, c: softmax_backward_data(gg, c.output, c.dim)),
+        "output": D(
+            "grad_output output dim",
+            lambda gg, c: (
+                gg * (c.grad_output - (c.grad_output * c.output).sum(c.dim, keepdim=True))
+                - c.grad_output * (gg * c.output).sum(c.dim, keepdim=True)
+            ),
+        ),
+    },
+)
+LOG_SOFTMAX_BACKWARD_DATA = OpDef(
+    "LogSoftmaxBackwardDataBackward0",
+    lambda xp, g, out, dim: g - xp.exp(out) * _sum(xp, g, dim),
+    ("grad_output", "output"),
+    {
+        "grad_output": D("output dim", lambda gg, c: gg - (gg * c.output.exp()).sum(c.dim, keepdim=True)),
+        "output": D(
+            "grad_output output dim",
+            lambda gg, c: -gg * c.output.exp() * c.grad_output.sum(c.dim, keepdim=True),
+        ),
+    },
+)
+
+
+def tanh_backward(grad: Any, output: Any) -> Any:
+    return apply(TANH_BACKWARD, grad, output)
+
+
+def sigmoid_backward(grad: Any, output: Any) -> Any:
+    return apply(SIGMOID_BACKWARD, grad, output)
+
+
+def threshold_backward(grad: Any, x: Any, threshold: float) -> Any:
+    return apply(THRESHOLD_BACKWARD, grad, x, threshold=threshold)
+
+
+def softmax_backward_data(grad: Any, output: Any, dim: int) -> Any:
+    return apply(SOFTMAX_BACKWARD_DATA, grad, output, dim=dim)
+
+
+def log_softmax_backward_data(grad: Any, output: Any, dim: int) -> Any:
+    return apply(LOG_SOFTMAX_BACKWARD_DATA, grad, output, dim=dim)
