@@ -20,7 +20,15 @@ import numpy as np
 import pytest
 
 from benchmarks.engines import Engine, EngineUnavailable, limit_threads, load_engine
-from benchmarks.results import Measurement, document, format_table, pair_rows, write_document
+from benchmarks.results import (
+    Measurement,
+    document,
+    format_scaling,
+    format_table,
+    pair_rows,
+    scaling,
+    write_document,
+)
 
 DEFAULT_JSON = Path("reports") / "benchmarks.json"
 MEASUREMENTS = pytest.StashKey[list[Measurement]]()
@@ -132,7 +140,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if not measurements:
         return
     terminalreporter.write_sep("=", "impl vs torch: medians and ratios")
-    for line in format_table(pair_rows(measurements)).splitlines():
+    rows = pair_rows(measurements)
+    for line in [*format_table(rows).splitlines(), *format_scaling(scaling(rows)).splitlines()]:
         terminalreporter.write_line(line)
     settings = config.stash.get(SETTINGS, {})
     terminalreporter.write_line(f"threads: {settings.get('threads')}; load average at start: "

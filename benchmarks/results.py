@@ -141,7 +141,7 @@ def document(rows: list[dict[str, Any]], meta: dict[str, Any], machine: str | No
     date = date or _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")
     machine = machine or machine_description()
     stamped = [{**row, "date": row.get("date", date), "machine": row.get("machine", machine)} for row in rows]
-    return {"machine": machine, "date": date, **meta, "results": stamped}
+    return {"machine": machine, "date": date, **meta, "results": stamped, "scaling": scaling(rows)}
 
 
 def merge_previous(new: dict[str, Any], previous: dict[str, Any] | None) -> dict[str, Any]:
@@ -166,3 +166,39 @@ def write_document(path: Path, doc: dict[str, Any]) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(merge_previous(doc, previous), indent=1) + "\n", encoding="utf-8")
     return path
+
+
+def scaling(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """How time grows with ``n`` within a workload (rows whose params hold ``n``): for each engine,
+    the time at each ``n`` over the time at the previous ``n`` (10x the ops should cost ~10x)."""
+    series: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for row in rows:
+        n = row.get("params", {}).get("n")
+        if row.get("unit") == "s" and isinstance(n, int):
+            series.setdefault((row["params"].get("workload", row["name"]), row["device"]), []).append(row)
+    found = []
+    for (workload, device), group in series.items():
+        group.sort(key=lambda row: row["params"]["n"])
+        for smaller, larger in zip(group, group[1:], strict=False):
+            engines = {name: (smaller[name], larger[name]) for name in MAIN_ENGINES}
+            engines.update({name: (smaller.get("peers", {}).get(name), value)
+                            for name, value in larger.get("peers", {}).items()})
+            found.append({"workload": workload, "device": device, "from_n": smaller["params"]["n"],
+                          "to_n": larger["params"]["n"],
+                          "growth": {name: ratio(big, small) for name, (small, big) in engines.items()}})
+    return found
+
+
+def format_scaling(found: list[dict[str, Any]]) -> str:
+    """One line per step of ``n``: each engine's time growth."""
+    return "\n".join(
+        f"{s['workload']} [{s['device']}] time growth N={_short(s['from_n'])} -> N={_short(s['to_n'])}: "
+        + ", ".join(f"{name} {_ratio_cell(value)}" for name, value in s["growth"].items())
+        for s in found
+    )
+
+
+def _short(n: int) -> str:
+    """1000 -> 1e3, 1500 -> 1500."""
+    text = f"{n:.0e}".replace("e+0", "e").replace("e+", "e")
+    return text if float(text) == n else str(n)

@@ -10,10 +10,12 @@ import pytest
 from benchmarks.results import (
     Measurement,
     document,
+    format_scaling,
     format_table,
     merge_previous,
     pair_rows,
     ratio,
+    scaling,
     write_document,
 )
 
@@ -152,3 +154,19 @@ def test_workloads_do_the_same_work_as_on_torch(engine_name: str) -> None:
     for ours, theirs in steps:
         for _ in range(3):
             np.testing.assert_allclose(as_array(ours()), theirs().detach().numpy(), rtol=1e-5)
+
+
+def test_scaling_gives_each_engines_time_growth_between_successive_n() -> None:
+    rows = pair_rows([
+        Measurement("W1 N=1e4", "cpu", "impl", 2.0, params={"workload": "W1", "n": 10_000}),
+        Measurement("W1 N=1e3", "cpu", "impl", 0.1, params={"workload": "W1", "n": 1_000}),
+        Measurement("W1 N=1e3", "cpu", "torch", 0.1, params={"workload": "W1", "n": 1_000}),
+        Measurement("W1 N=1e4", "cpu", "torch", 1.0, params={"workload": "W1", "n": 10_000}),
+        Measurement("W1 N=1e4", "cpu", "autograd", 3.0, params={"workload": "W1", "n": 10_000}),
+        Measurement("W2", "cpu", "impl", 1.0, params={"workload": "W2"}),
+    ])
+    (step,) = scaling(rows)
+    assert (step["workload"], step["device"], step["from_n"], step["to_n"]) == ("W1", "cpu", 1000, 10_000)
+    assert step["growth"] == {"impl": pytest.approx(20.0), "torch": pytest.approx(10.0), "autograd": None}
+    line = "W1 [cpu] time growth N=1e3 -> N=1e4: impl 20.00x, torch 10.00x, autograd —"
+    assert format_scaling([step]) == line
