@@ -669,8 +669,9 @@ def test_more_programs_match_torch(name: str) -> None:
 @pytest.mark.xfail(strict=True, reason="torch returns an efficient zero tensor (no storage) as the gradient of "
                    "sign/sgn; reading it raises. impl returns ordinary zeros")
 def test_second_derivative_through_abs_is_an_unallocated_zero_tensor() -> None:
-    import impl
     import torch
+
+    import impl
 
     program = PRELUDE + """
 x = torch.tensor([0.5, -1.5], requires_grad=True)
