@@ -267,6 +267,10 @@ f = e * 2
 e.add_(1)
 f.sum().backward()
 print(x.grad, e._version, e.grad_fn.name())
+y = x * 1
+y.exp_()
+y.add_(1)
+attempt(lambda: y.sum().backward())
 ''',
     "in_place_and_setitem_graphs": '''
 x = torch.tensor([1., 2.], requires_grad=True)

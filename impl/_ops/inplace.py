@@ -133,8 +133,18 @@ def apply_inplace(op: OpDef, self: Tensor, *others: Any, **attrs: Any) -> Tensor
     self._data[...] = result._data.astype(self._data.dtype, copy=False)
     self._vc.bump()
     if records and result._grad_fn is not None:
+        _save_self_as_result(result._grad_fn, result, self)
         _rebase_history(self, result._grad_fn)
     return self
+
+
+def _save_self_as_result(node: Node, result: Tensor, self: Tensor) -> None:
+    """A node that saved its result saved ``self`` after the write (so later writes are caught)."""
+    from impl.autograd.graph import SavedTensor
+
+    for value in getattr(node, "_saved", {}).values():
+        if isinstance(value, SavedTensor) and value.tensor is result:
+            value.tensor, value.version = self, self._vc.value
 
 
 def _rebase_history(t: Tensor, node: Node) -> None:

@@ -179,7 +179,8 @@ def _record(op: OpDef, tensors: tuple, attrs: dict, results: list) -> None:
     }
     for name in needed:
         v = values[name]
-        node._saved[name] = SavedTensor(v) if _is_tensor(v) else v
+        owner = node if name in op.outputs else None
+        node._saved[name] = SavedTensor(v, owner) if _is_tensor(v) else v
     main = results[0]
     main._grad_fn = node
     main._output_nr = 0

@@ -95,12 +95,13 @@ class Node:
 class SavedTensor:
     """A tensor saved for backward: checks the version counter on use, raises once freed."""
 
-    __slots__ = ("tensor", "version", "freed")
+    __slots__ = ("tensor", "version", "freed", "output_of")
 
-    def __init__(self, tensor: Tensor) -> None:
+    def __init__(self, tensor: Tensor, output_of: Node | None = None) -> None:
         self.tensor: Tensor | None = tensor
         self.version = tensor._vc.value
         self.freed = False
+        self.output_of = output_of  # the node that saved its own output (named in torch's message)
 
     def unpack(self) -> Tensor:
         if self.freed:
@@ -108,7 +109,7 @@ class SavedTensor:
         t = self.tensor
         assert t is not None
         if t._vc.value != self.version:
-            raise RuntimeError(_modified_message(t, self.version))
+            raise RuntimeError(_modified_message(t, self.version, self.output_of))
         return t
 
     def release(self) -> None:
@@ -116,12 +117,13 @@ class SavedTensor:
         self.freed = True
 
 
-def _modified_message(t: Tensor, expected: int) -> str:
+def _modified_message(t: Tensor, expected: int, output_of: Node | None = None) -> str:
     from impl.dtypes import legacy_name
 
     desc = f"[{legacy_name(t.dtype)} [{', '.join(str(s) for s in t.shape)}]]"
-    fn = t.grad_fn
-    where = f", which is output {t._output_nr} of {fn._short_name()}," if fn is not None else ""
+    fn = output_of if output_of is not None else t.grad_fn
+    nr = 0 if output_of is not None else t._output_nr
+    where = f", which is output {nr} of {fn._short_name()}," if fn is not None else ""
     return (
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
         f"{desc}{where} is at version {t._vc.value}; expected version {expected} instead. {ANOMALY_HINT}"
