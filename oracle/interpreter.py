@@ -25,6 +25,7 @@ from oracle.program import (
     Module,
     ModuleHook,
     Observe,
+    ObserveGraph,
     Op,
     Program,
     Ref,
@@ -35,7 +36,7 @@ from oracle.program import (
     Step,
     ZeroGrad,
 )
-from oracle.trace import Trace, describe, describe_all, normalise, warned_once_per_process
+from oracle.trace import Trace, describe, describe_all, describe_graph, normalise, warned_once_per_process
 
 
 def hook_function_name(hook: str) -> str:
@@ -228,6 +229,10 @@ class _Run:
         tensor = self.names[s.tensor]
         self.trace.add("value", self.step, name=s.tensor, value=describe(tensor))
         self.trace.add("grad", self.step, name=s.tensor, value=describe(tensor.grad))
+
+    def _observe_graph(self, s: ObserveGraph) -> None:
+        graph = describe_graph(self.names[s.tensor].grad_fn)
+        self.trace.add("graph", self.step, name=s.tensor, graph=graph)
 
     def _module(self, s: Module) -> None:
         torch = self.torch

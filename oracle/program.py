@@ -19,6 +19,7 @@ Vocabulary (one dataclass per step kind, ``kind`` is the JSON discriminator):
 ``grad``            ``torch.autograd.grad(...)`` with all its options; results bound to names
 ``zero_grad``       ``t.grad = None`` or ``t.grad.zero_()``
 ``observe``         record value, flags, ``grad_fn`` name and ``.grad`` of a tensor
+``observe_graph``   record the autograd graph behind a tensor (node names, ``next_functions``)
 ``module``          construct an ``nn`` module with given parameter values; parameters bound as
                     ``<module>.<param>`` tensors
 ``call_module``     ``out = module(*inputs)``
@@ -290,6 +291,16 @@ class ZeroGrad(Step):
 @dataclass
 class Observe(Step):
     kind: ClassVar[str] = "observe"
+    tensor: str
+
+    def names_read(self) -> list[str]:
+        return [self.tensor]
+
+
+@_step
+@dataclass
+class ObserveGraph(Step):
+    kind: ClassVar[str] = "observe_graph"
     tensor: str
 
     def names_read(self) -> list[str]:

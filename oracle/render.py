@@ -23,6 +23,7 @@ from oracle.program import (
     Module,
     ModuleHook,
     Observe,
+    ObserveGraph,
     Op,
     Program,
     Ref,
@@ -65,6 +66,24 @@ def observe(step, name, t):
         print(f"{name}.grad = {text(t.grad)}")
     except Exception as e:
         show_error(step, e)
+
+
+def show_graph(name, t):
+    """The autograd graph behind t, breadth first, shared nodes numbered once."""
+    if t.grad_fn is None:
+        print(f"{name}.grad_fn graph = None")
+        return
+    order, index, parts = [t.grad_fn], {id(t.grad_fn): 0}, []
+    while len(parts) < len(order) and len(parts) < 200:
+        node = order[len(parts)]
+        edges = []
+        for child, nr in node.next_functions:
+            if child is not None and id(child) not in index:
+                index[id(child)] = len(order)
+                order.append(child)
+            edges.append(f"{None if child is None else index[id(child)]}:{nr}")
+        parts.append(f"{len(parts)} {type(node).__name__} -> [{', '.join(edges)}]")
+    print(f"{name}.grad_fn graph = {'; '.join(parts)}")
 
 
 def show_hook(hook, on, target, **received):
@@ -145,7 +164,18 @@ def _check_name(name: str) -> None:
         raise ValueError(f"name {name!r} cannot be rendered as a Python variable")
 
 
-_RESERVED = {"torch", "warnings", "text", "texts", "observe", "show_hook", "show_error", "e", "DEVICE"}
+_RESERVED = {
+    "torch",
+    "warnings",
+    "text",
+    "texts",
+    "observe",
+    "show_graph",
+    "show_hook",
+    "show_error",
+    "e",
+    "DEVICE",
+}
 
 
 def _arg(value: object) -> str:
@@ -215,6 +245,8 @@ def _statements(step: Step, device: str, index: int) -> list[str]:
         return [f"{step.tensor}.grad = None" if step.set_to_none else f"{step.tensor}.grad.zero_()"]
     if isinstance(step, Observe):
         return [f"observe({index}, {step.tensor!r}, {step.tensor})"]
+    if isinstance(step, ObserveGraph):
+        return [f"show_graph({step.tensor!r}, {step.tensor})"]
     if isinstance(step, Module):
         return _module_lines(step, dev)
     if isinstance(step, CallModule):

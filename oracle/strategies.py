@@ -24,6 +24,7 @@ from oracle.program import (
     Module,
     ModuleHook,
     Observe,
+    ObserveGraph,
     Op,
     Program,
     Ref,
@@ -147,14 +148,15 @@ class Builder:
             self.leaves.append(name)
 
     def finish(self) -> None:
-        """A backward from the latest tensor that requires grad (so hooks upstream fire), then
-        observe every tensor."""
+        """Observe the graph behind the latest tensor that requires grad and backpropagate from it
+        (so hooks upstream fire), then observe every tensor."""
         latest = [n for n in self.shapes if n in self.tracked]
         if latest:
             root = latest[-1]
             if self.shapes[root] != ():
                 out = self.fresh("t")
                 root = self.bind(out, (), Op(out, "sum", [Ref(root)]))
+            self.steps.append(ObserveGraph(root))
             self.steps.append(Backward(root))
         for name in list(self.shapes):
             self.steps.append(Observe(name))
@@ -334,7 +336,9 @@ class Builder:
             (self.tracked.add if flag else self.tracked.discard)(name)
 
     def observe(self) -> None:
-        self.steps.append(Observe(self.tensor()))
+        """Observe a tensor, or (one time in three) the autograd graph behind it."""
+        name = self.tensor()
+        self.steps.append(ObserveGraph(name) if self.draw(st.integers(0, 2)) == 0 else Observe(name))
 
     def module(self) -> None:
         """An nn module with hooks, called on a tensor: a Linear (features = the last dim, so

@@ -6,6 +6,7 @@ it happened:
 ``value``    ``name``, ``value``: a tensor description (or None) -- an observed tensor or a result
              of ``autograd.grad``
 ``grad``     ``name``, ``value``: the description of ``name.grad`` (or None)
+``graph``    ``name``, ``graph``: the autograd graph from ``name.grad_fn`` (``describe_graph``)
 ``hook``     ``hook`` (its id), ``on`` (hook kind), ``target`` (tensor or module name),
              ``received``: {group: [description or None, ...]}, e.g. ``{"grad": [...]}``
 ``error``    ``type`` (exception class name), ``message`` (normalised)
@@ -73,6 +74,37 @@ def describe(tensor: Any) -> dict | None:
     }
 
 
+MAX_GRAPH_NODES = 200
+
+
+def describe_graph(grad_fn: Any) -> list[dict] | None:
+    """The autograd graph reachable from ``grad_fn`` (None stays None), breadth first: node ``i``
+    is ``{"node": class name, "next": [[index of a next node or None, input_nr], ...]}`` following
+    ``next_functions``; a node reached twice keeps its first index, so shared nodes show."""
+    if grad_fn is None:
+        return None
+    order, index, nodes = [grad_fn], {id(grad_fn): 0}, []
+    while len(nodes) < len(order) and len(nodes) < MAX_GRAPH_NODES:
+        node = order[len(nodes)]
+        edges = []
+        for child, input_nr in node.next_functions:
+            if child is not None and id(child) not in index:
+                index[id(child)] = len(order)
+                order.append(child)
+            edges.append([None if child is None else index[id(child)], input_nr])
+        nodes.append({"node": type(node).__name__, "next": edges})
+    return nodes
+
+
+def graph_text(nodes: list[dict] | None) -> str:
+    """One-line human form of a graph description (the rendered script prints the same)."""
+    if nodes is None:
+        return "None"
+    return "; ".join(
+        f"{i} {n['node']} -> [{', '.join(f'{c}:{nr}' for c, nr in n['next'])}]" for i, n in enumerate(nodes)
+    )
+
+
 def describe_all(values: Any) -> list[dict | None]:
     """Descriptions of a tensor or of a tuple/list of tensors (non-tensors described as None)."""
     if not isinstance(values, (tuple, list)):
@@ -100,6 +132,8 @@ def format_event(event: dict | None) -> str:
         return f"{event['name']} = {tensor_text(event['value'])}"
     if kind == "grad":
         return f"{event['name']}.grad = {tensor_text(event['value'])}"
+    if kind == "graph":
+        return f"{event['name']}.grad_fn graph = {graph_text(event['graph'])}"
     if kind == "hook":
         received = event["received"].items()
         groups = "; ".join(f"{group}=[{', '.join(map(tensor_text, descs))}]" for group, descs in received)

@@ -15,6 +15,7 @@ from oracle.program import (
     Module,
     ModuleHook,
     Observe,
+    ObserveGraph,
     Op,
     Program,
     Ref,
@@ -41,6 +42,7 @@ EVERY_KIND = Program(
         Module("m", "Linear", [2, 1], {"weight": [[1.0, 2.0]], "bias": [0.0]}),
         ModuleHook("mh", "m", "full_backward", Action("replace", 1.0)),
         Observe("m.weight"),
+        ObserveGraph("y"),
     ]
 )
 

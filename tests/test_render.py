@@ -20,6 +20,7 @@ from oracle.program import (
     Module,
     ModuleHook,
     Observe,
+    ObserveGraph,
     Op,
     Program,
     Ref,
@@ -68,6 +69,9 @@ EVERY_KIND = Program(
         Leaf("u", [1.0], requires_grad=True),
         Grad(["gu"], ["o2"], ["u"], allow_unused=True),  # gu is None
         Observe("gu"),  # reading None.grad raises
+        ObserveGraph("o2"),
+        ObserveGraph("x"),
+        ObserveGraph("gu"),  # None has no grad_fn: raises
     ]
 )
 

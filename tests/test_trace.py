@@ -15,6 +15,7 @@ from oracle.program import (
     Grad,
     Leaf,
     Observe,
+    ObserveGraph,
     Op,
     Program,
     Ref,
@@ -243,3 +244,26 @@ def test_interpreter_runs_without_torch_installed() -> None:
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[1.0, 2.0]"
+
+
+def test_graph_observation_follows_next_functions_and_shows_shared_nodes() -> None:
+    program = Program(
+        [
+            Leaf("x", [1.0, 2.0], requires_grad=True),
+            Leaf("c", [3.0, 4.0]),
+            Op("m", "mul", [Ref("x"), Ref("c")]),
+            Op("a", "add", [Ref("m"), Ref("x")]),
+            Op("s", "sum", [Ref("a")]),
+            ObserveGraph("s"),
+            ObserveGraph("c"),
+        ]
+    )
+    graph, leaf = run(program, TORCH).events
+    # s = sum(x * c + x): the AccumulateGrad node of x is reached twice and listed once
+    assert graph["graph"] == [
+        {"node": "SumBackward0", "next": [[1, 0]]},
+        {"node": "AddBackward0", "next": [[2, 0], [3, 0]]},
+        {"node": "MulBackward0", "next": [[3, 0], [None, 0]]},
+        {"node": "AccumulateGrad", "next": []},
+    ]
+    assert leaf == {"kind": "graph", "step": 6, "name": "c", "graph": None}
