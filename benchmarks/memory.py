@@ -4,9 +4,11 @@
   step), above the resident memory just before it. Linux lets a process reset its peak
   (``/proc/self/clear_refs``), so the same measure serves impl and torch; for impl, whose arrays
   numpy reports to ``tracemalloc``, the traced peak is given too.
-- ``growth``: resident memory after 1,000 training steps minus after the first 10 (a leak of saved
-  tensors or graphs shows as steady growth; allocator caches do not). For impl the ``tracemalloc``
-  growth is given too.
+- ``growth``: resident memory after 1,000 training steps minus after the first 10, each read after
+  a full garbage collection (a leak of saved tensors or graphs shows as steady growth; allocator
+  caches do not). For impl the ``tracemalloc`` growth is given too. Also counted: the objects a
+  step leaves to the cycle collector (graphs that reference counting alone cannot free stay
+  alive until a collection runs, and collections over many live objects cost time).
 
 Run as ``python -m benchmarks.memory peak|growth impl|torch``; prints one JSON object.
 """
@@ -14,6 +16,7 @@ Run as ``python -m benchmarks.memory peak|growth impl|torch``; prints one JSON o
 from __future__ import annotations
 
 import ctypes
+import gc
 import json
 import sys
 import tracemalloc
@@ -95,20 +98,35 @@ def growth(engine_name: str) -> dict[str, Any]:
         tracemalloc.start()
     for _ in range(GROWTH_WARMUP):
         step()
+    gc.collect()
     rss_start = _status_kib("VmRSS")
     traced_start = tracemalloc.get_traced_memory()[0] if traced else 0
     for _ in range(GROWTH_STEPS - GROWTH_WARMUP):
         step()
+    gc.collect()
     rss_end = _status_kib("VmRSS")
     result: dict[str, Any] = {
         "engine": engine_name,
         "steps": GROWTH_STEPS,
         "rss_growth_kib": rss_end - rss_start if rss_start is not None and rss_end is not None else None,
+        "cyclic_garbage_per_step": _cyclic_garbage(step),
     }
     if traced:
         result["traced_growth_kib"] = (tracemalloc.get_traced_memory()[0] - traced_start) / 1024
         tracemalloc.stop()
     return result
+
+
+def _cyclic_garbage(step: Any) -> int:
+    """Objects one step leaves that only the cycle collector frees (0 when reference counting
+    releases everything, as it does for torch's graph)."""
+    gc.collect()
+    gc.disable()
+    try:
+        step()
+        return gc.collect()
+    finally:
+        gc.enable()
 
 
 def main(argv: list[str]) -> int:

@@ -53,10 +53,15 @@ def test_w5_peak_forward_backward(values: Recorder, engine: str) -> None:
 def test_w5_growth_over_training(values: Recorder, engine: str) -> None:
     result = measure("growth", engine)
     steps = result["steps"]
-    params = {"workload": "W5", **memory.GROWTH_MLP, "steps": steps, "measure": "resident growth"}
-    values.value(Measurement(f"W5 growth over {steps} steps (KiB)", "cpu", engine, result["rss_growth_kib"],
-                             "KiB", params, comparable=False))
-    if "traced_growth_kib" in result:
-        values.value(Measurement(f"W5 growth over {steps} steps, tracemalloc (KiB)", "cpu", engine,
-                                 result["traced_growth_kib"], "KiB",
-                                 {**params, "measure": "tracemalloc growth"}, comparable=False))
+    base = {"workload": "W5", **memory.GROWTH_MLP, "steps": steps}
+
+    def record(name: str, key: str, unit: str, measure: str) -> None:
+        if key in result:
+            values.value(Measurement(name, "cpu", engine, result[key], unit, {**base, "measure": measure},
+                                     comparable=False))
+
+    record(f"W5 growth over {steps} steps (KiB)", "rss_growth_kib", "KiB", "resident growth")
+    record(f"W5 growth over {steps} steps, tracemalloc (KiB)", "traced_growth_kib", "KiB",
+           "tracemalloc growth")
+    record("W5 objects left to the cycle collector per step", "cyclic_garbage_per_step", "objects",
+           "gc.collect() after one step")
