@@ -160,6 +160,11 @@ with torch.no_grad():
 flags(n)
 w.requires_grad = False
 flags(w)
+v = torch.tensor(2., requires_grad=True)
+u = -v
+v.requires_grad_(False)
+u.backward()
+print(v.grad, u.grad_fn.next_functions[0][0].name())
 ''',
     "accumulation_and_backward_options": '''
 x = torch.tensor([1., 2.], requires_grad=True)

@@ -148,6 +148,8 @@ class AccumulateGrad(Node):
 
         new = grads[0]
         var = self.variable
+        if not var.requires_grad:  # requires_grad was switched off after the graph was built
+            return ()
         if new is not None:
             if var._grad is None:
                 if is_grad_enabled():
