@@ -48,7 +48,7 @@ def text(t):
     """One line for a tensor (or None): dtype, shape, flat values, flags, grad_fn."""
     if t is None:
         return "None"
-    data = t.detach().reshape(-1).tolist()
+    data = t.detach().reshape(-1).clone().tolist()
     grad_fn = None if t.grad_fn is None else type(t.grad_fn).__name__
     dtype = str(t.dtype).removeprefix("torch.")
     return (f"tensor(dtype={dtype}, shape={list(t.shape)}, data={data}, is_leaf={t.is_leaf}, "

@@ -59,6 +59,13 @@ def _number(value: Any) -> Any:
     return value
 
 
+def values(tensor: Any) -> list:
+    """A tensor's elements as a flat list, the way printing shows them: through a copy, because
+    torch's ``tolist`` refuses tensors without storage (the zero tensors some double-backward
+    formulas return), which still print as zeros."""
+    return tensor.detach().reshape(-1).clone().tolist()
+
+
 def describe(tensor: Any) -> dict | None:
     """The observable state of a tensor (None stays None), through the Tensor API only."""
     if tensor is None:
@@ -67,7 +74,7 @@ def describe(tensor: Any) -> dict | None:
     return {
         "dtype": str(tensor.dtype).removeprefix("torch."),
         "shape": list(tensor.shape),
-        "data": [_number(v) for v in tensor.detach().reshape(-1).tolist()],
+        "data": [_number(v) for v in values(tensor)],
         "is_leaf": bool(tensor.is_leaf),
         "requires_grad": bool(tensor.requires_grad),
         "grad_fn": None if grad_fn is None else type(grad_fn).__name__,

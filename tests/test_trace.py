@@ -267,3 +267,20 @@ def test_graph_observation_follows_next_functions_and_shows_shared_nodes() -> No
         {"node": "AccumulateGrad", "next": []},
     ]
     assert leaf == {"kind": "graph", "step": 6, "name": "c", "graph": None}
+
+
+def test_values_of_storage_less_zero_tensors_are_observed_as_printed() -> None:
+    """abs' double backward returns a zero tensor without storage: printing shows zeros."""
+    program = Program(
+        [
+            Leaf("x", [-2.0, 1.0], requires_grad=True),
+            Op("a", "abs", [Ref("x")]),
+            Op("s", "sum", [Ref("a")]),
+            Grad(["g"], ["s"], ["x"], create_graph=True),
+            Op("gs", "sum", [Ref("g")]),
+            Grad(["gg"], ["gs"], ["x"], allow_unused=True),
+        ]
+    )
+    events = run(program, TORCH).events
+    assert [e["kind"] for e in events] == ["value", "value"]
+    assert events[1]["value"]["data"] == [0.0, 0.0]
