@@ -1,9 +1,10 @@
 """Hypothesis strategies producing Programs: small autograd programs a user could write.
 
-``programs()`` draws a few leaves of one shape, then a sequence of actions (ops, in-place ops,
-retain_grad, hooks of every kind and action, hook removal, backward with options, autograd.grad
-with options, zeroing grads, detach, requires_grad_, nn modules with hooks, observations), then a
-final backward and an observation of every tensor. ``features`` restricts which actions are
+``programs()`` draws a few leaves of one shape, then a sequence of actions (elementwise,
+reduction, view and matrix ops, in-place ops, retain_grad, hooks of every kind and action, hook
+removal, backward and autograd.grad with their options, zeroing grads, detach, requires_grad_, nn
+modules with hooks, observations of values and graphs), then a final backward from the latest
+tensor and an observation of every tensor. ``features`` restricts which actions are
 drawn, so each rule family can focus its search; the strategy shrinks towards fewer, simpler
 steps. Programs may raise (that is behaviour too): the oracle compares errors like values.
 """
@@ -15,6 +16,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from oracle.program import (
+    MODULE_HOOK_KINDS,
     Action,
     Backward,
     CallModule,
@@ -61,7 +63,6 @@ BINARY = ("add", "mul", "sub", "div")
 REDUCE = ("sum", "mean")
 INPLACE = ("add_", "mul_", "sub_", "div_")
 HOOK_ACTIONS = ("log", "log", "scale", "replace", "wrong_shape", "wrong_dtype")
-MODULE_HOOKS = ("forward_pre", "forward", "full_backward_pre", "full_backward", "backward")
 
 
 class Builder:
@@ -358,7 +359,7 @@ class Builder:
             self.steps.append(Module(name, cls))
         for _ in range(self.draw(st.integers(0, 2))):
             hook = self.fresh("h")
-            self.steps.append(ModuleHook(hook, name, self.pick(MODULE_HOOKS), self.action()))
+            self.steps.append(ModuleHook(hook, name, self.pick(MODULE_HOOK_KINDS), self.action()))
         src = self.tensor(self.shape, tracked=True)
         out = self.fresh("t")
         self.bind(out, self.shape, CallModule(out, name, [src]))
