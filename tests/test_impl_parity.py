@@ -436,6 +436,9 @@ print(m.grad)
 t = torch.tensor([[2., 2.], [1., 0.]], requires_grad=True)
 (t.max() + t.prod() + t.prod(1).sum()).backward()
 print(t.grad)
+z = torch.tensor([[2., 0., 3.], [1., 4., 0.5], [0., 0., 2.]], requires_grad=True)
+(z.prod() + z.prod(1).sum() + z.prod(0).sum()).backward()
+print(z.grad)
 ''',
     "matmul_family": '''
 a = torch.arange(6.).view(2, 3).requires_grad_()

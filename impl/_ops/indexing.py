@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from impl._ops.table import D, OpDef, apply
 
 
@@ -60,8 +58,13 @@ def stack_op(n: int) -> OpDef:
     return _STACK_OPS[n]
 
 
-def _gather_key(index: np.ndarray, dim: int) -> tuple:
-    grids = list(np.indices(index.shape, sparse=True))
+def _gather_key(index: Any, dim: int) -> tuple:
+    """The advanced-indexing key addressing what ``gather(dim, index)`` read."""
+    from impl._xp import namespace_of
+
+    xp = namespace_of(index)
+    n = index.ndim
+    grids = [xp.arange(s).reshape([-1 if d == k else 1 for d in range(n)]) for k, s in enumerate(index.shape)]
     grids[dim] = index
     return tuple(grids)
 

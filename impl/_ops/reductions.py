@@ -53,25 +53,29 @@ MEAN_DIM = OpDef(
 )
 
 
+def _prod_of_others(xp: Any, a: Any, axis: int | None) -> Any:
+    """For each element, the product of the other elements along ``axis`` (exclusive cumprods,
+    exact where the input has zeros, unlike ``result / self``)."""
+    if axis is None:
+        return _prod_of_others(xp, a.reshape(-1), 0).reshape(a.shape)
+    n = a.shape[axis]
+    ones = xp.ones_like(xp.take(a, [0], axis=axis))
+    left = xp.cumprod(xp.concatenate([ones, xp.take(a, list(range(n - 1)), axis=axis)], axis=axis), axis=axis)
+    tail = xp.concatenate([xp.take(a, list(range(1, n)), axis=axis), ones], axis=axis)
+    right = xp.flip(xp.cumprod(xp.flip(tail, axis=axis), axis=axis), axis=axis)
+    return left * right
+
+
 def _prod_grad(g: Any, c: Any) -> Any:
     from impl._tensor import Tensor
+    from impl._xp import namespace_of
 
     x, res = c.self, c.result
     g = _expand_back(g, c)
-    if not (x._data == 0).any():
+    if not bool((x._data == 0).any()):
         return g * (_expand_back(res, c) / x)
-    # product of all the other elements, computed directly where zeros make res / x undefined
-    axis = None if c.dim is None else c.dim
-    others = np.empty_like(x._data)
-    flat_idx = np.ndindex(x._data.shape)
-    for idx in flat_idx:
-        tmp = x._data.copy()
-        tmp[idx] = 1
-        p = np.prod(tmp, axis=axis, keepdims=True)
-        others[idx] = (
-            p[tuple(0 if (axis is None or d in axis) else i for d, i in enumerate(idx))] if p.ndim else p
-        )
-    return g * Tensor._from_array(others)
+    axis = None if c.dim is None else c.dim[0]
+    return g * Tensor._from_array(_prod_of_others(namespace_of(x._data), x._data, axis))
 
 
 PROD = OpDef(
@@ -128,15 +132,17 @@ def _select_reduce_fwd(kind: str) -> Any:
 
 def _value_selecting_back(g: Any, c: Any) -> Any:
     from impl._tensor import Tensor
+    from impl._xp import namespace_of
 
     idx = c.indices
+    xp = namespace_of(idx._data)
     shape = c.shape()
     if not c.keepdim:
         g = g.unsqueeze(c.dim)
-        idx_arr = np.expand_dims(idx._data, c.dim)
+        idx_arr = xp.expand_dims(idx._data, c.dim)
     else:
         idx_arr = idx._data
-    positions = np.arange(shape[c.dim]).reshape([-1 if d == c.dim else 1 for d in range(len(shape))])
+    positions = xp.arange(shape[c.dim]).reshape([-1 if d == c.dim else 1 for d in range(len(shape))])
     from impl._ops.elementwise import masked
 
     return masked(g.expand(shape), Tensor._from_array(positions == idx_arr))
@@ -255,7 +261,7 @@ def _trace_back(g: Any, c: Any) -> Any:
     from impl._creation import eye
 
     n, m = c.shape()
-    return g * eye(n, m, dtype=g.dtype)
+    return g * eye(n, m, dtype=g.dtype, device=g.device)
 
 
 TRACE = OpDef("TraceBackward0", lambda xp, a: xp.trace(a), derivatives={"self": D("", _trace_back)})
