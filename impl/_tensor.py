@@ -70,6 +70,7 @@ class Tensor:
         t._grad_acc = None
         t._retains_grad = False
         t._view_version = 0
+        t._inference = grad_mode.is_inference_mode_enabled()
         return t
 
     @staticmethod
@@ -181,6 +182,10 @@ class Tensor:
             )
         if value and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
+        if value and self._inference and not grad_mode.is_inference_mode_enabled():
+            raise RuntimeError(
+                "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
+            )
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
@@ -198,6 +203,10 @@ class Tensor:
         if value is not None:
             _check_assigned_grad(self, value)
         self._grad = value
+
+    def is_inference(self) -> bool:
+        """Whether this tensor was made in inference mode (it can never join a recorded graph)."""
+        return self._inference
 
     @property
     def retains_grad(self) -> bool:

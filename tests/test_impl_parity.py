@@ -92,6 +92,10 @@ print(torch.zeros(0), torch.zeros(2, 0), torch.zeros(0, dtype=torch.int64))
 x = torch.tensor([1., 2.], requires_grad=True)
 print(x, x * 2, (x * 2).sum(), torch.arange(40., requires_grad=True) * 1)
 print(torch.ones(2, 3, 4))
+print(torch.arange(2000.).view(40, 50), torch.arange(3000).view(10, 10, 30), torch.arange(1001) * -1)
+print(torch.tensor([[1e-3, 2e5], [-3.5, 4e-6]]), torch.tensor([1e8, 1.0]), torch.tensor([123456789.0]))
+print(torch.linspace(-1, 1, 30) * 1000, torch.tensor([0.1] * 30, requires_grad=True), torch.tensor([[True] * 30]))
+print(torch.zeros(3, 0, 2), torch.tensor([], dtype=torch.int32), torch.ones(2, requires_grad=True).double())
 ''',
     "grad_fn_names_and_graph": '''
 x = torch.tensor([1., 2.], requires_grad=True)
@@ -317,6 +321,14 @@ torch.set_grad_enabled(True)
 with torch.inference_mode():
     print((x * 2).requires_grad)
 print(torch.is_grad_enabled())
+with torch.inference_mode():
+    a = torch.ones(2)
+    b = a * 2
+    c = x * 2
+print(a.is_inference(), b.is_inference(), torch.ones(1).is_inference(), b.requires_grad, c.requires_grad, c.is_leaf)
+w = torch.ones(2, requires_grad=True)
+for f in (lambda: w * b, lambda: b.add_(1), lambda: b.requires_grad_(), lambda: (w + b).sum()):
+    attempt(f)
 ''',
     "custom_function": '''
 from torch.autograd.function import once_differentiable

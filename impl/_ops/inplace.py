@@ -85,7 +85,7 @@ def _zero_at(g: Any, key: tuple) -> Any:
 
 
 def check_inplace(t: Tensor) -> None:
-    """torch's checks before writing into ``t`` in place with grad mode on."""
+    """torch's checks before writing into ``t`` in place (most apply with grad mode on only)."""
     if not grad_mode.is_grad_enabled():
         return
     if t._grad_fn is None and t._requires_grad:
@@ -131,6 +131,12 @@ def apply_inplace(op: OpDef, self: Tensor, *others: Any, **attrs: Any) -> Tensor
     source = _old_value(self) if records else self
     result = apply(op, source, *others, **attrs)
     self._data[...] = result._data.astype(self._data.dtype, copy=False)
+    if self._inference and not grad_mode.is_inference_mode_enabled():  # torch checks after writing
+        raise RuntimeError(
+            "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to "
+            "get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for "
+            "more details."
+        )
     self._vc.bump()
     if records and result._grad_fn is not None:
         _save_self_as_result(result._grad_fn, result, self)

@@ -30,6 +30,11 @@ FREED = (
     "or autograd.grad(). Specify retain_graph=True if you need to backward through the graph a second time "
     "or if you need to access saved tensors after calling backward."
 )
+INFERENCE_SAVED = (
+    "Inference tensors cannot be saved for backward. Please do not use Tensors created in inference mode "
+    "in computation tracked by autograd. To work around this, you can make a clone to get a normal tensor "
+    "and use it in autograd, or use `torch.no_grad()` instead of `torch.inference_mode()`."
+)
 ANOMALY_HINT = (
     "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
     "torch.autograd.set_detect_anomaly(True, check_nan=False)."
@@ -98,6 +103,8 @@ class SavedTensor:
     __slots__ = ("tensor", "version", "freed", "output_of")
 
     def __init__(self, tensor: Tensor, output_of: Node | None = None) -> None:
+        if tensor._inference:
+            raise RuntimeError(INFERENCE_SAVED)
         self.tensor: Tensor | None = tensor
         self.version = tensor._vc.value
         self.freed = False
