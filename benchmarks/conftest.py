@@ -88,7 +88,8 @@ class Recorder:
         self.benchmark.pedantic(fn, rounds=rounds, iterations=1, warmup_rounds=0)
         stats = getattr(self.benchmark, "stats", None)
         if self.benchmark.enabled and stats is not None:
-            self.store.append(Measurement(name, device, label, float(stats.stats.median), "s", params))
+            self.store.append(Measurement(name, device, label, float(stats.stats.median), "s", params,
+                                          iqr=float(stats.stats.iqr)))
 
     def value(self, measurement: Measurement) -> None:
         """Record a quantity that is not a time (memory)."""

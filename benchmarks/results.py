@@ -33,6 +33,7 @@ class Measurement:
     unit: str = "s"
     params: dict[str, Any] = field(default_factory=dict)
     comparable: bool = True  # False where impl/torch means nothing (e.g. growths near zero)
+    iqr: float | None = None  # interquartile range of the timed rounds: how noisy the median is
 
     def key(self) -> tuple[str, str, str]:
         """What makes measurements of different engines comparable: workload, device, params."""
@@ -51,7 +52,8 @@ def pair_rows(measurements: list[Measurement]) -> list[dict[str, Any]]:
     """One row per workload, in the order workloads were first measured.
 
     A row has ``name, device, unit, impl, torch, ratio`` (impl/torch) and ``params``; engines other
-    than impl and torch go under ``peers`` with ``impl / peer`` under ``peer_ratios``. When the
+    than impl and torch go under ``peers`` with ``impl / peer`` under ``peer_ratios``; ``iqr`` holds
+    each timed engine's interquartile range (the noise behind the median). When the
     params name ``items`` (work items per timed call, e.g. programs checked), ``per_second`` gives
     each engine's throughput.
     """
@@ -79,6 +81,9 @@ def pair_rows(measurements: list[Measurement]) -> list[dict[str, Any]]:
         if peers:
             row["peers"] = peers
             row["peer_ratios"] = {engine: ratio(impl, value) for engine, value in peers.items()}
+        spreads = {m.engine: m.iqr for m in group if m.iqr is not None}
+        if spreads:
+            row["iqr"] = spreads
         items = first.params.get("items")
         if first.unit == "s" and isinstance(items, (int, float)) and items > 0:
             row["per_second"] = {engine: items / value for engine, value in values.items() if value > 0}

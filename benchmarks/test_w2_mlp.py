@@ -8,7 +8,7 @@ import pytest
 from benchmarks import autograd_peer, workloads
 from benchmarks.conftest import DEVICES, Recorder, engine_or_skip
 
-ROUNDS = {"cpu": 10, "cuda": 20}
+ROUNDS = {"cpu": 30, "cuda": 30}
 
 
 @pytest.mark.parametrize("device", DEVICES)

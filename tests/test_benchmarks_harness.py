@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import json
 
+import hypothesis  # noqa: F401  (imported before pytester snapshots sys.modules)
 import pytest
+import torch  # noqa: F401  (a C extension cannot be imported twice: keep it out of pytester's cleanup)
 
 from benchmarks.results import (
     Measurement,
@@ -19,17 +21,41 @@ from benchmarks.results import (
     write_document,
 )
 
+pytest_plugins = "pytester"
+
+FAKE_BENCHMARKS = '''
+import pytest
+
+
+def raises():
+    raise AttributeError("'Tensor' object has no attribute 'frobnicate'")
+
+
+@pytest.mark.parametrize("label", ["impl", "torch"])
+def test_sum(recorder, label):
+    recorder.time("fake sum", label, "cpu", lambda: lambda: sum(range(100)), {"n": 100}, 3)
+
+
+def test_impl_cannot(recorder):
+    recorder.time("fake broken", "impl", "cpu", raises, {}, 3)
+
+
+def test_torch_cannot(recorder):
+    recorder.time("fake broken", "torch", "cpu", raises, {}, 3)
+'''
+
 
 def test_impl_and_torch_of_one_workload_make_one_row_with_their_ratio() -> None:
     rows = pair_rows([
-        Measurement("W1 chain N=1e3", "cpu", "impl", 0.003, params={"n": 1000}),
-        Measurement("W1 chain N=1e3", "cpu", "torch", 0.002, params={"n": 1000}),
+        Measurement("W1 chain N=1e3", "cpu", "impl", 0.003, params={"n": 1000}, iqr=0.0004),
+        Measurement("W1 chain N=1e3", "cpu", "torch", 0.002, params={"n": 1000}, iqr=0.0001),
     ])
     assert len(rows) == 1
     row = rows[0]
     assert (row["name"], row["device"], row["impl"], row["torch"]) == ("W1 chain N=1e3", "cpu", 0.003, 0.002)
     assert row["ratio"] == pytest.approx(1.5)
     assert row["params"] == {"n": 1000}
+    assert row["iqr"] == {"impl": 0.0004, "torch": 0.0001}
     assert "peers" not in row
 
 
@@ -170,3 +196,25 @@ def test_scaling_gives_each_engines_time_growth_between_successive_n() -> None:
     assert step["growth"] == {"impl": pytest.approx(20.0), "torch": pytest.approx(10.0), "autograd": None}
     line = "W1 [cpu] time growth N=1e3 -> N=1e4: impl 20.00x, torch 10.00x, autograd —"
     assert format_scaling([step]) == line
+
+
+def test_session_prints_the_table_saves_rows_and_skips_impl_failures(pytester, monkeypatch) -> None:
+    """The conftest end to end on fake workloads: each engine timed, the ratio table printed, the
+    JSON written; impl's failure is a skip naming the error, torch's a failure."""
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)  # else pytest-benchmark disables itself
+    pytester.makeconftest('pytest_plugins = ["benchmarks.conftest"]')
+    pytester.makepyfile(test_fake=FAKE_BENCHMARKS)
+    out = pytester.path / "bench.json"
+    result = pytester.runpytest("-p", "no:xdist", "-p", "no:cacheprovider", "--bench-threads", "0",
+                                "--bench-json", str(out), "-rs")
+    result.assert_outcomes(passed=2, skipped=1, failed=1)
+    result.stdout.fnmatch_lines([
+        "*impl vs torch: medians and ratios*",
+        "fake sum *cpu*x*",
+        "*impl cannot run fake broken yet: AttributeError: 'Tensor' object has no attribute 'frobnicate'",
+    ])
+    doc = json.loads(out.read_text())
+    (row,) = doc["results"]
+    assert row["name"] == "fake sum" and row["params"] == {"n": 100}
+    assert row["impl"] > 0 and row["torch"] > 0 and row["ratio"] == pytest.approx(row["impl"] / row["torch"])
+    assert {"machine", "date", "torch", "numpy", "threads"} <= set(doc)
