@@ -46,6 +46,7 @@ class Tensor:
     """A torch.Tensor look-alike on numpy/cupy arrays."""
 
     __array_priority__ = 1000  # numpy defers ``ndarray * Tensor`` to Tensor.__rmul__
+    _view_no_grad = False  # a view made in no_grad mode of a tensor requiring grad
     _wrapped_number = False  # True for Python numbers wrapped by an op (promotion treats them apart)
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:

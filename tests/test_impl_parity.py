@@ -615,6 +615,27 @@ attempt(lambda: m.sum(2))
 attempt(lambda: m.max(2))
 attempt(lambda: torch.zeros(0).max())
 ''',
+    "multi_output_views": '''
+x = torch.arange(8.).view(4, 2).requires_grad_()
+y = x * 1
+parts = [y.split(1, 1), y.split([1, 1], 1), y.chunk(2), y.unbind(1), y.split(3)]
+for ps in parts:
+    print([(p.grad_fn.name(), p.shape, p.is_contiguous(), p._base is y, p.grad_fn is ps[0].grad_fn) for p in ps])
+graph(parts[0][1])
+(parts[0][1] * 2).sum().backward(retain_graph=True)
+print(x.grad)
+(parts[3][0].sum() + parts[4][1].sum() * 3).backward()
+print(x.grad)
+a, b = (x * 1).chunk(2)
+attempt(lambda: a.mul_(2))
+attempt(lambda: (x * 1).unbind(0)[1].add_(1))
+z = x * 1
+with torch.no_grad():
+    v = z.chunk(2)[0]
+    w = z[0]
+attempt(lambda: v.mul_(2))
+attempt(lambda: w.mul_(2))
+''',
     "random_stream_matches_torch": '''
 for seed in (0, 7, 2024):
     torch.manual_seed(seed)

@@ -15,6 +15,7 @@ from impl._ops import reductions as rd
 from impl._ops import views as vw
 from impl._ops.table import D, OpDef, apply
 from impl._tensor import Tensor, _wrap_dim
+from impl.autograd.graph import Node
 
 
 def _t(x: Any) -> bool:
@@ -582,24 +583,77 @@ def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None
     return out
 
 
+class _MultiViewNode(Node):
+    """grad_fn shared by the views ``split``/``chunk``/``unbind`` return (one output per view):
+    missing gradients are zeros, the pieces are joined back along ``dim``."""
+
+    def __init__(self, dim: int, stacked: bool) -> None:
+        super().__init__()
+        self.dim, self.stacked = dim, stacked
+
+    def apply(self, grads: tuple) -> tuple:
+        from impl._creation import zeros
+
+        if all(g is None for g in grads):
+            return (None,)
+        parts = [
+            g if g is not None else zeros(*shape, dtype=dt)
+            for g, (shape, dt) in zip(grads, self._input_meta, strict=True)
+        ]
+        return ((stack if self.stacked else cat)(parts, self.dim),)
+
+
+_MULTI_VIEW_NODES = {
+    name: type(name, (_MultiViewNode,), {})
+    for name in ("SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0")
+}
+
+
+def _multi_view(input: Tensor, arrays: list, node_name: str, dim: int, stacked: bool) -> tuple:
+    from impl.autograd import grad_mode
+
+    root = input._base if input._base is not None else input
+    outs = []
+    for a in arrays:
+        t = Tensor._from_array(a)
+        t._base, t._vc, t._view_version = root, input._vc, input._vc.value
+        t._view_no_grad = not grad_mode.is_grad_enabled() and input.requires_grad
+        outs.append(t)
+    if grad_mode.is_grad_enabled() and input.requires_grad:
+        node = _MULTI_VIEW_NODES[node_name](dim, stacked)
+        node._next = (input._edge(),)
+        node._input_meta = [(tuple(t.shape), t.dtype) for t in outs]
+        for i, t in enumerate(outs):
+            t._grad_fn, t._output_nr = node, i
+    return tuple(outs)
+
+
 def unbind(input: Tensor, dim: int = 0) -> tuple:
-    return tuple(select(input, dim, i) for i in range(input.shape[_wrap_dim(dim, input.dim())]))
+    d = _wrap_dim(dim, input.dim())
+    arrays = [input._data[(builtins.slice(None),) * d + (i, Ellipsis)] for i in range(input.shape[d])]
+    return _multi_view(input, arrays, "UnbindBackward0", d, True)
 
 
 def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     d = _wrap_dim(dim, input.dim())
     n = input.shape[d]
     if isinstance(split_size_or_sections, int):
-        sizes = [split_size_or_sections] * (n // split_size_or_sections)
-        if n % split_size_or_sections:
-            sizes.append(n % split_size_or_sections)
+        size = split_size_or_sections
+        sizes = [size] * (n // size) + ([n % size] if n % size else [])
+        name = "SplitBackward0"
     else:
         sizes = list(split_size_or_sections)
-    out, start = [], 0
+        if builtins.sum(sizes) != n:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+                f"at dimension {d}), but got split_sizes={sizes}"
+            )
+        name = "SplitWithSizesBackward0"
+    arrays, start = [], 0
     for s in sizes:
-        out.append(narrow(input, d, start, s))
+        arrays.append(input._data[(builtins.slice(None),) * d + (builtins.slice(start, start + s),)])
         start += s
-    return tuple(out)
+    return _multi_view(input, arrays, name, d, False)
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:

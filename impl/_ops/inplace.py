@@ -21,6 +21,12 @@ from impl.autograd.graph import Node
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+NO_GRAD_VIEW_INPLACE = (
+    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
+    "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
+    "the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
+    "tracked) or both outside (if you want the inplace to be tracked)."
+)
 _TYPE_NAMES = {
     "bfloat16": "BFloat16",
     "float16": "Half",
@@ -90,6 +96,17 @@ def check_inplace(t: Tensor) -> None:
         return
     if t._grad_fn is None and t._requires_grad:
         raise RuntimeError(LEAF_INPLACE)
+    from impl._ops.functions import _MultiViewNode
+
+    if isinstance(t._grad_fn, _MultiViewNode):
+        raise RuntimeError(
+            f"Output {t._output_nr} of {t._grad_fn._short_name()} is a view and is being modified inplace. "
+            "This view is the output of a function that returns multiple views. Such functions do not allow "
+            "the output views to be modified inplace. You should replace the inplace operation by an "
+            "out-of-place one."
+        )
+    if t._base is not None and t._view_no_grad:
+        raise RuntimeError(NO_GRAD_VIEW_INPLACE)
     base = t._base
     if base is not None and base._grad_fn is None and base._requires_grad:
         raise RuntimeError(VIEW_OF_LEAF_INPLACE)

@@ -139,6 +139,7 @@ def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
         main._base = src._base if src._base is not None else src
         main._vc = src._vc
         main._view_version = src._vc.value
+        main._view_no_grad = not grad_mode.is_grad_enabled() and src.requires_grad
     if (
         grad_mode.is_grad_enabled()
         and main.dtype.is_floating_point
