@@ -636,6 +636,22 @@ with torch.no_grad():
 attempt(lambda: v.mul_(2))
 attempt(lambda: w.mul_(2))
 ''',
+    "hooks_across_in_place": '''
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 2
+y.register_hook(lambda g: print("before", g))
+y.retain_grad()
+y.add_(1)
+y.register_hook(lambda g: print("after", g))
+(y * y).sum().backward()
+print(y.grad, x.grad)
+z = x * 1
+v = z[0]
+v.register_hook(lambda g: print("view hook", g))
+z.mul_(2)
+(v * 3).backward()
+print(x.grad)
+''',
     "random_stream_matches_torch": '''
 for seed in (0, 7, 2024):
     torch.manual_seed(seed)
