@@ -652,6 +652,24 @@ z.mul_(2)
 (v * 3).backward()
 print(x.grad)
 ''',
+    "backward_argument_checks": '''
+x = torch.tensor([1., 2.], requires_grad=True)
+attempt(lambda: (x * 2).backward(torch.tensor([1., 1.], dtype=torch.float64)))
+print(x.grad)
+attempt(lambda: (x * 2).backward(torch.tensor([1, 1])))
+attempt(lambda: torch.autograd.grad(x * 2, x, grad_outputs=torch.ones(3)))
+attempt(lambda: torch.autograd.grad([x * 2, x * 3], x, grad_outputs=[torch.ones(2)]))
+attempt(lambda: torch.autograd.grad(x * 2, x))
+attempt(lambda: (x * 2).sum().backward(inputs=[torch.ones(2)]))
+attempt(lambda: x.retain_grad())
+attempt(lambda: torch.ones(2).retain_grad())
+attempt(lambda: (x.sum() * 2).backward(torch.tensor(2.)))
+print(x.grad)
+y = x * 2
+y.backward(torch.ones(2), retain_graph=True)
+attempt(lambda: y.grad_fn(torch.ones(2)))
+attempt(lambda: y.grad_fn.next_functions[0][0].variable is x)
+''',
     "random_stream_matches_torch": '''
 for seed in (0, 7, 2024):
     torch.manual_seed(seed)

@@ -50,12 +50,6 @@ def _make_grads(outputs: tuple, grads: tuple) -> list:
                     f"Mismatch in shape: grad_output[{i}] has a shape of {g.shape} and output[{i}] "
                     f"has a shape of {o.shape}."
                 )
-            if g.dtype.is_floating_point != o.dtype.is_floating_point:
-                raise TypeError(
-                    f"For complex Tensors, both grad_output and output are required to have the same "
-                    f"dtype. Mismatch in dtype: grad_output[{i}] has a dtype of {g.dtype} and output[{i}] "
-                    f"has a dtype of {o.dtype}."
-                )
             out.append(g)
         elif g is None:
             if o.requires_grad:
