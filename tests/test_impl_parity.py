@@ -670,6 +670,48 @@ y.backward(torch.ones(2), retain_graph=True)
 attempt(lambda: y.grad_fn(torch.ones(2)))
 attempt(lambda: y.grad_fn.next_functions[0][0].variable is x)
 ''',
+    "custom_function_setup_context_and_saving": '''
+class Mul(torch.autograd.Function):
+    @staticmethod
+    def forward(x, k):
+        return x * k
+    @staticmethod
+    def setup_context(ctx, inputs, output):
+        x, k = inputs
+        ctx.save_for_backward(x)
+        ctx.k = k
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return g * ctx.k, None
+x = torch.tensor([1., 2.], requires_grad=True)
+y = Mul.apply(x, 3.0)
+print(y, type(y.grad_fn).__name__)
+y.sum().backward()
+print(x.grad)
+attempt(lambda: y.grad_fn.saved_tensors)
+class Bad(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x, 3)
+        return x * 2
+    @staticmethod
+    def backward(ctx, g):
+        return g
+attempt(lambda: Bad.apply(x))
+class Keep(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * 2
+    @staticmethod
+    def backward(ctx, g):
+        return g * 2
+k = Keep.apply(x)
+print(len(k.grad_fn.saved_tensors), k.grad_fn.needs_input_grad)
+k.sum().backward()
+attempt(lambda: k.grad_fn.saved_tensors)
+''',
     "random_stream_matches_torch": '''
 for seed in (0, 7, 2024):
     torch.manual_seed(seed)

@@ -21,6 +21,13 @@ class FunctionCtx:
     """The ``ctx`` of forward/backward: saving tensors and marking outputs."""
 
     def save_for_backward(self, *tensors: Any) -> None:
+        from impl._tensor import Tensor
+
+        for i, t in enumerate(tensors):
+            if t is not None and not isinstance(t, Tensor):
+                kind = type(t).__name__
+                msg = f"save_for_backward can only save variables, but argument {i} is of type {kind}"
+                raise TypeError(msg)
         self._to_save = tensors
 
     def save_for_forward(self, *tensors: Any) -> None:
@@ -108,6 +115,11 @@ class Function(metaclass=FunctionMeta):
 
     vjp = backward
 
+    @staticmethod
+    def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
+        """Override to save for backward when ``forward`` takes no ctx (torch 2 style)."""
+        raise NotImplementedError("setup_context is not implemented.")
+
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         from impl._tensor import Tensor
@@ -118,7 +130,11 @@ class Function(metaclass=FunctionMeta):
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         executable = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
         with grad_mode.no_grad():
-            outputs = cls.forward(ctx, *args, **kwargs)
+            if cls.setup_context is not Function.setup_context:  # forward without ctx (torch 2 style)
+                outputs = cls.forward(*args, **kwargs)
+                cls.setup_context(ctx, args, outputs)
+            else:
+                outputs = cls.forward(ctx, *args, **kwargs)
         single = not isinstance(outputs, tuple)
         outs = (outputs,) if single else outputs
         if executable:
