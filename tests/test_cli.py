@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 import oracle.report
-from oracle.cli import generate_programs, main
+from oracle.cli import main
+from oracle.corpus import generate_programs
 
 SEEDS = Path(__file__).resolve().parent.parent / "examples" / "seeds"
 LEAF_SCRIPT = SEEDS / "seed002_leaf_grad_fn.py"
