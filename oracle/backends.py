@@ -14,10 +14,10 @@ Backend specs understood by ``load_backend``:
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import Callable
 
 REFERENCE = "torch"
 DEFAULT_BACKEND = "impl"

@@ -11,8 +11,8 @@ Use them as backends with ``--backend fault:NAME``.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator
 
 GRAD_ERROR = 1e-3
 FREED_GRAPH_MESSAGE = "Trying to backward through the graph a second time"

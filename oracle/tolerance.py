@@ -39,4 +39,4 @@ def close(a: float, b: float, dtype: str) -> bool:
 def all_close(a: Iterable, b: Iterable, dtype: str) -> bool:
     """Element-wise ``close`` over two flat sequences of equal length."""
     a, b = list(a), list(b)
-    return len(a) == len(b) and all(close(x, y, dtype) for x, y in zip(a, b))
+    return len(a) == len(b) and all(close(x, y, dtype) for x, y in zip(a, b, strict=True))
