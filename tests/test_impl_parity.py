@@ -568,8 +568,8 @@ for f in fs:
     out = f()
     g = torch.autograd.grad(out, [x, y], create_graph=True, allow_unused=True)
     gg = [torch.autograd.grad(gi.sum(), [x, y], retain_graph=True, allow_unused=True) if gi is not None else None for gi in g]
-    print([None if gi is None else [round(v, 4) for v in gi.tolist()] for gi in g])
-    print([[None if t is None else [round(v, 4) for v in t.tolist()] for t in row] for row in gg if row is not None])
+    print([None if gi is None else [round(v, 4) + 0.0 for v in gi.tolist()] for gi in g])
+    print([[None if t is None else [round(v, 4) + 0.0 for v in t.tolist()] for t in row] for row in gg if row is not None])
 ''',
     "boundary_gradients": '''
 x = torch.tensor([-1., 0., 0., 2.], requires_grad=True)
