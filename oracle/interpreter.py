@@ -12,6 +12,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+import numpy
+
 from oracle.backends import Backend
 from oracle.program import (
     MODULES,
@@ -20,12 +22,19 @@ from oracle.program import (
     Backward,
     CallModule,
     Detach,
+    DType,
+    ExitMode,
     Grad,
+    GradMode,
     Leaf,
     Module,
     ModuleHook,
+    NumpyAdd,
+    NumpyArray,
     Observe,
+    ObserveArray,
     ObserveGraph,
+    ObserveLayout,
     Op,
     Program,
     Ref,
@@ -36,7 +45,15 @@ from oracle.program import (
     Step,
     ZeroGrad,
 )
-from oracle.trace import Trace, describe, describe_all, describe_graph, normalise, warned_once_per_process
+from oracle.trace import (
+    Trace,
+    _number,
+    describe,
+    describe_all,
+    describe_graph,
+    normalise,
+    warned_once_per_process,
+)
 
 
 def hook_function_name(hook: str) -> str:
@@ -90,6 +107,7 @@ class _Run:
         self.torch = backend.module
         self.device = backend.device
         self.names: dict[str, Any] = {}
+        self.modes: list[tuple[str, Any]] = []  # grad-mode contexts entered and not yet left
         self.trace = Trace(backend=str(backend))
         self.step = 0
 
@@ -119,6 +137,8 @@ class _Run:
             return self.names[arg.name]
         if isinstance(arg, list):
             return [self._value(a) for a in arg]
+        if isinstance(arg, DType):
+            return getattr(self.torch, arg.name)
         return arg
 
     def _log(self, hook: str, on: str, target: str, **received: Any) -> None:
@@ -287,10 +307,64 @@ class _Run:
         self.names[s.hook] = register(_named(s.hook, body))
 
 
+    # -- steps of the op, tensor, grad-mode families (issue 5) ---------------------------------
+    def _observe_layout(self, s: ObserveLayout) -> None:
+        t = self.names[s.tensor]
+        layout = {
+            "stride": list(t.stride()),
+            "offset": t.storage_offset(),
+            "contiguous": bool(t.is_contiguous()),
+            "version": t._version,
+        }
+        self.trace.add("layout", self.step, name=s.tensor, **layout)
+
+    def _numpy_array(self, s: NumpyArray) -> None:
+        self.names[s.name] = numpy.array(s.data, dtype=getattr(numpy, s.dtype))
+
+    def _numpy_add(self, s: NumpyAdd) -> None:
+        array = self.names[s.array]
+        array += s.value
+
+    def _observe_array(self, s: ObserveArray) -> None:
+        a = self.names[s.array]
+        data = [_number(v) for v in numpy.asarray(a).reshape(-1).tolist()]
+        self.trace.add("array", self.step, name=s.array, dtype=str(a.dtype), shape=list(a.shape), data=data)
+
+    def _grad_mode_event(self, context: Any) -> None:
+        """``is_grad_enabled()``, and ``is_inference_mode_enabled()`` around inference_mode."""
+        state = {"enabled": bool(self.torch.is_grad_enabled())}
+        if isinstance(context, self.torch.inference_mode):
+            state["inference"] = bool(self.torch.is_inference_mode_enabled())
+        self.trace.add("grad_mode", self.step, **state)
+
+    def _grad_mode(self, s: GradMode) -> None:
+        factory = getattr(self.torch, s.mode)
+        context = factory() if s.flag is None else factory(s.flag)
+        context.__enter__()
+        self.modes.append((s.name, context))
+        self.names[s.name] = context
+        self._grad_mode_event(context)
+
+    def _exit_mode(self, s: ExitMode) -> None:
+        context = self.names[s.name]
+        if (s.name, context) in self.modes:
+            self.modes.remove((s.name, context))
+        context.__exit__(None, None, None)
+        self._grad_mode_event(context)
+
+    def close(self) -> None:
+        """Leave the grad modes a program left open (latest first), so that none outlives it."""
+        while self.modes:
+            self.modes.pop()[1].__exit__(None, None, None)
+
+
 def run(program: Program, backend: Backend) -> Trace:
     """Run every step of ``program`` on ``backend`` (inside ``backend.active()``) and return the trace."""
     state = _Run(backend)
     with backend.active():
-        for index, step in enumerate(program.steps):
-            state.run(index, step)
+        try:
+            for index, step in enumerate(program.steps):
+                state.run(index, step)
+        finally:
+            state.close()
     return state.trace

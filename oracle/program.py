@@ -58,6 +58,39 @@ OPS: dict[str, OpSpec] = {
     **_table("add_ sub_ mul_ div_ neg_ exp_ zero_ sigmoid_ relu_ clamp_", "method", inplace=True),
 }
 
+# -- op, tensor, grad-mode families (issue 5) ---------------------------------------------------
+# More ops: torch functions, Tensor methods (incl. Python operators as their dunder methods, e.g.
+# ``x.__rsub__(2.0)`` for ``2.0 - x``, and indexing as ``__getitem__``/``__setitem__``), in-place
+# forms. ``max``/``min`` with a dim return (values, indices): read them with ``__getitem__``.
+OPS.update(
+    {
+        **_table("maximum minimum where clamp softmax log_softmax var std max min", "function"),
+        **_table("bmm addmm trace cat stack gather index_select masked_fill", "function"),
+        **_table("from_numpy tensor flatten permute", "function"),
+        **_table("__add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __truediv__ __rtruediv__", "method"),
+        **_table("__pow__ __rpow__ __matmul__ __neg__ __getitem__ narrow select to numpy", "method"),
+        **_table("fill_ copy_ masked_fill_ __setitem__", "method", inplace=True),
+    }
+)
+
+
+@dataclass(frozen=True)
+class DType:
+    """A torch dtype as an op argument (``torch.<name>``). JSON: ``{"torch_dtype": name}``."""
+
+    name: str
+
+    def __post_init__(self) -> None:
+        if self.name not in DTYPES:
+            raise ValueError(f"unknown dtype {self.name!r}; known: {DTYPES}")
+
+
+# Grad modes a ``grad_mode`` step enters: the context managers of torch, with their flag argument.
+GRAD_MODES = ("no_grad", "enable_grad", "set_grad_enabled", "inference_mode")
+# numpy dtypes a ``numpy_array`` step may make.
+NUMPY_DTYPES = ("float16", "float32", "float64", "int32", "int64", "bool")
+
+
 # Tensor-level hooks: where ``register_hook``-style hooks attach.
 #   tensor                 t.register_hook(fn(grad))
 #   grad_fn                t.grad_fn.register_hook(fn(grad_inputs, grad_outputs))
@@ -362,12 +395,103 @@ class ModuleHook(Step):
         return [self.hook]
 
 
+# -- steps of the op, tensor, grad-mode families (issue 5) --------------------------------------
+@_step
+@dataclass
+class ObserveLayout(Step):
+    """Record ``stride()``, ``storage_offset()``, ``is_contiguous()`` and ``_version``."""
+
+    kind: ClassVar[str] = "observe_layout"
+    tensor: str
+
+    def names_read(self) -> list[str]:
+        return [self.tensor]
+
+
+@_step
+@dataclass
+class NumpyArray(Step):
+    """``name = numpy.array(data, dtype=numpy.<dtype>)``: a numpy array to share with tensors."""
+
+    kind: ClassVar[str] = "numpy_array"
+    name: str
+    data: Any
+    dtype: str = "float64"
+
+    def __post_init__(self) -> None:
+        if self.dtype not in NUMPY_DTYPES:
+            raise ValueError(f"unknown numpy dtype {self.dtype!r}; known: {NUMPY_DTYPES}")
+
+    def names_bound(self) -> list[str]:
+        return [self.name]
+
+
+@_step
+@dataclass
+class NumpyAdd(Step):
+    """``array += value``: write into a numpy array in place (tensors sharing it see the write)."""
+
+    kind: ClassVar[str] = "numpy_add"
+    array: str
+    value: float = 1.0
+
+    def names_read(self) -> list[str]:
+        return [self.array]
+
+
+@_step
+@dataclass
+class ObserveArray(Step):
+    """Record a numpy array's dtype, shape and values."""
+
+    kind: ClassVar[str] = "observe_array"
+    array: str
+
+    def names_read(self) -> list[str]:
+        return [self.array]
+
+
+@_step
+@dataclass
+class GradMode(Step):
+    """Enter a grad mode (``torch.<mode>(flag)`` as a context, left by ``exit_mode`` or at the end of
+    the program) and record ``is_grad_enabled()``/``is_inference_mode_enabled()`` after entering."""
+
+    kind: ClassVar[str] = "grad_mode"
+    name: str  # the context's name, for exit_mode
+    mode: str  # one of GRAD_MODES
+    flag: bool | None = None  # set_grad_enabled's mode, inference_mode's mode (None: default)
+
+    def __post_init__(self) -> None:
+        if self.mode not in GRAD_MODES:
+            raise ValueError(f"unknown grad mode {self.mode!r}; known: {GRAD_MODES}")
+        if (self.mode == "set_grad_enabled") == (self.flag is None) and self.mode != "inference_mode":
+            raise ValueError(f"grad mode {self.mode!r}: flag is required by set_grad_enabled only")
+
+    def names_bound(self) -> list[str]:
+        return [self.name]
+
+
+@_step
+@dataclass
+class ExitMode(Step):
+    """Leave a grad mode entered by a ``grad_mode`` step; record the grad mode after leaving."""
+
+    kind: ClassVar[str] = "exit_mode"
+    name: str
+
+    def names_read(self) -> list[str]:
+        return [self.name]
+
+
 def _encode(value: Any) -> Any:
     """Step field value -> strict-JSON value (Ref, Action and non-finite floats become tagged dicts)."""
     if isinstance(value, Ref):
         return {"ref": value.name}
     if isinstance(value, Action):
         return {"action": value.kind, "value": value.value}
+    if isinstance(value, DType):
+        return {"torch_dtype": value.name}
     if isinstance(value, float) and not math.isfinite(value):
         return {"float": repr(value)}  # strict JSON has no NaN/Infinity
     if isinstance(value, (list, tuple)):
@@ -383,6 +507,8 @@ def _decode(value: Any) -> Any:
             return Ref(value["ref"])
         if set(value) == {"float"}:
             return float(value["float"])
+        if set(value) == {"torch_dtype"}:
+            return DType(value["torch_dtype"])
         if set(value) == {"action", "value"}:
             return Action(value["action"], value["value"])
         return {k: _decode(v) for k, v in value.items()}

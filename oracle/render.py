@@ -18,12 +18,19 @@ from oracle.program import (
     Backward,
     CallModule,
     Detach,
+    DType,
+    ExitMode,
     Grad,
+    GradMode,
     Leaf,
     Module,
     ModuleHook,
+    NumpyAdd,
+    NumpyArray,
     Observe,
+    ObserveArray,
     ObserveGraph,
+    ObserveLayout,
     Op,
     Program,
     Ref,
@@ -93,6 +100,37 @@ def show_hook(hook, on, target, **received):
 
 def show_error(step, e):
     print(f"step {step} raised {type(e).__name__}: {e}")
+
+
+# -- events of the op, tensor, grad-mode families (issue 5), printed as the trace's JSON
+def show_event(kind, step, **fields):
+    import json
+    import math
+
+    def number(v):
+        if isinstance(v, float) and not math.isfinite(v):
+            return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+        return v
+
+    if "data" in fields:
+        fields["data"] = [number(v) for v in fields["data"]]
+    print(json.dumps({"kind": kind, "step": step, **fields}))
+
+
+def show_layout(step, name, t):
+    show_event("layout", step, name=name, stride=list(t.stride()), offset=t.storage_offset(),
+               contiguous=t.is_contiguous(), version=t._version)
+
+
+def show_array(step, name, a):
+    show_event("array", step, name=name, dtype=str(a.dtype), shape=list(a.shape), data=a.reshape(-1).tolist())
+
+
+def show_grad_mode(step, context):
+    state = {"enabled": torch.is_grad_enabled()}
+    if isinstance(context, torch.inference_mode):
+        state["inference"] = torch.is_inference_mode_enabled()
+    show_event("grad_mode", step, **state)
 '''
 
 # Hook kind -> (parameters, the expression registering it on {target}, the received groups,
@@ -173,6 +211,11 @@ _RESERVED = {
     "show_graph",
     "show_hook",
     "show_error",
+    "show_event",
+    "show_layout",
+    "show_array",
+    "show_grad_mode",
+    "numpy",
     "e",
     "DEVICE",
 }
@@ -182,6 +225,8 @@ def _arg(value: object) -> str:
     """Python source for an op argument or data literal (non-finite floats as ``float('nan')``)."""
     if isinstance(value, Ref):
         return value.name
+    if isinstance(value, DType):
+        return f"torch.{value.name}"
     if isinstance(value, list):
         return "[" + ", ".join(_arg(v) for v in value) + "]"
     if isinstance(value, float) and not math.isfinite(value):
@@ -251,7 +296,33 @@ def _statements(step: Step, device: str, index: int) -> list[str]:
         return _module_lines(step, dev)
     if isinstance(step, CallModule):
         return [f"{step.out} = {step.module}({', '.join(step.inputs)})"]
+    more = _more_statements(step, index)
+    if more is not None:
+        return more
     raise TypeError(f"cannot render step {step!r}")
+
+
+# -- steps of the op, tensor, grad-mode families (issue 5) -------------------------------------
+def _more_statements(step: Step, index: int) -> list[str] | None:
+    """The script lines of the layout, numpy and grad-mode steps (None: not one of them)."""
+    if isinstance(step, ObserveLayout):
+        return [f"show_layout({index}, {step.tensor!r}, {step.tensor})"]
+    if isinstance(step, NumpyArray):
+        return ["import numpy", f"{step.name} = numpy.array({_arg(step.data)}, dtype=numpy.{step.dtype})"]
+    if isinstance(step, NumpyAdd):
+        return [f"{step.array} += {_arg(step.value)}"]
+    if isinstance(step, ObserveArray):
+        return [f"show_array({index}, {step.array!r}, {step.array})"]
+    if isinstance(step, GradMode):
+        flag = "" if step.flag is None else repr(step.flag)
+        return [
+            f"{step.name} = torch.{step.mode}({flag})",
+            f"{step.name}.__enter__()",
+            f"show_grad_mode({index}, {step.name})",
+        ]
+    if isinstance(step, ExitMode):
+        return [f"{step.name}.__exit__(None, None, None)", f"show_grad_mode({index}, {step.name})"]
+    return None
 
 
 def _grad_lines(step: Grad) -> list[str]:
