@@ -1,0 +1,384 @@
+"""Op values and gradients (oracle/rules/ops.py): every op of impl's op list, on random shapes
+(0-d, size-1 dims, broadcasting), dtypes and edge values, agrees with torch on values, dtypes,
+gradients, grad_fn graphs, what it saves (a second backward raises exactly when torch's does) and
+the errors torch raises for what it rejects."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from oracle.backends import Backend
+from oracle.differential import check
+from oracle.program import Leaf, Observe, ObserveGraph, ObserveLayout, Op, Program, Ref, Step
+from oracle.strategies import (
+    FLOAT_DTYPES,
+    OP_SHAPES,
+    backprop_twice,
+    broadcast_partner,
+    broadcast_shape,
+    op_data,
+)
+
+# Known divergences of impl from torch, by rule: strict xfails on the impl backend only.
+KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
+    "OPS-001": "clamp of an integer tensor with float bounds keeps int64 (torch promotes to float32)",
+    "OPS-002": "subtracting a bool scalar from a tensor does not raise torch's bool subtraction error",
+    "OPS-003": "reducing a 0-d tensor over dim 0 raises numpy's AxisError (torch allows dim 0/-1)",
+    "OPS-004": "matmul of a 1-d left operand with a batched right one builds BmmBackward0 over an expand "
+    "instead of torch's MmBackward0/TBackward0/SqueezeBackward1 graph",
+    "OPS-005": "index_select with an index out of range raises numpy's IndexError message instead of "
+    "torch's 'index out of range in self'",
+    "OPS-007": "in-place add_ of a 0-d tensor into a transposed view accumulates twice the gradient of the "
+    "added tensor",
+    "OPS-006": "indexing with a list does not save its indices: a second backward does not raise",
+}
+
+ALL_DTYPES = ("float16", "float32", "float64", "int64", "int32", "bool")
+UNARY = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "neg", "square", "__neg__")
+BINARY = ("add", "sub", "mul", "div", "pow", "maximum", "minimum")
+DUNDERS = ("__add__", "__sub__", "__mul__", "__truediv__", "__pow__")
+REFLECTED = ("__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rpow__")
+SCALARS = (2, -1, 0, 0.5, -2.0, True)
+CLAMP_BOUNDS = ({"min": -1.0}, {"max": 0.5}, {"min": -1.0, "max": 1.0}, {"min": 1, "max": 0})
+
+
+@pytest.fixture(autouse=True)
+def _known_divergence(request: pytest.FixtureRequest, backend: Backend) -> None:
+    """Mark a test whose rule impl is known to break as a strict xfail, on impl only."""
+    marker = request.node.get_closest_marker("rule")
+    reason = KNOWN_IMPL_DIVERGENCES.get(marker.args[0]) if marker else None
+    if reason and backend.name == "impl":
+        request.applymarker(pytest.mark.xfail(strict=True, reason=f"{marker.args[0]}: impl {reason}"))
+
+
+class OpProgram:
+    """The steps of an op program under construction: leaves, ops, then the standard end."""
+
+    def __init__(self, draw: Any) -> None:
+        self.draw = draw
+        self.steps: list[Step] = []
+        self.names: list[str] = []
+
+    def leaf(self, shape: tuple[int, ...], dtype: str, grad: bool | None = None, edge: bool = False) -> str:
+        """A leaf of ``shape``/``dtype``; floating leaves mostly require grad."""
+        name = f"x{len(self.names)}"
+        if grad is None:
+            grad = dtype.startswith("float") and self.draw(st.integers(0, 4)) > 0
+        self.steps.append(Leaf(name, op_data(self.draw, shape, dtype, edge), dtype, grad))
+        self.names.append(name)
+        return name
+
+    def op(self, op: str, *args: Any, **kwargs: Any) -> str:
+        name = f"t{len(self.names)}"
+        self.steps.append(Op(name, op, list(args), kwargs))
+        self.names.append(name)
+        return name
+
+    def index(self, shape: tuple[int, ...], size: int) -> str:
+        """An int64 leaf of indices into a dim of ``size``."""
+        name = f"i{len(self.names)}"
+        self.steps.append(Leaf(name, index_data(self.draw, shape, size), "int64"))
+        self.names.append(name)
+        return name
+
+    def end(self, result: str) -> Program:
+        """Graph, two backwards from the result's sum (the second raises iff something was saved),
+        every tensor observed."""
+        backprop_twice(self.steps, result, (-1,))
+        self.steps += [Observe(n) for n in self.names]
+        return Program(self.steps)
+
+
+def dtype_of(draw: Any, dtypes: tuple[str, ...] = FLOAT_DTYPES) -> str:
+    return draw(st.sampled_from(dtypes))
+
+
+@st.composite
+def unary_ops(draw: Any) -> Program:
+    """One unary op (function, method or operator) on a leaf with edge values."""
+    p = OpProgram(draw)
+    shape = draw(st.sampled_from(OP_SHAPES))
+    dtype = dtype_of(draw, FLOAT_DTYPES + ("int64",))
+    x = p.leaf(shape, dtype, edge=True)
+    kind = draw(st.sampled_from(("unary", "unary", "clamp", "pow")))
+    if kind == "clamp":
+        bounds = draw(st.sampled_from(CLAMP_BOUNDS))
+        y = p.op("clamp", Ref(x), **bounds)
+    elif kind == "pow":
+        exponent = draw(st.sampled_from((2, 3, 0.5, -1, 0, 2.0)))
+        y = p.op(draw(st.sampled_from(("pow", "__pow__"))), Ref(x), exponent)
+    else:
+        op = draw(st.sampled_from(UNARY))
+        y = p.op(op, Ref(x))
+    return p.end(y)
+
+
+@pytest.mark.rule("OPS-001")
+@settings(deadline=None)
+@given(program=unary_ops())
+def test_unary_ops(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def binary_ops(draw: Any) -> Program:
+    """A binary op on two broadcastable tensors of any dtypes, or a tensor and a Python scalar
+    (reflected forms included), or ``where`` with a boolean condition."""
+    p = OpProgram(draw)
+    shape = draw(st.sampled_from(OP_SHAPES))
+    other = broadcast_partner(draw, shape)
+    if draw(st.booleans()):
+        shape, other = other, shape
+    out_shape = broadcast_shape(shape, other)
+    mixed = draw(st.integers(0, 3)) == 0
+    a_dtype = dtype_of(draw, ALL_DTYPES if mixed else FLOAT_DTYPES)
+    b_dtype = dtype_of(draw, ALL_DTYPES) if mixed else a_dtype
+    a = p.leaf(shape, a_dtype, edge=draw(st.booleans()))
+    kind = draw(st.sampled_from(("tensor", "tensor", "scalar", "where")))
+    if kind == "scalar":
+        scalar = draw(st.sampled_from(SCALARS))
+        y = p.op(draw(st.sampled_from(BINARY[:5] + DUNDERS + REFLECTED)), Ref(a), scalar)
+        return p.end(y)
+    b = p.leaf(other, b_dtype)
+    if kind == "where":
+        cond = p.leaf(broadcast_partner(draw, out_shape), "bool", grad=False)
+        y = p.op("where", Ref(cond), Ref(a), Ref(b))
+    else:
+        y = p.op(draw(st.sampled_from(BINARY + DUNDERS)), Ref(a), Ref(b))
+    return p.end(y)
+
+
+@pytest.mark.rule("OPS-002")
+@settings(deadline=None)
+@given(program=binary_ops())
+def test_binary_ops_broadcast_and_promote(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def reductions(draw: Any) -> Program:
+    """A reduction over everything or over one dim (sometimes out of range), with keepdim;
+    max/min over a dim return (values, indices), both read and observed."""
+    p = OpProgram(draw)
+    shape = draw(st.sampled_from(OP_SHAPES))
+    dtype = dtype_of(draw, FLOAT_DTYPES + ("int64",) if draw(st.integers(0, 4)) == 0 else FLOAT_DTYPES)
+    x = p.leaf(shape, dtype, edge=draw(st.integers(0, 3)) == 0)
+    op = draw(st.sampled_from(("sum", "mean", "prod", "var", "std", "max", "min", "amax")))
+    rank = max(len(shape), 1)
+    dim = draw(st.one_of(st.none(), st.integers(-rank, rank - 1), st.just(rank)))
+    if dim is None:
+        if op == "amax":
+            dim = []
+        elif op in ("max", "min") or draw(st.booleans()):
+            y = p.op(op, Ref(x))
+            return p.end(y)
+    keepdim = draw(st.booleans())
+    kwargs: dict[str, Any] = {"keepdim": keepdim}
+    if op in ("var", "std") and draw(st.booleans()):
+        kwargs["correction"] = draw(st.sampled_from((0, 1, 2)))
+    result = p.op(op, Ref(x), dim, **kwargs)
+    if op in ("max", "min"):
+        p.op("__getitem__", Ref(result), 1)  # the indices
+        values = p.op("__getitem__", Ref(result), 0)
+        p.names.remove(result)  # a (values, indices) pair, not a tensor
+        return p.end(values)
+    return p.end(result)
+
+
+@pytest.mark.rule("OPS-003")
+@settings(deadline=None)
+@given(program=reductions())
+def test_reductions(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+# (left shape, right shape) of matmul; some do not fit, which torch rejects
+MATMUL_SHAPES = (
+    ((3,), (3,)),
+    ((2, 3), (3,)),
+    ((3,), (3, 2)),
+    ((2, 3), (3, 2)),
+    ((2, 2, 3), (3, 2)),
+    ((2, 2, 3), (2, 3, 1)),
+    ((1, 2, 3), (2, 3, 2)),
+    ((2, 3), (2, 3)),
+)
+
+
+@st.composite
+def matrix_ops(draw: Any) -> Program:
+    """matmul/@ over 1-d, 2-d and batched shapes; mm, bmm, addmm (broadcast bias, alpha/beta)
+    and trace."""
+    p = OpProgram(draw)
+    dtype = dtype_of(draw, ("float32", "float64"))
+    kind = draw(st.sampled_from(("matmul", "mm", "bmm", "addmm", "trace")))
+    if kind == "matmul":
+        sa, sb = draw(st.sampled_from(MATMUL_SHAPES))
+        a, b = p.leaf(sa, dtype), p.leaf(sb, dtype)
+        y = p.op(draw(st.sampled_from(("matmul", "__matmul__"))), Ref(a), Ref(b))
+    elif kind in ("mm", "addmm"):
+        n, k, m = (draw(st.integers(1, 3)) for _ in range(3))
+        a = p.leaf((n, k), dtype)
+        b = p.leaf((draw(st.sampled_from((k, k, k + 1))) if kind == "mm" else k, m), dtype)
+        if kind == "mm":
+            y = p.op("mm", Ref(a), Ref(b))
+        else:
+            c = p.leaf(draw(st.sampled_from(((n, m), (m,), (1, m), ()))), dtype)
+            scales = draw(st.sampled_from(({}, {"beta": 0.5}, {"alpha": 2.0}, {"beta": 0, "alpha": -1})))
+            y = p.op("addmm", Ref(c), Ref(a), Ref(b), **scales)
+    elif kind == "bmm":
+        a = p.leaf((2, 2, 3), dtype)
+        b = p.leaf(draw(st.sampled_from(((2, 3, 2), (2, 3, 1), (1, 3, 2)))), dtype)
+        y = p.op("bmm", Ref(a), Ref(b))
+    else:
+        a = p.leaf(draw(st.sampled_from(((2, 3), (3, 3), (1, 2)))), dtype)
+        y = p.op("trace", Ref(a))
+    return p.end(y)
+
+
+@pytest.mark.rule("OPS-004")
+@settings(deadline=None)
+@given(program=matrix_ops())
+def test_matrix_ops(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def gather_and_friends(draw: Any) -> Program:
+    """cat/stack of two tensors, gather, index_select, masked_fill and (log_)softmax over a dim."""
+    p = OpProgram(draw)
+    dtype = dtype_of(draw)
+    shape = draw(st.sampled_from(((3,), (2, 3), (1, 3), (2, 1, 3))))
+    rank = len(shape)
+    dim = draw(st.integers(-rank, rank - 1 + (draw(st.integers(0, 5)) == 0)))
+    x = p.leaf(shape, dtype, edge=draw(st.integers(0, 4)) == 0)
+    kind = draw(st.sampled_from(("cat", "stack", "gather", "index_select", "masked_fill", "softmax")))
+    if kind in ("cat", "stack"):
+        other = p.leaf(draw(st.sampled_from((shape, shape[1:] or (2,)))), dtype)
+        y = p.op(kind, [Ref(x), Ref(other)], dim)
+    elif kind == "gather":
+        index_shape = tuple(draw(st.integers(1, s)) for s in shape)
+        index = p.index(index_shape, shape[dim % rank if -rank <= dim < rank else 0])
+        y = p.op("gather", Ref(x), dim, Ref(index))
+    elif kind == "index_select":
+        index = p.index((draw(st.integers(1, 4)),), shape[dim % rank if -rank <= dim < rank else 0])
+        y = p.op("index_select", Ref(x), dim, Ref(index))
+    elif kind == "masked_fill":
+        mask = p.leaf(broadcast_partner(draw, shape), "bool", grad=False)
+        y = p.op("masked_fill", Ref(x), Ref(mask), draw(st.sampled_from((0.0, -1.5, float("-inf")))))
+    else:  # float16 gradients of a softmax's sum cancel to rounding noise: float32/64 only
+        x = p.leaf(shape, dtype_of(draw, ("float32", "float64")), grad=True)
+        y = p.op(draw(st.sampled_from(("softmax", "log_softmax"))), Ref(x), dim)
+    return p.end(y)
+
+
+def index_data(draw: Any, shape: tuple[int, ...], size: int) -> Any:
+    """Integer indices into a dim of ``size`` (now and then one out of range)."""
+    high = size if draw(st.integers(0, 5)) == 0 else size - 1
+    if not shape:
+        return draw(st.integers(-size if high < size else 0, high))
+    return [index_data(draw, shape[1:], size) for _ in range(shape[0])]
+
+
+@pytest.mark.rule("OPS-005")
+@settings(deadline=None)
+@given(program=gather_and_friends())
+def test_gather_cat_softmax(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def indexing(draw: Any) -> Program:
+    """An indexing read (integer, list, integer or bool tensor, narrow, select) of a tensor, or a
+    write (__setitem__) into a non-leaf copy of it, then backward."""
+    p = OpProgram(draw)
+    dtype = dtype_of(draw)
+    shape = draw(st.sampled_from(((3,), (2, 3), (3, 1), (2, 1, 3))))
+    x = p.leaf(shape, dtype, grad=True)
+    kind = draw(st.sampled_from(("int", "list", "tensor", "mask", "narrow", "select")))
+    index: Any
+    if kind == "int":
+        index = draw(st.integers(-shape[0], shape[0] - (draw(st.integers(0, 5)) > 0)))
+    elif kind == "list":
+        index = index_data(draw, (draw(st.integers(1, 4)),), shape[0])
+    elif kind == "tensor":
+        index = Ref(p.index(draw(st.sampled_from(((), (2,), (2, 2)))), shape[0]))
+    elif kind == "mask":
+        index = Ref(p.leaf(shape[: draw(st.integers(1, len(shape)))], "bool", grad=False))
+    if kind in ("narrow", "select"):
+        dim = draw(st.integers(0, len(shape) - 1))
+        start = draw(st.integers(0, shape[dim] - 1))
+        args = (dim, start, draw(st.integers(1, shape[dim] - start))) if kind == "narrow" else (dim, start)
+        y = p.op(kind, Ref(x), *args)
+        return p.end(y)
+    if draw(st.booleans()):
+        y = p.op("__getitem__", Ref(x), index)
+        return p.end(y)
+    copy = p.op("clone", Ref(x)) if draw(st.booleans()) else p.op("mul", Ref(x), 2.0)
+    value: Any = draw(st.sampled_from((0.0, -1.0, 5)))
+    if draw(st.booleans()):
+        value = Ref(p.leaf((), dtype))
+    p.steps.append(Op(f"w{len(p.names)}", "__setitem__", [Ref(copy), index, value]))
+    p.steps.append(ObserveLayout(copy))
+    return p.end(copy)
+
+
+@pytest.mark.rule("OPS-006")
+@settings(deadline=None)
+@given(program=indexing())
+def test_indexing_reads_and_writes(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+INPLACE = ("add_", "sub_", "mul_", "div_", "zero_", "fill_", "copy_", "clamp_", "relu_", "masked_fill_")
+BEFORE = ("clone", "mul", "sigmoid", "exp", "tanh", "relu", "t", "select", "leaf")
+
+
+@st.composite
+def inplace_ops(draw: Any) -> Program:
+    """An op (or none: a leaf), then an in-place op on its result, its input or a view of it,
+    version counters observed, then backward (which raises where torch's does)."""
+    p = OpProgram(draw)
+    dtype = dtype_of(draw, ("float32", "float64"))
+    shape = draw(st.sampled_from(((3,), (2, 2), (2, 3))))
+    x = p.leaf(shape, dtype, grad=True)
+    before = draw(st.sampled_from(BEFORE))
+    if before == "leaf":
+        target, y = x, x
+    elif before in ("t", "select"):
+        base = p.op("mul", Ref(x), 1.5)
+        y = p.op(before, Ref(base)) if before == "t" else p.op("select", Ref(base), 0, 0)
+        target = draw(st.sampled_from((y, base)))
+    else:
+        y = p.op(before, Ref(x), *([2.0] if before == "mul" else []))
+        target = y
+    op = draw(st.sampled_from(INPLACE))
+    tshape = shape[1:] if target == y and before == "select" else shape
+    args: list[Any]
+    if op in ("zero_", "relu_"):
+        args = []
+    elif op == "fill_":
+        args = [draw(st.sampled_from((0.0, 2.5)))]
+    elif op == "clamp_":
+        args = [-0.5, 1.0]
+    elif op == "copy_":
+        args = [Ref(p.leaf(broadcast_partner(draw, tshape), dtype, grad=True))]
+    elif op == "masked_fill_":
+        args = [Ref(p.leaf(broadcast_partner(draw, tshape), "bool", grad=False)), -1.0]
+    else:
+        args = [draw(st.sampled_from((2.0, -1)))] if draw(st.booleans()) else [Ref(p.leaf((), dtype))]
+    p.op(op, Ref(target), *args)
+    p.steps.append(ObserveLayout(target))
+    p.steps.append(ObserveGraph(y))
+    return p.end(y)
+
+
+@pytest.mark.rule("OPS-007")
+@settings(deadline=None)
+@given(program=inplace_ops())
+def test_inplace_ops(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)

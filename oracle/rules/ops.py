@@ -1,0 +1,67 @@
+"""Rules of the family "op values and gradients": what each op of impl's op list computes, with
+which dtype, which gradient and graph, and what it saves (so when a second backward raises).
+Checked in conformance/test_ops.py."""
+
+from oracle.rules import Rule
+
+FAMILY = "op values and gradients"
+_DOCS = "https://pytorch.org/docs/stable"
+_DERIVATIVES = "https://github.com/pytorch/pytorch/blob/main/tools/autograd/derivatives.yaml"
+
+RULES = [
+    Rule(
+        "OPS-001",
+        FAMILY,
+        "Elementwise unary ops (exp, log, sqrt, sin, cos, tanh, sigmoid, relu, abs, neg, square, "
+        "clamp, pow with a scalar exponent) give torch's values (zeros, infinities and NaN "
+        "included), result dtype, gradient and grad_fn; a second backward without retain_graph "
+        "raises exactly when the op saved a tensor.",
+        _DERIVATIVES,
+    ),
+    Rule(
+        "OPS-002",
+        FAMILY,
+        "Binary ops (+ - * / ** and their reflected forms, maximum, minimum, where) broadcast their "
+        "operands, promote dtypes as torch does (tensors and Python scalars), reduce gradients "
+        "back to each operand's shape, and reject the dtype combinations torch rejects with its "
+        "message.",
+        f"{_DOCS}/notes/broadcasting.html",
+    ),
+    Rule(
+        "OPS-003",
+        FAMILY,
+        "Reductions (sum, mean, prod, var, std, max, min, amax) over all elements or a dim, with "
+        "keepdim, give torch's values, indices, dtypes, gradients and errors for bad dims.",
+        f"{_DOCS}/torch.html#reduction-ops",
+    ),
+    Rule(
+        "OPS-004",
+        FAMILY,
+        "Matrix products (matmul and @ with 1-d, 2-d and batched operands, mm, bmm, addmm, trace) "
+        "give torch's values, gradients, grad_fn names and shape errors.",
+        f"{_DOCS}/generated/torch.matmul.html",
+    ),
+    Rule(
+        "OPS-005",
+        FAMILY,
+        "cat, stack, gather, index_select, masked_fill, softmax and log_softmax give torch's values, "
+        "gradients and graph, and torch's errors for bad dims, indices and shapes.",
+        _DERIVATIVES,
+    ),
+    Rule(
+        "OPS-006",
+        FAMILY,
+        "Indexing reads (integers, lists, integer and boolean tensors, narrow, select) and writes "
+        "(__setitem__ with a scalar or a tensor) give torch's values, gradients and graph.",
+        f"{_DOCS}/tensor_view.html",
+    ),
+    Rule(
+        "OPS-007",
+        FAMILY,
+        "In-place ops (add_, sub_, mul_, div_, zero_, fill_, copy_, clamp_, relu_, masked_fill_) "
+        "follow torch's rules: they bump the version counter, rewire the graph of the tensor they "
+        "modify, are refused on leaves that require grad, and make a backward that needs a value "
+        "they overwrote raise torch's error.",
+        f"{_DOCS}/notes/autograd.html#in-place-operations-with-autograd",
+    ),
+]
