@@ -28,8 +28,8 @@ KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
     "OPS-001": "clamp of an integer tensor with float bounds keeps int64 (torch promotes to float32)",
     "OPS-002": "subtracting a bool scalar from a tensor does not raise torch's bool subtraction error",
     "OPS-003": "reducing a 0-d tensor over dim 0 raises numpy's AxisError (torch allows dim 0/-1)",
-    "OPS-004": "matmul of a 1-d left operand with a batched right one builds BmmBackward0 over an expand "
-    "instead of torch's MmBackward0/TBackward0/SqueezeBackward1 graph",
+    "OPS-004": "matmul of a (1, n, k) left operand with a (b, k, m) right one builds BmmBackward0 over "
+    "ExpandBackward0 where torch folds the batch into MmBackward0 (TransposeBackward0, UnsafeViewBackward0)",
     "OPS-005": "index_select with an index out of range raises numpy's IndexError message instead of "
     "torch's 'index out of range in self'",
     "OPS-007": "in-place add_ of a 0-d tensor into a transposed view accumulates twice the gradient of the "

@@ -379,3 +379,52 @@ def programs(
     builder.actions(features, max_actions)
     builder.finish()
     return builder.program()
+
+
+# -- op, tensor, grad-mode families (issue 5) ---------------------------------------------------
+# Shapes with 0-d tensors and size-1 dims (where broadcasting and reductions have their edge
+# cases), values with the edge values of floating point, and a standard end for op programs.
+OP_SHAPES = ((), (1,), (3,), (2, 3), (1, 3), (3, 1), (2, 1, 3))
+EDGE_VALUES = (0.0, -0.0, -1.0, 2.5, float("inf"), float("-inf"), float("nan"))
+FLOAT_DTYPES = ("float16", "float32", "float64")
+INT_VALUES = (-3, -1, 0, 1, 2, 5)
+
+
+def op_data(draw: Any, shape: tuple[int, ...], dtype: str, edge: bool = False) -> Any:
+    """Nested lists of ``shape`` with values fit for ``dtype``; with ``edge``, floating values
+    include zeros, infinities and NaN now and then."""
+    if dtype == "bool":
+        pool: tuple = (False, True)
+    elif dtype.startswith("int"):
+        pool = INT_VALUES
+    else:
+        pool = VALUES + EDGE_VALUES if edge else VALUES
+    if not shape:
+        return draw(st.sampled_from(pool))
+    return [op_data(draw, shape[1:], dtype, edge) for _ in range(shape[0])]
+
+
+def broadcast_partner(draw: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """A shape that broadcasts with ``shape``: leading dims dropped, some dims set to 1."""
+    kept = shape[draw(st.integers(0, len(shape))) :]
+    return tuple(1 if size != 1 and draw(st.integers(0, 3)) == 0 else size for size in kept)
+
+
+def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    """The broadcast shape of two broadcastable shapes."""
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    return tuple(max(x, y) for x, y in zip(a, b, strict=True))
+
+
+def backprop_twice(steps: list[Step], result: str, shape: tuple[int, ...], name: str = "loss") -> None:
+    """Append the end of an op program: the graph behind ``result``, a backward from its sum (or
+    itself when 0-d), then a second backward without ``retain_graph``, which raises exactly when
+    a node on the way saved a tensor."""
+    root = result
+    if shape != ():
+        root = name
+        steps.append(Op(root, "sum", [Ref(result)]))
+    steps.append(ObserveGraph(root))
+    steps.append(Backward(root))
+    steps.append(Backward(root))
