@@ -16,7 +16,8 @@ import numpy
 
 from oracle.backends import Backend
 from oracle.program import (
-    MODULES,
+    CHILDREN,
+    CUSTOM_MODULES,
     OPS,
     Action,
     Backward,
@@ -24,18 +25,26 @@ from oracle.program import (
     Detach,
     DType,
     ExitMode,
+    GlobalModuleHook,
     Grad,
     GradMode,
     Leaf,
     Module,
     ModuleHook,
+    ModuleMode,
+    ModuleNode,
+    ModuleZeroGrad,
     NumpyAdd,
     NumpyArray,
     Observe,
     ObserveArray,
     ObserveGraph,
     ObserveLayout,
+    ObserveModule,
     Op,
+    Optimizer,
+    OptimizerStep,
+    OptimizerZeroGrad,
     Program,
     Ref,
     RegisterHook,
@@ -44,6 +53,7 @@ from oracle.program import (
     RetainGrad,
     Step,
     ZeroGrad,
+    module_nodes,
 )
 from oracle.trace import (
     Trace,
@@ -65,6 +75,8 @@ def apply_action(torch: Any, action: Action, value: Any) -> Any:
     """What a hook returns for ``value`` (a tensor, or a tuple of tensors/None) under ``action``."""
     if action.kind == "log":
         return None
+    if action.kind == "wrong_count":
+        return (*value, None) if isinstance(value, tuple) else (value, None)
     if isinstance(value, tuple):
         return tuple(None if v is None else _act(torch, action, v) for v in value)
     return _act(torch, action, value)
@@ -110,6 +122,7 @@ class _Run:
         self.modes: list[tuple[str, Any]] = []  # grad-mode contexts entered and not yet left
         self.trace = Trace(backend=str(backend))
         self.step = 0
+        self.global_hooks: list[Any] = []  # handles of global module hooks (module families)
 
     def run(self, index: int, step: Step) -> None:
         self.step = index
@@ -254,58 +267,134 @@ class _Run:
         graph = describe_graph(self.names[s.tensor].grad_fn)
         self.trace.add("graph", self.step, name=s.tensor, graph=graph)
 
+    # -- module families: module trees, module hooks, module API, optimisers -------------------
     def _module(self, s: Module) -> None:
-        torch = self.torch
-        module = getattr(torch.nn, s.cls)(*s.args).to(self.device)
-        with torch.no_grad():
-            for pname in MODULES[s.cls]:
-                param = getattr(module, pname)
-                if param is None:
-                    continue
-                if pname not in s.params:
-                    raise ValueError(f"module step {s.name}: no values given for parameter {pname!r}")
-                param.copy_(torch.tensor(s.params[pname], dtype=param.dtype, device=self.device))
-        self.names[s.name] = module
-        for pname in MODULES[s.cls]:
-            self.names[f"{s.name}.{pname}"] = getattr(module, pname)
+        """Build the tree bottom-up, binding every node and parameter as soon as it exists."""
+        for node in module_nodes(s):
+            module = self._build(node)
+            self.names[node.alias] = module
+            for pname in node.param_names:
+                self.names[f"{node.alias}.{pname}"] = getattr(module, pname)
+
+    def _build(self, node: ModuleNode) -> Any:
+        torch, holds = self.torch, CHILDREN.get(node.cls)
+        custom = node.cls in CUSTOM_MODULES
+        cls = custom_module_classes(torch)[node.cls] if custom else getattr(torch.nn, node.cls)
+        if holds is None:
+            module = cls(*node.args, **node.kwargs).to(self.device)
+            with torch.no_grad():
+                for pname in node.param_names:
+                    if pname not in node.params:
+                        raise ValueError(f"module {node.alias}: no values given for parameter {pname!r}")
+                    param = getattr(module, pname)
+                    param.copy_(torch.tensor(node.params[pname], dtype=param.dtype, device=self.device))
+            return module
+        if node.cls == "Sequential":
+            return cls(*[self.names[a] for a in node.children])
+        if node.cls == "ModuleList":
+            return cls([self.names[a] for a in node.children])
+        if node.cls == "ModuleDict":
+            return cls({key: self.names[a] for key, a in node.children.items()})
+        return cls(*[self.names[a] for a in node.children.values()])
 
     def _call_module(self, s: CallModule) -> None:
-        self.names[s.out] = self.names[s.module](*[self.names[n] for n in s.inputs])
+        kwargs = {k: self.names[v] for k, v in s.kwargs.items()}
+        self.names[s.out] = self.names[s.module](*[self.names[n] for n in s.inputs], **kwargs)
 
-    def _module_hook(self, s: ModuleHook) -> None:
-        torch, module, log, action = self.torch, self.names[s.module], self._log, s.action
+    def _module_name(self, module: Any) -> str:
+        """The program name of a module object (global hooks receive the module, not its name)."""
+        return next((n for n, v in self.names.items() if v is module), "?")
 
-        if s.on == "forward_pre":
+    def _hook_body(self, hook: str, on: str, with_kwargs: bool, action: Action, target: Callable) -> Callable:
+        """The function of a module hook of kind ``on``: it logs what it received (``target(module)``
+        names the module) and returns what ``action`` makes of it (see ``Action``)."""
+        torch, log = self.torch, self._log
+
+        def logged(mod: Any, **received: Any) -> None:
+            log(hook, on, target(mod), **received)
+
+        def kwarg_groups(kwargs: dict) -> dict:
+            return {f"kwarg_{k}": v for k, v in kwargs.items()}
+
+        if on == "forward_pre" and with_kwargs:
+
+            def body(mod, args, kwargs):
+                logged(mod, args=args, **kwarg_groups(kwargs))
+                acted = apply_action(torch, action, tuple(args))
+                return None if acted is None else (acted, kwargs)
+
+        elif on == "forward_pre":
 
             def body(mod, args):
-                log(s.hook, s.on, s.module, args=args)
+                logged(mod, args=args)
                 return apply_action(torch, action, tuple(args))
 
-            register = module.register_forward_pre_hook
-        elif s.on == "forward":
+        elif on == "forward" and with_kwargs:
+
+            def body(mod, args, kwargs, output):
+                logged(mod, args=args, **kwarg_groups(kwargs), output=output)
+                return None if output is None else apply_action(torch, action, output)
+
+        elif on == "forward":
 
             def body(mod, args, output):
-                log(s.hook, s.on, s.module, args=args, output=output)
-                return apply_action(torch, action, output)
+                logged(mod, args=args, output=output)
+                return None if output is None else apply_action(torch, action, output)
 
-            register = module.register_forward_hook
-        elif s.on == "full_backward_pre":
+        elif on == "full_backward_pre":
 
             def body(mod, grad_output):
-                log(s.hook, s.on, s.module, grad_output=grad_output)
+                logged(mod, grad_output=grad_output)
                 return apply_action(torch, action, tuple(grad_output))
 
-            register = module.register_full_backward_pre_hook
         else:
 
             def body(mod, grad_input, grad_output):
-                log(s.hook, s.on, s.module, grad_input=grad_input, grad_output=grad_output)
+                logged(mod, grad_input=grad_input, grad_output=grad_output)
                 return apply_action(torch, action, tuple(grad_input))
 
-            full = s.on == "full_backward"
-            register = module.register_full_backward_hook if full else module.register_backward_hook
-        self.names[s.hook] = register(_named(s.hook, body))
+        return _named(hook, body)
 
+    def _module_hook(self, s: ModuleHook) -> None:
+        module = self.names[s.module]
+        body = self._hook_body(s.hook, s.on, s.with_kwargs, s.action, lambda _mod: s.module)
+        register = getattr(module, MODULE_HOOK_REGISTRATION[s.on])
+        self.names[s.hook] = register(body, **s.flags())
+
+    def _global_module_hook(self, s: GlobalModuleHook) -> None:
+        body = self._hook_body(s.hook, s.on, s.with_kwargs, s.action, self._module_name)
+        register = getattr(self.torch.nn.modules.module, f"register_module_{s.on}_hook")
+        handle = register(body, **s.flags())
+        self.global_hooks.append(handle)
+        self.names[s.hook] = handle
+
+    def _module_mode(self, s: ModuleMode) -> None:
+        module = self.names[s.module]
+        if s.train:
+            module.train()
+        else:
+            module.eval()
+
+    def _module_zero_grad(self, s: ModuleZeroGrad) -> None:
+        self.names[s.module].zero_grad(set_to_none=s.set_to_none)
+
+    def _observe_module(self, s: ObserveModule) -> None:
+        self.trace.add("module", self.step, name=s.module, **module_view(self.names[s.module]))
+
+    def _optimizer(self, s: Optimizer) -> None:
+        params = [self.names[n] for n in s.params]
+        self.names[s.name] = getattr(self.torch.optim, s.cls)(params, **s.kwargs)
+
+    def _optimizer_step(self, s: OptimizerStep) -> None:
+        self.names[s.optimizer].step()
+
+    def _optimizer_zero_grad(self, s: OptimizerZeroGrad) -> None:
+        self.names[s.optimizer].zero_grad(set_to_none=s.set_to_none)
+
+    def remove_global_hooks(self) -> None:
+        """Remove the global module hooks, so that they cannot fire in a later program."""
+        for handle in self.global_hooks:
+            handle.remove()
 
     # -- steps of the op, tensor, grad-mode families (issue 5) ---------------------------------
     def _observe_layout(self, s: ObserveLayout) -> None:
@@ -367,4 +456,40 @@ def run(program: Program, backend: Backend) -> Trace:
                 state.run(index, step)
         finally:
             state.close()
+            state.remove_global_hooks()
     return state.trace
+
+
+# -- module families ----------------------------------------------------------------------------
+# Module hook kind -> the nn.Module method registering it.
+MODULE_HOOK_REGISTRATION = {
+    "forward_pre": "register_forward_pre_hook",
+    "forward": "register_forward_hook",
+    "full_backward_pre": "register_full_backward_pre_hook",
+    "full_backward": "register_full_backward_hook",
+    "backward": "register_backward_hook",
+}
+
+_CUSTOM_CLASSES: dict[int, tuple[Any, dict[str, type]]] = {}
+
+
+def custom_module_classes(torch: Any) -> dict[str, type]:
+    """The classes of ``CUSTOM_MODULES`` built on ``nn.Module`` of the namespace ``torch`` (once per
+    namespace): their source is executed with ``torch`` bound to it."""
+    cached = _CUSTOM_CLASSES.get(id(torch))
+    if cached is None or cached[0] is not torch:
+        namespace: dict[str, Any] = {"torch": torch}
+        for source in CUSTOM_MODULES.values():
+            exec(source, namespace)
+        cached = _CUSTOM_CLASSES[id(torch)] = (torch, {n: namespace[n] for n in CUSTOM_MODULES})
+    return cached[1]
+
+
+def module_view(module: Any) -> dict:
+    """What ``observe_module`` records: parameters (name, shape, requires_grad) in order,
+    state_dict keys, and every submodule's training flag."""
+    return {
+        "parameters": [[n, list(p.shape), bool(p.requires_grad)] for n, p in module.named_parameters()],
+        "state_dict": list(module.state_dict()),
+        "training": [[n, bool(m.training)] for n, m in module.named_modules()],
+    }

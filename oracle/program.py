@@ -22,8 +22,14 @@ Vocabulary (one dataclass per step kind, ``kind`` is the JSON discriminator):
 ``observe_graph``   record the autograd graph behind a tensor (node names, ``next_functions``)
 ``module``          construct an ``nn`` module with given parameter values; parameters bound as
                     ``<module>.<param>`` tensors
-``call_module``     ``out = module(*inputs)``
-``module_hook``     a module hook of one of ``MODULE_HOOK_KINDS`` with an ``Action``
+``call_module``     ``out = module(*inputs, **kwargs)``
+``module_hook``     a module hook of one of ``MODULE_HOOK_KINDS`` with an ``Action`` and its flags
+``global_module_hook``  a global module hook (``register_module_<kind>_hook``), removed at the end
+``module_mode``     ``module.train()`` / ``module.eval()``
+``module_zero_grad``  ``module.zero_grad(set_to_none=)``
+``observe_module``  record parameters, state_dict keys and training flags of a module
+``optimizer``       ``torch.optim.<cls>(params, **kwargs)``; ``optimizer_step``,
+                    ``optimizer_zero_grad``
 """
 
 from __future__ import annotations
@@ -107,7 +113,7 @@ HOOK_KINDS = ("tensor", "grad_fn", "grad_fn_pre", "post_accumulate_grad")
 MODULE_HOOK_KINDS = ("forward_pre", "forward", "full_backward_pre", "full_backward", "backward")
 
 # What a hook does with what it received (see ``Action``).
-ACTIONS = ("log", "scale", "replace", "wrong_shape", "wrong_dtype")
+ACTIONS = ("log", "scale", "replace", "wrong_shape", "wrong_dtype", "wrong_count")
 
 # nn modules a Program may construct, with the parameter names they own (in registration order).
 MODULES: dict[str, tuple[str, ...]] = {
@@ -115,6 +121,11 @@ MODULES: dict[str, tuple[str, ...]] = {
     "ReLU": (),
     "Sigmoid": (),
     "Tanh": (),
+    # -- module families (module trees, layers, losses): see the section "module trees" below --
+    "Conv2d": ("weight", "bias"),
+    **{n: () for n in "LeakyReLU Softmax LogSoftmax Flatten Identity Dropout".split()},
+    **{n: () for n in "MSELoss L1Loss CrossEntropyLoss NLLLoss BCELoss BCEWithLogitsLoss".split()},
+    **{n: () for n in "Sequential ModuleList ModuleDict Residual TwoBranch Stack Router Twice".split()},
 }
 
 
@@ -129,7 +140,9 @@ class Ref:
 class Action:
     """What a hook does: ``log`` returns None; ``scale`` returns grad * value; ``replace`` returns a
     tensor full of ``value``; ``wrong_shape`` returns a tensor with one extra element;
-    ``wrong_dtype`` returns the gradient cast to another floating dtype. Every hook call is logged
+    ``wrong_dtype`` returns the gradient cast to another floating dtype; ``wrong_count`` returns one
+    value too many (a tuple gets an extra None, a tensor becomes ``(tensor, None)``), which module
+    hooks reject by counting. Every hook call is logged
     in the trace whatever its action. For post-accumulate-grad hooks, ``scale`` multiplies ``.grad``
     in place and returns None (the hook may not return a tensor)."""
 
@@ -343,21 +356,35 @@ class ObserveGraph(Step):
 @_step
 @dataclass
 class Module(Step):
+    """An nn module, or a whole module tree: ``children`` holds child specs (see ``module_nodes``)
+    for containers and the custom classes of ``CUSTOM_MODULES``. Every node of the tree is bound
+    (the root as ``name``, a child at torch path ``a.0`` as ``name_a_0``), and every parameter as
+    ``<node name>.<parameter>``."""
+
     kind: ClassVar[str] = "module"
     name: str
     cls: str  # one of MODULES
     args: list = field(default_factory=list)  # constructor arguments (e.g. in/out features)
     params: dict = field(default_factory=dict)  # parameter name -> data (nested lists)
+    kwargs: dict = field(default_factory=dict)  # constructor keyword arguments (bias=, reduction=)
+    children: Any = None  # list (Sequential, ModuleList) or dict (ModuleDict, custom) of specs
 
     def __post_init__(self) -> None:
-        if self.cls not in MODULES:
-            raise ValueError(f"unknown module class {self.cls!r}; known: {sorted(MODULES)}")
-        unknown = set(self.params) - set(MODULES[self.cls])
-        if unknown:
-            raise ValueError(f"{self.cls} has no parameters {sorted(unknown)}")
+        nodes = module_nodes(self)
+        aliases = [n.alias for n in nodes]
+        if len(set(aliases)) != len(aliases):
+            raise ValueError(f"module tree {self.name}: node names collide: {aliases}")
+
+    def spec(self) -> dict:
+        """The root as a child spec: ``{"cls", "args", "kwargs", "params", "children"}``."""
+        return {"cls": self.cls, "args": self.args, "kwargs": self.kwargs, "params": self.params,
+                "children": self.children}
 
     def names_bound(self) -> list[str]:
-        return [self.name, *(f"{self.name}.{p}" for p in MODULES[self.cls])]
+        names = []
+        for node in module_nodes(self):
+            names += [node.alias, *(f"{node.alias}.{p}" for p in node.param_names)]
+        return names
 
 
 @_step
@@ -367,9 +394,10 @@ class CallModule(Step):
     out: str
     module: str
     inputs: list[str] = field(default_factory=list)
+    kwargs: dict[str, str] = field(default_factory=dict)  # keyword -> tensor name (``m(input=x)``)
 
     def names_read(self) -> list[str]:
-        return [self.module, *self.inputs]
+        return [self.module, *self.inputs, *self.kwargs.values()]
 
     def names_bound(self) -> list[str]:
         return [self.out]
@@ -383,16 +411,310 @@ class ModuleHook(Step):
     module: str
     on: str = "forward"  # one of MODULE_HOOK_KINDS
     action: Action = field(default_factory=Action)
+    prepend: bool = False
+    with_kwargs: bool = False
+    always_call: bool = False
 
     def __post_init__(self) -> None:
         if self.on not in MODULE_HOOK_KINDS:
             raise ValueError(f"unknown module hook kind {self.on!r}; known: {MODULE_HOOK_KINDS}")
+        check_hook_flags(self.on, self.flags(), MODULE_HOOK_FLAGS)
+
+    def flags(self) -> dict[str, bool]:
+        """The registration keyword arguments that differ from their defaults."""
+        return {k: True for k in ("prepend", "with_kwargs", "always_call") if getattr(self, k)}
 
     def names_read(self) -> list[str]:
         return [self.module]
 
     def names_bound(self) -> list[str]:
         return [self.hook]
+
+
+# ------------------------------------------------------------------------------------------------
+# Module trees, module API observations and optimisers (the module families:
+# conformance/test_module_hooks.py, test_modules.py, test_optim.py)
+# ------------------------------------------------------------------------------------------------
+
+# Registration flags each module hook kind accepts (``m.register_<kind>_hook(fn, **flags)``).
+MODULE_HOOK_FLAGS: dict[str, tuple[str, ...]] = {
+    "forward_pre": ("prepend", "with_kwargs"),
+    "forward": ("prepend", "with_kwargs", "always_call"),
+    "full_backward_pre": ("prepend",),
+    "full_backward": ("prepend",),
+    "backward": (),
+}
+# The global hooks of ``torch.nn.modules.module`` (``register_module_<kind>_hook``) and their flags.
+GLOBAL_HOOK_FLAGS: dict[str, tuple[str, ...]] = {
+    "forward_pre": (),
+    "forward": ("with_kwargs", "always_call"),
+    "full_backward_pre": (),
+    "full_backward": (),
+}
+
+
+def check_hook_flags(on: str, flags: dict[str, bool], accepted: dict[str, tuple[str, ...]]) -> None:
+    """Refuse registration flags that torch's registration function for ``on`` does not take."""
+    wrong = sorted(set(flags) - set(accepted[on]))
+    if wrong:
+        raise ValueError(f"a {on} module hook takes no {wrong}")
+
+
+# How a container or custom module holds its children: "list" (constructed from a list of
+# modules), "dict" (from a dict name -> module), or the attribute names a custom class takes
+# positionally in its constructor.
+CHILDREN: dict[str, str | tuple[str, ...]] = {
+    "Sequential": "list",
+    "ModuleList": "list",
+    "ModuleDict": "dict",
+    "Residual": ("body",),
+    "TwoBranch": ("left", "right"),
+    "Stack": ("layers",),
+    "Router": ("branches",),
+    "Twice": ("body",),
+}
+
+# Custom nn.Module classes a module tree may use, as source text: the interpreter executes it with
+# ``torch`` bound to the backend's namespace and the rendered repro contains it verbatim, so both
+# sides run the very same forward.
+CUSTOM_MODULES: dict[str, str] = {
+    "Residual": '''
+class Residual(torch.nn.Module):
+    """input + body(input): a residual block."""
+
+    def __init__(self, body):
+        super().__init__()
+        self.body = body
+
+    def forward(self, input):
+        return input + self.body(input)
+''',
+    "TwoBranch": '''
+class TwoBranch(torch.nn.Module):
+    """left(input) * right(input): two branches that share their input."""
+
+    def __init__(self, left, right):
+        super().__init__()
+        self.left = left
+        self.right = right
+
+    def forward(self, input):
+        return self.left(input) * self.right(input)
+''',
+    "Stack": '''
+class Stack(torch.nn.Module):
+    """The layers of a ModuleList applied in turn."""
+
+    def __init__(self, layers):
+        super().__init__()
+        self.layers = layers
+
+    def forward(self, input):
+        for layer in self.layers:
+            input = layer(input)
+        return input
+''',
+    "Router": '''
+class Router(torch.nn.Module):
+    """The branches of a ModuleDict applied in turn, in key order."""
+
+    def __init__(self, branches):
+        super().__init__()
+        self.branches = branches
+
+    def forward(self, input):
+        for key in self.branches:
+            input = self.branches[key](input)
+        return input
+''',
+    "Twice": '''
+class Twice(torch.nn.Module):
+    """body(body(input)): one module called twice per forward."""
+
+    def __init__(self, body):
+        super().__init__()
+        self.body = body
+
+    def forward(self, input):
+        return self.body(self.body(input))
+''',
+}
+
+
+@dataclass(frozen=True)
+class ModuleNode:
+    """One module of a tree: ``alias`` is the program name it is bound to, ``path`` its torch
+    qualified name in the root ("" for the root), ``children`` the aliases of its children (a list,
+    or a dict key -> alias)."""
+
+    alias: str
+    path: str
+    cls: str
+    args: list
+    kwargs: dict
+    params: dict
+    children: Any
+
+    @property
+    def param_names(self) -> tuple[str, ...]:
+        return parameter_names(self.cls, self.kwargs)
+
+
+def parameter_names(cls: str, kwargs: dict) -> tuple[str, ...]:
+    """The parameters a module of ``cls`` built with ``kwargs`` owns (``bias=False``: no bias)."""
+    names = MODULES[cls]
+    return tuple(n for n in names if not (n == "bias" and kwargs.get("bias") is False))
+
+
+def module_nodes(step: Module) -> list[ModuleNode]:
+    """Every module of ``step``'s tree, children before their parent (construction order)."""
+    nodes: list[ModuleNode] = []
+
+    def visit(spec: dict, alias: str, path: str) -> str:
+        cls = spec.get("cls")
+        if cls not in MODULES:
+            raise ValueError(f"unknown module class {cls!r}; known: {sorted(MODULES)}")
+        kwargs, params, children = spec.get("kwargs") or {}, spec.get("params") or {}, spec.get("children")
+        unknown = set(params) - set(parameter_names(cls, kwargs))
+        if unknown:
+            raise ValueError(f"{cls} has no parameters {sorted(unknown)}")
+        holds = CHILDREN.get(cls)
+        if holds is None and children is not None:
+            raise ValueError(f"{cls} takes no children")
+        if holds == "list":
+            if not isinstance(children, list):
+                raise ValueError(f"{cls} needs a list of children")
+            keys: list = list(range(len(children)))
+            items = children
+        elif holds is not None:
+            if not isinstance(children, dict) or (holds != "dict" and list(children) != list(holds)):
+                raise ValueError(f"{cls} needs children {'by name' if holds == 'dict' else list(holds)}")
+            keys, items = list(children), list(children.values())
+        else:
+            keys, items = [], []
+        below = [visit(child, f"{alias}_{key}", f"{path}.{key}" if path else str(key))
+                 for key, child in zip(keys, items, strict=True)]
+        held = below if holds == "list" else dict(zip(keys, below, strict=True)) if holds else None
+        nodes.append(ModuleNode(alias, path, cls, list(spec.get("args") or []), kwargs, params, held))
+        return alias
+
+    visit(step.spec(), step.name, "")
+    return nodes
+
+
+@_step
+@dataclass
+class GlobalModuleHook(Step):
+    """A global module hook (``torch.nn.modules.module.register_module_<on>_hook``): it fires for
+    every module; its calls are logged with the program name of the module it received. The
+    interpreter and the rendered script remove it when the program ends, so it cannot leak."""
+
+    kind: ClassVar[str] = "global_module_hook"
+    hook: str
+    on: str = "forward"  # one of GLOBAL_HOOK_FLAGS
+    action: Action = field(default_factory=Action)
+    with_kwargs: bool = False
+    always_call: bool = False
+
+    def __post_init__(self) -> None:
+        if self.on not in GLOBAL_HOOK_FLAGS:
+            raise ValueError(f"unknown global module hook kind {self.on!r}; known: {list(GLOBAL_HOOK_FLAGS)}")
+        check_hook_flags(self.on, self.flags(), GLOBAL_HOOK_FLAGS)
+
+    def flags(self) -> dict[str, bool]:
+        return {k: True for k in ("with_kwargs", "always_call") if getattr(self, k)}
+
+    def names_bound(self) -> list[str]:
+        return [self.hook]
+
+
+@_step
+@dataclass
+class ModuleMode(Step):
+    """``module.train()`` (``train`` true) or ``module.eval()``."""
+
+    kind: ClassVar[str] = "module_mode"
+    module: str
+    train: bool = True
+
+    def names_read(self) -> list[str]:
+        return [self.module]
+
+
+@_step
+@dataclass
+class ModuleZeroGrad(Step):
+    """``module.zero_grad(set_to_none=...)``."""
+
+    kind: ClassVar[str] = "module_zero_grad"
+    module: str
+    set_to_none: bool = True
+
+    def names_read(self) -> list[str]:
+        return [self.module]
+
+
+@_step
+@dataclass
+class ObserveModule(Step):
+    """Record a module's API view: ``named_parameters`` (name, shape, requires_grad) in order,
+    ``state_dict`` keys, ``named_modules`` with their ``training`` flags."""
+
+    kind: ClassVar[str] = "observe_module"
+    module: str
+
+    def names_read(self) -> list[str]:
+        return [self.module]
+
+
+OPTIMIZERS = ("SGD", "Adam", "AdamW")
+
+
+@_step
+@dataclass
+class Optimizer(Step):
+    """``name = torch.optim.<cls>([params...], **kwargs)``."""
+
+    kind: ClassVar[str] = "optimizer"
+    name: str
+    cls: str
+    params: list[str] = field(default_factory=list)
+    kwargs: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.cls not in OPTIMIZERS:
+            raise ValueError(f"unknown optimizer {self.cls!r}; known: {OPTIMIZERS}")
+
+    def names_read(self) -> list[str]:
+        return list(self.params)
+
+    def names_bound(self) -> list[str]:
+        return [self.name]
+
+
+@_step
+@dataclass
+class OptimizerStep(Step):
+    """``optimizer.step()``."""
+
+    kind: ClassVar[str] = "optimizer_step"
+    optimizer: str
+
+    def names_read(self) -> list[str]:
+        return [self.optimizer]
+
+
+@_step
+@dataclass
+class OptimizerZeroGrad(Step):
+    """``optimizer.zero_grad(set_to_none=...)``."""
+
+    kind: ClassVar[str] = "optimizer_zero_grad"
+    optimizer: str
+    set_to_none: bool = True
+
+    def names_read(self) -> list[str]:
+        return [self.optimizer]
 
 
 # -- steps of the op, tensor, grad-mode families (issue 5) --------------------------------------

@@ -10,9 +10,10 @@ from __future__ import annotations
 import keyword
 import math
 
-from oracle.interpreter import hook_function_name
+from oracle.interpreter import MODULE_HOOK_REGISTRATION, hook_function_name
 from oracle.program import (
-    MODULES,
+    CHILDREN,
+    CUSTOM_MODULES,
     OPS,
     Action,
     Backward,
@@ -20,18 +21,26 @@ from oracle.program import (
     Detach,
     DType,
     ExitMode,
+    GlobalModuleHook,
     Grad,
     GradMode,
     Leaf,
     Module,
     ModuleHook,
+    ModuleMode,
+    ModuleNode,
+    ModuleZeroGrad,
     NumpyAdd,
     NumpyArray,
     Observe,
     ObserveArray,
     ObserveGraph,
     ObserveLayout,
+    ObserveModule,
     Op,
+    Optimizer,
+    OptimizerStep,
+    OptimizerZeroGrad,
     Program,
     Ref,
     RegisterHook,
@@ -40,6 +49,7 @@ from oracle.program import (
     RetainGrad,
     Step,
     ZeroGrad,
+    module_nodes,
 )
 
 # The script's helpers print exactly what ``oracle.trace.format_event`` prints for the same events.
@@ -151,30 +161,6 @@ _TENSOR_HOOKS = {
     ),
     "post_accumulate_grad": ("param", "{t}.register_post_accumulate_grad_hook", "grad=param.grad", "param"),
 }
-_MODULE_HOOKS = {
-    "forward_pre": ("module, args", "register_forward_pre_hook", "args=args", "tuple(args)"),
-    "forward": ("module, args, output", "register_forward_hook", "args=args, output=output", "output"),
-    "full_backward_pre": (
-        "module, grad_output",
-        "register_full_backward_pre_hook",
-        "grad_output=grad_output",
-        "tuple(grad_output)",
-    ),
-    "full_backward": (
-        "module, grad_input, grad_output",
-        "register_full_backward_hook",
-        "grad_input=grad_input, grad_output=grad_output",
-        "tuple(grad_input)",
-    ),
-    "backward": (
-        "module, grad_input, grad_output",
-        "register_backward_hook",
-        "grad_input=grad_input, grad_output=grad_output",
-        "tuple(grad_input)",
-    ),
-}
-
-
 def render(program: Program, device: str = "cpu") -> str:
     """A standalone torch script reproducing ``program`` and printing what its trace observes."""
     lines = [HEADER]
@@ -193,6 +179,7 @@ def render(program: Program, device: str = "cpu") -> str:
             lines.append("except Exception as e:")
             lines.append(f"    show_error({index}, e)")
         lines.append("")
+    lines.extend(_global_hooks_removed(program))
     return "\n".join(lines)
 
 
@@ -218,6 +205,7 @@ _RESERVED = {
     "numpy",
     "e",
     "DEVICE",
+    *CUSTOM_MODULES,  # the module families' custom classes
 }
 
 
@@ -266,11 +254,6 @@ def _statements(step: Step, device: str, index: int) -> list[str]:
         return _hook_def(step.hook, step.on, step.target, params, received, target, step.action, returned) + [
             f"{step.hook} = {register.format(t=step.target)}({hook_function_name(step.hook)})"
         ]
-    if isinstance(step, ModuleHook):
-        params, register, received, target = _MODULE_HOOKS[step.on]
-        return _hook_def(step.hook, step.on, step.module, params, received, target, step.action, None) + [
-            f"{step.hook} = {step.module}.{register}({hook_function_name(step.hook)})"
-        ]
     if isinstance(step, RemoveHook):
         return [f"{step.hook}.remove()"]
     if isinstance(step, Backward):
@@ -292,10 +275,9 @@ def _statements(step: Step, device: str, index: int) -> list[str]:
         return [f"observe({index}, {step.tensor!r}, {step.tensor})"]
     if isinstance(step, ObserveGraph):
         return [f"show_graph({step.tensor!r}, {step.tensor})"]
-    if isinstance(step, Module):
-        return _module_lines(step, dev)
-    if isinstance(step, CallModule):
-        return [f"{step.out} = {step.module}({', '.join(step.inputs)})"]
+    module_lines = _module_statements(step, dev, index)
+    if module_lines is not None:
+        return module_lines
     more = _more_statements(step, index)
     if more is not None:
         return more
@@ -343,20 +325,6 @@ def _grad_lines(step: Grad) -> list[str]:
     return lines
 
 
-def _module_lines(step: Module, dev: str) -> list[str]:
-    args = ", ".join(_arg(a) for a in step.args)
-    lines = [f"{step.name} = torch.nn.{step.cls}({args}){'.to(DEVICE)' if dev else ''}"]
-    if step.params:
-        lines.append("with torch.no_grad():")
-        for pname in MODULES[step.cls]:
-            if pname in step.params:
-                lines.append(
-                    f"    {step.name}.{pname}.copy_(torch.tensor({_arg(step.params[pname])}, "
-                    f"dtype={step.name}.{pname}.dtype{dev}))"
-                )
-    return lines
-
-
 def _action_expr(action: Action, value: str) -> str | None:
     """The expression a hook returns for ``value`` under ``action`` (None: returns nothing).
     ``value`` names one tensor, or a tuple of tensors/None when it is one of ``_TUPLES``."""
@@ -366,6 +334,8 @@ def _action_expr(action: Action, value: str) -> str | None:
         "wrong_shape": "torch.zeros({v}.numel() + 1, dtype={v}.dtype, device={v}.device)",
         "wrong_dtype": "{v}.to(torch.float32 if {v}.dtype == torch.float64 else torch.float64)",
     }.get(action.kind)
+    if action.kind == "wrong_count":
+        return f"(*{value}, None)" if value in _TUPLES else f"({value}, None)"
     if one is None:
         return None
     if value in _TUPLES:
@@ -405,3 +375,111 @@ def _hook_def(
         expr = _action_expr(action, value)
         returned = [] if expr is None else [f"return {expr}"]
     return lines + ["    " + line for line in returned]
+
+
+# -- module families: module trees, module hooks, module API, optimisers --------------------------
+def _module_statements(step: Step, dev: str, index: int) -> list[str] | None:
+    """The script lines of the module-family steps (None: not one of them)."""
+    if isinstance(step, Module):
+        return _module_lines(step, dev)
+    if isinstance(step, CallModule):
+        args = [*step.inputs, *(f"{k}={v}" for k, v in step.kwargs.items())]
+        return [f"{step.out} = {step.module}({', '.join(args)})"]
+    if isinstance(step, ModuleHook):
+        register = f"{step.module}.{MODULE_HOOK_REGISTRATION[step.on]}"
+        target = repr(step.module)
+    elif isinstance(step, GlobalModuleHook):
+        register = f"torch.nn.modules.module.register_module_{step.on}_hook"
+        target = "next((n for n, v in globals().items() if v is module), '?')"
+    elif isinstance(step, ModuleMode):
+        return [f"{step.module}.{'train' if step.train else 'eval'}()"]
+    elif isinstance(step, ModuleZeroGrad):
+        return [f"{step.module}.zero_grad(set_to_none={step.set_to_none})"]
+    elif isinstance(step, ObserveModule):
+        m = step.module
+        return [
+            f"show_event('module', {index}, name={m!r},",
+            "           parameters=[[n, list(p.shape), p.requires_grad]",
+            f"                       for n, p in {m}.named_parameters()],",
+            f"           state_dict=list({m}.state_dict()),",
+            f"           training=[[n, s.training] for n, s in {m}.named_modules()])",
+        ]
+    elif isinstance(step, Optimizer):
+        kwargs = "".join(f", {k}={_arg(v)}" for k, v in step.kwargs.items())
+        return [f"{step.name} = torch.optim.{step.cls}({_names(step.params)}{kwargs})"]
+    elif isinstance(step, OptimizerStep):
+        return [f"{step.optimizer}.step()"]
+    elif isinstance(step, OptimizerZeroGrad):
+        return [f"{step.optimizer}.zero_grad(set_to_none={step.set_to_none})"]
+    else:
+        return None
+    flags = "".join(f", {k}=True" for k in step.flags())
+    return _module_hook_def(step.hook, step.on, target, step.with_kwargs, step.action) + [
+        f"{step.hook} = {register}({hook_function_name(step.hook)}{flags})"
+    ]
+
+
+def _module_hook_def(hook: str, on: str, target: str, with_kwargs: bool, action: Action) -> list[str]:
+    """``def hook_<id>(module, ...)`` of a module hook: print what it received (``target`` is the
+    expression naming the module), then return what ``action`` makes of it (as the interpreter)."""
+    kwargs = ", kwargs" if with_kwargs else ""
+    kwarg_groups = ', **{f"kwarg_{k}": v for k, v in kwargs.items()}' if with_kwargs else ""
+    params, received, value = {
+        "forward_pre": (f"module, args{kwargs}", f"args=args{kwarg_groups}", "tuple(args)"),
+        "forward": (f"module, args{kwargs}, output", f"args=args{kwarg_groups}, output=output", "output"),
+        "full_backward_pre": ("module, grad_output", "grad_output=grad_output", "tuple(grad_output)"),
+    }.get(on, ("module, grad_input, grad_output", "grad_input=grad_input, grad_output=grad_output",
+               "tuple(grad_input)"))
+    lines = [
+        f"def {hook_function_name(hook)}({params}):",
+        f"    show_hook({hook!r}, {on!r}, {target}, {received})",
+    ]
+    expr = _action_expr(action, value)
+    if expr is None:
+        return lines
+    if on == "forward":
+        expr = f"None if output is None else {expr}"
+    elif on == "forward_pre" and with_kwargs:
+        expr = f"({expr}, kwargs)"
+    return lines + [f"    return {expr}"]
+
+
+def _module_lines(step: Module, dev: str) -> list[str]:
+    """The tree built bottom-up, one variable per node (the custom classes it uses defined first),
+    parameters set from the program's values."""
+    nodes = module_nodes(step)
+    custom = [c for c in CUSTOM_MODULES if any(n.cls == c for n in nodes)]
+    lines = [line for c in custom for line in CUSTOM_MODULES[c].strip("\n").split("\n") + [""]]
+    for node in nodes:
+        to_device = ".to(DEVICE)" if dev and CHILDREN.get(node.cls) is None else ""
+        lines.append(f"{node.alias} = {_constructor(node)}{to_device}")
+        if node.param_names:
+            lines.append("with torch.no_grad():")
+        for pname in node.param_names:
+            data = _arg(node.params[pname]) if pname in node.params else "None"
+            param = f"{node.alias}.{pname}"
+            lines.append(f"    {param}.copy_(torch.tensor({data}, dtype={param}.dtype{dev}))")
+    return lines
+
+
+def _constructor(node: ModuleNode) -> str:
+    holds = CHILDREN.get(node.cls)
+    prefix = "" if node.cls in CUSTOM_MODULES else "torch.nn."
+    if holds is None:
+        args = [_arg(a) for a in node.args] + [f"{k}={_arg(v)}" for k, v in node.kwargs.items()]
+    elif node.cls == "ModuleList":
+        args = [_names(node.children)]
+    elif node.cls == "ModuleDict":
+        args = ["{" + ", ".join(f"{k!r}: {a}" for k, a in node.children.items()) + "}"]
+    else:
+        args = list(node.children if holds == "list" else node.children.values())
+    return f"{prefix}{node.cls}({', '.join(args)})"
+
+
+def _global_hooks_removed(program: Program) -> list[str]:
+    """The script's last lines: global module hooks are removed, as the interpreter does, so that
+    they cannot fire in whatever runs next in the same process."""
+    hooks = [s.hook for s in program.steps if isinstance(s, GlobalModuleHook)]
+    if not hooks:
+        return []
+    return ["# the program ends: its global module hooks are removed", *(f"{h}.remove()" for h in hooks), ""]

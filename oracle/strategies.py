@@ -11,23 +11,31 @@ steps. Programs may raise (that is behaviour too): the oracle compares errors li
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from hypothesis import strategies as st
 
 from oracle.program import (
+    CHILDREN,
+    GLOBAL_HOOK_FLAGS,
+    MODULE_HOOK_FLAGS,
     MODULE_HOOK_KINDS,
+    OPTIMIZERS,
     Action,
     Backward,
     CallModule,
     Detach,
+    GlobalModuleHook,
     Grad,
     Leaf,
     Module,
     ModuleHook,
+    ModuleMode,
     Observe,
     ObserveGraph,
     Op,
+    Optimizer,
     Program,
     Ref,
     RegisterHook,
@@ -36,6 +44,7 @@ from oracle.program import (
     RetainGrad,
     Step,
     ZeroGrad,
+    module_nodes,
 )
 
 FEATURES = (
@@ -428,3 +437,224 @@ def backprop_twice(steps: list[Step], result: str, shape: tuple[int, ...], name:
     steps.append(ObserveGraph(root))
     steps.append(Backward(root))
     steps.append(Backward(root))
+
+
+# ------------------------------------------------------------------------------------------------
+# Module families: random module trees, module hooks of every kind and flag, losses, optimisers
+# (conformance/test_module_hooks.py, test_modules.py, test_optim.py)
+# ------------------------------------------------------------------------------------------------
+PARAM_VALUES = (-1.0, -0.5, 0.0, 0.5, 1.0)
+# input shapes of module trees: 1-d, batched 2-d and 3-d (Linear's N-d), images with and without batch
+TREE_INPUTS = ((3,), (2, 3), (2, 2, 3), (1, 3, 3), (2, 1, 3, 3))
+ACTIVATIONS = ("ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Identity", "Dropout")
+# actions module hooks take, by kind (forward hooks: a wrong-size input reaches the layer)
+MODULE_ACTIONS = {
+    "forward_pre": ("log", "log", "scale", "replace", "wrong_shape"),
+    "forward": ("log", "log", "scale", "replace"),
+    "full_backward_pre": ("log", "log", "scale", "replace", "wrong_shape", "wrong_count"),
+    "full_backward": ("log", "log", "scale", "replace", "wrong_shape", "wrong_count"),
+    "backward": ("log", "log", "scale", "replace", "wrong_count"),
+}
+LOSSES = ("MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss")
+REDUCTIONS = ("mean", "sum", "none")
+
+
+class ModuleBuilder(Builder):
+    """A ``Builder`` that also draws module trees over shapes it tracks, hooks on their nodes,
+    calls, losses and optimisers. A tree is a nested child spec (``oracle.program.module_nodes``);
+    every parameter gets explicit values, so both sides start from the same numbers."""
+
+    def __init__(self, draw: Any) -> None:
+        super().__init__(draw, ("float32",), TREE_INPUTS)
+        self.modules: list[str] = []  # every bound module node
+        self.modules_of: dict[str, list[str]] = {}  # tree root -> its nodes' names
+        self.params: list[str] = []
+
+    def input(self, shape: tuple[int, ...], requires_grad: bool | None = None) -> str:
+        """A float32 leaf of ``shape`` (requiring grad or not, at random unless given)."""
+        name = self.fresh("x")
+        flag = self.coin() if requires_grad is None else requires_grad
+        self.bind(name, shape, Leaf(name, self.data(shape), "float32", flag), tracked=flag)
+        self.leaves.append(name)
+        return name
+
+    # -- trees ---------------------------------------------------------------------------------
+    def layer(self, shape: tuple[int, ...], keep: bool) -> tuple[dict, tuple[int, ...]]:
+        """One layer on inputs of ``shape`` and its output shape (``keep``: output shape = input)."""
+        kinds = ["activation", "activation", "Linear", "Linear"]
+        if len(shape) in (3, 4):
+            kinds += ["Conv2d", "Conv2d"]
+        if not keep:
+            kinds.append("Flatten")
+        kind = self.pick(kinds)
+        if kind == "activation":
+            return self.activation(shape), shape
+        if kind == "Flatten":
+            start = self.pick(range(len(shape) - 1)) if len(shape) > 1 else 0
+            out = (*shape[:start], math.prod(shape[start:]))
+            return {"cls": "Flatten", "kwargs": {"start_dim": start}}, out
+        bias = self.pick((True, True, False))
+        kwargs = {} if bias else {"bias": False}
+        if kind == "Linear":
+            n = shape[-1]
+            k = n if keep else self.pick((1, 2, 3))
+            params = {"weight": self.weights((k, n)), **({"bias": self.weights((k,))} if bias else {})}
+            return {"cls": "Linear", "args": [n, k], "kwargs": kwargs, "params": params}, (*shape[:-1], k)
+        c, h, w = shape[-3:]
+        k = c if keep else self.pick((1, 2))
+        sizes = ((1, 0), (3, 1)) if keep else ((1, 0), (2, 0), (3, 1), (2, 1))
+        size, padding = self.pick([(s, p) for s, p in sizes if min(h, w) + 2 * p - s >= 0])
+        kwargs = {**kwargs, **({"padding": padding} if padding else {})}
+        weight = self.weights((k, c, size, size))
+        params = {"weight": weight, **({"bias": self.weights((k,))} if bias else {})}
+        out = (*shape[:-3], k, h + 2 * padding - size + 1, w + 2 * padding - size + 1)
+        return {"cls": "Conv2d", "args": [c, k, size], "kwargs": kwargs, "params": params}, out
+
+    def activation(self, shape: tuple[int, ...]) -> dict:
+        cls = self.pick(ACTIVATIONS)
+        if cls == "LeakyReLU":
+            return {"cls": cls, "kwargs": self.pick(({}, {"negative_slope": 0.2}))}
+        if cls in ("Softmax", "LogSoftmax"):
+            return {"cls": cls, "kwargs": {"dim": self.pick(range(-len(shape), len(shape)))}}
+        if cls == "Dropout":  # p=0.5 only where the tree is put in eval mode (see ``tree``)
+            return {"cls": cls, "kwargs": {"p": self.pick((0.0, 1.0, 0.5))}}
+        return {"cls": cls}
+
+    def weights(self, shape: tuple[int, ...]) -> Any:
+        if not shape:
+            return self.pick(PARAM_VALUES)
+        return [self.weights(shape[1:]) for _ in range(shape[0])]
+
+    def subtree(self, shape: tuple[int, ...], depth: int, keep: bool = False) -> tuple[dict, tuple[int, ...]]:
+        """A layer or a container (Sequential, ModuleList in Stack, ModuleDict in Router, Residual,
+        TwoBranch, Twice) of subtrees, and its output shape."""
+        if depth == 0 or self.draw(st.integers(0, 2)) == 0:
+            return self.layer(shape, keep)
+        cls = self.pick(("Sequential", "Sequential", "Stack", "Router", "Residual", "TwoBranch", "Twice"))
+        if cls in ("Residual", "TwoBranch", "Twice"):
+            names = CHILDREN[cls]
+            children = {n: self.subtree(shape, depth - 1, keep=True)[0] for n in names}
+            return {"cls": cls, "children": children}, shape
+        specs = []
+        for _ in range(self.draw(st.integers(1, 3))):
+            spec, shape = self.subtree(shape, depth - 1, keep)
+            specs.append(spec)
+        if cls == "Sequential":
+            return {"cls": cls, "children": specs}, shape
+        if cls == "Stack":
+            return {"cls": cls, "children": {"layers": {"cls": "ModuleList", "children": specs}}}, shape
+        keys = [self.pick(("a", "b", "c", "d")) + str(i) for i in range(len(specs))]
+        held = {"cls": "ModuleDict", "children": dict(zip(keys, specs, strict=True))}
+        return {"cls": cls, "children": {"branches": held}}, shape
+
+    def tree(self, shape: tuple[int, ...], depth: int = 2) -> tuple[str, tuple[int, ...]]:
+        """Bind a random module tree taking ``shape``; returns its name and output shape. A tree
+        with a random Dropout (p=0.5) is put in eval mode straight away."""
+        spec, out = self.subtree(shape, depth)
+        name = self.fresh("m")
+        step = Module(name, spec["cls"], spec.get("args", []), spec.get("params", {}), spec.get("kwargs", {}),
+                      spec.get("children"))
+        self.add_module(step)
+        if any(n.cls == "Dropout" and n.kwargs.get("p") == 0.5 for n in module_nodes(step)):
+            self.steps.append(ModuleMode(name, False))
+        return name, out
+
+    def add_module(self, step: Module) -> None:
+        self.steps.append(step)
+        nodes = module_nodes(step)
+        self.modules_of[step.name] = [n.alias for n in nodes]
+        for node in nodes:
+            self.modules.append(node.alias)
+            for pname in node.param_names:
+                param = f"{node.alias}.{pname}"
+                self.shapes[param] = tuple(_shape(node.params[pname]))
+                self.tracked.add(param)
+                self.params.append(param)
+
+    def call(self, module: str, inputs: list[str], shape: tuple[int, ...]) -> str:
+        """``out = module(*inputs)``, the first input sometimes passed as ``input=``."""
+        out = self.fresh("t")
+        if len(inputs) == 1 and self.draw(st.integers(0, 3)) == 0:
+            step = CallModule(out, module, [], {"input": inputs[0]})
+        else:
+            step = CallModule(out, module, inputs)
+        self.bind(out, shape, step, tracked=True)
+        return out
+
+    # -- hooks ---------------------------------------------------------------------------------
+    def module_hook(self, module: str, on: str | None = None, actions: tuple[str, ...] | None = None) -> str:
+        """A hook of kind ``on`` (random if None) on ``module``, with random flags and action."""
+        on = on or self.pick(MODULE_HOOK_KINDS)
+        flags = {f: self.draw(st.integers(0, 2)) == 0 for f in MODULE_HOOK_FLAGS[on]}
+        hook = self.fresh("h")
+        self.steps.append(ModuleHook(hook, module, on, self.action(actions or MODULE_ACTIONS[on]), **flags))
+        self.hooks.append(hook)
+        return hook
+
+    def global_hook(self, on: str | None = None, actions: tuple[str, ...] | None = None) -> str:
+        """A global module hook (removed when the program ends, on both sides); it fires for every
+        module, so its action is one torch accepts everywhere."""
+        on = on or self.pick(list(GLOBAL_HOOK_FLAGS))
+        flags = {f: self.draw(st.integers(0, 2)) == 0 for f in GLOBAL_HOOK_FLAGS[on]}
+        fair = [a for a in MODULE_ACTIONS[on] if a not in ("wrong_shape", "wrong_count")]
+        actions = tuple(a for a in actions or fair if a in fair) or ("log",)
+        hook = self.fresh("g")
+        self.steps.append(GlobalModuleHook(hook, on, self.action(actions), **flags))
+        self.hooks.append(hook)
+        return hook
+
+    # -- losses and optimisers -----------------------------------------------------------------
+    def loss(self, prediction: str, cls: str | None = None) -> str:
+        """A loss module of ``cls`` (random if None) with a random reduction, applied to
+        ``prediction`` (1-d or 2-d, classes last; squashed by Sigmoid for BCELoss, LogSoftmax for
+        NLLLoss) and a target of the kind the loss takes; returns the loss value's name."""
+        cls = cls or self.pick(LOSSES)
+        shape = self.shapes[prediction]
+        squash = {"BCELoss": "Sigmoid", "NLLLoss": "LogSoftmax"}.get(cls)
+        if squash is not None:
+            name = self.fresh("m")
+            kwargs = {"dim": -1} if squash == "LogSoftmax" else {}
+            self.add_module(Module(name, squash, kwargs=kwargs))
+            prediction = self.call(name, [prediction], shape)
+        target = self.fresh("y")
+        if cls in ("CrossEntropyLoss", "NLLLoss") and (cls == "NLLLoss" or self.coin()):
+            rows = shape[0] if len(shape) == 2 else 1
+            data = self.draw(st.lists(st.integers(0, shape[-1] - 1), min_size=rows, max_size=rows))
+            self.bind(target, shape[:-1], Leaf(target, data if len(shape) == 2 else data[0], "int64"))
+        elif cls in ("MSELoss", "L1Loss"):
+            self.bind(target, shape, Leaf(target, self.data(shape), "float32"))
+        else:  # probabilities: BCE targets, soft CrossEntropy labels
+            self.bind(target, shape, Leaf(target, self.probabilities(shape), "float32"))
+        name = self.fresh("m")
+        reduction = self.pick(REDUCTIONS)
+        self.add_module(Module(name, cls, kwargs={"reduction": reduction}))
+        per_row = cls in ("CrossEntropyLoss", "NLLLoss")
+        out_shape = () if reduction != "none" else shape[:-1] if per_row else shape
+        return self.call(name, [prediction, target], out_shape)
+
+    def probabilities(self, shape: tuple[int, ...]) -> Any:
+        if not shape:
+            return self.pick((0.0, 0.25, 0.5, 1.0))
+        return [self.probabilities(shape[1:]) for _ in range(shape[0])]
+
+    def optimizer(self, params: list[str]) -> str:
+        """An optimiser of a random class over ``params`` with random options."""
+        cls = self.pick(OPTIMIZERS)
+        kwargs: dict[str, Any] = {"lr": self.pick((0.1, 0.01))}
+        if cls == "SGD":
+            options = {"momentum": (0.0, 0.9), "dampening": (0.0, 0.1), "weight_decay": (0.0, 0.01),
+                       "nesterov": (False, True), "maximize": (False, True)}
+        else:
+            options = {"amsgrad": (False, True), "maximize": (False, True), "weight_decay": (0.0, 0.01)}
+        for key, values in options.items():
+            value = self.pick(values)
+            if value != values[0]:
+                kwargs[key] = value
+        name = self.fresh("opt")
+        self.steps.append(Optimizer(name, cls, list(params), kwargs))
+        return name
+
+
+def _shape(data: Any) -> list[int]:
+    """The shape of nested lists of numbers."""
+    return [len(data), *_shape(data[0])] if isinstance(data, list) else []

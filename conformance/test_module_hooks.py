@@ -1,0 +1,206 @@
+"""Module hooks (oracle/rules/modules.py, family "module hooks"): random module trees with hooks of
+every kind and flag, registered per module or globally, agree with torch on which hooks fire, in
+what order, with what they received, and what their return values do."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from oracle.backends import Backend
+from oracle.differential import check
+from oracle.program import (
+    GLOBAL_HOOK_FLAGS,
+    MODULE_HOOK_KINDS,
+    Action,
+    Backward,
+    CallModule,
+    Leaf,
+    Module,
+    ModuleHook,
+    Observe,
+    Op,
+    Program,
+    Ref,
+    RemoveHook,
+)
+from oracle.rules.modules import known_divergence
+from oracle.strategies import TREE_INPUTS, ModuleBuilder
+
+# Rule -> what impl does differently (strict xfails on the impl backend only; the goal is none).
+_CONV_FLATTEN = (
+    "records UnsafeViewBackward0 <- CloneBackward0 for Flatten of a Conv2d output, torch ViewBackward0"
+)
+_SIZE_HOOK = (
+    "names its internal hook '_output_hook' in \"hook ... has changed the size of value\" (torch: 'hook')"
+)
+KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
+    "MHOOK-001": "raises numpy's ValueError instead of torch's RuntimeError ('The size of tensor a (3) must "
+    "match the size of tensor b (13) ...') when a pre-hook's replacement input does not broadcast",
+    "MHOOK-004": _CONV_FLATTEN,
+    "MHOOK-005": _SIZE_HOOK,
+    "MHOOK-006": "names a legacy backward hook '_WrappedHook' instead of its function in \"hook ... has "
+    "returned an incorrect number of values\"",
+    "MHOOK-007": _CONV_FLATTEN,
+    "MHOOK-008": _SIZE_HOOK,
+}
+
+FAIR = ("log", "log", "scale", "replace")  # actions torch accepts from every kind
+BACKWARD = ("full_backward_pre", "full_backward")
+
+
+@pytest.fixture(autouse=True)
+def _known_impl_divergence(request: pytest.FixtureRequest, backend: Backend) -> None:
+    marker = request.node.get_closest_marker("rule")
+    reason = known_divergence(marker.args[0], backend.name, KNOWN_IMPL_DIVERGENCES) if marker else None
+    if reason is not None:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
+
+
+@st.composite
+def hooked_trees(
+    draw: Any,
+    kinds: tuple[str, ...] = MODULE_HOOK_KINDS,
+    actions: tuple[str, ...] | None = FAIR,
+    hooks: tuple[int, int] = (1, 4),
+    global_hooks: bool = False,
+    remove: bool = False,
+    bad_input: bool = False,
+) -> Program:
+    """A random module tree taking an input that may require grad, hooks of ``kinds`` on random
+    nodes (and global hooks), some removed, the tree called once or twice, then backward from the
+    last output and an observation of every tensor (inputs, outputs, parameters)."""
+    b = ModuleBuilder(draw)
+    shape = b.pick(TREE_INPUTS)
+    x = b.input(shape)
+    net, out_shape = b.tree(shape)
+    for _ in range(draw(st.integers(*hooks))):
+        if global_hooks and b.coin():
+            b.global_hook(b.pick([k for k in kinds if k in GLOBAL_HOOK_FLAGS]), actions)
+        else:
+            b.module_hook(b.pick(b.modules_of[net]), b.pick(kinds), actions)
+    if remove:
+        for hook in draw(st.lists(st.sampled_from(b.hooks), max_size=2, unique=True)):
+            b.steps.append(RemoveHook(hook))
+    if bad_input:  # an input of the wrong size: the forward raises
+        x = b.input((*shape[:-1], shape[-1] + 1))
+    for _ in range(draw(st.integers(1, 2))):
+        b.call(net, [x], out_shape)
+    b.finish()
+    return b.program()
+
+
+@pytest.mark.rule("MHOOK-001")
+@settings(deadline=None)
+@given(program=hooked_trees(kinds=("forward_pre", "forward"), actions=None))
+def test_forward_hooks_run_around_each_call(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def keyword_calls(draw: Any) -> Program:
+    """Forward (pre-)hooks with with_kwargs on a layer called with ``input=`` as a keyword."""
+    b = ModuleBuilder(draw)
+    shape = b.pick(TREE_INPUTS)
+    x = b.input(shape, requires_grad=True)
+    net, out_shape = b.tree(shape, depth=1)
+    for _ in range(draw(st.integers(1, 3))):
+        on = b.pick(("forward_pre", "forward"))
+        hook = b.fresh("h")
+        b.steps.append(ModuleHook(hook, net, on, b.action(FAIR), with_kwargs=b.coin(), prepend=b.coin()))
+    out = b.fresh("t")
+    b.bind(out, out_shape, CallModule(out, net, [], {"input": x}), tracked=True)
+    b.finish()
+    return b.program()
+
+
+@pytest.mark.rule("MHOOK-002")
+@settings(deadline=None)
+@given(program=keyword_calls())
+def test_forward_hooks_with_kwargs(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@pytest.mark.rule("MHOOK-003")
+@settings(deadline=None)
+@given(program=hooked_trees(kinds=("forward_pre", "forward"), global_hooks=True, bad_input=True))
+def test_always_call_forward_hooks_run_when_forward_raises(
+    program: Program, backend: Backend, reference: Backend
+) -> None:
+    check(program, backend, reference)
+
+
+@pytest.mark.rule("MHOOK-004")
+@settings(deadline=None)
+@given(program=hooked_trees(kinds=BACKWARD))
+def test_full_backward_hooks_receive_and_replace_gradients(
+    program: Program, backend: Backend, reference: Backend
+) -> None:
+    check(program, backend, reference)
+
+
+@pytest.mark.rule("MHOOK-005")
+@settings(deadline=None)
+@given(program=hooked_trees(kinds=BACKWARD, actions=("wrong_count", "wrong_shape"), hooks=(1, 2)))
+def test_wrong_size_backward_hook_results_raise(
+    program: Program, backend: Backend, reference: Backend
+) -> None:
+    check(program, backend, reference)
+
+
+def seed_004() -> Program:
+    """Seed 004: Linear(3, 4) - ReLU - Linear(4, 1) with the seed's weights, a legacy backward hook
+    on each layer, called on [[1, 1, 1]] (requires grad), then backward."""
+    fc1 = {
+        "weight": [[1.0, 2.0, 3.0], [-4.0, -5.0, -6.0], [7.0, 8.0, 9.0], [-10.0, -11.0, -12.0]],
+        "bias": [1.0, 2.0, 3.0, 4.0],
+    }
+    fc2 = {"weight": [[1.0, 2.0, 3.0, 4.0]], "bias": [1.0]}
+    layers = [
+        {"cls": "Linear", "args": [3, 4], "params": fc1},
+        {"cls": "ReLU"},
+        {"cls": "Linear", "args": [4, 1], "params": fc2},
+    ]
+    return Program(
+        [
+            Leaf("x", [[1.0, 1.0, 1.0]], requires_grad=True),
+            Module("m", "Sequential", children=layers),
+            *(ModuleHook(f"h{i}", f"m_{i}", "backward") for i in range(3)),
+            CallModule("o", "m", ["x"]),
+            Op("s", "sum", [Ref("o")]),
+            Backward("s"),
+            Observe("x"),
+            Observe("m_0.weight"),
+            Observe("m_2.bias"),
+        ]
+    )
+
+
+@pytest.mark.rule("MHOOK-006")
+@settings(deadline=None)
+@example(program=seed_004())
+@given(program=hooked_trees(kinds=("backward",), actions=("log", "log", "scale", "wrong_count")))
+def test_legacy_backward_hook(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@pytest.mark.rule("MHOOK-007")
+@settings(deadline=None)
+@given(program=hooked_trees(kinds=tuple(GLOBAL_HOOK_FLAGS), global_hooks=True, remove=True))
+def test_global_module_hooks(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@pytest.mark.rule("MHOOK-008")
+@settings(deadline=None)
+@given(program=hooked_trees(actions=None, hooks=(1, 6), remove=True))
+def test_hooks_on_module_trees(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+def test_an_unknown_action_is_refused() -> None:
+    with pytest.raises(ValueError):
+        Action("wrong_name")

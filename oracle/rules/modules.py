@@ -1,0 +1,133 @@
+"""Rules of the module families: "module hooks" (conformance/test_module_hooks.py), "modules and
+losses" (conformance/test_modules.py) and "optimisers" (conformance/test_optim.py)."""
+
+from oracle.rules import Rule
+
+HOOKS = "module hooks"
+MODULES = "modules and losses"
+OPTIM = "optimisers"
+_MODULE = "https://pytorch.org/docs/stable/generated/torch.nn.Module.html#torch.nn.Module"
+_GLOBAL = "https://pytorch.org/docs/stable/generated/torch.nn.modules.module"
+_NN = "https://pytorch.org/docs/stable/generated/torch.nn"
+_OPTIM = "https://pytorch.org/docs/stable/generated/torch.optim"
+
+RULES = [
+    Rule(
+        "MHOOK-001",
+        HOOKS,
+        "Forward pre-hooks run before each call of a module with its positional inputs and forward "
+        "hooks after it with inputs and output, in registration order (prepend=True puts a hook "
+        "first); a returned value replaces the inputs or the output.",
+        f"{_MODULE}.register_forward_hook",
+    ),
+    Rule(
+        "MHOOK-002",
+        HOOKS,
+        "With with_kwargs=True, forward pre-hooks and forward hooks also receive the keyword "
+        "arguments of the call, and a pre-hook returns (args, kwargs) to replace them.",
+        f"{_MODULE}.register_forward_pre_hook",
+    ),
+    Rule(
+        "MHOOK-003",
+        HOOKS,
+        "A forward hook registered with always_call=True runs even when the forward raises (with "
+        "output None), and the forward's error still propagates.",
+        f"{_MODULE}.register_forward_hook",
+    ),
+    Rule(
+        "MHOOK-004",
+        HOOKS,
+        "Full backward pre-hooks receive the gradients of a module's outputs and full backward hooks "
+        "the gradients of its inputs and outputs (None for an input that does not require grad); "
+        "what they return replaces grad_output or grad_input.",
+        f"{_MODULE}.register_full_backward_hook",
+    ),
+    Rule(
+        "MHOOK-005",
+        HOOKS,
+        "A full backward (pre-)hook returning the wrong number of gradients, or a gradient of the "
+        "wrong shape, makes backward raise torch's RuntimeError.",
+        f"{_MODULE}.register_full_backward_pre_hook",
+    ),
+    Rule(
+        "MHOOK-006",
+        HOOKS,
+        "The legacy register_backward_hook receives the gradients of the last autograd node of the "
+        "module's forward (for Linear: bias, input and weight gradients) and warns with a "
+        "FutureWarning when the forward has several nodes.",
+        "seed 004",
+    ),
+    Rule(
+        "MHOOK-007",
+        HOOKS,
+        "Global module hooks (register_module_forward_pre_hook, _forward_hook, _full_backward_hook, "
+        "_full_backward_pre_hook) fire for every module, before the module's own hooks of the same "
+        "kind, until removed.",
+        f"{_GLOBAL}.register_module_forward_hook.html",
+    ),
+    Rule(
+        "MHOOK-008",
+        HOOKS,
+        "Module hooks of every kind on the nodes of a nested module tree fire once per call of their "
+        "module (twice for a module called twice), from the outer module in, and backward hooks "
+        "from the output back; a removed hook no longer fires.",
+        f"{_MODULE}.register_full_backward_hook",
+    ),
+    Rule(
+        "MOD-001",
+        MODULES,
+        "Nested Sequential, ModuleList, ModuleDict and custom modules over Linear (1-d, 2-d and N-d "
+        "inputs), Conv2d and activation layers compute torch's outputs, grad_fn names and parameter "
+        "gradients, called once or several times.",
+        f"{_NN}.Sequential.html",
+    ),
+    Rule(
+        "MOD-002",
+        MODULES,
+        "named_parameters() lists parameters depth first in registration order, state_dict() has "
+        "the same keys, and train()/eval() set the training flag of every submodule.",
+        f"{_MODULE}.named_parameters",
+    ),
+    Rule(
+        "MOD-003",
+        MODULES,
+        "Module.zero_grad() sets every parameter's .grad to None (or to zeros with "
+        "set_to_none=False), so that gradients no longer accumulate across backward calls.",
+        "seed 001",
+    ),
+    Rule(
+        "MOD-004",
+        MODULES,
+        "MSELoss, L1Loss, CrossEntropyLoss (class indices or probabilities), NLLLoss, BCELoss and "
+        "BCEWithLogitsLoss give torch's values and gradients with every reduction.",
+        f"{_NN}.CrossEntropyLoss.html",
+    ),
+    Rule(
+        "MOD-005",
+        MODULES,
+        "Dropout is the identity in eval mode; in train mode p=0 keeps and p=1 zeroes every element.",
+        f"{_NN}.Dropout.html",
+    ),
+    Rule(
+        "OPT-001",
+        OPTIM,
+        "SGD (lr, momentum, dampening, weight_decay, nesterov, maximize) moves the parameters as "
+        "torch's does, step after step.",
+        f"{_OPTIM}.SGD.html",
+    ),
+    Rule(
+        "OPT-002",
+        OPTIM,
+        "Adam and AdamW (amsgrad, maximize, weight_decay) move the parameters as torch's do, step "
+        "after step, in a training loop with zero_grad.",
+        f"{_OPTIM}.Adam.html",
+    ),
+]
+
+
+def known_divergence(rule_id: str, backend_name: str, known: dict[str, str]) -> str | None:
+    """The strict-xfail reason for ``rule_id`` when the backend under test is impl and the rule is
+    in ``known`` (a test module's KNOWN_IMPL_DIVERGENCES), else None."""
+    if backend_name != "impl" or rule_id not in known:
+        return None
+    return f"{rule_id}: impl {known[rule_id]}"
