@@ -1,0 +1,187 @@
+"""Tensor semantics (oracle/rules/tensors.py): dtype inference and promotion, views and their
+layout, shared writes and version counters, memory shared with numpy."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance.test_ops import ALL_DTYPES, OpProgram, known_divergence
+from oracle.backends import Backend
+from oracle.differential import check
+from oracle.program import (
+    DType,
+    NumpyAdd,
+    NumpyArray,
+    Observe,
+    ObserveArray,
+    ObserveLayout,
+    Program,
+    Ref,
+)
+from oracle.strategies import op_data
+
+KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
+    "TEN-003": "an in-place write into an expanded view (elements sharing memory) does not raise torch's "
+    "'unsupported operation: more than one element of the written-to tensor refers to a single memory "
+    "location' error",
+}
+_known_divergence = known_divergence(KNOWN_IMPL_DIVERGENCES)
+
+PY_VALUES = (0, 1, -2, 2.5, -0.5, True, False)
+
+
+@st.composite
+def inferred(draw: Any) -> Program:
+    """torch.tensor of Python data (scalars, lists of mixed ints/floats/bools), with or without
+    a dtype."""
+    p = OpProgram(draw)
+    if draw(st.booleans()):
+        data: Any = draw(st.sampled_from(PY_VALUES))
+    else:
+        data = draw(st.lists(st.sampled_from(PY_VALUES), min_size=1, max_size=3))
+    kwargs = {"dtype": DType(draw(st.sampled_from(ALL_DTYPES)))} if draw(st.integers(0, 2)) == 0 else {}
+    t = p.op("tensor", data, **kwargs)
+    p.steps += [Observe(t), ObserveLayout(t)]
+    return Program(p.steps)
+
+
+@pytest.mark.rule("TEN-001")
+@settings(deadline=None)
+@given(program=inferred())
+def test_dtype_inference(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def promoted(draw: Any) -> Program:
+    """A binary op between tensors (0-d or not) of any two dtypes, or a tensor and a scalar."""
+    p = OpProgram(draw)
+    a = p.leaf(draw(st.sampled_from(((), (2,)))), draw(st.sampled_from(ALL_DTYPES)), grad=False)
+    op = draw(st.sampled_from(("add", "mul", "div", "__rmul__", "maximum", "where")))
+    if op == "where":
+        cond = p.leaf((2,), "bool", grad=False)
+        other: Any = draw(st.sampled_from((1.5, 2)))
+        t = p.op("where", Ref(cond), Ref(a), other)
+    elif draw(st.booleans()) and op != "maximum":
+        t = p.op(op, Ref(a), draw(st.sampled_from(PY_VALUES)))
+    else:
+        b = p.leaf(draw(st.sampled_from(((), (2,)))), draw(st.sampled_from(ALL_DTYPES)), grad=False)
+        t = p.op(op, Ref(a), Ref(b)) if op != "__rmul__" else p.op("mul", Ref(b), Ref(a))
+    p.steps.append(Observe(t))
+    return Program(p.steps)
+
+
+@pytest.mark.rule("TEN-002")
+@settings(deadline=None)
+@given(program=promoted())
+def test_dtype_promotion(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+def view_step(draw: Any, shape: tuple[int, ...]) -> tuple[str, list, tuple[int, ...]]:
+    """A view op applicable to ``shape``: (op, arguments after the tensor, result shape)."""
+    rank = len(shape)
+    kinds = ["view", "reshape", "unsqueeze", "flatten", "contiguous"]
+    if rank >= 1:
+        kinds += ["transpose", "permute", "squeeze", "narrow", "select", "__getitem__", "expand"]
+    if rank == 2:
+        kinds.append("t")
+    op = draw(st.sampled_from(kinds))
+    n = 1
+    for s in shape:
+        n *= s
+    if op in ("view", "reshape"):
+        new = draw(st.sampled_from(((n,), (-1,), (1, n), (n, 1))))
+        return op, list(new), (n,) if new == (-1,) else new
+    if op == "unsqueeze":
+        d = draw(st.integers(0, rank))
+        return op, [d], shape[:d] + (1,) + shape[d:]
+    if op == "flatten":
+        return op, [], (n,)
+    if op == "contiguous":
+        return op, [], shape
+    if op == "t":
+        return op, [], shape[::-1]
+    if op in ("transpose", "permute"):
+        perm = draw(st.permutations(range(rank)))
+        if op == "permute":
+            return op, list(perm), tuple(shape[i] for i in perm)
+        i, j = perm[0], perm[-1]
+        out = list(shape)
+        out[i], out[j] = out[j], out[i]
+        return op, [i, j], tuple(out)
+    if op == "squeeze":
+        return op, [], tuple(s for s in shape if s != 1)
+    if op == "expand":
+        new = (2, *shape) if shape[0] != 1 else (3, *shape[1:])  # a new dim, or a size-1 dim grown
+        return op, list(new), new
+    d = draw(st.integers(0, rank - 1))
+    if op == "narrow":
+        start = draw(st.integers(0, shape[d] - 1))
+        length = draw(st.integers(1, shape[d] - start))
+        return op, [d, start, length], shape[:d] + (length,) + shape[d + 1 :]
+    i = draw(st.integers(0, shape[d] - 1))
+    if op == "select":
+        return op, [d, i], shape[:d] + shape[d + 1 :]
+    return op, [i], shape[1:]
+
+
+@st.composite
+def views(draw: Any) -> Program:
+    """A chain of views of a tensor, each's layout observed, then an in-place write through the
+    last one (or a view() that torch may refuse), then base and views observed."""
+    p = OpProgram(draw)
+    shape = draw(st.sampled_from(((3,), (2, 3), (1, 3), (2, 1, 2))))
+    base = p.leaf(shape, "float32", grad=False)
+    current = base
+    for _ in range(draw(st.integers(1, 3))):
+        op, args, shape = view_step(draw, shape)
+        current = p.op(op, Ref(current), *args)
+        p.steps.append(ObserveLayout(current))
+    if draw(st.booleans()):
+        p.op(draw(st.sampled_from(("add_", "mul_", "fill_"))), Ref(current), 2.0)
+    else:
+        p.op("view", Ref(current), -1)
+    p.steps += [ObserveLayout(n) for n in p.names] + [Observe(n) for n in p.names]
+    return Program(p.steps)
+
+
+@pytest.mark.rule("TEN-003")
+@settings(deadline=None)
+@given(program=views())
+def test_views_share_storage_and_version(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def numpy_sharing(draw: Any) -> Program:
+    """A numpy array made into a tensor by from_numpy (shared) or torch.tensor (copied), then
+    written on either side; or a tensor's numpy() (refused when it requires grad)."""
+    p = OpProgram(draw)
+    shape = draw(st.sampled_from(((2,), (2, 2))))
+    if draw(st.booleans()):
+        dtype = draw(st.sampled_from(("float64", "float32", "int64", "int32")))
+        p.steps.append(NumpyArray("a", op_data(draw, shape, dtype), dtype))
+        t = p.op(draw(st.sampled_from(("from_numpy", "from_numpy", "tensor"))), Ref("a"))
+        array = "a"
+    else:
+        t = p.leaf(shape, draw(st.sampled_from(("float32", "float64"))))  # numpy() raises if it requires grad
+        array = p.op("numpy", Ref(t))
+        p.names.remove(array)
+    if draw(st.booleans()):
+        p.steps.append(NumpyAdd(array, draw(st.sampled_from((1.0, 2)))))
+    else:
+        p.op("add_", Ref(t), 1)
+    p.steps += [ObserveArray(array), Observe(t), ObserveLayout(t)]
+    return Program(p.steps)
+
+
+@pytest.mark.rule("TEN-004")
+@settings(deadline=None)
+@given(program=numpy_sharing())
+def test_numpy_shares_memory(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)

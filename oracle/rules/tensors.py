@@ -1,0 +1,42 @@
+"""Rules of the family "tensor semantics": dtype inference and promotion, views (strides,
+contiguity, shared writes, version counters, torch's view error) and sharing memory with numpy.
+Checked in conformance/test_tensors.py."""
+
+from oracle.rules import Rule
+
+FAMILY = "tensor semantics"
+_DOCS = "https://pytorch.org/docs/stable"
+
+RULES = [
+    Rule(
+        "TEN-001",
+        FAMILY,
+        "torch.tensor infers the dtype of Python data (ints int64, floats float32, bools bool, "
+        "mixed lists the widest kind) unless a dtype is given.",
+        "seed 003",
+    ),
+    Rule(
+        "TEN-002",
+        FAMILY,
+        "Arithmetic promotes dtypes as torch.result_type does: tensor-tensor by category then size, "
+        "a 0-d tensor or a Python scalar only across categories (an int tensor times a float "
+        "scalar is float32).",
+        f"{_DOCS}/tensor_attributes.html#type-promotion-doc",
+    ),
+    Rule(
+        "TEN-003",
+        FAMILY,
+        "View ops (view, reshape, t, transpose, permute, expand, squeeze, unsqueeze, flatten, "
+        "narrow, select, indexing with an int) give torch's strides, storage offset and "
+        "contiguity; writes through a view show in its base and bump the version counter both "
+        "share; view() of a non-contiguous tensor raises torch's error.",
+        f"{_DOCS}/tensor_view.html",
+    ),
+    Rule(
+        "TEN-004",
+        FAMILY,
+        "torch.from_numpy and Tensor.numpy share memory both ways (torch.tensor copies), keep the "
+        "array's dtype (float64 stays float64), and numpy() of a tensor that requires grad raises.",
+        "seed 003",
+    ),
+]
