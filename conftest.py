@@ -1,3 +1,3 @@
 """Root conftest: load the oracle's pytest plugin (options, fixtures, results.json, report)."""
 
-pytest_plugins = ("oracle.plugin",)
+pytest_plugins = ("oracle.plugin", "oracle.planted")
