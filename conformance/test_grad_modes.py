@@ -1,0 +1,73 @@
+"""Grad modes (oracle/rules/grad_modes.py): programs entering and leaving no_grad, enable_grad,
+set_grad_enabled and inference_mode around ops, then using the results in autograd."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance.test_ops import OpProgram, known_divergence
+from oracle.backends import Backend
+from oracle.differential import check
+from oracle.program import Backward, ExitMode, GradMode, Observe, Program, Ref
+
+KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
+    "GM-002": "has no torch.is_inference_mode_enabled (impl.autograd.grad_mode has it, not exported)",
+}
+_known_divergence = known_divergence(KNOWN_IMPL_DIVERGENCES)
+
+OPS = ("mul", "add", "exp", "sum", "add_")
+
+
+def some_ops(p: OpProgram, draw: Any, sources: list[str]) -> None:
+    """One to three ops on the sources (an in-place one now and then)."""
+    for _ in range(draw(st.integers(1, 3))):
+        op = draw(st.sampled_from(OPS))
+        src = draw(st.sampled_from(sources + p.names[-1:]))
+        args = [] if op in ("exp", "sum") else [2.0]
+        sources.append(p.op(op, Ref(src), *args))
+
+
+@st.composite
+def modes(draw: Any, kinds: tuple[str, ...]) -> Program:
+    """Leaves, then nested grad modes (entered and left in order) with ops inside and outside,
+    then a backward from the latest result and every tensor observed."""
+    p = OpProgram(draw)
+    sources = [p.leaf((2,), "float32", grad=True), p.leaf((2,), "float32")]
+    open_modes: list[str] = []
+    for i in range(draw(st.integers(1, 4))):
+        if open_modes and draw(st.booleans()):
+            p.steps.append(ExitMode(open_modes.pop()))
+        else:
+            mode = draw(st.sampled_from(kinds))
+            flag = draw(st.booleans()) if mode == "set_grad_enabled" else None
+            if mode == "inference_mode" and draw(st.booleans()):
+                flag = draw(st.booleans())
+            open_modes.append(f"mode{i}")
+            p.steps.append(GradMode(open_modes[-1], mode, flag))
+        some_ops(p, draw, sources)
+    while open_modes and draw(st.booleans()):
+        p.steps.append(ExitMode(open_modes.pop()))
+    if draw(st.booleans()):
+        some_ops(p, draw, sources)
+    root = p.op("sum", Ref(p.names[-1]))
+    p.steps.append(Backward(root))
+    p.steps += [Observe(n) for n in p.names]
+    return Program(p.steps)
+
+
+@pytest.mark.rule("GM-001")
+@settings(deadline=None)
+@given(program=modes(("no_grad", "enable_grad", "set_grad_enabled")))
+def test_no_grad_and_friends(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@pytest.mark.rule("GM-002")
+@settings(deadline=None)
+@given(program=modes(("inference_mode", "inference_mode", "no_grad", "enable_grad")))
+def test_inference_mode(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)

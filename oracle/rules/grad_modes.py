@@ -1,0 +1,26 @@
+"""Rules of the family "grad modes": what no_grad, enable_grad, set_grad_enabled and
+inference_mode do to the results of ops and to autograd. Checked in conformance/test_grad_modes.py."""
+
+from oracle.rules import Rule
+
+FAMILY = "grad modes"
+_DOCS = "https://pytorch.org/docs/stable/notes/autograd.html#locally-disabling-gradient-computation"
+
+RULES = [
+    Rule(
+        "GM-001",
+        FAMILY,
+        "Under no_grad or set_grad_enabled(False) op results do not require grad, are leaves and "
+        "have no grad_fn; enable_grad inside restores recording; leaving a mode restores the "
+        "previous one, as is_grad_enabled reports.",
+        _DOCS,
+    ),
+    Rule(
+        "GM-002",
+        FAMILY,
+        "Under inference_mode results are inference tensors without grad_fn; using them in "
+        "autograd outside the mode, or editing them in place there, raises torch's errors; "
+        "is_inference_mode_enabled reports the mode.",
+        _DOCS,
+    ),
+]
