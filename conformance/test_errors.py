@@ -1,0 +1,118 @@
+"""Error and warning parity (oracle/rules/errors.py): generated programs that do what torch
+refuses (or warns about) raise and warn with torch's types and messages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance.test_ops import ALL_DTYPES, OpProgram, known_divergence
+from oracle.backends import Backend
+from oracle.differential import check
+from oracle.program import Backward, Leaf, Observe, Program, Ref, RequiresGrad, RetainGrad
+from oracle.strategies import op_data
+
+KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
+    "ERR-003": "a broadcasting failure raises numpy's ValueError ('operands could not be broadcast "
+    "together') instead of torch's RuntimeError ('The size of tensor a (3) must match the size of tensor b "
+    "(2) at non-singleton dimension 0')",
+}
+_known_divergence = known_divergence(KNOWN_IMPL_DIVERGENCES)
+
+
+@st.composite
+def bad_backwards(draw: Any) -> Program:
+    """backward from a tensor that does not require grad, from a non-scalar without gradient, or
+    with a gradient of another shape or dtype."""
+    p = OpProgram(draw)
+    shape = draw(st.sampled_from(((), (2,), (2, 2))))
+    x = p.leaf(shape, "float32", grad=draw(st.integers(0, 3)) > 0)
+    y = p.op(draw(st.sampled_from(("mul", "add"))), Ref(x), 2.0)
+    gradient = None
+    if draw(st.booleans()):
+        gshape = draw(st.sampled_from((shape, (3,), (2, 1))))
+        gradient = p.leaf(gshape, draw(st.sampled_from(("float32", "float64", "int64", "bool"))), grad=False)
+    p.steps.append(Backward(y, gradient))
+    p.steps += [Observe(n) for n in p.names]
+    return Program(p.steps)
+
+
+@pytest.mark.rule("ERR-001")
+@settings(deadline=None)
+@given(program=bad_backwards())
+def test_backward_errors(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def refused_flags(draw: Any) -> Program:
+    """A leaf of any dtype made with requires_grad, requires_grad_ on leaves and non-leaves, and
+    in-place ops on leaves that (may) require grad."""
+    p = OpProgram(draw)
+    dtype = draw(st.sampled_from(ALL_DTYPES))
+    x = "x0"
+    p.steps.append(Leaf(x, op_data(draw, (2,), dtype), dtype, draw(st.booleans())))
+    p.names.append(x)
+    kind = draw(st.sampled_from(("requires_grad_", "inplace")))
+    if kind == "requires_grad_":
+        target = draw(st.sampled_from((x, p.op("mul", Ref(x), 2))))
+        p.steps.append(RequiresGrad(target, draw(st.booleans())))
+    else:
+        op = draw(st.sampled_from(("add_", "mul_", "zero_", "fill_", "__setitem__")))
+        p.op(op, Ref(x), *{"zero_": [], "__setitem__": [0, 1]}.get(op, [1]))
+    p.steps += [Observe(n) for n in p.names]
+    return Program(p.steps)
+
+
+@pytest.mark.rule("ERR-002")
+@settings(deadline=None)
+@given(program=refused_flags())
+def test_refused_flags_and_leaf_inplace(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def shape_errors(draw: Any) -> Program:
+    """Ops on shapes that may not fit: broadcasting, matmul, view of a transposed tensor, cat."""
+    p = OpProgram(draw)
+    a = p.leaf(draw(st.sampled_from(((2, 3), (3,), (2, 1)))), "float32")
+    b = p.leaf(draw(st.sampled_from(((3, 2), (2,), (4,), (1, 3)))), "float32")
+    kind = draw(st.sampled_from(("add", "mul", "matmul", "mm", "view", "cat")))
+    if kind == "view":
+        p.op("view", Ref(p.op("t", Ref(a)) if draw(st.booleans()) else a), -1)
+    elif kind == "cat":
+        p.op("cat", [Ref(a), Ref(b)], draw(st.integers(-1, 1)))
+    else:
+        p.op(kind, Ref(a), Ref(b))
+    p.steps += [Observe(n) for n in p.names]
+    return Program(p.steps)
+
+
+@pytest.mark.rule("ERR-003")
+@settings(deadline=None)
+@given(program=shape_errors())
+def test_shape_errors(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def non_leaf_grad_reads(draw: Any) -> Program:
+    """.grad read on non-leaves, retained or not, before and after backward."""
+    p = OpProgram(draw)
+    x = p.leaf((2,), "float32", grad=True)
+    y = p.op(draw(st.sampled_from(("mul", "add"))), Ref(x), 3.0)
+    if draw(st.booleans()):
+        p.steps.append(RetainGrad(y))
+    p.steps.append(Observe(y))
+    p.end(y)
+    return Program(p.steps)
+
+
+@pytest.mark.rule("ERR-004")
+@settings(deadline=None)
+@given(program=non_leaf_grad_reads())
+def test_non_leaf_grad_warning(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)

@@ -1,0 +1,37 @@
+"""Rules of the family "errors and warnings": the errors and warnings a user meets in autograd
+programs have torch's types and messages. Checked in conformance/test_errors.py."""
+
+from oracle.rules import Rule
+
+FAMILY = "errors and warnings"
+_NOTES = "https://pytorch.org/docs/stable/notes/autograd.html"
+
+RULES = [
+    Rule(
+        "ERR-001",
+        FAMILY,
+        "backward raises torch's errors for a tensor that does not require grad, a non-scalar "
+        "output without a gradient, and a gradient of the wrong shape or dtype.",
+        "https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html",
+    ),
+    Rule(
+        "ERR-002",
+        FAMILY,
+        "Only floating tensors can require grad, requires_grad_(False) is refused on a non-leaf, "
+        "and an in-place op on a leaf that requires grad raises, each with torch's message.",
+        _NOTES,
+    ),
+    Rule(
+        "ERR-003",
+        FAMILY,
+        "Ops on tensors of incompatible shapes (broadcasting, matmul, view of a non-contiguous "
+        "tensor, cat of mismatched tensors) raise torch's error types and messages.",
+        "https://pytorch.org/docs/stable/notes/broadcasting.html",
+    ),
+    Rule(
+        "ERR-004",
+        FAMILY,
+        "Reading .grad of a non-leaf that does not retain its grad warns with torch's UserWarning.",
+        "seed 000",
+    ),
+]
