@@ -105,7 +105,7 @@ def from_numpy(array: np.ndarray) -> Tensor:
 def scalar_tensor(value: Any, like: Tensor | None = None) -> Tensor:
     """A Python number wrapped as a 0-dim tensor (torch's wrapped number) for ops."""
     d = dtypes.scalar_dtype(value)
-    xp = np if like is None else namespace_for(like.device)
+    xp = np if like is None or type(like._data) is np.ndarray else namespace_for(like.device)
     if d is dtypes.get_default_dtype() and isinstance(value, (float, np.floating)):
         arr = xp.asarray(value, dtype=np.float64)  # keep full precision; promotion decides the dtype
     else:

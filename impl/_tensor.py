@@ -46,8 +46,25 @@ class Tensor:
     """A torch.Tensor look-alike on numpy/cupy arrays."""
 
     __array_priority__ = 1000  # numpy defers ``ndarray * Tensor`` to Tensor.__rmul__
-    _view_no_grad = False  # a view made in no_grad mode of a tensor requiring grad
-    _wrapped_number = False  # True for Python numbers wrapped by an op (promotion treats them apart)
+    # Slots, not a dict: long graphs hold one tensor per op, and the cycle collector walks them all.
+    # Subclasses (Parameter, users') still get a __dict__; so does a tensor given a new attribute.
+    __slots__ = (
+        "_data",
+        "_vc",
+        "_base",
+        "_grad_fn",
+        "_output_nr",
+        "_requires_grad",
+        "_grad",
+        "_grad_acc",
+        "_retains_grad",
+        "_view_version",
+        "_inference",
+        "_view_no_grad",  # a view made in no_grad mode of a tensor requiring grad
+        "_wrapped_number",  # a Python number wrapped by an op (promotion treats it apart)
+        "__dict__",
+        "__weakref__",
+    )
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
         from impl._creation import legacy_new
@@ -72,19 +89,24 @@ class Tensor:
         t._retains_grad = False
         t._view_version = 0
         t._inference = grad_mode.is_inference_mode_enabled()
+        t._view_no_grad = False
+        t._wrapped_number = False
         return t
 
     @staticmethod
     def _make_subclass(cls: type, data: Tensor, require_grad: bool = False) -> Tensor:
         """An instance of the Tensor subclass ``cls`` sharing ``data``'s memory (a new leaf)."""
         t = object.__new__(cls)
-        t.__dict__.update(Tensor._from_array(data._data, require_grad).__dict__)
+        fresh = Tensor._from_array(data._data, require_grad)
+        for name in _SLOTS:
+            setattr(t, name, getattr(fresh, name))
         return t
 
     # -- geometry -----------------------------------------------------------------------------
     @property
     def dtype(self) -> dtypes.dtype:
-        return dtypes.from_numpy_dtype(self._data.dtype)
+        found = _DTYPES.get(self._data.dtype)
+        return found if found is not None else dtypes.from_numpy_dtype(self._data.dtype)
 
     @property
     def shape(self) -> Size:
@@ -268,7 +290,7 @@ class Tensor:
             else:
                 t._grad = t._grad + grad
 
-        self._grad_fn._retains_grad_hooks[self._output_nr] = retain
+        self._grad_fn._own("_retains_grad_hooks")[self._output_nr] = retain
         self._retains_grad = True
 
     def backward(
@@ -384,6 +406,10 @@ class Tensor:
             t._grad = self._grad.__deepcopy__(memo)
         memo[id(self)] = t
         return t
+
+
+_SLOTS = tuple(n for n in Tensor.__slots__ if not n.startswith("__"))
+_DTYPES = dtypes._BY_NP  # numpy dtype -> impl dtype (the hot path of Tensor.dtype)
 
 
 def _check_assigned_grad(t: Tensor, value: object) -> None:

@@ -73,3 +73,28 @@ def device_of(array: Any) -> device:
 
 def to_numpy(array: Any) -> np.ndarray:
     return array if isinstance(array, np.ndarray) else array.get()
+
+
+def _quiet_context() -> tuple[Any, Any]:
+    """How ops silence numpy's floating-point warnings (torch computes inf/nan silently).
+
+    ``np.errstate`` rebuilds its state object on every entry, which costs more than a small op;
+    numpy 2 keeps that state in a context variable, so the ignoring state is built once and set
+    directly. Other numpy versions fall back to ``np.errstate``."""
+    try:
+        from numpy._core import _ufunc_config as config
+
+        var = config._extobj_contextvar
+        with np.errstate(all="ignore"):
+            ignoring = var.get()
+        return (lambda: var.set(ignoring)), var.reset
+    except (ImportError, AttributeError):
+        def enter() -> Any:
+            state = np.errstate(all="ignore")
+            state.__enter__()
+            return state
+
+        return enter, lambda state: state.__exit__(None, None, None)
+
+
+quiet_enter, quiet_exit = _quiet_context()

@@ -92,15 +92,6 @@ def test_seed004_forward_hooks_on_children():
     assert log[0][0] == "fc1" and log[0][3][1] == "AddmmBackward0"
 
 
-ENGINE_POST_HOOK_SHAPES = pytest.mark.xfail(
-    strict=True,
-    reason="impl engine divergence (seed 004, legacy module backward hook): node post hooks run before the "
-    "grad_inputs are reduced to the inputs' shapes (torch's validate_outputs runs first), so "
-    "AddmmBackward0's bias grad reaches the hook as [[1.]] instead of [1.]",
-)
-
-
-@ENGINE_POST_HOOK_SHAPES
 def test_seed004_legacy_backward_hooks_see_addmm_inputs():
     def register(model, log):
         for name, module in model.named_children():
@@ -113,7 +104,6 @@ def test_seed004_legacy_backward_hooks_see_addmm_inputs():
     assert any("multiple autograd Nodes" in msg for _cat, msg in log[-1][1])
 
 
-@ENGINE_POST_HOOK_SHAPES
 def test_legacy_backward_hook_on_whole_model_sees_last_node():
     _both(
         lambda model, log: model.register_backward_hook(

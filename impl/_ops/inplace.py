@@ -190,7 +190,7 @@ def _move_retain_grad(t: Tensor, node: Node | None) -> None:
     if t._retains_grad and t._grad_fn is not None and node is not None:
         hook = t._grad_fn._retains_grad_hooks.pop(t._output_nr, None)
         if hook is not None:
-            node._retains_grad_hooks[0] = hook
+            node._own("_retains_grad_hooks")[0] = hook
 
 
 class CopySlices(Node):

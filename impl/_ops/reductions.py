@@ -213,11 +213,38 @@ LOG_SOFTMAX = OpDef(
 )
 
 # -- matrix products ---------------------------------------------------------------------------
+def mm_mat1_backward(g: Any, mat2: Any, sizes: tuple, strides: tuple, alpha: Any = 1) -> Any:
+    """Gradient of ``mat1 @ mat2`` for mat1; a column-major mat1 gets a column-major gradient
+    (torch's mm_mat1_backward: ``.grad`` then keeps the parameter's layout and is not copied)."""
+    if strides[0] == 1 and strides[1] == sizes[0]:
+        out = mat2.mm(g.t()).t()
+    else:
+        out = g.mm(mat2.t())
+    return out if alpha == 1 else out * alpha
+
+
+def mm_mat2_backward(g: Any, mat1: Any, sizes: tuple, strides: tuple, alpha: Any = 1) -> Any:
+    """Gradient of ``mat1 @ mat2`` for mat2, column-major when mat2 was (torch's mm_mat2_backward;
+    a Linear's ``weight.t()`` is, so the weight's gradient comes out contiguous)."""
+    if strides[0] == 1 and strides[1] == sizes[0]:
+        out = g.t().mm(mat1).t()
+    else:
+        out = mat1.t().mm(g)
+    return out if alpha == 1 else out * alpha
+
+
 MM = OpDef(
     "MmBackward0",
     lambda xp, a, b: a @ b,
     ("self", "mat2"),
-    {"self": D("mat2", lambda g, c: g.mm(c.mat2.t())), "mat2": D("self", lambda g, c: c.self.t().mm(g))},
+    {
+        "self": D(
+            "mat2 self.strides", lambda g, c: mm_mat1_backward(g, c.mat2, c.shape("self"), c.strides("self"))
+        ),
+        "mat2": D(
+            "self mat2.strides", lambda g, c: mm_mat2_backward(g, c.self, c.shape("mat2"), c.strides("mat2"))
+        ),
+    },
 )
 BMM = OpDef(
     "BmmBackward0",
@@ -247,10 +274,12 @@ ADDMM = OpDef(
     {
         "self": D("beta", lambda g, c: g if c.beta == 1 else g * c.beta),
         "mat1": D(
-            "mat2 alpha", lambda g, c: g.mm(c.mat2.t()) * c.alpha if c.alpha != 1 else g.mm(c.mat2.t())
+            "mat2 alpha mat1.strides",
+            lambda g, c: mm_mat1_backward(g, c.mat2, c.shape("mat1"), c.strides("mat1"), c.alpha),
         ),
         "mat2": D(
-            "mat1 alpha", lambda g, c: c.mat1.t().mm(g) * c.alpha if c.alpha != 1 else c.mat1.t().mm(g)
+            "mat1 alpha mat2.strides",
+            lambda g, c: mm_mat2_backward(g, c.mat1, c.shape("mat2"), c.strides("mat2"), c.alpha),
         ),
     },
     promote="common",

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 import numpy as np
 
-from impl._xp import namespace_of
+from impl._xp import namespace_of, quiet_enter, quiet_exit
 from impl.autograd import grad_mode
 from impl.autograd.graph import Node, SavedTensor
 
@@ -41,7 +42,7 @@ class OpDef:
     qualified_name: str | None = None  # what name() returns when it differs from the class name
 
     def __post_init__(self) -> None:
-        body: dict[str, Any] = {"op": self}
+        body: dict[str, Any] = {"op": self, "__slots__": ()}
         if self.qualified_name:
             body["name"] = lambda node: self.qualified_name
         self.node_class = type(self.node_name, (OpNode,), body)
@@ -56,6 +57,8 @@ class OpCtx:
     """What a backward formula sees: saved values by name (tensors unpacked, checked), attrs,
     and the forward inputs' shapes and dtypes."""
 
+    __slots__ = ("_node",)
+
     def __init__(self, node: OpNode) -> None:
         self._node = node
 
@@ -63,46 +66,60 @@ class OpCtx:
         saved = self._node._saved
         if name in saved:
             v = saved[name]
-            return v.unpack() if isinstance(v, SavedTensor) else v
+            return v.unpack() if type(v) is SavedTensor else v
         raise AttributeError(name)
 
     def shape(self, name: str = "self") -> tuple[int, ...]:
-        return self._node._shapes[name]
+        node = self._node
+        return node._in_meta[2 * node.op.inputs.index(name)]
 
     def dtype(self, name: str = "self") -> Any:
-        return self._node._dtypes[name]
+        from impl.dtypes import from_numpy_dtype
+
+        node = self._node
+        return from_numpy_dtype(node._in_meta[2 * node.op.inputs.index(name) + 1])
+
+    def strides(self, name: str) -> tuple[int, ...]:
+        """Strides input ``name`` had in the forward (declared in uses as ``"name.strides"``)."""
+        return self._node._saved[name + ".strides"]
 
     def needs(self, name: str) -> bool:
-        op = self._node.op
-        return self._node._next[op.inputs.index(name)][0] is not None
+        node = self._node
+        return node._next[node.op.inputs.index(name)][0] is not None
+
+
+NOTHING_SAVED: Any = MappingProxyType({})
 
 
 class OpNode(Node):
-    """grad_fn of a table op; the class is made per op so ``type(grad_fn).__name__`` is torch's."""
+    """grad_fn of a table op; the class is made per op so ``type(grad_fn).__name__`` is torch's.
 
+    ``_saved``: what the derivatives use, by name; ``_in_meta``: shape, numpy dtype of each input
+    (one flat tuple: every object a node keeps alive is one more for the cycle collector to walk)."""
+
+    __slots__ = ("_saved", "_in_meta")
     op: OpDef
 
     def __init__(self) -> None:
         super().__init__()
-        self._saved: dict[str, Any] = {}
-        self._shapes: dict[str, tuple[int, ...]] = {}
-        self._dtypes: dict[str, Any] = {}
+        self._saved: Any = NOTHING_SAVED
+        self._in_meta: tuple = ()
 
     def apply(self, grads: tuple) -> tuple:
         g = grads[0]
         op = self.op
-        out: list = []
+        if g is None:
+            return (None,) * len(op.inputs)
         ctx = OpCtx(self)
-        for name, (fn, _nr) in zip(op.inputs, self._next, strict=False):
-            if fn is None or g is None:
-                out.append(None)
-            else:
-                out.append(op.derivatives[name].formula(g, ctx))
-        return tuple(out)
+        derivatives = op.derivatives
+        return tuple(
+            None if fn is None else derivatives[name].formula(g, ctx)
+            for name, (fn, _nr) in zip(op.inputs, self._next, strict=False)
+        )
 
     def release(self) -> None:
         for v in self._saved.values():
-            if isinstance(v, SavedTensor):
+            if type(v) is SavedTensor:
                 v.release()
 
 
@@ -120,19 +137,28 @@ def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
     """Run ``op`` on tensors (Python numbers are wrapped like torch wraps them), record the node."""
     from impl._tensor import Tensor
 
-    first = next((t for t in tensors if isinstance(t, Tensor)), None)
-    tensors = tuple(_wrap(t, first) for t in tensors)
-    xp = namespace_of(tensors[0]._data)
+    for t in tensors:
+        if not isinstance(t, Tensor):
+            first = next((t for t in tensors if isinstance(t, Tensor)), None)
+            tensors = tuple(_wrap(t, first) for t in tensors)
+            break
     arrays = [t._data for t in tensors]
+    first_array = arrays[0]
+    xp = np if type(first_array) is np.ndarray else namespace_of(first_array)
     if op.promote:
-        dt = compute_dtype(tensors, op.promote == "float")
-        arrays = [a.astype(dt.np, copy=False) for a in arrays]
-    with np.errstate(all="ignore"):  # torch computes inf/nan silently
+        dt = _common_float(tensors)
+        if dt is None:
+            dt = compute_dtype(tensors, op.promote == "float").np
+        arrays = [a if a.dtype == dt else a.astype(dt) for a in arrays]
+    token = quiet_enter()
+    try:
         raw = op.forward(xp, *arrays, **attrs)
-    raws = raw if isinstance(raw, tuple) else (raw,)
-    results = [
-        Tensor._from_array(xp.asarray(r) if not hasattr(r, "dtype") or r.ndim == 0 else r) for r in raws
-    ]
+    finally:
+        quiet_exit(token)
+    if type(raw) is tuple:
+        results = [Tensor._from_array(r if type(r) is np.ndarray else xp.asarray(r)) for r in raw]
+    else:
+        results = [Tensor._from_array(raw if type(raw) is np.ndarray else xp.asarray(raw))]
     main = results[0]
     if op.view:
         src = tensors[0]
@@ -140,15 +166,31 @@ def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
         main._vc = src._vc
         main._view_version = src._vc.value
         main._view_no_grad = not grad_mode.is_grad_enabled() and src.requires_grad
-    if (
-        grad_mode.is_grad_enabled()
-        and main.dtype.is_floating_point
-        and any(
-            t.requires_grad for name, t in zip(op.inputs, tensors, strict=False) if name in op.derivatives
-        )
-    ):
-        _record(op, tensors, attrs, results)
+    if grad_mode.is_grad_enabled() and main._data.dtype.kind in FLOAT_KINDS and main.dtype.is_floating_point:
+        derivatives = op.derivatives
+        for name, t in zip(op.inputs, tensors, strict=False):
+            if name in derivatives and (t._requires_grad or t._grad_fn is not None):
+                _record(op, tensors, attrs, results)
+                break
     return main if len(results) == 1 else tuple(results)
+
+
+FLOAT_KINDS = frozenset("fcV")  # numpy kinds a floating dtype can have (V: ml_dtypes' bfloat16)
+
+
+def _common_float(tensors: tuple) -> Any:
+    """The numpy dtype shared by every operand that is not a wrapped number, when it is a float
+    (torch's result type is then that dtype whatever the wrapped numbers are); None otherwise."""
+    dt = None
+    for t in tensors:
+        if t._wrapped_number:
+            continue
+        a = t._data.dtype
+        if dt is None:
+            dt = a
+        elif a != dt:
+            return None
+    return dt if dt is not None and dt.kind == "f" else None
 
 
 def compute_dtype(tensors: tuple, to_float: bool = False) -> Any:
@@ -159,34 +201,67 @@ def compute_dtype(tensors: tuple, to_float: bool = False) -> Any:
     return dtypes.get_default_dtype() if to_float and not dt.is_floating_point else dt
 
 
+def _edge_of(t: Any) -> tuple:
+    """``t._edge()`` without the view check when ``t`` is no view (the common case)."""
+    if t._grad_fn is not None and t._base is None:
+        return (t._grad_fn, t._output_nr)
+    return t._edge()
+
+
 def _record(op: OpDef, tensors: tuple, attrs: dict, results: list) -> None:
     node = op.node_class()
+    derivatives = op.derivatives
+    inputs = op.inputs
     node._next = tuple(
-        t._edge() if name in op.derivatives else (None, 0)
-        for name, t in zip(op.inputs, tensors, strict=False)
+        _edge_of(t) if name in derivatives else (None, 0) for name, t in zip(inputs, tensors, strict=False)
     )
-    values: dict[str, Any] = dict(zip(op.inputs, tensors, strict=False))
-    values.update(attrs)
-    values.update(zip(op.outputs, results, strict=False))
-    for name, t in zip(op.inputs, tensors, strict=False):
-        node._shapes[name] = tuple(t.shape)
-        node._dtypes[name] = t.dtype
-    node._saved.update({k: v for k, v in attrs.items() if not _is_tensor(v)})
-    needed = {
-        u
-        for name, (fn, _) in zip(op.inputs, node._next, strict=False)
-        if fn is not None
-        for u in op.derivatives[name].uses
-    }
-    for name in needed:
-        v = values[name]
-        owner = node if name in op.outputs else None
-        node._saved[name] = SavedTensor(v, owner) if _is_tensor(v) else v
+    meta: list = []
+    for t in tensors:
+        meta += (t._data.shape, t._data.dtype)
+    node._in_meta = tuple(meta)
+    saved: dict[str, Any] = {}
+    for k, v in attrs.items():
+        if not _is_tensor(v):
+            saved[k] = v
+    for name, (fn, _) in zip(inputs, node._next, strict=False):
+        if fn is None:
+            continue
+        for use in derivatives[name].uses:
+            if use.endswith(".strides"):  # layout of an input, as derivatives.yaml's x.sym_strides()
+                saved[use] = tensors[inputs.index(use[: -len(".strides")])].stride()
+                continue
+            if use in op.outputs:
+                v, owner = results[op.outputs.index(use)], node
+            elif use in attrs:
+                v, owner = attrs[use], None
+            else:
+                v, owner = tensors[inputs.index(use)], None
+            if _is_tensor(v):
+                if type(saved.get(use)) is not SavedTensor:
+                    saved[use] = SavedTensor(v, owner)
+            else:
+                saved[use] = v
+    if saved:
+        node._saved = saved
     main = results[0]
     main._grad_fn = node
     main._output_nr = 0
-    node._input_meta = [(tuple(main.shape), main.dtype)]
+    node._input_meta = output_meta(main)
 
+
+_OUTPUT_META: dict = {}
+
+
+def output_meta(t: Any) -> tuple:
+    """``((shape, dtype),)`` of a node's single output, shared between nodes (a graph of the same
+    shapes keeps one, not one per node); the cache is bounded."""
+    key = (t._data.shape, t._data.dtype)
+    meta = _OUTPUT_META.get(key)
+    if meta is None:
+        if len(_OUTPUT_META) > 4096:
+            _OUTPUT_META.clear()
+        meta = _OUTPUT_META[key] = ((key[0], t.dtype),)
+    return meta
 
 def _is_tensor(v: Any) -> bool:
     from impl._tensor import Tensor

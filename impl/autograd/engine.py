@@ -41,6 +41,8 @@ def _check_hook_result(hook: Any, value: Any, new: Any) -> None:
 
 def call_tensor_pre_hooks(node: Node, grads: list) -> list:
     """Tensor hooks (per output slot, in registration order), then retain_grad hooks (always last)."""
+    if not node._tensor_pre_hooks and not node._retains_grad_hooks:
+        return grads
     for slot, hooks in node._tensor_pre_hooks.items():
         for hook in list(hooks.values()):
             new = hook(grads[slot])
@@ -72,13 +74,16 @@ def _hook_values(hook: Any, old: tuple, new: Any) -> tuple:
 def _call_function(node: Node, grads: list) -> tuple:
     """torch's call_function: pre-hooks, the node, output validation, then post hooks."""
     grads = call_tensor_pre_hooks(node, grads)
-    for hook in list(node._pre_hooks.values()):
-        new = hook(tuple(grads))
-        if new is not None:
-            grads = list(_hook_values(hook, tuple(grads), new))
-    outputs = tuple(_validate(node, node.apply(tuple(grads))))
+    if node._pre_hooks:
+        for hook in list(node._pre_hooks.values()):
+            new = hook(tuple(grads))
+            if new is not None:
+                grads = list(_hook_values(hook, tuple(grads), new))
+    outputs = _validate(node, node.apply(tuple(grads)))
     if _tasks:
-        _tasks[-1].own(list(outputs))
+        _tasks[-1].own(outputs)
+    if not node._post_hooks:
+        return outputs
     for hook in list(node._post_hooks.values()):
         new = hook(outputs, tuple(grads))
         if new is not None:
@@ -89,10 +94,8 @@ def _call_function(node: Node, grads: list) -> tuple:
     return outputs
 
 
-def _validate(node: Node, outputs: tuple) -> list:
+def _validate(node: Node, outputs: tuple) -> tuple:
     """Reduce each gradient to the shape the next node expects and cast it to its dtype."""
-    from impl._ops.views import is_expandable_to, sum_to
-
     if len(outputs) != len(node._next):
         raise RuntimeError(
             f"function {node.name()} returned an incorrect number of gradients (expected "
@@ -104,7 +107,9 @@ def _validate(node: Node, outputs: tuple) -> list:
             out.append(grad)
             continue
         shape, dtype = nxt._input_meta[nr]
-        if tuple(grad.shape) != tuple(shape):
+        if grad._data.shape != tuple(shape):
+            from impl._ops.views import is_expandable_to, sum_to
+
             if not is_expandable_to(tuple(shape), tuple(grad.shape)):
                 raise RuntimeError(
                     f"Function {node.name()} returned an invalid gradient at index {i} - got "
@@ -115,7 +120,7 @@ def _validate(node: Node, outputs: tuple) -> list:
         if grad.dtype is not dtype:
             grad = grad.to(dtype)
         out.append(grad)
-    return out
+    return tuple(out)
 
 
 def _dependencies(roots: list[Node]) -> dict[Node, int]:

@@ -41,18 +41,63 @@ ANOMALY_HINT = (
 )
 
 
+class _NoHooks(dict):
+    """The shared empty hook table of nodes that have none (most nodes): reading is free, writing
+    is a bug (a node makes its own table first, see ``Node._own``)."""
+
+    def _refuse(self, *args: Any, **kwargs: Any) -> None:
+        raise TypeError("a node's shared empty hook table cannot be written; use Node._own")
+
+    __setitem__ = setdefault = update = _refuse  # type: ignore[assignment]
+
+
+NO_HOOKS: dict = _NoHooks()
+
+
 class Node:
-    """A backward function in the graph (torch.autograd.graph.Node)."""
+    """A backward function in the graph (torch.autograd.graph.Node).
+
+    Nodes are the bulk of a long graph, so they hold slots, not a dict, and share one empty hook
+    table until a hook is registered: fewer objects for Python's cycle collector to walk.
+    """
+
+    __slots__ = (
+        "_sequence_nr",
+        "_next",
+        "_input_meta",
+        "_pre_hooks",
+        "_post_hooks",
+        "_tensor_pre_hooks",
+        "_retains_grad_hooks",
+        "_metadata",
+        "__dict__",
+        "__weakref__",
+    )
 
     def __init__(self) -> None:
         self._sequence_nr = next(_sequence)
         self._next: tuple[tuple[Node | None, int], ...] = ()
         self._input_meta: list[tuple[tuple[int, ...], Any]] = []
-        self._pre_hooks: OrderedDict[int, Callable] = OrderedDict()
-        self._post_hooks: OrderedDict[int, Callable] = OrderedDict()
-        self._tensor_pre_hooks: dict[int, OrderedDict[int, Callable]] = {}
-        self._retains_grad_hooks: dict[int, Callable] = {}
-        self.metadata: dict = {}
+        self._pre_hooks: dict[int, Callable] = NO_HOOKS
+        self._post_hooks: dict[int, Callable] = NO_HOOKS
+        self._tensor_pre_hooks: dict[int, dict[int, Callable]] = NO_HOOKS
+        self._retains_grad_hooks: dict[int, Callable] = NO_HOOKS
+        self._metadata: dict | None = None
+
+    def _own(self, table: str) -> dict:
+        """The node's own hook table ``table`` (one of the four above), made on first use."""
+        hooks = getattr(self, table)
+        if hooks is NO_HOOKS:
+            hooks = OrderedDict() if table != "_retains_grad_hooks" else {}
+            setattr(self, table, hooks)
+        return hooks
+
+    @property
+    def metadata(self) -> dict:
+        """A dict for the user's own annotations (torch's Node.metadata), made on first access."""
+        if self._metadata is None:
+            self._metadata = {}
+        return self._metadata
 
     # -- introspection ------------------------------------------------------------------------
     def name(self) -> str:
@@ -69,18 +114,20 @@ class Node:
     # -- hooks --------------------------------------------------------------------------------
     def register_hook(self, fn: Callable) -> RemovableHandle:
         """Post hook ``fn(grad_inputs, grad_outputs)``, may return replacement grad_inputs."""
-        handle = RemovableHandle(self._post_hooks)
-        self._post_hooks[handle.id] = fn
+        hooks = self._own("_post_hooks")
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = fn
         return handle
 
     def register_prehook(self, fn: Callable) -> RemovableHandle:
         """Pre hook ``fn(grad_outputs)``, may return replacement grad_outputs."""
-        handle = RemovableHandle(self._pre_hooks)
-        self._pre_hooks[handle.id] = fn
+        hooks = self._own("_pre_hooks")
+        handle = RemovableHandle(hooks)
+        hooks[handle.id] = fn
         return handle
 
     def _tensor_hooks(self, output_nr: int) -> OrderedDict[int, Callable]:
-        return self._tensor_pre_hooks.setdefault(output_nr, OrderedDict())
+        return self._own("_tensor_pre_hooks").setdefault(output_nr, OrderedDict())
 
     # -- execution ----------------------------------------------------------------------------
     def apply(self, grads: tuple) -> tuple:
