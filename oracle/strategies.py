@@ -637,9 +637,9 @@ class ModuleBuilder(Builder):
             return self.pick((0.0, 0.25, 0.5, 1.0))
         return [self.probabilities(shape[1:]) for _ in range(shape[0])]
 
-    def optimizer(self, params: list[str]) -> str:
-        """An optimiser of a random class over ``params`` with random options."""
-        cls = self.pick(OPTIMIZERS)
+    def optimizer(self, params: list[str], cls: str | None = None) -> str:
+        """An optimiser of ``cls`` (random if None) over ``params`` with random options."""
+        cls = cls or self.pick(OPTIMIZERS)
         kwargs: dict[str, Any] = {"lr": self.pick((0.1, 0.01))}
         if cls == "SGD":
             options = {"momentum": (0.0, 0.9), "dampening": (0.0, 0.1), "weight_decay": (0.0, 0.01),
