@@ -50,7 +50,7 @@ class Tensor:
     # Subclasses (Parameter, users') still get a __dict__; so does a tensor given a new attribute.
     __slots__ = (
         "_data",
-        "_vc",
+        "_counter",  # the VersionCounter, made on first need (see _vc)
         "_base",
         "_grad_fn",
         "_output_nr",
@@ -79,7 +79,7 @@ class Tensor:
     def _from_array(cls, array: Any, requires_grad: bool = False) -> Tensor:
         t = object.__new__(Tensor)
         t._data = array
-        t._vc = VersionCounter()
+        t._counter = None
         t._base = None
         t._grad_fn = None
         t._output_nr = 0
@@ -88,7 +88,7 @@ class Tensor:
         t._grad_acc = None
         t._retains_grad = False
         t._view_version = 0
-        t._inference = grad_mode.is_inference_mode_enabled()
+        t._inference = _grad_state.inference
         t._view_no_grad = False
         t._wrapped_number = False
         return t
@@ -237,7 +237,22 @@ class Tensor:
 
     @property
     def _version(self) -> int:
-        return self._vc.value
+        counter = self._counter
+        return 0 if counter is None else counter.value
+
+    @property
+    def _vc(self) -> VersionCounter:
+        """The version counter shared with views and detached aliases. Made on first need: most
+        tensors are never written in place nor aliased, and every object kept is one more for the
+        cycle collector (a counter made later starts at 0, the version a missing one reads as)."""
+        counter = self._counter
+        if counter is None:
+            counter = self._counter = VersionCounter()
+        return counter
+
+    @_vc.setter
+    def _vc(self, counter: VersionCounter) -> None:
+        self._counter = counter
 
     def _grad_accumulator(self) -> AccumulateGrad:
         if self._grad_acc is None:
@@ -409,6 +424,7 @@ class Tensor:
 
 
 _SLOTS = tuple(n for n in Tensor.__slots__ if not n.startswith("__"))
+_grad_state = grad_mode._state  # read directly: _from_array runs for every tensor made
 _DTYPES = dtypes._BY_NP  # numpy dtype -> impl dtype (the hot path of Tensor.dtype)
 
 

@@ -7,11 +7,19 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-_state = threading.local()
+
+class _State(threading.local):
+    """Per-thread grad mode; class attributes are the defaults every new thread starts from."""
+
+    enabled = True
+    inference = False
+
+
+_state = _State()
 
 
 def is_grad_enabled() -> bool:
-    return getattr(_state, "enabled", True)
+    return _state.enabled
 
 
 def _set_enabled(mode: bool) -> None:
@@ -19,7 +27,7 @@ def _set_enabled(mode: bool) -> None:
 
 
 def is_inference_mode_enabled() -> bool:
-    return getattr(_state, "inference", False)
+    return _state.inference
 
 
 class _GradModeContext:

@@ -153,7 +153,7 @@ class SavedTensor:
         if tensor._inference:
             raise RuntimeError(INFERENCE_SAVED)
         self.tensor: Tensor | None = tensor
-        self.version = tensor._vc.value
+        self.version = tensor._version
         self.freed = False
         self.output_of = output_of  # the node that saved its own output (named in torch's message)
 
@@ -162,7 +162,7 @@ class SavedTensor:
             raise RuntimeError(FREED)
         t = self.tensor
         assert t is not None
-        if t._vc.value != self.version:
+        if t._version != self.version:
             raise RuntimeError(_modified_message(t, self.version, self.output_of))
         return t
 
