@@ -31,20 +31,13 @@ from oracle.rules.modules import known_divergence
 from oracle.strategies import TREE_INPUTS, ModuleBuilder
 
 # Rule -> what impl does differently (strict xfails on the impl backend only; the goal is none).
-_CONV_FLATTEN = (
-    "records UnsafeViewBackward0 <- CloneBackward0 for Flatten of a Conv2d output, torch ViewBackward0"
-)
 _SIZE_HOOK = (
     "names its internal hook '_output_hook' in \"hook ... has changed the size of value\" (torch: 'hook')"
 )
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
-    "MHOOK-001": "raises numpy's ValueError instead of torch's RuntimeError ('The size of tensor a (3) must "
-    "match the size of tensor b (13) ...') when a pre-hook's replacement input does not broadcast",
-    "MHOOK-004": _CONV_FLATTEN,
     "MHOOK-005": _SIZE_HOOK,
     "MHOOK-006": "names a legacy backward hook '_WrappedHook' instead of its function in \"hook ... has "
     "returned an incorrect number of values\"",
-    "MHOOK-007": _CONV_FLATTEN,
     "MHOOK-008": _SIZE_HOOK,
 }
 
