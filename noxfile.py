@@ -38,7 +38,7 @@ def tests(session: nox.Session) -> None:
     import shutil
     from pathlib import Path
 
-    install(session, "reference", "test", "report")
+    install(session, "reference", "test", "report", "bench")  # bench: the benchmark harness self-tests
     if not Path("/usr/bin/chromium").exists() and os.environ.get("ORACLE_NO_BROWSER") != "1":
         if shutil.which("apt-get") and os.geteuid() == 0:
             apt = {"DEBIAN_FRONTEND": "noninteractive"}
