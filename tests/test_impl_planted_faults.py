@@ -138,3 +138,16 @@ def test_faults_restore_impl(fault: str) -> None:
         during = {name: get() for name, get in watched.items()}
         assert sum(during[name] is not before[name] for name in watched) == 1
     assert {name: get() for name, get in watched.items()} == before
+
+
+def test_an_unknown_plant_is_a_usage_error() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--plant", "no_such_fault", "--collect-only", "-q", __file__],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    assert "unknown impl fault 'no_such_fault'" in done.stderr
+    assert "sigmoid_grad_off" in done.stderr
