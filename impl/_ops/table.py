@@ -153,6 +153,11 @@ def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
     token = quiet_enter()
     try:
         raw = op.forward(xp, *arrays, **attrs)
+    except ValueError as exc:
+        mismatch = broadcast_mismatch([a.shape for a in arrays]) if "broadcast" in str(exc) else None
+        if mismatch is None:
+            raise
+        raise RuntimeError(mismatch) from None
     finally:
         quiet_exit(token)
     if type(raw) is tuple:
@@ -173,6 +178,27 @@ def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
                 _record(op, tensors, attrs, results)
                 break
     return main if len(results) == 1 else tuple(results)
+
+
+def broadcast_mismatch(shapes: list[tuple[int, ...]]) -> str | None:
+    """torch's error for operands that do not broadcast (shapes folded left to right, dimensions
+    compared from the last), or None when they do."""
+    result = shapes[0]
+    for shape in shapes[1:]:
+        ndim = max(len(result), len(shape))
+        out = []
+        for i in range(ndim - 1, -1, -1):
+            offset = ndim - 1 - i
+            a = result[len(result) - 1 - offset] if offset < len(result) else 1
+            b = shape[len(shape) - 1 - offset] if offset < len(shape) else 1
+            if a != b and a != 1 and b != 1:
+                return (
+                    f"The size of tensor a ({a}) must match the size of tensor b ({b}) at non-singleton "
+                    f"dimension {i}"
+                )
+            out.append(b if a == 1 else a)
+        result = tuple(reversed(out))
+    return None
 
 
 FLOAT_KINDS = frozenset("fcV")  # numpy kinds a floating dtype can have (V: ml_dtypes' bfloat16)

@@ -47,7 +47,7 @@ def _conv_fwd(
     cols = cols.reshape(n, groups, cg, ho, wo, kh, kw)
     wg = w.reshape(groups, o // groups, cg, kh, kw)
     out = xp.einsum("ngchwij,gocij->ngohw", cols, wg, optimize=True).reshape(n, o, ho, wo)
-    return (out + b.reshape(1, o, 1, 1)).astype(x.dtype)
+    return (out + b.reshape(1, o, 1, 1)).astype(x.dtype, order="C")  # torch returns contiguous output
 
 
 def _grad_input(g: Tensor, c: Any) -> Tensor:

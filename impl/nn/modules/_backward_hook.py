@@ -55,6 +55,16 @@ def _identity_outputs(tensors: list[Tensor]) -> list[Tensor]:
     return outs
 
 
+def _named_hook(fn: Callable[[tuple, tuple], tuple | None]) -> Callable[[tuple, tuple], tuple | None]:
+    """``fn`` as a node post hook named ``hook``: torch registers closures of that name, and the
+    engine's errors about a hook's replacement values quote it ("hook 'hook' has changed ...")."""
+
+    def hook(grad_inputs: tuple, grad_outputs: tuple) -> tuple | None:
+        return fn(grad_inputs, grad_outputs)
+
+    return hook
+
+
 class BackwardHook:
     """Per-call state linking a module's output gradients to its input gradients."""
 
@@ -90,7 +100,7 @@ class BackwardHook:
         return (tuple(out) if type(args) is tuple else type(args)(*out)), index
 
     def setup_input_hook(self, args: tuple) -> tuple:
-        res, index = self._wrap_tensors(args, lambda node: node.register_hook(self._input_hook))
+        res, index = self._wrap_tensors(args, lambda node: node.register_hook(_named_hook(self._input_hook)))
         self.n_inputs = len(args)
         self.input_index = index
         return res
@@ -98,7 +108,7 @@ class BackwardHook:
     def setup_output_hook(self, result: Any) -> Any:
         is_tuple = isinstance(result, tuple)
         args = result if is_tuple else (result,)
-        res, index = self._wrap_tensors(args, lambda node: node.register_hook(self._output_hook))
+        res, index = self._wrap_tensors(args, lambda node: node.register_hook(_named_hook(self._output_hook)))
         self.n_outputs = len(args)
         self.output_index = index
         return res if is_tuple else res[0]

@@ -7,6 +7,7 @@ The global hooks (``register_module_*``) live at module level here, as in
 
 from __future__ import annotations
 
+import functools
 import itertools
 import warnings
 import weakref
@@ -156,6 +157,7 @@ class _WrappedHook:
     def __init__(self, hook: Callable, module: Module) -> None:
         self.hook = hook
         self.module = weakref.ref(module)
+        functools.update_wrapper(self, hook)  # errors quoting the hook name the user's function
 
     def __call__(self, *args: Any) -> Any:
         module = self.module()
@@ -960,7 +962,8 @@ class _CallState:
 
 
 def _warn_legacy_backward_hook(inputs: Any, result: Any, grad_fn: Any) -> None:
-    """torch's FutureWarnings for legacy backward hooks whose grad_input/grad_output are incomplete."""
+    """torch's FutureWarnings for legacy backward hooks whose grad_input/grad_output are incomplete,
+    attributed (stacklevel 2) to the module's call inside the library, as torch's are."""
     tail = "Please use register_full_backward_hook to get the documented behavior."
     if isinstance(result, Tensor):
         result = (result,)
@@ -970,7 +973,7 @@ def _warn_legacy_backward_hook(inputs: Any, result: Any, grad_fn: Any) -> None:
             "tuple of Tensors is deprecated and will be removed in future versions. This hook will "
             f"be missing some of the grad_output. {tail}",
             FutureWarning,
-            stacklevel=4,
+            stacklevel=2,
         )
         return
     if isinstance(inputs, Tensor):
@@ -981,7 +984,7 @@ def _warn_legacy_backward_hook(inputs: Any, result: Any, grad_fn: Any) -> None:
             "or a tuple of Tensors is deprecated and will be removed in future versions. This hook "
             f"will be missing some of the grad_input. {tail}",
             FutureWarning,
-            stacklevel=4,
+            stacklevel=2,
         )
         return
     out_fns = {r.grad_fn for r in result if r.grad_fn is not None}
@@ -991,7 +994,7 @@ def _warn_legacy_backward_hook(inputs: Any, result: Any, grad_fn: Any) -> None:
             "deprecated and will be removed in future versions. This hook will be missing some "
             "grad_output.",
             FutureWarning,
-            stacklevel=4,
+            stacklevel=2,
         )
     elif len(out_fns) > 1:
         warnings.warn(
@@ -999,7 +1002,7 @@ def _warn_legacy_backward_hook(inputs: Any, result: Any, grad_fn: Any) -> None:
             "is deprecated and will be removed in future versions. This hook will be missing some "
             f"grad_output. {tail}",
             FutureWarning,
-            stacklevel=4,
+            stacklevel=2,
         )
     elif {i.grad_fn for i in inputs if i.grad_fn is not None} != {n for n, _ in grad_fn.next_functions}:
         warnings.warn(
@@ -1007,7 +1010,7 @@ def _warn_legacy_backward_hook(inputs: Any, result: Any, grad_fn: Any) -> None:
             "deprecated and will be removed in future versions. This hook will be missing some "
             f"grad_input. {tail}",
             FutureWarning,
-            stacklevel=4,
+            stacklevel=2,
         )
 
 
