@@ -31,15 +31,7 @@ from oracle.rules.modules import known_divergence
 from oracle.strategies import TREE_INPUTS, ModuleBuilder
 
 # Rule -> what impl does differently (strict xfails on the impl backend only; the goal is none).
-_SIZE_HOOK = (
-    "names its internal hook '_output_hook' in \"hook ... has changed the size of value\" (torch: 'hook')"
-)
-KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
-    "MHOOK-005": _SIZE_HOOK,
-    "MHOOK-006": "names a legacy backward hook '_WrappedHook' instead of its function in \"hook ... has "
-    "returned an incorrect number of values\"",
-    "MHOOK-008": _SIZE_HOOK,
-}
+KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
 FAIR = ("log", "log", "scale", "replace")  # actions torch accepts from every kind
 BACKWARD = ("full_backward_pre", "full_backward")
