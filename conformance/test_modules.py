@@ -28,8 +28,6 @@ from oracle.strategies import LOSSES, TREE_INPUTS, ModuleBuilder
 
 # Rule -> what impl does differently (strict xfails on the impl backend only; the goal is none).
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
-    "MOD-001": "records UnsafeViewBackward0 <- CloneBackward0 for a view (Flatten/N-d Linear) of a Conv2d "
-    "output where torch records ViewBackward0",
     "MOD-004": "records SumBackward0 <- NegBackward0 <- SumBackward1 for CrossEntropyLoss with probability "
     "targets (reduction mean) where torch records DivBackward1 <- NegBackward0 <- SumBackward0",
 }
