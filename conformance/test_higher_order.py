@@ -1,0 +1,125 @@
+"""Higher-order gradients (oracle/rules/higher_order.py): create_graph chains, autograd.grad of
+gradients, and the grad_fn graph of the double backward."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance.test_ops import OpProgram, known_divergence
+from oracle.backends import Backend
+from oracle.differential import check
+from oracle.program import Backward, Grad, Observe, ObserveGraph, Program, Ref
+
+KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
+    "HO-001": "sqrt's double-backward graph has MulBackward0 (tensor * tensor) where torch's has "
+    "MulBackward1 (2 * result, a tensor times a scalar)",
+    "HO-002": "the double backward of softmax over the last dim of a 0-d tensor raises numpy's AxisError",
+    "HO-003": "sqrt's double-backward graph has MulBackward0 where torch's has MulBackward1",
+}
+_known_divergence = known_divergence(KNOWN_IMPL_DIVERGENCES)
+
+# ops with non-trivial second derivatives, and ones whose second derivative is zero or undefined
+SMOOTH = ("exp", "sin", "cos", "tanh", "sigmoid", "log", "sqrt", "square", "softmax")
+BINARY = ("mul", "div", "pow", "add", "sub", "matmul")
+
+
+def smooth_chain(p: OpProgram, draw: Any, xs: list[str]) -> str:
+    """A chain of one to three ops mixing the leaves; returns the scalar it sums to."""
+    current = xs[0]
+    for _ in range(draw(st.integers(1, 3))):
+        op = draw(st.sampled_from(SMOOTH + BINARY + ("relu", "abs")))
+        if op in BINARY:
+            other: Any = Ref(draw(st.sampled_from(xs))) if op != "pow" else draw(st.sampled_from((2, 3, 0.5)))
+            current = p.op(op, Ref(current), other)
+        elif op == "softmax":
+            current = p.op(op, Ref(current), -1)
+        else:
+            current = p.op(op, Ref(current))
+    return p.op("sum", Ref(current))
+
+
+def leaves(p: OpProgram, draw: Any) -> list[str]:
+    shape = draw(st.sampled_from(((), (2,), (3,))))
+    dtype = draw(st.sampled_from(("float32", "float64")))
+    xs = [p.leaf(shape, dtype, grad=True)]
+    if draw(st.booleans()):
+        xs.append(p.leaf(shape, dtype, grad=True))
+    return xs
+
+
+def observed(p: OpProgram) -> Program:
+    p.steps += [Observe(n) for n in p.names]
+    return Program(p.steps)
+
+
+@st.composite
+def double_backward(draw: Any) -> Program:
+    """grad(create_graph=True) of a chain, its graph observed, then a backward through it."""
+    p = OpProgram(draw)
+    xs = leaves(p, draw)
+    loss = smooth_chain(p, draw, xs)
+    gs = [f"g{i}" for i in range(len(xs))]
+    p.steps.append(Grad(gs, [loss], xs, create_graph=True))
+    p.steps += [ObserveGraph(g) for g in gs]
+    p.names += gs
+    total = p.op("sum", Ref(gs[-1]))
+    p.steps.append(Backward(total, inputs=draw(st.sampled_from((None, xs[:1])))))
+    return observed(p)
+
+
+@pytest.mark.rule("HO-001")
+@settings(deadline=None)
+@given(program=double_backward())
+def test_double_backward(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def grad_chains(draw: Any) -> Program:
+    """Gradients of gradients up to third order, the last with or without create_graph."""
+    p = OpProgram(draw)
+    xs = leaves(p, draw)
+    root = smooth_chain(p, draw, xs)
+    order = draw(st.integers(2, 3))
+    for i in range(order):
+        g = f"g{i}"
+        p.steps.append(Grad([g], [root], [xs[0]], create_graph=i < order - 1 or draw(st.booleans()),
+                            allow_unused=True, materialize_grads=True))
+        p.names.append(g)
+        root = p.op("sum", Ref(g))
+    return observed(p)
+
+
+@pytest.mark.rule("HO-002")
+@settings(deadline=None)
+@given(program=grad_chains())
+def test_gradients_of_gradients(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def backward_create_graph(draw: Any) -> Program:
+    """backward(create_graph=True) (the .grad it leaves has a grad_fn), again (accumulating
+    through the graph, as create_graph retains it), then autograd.grad of that gradient."""
+    p = OpProgram(draw)
+    xs = leaves(p, draw)
+    loss = smooth_chain(p, draw, xs)
+    for _ in range(draw(st.integers(1, 2))):
+        p.steps.append(Backward(loss, create_graph=True))
+        p.steps += [Observe(x) for x in xs]
+    p.steps.append(Grad(["gx"], [loss], [xs[0]], create_graph=True))
+    p.names.append("gx")
+    p.steps.append(ObserveGraph("gx"))
+    p.steps.append(Backward(p.op("sum", Ref("gx"))))
+    return observed(p)
+
+
+@pytest.mark.rule("HO-003")
+@settings(deadline=None)
+@given(program=backward_create_graph())
+def test_backward_create_graph(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
