@@ -135,7 +135,14 @@ from impl._random import Generator, default_generator
 from impl._size import Size
 from impl._tensor import Tensor
 from impl._xp import device
-from impl.autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from impl.autograd.grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
 from impl.dtypes import (
     dtype,
     get_default_dtype,
@@ -331,6 +338,7 @@ __all__ = [
     "enable_grad",
     "inference_mode",
     "is_grad_enabled",
+    "is_inference_mode_enabled",
     "no_grad",
     "set_grad_enabled",
     "dtype",

@@ -619,7 +619,7 @@ def _multi_view(input: Tensor, arrays: list, node_name: str, dim: int, stacked: 
         t._base, t._vc, t._view_version = root, input._vc, input._vc.value
         t._view_no_grad = not grad_mode.is_grad_enabled() and input.requires_grad
         outs.append(t)
-    if grad_mode.is_grad_enabled() and input.requires_grad:
+    if grad_mode.is_recording() and input.requires_grad:
         node = _MULTI_VIEW_NODES[node_name](dim, stacked)
         node._next = (input._edge(),)
         node._input_meta = [(tuple(t.shape), t.dtype) for t in outs]

@@ -140,7 +140,7 @@ def apply_inplace(op: OpDef, self: Tensor, *others: Any, **attrs: Any) -> Tensor
         from impl._ops.table import compute_dtype
 
         _check_cast(compute_dtype((self,) + tuple(others), op.promote == "float"), self.dtype)
-    records = grad_mode.is_grad_enabled() and (
+    records = grad_mode.is_recording() and (
         self.requires_grad
         or (self._base is not None and self._base.requires_grad)
         or any(isinstance(o, Tensor) and o.requires_grad for o in others)

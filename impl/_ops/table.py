@@ -171,7 +171,9 @@ def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
         main._vc = src._vc
         main._view_version = src._vc.value
         main._view_no_grad = not grad_mode._state.enabled and src.requires_grad
-    if grad_mode._state.enabled and main._data.dtype.kind in FLOAT_KINDS and main.dtype.is_floating_point:
+    state = grad_mode._state
+    recording = state.enabled and not state.inference
+    if recording and main._data.dtype.kind in FLOAT_KINDS and main.dtype.is_floating_point:
         derivatives = op.derivatives
         for name, t in zip(op.inputs, tensors, strict=False):
             if name in derivatives and (t._requires_grad or t._grad_fn is not None):

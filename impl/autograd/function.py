@@ -128,7 +128,7 @@ class Function(metaclass=FunctionMeta):
         is_tensor = tuple(isinstance(a, Tensor) for a in args)
         ctx._is_tensor_input = is_tensor
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
-        executable = grad_mode.is_grad_enabled() and any(ctx.needs_input_grad)
+        executable = grad_mode.is_recording() and any(ctx.needs_input_grad)
         with grad_mode.no_grad():
             if cls.setup_context is not Function.setup_context:  # forward without ctx (torch 2 style)
                 outputs = cls.forward(*args, **kwargs)

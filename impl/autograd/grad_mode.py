@@ -30,6 +30,12 @@ def is_inference_mode_enabled() -> bool:
     return _state.inference
 
 
+def is_recording() -> bool:
+    """Whether ops record graph nodes now: grad mode on and not in inference mode (inference mode
+    skips autograd even under enable_grad, as torch's does)."""
+    return _state.enabled and not _state.inference
+
+
 class _GradModeContext:
     """Base for grad-mode contexts: usable with ``with`` and as a function decorator."""
 
@@ -105,7 +111,7 @@ class inference_mode(_GradModeContext):
         self.mode = bool(mode)
 
     def _target(self) -> bool:
-        return (not self.mode) and is_grad_enabled()
+        return not self.mode  # torch's InferenceMode guard sets grad mode to !enabled, whatever it was
 
     def __enter__(self) -> None:
         self._prev_inf = is_inference_mode_enabled()
