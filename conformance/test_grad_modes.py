@@ -15,7 +15,6 @@ from oracle.differential import check
 from oracle.program import Backward, ExitMode, GradMode, Observe, Program, Ref
 
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
-    "GM-002": "has no torch.is_inference_mode_enabled (impl.autograd.grad_mode has it, not exported)",
 }
 _known_divergence = known_divergence(KNOWN_IMPL_DIVERGENCES)
 
