@@ -16,9 +16,6 @@ from oracle.program import Backward, Leaf, Observe, Program, Ref, RequiresGrad, 
 from oracle.strategies import op_data
 
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
-    "ERR-003": "a broadcasting failure raises numpy's ValueError ('operands could not be broadcast "
-    "together') instead of torch's RuntimeError ('The size of tensor a (3) must match the size of tensor b "
-    "(2) at non-singleton dimension 0')",
 }
 _known_divergence = known_divergence(KNOWN_IMPL_DIVERGENCES)
 
