@@ -20,11 +20,13 @@ from oracle.program import (
     CUSTOM_MODULES,
     OPS,
     Action,
+    ApplyFunction,
     Backward,
     CallModule,
     Detach,
     DType,
     ExitMode,
+    Function,
     GlobalModuleHook,
     Grad,
     GradMode,
@@ -104,6 +106,11 @@ def post_accumulate_action(torch: Any, action: Action, tensor: Any) -> Any:
         tensor.grad.fill_(action.value)
         return None
     return apply_action(torch, action, tensor.grad)
+
+
+def needs_input_grad_text(ctx: Any) -> str:
+    """How a custom Function's backward logs ``ctx.needs_input_grad`` (as the target of its call)."""
+    return f"needs_input_grad={tuple(bool(f) for f in ctx.needs_input_grad)}"
 
 
 def _named(hook: str, body: Callable[..., Any]) -> Callable[..., Any]:
@@ -440,6 +447,61 @@ class _Run:
             self.modes.remove((s.name, context))
         context.__exit__(None, None, None)
         self._grad_mode_event(context)
+
+    # -- custom autograd.Function (issue 5) ----------------------------------------------------
+    def _call(self, spec: dict, env: dict[str, Any]) -> None:
+        """Run one op of a Function body (``{"out", "op", "args", "kwargs"}``) over ``env``."""
+
+        def value(arg: Any) -> Any:
+            if isinstance(arg, Ref):
+                return env[arg.name]
+            if isinstance(arg, list):
+                return [value(a) for a in arg]
+            return getattr(self.torch, arg.name) if isinstance(arg, DType) else arg
+
+        args = [value(a) for a in spec["args"]]
+        kwargs = {k: value(v) for k, v in spec.get("kwargs", {}).items()}
+        if OPS[spec["op"]].style == "method":
+            env[spec["out"]] = getattr(args[0], spec["op"])(*args[1:], **kwargs)
+        else:
+            env[spec["out"]] = getattr(self.torch, spec["op"])(*args, **kwargs)
+
+    def _function(self, s: Function) -> None:
+        run, log = self, self._log
+
+        def forward(ctx, *inputs):
+            env = {f"i{k}": v for k, v in enumerate(inputs)}
+            for spec in s.forward:
+                run._call(spec, env)
+            if s.materialize_grads is not None:
+                ctx.set_materialize_grads(s.materialize_grads)
+            ctx.save_for_backward(*[env[n] for n in s.saves])
+            if s.non_differentiable:
+                ctx.mark_non_differentiable(*[env[n] for n in s.non_differentiable])
+            if s.dirty:
+                ctx.mark_dirty(*[env[n] for n in s.dirty])
+            outputs = tuple(env[n] for n in s.outputs)
+            return outputs[0] if len(outputs) == 1 else outputs
+
+        def backward(ctx, *grads):
+            log(s.name, "backward", needs_input_grad_text(ctx), grads=grads)
+            env = {f"g{k}": g for k, g in enumerate(grads)}
+            env.update(zip(s.saves, ctx.saved_tensors, strict=True))
+            for spec in s.backward:
+                run._call(spec, env)
+            results = tuple(None if n is None else env[n] for n in s.grads)
+            return results[0] if len(results) == 1 else results
+
+        if s.once_differentiable:
+            backward = self.torch.autograd.function.once_differentiable(backward)
+        body = {"forward": staticmethod(forward), "backward": staticmethod(backward)}
+        self.names[s.name] = type(s.name, (self.torch.autograd.Function,), body)
+
+    def _apply_function(self, s: ApplyFunction) -> None:
+        result = self.names[s.function].apply(*[self._value(a) for a in s.inputs])
+        results = result if isinstance(result, tuple) else (result,)
+        for name, value in zip(s.outs, results, strict=True):
+            self.names[name] = value
 
     def close(self) -> None:
         """Leave the grad modes a program left open (latest first), so that none outlives it."""

@@ -806,6 +806,64 @@ class ExitMode(Step):
         return [self.name]
 
 
+# -- custom autograd.Function (issue 5) ---------------------------------------------------------
+def _check_body(ops: list[dict], where: str) -> None:
+    for spec in ops:
+        if set(spec) - {"out", "op", "args", "kwargs"} or spec.get("op") not in OPS:
+            raise ValueError(f"{where}: an op needs 'out', an 'op' of OPS, 'args' (and 'kwargs'): {spec}")
+
+
+@_step
+@dataclass
+class Function(Step):
+    """Define ``class <name>(torch.autograd.Function)``: ``forward(ctx, i0, i1, ...)`` runs the
+    ``forward`` ops (dicts ``{"out", "op", "args", "kwargs"}`` over the inputs ``i<k>`` and earlier
+    outs), saves ``saves`` with ``save_for_backward``, marks ``non_differentiable`` outputs and
+    ``dirty`` inputs, calls ``set_materialize_grads`` if asked, and returns ``outputs`` (one or a
+    tuple). ``backward(ctx, g0, g1, ...)`` (``once_differentiable`` if asked) records
+    ``needs_input_grad`` and the gradients it receives, binds the saved tensors to their forward
+    names, runs the ``backward`` ops and returns, per input, the tensor named in ``grads`` or None."""
+
+    kind: ClassVar[str] = "function"
+    name: str
+    inputs: int
+    forward: list
+    outputs: list[str]
+    backward: list
+    grads: list  # per input: a name bound in backward, or None
+    saves: list[str] = field(default_factory=list)
+    non_differentiable: list[str] = field(default_factory=list)
+    dirty: list[str] = field(default_factory=list)
+    materialize_grads: bool | None = None
+    once_differentiable: bool = False
+
+    def __post_init__(self) -> None:
+        _check_body(self.forward, f"function {self.name} forward")
+        _check_body(self.backward, f"function {self.name} backward")
+        if len(self.grads) != self.inputs:
+            raise ValueError(f"function {self.name}: backward returns one gradient (or None) per input")
+
+    def names_bound(self) -> list[str]:
+        return [self.name]
+
+
+@_step
+@dataclass
+class ApplyFunction(Step):
+    """``outs = Function.apply(*inputs)`` (one name per output; inputs are Refs or numbers)."""
+
+    kind: ClassVar[str] = "apply_function"
+    outs: list[str]
+    function: str
+    inputs: list = field(default_factory=list)
+
+    def names_read(self) -> list[str]:
+        return [self.function, *(a.name for a in self.inputs if isinstance(a, Ref))]
+
+    def names_bound(self) -> list[str]:
+        return list(self.outs)
+
+
 def _encode(value: Any) -> Any:
     """Step field value -> strict-JSON value (Ref, Action and non-finite floats become tagged dicts)."""
     if isinstance(value, Ref):

@@ -16,11 +16,13 @@ from oracle.program import (
     CUSTOM_MODULES,
     OPS,
     Action,
+    ApplyFunction,
     Backward,
     CallModule,
     Detach,
     DType,
     ExitMode,
+    Function,
     GlobalModuleHook,
     Grad,
     GradMode,
@@ -202,6 +204,9 @@ _RESERVED = {
     "show_layout",
     "show_array",
     "show_grad_mode",
+    "_outputs",
+    "ctx",
+    "grads",
     "numpy",
     "e",
     "DEVICE",
@@ -304,7 +309,58 @@ def _more_statements(step: Step, index: int) -> list[str] | None:
         ]
     if isinstance(step, ExitMode):
         return [f"{step.name}.__exit__(None, None, None)", f"show_grad_mode({index}, {step.name})"]
+    if isinstance(step, Function):
+        return _function_lines(step)
+    if isinstance(step, ApplyFunction):
+        call = f"{step.function}.apply({', '.join(map(_arg, step.inputs))})"
+        return [f"{', '.join(step.outs)}, = _outputs({call})"]
     return None
+
+
+def _body_lines(ops: list[dict]) -> list[str]:
+    return [line for spec in ops for line in _statements(Op(**spec), "cpu", -1)]
+
+
+def _returned(names: list) -> str:
+    values = ["None" if n is None else n for n in names]
+    return values[0] if len(values) == 1 else "(" + ", ".join(values) + ")"
+
+
+def _function_lines(s: Function) -> list[str]:
+    """``class <name>(torch.autograd.Function)`` as the interpreter builds it."""
+    inputs = ", ".join(f"i{k}" for k in range(s.inputs))
+    forward = _body_lines(s.forward)
+    if s.materialize_grads is not None:
+        forward.append(f"ctx.set_materialize_grads({s.materialize_grads})")
+    forward.append(f"ctx.save_for_backward({', '.join(s.saves)})")
+    if s.non_differentiable:
+        forward.append(f"ctx.mark_non_differentiable({', '.join(s.non_differentiable)})")
+    if s.dirty:
+        forward.append(f"ctx.mark_dirty({', '.join(s.dirty)})")
+    forward.append(f"return {_returned(s.outputs)}")
+    needs = "f'needs_input_grad={tuple(bool(f) for f in ctx.needs_input_grad)}'"
+    backward = [f"show_hook({s.name!r}, 'backward', {needs}, grads=grads)"]
+    backward += [f"g{k} = grads[{k}]" for k in range(len(s.outputs))]
+    if s.saves:
+        backward.append(f"{', '.join(s.saves)}, = ctx.saved_tensors")
+    backward += _body_lines(s.backward) + [f"return {_returned(s.grads)}"]
+    decorators = ["    @staticmethod"]
+    if s.once_differentiable:
+        decorators.append("    @torch.autograd.function.once_differentiable")
+    return [
+        f"class {s.name}(torch.autograd.Function):",
+        "    @staticmethod",
+        f"    def forward(ctx, {inputs}):",
+        *("        " + line for line in forward),
+        "",
+        *decorators,
+        "    def backward(ctx, *grads):",
+        *("        " + line for line in backward),
+        "",
+        "",
+        "def _outputs(result):",
+        "    return result if isinstance(result, tuple) else (result,)",
+    ]
 
 
 def _grad_lines(step: Grad) -> list[str]:
