@@ -1,0 +1,140 @@
+"""Custom autograd.Function (oracle/rules/functions.py): Function subclasses generated from op
+combinations (forward and backward as op lists), applied, backpropagated once and twice."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance.test_ops import OpProgram, known_divergence
+from oracle.backends import Backend
+from oracle.differential import check
+from oracle.program import (
+    ApplyFunction,
+    Backward,
+    Function,
+    Grad,
+    Observe,
+    ObserveGraph,
+    ObserveLayout,
+    Program,
+    Ref,
+)
+
+KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
+    "FN-001": "a second backward through a custom Function that saved no tensor does not raise (torch "
+    "frees the node's state after backward and raises 'Trying to backward through the graph a second time')",
+    "FN-003": "a second backward through a custom Function that saved no tensor does not raise",
+}
+_known_divergence = known_divergence(KNOWN_IMPL_DIVERGENCES)
+
+UNARY = ("exp", "sin", "tanh", "sigmoid", "square", "neg")
+BINARY = ("mul", "add", "sub")
+
+
+def body_op(draw: Any, out: str, names: list[str]) -> dict:
+    """An elementwise op over ``names`` (keeps the shape)."""
+    op = draw(st.sampled_from(UNARY + BINARY))
+    a = Ref(draw(st.sampled_from(names)))
+    if op in UNARY:
+        return {"out": out, "op": op, "args": [a], "kwargs": {}}
+    other: Any = draw(st.sampled_from((2.0, -1.0)))
+    if draw(st.booleans()):
+        other = Ref(draw(st.sampled_from(names)))
+    return {"out": out, "op": op, "args": [a, other], "kwargs": {}}
+
+
+@st.composite
+def functions(draw: Any, dirty: bool = False, extras: bool = False, double: bool | None = None) -> Program:
+    """A Function of one or two inputs: forward ops (an in-place one marked dirty with ``dirty``),
+    saved tensors, maybe a second non-differentiable or unused output, a backward from op
+    combinations of the gradient and saved tensors; applied, graph observed, then backward twice
+    or a double backward (``double``: always/never/either). With ``extras``, something is saved
+    and there is a second output."""
+    p = OpProgram(draw)
+    shape = draw(st.sampled_from(((), (2,), (2, 2))))
+    dtype = draw(st.sampled_from(("float32", "float64")))
+    n = draw(st.integers(1, 2))
+    inputs = [p.leaf(shape, dtype, grad=i == 0 or draw(st.booleans())) for i in range(n)]
+    if dirty:  # an in-place edit of a leaf that requires grad is refused: apply to a copy
+        inputs[0] = p.op("mul", Ref(inputs[0]), 1.0)
+    names = [f"i{k}" for k in range(n)]
+    forward = []
+    if dirty:
+        forward.append({"out": "f0", "op": draw(st.sampled_from(("mul_", "add_"))), "args": [Ref("i0"), 2.0]})
+        names.append("f0")
+    for _ in range(draw(st.integers(0 if dirty else 1, 3))):
+        forward.append(body_op(draw, f"f{len(forward)}", names))
+        names.append(forward[-1]["out"])
+    outputs = ["f0" if dirty else names[-1]]
+    kinds = ("non_differentiable", "unused") if extras else (None, "non_differentiable", "unused")
+    extra = None if dirty else draw(st.sampled_from(kinds))
+    if extra:
+        forward.append(body_op(draw, "extra", names))
+        outputs.append("extra")
+    saves = draw(st.lists(st.sampled_from(names), min_size=int(extras), max_size=2, unique=True))
+    backward = []
+    grad_names = ["g0", *saves]
+    for k in range(draw(st.integers(1, 3))):
+        backward.append(body_op(draw, f"b{k}", grad_names))
+        grad_names.append(f"b{k}")
+    grads = [draw(st.sampled_from((grad_names[-1], "g0", None))) for _ in range(n)]
+    fn = Function(
+        "Fn",
+        n,
+        forward,
+        outputs,
+        backward,
+        grads,
+        saves=saves,
+        non_differentiable=["extra"] if extra == "non_differentiable" else [],
+        dirty=["f0"] if dirty else [],
+        materialize_grads=draw(st.sampled_from((None, True, False))),
+        once_differentiable=draw(st.booleans()),
+    )
+    outs = ["o", *(["e"] if extra else [])]
+    p.steps += [fn, ApplyFunction(outs, "Fn", [Ref(i) for i in inputs])]
+    p.names += outs
+    p.steps.append(ObserveGraph("o"))
+    if dirty:
+        p.steps.append(ObserveLayout(inputs[0]))
+    loss = p.op("sum", Ref("o"))
+    if draw(st.booleans()) if double is None else double:
+        p.steps.append(Grad(["gx"], [loss], [p.names[0]], create_graph=True))
+        p.names.append("gx")
+        p.steps.append(Backward(p.op("sum", Ref("gx"))))
+    else:
+        p.steps += [Backward(loss), Backward(loss)]
+    p.steps += [Observe(n) for n in p.names]
+    return Program(p.steps)
+
+
+@pytest.mark.rule("FN-001")
+@settings(deadline=None)
+@given(program=functions())
+def test_function_node_and_gradients(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@pytest.mark.rule("FN-002")
+@settings(deadline=None)
+@given(program=functions(extras=True))
+def test_saved_and_non_differentiable(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@pytest.mark.rule("FN-003")
+@settings(deadline=None)
+@given(program=functions(dirty=True))
+def test_mark_dirty(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@pytest.mark.rule("FN-004")
+@settings(deadline=None)
+@given(program=functions(double=True))
+def test_double_backward_through_a_function(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
