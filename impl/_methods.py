@@ -3,6 +3,7 @@ plus conversions (``to``/``type``/``float()`` ...) and the in-place method forms
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -365,9 +366,55 @@ def _new_filled(self: Tensor, fill: Any, size: tuple, dtype: Any = None, **kw: A
     )
 
 
+T_DEPRECATED = {
+    "n-d": (
+        "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
+        "will throw an error in a future release. Consider `x.mT` to transpose batches of matrices or "
+        "`x.permute(*torch.arange(x.ndim - 1, -1, -1))` to reverse the dimensions of a tensor. (Triggered "
+        "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4314.)"
+    ),
+    "0-d": (
+        "Tensor.T is deprecated on 0-D tensors. This function is the identity in these cases. (Triggered "
+        "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4321.)"
+    ),
+}
+_t_warned: set[str] = set()  # torch warns once per process (TORCH_WARN_ONCE), per message
+
+
+def reversed_dims(self: Tensor) -> Tensor:
+    """``x.T``: the dimensions reversed; torch's deprecation warning, once, when ``x`` is not 2-D."""
+    n = self.dim()
+    if n != 2:
+        kind = "0-d" if n == 0 else "n-d"
+        if kind not in _t_warned:
+            _t_warned.add(kind)
+            warnings.warn(T_DEPRECATED[kind], UserWarning, stacklevel=2)
+    return F.permute(self, *reversed(range(n)))
+
+
+def adjoint(self: Tensor) -> Tensor:
+    """``x.H``: the (conjugate) transpose of a matrix; torch rejects other ranks but 0-d (``x``
+    itself, with a once-per-process deprecation warning)."""
+    n = self.dim()
+    if n == 0:
+        if "H 0-d" not in _t_warned:
+            _t_warned.add("H 0-d")
+            warnings.warn(
+                "Tensor.H is deprecated on 0-D tensors. Consider using x.conj(). (Triggered internally at "
+                "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4335.)",
+                UserWarning,
+                stacklevel=2,
+            )
+        return self
+    if n != 2:
+        hint = " For batches of matrices, consider using tensor.mH" if n > 2 else ""
+        raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor.{hint}")
+    return F.transpose(self, 0, 1)
+
+
 def bind() -> None:
     for name, fn in METHODS.items():
         setattr(Tensor, name, fn)
-    Tensor.T = property(lambda self: F.permute(self, *reversed(range(self.dim()))))
+    Tensor.T = property(reversed_dims)
     Tensor.mT = property(lambda self: F.transpose(self, -2, -1))
-    Tensor.H = Tensor.T
+    Tensor.H = property(adjoint)

@@ -774,6 +774,53 @@ for hook, kind in ((wrong_size, "post"), (wrong_count, "pre"), (wrong_dtype, "po
     (y.grad_fn.register_hook if kind == "post" else y.grad_fn.register_prehook)(hook)
     attempt(lambda: y.sum().backward())
 ''',
+    "gradient_layouts_follow_torch": '''
+lin = torch.nn.Linear(4, 3)
+lin(torch.ones(5, 4)).sum().backward()
+print(lin.weight.grad.stride(), lin.bias.grad.stride())
+a = torch.ones(4, 3, requires_grad=True); w = torch.ones(5, 3, requires_grad=True); wt = w.t()
+print([g.stride() for g in torch.autograd.grad((a @ wt).sum(), (a, w, wt))])
+at = torch.ones(3, 4, requires_grad=True)
+print([g.stride() for g in torch.autograd.grad((at.t() @ torch.ones(3, 2)).sum(), (at,))])
+print([g.stride() for g in torch.autograd.grad(torch.addmm(torch.ones(2), at.t(), torch.ones(3, 2), alpha=2).sum(), (at,))])
+y = torch.nn.Conv2d(2, 4, 3, groups=2)(torch.ones(2, 2, 5, 5))
+print(y.stride(), torch.nn.Flatten()(y).grad_fn.name())
+''',
+    "transposes_by_rank": '''
+for shape in ((2, 3), (2, 3, 4), (3,), ()):
+    x = torch.ones(shape, requires_grad=True) * 2
+    attempt(lambda: (tuple(x.T.shape), x.T.grad_fn.name()))
+    attempt(lambda: (tuple(x.H.shape), x.H.grad_fn.name()))
+leaf = torch.ones((), requires_grad=True)
+print(leaf.H is leaf, leaf.T is leaf)
+''',
+    "broadcast_errors_and_inference_mode": '''
+for a, b in (((2, 2, 3), (13,)), ((3,), (2,)), ((4, 1, 3), (2, 5)), ((2, 3), (3, 2))):
+    attempt(lambda: torch.ones(a) + torch.ones(b))
+    attempt(lambda: torch.ones(a, requires_grad=True) * torch.ones(b))
+attempt(lambda: torch.ones(2, 3) @ torch.ones(2, 3))
+x = torch.ones(2, requires_grad=True)
+with torch.inference_mode():
+    with torch.enable_grad():
+        y = x * 2
+        print(torch.is_grad_enabled(), torch.is_inference_mode_enabled(), y.requires_grad, y.grad_fn)
+    with torch.inference_mode(False):
+        print(torch.is_grad_enabled(), torch.is_inference_mode_enabled(), (x * 2).grad_fn.name())
+with torch.no_grad():
+    with torch.inference_mode(False):
+        print(torch.is_grad_enabled(), (x * 2).grad_fn.name())
+''',
+    "module_hook_names_in_errors": '''
+x = torch.ones(1, 3, requires_grad=True)
+def myhook(m, gi, go):
+    return (gi[0],)
+lin = torch.nn.Linear(3, 2); lin.register_backward_hook(myhook)
+attempt(lambda: lin(x).sum().backward())
+lin = torch.nn.Linear(3, 2); lin.register_full_backward_pre_hook(lambda m, go: (torch.ones(5),))
+attempt(lambda: lin(x).sum().backward())
+lin = torch.nn.Linear(3, 2); lin.register_full_backward_hook(lambda m, gi, go: (torch.ones(5),))
+attempt(lambda: lin(x).sum().backward())
+''',
 }
 
 
@@ -800,3 +847,32 @@ g, = torch.autograd.grad(x.abs().sum(), x, create_graph=True)
 attempt(lambda: torch.autograd.grad(g.sum(), x)[0].tolist())
 """
     assert run(program, impl) == run(program, torch)
+
+
+T_WARNINGS = """
+import warnings
+warnings.simplefilter("always")
+with warnings.catch_warnings(record=True) as seen:
+    warnings.simplefilter("always")
+    for shape in ((2, 3, 4), (3,), (), (2, 3), (), (4, 1, 1), ()):
+        torch.ones(shape).T
+    torch.ones(()).H
+    torch.ones(()).H
+print([(w.category.__name__, str(w.message).split(" (Triggered")[0], w.filename) for w in seen])
+"""
+
+
+@pytest.mark.parametrize("module", ["impl"])
+def test_transpose_deprecation_warnings_once_per_process_like_torch(module: str) -> None:
+    """x.T off 2-D and x.H on 0-d warn once per process, attributed to the caller (fresh processes:
+    torch's warnings are TORCH_WARN_ONCE)."""
+    import subprocess
+    import sys
+
+    def warnings_of(name: str) -> str:
+        code = f"import {name} as torch\n" + T_WARNINGS
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+
+    expected = warnings_of("torch")
+    assert "is deprecated" in expected
+    assert warnings_of(module) == expected
