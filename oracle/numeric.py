@@ -1,0 +1,141 @@
+"""Numerical gradient checks: a backend's own gradients against central finite differences
+computed on the same backend, in float64 -- an oracle that does not need torch at all.
+
+The idea is ``torch.autograd.gradcheck``'s, implemented over the public Tensor API only
+(``tensor``, ``reshape``, ``tolist``, ``backward``, ``.grad``, ``autograd.grad``), so any backend can
+be checked: the function under test is a list of ops (dicts ``{"out", "op", "args", "kwargs"}`` over
+inputs ``i0, i1, ...``, as in a custom Function step), the analytical Jacobian is read from ``.grad``
+after one backward per output element, the numerical one from ``(f(x + eps) - f(x - eps)) / 2eps``
+per input element. ``second_order`` turns a function into its vector-Jacobian product with
+``create_graph=True``, so the same check covers second derivatives (gradgradcheck).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from oracle.program import OPS, DType, Ref
+
+# float64 central differences with eps=1e-6 are accurate to ~1e-9 relative on the smooth functions
+# checked, so the bounds are tighter than gradcheck's defaults (atol=1e-5, rtol=1e-3): a gradient
+# off by a relative 1e-3 must be caught.
+EPS = 1e-6
+ATOL = 1e-6
+RTOL = 1e-5
+
+Function = Callable[[list[Any]], Any]
+
+
+def op_function(torch: Any, ops: list[dict]) -> Function:
+    """The function ``inputs -> value of the last op`` computing ``ops`` with ``torch``."""
+
+    def run(inputs: list[Any]) -> Any:
+        env: dict[str, Any] = {f"i{k}": x for k, x in enumerate(inputs)}
+
+        def value(arg: Any) -> Any:
+            if isinstance(arg, Ref):
+                return env[arg.name]
+            if isinstance(arg, list):
+                return [value(a) for a in arg]
+            return getattr(torch, arg.name) if isinstance(arg, DType) else arg
+
+        for spec in ops:
+            args = [value(a) for a in spec["args"]]
+            kwargs = {k: value(v) for k, v in spec.get("kwargs", {}).items()}
+            method = OPS[spec["op"]].style == "method"
+            call = getattr(args.pop(0), spec["op"]) if method else getattr(torch, spec["op"])
+            env[spec["out"]] = call(*args, **kwargs)
+        return env[ops[-1]["out"]]
+
+    return run
+
+
+def second_order(torch: Any, fn: Function, weights: list[float]) -> Function:
+    """``inputs -> sum_k d(weights . fn(inputs)) / d input_k`` flattened and concatenated, built with
+    ``create_graph=True`` so that it is differentiable again (its Jacobian is fn's Hessian-vector
+    structure)."""
+
+    def run(inputs: list[Any]) -> Any:
+        out = fn(inputs).reshape(-1)
+        v = torch.tensor(weights[: out.numel()], dtype=out.dtype)
+        grads = torch.autograd.grad([out], inputs, grad_outputs=[v], create_graph=True, allow_unused=True)
+        parts = [torch.zeros_like(x) if g is None else g for g, x in zip(grads, inputs, strict=True)]
+        return torch.cat([p.reshape(-1) for p in parts])
+
+    return run
+
+
+def _leaves(torch: Any, values: list[list[float]], shapes: list[tuple[int, ...]]) -> list[Any]:
+    return [
+        torch.tensor(v, dtype=torch.float64).reshape(s).requires_grad_(True)
+        for v, s in zip(values, shapes, strict=True)
+    ]
+
+
+def numerical_jacobian(
+    torch: Any, fn: Function, values: list[list[float]], shapes: list[tuple[int, ...]]
+) -> list[list[list[float]]]:
+    """Per input k: J[k][i][j] = d out_j / d x_k[i] by central differences."""
+    jacobians = []
+    for k, flat in enumerate(values):
+        rows = []
+        for i in range(len(flat)):
+            sides = []
+            for step in (EPS, -EPS):
+                moved = [list(v) for v in values]
+                moved[k][i] += step
+                sides.append(fn(_leaves(torch, moved, shapes)).detach().reshape(-1).tolist())
+            rows.append([(a - b) / (2 * EPS) for a, b in zip(*sides, strict=True)])
+        jacobians.append(rows)
+    return jacobians
+
+
+def analytical_jacobian(
+    torch: Any, fn: Function, values: list[list[float]], shapes: list[tuple[int, ...]]
+) -> list[list[list[float]]]:
+    """Per input k: J[k][i][j] read from ``x_k.grad`` after backward from output element j."""
+    size = fn(_leaves(torch, values, shapes)).numel()
+    columns: list[list[list[float]]] = [[] for _ in values]  # [k][j] -> gradient of out_j (flat)
+    for j in range(size):
+        inputs = _leaves(torch, values, shapes)
+        out = fn(inputs).reshape(-1)
+        if out.requires_grad:
+            out[j].backward()
+        for k, x in enumerate(inputs):
+            grad = x.grad
+            columns[k].append([0.0] * len(values[k]) if grad is None else grad.reshape(-1).tolist())
+    return [[[col[i] for col in columns[k]] for i in range(len(values[k]))] for k in range(len(values))]
+
+
+@dataclass
+class Mismatch:
+    """An entry where the backend's gradient and the finite difference disagree."""
+
+    input: int
+    element: int
+    output: int
+    analytical: float
+    numerical: float
+
+    def __str__(self) -> str:
+        return (
+            f"d out[{self.output}] / d i{self.input}[{self.element}]: backend {self.analytical!r}, "
+            f"finite differences {self.numerical!r}"
+        )
+
+
+def gradient_mismatches(
+    torch: Any, fn: Function, values: list[list[float]], shapes: list[tuple[int, ...]]
+) -> list[Mismatch]:
+    """Where ``fn``'s gradients on ``torch`` differ from central finite differences (float64)."""
+    numerical = numerical_jacobian(torch, fn, values, shapes)
+    analytical = analytical_jacobian(torch, fn, values, shapes)
+    found = []
+    for k, (num_k, ana_k) in enumerate(zip(numerical, analytical, strict=True)):
+        for i, (num_row, ana_row) in enumerate(zip(num_k, ana_k, strict=True)):
+            for j, (n, a) in enumerate(zip(num_row, ana_row, strict=True)):
+                if not abs(a - n) <= ATOL + RTOL * abs(n):
+                    found.append(Mismatch(k, i, j, a, n))
+    return found
