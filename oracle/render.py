@@ -182,6 +182,7 @@ def render(program: Program, device: str = "cpu") -> str:
             lines.append(f"    show_error({index}, e)")
         lines.append("")
     lines.extend(_global_hooks_removed(program))
+    lines.extend(_grad_modes_left(program))
     return "\n".join(lines)
 
 
@@ -315,6 +316,19 @@ def _more_statements(step: Step, index: int) -> list[str] | None:
         call = f"{step.function}.apply({', '.join(map(_arg, step.inputs))})"
         return [f"{', '.join(step.outs)}, = _outputs({call})"]
     return None
+
+
+def _grad_modes_left(program: Program) -> list[str]:
+    """Leave the grad modes the program left open, latest first, as the interpreter does at the
+    end of a run (so that scripts run one after another start alike)."""
+    exited = {s.name for s in program.steps if isinstance(s, ExitMode)}
+    still_open = [s.name for s in program.steps if isinstance(s, GradMode) and s.name not in exited]
+    if not still_open:
+        return []
+    lines = ["# leave the grad modes still open"]
+    for name in reversed(still_open):
+        lines += ["try:", f"    {name}.__exit__(None, None, None)", "except NameError:", "    pass"]
+    return lines
 
 
 def _body_lines(ops: list[dict]) -> list[str]:
