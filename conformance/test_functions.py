@@ -95,7 +95,7 @@ def functions(draw: Any, dirty: bool = False, extras: bool = False, double: bool
         materialize_grads=draw(st.sampled_from((None, True, False))),
         once_differentiable=draw(st.booleans()),
     )
-    outs = ["o", *(["e"] if extra else [])]
+    outs = ["o", *(["o2"] if extra else [])]
     p.steps += [fn, ApplyFunction(outs, "Fn", [Ref(i) for i in inputs])]
     p.names += outs
     p.steps.append(ObserveGraph("o"))

@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from conformance.test_errors import bad_backwards, refused_flags
+from conformance.test_functions import functions
 from conformance.test_grad_modes import modes
 from conformance.test_ops import indexing, inplace_ops, reductions
 from conformance.test_tensors import numpy_sharing, views
@@ -106,7 +107,7 @@ def test_rendered_script_prints_the_reference_trace() -> None:
 
 GENERATED = st.one_of(
     reductions(), indexing(), inplace_ops(), views(), numpy_sharing(), modes(("no_grad", "inference_mode")),
-    bad_backwards(), refused_flags(),
+    bad_backwards(), refused_flags(), functions(), functions(dirty=True),
 )
 
 
@@ -119,3 +120,12 @@ def test_rendered_generated_programs_reproduce_the_reference(batch: list[Program
     done = run_script("\nprint('=====')\n".join(render(p) for p in kept))
     assert done.returncode == 0, done.stderr
     assert normalise(done.stdout).split("=====\n") == expected
+
+
+def test_rendered_script_leaves_open_grad_modes() -> None:
+    """A script whose program leaves no_grad open does not disable grad for the next script."""
+    left_open = Program([GradMode("g", "no_grad"), GradMode("s", "set_grad_enabled", False)])
+    after = Program([Leaf("x", [1.0], requires_grad=True), Op("y", "mul", [Ref("x"), 2.0]), Observe("y")])
+    done = run_script(render(left_open) + "\n" + render(after))
+    assert done.returncode == 0, done.stderr
+    assert "requires_grad=True, grad_fn=MulBackward0" in done.stdout
