@@ -73,10 +73,12 @@ def test_refused_flags_and_leaf_inplace(program: Program, backend: Backend, refe
 
 @st.composite
 def shape_errors(draw: Any) -> Program:
-    """Ops on shapes that may not fit: broadcasting, matmul, view of a transposed tensor, cat."""
+    """Ops on shapes (and dtypes) that may not fit: broadcasting, matmul of mixed dtypes, view of a
+    transposed tensor, cat."""
     p = OpProgram(draw)
     a = p.leaf(draw(st.sampled_from(((2, 3), (3,), (2, 1)))), "float32")
-    b = p.leaf(draw(st.sampled_from(((3, 2), (2,), (4,), (1, 3)))), "float32")
+    b_dtype = draw(st.sampled_from(("float32", "float64", "int64")))
+    b = p.leaf(draw(st.sampled_from(((3, 2), (2,), (4,), (1, 3)))), b_dtype)
     kind = draw(st.sampled_from(("add", "mul", "matmul", "mm", "view", "cat")))
     if kind == "view":
         p.op("view", Ref(p.op("t", Ref(a)) if draw(st.booleans()) else a), -1)

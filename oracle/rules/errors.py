@@ -24,8 +24,9 @@ RULES = [
     Rule(
         "ERR-003",
         FAMILY,
-        "Ops on tensors of incompatible shapes (broadcasting, matmul, view of a non-contiguous "
-        "tensor, cat of mismatched tensors) raise torch's error types and messages.",
+        "Ops on tensors of incompatible shapes or dtypes (broadcasting, matmul and mm of mixed "
+        "dtypes, view of a non-contiguous tensor, cat of mismatched tensors) raise torch's error "
+        "types and messages.",
         "https://pytorch.org/docs/stable/notes/broadcasting.html",
     ),
     Rule(
