@@ -12,9 +12,11 @@ from hypothesis import strategies as st
 from conformance.test_ops import OpProgram, known_divergence
 from oracle.backends import Backend
 from oracle.differential import check
-from oracle.program import Backward, ExitMode, GradMode, Observe, Program, Ref
+from oracle.program import Backward, DecoratedOp, ExitMode, GradMode, Observe, Program, Ref
 
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
+    "GM-003": "set_grad_enabled(flag) used as a decorator raises AttributeError ('set_grad_enabled' object "
+    "has no attribute '_prev') and leaves grad mode switched to flag",
 }
 _known_divergence = known_divergence(KNOWN_IMPL_DIVERGENCES)
 
@@ -69,4 +71,38 @@ def test_no_grad_and_friends(program: Program, backend: Backend, reference: Back
 @settings(deadline=None)
 @given(program=modes(("inference_mode", "inference_mode", "no_grad", "enable_grad")))
 def test_inference_mode(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def decorated(draw: Any) -> Program:
+    """Ops called through functions decorated with a grad mode (called or bare), mixed with plain
+    ops, inside or outside an entered mode, then backward."""
+    p = OpProgram(draw)
+    sources = [p.leaf((2,), "float32", grad=True)]
+    if draw(st.integers(0, 3)) == 0:
+        p.steps.append(GradMode("outer", draw(st.sampled_from(("no_grad", "enable_grad")))))
+    for i in range(draw(st.integers(1, 3))):
+        mode = draw(st.sampled_from(("no_grad", "enable_grad", "set_grad_enabled", "inference_mode")))
+        bare = mode != "set_grad_enabled" and draw(st.booleans())
+        flag = None if bare or mode in ("no_grad", "enable_grad") else draw(st.booleans())
+        if mode == "inference_mode" and not bare and draw(st.booleans()):
+            flag = None
+        op = draw(st.sampled_from(("mul", "exp", "sum")))
+        args = [Ref(draw(st.sampled_from(sources)))] + ([2.0] if op == "mul" else [])
+        p.steps.append(DecoratedOp(f"d{i}", mode, op, args, flag, bare))
+        p.names.append(f"d{i}")
+        sources.append(f"d{i}")
+        if draw(st.booleans()):
+            some_ops(p, draw, sources)
+    root = p.op("sum", Ref(p.names[-1]))
+    p.steps.append(Backward(root))
+    p.steps += [Observe(n) for n in p.names]
+    return Program(p.steps)
+
+
+@pytest.mark.rule("GM-003")
+@settings(deadline=None)
+@given(program=decorated())
+def test_grad_mode_decorators(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)

@@ -23,6 +23,7 @@ from oracle.program import (
     ApplyFunction,
     Backward,
     CallModule,
+    DecoratedOp,
     Detach,
     DType,
     ExitMode,
@@ -448,6 +449,18 @@ class _Run:
         context.__exit__(None, None, None)
         self._grad_mode_event(context)
 
+    def _decorated_op(self, s: DecoratedOp) -> None:
+        factory = getattr(self.torch, s.mode)
+        decorator = factory if s.bare else (factory() if s.flag is None else factory(s.flag))
+        style = OPS[s.op].style
+
+        def body(*args):
+            if style == "method":
+                return getattr(args[0], s.op)(*args[1:])
+            return getattr(self.torch, s.op)(*args)
+
+        self.names[s.out] = decorator(body)(*[self._value(a) for a in s.args])
+
     # -- custom autograd.Function (issue 5) ----------------------------------------------------
     def _call(self, spec: dict, env: dict[str, Any]) -> None:
         """Run one op of a Function body (``{"out", "op", "args", "kwargs"}``) over ``env``."""
@@ -503,21 +516,25 @@ class _Run:
         for name, value in zip(s.outs, results, strict=True):
             self.names[name] = value
 
-    def close(self) -> None:
-        """Leave the grad modes a program left open (latest first), so that none outlives it."""
+    def close(self, grad_enabled: bool) -> None:
+        """Leave the grad modes a program left open (latest first), and restore the grad mode it
+        started in (a backend's broken decorator may leave it switched), so that none outlives it."""
         while self.modes:
             self.modes.pop()[1].__exit__(None, None, None)
+        if self.torch.is_grad_enabled() != grad_enabled:
+            self.torch.set_grad_enabled(grad_enabled)
 
 
 def run(program: Program, backend: Backend) -> Trace:
     """Run every step of ``program`` on ``backend`` (inside ``backend.active()``) and return the trace."""
     state = _Run(backend)
     with backend.active():
+        grad_enabled = backend.module.is_grad_enabled()
         try:
             for index, step in enumerate(program.steps):
                 state.run(index, step)
         finally:
-            state.close()
+            state.close(grad_enabled)
             state.remove_global_hooks()
     return state.trace
 

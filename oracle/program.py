@@ -806,6 +806,35 @@ class ExitMode(Step):
         return [self.name]
 
 
+@_step
+@dataclass
+class DecoratedOp(Step):
+    """``out = f(*args)`` where ``f`` applies op ``op`` and is decorated with a grad mode:
+    ``@torch.<mode>(flag)`` (``@torch.<mode>`` itself with ``bare``, as no_grad, enable_grad and
+    inference_mode allow)."""
+
+    kind: ClassVar[str] = "decorated_op"
+    out: str
+    mode: str  # one of GRAD_MODES
+    op: str
+    args: list = field(default_factory=list)
+    flag: bool | None = None
+    bare: bool = False
+
+    def __post_init__(self) -> None:
+        GradMode("check", self.mode, self.flag)  # same mode/flag rules
+        if self.op not in OPS:
+            raise ValueError(f"unknown op {self.op!r}")
+        if self.bare and (self.flag is not None or self.mode == "set_grad_enabled"):
+            raise ValueError("a bare decorator takes no flag")
+
+    def names_read(self) -> list[str]:
+        return [a.name for a in self.args if isinstance(a, Ref)]
+
+    def names_bound(self) -> list[str]:
+        return [self.out]
+
+
 # -- custom autograd.Function (issue 5) ---------------------------------------------------------
 def _check_body(ops: list[dict], where: str) -> None:
     for spec in ops:

@@ -19,6 +19,7 @@ from oracle.program import (
     ApplyFunction,
     Backward,
     CallModule,
+    DecoratedOp,
     Detach,
     DType,
     ExitMode,
@@ -312,6 +313,18 @@ def _more_statements(step: Step, index: int) -> list[str] | None:
         return [f"{step.name}.__exit__(None, None, None)", f"show_grad_mode({index}, {step.name})"]
     if isinstance(step, Function):
         return _function_lines(step)
+    if isinstance(step, DecoratedOp):
+        flag = "" if step.flag is None else repr(step.flag)
+        decorator = f"torch.{step.mode}" + ("" if step.bare else f"({flag})")
+        method = OPS[step.op].style == "method"
+        call = f"args[0].{step.op}(*args[1:])" if method else f"torch.{step.op}(*args)"
+        return [
+            f"@{decorator}",
+            f"def decorated_{step.out}(*args):",
+            f"    return {call}",
+            "",
+            f"{step.out} = decorated_{step.out}({', '.join(map(_arg, step.args))})",
+        ]
     if isinstance(step, ApplyFunction):
         call = f"{step.function}.apply({', '.join(map(_arg, step.inputs))})"
         return [f"{', '.join(step.outs)}, = _outputs({call})"]

@@ -10,12 +10,13 @@ from hypothesis import strategies as st
 
 from conformance.test_errors import bad_backwards, refused_flags
 from conformance.test_functions import functions
-from conformance.test_grad_modes import modes
+from conformance.test_grad_modes import decorated, modes
 from conformance.test_ops import indexing, inplace_ops, reductions
 from conformance.test_tensors import numpy_sharing, views
 from oracle.backends import reference
 from oracle.interpreter import run
 from oracle.program import (
+    DecoratedOp,
     DType,
     ExitMode,
     GradMode,
@@ -77,6 +78,8 @@ def test_new_kinds_validate_their_data() -> None:
         GradMode("g", "set_grad_enabled")  # set_grad_enabled needs one
     with pytest.raises(ValueError):
         GradMode("g", "fast_mode")
+    with pytest.raises(ValueError):
+        DecoratedOp("d", "set_grad_enabled", "exp", [Ref("x")], bare=True)  # needs its flag
 
 
 def test_events_of_new_kinds_on_torch() -> None:
@@ -107,7 +110,7 @@ def test_rendered_script_prints_the_reference_trace() -> None:
 
 GENERATED = st.one_of(
     reductions(), indexing(), inplace_ops(), views(), numpy_sharing(), modes(("no_grad", "inference_mode")),
-    bad_backwards(), refused_flags(), functions(), functions(dirty=True),
+    bad_backwards(), refused_flags(), functions(), functions(dirty=True), decorated(),
 )
 
 

@@ -23,4 +23,12 @@ RULES = [
         "is_inference_mode_enabled reports the mode.",
         _DOCS,
     ),
+    Rule(
+        "GM-003",
+        FAMILY,
+        "no_grad, enable_grad, set_grad_enabled and inference_mode work as function decorators "
+        "(no_grad, enable_grad and inference_mode also bare, without a call): ops in the decorated "
+        "function run in the mode, and the mode is left when it returns.",
+        "https://pytorch.org/docs/stable/generated/torch.no_grad.html",
+    ),
 ]
