@@ -30,6 +30,13 @@ Vocabulary (one dataclass per step kind, ``kind`` is the JSON discriminator):
 ``observe_module``  record parameters, state_dict keys and training flags of a module
 ``optimizer``       ``torch.optim.<cls>(params, **kwargs)``; ``optimizer_step``,
                     ``optimizer_zero_grad``
+``observe_layout``  record ``stride()``, ``storage_offset()``, ``is_contiguous()``, ``_version``
+``numpy_array``     make a numpy array; ``numpy_add`` writes into it; ``observe_array`` records it
+``grad_mode``       enter ``torch.<mode>(flag)`` (no_grad, enable_grad, set_grad_enabled,
+                    inference_mode); ``exit_mode`` leaves it; both record the grad mode
+``decorated_op``    an op called through a function decorated with a grad mode
+``function``        define a custom ``torch.autograd.Function`` from op lists;
+                    ``apply_function`` applies it
 """
 
 from __future__ import annotations
