@@ -86,6 +86,12 @@ def _pow_exponent_grad(g: Any, c: Any) -> Any:
     return g * where((base == 0) & (c.exponent >= 0), res * 0, res * safe.log())
 
 
+def _pow_self_grad(g: Any, c: Any) -> Any:
+    """torch's pow_backward_self: 0 where the exponent is 0 (not 0 * 0**-1 = nan)."""
+    e = c.exponent
+    return apply(WHERE, 0, g * e * c.self.pow(e - 1), condition=e == 0)
+
+
 POW_TS = OpDef(
     "PowBackward0",
     lambda xp, a, exponent: a**exponent,
@@ -97,7 +103,7 @@ POW_TT = OpDef(
     lambda xp, a, b: a**b,
     ("self", "exponent"),
     {
-        "self": D("self exponent", lambda g, c: g * c.exponent * c.self.pow(c.exponent - 1)),
+        "self": D("self exponent", _pow_self_grad),
         "exponent": D("self exponent result", _pow_exponent_grad),
     },
     promote="common",
@@ -190,15 +196,19 @@ CLAMP = OpDef("ClampBackward1", _clamp_fwd, derivatives={"self": D("self min max
 
 
 def _minmax_grad(sign: int) -> Any:
+    """derivatives.yaml's maximum/minimum: ties share the gradient, the losing side gets 0, and a
+    nan comparison (neither wins) passes the full gradient to both."""
+
+    def shared(g: Any, a: Any, b: Any) -> Any:
+        return apply(WHERE, g / 2, g, condition=a == b)
+
     def self_grad(g: Any, c: Any) -> Any:
         a, b = c.self, c.other
-        wins = (a > b) if sign > 0 else (a < b)
-        return masked(g, wins) + masked(g / 2, a == b)
+        return apply(WHERE, 0, shared(g, a, b), condition=(a < b) if sign > 0 else (a > b))
 
     def other_grad(g: Any, c: Any) -> Any:
         a, b = c.self, c.other
-        wins = (b > a) if sign > 0 else (b < a)
-        return masked(g, wins) + masked(g / 2, a == b)
+        return apply(WHERE, 0, shared(g, a, b), condition=(a > b) if sign > 0 else (a < b))
 
     return {"self": D("self other", self_grad), "other": D("self other", other_grad)}
 

@@ -27,18 +27,33 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     return apply(ew.ADD, input, other, alpha=alpha)
 
 
-def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    if _t(input) and input.dtype is dtypes.bool_ and (not _t(other) or other.dtype is dtypes.bool_):
+def _is_bool(x: Any) -> bool:
+    return x.dtype is dtypes.bool_ if _t(x) else isinstance(x, (bool, np.bool_))
+
+
+def check_bool_subtraction(input: Any, other: Any) -> None:
+    """torch refuses ``-`` when either operand is bool (a bool tensor or a Python bool)."""
+    if _is_bool(input) and _is_bool(other):
         raise RuntimeError(
             "Subtraction, the `-` operator, with two bool tensors is not supported. "
             "Use the `^` or `logical_xor()` operator instead."
         )
+    if _is_bool(input) or _is_bool(other):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+            "invert a mask, use the `~` or `logical_not()` operator instead."
+        )
+
+
+def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
+    check_bool_subtraction(input, other)
     return apply(ew.SUB, input, other, alpha=alpha)
 
 
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     if _t(other):
         return sub(other, input, alpha=alpha)
+    check_bool_subtraction(other, input)
     return apply(ew.RSUB, input, other=other, alpha=alpha)
 
 
@@ -76,6 +91,9 @@ def pow(input: Any, exponent: Any) -> Tensor:
         return apply(ew.POW_ST, exponent, base=input)
     if _t(exponent):
         return apply(ew.POW_TT, input, exponent)
+    dt = dtypes.result_type(input, exponent)
+    if dt is not input.dtype:  # an integer tensor to a float power is float, as in torch
+        input = input.to(dt)
     return apply(ew.POW_TS, input, exponent=exponent)
 
 
@@ -110,6 +128,10 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    bounds = [b for b in (min, max) if b is not None]
+    dt = dtypes.result_type(input, *bounds)
+    if dt is not input.dtype:  # an integer tensor clamped by float bounds is float, as in torch
+        input = input.to(dt)
     return apply(ew.CLAMP, input, min=min, max=max)
 
 
@@ -160,35 +182,43 @@ def allclose(
 
 # -- reductions --------------------------------------------------------------------------------
 def _dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
+    """Reduction dims, wrapped and sorted; None for all dims (also for a 0-d tensor, which torch
+    lets reduce over dim 0/-1 as over everything)."""
     if dim is None:
         return None
     if isinstance(dim, (list, tuple)):
         if len(dim) == 0:
             return None
-        return tuple(sorted(_wrap_dim(int(d), ndim) for d in dim))
-    return (_wrap_dim(int(dim), ndim),)
+        dims = tuple(sorted(_wrap_dim(int(d), ndim) for d in dim))
+    else:
+        dims = (_wrap_dim(int(dim), ndim),)
+    return dims if ndim else None
 
 
-def sum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+_ALL = object()  # dim not given: torch's full-reduction overload (SumBackward0); dim=None picks the dim one
+
+
+def sum(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     out_dt = (
         dtypes.to_dtype(dtype)
         if dtype is not None
         else (input.dtype if input.dtype.is_floating_point else dtypes.int64)
     )
-    dims = _dims(dim, input.dim())
-    op = rd.SUM if dim is None else rd.SUM_DIM
-    return apply(op, input, dim=dims, keepdim=keepdim, dtype=out_dt.np)
+    if dim is _ALL:
+        return apply(rd.SUM, input, dim=None, keepdim=False, dtype=out_dt.np)
+    return apply(rd.SUM_DIM, input, dim=_dims(dim, input.dim()), keepdim=keepdim, dtype=out_dt.np)
 
 
-def mean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def mean(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     dt = dtypes.to_dtype(dtype) if dtype is not None else input.dtype
     if not dt.is_floating_point:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
             f"complex dtype. Got: {_type_name(input.dtype)}"
         )
-    op = rd.MEAN if dim is None else rd.MEAN_DIM
-    return apply(op, input, dim=_dims(dim, input.dim()), keepdim=keepdim, dtype=dt.np)
+    if dim is _ALL:
+        return apply(rd.MEAN, input, dim=None, keepdim=False, dtype=dt.np)
+    return apply(rd.MEAN_DIM, input, dim=_dims(dim, input.dim()), keepdim=keepdim, dtype=dt.np)
 
 
 def _type_name(d: dtypes.dtype) -> str:
@@ -197,8 +227,10 @@ def _type_name(d: dtypes.dtype) -> str:
     return _TYPE_NAMES[d.name]
 
 
-def prod(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def prod(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     if dim is None:
+        raise TypeError("prod(): argument 'dim' (position 2) must be int, not NoneType")
+    if dim is _ALL:
         return apply(rd.PROD, input, dim=None, keepdim=False)
     return apply(rd.PROD_DIM, input, dim=_dims(dim, input.dim()), keepdim=keepdim)
 
@@ -261,34 +293,40 @@ def _check_std_var(input: Tensor) -> None:
         raise RuntimeError("std and var only support floating point and complex dtypes")
 
 
-def var(
-    input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
+def _spread(
+    op: Any, name: str, input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any
 ) -> Tensor:
+    """std/var: torch's checks, and its warning when the correction leaves no degrees of freedom."""
     _check_std_var(input)
     if isinstance(dim, bool):
         dim, unbiased = None, dim
-    return apply(
-        rd.VAR,
-        input,
-        dim=_dims(dim, input.dim()),
-        correction=_correction(unbiased, correction),
-        keepdim=keepdim,
-    )
+    dims = _dims(dim, input.dim())
+    corr = _correction(unbiased, correction)
+    shape = tuple(input.shape)
+    factor = int(np.prod([shape[d] for d in dims] if dims is not None else shape))
+    if factor - corr <= 0:
+        import warnings
+
+        warnings.warn(
+            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
+            "factor (input numel divided by output numel). (Triggered internally at /__w/pytorch/pytorch/"
+            "aten/src/ATen/native/ReduceOps.cpp:1861.)",
+            UserWarning,
+            stacklevel=3,
+        )
+    return apply(op, input, dim=dims, correction=corr, keepdim=keepdim)
+
+
+def var(
+    input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
+) -> Tensor:
+    return _spread(rd.VAR, "var", input, dim, unbiased, keepdim, correction)
 
 
 def std(
     input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
 ) -> Tensor:
-    _check_std_var(input)
-    if isinstance(dim, bool):
-        dim, unbiased = None, dim
-    return apply(
-        rd.STD,
-        input,
-        dim=_dims(dim, input.dim()),
-        correction=_correction(unbiased, correction),
-        keepdim=keepdim,
-    )
+    return _spread(rd.STD, "std", input, dim, unbiased, keepdim, correction)
 
 
 def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
@@ -701,11 +739,26 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if index.dtype is not dtypes.int64:
         raise RuntimeError("gather(): Expected dtype int64 for index")
-    return apply(ix.GATHER, input, dim=_wrap_dim(dim, input.dim()), index=index)
+    dim = _wrap_dim(dim, input.dim())
+    size = input.shape[dim] if input.dim() else 1
+    idx = index._data.reshape(-1)
+    outside = idx[(idx < 0) | (idx >= size)]
+    if outside.size:
+        raise RuntimeError(f"index {int(outside[0])} is out of bounds for dimension {dim} with size {size}")
+    return apply(ix.GATHER, input, dim=dim, index=index)
 
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
-    return apply(ix.INDEX_SELECT, input, dim=_wrap_dim(dim, input.dim()), index=index)
+    dim = _wrap_dim(dim, input.dim())
+    size = input.shape[dim] if input.dim() else 1
+    idx = index._data.reshape(-1)
+    outside = idx[(idx < 0) | (idx >= size)]
+    if outside.size:
+        # torch's CPU kernel checks dim 1 in its gather path (the second message), others up front
+        if dim == 1 and input.dim() >= 2:
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(outside[0])} axis_dim={size}")
+        raise IndexError("index out of range in self")
+    return apply(ix.INDEX_SELECT, input, dim=dim, index=index)
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:

@@ -90,9 +90,17 @@ def index_key(t: Any, key: tuple) -> Any:
     return apply(INDEX, t, key=key)
 
 
+def _gather_fwd(xp: Any, a: Any, dim: int, index: Any) -> Any:
+    """torch.gather: the result has the index's shape; off ``dim`` the index may be smaller than
+    the input (only the leading part of the input is read), where numpy would broadcast it."""
+    if index.ndim == a.ndim:
+        a = a[tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(index.shape))]
+    return xp.take_along_axis(a, index, axis=dim)
+
+
 GATHER = OpDef(
     "GatherBackward0",
-    lambda xp, a, dim, index: xp.take_along_axis(a, index._data, axis=dim),
+    lambda xp, a, dim, index: _gather_fwd(xp, a, dim, index._data),
     derivatives={
         "self": D(
             "dim index",

@@ -120,6 +120,8 @@ MIN_ALL = OpDef("MinBackward1", lambda xp, a: xp.min(a), derivatives={"self": D(
 
 def _select_reduce_fwd(kind: str) -> Any:
     def fwd(xp: Any, a: Any, dim: int, keepdim: bool) -> Any:
+        if a.ndim == 0:  # torch reduces a 0-d tensor over dim 0/-1 to itself, index 0
+            return a.copy(), xp.zeros((), dtype=np.int64)
         idx = (xp.argmax if kind == "max" else xp.argmin)(a, axis=dim)
         idx = xp.expand_dims(idx, dim)
         values = xp.take_along_axis(a, idx, axis=dim)
@@ -137,6 +139,8 @@ def _value_selecting_back(g: Any, c: Any) -> Any:
     idx = c.indices
     xp = namespace_of(idx._data)
     shape = c.shape()
+    if shape == ():
+        return g
     if not c.keepdim:
         g = g.unsqueeze(c.dim)
         idx_arr = xp.expand_dims(idx._data, c.dim)
@@ -162,12 +166,26 @@ MIN_DIM = OpDef(
 )
 
 
+def _variance(xp: Any, a: Any, dim: Any, correction: float, keepdim: bool) -> Any:
+    """The variance in float32 at least (torch accumulates half types in float32), not yet rounded
+    to ``a``'s dtype."""
+    if a.dtype.itemsize < 4:
+        a = a.astype(np.float32)
+    n = a.size if dim is None else int(np.prod([a.shape[d] for d in dim]))  # elements per result
+    if n - correction > 0:
+        return xp.var(a, axis=dim, ddof=correction, keepdims=keepdim)
+    # no degrees of freedom: the squared deviations over max(0, n - correction), as numpy and torch
+    # compute it, without numpy's RuntimeWarning (std/var raise torch's own warning)
+    squares = xp.var(a, axis=dim, keepdims=keepdim) * n if n else xp.sum(a * 0, axis=dim, keepdims=keepdim)
+    return squares / max(0, n - correction)
+
+
 def _var_fwd(xp: Any, a: Any, dim: Any, correction: float, keepdim: bool) -> Any:
-    return xp.var(a, axis=dim, ddof=correction, keepdims=keepdim).astype(a.dtype, copy=False)
+    return _variance(xp, a, dim, correction, keepdim).astype(a.dtype, copy=False)
 
 
 def _std_fwd(xp: Any, a: Any, dim: Any, correction: float, keepdim: bool) -> Any:
-    return xp.std(a, axis=dim, ddof=correction, keepdims=keepdim).astype(a.dtype, copy=False)
+    return xp.sqrt(_variance(xp, a, dim, correction, keepdim)).astype(a.dtype, copy=False)
 
 
 def _centered(c: Any) -> Any:
@@ -175,12 +193,21 @@ def _centered(c: Any) -> Any:
     return x - x.mean(c.dim, keepdim=True) if c.dim is not None else x - x.mean()
 
 
+def _dof(c: Any) -> float:
+    """N - correction, or 0.0 when there are no degrees of freedom: divisions by it then give
+    inf/nan with IEEE semantics (as torch's C++), not Python's ZeroDivisionError."""
+    return max(0.0, float(_count(c) - c.correction))
+
+
 def _var_grad(g: Any, c: Any) -> Any:
-    return _expand_back(g, c) * _centered(c) * (2.0 / (_count(c) - c.correction))
+    dof = _dof(c)
+    return _expand_back(g, c) * _centered(c) * (2.0 / dof if dof else float("inf"))
 
 
 def _std_grad(g: Any, c: Any) -> Any:
-    return _expand_back(g / c.result, c) * _centered(c) / (_count(c) - c.correction)
+    dof = _dof(c)
+    scaled = _expand_back(g / c.result, c) * _centered(c)
+    return scaled / dof if dof else scaled * float("inf")
 
 
 VAR = OpDef("VarBackward0", _var_fwd, derivatives={"self": D("self dim correction keepdim", _var_grad)})

@@ -110,6 +110,9 @@ class OpNode(Node):
         op = self.op
         if g is None:
             return (None,) * len(op.inputs)
+        for v in self._saved.values():  # torch's generated apply unpacks every saved value first
+            if type(v) is SavedTensor:
+                v.unpack()
         ctx = OpCtx(self)
         derivatives = op.derivatives
         return tuple(
