@@ -17,7 +17,6 @@ from oracle.program import Backward, Grad, Observe, ObserveGraph, Program, Ref
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
     "HO-001": "sqrt's double-backward graph has MulBackward0 (tensor * tensor) where torch's has "
     "MulBackward1 (2 * result, a tensor times a scalar)",
-    "HO-002": "the double backward of softmax over the last dim of a 0-d tensor raises numpy's AxisError",
     "HO-003": "sqrt's double-backward graph has MulBackward0 where torch's has MulBackward1",
 }
 _known_divergence = known_divergence(KNOWN_IMPL_DIVERGENCES)
