@@ -27,8 +27,10 @@ from oracle.strategies import (
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
     "OPS-001": "pow with a scalar exponent rounds differently from torch's kernel (numpy's power: e.g. "
     "float16 -inf ** 0.5 is nan where torch gives inf; float32 x ** 0.5 differs in the last bit)",
-    "OPS-002": "an integer tensor to a negative integer tensor power raises numpy's ValueError ('Integers "
-    "to negative integer powers are not allowed') where torch computes it",
+    "OPS-002": "integer powers: a negative integer tensor exponent raises numpy's ValueError ('Integers "
+    "to negative integer powers are not allowed') where torch computes it, a negative int scalar exponent "
+    "raises ValueError where torch raises RuntimeError, and (-1) ** int tensor gives float where torch "
+    "keeps the int dtype",
     "OPS-004": "matmul of a (1, n, k) left operand with a (b, k, m) right one builds BmmBackward0 over "
     "ExpandBackward0 where torch folds the batch into MmBackward0 (TransposeBackward0, UnsafeViewBackward0)",
     "OPS-007": "in-place add_ of a 0-d tensor into a transposed view accumulates twice the gradient of the "
@@ -144,8 +146,16 @@ def binary_ops(draw: Any) -> Program:
     mixed = draw(st.integers(0, 3)) == 0
     a_dtype = dtype_of(draw, ALL_DTYPES if mixed else FLOAT_DTYPES)
     b_dtype = dtype_of(draw, ALL_DTYPES) if mixed else a_dtype
+    kind = draw(st.sampled_from(("tensor", "tensor", "scalar", "where", "int_pow")))
+    if kind == "int_pow":  # integer powers: negative exponents, reflected, tensor exponents
+        a = p.leaf(shape, draw(st.sampled_from(("int64", "int32"))))
+        exponent: Any = draw(st.sampled_from((-1, -2, 2, 0.5)))
+        op = draw(st.sampled_from(("pow", "__pow__", "__rpow__")))
+        if draw(st.booleans()):
+            exponent = Ref(p.leaf(other, draw(st.sampled_from(("int64", "int32", "float32")))))
+            op = "pow"
+        return p.end(p.op(op, Ref(a), exponent))
     a = p.leaf(shape, a_dtype, edge=draw(st.booleans()))
-    kind = draw(st.sampled_from(("tensor", "tensor", "scalar", "where")))
     if kind == "scalar":
         scalar = draw(st.sampled_from(SCALARS))
         y = p.op(draw(st.sampled_from(BINARY[:5] + DUNDERS + REFLECTED)), Ref(a), scalar)
