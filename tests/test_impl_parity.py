@@ -480,6 +480,13 @@ print(x.grad)
 attempt(lambda: torch.cat([x, torch.ones(3, 3)]))
 attempt(lambda: torch.stack([x, torch.ones(3)]))
 ''',
+    "std_backward_where_std_is_zero": '''
+for dt in (torch.float16, torch.float32, torch.float64):
+    for data in ([-2.0, -2.0, -2.0], [1.0, 2.0, 4.5], [3.0]):
+        x = torch.tensor(data, dtype=dt, requires_grad=True)
+        torch.std(x).backward()
+        print(dt, x.grad)
+''',
     "long_chain_no_recursion": '''
 x = torch.tensor([1.0], requires_grad=True)
 y = x

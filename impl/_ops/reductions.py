@@ -205,9 +205,8 @@ def _var_grad(g: Any, c: Any) -> Any:
 
 
 def _std_grad(g: Any, c: Any) -> Any:
-    dof = _dof(c)
-    scaled = _expand_back(g / c.result, c) * _centered(c)
-    return scaled / dof if dof else scaled * float("inf")
+    """torch's std_backward: var's gradient of grad / (2 * std), zeroed where std is 0."""
+    return _var_grad((g / (c.result * 2)).masked_fill(c.result == 0, 0), c)
 
 
 VAR = OpDef("VarBackward0", _var_fwd, derivatives={"self": D("self dim correction keepdim", _var_grad)})
