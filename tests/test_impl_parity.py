@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.test_impl_seeds import run
+from tests.parity import run
 
 PRELUDE = '''
 import warnings
