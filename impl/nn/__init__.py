@@ -1,55 +1,7 @@
 """torch.nn for impl: Module and layers, Parameter, functional, init."""
 
 from impl.nn.parameter import Buffer, Parameter  # noqa: I001  (parameter must load before modules)
-from impl.nn import functional, init
-from impl.nn.modules import (
-    BCELoss,
-    BCEWithLogitsLoss,
-    Conv2d,
-    CrossEntropyLoss,
-    Dropout,
-    Flatten,
-    Identity,
-    L1Loss,
-    LeakyReLU,
-    Linear,
-    LogSoftmax,
-    Module,
-    ModuleDict,
-    ModuleList,
-    MSELoss,
-    NLLLoss,
-    ReLU,
-    Sequential,
-    Sigmoid,
-    Softmax,
-    Tanh,
-)
+from impl.nn import functional, init, modules
+from impl.nn.modules import *  # noqa: F403  (the layers, listed once in impl.nn.modules.__all__)
 
-__all__ = [
-    "Parameter",
-    "Buffer",
-    "functional",
-    "init",
-    "Module",
-    "Linear",
-    "Identity",
-    "Conv2d",
-    "ReLU",
-    "LeakyReLU",
-    "Sigmoid",
-    "Tanh",
-    "Softmax",
-    "LogSoftmax",
-    "Dropout",
-    "Flatten",
-    "Sequential",
-    "ModuleList",
-    "ModuleDict",
-    "MSELoss",
-    "L1Loss",
-    "NLLLoss",
-    "CrossEntropyLoss",
-    "BCELoss",
-    "BCEWithLogitsLoss",
-]
+__all__ = ["Parameter", "Buffer", "functional", "init", *modules.__all__]
