@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.test_ops import ALL_DTYPES, OpProgram, known_divergence
+from conformance.test_ops import ALL_DTYPES, OpProgram
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import Backward, Leaf, Observe, Program, Ref, RequiresGrad, RetainGrad
@@ -17,7 +17,6 @@ from oracle.strategies import op_data
 
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
 }
-_known_divergence = known_divergence(KNOWN_IMPL_DIVERGENCES)
 
 
 @st.composite

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.test_ops import OpProgram, known_divergence
+from conformance.test_ops import OpProgram
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import (
@@ -29,7 +29,6 @@ KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
     "frees the node's state after backward and raises 'Trying to backward through the graph a second time')",
     "FN-003": "a second backward through a custom Function that saved no tensor does not raise",
 }
-_known_divergence = known_divergence(KNOWN_IMPL_DIVERGENCES)
 
 UNARY = ("exp", "sin", "tanh", "sigmoid", "square", "neg")
 BINARY = ("mul", "add", "sub")

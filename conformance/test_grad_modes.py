@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.test_ops import OpProgram, known_divergence
+from conformance.test_ops import OpProgram
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import Backward, DecoratedOp, ExitMode, GradMode, Observe, Program, Ref
@@ -18,7 +18,6 @@ KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
     "GM-003": "set_grad_enabled(flag) used as a decorator raises AttributeError ('set_grad_enabled' object "
     "has no attribute '_prev') and leaves grad mode switched to flag",
 }
-_known_divergence = known_divergence(KNOWN_IMPL_DIVERGENCES)
 
 OPS = ("mul", "add", "exp", "sum", "add_")
 

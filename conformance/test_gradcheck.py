@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.test_ops import known_divergence
 from oracle.backends import Backend
 from oracle.numeric import gradient_mismatches, op_function, second_order
 from oracle.program import Ref
@@ -21,7 +20,6 @@ KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
     "(1.000001 becomes 1.0000009536743164), so float64 finite differences on impl are off",
     "NUM-002": "torch.tensor(python floats, dtype=float64) rounds the values through float32",
 }
-_known_divergence = known_divergence(KNOWN_IMPL_DIVERGENCES)
 
 # smooth on the positive inputs drawn (no kinks, no poles)
 UNARY = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "square", "neg")

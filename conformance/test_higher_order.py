@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.test_ops import OpProgram, known_divergence
+from conformance.test_ops import OpProgram
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import Backward, Grad, Observe, ObserveGraph, Program, Ref
@@ -19,7 +19,6 @@ KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
     "MulBackward1 (2 * result, a tensor times a scalar)",
     "HO-003": "sqrt's double-backward graph has MulBackward0 where torch's has MulBackward1",
 }
-_known_divergence = known_divergence(KNOWN_IMPL_DIVERGENCES)
 
 # ops with non-trivial second derivatives, and ones whose second derivative is zero or undefined
 SMOOTH = ("exp", "sin", "cos", "tanh", "sigmoid", "log", "sqrt", "square", "softmax")

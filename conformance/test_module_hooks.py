@@ -27,7 +27,6 @@ from oracle.program import (
     Ref,
     RemoveHook,
 )
-from oracle.rules.modules import known_divergence
 from oracle.strategies import TREE_INPUTS, ModuleBuilder
 
 # Rule -> what impl does differently (strict xfails on the impl backend only; the goal is none).
@@ -36,13 +35,6 @@ KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 FAIR = ("log", "log", "scale", "replace")  # actions torch accepts from every kind
 BACKWARD = ("full_backward_pre", "full_backward")
 
-
-@pytest.fixture(autouse=True)
-def _known_impl_divergence(request: pytest.FixtureRequest, backend: Backend) -> None:
-    marker = request.node.get_closest_marker("rule")
-    reason = known_divergence(marker.args[0], backend.name, KNOWN_IMPL_DIVERGENCES) if marker else None
-    if reason is not None:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
 
 
 @st.composite

@@ -47,21 +47,8 @@ SCALARS = (2, -1, 0, 0.5, -2.0, True)
 CLAMP_BOUNDS = ({"min": -1.0}, {"max": 0.5}, {"min": -1.0, "max": 1.0}, {"min": 1, "max": 0})
 
 
-def known_divergence(divergences: dict[str, str]) -> Any:
-    """An autouse fixture marking a test whose rule impl is known to break (``divergences``:
-    rule id -> what differs) as a strict xfail, on the impl backend only."""
-
-    @pytest.fixture(autouse=True)
-    def fixture(request: pytest.FixtureRequest, backend: Backend) -> None:
-        marker = request.node.get_closest_marker("rule")
-        reason = divergences.get(marker.args[0]) if marker else None
-        if reason and backend.name == "impl":
-            request.applymarker(pytest.mark.xfail(strict=True, reason=f"{marker.args[0]}: impl {reason}"))
-
-    return fixture
 
 
-_known_divergence = known_divergence(KNOWN_IMPL_DIVERGENCES)
 
 
 class OpProgram:

@@ -23,7 +23,6 @@ from oracle.program import (
     Program,
     Ref,
 )
-from oracle.rules.modules import known_divergence
 from oracle.strategies import ModuleBuilder
 
 # Rule -> what impl does differently (strict xfails on the impl backend only; the goal is none).
@@ -32,13 +31,6 @@ KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
     "row stays at -1.0 where torch gives -0.9144 after the step)",
 }
 
-
-@pytest.fixture(autouse=True)
-def _known_impl_divergence(request: pytest.FixtureRequest, backend: Backend) -> None:
-    marker = request.node.get_closest_marker("rule")
-    reason = known_divergence(marker.args[0], backend.name, KNOWN_IMPL_DIVERGENCES) if marker else None
-    if reason is not None:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=reason))
 
 
 def training_loops(optimizers: tuple[str, ...]) -> st.SearchStrategy[Program]:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.test_ops import ALL_DTYPES, OpProgram, known_divergence
+from conformance.test_ops import ALL_DTYPES, OpProgram
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import (
@@ -29,7 +29,6 @@ KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
     "'unsupported operation: more than one element of the written-to tensor refers to a single memory "
     "location' error",
 }
-_known_divergence = known_divergence(KNOWN_IMPL_DIVERGENCES)
 
 PY_VALUES = (0, 1, -2, 2.5, -0.5, 0.1, True, False)  # 0.1: not exact in float32
 

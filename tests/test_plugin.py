@@ -309,3 +309,43 @@ def test_leaf_flags(backend, program):
     assert by_id(results["rules"])["AAA-001"]["programs"] >= 1
     html = (pytester.path / "reports" / "index.html").read_text()
     assert 'id="div-0"' in html and '<button class="copy"' in html
+
+
+KNOWN = '''
+import pytest
+
+KNOWN_IMPL_DIVERGENCES = {"AAA-001": "rounds differently"}
+
+
+@pytest.mark.rule("AAA-001")
+def test_listed():
+    raise AssertionError("diverges")
+
+
+@pytest.mark.rule("AAA-002")
+def test_not_listed():
+    pass
+'''
+
+
+@pytest.mark.parametrize(("backend", "outcomes"), [("impl", {"xfailed": 1, "passed": 1}),
+                                                   ("torch", {"failed": 1, "passed": 1})])
+def test_known_impl_divergences_are_strict_xfails_on_impl_only(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, backend: str, outcomes: dict
+) -> None:
+    monkeypatch.setattr(oracle.rules, "catalogue", lambda: CATALOGUE)
+    pytester.makepyfile(test_known=KNOWN)
+    result = pytester.runpytest("-p", "oracle.plugin", "--backend", backend, "-rx")
+    result.assert_outcomes(**outcomes)
+    if backend == "impl":
+        result.stdout.fnmatch_lines(["*AAA-001: impl rounds differently*"])
+        results = json.loads((pytester.path / "reports" / "results.json").read_text())
+        assert by_id(results["rules"])["AAA-001"]["known_divergences"] == ["AAA-001: impl rounds differently"]
+
+
+def test_a_fixed_known_divergence_fails_as_xpass(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(oracle.rules, "catalogue", lambda: CATALOGUE)
+    pytester.makepyfile(test_known=KNOWN.replace('raise AssertionError("diverges")', "pass"))
+    pytester.runpytest("-p", "oracle.plugin", "--backend", "impl").assert_outcomes(failed=1, passed=1)

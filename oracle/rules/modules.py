@@ -124,10 +124,3 @@ RULES = [
     ),
 ]
 
-
-def known_divergence(rule_id: str, backend_name: str, known: dict[str, str]) -> str | None:
-    """The strict-xfail reason for ``rule_id`` when the backend under test is impl and the rule is
-    in ``known`` (a test module's KNOWN_IMPL_DIVERGENCES), else None."""
-    if backend_name != "impl" or rule_id not in known:
-        return None
-    return f"{rule_id}: impl {known[rule_id]}"
