@@ -15,7 +15,6 @@ from oracle.differential import check
 from oracle.program import (
     GLOBAL_HOOK_FLAGS,
     MODULE_HOOK_KINDS,
-    Action,
     Backward,
     CallModule,
     Leaf,
@@ -176,8 +175,3 @@ def test_global_module_hooks(program: Program, backend: Backend, reference: Back
 @given(program=hooked_trees(actions=None, hooks=(1, 6), remove=True))
 def test_hooks_on_module_trees(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
-
-
-def test_an_unknown_action_is_refused() -> None:
-    with pytest.raises(ValueError):
-        Action("wrong_name")

@@ -218,3 +218,8 @@ def test_the_module_hook_family_finds_the_planted_fault() -> None:
                       suppress_health_check=list(HealthCheck))
     found = find(hooked_trees(kinds=BACKWARD), exposes, settings=search)
     assert any(isinstance(s, ModuleHook) and s.on == "full_backward" for s in found.steps)
+
+
+def test_an_unknown_action_is_refused() -> None:
+    with pytest.raises(ValueError):
+        Action("wrong_name")
