@@ -487,6 +487,20 @@ for dt in (torch.float16, torch.float32, torch.float64):
         torch.std(x).backward()
         print(dt, x.grad)
 ''',
+    "set_grad_enabled_as_decorator": '''
+print(torch.is_grad_enabled())
+@torch.set_grad_enabled(False)
+def f(x):
+    return torch.is_grad_enabled(), (x * 2).requires_grad
+print(torch.is_grad_enabled(), f(torch.ones(1, requires_grad=True)), torch.is_grad_enabled())
+with torch.no_grad():
+    print(f(torch.ones(1, requires_grad=True)), torch.set_grad_enabled(True)(torch.is_grad_enabled)())
+    print(torch.is_grad_enabled())
+@torch.inference_mode
+def g(x):
+    return torch.is_inference_mode_enabled(), torch.is_grad_enabled(), (x * 2).requires_grad
+print(g(torch.ones(1, requires_grad=True)), torch.is_inference_mode_enabled())
+''',
     "long_chain_no_recursion": '''
 x = torch.tensor([1.0], requires_grad=True)
 y = x

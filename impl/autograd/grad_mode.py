@@ -96,18 +96,23 @@ class set_grad_enabled(_GradModeContext):
     def __enter__(self) -> None:
         _set_enabled(self.mode)
 
-    def clone(self) -> set_grad_enabled:
-        return set_grad_enabled.__new__(set_grad_enabled)._init_clone(self.mode)
+    def __call__(self, fn: Callable) -> Callable:
+        _set_enabled(self._prev)  # as a decorator it must not leave the mode switched (as torch)
+        return super().__call__(fn)
 
-    def _init_clone(self, mode: bool) -> set_grad_enabled:
-        self.mode = mode
-        return self
+    def clone(self) -> set_grad_enabled:
+        return set_grad_enabled(self.mode)  # each call switches the mode, keeping the one before
 
 
 class inference_mode(_GradModeContext):
     """Like no_grad for this engine (tensors made inside are not recorded)."""
 
-    def __init__(self, mode: bool = True) -> None:
+    def __new__(cls, mode: bool | Callable = True) -> Any:
+        if isinstance(mode, bool):
+            return super().__new__(cls)
+        return cls()(mode)  # ``@inference_mode`` without parentheses decorates at once, as torch
+
+    def __init__(self, mode: bool | Callable = True) -> None:
         self.mode = bool(mode)
 
     def _target(self) -> bool:
