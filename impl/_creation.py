@@ -43,19 +43,21 @@ def _plain(data: Any) -> Any:
     return data
 
 
-def _infer(data: Any) -> np.ndarray:
-    """torch's dtype inference: numpy keeps its dtype, Python floats take the default dtype."""
+def _infer(data: Any, dtype: dtypes.dtype | None = None) -> np.ndarray:
+    """torch's dtype inference: numpy keeps its dtype, Python floats take the default dtype. With
+    an explicit ``dtype`` the values convert straight to it, so ``tensor(1.000001,
+    dtype=float64)`` keeps every digit instead of passing through the default float32."""
     if isinstance(data, (np.ndarray, np.generic)):
-        return np.asarray(data)
-    arr = np.array(_plain(data))
-    if arr.dtype.kind == "f":
-        has_numpy_floats = _contains_numpy(data)
-        return arr if has_numpy_floats else arr.astype(dtypes.get_default_dtype().np)
-    if arr.dtype.kind in "iu":
-        return arr.astype(np.int64)
-    if arr.dtype.kind == "b":
-        return arr
-    raise TypeError(f"new(): invalid data type '{arr.dtype.name}'")
+        arr = np.asarray(data)
+    else:
+        arr = np.array(_plain(data))
+        if arr.dtype.kind not in "fiub":
+            raise TypeError(f"new(): invalid data type '{arr.dtype.name}'")
+        if dtype is None and arr.dtype.kind == "f" and not _contains_numpy(data):
+            arr = arr.astype(dtypes.get_default_dtype().np)
+        elif dtype is None and arr.dtype.kind in "iu":
+            arr = arr.astype(np.int64)
+    return arr if dtype is None else arr.astype(dtype.np)
 
 
 def _contains_numpy(data: Any) -> bool:
@@ -74,9 +76,7 @@ def tensor(
     """A new tensor copying ``data`` (dtype inferred like torch when not given)."""
     if isinstance(data, Tensor):
         warnings.warn(COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
-    arr = _infer(data)
-    if dtype is not None:
-        arr = arr.astype(dtypes.to_dtype(dtype).np)
+    arr = _infer(data, None if dtype is None else dtypes.to_dtype(dtype))
     xp = _xp(device)
     return _finish(xp.array(arr, copy=True), requires_grad)
 

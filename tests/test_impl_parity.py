@@ -34,6 +34,7 @@ for a, c in ((i, f), (i, 2.5), (h, 2.5), (i, True), (b, 1), (u8, i8), (h, torch.
     print((a * c).dtype, (a + c).dtype)
 print((i / i).dtype, (i / 2).dtype, torch.sqrt(i).dtype, i.sum().dtype, b.sum().dtype, (i > 1).dtype)
 print(torch.float is torch.float32, torch.double is torch.float64, torch.long is torch.int64, torch.float)
+print(torch.tensor([1.000001, 2], dtype=torch.float64).tolist(), torch.tensor(0.1, dtype=torch.double).item())
 attempt(lambda: i.mean())
 attempt(lambda: torch.tensor([1, 2], requires_grad=True))
 attempt(lambda: torch.tensor([1, 2]).requires_grad_())
