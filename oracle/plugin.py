@@ -36,7 +36,7 @@ import pytest
 from oracle import rules as rule_catalogue
 from oracle import stats
 from oracle.backends import DEFAULT_BACKEND, REFERENCE, Backend, BackendError, load_backend
-from oracle.backends import reference as reference_backend
+from oracle.differential import default_reference
 
 SCHEMA_VERSION = 1
 DEFAULT_RESULTS = Path("reports") / "results.json"
@@ -103,11 +103,7 @@ def reference(pytestconfig: pytest.Config) -> Backend:
     The reference wheel pinned by this project is the CPU build, so with ``--device cuda`` the
     reference normally runs on cpu while the backend under test runs on the GPU.
     """
-    device = pytestconfig.getoption("device")
-    ref = reference_backend("cpu")
-    if device != "cpu" and ref.module.cuda.is_available():
-        ref = reference_backend(device)
-    return ref
+    return default_reference(pytestconfig.getoption("device"))
 
 
 def pytest_report_header(config: pytest.Config) -> str:
