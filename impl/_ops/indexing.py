@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from impl._ops.table import D, OpDef, apply
@@ -27,35 +28,21 @@ def _stack_grad(i: int) -> Any:
     return lambda g, c: g.select(c.dim, i)
 
 
-_CAT_OPS: dict[int, OpDef] = {}
-_STACK_OPS: dict[int, OpDef] = {}
+def _per_arity(name: str, forward: Any, uses: str, grad: Any) -> Any:
+    """``op(n)``: the OpDef of a variadic op over ``n`` inputs (``tensors0`` ... ``tensors{n-1}``),
+    made on first use; the op table holds one OpDef per arity."""
 
-
-def cat_op(n: int) -> OpDef:
-    """CatBackward0 over ``n`` inputs (the table holds one OpDef per arity)."""
-    if n not in _CAT_OPS:
+    @functools.cache
+    def op(n: int) -> OpDef:
         names = tuple(f"tensors{i}" for i in range(n))
-        _CAT_OPS[n] = OpDef(
-            "CatBackward0",
-            _cat_fwd,
-            names,
-            {nm: D("dim sizes", _cat_grad(i)) for i, nm in enumerate(names)},
-            promote="common",
-        )
-    return _CAT_OPS[n]
+        derivatives = {nm: D(uses, grad(i)) for i, nm in enumerate(names)}
+        return OpDef(name, forward, names, derivatives, promote="common")
+
+    return op
 
 
-def stack_op(n: int) -> OpDef:
-    if n not in _STACK_OPS:
-        names = tuple(f"tensors{i}" for i in range(n))
-        _STACK_OPS[n] = OpDef(
-            "StackBackward0",
-            _stack_fwd,
-            names,
-            {nm: D("dim", _stack_grad(i)) for i, nm in enumerate(names)},
-            promote="common",
-        )
-    return _STACK_OPS[n]
+cat_op = _per_arity("CatBackward0", _cat_fwd, "dim sizes", _cat_grad)
+stack_op = _per_arity("StackBackward0", _stack_fwd, "dim", _stack_grad)
 
 
 def _gather_key(index: Any, dim: int) -> tuple:
