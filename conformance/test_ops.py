@@ -25,12 +25,6 @@ from oracle.strategies import (
 
 # Known divergences of impl from torch, by rule: strict xfails on the impl backend only.
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
-    "OPS-001": "pow with a scalar exponent rounds differently from torch's kernel (numpy's power: e.g. "
-    "float16 -inf ** 0.5 is nan where torch gives inf; float32 x ** 0.5 differs in the last bit)",
-    "OPS-002": "integer powers: a negative integer tensor exponent raises numpy's ValueError ('Integers "
-    "to negative integer powers are not allowed') where torch computes it, a negative int scalar exponent "
-    "raises ValueError where torch raises RuntimeError, and (-1) ** int tensor gives float where torch "
-    "keeps the int dtype",
     "OPS-004": "matmul of a (1, n, k) left operand with a (b, k, m) right one builds BmmBackward0 over "
     "ExpandBackward0 where torch folds the batch into MmBackward0 (TransposeBackward0, UnsafeViewBackward0)",
     "OPS-007": "in-place add_ of a 0-d tensor into a transposed view accumulates twice the gradient of the "

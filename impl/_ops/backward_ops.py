@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from impl._ops.elementwise import opmath
 from impl._ops.table import D, OpDef, apply
 
 
@@ -16,7 +17,7 @@ def _sum(xp: Any, a: Any, dim: int) -> Any:
 
 TANH_BACKWARD = OpDef(
     "TanhBackwardBackward0",
-    lambda xp, g, out: g * (1 - out * out),
+    opmath(lambda xp, g, out: g * (1 - out * out)),
     ("grad_output", "output"),
     {
         "grad_output": D("output", lambda gg, c: tanh_backward(gg, c.output)),
@@ -26,7 +27,7 @@ TANH_BACKWARD = OpDef(
 )
 SIGMOID_BACKWARD = OpDef(
     "SigmoidBackwardBackward0",
-    lambda xp, g, out: g * out * (1 - out),
+    opmath(lambda xp, g, out: g * out * (1 - out)),
     ("grad_output", "output"),
     {
         "grad_output": D("output", lambda gg, c: sigmoid_backward(gg, c.output)),

@@ -92,15 +92,65 @@ def _pow_self_grad(g: Any, c: Any) -> Any:
     return apply(WHERE, 0, g * e * c.self.pow(e - 1), condition=e == 0)
 
 
+def _pow_scalar_fwd(xp: Any, a: Any, exponent: Any) -> Any:
+    """torch's CPU pow(Tensor, Scalar): exponents 0 and 1 fill and copy; float32/64 kernels compute
+    2, 3, 0.5, -0.5, -1, -2 as products, sqrt, rsqrt and reciprocals and other exponents with a
+    nearly correctly rounded pow (float64 evaluation rounded, for float32); half precision goes
+    through float32. Integers wrap; a negative integer exponent of an integer tensor is refused."""
+    if a.dtype.kind in "iub":
+        if isinstance(exponent, int) and not isinstance(exponent, bool) and exponent < 0:
+            raise RuntimeError("Integers to negative integer powers are not allowed.")
+        return a ** xp.asarray(exponent, dtype=a.dtype)
+    if exponent == 0:
+        return xp.ones_like(a)
+    if exponent == 1:
+        return a.copy()
+    # the exponent takes the tensor's dtype; an array, not a scalar, keeps numpy off its own
+    # scalar special cases (its sqrt for 0.5 gives nan for -inf where pow gives inf)
+    e = xp.full(a.shape, exponent, dtype=a.dtype)
+    if a.dtype.itemsize < 4:
+        return xp.power(a.astype(xp.float32), e.astype(xp.float32)).astype(a.dtype)
+    special = _POW_SPECIAL.get(float(exponent))
+    if special is not None:
+        return special(xp, a)
+    if a.dtype.itemsize == 4:
+        return xp.power(a.astype(xp.float64), e.astype(xp.float64)).astype(a.dtype)
+    return xp.power(a, e)
+
+
+_POW_SPECIAL = {
+    2.0: lambda xp, a: a * a,
+    3.0: lambda xp, a: a * a * a,
+    0.5: lambda xp, a: xp.sqrt(a),
+    -0.5: lambda xp, a: 1 / xp.sqrt(a),
+    -1.0: lambda xp, a: 1 / a,
+    -2.0: lambda xp, a: 1 / (a * a),
+}
+
+
+def _pow_fwd(xp: Any, a: Any, b: Any) -> Any:
+    """Elementwise pow of arrays of one dtype; integer powers as torch's powi: a negative exponent
+    gives 1 for base 1, +-1 for base -1 (by parity) and 0 otherwise."""
+    if a.dtype.kind not in "iu":
+        return a**b
+    negative = b < 0
+    if not negative.any():
+        return a**b
+    out = a ** xp.where(negative, 0, b)
+    minus_one = xp.where(b % 2 == 0, 1, -1)
+    special = xp.where(a == 1, 1, xp.where(a == -1, minus_one, 0))
+    return xp.where(negative, special, out).astype(out.dtype)
+
+
 POW_TS = OpDef(
     "PowBackward0",
-    lambda xp, a, exponent: a**exponent,
+    _pow_scalar_fwd,
     derivatives={"self": D("self exponent", _pow_scalar_grad)},
     promote="common",
 )
 POW_TT = OpDef(
     "PowBackward1",
-    lambda xp, a, b: a**b,
+    _pow_fwd,
     ("self", "exponent"),
     {
         "self": D("self exponent", _pow_self_grad),
@@ -110,10 +160,9 @@ POW_TT = OpDef(
 )
 POW_ST = OpDef(
     "PowBackward2",
-    lambda xp, e, base: base**e,
+    lambda xp, e, base: _pow_fwd(xp, xp.asarray(base, dtype=e.dtype), e),
     ("exponent",),
     {"exponent": D("base result", lambda g, c: g * c.result * _log_scalar(c.base))},
-    promote="float",
 )
 
 
@@ -136,6 +185,19 @@ def _rounded(name: str) -> Any:
     return fwd
 
 
+def opmath(fwd: Any) -> Any:
+    """A compound kernel evaluated as torch's CPU kernels evaluate half precision: in float32,
+    rounded once at the end."""
+
+    def run(xp: Any, *arrays: Any, **attrs: Any) -> Any:
+        dt = arrays[0].dtype
+        if dt.kind == "f" and dt.itemsize < 4:
+            return fwd(xp, *(a.astype(xp.float32) for a in arrays), **attrs).astype(dt)
+        return fwd(xp, *arrays, **attrs)
+
+    return run
+
+
 # -- unary math ------------------------------------------------------------------------------
 def _unary(name: str, fwd: Any, uses: str, formula: Any, promote: str | None = "float") -> OpDef:
     return OpDef(name, fwd, derivatives={"self": D(uses, formula)}, promote=promote)
@@ -149,7 +211,7 @@ COS = _unary("CosBackward0", _rounded("cos"), "self", lambda g, c: g * -c.self.s
 TANH = _unary("TanhBackward0", _rounded("tanh"), "result", lambda g, c: _bw().tanh_backward(g, c.result))
 SIGMOID = _unary(
     "SigmoidBackward0",
-    lambda xp, a: 1 / (1 + xp.exp(-a)),
+    opmath(lambda xp, a: 1 / (1 + xp.exp(-a))),
     "result",
     lambda g, c: _bw().sigmoid_backward(g, c.result),
 )

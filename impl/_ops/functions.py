@@ -88,6 +88,9 @@ def reciprocal(input: Tensor) -> Tensor:
 
 def pow(input: Any, exponent: Any) -> Tensor:
     if not _t(input):
+        dt = dtypes.result_type(input, exponent)
+        if dt is not exponent.dtype:  # (-1) ** int tensor stays int; 0.5 ** int tensor is float
+            exponent = exponent.to(dt)
         return apply(ew.POW_ST, exponent, base=input)
     if _t(exponent):
         return apply(ew.POW_TT, input, exponent)
