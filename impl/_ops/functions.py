@@ -13,7 +13,7 @@ from impl._ops import elementwise as ew
 from impl._ops import indexing as ix
 from impl._ops import reductions as rd
 from impl._ops import views as vw
-from impl._ops.table import D, OpDef, apply
+from impl._ops.table import D, OpDef, apply, broadcast_mismatch
 from impl._tensor import Tensor, _wrap_dim
 from impl.autograd.graph import Node
 
@@ -431,6 +431,13 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         return apply(SQUEEZE_MATMUL, mm(input.unsqueeze(0), other), dim=0)
     if da == 2 and db == 2:
         return mm(input, other)
+    if da == db == 3 and input.shape[0] != other.shape[0]:
+        # torch drops a batch of one that requires grad (its gradient is then one mm, not a sum
+        # over the expanded batch): the rest folds into mm
+        if input.shape[0] == 1 and input.requires_grad:
+            return matmul(squeeze(input, 0), other)
+        if other.shape[0] == 1 and other.requires_grad:
+            return matmul(input, squeeze(other, 0))
     if _should_fold(input, other):
         transpose = db > da
         t1 = other.transpose(-1, -2) if transpose else input
@@ -441,6 +448,9 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         return out.transpose(-1, -2).contiguous() if transpose and t2.dim() == 2 else out
     a = input.unsqueeze(0) if da == 1 else input
     b = other.unsqueeze(-1) if db == 1 else other
+    mismatch = broadcast_mismatch([tuple(a.shape[:-2]), tuple(b.shape[:-2])])
+    if mismatch is not None:
+        raise RuntimeError(mismatch)
     batch = tuple(np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
     n, m, p = a.shape[-2], a.shape[-1], b.shape[-1]
     a3 = a.expand(*batch, n, m).reshape(-1, n, m)
@@ -448,8 +458,6 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     out = bmm(a3, b3)
     if db == 1:
         out = out.squeeze(-1)
-    if da == 1:
-        out = out.squeeze(-2)
     return _unsafe_view(out, batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ()))
 
 
