@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from typing import Any
 
 import impl
 from impl._tensor import Tensor
+from impl.optim._pointwise import add_scaled, addcdiv_, addcmul_, lerp_
 from impl.optim.optimizer import Optimizer, _closure_loss, _params_with_grad
 
 
@@ -72,6 +72,7 @@ class Adam(Optimizer):
         return loss
 
     def _update(self, p: Tensor, group: dict[str, Any], state: dict[str, Any]) -> None:
+        """torch's ``_single_tensor_adam`` for one parameter, op for op."""
         beta1, beta2 = group["betas"]
         lr, eps, wd = group["lr"], group["eps"], group["weight_decay"]
         grad = p.grad if not group["maximize"] else -p.grad
@@ -80,20 +81,20 @@ class Adam(Optimizer):
             if group["decoupled_weight_decay"]:
                 p.mul_(1 - lr * wd)
             else:
-                grad = grad.add(p, alpha=wd)
+                grad = add_scaled(grad, p, wd)
         exp_avg, exp_avg_sq = state["exp_avg"], state["exp_avg_sq"]
-        exp_avg.add_((grad - exp_avg) * (1 - beta1))  # lerp(grad, 1 - beta1)
-        exp_avg_sq.mul_(beta2).add_(grad * grad * (1 - beta2))
+        lerp_(exp_avg, grad, 1 - beta1)
+        addcmul_(exp_avg_sq.mul_(beta2), grad, grad, 1 - beta2)
         step = state["step"].item()
         step_size = lr / (1 - beta1**step)
-        bias_correction2_sqrt = math.sqrt(1 - beta2**step)
+        bias_correction2_sqrt = (1 - beta2**step) ** 0.5
         if group["amsgrad"]:
             state["max_exp_avg_sq"].copy_(impl.maximum(state["max_exp_avg_sq"], exp_avg_sq))
             second = state["max_exp_avg_sq"]
         else:
             second = exp_avg_sq
         denom = (second.sqrt() / bias_correction2_sqrt).add_(eps)
-        p.add_(exp_avg / denom * -step_size)
+        addcdiv_(p, exp_avg, denom, -step_size)
 
 
 class AdamW(Adam):

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import Any
 
 import impl
+from impl.optim._pointwise import add_scaled, add_scaled_
 from impl.optim.optimizer import Optimizer, _closure_loss, _params_with_grad
 
 
@@ -54,7 +55,7 @@ class SGD(Optimizer):
                 for p in _params_with_grad(group):
                     d = p.grad if not group["maximize"] else -p.grad
                     if group["weight_decay"] != 0:
-                        d = d.add(p, alpha=group["weight_decay"])
+                        d = add_scaled(d, p, group["weight_decay"])
                     if momentum != 0:
                         state = self.state[p]
                         buf = state.get("momentum_buffer")
@@ -62,7 +63,7 @@ class SGD(Optimizer):
                             buf = d.clone().detach()
                             state["momentum_buffer"] = buf
                         else:
-                            buf.mul_(momentum).add_(d, alpha=1 - dampening)
-                        d = d.add(buf, alpha=momentum) if group["nesterov"] else buf
-                    p.add_(d, alpha=-lr)
+                            add_scaled_(buf.mul_(momentum), d, 1 - dampening)
+                        d = add_scaled(d, buf, momentum) if group["nesterov"] else buf
+                    add_scaled_(p, d, -lr)
         return loss
