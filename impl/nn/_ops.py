@@ -52,8 +52,17 @@ def _mse_fwd(xp: Any, a: Any, t: Any, reduction: int) -> Any:
 
 
 def _mse_grad(sign: int) -> Any:
+    """torch's mse_loss_backward: ``norm * (self - target) * grad`` with ``norm`` = 2 / numel for
+    'mean' (2 otherwise) rounded to the loss dtype first; the order matters in float32, where
+    Adam turns a last-bit difference of a cancelling gradient into a whole step."""
+
     def grad(g: Any, c: Any) -> Any:
-        return _scale_back(g * 2 * (c.self - c.target), c, "self" if sign > 0 else "target") * sign
+        numel = 1
+        for s in c.shape("self"):
+            numel *= s
+        norm = 2.0 / numel if c.reduction == 1 else 2.0
+        diff = c.self - c.target if sign > 0 else c.target - c.self
+        return diff * norm * g
 
     return grad
 

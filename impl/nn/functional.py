@@ -7,8 +7,10 @@ from __future__ import annotations
 import warnings
 from typing import Any
 
+import numpy as np
+
 import impl
-from impl._ops.table import apply
+from impl._ops.table import apply, broadcast_mismatch
 from impl._tensor import Tensor
 from impl._xp import to_numpy
 from impl.nn import _ops
@@ -166,7 +168,20 @@ def mse_loss(
     reduction = _legacy_reduction(size_average, reduce, reduction)
     if weight is not None:
         return _reduce(weight * (input - target) ** 2, reduction)
+    input, target = _broadcast_pair(input, target)
     return apply(_ops.MSE_LOSS, input, target, reduction=_reduction_code(reduction))
+
+
+def _broadcast_pair(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
+    """torch.broadcast_tensors for two: each operand expanded (ExpandBackward0) only where its
+    shape differs from the common one; torch's error where they do not broadcast."""
+    if a.shape == b.shape:
+        return a, b
+    error = broadcast_mismatch([tuple(a.shape), tuple(b.shape)])
+    if error is not None:
+        raise RuntimeError(error)
+    shape = tuple(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
+    return tuple(t if tuple(t.shape) == shape else t.expand(*shape) for t in (a, b))  # type: ignore[return-value]
 
 
 def l1_loss(
