@@ -41,12 +41,18 @@ def test_hooks_on_one_tensor_run_in_registration_order(
 
 
 @st.composite
-def hooked_chain(draw: Any) -> Program:
-    """A chain of ops with logging hooks on some of its tensors, registered in any order."""
+def hooked_graph(draw: Any) -> Program:
+    """A chain of ops, or a branching graph (leaves shared by several paths, results with several
+    consumers, several outputs summed), with logging hooks on some of its tensors and leaves,
+    registered in any order. Where two nodes are ready at once, the engine's order shows."""
     builder = Builder(draw)
     builder.start()
-    chain = builder.chain(draw(st.integers(2, 5)))
-    for target in draw(st.permutations(chain + builder.leaves[:1])):
+    if builder.draw(st.integers(0, 3)) == 0:
+        made = builder.chain(draw(st.integers(2, 5)))
+    else:
+        made = builder.branching(draw(st.integers(2, 6)))
+    leaves = [leaf for leaf in builder.leaves if leaf in builder.tracked]
+    for target in draw(st.permutations(made + leaves)):
         if builder.coin():
             builder.register(target, "tensor", Action("log"))
     builder.finish()
@@ -55,7 +61,7 @@ def hooked_chain(draw: Any) -> Program:
 
 @pytest.mark.rule("HOOK-002")
 @settings(deadline=None)
-@given(program=hooked_chain())
+@given(program=hooked_graph())
 def test_hooks_fire_from_the_output_back(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
 

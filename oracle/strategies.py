@@ -238,6 +238,29 @@ class Builder:
             names.append(self.bind(out, self.shapes[a], Op(out, op, args), tracked=True))
         return names
 
+    def branching(self, length: int, ops: tuple[str, ...] = UNARY + BINARY) -> list[str]:
+        """A graph that branches: ``length`` ops whose operands are any tensors made so far (so a
+        leaf is used on several paths and a result feeds several later ops, ``x * x`` included),
+        then the results no op consumed (the graph's outputs) added together. Shapes stay the
+        leaves' shape. Returns every tensor made, the outputs' sum last."""
+        names: list[str] = []
+        consumed: set[str] = set()
+        for _ in range(length):
+            op = self.pick(ops)
+            operands = [self.tensor(tracked=True)]
+            if op in BINARY:
+                operands.append(self.tensor(self.shapes[operands[0]]))
+            consumed.update(operands)
+            out = self.fresh("t")
+            names.append(self.bind(out, self.shapes[operands[0]], Op(out, op, [Ref(n) for n in operands])))
+        outputs = [n for n in names if n not in consumed and n in self.tracked]
+        total = outputs[-1] if outputs else None
+        for other in reversed(outputs[:-1]):
+            out = self.fresh("t")
+            total = self.bind(out, self.shapes[other], Op(out, "add", [Ref(total), Ref(other)]))
+            names.append(total)
+        return names
+
     def retain_grad(self) -> None:
         self.steps.append(self.retain_grad_step(self.tensor(tracked=True)))
 

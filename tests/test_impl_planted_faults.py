@@ -2,8 +2,8 @@
 
 Each fault of ``tests/impl_faults.py`` is planted for a whole pytest run (``--plant NAME``) of
 the conformance tests that should catch it, in the ``ci`` hypothesis profile, against
-``--backend impl``. The run must fail with a ``DivergenceError`` for one of the expected rules
-(read from the run's results.json). The same selections without a fault must pass, apart from
+``--backend impl``. Every expected rule must fail with a ``DivergenceError`` (read from the run's
+results.json). The same selections without a fault must pass, apart from
 strict xfails (impl's known divergences), so a failure under a fault is the fault's doing.
 
 Each run is one subprocess: the faults monkeypatch impl for the whole session, which must not
@@ -24,19 +24,18 @@ import pytest
 from tests.impl_faults import IMPL_FAULTS
 
 ROOT = Path(__file__).resolve().parent.parent
-# the conformance run: impl in the ci profile, stopping at the first failure, in file order
-CI_RUN = "--backend impl --hypothesis-profile ci -x -q -p no:randomly -p no:cacheprovider".split()
+# the conformance run: impl in the ci profile, in file order (every selected test runs)
+CI_RUN = "--backend impl --hypothesis-profile ci -q -p no:randomly -p no:cacheprovider".split()
 TIMEOUT = 300  # seconds per conformance run; each should take well under a minute
 
 
 @dataclass(frozen=True)
 class Catch:
-    """Which conformance tests should catch a fault, the rules they check, and a phrase the
-    divergence's description must contain (what kind of difference the fault makes)."""
+    """Which conformance tests should catch a fault and, per rule they check (each must fail), a
+    phrase its divergence's description must contain (what kind of difference the fault makes)."""
 
     tests: tuple[str, ...]
-    rules: frozenset[str]
-    phrase: str
+    phrases: dict[str, str]
 
 
 def _ids(module: str, *names: str) -> tuple[str, ...]:
@@ -44,38 +43,34 @@ def _ids(module: str, *names: str) -> tuple[str, ...]:
 
 
 CATCHES: dict[str, Catch] = {
-    # generated hook-order programs are nearly chains; the reversed queue shows where two nodes are
-    # ready at once: torch runs a leaf's AccumulateGrad (the latest sequence number) before a sibling
-    # branch whose hook raises, so the leaf keeps its .grad; reversed, the error comes first
+    # the reversed queue shows where two nodes are ready at once: in HOOK-002's branching graphs,
+    # hooks on sibling branches fire in the other order; in HOOK-004, torch runs a leaf's
+    # AccumulateGrad (the latest sequence number) before a sibling branch whose hook raises, so
+    # the leaf keeps its .grad; reversed, the error comes first
     "engine_order_reversed": Catch(
-        _ids("test_hook_order", "test_wrong_gradient_from_a_hook_raises"),
-        frozenset({"HOOK-004"}),
-        "expected a tensor, got None",
+        _ids("test_hook_order", "test_hooks_fire_from_the_output_back",
+             "test_wrong_gradient_from_a_hook_raises"),
+        {"HOOK-002": "hook differs", "HOOK-004": "expected a tensor, got None"},
     ),
     "retain_grad_hook_first": Catch(
         _ids("test_hook_order", "test_hook_kinds_fire_in_documented_order"),
-        frozenset({"HOOK-006"}),
-        ".grad: value",
+        {"HOOK-006": ".grad: value"},
     ),
     "saved_tensors_never_freed": Catch(
         _ids("test_retain_graph", "test_second_backward_needs_retain_graph"),
-        frozenset({"RG-001"}),
-        "expected error, got value",
+        {"RG-001": "expected error, got value"},
     ),
     "sigmoid_grad_off": Catch(
         _ids("test_hook_order", "test_hooks_fire_from_the_output_back"),
-        frozenset({"HOOK-002"}),
-        ".grad: value",
+        {"HOOK-002": ".grad: value"},
     ),
     "accumulate_grad_replaces": Catch(
         _ids("test_accumulation", "test_repeated_backward_accumulates"),
-        frozenset({"ACC-001"}),
-        ".grad: value",
+        {"ACC-001": ".grad: value"},
     ),
     "full_backward_hook_gets_outputs": Catch(
         _ids("test_module_hooks", "test_full_backward_hooks_receive_and_replace_gradients"),
-        frozenset({"MHOOK-004"}),
-        "grad_input",
+        {"MHOOK-004": "grad_input"},
     ),
 }
 
@@ -101,17 +96,17 @@ def test_planted_fault_is_caught(fault: str, tmp_path: Path) -> None:
     results = run_conformance(catch.tests, tmp_path / "results.json", plant=fault)
     masked = [t["nodeid"] for t in results["tests"] if t["outcome"] == "xfailed"]
     assert not masked, f"{fault}: a strict xfail of impl (a known divergence) masks the fault in {masked}"
-    failed = [t for t in results["tests"] if t["outcome"] == "failed"]
+    failed = {t["rule"]: t for t in results["tests"] if t["outcome"] == "failed"}
     assert failed, f"{fault} went unnoticed by {catch.tests}: {results['totals']}"
-    caught = [t for t in failed if t["rule"] in catch.rules]
-    rules = [t["rule"] for t in failed]
-    assert caught, f"{fault} failed rules {rules}, expected one of {sorted(catch.rules)}"
-    divergence = results["divergences"][caught[0]["divergence"]]
-    message = divergence["message"][:500]
-    assert message.startswith("oracle.differential.DivergenceError"), message
-    details = divergence["details"]
-    assert details and "repro" in details, f"no structured divergence for {fault}: {message}"
-    assert catch.phrase in details["description"], details["description"]
+    missed = sorted(set(catch.phrases) - set(failed))
+    assert not missed, f"{fault} failed rules {sorted(failed)}, not {missed}"
+    for rule, phrase in catch.phrases.items():
+        divergence = results["divergences"][failed[rule]["divergence"]]
+        message = divergence["message"][:500]
+        assert message.startswith("oracle.differential.DivergenceError"), message
+        details = divergence["details"]
+        assert details and "repro" in details, f"no structured divergence for {fault} in {rule}: {message}"
+        assert phrase in details["description"], details["description"]
 
 
 def test_unfaulted_impl_passes_the_selections(tmp_path: Path) -> None:
