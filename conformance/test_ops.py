@@ -27,7 +27,6 @@ from oracle.strategies import (
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
     "OPS-007": "in-place add_ of a 0-d tensor into a transposed view accumulates twice the gradient of the "
     "added tensor",
-    "OPS-006": "indexing with a list does not save its indices: a second backward does not raise",
 }
 
 ALL_DTYPES = ("float16", "float32", "float64", "int64", "int32", "bool")
@@ -321,7 +320,6 @@ def indexing(draw: Any) -> Program:
     return p.end(copy)
 
 
-@pytest.mark.rule("OPS-006")
 @settings(deadline=None)
 @given(program=indexing())
 def test_indexing_reads_and_writes(program: Program, backend: Backend, reference: Backend) -> None:

@@ -788,15 +788,15 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
 
 
 def index_put(input: Tensor, key: tuple, values: Any) -> Tensor:
-    from impl._ops.inplace import INDEX_PUT
+    from impl._ops.inplace import index_put_op
 
-    return apply(INDEX_PUT, input, values, key=key)
+    return apply(index_put_op(0), input, values, key=key)
 
 
 def is_basic_key(key: Any) -> bool:
     items = key if isinstance(key, tuple) else (key,)
     return all(
-        (isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_)))
+        _is_integer(k)
         or isinstance(k, builtins.slice)
         or k is None
         or k is Ellipsis
@@ -828,17 +828,60 @@ def _plain_list(v: Any) -> Any:
     return v
 
 
+_SEQUENCE_AS_TUPLE = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch "
+    "2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, "
+    "x[torch.tensor(seq)], which will result either in an error or a different result (Triggered internally "
+    "at /__w/pytorch/pytorch/torch/csrc/autograd/python_variable_indexing.cpp:349.)"
+)
+
+
+def _key_items(key: Any) -> tuple:
+    """The key as a tuple of items; a list holding slices, None, Ellipsis, sequences or tensors is
+    read as a tuple (torch's treatSequenceAsTuple, with its deprecation warning)."""
+    if isinstance(key, tuple):
+        return key
+    if isinstance(key, list) and len(key) < 32:
+        if any(k is None or k is Ellipsis or isinstance(k, (builtins.slice, list, tuple, Tensor)) for k in key):
+            import warnings
+
+            warnings.warn(_SEQUENCE_AS_TUPLE, UserWarning, stacklevel=3)
+            return tuple(key)
+    return (key,)
+
+
+def _is_integer(k: Any) -> bool:
+    """An integer index (a Python or numpy int, or a 0-d integer tensor): torch selects."""
+    if _t(k):
+        return k.dim() == 0 and not k.dtype.is_floating_point and k.dtype is not dtypes.bool_
+    return isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))
+
+
+def _index_tensor(k: Any) -> Tensor:
+    """An advanced index as a tensor (a list becomes a new one, as torch.tensor would make it)."""
+    if _t(k):
+        if k.dtype.is_floating_point:
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return k
+    return Tensor._from_array(np.asarray(_plain_list(k)))
+
+
 def getitem(t: Tensor, key: Any) -> Tensor:
-    """``t[key]``: basic keys compose select/slice/unsqueeze views like torch; others gather."""
-    if not is_basic_key(key):
-        return ix.index_key(t, numpy_key(t, key))
-    items = key if isinstance(key, tuple) else (key,)
+    """``t[key]`` as torch's applySlicing: integers select, slices slice (a full slice inside a tuple
+    is skipped), None unsqueezes, then any tensor/list/bool indices index the result at the dims
+    they stand at (IndexBackward0, which saves them)."""
+    items = _key_items(key)
     if builtins.sum(1 for k in items if k is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    consumed = builtins.sum(1 for k in items if k is not None and k is not Ellipsis)
+    items = tuple(_index_tensor(k) if isinstance(k, list) else k for k in items)
+    consumed = builtins.sum(
+        k.dim() if _t(k) and k.dtype is dtypes.bool_ else (0 if k is None or k is Ellipsis or isinstance(k, bool) else 1)
+        for k in items
+    )
     if consumed > t.dim():
         raise IndexError(f"too many indices for tensor of dimension {t.dim()}")
     out, dim = t, 0
+    indices: dict[int, Tensor] = {}
     for k in items:
         if k is Ellipsis:
             dim += t.dim() - consumed
@@ -846,12 +889,20 @@ def getitem(t: Tensor, key: Any) -> Tensor:
             out = unsqueeze(out, dim)
             dim += 1
         elif isinstance(k, builtins.slice):
-            # like torch, a full slice inside a tuple key is skipped; a lone slice always slices
             if not (isinstance(key, tuple) and _is_full_slice(k, out.shape[dim])):
                 out = _slice(out, dim, k.start, k.stop, k.step)
             dim += 1
-        else:
+        elif _is_integer(k):
             out = select(out, dim, int(k))
+        elif isinstance(k, (bool, np.bool_)) or (_t(k) and k.dim() == 0):  # a bool scalar: a new dim
+            out = unsqueeze(out, dim)
+            indices[dim] = k if _t(k) else Tensor._from_array(np.asarray(bool(k)))
+            dim += 1
+        else:
+            indices[dim] = _index_tensor(k)
+            dim += k.dim() if k.dtype is dtypes.bool_ else 1
+    if indices:
+        return ix.index(out, indices)
     return apply(vw.ALIAS, t) if out is t else out
 
 

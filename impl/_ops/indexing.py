@@ -65,16 +65,48 @@ def _index_put_acc_fwd(xp: Any, g: Any, shape: tuple, key: tuple) -> Any:
 INDEX_PUT_ACC = OpDef(
     "IndexPutBackward0", _index_put_acc_fwd, derivatives={"self": D("key", lambda g, c: index_key(g, c.key))}
 )
-INDEX = OpDef(
-    "IndexBackward0",
-    lambda xp, a, key: a[key],
-    derivatives={"self": D("key", lambda g, c: apply(INDEX_PUT_ACC, g, shape=c.shape(), key=c.key))},
-)
+def _index_fwd(xp: Any, a: Any, key: tuple, **indices: Any) -> Any:
+    try:
+        return a[key]
+    except IndexError as exc:  # numpy says "axis" where torch says "dimension"
+        raise IndexError(str(exc).replace(" for axis ", " for dimension ")) from None
+
+
+@functools.cache
+def _index_op(n: int) -> OpDef:
+    """IndexBackward0 over ``n`` index tensors: each is saved (``indices0`` ...) as torch's
+    derivatives.yaml saves ``indices``, so a second backward raises and an index modified in
+    place is caught; ``key`` is the numpy key built from them."""
+    uses = " ".join(["key"] + [f"indices{i}" for i in range(n)])
+    return OpDef(
+        "IndexBackward0",
+        _index_fwd,
+        derivatives={"self": D(uses, lambda g, c: apply(INDEX_PUT_ACC, g, shape=c.shape(), key=c.key))},
+    )
+
+
+def index(t: Any, indices: dict[int, Any]) -> Any:
+    """``t`` indexed by tensors at the given dims (the other dims taken whole), as torch's index."""
+    key: list = []
+    dim = 0
+    while dim <= max(indices):
+        idx = indices.get(dim)
+        if idx is None:
+            key.append(slice(None))
+            dim += 1
+            continue
+        a = idx._data
+        if a.dtype == bool and a.ndim == 0:  # a bool scalar indexes a new dim of size one
+            a = a.reshape(1).nonzero()[0]
+        key.append(a)
+        dim += a.ndim if a.dtype == bool else 1
+    saved = {f"indices{i}": idx for i, idx in enumerate(indices.values())}
+    return apply(_index_op(len(saved)), t, key=tuple(key), **saved)
 
 
 def index_key(t: Any, key: tuple) -> Any:
-    """``t[key]`` for a numpy-ready advanced index ``key`` (IndexBackward0)."""
-    return apply(INDEX, t, key=key)
+    """``t[key]`` for a numpy-ready key (a backward formula's read of what a write addressed)."""
+    return apply(_index_op(0), t, key=key)
 
 
 def _gather_fwd(xp: Any, a: Any, dim: int, index: Any) -> Any:

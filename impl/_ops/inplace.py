@@ -8,6 +8,7 @@ CopySlices node and the view becomes an as_strided view of the new base history,
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -17,7 +18,7 @@ from impl._ops.elementwise import CLAMP, RELU
 from impl._ops.table import D, OpDef, apply
 from impl._tensor import Tensor
 from impl.autograd import grad_mode
-from impl.autograd.graph import Node
+from impl.autograd.graph import FREED, Node
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
@@ -76,12 +77,17 @@ def _values_grad(g: Any, c: Any) -> Any:
     return index_key(g, c.key)
 
 
-INDEX_PUT = OpDef(
-    "IndexPutBackward0",
-    _index_put_fwd,
-    ("self", "values"),
-    {"self": D("key", lambda g, c: _zero_at(g, c.key)), "values": D("key", _values_grad)},
-)
+@functools.cache
+def index_put_op(n: int) -> OpDef:
+    """IndexPutBackward0 over ``n`` index tensors, each saved (``indices0`` ...) as torch saves
+    ``indices``; ``key`` is the numpy key built from them."""
+    uses = " ".join(["key"] + [f"indices{i}" for i in range(n)])
+    return OpDef(
+        "IndexPutBackward0",
+        lambda xp, a, values, key, **indices: _index_put_fwd(xp, a, values, key),
+        ("self", "values"),
+        {"self": D(uses, lambda g, c: _zero_at(g, c.key)), "values": D(uses, _values_grad)},
+    )
 
 
 def _zero_at(g: Any, key: tuple) -> Any:
@@ -210,6 +216,8 @@ class CopySlices(Node):
         g = grads[0]
         if g is None:
             return (None,) * len(self._next)
+        if self.fn is None:
+            raise RuntimeError(FREED)
         result = g.clone()
         region = result.as_strided(self.size, self.stride, self.offset)
         res = self.fn.apply((region.clone(),))
@@ -220,7 +228,11 @@ class CopySlices(Node):
         return (result,) + tuple(res[1:])
 
     def release(self) -> None:
-        self.fn.release()
+        """As torch's CopySlices::release_variables: the wrapped node is dropped, so a second
+        backward through this node raises even when that node saved nothing."""
+        if self.fn is not None:
+            self.fn.release()
+            self.fn = None
 
 
 def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
@@ -258,7 +270,13 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
         view = getitem(self, key)
         copy_(view, value)
         return
-    apply_inplace(INDEX_PUT, self, value, key=numpy_key(self, key))
+    nkey = numpy_key(self, key)
+    items = key if isinstance(key, tuple) else (key,)
+    saved = {
+        f"indices{i}": k if isinstance(k, Tensor) else Tensor._from_array(a)
+        for i, (k, a) in enumerate((k, a) for k, a in zip(items, nkey, strict=True) if isinstance(k, (Tensor, list)))
+    }
+    apply_inplace(index_put_op(len(saved)), self, value, key=nkey, **saved)
 
 
 def as_array(value: Any) -> np.ndarray:
