@@ -795,13 +795,7 @@ def index_put(input: Tensor, key: tuple, values: Any) -> Tensor:
 
 def is_basic_key(key: Any) -> bool:
     items = key if isinstance(key, tuple) else (key,)
-    return all(
-        _is_integer(k)
-        or isinstance(k, builtins.slice)
-        or k is None
-        or k is Ellipsis
-        for k in items
-    )
+    return all(_is_integer(k) or isinstance(k, builtins.slice) or k is None or k is Ellipsis for k in items)
 
 
 def numpy_key(t: Tensor, key: Any) -> tuple:
@@ -842,7 +836,8 @@ def _key_items(key: Any) -> tuple:
     if isinstance(key, tuple):
         return key
     if isinstance(key, list) and len(key) < 32:
-        if any(k is None or k is Ellipsis or isinstance(k, (builtins.slice, list, tuple, Tensor)) for k in key):
+        nested = (builtins.slice, list, tuple, Tensor)
+        if any(k is None or k is Ellipsis or isinstance(k, nested) for k in key):
             import warnings
 
             warnings.warn(_SEQUENCE_AS_TUPLE, UserWarning, stacklevel=3)
@@ -866,6 +861,13 @@ def _index_tensor(k: Any) -> Tensor:
     return Tensor._from_array(np.asarray(_plain_list(k)))
 
 
+def _dims_consumed(k: Any) -> int:
+    """How many of the tensor's dims an index item uses up (a bool mask: its own dims)."""
+    if _t(k) and k.dtype is dtypes.bool_:
+        return k.dim()
+    return 0 if k is None or k is Ellipsis or isinstance(k, bool) else 1
+
+
 def getitem(t: Tensor, key: Any) -> Tensor:
     """``t[key]`` as torch's applySlicing: integers select, slices slice (a full slice inside a tuple
     is skipped), None unsqueezes, then any tensor/list/bool indices index the result at the dims
@@ -874,10 +876,7 @@ def getitem(t: Tensor, key: Any) -> Tensor:
     if builtins.sum(1 for k in items if k is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     items = tuple(_index_tensor(k) if isinstance(k, list) else k for k in items)
-    consumed = builtins.sum(
-        k.dim() if _t(k) and k.dtype is dtypes.bool_ else (0 if k is None or k is Ellipsis or isinstance(k, bool) else 1)
-        for k in items
-    )
+    consumed = builtins.sum(_dims_consumed(k) for k in items)
     if consumed > t.dim():
         raise IndexError(f"too many indices for tensor of dimension {t.dim()}")
     out, dim = t, 0

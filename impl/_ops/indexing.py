@@ -65,6 +65,8 @@ def _index_put_acc_fwd(xp: Any, g: Any, shape: tuple, key: tuple) -> Any:
 INDEX_PUT_ACC = OpDef(
     "IndexPutBackward0", _index_put_acc_fwd, derivatives={"self": D("key", lambda g, c: index_key(g, c.key))}
 )
+
+
 def _index_fwd(xp: Any, a: Any, key: tuple, **indices: Any) -> Any:
     try:
         return a[key]

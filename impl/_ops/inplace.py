@@ -272,10 +272,12 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
         return
     nkey = numpy_key(self, key)
     items = key if isinstance(key, tuple) else (key,)
-    saved = {
-        f"indices{i}": k if isinstance(k, Tensor) else Tensor._from_array(a)
-        for i, (k, a) in enumerate((k, a) for k, a in zip(items, nkey, strict=True) if isinstance(k, (Tensor, list)))
-    }
+    tensors = [
+        k if isinstance(k, Tensor) else Tensor._from_array(a)
+        for k, a in zip(items, nkey, strict=True)
+        if isinstance(k, (Tensor, list))
+    ]
+    saved = {f"indices{i}": k for i, k in enumerate(tensors)}
     apply_inplace(index_put_op(len(saved)), self, value, key=nkey, **saved)
 
 
