@@ -26,10 +26,16 @@ from oracle.program import (
 from oracle.strategies import ModuleBuilder
 
 # Rule -> what impl does differently (strict xfails on the impl backend only; the goal is none).
-KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
-    "OPT-002": "moves parameters differently from torch's Adam/AdamW in generated loops (e.g. a weight "
-    "row stays at -1.0 where torch gives -0.9144 after the step)",
-}
+KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
+
+# Adam divides each gradient element by its running RMS plus eps. With torch's eps=1e-8 a float32
+# gradient that is zero up to rounding (a cancellation, e.g. through Softmax over equal logits, where
+# torch's exp and sums round differently from any other engine's) moves its parameter by a whole lr,
+# in a direction set by the last bit: no independent engine can agree there. The generated loops
+# draw eps from values that keep the update a smooth function of the gradient, so rounding noise in
+# the gradients stays rounding noise in the parameters; tests/test_impl_optim.py checks torch's
+# default eps over 100 steps with the same gradients fed to both sides.
+WELL_CONDITIONED_EPS = (0.1, 0.5)
 
 
 
@@ -47,6 +53,8 @@ def training_loops(optimizers: tuple[str, ...]) -> st.SearchStrategy[Program]:
         b.add_module(Module(first, "Linear", [3, 3], {"weight": b.weights((3, 3)), "bias": b.weights((3,))}))
         net, out_shape = b.tree((2, 3), depth=2)
         optimizer = b.optimizer(b.params, b.pick(optimizers))
+        if b.steps[-1].cls != "SGD":
+            b.steps[-1].kwargs["eps"] = b.pick(WELL_CONDITIONED_EPS)
         for _ in range(draw(st.integers(1, 3))):
             if b.coin():
                 b.steps.append(OptimizerZeroGrad(optimizer, b.coin()))
