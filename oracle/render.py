@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import keyword
 import math
+import re
 
 from oracle.interpreter import MODULE_HOOK_REGISTRATION, hook_function_name
 from oracle.program import (
@@ -55,15 +56,19 @@ from oracle.program import (
     module_nodes,
 )
 
-# The script's helpers print exactly what ``oracle.trace.format_event`` prints for the same events.
-HEADER = '''\
+PREAMBLE = """\
 import warnings
 
 import torch
 
 warnings.simplefilter("always")
+"""
 
-
+# The script's helpers, by name: (source, the helpers it calls). They print exactly what
+# ``oracle.trace.format_event`` prints for the same events. A script defines only the helpers its
+# statements call (and theirs), in this order.
+HELPERS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "text": ('''
 def text(t):
     """One line for a tensor (or None): dtype, shape, flat values, flags, grad_fn."""
     if t is None:
@@ -73,21 +78,25 @@ def text(t):
     dtype = str(t.dtype).removeprefix("torch.")
     return (f"tensor(dtype={dtype}, shape={list(t.shape)}, data={data}, is_leaf={t.is_leaf}, "
             f"requires_grad={t.requires_grad}, grad_fn={grad_fn})")
-
-
+''', ()),
+    "texts": ('''
 def texts(values):
     values = values if isinstance(values, (tuple, list)) else [values]
     return "[" + ", ".join(text(v) if isinstance(v, torch.Tensor) else "None" for v in values) + "]"
-
-
+''', ("text",)),
+    "show_error": ('''
+def show_error(step, e):
+    print(f"step {step} raised {type(e).__name__}: {e}")
+''', ()),
+    "observe": ('''
 def observe(step, name, t):
     print(f"{name} = {text(t)}")
     try:
         print(f"{name}.grad = {text(t.grad)}")
     except Exception as e:
         show_error(step, e)
-
-
+''', ("text", "show_error")),
+    "show_graph": ('''
 def show_graph(name, t):
     """The autograd graph behind t, breadth first, shared nodes numbered once."""
     if t.grad_fn is None:
@@ -104,19 +113,15 @@ def show_graph(name, t):
             edges.append(f"{None if child is None else index[id(child)]}:{nr}")
         parts.append(f"{len(parts)} {type(node).__name__} -> [{', '.join(edges)}]")
     print(f"{name}.grad_fn graph = {'; '.join(parts)}")
-
-
+''', ()),
+    "show_hook": ('''
 def show_hook(hook, on, target, **received):
     groups = "; ".join(f"{group}={texts(values)}" for group, values in received.items())
     print(f"hook {hook} ({on} on {target}): {groups}")
-
-
-def show_error(step, e):
-    print(f"step {step} raised {type(e).__name__}: {e}")
-
-
-# -- events of the op, tensor, grad-mode families (issue 5), printed as the trace's JSON
+''', ("texts",)),
+    "show_event": ('''
 def show_event(kind, step, **fields):
+    """An event of the op, tensor, grad-mode or module families, printed as the trace's JSON."""
     import json
     import math
 
@@ -128,23 +133,42 @@ def show_event(kind, step, **fields):
     if "data" in fields:
         fields["data"] = [number(v) for v in fields["data"]]
     print(json.dumps({"kind": kind, "step": step, **fields}))
-
-
+''', ()),
+    "show_layout": ('''
 def show_layout(step, name, t):
     show_event("layout", step, name=name, stride=list(t.stride()), offset=t.storage_offset(),
                contiguous=t.is_contiguous(), version=t._version)
-
-
+''', ("show_event",)),
+    "show_array": ('''
 def show_array(step, name, a):
     show_event("array", step, name=name, dtype=str(a.dtype), shape=list(a.shape), data=a.reshape(-1).tolist())
-
-
+''', ("show_event",)),
+    "show_grad_mode": ('''
 def show_grad_mode(step, context):
     state = {"enabled": torch.is_grad_enabled()}
     if isinstance(context, torch.inference_mode):
         state["inference"] = torch.is_inference_mode_enabled()
     show_event("grad_mode", step, **state)
-'''
+''', ("show_event",)),
+    "_outputs": ('''
+def _outputs(result):
+    """A custom Function's outputs as a tuple (apply returns one tensor or a tuple)."""
+    return result if isinstance(result, tuple) else (result,)
+''', ()),
+}
+_HELPER_CALL = re.compile(r"\b(" + "|".join(HELPERS) + r")\(")
+
+
+def helpers_used(body: str) -> str:
+    """The source of the helpers ``body`` calls, with the helpers they call, in ``HELPERS`` order."""
+    needed: set[str] = set()
+    todo = set(_HELPER_CALL.findall(body))
+    while todo:
+        name = todo.pop()
+        needed.add(name)
+        todo |= set(HELPERS[name][1]) - needed
+    return "".join("\n" + HELPERS[name][0] for name in HELPERS if name in needed)
+
 
 # Hook kind -> (parameters, the expression registering it on {target}, the received groups,
 # the expression the action applies to).
@@ -166,7 +190,7 @@ _TENSOR_HOOKS = {
 }
 def render(program: Program, device: str = "cpu") -> str:
     """A standalone torch script reproducing ``program`` and printing what its trace observes."""
-    lines = [HEADER]
+    lines = []
     if device != "cpu":
         lines.append(f"DEVICE = {device!r}\n")
     for index, step in enumerate(program.steps):
@@ -184,7 +208,8 @@ def render(program: Program, device: str = "cpu") -> str:
         lines.append("")
     lines.extend(_global_hooks_removed(program))
     lines.extend(_grad_modes_left(program))
-    return "\n".join(lines)
+    body = "\n".join(lines)
+    return PREAMBLE + helpers_used(body) + "\n\n" + body
 
 
 def _check_name(name: str) -> None:
@@ -196,17 +221,7 @@ def _check_name(name: str) -> None:
 _RESERVED = {
     "torch",
     "warnings",
-    "text",
-    "texts",
-    "observe",
-    "show_graph",
-    "show_hook",
-    "show_error",
-    "show_event",
-    "show_layout",
-    "show_array",
-    "show_grad_mode",
-    "_outputs",
+    *HELPERS,
     "ctx",
     "grads",
     "numpy",
@@ -383,10 +398,6 @@ def _function_lines(s: Function) -> list[str]:
         *decorators,
         "    def backward(ctx, *grads):",
         *("        " + line for line in backward),
-        "",
-        "",
-        "def _outputs(result):",
-        "    return result if isinstance(result, tuple) else (result,)",
     ]
 
 

@@ -136,3 +136,19 @@ def test_render_uses_the_device_and_rejects_unrenderable_names() -> None:
         render(Program([Leaf("not a name", [1.0])]))
     with pytest.raises(ValueError):
         render(Program([Leaf("torch", [1.0])]))
+
+
+def test_script_defines_only_the_helpers_it_calls() -> None:
+    """A repro carries the helpers its statements call (and the helpers those call), no others."""
+    from oracle.program import ObserveLayout
+
+    def defined(script: str) -> set[str]:
+        return {line[4:].split("(")[0] for line in script.splitlines() if line.startswith("def ")}
+
+    leaf_only = render(Program([Leaf("x", [1.0]), Observe("x")]))
+    assert defined(leaf_only) == {"text", "show_error", "observe"}
+    layout = render(Program([Leaf("x", [1.0]), ObserveLayout("x")]))
+    assert defined(layout) == {"show_error", "show_layout", "show_event"}
+    hooks = render(seed_000_hooks())
+    assert {"show_hook", "texts", "text"} <= defined(hooks)
+    assert not {"show_event", "show_layout", "show_array", "show_grad_mode", "_outputs"} & defined(hooks)
