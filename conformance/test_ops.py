@@ -232,6 +232,8 @@ def matrix_ops(draw: Any) -> Program:
     return p.end(y)
 
 
+@pytest.mark.rule("OPS-004")
+@settings(deadline=None)
 @given(program=matrix_ops())
 def test_matrix_ops(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
@@ -317,6 +319,7 @@ def indexing(draw: Any) -> Program:
     return p.end(copy)
 
 
+@pytest.mark.rule("OPS-006")
 @settings(deadline=None)
 @given(program=indexing())
 def test_indexing_reads_and_writes(program: Program, backend: Backend, reference: Backend) -> None:
