@@ -15,9 +15,11 @@ from typing import Any
 
 import numpy as np
 
+from impl import dtypes
+from impl._tensor import Tensor
 from impl._xp import namespace_of, quiet_enter, quiet_exit
 from impl.autograd import grad_mode
-from impl.autograd.graph import Node, SavedTensor
+from impl.autograd.graph import NO_HOOKS, Node, SavedTensor, _modified_message, _sequence
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,7 @@ class OpDef:
         if self.qualified_name:
             body["name"] = lambda node: self.qualified_name
         self.node_class = type(self.node_name, (OpNode,), body)
+        self._plan: _Plan | None = None  # made on first record (see _plan)
 
 
 def D(uses: str, formula: Callable[[Any, OpCtx], Any]) -> Derivative:
@@ -65,8 +68,7 @@ class OpCtx:
     def __getattr__(self, name: str) -> Any:
         saved = self._node._saved
         if name in saved:
-            v = saved[name]
-            return v.unpack() if type(v) is SavedTensor else v
+            return _unpack(saved[name])
         raise AttributeError(name)
 
     def shape(self, name: str = "self") -> tuple[int, ...]:
@@ -85,78 +87,154 @@ class OpCtx:
 
     def needs(self, name: str) -> bool:
         node = self._node
-        return node._next[node.op.inputs.index(name)][0] is not None
+        return node._edges[2 * node.op.inputs.index(name)] is not None
 
 
 NOTHING_SAVED: Any = MappingProxyType({})
+_grad_state = grad_mode._state
+RELEASED = SavedTensor.__new__(SavedTensor)  # what a released node keeps in place of a bare saved tensor
+RELEASED.tensor, RELEASED.version, RELEASED.freed, RELEASED.output_of = None, 0, True, None
+
+
+def _unpack(v: Any) -> Any:
+    """A saved value as a formula sees it: SavedTensor unpacked (checked), a bare tensor (an input
+    saved at version 0, see ``_save``) checked for in-place writes since, anything else as is."""
+    if type(v) is SavedTensor:
+        return v.unpack()
+    if isinstance(v, Tensor) and v._version != 0:
+        raise RuntimeError(_modified_message(v, 0))
+    return v
+
+
+def _save(v: Any, owner: Node | None) -> Any:
+    """How a node keeps tensor ``v`` for backward. An input at version 0 is kept bare (its check
+    is then "still at version 0"): one object fewer per node than a SavedTensor, and nodes are
+    the bulk of what the cycle collector walks in a long graph. Outputs (named in torch's message)
+    and inputs already written keep a SavedTensor."""
+    if owner is None and not v._inference and (v._counter is None or v._counter.value == 0):
+        return v
+    return SavedTensor(v, owner)
 
 
 class OpNode(Node):
     """grad_fn of a table op; the class is made per op so ``type(grad_fn).__name__`` is torch's.
 
-    ``_saved``: what the derivatives use, by name; ``_in_meta``: shape, numpy dtype of each input
-    (one flat tuple: every object a node keeps alive is one more for the cycle collector to walk)."""
+    ``_saved``: what the derivatives use, by name (tensors as SavedTensor or bare, see ``_save``);
+    ``_in_meta``: shape, numpy dtype of each input; ``_edges``: the ``next_functions`` pairs laid
+    out flat. Flat tuples because every object a node keeps alive is one more for Python's cycle
+    collector to walk, and a long graph is mostly nodes."""
 
-    __slots__ = ("_saved", "_in_meta")
+    __slots__ = ("_saved", "_in_meta", "_edges")
     op: OpDef
 
     def __init__(self) -> None:
-        super().__init__()
+        self._sequence_nr = next(_sequence)
+        self._edges: tuple = ()
+        self._input_meta = ()
+        self._pre_hooks = self._post_hooks = self._tensor_pre_hooks = self._retains_grad_hooks = NO_HOOKS
+        self._metadata = None
         self._saved: Any = NOTHING_SAVED
         self._in_meta: tuple = ()
+
+    @property  # type: ignore[override]
+    def _next(self) -> tuple:
+        edges = self._edges
+        if len(edges) == 2:
+            return ((edges[0], edges[1]),)
+        return tuple(zip(edges[0::2], edges[1::2], strict=True))
+
+    @_next.setter
+    def _next(self, pairs: tuple) -> None:
+        self._edges = tuple(x for pair in pairs for x in pair)
 
     def apply(self, grads: tuple) -> tuple:
         g = grads[0]
         op = self.op
         if g is None:
             return (None,) * len(op.inputs)
-        for v in self._saved.values():  # torch's generated apply unpacks every saved value first
-            if type(v) is SavedTensor:
-                v.unpack()
+        saved = self._saved
+        if saved:
+            for v in saved.values():  # torch's generated apply unpacks every saved value first
+                _unpack(v)
         ctx = OpCtx(self)
-        derivatives = op.derivatives
         return tuple(
-            None if fn is None else derivatives[name].formula(g, ctx)
-            for name, (fn, _nr) in zip(op.inputs, self._next, strict=False)
+            None if fn is None else d.formula(g, ctx)
+            for d, fn in zip(op._plan.diff, self._edges[0::2], strict=False)
         )
 
     def release(self) -> None:
-        for v in self._saved.values():
+        saved = self._saved
+        if not saved:
+            return
+        for k, v in saved.items():
             if type(v) is SavedTensor:
                 v.release()
+            elif isinstance(v, Tensor):
+                saved[k] = RELEASED
 
 
-_WRAPPED: dict[tuple, Any] = {}  # Python number -> its wrapped tensor (CPU, outside inference mode)
+_WRAPPED: dict[type, dict] = {float: {}, int: {}, bool: {}}  # CPU wrapped numbers, by type then value
 
 
 def _wrap(value: Any, like: Any) -> Any:
     """A Python number as torch's wrapped-number tensor. Wrapped numbers never reach the user and
     are never written, so CPU ones are shared per value: a chain like ``h * 1.0001`` saves one
     tensor, not one per node (fewer objects alive, less work for the cycle collector)."""
-    from impl._tensor import Tensor
-
     if isinstance(value, Tensor):
         return value
+    cache = _WRAPPED.get(type(value))
+    if cache is None or _grad_state.inference or (like is not None and type(like._data) is not np.ndarray):
+        return _scalar_tensor(value, like)
+    # floats equal to each other but told apart by torch (0.0 and -0.0) and nan are keyed by bits
+    key = value.hex() if type(value) is float and (value == 0 or value != value) else value
+    wrapped = cache.get(key)
+    if wrapped is None:
+        if len(cache) > 1024:
+            cache.clear()
+        wrapped = cache[key] = _scalar_tensor(value, None)
+    return wrapped
+
+
+def _scalar_tensor(value: Any, like: Any) -> Any:
     from impl._creation import scalar_tensor
 
-    kind = type(value)
-    if kind not in (float, int, bool) or grad_mode._state.inference:
-        return scalar_tensor(value, like)
-    if like is not None and type(like._data) is not np.ndarray:
-        return scalar_tensor(value, like)
-    key = (kind, value.hex() if kind is float else value)
-    wrapped = _WRAPPED.get(key)
-    if wrapped is None:
-        if len(_WRAPPED) > 1024:
-            _WRAPPED.clear()
-        wrapped = _WRAPPED[key] = scalar_tensor(value, None)
-    return wrapped
+    return scalar_tensor(value, like)
+
+
+class _Plan:
+    """What recording a node of one op needs, worked out once per OpDef from its declaration:
+    per input, its derivative (or None) and where each value that derivative uses comes from."""
+
+    __slots__ = ("diff", "sources")
+
+    def __init__(self, op: OpDef) -> None:
+        derivatives = op.derivatives
+        self.diff = tuple(derivatives.get(name) for name in op.inputs)
+        self.sources = tuple(
+            None if d is None else tuple((use, *_source(op, use)) for use in d.uses) for d in self.diff
+        )
+
+
+def _source(op: OpDef, use: str) -> tuple[str, Any]:
+    """Where the value named ``use`` comes from: an input's strides, an output, an input, an attr."""
+    if use.endswith(".strides"):
+        return "strides", op.inputs.index(use[: -len(".strides")])
+    if use in op.outputs:
+        return "output", op.outputs.index(use)
+    if use in op.inputs:
+        return "input", op.inputs.index(use)
+    return "attr", use
+
+
+def _plan(op: OpDef) -> _Plan:
+    """The op's recording plan, made on first use (after every module has declared its ops)."""
+    if op._plan is None:
+        op._plan = _Plan(op)
+    return op._plan
 
 
 def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
     """Run ``op`` on tensors (Python numbers are wrapped like torch wraps them), record the node."""
-    from impl._tensor import Tensor
-
     for t in tensors:
         if not isinstance(t, Tensor):
             first = next((t for t in tensors if isinstance(t, Tensor)), None)
@@ -180,24 +258,23 @@ def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
         raise RuntimeError(mismatch) from None
     finally:
         quiet_exit(token)
+    from_array = Tensor._from_array
     if type(raw) is tuple:
-        results = [Tensor._from_array(r if type(r) is np.ndarray else xp.asarray(r)) for r in raw]
+        results = [from_array(r if type(r) is np.ndarray else xp.asarray(r)) for r in raw]
     else:
-        results = [Tensor._from_array(raw if type(raw) is np.ndarray else xp.asarray(raw))]
+        results = [from_array(raw if type(raw) is np.ndarray else xp.asarray(raw))]
     main = results[0]
     if op.view:
         src = tensors[0]
         main._base = src._base if src._base is not None else src
         main._vc = src._vc
         main._view_version = src._vc.value
-        main._view_no_grad = not grad_mode._state.enabled and src.requires_grad
-    state = grad_mode._state
-    recording = state.enabled and not state.inference
-    if recording and main._data.dtype.kind in FLOAT_KINDS and main.dtype.is_floating_point:
-        derivatives = op.derivatives
-        for name, t in zip(op.inputs, tensors, strict=False):
-            if name in derivatives and (t._requires_grad or t._grad_fn is not None):
-                _record(op, tensors, attrs, results)
+        main._view_no_grad = not _grad_state.enabled and src.requires_grad
+    if _grad_state.enabled and not _grad_state.inference and main._data.dtype in FLOAT_DTYPES:
+        plan = op._plan or _plan(op)
+        for d, t in zip(plan.diff, tensors, strict=False):
+            if d is not None and (t._requires_grad or t._grad_fn is not None):
+                _record(op, plan, tensors, attrs, results)
                 break
     return main if len(results) == 1 else tuple(results)
 
@@ -223,7 +300,7 @@ def broadcast_mismatch(shapes: list[tuple[int, ...]]) -> str | None:
     return None
 
 
-FLOAT_KINDS = frozenset("fcV")  # numpy kinds a floating dtype can have (V: ml_dtypes' bfloat16)
+FLOAT_DTYPES = frozenset(np_dtype for np_dtype, d in dtypes._BY_NP.items() if d.is_floating_point)
 
 
 def _common_float(tensors: tuple) -> Any:
@@ -243,8 +320,6 @@ def _common_float(tensors: tuple) -> Any:
 
 def compute_dtype(tensors: tuple, to_float: bool = False) -> Any:
     """torch's result type of the operands; integral results become the default float if asked."""
-    from impl import dtypes
-
     dt = dtypes.result_type(*tensors)
     return dtypes.get_default_dtype() if to_float and not dt.is_floating_point else dt
 
@@ -256,37 +331,40 @@ def _edge_of(t: Any) -> tuple:
     return t._edge()
 
 
-def _record(op: OpDef, tensors: tuple, attrs: dict, results: list) -> None:
+NO_EDGE = (None, 0)
+
+
+def _record(op: OpDef, plan: _Plan, tensors: tuple, attrs: dict, results: list) -> None:
     node = op.node_class()
-    derivatives = op.derivatives
-    inputs = op.inputs
-    node._next = tuple(
-        _edge_of(t) if name in derivatives else (None, 0) for name, t in zip(inputs, tensors, strict=False)
-    )
+    edges: list = []
+    for d, t in zip(plan.diff, tensors, strict=False):
+        edges += NO_EDGE if d is None else _edge_of(t)
+    node._edges = edges_ = tuple(edges)
     meta: list = []
     for t in tensors:
         meta += (t._data.shape, t._data.dtype)
     node._in_meta = tuple(meta)
     saved: dict[str, Any] = {}
     for k, v in attrs.items():
-        if not _is_tensor(v):
+        if not isinstance(v, Tensor):
             saved[k] = v
-    for name, (fn, _) in zip(inputs, node._next, strict=False):
+    for fn, sources in zip(edges_[0::2], plan.sources, strict=False):
         if fn is None:
             continue
-        for use in derivatives[name].uses:
-            if use.endswith(".strides"):  # layout of an input, as derivatives.yaml's x.sym_strides()
-                saved[use] = tensors[inputs.index(use[: -len(".strides")])].stride()
+        for use, kind, where in sources:
+            if kind == "strides":  # layout of an input, as derivatives.yaml's x.sym_strides()
+                saved[use] = tensors[where].stride()
                 continue
-            if use in op.outputs:
-                v, owner = results[op.outputs.index(use)], node
-            elif use in attrs:
-                v, owner = attrs[use], None
+            owner = None
+            if kind == "output":
+                v, owner = results[where], node
+            elif kind == "input":
+                v = tensors[where]
             else:
-                v, owner = tensors[inputs.index(use)], None
-            if _is_tensor(v):
-                if type(saved.get(use)) is not SavedTensor:
-                    saved[use] = SavedTensor(v, owner)
+                v = attrs[where]
+            if isinstance(v, Tensor):
+                if use not in saved:
+                    saved[use] = _save(v, owner)
             else:
                 saved[use] = v
     if saved:
@@ -311,7 +389,3 @@ def output_meta(t: Any) -> tuple:
         meta = _OUTPUT_META[key] = ((key[0], t.dtype),)
     return meta
 
-def _is_tensor(v: Any) -> bool:
-    from impl._tensor import Tensor
-
-    return isinstance(v, Tensor)

@@ -71,15 +71,17 @@ def _hook_values(hook: Any, old: tuple, new: Any) -> tuple:
     return new
 
 
-def _call_function(node: Node, grads: list) -> tuple:
-    """torch's call_function: pre-hooks, the node, output validation, then post hooks."""
-    grads = call_tensor_pre_hooks(node, grads)
+def _call_function(node: Node, grads: list, edges: tuple) -> tuple:
+    """torch's call_function: pre-hooks, the node, output validation, then post hooks.
+    ``edges`` is ``node._next`` (read once by the caller)."""
+    if node._tensor_pre_hooks or node._retains_grad_hooks:
+        grads = call_tensor_pre_hooks(node, grads)
     if node._pre_hooks:
         for hook in list(node._pre_hooks.values()):
             new = hook(tuple(grads))
             if new is not None:
                 grads = list(_hook_values(hook, tuple(grads), new))
-    outputs = _validate(node, node.apply(tuple(grads)))
+    outputs = _validate(node, node.apply(tuple(grads)), edges)
     if _tasks:
         _tasks[-1].own(outputs)
     if not node._post_hooks:
@@ -94,20 +96,20 @@ def _call_function(node: Node, grads: list) -> tuple:
     return outputs
 
 
-def _validate(node: Node, outputs: tuple) -> tuple:
+def _validate(node: Node, outputs: tuple, edges: tuple) -> tuple:
     """Reduce each gradient to the shape the next node expects and cast it to its dtype."""
-    if len(outputs) != len(node._next):
+    if len(outputs) != len(edges):
         raise RuntimeError(
             f"function {node.name()} returned an incorrect number of gradients (expected "
-            f"{len(node._next)}, got {len(outputs)})"
+            f"{len(edges)}, got {len(outputs)})"
         )
     out = []
-    for i, (grad, (nxt, nr)) in enumerate(zip(outputs, node._next, strict=False)):
+    for i, (grad, (nxt, nr)) in enumerate(zip(outputs, edges, strict=False)):
         if grad is None or nxt is None:
             out.append(grad)
             continue
         shape, dtype = nxt._input_meta[nr]
-        if grad._data.shape != tuple(shape):
+        if grad._data.shape != shape and grad._data.shape != tuple(shape):
             from impl._ops.views import is_expandable_to, sum_to
 
             if not is_expandable_to(tuple(shape), tuple(grad.shape)):
@@ -220,28 +222,31 @@ def _run(
     keep_graph: bool,
 ) -> None:
     """The engine loop: pop the ready node with the highest sequence number, run it, route its outputs."""
+    pop, push = heapq.heappop, heapq.heappush
     while ready:
-        _, _, node = heapq.heappop(ready)
+        node = pop(ready)[2]
         grads = buffers.pop(node)
         run = needed is None or node in needed
-        if node in captures:
+        if captures and node in captures:
             seen = grads if run else call_tensor_pre_hooks(node, list(grads))
             for nr, k in captures[node]:
                 captured[k] = seen[nr]
         if not run:
             continue
-        outputs = _call_function(node, list(grads))
+        edges = node._next
+        outputs = _call_function(node, grads, edges)
         if not keep_graph:
             node.release()
-        for grad, (nxt, nr) in zip(outputs, node._next, strict=False):
+        for grad, (nxt, nr) in zip(outputs, edges, strict=False):
             if nxt is None:
                 continue
             if needed is not None and nxt not in needed and nxt not in captures:
                 continue
             buffers.add(nxt, nr, grad)
-            deps[nxt] -= 1
-            if deps[nxt] == 0:
-                heapq.heappush(ready, (-nxt._sequence_nr, next(counter), nxt))
+            left = deps[nxt] - 1
+            deps[nxt] = left
+            if left == 0:
+                push(ready, (-nxt._sequence_nr, next(counter), nxt))
 
 
 class _Buffers:
@@ -273,7 +278,9 @@ class _Buffers:
             entry[1] += delta
 
     def add(self, node: Node, nr: int, grad: Any) -> None:
-        slots = self.slots.setdefault(node, [None] * max(1, len(node._input_meta)))
+        slots = self.slots.get(node)
+        if slots is None:
+            slots = self.slots[node] = [None] * max(1, len(node._input_meta))
         if grad is None:
             return
         if slots[nr] is None:
