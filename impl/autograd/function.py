@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from impl.autograd import grad_mode
-from impl.autograd.graph import Node, SavedTensor
+from impl.autograd.graph import FREED, Node, SavedTensor
 
 DIRTY_LEAF = "a leaf Variable that requires grad has been used in an in-place operation."
 ONCE_DIFF = "trying to differentiate twice a function that was marked with @once_differentiable"
@@ -35,6 +35,11 @@ class FunctionCtx:
 
     @property
     def saved_tensors(self) -> tuple:
+        """The tensors given to ``save_for_backward``, checked for in-place writes. Once backward
+        has released the node, reading them raises torch's error even when nothing was saved
+        (torch frees the node's buffers as a whole, not per tensor)."""
+        if getattr(self, "_released", False):
+            raise RuntimeError(FREED)
         return tuple(s.unpack() if s is not None else None for s in getattr(self, "_saved", ()))
 
     def mark_dirty(self, *args: Any) -> None:
@@ -86,6 +91,7 @@ class BackwardCFunction(Node, FunctionCtx):
         return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
 
     def release(self) -> None:
+        self._released = True
         for s in self._saved:
             if s is not None:
                 s.release()
