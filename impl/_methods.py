@@ -242,7 +242,7 @@ METHODS: dict[str, Any] = {
     "t": F.t,
     "transpose": F.transpose,
     "swapaxes": F.transpose,
-    "permute": F.permute,
+    "permute": F.permute_method,
     "expand": F.expand,
     "expand_as": F.expand_as,
     "squeeze": F.squeeze,
@@ -389,7 +389,7 @@ def reversed_dims(self: Tensor) -> Tensor:
         if kind not in _t_warned:
             _t_warned.add(kind)
             warnings.warn(T_DEPRECATED[kind], UserWarning, stacklevel=2)
-    return F.permute(self, *reversed(range(n)))
+    return F.permute_method(self, *reversed(range(n)))
 
 
 def adjoint(self: Tensor) -> Tensor:

@@ -532,7 +532,14 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 swapaxes = swapdims = transpose
 
 
-def permute(input: Tensor, *dims: Any) -> Tensor:
+def permute(input: Tensor, dims: Any) -> Tensor:
+    """torch.permute: ``dims`` is one sequence (the method takes them spread too)."""
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(f"permute(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
+    return permute_method(input, *dims)
+
+
+def permute_method(input: Tensor, *dims: Any) -> Tensor:
     dims = tuple(_wrap_dim(int(d), input.dim()) for d in _shape_args(dims))
     if len(dims) != input.dim():
         raise RuntimeError(

@@ -17,6 +17,7 @@ from impl import dtypes
 from impl._ops.elementwise import CLAMP, RELU
 from impl._ops.table import D, OpDef, apply
 from impl._tensor import Tensor
+from impl._xp import namespace_of
 from impl.autograd import grad_mode
 from impl.autograd.graph import FREED, Node
 
@@ -118,6 +119,49 @@ def check_inplace(t: Tensor) -> None:
         raise RuntimeError(VIEW_OF_LEAF_INPLACE)
 
 
+INTERNAL_OVERLAP = (
+    "unsupported operation: more than one element of the written-to tensor refers to a single memory "
+    "location. Please clone() the tensor before performing the operation."
+)
+_EXPANDED_DEPRECATED = (
+    "Use of {op} on expanded tensors is deprecated. Please clone() the tensor before performing this "
+    "operation. This also applies to advanced indexing e.g. tensor[{key}] = {value} (Triggered internally "
+    "at /__w/pytorch/pytorch/aten/src/ATen/native/TensorAdvancedIndexing.cpp:{line}.)"
+)
+
+
+def _overlaps(t: Tensor) -> bool:
+    return any(n > 1 and s == 0 for n, s in zip(t.shape, t.stride(), strict=True))
+
+
+def _single_mask(key: Any) -> bool:
+    return key is not None and len(key) == 1 and getattr(getattr(key[0], "dtype", None), "kind", None) == "b"
+
+
+def _check_overlap(op: OpDef, t: Tensor, value: Any, attrs: dict) -> None:
+    """torch's assert_no_internal_overlap: a write into a tensor whose elements share memory (a
+    dim of size > 1 with stride 0, as expand makes) is refused; fills of a scalar are not checked,
+    and masked_fill_ / index_put_ only warn that this is deprecated."""
+    if op is FILL or op is ZERO or not _overlaps(t):
+        return
+    from impl._ops.indexing import MASKED_FILL
+
+    if op is MASKED_FILL or op.node_name == "IndexPutBackward0":
+        import warnings
+
+        # index_put_ of one value under a single bool mask is torch's masked_fill_
+        masked = op is MASKED_FILL or (_single_mask(attrs.get("key")) and np.size(value) == 1)
+        text = _EXPANDED_DEPRECATED.format(
+            op="masked_fill_" if masked else "index_put_",
+            key="mask" if masked else "indices",
+            value="scalar" if masked else "tensor",
+            line=2450 if masked else 976,
+        )
+        warnings.warn(text, UserWarning, stacklevel=4)
+        return
+    raise RuntimeError(INTERNAL_OVERLAP)
+
+
 def _check_cast(result: dtypes.dtype, out: dtypes.dtype) -> None:
     order = {0: 0, 1: 1, 2: 2}
 
@@ -142,6 +186,7 @@ def _old_value(t: Tensor) -> Tensor:
 def apply_inplace(op: OpDef, self: Tensor, *others: Any, **attrs: Any) -> Tensor:
     """Run ``op`` in place on ``self`` (see module doc)."""
     check_inplace(self)
+    _check_overlap(op, self, others[0]._data if others and isinstance(others[0], Tensor) else 0, attrs)
     if op.promote:
         from impl._ops.table import compute_dtype
 
@@ -153,7 +198,13 @@ def apply_inplace(op: OpDef, self: Tensor, *others: Any, **attrs: Any) -> Tensor
     )
     source = _old_value(self) if records else self
     result = apply(op, source, *others, **attrs)
-    self._data[...] = result._data.astype(self._data.dtype, copy=False)
+    written = result._data.astype(self._data.dtype, copy=False)
+    if "key" in attrs and _overlaps(self):  # shared memory: only the addressed elements are written
+        self._data[attrs["key"]] = written[attrs["key"]]
+    elif "mask" in attrs and _overlaps(self):
+        namespace_of(self._data).copyto(self._data, written, where=attrs["mask"]._data)
+    else:
+        self._data[...] = written
     if self._inference and not grad_mode.is_inference_mode_enabled():  # torch checks after writing
         raise RuntimeError(
             "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to "

@@ -128,9 +128,16 @@ EXPAND = OpDef(
     derivatives={"self": D("", lambda g, c: sum_to(g, c.shape()))},
     view=True,
 )
+def _unsqueeze_fwd(xp: Any, a: Any, dim: int) -> Any:
+    """The new dim's stride is torch's: size * stride of the dim it precedes (1 at the end)."""
+    strides = [s // a.itemsize for s in a.strides]
+    new = strides[dim] * a.shape[dim] if dim < a.ndim else 1
+    return _as_view(xp, a, a.shape[:dim] + (1,) + a.shape[dim:], tuple(strides[:dim] + [new] + strides[dim:]))
+
+
 UNSQUEEZE = OpDef(
     "UnsqueezeBackward0",
-    lambda xp, a, dim: xp.expand_dims(a, dim),
+    _unsqueeze_fwd,
     derivatives={"self": D("dim", lambda g, c: g.squeeze(c.dim))},
     view=True,
 )
