@@ -535,7 +535,9 @@ swapaxes = swapdims = transpose
 def permute(input: Tensor, dims: Any) -> Tensor:
     """torch.permute: ``dims`` is one sequence (the method takes them spread too)."""
     if not isinstance(dims, (tuple, list)):
-        raise TypeError(f"permute(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}")
+        raise TypeError(
+            f"permute(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}"
+        )
     return permute_method(input, *dims)
 
 

@@ -128,6 +128,8 @@ EXPAND = OpDef(
     derivatives={"self": D("", lambda g, c: sum_to(g, c.shape()))},
     view=True,
 )
+
+
 def _unsqueeze_fwd(xp: Any, a: Any, dim: int) -> Any:
     """The new dim's stride is torch's: size * stride of the dim it precedes (1 at the end)."""
     strides = [s // a.itemsize for s in a.strides]
