@@ -525,6 +525,41 @@ def test_program_matches_torch(name: str) -> None:
 
 
 MORE_PROGRAMS = {
+    "pow_kernels_and_integer_powers": '''
+x = torch.tensor([float("-inf"), -2.5, -0.0, 0.0, 0.3, 1.7, 7.1, float("inf"), float("nan")])
+for dt in (torch.float16, torch.float32, torch.float64):
+    for e in (2, 3, 0.5, -0.5, -1, -2, 0, 1, 1.5):
+        print(dt, e, (x.to(dt) ** e).tolist())
+i = torch.tensor([-3, -2, -1, 0, 1, 2, 3])
+print(i ** torch.tensor([-1, -2, -3, -1, -2, -1, -2]), (-1) ** i, 2 ** i, 0.5 ** i, i ** 2)
+attempt(lambda: i ** -1)
+''',
+    "matmul_folds_a_batch_of_one_that_requires_grad": '''
+for sa, sb in (((1, 2, 3), (2, 3, 2)), ((2, 2, 3), (1, 3, 2)), ((3,), (2, 3, 2)), ((1, 2, 3), (1, 3, 2))):
+    for ga, gb in ((True, True), (True, False), (False, True)):
+        a, b = torch.ones(sa, requires_grad=ga), torch.ones(sb, requires_grad=gb)
+        y = a @ b
+        graph(y)
+        print(y.stride())
+attempt(lambda: torch.ones(3, 2, 3) @ torch.ones(2, 3, 2))
+''',
+    "indexing_saves_indices_and_slices_first": '''
+x = torch.ones(3, 2, requires_grad=True)
+for key in ([0, 2], torch.tensor([0, 1]), torch.tensor([True, False, True]), (0, [1, 0]), (slice(1, None), [0]), torch.tensor(1)):
+    y = x[key]
+    graph(y)
+    y.sum().backward()
+    attempt(lambda: y.sum().backward())
+t = x * 2
+t[0] = 5.0
+s = t.sum()
+s.backward()
+attempt(lambda: s.backward())
+e = torch.zeros(4).expand(3, 4)
+attempt(lambda: e.add_(1))
+attempt(lambda: e.zero_())
+print(torch.ones(2, 3)[:, 1].unsqueeze(1).stride())
+''',
     "post_accumulate_hook_rules": '''
 x = torch.tensor([1., 2.], requires_grad=True)
 h = x.register_post_accumulate_grad_hook(lambda t: 5)
