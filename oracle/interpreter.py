@@ -36,6 +36,7 @@ from oracle.program import (
     ModuleHook,
     ModuleMode,
     ModuleNode,
+    ModuleRequiresGrad,
     ModuleZeroGrad,
     NumpyAdd,
     NumpyArray,
@@ -385,6 +386,9 @@ class _Run:
 
     def _module_zero_grad(self, s: ModuleZeroGrad) -> None:
         self.names[s.module].zero_grad(set_to_none=s.set_to_none)
+
+    def _module_requires_grad(self, s: ModuleRequiresGrad) -> None:
+        self.names[s.module].requires_grad_(s.requires_grad)
 
     def _observe_module(self, s: ObserveModule) -> None:
         self.trace.add("module", self.step, name=s.module, **module_view(self.names[s.module]))

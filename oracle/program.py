@@ -27,6 +27,7 @@ Vocabulary (one dataclass per step kind, ``kind`` is the JSON discriminator):
 ``global_module_hook``  a global module hook (``register_module_<kind>_hook``), removed at the end
 ``module_mode``     ``module.train()`` / ``module.eval()``
 ``module_zero_grad``  ``module.zero_grad(set_to_none=)``
+``module_requires_grad``  ``module.requires_grad_(flag)``: (un)freeze a module's parameters
 ``observe_module``  record parameters, state_dict keys and training flags of a module
 ``optimizer``       ``torch.optim.<cls>(params, **kwargs)``; ``optimizer_step``,
                     ``optimizer_zero_grad``
@@ -656,6 +657,20 @@ class ModuleZeroGrad(Step):
     kind: ClassVar[str] = "module_zero_grad"
     module: str
     set_to_none: bool = True
+
+    def names_read(self) -> list[str]:
+        return [self.module]
+
+
+@_step
+@dataclass
+class ModuleRequiresGrad(Step):
+    """``module.requires_grad_(flag)``: every parameter of the module and its submodules gets
+    ``requires_grad = flag`` (freezing a submodule, or unfreezing it)."""
+
+    kind: ClassVar[str] = "module_requires_grad"
+    module: str
+    requires_grad: bool = True
 
     def names_read(self) -> list[str]:
         return [self.module]

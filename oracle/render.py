@@ -33,6 +33,7 @@ from oracle.program import (
     ModuleHook,
     ModuleMode,
     ModuleNode,
+    ModuleRequiresGrad,
     ModuleZeroGrad,
     NumpyAdd,
     NumpyArray,
@@ -489,6 +490,8 @@ def _module_statements(step: Step, dev: str, index: int) -> list[str] | None:
         return [f"{step.module}.{'train' if step.train else 'eval'}()"]
     elif isinstance(step, ModuleZeroGrad):
         return [f"{step.module}.zero_grad(set_to_none={step.set_to_none})"]
+    elif isinstance(step, ModuleRequiresGrad):
+        return [f"{step.module}.requires_grad_({step.requires_grad})"]
     elif isinstance(step, ObserveModule):
         m = step.module
         return [

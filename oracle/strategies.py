@@ -32,6 +32,7 @@ from oracle.program import (
     Module,
     ModuleHook,
     ModuleMode,
+    ModuleRequiresGrad,
     Observe,
     ObserveGraph,
     Op,
@@ -214,10 +215,11 @@ class Builder:
             self.steps.append(Op(middle, "unsqueeze", [Ref(a), 0]))
             self.bind(out, shape, Op(out, "squeeze", [Ref(middle), 0]), tracked=a in self.tracked)
 
-    def inplace(self) -> None:
-        """An in-place op, mostly on a non-leaf (on a leaf that requires grad, torch refuses)."""
+    def inplace(self, target: str | None = None) -> None:
+        """An in-place op on ``target``, or mostly on a non-leaf (on a leaf that requires grad,
+        torch refuses; on a tensor a node saved, backward through that node raises)."""
         non_leaves = [n for n in self.shapes if n not in self.leaves]
-        a = self.pick(non_leaves) if non_leaves and self.coin() else self.tensor()
+        a = target or (self.pick(non_leaves) if non_leaves and self.coin() else self.tensor())
         other: Any = self.pick((2.0, -1.0, 0.5))
         if self.coin():
             other = Ref(self.pick([n for n, s in self.shapes.items() if s in ((), self.shapes[a])]))
@@ -570,9 +572,12 @@ class ModuleBuilder(Builder):
         held = {"cls": "ModuleDict", "children": dict(zip(keys, specs, strict=True))}
         return {"cls": cls, "children": {"branches": held}}, shape
 
-    def tree(self, shape: tuple[int, ...], depth: int = 2) -> tuple[str, tuple[int, ...]]:
+    def tree(
+        self, shape: tuple[int, ...], depth: int = 2, freeze: bool = False
+    ) -> tuple[str, tuple[int, ...]]:
         """Bind a random module tree taking ``shape``; returns its name and output shape. A tree
-        with a random Dropout (p=0.5) is put in eval mode straight away."""
+        with a random Dropout (p=0.5) is put in eval mode straight away. With ``freeze``, one time
+        in four a node of the tree is frozen (``requires_grad_(False)``), then maybe a node unfrozen."""
         spec, out = self.subtree(shape, depth)
         name = self.fresh("m")
         step = Module(name, spec["cls"], spec.get("args", []), spec.get("params", {}), spec.get("kwargs", {}),
@@ -580,7 +585,19 @@ class ModuleBuilder(Builder):
         self.add_module(step)
         if any(n.cls == "Dropout" and n.kwargs.get("p") == 0.5 for n in module_nodes(step)):
             self.steps.append(ModuleMode(name, False))
+        if freeze and self.draw(st.integers(0, 3)) == 0:
+            self.module_requires_grad(self.pick(self.modules_of[name]), False)
+            if self.coin():
+                self.module_requires_grad(self.pick(self.modules_of[name]), True)
         return name, out
+
+    def module_requires_grad(self, module: str, flag: bool) -> None:
+        """``module.requires_grad_(flag)``; the parameters of the module and its submodules (node
+        aliases extend their parent's with ``_``) are tracked accordingly."""
+        self.steps.append(ModuleRequiresGrad(module, flag))
+        for param in self.params:
+            if param.split(".")[0] == module or param.startswith(f"{module}_"):
+                (self.tracked.add if flag else self.tracked.discard)(param)
 
     def add_module(self, step: Module) -> None:
         self.steps.append(step)

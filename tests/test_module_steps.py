@@ -27,6 +27,7 @@ from oracle.program import (
     Module,
     ModuleHook,
     ModuleMode,
+    ModuleRequiresGrad,
     ModuleZeroGrad,
     Observe,
     ObserveModule,
@@ -38,6 +39,7 @@ from oracle.program import (
     Ref,
     RemoveHook,
 )
+from oracle.render import render
 from oracle.trace import normalise
 from tests.test_render import assert_script_reproduces, expected_output, run_script
 
@@ -66,6 +68,7 @@ EVERY_MODULE_KIND = Program(
         ModuleHook("h2", "net_2_layers_0", "full_backward", Action("replace", 1.0)),
         ModuleHook("h3", "net_3_branches_a", "backward", Action("wrong_count")),
         ModuleHook("h4", "net", "forward_pre", Action("scale", 0.5), with_kwargs=True),
+        ModuleRequiresGrad("net_3", False),
         CallModule("o", "net", [], {"input": "x"}),
         RemoveHook("h3"),
         Op("s", "sum", [Ref("o")]),
@@ -83,6 +86,8 @@ EVERY_MODULE_KIND = Program(
         ModuleZeroGrad("net"),
         Observe("net_0.weight"),
         Observe("net_0.bias"),
+        ModuleRequiresGrad("net", True),
+        ObserveModule("net"),
     ]
 )
 
@@ -119,6 +124,46 @@ def test_invalid_module_steps_are_refused(make) -> None:
         make()
 
 
+FROZEN = Program(
+    [
+        Leaf("x", [[1.0, 2.0]]),
+        Module("net", "Sequential", children=[LINEAR, {"cls": "Tanh"}, LINEAR]),
+        ModuleRequiresGrad("net_0", False),
+        CallModule("o", "net", ["x"]),
+        Op("s", "sum", [Ref("o")]),
+        Backward("s"),
+        Observe("net_0.weight"),
+        Observe("net_2.weight"),
+        ModuleRequiresGrad("net"),
+        Observe("net_0.weight"),
+        ModuleRequiresGrad("net", False),
+        CallModule("o2", "net", ["x"]),
+        Op("s2", "sum", [Ref("o2")]),
+        Backward("s2"),
+    ]
+)
+
+
+def test_module_requires_grad_freezes_and_unfreezes_a_subtree() -> None:
+    """torch: a frozen submodule's parameters get no .grad; requires_grad_() on the root unfreezes
+    them; with every parameter frozen (and an input that needs no grad), backward raises."""
+    events = run(FROZEN, TORCH).events
+    values = [e["value"] for e in events if e["kind"] == "value"]
+    grads = [e["value"] for e in events if e["kind"] == "grad"]
+    assert [v["requires_grad"] for v in values] == [False, True, True]
+    assert grads[0] is None and grads[1] is not None
+    assert [e["type"] for e in events if e["kind"] == "error"] == ["RuntimeError"]
+    assert "net.requires_grad_(False)" in render(FROZEN)
+    assert_script_reproduces(FROZEN)
+    check(FROZEN, load_backend("impl"), TORCH)
+
+
+def test_module_trees_sometimes_freeze_a_node() -> None:
+    program = find(hooked_trees(), lambda p: any(isinstance(s, ModuleRequiresGrad) for s in p.steps))
+    frozen = next(s for s in program.steps if isinstance(s, ModuleRequiresGrad))
+    assert frozen.requires_grad is False
+
+
 def test_seed_004_legacy_backward_hooks_receive_the_seeds_gradients() -> None:
     """The seed prints grad_input of fc2 as (bias grad [1], input grad [[1, 2, 3, 4]], weight grad)."""
     hooks = [e for e in run(seed_004(), TORCH).events if e["kind"] == "hook"]
@@ -144,7 +189,6 @@ def test_generated_module_programs_render_as_the_reference_trace(batch: tuple[Pr
 
 
 def render_all(programs: list[Program]) -> list[str]:
-    from oracle.render import render
 
     return [render(p) for p in programs]
 
