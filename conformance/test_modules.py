@@ -26,11 +26,7 @@ from oracle.program import (
 from oracle.strategies import LOSSES, TREE_INPUTS, ModuleBuilder
 
 # Rule -> what impl does differently (strict xfails on the impl backend only; the goal is none).
-KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
-    "MOD-004": "records SumBackward0 <- NegBackward0 <- SumBackward1 for CrossEntropyLoss with probability "
-    "targets (reduction mean) where torch records DivBackward1 <- NegBackward0 <- SumBackward0",
-}
-
+KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
 
 @st.composite

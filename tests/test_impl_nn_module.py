@@ -283,3 +283,67 @@ def test_parameter_and_zero_grad():
         assert m.weight.grad.tolist() == [[0.0, 0.0]]
         m.zero_grad()
         assert m.weight.grad is None
+
+
+# -- losses: values, gradients, graphs and errors as torch's ---------------------------------------
+def _graph(t) -> list:
+    """next_functions breadth first as (node name, [child indices]) (None for no edge)."""
+    order, index, out = [t.grad_fn], {id(t.grad_fn): 0}, []
+    while len(out) < len(order):
+        node, edges = order[len(out)], []
+        for child, _ in node.next_functions:
+            if child is not None and id(child) not in index:
+                index[id(child)] = len(order)
+                order.append(child)
+            edges.append(None if child is None else index[id(child)])
+        out.append((node.name(), edges))
+    return out
+
+
+def _loss_facts(lib) -> list:
+    """Loss value, input gradient and graph of each loss call, or the error it raises."""
+    F = lib.nn.functional
+    bce, bce_logits = F.binary_cross_entropy, F.binary_cross_entropy_with_logits
+    logits = [[0.5, -1.0, 2.0], [1.5, 0.25, -0.5]]
+    probs = [[0.2, 0.3, 0.5], [1.0, 0.0, 0.0]]
+    calls = []
+    for red in ("mean", "sum", "none"):
+        for kw in ({}, {"weight": lib.tensor([1.0, 2.0, 0.5])}, {"label_smoothing": 0.2}):
+            calls.append(lambda x, red=red, kw=kw: F.cross_entropy(x, lib.tensor(probs), reduction=red, **kw))
+            calls.append(
+                lambda x, red=red, kw=kw: F.cross_entropy(x[0], lib.tensor(probs[0]), reduction=red, **kw)
+            )
+            calls.append(lambda x, red=red, kw=kw: F.cross_entropy(x[0], lib.tensor(2), reduction=red, **kw))
+        calls.append(lambda x, red=red: F.mse_loss(x, lib.tensor([1.0, 0.0, -1.0]), reduction=red))
+        calls.append(lambda x, red=red: F.nll_loss(x[1], lib.tensor(1), reduction=red))
+        for kw in ({}, {"weight": lib.tensor([1.0, 2.0, 0.5])}, {"pos_weight": lib.tensor([3.0, 1.0, 0.5])}):
+            target = lib.tensor([[0.0, 1.0, 0.5], [1.0, 0.0, 0.25]], requires_grad=True)
+            calls.append(lambda x, red=red, kw=kw, t=target: bce_logits(x, t, reduction=red, **kw))
+            if "pos_weight" not in kw:
+                calls.append(lambda x, red=red, kw=kw, t=target: bce(x.sigmoid(), t, reduction=red, **kw))
+    calls += [
+        lambda x: F.cross_entropy(x[:0], lib.zeros(0, 3)),
+        lambda x: F.nll_loss(x[0], lib.tensor([1, 2])),
+        lambda x: F.nll_loss(x[0], lib.tensor([[1]])),
+        lambda x: F.mse_loss(x, lib.ones(4)),
+        lambda x: bce(x.sigmoid(), x.detach(), weight=lib.ones(3, requires_grad=True)),
+        lambda x: bce_logits(x, x.detach(), pos_weight=lib.ones(3, requires_grad=True)),
+        lambda x: F.nll_loss(x[0], lib.tensor([[1]])),
+    ]
+    facts = []
+    for call in calls:
+        x = lib.tensor(logits, requires_grad=True)
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                loss = call(x)
+            loss.sum().backward()
+            values = np.round(loss.tolist(), 5).tolist(), np.round(x.grad.tolist(), 5).tolist()
+            facts.append(repr((*values, _graph(loss))))  # repr: nan equals nan
+        except Exception as e:  # noqa: BLE001 - the error itself is the fact compared
+            facts.append((type(e).__name__, str(e)))
+    return facts
+
+
+def test_losses_values_grads_graphs_and_errors_match_torch():
+    assert _loss_facts(impl) == _loss_facts(torch)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import impl
-from impl._ops.table import D, OpDef
+from impl._ops.table import D, OpDef, apply
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 EPSILON = 1e-12  # torch's clamp of x*(1-x) in binary_cross_entropy's backward
@@ -45,6 +45,24 @@ LEAKY_RELU = OpDef(
 )
 
 
+# -- arithmetic -------------------------------------------------------------------------------
+DIV_SCALAR = OpDef(
+    "DivBackward1",
+    lambda xp, a, other: (a / a.dtype.type(other)).astype(a.dtype),
+    derivatives={"self": D("other", lambda g, c: g / c.other)},
+)
+"""ATen's ``div(Tensor, Scalar)`` (a Python ``x / 2`` is ``div(Tensor, Tensor)``, DivBackward0):
+what torch's C++ losses divide by, e.g. cross_entropy's mean over probability targets."""
+
+
+MUL_SCALAR = OpDef(
+    "MulBackward1",
+    lambda xp, a, other: (a * a.dtype.type(other)).astype(a.dtype),
+    derivatives={"self": D("other", lambda g, c: g * c.other)},
+)
+"""ATen's ``mul(Tensor, Scalar)`` (MulBackward1), e.g. label smoothing's weights in cross_entropy."""
+
+
 # -- losses -----------------------------------------------------------------------------------
 def _mse_fwd(xp: Any, a: Any, t: Any, reduction: int) -> Any:
     d = a - t
@@ -76,72 +94,93 @@ MSE_LOSS = OpDef(
 )
 
 
-def _bce_fwd(xp: Any, x: Any, t: Any, w: Any, reduction: int) -> Any:
+def _bce_fwd(xp: Any, x: Any, t: Any, weight: Any, reduction: int) -> Any:
     if x.size and bool(((x < 0) | (x > 1)).any()):
         raise RuntimeError("all elements of input should be between 0 and 1")
     with getattr(xp, "errstate", _no_errstate)(divide="ignore"):
         log_x, log_1mx = xp.log(x), xp.log(1 - x)
-    loss = -(t * xp.maximum(log_x, -100) + (1 - t) * xp.maximum(log_1mx, -100)) * w
+    loss = -(t * xp.maximum(log_x, -100) + (1 - t) * xp.maximum(log_1mx, -100))
+    if weight is not None:
+        loss = loss * weight._data
     return _reduce_array(xp, loss.astype(x.dtype), reduction)
+
+
+def _weighted(grad: Any, weight: Any) -> Any:
+    return grad if weight is None else grad * weight
 
 
 def _bce_self_grad(g: Any, c: Any) -> Any:
     x, t = c.self, c.target
     denom = (x * (1 - x)).clamp(min=EPSILON)
-    return _scale_back(g * c.weight * (x - t) / denom, c)
+    return _scale_back(_weighted(g * (x - t) / denom, c.weight), c)
 
 
 def _bce_target_grad(g: Any, c: Any) -> Any:
     x = c.self
-    return _scale_back(g * c.weight * ((1 - x).clamp(min=EPSILON).log() - x.clamp(min=EPSILON).log()), c)
+    d = (1 - x).clamp(min=EPSILON).log() - x.clamp(min=EPSILON).log()
+    return _scale_back(_weighted(g * d, c.weight), c)
 
 
 BINARY_CROSS_ENTROPY = OpDef(
     "BinaryCrossEntropyBackward0",
     _bce_fwd,
-    ("self", "target", "weight"),
+    ("self", "target"),
     {
         "self": D("self target weight reduction", _bce_self_grad),
         "target": D("self weight reduction", _bce_target_grad),
     },
 )
+"""``weight`` is an attribute, not an input: torch's node has edges for self and target only."""
 
 
-def _bce_logits_fwd(xp: Any, x: Any, t: Any, w: Any, pw: Any, reduction: int) -> Any:
+def _log_sigmoid_fwd(xp: Any, x: Any) -> Any:
+    return (xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))).astype(x.dtype)
+
+
+LOG_SIGMOID = OpDef(
+    "LogSigmoidBackward0",
+    _log_sigmoid_fwd,
+    derivatives={"self": D("self", lambda g, c: g * (-c.self).sigmoid())},
+)
+
+
+def _bce_logits_fwd(xp: Any, x: Any, t: Any, weight: Any, pos_weight: Any, reduction: int) -> Any:
     log_sig_neg = xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(-x, 0)  # -log(sigmoid(x))
-    coef = 1 + (pw - 1) * t
-    loss = ((1 - t) * x + coef * log_sig_neg) * w
-    return _reduce_array(xp, loss.astype(x.dtype), reduction)
+    coef = 1 if pos_weight is None else 1 + (pos_weight._data - 1) * t
+    loss = (1 - t) * x + coef * log_sig_neg
+    return _reduce_array(xp, (loss if weight is None else loss * weight._data).astype(x.dtype), reduction)
 
 
 def _bce_logits_self_grad(g: Any, c: Any) -> Any:
     x, t, pw = c.self, c.target, c.pos_weight
-    return _scale_back(g * c.weight * ((pw * t + 1 - t) * x.sigmoid() - pw * t), c)
+    d = x.sigmoid() - t if pw is None else (pw * t + 1 - t) * x.sigmoid() - pw * t
+    return _scale_back(_weighted(g * d, c.weight), c)
 
 
 def _bce_logits_target_grad(g: Any, c: Any) -> Any:
+    """torch's: ``log_sigmoid(-x) - pos_weight * log_sigmoid(x)``, which is ``-x`` without it."""
     x, pw = c.self, c.pos_weight
-    log_sig = -((-x.abs()).exp().log1p() + (-x).clamp(min=0))
-    log_one_minus = log_sig - x
-    return _scale_back(g * c.weight * (log_one_minus - pw * log_sig), c)
+    d = -x if pw is None else apply(LOG_SIGMOID, -x) - apply(LOG_SIGMOID, x) * pw
+    return _scale_back(_weighted(d * g, c.weight), c)
 
 
 BCE_WITH_LOGITS = OpDef(
     "BinaryCrossEntropyWithLogitsBackward0",
     _bce_logits_fwd,
-    ("self", "target", "weight", "pos_weight"),
+    ("self", "target"),
     {
         "self": D("self target weight pos_weight reduction", _bce_logits_self_grad),
         "target": D("self weight pos_weight reduction", _bce_logits_target_grad),
     },
 )
+"""``weight`` and ``pos_weight`` are attributes: torch's node has edges for self and target only."""
 
 
 def _nll_coefficients(
     xp: Any, target: Any, weight: Any, ignore_index: int, reduction: int, classes: int, dtype: Any
 ) -> Any:
     """(N, C) array ``A`` with the loss = ``sum(A * x)`` (per row for reduction='none')."""
-    t = target._data
+    t = target._data.reshape(-1)
     keep = t != ignore_index
     safe = xp.where(keep, t, 0)
     w = weight._data[safe] * keep
@@ -154,21 +193,26 @@ def _nll_coefficients(
 
 
 def _nll_fwd(xp: Any, x: Any, target: Any, weight: Any, ignore_index: int, reduction: int) -> Any:
-    """x: (N, C) log-probabilities; target: (N,) class indices (already range-checked)."""
-    coef = _nll_coefficients(xp, target, weight, ignore_index, reduction, x.shape[1], x.dtype)
-    rows = xp.arange(x.shape[0])
-    safe = xp.where(target._data != ignore_index, target._data, 0)
-    per_row = coef[rows, safe] * x[rows, safe]
-    return (per_row if reduction == 0 else per_row.sum()).astype(x.dtype)
+    """x: (N, C) or (C,) log-probabilities; target: (N,) or () class indices (range-checked)."""
+    rows2d = x.reshape(-1, x.shape[-1])
+    coef = _nll_coefficients(xp, target, weight, ignore_index, reduction, rows2d.shape[1], x.dtype)
+    rows = xp.arange(rows2d.shape[0])
+    t = target._data.reshape(-1)
+    safe = xp.where(t != ignore_index, t, 0)
+    per_row = coef[rows, safe] * rows2d[rows, safe]
+    if reduction != 0:
+        return per_row.sum().astype(x.dtype)
+    return per_row.reshape(x.shape[:-1]).astype(x.dtype)
 
 
 def _nll_grad(g: Any, c: Any) -> Any:
     xp = impl._xp.namespace_of(c.target._data)
-    coef = _nll_coefficients(
-        xp, c.target, c.weight, c.ignore_index, c.reduction, c.shape("self")[1], c.dtype("self").np
-    )
+    shape = tuple(c.shape("self"))
+    dtype = c.dtype("self").np
+    coef = _nll_coefficients(xp, c.target, c.weight, c.ignore_index, c.reduction, shape[-1], dtype)
+    coef = coef.reshape(shape)
     coef_t = impl.from_numpy(coef) if xp.__name__ == "numpy" else impl.as_tensor(coef)
-    return coef_t * (g.unsqueeze(1) if c.reduction == 0 else g)
+    return coef_t * (g.unsqueeze(-1) if c.reduction == 0 else g)
 
 
 class _no_errstate:

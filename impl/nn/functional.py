@@ -204,7 +204,13 @@ def l1_loss(
 def _class_dim_last(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor, tuple[int, ...]]:
     """(N*d1*..., C) input and flat target for nll_loss, plus the shape of a 'none' result."""
     if input.dim() == 1:
-        return input.unsqueeze(0), target.reshape(1), ()
+        if target.dim() > 1:
+            raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+        if target.numel() != 1:
+            raise ValueError(
+                f"For 1D input, 1D target must have size 1, but got target size: {target.numel()}"
+            )
+        return input, target.reshape(()), ()
     n, c = input.shape[0], input.shape[1]
     if target.dim() == 0 or target.shape[0] != n:
         raise ValueError(
@@ -237,7 +243,7 @@ def nll_loss(
     if input.dim() < 1:
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
     flat, flat_target, none_shape = _class_dim_last(input, target)
-    classes = flat.shape[1]
+    classes = flat.shape[-1]
     t = flat_target.detach()
     tn = to_numpy(t._data)
     bad = (tn != ignore_index) & ((tn < 0) | (tn >= classes))
@@ -245,7 +251,7 @@ def nll_loss(
         raise IndexError(f"Target {int(tn[bad][0])} is out of bounds.")
     w = weight.detach() if weight is not None else impl.ones(classes, dtype=input.dtype, device=input.device)
     out = apply(_ops.NLL_LOSS, flat, target=t, weight=w, ignore_index=ignore_index, reduction=code)
-    if code == 0 and input.dim() != 2:
+    if code == 0 and input.dim() > 2:
         out = out.reshape(none_shape) if none_shape else out.reshape(())
     return out
 
@@ -277,46 +283,60 @@ def cross_entropy(
             raise RuntimeError(
                 "Expected target size " + str(list(input.shape)) + ", got " + str(list(target.shape))
             )
-        classes = input.shape[class_dim]
-        if label_smoothing > 0:
-            target = target * (1 - label_smoothing) + label_smoothing / classes
-        terms = logp * target
-        if weight is not None:
-            shape = [1] * input.dim()
-            shape[class_dim] = classes
-            terms = terms * weight.reshape(shape)
-        per = -terms.sum(class_dim)
-        if code == 1:
-            return per.sum() / (input.numel() / classes) if input.dim() > 1 else per.sum()
-        return per.sum() if code == 2 else per
+        return _cross_entropy_probabilities(logp, target, weight, code, class_dim, label_smoothing)
     loss = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing <= 0:
         return loss
-    return (1 - label_smoothing) * loss + label_smoothing * _smooth_term(
-        logp, target, weight, ignore_index, code, class_dim
+    smooth = _smooth_term(logp, target, weight, ignore_index, code, class_dim)
+    classes = logp.shape[class_dim]
+    return apply(_ops.MUL_SCALAR, loss, other=1 - label_smoothing) + apply(
+        _ops.MUL_SCALAR, smooth, other=label_smoothing / classes
     )
+
+
+def _cross_entropy_probabilities(
+    logp: Tensor, target: Tensor, weight: Tensor | None, code: int, class_dim: int, label_smoothing: float
+) -> Tensor:
+    """torch's graph for class-probability targets: ``-(logp * target [* weight])`` then
+    ``sum(class_dim)`` (NegBackward0 <- SumBackward1) for 'none', ``sum()`` (NegBackward0 <-
+    SumBackward0) for 'sum', and that divided by the integer ``numel // classes`` (DivBackward1)
+    for 'mean'; label smoothing only rewrites the target."""
+    classes = logp.shape[class_dim]
+    if label_smoothing > 0:
+        target = target * (1 - label_smoothing) + label_smoothing / classes
+    terms = logp * target
+    if weight is not None:
+        shape = [1] * logp.dim()
+        shape[class_dim] = classes
+        terms = terms * weight.view(shape)
+    if code == 0:
+        return -terms.sum(class_dim)
+    if code == 1 and logp.numel() == 0:
+        return -terms.sum().fill_(float("nan"))
+    total = -terms.sum()
+    return total if code == 2 else apply(_ops.DIV_SCALAR, total, other=logp.numel() // classes)
 
 
 def _smooth_term(
     logp: Tensor, target: Tensor, weight: Tensor | None, ignore_index: int, code: int, class_dim: int
 ) -> Tensor:
-    """The uniform-target part of label-smoothed cross entropy, reduced like the nll part."""
-    classes = logp.shape[class_dim]
+    """The uniform-target part of label-smoothed cross entropy as torch builds it:
+    ``-(logp [* weight]).sum(class_dim)``, ignored targets masked to 0 in place, then reduced like
+    the nll part ('mean' divides by the summed weights, or the count, of the kept targets)."""
     terms = logp
     if weight is not None:
         shape = [1] * logp.dim()
-        shape[class_dim] = classes
-        terms = terms * weight.reshape(shape)
-    keep = (target != ignore_index).to(logp.dtype)
-    smooth = -terms.sum(class_dim) * keep / classes
+        shape[class_dim] = logp.shape[class_dim]
+        terms = terms * weight.view(shape)
+    ignored = target == ignore_index
+    smooth = (-terms.sum(class_dim)).masked_fill_(ignored, 0.0)
     if code == 0:
         return smooth
     if code == 2:
         return smooth.sum()
     if weight is None:
-        return smooth.sum() / keep.sum()
-    safe = impl.where(target != ignore_index, target, impl.zeros_like(target))
-    return smooth.sum() / (weight[safe] * keep).sum()
+        return smooth.sum() / (~ignored).sum()
+    return smooth.sum() / weight.gather(0, target.masked_select(~ignored).flatten()).sum()
 
 
 def binary_cross_entropy(
@@ -335,8 +355,17 @@ def binary_cross_entropy(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}) is deprecated. Please ensure they have the same size."
         )
-    w = weight.expand(tuple(input.shape)) if weight is not None else impl.ones_like(input)
-    return apply(_ops.BINARY_CROSS_ENTROPY, input, target, w.detach(), reduction=code)
+    if weight is not None and weight.requires_grad:
+        raise RuntimeError(_not_differentiable("binary_cross_entropy", "weight"))
+    w = weight.expand(tuple(input.shape)) if weight is not None else None
+    return apply(_ops.BINARY_CROSS_ENTROPY, input, target, weight=w, reduction=code)
+
+
+def _not_differentiable(function: str, argument: str) -> str:
+    return (
+        f"The function '{function}' is not differentiable with respect to argument '{argument}'. "
+        "This input cannot have requires_grad True."
+    )
 
 
 def binary_cross_entropy_with_logits(
@@ -353,6 +382,10 @@ def binary_cross_entropy_with_logits(
     code = _reduction_code(reduction)
     if tuple(target.shape) != tuple(input.shape):
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
-    w = weight.expand(tuple(input.shape)) if weight is not None else impl.ones_like(input)
-    pw = pos_weight.expand(tuple(input.shape)) if pos_weight is not None else impl.ones_like(input)
-    return apply(_ops.BCE_WITH_LOGITS, input, target, w.detach(), pw.detach(), reduction=code)
+    optional = [("weight", weight), ("pos_weight", pos_weight)]
+    for argument, value in optional:
+        if value is not None and value.requires_grad:
+            raise RuntimeError(_not_differentiable("binary_cross_entropy_with_logits", argument))
+    w = weight.expand(tuple(input.shape)) if weight is not None else None
+    pw = pos_weight.expand(tuple(input.shape)) if pos_weight is not None else None
+    return apply(_ops.BCE_WITH_LOGITS, input, target, weight=w, pos_weight=pw, reduction=code)
