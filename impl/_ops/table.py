@@ -44,7 +44,11 @@ class OpDef:
     qualified_name: str | None = None  # what name() returns when it differs from the class name
 
     def __post_init__(self) -> None:
-        body: dict[str, Any] = {"op": self, "__slots__": ()}
+        # a slot per tensor a derivative may use, as torch's generated nodes hold SavedVariables
+        names = (*self.inputs, *self.outputs)
+        tensor_uses = dict.fromkeys(use for d in self.derivatives.values() for use in d.uses if use in names)
+        self._saved_slots = {use: "_sv_" + use for use in tensor_uses}
+        body: dict[str, Any] = {"op": self, "__slots__": tuple(self._saved_slots.values())}
         if self.qualified_name:
             body["name"] = lambda node: self.qualified_name
         self.node_class = type(self.node_name, (OpNode,), body)
@@ -66,9 +70,15 @@ class OpCtx:
         self._node = node
 
     def __getattr__(self, name: str) -> Any:
-        saved = self._node._saved
-        if name in saved:
-            return _unpack(saved[name])
+        node = self._node
+        slot = node.op._saved_slots.get(name)
+        if slot is not None:
+            v = getattr(node, slot, None)
+            if v is not None:
+                return _unpack(v)
+        attrs = node._attrs
+        if name in attrs:
+            return _unpack(attrs[name])
         raise AttributeError(name)
 
     def shape(self, name: str = "self") -> tuple[int, ...]:
@@ -83,7 +93,7 @@ class OpCtx:
 
     def strides(self, name: str) -> tuple[int, ...]:
         """Strides input ``name`` had in the forward (declared in uses as ``"name.strides"``)."""
-        return self._node._saved[name + ".strides"]
+        return self._node._attrs[name + ".strides"]
 
     def needs(self, name: str) -> bool:
         node = self._node
@@ -119,12 +129,13 @@ def _save(v: Any, owner: Node | None) -> Any:
 class OpNode(Node):
     """grad_fn of a table op; the class is made per op so ``type(grad_fn).__name__`` is torch's.
 
-    ``_saved``: what the derivatives use, by name (tensors as SavedTensor or bare, see ``_save``);
+    Saved tensors sit in per-op slots ``_sv_<name>`` (as SavedTensor or bare, see ``_save``),
+    other saved values (attrs, strides) in ``_attrs``; ``_saved`` shows both as one dict.
     ``_in_meta``: shape, numpy dtype of each input; ``_edges``: the ``next_functions`` pairs laid
-    out flat. Flat tuples because every object a node keeps alive is one more for Python's cycle
-    collector to walk, and a long graph is mostly nodes."""
+    out flat. Slots and flat tuples because every object a node keeps alive is one more for
+    Python's cycle collector to walk, and a long graph is mostly nodes."""
 
-    __slots__ = ("_saved", "_in_meta", "_edges")
+    __slots__ = ("_attrs", "_in_meta", "_edges")
     op: OpDef
 
     def __init__(self) -> None:
@@ -133,8 +144,18 @@ class OpNode(Node):
         self._input_meta = ()
         self._pre_hooks = self._post_hooks = self._tensor_pre_hooks = self._retains_grad_hooks = NO_HOOKS
         self._metadata = None
-        self._saved: Any = NOTHING_SAVED
+        self._attrs: Any = NOTHING_SAVED
         self._in_meta: tuple = ()
+
+    @property
+    def _saved(self) -> dict[str, Any]:
+        """Everything this node saved, by name (saved tensors as stored, unchecked)."""
+        saved = dict(self._attrs)
+        for name, slot in self.op._saved_slots.items():
+            v = getattr(self, slot, None)
+            if v is not None:
+                saved[name] = v
+        return saved
 
     @property  # type: ignore[override]
     def _next(self) -> tuple:
@@ -152,10 +173,12 @@ class OpNode(Node):
         op = self.op
         if g is None:
             return (None,) * len(op.inputs)
-        saved = self._saved
-        if saved:
-            for v in saved.values():  # torch's generated apply unpacks every saved value first
+        for slot in op._saved_slots.values():  # torch's generated apply unpacks every saved value first
+            v = getattr(self, slot, None)
+            if v is not None:
                 _unpack(v)
+        for v in self._attrs.values():
+            _unpack(v)
         ctx = OpCtx(self)
         return tuple(
             None if fn is None else d.formula(g, ctx)
@@ -163,14 +186,18 @@ class OpNode(Node):
         )
 
     def release(self) -> None:
-        saved = self._saved
-        if not saved:
-            return
-        for k, v in saved.items():
+        for slot in self.op._saved_slots.values():
+            v = getattr(self, slot, None)
+            if type(v) is SavedTensor:
+                v.release()
+            elif v is not None:
+                setattr(self, slot, RELEASED)
+        attrs = self._attrs
+        for k, v in attrs.items():
             if type(v) is SavedTensor:
                 v.release()
             elif isinstance(v, Tensor):
-                saved[k] = RELEASED
+                attrs[k] = RELEASED
 
 
 _WRAPPED: dict[type, dict] = {float: {}, int: {}, bool: {}}  # CPU wrapped numbers, by type then value
@@ -344,31 +371,30 @@ def _record(op: OpDef, plan: _Plan, tensors: tuple, attrs: dict, results: list) 
     for t in tensors:
         meta += (t._data.shape, t._data.dtype)
     node._in_meta = tuple(meta)
-    saved: dict[str, Any] = {}
+    saved: dict[str, Any] = {}  # the node's _attrs: attrs, strides (tensors go to slots)
     for k, v in attrs.items():
         if not isinstance(v, Tensor):
             saved[k] = v
+    slots = op._saved_slots
     for fn, sources in zip(edges_[0::2], plan.sources, strict=False):
         if fn is None:
             continue
         for use, kind, where in sources:
             if kind == "strides":  # layout of an input, as derivatives.yaml's x.sym_strides()
                 saved[use] = tensors[where].stride()
-                continue
-            owner = None
-            if kind == "output":
-                v, owner = results[where], node
-            elif kind == "input":
-                v = tensors[where]
-            else:
+            elif kind == "attr":
                 v = attrs[where]
-            if isinstance(v, Tensor):
-                if use not in saved:
-                    saved[use] = _save(v, owner)
-            else:
-                saved[use] = v
+                if not isinstance(v, Tensor):
+                    saved[use] = v
+                elif use not in saved:
+                    saved[use] = _save(v, None)
+            elif getattr(node, slots[use], None) is None:
+                if kind == "output":
+                    setattr(node, slots[use], _save(results[where], node))
+                else:
+                    setattr(node, slots[use], _save(tensors[where], None))
     if saved:
-        node._saved = saved
+        node._attrs = saved
     main = results[0]
     main._grad_fn = node
     main._output_nr = 0
