@@ -14,11 +14,7 @@ from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import Backward, Grad, Observe, ObserveGraph, Program, Ref
 
-KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
-    "HO-001": "sqrt's double-backward graph has MulBackward0 (tensor * tensor) where torch's has "
-    "MulBackward1 (2 * result, a tensor times a scalar)",
-    "HO-003": "sqrt's double-backward graph has MulBackward0 where torch's has MulBackward1",
-}
+KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
 # ops with non-trivial second derivatives, and ones whose second derivative is zero or undefined
 SMOOTH = ("exp", "sin", "cos", "tanh", "sigmoid", "log", "sqrt", "square", "softmax")

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from impl._ops import cpu_kernels
-from impl._ops.elementwise import opmath
+from impl._ops.elementwise import add_scalar, mul_scalar, opmath, zero_grad
 from impl._ops.table import D, OpDef, apply
 
 
@@ -22,7 +21,7 @@ TANH_BACKWARD = OpDef(
     ("grad_output", "output"),
     {
         "grad_output": D("output", lambda gg, c: tanh_backward(gg, c.output)),
-        "output": D("grad_output output", lambda gg, c: gg * (-2 * c.output * c.grad_output)),
+        "output": D("grad_output output", lambda gg, c: gg * (mul_scalar(c.output, -2) * c.grad_output)),
     },
     promote="common",
 )
@@ -32,7 +31,10 @@ SIGMOID_BACKWARD = OpDef(
     ("grad_output", "output"),
     {
         "grad_output": D("output", lambda gg, c: sigmoid_backward(gg, c.output)),
-        "output": D("grad_output output", lambda gg, c: gg * c.grad_output * (1 - 2 * c.output)),
+        "output": D(
+            "grad_output output",
+            lambda gg, c: gg * c.grad_output * add_scalar(mul_scalar(c.output, -2), 1),
+        ),
     },
     promote="common",
 )
@@ -42,12 +44,12 @@ THRESHOLD_BACKWARD = OpDef(
     ("grad_output", "self"),
     {
         "grad_output": D("self threshold", lambda gg, c: threshold_backward(gg, c.self, c.threshold)),
-        "self": D("", lambda gg, c: gg * 0),
+        "self": D("", zero_grad),
     },
 )
 SOFTMAX_BACKWARD_DATA = OpDef(
     "SoftmaxBackwardDataBackward0",
-    cpu_kernels.softmax_backward,
+    lambda xp, g, out, dim: out * (g - _sum(xp, g * out, dim)),
     ("grad_output", "output"),
     {
         "grad_output": D("output dim", lambda gg, c: softmax_backward_data(gg, c.output, c.dim)),

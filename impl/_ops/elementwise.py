@@ -24,6 +24,14 @@ def masked(g: Any, mask: Any) -> Any:
     return apply(WHERE, g, 0, condition=mask)
 
 
+def zero_grad(g: Any, c: Any) -> Any:
+    """derivatives.yaml's ``zeros_like(grad)``: zeros that carry no graph (the next order sees a
+    constant, as in torch)."""
+    from impl._creation import zeros_like
+
+    return zeros_like(g)
+
+
 # -- arithmetic --------------------------------------------------------------------------------
 ADD = OpDef(
     "AddBackward0",
@@ -72,24 +80,70 @@ RECIPROCAL = OpDef(
 )
 
 
+# -- Scalar overloads: what torch's C++ backward formulas call for ``tensor * 2``, ``tensor + 1``
+# (mul.Scalar ...), so double-backward graphs carry torch's names (MulBackward1, AddBackward1 ...).
+# User code never reaches them: Python numbers are wrapped as tensors (MulBackward0).
+MUL_SCALAR = OpDef(
+    "MulBackward1",
+    lambda xp, a, other: a * xp.asarray(other, dtype=a.dtype),
+    derivatives={"self": D("other", lambda g, c: mul_scalar(g, c.other))},
+)
+DIV_SCALAR = OpDef(
+    "DivBackward1",
+    lambda xp, a, other: a / xp.asarray(other, dtype=a.dtype),
+    derivatives={"self": D("other", lambda g, c: div_scalar(g, c.other))},
+)
+ADD_SCALAR = OpDef(
+    "AddBackward1",
+    lambda xp, a, other: a + xp.asarray(other, dtype=a.dtype),
+    derivatives={"self": D("", lambda g, c: g)},
+)
+SUB_SCALAR = OpDef(
+    "SubBackward1",
+    lambda xp, a, other: a - xp.asarray(other, dtype=a.dtype),
+    derivatives={"self": D("", lambda g, c: g)},
+)
+
+
+def mul_scalar(t: Any, other: float) -> Any:
+    """``t * other`` as torch's mul.Scalar (MulBackward1)."""
+    return apply(MUL_SCALAR, t, other=other)
+
+
+def div_scalar(t: Any, other: float) -> Any:
+    """``t / other`` as torch's div.Scalar (DivBackward1)."""
+    return apply(DIV_SCALAR, t, other=other)
+
+
+def add_scalar(t: Any, other: float) -> Any:
+    """``t + other`` as torch's add.Scalar (AddBackward1)."""
+    return apply(ADD_SCALAR, t, other=other)
+
+
+def sub_scalar(t: Any, other: float) -> Any:
+    """``t - other`` as torch's sub.Scalar (SubBackward1)."""
+    return apply(SUB_SCALAR, t, other=other)
+
+
 def _pow_scalar_grad(g: Any, c: Any) -> Any:
+    """torch's pow_backward: zeros (no graph) for exponent 0, else grad * (e * self^(e-1))."""
     if c.exponent == 0:
-        return g * 0
-    return g * (c.self.pow(c.exponent - 1) * c.exponent)
+        from impl._creation import zeros_like
+
+        return zeros_like(c.self)
+    return g * mul_scalar(c.self.pow(c.exponent - 1), c.exponent)
 
 
 def _pow_exponent_grad(g: Any, c: Any) -> Any:
-    from impl._ops.functions import where
-
-    base, res = c.self, c.result
-    safe = where(base == 0, base * 0 + 1, base)
-    return g * where((base == 0) & (c.exponent >= 0), res * 0, res * safe.log())
+    """torch's pow_backward_exponent: 0 where the base is 0 and the exponent >= 0."""
+    base = c.self
+    return g * apply(WHERE, 0, c.result * base.log(), condition=(base == 0) & (c.exponent >= 0))
 
 
 def _pow_self_grad(g: Any, c: Any) -> Any:
     """torch's pow_backward_self: 0 where the exponent is 0 (not 0 * 0**-1 = nan)."""
     e = c.exponent
-    return apply(WHERE, 0, g * e * c.self.pow(e - 1), condition=e == 0)
+    return apply(WHERE, 0, g * (e * c.self.pow(sub_scalar(e, 1))), condition=e == 0)
 
 
 def _pow_scalar_fwd(xp: Any, a: Any, exponent: Any) -> Any:
@@ -162,8 +216,16 @@ POW_ST = OpDef(
     "PowBackward2",
     lambda xp, e, base: _pow_fwd(xp, xp.asarray(base, dtype=e.dtype), e),
     ("exponent",),
-    {"exponent": D("base result", lambda g, c: g * c.result * _log_scalar(c.base))},
+    {"exponent": D("base result", lambda g, c: _pow_base_scalar_grad(g, c))},
 )
+
+
+def _pow_base_scalar_grad(g: Any, c: Any) -> Any:
+    """torch's pow_backward_exponent for a Scalar base: grad * (result * log(base)), 0 where the
+    base is 0 and the exponent >= 0."""
+    if c.base == 0:
+        return g * apply(WHERE, 0, mul_scalar(c.result, _log_scalar(c.base)), condition=c.exponent >= 0)
+    return g * mul_scalar(c.result, _log_scalar(c.base))
 
 
 def _log_scalar(v: float) -> float:
@@ -205,7 +267,7 @@ def _unary(name: str, fwd: Any, uses: str, formula: Any, promote: str | None = "
 
 EXP = _unary("ExpBackward0", _rounded("exp"), "result", lambda g, c: g * c.result)
 LOG = _unary("LogBackward0", _rounded("log"), "self", lambda g, c: g / c.self)
-SQRT = _unary("SqrtBackward0", lambda xp, a: xp.sqrt(a), "result", lambda g, c: g / (2 * c.result))
+SQRT = _unary("SqrtBackward0", lambda xp, a: xp.sqrt(a), "result", lambda g, c: g / mul_scalar(c.result, 2))
 SIN = _unary("SinBackward0", _rounded("sin"), "self", lambda g, c: g * c.self.cos())
 COS = _unary("CosBackward0", _rounded("cos"), "self", lambda g, c: g * -c.self.sin())
 TANH = _unary("TanhBackward0", _rounded("tanh"), "result", lambda g, c: _bw().tanh_backward(g, c.result))
@@ -222,15 +284,16 @@ RELU = _unary(
     lambda g, c: _bw().threshold_backward(g, c.result, 0),
     promote=None,
 )
-ABS = _unary("AbsBackward0", lambda xp, a: xp.abs(a), "self", lambda g, c: g * c.self.sign(), promote=None)
-SIGN = _unary(
-    "SignBackward0",
-    lambda xp, a: (
-        xp.where(xp.isnan(a), xp.zeros((), a.dtype), xp.sign(a)) if a.dtype.kind == "f" else xp.sign(a)
-    ),
-    "",
-    lambda g, c: g * 0,
-    promote=None,
+
+
+def _sign_fwd(xp: Any, a: Any) -> Any:
+    return xp.where(xp.isnan(a), xp.zeros((), a.dtype), xp.sign(a)) if a.dtype.kind == "f" else xp.sign(a)
+
+
+SIGN = _unary("SignBackward0", _sign_fwd, "", zero_grad, promote=None)
+SGN = _unary("SgnBackward0", _sign_fwd, "", zero_grad, promote=None)  # abs's backward calls sgn
+ABS = _unary(
+    "AbsBackward0", lambda xp, a: xp.abs(a), "self", lambda g, c: g * apply(SGN, c.self), promote=None
 )
 CLONE = OpDef("CloneBackward0", lambda xp, a: a.copy(), derivatives={"self": D("", lambda g, c: g)})
 
@@ -292,8 +355,12 @@ MINIMUM = OpDef(
 
 
 def _where_grad(pick_self: bool) -> Any:
+    """derivatives.yaml's where(condition, grad, 0) for self, where(condition, 0, grad) for other."""
+
     def grad(g: Any, c: Any) -> Any:
-        return masked(g, c.condition if pick_self else ~c.condition)
+        if pick_self:
+            return apply(WHERE, g, 0, condition=c.condition)
+        return apply(WHERE, 0, g, condition=c.condition)
 
     return grad
 
@@ -324,6 +391,6 @@ XOR = _nondiff(lambda xp, a, b: a ^ b)
 NOT = OpDef("NotDifferentiable", lambda xp, a: ~a)
 ISFINITE = OpDef("NotDifferentiable", lambda xp, a: xp.isfinite(a))
 ISNAN = OpDef("NotDifferentiable", lambda xp, a: xp.isnan(a))
-FLOOR = OpDef("FloorBackward0", lambda xp, a: xp.floor(a), derivatives={"self": D("", lambda g, c: g * 0)})
-CEIL = OpDef("CeilBackward0", lambda xp, a: xp.ceil(a), derivatives={"self": D("", lambda g, c: g * 0)})
-ROUND = OpDef("RoundBackward0", lambda xp, a: xp.round(a), derivatives={"self": D("", lambda g, c: g * 0)})
+FLOOR = OpDef("FloorBackward0", lambda xp, a: xp.floor(a), derivatives={"self": D("", zero_grad)})
+CEIL = OpDef("CeilBackward0", lambda xp, a: xp.ceil(a), derivatives={"self": D("", zero_grad)})
+ROUND = OpDef("RoundBackward0", lambda xp, a: xp.round(a), derivatives={"self": D("", zero_grad)})

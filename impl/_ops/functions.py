@@ -119,7 +119,7 @@ absolute = abs
 
 def trunc(input: Tensor) -> Tensor:
     return apply(
-        OpDef("TruncBackward0", lambda xp, a: xp.trunc(a), derivatives={"self": D("", lambda g, c: g * 0)}),
+        OpDef("TruncBackward0", lambda xp, a: xp.trunc(a), derivatives={"self": D("", ew.zero_grad)}),
         input,
     )
 

@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from impl import dtypes
-from impl._ops.elementwise import CLAMP, RELU
+from impl._ops.elementwise import CLAMP, RELU, zero_grad
 from impl._ops.table import D, OpDef, apply
 from impl._tensor import Tensor
 from impl._xp import namespace_of
@@ -51,18 +51,18 @@ COPY = OpDef(
     "CopyBackwards",
     _copy_fwd,
     ("self", "src"),
-    {"self": D("", lambda g, c: g * 0), "src": D("", lambda g, c: g)},
+    {"self": D("", zero_grad), "src": D("", lambda g, c: g)},
     qualified_name="torch::autograd::CopyBackwards",
 )
 FILL = OpDef(
     "FillBackward2",
     lambda xp, a, value: xp.full(a.shape, value, dtype=a.dtype),
-    derivatives={"self": D("", lambda g, c: g * 0)},
+    derivatives={"self": D("", zero_grad)},
 )
 ZERO = OpDef(
     "ZeroBackward0",
     lambda xp, a: xp.zeros(a.shape, dtype=a.dtype),
-    derivatives={"self": D("", lambda g, c: g * 0)},
+    derivatives={"self": D("", zero_grad)},
 )
 
 

@@ -15,6 +15,13 @@ def _bw() -> Any:
     return backward_ops
 
 
+def _bw_scalar() -> Any:
+    """The Scalar-overload ops torch's backward formulas use (mul.Scalar, div.Scalar ...)."""
+    from impl._ops import elementwise
+
+    return elementwise
+
+
 def _expand_back(g: Any, c: Any) -> Any:
     """Gradient of a reduction over ``c.dim`` back to the input shape (unsqueeze + expand)."""
     shape = c.shape()
@@ -31,6 +38,11 @@ def _count(c: Any) -> int:
     return int(np.prod([shape[d] for d in c.dim]))
 
 
+def _mean_grad(g: Any, c: Any) -> Any:
+    """torch's mean_backward: the gradient expanded back, divided by the count (div.Scalar)."""
+    return _bw_scalar().div_scalar(_expand_back(g, c), _count(c))
+
+
 def _sum_fwd(xp: Any, a: Any, dim: Any, keepdim: bool, dtype: Any) -> Any:
     return xp.sum(a, axis=dim, keepdims=keepdim, dtype=dtype)
 
@@ -44,12 +56,12 @@ SUM_DIM = OpDef("SumBackward1", _sum_fwd, derivatives={"self": D("dim keepdim", 
 MEAN = OpDef(
     "MeanBackward0",
     _mean_fwd,
-    derivatives={"self": D("dim keepdim", lambda g, c: _expand_back(g, c) / _count(c))},
+    derivatives={"self": D("dim keepdim", lambda g, c: _mean_grad(g, c))},
 )
 MEAN_DIM = OpDef(
     "MeanBackward1",
     _mean_fwd,
-    derivatives={"self": D("dim keepdim", lambda g, c: _expand_back(g, c) / _count(c))},
+    derivatives={"self": D("dim keepdim", lambda g, c: _mean_grad(g, c))},
 )
 
 
@@ -193,20 +205,27 @@ def _centered(c: Any) -> Any:
     return x - x.mean(c.dim, keepdim=True) if c.dim is not None else x - x.mean()
 
 
-def _dof(c: Any) -> float:
-    """N - correction, or 0.0 when there are no degrees of freedom: divisions by it then give
-    inf/nan with IEEE semantics (as torch's C++), not Python's ZeroDivisionError."""
-    return max(0.0, float(_count(c) - c.correction))
-
-
 def _var_grad(g: Any, c: Any) -> Any:
-    dof = _dof(c)
-    return _expand_back(g, c) * _centered(c) * (2.0 / dof if dof else float("inf"))
+    """torch's var_backward: (2 / dof) * grad * (self - mean), the grad unsqueezed (not expanded)
+    over the reduced dims; a full reduction without degrees of freedom gives grad * (nan where
+    self is its mean, else inf)."""
+    if c.dim is not None and not c.keepdim:
+        for d in sorted(c.dim):
+            g = g.unsqueeze(d)
+    dof = float(_count(c) - c.correction)  # may be <= 0: torch's formula divides by it as is
+    if dof <= 0 and c.dim is None:
+        from impl._ops.elementwise import WHERE
+        from impl._ops.table import apply
+
+        x = c.self
+        mean = x.mean(c.dim, keepdim=True) if c.dim is not None else x.mean()
+        return g * apply(WHERE, float("nan"), float("inf"), condition=x == mean)
+    return _bw_scalar().mul_scalar(g, 2.0 / dof if dof else float("inf")) * _centered(c)
 
 
 def _std_grad(g: Any, c: Any) -> Any:
     """torch's std_backward: var's gradient of grad / (2 * std), zeroed where std is 0."""
-    return _var_grad((g / (c.result * 2)).masked_fill(c.result == 0, 0), c)
+    return _var_grad((g / _bw_scalar().mul_scalar(c.result, 2)).masked_fill(c.result == 0, 0), c)
 
 
 VAR = OpDef("VarBackward0", _var_fwd, derivatives={"self": D("self dim correction keepdim", _var_grad)})
@@ -237,6 +256,7 @@ LOG_SOFTMAX = OpDef(
     derivatives={"self": D("result dim", lambda g, c: _bw().log_softmax_backward_data(g, c.result, c.dim))},
     promote="float",
 )
+
 
 # -- matrix products ---------------------------------------------------------------------------
 def mm_mat1_backward(g: Any, mat2: Any, sizes: tuple, strides: tuple, alpha: Any = 1) -> Any:

@@ -225,10 +225,13 @@ def _as_strided_back(g: Any, c: Any) -> Any:
 
 
 def sum_to(g: Any, shape: tuple) -> Any:
-    """Sum a broadcast gradient back to ``shape`` (leading dims, then size-1 dims)."""
+    """Sum a broadcast gradient back to ``shape`` as torch's at::sum_to (leading dims, then size-1
+    dims, kept and viewed away)."""
     shape = tuple(shape)
     if tuple(g.shape) == shape:
         return g
+    if not shape:  # torch's sum_to: a full sum (SumBackward0) for a 0-d target
+        return g.sum()
     lead = g.dim() - len(shape)
     dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1]
     out = g.sum(dims, keepdim=True) if dims else g
