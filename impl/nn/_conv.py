@@ -3,18 +3,22 @@
 The input is padded, then viewed (as_strided, no copy) as windows of shape
 ``(N, C, H_out, W_out, kH, kW)``; the output is one einsum per group with the weight. The backward
 scatters window gradients back (col2im) for the input, contracts the windows with the output
-gradient for the weight, and sums for the bias. The backward is computed on arrays: its result
-is not itself differentiable (double backward through conv2d is not supported).
+gradient for the weight, and sums for the bias. Under create_graph the three gradients are the
+outputs of one ConvolutionBackwardBackward0 node, whose backward is again made of convolutions,
+so derivatives of every order have torch's first-backward graph and torch's values.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import impl
-from impl._ops.table import D, OpDef, apply
+from impl._ops.table import D, OpCtx, OpDef, apply
 from impl._tensor import Tensor
 from impl._xp import namespace_of
+from impl.autograd import grad_mode
+from impl.autograd.graph import Node, SavedTensor
 
 
 def _pair(v: Any) -> tuple[int, int]:
@@ -50,14 +54,23 @@ def _conv_fwd(
     return (out + b.reshape(1, o, 1, 1)).astype(x.dtype, order="C")  # torch returns contiguous output
 
 
-def _grad_input(g: Tensor, c: Any) -> Tensor:
-    w = c.weight._data
-    gd = g._data
+@dataclass(frozen=True)
+class ConvParams:
+    """What a 2-D convolution needs besides its tensors (pads: top, bottom, left, right)."""
+
+    stride: tuple[int, int]
+    pads: tuple[int, int, int, int]
+    dilation: tuple[int, int]
+    groups: int
+
+
+def _input_grad_array(gd: Any, w: Any, input_shape: tuple, p: ConvParams) -> Any:
+    """col2im: the gradient of the convolution with respect to its input, on arrays."""
     xp = namespace_of(gd)
-    n, c_in, h, wid = c.shape("input")
+    n, c_in, h, wid = input_shape
     o, cg, kh, kw = w.shape
-    groups, stride, dilation = c.groups, c.stride, c.dilation
-    top, bottom, left, right = c.pads
+    groups, stride, dilation = p.groups, p.stride, p.dilation
+    top, bottom, left, right = p.pads
     ho, wo = gd.shape[2:]
     dcols = xp.einsum(
         "ngohw,gocij->ngchwij",
@@ -75,16 +88,15 @@ def _grad_input(g: Tensor, c: Any) -> Tensor:
                 r0 : r0 + stride[0] * (ho - 1) + 1 : stride[0],
                 c0 : c0 + stride[1] * (wo - 1) + 1 : stride[1],
             ] += dcols[..., i, j]
-    return Tensor._from_array(padded[:, :, top : top + h, left : left + wid].copy())
+    return padded[:, :, top : top + h, left : left + wid].astype(gd.dtype, order="C")
 
 
-def _grad_weight(g: Tensor, c: Any) -> Tensor:
-    x = c.input._data
-    gd = g._data
+def _weight_grad_array(gd: Any, x: Any, weight_shape: tuple, p: ConvParams) -> Any:
+    """The gradient of the convolution with respect to its weight, on arrays."""
     xp = namespace_of(gd)
-    o, cg, kh, kw = c.shape("weight")
-    groups = c.groups
-    cols = _windows(xp, x, kh, kw, c.stride, c.dilation, c.pads)
+    o, cg, kh, kw = weight_shape
+    groups = p.groups
+    cols = _windows(xp, x, kh, kw, p.stride, p.dilation, p.pads)
     n, _c, ho, wo = cols.shape[:4]
     gw = xp.einsum(
         "ngohw,ngchwij->gocij",
@@ -92,19 +104,111 @@ def _grad_weight(g: Tensor, c: Any) -> Tensor:
         cols.reshape(n, groups, cg, ho, wo, kh, kw),
         optimize=True,
     )
-    return Tensor._from_array(gw.reshape(o, cg, kh, kw).astype(gd.dtype))
+    return gw.reshape(o, cg, kh, kw).astype(gd.dtype, order="C")
 
 
+def convolution_backward(
+    grad: Tensor, input: Tensor, weight: Tensor, p: ConvParams, mask: tuple[bool, bool, bool]
+) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
+    """ATen's convolution_backward: the gradients for (input, weight, bias) that ``mask`` asks
+    for. Recording (create_graph=True), they are the outputs 0, 1, 2 of one
+    ConvolutionBackwardBackward0 node whose edges are (grad_output, input, weight), as torch's."""
+    gd = grad._data
+    arrays = (
+        _input_grad_array(gd, weight._data, tuple(input.shape), p) if mask[0] else None,
+        _weight_grad_array(gd, input._data, tuple(weight.shape), p) if mask[1] else None,
+        gd.sum(axis=(0, 2, 3)).astype(gd.dtype) if mask[2] else None,
+    )
+    outs = tuple(None if a is None else Tensor._from_array(a) for a in arrays)
+    sources = (grad, input, weight)
+    if grad_mode.is_recording() and any(t.requires_grad for t in sources):
+        node = ConvolutionBackwardBackward0(grad, input, weight, p)
+        for nr, t in enumerate(outs):
+            if t is not None:
+                t._grad_fn, t._output_nr = node, nr
+    return outs  # type: ignore[return-value]
+
+
+class ConvolutionBackwardBackward0(Node):
+    """The node of convolution_backward's outputs (grad_input, grad_weight, grad_bias): its
+    backward is ATen's _convolution_double_backward, written with differentiable ops (conv2d and
+    convolution_backward), so every further order has a graph too."""
+
+    def __init__(self, grad: Tensor, input: Tensor, weight: Tensor, p: ConvParams) -> None:
+        super().__init__()
+        self._next = tuple(t._edge() if t.requires_grad else (None, 0) for t in (grad, input, weight))
+        self._input_meta = [
+            (tuple(input.shape), input.dtype),
+            (tuple(weight.shape), weight.dtype),
+            ((weight.shape[0],), weight.dtype),
+        ]
+        self.saved = [SavedTensor(grad), SavedTensor(input), SavedTensor(weight)]
+        self.params = p
+
+    def apply(self, grads: tuple) -> tuple:
+        gg_input, gg_weight, gg_bias = grads
+        if gg_input is None and gg_weight is None and gg_bias is None:
+            return (None, None, None)
+        grad, input, weight = (s.unpack() for s in self.saved)
+        p = self.params
+        need = tuple(fn is not None for fn, _ in self._next)
+        g_grad = g_input = g_weight = None
+        if need[0]:
+            terms = []
+            if gg_input is not None:
+                terms.append(apply(CONVOLUTION, gg_input, weight, _no_bias(weight), **_attrs(p)))
+            if gg_weight is not None:
+                terms.append(apply(CONVOLUTION, input, gg_weight, _no_bias(weight), **_attrs(p)))
+            if gg_bias is not None:
+                terms.append(gg_bias.contiguous().view(1, -1, 1, 1).expand(*grad.shape))
+            g_grad = terms[0]
+            for t in terms[1:]:
+                g_grad = g_grad + t
+        if need[1] and gg_weight is not None:
+            g_input = convolution_backward(grad, input, gg_weight, p, (True, False, False))[0]
+        if need[2] and gg_input is not None:
+            g_weight = convolution_backward(grad, gg_input, weight, p, (False, True, False))[1]
+        return (g_grad, g_input, g_weight)
+
+    def release(self) -> None:
+        for s in self.saved:
+            s.release()
+
+
+def _no_bias(weight: Tensor) -> Tensor:
+    return impl.zeros(weight.shape[0], dtype=weight.dtype, device=weight.device)
+
+
+def _attrs(p: ConvParams) -> dict[str, Any]:
+    return {"stride": p.stride, "pads": p.pads, "dilation": p.dilation, "groups": p.groups}
+
+
+def _params(c: Any) -> ConvParams:
+    return ConvParams(c.stride, c.pads, c.dilation, c.groups)
+
+
+_USES = "input weight stride pads dilation groups"  # ATen's one formula for all three saves both
 CONVOLUTION = OpDef(
     "ConvolutionBackward0",
     _conv_fwd,
     ("input", "weight", "bias"),
-    {
-        "input": D("weight stride pads dilation groups", _grad_input),
-        "weight": D("input stride pads dilation groups", _grad_weight),
-        "bias": D("", lambda g, c: g.sum((0, 2, 3))),
-    },
+    {name: D(_USES, lambda g, c: None) for name in ("input", "weight", "bias")},
     promote="common",
+)
+
+
+def _convolution_node_apply(node: Any, grads: tuple) -> tuple:
+    """ConvolutionBackward0: the three gradients from one convolution_backward call."""
+    g = grads[0]
+    if g is None:
+        return (None, None, None)
+    c = OpCtx(node)
+    mask = (c.needs("input"), c.needs("weight"), c.needs("bias"))
+    return convolution_backward(g, c.input, c.weight, _params(c), mask)
+
+
+CONVOLUTION.node_class = type(
+    "ConvolutionBackward0", (CONVOLUTION.node_class,), {"__slots__": (), "apply": _convolution_node_apply}
 )
 
 
