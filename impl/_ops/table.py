@@ -52,6 +52,8 @@ class OpDef:
         if self.qualified_name:
             body["name"] = lambda node: self.qualified_name
         self.node_class = type(self.node_name, (OpNode,), body)
+        readers = {name: property(_saved_reader(name, slot)) for name, slot in self._saved_slots.items()}
+        self.ctx_class = type(self.node_name + "Ctx", (OpCtx,), {"__slots__": (), **readers})
         self._plan: _Plan | None = None  # made on first record (see _plan)
 
 
@@ -60,9 +62,21 @@ def D(uses: str, formula: Callable[[Any, OpCtx], Any]) -> Derivative:
     return Derivative(tuple(uses.split()), formula)
 
 
+def _saved_reader(name: str, slot: str) -> Callable[[OpCtx], Any]:
+    """``ctx.<name>`` for a saved tensor of an op: a property, not ``__getattr__`` (which runs
+    only after a failed lookup, and formulas read saved tensors on every backward)."""
+
+    def read(ctx: OpCtx) -> Any:
+        v = getattr(ctx._node, slot, None)
+        return _unpack(v) if v is not None else ctx.__getattr__(name)
+
+    return read
+
+
 class OpCtx:
     """What a backward formula sees: saved values by name (tensors unpacked, checked), attrs,
-    and the forward inputs' shapes and dtypes."""
+    and the forward inputs' shapes and dtypes. Each op has its subclass (``OpDef.ctx_class``)
+    with a property per saved tensor."""
 
     __slots__ = ("_node",)
 
@@ -111,7 +125,7 @@ def _unpack(v: Any) -> Any:
     saved at version 0, see ``_save``) checked for in-place writes since, anything else as is."""
     if type(v) is SavedTensor:
         return v.unpack()
-    if isinstance(v, Tensor) and v._version != 0:
+    if isinstance(v, Tensor) and v._counter is not None and v._counter.value != 0:
         raise RuntimeError(_modified_message(v, 0))
     return v
 
@@ -177,12 +191,14 @@ class OpNode(Node):
             v = getattr(self, slot, None)
             if v is not None:
                 _unpack(v)
-        for v in self._attrs.values():
-            _unpack(v)
-        ctx = OpCtx(self)
+        attrs = self._attrs
+        if attrs:
+            for v in attrs.values():
+                _unpack(v)
+        ctx = op.ctx_class(self)
+        edges = self._edges
         return tuple(
-            None if fn is None else d.formula(g, ctx)
-            for d, fn in zip(op._plan.diff, self._edges[0::2], strict=False)
+            None if edges[2 * i] is None else d.formula(g, ctx) for i, d in enumerate(op._plan.diff)
         )
 
     def release(self) -> None:

@@ -82,8 +82,6 @@ def _call_function(node: Node, grads: list, edges: tuple) -> tuple:
             if new is not None:
                 grads = list(_hook_values(hook, tuple(grads), new))
     outputs = _validate(node, node.apply(tuple(grads)), edges)
-    if _tasks:
-        _tasks[-1].own(outputs)
     if not node._post_hooks:
         return outputs
     for hook in list(node._post_hooks.values()):
@@ -259,23 +257,31 @@ class _Buffers:
 
     def __init__(self) -> None:
         self.slots: dict[Node, list] = {}
-        self.owned: dict[int, list] = {}  # id -> [tensor, number of buffer slots holding it]
+        # id -> [tensor, number of buffer slots holding it]; an entry goes when its count drops to
+        # 0 (the gradient was consumed), except at AccumulateGrad, which asks can_steal after.
+        self.owned: dict[int, list] = {}
         self.foreign: dict[int, Any] = {}  # tensors the user may hold: given gradients, hook results
-
-    def own(self, grads: list) -> None:
-        for g in grads:
-            if g is not None and id(g) not in self.owned and id(g) not in self.foreign:
-                self.owned[id(g)] = [g, 0]
 
     def disown(self, g: Any) -> None:
         if g is not None:
             self.foreign[id(g)] = g
             self.owned.pop(id(g), None)
 
-    def _hold(self, g: Any, delta: int) -> None:
+    def _take(self, g: Any) -> None:
+        """``g`` now sits in one more buffer slot (owned unless the user may hold it)."""
         entry = self.owned.get(id(g))
-        if entry is not None and entry[0] is g:
-            entry[1] += delta
+        if entry is not None:
+            entry[1] += 1
+        elif id(g) not in self.foreign:
+            self.owned[id(g)] = [g, 1]
+
+    def _drop(self, g: Any, keep: bool = False) -> None:
+        """``g`` left one buffer slot; forget it when no slot holds it any more (unless ``keep``)."""
+        entry = self.owned.get(id(g))
+        if entry is not None:
+            entry[1] -= 1
+            if entry[1] == 0 and not keep:
+                del self.owned[id(g)]
 
     def add(self, node: Node, nr: int, grad: Any) -> None:
         slots = self.slots.get(node)
@@ -283,19 +289,19 @@ class _Buffers:
             slots = self.slots[node] = [None] * max(1, len(node._input_meta))
         if grad is None:
             return
-        if slots[nr] is None:
-            slots[nr] = grad
-        else:
-            self._hold(slots[nr], -1)
-            slots[nr] = slots[nr] + grad
-            self.own([slots[nr]])
-        self._hold(slots[nr], 1)
+        old = slots[nr]
+        if old is not None:
+            self._drop(old)
+            grad = old + grad
+        slots[nr] = grad
+        self._take(grad)
 
     def pop(self, node: Node) -> list:
         grads = self.slots.pop(node, None) or [None] * max(1, len(node._input_meta))
+        keep = isinstance(node, AccumulateGrad)
         for g in grads:
             if g is not None:
-                self._hold(g, -1)
+                self._drop(g, keep)
         return grads
 
     def can_steal(self, g: Any) -> bool:
