@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from impl._ops import cpu_kernels
 from impl._ops.elementwise import add_scalar, mul_scalar, opmath, zero_grad
 from impl._ops.table import D, OpDef, apply
 
@@ -49,7 +50,7 @@ THRESHOLD_BACKWARD = OpDef(
 )
 SOFTMAX_BACKWARD_DATA = OpDef(
     "SoftmaxBackwardDataBackward0",
-    lambda xp, g, out, dim: out * (g - _sum(xp, g * out, dim)),
+    cpu_kernels.softmax_backward,
     ("grad_output", "output"),
     {
         "grad_output": D("output dim", lambda gg, c: softmax_backward_data(gg, c.output, c.dim)),
