@@ -56,10 +56,7 @@ SOFTMAX_BACKWARD_DATA = OpDef(
         "grad_output": D("output dim", lambda gg, c: softmax_backward_data(gg, c.output, c.dim)),
         "output": D(
             "grad_output output dim",
-            lambda gg, c: (
-                gg * (c.grad_output - (c.grad_output * c.output).sum(c.dim, keepdim=True))
-                - c.grad_output * (gg * c.output).sum(c.dim, keepdim=True)
-            ),
+            lambda gg, c: _softmax_double_backward(gg, c.grad_output, c.dim, c.output),
         ),
     },
 )
@@ -71,10 +68,20 @@ LOG_SOFTMAX_BACKWARD_DATA = OpDef(
         "grad_output": D("output dim", lambda gg, c: gg - (gg * c.output.exp()).sum(c.dim, keepdim=True)),
         "output": D(
             "grad_output output dim",
-            lambda gg, c: -gg * c.output.exp() * c.grad_output.sum(c.dim, keepdim=True),
+            lambda gg, c: -c.grad_output.sum(c.dim, keepdim=True) * c.output.exp() * gg,
         ),
     },
 )
+
+
+def _softmax_double_backward(grad: Any, grad_output: Any, dim: int, output: Any) -> Any:
+    """The derivative of softmax's backward for its ``output``, as torch's FunctionsManual writes
+    it (the same products and sums in the same order, so the graph and the rounding match)."""
+    return (
+        grad_output * grad
+        - (output * grad_output).sum(dim, keepdim=True) * grad
+        - grad_output * (output * grad).sum(dim, keepdim=True)
+    )
 
 
 def tanh_backward(grad: Any, output: Any) -> Any:
