@@ -7,6 +7,9 @@
   database under ``.hypothesis/`` so a rerun replays them first.
 
 The active profile's name is recorded in results.json by the oracle plugin.
+
+A test whose programs are cheap, or whose family is thin, runs a multiple of the profile's examples:
+decorate it with ``@examples(weight)`` (imported from here) instead of ``@settings(deadline=None)``.
 """
 
 from hypothesis import HealthCheck, settings
@@ -38,6 +41,14 @@ settings.register_profile(
     database=DirectoryBasedExampleDatabase(".hypothesis/examples"),
     suppress_health_check=[HealthCheck.too_slow],
 )
+
+
+def examples(weight: float) -> settings:
+    """Settings for one test: ``weight`` times the active profile's ``max_examples`` (so ci, dev and
+    thorough keep their proportions), no deadline. Test modules are imported after hypothesis
+    loaded the profile chosen on the command line, so the multiple is of that profile's count."""
+    return settings(max_examples=max(1, round(weight * settings.default.max_examples)), deadline=None)
+
 
 # pytest imports this file before hypothesis applies --hypothesis-profile when conformance/ is
 # among the paths run, and afterwards otherwise: only fall back to "dev" if nothing was chosen.

@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from conformance.conftest import examples
 from conformance.test_ops import OpProgram
 from oracle.backends import Backend
 from oracle.differential import check
@@ -57,14 +58,14 @@ def modes(draw: Any, kinds: tuple[str, ...]) -> Program:
 
 
 @pytest.mark.rule("GM-001")
-@settings(deadline=None)
+@examples(2)
 @given(program=modes(("no_grad", "enable_grad", "set_grad_enabled")))
 def test_no_grad_and_friends(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
 
 
 @pytest.mark.rule("GM-002")
-@settings(deadline=None)
+@examples(2)
 @given(program=modes(("inference_mode", "inference_mode", "no_grad", "enable_grad")))
 def test_inference_mode(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
@@ -98,7 +99,7 @@ def decorated(draw: Any) -> Program:
 
 
 @pytest.mark.rule("GM-003")
-@settings(deadline=None)
+@examples(2)
 @given(program=decorated())
 def test_grad_mode_decorators(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)

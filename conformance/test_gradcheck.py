@@ -7,9 +7,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from conformance.conftest import examples
 from oracle.backends import Backend
 from oracle.numeric import gradient_mismatches, op_function, second_order
 from oracle.program import Ref
@@ -68,7 +69,7 @@ def assert_matches_finite_differences(backend: Backend, fn: Any, values: list, s
 
 
 @pytest.mark.rule("NUM-001")
-@settings(deadline=None)
+@examples(3)
 @given(case=smooth_functions())
 def test_gradients_match_finite_differences(case: tuple, backend: Backend) -> None:
     ops, values, shapes = case
@@ -76,7 +77,7 @@ def test_gradients_match_finite_differences(case: tuple, backend: Backend) -> No
 
 
 @pytest.mark.rule("NUM-002")
-@settings(deadline=None)
+@examples(1.5)
 @given(case=smooth_functions(), weights=st.lists(st.sampled_from((1.0, -0.5, 2.0)), min_size=4, max_size=4))
 def test_second_derivatives_match_finite_differences(case: tuple, weights: list, backend: Backend) -> None:
     ops, values, shapes = case

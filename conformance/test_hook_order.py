@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from conformance.conftest import examples
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import HOOK_KINDS, Action, Program
@@ -32,7 +33,7 @@ def stacked_hooks(draw: Any) -> Program:
 
 
 @pytest.mark.rule("HOOK-001")
-@settings(deadline=None)
+@examples(3)
 @given(program=stacked_hooks())
 def test_hooks_on_one_tensor_run_in_registration_order(
     program: Program, backend: Backend, reference: Backend
@@ -60,7 +61,7 @@ def hooked_graph(draw: Any) -> Program:
 
 
 @pytest.mark.rule("HOOK-002")
-@settings(deadline=None)
+@examples(2)
 @given(program=hooked_graph())
 def test_hooks_fire_from_the_output_back(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
@@ -81,7 +82,7 @@ def replacing_hooks(draw: Any) -> Program:
 
 
 @pytest.mark.rule("HOOK-003")
-@settings(deadline=None)
+@examples(3)
 @given(program=replacing_hooks())
 def test_hook_return_replaces_the_gradient(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
@@ -101,14 +102,14 @@ def bad_hooks(draw: Any) -> Program:
 
 
 @pytest.mark.rule("HOOK-004")
-@settings(deadline=None)
+@examples(3)
 @given(program=bad_hooks())
 def test_wrong_gradient_from_a_hook_raises(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
 
 
 @pytest.mark.rule("HOOK-005")
-@settings(deadline=None)
+@examples(2)
 @given(program=programs(features=("op", "hook", "remove_hook", "backward"), max_actions=8))
 def test_removed_hooks_do_not_fire(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
@@ -136,7 +137,7 @@ def mixed_hooks(draw: Any) -> Program:
 
 
 @pytest.mark.rule("HOOK-006")
-@settings(deadline=None)
+@examples(2)
 @given(program=mixed_hooks())
 def test_hook_kinds_fire_in_documented_order(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
@@ -155,7 +156,7 @@ def module_hooks(draw: Any) -> Program:
 
 
 @pytest.mark.rule("HOOK-007")
-@settings(deadline=None)
+@examples(2)
 @given(program=module_hooks())
 def test_module_hooks(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)

@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from conformance.conftest import examples
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import Observe, Program
@@ -26,21 +27,21 @@ def created_leaves(draw: Any) -> Program:
 
 
 @pytest.mark.rule("LEAF-001")
-@settings(deadline=None)
+@examples(3)
 @given(program=created_leaves())
 def test_created_tensors_are_leaves(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
 
 
 @pytest.mark.rule("LEAF-002")
-@settings(deadline=None)
+@examples(2)
 @given(program=programs(features=("op", "observe"), max_actions=6))
 def test_op_results_are_non_leaves(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
 
 
 @pytest.mark.rule("LEAF-003")
-@settings(deadline=None)
+@examples(2)
 @given(program=programs(features=("op", "backward"), max_actions=6))
 def test_only_leaves_keep_grad(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
@@ -61,21 +62,21 @@ def retained(draw: Any) -> Program:
 
 
 @pytest.mark.rule("LEAF-004")
-@settings(deadline=None)
+@examples(2)
 @given(program=retained())
 def test_retain_grad_keeps_non_leaf_grad(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
 
 
 @pytest.mark.rule("LEAF-005")
-@settings(deadline=None)
+@examples(2)
 @given(program=programs(features=("op", "detach", "inplace", "observe"), max_actions=6))
 def test_detach_gives_a_leaf_sharing_values(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
 
 
 @pytest.mark.rule("LEAF-006")
-@settings(deadline=None)
+@examples(2)
 @given(program=programs(features=("op", "requires_grad", "backward"), max_actions=6))
 def test_requires_grad_flag_changes(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)

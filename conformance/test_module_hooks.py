@@ -10,6 +10,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from conformance.conftest import examples
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import (
@@ -46,13 +47,14 @@ def hooked_trees(
     remove: bool = False,
     bad_input: bool = False,
 ) -> Program:
-    """A random module tree taking an input that may require grad, hooks of ``kinds`` on random
-    nodes (and global hooks), some removed, the tree called once or twice, then backward from the
-    last output and an observation of every tensor (inputs, outputs, parameters)."""
+    """A random module tree (sometimes with a frozen subtree) taking an input that may require
+    grad, hooks of ``kinds`` on random nodes (and global hooks), some removed, the tree called once
+    or twice, then backward from the last output and an observation of every tensor (inputs,
+    outputs, parameters)."""
     b = ModuleBuilder(draw)
     shape = b.pick(TREE_INPUTS)
     x = b.input(shape)
-    net, out_shape = b.tree(shape)
+    net, out_shape = b.tree(shape, freeze=True)
     for _ in range(draw(st.integers(*hooks))):
         if global_hooks and b.coin():
             b.global_hook(b.pick([k for k in kinds if k in GLOBAL_HOOK_FLAGS]), actions)
@@ -70,7 +72,7 @@ def hooked_trees(
 
 
 @pytest.mark.rule("MHOOK-001")
-@settings(deadline=None)
+@examples(2)
 @given(program=hooked_trees(kinds=("forward_pre", "forward"), actions=None))
 def test_forward_hooks_run_around_each_call(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)

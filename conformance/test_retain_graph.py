@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from conformance.conftest import examples
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import Backward, Grad, Observe, Op, Program, Ref
@@ -33,7 +34,7 @@ def saving_graphs(draw: Any) -> Program:
 
 
 @pytest.mark.rule("RG-001")
-@settings(deadline=None)
+@examples(2)
 @given(program=saving_graphs())
 def test_second_backward_needs_retain_graph(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
@@ -52,7 +53,7 @@ def non_saving_graphs(draw: Any) -> Program:
 
 
 @pytest.mark.rule("RG-002")
-@settings(deadline=None)
+@examples(2)
 @given(program=non_saving_graphs())
 def test_graph_saving_nothing_runs_twice(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
@@ -77,7 +78,7 @@ def grad_then_backward(draw: Any) -> Program:
 
 
 @pytest.mark.rule("RG-003")
-@settings(deadline=None)
+@examples(2)
 @given(program=grad_then_backward())
 def test_autograd_grad_frees_the_graph(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
@@ -104,7 +105,7 @@ def second_derivatives(draw: Any) -> Program:
 
 
 @pytest.mark.rule("RG-004")
-@settings(deadline=None)
+@examples(2)
 @given(program=second_derivatives())
 def test_create_graph_allows_second_derivatives(
     program: Program, backend: Backend, reference: Backend

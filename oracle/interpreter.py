@@ -253,6 +253,10 @@ class _Run:
             kwargs["allow_unused"] = s.allow_unused
         if s.materialize_grads:
             kwargs["materialize_grads"] = True
+        if not s.only_inputs:
+            kwargs["only_inputs"] = False
+        if s.is_grads_batched:
+            kwargs["is_grads_batched"] = True
         results = self.torch.autograd.grad(
             [self.names[n] for n in s.outputs], [self.names[n] for n in s.inputs], **kwargs
         )

@@ -318,6 +318,8 @@ class Grad(Step):
     create_graph: bool = False
     allow_unused: bool | None = None
     materialize_grads: bool = False
+    only_inputs: bool = True  # deprecated in torch: passing False warns and changes nothing
+    is_grads_batched: bool = False  # grad_outputs carry a leading batch dimension
 
     def __post_init__(self) -> None:
         if len(self.outs) != len(self.inputs):

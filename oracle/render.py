@@ -414,6 +414,10 @@ def _grad_lines(step: Grad) -> list[str]:
         kwargs.append(f"allow_unused={step.allow_unused}")
     if step.materialize_grads:
         kwargs.append("materialize_grads=True")
+    if not step.only_inputs:
+        kwargs.append("only_inputs=False")
+    if step.is_grads_batched:
+        kwargs.append("is_grads_batched=True")
     call = ", ".join([_names(step.outputs), _names(step.inputs), *kwargs])
     lines = [f"{', '.join(step.outs)}, = torch.autograd.grad({call})"]
     lines += [f'print(f"{name} = {{text({name})}}")' for name in step.outs]

@@ -333,6 +333,8 @@ class Builder:
             self.steps.append(Backward(target, gradient, self.pick((None, True)), inputs=inputs))
 
     def grad(self) -> None:
+        """``autograd.grad`` of a scalar root with random options; with ``create_graph`` its
+        results are tracked, so later actions may differentiate them again."""
         root = self.root()
         inputs = self.draw(st.lists(st.sampled_from(list(self.shapes)), min_size=1, max_size=2, unique=True))
         outs = [self.fresh("g") for _ in inputs]
@@ -353,6 +355,9 @@ class Builder:
         self.steps.append(step)
         for name, inp in zip(outs, inputs, strict=True):
             self.shapes[name] = self.shapes[inp]
+            # later ops and backward build on the gradient (create_graph chains), unless it may be None
+            if step.create_graph and (not step.allow_unused or step.materialize_grads):
+                self.tracked.add(name)
 
     def zero_grad(self) -> None:
         self.steps.append(ZeroGrad(self.pick(self.leaves), set_to_none=self.coin()))

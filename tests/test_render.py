@@ -72,6 +72,12 @@ EVERY_KIND = Program(
         ObserveGraph("o2"),
         ObserveGraph("x"),
         ObserveGraph("gu"),  # None has no grad_fn: raises
+        Leaf("v", [1.0, 2.0], requires_grad=True),
+        Op("v2", "mul", [Ref("v"), Ref("v")]),
+        Leaf("w", [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),  # a batch of three grad_outputs
+        Grad(["gv"], ["v2"], ["v"], ["w"], retain_graph=True, is_grads_batched=True),
+        Op("vs", "sum", [Ref("v2")]),
+        Grad(["gs"], ["vs"], ["v"], only_inputs=False),  # deprecated: a FutureWarning
     ]
 )
 

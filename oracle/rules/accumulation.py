@@ -40,4 +40,19 @@ RULES = [
         "accumulates the vector-Jacobian product.",
         "seed 001",
     ),
+    Rule(
+        "ACC-006",
+        FAMILY,
+        "torch.autograd.grad weights the outputs by grad_outputs of their shape, and with "
+        "create_graph=True the gradients it returns can be differentiated again.",
+        f"{_DOCS}/torch.autograd.grad.html",
+    ),
+    Rule(
+        "ACC-007",
+        FAMILY,
+        "torch.autograd.grad with is_grads_batched=True takes grad_outputs with a leading batch "
+        "dimension and returns one gradient per row; only_inputs=False is deprecated (a "
+        "FutureWarning) and changes nothing.",
+        f"{_DOCS}/torch.autograd.grad.html",
+    ),
 ]

@@ -35,4 +35,13 @@ RULES = [
         "Reading .grad of a non-leaf that does not retain its grad warns with torch's UserWarning.",
         "seed 000",
     ),
+    Rule(
+        "ERR-005",
+        FAMILY,
+        "In a graph with hooks, an in-place op on a tensor that a node saved for backward makes "
+        "backward through that node raise torch's RuntimeError (with the tensor's versions), and an "
+        "in-place op on a leaf that requires grad is refused; in-place ops on other tensors are "
+        "recorded in the graph.",
+        f"{_NOTES}#in-place-operations-with-autograd",
+    ),
 ]
