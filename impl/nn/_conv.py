@@ -217,7 +217,7 @@ def _pads(padding: Any, kernel: tuple[int, int], dilation: tuple[int, int], stri
         if padding == "valid":
             return (0, 0, 0, 0)
         if padding != "same":
-            raise ValueError(f"Invalid padding string '{padding}', should be one of {{'valid', 'same'}}")
+            raise RuntimeError(f"Invalid padding string: '{padding}'")
         if stride != (1, 1):
             raise RuntimeError("padding='same' is not supported for strided convolutions")
         pads = []

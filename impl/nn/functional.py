@@ -15,6 +15,7 @@ from impl._tensor import Tensor
 from impl._xp import to_numpy
 from impl.nn import _ops
 from impl.nn._conv import conv2d
+from impl.nn._pad import pad
 
 __all__ = [
     "linear",
@@ -33,6 +34,7 @@ __all__ = [
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
     "conv2d",
+    "pad",
 ]
 
 

@@ -1,4 +1,5 @@
-"""Conv2d (zeros padding) on the im2col convolution of impl.nn._conv."""
+"""Conv2d on the im2col convolution of impl.nn._conv; padding modes other than 'zeros' pad the
+input with F.pad first, as torch's Conv2d does."""
 
 from __future__ import annotations
 
@@ -38,17 +39,21 @@ class Conv2d(Module):
             raise ValueError("in_channels must be divisible by groups")
         if out_channels % groups != 0:
             raise ValueError("out_channels must be divisible by groups")
-        if padding_mode != "zeros":
-            raise NotImplementedError(
-                f"padding_mode={padding_mode!r} is not supported by impl (only 'zeros')"
+        valid_padding_modes = {"zeros", "reflect", "replicate", "circular"}
+        if padding_mode not in valid_padding_modes:
+            raise ValueError(
+                f"padding_mode must be one of {valid_padding_modes}, but got padding_mode='{padding_mode}'"
             )
         self.in_channels = in_channels
         self.out_channels = out_channels
         self.kernel_size = _pair(kernel_size)
         self.stride = _pair(stride)
         if isinstance(padding, str):
-            if padding not in ("same", "valid"):
-                raise ValueError(f"Invalid padding string {padding!r}, should be one of {{'valid', 'same'}}")
+            valid_padding_strings = {"same", "valid"}
+            if padding not in valid_padding_strings:
+                raise ValueError(
+                    f"Invalid padding string {padding!r}, should be one of {valid_padding_strings}"
+                )
             if padding == "same" and any(s != 1 for s in self.stride):
                 raise ValueError("padding='same' is not supported for strided convolutions")
             self.padding: Any = padding
@@ -56,6 +61,7 @@ class Conv2d(Module):
             self.padding = _pair(padding)
         self.dilation = _pair(dilation)
         self.groups = groups
+        self._reversed_padding_repeated_twice = self._reversed_padding()
         self.padding_mode = padding_mode
         self.output_padding = (0, 0)
         self.transposed = False
@@ -75,7 +81,23 @@ class Conv2d(Module):
                 bound = 1 / math.sqrt(fan_in)
                 init.uniform_(self.bias, -bound, bound)
 
+    def _reversed_padding(self) -> Any:
+        """F.pad's amounts for this padding: (left, right, top, bottom); 'same' puts the odd
+        remainder on the right/bottom; a list for padding strings, a tuple otherwise, as torch."""
+        if self.padding == "valid":
+            return [0, 0, 0, 0]
+        if self.padding == "same":
+            pads = []
+            for d, k in zip(reversed(self.dilation), reversed(self.kernel_size), strict=True):
+                total = d * (k - 1)
+                pads += [total // 2, total - total // 2]
+            return pads
+        return tuple(p for p in reversed(self.padding) for _ in range(2))
+
     def forward(self, input: Tensor) -> Tensor:
+        if self.padding_mode != "zeros":
+            padded = F.pad(input, self._reversed_padding_repeated_twice, mode=self.padding_mode)
+            return F.conv2d(padded, self.weight, self.bias, self.stride, (0, 0), self.dilation, self.groups)
         return F.conv2d(input, self.weight, self.bias, self.stride, self.padding, self.dilation, self.groups)
 
     def extra_repr(self) -> str:
@@ -88,4 +110,6 @@ class Conv2d(Module):
             s += f", groups={self.groups}"
         if self.bias is None:
             s += ", bias=False"
+        if self.padding_mode != "zeros":
+            s += f", padding_mode={self.padding_mode}"
         return s
