@@ -111,7 +111,7 @@ class OpCtx:
 
     def needs(self, name: str) -> bool:
         node = self._node
-        return node._edges[2 * node.op.inputs.index(name)] is not None
+        return node._edge_fn(node.op.inputs.index(name)) is not None
 
 
 NOTHING_SAVED: Any = MappingProxyType({})
@@ -145,16 +145,20 @@ class OpNode(Node):
 
     Saved tensors sit in per-op slots ``_sv_<name>`` (as SavedTensor or bare, see ``_save``),
     other saved values (attrs, strides) in ``_attrs``; ``_saved`` shows both as one dict.
-    ``_in_meta``: shape, numpy dtype of each input; ``_edges``: the ``next_functions`` pairs laid
-    out flat. Slots and flat tuples because every object a node keeps alive is one more for
-    Python's cycle collector to walk, and a long graph is mostly nodes."""
+    ``_in_meta``: shape, numpy dtype of each input. ``next_functions`` is kept as the first edge
+    (``_fn0``, ``_nr0``) and the others laid out flat in ``_rest``, a shared constant when they
+    all lead nowhere (a unary op, an op with a Python number). Slots and shared tuples because
+    every object a node keeps alive is one more for Python's cycle collector to walk, and a long
+    graph is mostly nodes: a unary node is one object."""
 
-    __slots__ = ("_attrs", "_in_meta", "_edges")
+    __slots__ = ("_attrs", "_in_meta", "_fn0", "_nr0", "_rest")
     op: OpDef
 
     def __init__(self) -> None:
         self._sequence_nr = next(_sequence)
-        self._edges: tuple = ()
+        self._fn0: Node | None = None
+        self._nr0 = 0
+        self._rest: tuple | None = None  # None: no edges at all
         self._input_meta = ()
         self._pre_hooks = self._post_hooks = self._tensor_pre_hooks = self._retains_grad_hooks = NO_HOOKS
         self._metadata = None
@@ -173,14 +177,24 @@ class OpNode(Node):
 
     @property  # type: ignore[override]
     def _next(self) -> tuple:
-        edges = self._edges
-        if len(edges) == 2:
-            return ((edges[0], edges[1]),)
-        return tuple(zip(edges[0::2], edges[1::2], strict=True))
+        rest = self._rest
+        if rest is None:
+            return ()
+        first = ((self._fn0, self._nr0),)
+        return first + tuple(zip(rest[0::2], rest[1::2], strict=True)) if rest else first
 
     @_next.setter
     def _next(self, pairs: tuple) -> None:
-        self._edges = tuple(x for pair in pairs for x in pair)
+        pairs = tuple(pairs)
+        if not pairs:
+            self._fn0, self._nr0, self._rest = None, 0, None
+            return
+        (self._fn0, self._nr0) = pairs[0]
+        self._rest = _tail([x for pair in pairs[1:] for x in pair])
+
+    def _edge_fn(self, i: int) -> Node | None:
+        """The node input ``i``'s gradient goes to (None: nowhere)."""
+        return self._fn0 if i == 0 else self._rest[2 * i - 2]
 
     def apply(self, grads: tuple) -> tuple:
         g = grads[0]
@@ -196,10 +210,12 @@ class OpNode(Node):
             for v in attrs.values():
                 _unpack(v)
         ctx = op.ctx_class(self)
-        edges = self._edges
-        return tuple(
-            None if edges[2 * i] is None else d.formula(g, ctx) for i, d in enumerate(op._plan.diff)
-        )
+        diff = op._plan.diff
+        first = None if self._fn0 is None else diff[0].formula(g, ctx)
+        if len(diff) == 1:
+            return (first,)
+        rest = self._rest
+        return (first, *(None if rest[2 * i] is None else d.formula(g, ctx) for i, d in enumerate(diff[1:])))
 
     def release(self) -> None:
         for slot in self.op._saved_slots.values():
@@ -375,6 +391,17 @@ def _edge_of(t: Any) -> tuple:
 
 
 NO_EDGE = (None, 0)
+_NOWHERE: dict[int, tuple] = {}  # length -> (None, 0, None, 0, ...), shared by every node
+
+
+def _tail(flat: list) -> tuple:
+    """Edges after the first, flat; the shared constant when none of them leads anywhere."""
+    if any(fn is not None for fn in flat[0::2]):
+        return tuple(flat)
+    tail = _NOWHERE.get(len(flat))
+    if tail is None:
+        tail = _NOWHERE[len(flat)] = tuple(flat)
+    return tail
 
 
 def _record(op: OpDef, plan: _Plan, tensors: tuple, attrs: dict, results: list) -> None:
@@ -382,7 +409,8 @@ def _record(op: OpDef, plan: _Plan, tensors: tuple, attrs: dict, results: list) 
     edges: list = []
     for d, t in zip(plan.diff, tensors, strict=False):
         edges += NO_EDGE if d is None else _edge_of(t)
-    node._edges = edges_ = tuple(edges)
+    node._fn0, node._nr0 = edges[0], edges[1]
+    node._rest = _tail(edges[2:])
     meta: list = []
     for t in tensors:
         meta += (t._data.shape, t._data.dtype)
@@ -392,7 +420,7 @@ def _record(op: OpDef, plan: _Plan, tensors: tuple, attrs: dict, results: list) 
         if not isinstance(v, Tensor):
             saved[k] = v
     slots = op._saved_slots
-    for fn, sources in zip(edges_[0::2], plan.sources, strict=False):
+    for fn, sources in zip(edges[0::2], plan.sources, strict=False):
         if fn is None:
             continue
         for use, kind, where in sources:
