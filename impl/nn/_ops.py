@@ -11,6 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 import impl
+from impl._ops.backward_ops import threshold_backward
+from impl._ops.elementwise import zero_grad
 from impl._ops.table import D, OpDef, apply
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -36,13 +38,76 @@ def _scale_back(grad: Any, c: Any, name: str = "self") -> Any:
 
 
 # -- activations ------------------------------------------------------------------------------
-LEAKY_RELU = OpDef(
-    "LeakyReluBackward0",
-    lambda xp, a, negative_slope: xp.where(a > 0, a, a * negative_slope).astype(a.dtype),
-    derivatives={
-        "self": D("self negative_slope", lambda g, c: impl.where(c.self > 0, g, g * c.negative_slope))
+def _leaky_relu_fwd(xp: Any, a: Any, negative_slope: float) -> Any:
+    return xp.where(a > 0, a, a * negative_slope).astype(a.dtype)
+
+
+LEAKY_RELU_BACKWARD = OpDef(
+    "LeakyReluBackwardBackward0",
+    lambda xp, g, a, negative_slope: xp.where(a > 0, g, g * negative_slope).astype(g.dtype),
+    ("grad_output", "self"),
+    {
+        "grad_output": D(
+            "self negative_slope", lambda gg, c: leaky_relu_backward(gg, c.self, c.negative_slope)
+        ),
+        "self": D("", zero_grad),
     },
 )
+"""ATen's leaky_relu_backward (what LeakyReluBackward0/1 compute), an op so create_graph has it."""
+
+NEGATIVE_SLOPE_INPLACE = (
+    "In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. "
+    "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
+    "version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting "
+    "in-place leakRelu backward calculation with negative slope"
+)
+
+
+def leaky_relu_backward(grad: Any, self: Any, negative_slope: float, self_is_result: bool = False) -> Any:
+    """``grad`` where ``self > 0``, ``grad * negative_slope`` elsewhere; from the result of the
+    in-place form only for a non-negative slope (torch's check, made at backward time)."""
+    if self_is_result and negative_slope < 0:
+        raise RuntimeError(NEGATIVE_SLOPE_INPLACE)
+    return apply(LEAKY_RELU_BACKWARD, grad, self, negative_slope=negative_slope)
+
+
+LEAKY_RELU = OpDef(
+    "LeakyReluBackward0",
+    _leaky_relu_fwd,
+    derivatives={
+        "self": D("self negative_slope", lambda g, c: leaky_relu_backward(g, c.self, c.negative_slope))
+    },
+)
+LEAKY_RELU_INPLACE = OpDef(
+    "LeakyReluBackward1",
+    _leaky_relu_fwd,
+    derivatives={
+        "self": D(
+            "result negative_slope", lambda g, c: leaky_relu_backward(g, c.result, c.negative_slope, True)
+        )
+    },
+)
+"""leaky_relu_: the gradient is read off the result (the input is overwritten)."""
+
+
+def _threshold_fwd(xp: Any, a: Any, threshold: float, value: float, **_: Any) -> Any:
+    return xp.where(a <= threshold, xp.asarray(value, dtype=a.dtype), a)
+
+
+THRESHOLD = OpDef(
+    "ThresholdBackward0",
+    _threshold_fwd,
+    derivatives={"self": D("self threshold", lambda g, c: threshold_backward(g, c.self, c.threshold))},
+)
+THRESHOLD_INPLACE = OpDef(
+    "ThresholdBackward1",
+    _threshold_fwd,
+    derivatives={
+        "self": D("original threshold", lambda g, c: threshold_backward(g, c.original, c.threshold))
+    },
+)
+"""threshold_: torch saves a clone of the input made before the write (``original``, recorded as
+CloneBackward0), so later writes to the result do not invalidate it."""
 
 
 # -- arithmetic -------------------------------------------------------------------------------

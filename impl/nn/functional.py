@@ -10,9 +10,11 @@ from typing import Any
 import numpy as np
 
 import impl
+from impl._ops.inplace import _TYPE_NAMES, apply_inplace, check_inplace
 from impl._ops.table import apply, broadcast_mismatch
 from impl._tensor import Tensor
 from impl._xp import to_numpy
+from impl.autograd import grad_mode
 from impl.nn import _ops
 from impl.nn._conv import conv2d
 from impl.nn._pad import pad
@@ -22,6 +24,9 @@ __all__ = [
     "relu",
     "relu_",
     "leaky_relu",
+    "leaky_relu_",
+    "threshold",
+    "threshold_",
     "sigmoid",
     "tanh",
     "softmax",
@@ -62,10 +67,40 @@ def relu_(input: Tensor) -> Tensor:
     return input.relu_()
 
 
+def _check_floating(input: Tensor, kernel: str) -> None:
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{_TYPE_NAMES[input.dtype.name]}'")
+
+
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
+    """``x`` where ``x > 0``, ``x * negative_slope`` elsewhere (LeakyReluBackward0; in place
+    LeakyReluBackward1, whose backward refuses a negative slope as torch's does)."""
+    _check_floating(input, "leaky_relu")
     if inplace:
-        raise NotImplementedError("leaky_relu(inplace=True) is not supported by impl yet")
+        return apply_inplace(_ops.LEAKY_RELU_INPLACE, input, negative_slope=negative_slope)
     return apply(_ops.LEAKY_RELU, input, negative_slope=negative_slope)
+
+
+def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
+    return leaky_relu(input, negative_slope, inplace=True)
+
+
+def threshold(input: Tensor, threshold: float, value: float, inplace: bool = False) -> Tensor:
+    """``value`` where ``x <= threshold``, ``x`` elsewhere (ThresholdBackward0; in place
+    ThresholdBackward1, which saves a clone of the input taken before the write, as torch)."""
+    return _threshold(input, threshold, value, inplace)
+
+
+def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
+    return _threshold(input, threshold, value, True)
+
+
+def _threshold(input: Tensor, limit: float, value: float, inplace: bool) -> Tensor:
+    if not inplace:
+        return apply(_ops.THRESHOLD, input, threshold=limit, value=value)
+    check_inplace(input)
+    original = input.clone() if grad_mode.is_recording() and input.requires_grad else None
+    return apply_inplace(_ops.THRESHOLD_INPLACE, input, threshold=limit, value=value, original=original)
 
 
 def sigmoid(input: Tensor) -> Tensor:

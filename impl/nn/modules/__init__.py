@@ -1,6 +1,6 @@
 """torch.nn.modules: the Module base class and the layers built on it."""
 
-from impl.nn.modules.activation import LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh
+from impl.nn.modules.activation import LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh, Threshold
 from impl.nn.modules.container import ModuleDict, ModuleList, Sequential
 from impl.nn.modules.conv import Conv2d
 from impl.nn.modules.dropout import Dropout, Flatten
@@ -15,6 +15,7 @@ __all__ = [
     "Conv2d",
     "ReLU",
     "LeakyReLU",
+    "Threshold",
     "Sigmoid",
     "Tanh",
     "Softmax",

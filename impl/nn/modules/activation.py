@@ -1,4 +1,4 @@
-"""Activation modules: ReLU, LeakyReLU, Sigmoid, Tanh, Softmax, LogSoftmax."""
+"""Activation modules: ReLU, LeakyReLU, Threshold, Sigmoid, Tanh, Softmax, LogSoftmax."""
 
 from __future__ import annotations
 
@@ -30,6 +30,21 @@ class LeakyReLU(Module):
 
     def extra_repr(self) -> str:
         return f"negative_slope={self.negative_slope}" + (", inplace=True" if self.inplace else "")
+
+
+class Threshold(Module):
+    def __init__(self, threshold: float, value: float, inplace: bool = False) -> None:
+        super().__init__()
+        self.threshold = threshold
+        self.value = value
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.threshold(input, self.threshold, self.value, self.inplace)
+
+    def extra_repr(self) -> str:
+        inplace_str = ", inplace=True" if self.inplace else ""
+        return f"threshold={self.threshold}, value={self.value}{inplace_str}"
 
 
 class Sigmoid(Module):
