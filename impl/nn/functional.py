@@ -46,14 +46,14 @@ __all__ = [
 # -- layers -----------------------------------------------------------------------------------
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias``: one addmm over the flattened batch when there is a bias."""
-    if bias is None:
-        return impl.matmul(input, weight.t())
-    if input.dim() == 2:
-        return impl.addmm(bias, input, weight.t())
     if input.dim() == 0:
         raise RuntimeError(
             f"both arguments to linear need to be at least 1D, but they are 0D and {weight.dim()}D"
         )
+    if bias is None:
+        return impl.matmul(input, weight.t())
+    if input.dim() == 2:
+        return impl.addmm(bias, input, weight.t())
     batch = tuple(input.shape[:-1])
     flat = input.reshape(-1, input.shape[-1])
     return impl.addmm(bias, flat, weight.t()).view(*batch, weight.shape[0])
