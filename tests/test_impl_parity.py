@@ -905,6 +905,17 @@ attempt(lambda: lin(x).sum().backward())
 lin = torch.nn.Linear(3, 2); lin.register_full_backward_hook(lambda m, gi, go: (torch.ones(5),))
 attempt(lambda: lin(x).sum().backward())
 ''',
+    "add_sub_with_alpha_round_once": '''
+for dtype in (torch.float16, torch.float32, torch.float64):
+    for n in (1, 7, 100, 1000):
+        a = torch.tensor([(i * 0.6180339887) % 4 - 2 for i in range(n)], dtype=dtype)
+        b = torch.tensor([(i * 0.4142135623) % 3 - 1.5 for i in range(n)], dtype=dtype)
+        for alpha in (0.3, -1.7, 3, 2.5):
+            c = a.clone(); c.add_(b, alpha=alpha)
+            d = a.clone(); d.sub_(b, alpha=alpha)
+            outs = (torch.add(a, b, alpha=alpha), torch.sub(a, b, alpha=alpha), c, d)
+            print(dtype, n, alpha, [o.double().tolist() for o in outs])  # every bit, as float64
+''',
 }
 
 

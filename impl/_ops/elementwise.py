@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from impl._ops.table import D, OpDef, apply
 
 
@@ -33,16 +35,42 @@ def zero_grad(g: Any, c: Any) -> Any:
 
 
 # -- arithmetic --------------------------------------------------------------------------------
+def _add_scaled(xp: Any, a: Any, b: Any, alpha: Any) -> Any:
+    """``a + alpha * b`` as torch's CPU add kernel computes it (checked bit for bit against torch
+    on same-shape operands): one fused multiply-add with ``alpha`` cast to the dtype; float16 goes through
+    vectors of ``lanes`` elements, and the tail of a row that fills no whole vector runs the
+    scalar loop in float16 arithmetic (the product rounded to float16 before the sum)."""
+    from impl._ops.cpu_kernels import _fma, cpu_capability
+
+    dt = np.result_type(a, b)
+    if xp is not np or dt.kind != "f":
+        return a + b * alpha
+    a, b = np.broadcast_arrays(a, b)
+    if dt.itemsize >= 4:
+        flat = [np.ascontiguousarray(x).reshape(-1) for x in (a, b, np.full(a.shape, alpha, dt))]
+        return _fma(*flat).reshape(a.shape)
+    alpha16 = dt.type(alpha)
+    a32 = a.astype(np.float32)
+    out = (a32 + b.astype(np.float32) * np.float32(alpha16)).astype(dt)  # the product is exact
+    lanes = (64 if cpu_capability() == "avx512" else 32) // dt.itemsize
+    row = out.size if a.flags.c_contiguous and b.flags.c_contiguous else (out.shape[-1] if out.ndim else 1)
+    tail = row % lanes
+    if tail and out.size:
+        scalar = (a32 + (b * alpha16).astype(np.float32)).astype(dt).reshape(-1, row)
+        out.reshape(-1, row)[:, row - tail :] = scalar[:, row - tail :]
+    return out
+
+
 ADD = OpDef(
     "AddBackward0",
-    lambda xp, a, b, alpha: a + b * alpha if alpha != 1 else a + b,
+    lambda xp, a, b, alpha: _add_scaled(xp, a, b, alpha) if alpha != 1 else a + b,
     ("self", "other"),
     {"self": D("", lambda g, c: g), "other": D("alpha", lambda g, c: g if c.alpha == 1 else g * c.alpha)},
     promote="common",
 )
 SUB = OpDef(
     "SubBackward0",
-    lambda xp, a, b, alpha: a - b * alpha if alpha != 1 else a - b,
+    lambda xp, a, b, alpha: _add_scaled(xp, a, b, -alpha) if alpha != 1 else a - b,
     ("self", "other"),
     {"self": D("", lambda g, c: g), "other": D("alpha", lambda g, c: -g if c.alpha == 1 else -g * c.alpha)},
     promote="common",
