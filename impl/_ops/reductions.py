@@ -79,13 +79,20 @@ def _prod_of_others(xp: Any, a: Any, axis: int | None) -> Any:
 
 
 def _prod_grad(g: Any, c: Any) -> Any:
+    """torch's prod_backward: ``grad * (result / self)`` with grad and result unsqueezed back
+    over a reduced ``dim`` (a full product's 0-d grad and result broadcast); a 0-d input passes
+    grad through. Where the input has zeros, the products of the other elements (exclusive
+    cumprods, computed without a graph)."""
     from impl._tensor import Tensor
     from impl._xp import namespace_of
 
     x, res = c.self, c.result
-    g = _expand_back(g, c)
+    if x.dim() == 0:
+        return g
+    if c.dim is not None and not c.keepdim:
+        g, res = g.unsqueeze(c.dim[0]), res.unsqueeze(c.dim[0])
     if not bool((x._data == 0).any()):
-        return g * (_expand_back(res, c) / x)
+        return g * (res / x)
     axis = None if c.dim is None else c.dim[0]
     return g * Tensor._from_array(_prod_of_others(namespace_of(x._data), x._data, axis))
 
