@@ -15,6 +15,13 @@ from oracle.differential import check
 from oracle.program import HOOK_KINDS, Action, Program
 from oracle.strategies import Builder, programs
 
+# Rule -> what impl does differently (strict xfails on the impl backend only; the goal is none).
+KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
+    "HOOK-007": "nn.Linear (float32 weights) called on a float64 input (a forward pre-hook cast it) "
+    "returns float64 where torch raises 'mat1 and mat2 must have the same dtype, but got Double and "
+    "Float'",
+}
+
 FAIR_ACTIONS = ("log", "scale", "replace")  # actions torch accepts
 BAD_ACTIONS = ("wrong_shape", "wrong_dtype")
 
@@ -90,10 +97,14 @@ def test_hook_return_replaces_the_gradient(program: Program, backend: Backend, r
 
 @st.composite
 def bad_hooks(draw: Any) -> Program:
-    """A hook of any kind returning a gradient of the wrong shape or dtype."""
+    """A hook of any kind returning a gradient of the wrong shape or dtype, on a chain or in a
+    branching graph (where what ran before the error depends on the engine's order)."""
     builder = Builder(draw)
     builder.start()
-    chain = builder.chain(draw(st.integers(1, 3)))
+    if builder.coin():
+        chain = builder.chain(draw(st.integers(1, 3)))
+    else:
+        chain = [n for n in builder.branching(draw(st.integers(1, 4))) if n in builder.tracked]
     on = builder.pick(HOOK_KINDS)
     target = builder.pick(builder.leaves if on == "post_accumulate_grad" else chain)
     builder.register(target, on, builder.action(BAD_ACTIONS))

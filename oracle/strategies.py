@@ -149,13 +149,18 @@ class Builder:
 
     # -- the program's start and end -----------------------------------------------------------
     def start(self) -> None:
+        """One to three leaves of one dtype: the first of the program's shape and requiring grad,
+        the others (requiring grad or not) sometimes of a shape that broadcasts with it (leading
+        dims dropped, dims of size 1), so gradients are summed back to their shapes."""
         self.shape = self.pick(self.allowed_shapes)
         self.dtype = self.pick(self.dtypes)
         for i in range(self.draw(st.integers(1, 3))):
             name = self.fresh("x")
             requires_grad = i == 0 or self.coin()
-            leaf = Leaf(name, self.data(self.shape), self.dtype, requires_grad)
-            self.bind(name, self.shape, leaf, tracked=requires_grad)
+            partner = i > 0 and self.draw(st.integers(0, 2)) == 0
+            shape = broadcast_partner(self.draw, self.shape) if partner else self.shape
+            leaf = Leaf(name, self.data(shape), self.dtype, requires_grad)
+            self.bind(name, shape, leaf, tracked=requires_grad)
             self.leaves.append(name)
 
     def finish(self) -> None:
@@ -191,7 +196,7 @@ class Builder:
             self.bind(out, self.shapes[a], Op(out, self.pick(UNARY), [Ref(a)]))
         elif kind == "binary":
             b = self.tensor()
-            shape = max(self.shapes[a], self.shapes[b], key=len)
+            shape = broadcast_shape(self.shapes[a], self.shapes[b])
             self.bind(out, shape, Op(out, self.pick(BINARY), [Ref(a), Ref(b)]))
         elif kind == "scalar":
             self.bind(out, self.shapes[a], Op(out, self.pick(BINARY), [Ref(a), self.pick((2.0, 0.5, -1.0))]))
@@ -234,10 +239,15 @@ class Builder:
             a = [n for n in self.shapes if n in self.tracked][-1]
             op = self.pick(ops)
             args: list = [Ref(a)]
-            if op in BINARY:
-                args.append(Ref(self.pick(self.leaves)) if self.coin() else self.pick((2.0, 0.5, -1.0)))
+            shape = self.shapes[a]
+            if op in BINARY and self.coin():
+                other = self.pick(self.leaves)
+                args.append(Ref(other))
+                shape = broadcast_shape(shape, self.shapes[other])
+            elif op in BINARY:
+                args.append(self.pick((2.0, 0.5, -1.0)))
             out = self.fresh("t")
-            names.append(self.bind(out, self.shapes[a], Op(out, op, args), tracked=True))
+            names.append(self.bind(out, shape, Op(out, op, args), tracked=True))
         return names
 
     def branching(self, length: int, ops: tuple[str, ...] = UNARY + BINARY) -> list[str]:
@@ -450,7 +460,8 @@ def broadcast_partner(draw: Any, shape: tuple[int, ...]) -> tuple[int, ...]:
 
 
 def broadcast_shape(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
-    """The broadcast shape of two broadcastable shapes."""
+    """The broadcast shape of two broadcastable shapes (of two others: a shape as long as the
+    longer, which no op will bind, since the op raises)."""
     n = max(len(a), len(b))
     a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
     return tuple(max(x, y) for x, y in zip(a, b, strict=True))
