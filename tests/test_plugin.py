@@ -349,3 +349,21 @@ def test_a_fixed_known_divergence_fails_as_xpass(
     monkeypatch.setattr(oracle.rules, "catalogue", lambda: CATALOGUE)
     pytester.makepyfile(test_known=KNOWN.replace('raise AssertionError("diverges")', "pass"))
     pytester.runpytest("-p", "oracle.plugin", "--backend", "impl").assert_outcomes(failed=1, passed=1)
+
+
+@pytest.mark.parametrize("profile", ["ci", "dev", "thorough"])
+def test_examples_weight_multiplies_the_active_profile(profile: str) -> None:
+    """``@examples(weight)`` runs ``weight`` times the chosen profile's examples, without deadline."""
+    from hypothesis import settings
+
+    from conformance.conftest import examples
+
+    before = settings.get_current_profile_name()
+    settings.load_profile(profile)
+    try:
+        chosen = settings.get_profile(profile).max_examples
+        assert examples(3).max_examples == 3 * chosen
+        assert examples(1.5).max_examples == round(1.5 * chosen)
+        assert examples(3).deadline is None
+    finally:
+        settings.load_profile(before)
