@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from operator import attrgetter
 from types import MappingProxyType
 from typing import Any
 
@@ -116,6 +117,7 @@ class OpCtx:
 
 NOTHING_SAVED: Any = MappingProxyType({})
 _grad_state = grad_mode._state
+_DATA = attrgetter("_data")
 RELEASED = SavedTensor.__new__(SavedTensor)  # what a released node keeps in place of a bare saved tensor
 RELEASED.tensor, RELEASED.version, RELEASED.freed, RELEASED.output_of = None, 0, True, None
 
@@ -296,17 +298,18 @@ def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
     """Run ``op`` on tensors (Python numbers are wrapped like torch wraps them), record the node."""
     for t in tensors:
         if not isinstance(t, Tensor):
-            first = next((t for t in tensors if isinstance(t, Tensor)), None)
-            tensors = tuple(_wrap(t, first) for t in tensors)
+            tensors = _wrap_numbers(tensors)
             break
-    arrays = [t._data for t in tensors]
+    arrays = list(map(_DATA, tensors))
     first_array = arrays[0]
     xp = np if type(first_array) is np.ndarray else namespace_of(first_array)
     if op.promote:
         dt = _common_float(tensors)
         if dt is None:
             dt = compute_dtype(tensors, op.promote == "float").np
-        arrays = [a if a.dtype == dt else a.astype(dt) for a in arrays]
+        for i, a in enumerate(arrays):
+            if a.dtype != dt:
+                arrays[i] = a.astype(dt)
     token = quiet_enter()
     try:
         raw = op.forward(xp, *arrays, **attrs)
@@ -319,10 +322,11 @@ def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
         quiet_exit(token)
     from_array = Tensor._from_array
     if type(raw) is tuple:
-        results = [from_array(r if type(r) is np.ndarray else xp.asarray(r)) for r in raw]
+        results = tuple([from_array(r if type(r) is np.ndarray else xp.asarray(r)) for r in raw])
+        main = results[0]
     else:
-        results = [from_array(raw if type(raw) is np.ndarray else xp.asarray(raw))]
-    main = results[0]
+        main = from_array(raw if type(raw) is np.ndarray else xp.asarray(raw))
+        results = None
     if op.view:
         src = tensors[0]
         main._base = src._base if src._base is not None else src
@@ -333,9 +337,19 @@ def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
         plan = op._plan or _plan(op)
         for d, t in zip(plan.diff, tensors, strict=False):
             if d is not None and (t._requires_grad or t._grad_fn is not None):
-                _record(op, plan, tensors, attrs, results)
+                _record(op, plan, tensors, attrs, results or (main,))
                 break
-    return main if len(results) == 1 else tuple(results)
+    return main if results is None or len(results) == 1 else results
+
+
+def _wrap_numbers(tensors: tuple) -> tuple:
+    """The operands with Python numbers wrapped (on the device of the first tensor operand)."""
+    first = None
+    for t in tensors:
+        if isinstance(t, Tensor):
+            first = t
+            break
+    return tuple([_wrap(t, first) for t in tensors])
 
 
 def broadcast_mismatch(shapes: list[tuple[int, ...]]) -> str | None:
@@ -404,7 +418,7 @@ def _tail(flat: list) -> tuple:
     return tail
 
 
-def _record(op: OpDef, plan: _Plan, tensors: tuple, attrs: dict, results: list) -> None:
+def _record(op: OpDef, plan: _Plan, tensors: tuple, attrs: dict, results: tuple) -> None:
     node = op.node_class()
     edges: list = []
     for d, t in zip(plan.diff, tensors, strict=False):
