@@ -878,10 +878,18 @@ def _dims_consumed(k: Any) -> int:
 
 
 def getitem(t: Tensor, key: Any) -> Tensor:
-    """``t[key]`` as torch's applySlicing: integers select, slices slice (a full slice inside a tuple
-    is skipped), None unsqueezes, then any tensor/list/bool indices index the result at the dims
-    they stand at (IndexBackward0, which saves them)."""
-    items = _key_items(key)
+    """``t[key]`` as torch's applySlicing (see ``apply_slicing``), then any tensor/list/bool indices
+    index the result at the dims they stand at (IndexBackward0, which saves them)."""
+    out, indices = apply_slicing(t, _key_items(key), skip_full_slices=isinstance(key, tuple))
+    if indices:
+        return ix.index(out, indices)
+    return apply(vw.ALIAS, t) if out is t else out
+
+
+def apply_slicing(t: Tensor, items: tuple, skip_full_slices: bool) -> tuple[Tensor, dict[int, Tensor]]:
+    """torch's applySlicing: integers select, slices slice (a full slice is skipped where torch
+    skips it), None and bool scalars unsqueeze; returns the view (``t`` itself when nothing was
+    sliced) and the tensor indices left to apply, by the view's dim they stand at."""
     if builtins.sum(1 for k in items if k is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     items = tuple(_index_tensor(k) if isinstance(k, list) else k for k in items)
@@ -897,7 +905,7 @@ def getitem(t: Tensor, key: Any) -> Tensor:
             out = unsqueeze(out, dim)
             dim += 1
         elif isinstance(k, builtins.slice):
-            if not (isinstance(key, tuple) and _is_full_slice(k, out.shape[dim])):
+            if not (skip_full_slices and _is_full_slice(k, out.shape[dim])):
                 out = _slice(out, dim, k.start, k.stop, k.step)
             dim += 1
         elif _is_integer(k):
@@ -906,12 +914,15 @@ def getitem(t: Tensor, key: Any) -> Tensor:
             out = unsqueeze(out, dim)
             indices[dim] = k if _t(k) else Tensor._from_array(np.asarray(bool(k)))
             dim += 1
-        else:
+        elif _t(k):
             indices[dim] = _index_tensor(k)
             dim += k.dim() if k.dtype is dtypes.bool_ else 1
-    if indices:
-        return ix.index(out, indices)
-    return apply(vw.ALIAS, t) if out is t else out
+        else:
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+                f"indices (got {type(k).__name__})"
+            )
+    return out, indices
 
 
 def _is_full_slice(k: builtins.slice, size: int) -> bool:

@@ -89,6 +89,12 @@ def _index_op(n: int) -> OpDef:
 
 def index(t: Any, indices: dict[int, Any]) -> Any:
     """``t`` indexed by tensors at the given dims (the other dims taken whole), as torch's index."""
+    return apply(_index_op(len(indices)), t, key=numpy_key(indices), **saved_indices(indices))
+
+
+def numpy_key(indices: dict[int, Any]) -> tuple:
+    """The numpy key for index tensors standing at the given dims (whole slices between them; a
+    bool scalar indexes the new dim of size one that applySlicing made for it)."""
     key: list = []
     dim = 0
     while dim <= max(indices):
@@ -98,12 +104,17 @@ def index(t: Any, indices: dict[int, Any]) -> Any:
             dim += 1
             continue
         a = idx._data
-        if a.dtype == bool and a.ndim == 0:  # a bool scalar indexes a new dim of size one
+        if a.dtype == bool and a.ndim == 0:
             a = a.reshape(1).nonzero()[0]
         key.append(a)
         dim += a.ndim if a.dtype == bool else 1
-    saved = {f"indices{i}": idx for i, idx in enumerate(indices.values())}
-    return apply(_index_op(len(saved)), t, key=tuple(key), **saved)
+    return tuple(key)
+
+
+def saved_indices(indices: dict[int, Any]) -> dict[str, Any]:
+    """The index tensors as the node saves them (``indices0`` ...), as derivatives.yaml saves
+    ``indices``."""
+    return {f"indices{i}": idx for i, idx in enumerate(indices.values())}
 
 
 def index_key(t: Any, key: tuple) -> Any:

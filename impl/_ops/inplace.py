@@ -59,6 +59,12 @@ FILL = OpDef(
     lambda xp, a, value: xp.full(a.shape, value, dtype=a.dtype),
     derivatives={"self": D("", zero_grad)},
 )
+FILL_TENSOR = OpDef(
+    "FillBackward3",
+    lambda xp, a, value: xp.full(a.shape, value, dtype=a.dtype),
+    ("self", "value"),
+    {"self": D("", zero_grad), "value": D("", lambda g, c: g.sum())},
+)
 ZERO = OpDef(
     "ZeroBackward0",
     lambda xp, a: xp.zeros(a.shape, dtype=a.dtype),
@@ -68,7 +74,10 @@ ZERO = OpDef(
 
 def _index_put_fwd(xp: Any, a: Any, values: Any, key: tuple) -> Any:
     out = a.copy()
-    out[key] = values.astype(a.dtype, copy=False)
+    try:
+        out[key] = values.astype(a.dtype, copy=False)
+    except IndexError as exc:  # numpy says "axis" where torch says "dimension"
+        raise IndexError(str(exc).replace(" for axis ", " for dimension ")) from None
     return out
 
 
@@ -292,7 +301,11 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
 
 def fill_(self: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
-        return apply_inplace(COPY, self, value)
+        if value.dim():
+            raise RuntimeError(
+                f"fill_ only supports 0-dimension value tensor but got tensor with {value.dim()} dimensions."
+            )
+        return apply_inplace(FILL_TENSOR, self, value)
     return apply_inplace(FILL, self, value=value)
 
 
@@ -309,27 +322,89 @@ def relu_(self: Tensor) -> Tensor:
 
 
 def setitem(self: Tensor, key: Any, value: Any) -> None:
-    """``self[key] = value``: basic keys write through a view (copy_), advanced keys use index_put_."""
-    from impl._ops.functions import getitem, is_basic_key, numpy_key
+    """``self[key] = value`` as torch's set_item: applySlicing makes a view of ``self`` (``self``
+    itself when nothing is sliced); without tensor indices the value is copied into it
+    (``copy_to``), otherwise ``index_put_`` writes the view, so a sliced view gets CopySlices."""
+    from impl._ops.functions import _key_items, apply_slicing
 
-    if isinstance(value, Tensor) and value.dim() and value.shape[0] == 1:
-        shape = tuple(value.shape)
-        while shape and shape[0] == 1:
-            shape = shape[1:]
-        value = value.view(shape)  # torch drops the value's leading size-1 dims
-    if is_basic_key(key):
-        view = getitem(self, key)
-        copy_(view, value)
+    if key is False:  # torch writes nothing (and checks nothing) for a False key
         return
-    nkey = numpy_key(self, key)
-    items = key if isinstance(key, tuple) else (key,)
-    tensors = [
-        k if isinstance(k, Tensor) else Tensor._from_array(a)
-        for k, a in zip(items, nkey, strict=True)
-        if isinstance(k, (Tensor, list))
-    ]
-    saved = {f"indices{i}": k for i, k in enumerate(tensors)}
-    apply_inplace(index_put_op(len(saved)), self, value, key=nkey, **saved)
+    value = _value_tensor(self, value)
+    if key is None or key is True or key is Ellipsis:
+        _copy_to(self.unsqueeze(0) if key is not Ellipsis else self, value)
+        return
+    sliced, indices = apply_slicing(self, _key_items(key), skip_full_slices=True)
+    if not indices:
+        _copy_to(sliced, value)
+        return
+    shape = _drop_leading_ones(tuple(value.shape))
+    _index_put_(sliced, indices, value.view(shape) if shape != tuple(value.shape) else value)
+
+
+def _value_tensor(self: Tensor, value: Any) -> Tensor:
+    """torch's valueToTensor: a Python number becomes a 0-d tensor of ``self``'s dtype."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (bool, int, float, np.number, np.bool_)):
+        return Tensor._from_array(np.asarray(value).astype(self._data.dtype))
+    raise TypeError(f"can't assign a {type(value).__name__} to a torch.{_TYPE_NAMES[self.dtype.name]}Tensor")
+
+
+def _drop_leading_ones(shape: tuple) -> tuple:
+    """torch's slicePrefix1sSize: the shape without its leading size-1 dims."""
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return shape
+
+
+def _copy_to(dst: Tensor, src: Tensor) -> None:
+    """torch's indexing copy_to: copy_ when the shapes agree, fill_ from a 0-d value, otherwise
+    copy_ from the value viewed without leading ones and expanded to ``dst``."""
+    if tuple(dst.shape) == tuple(src.shape):
+        copy_(dst, src)
+    elif src.dim() == 0:
+        fill_(dst, src)
+    else:
+        src = src.view(_drop_leading_ones(tuple(src.shape)))
+        copy_(dst, src if tuple(src.shape) == tuple(dst.shape) else src.expand(tuple(dst.shape)))
+
+
+def _index_put_(self: Tensor, indices: dict[int, Tensor], values: Tensor) -> None:
+    """index_put_ of ``values`` at tensor indices standing at the given dims of ``self``, with
+    torch's dtype and shape checks (before the bounds check)."""
+    from impl._ops.indexing import numpy_key, saved_indices
+
+    if values.dtype is not self.dtype:
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{_TYPE_NAMES[self.dtype.name]} for the destination and {_TYPE_NAMES[values.dtype.name]} "
+            "for the source."
+        )
+    key = numpy_key(indices)
+    target = _indexed_shape(tuple(self.shape), key)
+    if target is not None and not _broadcasts_to(tuple(values.shape), target):
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to indexing "
+            f"result of shape {list(target)}"
+        )
+    apply_inplace(index_put_op(len(indices)), self, values, key=key, **saved_indices(indices))
+
+
+def _broadcasts_to(shape: tuple, target: tuple) -> bool:
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
+
+
+def _indexed_shape(shape: tuple, key: tuple) -> tuple | None:
+    """The shape ``key`` selects from ``shape`` (integer indices read as in range, so the shape
+    check comes before the bounds check as in torch); None where numpy cannot tell."""
+    probe = tuple(k if isinstance(k, slice) or k.dtype.kind == "b" else np.zeros_like(k) for k in key)
+    try:
+        return np.broadcast_to(np.empty((), dtype=bool), shape)[probe].shape
+    except (IndexError, ValueError):
+        return None
 
 
 def as_array(value: Any) -> np.ndarray:
