@@ -916,6 +916,31 @@ for dtype in (torch.float16, torch.float32, torch.float64):
             outs = (torch.add(a, b, alpha=alpha), torch.sub(a, b, alpha=alpha), c, d)
             print(dtype, n, alpha, [o.double().tolist() for o in outs])  # every bit, as float64
 ''',
+    "setitem_mixed_keys_write_through_views": '''
+def deep(fn, depth=0):
+    if fn is None or depth > 3:
+        return None
+    return (fn.name(), [deep(n, depth + 1) for n, _ in fn.next_functions])
+keys = [(0, [1, 2]), (slice(None), [0, 2]), ([0, 1], slice(1, None)), (Ellipsis, [0]), ([0, 1], [1, 2]), (None, 0, [0, 1]),
+        (torch.tensor([True, False, True]), 0), (1,), (slice(0, 1),), Ellipsis, None, True, False, [0, 2], (0, torch.tensor([1, 3])),
+        (slice(None, None, 2), torch.tensor([True, False, True, True])), ([[0], [1]], slice(1, 3)), (0, None, [1]), (0, [5]), (0, 1.5)]
+values = [lambda: torch.tensor(7., requires_grad=True), lambda: torch.tensor([7., 8.], requires_grad=True),
+          lambda: torch.tensor([[[7.]]], requires_grad=True), lambda: 3, lambda: torch.tensor([1., 2., 3., 4.], requires_grad=True),
+          lambda: torch.tensor([1, 2]), lambda: torch.tensor([1.], dtype=torch.float64)]
+for key in keys:
+    for make in values:
+        x = torch.arange(12.).reshape(3, 4).requires_grad_()
+        y = x * 1
+        v = make()
+        try:
+            y[key] = v
+        except Exception as e:
+            print(key, type(e).__name__, e)
+            continue
+        print(key, y._version, y.detach().tolist(), deep(y.grad_fn))
+        (y * torch.arange(12.).reshape(3, 4)).sum().backward()
+        print(x.grad.tolist(), v.grad if isinstance(v, torch.Tensor) else None)
+''',
 }
 
 

@@ -371,21 +371,24 @@ def _copy_to(dst: Tensor, src: Tensor) -> None:
 
 def _index_put_(self: Tensor, indices: dict[int, Tensor], values: Tensor) -> None:
     """index_put_ of ``values`` at tensor indices standing at the given dims of ``self``, with
-    torch's dtype and shape checks (before the bounds check)."""
+    torch's checks in its order: the shape, then the dtype (not checked where ATen dispatches to
+    masked_fill_: one bool mask and one value), then the bounds (when writing)."""
     from impl._ops.indexing import numpy_key, saved_indices
 
-    if values.dtype is not self.dtype:
-        raise RuntimeError(
-            "Index put requires the source and destination dtypes match, got "
-            f"{_TYPE_NAMES[self.dtype.name]} for the destination and {_TYPE_NAMES[values.dtype.name]} "
-            "for the source."
-        )
     key = numpy_key(indices)
     target = _indexed_shape(tuple(self.shape), key)
     if target is not None and not _broadcasts_to(tuple(values.shape), target):
         raise RuntimeError(
             f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to indexing "
             f"result of shape {list(target)}"
+        )
+    (first,) = indices.values() if len(indices) == 1 else (None,)
+    masked_fill = first is not None and first.dtype is dtypes.bool_ and first.dim() > 0
+    if values.dtype is not self.dtype and not (masked_fill and values.numel() == 1):
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{_TYPE_NAMES[self.dtype.name]} for the destination and {_TYPE_NAMES[values.dtype.name]} "
+            "for the source."
         )
     apply_inplace(index_put_op(len(indices)), self, values, key=key, **saved_indices(indices))
 
