@@ -159,6 +159,8 @@ class _Run:
             return self.names[arg.name]
         if isinstance(arg, list):
             return [self._value(a) for a in arg]
+        if isinstance(arg, tuple):
+            return tuple(self._value(a) for a in arg)
         if isinstance(arg, DType):
             return getattr(self.torch, arg.name)
         return arg

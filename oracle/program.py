@@ -211,7 +211,7 @@ class Op(Step):
     kind: ClassVar[str] = "op"
     out: str
     op: str
-    args: list = field(default_factory=list)  # Ref, numbers, lists of ints
+    args: list = field(default_factory=list)  # Ref, numbers, lists of ints, index tuples (slices, ...)
     kwargs: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -221,10 +221,15 @@ class Op(Step):
             raise ValueError(f"method op {self.op!r} needs a tensor as its first argument")
 
     def names_read(self) -> list[str]:
-        return [a.name for a in [*self.args, *self.kwargs.values()] if isinstance(a, Ref)]
+        return [a.name for a in _flat([*self.args, *self.kwargs.values()]) if isinstance(a, Ref)]
 
     def names_bound(self) -> list[str]:
         return [self.out]
+
+
+def _flat(values: list) -> list:
+    """The values with index tuples opened (an indexing key may hold tensors)."""
+    return [v for value in values for v in (_flat(list(value)) if isinstance(value, tuple) else [value])]
 
 
 @_step
@@ -927,7 +932,13 @@ def _encode(value: Any) -> Any:
         return {"torch_dtype": value.name}
     if isinstance(value, float) and not math.isfinite(value):
         return {"float": repr(value)}  # strict JSON has no NaN/Infinity
-    if isinstance(value, (list, tuple)):
+    if isinstance(value, tuple):  # an indexing key: a tuple, not a list (torch reads them apart)
+        return {"tuple": [_encode(v) for v in value]}
+    if isinstance(value, slice):
+        return {"slice": [_encode(value.start), _encode(value.stop), _encode(value.step)]}
+    if value is Ellipsis:
+        return {"ellipsis": None}
+    if isinstance(value, list):
         return [_encode(v) for v in value]
     if isinstance(value, dict):
         return {k: _encode(v) for k, v in value.items()}
@@ -944,6 +955,12 @@ def _decode(value: Any) -> Any:
             return DType(value["torch_dtype"])
         if set(value) == {"action", "value"}:
             return Action(value["action"], value["value"])
+        if set(value) == {"tuple"}:
+            return tuple(_decode(v) for v in value["tuple"])
+        if set(value) == {"slice"}:
+            return slice(*(_decode(v) for v in value["slice"]))
+        if set(value) == {"ellipsis"}:
+            return Ellipsis
         return {k: _decode(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_decode(v) for v in value]

@@ -240,6 +240,8 @@ def _arg(value: object) -> str:
         return f"torch.{value.name}"
     if isinstance(value, list):
         return "[" + ", ".join(_arg(v) for v in value) + "]"
+    if isinstance(value, tuple):
+        return "(" + "".join(_arg(v) + ", " for v in value).rstrip() + ")"
     if isinstance(value, float) and not math.isfinite(value):
         return f"float({str(value)!r})"
     return repr(value)
