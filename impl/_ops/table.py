@@ -55,7 +55,7 @@ class OpDef:
         self.node_class = type(self.node_name, (OpNode,), body)
         readers = {name: property(_saved_reader(name, slot)) for name, slot in self._saved_slots.items()}
         self.ctx_class = type(self.node_name + "Ctx", (OpCtx,), {"__slots__": (), **readers})
-        self._plan: _Plan | None = None  # made on first record (see _plan)
+        self._plan = _Plan(self)
 
 
 def D(uses: str, formula: Callable[[Any, OpCtx], Any]) -> Derivative:
@@ -263,8 +263,9 @@ def _scalar_tensor(value: Any, like: Any) -> Any:
 
 
 class _Plan:
-    """What recording a node of one op needs, worked out once per OpDef from its declaration:
-    per input, its derivative (or None) and where each value that derivative uses comes from."""
+    """What recording a node of one op needs, worked out once from its OpDef (like the node's
+    slots, so an OpDef's derivatives are fixed once it is made): per input, its derivative (or
+    None) and where each value that derivative uses comes from."""
 
     __slots__ = ("diff", "sources")
 
@@ -285,13 +286,6 @@ def _source(op: OpDef, use: str) -> tuple[str, Any]:
     if use in op.inputs:
         return "input", op.inputs.index(use)
     return "attr", use
-
-
-def _plan(op: OpDef) -> _Plan:
-    """The op's recording plan, made on first use (after every module has declared its ops)."""
-    if op._plan is None:
-        op._plan = _Plan(op)
-    return op._plan
 
 
 def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
@@ -334,7 +328,7 @@ def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
         main._view_version = src._vc.value
         main._view_no_grad = not _grad_state.enabled and src.requires_grad
     if _grad_state.enabled and not _grad_state.inference and main._data.dtype in FLOAT_DTYPES:
-        plan = op._plan or _plan(op)
+        plan = op._plan
         for d, t in zip(plan.diff, tensors, strict=False):
             if d is not None and (t._requires_grad or t._grad_fn is not None):
                 _record(op, plan, tensors, attrs, results or (main,))
