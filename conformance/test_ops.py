@@ -283,17 +283,49 @@ def test_gather_cat_softmax(program: Program, backend: Backend, reference: Backe
     check(program, backend, reference)
 
 
+def mixed_key(draw: Any, p: OpProgram, shape: tuple[int, ...]) -> tuple:
+    """A key mixing basic items (integers, slices, None, Ellipsis) with advanced ones (lists,
+    integer or bool tensors): torch slices first (a view; a write then gets CopySlices), then
+    indexes what is left (adjacent advanced items or not, which moves the result's dims)."""
+    first = draw(st.integers(0, len(shape) - 1))  # the dim of the first advanced item
+    items: list[Any] = []
+    for d, size in enumerate(shape):
+        if d == first or (d > first and draw(st.integers(0, 2)) == 0):
+            kind = draw(st.sampled_from(("list", "tensor", "mask")))
+            if kind == "list":
+                items.append(index_data(draw, (draw(st.integers(1, 3)),), size))
+            elif kind == "tensor":
+                items.append(Ref(p.index((draw(st.integers(1, 2)),), size)))
+            else:
+                items.append(Ref(p.leaf((size,), "bool", grad=False)))
+        elif draw(st.booleans()):
+            items.append(draw(st.integers(-size, size - 1)))
+        else:
+            bound = st.none() | st.integers(-size, size)
+            items.append(slice(draw(bound), draw(bound), draw(st.sampled_from((None, 1, 2)))))
+    if draw(st.booleans()):
+        items.insert(draw(st.integers(0, len(items))), None)
+    if items and items[0] == slice(None) and draw(st.booleans()):
+        items[0] = Ellipsis
+    elif draw(st.booleans()):
+        items.append(Ellipsis)
+    return tuple(items)
+
+
 @st.composite
 def indexing(draw: Any) -> Program:
-    """An indexing read (integer, list, integer or bool tensor, narrow, select) of a tensor, or a
-    write (__setitem__) into a non-leaf copy of it, then backward."""
+    """An indexing read (integer, list, integer or bool tensor, a key mixing basic and advanced
+    items, narrow, select) of a tensor, or a write (__setitem__) into a non-leaf copy of it, then
+    backward."""
     p = OpProgram(draw)
     dtype = dtype_of(draw)
     shape = draw(st.sampled_from(((3,), (2, 3), (3, 1), (2, 1, 3))))
     x = p.leaf(shape, dtype, grad=True)
-    kind = draw(st.sampled_from(("int", "list", "tensor", "mask", "narrow", "select")))
+    kind = draw(st.sampled_from(("int", "list", "tensor", "mask", "mixed", "mixed", "narrow", "select")))
     index: Any
-    if kind == "int":
+    if kind == "mixed":
+        index = mixed_key(draw, p, shape)
+    elif kind == "int":
         index = draw(st.integers(-shape[0], shape[0] - (draw(st.integers(0, 5)) > 0)))
     elif kind == "list":
         index = index_data(draw, (draw(st.integers(1, 4)),), shape[0])
@@ -312,8 +344,8 @@ def indexing(draw: Any) -> Program:
         return p.end(y)
     copy = p.op("clone", Ref(x)) if draw(st.booleans()) else p.op("mul", Ref(x), 2.0)
     value: Any = draw(st.sampled_from((0.0, -1.0, 5)))
-    if draw(st.booleans()):
-        value = Ref(p.leaf((), dtype))
+    if draw(st.booleans()):  # a tensor value: 0-d, leading ones (dropped), or one that may not fit
+        value = Ref(p.leaf(draw(st.sampled_from(((), (), (1,), (1, 1), (2,)))), dtype))
     p.steps.append(Op(f"w{len(p.names)}", "__setitem__", [Ref(copy), index, value]))
     p.steps.append(ObserveLayout(copy))
     return p.end(copy)

@@ -926,4 +926,6 @@ def apply_slicing(t: Tensor, items: tuple, skip_full_slices: bool) -> tuple[Tens
 
 
 def _is_full_slice(k: builtins.slice, size: int) -> bool:
-    return k.indices(size) == (0, size, 1)
+    """Whether applySlice skips the slice: its start as written is 0 (a negative start that
+    wraps to 0 is still sliced), its step 1 and its stop at or past the end."""
+    return k.start in (None, 0) and k.step in (None, 1) and (k.stop is None or k.stop >= size)

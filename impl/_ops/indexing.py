@@ -70,8 +70,50 @@ INDEX_PUT_ACC = OpDef(
 def _index_fwd(xp: Any, a: Any, key: tuple, **indices: Any) -> Any:
     try:
         return a[key]
-    except IndexError as exc:  # numpy says "axis" where torch says "dimension"
+    except IndexError as exc:
+        found = first_out_of_range(a.shape, mask_free(key))
+        if found is not None:
+            raise found[2] from None
         raise IndexError(str(exc).replace(" for axis ", " for dimension ")) from None
+
+
+def mask_free(key: tuple) -> list:
+    """The key with each bool mask replaced by the integer indices of its true elements."""
+    return [i for k in key for i in ((k,) if isinstance(k, slice) or k.dtype.kind != "b" else k.nonzero())]
+
+
+def broadcast_indices(items: list) -> list:
+    """The index arrays of a mask-free key broadcast together, or torch's error."""
+    import numpy as np
+
+    arrays = [k for k in items if not isinstance(k, slice)]
+    try:
+        return np.broadcast_arrays(*arrays)
+    except ValueError:
+        shapes = ", ".join(str(list(a.shape)) for a in arrays)
+        raise IndexError(
+            f"shape mismatch: indexing tensors could not be broadcast together with shapes {shapes}"
+        ) from None
+
+
+def first_out_of_range(shape: tuple, items: list) -> tuple[tuple, Any, IndexError] | None:
+    """torch's CPU index kernels walk the result in C order and stop at the first index out of
+    range: its place in the broadcast indices, where the indices are out of range, and torch's
+    error, which names the index by its place among the index tensors (not by the dim it
+    indexes); None when every index is in range."""
+    import numpy as np
+
+    sizes = [shape[d] for d, k in enumerate(items) if not isinstance(k, slice)]
+    arrays = broadcast_indices(items)
+    bad = np.zeros(arrays[0].shape, dtype=bool)
+    for a, n in zip(arrays, sizes, strict=True):
+        bad |= (a < -n) | (a >= n)
+    if not bad.any():
+        return None
+    at = np.unravel_index(int(np.argmax(bad.reshape(-1))), bad.shape)
+    pairs = enumerate(zip(arrays, sizes, strict=True))
+    i, a, n = next((i, a, n) for i, (a, n) in pairs if not -n <= a[at] < n)
+    return at, bad, IndexError(f"index {int(a[at])} is out of bounds for dimension {i} with size {n}")
 
 
 @functools.cache

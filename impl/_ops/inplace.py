@@ -373,9 +373,11 @@ def _index_put_(self: Tensor, indices: dict[int, Tensor], values: Tensor) -> Non
     """index_put_ of ``values`` at tensor indices standing at the given dims of ``self``, with
     torch's checks in its order: the shape, then the dtype (not checked where ATen dispatches to
     masked_fill_: one bool mask and one value), then the bounds (when writing)."""
-    from impl._ops.indexing import numpy_key, saved_indices
+    from impl._ops.indexing import broadcast_indices, mask_free, numpy_key, saved_indices
 
+    check_inplace(self)  # autograd's checks come before the kernel's
     key = numpy_key(indices)
+    broadcast_indices(mask_free(key))
     target = _indexed_shape(tuple(self.shape), key)
     if target is not None and not _broadcasts_to(tuple(values.shape), target):
         raise RuntimeError(
@@ -390,7 +392,33 @@ def _index_put_(self: Tensor, indices: dict[int, Tensor], values: Tensor) -> Non
             f"{_TYPE_NAMES[self.dtype.name]} for the destination and {_TYPE_NAMES[values.dtype.name]} "
             "for the source."
         )
+    _check_bounds(self, key, values)
     apply_inplace(index_put_op(len(indices)), self, values, key=key, **saved_indices(indices))
+
+
+def _check_bounds(self: Tensor, key: tuple, values: Tensor) -> None:
+    """torch's CPU kernel walks the indexing result in C order and raises at the first index out
+    of range, after writing the elements before it (no version bump: the write never finished)."""
+    from impl._ops.indexing import broadcast_indices, first_out_of_range, mask_free
+
+    items = mask_free(key)
+    found = first_out_of_range(tuple(self.shape), items)
+    if found is None:
+        return
+    at, bad, error = found
+    dims = [d for d, k in enumerate(items) if not isinstance(k, slice)]
+    for d, a in zip(dims, broadcast_indices(items), strict=True):
+        items[d] = np.where(bad, 0, a)
+    grids = np.indices(tuple(self.shape), sparse=True)
+    coords = [np.broadcast_to(g, tuple(self.shape))[tuple(items)] for g in grids]
+    # the result holds the index dims where the first index stands if the indices are adjacent,
+    # else first; the failing element has them at ``at`` and every sliced dim at 0
+    before = dims[0] if dims == list(range(dims[0], dims[-1] + 1)) else 0
+    rest = coords[0].ndim - before - bad.ndim
+    stop = int(np.ravel_multi_index((0,) * before + at + (0,) * rest, coords[0].shape))
+    written = np.broadcast_to(values._data, coords[0].shape).reshape(-1)[:stop]
+    self._data[tuple(c.reshape(-1)[:stop] for c in coords)] = written
+    raise error
 
 
 def _broadcasts_to(shape: tuple, target: tuple) -> bool:
