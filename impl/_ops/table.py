@@ -273,7 +273,8 @@ class _Plan:
         derivatives = op.derivatives
         self.diff = tuple(derivatives.get(name) for name in op.inputs)
         self.sources = tuple(
-            None if d is None else tuple((use, *_source(op, use)) for use in d.uses) for d in self.diff
+            None if d is None else tuple((use, *_source(op, use), op._saved_slots.get(use)) for use in d.uses)
+            for d in self.diff
         )
 
 
@@ -414,24 +415,32 @@ def _tail(flat: list) -> tuple:
 
 def _record(op: OpDef, plan: _Plan, tensors: tuple, attrs: dict, results: tuple) -> None:
     node = op.node_class()
-    edges: list = []
-    for d, t in zip(plan.diff, tensors, strict=False):
-        edges += NO_EDGE if d is None else _edge_of(t)
-    node._fn0, node._nr0 = edges[0], edges[1]
-    node._rest = _tail(edges[2:])
-    meta: list = []
-    for t in tensors:
-        meta += (t._data.shape, t._data.dtype)
-    node._in_meta = tuple(meta)
+    needed = []  # per input: whether its gradient goes anywhere (then its derivative's uses are saved)
+    rest: list = []
+    for i, (d, t) in enumerate(zip(plan.diff, tensors, strict=False)):
+        edge = NO_EDGE if d is None else _edge_of(t)
+        needed.append(edge[0] is not None)
+        if i == 0:
+            node._fn0, node._nr0 = edge
+        else:
+            rest += edge
+    node._rest = _tail(rest) if rest else ()
+    if len(tensors) == 1:
+        data = tensors[0]._data
+        node._in_meta = (data.shape, data.dtype)
+    else:
+        meta: list = []
+        for t in tensors:
+            meta += (t._data.shape, t._data.dtype)
+        node._in_meta = tuple(meta)
     saved: dict[str, Any] = {}  # the node's _attrs: attrs, strides (tensors go to slots)
     for k, v in attrs.items():
         if not isinstance(v, Tensor):
             saved[k] = v
-    slots = op._saved_slots
-    for fn, sources in zip(edges[0::2], plan.sources, strict=False):
-        if fn is None:
+    for need, sources in zip(needed, plan.sources, strict=False):
+        if not need:
             continue
-        for use, kind, where in sources:
+        for use, kind, where, slot in sources:
             if kind == "strides":  # layout of an input, as derivatives.yaml's x.sym_strides()
                 saved[use] = tensors[where].stride()
             elif kind == "attr":
@@ -440,11 +449,11 @@ def _record(op: OpDef, plan: _Plan, tensors: tuple, attrs: dict, results: tuple)
                     saved[use] = v
                 elif use not in saved:
                     saved[use] = _save(v, None)
-            elif getattr(node, slots[use], None) is None:
+            elif getattr(node, slot, None) is None:
                 if kind == "output":
-                    setattr(node, slots[use], _save(results[where], node))
+                    setattr(node, slot, _save(results[where], node))
                 else:
-                    setattr(node, slots[use], _save(tensors[where], None))
+                    setattr(node, slot, _save(tensors[where], None))
     if saved:
         node._attrs = saved
     main = results[0]
