@@ -916,6 +916,37 @@ for dtype in (torch.float16, torch.float32, torch.float64):
             outs = (torch.add(a, b, alpha=alpha), torch.sub(a, b, alpha=alpha), c, d)
             print(dtype, n, alpha, [o.double().tolist() for o in outs])  # every bit, as float64
 ''',
+    "cumsum_cumprod_flip_and_prod_with_zeros": '''
+i = torch.tensor([1, 2, 3]); b = torch.tensor([True, False]); h = torch.tensor([1.1, 2.3, 0.7], dtype=torch.float16)
+print(torch.cumsum(i, 0), torch.cumprod(i, 0), torch.cumsum(b, 0), torch.cumprod(b, 0), torch.cumsum(h, 0), torch.cumprod(h, 0))
+print(torch.cumprod(i, 0, dtype=torch.float32), torch.cumsum(torch.tensor(3.), 0), torch.cumprod(torch.tensor(3.), -1), torch.flip(torch.tensor(3.), [0]))
+m = torch.arange(6).view(2, 3)
+print(m.flip(1, 0), m.flip(dims=[1]), m.flip([0]), torch.flip(m, []), m.flip(1).stride(), m.float().cumsum(-1), m.float().cumprod(dim=0))
+attempt(lambda: torch.cumsum(i, 1))
+attempt(lambda: torch.cumprod(i, -2))
+attempt(lambda: torch.flip(i, [1]))
+attempt(lambda: torch.flip(torch.zeros(2, 2), (0, -2)))
+attempt(lambda: torch.flip(i, 0))
+attempt(lambda: torch.cumprod(torch.tensor([1.], requires_grad=True), 0, dtype=torch.int64))
+def deep(fn, depth=0):
+    if fn is None or depth > 9:
+        return None
+    return (fn.name(), [deep(n, depth + 1) for n, _ in fn.next_functions])
+for data in ([[0.]], [[2., 0., 3.], [1., 4., 0.]], [[0.], [2.]], [[2., 0., 3., 0.]], [[1.5, 2., -1.]], [[0., 0.]], [[3.]]):
+    for f in (lambda x: x.prod(), lambda x: x.prod(1), lambda x: x.prod(0, keepdim=True), lambda x: x.cumprod(1),
+              lambda x: x.cumsum(1) * x, lambda x: x.flip([1]) * x, lambda x: torch.cumsum(x, 1, dtype=torch.float64)):
+        x = torch.tensor(data, requires_grad=True)
+        y = f(x)
+        print(y, deep(y.grad_fn))
+        g, = torch.autograd.grad(y.sum(), x, create_graph=True)
+        print(g, deep(g.grad_fn))
+        if g.requires_grad:
+            g2, = torch.autograd.grad(g.sum(), x, create_graph=True, allow_unused=True, materialize_grads=True)
+            print(g2, deep(g2.grad_fn))
+            if g2.requires_grad:
+                g3, = torch.autograd.grad(g2.sum(), x, allow_unused=True, materialize_grads=True)
+                print([round(v, 4) + 0.0 for v in g3.flatten().tolist()])  # third order: rounding apart
+''',
     "setitem_mixed_keys_write_through_views": '''
 def deep(fn, depth=0):
     if fn is None or depth > 3:

@@ -15,6 +15,7 @@ from impl._ops import reductions as rd
 from impl._ops import views as vw
 from impl._ops.table import D, OpDef, apply, broadcast_mismatch
 from impl._tensor import Tensor, _wrap_dim
+from impl.autograd.grad_mode import is_grad_enabled
 from impl.autograd.graph import Node
 
 
@@ -210,6 +211,40 @@ def sum(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = N
     if dim is _ALL:
         return apply(rd.SUM, input, dim=None, keepdim=False, dtype=out_dt.np)
     return apply(rd.SUM_DIM, input, dim=_dims(dim, input.dim()), keepdim=keepdim, dtype=out_dt.np)
+
+
+def cumsum(input: Tensor, dim: Any = _ALL, *, dtype: Any = None) -> Tensor:
+    return _scan(rd.CUMSUM, "cumsum", input, dim, dtype)
+
+
+def cumprod(input: Tensor, dim: Any = _ALL, *, dtype: Any = None) -> Tensor:
+    return _scan(rd.CUMPROD, "cumprod", input, dim, dtype)
+
+
+def _scan(op: Any, name: str, input: Tensor, dim: Any, dtype: Any) -> Tensor:
+    """cumsum/cumprod: integer and bool inputs scan in int64 unless ``dtype`` says otherwise."""
+    if dim is _ALL:
+        raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+    if dtype is not None:
+        out = dtypes.to_dtype(dtype)
+    else:
+        out = input.dtype if input.dtype.is_floating_point else dtypes.int64
+    if input.requires_grad and is_grad_enabled() and not out.is_floating_point:
+        raise RuntimeError(f"Autograd not support dtype: {_type_name(out)}")
+    return apply(op, input, dim=_wrap_dim(int(dim), input.dim()), dtype=out.np, in_dtype=input.dtype)
+
+
+def flip(input: Tensor, dims: Any) -> Tensor:
+    """A copy with the order of the elements reversed along ``dims``."""
+    if not isinstance(dims, (list, tuple)):
+        raise TypeError(
+            f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}"
+        )
+    wrapped = [_wrap_dim(int(d), input.dim()) for d in dims]
+    for i, d in enumerate(wrapped):
+        if d in wrapped[:i]:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+    return apply(rd.FLIP, input, dims=tuple(wrapped) if input.dim() else ())
 
 
 def mean(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -539,6 +574,11 @@ def permute(input: Tensor, dims: Any) -> Tensor:
             f"permute(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}"
         )
     return permute_method(input, *dims)
+
+
+def flip_method(input: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
+    """``x.flip(0)``, ``x.flip(1, 0)``, ``x.flip([0])`` or ``x.flip(dims=[0])``."""
+    return flip(input, list(kwargs["dims"]) if "dims" in kwargs else list(_shape_args(dims)))
 
 
 def permute_method(input: Tensor, *dims: Any) -> Tensor:

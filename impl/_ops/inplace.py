@@ -268,6 +268,17 @@ class CopySlices(Node):
         self._next = (base._edge(),) + tuple(fn._next[1:])
         self._input_meta = [(tuple(base.shape), base.dtype)]
         self.fn, self.size, self.stride, self.offset = fn, size, stride, offset
+        self.base_contiguous = base.is_contiguous()
+
+    def _like_base(self, g: Tensor) -> Tensor:
+        """The gradient in the base's layout, as torch's new_empty_strided(base) then copy_ (so a
+        create_graph graph holds CopyBackwards there); a base of another layout keeps the
+        gradient's own (clone)."""
+        if not self.base_contiguous:
+            return g.clone()
+        from impl._creation import empty
+
+        return copy_(empty(tuple(g.shape), dtype=g.dtype, device=g.device), g)
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"
@@ -278,7 +289,7 @@ class CopySlices(Node):
             return (None,) * len(self._next)
         if self.fn is None:
             raise RuntimeError(FREED)
-        result = g.clone()
+        result = self._like_base(g)
         region = result.as_strided(self.size, self.stride, self.offset)
         res = self.fn.apply((region.clone(),))
         if res[0] is None:

@@ -65,36 +65,46 @@ MEAN_DIM = OpDef(
 )
 
 
-def _prod_of_others(xp: Any, a: Any, axis: int | None) -> Any:
-    """For each element, the product of the other elements along ``axis`` (exclusive cumprods,
-    exact where the input has zeros, unlike ``result / self``)."""
-    if axis is None:
-        return _prod_of_others(xp, a.reshape(-1), 0).reshape(a.shape)
-    n = a.shape[axis]
-    ones = xp.ones_like(xp.take(a, [0], axis=axis))
-    left = xp.cumprod(xp.concatenate([ones, xp.take(a, list(range(n - 1)), axis=axis)], axis=axis), axis=axis)
-    tail = xp.concatenate([xp.take(a, list(range(1, n)), axis=axis), ones], axis=axis)
-    right = xp.flip(xp.cumprod(xp.flip(tail, axis=axis), axis=axis), axis=axis)
-    return left * right
-
-
 def _prod_grad(g: Any, c: Any) -> Any:
     """torch's prod_backward: ``grad * (result / self)`` with grad and result unsqueezed back
     over a reduced ``dim`` (a full product's 0-d grad and result broadcast); a 0-d input passes
-    grad through. Where the input has zeros, the products of the other elements (exclusive
-    cumprods, computed without a graph)."""
-    from impl._tensor import Tensor
-    from impl._xp import namespace_of
+    grad through. Where the input has zeros, the products of the other elements as exclusive
+    cumprods (``_prod_of_others``, a graph of cat/cumprod/flip, so it has derivatives); a full
+    product with several zeros outside grad mode is plain zeros."""
+    from impl._creation import zeros_like
+    from impl.autograd import grad_mode
 
     x, res = c.self, c.result
     if x.dim() == 0:
         return g
     if c.dim is not None and not c.keepdim:
         g, res = g.unsqueeze(c.dim[0]), res.unsqueeze(c.dim[0])
-    if not bool((x._data == 0).any()):
+    zeros = int((x._data == 0).sum())
+    if zeros == 0:
         return g * (res / x)
-    axis = None if c.dim is None else c.dim[0]
-    return g * Tensor._from_array(_prod_of_others(namespace_of(x._data), x._data, axis))
+    if c.dim is not None:
+        return _prod_of_others(g, x, c.dim[0])
+    if zeros > 1 and not grad_mode.is_grad_enabled():
+        return zeros_like(x)
+    return _prod_of_others(g, x.contiguous().view(-1), 0).view_as(x)
+
+
+def _prod_of_others(g: Any, x: Any, dim: int) -> Any:
+    """``g`` times, for each element, the product of the others along ``dim``: the cumprod of
+    the elements before it times the reversed cumprod of those after it (torch's
+    prod_safe_zeros_backward), exact where the input has zeros."""
+    from impl._creation import ones
+    from impl._ops.functions import cat
+
+    if x.numel() == 0:
+        return g.expand_as(x)
+    n = x.shape[dim]
+    if n == 1:  # no other elements
+        return g
+    one = ones(*[1 if d == dim else s for d, s in enumerate(x.shape)], dtype=g.dtype)
+    before = cat([one, x.narrow(dim, 0, n - 1)], dim).cumprod(dim)
+    after = cat([one, x.narrow(dim, 1, n - 1).flip([dim])], dim).cumprod(dim).flip([dim])
+    return g * (before * after)
 
 
 PROD = OpDef(
@@ -106,6 +116,80 @@ PROD_DIM = OpDef(
     "ProdBackward1",
     lambda xp, a, dim, keepdim: xp.prod(a, axis=dim, keepdims=keepdim),
     derivatives={"self": D("self result dim keepdim", _prod_grad)},
+)
+
+
+# -- scans and flip ------------------------------------------------------------------------------
+def _scan_fwd(scan: str) -> Any:
+    """cumsum/cumprod along ``dim`` into ``dtype`` (float16 accumulated in float32 as torch's CPU
+    kernel; a 0-d input is its own scan)."""
+
+    def forward(xp: Any, a: Any, dim: int, dtype: Any, in_dtype: Any) -> Any:
+        if a.ndim == 0:
+            return a.astype(dtype, copy=True)
+        acc = np.float32 if np.dtype(dtype) == np.float16 else dtype
+        return getattr(xp, scan)(a, axis=dim, dtype=acc).astype(dtype, copy=False)
+
+    return forward
+
+
+def reversed_cumsum(t: Any, dim: int) -> Any:
+    """The sums from each element to the end along ``dim`` (flip, cumsum, flip as torch)."""
+    return t.flip([dim]).cumsum(dim).flip([dim])
+
+
+def _as_input(g: Any, c: Any) -> Any:
+    """``grad.to(self.scalar_type())``: a scan computed in another dtype sends its input's back."""
+    return g if g.dtype is c.in_dtype else g.to(c.in_dtype)
+
+
+def _cumsum_grad(g: Any, c: Any) -> Any:
+    g = _as_input(g, c)
+    if g.numel() <= 1 or g.shape[c.dim] == 1:
+        return g
+    return reversed_cumsum(g, c.dim)
+
+
+def _cumprod_grad(g: Any, c: Any) -> Any:
+    """torch's cumprod_backward: without zeros, reversed_cumsum(result * grad) / self; with
+    zeros, for each k the sum over i >= k of grad[i] times the product of the elements up to i
+    but k, built from prod and cumprod of slices and written into zeros a slice at a time (as
+    torch, so it has derivatives of every order)."""
+    from impl._creation import ones, zeros_like
+    from impl._ops.functions import cat
+
+    g, x, dim = _as_input(g, c), c.self, c.dim
+    if x.numel() <= 1 or x.shape[dim] == 1:
+        return g
+    if not bool((x._data == 0).any()):
+        return reversed_cumsum(c.result * g, dim).div(x)
+    n = x.shape[dim]
+    one = ones(1, dtype=g.dtype).expand(*[1 if d == dim else s for d, s in enumerate(x.shape)])
+    out = zeros_like(x, dtype=g.dtype)
+    for k in range(n):
+        if k == 0:
+            omitted = cat([one, x.narrow(dim, 1, n - 1).cumprod(dim)], dim)
+        else:
+            until = x.narrow(dim, 0, k).prod(dim, True)
+            if k < n - 1:
+                after = x.narrow(dim, k + 1, n - k - 1).cumprod(dim)
+                omitted = cat([until, until.expand_as(after) * after], dim)
+            else:
+                omitted = until
+        out.select(dim, k).copy_((g.narrow(dim, k, n - k) * omitted).sum(dim))
+    return out
+
+
+CUMSUM = OpDef("CumsumBackward0", _scan_fwd("cumsum"), derivatives={"self": D("dim in_dtype", _cumsum_grad)})
+CUMPROD = OpDef(
+    "CumprodBackward0",
+    _scan_fwd("cumprod"),
+    derivatives={"self": D("self dim result in_dtype", _cumprod_grad)},
+)
+FLIP = OpDef(
+    "FlipBackward0",
+    lambda xp, a, dims: xp.flip(a, axis=dims).copy() if dims else a.copy(),
+    derivatives={"self": D("dims", lambda g, c: g.flip(list(c.dims)))},
 )
 
 
