@@ -216,8 +216,11 @@ class OpNode(Node):
         first = None if self._fn0 is None else diff[0].formula(g, ctx)
         if len(diff) == 1:
             return (first,)
+        out = [first]
         rest = self._rest
-        return (first, *(None if rest[2 * i] is None else d.formula(g, ctx) for i, d in enumerate(diff[1:])))
+        for i in range(1, len(diff)):
+            out.append(None if rest[2 * i - 2] is None else diff[i].formula(g, ctx))
+        return tuple(out)
 
     def release(self) -> None:
         for slot in self.op._saved_slots.values():

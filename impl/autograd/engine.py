@@ -117,7 +117,7 @@ def _validate(node: Node, outputs: tuple, edges: tuple) -> tuple:
                     f"[{', '.join(map(str, shape))}]"
                 )
             grad = sum_to(grad, tuple(shape))
-        if grad.dtype is not dtype:
+        if grad._data.dtype is not dtype.np and grad.dtype is not dtype:
             grad = grad.to(dtype)
         out.append(grad)
     return tuple(out)
