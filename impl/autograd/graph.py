@@ -167,7 +167,10 @@ class SavedTensor:
         return t
 
     def release(self) -> None:
+        """Free the tensor. ``output_of`` goes too: a node saving its own output is a reference
+        cycle (node -> saved -> node) that only the cycle collector could free otherwise."""
         self.tensor = None
+        self.output_of = None
         self.freed = True
 
 
