@@ -9,40 +9,52 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conformance.test_ops import OpProgram
+from conformance.test_ops import OpProgram, mixed_key
 from oracle.backends import Backend
 from oracle.differential import check
-from oracle.program import Backward, Grad, Observe, ObserveGraph, Program, Ref
+from oracle.program import Backward, Grad, Observe, ObserveGraph, Op, Program, Ref
 
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
 # ops with non-trivial second derivatives, and ones whose second derivative is zero or undefined
-SMOOTH = ("exp", "sin", "cos", "tanh", "sigmoid", "log", "sqrt", "square", "softmax")
+SMOOTH = ("exp", "sin", "cos", "tanh", "sigmoid", "log", "sqrt", "square", "softmax", "log_softmax", "prod")
 BINARY = ("mul", "div", "pow", "add", "sub", "matmul")
 
 
-def smooth_chain(p: OpProgram, draw: Any, xs: list[str]) -> str:
-    """A chain of one to three ops mixing the leaves; returns the scalar it sums to."""
-    current = xs[0]
+def smooth_chain(p: OpProgram, draw: Any, xs: list[str], shape: tuple[int, ...]) -> str:
+    """A chain of one to three ops mixing the leaves (of ``shape``), now and then starting from
+    an indexed write; returns the scalar it sums to."""
+    current = indexed_write(p, draw, xs, shape) if draw(st.integers(0, 2)) == 0 else xs[0]
     for _ in range(draw(st.integers(1, 3))):
         op = draw(st.sampled_from(SMOOTH + BINARY + ("relu", "abs")))
         if op in BINARY:
             other: Any = Ref(draw(st.sampled_from(xs))) if op != "pow" else draw(st.sampled_from((2, 3, 0.5)))
             current = p.op(op, Ref(current), other)
-        elif op == "softmax":
+        elif op in ("softmax", "log_softmax"):
             current = p.op(op, Ref(current), -1)
         else:
             current = p.op(op, Ref(current))
     return p.op("sum", Ref(current))
 
 
-def leaves(p: OpProgram, draw: Any) -> list[str]:
+def indexed_write(p: OpProgram, draw: Any, xs: list[str], shape: tuple[int, ...]) -> str:
+    """The leaves stacked, then written through a key mixing basic and advanced items with a
+    value computed from a leaf, so gradients of every order reach both through CopySlices and
+    IndexPutBackward0; returns the written tensor."""
+    base = p.op("stack", [Ref(xs[0]), Ref(xs[-1])])
+    value = p.op("sum", Ref(p.op("mul", Ref(xs[-1]), Ref(xs[-1]))))
+    key = mixed_key(draw, p, (2, *shape))
+    p.steps.append(Op(f"w{len(p.names)}", "__setitem__", [Ref(base), key, Ref(value)]))
+    return base
+
+
+def leaves(p: OpProgram, draw: Any) -> tuple[list[str], tuple[int, ...]]:
     shape = draw(st.sampled_from(((), (2,), (3,))))
     dtype = draw(st.sampled_from(("float32", "float64")))
     xs = [p.leaf(shape, dtype, grad=True)]
     if draw(st.booleans()):
         xs.append(p.leaf(shape, dtype, grad=True))
-    return xs
+    return xs, shape
 
 
 def observed(p: OpProgram) -> Program:
@@ -54,8 +66,8 @@ def observed(p: OpProgram) -> Program:
 def double_backward(draw: Any) -> Program:
     """grad(create_graph=True) of a chain, its graph observed, then a backward through it."""
     p = OpProgram(draw)
-    xs = leaves(p, draw)
-    loss = smooth_chain(p, draw, xs)
+    xs, shape = leaves(p, draw)
+    loss = smooth_chain(p, draw, xs, shape)
     gs = [f"g{i}" for i in range(len(xs))]
     p.steps.append(Grad(gs, [loss], xs, create_graph=True))
     p.steps += [ObserveGraph(g) for g in gs]
@@ -76,8 +88,8 @@ def test_double_backward(program: Program, backend: Backend, reference: Backend)
 def grad_chains(draw: Any) -> Program:
     """Gradients of gradients up to third order, the last with or without create_graph."""
     p = OpProgram(draw)
-    xs = leaves(p, draw)
-    root = smooth_chain(p, draw, xs)
+    xs, shape = leaves(p, draw)
+    root = smooth_chain(p, draw, xs, shape)
     order = draw(st.integers(2, 3))
     for i in range(order):
         g = f"g{i}"
@@ -100,8 +112,8 @@ def backward_create_graph(draw: Any) -> Program:
     """backward(create_graph=True) (the .grad it leaves has a grad_fn), again (accumulating
     through the graph, as create_graph retains it), then autograd.grad of that gradient."""
     p = OpProgram(draw)
-    xs = leaves(p, draw)
-    loss = smooth_chain(p, draw, xs)
+    xs, shape = leaves(p, draw)
+    loss = smooth_chain(p, draw, xs, shape)
     for _ in range(draw(st.integers(1, 2))):
         p.steps.append(Backward(loss, create_graph=True))
         p.steps += [Observe(x) for x in xs]

@@ -520,7 +520,8 @@ def trace(input: Tensor) -> Tensor:
 
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
-    return input.unsqueeze(1) * vec2
+    """torch's outer: ``input`` reshaped to a column (a view: ViewBackward0) times ``vec2``."""
+    return input.reshape(input.shape[0], 1) * vec2
 
 
 # -- views -------------------------------------------------------------------------------------

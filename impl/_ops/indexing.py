@@ -56,14 +56,32 @@ def _gather_key(index: Any, dim: int) -> tuple:
     return tuple(grids)
 
 
-def _index_put_acc_fwd(xp: Any, g: Any, shape: tuple, key: tuple) -> Any:
-    out = xp.zeros(shape, dtype=g.dtype)
-    xp.add.at(out, key, g)
+def _accumulate_fwd(xp: Any, zeros: Any, g: Any, key: tuple, **_: Any) -> Any:
+    out = zeros.copy()
+    if g.size:  # an empty read may hold indices out of range (torch never looks at them)
+        xp.add.at(out, key, g)
     return out
 
 
-INDEX_PUT_ACC = OpDef(
-    "IndexPutBackward0", _index_put_acc_fwd, derivatives={"self": D("key", lambda g, c: index_key(g, c.key))}
+def _accumulating(name: str, source: str, uses: str, grad: Any) -> OpDef:
+    """A backward that adds the gradient into zeros at what the forward read (torch's in-place
+    accumulate into a fresh zeros tensor: its first edge leads nowhere)."""
+    return OpDef(name, _accumulate_fwd, ("self", source), {source: D(uses, grad)})
+
+
+def accumulate(op: OpDef, g: Any, shape: tuple, key: tuple, **attrs: Any) -> Any:
+    """Zeros of ``shape`` with ``g`` added at ``key`` through ``op``."""
+    from impl._creation import zeros
+
+    return apply(op, zeros(shape, dtype=g.dtype, device=g.device), g, key=key, **attrs)
+
+
+INDEX_PUT_ACC = _accumulating("IndexPutImplBackward0", "values", "key", lambda g, c: index_key(g, c.key))
+SCATTER_ADD = _accumulating(
+    "ScatterAddBackward0", "src", "dim index", lambda g, c: apply(GATHER, g, dim=c.dim, index=c.index)
+)
+INDEX_ADD = _accumulating(
+    "IndexAddBackward0", "source", "dim index", lambda g, c: apply(INDEX_SELECT, g, dim=c.dim, index=c.index)
 )
 
 
@@ -71,10 +89,18 @@ def _index_fwd(xp: Any, a: Any, key: tuple, **indices: Any) -> Any:
     try:
         return a[key]
     except IndexError as exc:
-        found = first_out_of_range(a.shape, mask_free(key))
+        items = mask_free(key)
+        found = first_out_of_range(a.shape, items)
         if found is not None:
             raise found[2] from None
+        if empty_result(a.shape, items):  # torch reads no index, numpy checks them all
+            return a[tuple(k if isinstance(k, slice) else k * 0 for k in items)]
         raise IndexError(str(exc).replace(" for axis ", " for dimension ")) from None
+
+
+def empty_result(shape: tuple, items: list) -> bool:
+    """Whether a slice of a mask-free key selects nothing (so the result is empty)."""
+    return any(isinstance(k, slice) and not len(range(*k.indices(shape[d]))) for d, k in enumerate(items))
 
 
 def mask_free(key: tuple) -> list:
@@ -100,11 +126,13 @@ def first_out_of_range(shape: tuple, items: list) -> tuple[tuple, Any, IndexErro
     """torch's CPU index kernels walk the result in C order and stop at the first index out of
     range: its place in the broadcast indices, where the indices are out of range, and torch's
     error, which names the index by its place among the index tensors (not by the dim it
-    indexes); None when every index is in range."""
+    indexes); None when every index is in range or the result is empty."""
     import numpy as np
 
     sizes = [shape[d] for d, k in enumerate(items) if not isinstance(k, slice)]
     arrays = broadcast_indices(items)
+    if empty_result(shape, items):
+        return None  # the kernel reads no index
     bad = np.zeros(arrays[0].shape, dtype=bool)
     for a, n in zip(arrays, sizes, strict=True):
         bad |= (a < -n) | (a >= n)
@@ -125,7 +153,7 @@ def _index_op(n: int) -> OpDef:
     return OpDef(
         "IndexBackward0",
         _index_fwd,
-        derivatives={"self": D(uses, lambda g, c: apply(INDEX_PUT_ACC, g, shape=c.shape(), key=c.key))},
+        derivatives={"self": D(uses, lambda g, c: accumulate(INDEX_PUT_ACC, g, c.shape(), c.key))},
     )
 
 
@@ -178,7 +206,9 @@ GATHER = OpDef(
     derivatives={
         "self": D(
             "dim index",
-            lambda g, c: apply(INDEX_PUT_ACC, g, shape=c.shape(), key=_gather_key(c.index._data, c.dim)),
+            lambda g, c: accumulate(
+                SCATTER_ADD, g, c.shape(), _gather_key(c.index._data, c.dim), dim=c.dim, index=c.index
+            ),
         )
     },
 )
@@ -188,8 +218,8 @@ INDEX_SELECT = OpDef(
     derivatives={
         "self": D(
             "dim index",
-            lambda g, c: apply(
-                INDEX_PUT_ACC, g, shape=c.shape(), key=(slice(None),) * c.dim + (c.index._data,)
+            lambda g, c: accumulate(
+                INDEX_ADD, g, c.shape(), (slice(None),) * c.dim + (c.index._data,), dim=c.dim, index=c.index
             ),
         )
     },

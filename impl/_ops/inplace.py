@@ -74,10 +74,14 @@ ZERO = OpDef(
 
 def _index_put_fwd(xp: Any, a: Any, values: Any, key: tuple) -> Any:
     out = a.copy()
+    from impl._ops.indexing import empty_result, mask_free
+
     try:
         out[key] = values.astype(a.dtype, copy=False)
-    except IndexError as exc:  # numpy says "axis" where torch says "dimension"
-        raise IndexError(str(exc).replace(" for axis ", " for dimension ")) from None
+    except IndexError as exc:
+        if empty_result(a.shape, mask_free(key)):  # torch writes nothing and checks no index
+            return out
+        raise IndexError(str(exc).replace(" for axis ", " for dimension ")) from None  # numpy's "axis"
     return out
 
 

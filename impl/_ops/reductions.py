@@ -398,11 +398,18 @@ DOT = OpDef(
     ("self", "tensor"),
     {"self": D("tensor", lambda g, c: g * c.tensor), "tensor": D("self", lambda g, c: g * c.self)},
 )
+def _outer(g: Any, vec: Any) -> Any:
+    """derivatives.yaml's ``grad.ger(vec)``."""
+    from impl._ops.functions import outer
+
+    return outer(g, vec)
+
+
 MV = OpDef(
     "MvBackward0",
     lambda xp, a, v: a @ v,
     ("self", "vec"),
-    {"self": D("vec", lambda g, c: g.unsqueeze(1) * c.vec), "vec": D("self", lambda g, c: c.self.t().mv(g))},
+    {"self": D("vec", lambda g, c: _outer(g, c.vec)), "vec": D("self", lambda g, c: c.self.t().mv(g))},
 )
 ADDMM = OpDef(
     "AddmmBackward0",

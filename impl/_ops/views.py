@@ -213,15 +213,46 @@ def _embed(g: Any, shape: tuple, key: tuple, name: str) -> Any:
 
 
 def _as_strided_back(g: Any, c: Any) -> Any:
-    """Gradient of an as_strided view of a contiguous base (non-overlapping views)."""
+    """torch's as_strided_backward (of a view of a contiguous base): the gradient, its size-1
+    dims squeezed away, copied into its region of zeros the size of the base's storage, read
+    back in the base's geometry; differentiable (SqueezeBackward1, CopySlices and
+    AsStridedBackward0 in a create_graph graph). A view that overlaps itself adds up instead."""
+    from impl._creation import zeros
+
+    shape = tuple(c.shape())
+    numel = int(np.prod(shape))
+    addresses = _addresses(c)
+    if addresses.size != np.unique(addresses).size:
+        return _overlapping_back(g, c, numel, shape)
+    size, stride = list(c.size), list(c.stride)
+    for d in reversed(range(len(size))):
+        if size[d] == 1:
+            g = g.squeeze(d)
+            del size[d], stride[d]
+    storage = zeros(numel, dtype=g.dtype, device=g.device)
+    storage.as_strided(tuple(size), tuple(stride), c.offset).copy_(g)
+    strides = tuple(int(np.prod(shape[d + 1 :])) for d in range(len(shape)))
+    return storage.as_strided(shape, strides, 0)
+
+
+def _addresses(c: Any) -> Any:
+    """The storage address of each element of the view (shape ``c.size``)."""
+    out = np.full(tuple(c.size), c.offset, dtype=np.int64)
+    for d, (n, s) in enumerate(zip(c.size, c.stride, strict=True)):
+        out += np.arange(n).reshape([-1 if i == d else 1 for i in range(len(c.size))]) * s
+    return out
+
+
+def _overlapping_back(g: Any, c: Any, numel: int, shape: tuple) -> Any:
+    """Gradient of a view whose elements share memory: each address gets the sum of the
+    gradients of the elements that read it (values only)."""
     from impl._tensor import Tensor
     from impl._xp import namespace_of
 
     xp = namespace_of(g._data)
-    out = xp.zeros(int(np.prod(c.shape())), dtype=g._data.dtype)
-    region = _as_view(xp, out[c.offset :], c.size, c.stride)
-    region += g._data
-    return Tensor._from_array(out.reshape(c.shape()))
+    out = xp.zeros(numel, dtype=g._data.dtype)
+    xp.add.at(out, xp.asarray(_addresses(c)), g._data)
+    return Tensor._from_array(out.reshape(shape))
 
 
 def sum_to(g: Any, shape: tuple) -> Any:
