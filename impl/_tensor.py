@@ -66,6 +66,9 @@ class Tensor:
         "__weakref__",
     )
 
+    # torch's efficient zero tensor (a gradient of sgn): zeros no storage backs; set per instance
+    _efficient_zero = False
+
     def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
         from impl._creation import legacy_new
 
@@ -322,7 +325,12 @@ class Tensor:
     def detach(self) -> Tensor:
         t = Tensor._from_array(self._data)
         t._vc = self._vc
+        if self._efficient_zero:
+            t._efficient_zero = True
         return t
+
+    def _is_zerotensor(self) -> bool:
+        return self._efficient_zero
 
     def detach_(self) -> Tensor:
         if self._base is not None:
@@ -349,6 +357,10 @@ class Tensor:
 
     # -- conversions --------------------------------------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:
+        if self._efficient_zero and not force:
+            raise RuntimeError(
+                " Cannot convert a ZeroTensor to numpy. Set force=True if you need the zero array."
+            )
         if self.requires_grad and not force:
             raise RuntimeError(
                 "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
@@ -366,6 +378,8 @@ class Tensor:
         return to_numpy(self._data).reshape(()).item()
 
     def tolist(self) -> Any:
+        if self._efficient_zero:
+            raise RuntimeError("tolist() shouldn't be called on a tensor with unallocated storage")
         return to_numpy(self._data).tolist()
 
     def __float__(self) -> float:
