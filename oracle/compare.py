@@ -42,7 +42,7 @@ def compare(ref: Trace, test: Trace) -> Divergence | None:
     """The first divergence of ``test`` from ``ref``, or None if they agree. Warnings marked
     ``once`` (emitted once per process, see ``oracle.trace.ONCE_PER_PROCESS``) are left out on
     both sides; ``Divergence.index`` counts the compared events."""
-    ref_events, test_events = _compared(ref), _compared(test)
+    ref_events, test_events = ref.reproducible_events(), test.reproducible_events()
     for index in range(max(len(ref_events), len(test_events))):
         a = ref_events[index] if index < len(ref_events) else None
         b = test_events[index] if index < len(test_events) else None
@@ -51,9 +51,6 @@ def compare(ref: Trace, test: Trace) -> Divergence | None:
             return Divergence(index, a, b, reason)
     return None
 
-
-def _compared(trace: Trace) -> list[dict]:
-    return [e for e in trace.events if not e.get("once")]
 
 
 def event_difference(ref: dict | None, test: dict | None) -> str | None:

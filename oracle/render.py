@@ -386,8 +386,8 @@ def _function_lines(s: Function) -> list[str]:
     needs = "f'needs_input_grad={tuple(bool(f) for f in ctx.needs_input_grad)}'"
     backward = [f"show_hook({s.name!r}, 'backward', {needs}, grads=grads)"]
     backward += [f"g{k} = grads[{k}]" for k in range(len(s.outputs))]
-    if s.saves:
-        backward.append(f"{', '.join(s.saves)}, = ctx.saved_tensors")
+    # the interpreter reads saved_tensors even when nothing was saved (after release it raises)
+    backward.append(f"{', '.join(s.saves)}, = ctx.saved_tensors" if s.saves else "ctx.saved_tensors")
     backward += _body_lines(s.backward) + [f"return {_returned(s.grads)}"]
     decorators = ["    @staticmethod"]
     if s.once_differentiable:

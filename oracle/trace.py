@@ -167,6 +167,11 @@ class Trace:
     def to_dict(self) -> dict:
         return {"backend": self.backend, "events": self.events}
 
+    def reproducible_events(self) -> list[dict]:
+        """The events that do not depend on what ran earlier in the process: all but the warnings
+        torch emits once per process (``"once": true``)."""
+        return [e for e in self.events if not e.get("once")]
+
     @classmethod
     def from_dict(cls, data: dict) -> Trace:
         return cls(list(data["events"]), data.get("backend", ""))
