@@ -182,6 +182,7 @@ METHODS: dict[str, Any] = {
     "relu": F.relu,
     "abs": F.abs,
     "sign": F.sign,
+    "sgn": F.sgn,
     "clamp": F.clamp,
     "clip": F.clamp,
     "maximum": F.maximum,

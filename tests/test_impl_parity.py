@@ -947,6 +947,31 @@ for data in ([[0.]], [[2., 0., 3.], [1., 4., 0.]], [[0.], [2.]], [[2., 0., 3., 0
                 g3, = torch.autograd.grad(g2.sum(), x, allow_unused=True, materialize_grads=True)
                 print([round(v, 4) + 0.0 for v in g3.flatten().tolist()])  # third order: rounding apart
 ''',
+    "efficient_zero_tensor_of_sgn": '''
+x = torch.tensor([0.5, -1.5], requires_grad=True)
+g, = torch.autograd.grad(x.abs().sum(), x, create_graph=True)
+r = torch.autograd.grad(g.sum(), x)[0]
+t = torch.tensor([1., float('inf')], requires_grad=True)
+print(r, r._is_zerotensor(), r.shape, r.dtype, r.requires_grad, r.is_leaf)
+for f in (lambda: r * t, lambda: t * r, lambda: r / t, lambda: t / r, lambda: r + t, lambda: r - t, lambda: r * 2, lambda: r.sum(), lambda: r.detach(), lambda: r.expand(3, 2)):
+    o = f()
+    print(o, o._is_zerotensor())
+attempt(lambda: r.tolist())
+attempt(lambda: r.numpy())
+attempt(lambda: r.numpy(force=True))
+x = torch.tensor([0.5, -1.5], requires_grad=True)
+g, = torch.autograd.grad(x.abs().sum(), x, create_graph=True)
+g.sum().backward()
+print(x.grad, x.grad._is_zerotensor())
+x = torch.tensor([0.0, 2.0], requires_grad=True)
+g, = torch.autograd.grad(x.log().abs().sum(), x, create_graph=True)
+print(g, torch.autograd.grad(g.sum(), x))
+x = torch.tensor([0.5, -1.5], requires_grad=True)
+g, = torch.autograd.grad((x.abs() * x).sum(), x, create_graph=True)
+print(g, torch.autograd.grad(g.sum(), x)[0]._is_zerotensor())
+g, = torch.autograd.grad(x.sgn().sum(), x); print(g._is_zerotensor())
+g, = torch.autograd.grad(x.sign().sum(), x); print(g._is_zerotensor(), g.tolist())
+''',
     "setitem_mixed_keys_write_through_views": '''
 def deep(fn, depth=0):
     if fn is None or depth > 3:
@@ -985,8 +1010,6 @@ def test_more_programs_match_torch(name: str) -> None:
     assert run(program, impl) == run(program, torch)
 
 
-@pytest.mark.xfail(strict=True, reason="torch returns an efficient zero tensor (no storage) as the gradient of "
-                   "sign/sgn; reading it raises. impl returns ordinary zeros")
 def test_second_derivative_through_abs_is_an_unallocated_zero_tensor() -> None:
     import torch
 

@@ -34,6 +34,14 @@ def zero_grad(g: Any, c: Any) -> Any:
     return zeros_like(g)
 
 
+def efficient_zero(g: Any, c: Any) -> Any:
+    """sgn_backward of a real input: torch's efficient zero tensor (Tensor._efficient_zero), which
+    products and quotients pass on as zeros (never 0 * inf = nan) and tolist()/numpy() refuse."""
+    z = zero_grad(g, c)
+    z._efficient_zero = True
+    return z
+
+
 # -- arithmetic --------------------------------------------------------------------------------
 def _add_scaled(xp: Any, a: Any, b: Any, alpha: Any) -> Any:
     """``a + alpha * b`` as torch's CPU add kernel computes it (checked bit for bit against torch
@@ -315,11 +323,14 @@ RELU = _unary(
 
 
 def _sign_fwd(xp: Any, a: Any) -> Any:
+    """sign/sgn: nan stays 0 as torch's; a bool is its own sign."""
+    if a.dtype.kind == "b":
+        return a.copy()
     return xp.where(xp.isnan(a), xp.zeros((), a.dtype), xp.sign(a)) if a.dtype.kind == "f" else xp.sign(a)
 
 
 SIGN = _unary("SignBackward0", _sign_fwd, "", zero_grad, promote=None)
-SGN = _unary("SgnBackward0", _sign_fwd, "", zero_grad, promote=None)  # abs's backward calls sgn
+SGN = _unary("SgnBackward0", _sign_fwd, "", efficient_zero, promote=None)  # abs's backward calls sgn
 ABS = _unary(
     "AbsBackward0", lambda xp, a: xp.abs(a), "self", lambda g, c: g * apply(SGN, c.self), promote=None
 )

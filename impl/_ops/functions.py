@@ -59,10 +59,26 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 
 
 def mul(input: Any, other: Any) -> Tensor:
+    if getattr(input, "_efficient_zero", False) or getattr(other, "_efficient_zero", False):
+        return _efficient_zero_of(ew.MUL, input, other)
     return apply(ew.MUL, input, other)
 
 
+def _efficient_zero_of(op: OpDef, *args: Any) -> Tensor:
+    """A product or quotient of torch's efficient zero tensor: recorded as usual, but its value is
+    zeros whatever the other operand holds (inf and nan included), and it is one again."""
+    with np.errstate(all="ignore"):
+        out = apply(op, *args)
+    from impl._xp import namespace_of
+
+    out._data = namespace_of(out._data).zeros_like(out._data)
+    out._efficient_zero = True
+    return out
+
+
 def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    if getattr(input, "_efficient_zero", False) and rounding_mode is None:
+        return _efficient_zero_of(ew.DIV, input, other)
     if rounding_mode is not None:
         q = apply(ew.DIV, input, other)
         out = q.trunc() if rounding_mode == "trunc" else q.floor()
@@ -110,7 +126,7 @@ def _unary(op: OpDef) -> Any:
 
 exp, log, sqrt = _unary(ew.EXP), _unary(ew.LOG), _unary(ew.SQRT)
 sin, cos, tanh, sigmoid = _unary(ew.SIN), _unary(ew.COS), _unary(ew.TANH), _unary(ew.SIGMOID)
-relu, abs, sign = _unary(ew.RELU), _unary(ew.ABS), _unary(ew.SIGN)
+relu, abs, sign, sgn = _unary(ew.RELU), _unary(ew.ABS), _unary(ew.SIGN), _unary(ew.SGN)
 floor, ceil, round = _unary(ew.FLOOR), _unary(ew.CEIL), _unary(ew.ROUND)
 isfinite, isnan, logical_not = _unary(ew.ISFINITE), _unary(ew.ISNAN), _unary(ew.NOT)
 bitwise_not = logical_not
@@ -619,7 +635,10 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
                 f"Tensor sizes: [{', '.join(map(str, input.shape))}]"
             )
         target.append(s)
-    return apply(vw.EXPAND, input, size=tuple(target))
+    out = apply(vw.EXPAND, input, size=tuple(target))
+    if input._efficient_zero:  # a view of torch's efficient zero tensor is one too
+        out._efficient_zero = True
+    return out
 
 
 def expand_as(input: Tensor, other: Tensor) -> Tensor:

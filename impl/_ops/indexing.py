@@ -99,8 +99,9 @@ def _index_fwd(xp: Any, a: Any, key: tuple, **indices: Any) -> Any:
 
 
 def empty_result(shape: tuple, items: list) -> bool:
-    """Whether a slice of a mask-free key selects nothing (so the result is empty)."""
-    return any(isinstance(k, slice) and not len(range(*k.indices(shape[d]))) for d, k in enumerate(items))
+    """Whether the dims a mask-free key does not index select nothing (so the result is empty)."""
+    sliced = [len(range(*k.indices(shape[d]))) for d, k in enumerate(items) if isinstance(k, slice)]
+    return 0 in sliced or 0 in shape[len(items) :]
 
 
 def mask_free(key: tuple) -> list:

@@ -163,6 +163,10 @@ def _cumprod_grad(g: Any, c: Any) -> Any:
         return g
     if not bool((x._data == 0).any()):
         return reversed_cumsum(c.result * g, dim).div(x)
+    from impl.autograd.grad_mode import is_grad_enabled
+
+    if not is_grad_enabled():
+        return _cumprod_grad_with_zeros(g, x, c.result, dim)
     n = x.shape[dim]
     one = ones(1, dtype=g.dtype).expand(*[1 if d == dim else s for d, s in enumerate(x.shape)])
     out = zeros_like(x, dtype=g.dtype)
@@ -178,6 +182,29 @@ def _cumprod_grad(g: Any, c: Any) -> Any:
                 omitted = until
         out.select(dim, k).copy_((g.narrow(dim, k, n - k) * omitted).sum(dim))
     return out
+
+
+def _cumprod_grad_with_zeros(g: Any, x: Any, result: Any, dim: int) -> Any:
+    """torch's O(n) cumprod_backward where the input has zeros and no graph is wanted: before the
+    first zero of a lane, reversed_cumsum(result * grad) / self; at the first zero, the sum of
+    grad times the cumprod of the elements up to the second zero, times the product before it;
+    after it, zero (inf and nan come out where torch's do)."""
+    from impl._tensor import Tensor
+
+    a, grad, out = (np.moveaxis(np.asarray(t._data), dim, -1) for t in (x, g, result))
+    zeros_so_far = np.cumsum(a == 0, axis=-1)
+    before = zeros_so_far == 0
+    with np.errstate(all="ignore"):
+        w = np.where(before, out * grad, 0)
+        head = np.flip(np.cumsum(np.flip(w, -1), -1), -1) / a
+        first = np.argmax(zeros_so_far == 1, axis=-1)[..., None]
+        at_first = (np.arange(a.shape[-1]) == first) & (zeros_so_far == 1)
+        between = (zeros_so_far == 1) & ~at_first
+        products = np.cumprod(np.where(between, a, 1), axis=-1) * np.where(zeros_so_far == 1, grad, 0)
+        prior = np.where(first == 0, 1, np.take_along_axis(out, np.maximum(first - 1, 0), axis=-1))
+        value = products.sum(-1, keepdims=True) * prior
+    grad_input = np.where(at_first, value, np.where(before, head, 0)).astype(a.dtype, copy=False)
+    return Tensor._from_array(np.ascontiguousarray(np.moveaxis(grad_input, -1, dim)))
 
 
 CUMSUM = OpDef("CumsumBackward0", _scan_fwd("cumsum"), derivatives={"self": D("dim in_dtype", _cumsum_grad)})
