@@ -21,9 +21,6 @@ KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
     "ERR-003": "matmul of 1-d tensors of different sizes and dtypes (float32 [3] @ int64 [2]) raises "
     "the size error ('inconsistent tensor size, expected tensor [3] and src [2] ...') where torch "
     "checks dtypes first ('dot : expected both vectors to have same dtype, but found Float and Long')",
-    "ERR-005": "t.backward(inputs=[a leaf t does not depend on]) on a t that retains its grad leaves "
-    "t.grad None where torch sets it to the root gradient (ones), so a later backward accumulates "
-    "from there",
 }
 
 

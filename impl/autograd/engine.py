@@ -203,7 +203,8 @@ def execute(
     _tasks.append(buffers)
     try:
         with grad_mode.set_grad_enabled(create_graph):
-            _run(ready, counter, buffers, deps, needed, captures, captured, keep_graph)
+            lone_root = roots[0] if len(root_edges) == 1 else None
+            _run(ready, counter, buffers, deps, needed, captures, captured, keep_graph, lone_root)
     finally:
         _tasks.pop()
     return captured
@@ -218,19 +219,28 @@ def _run(
     captures: dict,
     captured: list,
     keep_graph: bool,
+    lone_root: Node | None,
 ) -> None:
-    """The engine loop: pop the ready node with the highest sequence number, run it, route its outputs."""
+    """The engine loop: pop the ready node with the highest sequence number, run it, route its outputs.
+
+    A node that is reached but not needed (a captured edge, or the root itself when the backward has
+    a single root edge; torch puts a dummy GraphRoot before several) still runs its tensor pre-hooks
+    and retain_grad hooks, as torch's evaluate_function does; it is not run.
+    """
     pop, push = heapq.heappop, heapq.heappush
     while ready:
         node = pop(ready)[2]
         grads = buffers.pop(node)
         run = needed is None or node in needed
-        if captures and node in captures:
-            seen = grads if run else call_tensor_pre_hooks(node, list(grads))
-            for nr, k in captures[node]:
-                captured[k] = seen[nr]
         if not run:
+            if node in captures or node is lone_root:
+                grads = call_tensor_pre_hooks(node, list(grads))
+            for nr, k in captures.get(node, ()):
+                captured[k] = grads[nr]
             continue
+        if captures:
+            for nr, k in captures.get(node, ()):
+                captured[k] = grads[nr]
         edges = node._next
         outputs = _call_function(node, grads, edges)
         if not keep_graph:
