@@ -996,6 +996,12 @@ for key in keys:
         print(key, y._version, y.detach().tolist(), deep(y.grad_fn))
         (y * torch.arange(12.).reshape(3, 4)).sum().backward()
         print(x.grad.tolist(), v.grad if isinstance(v, torch.Tensor) else None)
+for shape, key in (((2, 0), ([5],)), ((2, 0), (slice(None), [])), ((0, 2), ([0],)), ((0, 2), ([],)), ((0, 2), (slice(None), [5])),
+                   ((3, 4), (slice(2, 0), [5])), ((2, 0), ([2, 0],)), ((3, 4), (slice(None), [0, 5])), ((3, 4), ([[0, 1]], [[-5, 2]]))):
+    x = torch.zeros(shape)
+    attempt(lambda: x.__setitem__(key, 1.))
+    attempt(lambda: tuple(x[key].shape))
+    print(x.tolist(), x._version)
 ''',
 }
 

@@ -862,27 +862,6 @@ def index_put(input: Tensor, key: tuple, values: Any) -> Tensor:
     return apply(index_put_op(0), input, values, key=key)
 
 
-def is_basic_key(key: Any) -> bool:
-    items = key if isinstance(key, tuple) else (key,)
-    return all(_is_integer(k) or isinstance(k, builtins.slice) or k is None or k is Ellipsis for k in items)
-
-
-def numpy_key(t: Tensor, key: Any) -> tuple:
-    """An advanced-indexing key with tensors replaced by arrays (checked like torch)."""
-    items = key if isinstance(key, tuple) else (key,)
-    out = []
-    for k in items:
-        if _t(k):
-            if k.dtype.is_floating_point:
-                raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
-            out.append(k._data)
-        elif isinstance(k, list):
-            out.append(np.asarray(_plain_list(k)))
-        else:
-            out.append(k)
-    return tuple(out)
-
-
 def _plain_list(v: Any) -> Any:
     if _t(v):
         return v._data
@@ -922,12 +901,14 @@ def _is_integer(k: Any) -> bool:
 
 
 def _index_tensor(k: Any) -> Tensor:
-    """An advanced index as a tensor (a list becomes a new one, as torch.tensor would make it)."""
+    """An advanced index as a tensor (a list becomes a new one, as torch.tensor would make it, but
+    an empty list is an empty integer index)."""
     if _t(k):
         if k.dtype.is_floating_point:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return k
-    return Tensor._from_array(np.asarray(_plain_list(k)))
+    array = np.asarray(_plain_list(k))
+    return Tensor._from_array(array.astype(np.int64) if array.size == 0 else array)  # [] indexes nothing
 
 
 def _dims_consumed(k: Any) -> int:

@@ -127,11 +127,14 @@ def first_out_of_range(shape: tuple, items: list) -> tuple[tuple, Any, IndexErro
     """torch's CPU index kernels walk the result in C order and stop at the first index out of
     range: its place in the broadcast indices, where the indices are out of range, and torch's
     error, which names the index by its place among the index tensors (not by the dim it
-    indexes); None when every index is in range or the result is empty."""
+    indexes); None when every index is in range or the result is empty. Indices into an empty dim
+    are refused before the kernel runs (place and mask None)."""
     import numpy as np
 
     sizes = [shape[d] for d, k in enumerate(items) if not isinstance(k, slice)]
     arrays = broadcast_indices(items)
+    if 0 in sizes and arrays[0].size:  # no index is valid for an empty dim (torch's AdvancedIndex)
+        return (), None, IndexError("index is out of bounds for dimension with size 0")
     if empty_result(shape, items):
         return None  # the kernel reads no index
     bad = np.zeros(arrays[0].shape, dtype=bool)

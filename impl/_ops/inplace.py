@@ -144,7 +144,7 @@ _EXPANDED_DEPRECATED = (
 
 
 def _overlaps(t: Tensor) -> bool:
-    return any(n > 1 and s == 0 for n, s in zip(t.shape, t.stride(), strict=True))
+    return t.numel() > 0 and any(n > 1 and s == 0 for n, s in zip(t.shape, t.stride(), strict=True))
 
 
 def _single_mask(key: Any) -> bool:
@@ -421,6 +421,8 @@ def _check_bounds(self: Tensor, key: tuple, values: Tensor) -> None:
     if found is None:
         return
     at, bad, error = found
+    if bad is None:  # refused before the kernel runs: nothing written
+        raise error
     dims = [d for d, k in enumerate(items) if not isinstance(k, slice)]
     for d, a in zip(dims, broadcast_indices(items), strict=True):
         items[d] = np.where(bad, 0, a)
