@@ -16,10 +16,7 @@ from oracle.program import Backward, Grad, Leaf, Observe, Op, Program, Ref, Zero
 from oracle.strategies import Builder, programs
 
 # Rule -> what impl does differently (strict xfails on the impl backend only; the goal is none).
-KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
-    "ACC-007": "autograd.grad ignores is_grads_batched (a batch of grad_outputs raises 'Mismatch in "
-    "shape') and does not warn for only_inputs=False (torch's FutureWarning)",
-}
+KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
 
 def observe_leaves(builder: Builder) -> None:
