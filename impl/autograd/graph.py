@@ -108,8 +108,10 @@ class Node:
         return self._next
 
     def _short_name(self) -> str:
-        """Name without the ``Backward<N>`` suffix, as torch's in-place error messages use it."""
-        return re.sub(r"Backward\d*$", "", self.name().rsplit("::", 1)[-1])
+        """The name torch's modified-saved-tensor error gives a node: a trailing ``Backward`` goes,
+        its number stays unless it is 0 (LeakyReluBackward1 -> LeakyRelu1, ReluBackward0 -> Relu,
+        MyFnBackward -> MyFn); other names stay whole (torch::autograd::CopySlices)."""
+        return re.sub(r"Backward(?:0|(\d*))$", r"\1", self.name())
 
     # -- hooks --------------------------------------------------------------------------------
     def register_hook(self, fn: Callable) -> RemovableHandle:
