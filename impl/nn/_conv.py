@@ -1,9 +1,12 @@
 """2-D convolution by im2col on the array namespace (ConvolutionBackward0).
 
-The input is padded, then viewed (as_strided, no copy) as windows of shape
-``(N, C, H_out, W_out, kH, kW)``; the output is one einsum per group with the weight. The backward
-scatters window gradients back (col2im) for the input, contracts the windows with the output
-gradient for the weight, and sums for the bias. Under create_graph the three gradients are the
+The input is padded, viewed (as_strided, no copy) as windows of shape ``(N, C, H_out, W_out, kH,
+kW)``, and the windows copied once into the im2col matrix ``(N, groups, C/groups*kH*kW,
+H_out*W_out)``; the output is one batched matrix product with the weight, already laid out as
+``(N, O, H_out, W_out)``. The backward scatters window gradients back (col2im) for the input,
+multiplies the output gradient by the transposed im2col matrix for the weight, and sums for the
+bias. Few fresh large arrays are made: on numpy, a fresh multi-megabyte array costs its page
+faults, often more than the arithmetic. Under create_graph the three gradients are the
 outputs of one ConvolutionBackwardBackward0 node, whose backward is again made of convolutions,
 so derivatives of every order have torch's first-backward graph and torch's values.
 """
@@ -29,31 +32,6 @@ def _pair(v: Any) -> tuple[int, int]:
     return int(v), int(v)
 
 
-def _windows(xp: Any, x: Any, kh: int, kw: int, stride: tuple, dilation: tuple, pads: tuple) -> Any:
-    """(N, C, Ho, Wo, kh, kw) strided view of the padded input."""
-    top, bottom, left, right = pads
-    xp_ = xp.pad(x, ((0, 0), (0, 0), (top, bottom), (left, right))) if any(pads) else xp.ascontiguousarray(x)
-    n, c, h, w = xp_.shape
-    ho = (h - dilation[0] * (kh - 1) - 1) // stride[0] + 1
-    wo = (w - dilation[1] * (kw - 1) - 1) // stride[1] + 1
-    sn, sc, sh, sw = xp_.strides
-    shape = (n, c, ho, wo, kh, kw)
-    strides = (sn, sc, sh * stride[0], sw * stride[1], sh * dilation[0], sw * dilation[1])
-    return xp.lib.stride_tricks.as_strided(xp_, shape=shape, strides=strides)
-
-
-def _conv_fwd(
-    xp: Any, x: Any, w: Any, b: Any, stride: tuple, pads: tuple, dilation: tuple, groups: int
-) -> Any:
-    o, cg, kh, kw = w.shape
-    cols = _windows(xp, x, kh, kw, stride, dilation, pads)
-    n, _c, ho, wo = cols.shape[:4]
-    cols = cols.reshape(n, groups, cg, ho, wo, kh, kw)
-    wg = w.reshape(groups, o // groups, cg, kh, kw)
-    out = xp.einsum("ngchwij,gocij->ngohw", cols, wg, optimize=True).reshape(n, o, ho, wo)
-    return (out + b.reshape(1, o, 1, 1)).astype(x.dtype, order="C")  # torch returns contiguous output
-
-
 @dataclass(frozen=True)
 class ConvParams:
     """What a 2-D convolution needs besides its tensors (pads: top, bottom, left, right)."""
@@ -64,20 +42,61 @@ class ConvParams:
     groups: int
 
 
+def _windows(xp: Any, x: Any, kh: int, kw: int, p: ConvParams) -> Any:
+    """(N, C, Ho, Wo, kh, kw) strided view of the zero-padded input."""
+    top, bottom, left, right = p.pads
+    if any(p.pads):
+        n, c, h, w = x.shape
+        padded = xp.zeros((n, c, h + top + bottom, w + left + right), dtype=x.dtype)
+        padded[:, :, top : top + h, left : left + w] = x
+        x = padded
+    n, c, h, w = x.shape
+    (sh_, sw_), (dh, dw) = p.stride, p.dilation
+    ho = (h - dh * (kh - 1) - 1) // sh_ + 1
+    wo = (w - dw * (kw - 1) - 1) // sw_ + 1
+    sn, sc, sh, sw = x.strides
+    strides = (sn, sc, sh * sh_, sw * sw_, sh * dh, sw * dw)
+    return xp.lib.stride_tricks.as_strided(x, shape=(n, c, ho, wo, kh, kw), strides=strides)
+
+
+def _columns(xp: Any, x: Any, kh: int, kw: int, p: ConvParams) -> tuple[Any, tuple[int, int]]:
+    """im2col: the windows copied once into (N, groups, C/groups * kh * kw, Ho * Wo), so that a
+    convolution is one matrix product per sample and group whose result is already laid out as
+    (N, O, Ho, Wo); and (Ho, Wo)."""
+    cols = _windows(xp, x, kh, kw, p)
+    n, c, ho, wo = cols.shape[:4]
+    cols = xp.ascontiguousarray(cols.transpose(0, 1, 4, 5, 2, 3))
+    return cols.reshape(n, p.groups, c // p.groups * kh * kw, ho * wo), (ho, wo)
+
+
+def _per_group(xp: Any, a: Any, groups: int) -> Any:
+    """(N, C, H, W) as (N, groups, C/groups, H * W), contiguous."""
+    n, c, h, w = a.shape
+    return xp.ascontiguousarray(a).reshape(n, groups, c // groups, h * w)
+
+
+def _conv_fwd(
+    xp: Any, x: Any, w: Any, b: Any, stride: tuple, pads: tuple, dilation: tuple, groups: int
+) -> Any:
+    o, cg, kh, kw = w.shape
+    cols, (ho, wo) = _columns(xp, x, kh, kw, ConvParams(stride, pads, dilation, groups))
+    out = xp.matmul(w.reshape(groups, o // groups, cg * kh * kw), cols)  # (N, groups, O/groups, Ho*Wo)
+    out += b.reshape(1, groups, o // groups, 1)
+    return out.reshape(x.shape[0], o, ho, wo).astype(x.dtype, copy=False)
+
+
 def _input_grad_array(gd: Any, w: Any, input_shape: tuple, p: ConvParams) -> Any:
-    """col2im: the gradient of the convolution with respect to its input, on arrays."""
+    """col2im: the gradient of the convolution with respect to its input, on arrays (one matrix
+    product per sample and group for the window gradients, then one strided add per kernel
+    position)."""
     xp = namespace_of(gd)
     n, c_in, h, wid = input_shape
     o, cg, kh, kw = w.shape
     groups, stride, dilation = p.groups, p.stride, p.dilation
     top, bottom, left, right = p.pads
     ho, wo = gd.shape[2:]
-    dcols = xp.einsum(
-        "ngohw,gocij->ngchwij",
-        gd.reshape(n, groups, o // groups, ho, wo),
-        w.reshape(groups, o // groups, cg, kh, kw),
-        optimize=True,
-    ).reshape(n, c_in, ho, wo, kh, kw)
+    wg_t = w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
+    dcols = xp.matmul(wg_t, _per_group(xp, gd, groups)).reshape(n, c_in, kh, kw, ho, wo)
     padded = xp.zeros((n, c_in, h + top + bottom, wid + left + right), dtype=gd.dtype)
     for i in range(kh):
         for j in range(kw):
@@ -87,23 +106,17 @@ def _input_grad_array(gd: Any, w: Any, input_shape: tuple, p: ConvParams) -> Any
                 :,
                 r0 : r0 + stride[0] * (ho - 1) + 1 : stride[0],
                 c0 : c0 + stride[1] * (wo - 1) + 1 : stride[1],
-            ] += dcols[..., i, j]
+            ] += dcols[:, :, i, j]
     return padded[:, :, top : top + h, left : left + wid].astype(gd.dtype, order="C")
 
 
 def _weight_grad_array(gd: Any, x: Any, weight_shape: tuple, p: ConvParams) -> Any:
-    """The gradient of the convolution with respect to its weight, on arrays."""
+    """The gradient of the convolution with respect to its weight, on arrays (the output gradient
+    times the transposed im2col matrix, per sample and group, summed over the samples)."""
     xp = namespace_of(gd)
     o, cg, kh, kw = weight_shape
-    groups = p.groups
-    cols = _windows(xp, x, kh, kw, p.stride, p.dilation, p.pads)
-    n, _c, ho, wo = cols.shape[:4]
-    gw = xp.einsum(
-        "ngohw,ngchwij->gocij",
-        gd.reshape(n, groups, o // groups, ho, wo),
-        cols.reshape(n, groups, cg, ho, wo, kh, kw),
-        optimize=True,
-    )
+    cols, _ = _columns(xp, x, kh, kw, p)
+    gw = xp.matmul(_per_group(xp, gd, p.groups), cols.transpose(0, 1, 3, 2)).sum(axis=0)
     return gw.reshape(o, cg, kh, kw).astype(gd.dtype, order="C")
 
 
