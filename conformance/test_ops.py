@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from oracle.backends import Backend
 from oracle.differential import check
-from oracle.program import Leaf, Observe, ObserveGraph, ObserveLayout, Op, Program, Ref, Step
+from oracle.program import DType, Leaf, Observe, ObserveGraph, ObserveLayout, Op, Program, Ref, Step
 from oracle.strategies import (
     FLOAT_DTYPES,
     OP_SHAPES,
@@ -27,8 +27,10 @@ from oracle.strategies import (
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
 ALL_DTYPES = ("float16", "float32", "float64", "int64", "int32", "bool")
-UNARY = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "neg", "square", "__neg__")
+UNARY = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sgn", "neg", "square")
+UNARY += ("__neg__",)
 BINARY = ("add", "sub", "mul", "div", "pow", "maximum", "minimum")
+REDUCTIONS = ("sum", "mean", "prod", "var", "std", "max", "min", "amax")
 DUNDERS = ("__add__", "__sub__", "__mul__", "__truediv__", "__pow__")
 REFLECTED = ("__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rpow__")
 SCALARS = (2, -1, 0, 0.5, -2.0, True)
@@ -154,13 +156,20 @@ def test_binary_ops_broadcast_and_promote(program: Program, backend: Backend, re
 @st.composite
 def reductions(draw: Any) -> Program:
     """A reduction over everything or over one dim (sometimes out of range), with keepdim;
-    max/min over a dim return (values, indices), both read and observed."""
+    max/min over a dim return (values, indices), both read and observed; or a scan (cumsum,
+    cumprod, now and then into another dtype) or a flip along dims."""
     p = OpProgram(draw)
     shape = draw(st.sampled_from(OP_SHAPES))
     dtype = dtype_of(draw, FLOAT_DTYPES + ("int64",) if draw(st.integers(0, 4)) == 0 else FLOAT_DTYPES)
     x = p.leaf(shape, dtype, edge=draw(st.integers(0, 3)) == 0)
-    op = draw(st.sampled_from(("sum", "mean", "prod", "var", "std", "max", "min", "amax")))
+    op = draw(st.sampled_from(REDUCTIONS + ("cumsum", "cumprod", "flip")))
     rank = max(len(shape), 1)
+    if op in ("cumsum", "cumprod"):
+        into = {"dtype": DType(draw(st.sampled_from(ALL_DTYPES)))} if draw(st.integers(0, 3)) == 0 else {}
+        return p.end(p.op(op, Ref(x), draw(st.integers(-rank, rank)), **into))
+    if op == "flip":
+        dims = draw(st.lists(st.integers(-rank, rank), max_size=3))
+        return p.end(p.op(op, Ref(x), dims))
     dim = draw(st.one_of(st.none(), st.integers(-rank, rank - 1), st.just(rank)))
     if dim is None:
         if op == "amax":

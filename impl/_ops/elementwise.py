@@ -195,6 +195,8 @@ def _pow_scalar_fwd(xp: Any, a: Any, exponent: Any) -> Any:
         return xp.ones_like(a)
     if exponent == 1:
         return a.copy()
+    if a.ndim == 0:  # numpy reads 0-d arrays as scalars (with the scalar special cases below)
+        return _pow_scalar_fwd(xp, a.reshape(1), exponent).reshape(())
     # the exponent takes the tensor's dtype; an array, not a scalar, keeps numpy off its own
     # scalar special cases (its sqrt for 0.5 gives nan for -inf where pow gives inf)
     e = xp.full(a.shape, exponent, dtype=a.dtype)
@@ -330,7 +332,7 @@ def _sign_fwd(xp: Any, a: Any) -> Any:
 
 
 SIGN = _unary("SignBackward0", _sign_fwd, "", zero_grad, promote=None)
-SGN = _unary("SgnBackward0", _sign_fwd, "", efficient_zero, promote=None)  # abs's backward calls sgn
+SGN = _unary("SgnBackward0", _sign_fwd, "self result", efficient_zero, promote=None)  # abs calls it
 ABS = _unary(
     "AbsBackward0", lambda xp, a: xp.abs(a), "self", lambda g, c: g * apply(SGN, c.self), promote=None
 )

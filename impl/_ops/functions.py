@@ -245,9 +245,12 @@ def _scan(op: Any, name: str, input: Tensor, dim: Any, dtype: Any) -> Tensor:
         out = dtypes.to_dtype(dtype)
     else:
         out = input.dtype if input.dtype.is_floating_point else dtypes.int64
+    d = _wrap_dim(int(dim), input.dim())
+    if out is dtypes.bool_:
+        raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
     if input.requires_grad and is_grad_enabled() and not out.is_floating_point:
         raise RuntimeError(f"Autograd not support dtype: {_type_name(out)}")
-    return apply(op, input, dim=_wrap_dim(int(dim), input.dim()), dtype=out.np, in_dtype=input.dtype)
+    return apply(op, input, dim=d, dtype=out.np, in_dtype=input.dtype)
 
 
 def flip(input: Tensor, dims: Any) -> Tensor:
@@ -256,10 +259,12 @@ def flip(input: Tensor, dims: Any) -> Tensor:
         raise TypeError(
             f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}"
         )
-    wrapped = [_wrap_dim(int(d), input.dim()) for d in dims]
-    for i, d in enumerate(wrapped):
-        if d in wrapped[:i]:
+    wrapped: list[int] = []
+    for d in dims:  # wrapped and checked one by one, as torch's dim_list_to_bitset
+        d = _wrap_dim(int(d), input.dim())
+        if d in wrapped:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        wrapped.append(d)
     return apply(rd.FLIP, input, dims=tuple(wrapped) if input.dim() else ())
 
 

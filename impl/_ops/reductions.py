@@ -221,7 +221,14 @@ FLIP = OpDef(
 
 
 def _evenly(g: Any, c: Any) -> Any:
-    mask = c.self == c.result
+    """torch's evenly_distribute_backward: the gradient shared by the elements equal to the
+    max/min, or by the nans when it is nan."""
+    from impl._tensor import Tensor
+    from impl._xp import namespace_of
+
+    xp = namespace_of(c.self._data)
+    nan = c.self.dtype.is_floating_point and bool(xp.isnan(c.result._data))
+    mask = Tensor._from_array(xp.isnan(c.self._data)) if nan else c.self == c.result
     return g * mask / mask.sum()
 
 
