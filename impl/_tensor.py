@@ -80,6 +80,8 @@ class Tensor:
 
     @classmethod
     def _from_array(cls, array: Any, requires_grad: bool = False) -> Tensor:
+        if array.size == 0 and array.ndim and not any(array.strides) and isinstance(array, np.ndarray):
+            array = _with_contiguous_strides(array)
         t = object.__new__(Tensor)
         t._data = array
         t._counter = None
@@ -147,6 +149,8 @@ class Tensor:
         )
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
+        if self._data.size == 0:
+            return True  # torch: an empty tensor is contiguous whatever its strides
         expected = 1
         for size, st in reversed(list(zip(self._data.shape, self.stride(), strict=False))):
             if size == 0:
@@ -462,6 +466,17 @@ def _check_assigned_grad(t: Tensor, value: object) -> None:
             f"attempting to assign a gradient of size '[{given}]' to a tensor of size '[{own}]'. "
             "Please ensure that the gradient and the tensor are the same size"
         )
+
+
+def _with_contiguous_strides(array: np.ndarray) -> np.ndarray:
+    """An empty array as torch strides a fresh empty tensor: numpy makes every stride of an empty
+    array 0, torch gives it contiguous strides (sizes of 0 counted as 1), so (0, 2) is (2, 1).
+    Views then inherit them (numpy keeps non-zero strides through its views)."""
+    strides, step = [], array.itemsize
+    for size in reversed(array.shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return np.lib.stride_tricks.as_strided(array, array.shape, tuple(reversed(strides)))
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:

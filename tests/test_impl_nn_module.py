@@ -716,11 +716,6 @@ def test_flatten_module_on_scalar_raises_as_torch():
     )
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="impl/_tensor.py: an empty tensor reports strides (0, 0) and is_contiguous() False; torch's "
-    "(2, 1) and True",
-)
 def test_linear_on_empty_batch_is_contiguous_as_torch():
     def facts(lib):
         y = lib.nn.Linear(3, 2)(lib.ones(0, 3))
