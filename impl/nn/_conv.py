@@ -1,14 +1,16 @@
 """2-D convolution by im2col on the array namespace (ConvolutionBackward0).
 
-The input is padded, viewed (as_strided, no copy) as windows of shape ``(N, C, H_out, W_out, kH,
-kW)``, and the windows copied once into the im2col matrix ``(N, groups, C/groups*kH*kW,
-H_out*W_out)``; the output is one batched matrix product with the weight, already laid out as
-``(N, O, H_out, W_out)``. The backward scatters window gradients back (col2im) for the input,
-multiplies the output gradient by the transposed im2col matrix for the weight, and sums for the
-bias. Few fresh large arrays are made: on numpy, a fresh multi-megabyte array costs its page
-faults, often more than the arithmetic. Under create_graph the three gradients are the
-outputs of one ConvolutionBackwardBackward0 node, whose backward is again made of convolutions,
-so derivatives of every order have torch's first-backward graph and torch's values.
+The windows of the zero-padded input are copied tap by tap (one strided slice of the input per
+kernel position; the padding is never materialised) into the im2col matrix ``(N, groups,
+C/groups*kH*kW, H_out*W_out)``; the output is one batched matrix product with the weight, already
+laid out as ``(N, O, H_out, W_out)``. The backward adds window gradients back tap by tap (col2im)
+straight into the input's gradient, multiplies the output gradient by the transposed im2col matrix
+for the weight, and sums for the bias. Few fresh large arrays are made: on numpy, a fresh
+multi-megabyte array costs its page faults, often more than the arithmetic.
+
+Under create_graph the three gradients are the outputs of one ConvolutionBackwardBackward0 node,
+whose backward is again made of convolutions, so derivatives of every order have torch's
+first-backward graph and torch's values.
 """
 
 from __future__ import annotations
@@ -42,30 +44,47 @@ class ConvParams:
     groups: int
 
 
-def _windows(xp: Any, x: Any, kh: int, kw: int, p: ConvParams) -> Any:
-    """(N, C, Ho, Wo, kh, kw) strided view of the zero-padded input."""
+def _overlap(offset: int, pad: int, size: int, stride: int, out_len: int) -> tuple[slice, slice]:
+    """Along one spatial axis, for the kernel tap at ``offset`` (its index times the dilation):
+    the output positions whose tap reads a real (not padding) input element, and those input
+    elements, as (output slice, input slice). Output t reads input ``offset + stride * t - pad``."""
+    first = max(0, -(-(pad - offset) // stride))
+    stop = min(out_len, (size - 1 + pad - offset) // stride + 1)
+    if stop <= first:
+        return slice(0, 0), slice(0, 0)
+    start_in = offset + stride * first - pad
+    return slice(first, stop), slice(start_in, start_in + stride * (stop - first - 1) + 1, stride)
+
+
+def _taps(input_shape: tuple, kernel: tuple, out_hw: tuple, p: ConvParams) -> Any:
+    """For each kernel tap (i, j): (i, j, output rows, output cols, input rows, input cols), the
+    slices that pair window elements with the input elements they read (padding left out)."""
+    h, w = input_shape[2:]
+    top, _bottom, left, _right = p.pads
+    for i in range(kernel[0]):
+        out_r, in_r = _overlap(i * p.dilation[0], top, h, p.stride[0], out_hw[0])
+        for j in range(kernel[1]):
+            out_c, in_c = _overlap(j * p.dilation[1], left, w, p.stride[1], out_hw[1])
+            yield i, j, out_r, out_c, in_r, in_c
+
+
+def _output_hw(input_shape: tuple, kernel: tuple, p: ConvParams) -> tuple[int, int]:
+    h, w = input_shape[2:]
     top, bottom, left, right = p.pads
-    if any(p.pads):
-        n, c, h, w = x.shape
-        padded = xp.zeros((n, c, h + top + bottom, w + left + right), dtype=x.dtype)
-        padded[:, :, top : top + h, left : left + w] = x
-        x = padded
-    n, c, h, w = x.shape
-    (sh_, sw_), (dh, dw) = p.stride, p.dilation
-    ho = (h - dh * (kh - 1) - 1) // sh_ + 1
-    wo = (w - dw * (kw - 1) - 1) // sw_ + 1
-    sn, sc, sh, sw = x.strides
-    strides = (sn, sc, sh * sh_, sw * sw_, sh * dh, sw * dw)
-    return xp.lib.stride_tricks.as_strided(x, shape=(n, c, ho, wo, kh, kw), strides=strides)
+    ho = (h + top + bottom - p.dilation[0] * (kernel[0] - 1) - 1) // p.stride[0] + 1
+    wo = (w + left + right - p.dilation[1] * (kernel[1] - 1) - 1) // p.stride[1] + 1
+    return ho, wo
 
 
 def _columns(xp: Any, x: Any, kh: int, kw: int, p: ConvParams) -> tuple[Any, tuple[int, int]]:
-    """im2col: the windows copied once into (N, groups, C/groups * kh * kw, Ho * Wo), so that a
-    convolution is one matrix product per sample and group whose result is already laid out as
-    (N, O, Ho, Wo); and (Ho, Wo)."""
-    cols = _windows(xp, x, kh, kw, p)
-    n, c, ho, wo = cols.shape[:4]
-    cols = xp.ascontiguousarray(cols.transpose(0, 1, 4, 5, 2, 3))
+    """im2col: every window of the zero-padded input, copied tap by tap from the input into
+    (N, groups, C/groups * kh * kw, Ho * Wo), so that a convolution is one matrix product per
+    sample and group whose result is already laid out as (N, O, Ho, Wo); and (Ho, Wo)."""
+    n, c = x.shape[:2]
+    ho, wo = _output_hw(x.shape, (kh, kw), p)
+    cols = xp.zeros((n, c, kh, kw, ho, wo), dtype=x.dtype)
+    for i, j, out_r, out_c, in_r, in_c in _taps(x.shape, (kh, kw), (ho, wo), p):
+        cols[:, :, i, j, out_r, out_c] = x[:, :, in_r, in_c]
     return cols.reshape(n, p.groups, c // p.groups * kh * kw, ho * wo), (ho, wo)
 
 
@@ -90,24 +109,15 @@ def _input_grad_array(gd: Any, w: Any, input_shape: tuple, p: ConvParams) -> Any
     product per sample and group for the window gradients, then one strided add per kernel
     position)."""
     xp = namespace_of(gd)
-    n, c_in, h, wid = input_shape
+    n, c_in = input_shape[:2]
     o, cg, kh, kw = w.shape
-    groups, stride, dilation = p.groups, p.stride, p.dilation
-    top, bottom, left, right = p.pads
-    ho, wo = gd.shape[2:]
+    groups, (ho, wo) = p.groups, gd.shape[2:]
     wg_t = w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
     dcols = xp.matmul(wg_t, _per_group(xp, gd, groups)).reshape(n, c_in, kh, kw, ho, wo)
-    padded = xp.zeros((n, c_in, h + top + bottom, wid + left + right), dtype=gd.dtype)
-    for i in range(kh):
-        for j in range(kw):
-            r0, c0 = i * dilation[0], j * dilation[1]
-            padded[
-                :,
-                :,
-                r0 : r0 + stride[0] * (ho - 1) + 1 : stride[0],
-                c0 : c0 + stride[1] * (wo - 1) + 1 : stride[1],
-            ] += dcols[:, :, i, j]
-    return padded[:, :, top : top + h, left : left + wid].astype(gd.dtype, order="C")
+    out = xp.zeros(input_shape, dtype=gd.dtype)
+    for i, j, out_r, out_c, in_r, in_c in _taps(input_shape, (kh, kw), (ho, wo), p):
+        out[:, :, in_r, in_c] += dcols[:, :, i, j, out_r, out_c]
+    return out
 
 
 def _weight_grad_array(gd: Any, x: Any, weight_shape: tuple, p: ConvParams) -> Any:
