@@ -125,6 +125,10 @@ def check_inplace(t: Tensor) -> None:
             "the output views to be modified inplace. You should replace the inplace operation by an "
             "out-of-place one."
         )
+    if t._base is not None and t._grad_fn is not None and t._grad_fn._custom_function_views:
+        from impl.autograd.function import custom_view_error
+
+        raise custom_view_error(t, rebased=False)
     if t._base is not None and t._view_no_grad:
         raise RuntimeError(NO_GRAD_VIEW_INPLACE)
     base = t._base
