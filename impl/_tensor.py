@@ -187,6 +187,11 @@ class Tensor:
         if self._grad_fn is not None and self._base is not None and self._view_version != self._vc.value:
             from impl._ops.functions import as_strided
 
+            if self._grad_fn._custom_function_views:
+                from impl.autograd.function import custom_view_error
+
+                raise custom_view_error(self, rebased=True)
+
             with grad_mode.enable_grad():
                 fresh = as_strided(self._base, tuple(self.shape), self.stride(), self.storage_offset())
             self._grad_fn, self._output_nr = fresh._grad_fn, 0

@@ -722,3 +722,45 @@ def test_linear_on_empty_batch_is_contiguous_as_torch():
         return tuple(y.shape), y.stride(), y.is_contiguous()
 
     assert facts(impl) == facts(torch)
+
+
+# -- in-place writes into the views a full backward hook makes --------------------------------------
+def _hooked_inplace_facts(lib) -> list:
+    """A full backward hook passes a module's tensors through BackwardHookFunction, whose outputs
+    are views made in a custom Function: an in-place ReLU / LeakyReLU inside a hooked module or
+    right after one, or any in-place write into a hooked output, raises; so does reading such a
+    view after a no_grad write (the version error names the node)."""
+    nn = lib.nn
+    facts: list = []
+    x = lib.tensor([[-1.0, 0.5, 2.0], [3.0, -0.25, 0.0]], requires_grad=True)
+    for make in (lambda: nn.ReLU(inplace=True), lambda: nn.LeakyReLU(0.1, inplace=True)):
+        act = make()
+        act.register_full_backward_hook(lambda m, gi, go: None)
+        facts.append(_outcome(lambda act=act: act(x * 1)))
+        facts.append(_outcome(lambda act=act: act(lib.ones(2, 3, requires_grad=True))))
+        facts.append(_outcome(lambda act=act: act(lib.ones(2, 3))))
+        seq = nn.Sequential(nn.Linear(3, 3), make())
+        seq[0].register_full_backward_hook(lambda m, gi, go: None)
+        facts.append(_outcome(lambda seq=seq: seq(x)))
+        outer = nn.Sequential(nn.Identity(), make())
+        outer.register_full_backward_hook(lambda m, gi, go: None)
+        facts.append(_outcome(lambda outer=outer: outer(x * 1)))
+    linear = nn.Identity()
+    linear.register_full_backward_hook(lambda m, gi, go: None)
+
+    def written_under_no_grad():
+        y = linear(x * 2)
+        z = y.sin()
+        with lib.no_grad():
+            y.mul_(2)
+        return lib.autograd.grad(z.sum(), x)[0]
+
+    facts.append(_outcome(lambda: linear(x * 2).mul_(2)))
+    facts.append(_outcome(written_under_no_grad))
+    return facts
+
+
+def test_inplace_writes_into_hooked_module_views_raise_as_torch():
+    facts = _hooked_inplace_facts(impl)
+    assert sum(isinstance(f, tuple) and f[0] == "RuntimeError" for f in facts) >= 8
+    assert facts == _hooked_inplace_facts(torch)

@@ -17,6 +17,21 @@ DIRTY_LEAF = "a leaf Variable that requires grad has been used in an in-place op
 ONCE_DIFF = "trying to differentiate twice a function that was marked with @once_differentiable"
 
 
+def custom_view_error(t: Any, rebased: bool) -> RuntimeError:
+    """torch's error for a view made by a custom Function (BackwardHookFunction's outputs are such
+    views of its inputs) written in place (``rebased`` False) or read after its base was."""
+    what = "its base or another view of its base has been modified inplace" if rebased else (
+        "is being modified inplace"
+    )
+    return RuntimeError(
+        f"Output {t._output_nr} of {t._grad_fn._short_name()} is a view and {what}. This view was "
+        "created inside a custom Function (or because an input was returned as-is) and the autograd "
+        "logic to handle view+inplace would override the custom backward associated with the custom "
+        "Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by "
+        "cloning the output of the custom Function."
+    )
+
+
 class FunctionCtx:
     """The ``ctx`` of forward/backward: saving tensors and marking outputs."""
 

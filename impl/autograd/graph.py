@@ -74,6 +74,11 @@ class Node:
         "__weakref__",
     )
 
+    # Whether the views among this node's outputs were made by a custom Function (torch's
+    # CreationMeta::IN_CUSTOM_FUNCTION): writing into them, or reading one after its base was
+    # written, raises instead of rebasing the view's history.
+    _custom_function_views = False
+
     def __init__(self) -> None:
         self._sequence_nr = next(_sequence)
         self._next: tuple[tuple[Node | None, int], ...] = ()

@@ -30,7 +30,11 @@ class BackwardHookFunctionBackward(Node):
 
     Like a custom autograd Function's node, undefined incoming gradients are materialised as
     zeros before the (identity) backward runs, while hooks see them as they came (``None``).
+    Its outputs are views of its inputs made inside a custom Function: torch refuses to write
+    into them in place (an in-place ReLU right after a hooked module, or in a hooked ReLU).
     """
+
+    _custom_function_views = True
 
     def apply(self, grads: tuple) -> tuple:
         out = []
@@ -40,8 +44,9 @@ class BackwardHookFunctionBackward(Node):
 
 
 def _identity_outputs(tensors: list[Tensor]) -> list[Tensor]:
-    """Alias each tensor through one BackwardHookFunctionBackward node (tensors that do not
-    require grad come out as non-differentiable aliases)."""
+    """Alias each tensor through one BackwardHookFunctionBackward node: a view of it (of its base
+    when it is a view itself), as torch's Function makes of an input returned as-is; tensors that
+    do not require grad come out as non-differentiable aliases."""
     node = BackwardHookFunctionBackward()
     node._next = tuple(t._edge() for t in tensors)
     node._input_meta = [(tuple(t.shape), t.dtype) for t in tensors]
@@ -51,6 +56,8 @@ def _identity_outputs(tensors: list[Tensor]) -> list[Tensor]:
         if t.requires_grad:
             alias._grad_fn = node
             alias._output_nr = i
+            alias._base = t._base if t._base is not None else t
+            alias._view_version = t._vc.value
         outs.append(alias)
     return outs
 
