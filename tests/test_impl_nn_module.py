@@ -764,3 +764,22 @@ def test_inplace_writes_into_hooked_module_views_raise_as_torch():
     facts = _hooked_inplace_facts(impl)
     assert sum(isinstance(f, tuple) and f[0] == "RuntimeError" for f in facts) >= 8
     assert facts == _hooked_inplace_facts(torch)
+
+
+def _pad_error_facts(lib) -> list:
+    """Non-constant padding checks the padding length against the input's dims first, as constant
+    padding does (a Conv2d with padding_mode='reflect' on a 1-d input), before its own checks."""
+    facts = []
+    for mode in ("reflect", "replicate", "circular"):
+        conv = lib.nn.Conv2d(1, 1, 3, padding=2, padding_mode=mode)
+        shapes = ((4,), (4, 4), (1, 2, 2))  # the weights are random: compare only output shapes
+        facts += [_outcome(lambda conv=conv, s=s: lib.tensor(conv(lib.ones(s)).shape)) for s in shapes]
+        for shape in ((4,), (1, 4), (1, 1, 4)):
+            for n in (2, 4, 6):
+                facts.append(_outcome(lambda mode=mode, shape=shape, n=n: lib.nn.functional.pad(
+                    lib.ones(shape), (1,) * n, mode=mode)))
+    return facts
+
+
+def test_pad_errors_match_torch():
+    assert _pad_error_facts(impl) == _pad_error_facts(torch)

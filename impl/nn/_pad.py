@@ -148,18 +148,18 @@ def _circular(input: Tensor, pad: tuple) -> Tensor:
 
 def pad(input: Tensor, pad: Any, mode: str = "constant", value: float | None = None) -> Tensor:
     """Pad ``input`` by ``pad`` ((left, right) per dimension, last dimension first) in ``mode``."""
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise NotImplementedError(f"Unrecognised padding mode {mode}")
     pad = tuple(int(p) for p in pad)
     if len(pad) % 2:
         raise RuntimeError("Padding length must be divisible by 2")
+    if len(pad) // 2 > input.dim():  # every mode, before its own checks
+        raise RuntimeError(
+            "Padding length should be less than or equal to two times the input dimension but got "
+            f"padding length {len(pad)} and input of dimension {input.dim()}"
+        )
     if mode == "constant":
-        if len(pad) // 2 > input.dim():
-            raise RuntimeError(
-                "Padding length should be less than or equal to two times the input dimension but got "
-                f"padding length {len(pad)} and input of dimension {input.dim()}"
-            )
         return apply(CONSTANT_PAD, input, pad=pad, value=0.0 if value is None else value)
-    if mode not in ("reflect", "replicate", "circular"):
-        raise NotImplementedError(f"Unrecognised padding mode {mode}")
     if value is not None and value != 0.0:
         raise RuntimeError(f'Padding mode "{mode}" doesn\'t take in value argument')
     k = len(pad) // 2
