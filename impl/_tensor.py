@@ -137,6 +137,9 @@ class Tensor:
         st = tuple(s // self._data.itemsize for s in self._data.strides)
         return st if dim is None else st[_wrap_dim(dim, self.dim())]
 
+    def _is_view(self) -> bool:
+        return self._base is not None
+
     def storage_offset(self) -> int:
         root = self._base if self._base is not None else self
         return (self.data_ptr() - root.data_ptr()) // self._data.itemsize

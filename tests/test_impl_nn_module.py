@@ -783,3 +783,50 @@ def _pad_error_facts(lib) -> list:
 
 def test_pad_errors_match_torch():
     assert _pad_error_facts(impl) == _pad_error_facts(torch)
+
+
+def _custom_function_view_facts(lib) -> list:
+    """BackwardHookFunction's rule holds for any custom Function with one output: a view made in
+    forward, or an input returned as-is, refuses in-place writes and a read after its base's."""
+
+    class View(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x.view(-1)
+
+        @staticmethod
+        def backward(ctx, g):
+            return g.view(2, 3)
+
+    class Same(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x
+
+        @staticmethod
+        def backward(ctx, g):
+            return g
+
+    a = lib.ones(2, 3, requires_grad=True)
+    facts: list = []
+    for fn in (View, Same):
+
+        def rebased(fn=fn):
+            b = a * 1
+            y = fn.apply(b)
+            with lib.no_grad():
+                b.mul_(2)
+            return y.grad_fn
+
+        facts += [
+            _outcome(lambda fn=fn: fn.apply(a).mul_(2)),
+            _outcome(lambda fn=fn: fn.apply(a * 1).mul_(2)),
+            fn.apply(a * 1)._is_view(),
+            _outcome(rebased),
+            _outcome(lambda fn=fn: fn.apply(lib.ones(2, 3)).mul_(2)),
+        ]
+    return facts
+
+
+def test_custom_function_views_refuse_inplace_writes_as_torch():
+    assert _custom_function_view_facts(impl) == _custom_function_view_facts(torch)

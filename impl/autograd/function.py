@@ -160,6 +160,8 @@ class Function(metaclass=FunctionMeta):
         outs = (outputs,) if single else outputs
         if executable:
             ctx._next = tuple(a._edge() for a, t in zip(args, is_tensor, strict=False) if t)
+            if sum(isinstance(o, Tensor) for o in outs) == 1:
+                ctx._custom_function_views = True  # several outputs: torch's multi-view rules
             outs = tuple(_wire_output(ctx, o, i, args) for i, o in enumerate(outs))
         ctx._saved = tuple(SavedTensor(t) if t is not None else None for t in ctx._to_save)
         return outs[0] if single else outs
@@ -180,7 +182,11 @@ def _wire_output(ctx: BackwardCFunction, out: Any, i: int, inputs: tuple) -> Any
             raise RuntimeError(DIRTY_LEAF)
         out._vc.bump()
     elif is_input:
-        out = out.detach()  # an unmodified input comes back as a new tensor (a view of it)
+        view = out.detach()  # an unmodified input comes back as a new tensor: a view of it
+        view._base, view._view_version = out._base if out._base is not None else out, out._vc.value
+        out = view
+    if ctx._custom_function_views:
+        out._view_no_grad = False  # a view made in forward is the Function's, not a no_grad view
     if out.dtype.is_floating_point:
         out._grad_fn, out._output_nr = ctx, i
     return out
