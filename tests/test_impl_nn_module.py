@@ -351,11 +351,6 @@ def test_losses_values_grads_graphs_and_errors_match_torch():
 
 
 # -- conv2d: double backward -----------------------------------------------------------------------
-UNBATCHED_XFAIL = pytest.mark.xfail(
-    strict=True,
-    reason="impl/_ops/views.py: SqueezeBackward1's backward reshapes (ViewBackward0) where torch's "
-    "unsqueeze_to makes UnsqueezeBackward0 under create_graph",
-)
 CONV_CASES = [
     # (input shape, weight shape, bias, conv2d keyword arguments)
     ((2, 3, 6, 5), (4, 3, 3, 2), True, {}),
@@ -400,7 +395,7 @@ CONV_REQUIRES = [(True, True, True, True), (True, False, False, True), (False, T
 @pytest.mark.parametrize(
     ("case", "requires"),
     [
-        pytest.param(case, req, marks=UNBATCHED_XFAIL if len(case[0]) == 3 and req[0] else ())
+        (case, req)
         for case in CONV_CASES
         for req in CONV_REQUIRES
     ],
@@ -482,8 +477,7 @@ def _padding_mode_facts(lib) -> list:
                 params = [p for p in (x, conv.weight, conv.bias) if p is not None]
                 grads = lib.autograd.grad(y, params, g, create_graph=True)
                 facts += [np.round(t.tolist(), 8).tolist() for t in grads]
-                if len(shape) == 4 and mode != "circular":  # see UNBATCHED_XFAIL, CIRCULAR_XFAIL
-                    facts.append(_graph(grads[0]))
+                facts.append(_graph(grads[0]))
     x = lib.ones(1, 2, 5, 6, requires_grad=True)
     calls = [
         lambda: nn.Conv2d(2, 3, 3, padding_mode="foo"),
@@ -538,15 +532,8 @@ def test_circular_pad_double_backward_values_match_torch():
     assert _pad_double_backward(impl, "circular")[:2] == _pad_double_backward(torch, "circular")[:2]
 
 
-CIRCULAR_XFAIL = pytest.mark.xfail(
-    strict=True,
-    reason="impl/_ops/inplace.py: CopySlices' backward under create_graph clones where torch's runs "
-    "CopyBackwards (its graph differs; values agree)",
-)
-
-
 @pytest.mark.parametrize(
-    "mode", ["reflect", "replicate", pytest.param("circular", marks=CIRCULAR_XFAIL), "constant"]
+    "mode", ["reflect", "replicate", "circular", "constant"]
 )
 def test_pad_double_backward_matches_torch(mode):
     assert _pad_double_backward(impl, mode) == _pad_double_backward(torch, mode)
@@ -706,10 +693,6 @@ def test_layers_match_torch():
     assert _layer_facts(impl) == _layer_facts(torch)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="impl/_ops/functions.py: flatten of a 0-d tensor does not check its dims ([-1, 0]) as torch does",
-)
 def test_flatten_module_on_scalar_raises_as_torch():
     assert _outcome(lambda: impl.nn.Flatten()(impl.tensor(1.0))) == _outcome(
         lambda: torch.nn.Flatten()(torch.tensor(1.0))

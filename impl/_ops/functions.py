@@ -259,13 +259,19 @@ def flip(input: Tensor, dims: Any) -> Tensor:
         raise TypeError(
             f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}"
         )
+    wrapped = _dim_list(dims, input.dim())
+    return apply(rd.FLIP, input, dims=wrapped if input.dim() else ())
+
+
+def _dim_list(dims: Any, ndim: int) -> tuple[int, ...]:
+    """Dims wrapped and checked one by one, as torch's dim_list_to_bitset."""
     wrapped: list[int] = []
-    for d in dims:  # wrapped and checked one by one, as torch's dim_list_to_bitset
-        d = _wrap_dim(int(d), input.dim())
+    for d in dims:
+        d = _wrap_dim(int(d), ndim)
         if d in wrapped:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         wrapped.append(d)
-    return apply(rd.FLIP, input, dims=tuple(wrapped) if input.dim() else ())
+    return tuple(wrapped)
 
 
 def mean(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -653,6 +659,8 @@ def expand_as(input: Tensor, other: Tensor) -> Tensor:
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     if dim is None:
         return apply(vw.SQUEEZE, input)
+    if isinstance(dim, (tuple, list)):
+        return apply(vw.SQUEEZE_DIMS, input, dims=_dim_list(dim, input.dim()))
     return apply(vw.SQUEEZE_DIM, input, dim=_wrap_dim(dim, input.dim()))
 
 
@@ -662,6 +670,7 @@ def unsqueeze(input: Tensor, dim: int) -> Tensor:
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if input.dim() == 0:
+        _wrap_dim(start_dim, 0), _wrap_dim(end_dim, 0)
         return reshape(input, 1)
     s, e = _wrap_dim(start_dim, input.dim()), _wrap_dim(end_dim, input.dim())
     if s > e:

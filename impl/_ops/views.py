@@ -137,6 +137,19 @@ def _unsqueeze_fwd(xp: Any, a: Any, dim: int) -> Any:
     return _as_view(xp, a, a.shape[:dim] + (1,) + a.shape[dim:], tuple(strides[:dim] + [new] + strides[dim:]))
 
 
+def _unsqueeze_to(g: Any, shape: tuple, dims: Any) -> Any:
+    """torch's unsqueeze_to: put back each squeezed dim of ``shape`` (size 1) with unsqueeze, so a
+    create_graph gradient records UnsqueezeBackward0 nodes; a dim that was not of size 1 is skipped."""
+    for d in sorted(dims):
+        if shape and shape[d] == 1:
+            g = g.unsqueeze(d)
+    return g
+
+
+def _squeezed(a: Any, dims: Any) -> Any:
+    return a.reshape([n for d, n in enumerate(a.shape) if not (d in dims and n == 1)])
+
+
 UNSQUEEZE = OpDef(
     "UnsqueezeBackward0",
     _unsqueeze_fwd,
@@ -145,16 +158,20 @@ UNSQUEEZE = OpDef(
 )
 SQUEEZE = OpDef(
     "SqueezeBackward0",
-    lambda xp, a: a.reshape([s for s in a.shape if s != 1]),
-    derivatives={"self": D("", lambda g, c: g.reshape(c.shape()))},
+    lambda xp, a: _squeezed(a, range(a.ndim)),
+    derivatives={"self": D("", lambda g, c: _unsqueeze_to(g, tuple(c.shape()), range(len(c.shape()))))},
     view=True,
 )
 SQUEEZE_DIM = OpDef(
     "SqueezeBackward1",
-    lambda xp, a, dim: (
-        a.reshape(a.shape[:dim] + a.shape[dim + 1 :]) if a.ndim and a.shape[dim] == 1 else a[...]
-    ),
-    derivatives={"self": D("", lambda g, c: g.reshape(c.shape()))},
+    lambda xp, a, dim: _squeezed(a, (dim,)),
+    derivatives={"self": D("dim", lambda g, c: _unsqueeze_to(g, tuple(c.shape()), (c.dim,)))},
+    view=True,
+)
+SQUEEZE_DIMS = OpDef(
+    "SqueezeBackward2",
+    lambda xp, a, dims: _squeezed(a, dims),
+    derivatives={"self": D("dims", lambda g, c: _unsqueeze_to(g, tuple(c.shape()), c.dims))},
     view=True,
 )
 SELECT = OpDef(
