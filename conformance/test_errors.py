@@ -17,11 +17,7 @@ from oracle.program import Backward, Leaf, Observe, Program, Ref, RequiresGrad, 
 from oracle.strategies import Builder, op_data
 
 # Rule -> what impl does differently (strict xfails on the impl backend only; the goal is none).
-KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
-    "ERR-003": "matmul of 1-d tensors of different sizes and dtypes (float32 [3] @ int64 [2]) raises "
-    "the size error ('inconsistent tensor size, expected tensor [3] and src [2] ...') where torch "
-    "checks dtypes first ('dot : expected both vectors to have same dtype, but found Float and Long')",
-}
+KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
 
 @st.composite

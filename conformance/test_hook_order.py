@@ -16,11 +16,7 @@ from oracle.program import HOOK_KINDS, Action, Program
 from oracle.strategies import Builder, programs
 
 # Rule -> what impl does differently (strict xfails on the impl backend only; the goal is none).
-KNOWN_IMPL_DIVERGENCES: dict[str, str] = {
-    "HOOK-007": "nn.Linear (float32 weights) called on a float64 input (a forward pre-hook cast it) "
-    "returns float64 where torch raises 'mat1 and mat2 must have the same dtype, but got Double and "
-    "Float'",
-}
+KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
 FAIR_ACTIONS = ("log", "scale", "replace")  # actions torch accepts
 BAD_ACTIONS = ("wrong_shape", "wrong_dtype")

@@ -972,6 +972,29 @@ print(g, torch.autograd.grad(g.sum(), x)[0]._is_zerotensor())
 g, = torch.autograd.grad(x.sgn().sum(), x); print(g._is_zerotensor())
 g, = torch.autograd.grad(x.sign().sum(), x); print(g._is_zerotensor(), g.tolist())
 ''',
+    "matrix_products_check_dtypes_as_torch": '''
+lin = torch.nn.Linear(2, 2)
+for shape in ((2,), (3, 2), (4, 3, 2)):
+    for dtype in (torch.float64, torch.int64):
+        attempt(lambda: lin(torch.ones(shape, dtype=dtype)))
+lin.bias = None
+for shape in ((2,), (3, 2), (4, 3, 2)):
+    attempt(lambda: lin(torch.ones(shape, dtype=torch.float64)))
+d, h = torch.ones(2, 2, dtype=torch.float64), torch.ones(2, 2, dtype=torch.float16)
+for other in (torch.ones(2, 2), torch.ones(2, 2, dtype=torch.int8), torch.ones(2, 2, dtype=torch.bool)):
+    attempt(lambda: torch.addmm(torch.ones(2), d, other))
+    attempt(lambda: torch.mm(h, other))
+    attempt(lambda: d @ other)
+    attempt(lambda: torch.ones(2, dtype=torch.int32) @ other)
+    attempt(lambda: other @ torch.ones(2, dtype=torch.int16))
+    attempt(lambda: torch.mv(d, other[0]))
+    attempt(lambda: torch.mv(d, torch.ones(3, dtype=other.dtype)))
+    attempt(lambda: torch.bmm(d[None], other[None]))
+    attempt(lambda: torch.ones(3, 2, 2, dtype=torch.uint8) @ other)
+    attempt(lambda: torch.ones(3, 2, 2, dtype=torch.uint8) @ other.expand(3, 2, 2))
+    attempt(lambda: torch.dot(torch.ones(3), other[0]))
+    attempt(lambda: torch.matmul(torch.tensor([-2.0, -2.0, -2.0]), other[0]))
+''',
     "setitem_mixed_keys_write_through_views": '''
 def deep(fn, depth=0):
     if fn is None or depth > 3:

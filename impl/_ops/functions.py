@@ -406,11 +406,16 @@ def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
 
 # -- matrix products ---------------------------------------------------------------------------
 def _check_same_dtype(a: Tensor, b: Tensor) -> None:
+    """mm's check, which spells dtypes as C++ types (``double != float``)."""
     if a.dtype is not b.dtype:
+        cpp = dtypes.CPP_NAMES
         raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {a.dtype.name.replace('float32', 'float')}"
-            f" != {b.dtype.name}".replace("float64", "double").replace("int64", "long int")
+            f"expected m1 and m2 to have the same dtype, but got: {cpp[a.dtype.name]} != {cpp[b.dtype.name]}"
         )
+
+
+def _scalar_type(t: Tensor) -> str:
+    return dtypes.SCALAR_TYPE_NAMES[t.dtype.name]
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
@@ -435,12 +440,19 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
             f"Expected size for first two dimensions of batch2 tensor to be: "
             f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}]."
         )
+    if input.dtype is not mat2.dtype:
+        raise RuntimeError(f"expected scalar type {_scalar_type(input)} but found {_scalar_type(mat2)}")
     return apply(rd.BMM, input, mat2)
 
 
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     if input.dim() != 1 or tensor.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {tensor.dim()}D tensors")
+    if input.dtype is not tensor.dtype:
+        raise RuntimeError(
+            f"dot : expected both vectors to have same dtype, but found {_scalar_type(input)} and "
+            f"{_scalar_type(tensor)}"
+        )
     if input.numel() != tensor.numel():
         raise RuntimeError(
             f"inconsistent tensor size, expected tensor [{input.numel()}] and src "
@@ -456,10 +468,19 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
             f"size mismatch, got input ({input.shape[0]}), mat ({input.shape[0]}x{input.shape[1]}), "
             f"vec ({vec.shape[0]})"
         )
+    if input.dtype is not vec.dtype:  # torch's mv is addmv into a result of vec's dtype
+        raise RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {_scalar_type(vec)}, "
+            f"{_scalar_type(input)}, and {_scalar_type(vec)}"
+        )
     return apply(rd.MV, input, vec)
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    for name, t in (("self", input), ("mat1", mat1)):
+        if isinstance(t, Tensor) and t.dtype is not mat2.dtype:
+            got = f"{_scalar_type(t)} and {_scalar_type(mat2)}"
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {got}")
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
