@@ -738,8 +738,16 @@ def _hooked_inplace_facts(lib) -> list:
             y.mul_(2)
         return lib.autograd.grad(z.sum(), x)[0]
 
+    class AddInPlace(nn.Module):
+        def forward(self, a, b):
+            return a.mul_(2) + b
+
+    two = AddInPlace()
+    two.register_full_backward_hook(lambda m, gi, go: None)
     facts.append(_outcome(lambda: linear(x * 2).mul_(2)))
     facts.append(_outcome(written_under_no_grad))
+    facts.append(_outcome(lambda: two(x * 1, x * 1)))  # two differentiable outputs: multi-view error
+    facts.append(_outcome(lambda: two(x * 1, lib.ones(2, 3))))
     return facts
 
 
@@ -790,23 +798,33 @@ def _custom_function_view_facts(lib) -> list:
         def backward(ctx, g):
             return g
 
+    class Two(lib.autograd.Function):  # two differentiable outputs: torch's multi-view rules
+        @staticmethod
+        def forward(ctx, x):
+            return x, x.view(-1)
+
+        @staticmethod
+        def backward(ctx, g1, g2):
+            return g1 + g2.view(2, 3)
+
     a = lib.ones(2, 3, requires_grad=True)
-    facts: list = []
-    for fn in (View, Same):
+    facts: list = [_outcome(lambda: Two.apply(a * 1)[1].mul_(2))]
+    for fn in (View, Same, Two):
 
         def rebased(fn=fn):
             b = a * 1
-            y = fn.apply(b)
+            y = fn.apply(b)[0] if fn is Two else fn.apply(b)
             with lib.no_grad():
                 b.mul_(2)
             return y.grad_fn
 
+        first = (lambda t: t[0]) if fn is Two else (lambda t: t)
         facts += [
-            _outcome(lambda fn=fn: fn.apply(a).mul_(2)),
-            _outcome(lambda fn=fn: fn.apply(a * 1).mul_(2)),
-            fn.apply(a * 1)._is_view(),
+            _outcome(lambda fn=fn, first=first: first(fn.apply(a)).mul_(2)),
+            _outcome(lambda fn=fn, first=first: first(fn.apply(a * 1)).mul_(2)),
+            first(fn.apply(a * 1))._is_view(),
             _outcome(rebased),
-            _outcome(lambda fn=fn: fn.apply(lib.ones(2, 3)).mul_(2)),
+            _outcome(lambda fn=fn, first=first: first(fn.apply(lib.ones(2, 3))).mul_(2)),
         ]
     return facts
 

@@ -17,19 +17,33 @@ DIRTY_LEAF = "a leaf Variable that requires grad has been used in an in-place op
 ONCE_DIFF = "trying to differentiate twice a function that was marked with @once_differentiable"
 
 
+_IN_CUSTOM_FUNCTION = (
+    "This view was created inside a custom Function (or because an input was returned as-is) and "
+    "the autograd logic to handle view+inplace would override the custom backward associated with "
+    "the custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix "
+    "this by cloning the output of the custom Function."
+)
+_OF_MULTIPLE_VIEWS = (
+    "This view is the output of a function that returns multiple views. Such functions do not allow "
+    "the output views to be modified inplace. You should replace the inplace operation by an "
+    "out-of-place one."
+)
+
+
+def view_kind(differentiable_outputs: int) -> str:
+    """The ``_custom_function_views`` of a custom Function's node: torch treats the views of a
+    Function with several differentiable outputs as a multi-output node's."""
+    return "multiple" if differentiable_outputs > 1 else "custom"
+
+
 def custom_view_error(t: Any, rebased: bool) -> RuntimeError:
     """torch's error for a view made by a custom Function (BackwardHookFunction's outputs are such
     views of its inputs) written in place (``rebased`` False) or read after its base was."""
     what = "its base or another view of its base has been modified inplace" if rebased else (
         "is being modified inplace"
     )
-    return RuntimeError(
-        f"Output {t._output_nr} of {t._grad_fn._short_name()} is a view and {what}. This view was "
-        "created inside a custom Function (or because an input was returned as-is) and the autograd "
-        "logic to handle view+inplace would override the custom backward associated with the custom "
-        "Function, leading to incorrect gradients. This behavior is forbidden. You can fix this by "
-        "cloning the output of the custom Function."
-    )
+    why = _OF_MULTIPLE_VIEWS if t._grad_fn._custom_function_views == "multiple" else _IN_CUSTOM_FUNCTION
+    return RuntimeError(f"Output {t._output_nr} of {t._grad_fn._short_name()} is a view and {what}. {why}")
 
 
 class FunctionCtx:
@@ -160,11 +174,22 @@ class Function(metaclass=FunctionMeta):
         outs = (outputs,) if single else outputs
         if executable:
             ctx._next = tuple(a._edge() for a, t in zip(args, is_tensor, strict=False) if t)
-            if sum(isinstance(o, Tensor) for o in outs) == 1:
-                ctx._custom_function_views = True  # several outputs: torch's multi-view rules
+            ctx._custom_function_views = view_kind(
+                sum(_differentiable(ctx, o) for o in outs)
+            )
             outs = tuple(_wire_output(ctx, o, i, args) for i, o in enumerate(outs))
         ctx._saved = tuple(SavedTensor(t) if t is not None else None for t in ctx._to_save)
         return outs[0] if single else outs
+
+
+def _differentiable(ctx: BackwardCFunction, out: Any) -> bool:
+    from impl._tensor import Tensor
+
+    return (
+        isinstance(out, Tensor)
+        and out.dtype.is_floating_point
+        and not any(out is t for t in ctx._non_differentiable)
+    )
 
 
 def _wire_output(ctx: BackwardCFunction, out: Any, i: int, inputs: tuple) -> Any:
@@ -185,8 +210,7 @@ def _wire_output(ctx: BackwardCFunction, out: Any, i: int, inputs: tuple) -> Any
         view = out.detach()  # an unmodified input comes back as a new tensor: a view of it
         view._base, view._view_version = out._base if out._base is not None else out, out._vc.value
         out = view
-    if ctx._custom_function_views:
-        out._view_no_grad = False  # a view made in forward is the Function's, not a no_grad view
+    out._view_no_grad = False  # a view made in forward is the Function's, not a no_grad view
     if out.dtype.is_floating_point:
         out._grad_fn, out._output_nr = ctx, i
     return out

@@ -74,10 +74,11 @@ class Node:
         "__weakref__",
     )
 
-    # Whether the views among this node's outputs were made by a custom Function (torch's
-    # CreationMeta::IN_CUSTOM_FUNCTION): writing into them, or reading one after its base was
-    # written, raises instead of rebasing the view's history.
-    _custom_function_views = False
+    # Whether the views among this node's outputs were made by a custom Function: "custom" (torch's
+    # CreationMeta::IN_CUSTOM_FUNCTION) or "multiple" (several differentiable outputs, torch's
+    # MULTI_OUTPUT_NODE); writing into them, or reading one after its base was written, raises
+    # instead of rebasing the view's history (impl.autograd.function.custom_view_error).
+    _custom_function_views: str | bool = False
 
     def __init__(self) -> None:
         self._sequence_nr = next(_sequence)

@@ -16,6 +16,7 @@ from typing import Any
 
 import impl
 from impl._tensor import Tensor
+from impl.autograd.function import view_kind
 from impl.autograd.graph import Node
 
 NO_INPUT_GRAD_WARNING = (
@@ -34,7 +35,7 @@ class BackwardHookFunctionBackward(Node):
     into them in place (an in-place ReLU right after a hooked module, or in a hooked ReLU).
     """
 
-    _custom_function_views = True
+    _custom_function_views = "custom"  # "multiple" on a node with several differentiable outputs
 
     def apply(self, grads: tuple) -> tuple:
         out = []
@@ -48,6 +49,7 @@ def _identity_outputs(tensors: list[Tensor]) -> list[Tensor]:
     when it is a view itself), as torch's Function makes of an input returned as-is; tensors that
     do not require grad come out as non-differentiable aliases."""
     node = BackwardHookFunctionBackward()
+    node._custom_function_views = view_kind(sum(t.requires_grad for t in tensors))
     node._next = tuple(t._edge() for t in tensors)
     node._input_meta = [(tuple(t.shape), t.dtype) for t in tensors]
     outs = []
