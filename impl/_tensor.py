@@ -80,7 +80,7 @@ class Tensor:
 
     @classmethod
     def _from_array(cls, array: Any, requires_grad: bool = False) -> Tensor:
-        if array.size == 0 and array.ndim and not any(array.strides) and isinstance(array, np.ndarray):
+        if array.size == 0 and array.ndim and not any(array.strides) and _fresh_numpy(array):
             array = _with_contiguous_strides(array)
         t = object.__new__(Tensor)
         t._data = array
@@ -474,6 +474,12 @@ def _check_assigned_grad(t: Tensor, value: object) -> None:
             f"attempting to assign a gradient of size '[{given}]' to a tensor of size '[{own}]'. "
             "Please ensure that the gradient and the tensor are the same size"
         )
+
+
+def _fresh_numpy(array: Any) -> bool:
+    """A numpy array that owns its memory (not a view such as expand's broadcast, whose zero
+    strides torch keeps)."""
+    return isinstance(array, np.ndarray) and array.base is None
 
 
 def _with_contiguous_strides(array: np.ndarray) -> np.ndarray:

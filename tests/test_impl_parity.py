@@ -972,6 +972,14 @@ print(g, torch.autograd.grad(g.sum(), x)[0]._is_zerotensor())
 g, = torch.autograd.grad(x.sgn().sum(), x); print(g._is_zerotensor())
 g, = torch.autograd.grad(x.sign().sum(), x); print(g._is_zerotensor(), g.tolist())
 ''',
+    "empty_tensor_strides": '''
+for t in (torch.ones(1).expand(0), torch.ones(2, 1).expand(2, 0), torch.ones(0, 2), torch.ones(3)[3:],
+          torch.ones(2, 3)[:, 3:].t(), torch.ones(0, 2, 3).view(0, 6), torch.ones(0, 2) + 1,
+          torch.ones(0, 3) @ torch.ones(3, 2), torch.ones(0, 2, 3).sum(1), torch.ones(0, 2, 3).permute(2, 0, 1),
+          torch.ones(0, 2).unsqueeze(1), torch.cat([torch.ones(0, 2), torch.ones(0, 2)]),
+          torch.ones(0, 2).t().contiguous()):
+    print(tuple(t.shape), t.stride(), t.is_contiguous())
+''',
     "matrix_products_check_dtypes_as_torch": '''
 lin = torch.nn.Linear(2, 2)
 for shape in ((2,), (3, 2), (4, 3, 2)):
