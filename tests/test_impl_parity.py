@@ -980,6 +980,21 @@ for t in (torch.ones(1).expand(0), torch.ones(2, 1).expand(2, 0), torch.ones(0, 
           torch.ones(0, 2).t().contiguous()):
     print(tuple(t.shape), t.stride(), t.is_contiguous())
 ''',
+    "inplace_result_keeps_the_shape_of_self": '''
+for op in ("add_", "sub_", "mul_", "div_", "pow_"):
+    attempt(lambda: getattr(torch.tensor(1.0), op)(torch.ones(2)))
+    attempt(lambda: getattr(torch.ones(3), op)(torch.ones(2, 3)))
+    attempt(lambda: getattr(torch.ones(1, 3), op)(torch.ones(2, 3)))
+    attempt(lambda: getattr(torch.ones(2, 3), op)(torch.ones(4)))
+    attempt(lambda: getattr(torch.ones(2, 3), op)(torch.ones(3)).shape)
+attempt(lambda: torch.tensor(1.0).clamp_(min=torch.ones(2)))
+attempt(lambda: torch.tensor(1.0).copy_(torch.ones(2)))
+attempt(lambda: torch.ones(1).copy_(torch.ones(2)))
+attempt(lambda: torch.tensor(1.0).masked_fill_(torch.ones(2, dtype=torch.bool), 0))
+x = torch.ones(2, requires_grad=True).clone()
+attempt(lambda: x.mul_(torch.ones(3, 2)))
+print(x._version, x.grad_fn.name())
+''',
     "matrix_products_check_dtypes_as_torch": '''
 lin = torch.nn.Linear(2, 2)
 for shape in ((2,), (3, 2), (4, 3, 2)):

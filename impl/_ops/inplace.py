@@ -192,6 +192,20 @@ def _check_cast(result: dtypes.dtype, out: dtypes.dtype) -> None:
         )
 
 
+def _check_broadcast_to_self(self: Tensor, operands: list) -> None:
+    """An in-place result keeps ``self``'s shape: operands that broadcast to a larger shape raise
+    torch's error (shapes that do not broadcast at all are left to the op's own error)."""
+    shapes = [tuple(self.shape)] + [tuple(o.shape) for o in operands if isinstance(o, Tensor)]
+    try:
+        shape = np.broadcast_shapes(*shapes)
+    except ValueError:
+        return
+    if shape != shapes[0]:
+        raise RuntimeError(
+            f"output with shape {list(shapes[0])} doesn't match the broadcast shape {list(shape)}"
+        )
+
+
 def _old_value(t: Tensor) -> Tensor:
     """A copy of ``t``'s current value carrying ``t``'s autograd identity (its edge)."""
     old = Tensor._from_array(t._data.copy())
@@ -203,6 +217,7 @@ def _old_value(t: Tensor) -> Tensor:
 def apply_inplace(op: OpDef, self: Tensor, *others: Any, **attrs: Any) -> Tensor:
     """Run ``op`` in place on ``self`` (see module doc)."""
     check_inplace(self)
+    _check_broadcast_to_self(self, [*others, *attrs.values()])
     _check_overlap(op, self, others[0]._data if others and isinstance(others[0], Tensor) else 0, attrs)
     if op.promote:
         from impl._ops.table import compute_dtype
