@@ -217,7 +217,8 @@ def _old_value(t: Tensor) -> Tensor:
 def apply_inplace(op: OpDef, self: Tensor, *others: Any, **attrs: Any) -> Tensor:
     """Run ``op`` in place on ``self`` (see module doc)."""
     check_inplace(self)
-    _check_broadcast_to_self(self, [*others, *attrs.values()])
+    if "key" not in attrs:  # index_put_'s values and indices follow the indexed shape
+        _check_broadcast_to_self(self, [*others, *attrs.values()])
     _check_overlap(op, self, others[0]._data if others and isinstance(others[0], Tensor) else 0, attrs)
     if op.promote:
         from impl._ops.table import compute_dtype
