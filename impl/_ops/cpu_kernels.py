@@ -1,5 +1,6 @@
-"""Reductions computed in the order torch's CPU kernels compute them, for the few ops whose
-results amplify the last bits of a sum.
+"""Arithmetic rounded as torch's CPU kernels round it, for the few ops whose results show the
+last bits: a fused multiply-add (``fma``, one rounding; torch's ``add(alpha=)`` uses it) and the
+sums of softmax's backward.
 
 Softmax's backward ``out * (grad - sum(grad * out))`` cancels: with ``grad = [81, 80]`` the
 difference keeps only a few bits of the float32 dot product, so numpy's pairwise sum and
@@ -83,8 +84,8 @@ def _two_product(a: Any, b: Any) -> tuple[Any, Any]:
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
-def _fma(acc: Any, g: Any, o: Any) -> Any:
-    """``fma(g, o, acc)`` rounded once, in the arrays' dtype (float32 or float64).
+def fma(acc: Any, g: Any, o: Any) -> Any:
+    """``acc + g * o`` rounded once (a fused multiply-add), in the arrays' dtype (float32 or float64).
 
     float32: the product is exact in float64 and the float64 sum is rounded to odd (TwoSum gives
     its error), which then rounds to float32 as one rounding would. float64: TwoProduct and
@@ -104,7 +105,7 @@ def _chain(grad: Any, out: Any, fused: bool) -> Any:
     """``acc += grad[i] * out[i]`` along axis 0, fused into one rounding per step or not."""
     acc = np.zeros(grad.shape[1:], grad.dtype)
     for g, o in zip(grad, out, strict=True):
-        acc = _fma(acc, g, o) if fused else acc + g * o
+        acc = fma(acc, g, o) if fused else acc + g * o
     return acc
 
 

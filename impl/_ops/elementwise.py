@@ -48,7 +48,7 @@ def _add_scaled(xp: Any, a: Any, b: Any, alpha: Any) -> Any:
     on same-shape operands): one fused multiply-add with ``alpha`` cast to the dtype; float16 goes through
     vectors of ``lanes`` elements, and the tail of a row that fills no whole vector runs the
     scalar loop in float16 arithmetic (the product rounded to float16 before the sum)."""
-    from impl._ops.cpu_kernels import _fma, cpu_capability
+    from impl._ops.cpu_kernels import cpu_capability, fma
 
     dt = np.result_type(a, b)
     if xp is not np or dt.kind != "f":
@@ -56,7 +56,7 @@ def _add_scaled(xp: Any, a: Any, b: Any, alpha: Any) -> Any:
     a, b = np.broadcast_arrays(a, b)
     if dt.itemsize >= 4:
         flat = [np.ascontiguousarray(x).reshape(-1) for x in (a, b, np.full(a.shape, alpha, dt))]
-        return _fma(*flat).reshape(a.shape)
+        return fma(*flat).reshape(a.shape)
     alpha16 = dt.type(alpha)
     a32 = a.astype(np.float32)
     out = (a32 + b.astype(np.float32) * np.float32(alpha16)).astype(dt)  # the product is exact
