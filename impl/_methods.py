@@ -12,7 +12,7 @@ from impl import dtypes
 from impl._ops import elementwise as ew
 from impl._ops import functions as F
 from impl._ops import inplace as ip
-from impl._ops.table import D, OpDef, apply
+from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
 from impl._tensor import Tensor
 from impl._xp import device as _device
 from impl._xp import namespace_for
@@ -76,6 +76,19 @@ def _caster(d: dtypes.dtype) -> Any:
         return to(self, d)
 
     return cast
+
+
+def _operator(fn: Any) -> Any:
+    """A binary operator: an operand that is neither a tensor nor a number gives NotImplemented,
+    so Python raises its own TypeError (``unsupported operand type(s) for +``) and ``x == None``
+    is False, as with torch."""
+
+    def operator(self: Tensor, other: Any) -> Any:
+        if isinstance(other, NOT_OPERANDS):
+            return NotImplemented
+        return fn(self, other)
+
+    return operator
 
 
 def _inplace(fn: Any) -> Any:
@@ -289,33 +302,33 @@ METHODS: dict[str, Any] = {
     ),
     "is_floating_point": lambda self: self.dtype.is_floating_point,
     # operators
-    "__add__": F.add,
-    "__radd__": F.add,
-    "__sub__": F.sub,
-    "__rsub__": lambda self, o: F.rsub(self, o),
-    "__mul__": F.mul,
-    "__rmul__": F.mul,
-    "__truediv__": F.div,
-    "__rtruediv__": lambda self, o: F.mul(F.reciprocal(self), o),
-    "__pow__": F.pow,
-    "__rpow__": lambda self, o: F.pow(o, self),
+    "__add__": _operator(F.add),
+    "__radd__": _operator(F.add),
+    "__sub__": _operator(F.sub),
+    "__rsub__": _operator(lambda self, o: F.rsub(self, o)),
+    "__mul__": _operator(F.mul),
+    "__rmul__": _operator(F.mul),
+    "__truediv__": _operator(F.div),
+    "__rtruediv__": _operator(lambda self, o: F.mul(F.reciprocal(self), o)),
+    "__pow__": _operator(F.pow),
+    "__rpow__": _operator(lambda self, o: F.pow(o, self)),
     "__neg__": F.neg,
-    "__matmul__": F.matmul,
-    "__rmatmul__": lambda self, o: F.matmul(o, self),
+    "__matmul__": _operator(F.matmul),
+    "__rmatmul__": _operator(lambda self, o: F.matmul(o, self)),
     "__abs__": F.abs,
-    "__eq__": F.eq,
-    "__ne__": F.ne,
-    "__lt__": F.lt,
-    "__le__": F.le,
-    "__gt__": F.gt,
-    "__ge__": F.ge,
-    "__and__": F.logical_and,
-    "__or__": F.logical_or,
-    "__xor__": F.logical_xor,
+    "__eq__": _operator(F.eq),
+    "__ne__": _operator(F.ne),
+    "__lt__": _operator(F.lt),
+    "__le__": _operator(F.le),
+    "__gt__": _operator(F.gt),
+    "__ge__": _operator(F.ge),
+    "__and__": _operator(F.logical_and),
+    "__or__": _operator(F.logical_or),
+    "__xor__": _operator(F.logical_xor),
     "__invert__": F.logical_not,
-    "__rand__": F.logical_and,
-    "__ror__": F.logical_or,
-    "__floordiv__": lambda self, o: F.div(self, o, rounding_mode="floor"),
+    "__rand__": _operator(F.logical_and),
+    "__ror__": _operator(F.logical_or),
+    "__floordiv__": _operator(lambda self, o: F.div(self, o, rounding_mode="floor")),
     # in place
     "copy_": ip.copy_,
     "fill_": ip.fill_,

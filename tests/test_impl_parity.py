@@ -995,6 +995,22 @@ x = torch.ones(2, requires_grad=True).clone()
 attempt(lambda: x.mul_(torch.ones(3, 2)))
 print(x._version, x.grad_fn.name())
 ''',
+    "operands_that_are_neither_tensors_nor_numbers": '''
+x = torch.ones(2)
+for bad in (None, [1.0, 2.0], "a"):
+    attempt(lambda: x + bad)
+    attempt(lambda: bad + x)
+    attempt(lambda: x * bad)
+    attempt(lambda: x - bad)
+    attempt(lambda: x / bad)
+    attempt(lambda: x ** bad)
+    attempt(lambda: x < bad)
+    print(x == bad, x != bad)
+    attempt(lambda: torch.div(bad, x))
+    attempt(lambda: torch.mul(x, bad))
+    attempt(lambda: torch.exp(bad))
+    attempt(lambda: torch.sigmoid(bad))
+''',
     "matrix_products_check_dtypes_as_torch": '''
 lin = torch.nn.Linear(2, 2)
 for shape in ((2,), (3, 2), (4, 3, 2)):

@@ -8,6 +8,7 @@ a second backward without ``retain_graph`` raises torch's error exactly when tor
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from operator import attrgetter
@@ -296,7 +297,7 @@ def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
     """Run ``op`` on tensors (Python numbers are wrapped like torch wraps them), record the node."""
     for t in tensors:
         if not isinstance(t, Tensor):
-            tensors = _wrap_numbers(tensors)
+            tensors = _wrap_numbers(tensors, op)
             break
     arrays = list(map(_DATA, tensors))
     first_array = arrays[0]
@@ -340,13 +341,24 @@ def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
     return main if results is None or len(results) == 1 else results
 
 
-def _wrap_numbers(tensors: tuple) -> tuple:
-    """The operands with Python numbers wrapped (on the device of the first tensor operand)."""
+# what an op refuses as an operand (neither a tensor nor a number), with torch's TypeError
+NOT_OPERANDS = (type(None), list, tuple, str, dict)
+
+
+def _wrap_numbers(tensors: tuple, op: OpDef) -> tuple:
+    """The operands with Python numbers wrapped (on the device of the first tensor operand). What
+    is neither a tensor nor a number raises torch's TypeError (in the wording of the function
+    form, ``torch.mul(x, None)``; numpy would have made None a nan)."""
     first = None
-    for t in tensors:
+    for position, t in enumerate(tensors, 1):
         if isinstance(t, Tensor):
-            first = t
-            break
+            first = first or t
+        elif isinstance(t, NOT_OPERANDS):
+            differentiable = re.fullmatch(r"(\w+?)Backward\d+", op.node_name)
+            function = f"{differentiable.group(1).lower()}(): " if differentiable else ""
+            argument = "input" if position == 1 else op.inputs[position - 1]
+            where = f"argument '{argument}' (position {position})"
+            raise TypeError(f"{function}{where} must be Tensor, not {type(t).__name__}")
     return tuple([_wrap(t, first) for t in tensors])
 
 
