@@ -45,7 +45,10 @@ def normalise(message: str) -> str:
 # Warnings torch emits only once per process (C++ TORCH_WARN_ONCE): whether a run shows them depends
 # on what ran before in the process, so the interpreter marks them ``"once": true`` and ``compare``
 # leaves them out on both sides.
-ONCE_PER_PROCESS = ("Using backward() with create_graph=True will create a reference cycle",)
+ONCE_PER_PROCESS = (
+    "Using backward() with create_graph=True will create a reference cycle",
+    "Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy",
+)
 
 
 def warned_once_per_process(message: str) -> bool:

@@ -15,6 +15,7 @@ first-backward graph and torch's values.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -252,6 +253,28 @@ def _pads(padding: Any, kernel: tuple[int, int], dilation: tuple[int, int], stri
     return (ph, ph, pw, pw)
 
 
+_warned_same: list[bool] = []  # torch warns once per process (TORCH_WARN_ONCE)
+
+
+def _pad_extra(input: Tensor, pads: tuple) -> tuple[Tensor, tuple]:
+    """padding='same' whose total is odd in a dimension, as ATen's _convolution_mode does it: the
+    extra element goes on the bottom/right through a ConstantPadNd of the input, and the
+    convolution gets the symmetric part (with torch's warning about the padded copy)."""
+    from impl.nn._pad import pad
+
+    if not _warned_same:
+        _warned_same.append(True)
+        warnings.warn(
+            "Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy "
+            "of the input be created (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+            "Convolution.cpp:1101.)",
+            UserWarning,
+            stacklevel=4,
+        )
+    top, bottom, left, right = pads
+    return pad(input, (0, right - left, 0, bottom - top)), (top, top, left, left)
+
+
 def conv2d(
     input: Tensor,
     weight: Tensor,
@@ -283,6 +306,8 @@ def conv2d(
             f"but got weight of size {list(weight.shape)} instead"
         )
     pads = _pads(padding, (kh, kw), dilation, stride)
+    if pads[0] != pads[1] or pads[2] != pads[3]:  # 'same' with an odd total: torch pads the extra first
+        input, pads = _pad_extra(input, pads)
     eff_h = input.shape[2] + pads[0] + pads[1]
     eff_w = input.shape[3] + pads[2] + pads[3]
     if eff_h < dilation[0] * (kh - 1) + 1 or eff_w < dilation[1] * (kw - 1) + 1:

@@ -109,6 +109,14 @@ RULES = [
         f"{_NN}.Dropout.html",
     ),
     Rule(
+        "MOD-006",
+        MODULES,
+        "Conv2d with any stride, padding (ints, pairs, 'valid', 'same'), dilation, groups, bias and "
+        "padding_mode (zeros, reflect, replicate, circular), followed or not by an in-place ReLU or "
+        "LeakyReLU, gives torch's outputs, graph and gradients, batched or not.",
+        f"{_NN}.Conv2d.html",
+    ),
+    Rule(
         "OPT-001",
         OPTIM,
         "SGD (lr, momentum, dampening, weight_decay, nesterov, maximize) moves the parameters as "
