@@ -33,8 +33,7 @@ def bad_backwards(draw: Any) -> Program:
         gshape = draw(st.sampled_from((shape, (3,), (2, 1))))
         gradient = p.leaf(gshape, draw(st.sampled_from(("float32", "float64", "int64", "bool"))), grad=False)
     p.steps.append(Backward(y, gradient))
-    p.steps += [Observe(n) for n in p.names]
-    return Program(p.steps)
+    return p.observed()
 
 
 @pytest.mark.rule("ERR-001")
@@ -60,8 +59,7 @@ def refused_flags(draw: Any) -> Program:
     else:
         op = draw(st.sampled_from(("add_", "mul_", "zero_", "fill_", "__setitem__")))
         p.op(op, Ref(x), *{"zero_": [], "__setitem__": [0, 1]}.get(op, [1]))
-    p.steps += [Observe(n) for n in p.names]
-    return Program(p.steps)
+    return p.observed()
 
 
 @pytest.mark.rule("ERR-002")
@@ -86,8 +84,7 @@ def shape_errors(draw: Any) -> Program:
         p.op("cat", [Ref(a), Ref(b)], draw(st.integers(-1, 1)))
     else:
         p.op(kind, Ref(a), Ref(b))
-    p.steps += [Observe(n) for n in p.names]
-    return Program(p.steps)
+    return p.observed()
 
 
 @pytest.mark.rule("ERR-003")

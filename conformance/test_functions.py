@@ -17,7 +17,6 @@ from oracle.program import (
     Backward,
     Function,
     Grad,
-    Observe,
     ObserveGraph,
     ObserveLayout,
     Program,
@@ -103,8 +102,7 @@ def functions(draw: Any, dirty: bool = False, extras: bool = False, double: bool
         p.steps.append(Backward(p.op("sum", Ref("gx"))))
     else:
         p.steps += [Backward(loss), Backward(loss)]
-    p.steps += [Observe(n) for n in p.names]
-    return Program(p.steps)
+    return p.observed()
 
 
 @pytest.mark.rule("FN-001")

@@ -13,7 +13,7 @@ from conformance.conftest import examples
 from conformance.test_ops import OpProgram
 from oracle.backends import Backend
 from oracle.differential import check
-from oracle.program import Backward, DecoratedOp, ExitMode, GradMode, Observe, Program, Ref
+from oracle.program import Backward, DecoratedOp, ExitMode, GradMode, Program, Ref
 
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
@@ -51,10 +51,13 @@ def modes(draw: Any, kinds: tuple[str, ...]) -> Program:
         p.steps.append(ExitMode(open_modes.pop()))
     if draw(st.booleans()):
         some_ops(p, draw, sources)
-    root = p.op("sum", Ref(p.names[-1]))
-    p.steps.append(Backward(root))
-    p.steps += [Observe(n) for n in p.names]
-    return Program(p.steps)
+    return backward_from_last(p)
+
+
+def backward_from_last(p: OpProgram) -> Program:
+    """Backward from the sum of the latest tensor, then every tensor observed."""
+    p.steps.append(Backward(p.op("sum", Ref(p.names[-1]))))
+    return p.observed()
 
 
 @pytest.mark.rule("GM-001")
@@ -92,10 +95,7 @@ def decorated(draw: Any) -> Program:
         sources.append(f"d{i}")
         if draw(st.booleans()):
             some_ops(p, draw, sources)
-    root = p.op("sum", Ref(p.names[-1]))
-    p.steps.append(Backward(root))
-    p.steps += [Observe(n) for n in p.names]
-    return Program(p.steps)
+    return backward_from_last(p)
 
 
 @pytest.mark.rule("GM-003")

@@ -57,11 +57,6 @@ def leaves(p: OpProgram, draw: Any) -> tuple[list[str], tuple[int, ...]]:
     return xs, shape
 
 
-def observed(p: OpProgram) -> Program:
-    p.steps += [Observe(n) for n in p.names]
-    return Program(p.steps)
-
-
 @st.composite
 def double_backward(draw: Any) -> Program:
     """grad(create_graph=True) of a chain, its graph observed, then a backward through it."""
@@ -74,7 +69,7 @@ def double_backward(draw: Any) -> Program:
     p.names += gs
     total = p.op("sum", Ref(gs[-1]))
     p.steps.append(Backward(total, inputs=draw(st.sampled_from((None, xs[:1])))))
-    return observed(p)
+    return p.observed()
 
 
 @pytest.mark.rule("HO-001")
@@ -97,7 +92,7 @@ def grad_chains(draw: Any) -> Program:
                             allow_unused=True, materialize_grads=True))
         p.names.append(g)
         root = p.op("sum", Ref(g))
-    return observed(p)
+    return p.observed()
 
 
 @pytest.mark.rule("HO-002")
@@ -121,7 +116,7 @@ def backward_create_graph(draw: Any) -> Program:
     p.names.append("gx")
     p.steps.append(ObserveGraph("gx"))
     p.steps.append(Backward(p.op("sum", Ref("gx"))))
-    return observed(p)
+    return p.observed()
 
 
 @pytest.mark.rule("HO-003")

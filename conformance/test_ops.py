@@ -71,12 +71,16 @@ class OpProgram:
         self.names.append(name)
         return name
 
+    def observed(self) -> Program:
+        """The program, ending with an observation of every tensor."""
+        self.steps += [Observe(n) for n in self.names]
+        return Program(self.steps)
+
     def end(self, result: str) -> Program:
         """Graph, two backwards from the result's sum (the second raises iff something was saved),
         every tensor observed."""
         backprop_twice(self.steps, result, (-1,))
-        self.steps += [Observe(n) for n in self.names]
-        return Program(self.steps)
+        return self.observed()
 
 
 def dtype_of(draw: Any, dtypes: tuple[str, ...] = FLOAT_DTYPES) -> str:
