@@ -460,7 +460,7 @@ def _check_assigned_grad(t: Tensor, value: object) -> None:
         kind = type(value).__name__
         raise TypeError(f"assigned grad expected to be a Tensor or None but got grad of type {kind}")
     if value.dtype is not t.dtype:
-        given, own = dtypes.CPP_NAMES[value.dtype.name], dtypes.SCALAR_TYPE_NAMES[t.dtype.name]
+        given, own = dtypes.CPP_NAMES[value.dtype.name], dtypes.scalar_type(t.dtype)
         raise RuntimeError(
             f"attempting to assign a gradient with dtype '{given}' to a tensor with grad_dtype '{own}'. "
             "The gradient must match the tensor's grad_dtype (defaults to the tensor's dtype). You can "

@@ -78,8 +78,10 @@ CPP_NAMES = {
     "int32": "int",
     "int64": "long int",
     "bool": "bool",
+    "bfloat16": "c10::BFloat16",
 }
 SCALAR_TYPE_NAMES = {
+    "bfloat16": "BFloat16",
     "float16": "Half",
     "float32": "Float",
     "float64": "Double",
@@ -90,6 +92,11 @@ SCALAR_TYPE_NAMES = {
     "int64": "Long",
     "bool": "Bool",
 }
+
+
+def scalar_type(d: dtype) -> str:
+    """``d`` as torch's messages name its ScalarType (Float, Long, BFloat16, ...)."""
+    return SCALAR_TYPE_NAMES[d.name]
 
 
 def get_default_dtype() -> dtype:

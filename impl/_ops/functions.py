@@ -249,7 +249,7 @@ def _scan(op: Any, name: str, input: Tensor, dim: Any, dtype: Any) -> Tensor:
     if out is dtypes.bool_:
         raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
     if input.requires_grad and is_grad_enabled() and not out.is_floating_point:
-        raise RuntimeError(f"Autograd not support dtype: {_type_name(out)}")
+        raise RuntimeError(f"Autograd not support dtype: {dtypes.scalar_type(out)}")
     return apply(op, input, dim=d, dtype=out.np, in_dtype=input.dtype)
 
 
@@ -279,17 +279,11 @@ def mean(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = 
     if not dt.is_floating_point:
         raise RuntimeError(
             "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-            f"complex dtype. Got: {_type_name(input.dtype)}"
+            f"complex dtype. Got: {dtypes.scalar_type(input.dtype)}"
         )
     if dim is _ALL:
         return apply(rd.MEAN, input, dim=None, keepdim=False, dtype=dt.np)
     return apply(rd.MEAN_DIM, input, dim=_dims(dim, input.dim()), keepdim=keepdim, dtype=dt.np)
-
-
-def _type_name(d: dtypes.dtype) -> str:
-    from impl._ops.inplace import _TYPE_NAMES
-
-    return _TYPE_NAMES[d.name]
 
 
 def prod(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
@@ -414,10 +408,6 @@ def _check_same_dtype(a: Tensor, b: Tensor) -> None:
         )
 
 
-def _scalar_type(t: Tensor) -> str:
-    return dtypes.SCALAR_TYPE_NAMES[t.dtype.name]
-
-
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     if input.dim() != 2 or mat2.dim() != 2:
         bad = input if input.dim() != 2 else mat2
@@ -441,7 +431,8 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
             f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}]."
         )
     if input.dtype is not mat2.dtype:
-        raise RuntimeError(f"expected scalar type {_scalar_type(input)} but found {_scalar_type(mat2)}")
+        expected, found = dtypes.scalar_type(input.dtype), dtypes.scalar_type(mat2.dtype)
+        raise RuntimeError(f"expected scalar type {expected} but found {found}")
     return apply(rd.BMM, input, mat2)
 
 
@@ -450,8 +441,8 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
         raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {tensor.dim()}D tensors")
     if input.dtype is not tensor.dtype:
         raise RuntimeError(
-            f"dot : expected both vectors to have same dtype, but found {_scalar_type(input)} and "
-            f"{_scalar_type(tensor)}"
+            "dot : expected both vectors to have same dtype, but found "
+            f"{dtypes.scalar_type(input.dtype)} and {dtypes.scalar_type(tensor.dtype)}"
         )
     if input.numel() != tensor.numel():
         raise RuntimeError(
@@ -470,8 +461,8 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
         )
     if input.dtype is not vec.dtype:  # torch's mv is addmv into a result of vec's dtype
         raise RuntimeError(
-            f"addmv input tensors must have the same dtype, but got {_scalar_type(vec)}, "
-            f"{_scalar_type(input)}, and {_scalar_type(vec)}"
+            f"addmv input tensors must have the same dtype, but got {dtypes.scalar_type(vec.dtype)}, "
+            f"{dtypes.scalar_type(input.dtype)}, and {dtypes.scalar_type(vec.dtype)}"
         )
     return apply(rd.MV, input, vec)
 
@@ -479,7 +470,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     for name, t in (("self", input), ("mat1", mat1)):
         if isinstance(t, Tensor) and t.dtype is not mat2.dtype:
-            got = f"{_scalar_type(t)} and {_scalar_type(mat2)}"
+            got = f"{dtypes.scalar_type(t.dtype)} and {dtypes.scalar_type(mat2.dtype)}"
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {got}")
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(

@@ -29,18 +29,6 @@ NO_GRAD_VIEW_INPLACE = (
     "the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
     "tracked) or both outside (if you want the inplace to be tracked)."
 )
-_TYPE_NAMES = {
-    "bfloat16": "BFloat16",
-    "float16": "Half",
-    "float32": "Float",
-    "float64": "Double",
-    "uint8": "Byte",
-    "int8": "Char",
-    "int16": "Short",
-    "int32": "Int",
-    "int64": "Long",
-    "bool": "Bool",
-}
 
 
 def _copy_fwd(xp: Any, a: Any, src: Any) -> Any:
@@ -187,8 +175,8 @@ def _check_cast(result: dtypes.dtype, out: dtypes.dtype) -> None:
 
     if order[cat(result)] > order[cat(out)]:
         raise RuntimeError(
-            f"result type {_TYPE_NAMES[result.name]} can't be cast to the desired output type "
-            f"{_TYPE_NAMES[out.name]}"
+            f"result type {dtypes.scalar_type(result)} can't be cast to the desired output type "
+            f"{dtypes.scalar_type(out)}"
         )
 
 
@@ -382,7 +370,8 @@ def _value_tensor(self: Tensor, value: Any) -> Tensor:
         return value
     if isinstance(value, (bool, int, float, np.number, np.bool_)):
         return Tensor._from_array(np.asarray(value).astype(self._data.dtype))
-    raise TypeError(f"can't assign a {type(value).__name__} to a torch.{_TYPE_NAMES[self.dtype.name]}Tensor")
+    tensor_type = f"torch.{dtypes.scalar_type(self.dtype)}Tensor"
+    raise TypeError(f"can't assign a {type(value).__name__} to a {tensor_type}")
 
 
 def _drop_leading_ones(shape: tuple) -> tuple:
@@ -424,7 +413,7 @@ def _index_put_(self: Tensor, indices: dict[int, Tensor], values: Tensor) -> Non
     if values.dtype is not self.dtype and not (masked_fill and values.numel() == 1):
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
-            f"{_TYPE_NAMES[self.dtype.name]} for the destination and {_TYPE_NAMES[values.dtype.name]} "
+            f"{dtypes.scalar_type(self.dtype)} for the destination and {dtypes.scalar_type(values.dtype)} "
             "for the source."
         )
     _check_bounds(self, key, values)

@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 
 import impl
-from impl._ops.inplace import _TYPE_NAMES, apply_inplace, check_inplace
+from impl import dtypes
+from impl._ops.inplace import apply_inplace, check_inplace
 from impl._ops.table import apply, broadcast_mismatch
 from impl._tensor import Tensor
 from impl._xp import to_numpy
@@ -69,7 +70,7 @@ def relu_(input: Tensor) -> Tensor:
 
 def _check_floating(input: Tensor, kernel: str) -> None:
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{_TYPE_NAMES[input.dtype.name]}'")
+        raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{dtypes.scalar_type(input.dtype)}'")
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
