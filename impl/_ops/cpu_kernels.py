@@ -42,6 +42,12 @@ def cpu_capability() -> str:
     return "default"
 
 
+def vector_bytes() -> int:
+    """Width of the vectors torch's kernels use here: 64 bytes on AVX512, else 32 (AVX2, and the
+    baseline build's emulated vectors)."""
+    return 64 if cpu_capability() == "avx512" else 32
+
+
 def _lane_sum(products: Any, lanes: int, halving: bool) -> Any:
     """Sum over the last axis in ``lanes`` vector lanes, then across lanes by halving (the AVX
     shuffles) or left to right (the baseline build)."""
@@ -125,7 +131,7 @@ def softmax_backward(xp: Any, grad: Any, out: Any, dim: int) -> Any:
     if xp is not np or not floating or out.ndim == 0 or out.size == 0:
         return out * (grad - xp.sum(grad * out, axis=dim, keepdims=True))
     capability = cpu_capability()
-    lanes = (64 if capability == "avx512" else 32) // out.dtype.itemsize
+    lanes = vector_bytes() // out.dtype.itemsize
     if capability == "default":  # the baseline build converts float16 to 8-lane float32 vectors
         lanes = 32 // max(out.dtype.itemsize, 4)
     wide = np.float64 if out.dtype == np.float64 else np.float32  # float16 accumulates in float32

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from impl._ops.cpu_kernels import fma, vector_bytes
 from impl._ops.table import D, OpDef, apply
 
 
@@ -48,8 +49,6 @@ def _add_scaled(xp: Any, a: Any, b: Any, alpha: Any) -> Any:
     on same-shape operands): one fused multiply-add with ``alpha`` cast to the dtype; float16 goes through
     vectors of ``lanes`` elements, and the tail of a row that fills no whole vector runs the
     scalar loop in float16 arithmetic (the product rounded to float16 before the sum)."""
-    from impl._ops.cpu_kernels import cpu_capability, fma
-
     dt = np.result_type(a, b)
     if xp is not np or dt.kind != "f":
         return a + b * alpha
@@ -60,7 +59,7 @@ def _add_scaled(xp: Any, a: Any, b: Any, alpha: Any) -> Any:
     alpha16 = dt.type(alpha)
     a32 = a.astype(np.float32)
     out = (a32 + b.astype(np.float32) * np.float32(alpha16)).astype(dt)  # the product is exact
-    lanes = (64 if cpu_capability() == "avx512" else 32) // dt.itemsize
+    lanes = vector_bytes() // dt.itemsize
     row = out.size if a.flags.c_contiguous and b.flags.c_contiguous else (out.shape[-1] if out.ndim else 1)
     tail = row % lanes
     if tail and out.size:
