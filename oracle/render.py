@@ -56,6 +56,7 @@ from oracle.program import (
     ZeroGrad,
     module_nodes,
 )
+from oracle.trace import MAX_GRAPH_NODES
 
 PREAMBLE = """\
 import warnings
@@ -104,7 +105,7 @@ def show_graph(name, t):
         print(f"{name}.grad_fn graph = None")
         return
     order, index, parts = [t.grad_fn], {id(t.grad_fn): 0}, []
-    while len(parts) < len(order) and len(parts) < 200:
+    while len(parts) < len(order) and len(parts) < ''' + str(MAX_GRAPH_NODES) + ''':
         node = order[len(parts)]
         edges = []
         for child, nr in node.next_functions:

@@ -31,7 +31,7 @@ from oracle.program import (
 )
 from oracle.render import render
 from oracle.strategies import programs
-from oracle.trace import ONCE_PER_PROCESS, normalise
+from oracle.trace import MAX_GRAPH_NODES, ONCE_PER_PROCESS, normalise
 from tests.test_trace import seed_000_hooks
 
 TORCH = reference()
@@ -111,6 +111,13 @@ def assert_script_reproduces(program: Program) -> None:
 @pytest.mark.parametrize("program", [EVERY_KIND, seed_000_hooks()], ids=["every-kind", "seed-000"])
 def test_rendered_script_prints_the_reference_trace(program: Program) -> None:
     assert_script_reproduces(program)
+
+
+def test_rendered_graph_stops_where_the_trace_does() -> None:
+    """A graph longer than MAX_GRAPH_NODES: the script prints the same truncated graph as the trace."""
+    chain: list = [Leaf("y0", [1.0], requires_grad=True)]
+    chain += [Op(f"y{i + 1}", "mul", [Ref(f"y{i}"), 2.0]) for i in range(MAX_GRAPH_NODES + 5)]
+    assert_script_reproduces(Program([*chain, ObserveGraph(f"y{MAX_GRAPH_NODES + 5}")]))
 
 
 def test_script_shows_errors_and_warnings_of_the_reference() -> None:
