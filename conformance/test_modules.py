@@ -146,59 +146,25 @@ def test_dropout_modes(program: Program, backend: Backend, reference: Backend) -
     check(program, backend, reference)
 
 
-def _conv_out(size: int, kernel: int, stride: int, padding: int, dilation: int) -> int:
-    return (size + 2 * padding - dilation * (kernel - 1) - 1) // stride + 1
-
-
 @st.composite
 def conv_layers(draw: Any) -> Program:
-    """One Conv2d with torch's options drawn at random (stride, padding as ints, pairs, 'valid' or
-    'same', dilation, groups, bias, padding_mode), sometimes followed by an in-place ReLU or
-    LeakyReLU, called once or twice on batched or unbatched images. Inputs and weights are small
-    multiples of 0.5, so float32 arithmetic is exact and any difference is a rule, not rounding."""
+    """One Conv2d with torch's options drawn at random (``ModuleBuilder.conv2d``: stride, padding
+    as ints, pairs, 'valid' or 'same', dilation, groups, bias, padding_mode), sometimes followed by
+    a ReLU or LeakyReLU, maybe in place, called once or twice on batched or unbatched images.
+    Inputs and weights are small multiples of 0.5, so float32 arithmetic is exact and any
+    difference is a rule, not rounding."""
     b = ModuleBuilder(draw)
-    groups = b.pick((1, 1, 2))
-    c_in, c_out = groups * b.pick((1, 2)), groups * b.pick((1, 2))
-    kernel = (b.pick((1, 2, 3)), b.pick((1, 2, 3)))
-    size = (b.pick((3, 4, 5)), b.pick((3, 4, 5)))
-    stride = (b.pick((1, 1, 2)), b.pick((1, 1, 2)))
-    dilation = (b.pick((1, 1, 2)), b.pick((1, 1, 2)))
-    mode = b.pick(("zeros", "zeros", "reflect", "replicate", "circular"))
-    paddings: list[Any] = [0, 1, (1, 0), (0, 2), "valid"] + (["same"] if stride == (1, 1) else [])
-    padding = b.pick(paddings)
-    if padding == "same":  # torch pads (dilation * (kernel - 1)) in total, more on the right
-        pads = tuple(d * (k - 1) for d, k in zip(dilation, kernel, strict=True))
-        out = size
-    else:
-        pads = (0, 0) if padding == "valid" else (padding, padding) if isinstance(padding, int) else padding
-        out = tuple(_conv_out(*dims) for dims in zip(size, kernel, stride, pads, dilation, strict=True))
-    limit = {"reflect": lambda p, n: p < n, "circular": lambda p, n: p <= n}.get(mode, lambda p, n: True)
-    if min(out) < 1 or not all(limit(p, n) for p, n in zip(pads, size, strict=True)):
-        mode, padding, pads = "zeros", 0, (0, 0)
-        out = tuple(_conv_out(*dims) for dims in zip(size, kernel, stride, pads, dilation, strict=True))
-    if min(out) < 1:
-        stride, dilation, kernel = (1, 1), (1, 1), (1, 1)
-        out = size
-    bias = b.coin()
-    kwargs: dict[str, Any] = {"stride": list(stride), "dilation": list(dilation), "groups": groups}
-    kwargs["padding"] = list(padding) if isinstance(padding, tuple) else padding
-    if mode != "zeros":
-        kwargs["padding_mode"] = mode
-    if not bias:
-        kwargs["bias"] = False
-    params = {"weight": b.weights((c_out, c_in // groups, *kernel))}
-    if bias:
-        params["bias"] = b.weights((c_out,))
-    layers = [{"cls": "Conv2d", "args": [c_in, c_out, list(kernel)], "kwargs": kwargs, "params": params}]
+    batch = b.pick(((), (1,), (2,)))
+    shape = (*batch, b.pick((1, 2, 2, 4)), b.pick((3, 4, 5)), b.pick((3, 4, 5)))
+    conv, out = b.conv2d(shape)
+    layers = [conv]
     activation = b.pick((None, "ReLU", "LeakyReLU"))
     if activation:
-        slope = {"negative_slope": 0.25} if activation == "LeakyReLU" else {}
-        layers.append({"cls": activation, "kwargs": {**slope, "inplace": b.coin()}})
+        layers.append({"cls": activation, "kwargs": b.inplace_flag(activation)})
     name = b.fresh("m")
     b.add_module(Module(name, "Sequential", [], {}, {}, layers))
-    batch = b.pick(((), (1,), (2,)))
     for _ in range(draw(st.integers(1, 2))):
-        b.call(name, [b.input((*batch, c_in, *size))], (*batch, c_out, *out))
+        b.call(name, [b.input(shape)], out)
     b.finish()
     return b.program()
 

@@ -534,32 +534,70 @@ class ModuleBuilder(Builder):
             start = self.pick(range(len(shape) - 1)) if len(shape) > 1 else 0
             out = (*shape[:start], math.prod(shape[start:]))
             return {"cls": "Flatten", "kwargs": {"start_dim": start}}, out
+        if kind == "Conv2d":
+            return self.conv2d(shape, keep)
         bias = self.pick((True, True, False))
         kwargs = {} if bias else {"bias": False}
-        if kind == "Linear":
-            n = shape[-1]
-            k = n if keep else self.pick((1, 2, 3))
-            params = {"weight": self.weights((k, n)), **({"bias": self.weights((k,))} if bias else {})}
-            return {"cls": "Linear", "args": [n, k], "kwargs": kwargs, "params": params}, (*shape[:-1], k)
-        c, h, w = shape[-3:]
-        k = c if keep else self.pick((1, 2))
-        sizes = ((1, 0), (3, 1)) if keep else ((1, 0), (2, 0), (3, 1), (2, 1))
-        size, padding = self.pick([(s, p) for s, p in sizes if min(h, w) + 2 * p - s >= 0])
-        kwargs = {**kwargs, **({"padding": padding} if padding else {})}
-        weight = self.weights((k, c, size, size))
-        params = {"weight": weight, **({"bias": self.weights((k,))} if bias else {})}
-        out = (*shape[:-3], k, h + 2 * padding - size + 1, w + 2 * padding - size + 1)
-        return {"cls": "Conv2d", "args": [c, k, size], "kwargs": kwargs, "params": params}, out
+        n = shape[-1]
+        k = n if keep else self.pick((1, 2, 3))
+        params = {"weight": self.weights((k, n)), **({"bias": self.weights((k,))} if bias else {})}
+        return {"cls": "Linear", "args": [n, k], "kwargs": kwargs, "params": params}, (*shape[:-1], k)
+
+    def conv2d(self, shape: tuple[int, ...], keep: bool = False) -> tuple[dict, tuple[int, ...]]:
+        """A Conv2d on images of ``shape`` (``(C, H, W)`` or ``(N, C, H, W)``) with torch's options
+        drawn at random: kernel, stride, padding (int, pair, 'valid' or 'same'), dilation, groups
+        (dividing both channel counts), bias and padding_mode, kept within torch's constraints
+        ('same' only with stride 1, reflect pads below the size, circular pads up to it); with
+        ``keep``, the output has the input's shape. Returns the layer spec and its output shape."""
+        c, size = shape[-3], shape[-2:]
+        groups = self.pick([g for g in (1, 1, 2) if c % g == 0])
+        c_out = c if keep else groups * self.pick((1, 2))
+        kernel = (self.pick((1, 2, 3)), self.pick((1, 2, 3)))
+        stride = (1, 1) if keep else (self.pick((1, 1, 2)), self.pick((1, 1, 2)))
+        dilation = (self.pick((1, 1, 2)), self.pick((1, 1, 2)))
+        mode = self.pick(("zeros", "zeros", "reflect", "replicate", "circular"))
+        paddings: list[Any] = [0, 1, (1, 0), (0, 2), "valid"] if not keep else []
+        padding = self.pick(paddings + (["same"] if stride == (1, 1) else []))
+        if padding == "same":  # torch pads (dilation * (kernel - 1)) in total, more on the right
+            pads = tuple(d * (k - 1) for d, k in zip(dilation, kernel, strict=True))
+            out = size
+        else:
+            pads = {0: (0, 0), 1: (1, 1), "valid": (0, 0)}.get(padding, padding)
+            out = _conv_out(size, kernel, stride, pads, dilation)
+        fits = {"reflect": lambda p, n: p < n, "circular": lambda p, n: p <= n}.get(mode, lambda p, n: True)
+        if min(out) < 1 or not all(fits(p, n) for p, n in zip(pads, size, strict=True)):
+            mode, padding = "zeros", "same" if keep else 0
+            out = size if keep else _conv_out(size, kernel, stride, (0, 0), dilation)
+        if min(out) < 1:
+            stride, dilation, kernel = (1, 1), (1, 1), (1, 1)
+            out = size
+        bias = self.pick((True, True, False))
+        kwargs: dict[str, Any] = {"stride": list(stride), "dilation": list(dilation), "groups": groups}
+        kwargs["padding"] = list(padding) if isinstance(padding, tuple) else padding
+        if mode != "zeros":
+            kwargs["padding_mode"] = mode
+        if not bias:
+            kwargs["bias"] = False
+        params = {"weight": self.weights((c_out, c // groups, *kernel))}
+        if bias:
+            params["bias"] = self.weights((c_out,))
+        spec = {"cls": "Conv2d", "args": [c, c_out, list(kernel)], "kwargs": kwargs, "params": params}
+        return spec, (*shape[:-3], c_out, *out)
 
     def activation(self, shape: tuple[int, ...]) -> dict:
         cls = self.pick(ACTIVATIONS)
-        if cls == "LeakyReLU":
-            return {"cls": cls, "kwargs": self.pick(({}, {"negative_slope": 0.2}))}
+        if cls in ("ReLU", "LeakyReLU"):
+            return {"cls": cls, "kwargs": self.inplace_flag(cls)}
         if cls in ("Softmax", "LogSoftmax"):
             return {"cls": cls, "kwargs": {"dim": self.pick(range(-len(shape), len(shape)))}}
         if cls == "Dropout":  # p=0.5 only where the tree is put in eval mode (see ``tree``)
             return {"cls": cls, "kwargs": {"p": self.pick((0.0, 1.0, 0.5))}}
         return {"cls": cls}
+
+    def inplace_flag(self, cls: str) -> dict:
+        """Keyword arguments of a ReLU or LeakyReLU (a slope for the latter), in place or not."""
+        slope = self.pick(({}, {"negative_slope": 0.2})) if cls == "LeakyReLU" else {}
+        return {**slope, **({"inplace": True} if self.coin() else {})}
 
     def weights(self, shape: tuple[int, ...]) -> Any:
         if not shape:
@@ -709,6 +747,15 @@ class ModuleBuilder(Builder):
         name = self.fresh("opt")
         self.steps.append(Optimizer(name, cls, list(params), kwargs))
         return name
+
+
+def _conv_out(
+    size: tuple[int, ...], kernel: tuple[int, ...], stride: tuple[int, ...], pads: tuple[int, ...],
+    dilation: tuple[int, ...],
+) -> tuple[int, ...]:
+    """A convolution's output size per spatial dimension (torch's formula, symmetric padding)."""
+    dims = zip(size, kernel, stride, pads, dilation, strict=True)
+    return tuple((n + 2 * p - d * (k - 1) - 1) // s + 1 for n, k, s, p, d in dims)
 
 
 def _shape(data: Any) -> list[int]:
