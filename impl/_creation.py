@@ -10,9 +10,10 @@ from typing import Any
 import numpy as np
 
 from impl import _random, dtypes
+from impl._ops.views import as_strided_array, contiguous_strides, preserved_strides, strided_array
 from impl._tensor import Tensor
 from impl._xp import device as _device
-from impl._xp import namespace_for
+from impl._xp import namespace_for, namespace_of
 
 INT_GRAD_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
 COPY_CONSTRUCT_WARNING = (
@@ -151,9 +152,11 @@ def full(
 
 
 def _like(fill: Any, t: Tensor, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
+    """A tensor like ``t`` filled with ``fill``, strided as torch's preserve_format strides it."""
     d = dtype if dtype is not None else t.dtype
     dev = device if device is not None else t.device
-    return _filled(fill, tuple(t.shape), d, dev, requires_grad)
+    strides = preserved_strides(tuple(t.shape), t.stride())
+    return _finish(strided_array(_xp(dev), tuple(t.shape), strides, _dt(d), fill), requires_grad)
 
 
 def zeros_like(
@@ -219,7 +222,7 @@ def linspace(
     requires_grad: bool = False,
 ) -> Tensor:
     arr = np.linspace(float(start), float(end), int(steps)).astype(_dt(dtype))
-    return _finish(_xp(device).asarray(arr), requires_grad)
+    return _computed(arr, device, requires_grad)
 
 
 def eye(
@@ -248,18 +251,27 @@ def _float_dtype(dtype: Any) -> np.dtype:
     return _dt(dtype)
 
 
+def _computed(arr: np.ndarray, device: Any, requires_grad: bool) -> Tensor:
+    """A tensor of newly computed values (random, linspace); an empty one strided as torch strides
+    a fresh tensor (numpy's reshaped empty arrays keep strides of 0)."""
+    xp = _xp(device)
+    if arr.size == 0:
+        return _finish(strided_array(xp, arr.shape, contiguous_strides(arr.shape), arr.dtype), requires_grad)
+    return _finish(xp.asarray(arr), requires_grad)
+
+
 def rand(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, generator: Any = None
 ) -> Tensor:
     arr = _random.uniform(_size(size), _float_dtype(dtype), gen=generator)
-    return _finish(_xp(device).asarray(arr), requires_grad)
+    return _computed(arr, device, requires_grad)
 
 
 def randn(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, generator: Any = None
 ) -> Tensor:
     arr = _random.normal(_size(size), _float_dtype(dtype), gen=generator)
-    return _finish(_xp(device).asarray(arr), requires_grad)
+    return _computed(arr, device, requires_grad)
 
 
 def randint(
@@ -275,15 +287,34 @@ def randint(
     if size is None:
         low, high, size = 0, low, high
     arr = _random.randint(int(low), int(high), tuple(size), _dt(dtype, dtypes.int64), gen=generator)
-    return _finish(_xp(device).asarray(arr), requires_grad)
+    return _computed(arr, device, requires_grad)
 
 
 def rand_like(input: Tensor, dtype: Any = None, **kw: Any) -> Tensor:
-    return rand(*input.shape, dtype=dtype or input.dtype, **kw)
+    return _laid_out_like(rand(input.numel(), dtype=dtype or input.dtype, **kw), input)
 
 
 def randn_like(input: Tensor, dtype: Any = None, **kw: Any) -> Tensor:
-    return randn(*input.shape, dtype=dtype or input.dtype, **kw)
+    shape = tuple(input.shape)
+    if preserved_strides(shape, input.stride()) == contiguous_strides(shape):
+        return randn(*shape, dtype=dtype or input.dtype, **kw)
+    return _laid_out_like(_serial_normal(input.numel(), dtype or input.dtype, **kw), input)
+
+
+def _serial_normal(n: int, dtype: Any, generator: Any = None, **kw: Any) -> Tensor:
+    """``n`` standard normal numbers as torch's serial normal kernel draws them (a double each,
+    then cast): the kernel it fills a tensor that is not contiguous with, in memory order."""
+    g = generator or _random.default_generator
+    values = np.array([g.normal_one(True) for _ in range(n)], dtype=np.float64).astype(_float_dtype(dtype))
+    return _finish(_xp(kw.get("device")).asarray(values), kw.get("requires_grad", False))
+
+
+def _laid_out_like(flat: Tensor, like: Tensor) -> Tensor:
+    """The values of the fresh 1-d ``flat`` taken as the memory of a tensor shaped like ``like``
+    and strided as torch's preserve_format strides it (torch draws random numbers in memory order)."""
+    strides = preserved_strides(tuple(like.shape), like.stride())
+    data = flat._data
+    return _finish(as_strided_array(namespace_of(data), data, tuple(like.shape), strides), flat.requires_grad)
 
 
 # -- legacy constructors -----------------------------------------------------------------------

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from impl._ops.table import D, OpDef
+from impl._ops.views import new_like
 
 
 def _bw() -> Any:
@@ -213,9 +214,16 @@ CUMPROD = OpDef(
     _scan_fwd("cumprod"),
     derivatives={"self": D("self dim result in_dtype", _cumprod_grad)},
 )
+def _flip_fwd(xp: Any, a: Any, dims: tuple) -> Any:
+    """The flipped copy, laid out like the input (torch allocates it with empty_like)."""
+    out = new_like(xp, a)
+    out[...] = xp.flip(a, axis=dims) if dims else a
+    return out
+
+
 FLIP = OpDef(
     "FlipBackward0",
-    lambda xp, a, dims: xp.flip(a, axis=dims).copy() if dims else a.copy(),
+    _flip_fwd,
     derivatives={"self": D("dims", lambda g, c: g.flip(list(c.dims)))},
 )
 

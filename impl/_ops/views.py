@@ -31,6 +31,11 @@ def infer_size(shape: tuple, numel: int) -> tuple[int, ...]:
                 raise RuntimeError(f"invalid shape dimension {s}")
             known *= s
     if -1 in shape:
+        if known == 0 and numel == 0:
+            raise RuntimeError(
+                f"cannot reshape tensor of 0 elements into shape [{', '.join(map(str, shape))}] because the "
+                "unspecified dimension size -1 can be any value and is ambiguous"
+            )
         if known == 0 or numel % known:
             raise RuntimeError(f"shape '[{', '.join(map(str, shape))}]' is invalid for input of size {numel}")
         shape = tuple(numel // known if s == -1 else s for s in shape)
@@ -43,9 +48,8 @@ def view_strides(old_shape: tuple, old_strides: tuple, new_shape: tuple) -> tupl
     """torch's computeStride: strides of ``new_shape`` over the same memory, or None if impossible."""
     if not old_shape:
         return tuple(1 for _ in new_shape)
-    numel = int(np.prod(old_shape))
-    if numel == 0:
-        return tuple(int(np.prod(new_shape[i + 1 :])) for i in range(len(new_shape))) if new_shape else ()
+    if 0 in old_shape:  # any strides will do: torch keeps the old ones, or else lays out as resize_ does
+        return tuple(old_strides) if tuple(new_shape) == tuple(old_shape) else contiguous_strides(new_shape)
     new_strides = [0] * len(new_shape)
     view_d = len(new_shape) - 1
     chunk_base_stride = old_strides[-1]
@@ -71,7 +75,87 @@ def view_strides(old_shape: tuple, old_strides: tuple, new_shape: tuple) -> tupl
     return tuple(new_strides)
 
 
-def _as_view(xp: Any, a: Any, shape: tuple, strides: tuple) -> Any:
+def contiguous_strides(shape: tuple) -> tuple[int, ...]:
+    """The strides of a fresh contiguous tensor of ``shape`` (sizes of 0 counted as 1, as torch does)."""
+    strides, step = [], 1
+    for size in reversed(shape):
+        strides.append(step)
+        step *= max(size, 1)
+    return tuple(reversed(strides))
+
+
+def non_overlapping_and_dense(shape: tuple, strides: tuple) -> bool:
+    """torch's is_non_overlapping_and_dense: the elements fill a block of memory exactly, in some
+    order of the dimensions (an empty tensor, being contiguous, always does)."""
+    if 0 in shape:
+        return True
+    order = sorted((d for d in range(len(shape)) if shape[d] > 1), key=lambda d: strides[d])
+    expected = 1
+    for d in order:
+        if strides[d] != expected:
+            return False
+        expected *= shape[d]
+    return True
+
+
+def preserved_strides(shape: tuple, strides: tuple) -> tuple[int, ...]:
+    """The strides torch's ``memory_format=torch.preserve_format`` gives a new tensor like one of
+    ``shape`` and ``strides`` (empty_like, clone, zeros_like ...): the same strides when those are
+    non-overlapping and dense, else dense strides in the input's order of strides (torch's
+    infer_dense_strides: an insertion sort from the innermost dimension in which a stride of 0
+    compares as "keep the order" and equal strides put the smaller size first)."""
+    if non_overlapping_and_dense(shape, strides):
+        return tuple(strides)
+
+    def should_swap(d0: int, d1: int) -> int:
+        s0, s1 = strides[d0], strides[d1]
+        if s0 == 0 or s1 == 0:
+            return 0
+        if s0 != s1:
+            return -1 if s0 < s1 else 1
+        return 1 if shape[d0] > shape[d1] else 0
+
+    ndim = len(shape)
+    perm = list(range(ndim - 1, -1, -1))  # innermost first
+    for i in range(1, ndim):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            comparison = should_swap(perm[d0], perm[d1])
+            if comparison > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif comparison < 0:
+                break
+    out, step = [0] * ndim, 1
+    for d in perm:
+        out[d] = step
+        step *= max(shape[d], 1)
+    return tuple(out)
+
+
+def strided_array(xp: Any, shape: tuple, strides: tuple, dtype: Any, fill: Any = None) -> Any:
+    """A new array of ``shape`` laid out with ``strides`` (in elements; dense ones, as
+    ``preserved_strides`` gives), filled with ``fill`` unless it is None: torch's empty_strided."""
+    shape = tuple(shape)
+    if 0 in shape:
+        size = 0
+    elif tuple(strides) == contiguous_strides(shape):
+        return xp.empty(shape, dtype=dtype) if fill is None else xp.full(shape, fill, dtype=dtype)
+    else:
+        size = 1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True))
+    memory = xp.empty(size, dtype=dtype) if fill is None else xp.full(size, fill, dtype=dtype)
+    return as_strided_array(xp, memory, shape, tuple(strides))
+
+
+def new_like(xp: Any, a: Any, dtype: Any = None) -> Any:
+    """A new (uninitialised) array of ``a``'s shape laid out as torch's preserve_format lays out a
+    tensor like ``a`` (empty_like, clone, ``to``): write the values in with ``out[...] = values``."""
+    strides = preserved_strides(a.shape, tuple(s // a.itemsize for s in a.strides))
+    return strided_array(xp, a.shape, strides, a.dtype if dtype is None else dtype)
+
+
+def as_strided_array(xp: Any, a: Any, shape: tuple, strides: tuple) -> Any:
+    """A view of ``a``'s memory with ``shape`` and ``strides`` (in elements), writable."""
     return (
         np.lib.stride_tricks.as_strided(a, shape, tuple(s * a.itemsize for s in strides))
         if xp is np
@@ -85,14 +169,14 @@ def _expand_fwd(xp: Any, a: Any, size: tuple) -> Any:
     strides = [0] * lead + [
         0 if (a.shape[i] == 1 and size[lead + i] != 1) else a.strides[i] // a.itemsize for i in range(a.ndim)
     ]
-    return _as_view(xp, a, tuple(size), tuple(strides))
+    return as_strided_array(xp, a, tuple(size), tuple(strides))
 
 
 def _view_fwd(xp: Any, a: Any, size: tuple) -> Any:
     strides = view_strides(a.shape, tuple(s // a.itemsize for s in a.strides), size)
     if strides is None:
         raise RuntimeError(VIEW_ERROR)
-    return _as_view(xp, a, size, strides)
+    return as_strided_array(xp, a, size, strides)
 
 
 VIEW = OpDef(
@@ -134,7 +218,8 @@ def _unsqueeze_fwd(xp: Any, a: Any, dim: int) -> Any:
     """The new dim's stride is torch's: size * stride of the dim it precedes (1 at the end)."""
     strides = [s // a.itemsize for s in a.strides]
     new = strides[dim] * a.shape[dim] if dim < a.ndim else 1
-    return _as_view(xp, a, a.shape[:dim] + (1,) + a.shape[dim:], tuple(strides[:dim] + [new] + strides[dim:]))
+    shape = a.shape[:dim] + (1,) + a.shape[dim:]
+    return as_strided_array(xp, a, shape, tuple(strides[:dim] + [new] + strides[dim:]))
 
 
 def _unsqueeze_to(g: Any, shape: tuple, dims: Any) -> Any:
@@ -203,7 +288,7 @@ SLICE = OpDef(
 )
 AS_STRIDED = OpDef(
     "AsStridedBackward0",
-    lambda xp, a, size, stride, offset: _as_view(xp, a.reshape(-1)[offset:], size, stride),
+    lambda xp, a, size, stride, offset: as_strided_array(xp, a.reshape(-1)[offset:], size, stride),
     derivatives={"self": D("size stride offset", lambda g, c: _as_strided_back(g, c))},
     view=True,
 )
