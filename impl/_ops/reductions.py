@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from impl import dtypes
 from impl._ops.table import D, OpDef
 from impl._ops.views import new_like
 
@@ -214,6 +215,8 @@ CUMPROD = OpDef(
     _scan_fwd("cumprod"),
     derivatives={"self": D("self dim result in_dtype", _cumprod_grad)},
 )
+
+
 def _flip_fwd(xp: Any, a: Any, dims: tuple) -> Any:
     """The flipped copy, laid out like the input (torch allocates it with empty_like)."""
     out = new_like(xp, a)
@@ -377,17 +380,32 @@ def _log_softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
     return shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
 
 
+def _floating_kernel(name: str, forward: Any) -> Any:
+    """``forward`` behind torch's CPU (log_)softmax dispatch: kernels exist for floating dtypes
+    only, one for the last dimension and one for the others (the error names which); an empty
+    input returns an empty result of its own dtype before any kernel runs."""
+
+    def run(xp: Any, a: Any, dim: int) -> Any:
+        if a.size == 0:
+            return new_like(xp, a)
+        if a.dtype.kind == "f":
+            return forward(xp, a, dim)
+        kernel = f"{name}_lastdim_kernel_impl" if dim == max(a.ndim, 1) - 1 else f"{name}_kernel_impl"
+        found = dtypes.scalar_type(dtypes.from_numpy_dtype(a.dtype))
+        raise NotImplementedError(f'"{kernel}" not implemented for \'{found}\'')
+
+    return run
+
+
 SOFTMAX = OpDef(
     "SoftmaxBackward0",
-    _softmax_fwd,
+    _floating_kernel("softmax", _softmax_fwd),
     derivatives={"self": D("result dim", lambda g, c: _bw().softmax_backward_data(g, c.result, c.dim))},
-    promote="float",
 )
 LOG_SOFTMAX = OpDef(
     "LogSoftmaxBackward0",
-    _log_softmax_fwd,
+    _floating_kernel("log_softmax", _log_softmax_fwd),
     derivatives={"self": D("result dim", lambda g, c: _bw().log_softmax_backward_data(g, c.result, c.dim))},
-    promote="float",
 )
 
 
