@@ -4,12 +4,18 @@ The backend's module is used as the torch namespace, so the same program runs on
 ``impl`` or on any torch-like module; this module never imports torch (``replay`` may run where
 torch is not installed). An exception raised by a step is recorded and the program goes on, as a
 user's ``try``/``except`` around each statement would; warnings are captured per step.
+
+``run(..., float64=True)`` runs the program with its floating dtypes widened: leaves, dtype
+arguments and the default dtype (module parameters, tensors made without a dtype) that would be
+float32, float16 or bfloat16 are float64. ``oracle.compare`` judges low-precision values against
+that rerun of the reference (see ``oracle.tolerance``).
 """
 
 from __future__ import annotations
 
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 import numpy
@@ -59,6 +65,7 @@ from oracle.program import (
     ZeroGrad,
     module_nodes,
 )
+from oracle.tolerance import LOW_PRECISION
 from oracle.trace import (
     Trace,
     _number,
@@ -124,9 +131,10 @@ def _named(hook: str, body: Callable[..., Any]) -> Callable[..., Any]:
 class _Run:
     """The state of one program run: bound names, hook handles, the trace being recorded."""
 
-    def __init__(self, backend: Backend) -> None:
+    def __init__(self, backend: Backend, float64: bool = False) -> None:
         self.torch = backend.module
         self.device = backend.device
+        self.float64 = float64  # low-precision floating dtypes widened (see module doc)
         self.names: dict[str, Any] = {}
         self.modes: list[tuple[str, Any]] = []  # grad-mode contexts entered and not yet left
         self.trace = Trace(backend=str(backend))
@@ -162,8 +170,12 @@ class _Run:
         if isinstance(arg, tuple):
             return tuple(self._value(a) for a in arg)
         if isinstance(arg, DType):
-            return getattr(self.torch, arg.name)
+            return self.dtype(arg.name)
         return arg
+
+    def dtype(self, name: str) -> Any:
+        """The backend's dtype ``name``, widened to float64 in a float64 run."""
+        return getattr(self.torch, "float64" if self.float64 and name in LOW_PRECISION else name)
 
     def _log(self, hook: str, on: str, target: str, **received: Any) -> None:
         groups = {k: describe_all(v) for k, v in received.items()}
@@ -173,7 +185,7 @@ class _Run:
     def _leaf(self, s: Leaf) -> None:
         t = self.torch
         self.names[s.name] = t.tensor(
-            s.data, dtype=getattr(t, s.dtype), requires_grad=s.requires_grad, device=self.device
+            s.data, dtype=self.dtype(s.dtype), requires_grad=s.requires_grad, device=self.device
         )
 
     def _op(self, s: Op) -> None:
@@ -480,7 +492,7 @@ class _Run:
                 return env[arg.name]
             if isinstance(arg, list):
                 return [value(a) for a in arg]
-            return getattr(self.torch, arg.name) if isinstance(arg, DType) else arg
+            return self.dtype(arg.name) if isinstance(arg, DType) else arg
 
         args = [value(a) for a in spec["args"]]
         kwargs = {k: value(v) for k, v in spec.get("kwargs", {}).items()}
@@ -535,10 +547,12 @@ class _Run:
             self.torch.set_grad_enabled(grad_enabled)
 
 
-def run(program: Program, backend: Backend) -> Trace:
-    """Run every step of ``program`` on ``backend`` (inside ``backend.active()``) and return the trace."""
-    state = _Run(backend)
-    with backend.active():
+def run(program: Program, backend: Backend, float64: bool = False) -> Trace:
+    """Run every step of ``program`` on ``backend`` (inside ``backend.active()``) and return the
+    trace; with ``float64``, with its low-precision floating dtypes widened (see module doc)."""
+    state = _Run(backend, float64)
+    widened = _default_float64(backend.module) if float64 else nullcontext()
+    with backend.active(), widened:
         grad_enabled = backend.module.is_grad_enabled()
         try:
             for index, step in enumerate(program.steps):
@@ -547,6 +561,17 @@ def run(program: Program, backend: Backend) -> Trace:
             state.close(grad_enabled)
             state.remove_global_hooks()
     return state.trace
+
+
+@contextmanager
+def _default_float64(torch: Any) -> Iterator[None]:
+    """float64 as ``torch``'s default dtype while the context lasts (the previous one restored)."""
+    previous = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(previous)
 
 
 # -- module families ----------------------------------------------------------------------------
