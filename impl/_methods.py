@@ -13,22 +13,14 @@ from impl._ops import elementwise as ew
 from impl._ops import functions as F
 from impl._ops import inplace as ip
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
-from impl._ops.views import new_like
+from impl._ops.views import copy_like
 from impl._tensor import Tensor
 from impl._xp import device as _device
 from impl._xp import namespace_for
 
-
-def _to_copy_fwd(xp: Any, a: Any, dtype: Any) -> Any:
-    """The converted copy, laid out as torch's _to_copy lays it out (preserve_format)."""
-    out = new_like(xp, a, dtype)
-    out[...] = a
-    return out
-
-
 TO_COPY = OpDef(
     "ToCopyBackward0",
-    _to_copy_fwd,
+    copy_like,
     derivatives={"self": D("", lambda g, c: g.to(c.dtype("self")))},
 )
 

@@ -154,6 +154,16 @@ def new_like(xp: Any, a: Any, dtype: Any = None) -> Any:
     return strided_array(xp, a.shape, strides, a.dtype if dtype is None else dtype)
 
 
+def copy_like(xp: Any, a: Any, dtype: Any = None) -> Any:
+    """A copy of ``a`` (converted to ``dtype`` if given) laid out as torch's preserve_format lays
+    out a copy (clone, ``to``)."""
+    if a.size and a.base is None and a.flags.c_contiguous:  # a fresh C-ordered array: C order
+        return a.astype(a.dtype if dtype is None else dtype, copy=True)
+    out = new_like(xp, a, dtype)
+    out[...] = a
+    return out
+
+
 def as_strided_array(xp: Any, a: Any, shape: tuple, strides: tuple) -> Any:
     """A view of ``a``'s memory with ``shape`` and ``strides`` (in elements), writable."""
     return (
