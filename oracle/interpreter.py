@@ -7,8 +7,9 @@ user's ``try``/``except`` around each statement would; warnings are captured per
 
 ``run(..., float64=True)`` runs the program with its floating dtypes widened: leaves, dtype
 arguments and the default dtype (module parameters, tensors made without a dtype) that would be
-float32, float16 or bfloat16 are float64. ``oracle.compare`` judges low-precision values against
-that rerun of the reference (see ``oracle.tolerance``).
+float32, float16 or bfloat16 are float64; leaves and parameters hold their values rounded to the
+dtype the program gives them, so the rerun computes on the same numbers. ``oracle.compare``
+judges low-precision values against that rerun of the reference (see ``oracle.tolerance``).
 """
 
 from __future__ import annotations
@@ -135,6 +136,8 @@ class _Run:
         self.torch = backend.module
         self.device = backend.device
         self.float64 = float64  # low-precision floating dtypes widened (see module doc)
+        # the dtype module parameters have when the program runs as written (the default dtype)
+        self.param_dtype = str(self.torch.get_default_dtype()).removeprefix("torch.") if float64 else None
         self.names: dict[str, Any] = {}
         self.modes: list[tuple[str, Any]] = []  # grad-mode contexts entered and not yet left
         self.trace = Trace(backend=str(backend))
@@ -175,7 +178,18 @@ class _Run:
 
     def dtype(self, name: str) -> Any:
         """The backend's dtype ``name``, widened to float64 in a float64 run."""
-        return getattr(self.torch, "float64" if self.float64 and name in LOW_PRECISION else name)
+        return getattr(self.torch, "float64" if self.widens(name) else name)
+
+    def widens(self, name: str | None) -> bool:
+        """Whether this run widens the dtype ``name`` (a float64 run, a low-precision dtype)."""
+        return self.float64 and name in LOW_PRECISION
+
+    def data(self, data: Any, dtype: str | None) -> Any:
+        """The values a tensor of ``dtype`` is made from: in a float64 run, rounded to ``dtype``
+        first, so that the rerun starts from the very numbers the program starts from."""
+        if not self.widens(dtype):
+            return data
+        return self.torch.tensor(data, dtype=getattr(self.torch, dtype)).tolist()
 
     def _log(self, hook: str, on: str, target: str, **received: Any) -> None:
         groups = {k: describe_all(v) for k, v in received.items()}
@@ -184,9 +198,8 @@ class _Run:
     # -- steps ---------------------------------------------------------------------------------
     def _leaf(self, s: Leaf) -> None:
         t = self.torch
-        self.names[s.name] = t.tensor(
-            s.data, dtype=self.dtype(s.dtype), requires_grad=s.requires_grad, device=self.device
-        )
+        data, dtype = self.data(s.data, s.dtype), self.dtype(s.dtype)
+        self.names[s.name] = t.tensor(data, dtype=dtype, requires_grad=s.requires_grad, device=self.device)
 
     def _op(self, s: Op) -> None:
         args = [self._value(a) for a in s.args]
@@ -314,7 +327,8 @@ class _Run:
                     if pname not in node.params:
                         raise ValueError(f"module {node.alias}: no values given for parameter {pname!r}")
                     param = getattr(module, pname)
-                    param.copy_(torch.tensor(node.params[pname], dtype=param.dtype, device=self.device))
+                    values = self.data(node.params[pname], self.param_dtype)
+                    param.copy_(torch.tensor(values, dtype=param.dtype, device=self.device))
             return module
         if node.cls == "Sequential":
             return cls(*[self.names[a] for a in node.children])

@@ -220,3 +220,23 @@ def test_a_rerun_that_fails_is_named_in_the_divergence() -> None:
     assert "no error-aware judgement: the float64 rerun raised RuntimeError: no float64 here" in (
         divergence.reason
     )
+
+
+def test_the_float64_run_starts_from_the_programs_rounded_values() -> None:
+    """0.1 is not a float32: the float64 rerun holds float32's 0.1 (leaf and parameter), so its
+    distance from the float32 run measures rounding in the computation, not in the inputs."""
+    program = Program(
+        [
+            Leaf("a", [0.1], "float32"),
+            Leaf("h", [0.1], "float16"),
+            Module("m", "Linear", [1, 1], {"weight": [[0.1]], "bias": [0.1]}),
+            Observe("a"),
+            Observe("h"),
+            Observe("m.weight"),
+            Observe("m.bias"),
+        ]
+    )
+    wide = run(program, TORCH, float64=True).events
+    assert [e["value"]["dtype"] for e in wide if e["kind"] == "value"] == ["float64"] * 4
+    f32, f16 = float(np.float32(0.1)), float(np.float16(0.1))
+    assert [e["value"]["data"][0] for e in wide if e["kind"] == "value"] == [f32, f16, f32, f32]
