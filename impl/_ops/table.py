@@ -21,7 +21,7 @@ from impl import dtypes
 from impl._tensor import Tensor
 from impl._xp import namespace_of, quiet_enter, quiet_exit
 from impl.autograd import grad_mode
-from impl.autograd.graph import NO_HOOKS, Node, SavedTensor, _modified_message, _sequence
+from impl.autograd.graph import Node, SavedTensor, _modified_message, _sequence
 
 
 @dataclass(frozen=True)
@@ -50,6 +50,7 @@ class OpDef:
         names = (*self.inputs, *self.outputs)
         tensor_uses = dict.fromkeys(use for d in self.derivatives.values() for use in d.uses if use in names)
         self._saved_slots = {use: "_sv_" + use for use in tensor_uses}
+        self._slot_names = tuple(self._saved_slots.values())
         body: dict[str, Any] = {"op": self, "__slots__": tuple(self._saved_slots.values())}
         if self.qualified_name:
             body["name"] = lambda node: self.qualified_name
@@ -157,16 +158,9 @@ class OpNode(Node):
     __slots__ = ("_attrs", "_in_meta", "_fn0", "_nr0", "_rest")
     op: OpDef
 
-    def __init__(self) -> None:
+    def __init__(self) -> None:  # edges, _in_meta and _input_meta are set by _record
         self._sequence_nr = next(_sequence)
-        self._fn0: Node | None = None
-        self._nr0 = 0
-        self._rest: tuple | None = None  # None: no edges at all
-        self._input_meta = ()
-        self._pre_hooks = self._post_hooks = self._tensor_pre_hooks = self._retains_grad_hooks = NO_HOOKS
-        self._metadata = None
         self._attrs: Any = NOTHING_SAVED
-        self._in_meta: tuple = ()
 
     @property
     def _saved(self) -> dict[str, Any]:
@@ -183,8 +177,12 @@ class OpNode(Node):
         rest = self._rest
         if rest is None:
             return ()
-        first = ((self._fn0, self._nr0),)
-        return first + tuple(zip(rest[0::2], rest[1::2], strict=True)) if rest else first
+        first = (self._fn0, self._nr0)
+        if not rest:
+            return (first,)
+        if len(rest) == 2:  # the engine reads this per node: binary ops skip the zip
+            return (first, (rest[0], rest[1]))
+        return (first, *zip(rest[0::2], rest[1::2], strict=True))
 
     @_next.setter
     def _next(self, pairs: tuple) -> None:
@@ -204,10 +202,10 @@ class OpNode(Node):
         op = self.op
         if g is None:
             return (None,) * len(op.inputs)
-        for slot in op._saved_slots.values():  # torch's generated apply unpacks every saved value first
+        for slot in op._slot_names:  # torch's generated apply unpacks every saved value first
             v = getattr(self, slot, None)
-            if v is not None:
-                _unpack(v)
+            if v is not None and (type(v) is SavedTensor or v._counter is not None):
+                _unpack(v)  # (a bare tensor without a version counter was never written)
         attrs = self._attrs
         if attrs:
             for v in attrs.values():
@@ -224,7 +222,7 @@ class OpNode(Node):
         return tuple(out)
 
     def release(self) -> None:
-        for slot in self.op._saved_slots.values():
+        for slot in self.op._slot_names:
             v = getattr(self, slot, None)
             if type(v) is SavedTensor:
                 v.release()
@@ -420,7 +418,7 @@ _NOWHERE: dict[int, tuple] = {}  # length -> (None, 0, None, 0, ...), shared by 
 
 def _tail(flat: list) -> tuple:
     """Edges after the first, flat; the shared constant when none of them leads anywhere."""
-    if any(fn is not None for fn in flat[0::2]):
+    if flat[0::2].count(None) < len(flat) // 2:  # some edge leads somewhere
         return tuple(flat)
     tail = _NOWHERE.get(len(flat))
     if tail is None:
@@ -430,45 +428,47 @@ def _tail(flat: list) -> tuple:
 
 def _record(op: OpDef, plan: _Plan, tensors: tuple, attrs: dict, results: tuple) -> None:
     node = op.node_class()
-    needed = []  # per input: whether its gradient goes anywhere (then its derivative's uses are saved)
-    rest: list = []
-    for i, (d, t) in enumerate(zip(plan.diff, tensors, strict=False)):
-        edge = NO_EDGE if d is None else _edge_of(t)
-        needed.append(edge[0] is not None)
-        if i == 0:
-            node._fn0, node._nr0 = edge
-        else:
-            rest += edge
-    node._rest = _tail(rest) if rest else ()
-    if len(tensors) == 1:
-        data = tensors[0]._data
-        node._in_meta = (data.shape, data.dtype)
+    diff = plan.diff
+    first = tensors[0]
+    node._fn0, node._nr0 = NO_EDGE if diff[0] is None else _edge_of(first)
+    needed = [node._fn0 is not None]  # per input: whether its gradient goes anywhere (then its
+    if len(tensors) == 1:  # derivative's uses are saved)
+        node._rest = ()
+        node._in_meta = (first._data.shape, first._data.dtype)
     else:
-        meta: list = []
-        for t in tensors:
+        rest: list = []
+        meta = [first._data.shape, first._data.dtype]
+        for d, t in zip(diff[1:], tensors[1:], strict=False):
+            edge = NO_EDGE if d is None else _edge_of(t)
+            needed.append(edge[0] is not None)
+            rest += edge
             meta += (t._data.shape, t._data.dtype)
+        node._rest = _tail(rest)
         node._in_meta = tuple(meta)
-    saved: dict[str, Any] = {}  # the node's _attrs: attrs, strides (tensors go to slots)
-    for k, v in attrs.items():
-        if not isinstance(v, Tensor):
-            saved[k] = v
+    saved: dict[str, Any] | None = None  # the node's _attrs: attrs, strides (tensors go to slots)
+    if attrs:
+        saved = {k: v for k, v in attrs.items() if not isinstance(v, Tensor)}
     for need, sources in zip(needed, plan.sources, strict=False):
         if not need:
             continue
         for use, kind, where, slot in sources:
+            if kind == "input" or kind == "output":
+                if getattr(node, slot, None) is None:
+                    if kind == "input":
+                        setattr(node, slot, _save(tensors[where], None))
+                    else:
+                        setattr(node, slot, _save(results[where], node))
+                continue
+            if saved is None:
+                saved = {}
             if kind == "strides":  # layout of an input, as derivatives.yaml's x.sym_strides()
                 saved[use] = tensors[where].stride()
-            elif kind == "attr":
+            else:
                 v = attrs[where]
                 if not isinstance(v, Tensor):
                     saved[use] = v
                 elif use not in saved:
                     saved[use] = _save(v, None)
-            elif getattr(node, slot, None) is None:
-                if kind == "output":
-                    setattr(node, slot, _save(results[where], node))
-                else:
-                    setattr(node, slot, _save(tensors[where], None))
     if saved:
         node._attrs = saved
     main = results[0]

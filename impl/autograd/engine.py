@@ -74,6 +74,8 @@ def _hook_values(hook: Any, old: tuple, new: Any) -> tuple:
 def _call_function(node: Node, grads: list, edges: tuple) -> tuple:
     """torch's call_function: pre-hooks, the node, output validation, then post hooks.
     ``edges`` is ``node._next`` (read once by the caller)."""
+    if not (node._tensor_pre_hooks or node._retains_grad_hooks or node._pre_hooks or node._post_hooks):
+        return _validate(node, node.apply(tuple(grads)), edges)  # most nodes have no hooks
     if node._tensor_pre_hooks or node._retains_grad_hooks:
         grads = call_tensor_pre_hooks(node, grads)
     if node._pre_hooks:
@@ -95,32 +97,44 @@ def _call_function(node: Node, grads: list, edges: tuple) -> tuple:
 
 
 def _validate(node: Node, outputs: tuple, edges: tuple) -> tuple:
-    """Reduce each gradient to the shape the next node expects and cast it to its dtype."""
+    """Each gradient reduced to the shape the next node expects and cast to its dtype (``outputs``
+    itself when all conform, the common case)."""
     if len(outputs) != len(edges):
         raise RuntimeError(
             f"function {node.name()} returned an incorrect number of gradients (expected "
             f"{len(edges)}, got {len(outputs)})"
         )
-    out = []
-    for i, (grad, (nxt, nr)) in enumerate(zip(outputs, edges, strict=False)):
-        if grad is None or nxt is None:
-            out.append(grad)
+    conformed = None
+    for i, grad in enumerate(outputs):
+        if grad is None:
+            continue
+        nxt, nr = edges[i]
+        if nxt is None:
             continue
         shape, dtype = nxt._input_meta[nr]
-        if grad._data.shape != shape and grad._data.shape != tuple(shape):
-            from impl._ops.views import is_expandable_to, sum_to
+        data = grad._data
+        if data.shape != shape or data.dtype is not dtype.np:
+            if conformed is None:
+                conformed = list(outputs)
+            conformed[i] = _conform(node, i, grad, tuple(shape), dtype)
+    return outputs if conformed is None else tuple(conformed)
 
-            if not is_expandable_to(tuple(shape), tuple(grad.shape)):
-                raise RuntimeError(
-                    f"Function {node.name()} returned an invalid gradient at index {i} - got "
-                    f"[{', '.join(map(str, grad.shape))}] but expected shape compatible with "
-                    f"[{', '.join(map(str, shape))}]"
-                )
-            grad = sum_to(grad, tuple(shape))
-        if grad._data.dtype is not dtype.np and grad.dtype is not dtype:
-            grad = grad.to(dtype)
-        out.append(grad)
-    return tuple(out)
+
+def _conform(node: Node, i: int, grad: Any, shape: tuple, dtype: Any) -> Any:
+    """Gradient ``i`` of ``node`` summed to ``shape`` (when it broadcasts to it) and cast to ``dtype``."""
+    if grad._data.shape != shape:
+        from impl._ops.views import is_expandable_to, sum_to
+
+        if not is_expandable_to(shape, tuple(grad.shape)):
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {i} - got "
+                f"[{', '.join(map(str, grad.shape))}] but expected shape compatible with "
+                f"[{', '.join(map(str, shape))}]"
+            )
+        grad = sum_to(grad, shape)
+    if grad.dtype is not dtype:
+        grad = grad.to(dtype)
+    return grad
 
 
 def _dependencies(roots: list[Node]) -> dict[Node, int]:
@@ -228,17 +242,17 @@ def _run(
     and retain_grad hooks, as torch's evaluate_function does; it is not run.
     """
     pop, push = heapq.heappop, heapq.heappush
+    plain = needed is None  # backward() without inputs: every reached node runs, nothing is captured
     while ready:
         node = pop(ready)[2]
         grads = buffers.pop(node)
-        run = needed is None or node in needed
-        if not run:
-            if node in captures or node is lone_root:
-                grads = call_tensor_pre_hooks(node, list(grads))
-            for nr, k in captures.get(node, ()):
-                captured[k] = grads[nr]
-            continue
-        if captures:
+        if not plain:
+            if needed is not None and node not in needed:
+                if node in captures or node is lone_root:
+                    grads = call_tensor_pre_hooks(node, list(grads))
+                for nr, k in captures.get(node, ()):
+                    captured[k] = grads[nr]
+                continue
             for nr, k in captures.get(node, ()):
                 captured[k] = grads[nr]
         edges = node._next
@@ -248,7 +262,7 @@ def _run(
         for grad, (nxt, nr) in zip(outputs, edges, strict=False):
             if nxt is None:
                 continue
-            if needed is not None and nxt not in needed and nxt not in captures:
+            if not plain and nxt not in needed and nxt not in captures:
                 continue
             buffers.add(nxt, nr, grad)
             left = deps[nxt] - 1
@@ -277,13 +291,31 @@ class _Buffers:
             self.foreign[id(g)] = g
             self.owned.pop(id(g), None)
 
-    def _take(self, g: Any) -> None:
-        """``g`` now sits in one more buffer slot (owned unless the user may hold it)."""
-        entry = self.owned.get(id(g))
+    def add(self, node: Node, nr: int, grad: Any) -> None:
+        slots = self.slots.get(node)
+        if slots is None:
+            slots = self.slots[node] = [None] * (len(node._input_meta) or 1)
+        if grad is None:
+            return
+        old = slots[nr]
+        if old is not None:
+            self._drop(old)
+            grad = old + grad
+        slots[nr] = grad
+        # ``grad`` now sits in one more buffer slot (owned unless the user may hold it)
+        entry = self.owned.get(id(grad))
         if entry is not None:
             entry[1] += 1
-        elif id(g) not in self.foreign:
-            self.owned[id(g)] = [g, 1]
+        elif id(grad) not in self.foreign:
+            self.owned[id(grad)] = [grad, 1]
+
+    def pop(self, node: Node) -> list:
+        grads = self.slots.pop(node, None) or [None] * (len(node._input_meta) or 1)
+        keep = type(node) is AccumulateGrad
+        for g in grads:
+            if g is not None:
+                self._drop(g, keep)
+        return grads
 
     def _drop(self, g: Any, keep: bool = False) -> None:
         """``g`` left one buffer slot; forget it when no slot holds it any more (unless ``keep``)."""
@@ -292,27 +324,6 @@ class _Buffers:
             entry[1] -= 1
             if entry[1] == 0 and not keep:
                 del self.owned[id(g)]
-
-    def add(self, node: Node, nr: int, grad: Any) -> None:
-        slots = self.slots.get(node)
-        if slots is None:
-            slots = self.slots[node] = [None] * max(1, len(node._input_meta))
-        if grad is None:
-            return
-        old = slots[nr]
-        if old is not None:
-            self._drop(old)
-            grad = old + grad
-        slots[nr] = grad
-        self._take(grad)
-
-    def pop(self, node: Node) -> list:
-        grads = self.slots.pop(node, None) or [None] * max(1, len(node._input_meta))
-        keep = isinstance(node, AccumulateGrad)
-        for g in grads:
-            if g is not None:
-                self._drop(g, keep)
-        return grads
 
     def can_steal(self, g: Any) -> bool:
         entry = self.owned.get(id(g))

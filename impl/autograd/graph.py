@@ -57,22 +57,20 @@ NO_HOOKS: dict = _NoHooks()
 class Node:
     """A backward function in the graph (torch.autograd.graph.Node).
 
-    Nodes are the bulk of a long graph, so they hold slots, not a dict, and share one empty hook
-    table until a hook is registered: fewer objects for Python's cycle collector to walk.
+    Nodes are the bulk of a long graph, so they hold slots, not a dict. The four hook tables and
+    the metadata dict are class-level defaults (the shared empty ``NO_HOOKS``, None): a node that
+    never gets a hook (most nodes) neither sets nor stores them, and one that does keeps its own
+    table in its instance dict (see ``_own``). Fewer stores per node, fewer objects for Python's
+    cycle collector to walk.
     """
 
-    __slots__ = (
-        "_sequence_nr",
-        "_next",
-        "_input_meta",
-        "_pre_hooks",
-        "_post_hooks",
-        "_tensor_pre_hooks",
-        "_retains_grad_hooks",
-        "_metadata",
-        "__dict__",
-        "__weakref__",
-    )
+    __slots__ = ("_sequence_nr", "_next", "_input_meta", "__dict__", "__weakref__")
+
+    _pre_hooks: dict[int, Callable] = NO_HOOKS
+    _post_hooks: dict[int, Callable] = NO_HOOKS
+    _tensor_pre_hooks: dict[int, dict[int, Callable]] = NO_HOOKS
+    _retains_grad_hooks: dict[int, Callable] = NO_HOOKS
+    _metadata: dict | None = None
 
     # Whether the views among this node's outputs were made by a custom Function: "custom" (torch's
     # CreationMeta::IN_CUSTOM_FUNCTION) or "multiple" (several differentiable outputs, torch's
@@ -84,11 +82,6 @@ class Node:
         self._sequence_nr = next(_sequence)
         self._next: tuple[tuple[Node | None, int], ...] = ()
         self._input_meta: list[tuple[tuple[int, ...], Any]] = []
-        self._pre_hooks: dict[int, Callable] = NO_HOOKS
-        self._post_hooks: dict[int, Callable] = NO_HOOKS
-        self._tensor_pre_hooks: dict[int, dict[int, Callable]] = NO_HOOKS
-        self._retains_grad_hooks: dict[int, Callable] = NO_HOOKS
-        self._metadata: dict | None = None
 
     def _own(self, table: str) -> dict:
         """The node's own hook table ``table`` (one of the four above), made on first use."""
