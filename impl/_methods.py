@@ -359,6 +359,85 @@ METHODS: dict[str, Any] = {
 }
 
 
+# Methods whose argument after self torch's argument parser types as Tensor: its name, and whether
+# a Python number passes too (torch wraps it). Anything else raises torch's TypeError as the
+# method words it, the position counted after self: "add(): argument 'other' (position 1) ...".
+TENSOR_ARGUMENTS: dict[str, tuple[str, bool]] = {
+    **dict.fromkeys(["add", "sub", "mul", "div", "add_", "sub_", "mul_", "div_"], ("other", True)),
+    **dict.fromkeys(
+        ["maximum", "minimum", "logical_and", "logical_or", "logical_xor", "matmul", "expand_as", "view_as",
+         "reshape_as", "type_as", "equal", "allclose"],
+        ("other", False),
+    ),
+    "mm": ("mat2", False),
+    "bmm": ("mat2", False),
+    "dot": ("tensor", False),
+    "mv": ("vec", False),
+    "outer": ("vec2", False),
+}
+# Methods torch declares twice, for a Tensor and for a Number: anything else fails both signatures.
+TENSOR_OR_NUMBER = {
+    **dict.fromkeys(["pow", "pow_"], "exponent"),
+    **dict.fromkeys(["eq", "ne", "lt", "le", "gt", "ge", "multiply", "true_divide"], "other"),
+}
+NUMBERS = (int, float, complex, np.number, np.bool_)
+
+
+def _type_name(value: Any) -> str:
+    """A type as torch's messages name it (its C tp_name): ``NoneType``, ``Foo``, ``numpy.ndarray``."""
+    kind = type(value)
+    if kind.__flags__ & (1 << 9) or kind.__module__ == "builtins":  # a class defined in Python, a builtin
+        return kind.__name__
+    return f"{kind.__module__}.{kind.__name__}"
+
+
+def _description(value: Any) -> str:
+    """An argument as torch's "invalid combination" message describes it: ``list of [int, float]``."""
+    names = ", ".join(_type_name(v) for v in value) if isinstance(value, (list, tuple)) else ""
+    if isinstance(value, list):
+        return f"list of [{names}]"
+    if isinstance(value, tuple):
+        return f"tuple of ({names}{',' if len(value) == 1 else ''})"
+    return _type_name(value)
+
+
+def _tensor_argument(name: str, fn: Any, argument: str, numbers: bool) -> Any:
+    """``fn`` as method ``name``, refusing an argument that is neither a tensor nor (if ``numbers``) a
+    number with torch's TypeError (the table's own error would word the function form)."""
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if args or argument in kwargs:
+            value = args[0] if args else kwargs[argument]
+            if not isinstance(value, Tensor) and not (numbers and isinstance(value, NUMBERS)):
+                where = f"argument '{argument}' (position 1)" if args else f"argument '{argument}'"
+                raise TypeError(f"{name}(): {where} must be Tensor, not {_type_name(value)}")
+        return fn(self, *args, **kwargs)
+
+    return method
+
+
+def _tensor_or_number(name: str, fn: Any, argument: str) -> Any:
+    """``fn`` as method ``name`` of two signatures, ``(Tensor argument)`` and ``(Number argument)``:
+    a lone argument that is neither raises torch's "invalid combination" TypeError."""
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if len(args) + len(kwargs) == 1 and (args or argument in kwargs):
+            value = args[0] if args else kwargs[argument]
+            if not isinstance(value, (Tensor, *NUMBERS)):
+                if args:
+                    got, bad = _type_name(value), f"!{_description(value)}!"
+                else:  # a keyword argument is shown named, with a trailing comma
+                    got, bad = f"{argument}={_type_name(value)}, ", f"!{argument}={_description(value)}!, "
+                reason = f"      didn't match because some of the arguments have invalid types: ({bad})\n"
+                raise TypeError(
+                    f"{name}() received an invalid combination of arguments - got ({got}), but expected one "
+                    f"of:\n * (Tensor {argument})\n{reason} * (Number {argument})\n{reason}"
+                )
+        return fn(self, *args, **kwargs)
+
+    return method
+
+
 def _new_tensor(self: Tensor, data: Any, dtype: Any = None, **kw: Any) -> Tensor:
     from impl._creation import tensor
 
@@ -432,6 +511,10 @@ def adjoint(self: Tensor) -> Tensor:
 
 def bind() -> None:
     for name, fn in METHODS.items():
+        if name in TENSOR_ARGUMENTS:
+            fn = _tensor_argument(name, fn, *TENSOR_ARGUMENTS[name])
+        elif name in TENSOR_OR_NUMBER:
+            fn = _tensor_or_number(name, fn, TENSOR_OR_NUMBER[name])
         setattr(Tensor, name, fn)
     Tensor.T = property(reversed_dims)
     Tensor.mT = property(lambda self: F.transpose(self, -2, -1))

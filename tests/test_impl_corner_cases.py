@@ -177,3 +177,51 @@ def observe_reduction(m: Any, call: Callable[[Any, Any], Any]) -> dict[str, str]
 )
 def test_reductions_asked_for_a_dtype_match_torch(call: str) -> None:
     assert observe_reduction(impl, REDUCTIONS[call]) == observe_reduction(torch, REDUCTIONS[call])
+
+
+# -- method forms refusing an argument ---------------------------------------------------------
+class Opaque:
+    """An object torch's argument parser knows nothing about (named by its class name)."""
+
+
+def refused_arguments(m: Any) -> dict[str, Callable[[], Any]]:
+    """Method, in-place method and operator calls given something that is not a tensor."""
+    x = m.tensor([1.0, 2.0])
+    bad: list[Any] = [None, "a", [1.0, 2.0], (x,), {1}, Opaque(), np.array([1.0]), np.float64(2.0)]
+    calls: dict[str, Callable[[], Any]] = {}
+    for name in ("add", "sub", "mul", "div", "add_", "mul_", "maximum", "logical_or", "matmul", "mm", "dot",
+                 "mv", "outer", "expand_as", "type_as", "equal", "pow", "pow_", "eq", "gt", "multiply",
+                 "true_divide"):
+        for value in bad:
+            label = f"x.{name}({type(value).__name__} {value if isinstance(value, (str, list)) else ''})"
+            calls[label] = lambda name=name, value=value: getattr(x.clone(), name)(value)
+    calls["x.add(other=None)"] = lambda: x.add(other=None)
+    calls["x.mul_(other='a')"] = lambda: x.clone().mul_(other="a")
+    calls["x.pow(exponent=None)"] = lambda: x.pow(exponent=None)
+    calls["x.eq(other=[1, 2.0])"] = lambda: x.eq(other=[1, 2.0])
+    calls["x.add(None, alpha=2)"] = lambda: x.add(None, alpha=2)
+    calls["x.add(2, alpha=2)"] = lambda: x.add(2, alpha=2)
+    calls["x.maximum(2.0)"] = lambda: x.maximum(2.0)
+    calls["x.mul(True)"] = lambda: x.mul(True)
+    for op in ("+", "-", "*", "/", "**", "@", "<", "=="):
+        for value in ("None", "'a'", "[1.0]"):
+            calls[f"x {op} {value}"] = lambda expr=f"x {op} {value}": eval(expr, {"x": x})
+            calls[f"{value} {op} x"] = lambda expr=f"{value} {op} x": eval(expr, {"x": x})
+    return calls
+
+
+def outcome(call: Callable[[], Any]) -> str:
+    try:
+        result = call()
+    except Exception as e:  # noqa: BLE001 - the error is what is compared
+        return f"{type(e).__name__}: {e}"
+    return f"{type(result).__name__} {result.tolist() if hasattr(result, 'tolist') else result}"
+
+
+def test_methods_refuse_what_is_not_a_tensor_in_torchs_words() -> None:
+    """``x.add(None)``: torch's method wording (position 1, ``add_()`` for the in-place form, the
+    "invalid combination" message of Tensor/Number overloads); operators leave it to Python."""
+    expected = {k: outcome(c) for k, c in refused_arguments(torch).items()}
+    got = {k: outcome(c) for k, c in refused_arguments(impl).items()}
+    differing = [k for k in expected if got[k] != expected[k]]
+    assert {k: got[k] for k in differing} == {k: expected[k] for k in differing}
