@@ -1,4 +1,10 @@
-"""impl's softmax backward rounds as torch's CPU kernel does (impl/_ops/cpu_kernels.py).
+"""impl's fused multiply-add and softmax backward round as torch's CPU kernels do
+(impl/_ops/cpu_kernels.py).
+
+``fma`` must round once, exactly: checked against exact rational arithmetic on random operands
+and on operands built so that a wider sum lands exactly on a midpoint of the dtype (where a
+float64 or long double emulation rounds twice), and against torch's fused kernels (``addcmul``,
+and the optimisers' ``add_(alpha=)``, ``lerp_``, ``addcmul_``) bit for bit.
 
 Each case runs ``torch._softmax_backward_data`` and impl's kernel on the same float16/float32
 inputs and asks for equal bits, under every CPU capability torch can dispatch to here (the
@@ -13,13 +19,16 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from fractions import Fraction
 
 import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
 
+import impl  # noqa: E402
 from impl._ops import cpu_kernels  # noqa: E402
+from impl.optim import _pointwise  # noqa: E402
 
 SHAPES = [(2, 2, 2), (5, 7), (3, 16), (3, 40), (2, 17), (4, 100), (2, 1), (4, 33, 5), (7,), (3, 1, 1)]
 
@@ -74,3 +83,77 @@ def test_softmax_backward_has_torchs_bits_under_other_capabilities(capability: s
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
 
+
+
+# -- fused multiply-add ------------------------------------------------------------------------
+def rounded(exact: Fraction, dtype: type) -> float:
+    """``exact`` rounded once to nearest (ties to even) in ``dtype``: float64 directly (CPython
+    divides integers correctly rounded), narrower dtypes through float64 rounded to odd."""
+    wide = float(exact)
+    if dtype is np.float64 or Fraction(wide) == exact:
+        return dtype(wide)
+    other = float(np.nextafter(wide, np.inf if exact > wide else -np.inf))
+    odd = wide if np.float64(wide).view(np.uint64) & 1 else other
+    return dtype(odd)
+
+
+def midpoint_cases(dtype: type) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``acc + g * o`` just below a midpoint of ``dtype`` by far less than a float64 (or long
+    double) ulp, next to a value with an odd last bit: a wider sum rounds onto the midpoint,
+    then to even, one ulp away from the single rounding."""
+    u = 2.0 ** -np.finfo(dtype).nmant
+    acc, g, o = [], [], []
+    for k in range(1, 40):
+        for sign in (1.0, -1.0):
+            acc.append(sign * (1 + u * (2 * k - 1)))
+            g.append(sign * (1 + u * k))
+            o.append((u / 2) * (1 - u * k))  # g * o = u/2 (1 - k^2 u^2): half an ulp, less a sliver
+    return tuple(np.array(v, dtype=dtype) for v in (acc, g, o))
+
+
+def random_cases(dtype: type, n: int = 4000) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(3)
+    acc, g, o = (rng.standard_normal(n).astype(dtype) for _ in range(3))
+    return acc, g, (o * dtype(1e-2)).astype(dtype)
+
+
+@pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
+@pytest.mark.parametrize("cases", [midpoint_cases, random_cases])
+def test_fma_rounds_once_exactly(dtype: type, cases) -> None:
+    acc, g, o = cases(dtype)
+    got = cpu_kernels.fma(acc, g, o)
+    exact = [Fraction(float(a)) + Fraction(float(b)) * Fraction(float(c)) for a, b, c in np.c_[acc, g, o]]
+    expected = [rounded(x, dtype) for x in exact]
+    assert got.dtype == dtype
+    bad = [(a, b, c) for a, b, c, x, y in zip(acc, g, o, got, expected, strict=True) if x != y]
+    assert bad == []
+    scalar = cpu_kernels.fma(acc, dtype(0.37), o)  # a numpy scalar operand broadcasts
+    assert np.array_equal(scalar, cpu_kernels.fma(acc, np.full_like(g, 0.37), o))
+
+
+TORCH_UPDATES = {
+    "add_(alpha=)": lambda a, b: a.add_(b, alpha=0.37),
+    "lerp_(0.3)": lambda a, b: a.lerp_(b, 0.3),
+    "lerp_(0.7)": lambda a, b: a.lerp_(b, 0.7),
+    "addcmul_": lambda a, b: a.addcmul_(b, b, value=0.3),
+}
+IMPL_UPDATES = {
+    "add_(alpha=)": lambda a, b: _pointwise.add_scaled_(a, b, 0.37),
+    "lerp_(0.3)": lambda a, b: _pointwise.lerp_(a, b, 0.3),
+    "lerp_(0.7)": lambda a, b: _pointwise.lerp_(a, b, 0.7),
+    "addcmul_": lambda a, b: _pointwise.addcmul_(a, b, b, 0.3),
+}
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("update", sorted(TORCH_UPDATES))
+def test_fused_updates_have_torchs_bits(dtype: type, update: str) -> None:
+    """The optimisers' pointwise updates against torch's in-place ops (fused on FMA builds)."""
+    if cpu_kernels.cpu_capability() == "default":
+        pytest.skip("torch's baseline build does not fuse these updates; impl follows the FMA builds")
+    for acc, g, o in (midpoint_cases(dtype), random_cases(dtype, 100_003)):
+        fresh = lambda a: torch.from_numpy(a.copy())  # noqa: E731
+        mine = IMPL_UPDATES[update](impl.tensor(acc), impl.tensor(o)).numpy()
+        assert np.array_equal(mine, TORCH_UPDATES[update](fresh(acc), fresh(o)).numpy())
+        expected = torch.addcmul(fresh(acc), fresh(g), fresh(o)).numpy()
+        assert np.array_equal(cpu_kernels.fma(acc, g, o), expected)

@@ -1,5 +1,6 @@
 """Arithmetic rounded as torch's CPU kernels round it, for the few ops whose results show the
-last bits: a fused multiply-add (``fma``, one rounding; torch's ``add(alpha=)`` uses it) and the
+last bits: a fused multiply-add (``fma``, one rounding; torch's ``add(alpha=)``, ``lerp`` and ``addcmul``
+use it, so impl's add and optimisers do) and the
 sums of softmax's backward.
 
 Softmax's backward ``out * (grad - sum(grad * out))`` cancels: with ``grad = [81, 80]`` the
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 from typing import Any
 
 import numpy as np
@@ -90,21 +92,89 @@ def _two_product(a: Any, b: Any) -> tuple[Any, Any]:
     return p, ((ah * bh - p) + ah * bl + al * bh) + al * bl
 
 
-def fma(acc: Any, g: Any, o: Any) -> Any:
-    """``acc + g * o`` rounded once (a fused multiply-add), in the arrays' dtype (float32 or float64).
+def _odd(s: Any, err: Any) -> Any:
+    """``s + err`` (``s`` its rounding to nearest, ``err`` the exact rest) rounded to odd: ``s``
+    when exact, else whichever neighbour of the exact sum has an odd last bit. A sum rounded to
+    odd and then to nearest in a precision two or more bits narrower is rounded once."""
+    bits = s.view(np.uint64 if s.dtype == np.float64 else np.uint32)
+    move = (err != 0) & ((bits & 1) == 0)
+    return np.where(move, np.nextafter(s, np.copysign(np.inf, err)), s)
 
-    float32: the product is exact in float64 and the float64 sum is rounded to odd (TwoSum gives
-    its error), which then rounds to float32 as one rounding would. float64: TwoProduct and
-    TwoSum give the exact sum as three float64 terms, added smallest first."""
-    if acc.dtype == np.float64:
-        p, p_err = _two_product(g, o)
-        s, s_err = _two_sum(acc, p)
-        return s + (s_err + p_err)
-    s, err = _two_sum(acc.astype(np.float64), g.astype(np.float64) * o.astype(np.float64))
-    even = (s.view(np.uint64) & 1) == 0
-    inexact = (err != 0) & even
-    s[inexact] = np.nextafter(s[inexact], np.where(err[inexact] > 0, np.inf, -np.inf))
-    return s.astype(np.float32)
+
+def _fma64(acc: Any, g: Any, o: Any) -> Any:
+    """float64 ``acc + g * o`` rounded once: the product and the sum as exact pairs (TwoProduct,
+    TwoSum), their two errors added rounded to odd, that added to the rounded sum (Boldo and
+    Melquiond's emulated FMA; exact barring underflow and overflow)."""
+    p, p_err = _two_product(g, o)
+    s, s_err = _two_sum(acc, p)
+    return s + _odd(*_two_sum(s_err, p_err))
+
+
+@functools.cache
+def _midpoint_bits(dtype: Any) -> tuple[Any, Any, float]:
+    """For float64 sums rounded to ``dtype``: the mask of the float64 mantissa bits ``dtype`` has
+    not, their pattern at a midpoint of ``dtype``, and ``dtype``'s smallest normal number."""
+    drop = np.finfo(np.float64).nmant - np.finfo(dtype).nmant
+    return np.uint64((1 << drop) - 1), np.uint64(1 << (drop - 1)), float(np.finfo(dtype).tiny)
+
+
+def _fma_narrow(acc: Any, g: Any, o: Any, out: Any, scratch: tuple) -> None:
+    """float16/float32 ``acc + g * o`` rounded once into ``out``. The product is exact in float64,
+    so the float64 sum is the exact one rounded once; rounding that to ``out``'s dtype rounds the
+    exact sum, unless it landed exactly on a midpoint of the dtype (or in its subnormal range):
+    those few are redone, rounded to odd. ``scratch``: float64, uint64 and two bool arrays of
+    ``out``'s size."""
+    wide, low, midpoint, tiny = scratch
+    np.multiply(g, o, out=wide, dtype=np.float64)
+    wide += acc
+    out[...] = wide
+    mask, half, smallest = _midpoint_bits(out.dtype)
+    np.bitwise_and(wide.view(np.uint64), mask, out=low)
+    np.equal(low, half, out=midpoint)
+    np.less(np.abs(wide, out=wide), smallest, out=tiny)
+    redo = np.flatnonzero(np.logical_or(midpoint, tiny, out=midpoint))
+    if redo.size:
+        pick = lambda a: a[redo] if np.ndim(a) else a  # noqa: E731
+        a, p = pick(acc).astype(np.float64), pick(g).astype(np.float64) * pick(o)
+        out[redo] = _odd(*_two_sum(a, p))
+
+
+# Elements per block: the blocks of the operands and the scratch stay in cache, and no
+# parameter-sized temporary is ever allocated (fresh multi-megabyte arrays cost more in page
+# faults than the arithmetic itself).
+_BLOCK = 32768
+_scratch = threading.local()
+
+
+def _scratch_blocks() -> tuple:
+    """This thread's reusable scratch blocks for ``_fma_narrow``."""
+    blocks = getattr(_scratch, "blocks", None)
+    if blocks is None:
+        kinds = (np.float64, np.uint64, np.bool_, np.bool_)
+        blocks = _scratch.blocks = tuple(np.empty(_BLOCK, kind) for kind in kinds)
+    return blocks
+
+
+def fma(acc: Any, g: Any, o: Any) -> Any:
+    """``acc + g * o`` rounded once (a fused multiply-add), as a new array of ``acc``'s dtype
+    (float16, float32 or float64): torch's kernels fuse ``add(alpha=)``, ``lerp``, ``addcmul``
+    and the dot products of softmax's backward. The operands are arrays of one shape or numpy
+    scalars of that dtype; they go through in blocks (the values do not depend on it)."""
+    dtype = acc.dtype
+    shape = np.broadcast_shapes(*(np.shape(a) for a in (acc, g, o)))
+    flat = [np.ascontiguousarray(np.broadcast_to(x, shape)).ravel() if np.ndim(x) else x for x in (acc, g, o)]
+    out = np.empty(shape, dtype)
+    out_flat = out.reshape(-1)
+    blocks = _scratch_blocks()
+    for start in range(0, out_flat.size, _BLOCK):
+        part = slice(start, start + _BLOCK)
+        a, b, c = (x[part] if np.ndim(x) else x for x in flat)
+        if dtype == np.float64:
+            out_flat[part] = _fma64(a, b, c)
+        else:
+            n = out_flat[part].size
+            _fma_narrow(a, b, c, out_flat[part], tuple(block[:n] for block in blocks))
+    return out
 
 
 def _chain(grad: Any, out: Any, fused: bool) -> Any:
