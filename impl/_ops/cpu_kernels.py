@@ -1,7 +1,6 @@
 """Arithmetic rounded as torch's CPU kernels round it, for the few ops whose results show the
-last bits: a fused multiply-add (``fma``, one rounding; torch's ``add(alpha=)``, ``lerp`` and ``addcmul``
-use it, so impl's add and optimisers do) and the
-sums of softmax's backward.
+last bits: a fused multiply-add (``fma``, one rounding; torch's ``add(alpha=)``, ``lerp`` and
+``addcmul`` use it, so impl's add and optimisers do) and the sums of softmax's backward.
 
 Softmax's backward ``out * (grad - sum(grad * out))`` cancels: with ``grad = [81, 80]`` the
 difference keeps only a few bits of the float32 dot product, so numpy's pairwise sum and
