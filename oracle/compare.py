@@ -2,10 +2,10 @@
 
 Everything is exact (event order and kinds, steps, names, flags, dtypes, shapes, ``grad_fn`` names,
 exception types and messages, warning categories and messages) except tensor values, which agree
-within the dtype's tolerance from ``oracle.tolerance``. Given the reference program's float64 rerun
-(``Float64Rerun``), a float32/float16/bfloat16 value the fixed tolerance rejects is judged again,
-error-aware (``oracle.tolerance.error_allowance``); the rerun is made only then, once per compare,
-and a failure message names the judgement that rejected the value.
+within the dtype's tolerance from ``oracle.tolerance``. Given ways to rerun the reference program
+(``Rerun``: in float64, on nudged inputs), a float32/float16/bfloat16 value the fixed tolerance
+rejects is judged again, error-aware (``oracle.tolerance.error_allowance``); the reruns are made
+only then, once per compare, and a failure message names the judgement that rejected the value.
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ from oracle.tolerance import LOW_PRECISION, close, error_allowance, error_aware_
 from oracle.trace import Trace, format_event
 
 _FLAGS = ("dtype", "shape", "is_leaf", "requires_grad", "grad_fn")
-# The float64 counterpart of an event or of a part of it (or why there is none), fetched only when
-# a value needs it (see ``Float64Rerun``).
-Counterpart = Callable[[], "dict | list | str"]
+# The counterparts of an event or of a part of it in the reference's reruns, by rerun (each a
+# description, or why there is none), fetched only when a value needs them (see ``Rerun``).
+Counterparts = Callable[[], dict[str, Any]]
 
 
 @dataclass
@@ -45,60 +45,63 @@ class Divergence:
         )
 
 
-class Float64Rerun:
-    """The reference program rerun with its floating dtypes widened to float64 (``rerun``, called
-    at most once, on first use), paired event by event with the reference trace ``ref``.
+class Rerun:
+    """A rerun of the reference program (``make``, called at most once, on first use), named for
+    what it varies (e.g. "in float64"), paired event by event with the reference trace ``ref``.
 
     The pairing is trusted up to an event only where both runs agree on everything but dtypes and
     values (``_skeleton``: kinds, steps, names, shapes, flags, graphs, error types); past a
     disagreement the rerun is no evidence and no value is judged against it."""
 
-    def __init__(self, ref: Trace, rerun: Callable[[], Trace]) -> None:
+    def __init__(self, name: str, ref: Trace, make: Callable[[], Trace]) -> None:
+        self.name = name
         self._ref = ref.reproducible_events()
-        self._rerun = rerun
+        self._make = make
         self._events: list[dict] | None = None
         self._faithful = 0  # how many leading events both runs agree on (skeletons)
         self._why = ""  # why events from the ``_faithful``-th on have no counterpart
 
     def event(self, index: int) -> dict | str:
-        """The float64 counterpart of the reference's event ``index``, or why there is none."""
+        """The counterpart of the reference's event ``index``, or why there is none."""
         if self._events is None:
             self._pair()
         return self._events[index] if index < self._faithful else self._why
 
     def _pair(self) -> None:
         try:
-            self._events = self._rerun().reproducible_events()
+            self._events = self._make().reproducible_events()
         except Exception as exc:  # reported in the divergence, never hiding one
-            self._events, self._why = [], f"the float64 rerun raised {type(exc).__name__}: {exc}"
+            self._events, self._why = [], f"the rerun {self.name} raised {type(exc).__name__}: {exc}"
             return
         pairs = enumerate(zip(self._ref, self._events, strict=False))
         default = min(len(self._ref), len(self._events))
         self._faithful = next((i for i, (a, b) in pairs if _skeleton(a) != _skeleton(b)), default)
-        self._why = f"the float64 rerun departs from the program's run at event {self._faithful}"
+        self._why = f"the rerun {self.name} departs from the program's run at event {self._faithful}"
 
 
-def compare(ref: Trace, test: Trace, float64: Callable[[], Trace] | None = None) -> Divergence | None:
+def compare(
+    ref: Trace, test: Trace, reruns: dict[str, Callable[[], Trace]] | None = None
+) -> Divergence | None:
     """The first divergence of ``test`` from ``ref``, or None if they agree. Warnings marked
     ``once`` (emitted once per process, see ``oracle.trace.ONCE_PER_PROCESS``) are left out on
-    both sides; ``Divergence.index`` counts the compared events. ``float64`` runs the reference
-    program in float64 (see ``Float64Rerun``): with it, low-precision values the fixed tolerance
-    rejects are judged error-aware."""
+    both sides; ``Divergence.index`` counts the compared events. ``reruns`` (name -> how to rerun
+    the reference program, see ``Rerun``) give the error-aware judgement of low-precision values
+    the fixed tolerance rejects."""
     ref_events, test_events = ref.reproducible_events(), test.reproducible_events()
-    rerun = None if float64 is None else Float64Rerun(ref, float64)
+    paired = [Rerun(name, ref, make) for name, make in (reruns or {}).items()]
     for index in range(max(len(ref_events), len(test_events))):
         a = ref_events[index] if index < len(ref_events) else None
         b = test_events[index] if index < len(test_events) else None
-        wide = None if rerun is None else (lambda index=index: rerun.event(index))
-        reason = event_difference(a, b, wide)
+        variants = (lambda index=index: {r.name: r.event(index) for r in paired}) if paired else None
+        reason = event_difference(a, b, variants)
         if reason is not None:
             return Divergence(index, a, b, reason)
     return None
 
 
-def event_difference(ref: dict | None, test: dict | None, float64: Counterpart | None = None) -> str | None:
-    """Why two events differ, or None if they agree. ``float64`` gives the reference event's
-    float64 counterpart for the error-aware judgement of low-precision values."""
+def event_difference(ref: dict | None, test: dict | None, variants: Counterparts | None = None) -> str | None:
+    """Why two events differ, or None if they agree. ``variants`` gives the reference event's
+    counterparts in reruns, for the error-aware judgement of low-precision values."""
     if ref is None:
         return f"the backend has an extra {test['kind']} event (the reference trace ended)"
     if test is None:
@@ -113,47 +116,46 @@ def event_difference(ref: dict | None, test: dict | None, float64: Counterpart |
         if ref[key] != test[key]:
             return f"{key} differs: expected {ref[key]!r}, got {test[key]!r}"
     if "value" in ref:
-        return _tensor_difference(f"{_label(ref)}", ref["value"], test["value"], _part(float64, "value"))
+        return _tensor_difference(f"{_label(ref)}", ref["value"], test["value"], _part(variants, "value"))
     if "received" in ref:
-        return _received_difference(ref["received"], test["received"], _part(float64, "received"))
+        return _received_difference(ref["received"], test["received"], _part(variants, "received"))
     return None
 
 
-def _part(whole: Counterpart | None, *path: str | int) -> Counterpart | None:
-    """The counterpart of a part (``path`` of keys and indices) of what ``whole`` gives."""
+def _part(whole: Counterparts | None, *path: str | int) -> Counterparts | None:
+    """The counterparts of a part (``path`` of keys and indices) of what ``whole`` gives."""
     if whole is None:
         return None
 
-    def part() -> dict | list | str:
-        value = whole()
+    def follow(value: Any) -> Any:
         for key in path:
             if isinstance(value, str):
                 return value
             value = value[key]
         return value
 
-    return part
+    return lambda: {name: follow(value) for name, value in whole().items()}
 
 
 def _label(event: dict) -> str:
     return f"{event['name']}.grad" if event["kind"] == "grad" else event["name"]
 
 
-def _received_difference(ref: dict, test: dict, float64: Counterpart | None) -> str | None:
+def _received_difference(ref: dict, test: dict, variants: Counterparts | None) -> str | None:
     if list(ref) != list(test):
         return f"hook received {list(test)} instead of {list(ref)}"
     for group in ref:
         if len(ref[group]) != len(test[group]):
             return f"hook {group}: {len(test[group])} values instead of {len(ref[group])}"
         for i, (a, b) in enumerate(zip(ref[group], test[group], strict=True)):
-            reason = _tensor_difference(f"hook {group}[{i}]", a, b, _part(float64, group, i))
+            reason = _tensor_difference(f"hook {group}[{i}]", a, b, _part(variants, group, i))
             if reason is not None:
                 return reason
     return None
 
 
 def _tensor_difference(
-    label: str, ref: dict | None, test: dict | None, float64: Counterpart | None
+    label: str, ref: dict | None, test: dict | None, variants: Counterparts | None
 ) -> str | None:
     if ref is None or test is None:
         if ref is test:
@@ -162,14 +164,14 @@ def _tensor_difference(
     for flag in _FLAGS:
         if ref[flag] != test[flag]:
             return f"{label}: {flag} differs: expected {ref[flag]!r}, got {test[flag]!r}"
-    return _data_difference(label, ref["data"], test["data"], ref["dtype"], _part(float64, "data"))
+    return _data_difference(label, ref["data"], test["data"], ref["dtype"], _part(variants, "data"))
 
 
 def _data_difference(
-    label: str, ref: list[Any], test: list[Any], dtype: str, float64: Counterpart | None = None
+    label: str, ref: list[Any], test: list[Any], dtype: str, variants: Counterparts | None = None
 ) -> str | None:
     """The first value of ``test`` the fixed tolerance rejects and, for a low-precision dtype with
-    a float64 counterpart, the error-aware judgement too; the reason names the judgement used."""
+    counterparts in reruns, the error-aware judgement too; the reason names the judgement used."""
     if len(ref) != len(test):
         return f"{label}: {len(test)} values instead of {len(ref)}"
     for i, (a, b) in enumerate(zip(ref, test, strict=True)):
@@ -177,11 +179,8 @@ def _data_difference(
             continue
         rtol, atol = tolerance(dtype)
         judged = f"{dtype}, rtol={rtol}, atol={atol}"
-        wide = float64() if float64 is not None and dtype in LOW_PRECISION else None
-        if isinstance(wide, str):
-            judged += f"; no error-aware judgement: {wide}"
-        elif wide is not None:
-            reason = _error_aware_difference(_float(a), _float(b), _float(wide[i]), dtype)
+        if variants is not None and dtype in LOW_PRECISION:
+            reason = _error_aware_difference(_float(a), _float(b), variants(), i, dtype)
             if reason is None:
                 continue
             judged += f"; {reason}"
@@ -189,18 +188,23 @@ def _data_difference(
     return None
 
 
-def _error_aware_difference(ref: float, test: float, ref64: float, dtype: str) -> str | None:
-    """Why ``test`` fails the error-aware judgement against ``ref`` (float64 rerun: ``ref64``), or
-    None if it passes."""
-    if error_aware_close(test, ref, ref64, dtype):
+def _error_aware_difference(
+    ref: float, test: float, variants: dict[str, Any], i: int, dtype: str
+) -> str | None:
+    """Why ``test`` fails the error-aware judgement against ``ref`` (value ``i`` of a tensor whose
+    counterparts in the reruns are ``variants``: data lists, or why there are none), or None if it
+    passes."""
+    values = {name: _float(data[i]) for name, data in variants.items() if not isinstance(data, str)}
+    if error_aware_close(test, ref, list(values.values()), dtype):
         return None
-    allowance = error_allowance(ref, ref64, dtype)
+    notes = [f"the reference gives {value!r} {name}" for name, value in values.items()]
+    notes += [why for why in variants.values() if isinstance(why, str)]
+    allowance = error_allowance(ref, list(values.values()), dtype)
     if allowance is None:
-        return f"no error-aware judgement: the float64 rerun gives {ref64!r}"
-    return (
-        f"error-aware: the float64 rerun gives {ref64!r}, so the reference's own {dtype} error is "
-        f"{abs(ref - ref64):.3g} and |got - expected| may be at most {allowance:.3g}"
-    )
+        return "no error-aware judgement: " + "; ".join(notes)
+    spread = max(abs(ref - v) for v in values.values())
+    notes.append(f"its own {dtype} variation is {spread:.3g}, so |got - expected| may be {allowance:.3g}")
+    return "error-aware: " + "; ".join(notes)
 
 
 def _float(value: Any) -> Any:
@@ -209,7 +213,7 @@ def _float(value: Any) -> Any:
 
 
 def _skeleton(value: Any) -> Any:
-    """What a float64 rerun must share with the run it widens: an event without dtypes and values
+    """What a rerun must share with the run it varies: an event without dtypes and values
     (tensor and array data by length only), errors and warnings by type only (their messages may
     name dtypes)."""
     if isinstance(value, list):

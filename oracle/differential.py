@@ -3,6 +3,8 @@ difference with a readable account and a runnable torch repro."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from oracle.backends import Backend
 from oracle.backends import reference as reference_backend
 from oracle.compare import Divergence, compare
@@ -52,15 +54,24 @@ def default_reference(device: str) -> Backend:
     return ref
 
 
+def reruns(program: Program, reference: Backend) -> dict[str, Callable[[], Trace]]:
+    """The reruns of ``program`` on the reference that the error-aware judgement of low-precision
+    values compares with (``oracle.tolerance``), by what they vary; each runs only when called."""
+    return {
+        "in float64": lambda: run(program, reference, float64=True),
+        "on inputs nudged by an ulp": lambda: run(program, reference, nudge=True),
+    }
+
+
 def check(program: Program, backend: Backend, reference: Backend | None = None) -> None:
     """Raise ``DivergenceError`` if ``backend`` and the reference (default: ``default_reference``)
     disagree on ``program``; count the program for the report either way. Only where a
-    low-precision value fails the fixed tolerance is the program rerun on the reference in float64,
-    for the error-aware judgement (``oracle.tolerance``)."""
+    low-precision value fails the fixed tolerance is the program rerun on the reference, in float64
+    and on nudged inputs, for the error-aware judgement (``oracle.tolerance``)."""
     reference = reference or default_reference(backend.device)
     ref_trace = run(program, reference)
     test_trace = run(program, backend)
     count_program()
-    divergence = compare(ref_trace, test_trace, float64=lambda: run(program, reference, float64=True))
+    divergence = compare(ref_trace, test_trace, reruns(program, reference))
     if divergence is not None:
         raise DivergenceError(divergence, program, ref_trace, test_trace, backend.device)

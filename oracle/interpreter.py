@@ -5,15 +5,22 @@ The backend's module is used as the torch namespace, so the same program runs on
 torch is not installed). An exception raised by a step is recorded and the program goes on, as a
 user's ``try``/``except`` around each statement would; warnings are captured per step.
 
-``run(..., float64=True)`` runs the program with its floating dtypes widened: leaves, dtype
-arguments and the default dtype (module parameters, tensors made without a dtype) that would be
-float32, float16 or bfloat16 are float64; leaves and parameters hold their values rounded to the
-dtype the program gives them, so the rerun computes on the same numbers. ``oracle.compare``
-judges low-precision values against that rerun of the reference (see ``oracle.tolerance``).
+Two variants of a run give ``oracle.compare`` the reference's own rounding for its error-aware
+judgement of low-precision values (see ``oracle.tolerance``):
+
+- ``float64=True``: the floating dtypes widened. Leaves, dtype arguments and the default dtype
+  (module parameters, tensors made without a dtype) that would be float32, float16 or bfloat16 are
+  float64; leaves and parameters hold their values rounded to the dtype the program gives them,
+  so the rerun computes on the same numbers.
+- ``nudge=True``: the same dtypes, but every float32/float16/bfloat16 value of a leaf or parameter
+  moved by one or two units in the last place, up or down as a fixed function of the value
+  (equal values move alike, so ties among the inputs stay ties; zeros, infinities and NaN stay).
 """
 
 from __future__ import annotations
 
+import hashlib
+import struct
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -132,12 +139,14 @@ def _named(hook: str, body: Callable[..., Any]) -> Callable[..., Any]:
 class _Run:
     """The state of one program run: bound names, hook handles, the trace being recorded."""
 
-    def __init__(self, backend: Backend, float64: bool = False) -> None:
+    def __init__(self, backend: Backend, float64: bool = False, nudge: bool = False) -> None:
         self.torch = backend.module
         self.device = backend.device
         self.float64 = float64  # low-precision floating dtypes widened (see module doc)
+        self.nudge = nudge  # low-precision inputs moved by an ulp (see module doc)
         # the dtype module parameters have when the program runs as written (the default dtype)
-        self.param_dtype = str(self.torch.get_default_dtype()).removeprefix("torch.") if float64 else None
+        varied = float64 or nudge
+        self.param_dtype = str(self.torch.get_default_dtype()).removeprefix("torch.") if varied else None
         self.names: dict[str, Any] = {}
         self.modes: list[tuple[str, Any]] = []  # grad-mode contexts entered and not yet left
         self.trace = Trace(backend=str(backend))
@@ -185,11 +194,13 @@ class _Run:
         return self.float64 and name in LOW_PRECISION
 
     def data(self, data: Any, dtype: str | None) -> Any:
-        """The values a tensor of ``dtype`` is made from: in a float64 run, rounded to ``dtype``
-        first, so that the rerun starts from the very numbers the program starts from."""
-        if not self.widens(dtype):
+        """The values a tensor of ``dtype`` is made from: rounded to ``dtype`` first in a float64
+        run (so that the rerun starts from the very numbers the program starts from), and moved by
+        an ulp in a nudged run."""
+        if dtype not in LOW_PRECISION or not (self.float64 or self.nudge):
             return data
-        return self.torch.tensor(data, dtype=getattr(self.torch, dtype)).tolist()
+        values = self.torch.tensor(data, dtype=getattr(self.torch, dtype))
+        return (nudged(self.torch, values) if self.nudge else values).tolist()
 
     def _log(self, hook: str, on: str, target: str, **received: Any) -> None:
         groups = {k: describe_all(v) for k, v in received.items()}
@@ -561,10 +572,11 @@ class _Run:
             self.torch.set_grad_enabled(grad_enabled)
 
 
-def run(program: Program, backend: Backend, float64: bool = False) -> Trace:
+def run(program: Program, backend: Backend, float64: bool = False, nudge: bool = False) -> Trace:
     """Run every step of ``program`` on ``backend`` (inside ``backend.active()``) and return the
-    trace; with ``float64``, with its low-precision floating dtypes widened (see module doc)."""
-    state = _Run(backend, float64)
+    trace; with ``float64``, its low-precision floating dtypes widened, with ``nudge``, its
+    low-precision inputs moved by an ulp (see module doc)."""
+    state = _Run(backend, float64, nudge)
     widened = _default_float64(backend.module) if float64 else nullcontext()
     with backend.active(), widened:
         grad_enabled = backend.module.is_grad_enabled()
@@ -575,6 +587,15 @@ def run(program: Program, backend: Backend, float64: bool = False) -> Trace:
             state.close(grad_enabled)
             state.remove_global_hooks()
     return state.trace
+
+
+def nudged(torch: Any, values: Any) -> Any:
+    """``values`` (a floating tensor) times ``1 +- eps`` of their dtype, rounded back to it: one or
+    two ulps up or down, the direction a hash of each value (equal values move alike)."""
+    flat = values.reshape(-1).tolist()
+    signs = [1.0 if hashlib.blake2b(struct.pack("<d", v)).digest()[0] & 1 else -1.0 for v in flat]
+    step = torch.tensor(signs, dtype=torch.float64).reshape(values.shape) * torch.finfo(values.dtype).eps
+    return (values.double() * (1 + step)).to(values.dtype)
 
 
 @contextmanager
