@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from oracle.backends import Backend
 from oracle.backends import reference as reference_backend
-from oracle.compare import Divergence, compare
+from oracle.compare import FLOAT64, NUDGED, Divergence, compare
 from oracle.interpreter import run
 from oracle.program import Program
 from oracle.render import render
@@ -58,8 +58,8 @@ def reruns(program: Program, reference: Backend) -> dict[str, Callable[[], Trace
     """The reruns of ``program`` on the reference that the error-aware judgement of low-precision
     values compares with (``oracle.tolerance``), by what they vary; each runs only when called."""
     return {
-        "in float64": lambda: run(program, reference, float64=True),
-        "on inputs nudged by an ulp": lambda: run(program, reference, nudge=True),
+        FLOAT64: lambda: run(program, reference, float64=True),
+        NUDGED: lambda: run(program, reference, nudge=True),
     }
 
 
