@@ -13,7 +13,26 @@ import torch
 
 import impl
 
-MODULES = {"torch": torch, "impl": impl}
+
+def cases(names: Any, divergences: dict[str, str]) -> list:
+    """Parameters for ``names``; those in ``divergences`` are strict xfails giving the reason."""
+    return [
+        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=divergences[n]))
+        if n in divergences
+        else n
+        for n in names
+    ]
+
+
+def observe(inputs: dict[str, Any], call: Callable[[Any], Any], describe: Callable[[Any], str]) -> dict:
+    """Per input: ``describe`` of what ``call`` returns for it, or the error it raises."""
+    seen = {}
+    for name, x in inputs.items():
+        try:
+            seen[name] = describe(call(x))
+        except Exception as e:  # noqa: BLE001 - the error is what is compared
+            seen[name] = f"{type(e).__name__}: {e}"
+    return seen
 
 
 # -- layouts -----------------------------------------------------------------------------------
@@ -81,25 +100,12 @@ LAYOUT_DIVERGENCES = {
 
 def observe_layouts(m: Any, op: Callable[[Any, Any], Any]) -> dict[str, str]:
     """For each source: the result's shape, strides and contiguity, or the error it raised."""
-    seen = {}
-    for name, x in layout_sources(m).items():
-        try:
-            r = op(m, x)
-            seen[name] = f"{tuple(r.shape)} {r.stride()} {r.is_contiguous()}"
-        except Exception as e:  # noqa: BLE001 - the error is what is compared
-            seen[name] = f"{type(e).__name__}: {e}"
-    return seen
+    return observe(
+        layout_sources(m), lambda x: op(m, x), lambda r: f"{tuple(r.shape)} {r.stride()} {r.is_contiguous()}"
+    )
 
 
-@pytest.mark.parametrize(
-    "op",
-    [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=LAYOUT_DIVERGENCES[name]))
-        if name in LAYOUT_DIVERGENCES
-        else name
-        for name in LAYOUT_OPS
-    ],
-)
+@pytest.mark.parametrize("op", cases(LAYOUT_OPS, LAYOUT_DIVERGENCES))
 def test_layouts_of_empty_and_strided_results_match_torch(op: str) -> None:
     expected = observe_layouts(torch, LAYOUT_OPS[op])
     got = observe_layouts(impl, LAYOUT_OPS[op])
@@ -152,31 +158,19 @@ REDUCTION_DIVERGENCES = {
 }
 
 
-def observe_reduction(m: Any, call: Callable[[Any, Any], Any]) -> dict[str, str]:
-    """Per input: dtype, requires_grad, grad_fn and values of the result, or the error raised."""
-    seen = {}
-    for name, x in reduction_inputs(m).items():
-        try:
-            r = call(m, x)
-            grad_fn = type(r.grad_fn).__name__ if r.grad_fn is not None else None
-            values = np.asarray(r.detach().tolist(), dtype=np.float64).round(5).tolist()  # not the last bits
-            seen[name] = f"{r.dtype} {tuple(r.shape)} {r.requires_grad} {grad_fn} {values}"
-        except Exception as e:  # noqa: BLE001 - the error is what is compared
-            seen[name] = f"{type(e).__name__}: {e}"
-    return seen
+def describe_result(r: Any) -> str:
+    """dtype, shape, requires_grad, grad_fn and values (to 5 places: not the last bits)."""
+    grad_fn = type(r.grad_fn).__name__ if r.grad_fn is not None else None
+    values = np.asarray(r.detach().tolist(), dtype=np.float64).round(5).tolist()
+    return f"{r.dtype} {tuple(r.shape)} {r.requires_grad} {grad_fn} {values}"
 
 
-@pytest.mark.parametrize(
-    "call",
-    [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, reason=REDUCTION_DIVERGENCES[name]))
-        if name in REDUCTION_DIVERGENCES
-        else name
-        for name in REDUCTIONS
-    ],
-)
+@pytest.mark.parametrize("call", cases(REDUCTIONS, REDUCTION_DIVERGENCES))
 def test_reductions_asked_for_a_dtype_match_torch(call: str) -> None:
-    assert observe_reduction(impl, REDUCTIONS[call]) == observe_reduction(torch, REDUCTIONS[call])
+    def seen(m: Any) -> dict[str, str]:
+        return observe(reduction_inputs(m), lambda x: REDUCTIONS[call](m, x), describe_result)
+
+    assert seen(impl) == seen(torch)
 
 
 # -- method forms refusing an argument ---------------------------------------------------------
