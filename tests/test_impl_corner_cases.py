@@ -92,10 +92,7 @@ LAYOUT_OPS: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 # layouts impl does not produce yet, with the reason (strict: a fix makes them fail until removed)
-LAYOUT_DIVERGENCES = {
-    "clone": "impl/_ops/elementwise.py's CLONE copies in C order; torch's clone keeps the layout "
-    "(views.new_like has the rule)",
-}
+LAYOUT_DIVERGENCES: dict[str, str] = {}
 
 
 def observe_layouts(m: Any, op: Callable[[Any, Any], Any]) -> dict[str, str]:
@@ -148,14 +145,7 @@ REDUCTIONS: dict[str, Callable[[Any, Any], Any]] = {
     "softmax(0) of an empty": lambda m, x: m.softmax(x[:0], 0),
 }
 
-# calls whose dtype handling lives in impl/_ops/functions.py (sum/prod/mean wrappers), not fixed yet
-REDUCTION_DIVERGENCES = {
-    "sum(dtype=int64)": "functions.sum records no error: torch raises 'Autograd not support dtype: Long'",
-    "x.sum(0, dtype=bool)": "functions.sum records no error: torch raises 'Autograd not support dtype: Bool'",
-    "prod(dtype=int64)": "functions.prod ignores dtype",
-    "x.prod(1, dtype=float64)": "functions.prod ignores dtype",
-    "mean(dtype=int64)": "functions.mean names the input dtype where torch names the optional one",
-}
+REDUCTION_DIVERGENCES: dict[str, str] = {}
 
 
 def describe_result(r: Any) -> str:

@@ -13,6 +13,7 @@ import numpy as np
 
 from impl._ops.cpu_kernels import fma, vector_bytes
 from impl._ops.table import D, OpDef, apply
+from impl._ops.views import copy_like
 
 
 def _bw() -> Any:
@@ -335,7 +336,8 @@ SGN = _unary("SgnBackward0", _sign_fwd, "self result", efficient_zero, promote=N
 ABS = _unary(
     "AbsBackward0", lambda xp, a: xp.abs(a), "self", lambda g, c: g * apply(SGN, c.self), promote=None
 )
-CLONE = OpDef("CloneBackward0", lambda xp, a: a.copy(), derivatives={"self": D("", lambda g, c: g)})
+CLONE = OpDef("CloneBackward0", copy_like, derivatives={"self": D("", lambda g, c: g)})  # preserve_format
+CLONE_CONTIGUOUS = OpDef("CloneBackward0", lambda xp, a: a.copy(), derivatives=CLONE.derivatives)
 
 
 def _clamp_fwd(xp: Any, a: Any, min: Any, max: Any) -> Any:

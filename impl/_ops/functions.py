@@ -15,7 +15,6 @@ from impl._ops import reductions as rd
 from impl._ops import views as vw
 from impl._ops.table import D, OpDef, apply, broadcast_mismatch
 from impl._tensor import Tensor, _wrap_dim
-from impl.autograd.grad_mode import is_grad_enabled
 from impl.autograd.graph import Node
 
 
@@ -219,11 +218,8 @@ _ALL = object()  # dim not given: torch's full-reduction overload (SumBackward0)
 
 
 def sum(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    out_dt = (
-        dtypes.to_dtype(dtype)
-        if dtype is not None
-        else (input.dtype if input.dtype.is_floating_point else dtypes.int64)
-    )
+    out_dt = rd.accumulated_dtype(input, dtype)
+    rd.check_differentiable(input, out_dt)
     if dim is _ALL:
         return apply(rd.SUM, input, dim=None, keepdim=False, dtype=out_dt.np)
     return apply(rd.SUM_DIM, input, dim=_dims(dim, input.dim()), keepdim=keepdim, dtype=out_dt.np)
@@ -241,15 +237,11 @@ def _scan(op: Any, name: str, input: Tensor, dim: Any, dtype: Any) -> Tensor:
     """cumsum/cumprod: integer and bool inputs scan in int64 unless ``dtype`` says otherwise."""
     if dim is _ALL:
         raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
-    if dtype is not None:
-        out = dtypes.to_dtype(dtype)
-    else:
-        out = input.dtype if input.dtype.is_floating_point else dtypes.int64
+    out = rd.accumulated_dtype(input, dtype)
     d = _wrap_dim(int(dim), input.dim())
     if out is dtypes.bool_:
         raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
-    if input.requires_grad and is_grad_enabled() and not out.is_floating_point:
-        raise RuntimeError(f"Autograd not support dtype: {dtypes.scalar_type(out)}")
+    rd.check_differentiable(input, out)
     return apply(op, input, dim=d, dtype=out.np, in_dtype=input.dtype)
 
 
@@ -277,9 +269,10 @@ def _dim_list(dims: Any, ndim: int) -> tuple[int, ...]:
 def mean(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     dt = dtypes.to_dtype(dtype) if dtype is not None else input.dtype
     if not dt.is_floating_point:
+        which = "Input" if dtype is None else "Optional"
         raise RuntimeError(
-            "mean(): could not infer output dtype. Input dtype must be either a floating point or "
-            f"complex dtype. Got: {dtypes.scalar_type(input.dtype)}"
+            f"mean(): could not infer output dtype. {which} dtype must be either a floating point or "
+            f"complex dtype. Got: {dtypes.scalar_type(dt)}"
         )
     if dim is _ALL:
         return apply(rd.MEAN, input, dim=None, keepdim=False, dtype=dt.np)
@@ -289,9 +282,11 @@ def mean(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = 
 def prod(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     if dim is None:
         raise TypeError("prod(): argument 'dim' (position 2) must be int, not NoneType")
+    out_dt = rd.accumulated_dtype(input, dtype)
+    rd.check_differentiable(input, out_dt)
     if dim is _ALL:
-        return apply(rd.PROD, input, dim=None, keepdim=False)
-    return apply(rd.PROD_DIM, input, dim=_dims(dim, input.dim()), keepdim=keepdim)
+        return apply(rd.PROD, input, dim=None, keepdim=False, dtype=out_dt.np)
+    return apply(rd.PROD_DIM, input, dim=_dims(dim, input.dim()), keepdim=keepdim, dtype=out_dt.np)
 
 
 def _minmax(kind: str, input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
@@ -581,7 +576,7 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
     size = vw.infer_size(_shape_args(shape), input.numel())
     strides = vw.view_strides(tuple(input.shape), input.stride(), size)
     if strides is None:
-        return _unsafe_view(clone(input), size)
+        return _unsafe_view(apply(ew.CLONE_CONTIGUOUS, input), size)
     return apply(vw.VIEW if input.is_contiguous() else vw.RESHAPE_ALIAS, input, size=size)
 
 
@@ -694,7 +689,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 
 def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
-    return input if input.is_contiguous() else clone(input)
+    return input if input.is_contiguous() else apply(ew.CLONE_CONTIGUOUS, input)
 
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:

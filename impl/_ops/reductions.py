@@ -9,6 +9,7 @@ import numpy as np
 from impl import dtypes
 from impl._ops.table import D, OpDef
 from impl._ops.views import new_like
+from impl.autograd import grad_mode
 
 
 def _bw() -> Any:
@@ -45,6 +46,21 @@ def _mean_grad(g: Any, c: Any) -> Any:
     return _bw_scalar().div_scalar(_expand_back(g, c), _count(c))
 
 
+def accumulated_dtype(input: Any, dtype: Any) -> Any:
+    """The dtype sum, prod, cumsum and cumprod compute in: ``dtype`` when given, else the input's
+    when floating, else int64 (torch promotes integers and bools)."""
+    if dtype is not None:
+        return dtypes.to_dtype(dtype)
+    return input.dtype if input.dtype.is_floating_point else dtypes.int64
+
+
+def check_differentiable(input: Any, out: Any) -> None:
+    """torch's set_history check: a result that would get a grad_fn must be of a floating dtype
+    (``torch.sum(x, dtype=torch.int64)`` of an ``x`` that requires grad raises, outside no_grad)."""
+    if not out.is_floating_point and input.requires_grad and grad_mode.is_grad_enabled():
+        raise RuntimeError(f"Autograd not support dtype: {dtypes.scalar_type(out)}")
+
+
 def _sum_fwd(xp: Any, a: Any, dim: Any, keepdim: bool, dtype: Any) -> Any:
     return xp.sum(a, axis=dim, keepdims=keepdim, dtype=dtype)
 
@@ -74,7 +90,6 @@ def _prod_grad(g: Any, c: Any) -> Any:
     cumprods (``_prod_of_others``, a graph of cat/cumprod/flip, so it has derivatives); a full
     product with several zeros outside grad mode is plain zeros."""
     from impl._creation import zeros_like
-    from impl.autograd import grad_mode
 
     x, res = c.self, c.result
     if x.dim() == 0:
@@ -109,14 +124,19 @@ def _prod_of_others(g: Any, x: Any, dim: int) -> Any:
     return g * (before * after)
 
 
+def _prod_fwd(xp: Any, a: Any, dim: Any, keepdim: bool, dtype: Any) -> Any:
+    """The product in ``dtype``, the input cast to it first (as torch casts before reducing)."""
+    return xp.prod(a.astype(dtype, copy=False), axis=dim, keepdims=keepdim, dtype=dtype)
+
+
 PROD = OpDef(
     "ProdBackward0",
-    lambda xp, a, dim, keepdim: xp.prod(a, axis=dim, keepdims=keepdim),
+    _prod_fwd,
     derivatives={"self": D("self result dim keepdim", _prod_grad)},
 )
 PROD_DIM = OpDef(
     "ProdBackward1",
-    lambda xp, a, dim, keepdim: xp.prod(a, axis=dim, keepdims=keepdim),
+    _prod_fwd,
     derivatives={"self": D("self result dim keepdim", _prod_grad)},
 )
 
