@@ -71,7 +71,11 @@ def _saved_reader(name: str, slot: str) -> Callable[[OpCtx], Any]:
 
     def read(ctx: OpCtx) -> Any:
         v = getattr(ctx._node, slot, None)
-        return _unpack(v) if v is not None else ctx.__getattr__(name)
+        if v is None:
+            return ctx.__getattr__(name)
+        if type(v) is SavedTensor or v._counter is not None:
+            return _unpack(v)
+        return v  # a bare tensor without a version counter was never written
 
     return read
 
@@ -161,6 +165,8 @@ class OpNode(Node):
     def __init__(self) -> None:  # edges, _in_meta and _input_meta are set by _record
         self._sequence_nr = next(_sequence)
         self._attrs: Any = NOTHING_SAVED
+        for slot in self.op._slot_names:  # an unset slot raises (costly) on every read
+            setattr(self, slot, None)
 
     @property
     def _saved(self) -> dict[str, Any]:
@@ -407,8 +413,12 @@ def compute_dtype(tensors: tuple, to_float: bool = False) -> Any:
 
 def _edge_of(t: Any) -> tuple:
     """``t._edge()`` without the view check when ``t`` is no view (the common case)."""
-    if t._grad_fn is not None and t._base is None:
-        return (t._grad_fn, t._output_nr)
+    if t._base is None:
+        fn = t._grad_fn
+        if fn is not None:
+            return (fn, t._output_nr)
+        if not t._requires_grad:  # a constant, a wrapped number: its gradient goes nowhere
+            return NO_EDGE
     return t._edge()
 
 

@@ -74,8 +74,6 @@ def _hook_values(hook: Any, old: tuple, new: Any) -> tuple:
 def _call_function(node: Node, grads: list, edges: tuple) -> tuple:
     """torch's call_function: pre-hooks, the node, output validation, then post hooks.
     ``edges`` is ``node._next`` (read once by the caller)."""
-    if not (node._tensor_pre_hooks or node._retains_grad_hooks or node._pre_hooks or node._post_hooks):
-        return _validate(node, node.apply(tuple(grads)), edges)  # most nodes have no hooks
     if node._tensor_pre_hooks or node._retains_grad_hooks:
         grads = call_tensor_pre_hooks(node, grads)
     if node._pre_hooks:
@@ -256,7 +254,10 @@ def _run(
             for nr, k in captures.get(node, ()):
                 captured[k] = grads[nr]
         edges = node._next
-        outputs = _call_function(node, grads, edges)
+        if node._tensor_pre_hooks or node._retains_grad_hooks or node._pre_hooks or node._post_hooks:
+            outputs = _call_function(node, grads, edges)
+        else:  # most nodes have no hooks
+            outputs = _validate(node, node.apply(tuple(grads)), edges)
         if not keep_graph:
             node.release()
         for grad, (nxt, nr) in zip(outputs, edges, strict=False):
