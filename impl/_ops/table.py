@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from impl import dtypes
+from impl._ops import codegen
 from impl._tensor import Tensor
 from impl._xp import namespace_of, quiet_enter, quiet_exit
 from impl.autograd import grad_mode
@@ -58,6 +59,17 @@ class OpDef:
         readers = {name: property(_saved_reader(name, slot)) for name, slot in self._saved_slots.items()}
         self.ctx_class = type(self.node_name + "Ctx", (OpCtx,), {"__slots__": (), **readers})
         self._plan = _Plan(self)
+
+
+    @property
+    def record_source(self) -> str:
+        """The generated Python source of this op's recording function (see impl/_ops/codegen.py)."""
+        return codegen.record_source(self)
+
+    def _record(self, tensors: tuple, attrs: dict, results: tuple) -> None:
+        """Record the node of one call (compiles the op's recording function on first use)."""
+        self._record = codegen.compile_recorder(self, _RECORD_HELPERS)  # type: ignore[method-assign]
+        self._record(tensors, attrs, results)
 
 
 def D(uses: str, formula: Callable[[Any, OpCtx], Any]) -> Derivative:
@@ -337,10 +349,9 @@ def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
         main._view_version = src._vc.value
         main._view_no_grad = not _grad_state.enabled and src.requires_grad
     if _grad_state.enabled and not _grad_state.inference and main._data.dtype in FLOAT_DTYPES:
-        plan = op._plan
-        for d, t in zip(plan.diff, tensors, strict=False):
+        for d, t in zip(op._plan.diff, tensors, strict=False):
             if d is not None and (t._requires_grad or t._grad_fn is not None):
-                _record(op, plan, tensors, attrs, results or (main,))
+                op._record(tensors, attrs, results or (main,))
                 break
     return main if results is None or len(results) == 1 else results
 
@@ -436,57 +447,6 @@ def _tail(flat: list) -> tuple:
     return tail
 
 
-def _record(op: OpDef, plan: _Plan, tensors: tuple, attrs: dict, results: tuple) -> None:
-    node = op.node_class()
-    diff = plan.diff
-    first = tensors[0]
-    node._fn0, node._nr0 = NO_EDGE if diff[0] is None else _edge_of(first)
-    needed = [node._fn0 is not None]  # per input: whether its gradient goes anywhere (then its
-    if len(tensors) == 1:  # derivative's uses are saved)
-        node._rest = ()
-        node._in_meta = (first._data.shape, first._data.dtype)
-    else:
-        rest: list = []
-        meta = [first._data.shape, first._data.dtype]
-        for d, t in zip(diff[1:], tensors[1:], strict=False):
-            edge = NO_EDGE if d is None else _edge_of(t)
-            needed.append(edge[0] is not None)
-            rest += edge
-            meta += (t._data.shape, t._data.dtype)
-        node._rest = _tail(rest)
-        node._in_meta = tuple(meta)
-    saved: dict[str, Any] | None = None  # the node's _attrs: attrs, strides (tensors go to slots)
-    if attrs:
-        saved = {k: v for k, v in attrs.items() if not isinstance(v, Tensor)}
-    for need, sources in zip(needed, plan.sources, strict=False):
-        if not need:
-            continue
-        for use, kind, where, slot in sources:
-            if kind == "input" or kind == "output":
-                if getattr(node, slot, None) is None:
-                    if kind == "input":
-                        setattr(node, slot, _save(tensors[where], None))
-                    else:
-                        setattr(node, slot, _save(results[where], node))
-                continue
-            if saved is None:
-                saved = {}
-            if kind == "strides":  # layout of an input, as derivatives.yaml's x.sym_strides()
-                saved[use] = tensors[where].stride()
-            else:
-                v = attrs[where]
-                if not isinstance(v, Tensor):
-                    saved[use] = v
-                elif use not in saved:
-                    saved[use] = _save(v, None)
-    if saved:
-        node._attrs = saved
-    main = results[0]
-    main._grad_fn = node
-    main._output_nr = 0
-    node._input_meta = output_meta(main)
-
-
 _OUTPUT_META: dict = {}
 
 
@@ -501,3 +461,10 @@ def output_meta(t: Any) -> tuple:
         meta = _OUTPUT_META[key] = ((key[0], t.dtype),)
     return meta
 
+
+
+# what the generated recording functions call (impl/_ops/codegen.py)
+_RECORD_HELPERS = {
+    "_edge_of": _edge_of, "_save": _save, "_tail": _tail, "output_meta": output_meta,
+    "NO_EDGE": NO_EDGE, "Tensor": Tensor,
+}
