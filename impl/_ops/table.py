@@ -136,6 +136,7 @@ class OpCtx:
 NOTHING_SAVED: Any = MappingProxyType({})
 _grad_state = grad_mode._state
 _DATA = attrgetter("_data")
+_new = object.__new__
 RELEASED = SavedTensor.__new__(SavedTensor)  # what a released node keeps in place of a bare saved tensor
 RELEASED.tensor, RELEASED.version, RELEASED.freed, RELEASED.output_of = None, 0, True, None
 
@@ -228,7 +229,8 @@ class OpNode(Node):
         if attrs:
             for v in attrs.values():
                 _unpack(v)
-        ctx = op.ctx_class(self)
+        ctx = _new(op.ctx_class)  # OpCtx(self) without running __init__'s frame once per node
+        ctx._node = self
         diff = op._plan.diff
         first = None if self._fn0 is None else diff[0].formula(g, ctx)
         if len(diff) == 1:
@@ -273,6 +275,7 @@ def _wrap(value: Any, like: Any) -> Any:
         if len(cache) > 1024:
             cache.clear()
         wrapped = cache[key] = _scalar_tensor(value, None)
+        wrapped._casts = {}  # numpy dtype -> its 0-d array cast to it (see apply's promotion)
     return wrapped
 
 
@@ -324,7 +327,13 @@ def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
             dt = compute_dtype(tensors, op.promote == "float").np
         for i, a in enumerate(arrays):
             if a.dtype != dt:
-                arrays[i] = a.astype(dt)
+                casts = getattr(tensors[i], "_casts", None)  # a shared wrapped number keeps its casts
+                cast = None if casts is None else casts.get(dt)
+                if cast is None:
+                    cast = a.astype(dt)
+                    if casts is not None:
+                        casts[dt] = cast
+                arrays[i] = cast
     token = quiet_enter()
     try:
         raw = op.forward(xp, *arrays, **attrs)
