@@ -475,14 +475,6 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     return apply(rd.ADDMM, input, mat1, mat2, beta=beta, alpha=alpha)
 
 
-SQUEEZE_MATMUL = OpDef(
-    "SqueezeBackward4",
-    lambda xp, a, dim: xp.squeeze(a, dim),
-    derivatives={"self": D("dim", lambda g, c: g.unsqueeze(c.dim))},
-    view=True,
-)
-
-
 def _unsafe_view(t: Tensor, shape: tuple) -> Tensor:
     return apply(vw.UNSAFE_VIEW, t, size=tuple(shape))
 
@@ -496,8 +488,10 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         return dot(input, other)
     if da == 2 and db == 1:
         return mv(input, other)
-    if da == 1 and db == 2:
-        return apply(SQUEEZE_MATMUL, mm(input.unsqueeze(0), other), dim=0)
+    if da == 1 and db == 2:  # torch squeezes the mm result in place: not a view, at version 1
+        from impl._ops.inplace import squeeze_result_
+
+        return squeeze_result_(mm(input.unsqueeze(0), other), 0)
     if da == 2 and db == 2:
         return mm(input, other)
     if da == db == 3 and input.shape[0] != other.shape[0]:

@@ -8,12 +8,14 @@ CopySlices node and the view becomes an as_strided view of the new base history,
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 from typing import Any
 
 import numpy as np
 
 from impl import dtypes
+from impl._ops import views as vw
 from impl._ops.elementwise import CLAMP, RELU, zero_grad
 from impl._ops.table import D, OpDef, apply
 from impl._tensor import Tensor
@@ -316,6 +318,25 @@ class CopySlices(Node):
         if self.fn is not None:
             self.fn.release()
             self.fn = None
+
+
+# squeeze_(dim): squeeze(dim)'s forward and derivative, recorded as the in-place overload's node
+SQUEEZE_DIM_ = dataclasses.replace(vw.SQUEEZE_DIM, node_name="SqueezeBackward4", view=False)
+
+
+def squeeze_result_(result: Tensor, dim: int) -> Tensor:
+    """torch's ``result.squeeze_(dim)`` on a tensor an op has just made (ATen's matmul squeezes
+    its mm result so): ``result`` takes the new shape in place, not as a view, its version goes up
+    by one and its history moves onto a SqueezeBackward4 node. A fresh result is neither a leaf
+    nor a view, so none of the checks of an in-place write on those apply."""
+    if result._base is not None or (result._grad_fn is None and result._requires_grad):
+        raise ValueError("squeeze_result_ takes an op's fresh result, not a view or a leaf")
+    squeezed = apply(SQUEEZE_DIM_, result, dim=dim)
+    result._data = squeezed._data
+    result._vc.bump()
+    if squeezed._grad_fn is not None:
+        _rebase_history(result, squeezed._grad_fn)
+    return result
 
 
 def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
