@@ -56,16 +56,18 @@ class Tensor:
         "_output_nr",
         "_requires_grad",
         "_grad",
-        "_grad_acc",
-        "_retains_grad",
         "_view_version",
         "_inference",
-        "_view_no_grad",  # a view made in no_grad mode of a tensor requiring grad
-        "_wrapped_number",  # a Python number wrapped by an op (promotion treats it apart)
         "__dict__",
         "__weakref__",
     )
 
+    # Rarely set, so class-level defaults rather than slots (one store fewer per tensor made; a
+    # tensor that sets one keeps it in its instance dict):
+    _grad_acc: AccumulateGrad | None = None  # a leaf's AccumulateGrad node, made on first need
+    _retains_grad = False
+    _view_no_grad = False  # a view made in no_grad mode of a tensor requiring grad
+    _wrapped_number = False  # a Python number wrapped by an op (promotion treats it apart)
     # torch's efficient zero tensor (a gradient of sgn): zeros no storage backs; set per instance
     _efficient_zero = False
 
@@ -90,12 +92,8 @@ class Tensor:
         t._output_nr = 0
         t._requires_grad = requires_grad
         t._grad = None
-        t._grad_acc = None
-        t._retains_grad = False
         t._view_version = 0
         t._inference = _grad_state.inference
-        t._view_no_grad = False
-        t._wrapped_number = False
         return t
 
     @staticmethod

@@ -263,8 +263,6 @@ def _wrap(value: Any, like: Any) -> Any:
     """A Python number as torch's wrapped-number tensor. Wrapped numbers never reach the user and
     are never written, so CPU ones are shared per value: a chain like ``h * 1.0001`` saves one
     tensor, not one per node (fewer objects alive, less work for the cycle collector)."""
-    if isinstance(value, Tensor):
-        return value
     cache = _WRAPPED.get(type(value))
     if cache is None or _grad_state.inference or (like is not None and type(like._data) is not np.ndarray):
         return _scalar_tensor(value, like)
@@ -356,7 +354,8 @@ def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
         main._base = src._base if src._base is not None else src
         main._vc = src._vc
         main._view_version = src._vc.value
-        main._view_no_grad = not _grad_state.enabled and src.requires_grad
+        if not _grad_state.enabled and src.requires_grad:
+            main._view_no_grad = True
     if _grad_state.enabled and not _grad_state.inference and main._data.dtype in FLOAT_DTYPES:
         for d, t in zip(op._plan.diff, tensors, strict=False):
             if d is not None and (t._requires_grad or t._grad_fn is not None):
@@ -374,16 +373,26 @@ def _wrap_numbers(tensors: tuple, op: OpDef) -> tuple:
     is neither a tensor nor a number raises torch's TypeError (in the wording of the function
     form, ``torch.mul(x, None)``; numpy would have made None a nan)."""
     first = None
-    for position, t in enumerate(tensors, 1):
+    for t in tensors:
         if isinstance(t, Tensor):
-            first = first or t
-        elif isinstance(t, NOT_OPERANDS):
-            differentiable = re.fullmatch(r"(\w+?)Backward\d+", op.node_name)
-            function = f"{differentiable.group(1).lower()}(): " if differentiable else ""
-            argument = "input" if position == 1 else op.inputs[position - 1]
-            where = f"argument '{argument}' (position {position})"
-            raise TypeError(f"{function}{where} must be Tensor, not {type(t).__name__}")
-    return tuple([_wrap(t, first) for t in tensors])
+            first = t
+            break
+    operands = []
+    for position, t in enumerate(tensors, 1):
+        if not isinstance(t, Tensor):
+            if isinstance(t, NOT_OPERANDS):
+                raise _not_an_operand(op, position, t)
+            t = _wrap(t, first)
+        operands.append(t)
+    return tuple(operands)
+
+
+def _not_an_operand(op: OpDef, position: int, value: Any) -> TypeError:
+    differentiable = re.fullmatch(r"(\w+?)Backward\d+", op.node_name)
+    function = f"{differentiable.group(1).lower()}(): " if differentiable else ""
+    argument = "input" if position == 1 else op.inputs[position - 1]
+    where = f"argument '{argument}' (position {position})"
+    return TypeError(f"{function}{where} must be Tensor, not {type(value).__name__}")
 
 
 def broadcast_mismatch(shapes: list[tuple[int, ...]]) -> str | None:
