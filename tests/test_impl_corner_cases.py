@@ -209,3 +209,266 @@ def test_methods_refuse_what_is_not_a_tensor_in_torchs_words() -> None:
     got = {k: outcome(c) for k, c in refused_arguments(impl).items()}
     differing = [k for k in expected if got[k] != expected[k]]
     assert {k: got[k] for k in differing} == {k: expected[k] for k in differing}
+
+
+# -- matmul and linear results: views, versions, graphs ----------------------------------------
+def operand(m: Any, shape: tuple, requires_grad: bool, transposed: bool = False) -> Any:
+    """A small-integer-valued float leaf (products are exact in any summation order); with
+    ``transposed`` its last two dims are swapped after creation (a strided, non-contiguous leaf)."""
+    if transposed:
+        shape = shape[:-2] + shape[:-3:-1]
+    values = (np.arange(int(np.prod(shape))) % 5 - 2).astype(np.float32).reshape(shape)
+    t = m.from_numpy(values)
+    if transposed:
+        t = t.transpose(-1, -2)
+    return t.requires_grad_(requires_grad)
+
+
+# label -> (shape of the first operand, shape of the second, first operand transposed)
+MATMUL_SHAPES: dict[str, tuple[tuple, tuple, bool]] = {
+    "1-D @ 1-D (dot)": ((3,), (3,), False),
+    "2-D @ 1-D (mv)": ((2, 3), (3,), False),
+    "1-D @ 2-D (mm, squeeze_)": ((3,), (3, 4), False),
+    "1-D @ 2-D empty": ((0,), (0, 2), False),
+    "2-D @ 2-D (mm)": ((2, 3), (3, 4), False),
+    "1-D @ 3-D": ((3,), (2, 3, 4), False),
+    "3-D @ 1-D": ((2, 4, 3), (3,), False),
+    "strided 3-D @ 1-D (bmm, squeeze)": ((2, 4, 3), (3,), True),
+    "4-D @ 1-D": ((2, 2, 4, 3), (3,), False),
+    "1-D @ 4-D": ((3,), (2, 2, 3, 4), False),
+    "3-D @ 2-D (folded)": ((2, 4, 3), (3, 5), False),
+    "2-D @ 3-D (folded, transposed)": ((4, 3), (2, 3, 5), False),
+    "3-D @ 3-D (bmm)": ((2, 4, 3), (2, 3, 5), False),
+}
+
+
+def linear_call(bias: bool, input_shape: tuple, transposed: bool = False) -> Callable[[Any, Any, Any], Any]:
+    """``F.linear`` of an input of ``input_shape`` against the second operand as its weight."""
+
+    def call(m: Any, x: Any, w: Any) -> Any:
+        nn_f = m.nn.functional
+        b = operand(m, (w.shape[0],), True) if bias else None
+        return nn_f.linear(operand(m, input_shape, x.requires_grad, transposed), w, b)
+
+    return call
+
+
+MATMUL_CALLS: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "matmul": lambda m, a, b: m.matmul(a, b),
+    "@": lambda m, a, b: a @ b,
+}
+LINEAR_CASES: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "linear 1-D, no bias": linear_call(False, (3,)),
+    "linear 1-D, bias": linear_call(True, (3,)),
+    "linear 2-D, bias": linear_call(True, (2, 3)),
+    "linear 3-D, no bias": linear_call(False, (2, 2, 3)),
+    "linear 3-D, bias": linear_call(True, (2, 2, 3)),
+    "linear 4-D, bias": linear_call(True, (2, 1, 2, 3)),
+    "linear strided 3-D, bias (matmul then add_)": linear_call(True, (2, 2, 3), transposed=True),
+    "linear strided 1-D, bias (matmul then add_)": lambda m, x, w: m.nn.functional.linear(
+        operand(m, (6,), x.requires_grad)[::2], w, operand(m, (4,), True)
+    ),
+}
+
+
+def graph_names(fn: Any) -> str:
+    """The grad_fn's name and, recursively, those of its next functions."""
+    if fn is None:
+        return "None"
+    return f"{fn.name()}({', '.join(graph_names(n) for n, _ in fn.next_functions)})"
+
+
+def values(t: Any) -> list:
+    """``t``'s values, zeros unsigned (a BLAS sum may end on -0.0 where numpy's ends on 0.0)."""
+    return (np.asarray(t.detach().tolist(), dtype=np.float64) + 0.0).tolist()
+
+
+def describe_product(t: Any) -> str:
+    """What a user sees of a result: shape, strides, view-ness, version, graph and values."""
+    return (
+        f"{tuple(t.shape)} {t.stride()} view={t._is_view()} base={t._base is not None} "
+        f"version={t._version} {graph_names(t.grad_fn)} {values(t)}"
+    )
+
+
+def leaf_grads(leaves: list) -> str:
+    return str([None if x.grad is None else values(x.grad) for x in leaves])
+
+
+def after_write(write: Callable[[Any, Any], Any]) -> Callable[[Any, Any, list], str]:
+    """Writes into the result in place, then describes it and backpropagates its sum."""
+
+    def action(m: Any, out: Any, leaves: list) -> str:
+        write(m, out)
+        seen = describe_product(out)
+        if out.requires_grad:
+            out.sum().backward()
+        return f"{seen} grads={leaf_grads(leaves)}"
+
+    return action
+
+
+def saved_then_written(m: Any, out: Any, leaves: list) -> str:
+    """A later op saves the result (mul saves both operands), the result is written in place:
+    backward raises, quoting the versions."""
+    y = out * out
+    out.add_(1)
+    y.sum().backward()
+    return leaf_grads(leaves)
+
+
+def backward_twice(m: Any, out: Any, leaves: list) -> str:
+    out.sum().backward(retain_graph=True)
+    out.sum().backward()
+    return leaf_grads(leaves)
+
+
+def double_backward(m: Any, out: Any, leaves: list) -> str:
+    """The gradient of the sum of squares, taken with create_graph, then differentiated again."""
+    wanted = [x for x in leaves if x.requires_grad]
+    grads = m.autograd.grad((out * out).sum(), wanted, create_graph=True)
+    second = m.autograd.grad(sum(g.sum() for g in grads), wanted, allow_unused=True)
+    firsts = [(graph_names(g.grad_fn), values(g)) for g in grads]
+    return f"{firsts} {[None if g is None else values(g) for g in second]}"
+
+
+PRODUCT_ACTIONS: dict[str, Callable[[Any, Any, list], str]] = {
+    "observe": lambda m, out, leaves: describe_product(out),
+    "add_": after_write(lambda m, out: out.add_(1)),
+    "setitem": after_write(lambda m, out: out.__setitem__(0, 5.0)),
+    "leaky_relu inplace": after_write(lambda m, out: m.nn.functional.leaky_relu(out, 0.5, inplace=True)),
+    "saved then written": saved_then_written,
+    "backward twice": backward_twice,
+    "double backward": double_backward,
+}
+
+# a result made without grad, written in place with grad on (a view would be refused)
+NO_GRAD_ACTIONS: dict[str, Callable[[Any, Any, list], str]] = {
+    "no_grad then add_": after_write(lambda m, out: out.add_(1)),
+}
+
+PRODUCT_CASES = {
+    f"{call} {shapes}": (call, shapes) for call in MATMUL_CALLS for shapes in MATMUL_SHAPES
+} | {name: (name, None) for name in LINEAR_CASES}
+
+
+def observe_product(m: Any, case: str, action: str) -> dict[str, str]:
+    """Per requires_grad combination of the two operands: what ``action`` sees of the result."""
+    call_name, shapes = PRODUCT_CASES[case]
+    a_shape, b_shape, transposed = MATMUL_SHAPES[shapes] if shapes else ((3,), (4, 3), False)
+    call = MATMUL_CALLS.get(call_name) or LINEAR_CASES[call_name]
+    act = PRODUCT_ACTIONS.get(action) or NO_GRAD_ACTIONS[action]
+    seen = {}
+    for grads in ((True, True), (True, False), (False, True), (False, False)):
+        a, b = operand(m, a_shape, grads[0], transposed), operand(m, b_shape, grads[1])
+        try:
+            if action in NO_GRAD_ACTIONS:
+                with m.no_grad():
+                    out = call(m, a, b)
+            else:
+                out = call(m, a, b)
+            seen[str(grads)] = act(m, out, [a, b])
+        except Exception as e:  # noqa: BLE001 - the error is what is compared
+            seen[str(grads)] = f"{type(e).__name__}: {e}"
+    return seen
+
+
+ZERO_DIM_INDEX = (
+    "indexing: a 0-d tensor indexed by an integer raises 'too many indices for tensor of dimension 0' "
+    "where torch says 'invalid index of a 0-dim tensor. Use `tensor.item()` ...'"
+)
+PRODUCT_DIVERGENCES = {f"{call} 1-D @ 1-D (dot)-setitem": ZERO_DIM_INDEX for call in MATMUL_CALLS}
+
+
+@pytest.mark.parametrize(
+    ("case", "action"),
+    [
+        pytest.param(case, action, id=f"{case}-{action}", marks=[
+            pytest.mark.xfail(strict=True, reason=PRODUCT_DIVERGENCES[f"{case}-{action}"])
+        ] if f"{case}-{action}" in PRODUCT_DIVERGENCES else [])
+        for case in PRODUCT_CASES
+        for action in [*PRODUCT_ACTIONS, *NO_GRAD_ACTIONS]
+    ],
+)
+def test_matmul_and_linear_results_match_torch(case: str, action: str) -> None:
+    """matmul's dispatch (dot, mv, mm + in-place squeeze_, folded mm/mv, bmm) and linear's
+    (addmm, flattened addmm + view, matmul + in-place add_): the result is a view exactly when
+    torch's is, has torch's version and graph, and in-place writes, saved-tensor checks,
+    retain_graph and double backward behave as torch's."""
+    assert observe_product(impl, case, action) == observe_product(torch, case, action)
+
+
+def linear_inputs(m: Any) -> dict[str, Any]:
+    """Inputs of every rank linear takes, contiguous and not (sliced with a step, transposed)."""
+    return {
+        "1-D": operand(m, (3,), True),
+        "strided 1-D": operand(m, (6,), False)[::2].requires_grad_(),
+        "2-D": operand(m, (2, 3), True),
+        "transposed 2-D": operand(m, (2, 3), True, transposed=True),
+        "3-D": operand(m, (2, 2, 3), True),
+        "transposed 3-D": operand(m, (2, 2, 3), True, transposed=True),
+        "4-D": operand(m, (2, 1, 2, 3), True),
+        "empty 3-D": operand(m, (0, 2, 3), True),
+    }
+
+
+# bias -> a maker of it: linear's path depends on its rank once squeezed and on its layout
+LINEAR_BIASES: dict[str, Callable[[Any], Any]] = {
+    "none": lambda m: None,
+    "0-d": lambda m: operand(m, (), True),
+    "(4,)": lambda m: operand(m, (4,), True),
+    "strided (4,)": lambda m: operand(m, (8,), False)[::2].requires_grad_(),
+    "(1, 4)": lambda m: operand(m, (1, 4), True),
+    "(4, 1)": lambda m: operand(m, (4, 1), True),
+    "(1, 1)": lambda m: operand(m, (1, 1), True),
+    "(2, 4)": lambda m: operand(m, (2, 4), True),
+    "(2, 1, 4)": lambda m: operand(m, (2, 1, 4), True),
+    "0-d weight": lambda m: "0-d weight",
+}
+
+
+@pytest.mark.parametrize("bias", LINEAR_BIASES)
+def test_linear_takes_torchs_path_for_each_input_and_bias(bias: str) -> None:
+    """addmm, flattened addmm viewed back, or matmul then add_: the path shows in the graph, in
+    view-ness and version, in the error a bias that does not fit raises, and in the gradients."""
+
+    def seen(m: Any) -> dict[str, str]:
+        def call(x: Any) -> str:
+            b = LINEAR_BIASES[bias](m)
+            w = operand(m, (4, 3), True)
+            if isinstance(b, str):
+                w, b = operand(m, (), True), None
+            out = m.nn.functional.linear(x, w, b)
+            seen = describe_product(out)
+            out.sum().backward()
+            return f"{seen} grads={leaf_grads([x, w] if b is None else [x, w, b])}"
+
+        return observe(linear_inputs(m), call, str)
+
+    assert seen(impl) == seen(torch)
+
+
+def addmm_calls(m: Any) -> dict[str, Callable[[], Any]]:
+    """addmm given operands that fail one or more of its checks (torch checks the dtypes, then
+    that both are matrices, then the product's shapes, then expands ``input`` to the result)."""
+    z, f64 = m.zeros, m.float64
+    return {
+        "input dtype, shapes": lambda: m.addmm(z(2, 4, dtype=f64), z(2, 3), z(4, 4)),
+        "mat1 dtype, shapes": lambda: m.addmm(z(2, 4), z(2, 3, dtype=f64), z(4, 4)),
+        "input dtype, 3-D mat1": lambda: m.addmm(z(2, 4, dtype=f64), z(2, 3, 1), z(3, 4)),
+        "bad input, shapes": lambda: m.addmm(z(5), z(2, 3), z(4, 4)),
+        "bad input, 1-D mat2": lambda: m.addmm(z(5), z(2, 3), z(3)),
+        "1-D mat1": lambda: m.addmm(z(4), z(3), z(3, 4)),
+        "3-D input": lambda: m.addmm(z(2, 1, 4), z(2, 3), z(3, 4)),
+        "input (4, 1)": lambda: m.addmm(z(4, 1), z(2, 3), z(3, 4)),
+        "input (5,), no rows": lambda: m.addmm(z(5), z(0, 3), z(3, 4)),
+        "input (2, 1)": lambda: m.addmm(z(2, 1), z(2, 3), z(3, 4)),
+        "input (1,)": lambda: m.addmm(z(1), z(2, 3), z(3, 4)),
+        "0-d input": lambda: m.addmm(z(()), z(2, 3), z(3, 4)),
+        "input (1,), no columns": lambda: m.addmm(z(1), z(2, 3), z(3, 0)),
+    }
+
+
+def test_addmm_checks_its_operands_in_torchs_order() -> None:
+    expected = {k: outcome(c) for k, c in addmm_calls(torch).items()}
+    assert {k: outcome(c) for k, c in addmm_calls(impl).items()} == expected

@@ -467,11 +467,17 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
         if isinstance(t, Tensor) and t.dtype is not mat2.dtype:
             got = f"{dtypes.scalar_type(t.dtype)} and {dtypes.scalar_type(mat2.dtype)}"
             raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {got}")
+    for name, t in (("mat1", mat1), ("mat2", mat2)):
+        if t.dim() != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {t.dim()}-D tensor")
     if mat1.shape[1] != mat2.shape[0]:
         raise RuntimeError(
             f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
             f"{mat2.shape[0]}x{mat2.shape[1]})"
         )
+    n, p = mat1.shape[0], mat2.shape[1]
+    if isinstance(input, Tensor) and tuple(input.shape) not in ((p,), (n, p)):
+        input.expand(n, p)  # torch expands ``input`` to the result's shape: expand's errors
     return apply(rd.ADDMM, input, mat1, mat2, beta=beta, alpha=alpha)
 
 

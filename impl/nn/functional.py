@@ -46,18 +46,26 @@ __all__ = [
 
 # -- layers -----------------------------------------------------------------------------------
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
-    """``input @ weight.T + bias``: one addmm over the flattened batch when there is a bias."""
-    if input.dim() == 0:
-        raise RuntimeError(
-            f"both arguments to linear need to be at least 1D, but they are 0D and {weight.dim()}D"
-        )
-    if bias is None:
-        return impl.matmul(input, weight.t())
-    if input.dim() == 2:
+    """``input @ weight.T + bias`` along torch's paths: addmm for a 2-D input with a bias; one addmm
+    over the flattened batch, viewed back, for a contiguous input with a bias that is 1-D once
+    squeezed (and contiguous); otherwise matmul, the bias then added in place (AddBackward0)."""
+    if input.dim() == 0 or weight.dim() == 0:
+        dims = f"{input.dim()}D and {weight.dim()}D"
+        raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {dims}")
+    if bias is not None and input.dim() == 2:
         return impl.addmm(bias, input, weight.t())
-    batch = tuple(input.shape[:-1])
-    flat = input.reshape(-1, input.shape[-1])
-    return impl.addmm(bias, flat, weight.t()).view(*batch, weight.shape[0])
+    if bias is not None and _fusable_bias(bias) and input.is_contiguous():
+        batch = tuple(input.shape[:-1])
+        flat = input.reshape(int(np.prod(batch, dtype=np.int64)), input.shape[-1])
+        out = impl.addmm(bias, flat, weight.t())
+        return out.view(*batch, out.shape[1])
+    out = impl.matmul(input, weight.t())
+    return out if bias is None else out.add_(bias)
+
+
+def _fusable_bias(bias: Tensor) -> bool:
+    """torch's test for a bias the flattened addmm may take: contiguous, 1-D once squeezed."""
+    return (bias.dim() == 1 or bias.squeeze().dim() == 1) and bias.is_contiguous()
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
