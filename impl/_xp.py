@@ -3,6 +3,7 @@ against ``xp`` and pick it from their operands' arrays."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import numpy as np
@@ -87,7 +88,7 @@ def _quiet_context() -> tuple[Any, Any]:
         var = config._extobj_contextvar
         with np.errstate(all="ignore"):
             ignoring = var.get()
-        return (lambda: var.set(ignoring)), var.reset
+        return functools.partial(var.set, ignoring), var.reset  # no Python frame per op
     except (ImportError, AttributeError):
         def enter() -> Any:
             state = np.errstate(all="ignore")
