@@ -1066,6 +1066,39 @@ for shape, key in (((2, 0), ([5],)), ((2, 0), (slice(None), [])), ((0, 2), ([0],
     attempt(lambda: tuple(x[key].shape))
     print(x.tolist(), x._version)
 ''',
+    "vector_matrix_product_is_squeezed_in_place": '''
+x = torch.ones(3, requires_grad=True)
+w = torch.arange(12.).reshape(3, 4).requires_grad_()
+o = x @ w
+print(o._is_view(), o._base is None, o._version, o.grad_fn.name(), o.grad_fn.next_functions[0][0].name())
+o.retain_grad()
+o.mul_(2)
+o.sum().backward()
+print(o.grad, x.grad, w.grad.tolist(), o.grad_fn.name(), o.grad_fn.next_functions[0][0].name(), o._version)
+o = x @ w
+seen = []
+o.register_hook(lambda g: seen.append(g.tolist()))
+torch.nn.functional.leaky_relu(o - 20, 0.5, inplace=True)
+o.sum().backward()
+print(seen)
+o = torch.nn.functional.linear(x, w.t())
+v = o[1:3]
+o.add_(1)
+print(v.grad_fn.name(), v._version, o._version, v._base is o)
+v.mul_(2)
+print(o.grad_fn.name(), o._version, o.tolist())
+o.sum().backward()
+print(x.grad)
+with torch.no_grad():
+    o = x @ w
+print(o._is_view(), o._version, o.requires_grad)
+o.add_(x[0])
+print(o.grad_fn.name(), o._version)
+y = x @ w
+z = y * y
+y.add_(1)
+attempt(lambda: z.sum().backward())
+''',
 }
 
 
