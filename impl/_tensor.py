@@ -250,6 +250,8 @@ class Tensor:
 
     @property
     def _version(self) -> int:
+        if self._inference:
+            raise RuntimeError("Inference tensors do not track version counter.")
         counter = self._counter
         return 0 if counter is None else counter.value
 

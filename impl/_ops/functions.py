@@ -939,9 +939,26 @@ def _dims_consumed(k: Any) -> int:
     return 0 if k is None or k is Ellipsis or isinstance(k, bool) else 1
 
 
+def check_zero_dim_key(t: Tensor, key: Any) -> None:
+    """torch's errors for a lone integer or slice indexing a 0-dim tensor (its single-index paths,
+    taken before applySlicing: a tuple key or a tensor index says "too many indices" there)."""
+    if t.dim() != 0 or isinstance(key, tuple):
+        return
+    if isinstance(key, builtins.slice):
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
+        if key == 0:
+            raise IndexError(
+                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                "C++ to convert a 0-dim tensor to a number"
+            )
+        raise IndexError(f"index {int(key)} is out of bounds for dimension 0 with size 0")
+
+
 def getitem(t: Tensor, key: Any) -> Tensor:
     """``t[key]`` as torch's applySlicing (see ``apply_slicing``), then any tensor/list/bool indices
     index the result at the dims they stand at (IndexBackward0, which saves them)."""
+    check_zero_dim_key(t, key)
     out, indices = apply_slicing(t, _key_items(key), skip_full_slices=isinstance(key, tuple))
     if indices:
         return ix.index(out, indices)

@@ -369,10 +369,11 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     """``self[key] = value`` as torch's set_item: applySlicing makes a view of ``self`` (``self``
     itself when nothing is sliced); without tensor indices the value is copied into it
     (``copy_to``), otherwise ``index_put_`` writes the view, so a sliced view gets CopySlices."""
-    from impl._ops.functions import _key_items, apply_slicing
+    from impl._ops.functions import _key_items, apply_slicing, check_zero_dim_key
 
     if key is False:  # torch writes nothing (and checks nothing) for a False key
         return
+    check_zero_dim_key(self, key)
     value = _value_tensor(self, value)
     if key is None or key is True or key is Ellipsis:
         _copy_to(self.unsqueeze(0) if key is not Ellipsis else self, value)
