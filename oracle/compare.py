@@ -6,6 +6,8 @@ within the dtype's tolerance from ``oracle.tolerance``. Given ways to rerun the 
 (``Rerun``: in float64, on nudged inputs), a float32/float16/bfloat16 value the fixed tolerance
 rejects is judged again, error-aware (``oracle.tolerance.error_allowance``); the reruns are made
 only then, once per compare, and a failure message names the judgement that rejected the value.
+A value accepted only by the error-aware judgement is no silent pass: given a list (``accepted``),
+compare appends an ``Acceptance`` with the numbers that justified it, for reports to show.
 """
 
 from __future__ import annotations
@@ -24,6 +26,9 @@ NUDGED = "on inputs nudged by an ulp"
 # The counterparts of an event or of a part of it in the reference's reruns, by rerun (each a
 # description, or why there is none), fetched only when a value needs them (see ``Rerun``).
 Counterparts = Callable[[], dict[str, Any]]
+# Records a value the error-aware judgement accepted (keywords: the ``Acceptance`` fields below the
+# event's); compare binds the event and hands it down only when asked to collect acceptances.
+Accept = Callable[..., None]
 
 
 @dataclass
@@ -45,6 +50,39 @@ class Divergence:
             f"divergence at event {self.index} (step {event.get('step')}): {self.reason}\n"
             f"  reference: {format_event(self.ref_event)}\n"
             f"  backend:   {format_event(self.test_event)}"
+        )
+
+
+@dataclass(frozen=True)
+class Acceptance:
+    """A value the fixed tolerance rejected and the error-aware judgement accepted, with the
+    numbers that decided it: ``|test - ref| <= allowance``, the allowance computed from ``ref64``
+    and ``nudged`` (the reference's value in its reruns, as the trace encodes them; ``nudged``
+    None without that rerun) by ``oracle.tolerance.error_allowance``."""
+
+    index: int  # position of the event in the compared event lists
+    kind: str  # the event's kind ("value", "grad", "hook", ...)
+    step: int | None  # the program step that produced the event
+    name: str  # what holds the value, as failure messages name it ("y", "x.grad", "hook grad[0]")
+    value: int  # position of the value in the tensor's flattened data
+    dtype: str
+    test: float  # the backend's value
+    ref: float  # the reference's value
+    ref64: float
+    nudged: float | str | None
+    allowance: float
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def describe(self) -> str:
+        """One line: where, both values, the reruns' values and the allowance used."""
+        nudged = "" if self.nudged is None else f", {self.nudged!r} {NUDGED}"
+        return (
+            f"event {self.index} (step {self.step}) {self.name}: value {self.value} accepted by the "
+            f"error-aware judgement: got {self.test!r}, expected {self.ref!r} ({self.dtype}); the "
+            f"reference gives {self.ref64!r} {FLOAT64}{nudged}; |got - expected| = "
+            f"{abs(self.test - self.ref):.3g} <= {self.allowance:.3g}"
         )
 
 
@@ -83,28 +121,42 @@ class Rerun:
 
 
 def compare(
-    ref: Trace, test: Trace, reruns: dict[str, Callable[[], Trace]] | None = None
+    ref: Trace,
+    test: Trace,
+    reruns: dict[str, Callable[[], Trace]] | None = None,
+    accepted: list[Acceptance] | None = None,
 ) -> Divergence | None:
     """The first divergence of ``test`` from ``ref``, or None if they agree. Warnings marked
     ``once`` (emitted once per process, see ``oracle.trace.ONCE_PER_PROCESS``) are left out on
     both sides; ``Divergence.index`` counts the compared events. ``reruns`` (name -> how to rerun
     the reference program, see ``Rerun``) give the error-aware judgement of low-precision values
-    the fixed tolerance rejects."""
+    the fixed tolerance rejects; each value it accepts (before the divergence, if any) is appended
+    to ``accepted`` when given."""
     ref_events, test_events = ref.reproducible_events(), test.reproducible_events()
     paired = [Rerun(name, ref, make) for name, make in (reruns or {}).items()]
     for index in range(max(len(ref_events), len(test_events))):
         a = ref_events[index] if index < len(ref_events) else None
         b = test_events[index] if index < len(test_events) else None
         variants = (lambda index=index: {r.name: r.event(index) for r in paired}) if paired else None
-        reason = event_difference(a, b, variants)
+        accept = _acceptor(accepted, index, a) if paired and accepted is not None else None
+        reason = event_difference(a, b, variants, accept)
         if reason is not None:
             return Divergence(index, a, b, reason)
     return None
 
 
-def event_difference(ref: dict | None, test: dict | None, variants: Counterparts | None = None) -> str | None:
+def _acceptor(accepted: list[Acceptance], index: int, event: dict | None) -> Accept:
+    """Records acceptances of values of the reference's event ``index`` into ``accepted``."""
+    kind, step = (event or {}).get("kind", ""), (event or {}).get("step")
+    return lambda **value: accepted.append(Acceptance(index, kind, step, **value))
+
+
+def event_difference(
+    ref: dict | None, test: dict | None, variants: Counterparts | None = None, accept: Accept | None = None
+) -> str | None:
     """Why two events differ, or None if they agree. ``variants`` gives the reference event's
-    counterparts in reruns, for the error-aware judgement of low-precision values."""
+    counterparts in reruns, for the error-aware judgement of low-precision values; ``accept``
+    records each value that judgement accepts."""
     if ref is None:
         return f"the backend has an extra {test['kind']} event (the reference trace ended)"
     if test is None:
@@ -119,9 +171,9 @@ def event_difference(ref: dict | None, test: dict | None, variants: Counterparts
         if ref[key] != test[key]:
             return f"{key} differs: expected {ref[key]!r}, got {test[key]!r}"
     if "value" in ref:
-        return _tensor_difference(f"{_label(ref)}", ref["value"], test["value"], _part(variants, "value"))
+        return _tensor_difference(_label(ref), ref["value"], test["value"], _part(variants, "value"), accept)
     if "received" in ref:
-        return _received_difference(ref["received"], test["received"], _part(variants, "received"))
+        return _received_difference(ref["received"], test["received"], _part(variants, "received"), accept)
     return None
 
 
@@ -144,21 +196,23 @@ def _label(event: dict) -> str:
     return f"{event['name']}.grad" if event["kind"] == "grad" else event["name"]
 
 
-def _received_difference(ref: dict, test: dict, variants: Counterparts | None) -> str | None:
+def _received_difference(
+    ref: dict, test: dict, variants: Counterparts | None, accept: Accept | None
+) -> str | None:
     if list(ref) != list(test):
         return f"hook received {list(test)} instead of {list(ref)}"
     for group in ref:
         if len(ref[group]) != len(test[group]):
             return f"hook {group}: {len(test[group])} values instead of {len(ref[group])}"
         for i, (a, b) in enumerate(zip(ref[group], test[group], strict=True)):
-            reason = _tensor_difference(f"hook {group}[{i}]", a, b, _part(variants, group, i))
+            reason = _tensor_difference(f"hook {group}[{i}]", a, b, _part(variants, group, i), accept)
             if reason is not None:
                 return reason
     return None
 
 
 def _tensor_difference(
-    label: str, ref: dict | None, test: dict | None, variants: Counterparts | None
+    label: str, ref: dict | None, test: dict | None, variants: Counterparts | None, accept: Accept | None
 ) -> str | None:
     if ref is None or test is None:
         if ref is test:
@@ -167,14 +221,20 @@ def _tensor_difference(
     for flag in _FLAGS:
         if ref[flag] != test[flag]:
             return f"{label}: {flag} differs: expected {ref[flag]!r}, got {test[flag]!r}"
-    return _data_difference(label, ref["data"], test["data"], ref["dtype"], _part(variants, "data"))
+    return _data_difference(label, ref["data"], test["data"], ref["dtype"], _part(variants, "data"), accept)
 
 
 def _data_difference(
-    label: str, ref: list[Any], test: list[Any], dtype: str, variants: Counterparts | None = None
+    label: str,
+    ref: list[Any],
+    test: list[Any],
+    dtype: str,
+    variants: Counterparts | None = None,
+    accept: Accept | None = None,
 ) -> str | None:
     """The first value of ``test`` the fixed tolerance rejects and, for a low-precision dtype with
-    counterparts in reruns, the error-aware judgement too; the reason names the judgement used."""
+    counterparts in reruns, the error-aware judgement too; the reason names the judgement used.
+    Values the error-aware judgement accepts go to ``accept``, named ``label``."""
     if len(ref) != len(test):
         return f"{label}: {len(test)} values instead of {len(ref)}"
     for i, (a, b) in enumerate(zip(ref, test, strict=True)):
@@ -184,7 +244,9 @@ def _data_difference(
         judged = f"{dtype}, rtol={rtol}, atol={atol}"
         if variants is not None and dtype in LOW_PRECISION:
             reason = _error_aware_difference(_float(a), _float(b), variants(), i, dtype)
-            if reason is None:
+            if not isinstance(reason, str):
+                if accept is not None:
+                    accept(name=label, value=i, dtype=dtype, test=_float(b), ref=_float(a), **reason)
                 continue
             judged += f"; {reason}"
         return f"{label}: value {i} differs: expected {a!r}, got {b!r} ({judged})"
@@ -193,19 +255,20 @@ def _data_difference(
 
 def _error_aware_difference(
     ref: float, test: float, variants: dict[str, Any], i: int, dtype: str
-) -> str | None:
+) -> str | dict[str, Any]:
     """Why ``test`` fails the error-aware judgement against ``ref`` (value ``i`` of a tensor whose
-    counterparts in the reruns are ``variants``: data lists, or why there are none), or None if it
-    passes."""
+    counterparts in the reruns are ``variants``: data lists, or why there are none), or, if it
+    passes, the numbers that decided it (``ref64``, ``nudged``, ``allowance``)."""
     values = {name: _float(data[i]) for name, data in variants.items() if not isinstance(data, str)}
     notes = [f"the reference gives {value!r} {name}" for name, value in values.items()]
     notes += [why for why in variants.values() if isinstance(why, str)]
     if FLOAT64 not in values:
         return "no error-aware judgement: " + "; ".join(notes)
     ref64, nudged = values[FLOAT64], values.get(NUDGED)
-    if error_aware_close(test, ref, ref64, nudged, dtype):
-        return None
     allowance = error_allowance(ref, ref64, nudged, dtype)
+    if error_aware_close(test, ref, ref64, nudged, dtype):
+        raw = {name: data[i] for name, data in variants.items() if not isinstance(data, str)}
+        return {"ref64": raw[FLOAT64], "nudged": raw.get(NUDGED), "allowance": allowance}
     if allowance is None:
         return "no error-aware judgement: " + "; ".join(notes)
     return f"error-aware: {'; '.join(notes)}; so |got - expected| may be {allowance:.3g}"

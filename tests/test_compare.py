@@ -1,4 +1,5 @@
-"""Self-tests of trace comparison: exact on structure and messages, dtype-aware on numbers."""
+"""Self-tests of trace comparison: exact on structure and messages, dtype-aware on numbers, and
+every value only the error-aware judgement accepts recorded with its numbers."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ import json
 
 import pytest
 
-from oracle.compare import Divergence, compare
+from oracle.compare import FLOAT64, NUDGED, Acceptance, Divergence, compare
 from oracle.trace import Trace
 
 
@@ -145,3 +146,64 @@ def test_warnings_torch_emits_once_per_process_are_not_compared() -> None:
     assert compare(trace_of(HOOK_A, VALUE), with_once) is None
     divergence = compare(with_once, trace_of(HOOK_A, HOOK_B))
     assert divergence is not None and divergence.index == 1 and divergence.ref_event == VALUE
+
+
+def valued(hook: float, y: float, dtype: str = "float32") -> Trace:
+    """REF's hooks and value with hook a receiving ``[hook]`` and y holding ``[1.0, y]``."""
+    events = [copy.deepcopy(event) for event in (HOOK_A, HOOK_B, VALUE)]  # the hooks share REF's dict
+    events[0]["received"]["grad"][0].update(data=[hook], dtype=dtype)
+    events[1]["received"]["grad"][0]["dtype"] = dtype
+    events[2]["value"].update(data=[1.0, y], dtype=dtype)
+    return trace_of(*events)
+
+
+# A planted cancellation: torch's float32 results (hook 1.0, y 2.0) are 1e-4 from its float64
+# rerun, and its y moves by 1.5e-4 when the inputs are nudged (its hook value does not).
+CANCELLING = valued(1.0, 2.0)
+RERUNS = {
+    FLOAT64: lambda: valued(1.0 + 1e-4, 2.0 + 1e-4, "float64"),
+    NUDGED: lambda: valued(1.0, 2.0 - 1.5e-4),
+}
+RTOL, ATOL = 1.3e-6, 1e-5  # torch.testing's float32 defaults
+
+
+def test_a_value_only_the_error_aware_judgement_accepts_is_recorded() -> None:
+    accepted: list[Acceptance] = []
+    assert compare(CANCELLING, valued(1.0, 2.0 + 3e-4), RERUNS, accepted) is None
+    [acceptance] = accepted
+    allowance = ATOL + RTOL * 2.0 + 2 * 1.5e-4  # the nudge measured torch's error above float64's
+    assert acceptance.to_dict() == {
+        "index": 2, "kind": "value", "step": 4, "name": "y", "value": 1, "dtype": "float32",
+        "test": 2.0 + 3e-4, "ref": 2.0, "ref64": 2.0 + 1e-4, "nudged": 2.0 - 1.5e-4,
+        "allowance": pytest.approx(allowance),
+    }
+    text = acceptance.describe()
+    assert "event 2 (step 4) y: value 1 accepted by the error-aware judgement" in text
+    assert f"|got - expected| = 0.0003 <= {allowance:.3g}" in text
+    assert compare(CANCELLING, valued(1.0, 2.0 + 3e-4), RERUNS) is None  # collecting is optional
+
+
+def test_values_within_the_fixed_tolerance_record_nothing_and_rerun_nothing() -> None:
+    def no_rerun() -> Trace:
+        raise AssertionError("a rerun ran although the values agree")
+
+    accepted: list[Acceptance] = []
+    within = valued(1.0 + 1e-6, 2.0 - 1e-6)
+    assert compare(CANCELLING, within, {FLOAT64: no_rerun, NUDGED: no_rerun}, accepted) is None
+    assert accepted == []
+
+
+def test_a_rejected_value_is_a_divergence_and_earlier_acceptances_are_kept() -> None:
+    """Hook a's value is within torch's own error (1e-4 from float64, none from the nudge), y is
+    beyond it: the divergence is y's, the hook's value the one acceptance before it."""
+    accepted: list[Acceptance] = []
+    divergence = compare(CANCELLING, valued(1.0 + 2e-4, 2.0 + 4e-4), RERUNS, accepted)
+    assert divergence is not None and divergence.index == 2
+    assert "y: value 1 differs" in divergence.reason and "error-aware" in divergence.reason
+    [hook] = accepted
+    assert (hook.index, hook.kind, hook.step, hook.name, hook.value) == (0, "hook", 3, "hook grad[0]", 0)
+    assert (hook.test, hook.ref, hook.ref64, hook.nudged) == (1.0 + 2e-4, 1.0, 1.0 + 1e-4, 1.0)
+    assert hook.allowance == pytest.approx(ATOL + RTOL * 1.0 + 2 * 1e-4)
+    accepted.clear()
+    assert compare(CANCELLING, valued(1.0 + 3e-4, 2.0), RERUNS, accepted) is not None  # beyond: rejected
+    assert accepted == []
