@@ -19,9 +19,10 @@ import torch
 
 from oracle.backends import Backend, load_backend, reference
 from oracle.compare import FLOAT64, NUDGED, compare
-from oracle.differential import DivergenceError, check, reruns
+from oracle.differential import DivergenceError, check, recording_acceptances, reruns
 from oracle.interpreter import run
 from oracle.program import Backward, DType, Leaf, Module, Observe, Op, Program, Ref
+from oracle.render import render
 from oracle.tolerance import ERROR_FACTOR, NUDGE_CAP, close, error_allowance, error_aware_close
 from oracle.trace import Trace
 
@@ -242,30 +243,81 @@ def test_the_nudged_run_moves_each_input_by_an_ulp_and_equal_values_alike() -> N
     assert directions == {-1.0, 1.0}
 
 
-def matmul_backend(name: str, result: Callable[..., torch.Tensor]) -> Backend:
-    """torch with ``torch.matmul(a, b)`` answering ``result(matmul, a, b)`` while programs run on it."""
+def patched_backend(name: str, **results: Callable[..., torch.Tensor]) -> Backend:
+    """torch with each ``torch.OP(*args)`` named in ``results`` answering ``results[OP](original,
+    *args)`` while programs run on it."""
 
     @contextmanager
     def patch() -> Iterator[None]:
-        original = torch.matmul
-        torch.matmul = lambda a, b: result(original, a, b)
+        originals = {op: getattr(torch, op) for op in results}
+        for op, result in results.items():
+            setattr(torch, op, lambda *args, op=op, result=result: result(originals[op], *args))
         try:
             yield
         finally:
-            torch.matmul = original
+            for op, original in originals.items():
+                setattr(torch, op, original)
 
     return Backend(name, torch, patch=patch)
+
+
+def matmul_backend(name: str, result: Callable[..., torch.Tensor]) -> Backend:
+    """torch with ``torch.matmul(a, b)`` answering ``result(matmul, a, b)`` while programs run on it."""
+    return patched_backend(name, matmul=result)
+
+
+def accurate_matmul(mm: Callable[..., torch.Tensor], a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
+    """A matmul computed in float64 and rounded once: more accurate than torch's float32 kernels."""
+    return mm(a.double(), b.double()).to(a.dtype)
 
 
 def test_check_accepts_a_more_accurate_engine_and_rejects_a_planted_fault() -> None:
     """End to end through ``check``: a matmul computed in float64 and rounded once (an engine more
     accurate than torch's float32 kernels, which the fixed tolerance rejects, see the first test)
     passes; one off by 1e-3 relative fails, and the message names the error-aware judgement."""
-    accurate = matmul_backend("accurate", lambda mm, a, b: mm(a.double(), b.double()).to(a.dtype))
+    accurate = matmul_backend("accurate", accurate_matmul)
     check(DOT, accurate, TORCH)
     planted = matmul_backend("planted", lambda mm, a, b: mm(a, b) * 1.001)
     with pytest.raises(DivergenceError, match="error-aware: the reference gives"):
         check(DOT, planted, TORCH)
+
+
+def test_check_logs_each_value_it_accepts_with_the_numbers_that_decided_it() -> None:
+    """Every acceptance by the error-aware judgement reaches the open logs: counted, the first
+    ``keep`` kept with torch's values (float32, float64, nudged), the allowance and the repro."""
+    accurate = matmul_backend("accurate", accurate_matmul)
+    check(DOT, accurate, TORCH)  # no log open: nothing to record into, nothing fails
+    with recording_acceptances(keep=1) as log:
+        check(DOT, accurate, TORCH)
+        check(DOT, accurate, TORCH)
+    assert log.count == 2 and len(log.examples) == 1
+    events = run(DOT, TORCH).reproducible_events()
+    index = next(i for i, e in enumerate(events) if e["kind"] == "value" and e["name"] == "y")
+    nudged = observed(run(DOT, TORCH, nudge=True))
+    error = max(abs(R32 - R64), min(abs(R32 - nudged), NUDGE_CAP * abs(R32 - R64)))
+    assert log.examples == [{
+        "index": index, "kind": "value", "step": 3, "name": "y", "value": 0, "dtype": "float32",
+        "test": float(np.float32(R64)), "ref": R32, "ref64": R64, "nudged": nudged,
+        "allowance": pytest.approx(1e-5 + 1.3e-6 * abs(R32) + ERROR_FACTOR * error), "repro": render(DOT),
+    }]
+    planted = matmul_backend("planted", lambda mm, a, b: mm(a, b) * 1.001)
+    with recording_acceptances() as log, pytest.raises(DivergenceError) as raised:
+        check(DOT, planted, TORCH)
+    assert log.count == 0 and log.examples == [] and raised.value.accepted == []
+    assert "error_aware_accepted" not in raised.value.to_dict()
+
+
+def test_a_diverging_program_carries_the_values_accepted_before_its_divergence() -> None:
+    """y = a @ b computed accurately is accepted; z = -y off by 1e-3 relative is the divergence:
+    the error names y's acceptance, and the log counts it (a widened judgement all the same)."""
+    program = Program([*DOT.steps, Op("z", "neg", [Ref("y")]), Observe("z")])
+    backend = patched_backend("neg-off", matmul=accurate_matmul, neg=lambda neg, x: neg(x) * 1.001)
+    with recording_acceptances() as log, pytest.raises(DivergenceError) as raised:
+        check(program, backend, TORCH)
+    assert "z: value 0 differs" in raised.value.divergence.reason
+    [accepted] = raised.value.to_dict()["error_aware_accepted"]
+    assert (accepted["name"], accepted["ref"], accepted["ref64"]) == ("y", R32, R64)
+    assert log.count == 1 and log.examples[0]["name"] == "y"
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
