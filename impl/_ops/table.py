@@ -45,6 +45,9 @@ class OpDef:
     view: bool = False
     promote: str | None = None  # "common": cast inputs to torch's result type; "float": also int->float
     qualified_name: str | None = None  # what name() returns when it differs from the class name
+    # the operands (inputs, attrs) of the TensorIterator torch runs the op on, in its order, if it
+    # does: the result is laid out as torch's (an attr holding a number is a 0-d operand)
+    iterator_operands: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         # a slot per tensor a derivative may use, as torch's generated nodes hold SavedVariables
@@ -347,6 +350,8 @@ def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
         results = tuple([from_array(r if type(r) is np.ndarray else xp.asarray(r)) for r in raw])
         main = results[0]
     else:
+        if op.iterator_operands and raw.ndim > 1:  # a 0-d or 1-d result has one layout in both
+            raw = _torch_layout(op, xp, raw, tensors, arrays, attrs)
         main = from_array(raw if type(raw) is np.ndarray else xp.asarray(raw))
         results = None
     if op.view:
@@ -362,6 +367,23 @@ def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
                 op._record(tensors, attrs, results or (main,))
                 break
     return main if results is None or len(results) == 1 else results
+
+
+def _torch_layout(op: OpDef, xp: Any, raw: Any, tensors: tuple, arrays: list, attrs: dict) -> Any:
+    """An elementwise op's result laid out as torch's TensorIterator lays it out (see
+    views.elementwise_layout) over ``op.iterator_operands``: an input as passed (marked when
+    the op computed on a cast of it), a tensor attr, or a number attr as a 0-d operand."""
+    from impl._ops.views import elementwise_layout
+
+    operands = []
+    for name in op.iterator_operands:
+        if name in op.inputs:
+            i = op.inputs.index(name)
+            operands.append((tensors[i]._data, arrays[i].dtype != tensors[i]._data.dtype))
+        else:
+            value = attrs[name]
+            operands.append((value._data if isinstance(value, Tensor) else np.empty(()), False))
+    return elementwise_layout(xp, raw, operands)
 
 
 # what an op refuses as an operand (neither a tensor nor a number), with torch's TypeError
