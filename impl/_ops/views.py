@@ -388,3 +388,143 @@ def is_expandable_to(shape: tuple, target: tuple) -> bool:
         if s != 1 and s != t:
             return False
     return True
+
+
+def _torch_contiguous(shape: tuple, strides: tuple, order: tuple) -> bool:
+    """torch's contiguity test for the dimensions taken innermost first in ``order``: size-1
+    dimensions have any stride, an empty tensor is contiguous."""
+    if 0 in shape:
+        return True
+    expected = 1
+    for d in order:
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
+
+
+def _channels_last_strides(shape: tuple) -> tuple[int, ...]:
+    """torch's channels-last strides of a 4-d ``shape`` (N, C, H, W laid out as N, H, W, C)."""
+    n, c, h, w = shape
+    return (h * w * c, 1, w * c, c)
+
+
+def _fast_setup_strides(shape: tuple, operands: list) -> tuple[int, ...] | None:
+    """The strides of torch's TensorIterator fast setup, when it applies: every operand of the
+    result's shape and all of them contiguous (C strides), all channels-last (4-d), or all
+    non-overlapping and dense with equal strides (those strides); None otherwise."""
+    ndim = len(shape)
+    if any(s != shape for s, _ in operands):
+        return None
+    inner_first = tuple(range(ndim - 1, -1, -1))
+    if all(_torch_contiguous(shape, st, inner_first) for _, st in operands):
+        return contiguous_strides(shape)
+    if ndim == 4 and all(_torch_contiguous(shape, st, (1, 3, 2, 0)) for _, st in operands):
+        return _channels_last_strides(shape)
+    first = operands[-1][1]
+    if all(st == first for _, st in operands) and non_overlapping_and_dense(shape, first):
+        return tuple(first)
+    return None
+
+
+def _broadcast_strides(shape: tuple, operand: tuple) -> list[int]:
+    """An operand's strides over the result's ``shape``: 0 on the dimensions it is broadcast
+    along (new leading ones, and size 1 grown to more)."""
+    own_shape, own_strides = operand
+    lead = len(shape) - len(own_shape)
+    out = [0] * lead
+    for i, (n, s) in enumerate(zip(own_shape, own_strides, strict=True)):
+        out.append(0 if n == 1 and shape[lead + i] != 1 else s)
+    return out
+
+
+def _iteration_order(shape: tuple, operands: list) -> list[int]:
+    """torch's TensorIterator reorder_dimensions: the dimensions innermost first, sorted by
+    insertion from the last dimension. Two dimensions are compared by the first operand that
+    tells them apart: a broadcast (stride 0) dimension tells nothing, the smaller stride goes
+    inside, and of equal strides the larger size goes outside."""
+    strides = [_broadcast_strides(shape, op) for op in operands]
+
+    def should_swap(d0: int, d1: int) -> int:
+        for st in strides:
+            s0, s1 = st[d0], st[d1]
+            if s0 == 0 or s1 == 0:
+                continue
+            if s0 != s1:
+                return -1 if s0 < s1 else 1
+            if shape[d0] > shape[d1]:
+                return 1
+        return 0
+
+    perm = list(range(len(shape) - 1, -1, -1))
+    for i in range(1, len(shape)):
+        d1 = i
+        for d0 in range(i - 1, -1, -1):
+            comparison = should_swap(perm[d0], perm[d1])
+            if comparison > 0:
+                perm[d0], perm[d1] = perm[d1], perm[d0]
+                d1 = d0
+            elif comparison < 0:
+                break
+    return perm
+
+
+def elementwise_strides(shape: tuple, operands: list) -> tuple[int, ...]:
+    """The strides torch gives the result of an elementwise (TensorIterator) op whose result has
+    ``shape``, from its tensor operands' ``(shape, strides)`` (strides in elements, operands in
+    torch's order: ``where``'s condition first). The fast setup keeps the operands' common
+    layout; otherwise the result is dense with its dimensions in the operands' order of strides
+    (``_iteration_order``), C strides when that order is the natural one."""
+    shape = tuple(shape)
+    fast = _fast_setup_strides(shape, operands)
+    if fast is not None:
+        return fast
+    perm = _iteration_order(shape, operands)
+    if perm == list(range(len(shape) - 1, -1, -1)):
+        return contiguous_strides(shape)
+    out, step = [0] * len(shape), 1
+    for d in perm:
+        out[d] = step
+        step *= shape[d]
+    return tuple(out)
+
+
+def _c_strided(a: Any) -> bool:
+    """Whether array ``a`` has exactly C strides (numpy's C-contiguous flag lets a size-1
+    dimension have any stride and an empty array any strides; torch's stride() shows them)."""
+    if not a.flags.c_contiguous:
+        return False
+    if 1 not in a.shape and a.size:
+        return True
+    step = a.itemsize
+    for n, s in zip(reversed(a.shape), reversed(a.strides), strict=True):
+        if s != step:
+            return False
+        step *= max(n, 1)
+    return True
+
+
+def c_ordered(a: Any) -> Any:
+    """``a`` with exactly C strides: itself when it has them, else a copy."""
+    return a if _c_strided(a) else a.copy()
+
+
+def elementwise_layout(xp: Any, result: Any, operands: list[tuple[Any, bool]]) -> Any:
+    """``result`` of an elementwise op laid out as torch lays it out (``elementwise_strides``),
+    copied when numpy laid it out otherwise. ``operands``: each tensor operand's array as the
+    user passed it, in torch's order, and whether the op cast it to the common dtype (torch's
+    CPU kernels cast such an operand first, a copy laid out as ``.to`` lays it out). When
+    every operand has C strides, so has torch's result: then only ``result`` is checked."""
+    if all(_c_strided(a) for a, _ in operands):
+        return c_ordered(result)
+    layouts = []
+    for a, cast in operands:
+        strides = tuple(s // a.itemsize for s in a.strides)
+        layouts.append((a.shape, preserved_strides(a.shape, strides) if cast else strides))
+    strides = elementwise_strides(result.shape, layouts)
+    if strides == tuple(s // result.itemsize for s in result.strides):
+        return result
+    out = strided_array(xp, result.shape, strides, result.dtype)
+    out[...] = result
+    return out
