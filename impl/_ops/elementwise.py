@@ -13,7 +13,11 @@ import numpy as np
 
 from impl._ops.cpu_kernels import fma, vector_bytes
 from impl._ops.table import D, OpDef, apply
-from impl._ops.views import copy_like
+from impl._ops.views import c_ordered, copy_like
+
+# the operands torch's TensorIterator runs over, in its order (OpDef.iterator_operands)
+UNARY = ("self",)
+BINARY = ("self", "other")
 
 
 def _bw() -> Any:
@@ -75,6 +79,7 @@ ADD = OpDef(
     ("self", "other"),
     {"self": D("", lambda g, c: g), "other": D("alpha", lambda g, c: g if c.alpha == 1 else g * c.alpha)},
     promote="common",
+    iterator_operands=BINARY,
 )
 SUB = OpDef(
     "SubBackward0",
@@ -82,6 +87,7 @@ SUB = OpDef(
     ("self", "other"),
     {"self": D("", lambda g, c: g), "other": D("alpha", lambda g, c: -g if c.alpha == 1 else -g * c.alpha)},
     promote="common",
+    iterator_operands=BINARY,
 )
 RSUB = OpDef(
     "RsubBackward1",
@@ -89,6 +95,7 @@ RSUB = OpDef(
     ("self",),
     {"self": D("alpha", lambda g, c: -g if c.alpha == 1 else -g * c.alpha)},
     promote="common",
+    iterator_operands=("other", "self"),
 )
 MUL = OpDef(
     "MulBackward0",
@@ -96,6 +103,7 @@ MUL = OpDef(
     ("self", "other"),
     {"self": D("other", lambda g, c: g * c.other), "other": D("self", lambda g, c: g * c.self)},
     promote="common",
+    iterator_operands=BINARY,
 )
 DIV = OpDef(
     "DivBackward0",
@@ -106,13 +114,17 @@ DIV = OpDef(
         "other": D("self other", lambda g, c: -g * ((c.self / c.other) / c.other)),
     },
     promote="float",
+    iterator_operands=BINARY,
 )
-NEG = OpDef("NegBackward0", lambda xp, a: -a, derivatives={"self": D("", lambda g, c: -g)})
+NEG = OpDef(
+    "NegBackward0", lambda xp, a: -a, derivatives={"self": D("", lambda g, c: -g)}, iterator_operands=UNARY
+)
 RECIPROCAL = OpDef(
     "ReciprocalBackward0",
     lambda xp, a: 1 / a,
     derivatives={"self": D("result", lambda g, c: -g * (c.result * c.result))},
     promote="float",
+    iterator_operands=UNARY,
 )
 
 
@@ -123,21 +135,25 @@ MUL_SCALAR = OpDef(
     "MulBackward1",
     lambda xp, a, other: a * xp.asarray(other, dtype=a.dtype),
     derivatives={"self": D("other", lambda g, c: mul_scalar(g, c.other))},
+    iterator_operands=BINARY,
 )
 DIV_SCALAR = OpDef(
     "DivBackward1",
     lambda xp, a, other: a / xp.asarray(other, dtype=a.dtype),
     derivatives={"self": D("other", lambda g, c: div_scalar(g, c.other))},
+    iterator_operands=BINARY,
 )
 ADD_SCALAR = OpDef(
     "AddBackward1",
     lambda xp, a, other: a + xp.asarray(other, dtype=a.dtype),
     derivatives={"self": D("", lambda g, c: g)},
+    iterator_operands=BINARY,
 )
 SUB_SCALAR = OpDef(
     "SubBackward1",
     lambda xp, a, other: a - xp.asarray(other, dtype=a.dtype),
     derivatives={"self": D("", lambda g, c: g)},
+    iterator_operands=BINARY,
 )
 
 
@@ -239,6 +255,7 @@ POW_TS = OpDef(
     _pow_scalar_fwd,
     derivatives={"self": D("self exponent", _pow_scalar_grad)},
     promote="common",
+    iterator_operands=UNARY,
 )
 POW_TT = OpDef(
     "PowBackward1",
@@ -249,10 +266,11 @@ POW_TT = OpDef(
         "exponent": D("self exponent result", _pow_exponent_grad),
     },
     promote="common",
+    iterator_operands=("self", "exponent"),
 )
-POW_ST = OpDef(
+POW_ST = OpDef(  # its result has C strides whatever the exponent's layout, as torch's has
     "PowBackward2",
-    lambda xp, e, base: _pow_fwd(xp, xp.asarray(base, dtype=e.dtype), e),
+    lambda xp, e, base: c_ordered(_pow_fwd(xp, xp.asarray(base, dtype=e.dtype), e)),
     ("exponent",),
     {"exponent": D("base result", lambda g, c: _pow_base_scalar_grad(g, c))},
 )
@@ -300,7 +318,7 @@ def opmath(fwd: Any) -> Any:
 
 # -- unary math ------------------------------------------------------------------------------
 def _unary(name: str, fwd: Any, uses: str, formula: Any, promote: str | None = "float") -> OpDef:
-    return OpDef(name, fwd, derivatives={"self": D(uses, formula)}, promote=promote)
+    return OpDef(name, fwd, derivatives={"self": D(uses, formula)}, promote=promote, iterator_operands=UNARY)
 
 
 EXP = _unary("ExpBackward0", _rounded("exp"), "result", lambda g, c: g * c.result)
@@ -359,7 +377,12 @@ def _clamp_grad(g: Any, c: Any) -> Any:
     return masked(g, mask)
 
 
-CLAMP = OpDef("ClampBackward1", _clamp_fwd, derivatives={"self": D("self min max", _clamp_grad)})
+CLAMP = OpDef(
+    "ClampBackward1",
+    _clamp_fwd,
+    derivatives={"self": D("self min max", _clamp_grad)},
+    iterator_operands=UNARY,
+)
 
 
 def _minmax_grad(sign: int) -> Any:
@@ -386,6 +409,7 @@ MAXIMUM = OpDef(
     ("self", "other"),
     _minmax_grad(1),
     promote="common",
+    iterator_operands=BINARY,
 )
 MINIMUM = OpDef(
     "MinimumBackward0",
@@ -393,6 +417,7 @@ MINIMUM = OpDef(
     ("self", "other"),
     _minmax_grad(-1),
     promote="common",
+    iterator_operands=BINARY,
 )
 
 
@@ -413,12 +438,13 @@ WHERE = OpDef(
     ("self", "other"),
     {"self": D("condition", _where_grad(True)), "other": D("condition", _where_grad(False))},
     promote="common",
+    iterator_operands=("condition", "self", "other"),
 )
 
 
 # -- non-differentiable elementwise (comparisons, logic) -------------------------------------
 def _nondiff(fwd: Any, promote: str | None = "common") -> OpDef:
-    return OpDef("NotDifferentiable", fwd, ("self", "other"), promote=promote)
+    return OpDef("NotDifferentiable", fwd, BINARY, promote=promote, iterator_operands=BINARY)
 
 
 EQ = _nondiff(lambda xp, a, b: a == b)
@@ -430,9 +456,10 @@ GE = _nondiff(lambda xp, a, b: a >= b)
 AND = _nondiff(lambda xp, a, b: a & b)
 OR = _nondiff(lambda xp, a, b: a | b)
 XOR = _nondiff(lambda xp, a, b: a ^ b)
-NOT = OpDef("NotDifferentiable", lambda xp, a: ~a)
-ISFINITE = OpDef("NotDifferentiable", lambda xp, a: xp.isfinite(a))
-ISNAN = OpDef("NotDifferentiable", lambda xp, a: xp.isnan(a))
-FLOOR = OpDef("FloorBackward0", lambda xp, a: xp.floor(a), derivatives={"self": D("", zero_grad)})
-CEIL = OpDef("CeilBackward0", lambda xp, a: xp.ceil(a), derivatives={"self": D("", zero_grad)})
-ROUND = OpDef("RoundBackward0", lambda xp, a: xp.round(a), derivatives={"self": D("", zero_grad)})
+NOT = OpDef("NotDifferentiable", lambda xp, a: ~a, iterator_operands=UNARY)
+ISFINITE = OpDef("NotDifferentiable", lambda xp, a: xp.isfinite(a), iterator_operands=UNARY)
+ISNAN = OpDef("NotDifferentiable", lambda xp, a: xp.isnan(a), iterator_operands=UNARY)
+STEP = {"self": D("", zero_grad)}  # the derivatives of a step function (floor, ceil, round)
+FLOOR = OpDef("FloorBackward0", lambda xp, a: xp.floor(a), derivatives=STEP, iterator_operands=UNARY)
+CEIL = OpDef("CeilBackward0", lambda xp, a: xp.ceil(a), derivatives=STEP, iterator_operands=UNARY)
+ROUND = OpDef("RoundBackward0", lambda xp, a: xp.round(a), derivatives=STEP, iterator_operands=UNARY)
