@@ -4,6 +4,7 @@ impl and compares what it observes."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -120,6 +121,111 @@ def test_random_like_draws_in_memory_order_as_torch(seed: int) -> None:
                 m.manual_seed(seed)
                 values.append(getattr(m, draw)(make(m)).tolist())
             assert values[0] == values[1], draw
+
+
+# -- elementwise results: torch's TensorIterator layout -----------------------------------------
+def operand_layouts(m: Any) -> dict[str, Any]:
+    """Operands of shape (2, 3) (or broadcasting to it), (2, 1, 3), 4-d ones and empty ones, in
+    many layouts: dense in another order, sliced, expanded, size-1 dims with odd strides."""
+    return {
+        "fresh": m.arange(6.0).reshape(2, 3),
+        "transposed": m.arange(6.0).reshape(3, 2).t(),
+        "stepped": m.arange(12.0).reshape(2, 6)[:, ::2],
+        "stepped, transposed": m.arange(18.0).reshape(3, 6)[:, ::2].t()[:2],
+        "expanded row": m.arange(3.0).expand(2, 3),
+        "expanded column": m.arange(2.0).reshape(2, 1).expand(2, 3),
+        "row (1,3) of a transposed": m.arange(15.0).reshape(3, 5).t()[:1],
+        "column (2,1) sliced": m.arange(10.0).reshape(2, 5)[:, 1:2],
+        "column (2,1) of a transposed": m.arange(6.0).reshape(3, 2).t()[:, :1],
+        "(3,)": m.arange(3.0),
+        "(2,1,3)": m.arange(6.0).reshape(2, 1, 3),
+        "(2,1,3) permuted": m.arange(6.0).reshape(3, 2, 1).permute(1, 2, 0),
+        "(2,1,3) sliced": m.arange(12.0).reshape(2, 2, 3)[:, 1:],
+        "(1,2,3,1) channels last": m.arange(6.0).reshape(1, 1, 3, 2).permute(0, 3, 2, 1),
+        "(2,3,2,2) channels last": m.arange(24.0).reshape(2, 2, 2, 3).permute(0, 3, 1, 2),
+        "(0,3) transposed": m.zeros(3, 0).t(),
+        "(3,0) transposed": m.zeros(0, 3).t(),
+        "(2,0,3) permuted": m.zeros(3, 2, 0).permute(1, 2, 0),
+    }
+
+
+UNARY_ELEMENTWISE: dict[str, Callable[[Any, Any], Any]] = {
+    "sin": lambda m, x: x.sin(),
+    "neg": lambda m, x: -x,
+    "x + 1": lambda m, x: x + 1,
+    "2 * x": lambda m, x: 2 * x,
+    "1 - x": lambda m, x: 1 - x,
+    "x / 2": lambda m, x: x / 2,
+    "x ** 2": lambda m, x: x**2,
+    "2 ** x": lambda m, x: 2**x,
+    "x > 1": lambda m, x: x > 1,
+    "~(x > 1)": lambda m, x: ~(x > 1),
+    "abs": lambda m, x: x.abs(),
+    "relu": lambda m, x: m.relu(x),
+    "sigmoid": lambda m, x: x.sigmoid(),
+    "clamp": lambda m, x: x.clamp(min=1.0),
+    "sign": lambda m, x: x.sign(),
+    "floor": lambda m, x: x.floor(),
+    "maximum with a 0-d": lambda m, x: m.maximum(x, m.tensor(1.0)),
+    "int64 sin (cast to float)": lambda m, x: x.to(m.int64).sin(),
+    "int64 + 0.5 (cast)": lambda m, x: x.to(m.int64) + 0.5,
+    "x + float64 0-d (cast)": lambda m, x: x + m.tensor(1.0, dtype=m.float64),
+    "where(x > 1, x, 0.0)": lambda m, x: m.where(x > 1, x, 0.0),
+    "mul_ (keeps self's)": lambda m, x: x.mul_(2),
+}
+
+BINARY_ELEMENTWISE: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "a + b": lambda m, a, b: a + b,
+    "a * float64 b (cast)": lambda m, a, b: a * b.double(),
+    "maximum": lambda m, a, b: m.maximum(a, b),
+    "a == b": lambda m, a, b: a == b,
+    "where(a > 2, a, b)": lambda m, a, b: m.where(a > 2, a, b),
+    "where(b > 2, a, b)": lambda m, a, b: m.where(b > 2, a, b),
+    "where(a > 2, b, 1.0)": lambda m, a, b: m.where(a > 2, b, 1.0),
+    "a.add_(b) (keeps self's)": lambda m, a, b: a.add_(b) if broadcasts_to(b, a) else a,
+}
+
+
+def broadcasts_to(b: Any, a: Any) -> bool:
+    """Whether ``b`` broadcasts to ``a``'s shape (an in-place op on ``a`` accepts it)."""
+    return np.broadcast_shapes(tuple(a.shape), tuple(b.shape)) == tuple(a.shape)
+
+
+def observe_elementwise(m: Any, op: Callable[..., Any], arity: int) -> dict[str, str]:
+    """For each operand, or pair of operands that broadcast together: the result's shape and
+    strides, or the error raised. Operands are made afresh for each (in-place ops write them)."""
+    shapes = {name: tuple(t.shape) for name, t in operand_layouts(m).items()}
+    seen = {}
+    for names in itertools.product(shapes, repeat=arity):
+        try:
+            np.broadcast_shapes(*(shapes[n] for n in names))
+        except ValueError:
+            continue
+        operands = operand_layouts(m)
+        try:
+            r = op(m, *(operands[n] for n in names))
+            seen[" | ".join(names)] = f"{tuple(r.shape)} {r.stride()}"
+        except Exception as e:  # noqa: BLE001 - the error is what is compared
+            seen[" | ".join(names)] = f"{type(e).__name__}: {e}"
+    return seen
+
+
+@pytest.mark.parametrize("op", UNARY_ELEMENTWISE)
+def test_unary_elementwise_results_take_torchs_layout(op: str) -> None:
+    """torch's TensorIterator lays a result out as its operand (permuted, channels last, empty
+    and transposed), dense when the operand is not, with C strides when that order is C."""
+    expected = observe_elementwise(torch, UNARY_ELEMENTWISE[op], 1)
+    got = observe_elementwise(impl, UNARY_ELEMENTWISE[op], 1)
+    assert {k: v for k, v in got.items() if v != expected[k]} == {}, expected
+
+
+@pytest.mark.parametrize("op", BINARY_ELEMENTWISE)
+def test_binary_elementwise_results_take_torchs_layout(op: str) -> None:
+    """Of two operands (three for where) the first that orders two dimensions decides; a
+    broadcast dimension orders nothing; an operand cast to the common dtype counts as its copy."""
+    expected = observe_elementwise(torch, BINARY_ELEMENTWISE[op], 2)
+    got = observe_elementwise(impl, BINARY_ELEMENTWISE[op], 2)
+    assert {k: v for k, v in got.items() if v != expected[k]} == {}, expected
 
 
 # -- reductions asked for a dtype --------------------------------------------------------------
