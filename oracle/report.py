@@ -5,6 +5,9 @@
 escaped). The page is self-contained (inline CSS and JS, no network) and printable. Besides
 results.json it reads, when present, ``out_dir/benchmarks.json`` (performance section) and
 ``out_dir/history/*.json`` (trend section); it appends the current run's summary to that history.
+Values the fixed tolerance rejected and the error-aware judgement accepted (``oracle.tolerance``)
+are counted in the summary and per rule, each rule's first examples shown with their numbers and
+repro, so that no widened judgement passes unseen.
 
 Run as ``python -m oracle.report [--results reports/results.json] [--out reports]``.
 """
@@ -47,7 +50,7 @@ def write_report(results_path: Path, out_dir: Path) -> Path:
         r=results,
         statuses=STATUSES,
         families=[_family_view(family) for family in results.get("families", [])],
-        rules=results.get("rules", []),
+        rules=[_rule_view(rule) for rule in results.get("rules", [])],
         divergences=[_divergence_view(i, d) for i, d in enumerate(results.get("divergences", []))],
         known=[t for t in results.get("tests", []) if t.get("known_divergence")],
         benchmarks=_benchmarks(out_dir / "benchmarks.json"),
@@ -136,6 +139,40 @@ def _family_view(family: dict) -> dict:
     segments = [(status, counts.get(status, 0), 100 * counts.get(status, 0) / total if total else 0)
                 for status in STATUSES if counts.get(status, 0)]
     return {**family, "total_rules": total, "segments": segments}
+
+
+def _rule_view(rule: dict) -> dict:
+    """A rule with its count of values accepted by the error-aware judgement and the examples
+    results.json kept of them (none in results from before they were recorded)."""
+    examples = rule.get("error_aware_examples") or []
+    return {**rule, "error_aware_accepted": rule.get("error_aware_accepted", 0),
+            "error_aware": [_acceptance_view(e) for e in examples if isinstance(e, dict)]}
+
+
+def _acceptance_view(example: dict) -> dict:
+    """One accepted value as a reader checks it: where, the backend's and torch's values, torch's
+    values in its reruns (float64, nudged inputs), and ``|backend - torch|`` within the allowance."""
+    test, ref = example.get("test"), example.get("ref")
+    where = f"event {example.get('index')} (step {example.get('step')}, {example.get('kind')})"
+    return {
+        "nodeid": example.get("nodeid"),
+        "where": where,
+        "name": example.get("name"),
+        "value": example.get("value"),
+        "dtype": example.get("dtype"),
+        "test": _number(test, ".9g"),
+        "ref": _number(ref, ".9g"),
+        "ref64": _number(example.get("ref64"), ""),  # shortest exact float64
+        "nudged": None if example.get("nudged") is None else _number(example.get("nudged"), ".9g"),
+        "difference": _number(abs(test - ref), ".3g") if _is_number(test) and _is_number(ref) else "—",
+        "allowance": _number(example.get("allowance"), ".3g"),
+        "repro": example.get("repro"),
+    }
+
+
+def _number(value: Any, spec: str) -> str:
+    """A number as the report prints it; anything else (a trace's "nan", a missing value) as text."""
+    return format(value, spec) if _is_number(value) else str(value)
 
 
 def _divergence_view(index: int, entry: dict) -> dict:

@@ -268,6 +268,50 @@ def test_script_run_divergence(tmp_path: Path) -> None:
     assert run in article
 
 
+def accepted(nodeid: str, name: str, test: float, nudged: object) -> dict:
+    """An example of a value the error-aware judgement accepted, as the plugin keeps it."""
+    return {"nodeid": nodeid, "index": 7, "kind": "grad", "step": 5, "name": name, "value": 3,
+            "dtype": "float32", "test": test, "ref": 11.150192260742188, "ref64": 11.150137424468994,
+            "nudged": nudged, "allowance": 0.00015, "repro": SCRIPT}
+
+
+def test_error_aware_acceptances_are_counted_and_shown_per_rule(tmp_path: Path) -> None:
+    results = copy.deepcopy(RESULTS)
+    results["totals"]["error_aware_accepted"] = 9
+    leaf = results["rules"][0]
+    leaf["error_aware_accepted"] = 9
+    leaf["error_aware_examples"] = [
+        accepted("conformance/t.py::test_LEAF-001_0", "w.grad", 11.150154113769531, 11.15025806427002),
+        accepted("conformance/t.py::test_LEAF-001_1", HOSTILE, 11.15010, None),
+    ]
+    results["rules"][1].update(error_aware_accepted=0, error_aware_examples=[])
+    html = render(tmp_path, results)
+    assert text_by_id(html)["error-aware-accepted"] == "9"
+    rows = dict(re.findall(r'<tr class="rule"[^>]*>\s*<td><code>([^<]+)</code>(.*?)</tr>', html, re.S))
+    counts = {rid: re.findall(r'<td class="n">(.*?)</td>', row)[-1] for rid, row in rows.items()}
+    assert counts == {"LEAF-001": '<span class="accepted-count">9</span>', "LEAF-002": "0", "LEAF-003": "0",
+                      "HOOK-001": "0", "HOOK-002": "0"}
+    row = rows["LEAF-001"]
+    assert "<summary>9 values accepted by the error-aware judgement (the first 2 below)</summary>" in row
+    first, second = row.split("<li>")[1:]
+    assert "<code>conformance/t.py::test_LEAF-001_0</code>, event 7 (step 5, grad):" in first
+    assert "<code>w.grad</code>" in first
+    assert "value 3 (float32)" in first
+    assert "backend <b>11.1501541</b>, torch <b>11.1501923</b>; torch 11.150137424468994 in float64" in first
+    assert ", 11.1502581 on inputs nudged by an ulp;" in first
+    assert "|backend − torch| = 3.81e-05 ≤ allowance 0.00015" in first
+    assert '<span class="kw">import</span> <span class="kw">torch</span>' in first  # the repro
+    assert "nudged" not in second and HOSTILE not in html  # no nudged rerun; text escaped
+    assert "<details" not in "".join(rows[rid] for rid in rows if rid != "LEAF-001")
+
+
+def test_results_without_error_aware_counts_render(tmp_path: Path) -> None:
+    """results.json from before acceptances were recorded: zero everywhere, nothing to expand."""
+    html = render(tmp_path)
+    assert text_by_id(html)["error-aware-accepted"] == "0"
+    assert "accepted by the error-aware judgement (" not in html and 'class="accepted"' not in html
+
+
 def test_docs_sources_are_named_by_page(tmp_path: Path) -> None:
     url = "https://pytorch.org/docs/stable/notes/autograd.html#saved-tensors"
     assert source_label(url) == "autograd#saved-tensors"
