@@ -14,8 +14,11 @@ Options:
 
 A *conformance test* is one marked ``@pytest.mark.rule("ID")`` or living in a ``conformance``
 directory. For each, the plugin records its outcome, rule, duration, the number of programs it
-checked (``oracle.stats``) and, when it failed, the structured divergence (any exception with a
-``to_dict()``, normally ``oracle.differential.DivergenceError``). The record travels inside the
+checked (``oracle.stats``), how many values the error-aware judgement accepted that the fixed
+tolerance rejected (``oracle.differential.recording_acceptances``: counted per test, rule and in
+total, the first ``ERROR_AWARE_EXAMPLES`` of each rule kept with their numbers and repro) and,
+when it failed, the structured divergence (any exception with a ``to_dict()``, normally
+``oracle.differential.DivergenceError``). The record travels inside the
 test report's ``user_properties``, so it is built where the test runs (an xdist worker) and merged
 where results are written (the controller).
 """
@@ -36,12 +39,13 @@ import pytest
 from oracle import rules as rule_catalogue
 from oracle import stats
 from oracle.backends import DEFAULT_BACKEND, REFERENCE, Backend, BackendError, load_backend
-from oracle.differential import default_reference
+from oracle.differential import AcceptanceLog, default_reference, recording_acceptances
 
 SCHEMA_VERSION = 1
 DEFAULT_RESULTS = Path("reports") / "results.json"
 PROPERTY = "oracle"  # the user_properties key carrying a test's oracle record
 MAX_TEXT = 20_000  # failure texts are cut to this many characters in results.json
+ERROR_AWARE_EXAMPLES = 3  # values accepted by the error-aware judgement kept per test and per rule
 
 # Test outcomes; for a rule, the first of these among its tests is its status ("worst first").
 # A skipped test only decides a rule's status when all its tests were skipped.
@@ -50,6 +54,7 @@ UNCHECKED = "unchecked"
 UNCATALOGUED = "uncatalogued"
 
 _programs_run = pytest.StashKey[int]()
+_accepted = pytest.StashKey[AcceptanceLog]()
 
 
 # --------------------------------------------------------------------------- options & fixtures
@@ -197,10 +202,13 @@ def _ensure_hypothesis_profile(config: pytest.Config) -> None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
-    """Count the programs checked while the test body runs (hypothesis runs all examples here)."""
+    """Count the programs checked, and log the values the error-aware judgement accepted, while
+    the test body runs (hypothesis runs all examples here)."""
     before = stats.programs_checked()
     try:
-        return (yield)
+        with recording_acceptances(ERROR_AWARE_EXAMPLES) as log:
+            item.stash[_accepted] = log
+            return (yield)
     finally:
         item.stash[_programs_run] = stats.programs_checked() - before
 
@@ -218,6 +226,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         record["strict"] = bool(xfail.kwargs.get("strict", item.config.getini("xfail_strict")))
     if call.when == "call":
         record["programs"] = item.stash.get(_programs_run, 0)
+        accepted = item.stash.get(_accepted, None)
+        if accepted is not None and accepted.count:
+            record["error_aware"] = {"accepted": accepted.count, "examples": accepted.examples}
         fixture = getattr(item, "funcargs", {}).get("backend")
         if isinstance(fixture, Backend):
             record["backend_version"] = fixture.version
@@ -265,12 +276,17 @@ class ConformanceResult:
     programs: int = 0
     message: str = ""  # failure text
     divergence: int | None = None  # index into the divergences list of results.json
+    error_aware_accepted: int = 0  # values the fixed tolerance rejected and the error-aware one accepted
     _divergence: dict | None = field(default=None, repr=False)
+    _error_aware_examples: list[dict] = field(default_factory=list, repr=False)
 
     def merge(self, report: pytest.TestReport, record: dict) -> None:
         self.rule = self.rule or record.get("rule")
         self.duration += report.duration
         self.programs += int(record.get("programs", 0))
+        error_aware = record.get("error_aware", {})
+        self.error_aware_accepted += int(error_aware.get("accepted", 0))
+        self._error_aware_examples += error_aware.get("examples", [])
         if report.failed:
             if self.outcome != "failed":
                 self.outcome, self.phase = "failed", report.when
@@ -436,8 +452,17 @@ def _rules(tests: list[ConformanceResult]) -> list[dict]:
             "programs": sum(t.programs for t in its_tests),
             "divergences": [t.divergence for t in its_tests if t.divergence is not None],
             "known_divergences": [t.reason for t in its_tests if t.known_divergence],
+            "error_aware_accepted": sum(t.error_aware_accepted for t in its_tests),
+            "error_aware_examples": _error_aware_examples(its_tests),
         })
     return entries
+
+
+def _error_aware_examples(tests: list[ConformanceResult]) -> list[dict]:
+    """The first ``ERROR_AWARE_EXAMPLES`` values the error-aware judgement accepted in ``tests``,
+    each with the test that checked it."""
+    examples = [{"nodeid": t.nodeid, **example} for t in tests for example in t._error_aware_examples]
+    return examples[:ERROR_AWARE_EXAMPLES]
 
 
 def _count(values: list[str], keys: tuple[str, ...]) -> dict[str, int]:
@@ -449,6 +474,7 @@ def _totals(tests: list[ConformanceResult], rules: list[dict]) -> dict:
         "tests": len(tests),
         **_count([t.outcome for t in tests], STATUS_ORDER),
         "known_divergences": sum(t.known_divergence for t in tests),
+        "error_aware_accepted": sum(t.error_aware_accepted for t in tests),
         "programs": sum(t.programs for t in tests),
         "duration": round(sum(t.duration for t in tests), 3),
         "rules": len(rules),
@@ -492,6 +518,14 @@ def write_summary(terminal: Any, results: dict, results_path: Path | None, repor
     for name, counts, programs in rows:
         cells = " ".join(f"{counts[c]:>7}" for c in columns)
         terminal.write_line(f"{name:<{width}}  {cells} {programs:>9}")
+    accepted = [f"{rule['id']} {rule['error_aware_accepted']}"
+                for rule in results["rules"] if rule["error_aware_accepted"]]
+    if accepted:
+        terminal.write_line(
+            f"{results['totals']['error_aware_accepted']} value(s) outside the fixed tolerance accepted "
+            f"by the error-aware judgement ({', '.join(accepted)})",
+            yellow=True,
+        )
     unchecked = results["totals"]["rule_status"][UNCHECKED]
     if unchecked:
         terminal.write_line(f"{unchecked} catalogue rule(s) have no test (unchecked)")

@@ -14,8 +14,9 @@ import pytest
 import torch  # noqa: F401  (a C extension cannot be imported twice: keep it out of pytester's cleanup)
 
 import oracle.rules
-from oracle.plugin import gpu_unavailable_reason
+from oracle.plugin import ERROR_AWARE_EXAMPLES, gpu_unavailable_reason
 from oracle.rules import Rule
+from tests.test_tolerance import R32, R64, A, B
 
 pytest_plugins = "pytester"
 
@@ -309,6 +310,93 @@ def test_leaf_flags(backend, program):
     assert by_id(results["rules"])["AAA-001"]["programs"] >= 1
     html = (pytester.path / "reports" / "index.html").read_text()
     assert 'id="div-0"' in html and '<button class="copy"' in html
+
+
+ACCEPTING = f'''
+from contextlib import contextmanager
+
+import pytest
+import torch
+
+from oracle.backends import Backend, load_backend
+from oracle.differential import check
+from oracle.program import Leaf, Observe, Op, Program, Ref
+
+# torch's float32 dot product of these cancels beyond the fixed tolerance (tests/test_tolerance.py)
+DOT = Program([Leaf("a", {A!r}), Leaf("b", {B!r}), Op("y", "matmul", [Ref("a"), Ref("b")]), Observe("y")])
+
+
+@contextmanager
+def float64_matmul():
+    original = torch.matmul
+    torch.matmul = lambda a, b: original(a.double(), b.double()).to(a.dtype)
+    try:
+        yield
+    finally:
+        torch.matmul = original
+
+
+ACCURATE = Backend("accurate", torch, patch=float64_matmul)  # rounds once: error-aware judgement passes it
+
+
+@pytest.mark.rule("AAA-001")
+def test_accepted_twice(reference):
+    check(DOT, ACCURATE, reference)
+    check(DOT, ACCURATE, reference)
+
+
+@pytest.mark.rule("AAA-002")
+def test_accepted_four_times(reference):
+    for _ in range(4):
+        check(DOT, ACCURATE, reference)
+
+
+@pytest.mark.rule("AAA-002")
+def test_accepted_then_fails(reference):
+    check(DOT, ACCURATE, reference)
+    raise AssertionError("a later divergence")
+
+
+@pytest.mark.rule("BBB-001")
+def test_within_the_fixed_tolerance(reference):
+    check(DOT, load_backend("torch"), reference)
+'''
+
+
+@pytest.mark.parametrize("workers", [[], ["-p", "xdist", "-n", "2", "-p", "no:benchmark"]], ids=["", "xdist"])
+def test_error_aware_acceptances_are_counted_per_test_rule_and_run(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, workers: list[str]
+) -> None:
+    """Each value the error-aware judgement accepted in a test is counted (passing or failing),
+    per test, per rule and in total, the first few of each rule kept with their numbers; values
+    within the fixed tolerance count nothing. Shown in the terminal summary and the report."""
+    pytest.importorskip("jinja2")
+    if workers:
+        pytest.importorskip("xdist")
+    monkeypatch.setattr(oracle.rules, "catalogue", lambda: CATALOGUE)
+    pytester.makepyfile(test_accepting=ACCEPTING)
+    result, results = run(pytester, *workers, "--report")
+    result.assert_outcomes(passed=3, failed=1)
+    tests = {nodeid.split("::")[1]: test["error_aware_accepted"]
+             for nodeid, test in by_id(results["tests"], "nodeid").items()}
+    assert tests == {"test_accepted_twice": 2, "test_accepted_four_times": 4, "test_accepted_then_fails": 1,
+                     "test_within_the_fixed_tolerance": 0}
+    rules = by_id(results["rules"])
+    counts = {rid: (rule["error_aware_accepted"], len(rule["error_aware_examples"])) for rid, rule in
+              rules.items()}
+    assert counts == {"AAA-001": (2, 2), "AAA-002": (5, ERROR_AWARE_EXAMPLES), "BBB-001": (0, 0),
+                      "BBB-002": (0, 0), "BBB-003": (0, 0)}
+    assert results["totals"]["error_aware_accepted"] == 7
+    example = rules["AAA-002"]["error_aware_examples"][0]
+    assert example["nodeid"] in rules["AAA-002"]["tests"]  # whichever finished first (xdist)
+    assert (example["name"], example["kind"], example["dtype"]) == ("y", "value", "float32")
+    assert (example["ref"], example["ref64"]) == (R32, R64) and abs(example["test"] - R32) > 1e-5
+    assert abs(example["test"] - example["ref"]) <= example["allowance"]
+    assert "torch.matmul" in example["repro"]
+    result.stdout.fnmatch_lines(["7 value(s) outside the fixed tolerance accepted by the error-aware "
+                                 "judgement (AAA-001 2, AAA-002 5)"])
+    html = (pytester.path / "reports" / "index.html").read_text()
+    assert '<b id="error-aware-accepted" class="accepted-count">7</b>' in html
 
 
 KNOWN = '''
