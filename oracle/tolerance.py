@@ -20,7 +20,9 @@ Two judgements, the second used only where the first rejects a value:
   ``e = max(e64, min(|ref - nudged|, NUDGE_CAP * e64))`` (``error_allowance``); ``ERROR_FACTOR``
   is 2 because two engines each within ``e`` of the truth differ by at most twice it. The reruns
   are made only on a mismatch, and their values count only where they pair event by event with
-  the reference run (``oracle.compare.Rerun``).
+  the reference run (``oracle.compare.Rerun``). No value passes this way unseen: each is recorded
+  with these numbers (``oracle.compare.Acceptance``) and counted per test and rule in results.json
+  and the report.
 """
 
 from __future__ import annotations
