@@ -134,21 +134,22 @@ def compare(
     to ``accepted`` when given."""
     ref_events, test_events = ref.reproducible_events(), test.reproducible_events()
     paired = [Rerun(name, ref, make) for name, make in (reruns or {}).items()]
+    accept: Accept | None = None
+    if paired and accepted is not None:
+
+        def accept(**value: Any) -> None:
+            # called only while the reference's event ``a`` (position ``index``) is compared: it
+            # reads the loop's current values, so the loop pays nothing for collecting
+            accepted.append(Acceptance(index, a["kind"], a.get("step"), **value))
+
     for index in range(max(len(ref_events), len(test_events))):
         a = ref_events[index] if index < len(ref_events) else None
         b = test_events[index] if index < len(test_events) else None
         variants = (lambda index=index: {r.name: r.event(index) for r in paired}) if paired else None
-        accept = _acceptor(accepted, index, a) if paired and accepted is not None else None
         reason = event_difference(a, b, variants, accept)
         if reason is not None:
             return Divergence(index, a, b, reason)
     return None
-
-
-def _acceptor(accepted: list[Acceptance], index: int, event: dict | None) -> Accept:
-    """Records acceptances of values of the reference's event ``index`` into ``accepted``."""
-    kind, step = (event or {}).get("kind", ""), (event or {}).get("step")
-    return lambda **value: accepted.append(Acceptance(index, kind, step, **value))
 
 
 def event_difference(
