@@ -174,12 +174,19 @@ def as_strided_array(xp: Any, a: Any, shape: tuple, strides: tuple) -> Any:
 
 
 def _expand_fwd(xp: Any, a: Any, size: tuple) -> Any:
-    """A writable expanded view: stride 0 on new and broadcast dims (numpy's broadcast_to is read-only)."""
+    """A writable expanded view (numpy's broadcast_to is read-only) with torch's strides
+    (inferExpandGeometry): 0 on a dimension grown from size 1 or new and not of size 1; a new
+    dimension of size 1 gets size * stride of the dimension after it (0 for a 0-d tensor's)."""
     lead = len(size) - a.ndim
-    strides = [0] * lead + [
-        0 if (a.shape[i] == 1 and size[lead + i] != 1) else a.strides[i] // a.itemsize for i in range(a.ndim)
-    ]
-    return as_strided_array(xp, a, tuple(size), tuple(strides))
+    strides = [s // a.itemsize for s in a.strides]
+    out = [0] * len(size)
+    for i in range(len(size) - 1, -1, -1):
+        own = i - lead
+        if own >= 0:
+            out[i] = 0 if (a.shape[own] == 1 and size[i] != 1) else strides[own]
+        elif size[i] == 1 and i + 1 < len(size):
+            out[i] = size[i + 1] * out[i + 1]
+    return as_strided_array(xp, a, tuple(size), tuple(out))
 
 
 def _view_fwd(xp: Any, a: Any, size: tuple) -> Any:
@@ -515,8 +522,9 @@ def elementwise_layout(xp: Any, result: Any, operands: list[tuple[Any, bool]]) -
     copied when numpy laid it out otherwise. ``operands``: each tensor operand's array as the
     user passed it, in torch's order, and whether the op cast it to the common dtype (torch's
     CPU kernels cast such an operand first, a copy laid out as ``.to`` lays it out). When
-    every operand has C strides, so has torch's result: then only ``result`` is checked."""
-    if all(_c_strided(a) for a, _ in operands):
+    every operand has C strides, so has torch's result unless it is empty (a size-1 dimension
+    then sorts outside a size-0 one): then only ``result`` is checked."""
+    if result.size and all(_c_strided(a) for a, _ in operands):
         return c_ordered(result)
     layouts = []
     for a, cast in operands:
