@@ -1,5 +1,6 @@
 """Tensor semantics (oracle/rules/tensors.py): dtype inference and promotion, views and their
-layout, shared writes and version counters, memory shared with numpy."""
+layout, shared writes and version counters, the layout of elementwise results, memory shared
+with numpy."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conformance.conftest import examples
 from conformance.test_ops import ALL_DTYPES, OpProgram
 from oracle.backends import Backend
 from oracle.differential import check
@@ -22,7 +24,7 @@ from oracle.program import (
     Program,
     Ref,
 )
-from oracle.strategies import op_data
+from oracle.strategies import broadcast_partner, op_data
 
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
@@ -179,4 +181,82 @@ def numpy_sharing(draw: Any) -> Program:
 @settings(deadline=None)
 @given(program=numpy_sharing())
 def test_numpy_shares_memory(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+# shapes of elementwise results: size-1 dims (any stride), 4-d (channels last), empty ones
+LAYOUT_SHAPES = ((2, 3), (3, 1), (1, 3), (2, 1, 3), (3, 2, 2), (2, 3, 2, 2), (0, 3), (3, 0), (2, 0, 1))
+
+
+def made_leaf(p: OpProgram, shape: tuple[int, ...], dtype: str) -> str:
+    """A leaf of ``shape``; nested lists cannot hold a dimension after an empty one, so such a
+    shape is an empty leaf reshaped."""
+    if 0 not in shape or shape.index(0) == len(shape) - 1:
+        return p.leaf(shape, dtype, grad=False)
+    return p.op("reshape", Ref(p.leaf((0,), dtype, grad=False)), *shape)
+
+
+def laid_out(draw: Any, p: OpProgram, shape: tuple[int, ...], dtype: str) -> str:
+    """A tensor of ``shape`` with a drawn layout: fresh, expanded (a size-1 or a new leading
+    dimension), or cut out of a larger tensor that is permuted (dense in another order) and/or
+    narrowed (neither dense nor contiguous; a size-1 dimension keeps its base's stride)."""
+    rank = len(shape)
+    kind = draw(st.sampled_from(("fresh", "expanded", "permuted", "narrowed", "permuted narrowed")))
+    if rank == 0 or kind == "fresh":
+        return made_leaf(p, shape, dtype)
+    if kind == "expanded":
+        if draw(st.booleans()) or all(n == 1 for n in shape):
+            small = shape[1:]
+        else:
+            d = draw(st.sampled_from([d for d, n in enumerate(shape) if n != 1]))
+            small = shape[:d] + (1,) + shape[d + 1 :]
+        return p.op("expand", Ref(made_leaf(p, small, dtype)), *shape)
+    grown = list(shape)
+    d = draw(st.integers(0, rank - 1))
+    extra = draw(st.integers(1, 2)) if "narrowed" in kind else 0
+    grown[d] += extra
+    perm = draw(st.permutations(range(rank))) if "permuted" in kind else list(range(rank))
+    t = made_leaf(p, tuple(grown[i] for i in perm), dtype)
+    if perm != list(range(rank)):
+        t = p.op("permute", Ref(t), [perm.index(i) for i in range(rank)])
+    if extra:  # an empty view's storage offset is another matter (impl reports 0): start at 0
+        start = 0 if 0 in shape else draw(st.integers(0, extra))
+        t = p.op("narrow", Ref(t), d, start, shape[d])
+    return t
+
+
+@st.composite
+def elementwise_layouts(draw: Any) -> Program:
+    """An elementwise op on operands of drawn layouts: unary, with a Python number, binary
+    (broadcasting, float32 with float64), where (its condition laid out too), or in place;
+    the result's layout and values observed."""
+    p = OpProgram(draw)
+    shape = draw(st.sampled_from(LAYOUT_SHAPES))
+    kind = draw(st.sampled_from(("unary", "number", "binary", "where", "in place")))
+    a = laid_out(draw, p, shape, "float32")
+    if kind == "unary":
+        out = p.op(draw(st.sampled_from(("sin", "neg", "abs", "sigmoid", "relu", "sgn"))), Ref(a))
+    elif kind == "number":
+        op = draw(st.sampled_from(("__add__", "__mul__", "__rsub__", "__truediv__", "__pow__", "__rpow__")))
+        out = p.op(op, Ref(a), draw(st.sampled_from((2, 0.5))))
+    else:
+        b_shape = broadcast_partner(draw, shape)
+        b = laid_out(draw, p, b_shape, draw(st.sampled_from(("float32", "float64"))))
+        if kind == "where":
+            cond = laid_out(draw, p, broadcast_partner(draw, shape), "bool")
+            first, second = (a, b) if draw(st.booleans()) else (b, a)
+            out = p.op("where", Ref(cond), Ref(first), Ref(second))
+        elif kind == "in place":
+            out = p.op(draw(st.sampled_from(("add_", "mul_"))), Ref(a), Ref(b))
+        else:
+            first, second = (a, b) if draw(st.booleans()) else (b, a)
+            out = p.op(draw(st.sampled_from(("add", "mul", "maximum", "sub"))), Ref(first), Ref(second))
+    p.steps += [ObserveLayout(out), Observe(out)]
+    return Program(p.steps)
+
+
+@pytest.mark.rule("TEN-005")
+@examples(2)
+@given(program=elementwise_layouts())
+def test_elementwise_result_layouts(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)

@@ -1,11 +1,13 @@
 """Rules of the family "tensor semantics": dtype inference and promotion, views (strides,
-contiguity, shared writes, version counters, torch's view error) and sharing memory with numpy.
+contiguity, shared writes, version counters, torch's view error), the layout of elementwise
+results and sharing memory with numpy.
 Checked in conformance/test_tensors.py."""
 
 from oracle.rules import Rule
 
 FAMILY = "tensor semantics"
 _DOCS = "https://pytorch.org/docs/stable"
+_TENSOR_ITERATOR = "https://github.com/pytorch/pytorch/blob/main/aten/src/ATen/TensorIterator.cpp"
 
 RULES = [
     Rule(
@@ -38,5 +40,15 @@ RULES = [
         "torch.from_numpy and Tensor.numpy share memory both ways (torch.tensor copies), keep the "
         "array's dtype (float64 stays float64), and numpy() of a tensor that requires grad raises.",
         "seed 003",
+    ),
+    Rule(
+        "TEN-005",
+        FAMILY,
+        "An elementwise result (unary, binary with broadcasting or a Python number, where, "
+        "across type promotion) has torch's strides: its operands' common layout when they share "
+        "one, else dense with the dimensions in the order of the operands' strides (the first "
+        "operand that orders two dimensions decides, a broadcast dimension orders nothing); an "
+        "in-place op keeps self's.",
+        f"{_TENSOR_ITERATOR} (reorder_dimensions, fast_set_up)",
     ),
 ]
