@@ -228,6 +228,32 @@ def test_binary_elementwise_results_take_torchs_layout(op: str) -> None:
     assert {k: v for k, v in got.items() if v != expected[k]} == {}, expected
 
 
+EXPANSIONS = {  # source shape (a slice for "sliced"), target size
+    "0-d to (1,)": ((), (1,)),
+    "0-d to (2, 1)": ((), (2, 1)),
+    "(3,) to (1, 3)": ((3,), (1, 3)),
+    "(3,) to (1, 1, 3)": ((3,), (1, 1, 3)),
+    "(1,) to (1, 1, 4)": ((1,), (1, 1, 4)),
+    "(3, 1) to (1, 3, 2)": ((3, 1), (1, 3, 2)),
+    "(3, 1) to (1, 3, 1)": ((3, 1), (1, 3, 1)),
+    "sliced (5, 1) to (1, 5, 1)": ("sliced", (1, 5, 1)),
+    "(0, 3) to (1, 0, 3)": ((0, 3), (1, 0, 3)),
+    "(3, 0) to (1, 3, 0)": ((3, 0), (1, 3, 0)),
+    "(3, 0) to (2, 3, 0)": ((3, 0), (2, 3, 0)),
+}
+
+
+@pytest.mark.parametrize("case", EXPANSIONS)
+def test_expand_strides_match_torch(case: str) -> None:
+    """A new dimension of size 1 gets size * stride of the one after it, a grown or new one 0."""
+    source, size = EXPANSIONS[case]
+    seen = []
+    for m in (torch, impl):
+        x = m.zeros(5, 3)[:, :1] if source == "sliced" else m.zeros(source)
+        seen.append(x.expand(*size).stride())
+    assert seen[1] == seen[0]
+
+
 # -- reductions asked for a dtype --------------------------------------------------------------
 def reduction_inputs(m: Any) -> dict[str, Any]:
     """A float tensor that requires grad, the same without, and an integer one."""
