@@ -1,5 +1,5 @@
-"""The generated recording functions (impl/_ops/codegen.py): every op of the table gets one that
-compiles, and the example the module shows is what it generates."""
+"""The generated recording functions and node methods (impl/_ops/codegen.py): every op of the
+table gets them and they compile, and the example the module shows is what it generates."""
 
 from __future__ import annotations
 
@@ -24,12 +24,14 @@ def _all_ops() -> list[OpDef]:
 
 
 @pytest.mark.parametrize("op", _all_ops(), ids=lambda op: op.node_name)
-def test_every_op_compiles_its_recorder(op: OpDef) -> None:
+def test_every_op_compiles_its_recorder_and_node_methods(op: OpDef) -> None:
     record = codegen.compile_recorder(op, {})  # a generation fault is a SyntaxError here
     assert record.__code__.co_argcount == 3
+    for name, arguments in (("apply", 2), ("release", 1)):
+        assert codegen.compile_node_method(op, name, {}).__code__.co_argcount == arguments
 
 
 def test_the_documented_example_is_what_mul_generates() -> None:
     doc = codegen.__doc__
-    example = doc[doc.index("    def record"):doc.index("\n\nWhat gets saved")]
+    example = doc[doc.index("    def record"):doc.index("\n\nThe node's ``apply``")]
     assert textwrap.dedent(example) + "\n" == elementwise.MUL.record_source

@@ -1,5 +1,6 @@
-"""Each op's recording function, generated from its OpDef, as torch's autograd codegen turns
-derivatives.yaml into one ``VariableType`` function per op.
+"""Each op's recording function and its node's ``apply``/``release``, generated from its OpDef, as
+torch's autograd codegen turns derivatives.yaml into one ``VariableType`` function and one node
+class (``Functions.cpp``) per op.
 
 Recording a node is the same steps for every op (make the node, find each input's edge, keep the
 inputs' metadata, save what the derivatives of the inputs that need a gradient use, attach the node
@@ -26,6 +27,9 @@ baked in; ``OpDef.record_source`` shows it. For ``MulBackward0``::
         result._grad_fn = node
         result._output_nr = 0
         node._input_meta = output_meta(result)
+
+The node's ``apply`` (``apply_source``) unpacks every saved value first, then calls the formula
+of each input whose edge leads somewhere; ``release`` (``release_source``) frees its saved tensors.
 
 What gets saved follows the codegen's rule: a derivative's uses are saved only when its input's
 gradient goes somewhere. Saved tensors go to the node's slots (an input kept bare while unwritten,
@@ -103,10 +107,85 @@ def _save_lines(use: str, kind: str, where: Any, slot: str | None, written: set[
     return [f"node.{slot} = {value}"]
 
 
+def apply_source(op: OpDef) -> str:
+    """The source of the node's ``apply(node, grads)``: as torch's generated ``apply``, every saved
+    value is unpacked (checked) first, then each input whose edge leads somewhere gets its
+    derivative's formula ``f<i>(grad, ctx)``."""
+    plan = op._plan
+    lines = [
+        "def apply(node, grads):",
+        "    g = grads[0]",
+        "    if g is None:",
+        f"        return {(None,) * len(op.inputs)!r}",
+    ]
+    for slot in op._slot_names:  # a bare tensor without a version counter was never written
+        lines += [
+            f"    v = node.{slot}",
+            "    if v is not None and (type(v) is SavedTensor or v._counter is not None):",
+            "        _unpack(v)",
+        ]
+    lines += [
+        "    attrs = node._attrs",
+        "    if attrs:",
+        "        for v in attrs.values():",
+        "            _unpack(v)",
+        "    ctx = _new(ctx_class)  # OpCtx(node) without an __init__ frame",
+        "    ctx._node = node",
+    ]
+    grads = []
+    for i, d in enumerate(plan.diff):
+        edge = "node._fn0" if i == 0 else f"node._rest[{2 * i - 2}]"
+        grads.append("None" if d is None else f"None if {edge} is None else f{i}(g, ctx)")
+    if len(grads) == 1:
+        lines.append(f"    return ({grads[0]},)")
+    else:
+        lines.append("    return (")
+        lines += [f"        {grad}," for grad in grads]
+        lines.append("    )")
+    return "\n".join(lines) + "\n"
+
+
+def release_source(op: OpDef) -> str:
+    """The source of the node's ``release(node)``: saved tensors freed (a SavedTensor released, a
+    bare one replaced by ``RELEASED``), so that a second backward raises torch's error."""
+    lines = ["def release(node):"]
+    for slot in op._slot_names:
+        lines += [
+            f"    v = node.{slot}",
+            "    if type(v) is SavedTensor:",
+            "        v.release()",
+            "    elif v is not None:",
+            f"        node.{slot} = RELEASED",
+        ]
+    lines += [
+        "    attrs = node._attrs",
+        "    if attrs:",
+        "        for k, v in attrs.items():",
+        "            if type(v) is SavedTensor:",
+        "                v.release()",
+        "            elif isinstance(v, Tensor):",
+        "                attrs[k] = RELEASED",
+    ]
+    return "\n".join(lines) + "\n"
+
+
 def compile_recorder(op: OpDef, helpers: dict[str, Any]) -> Callable[[tuple, dict, tuple], None]:
     """``op``'s recording function, compiled from ``record_source`` with ``helpers`` (the table's
     ``_edge_of``, ``_save``, ``_tail``, ``output_meta``, ``NO_EDGE``, ``Tensor``) in scope."""
-    namespace = {**helpers, "node_class": op.node_class}
-    code = compile(record_source(op), f"<record {op.node_name}>", "exec")
+    return _compile(record_source(op), "record", op, {**helpers, "node_class": op.node_class})
+
+
+def compile_node_method(op: OpDef, name: str, helpers: dict[str, Any]) -> Callable:
+    """The node method ``name`` (``apply`` or ``release``) of ``op``'s node class, compiled from
+    ``apply_source`` or ``release_source`` with ``helpers`` (``_unpack``, ``_new``, ``SavedTensor``,
+    ``RELEASED``, ``Tensor``) and the op's formulas ``f<i>`` in scope."""
+    source = {"apply": apply_source, "release": release_source}[name](op)
+    formulas = {f"f{i}": d.formula for i, d in enumerate(op._plan.diff) if d is not None}
+    return _compile(source, name, op, {**helpers, **formulas, "ctx_class": op.ctx_class})
+
+
+def _compile(source: str, name: str, op: OpDef, namespace: dict[str, Any]) -> Callable:
+    namespace = dict(namespace)
+    code = compile(source, f"<{name} {op.node_name}>", "exec")
     exec(code, namespace)  # noqa: S102 - source built above from the op's own plan, no user input
-    return namespace["record"]
+    return namespace[name]

@@ -219,44 +219,16 @@ class OpNode(Node):
         """The node input ``i``'s gradient goes to (None: nowhere)."""
         return self._fn0 if i == 0 else self._rest[2 * i - 2]
 
+    # apply and release are generated per op (impl/_ops/codegen.py: apply_source, release_source)
+    # and set on the node's class by its first node to need one (a class that defines its own,
+    # as ConvolutionBackward0's apply, keeps it).
     def apply(self, grads: tuple) -> tuple:
-        g = grads[0]
-        op = self.op
-        if g is None:
-            return (None,) * len(op.inputs)
-        for slot in op._slot_names:  # torch's generated apply unpacks every saved value first
-            v = getattr(self, slot, None)
-            if v is not None and (type(v) is SavedTensor or v._counter is not None):
-                _unpack(v)  # (a bare tensor without a version counter was never written)
-        attrs = self._attrs
-        if attrs:
-            for v in attrs.values():
-                _unpack(v)
-        ctx = _new(op.ctx_class)  # OpCtx(self) without running __init__'s frame once per node
-        ctx._node = self
-        diff = op._plan.diff
-        first = None if self._fn0 is None else diff[0].formula(g, ctx)
-        if len(diff) == 1:
-            return (first,)
-        out = [first]
-        rest = self._rest
-        for i in range(1, len(diff)):
-            out.append(None if rest[2 * i - 2] is None else diff[i].formula(g, ctx))
-        return tuple(out)
+        type(self).apply = codegen.compile_node_method(self.op, "apply", _NODE_HELPERS)
+        return self.apply(grads)
 
     def release(self) -> None:
-        for slot in self.op._slot_names:
-            v = getattr(self, slot, None)
-            if type(v) is SavedTensor:
-                v.release()
-            elif v is not None:
-                setattr(self, slot, RELEASED)
-        attrs = self._attrs
-        for k, v in attrs.items():
-            if type(v) is SavedTensor:
-                v.release()
-            elif isinstance(v, Tensor):
-                attrs[k] = RELEASED
+        type(self).release = codegen.compile_node_method(self.op, "release", _NODE_HELPERS)
+        self.release()
 
 
 _WRAPPED: dict[type, dict] = {float: {}, int: {}, bool: {}}  # CPU wrapped numbers, by type then value
@@ -503,8 +475,11 @@ def output_meta(t: Any) -> tuple:
 
 
 
-# what the generated recording functions call (impl/_ops/codegen.py)
+# what the generated recording functions and node methods call (impl/_ops/codegen.py)
 _RECORD_HELPERS = {
     "_edge_of": _edge_of, "_save": _save, "_tail": _tail, "output_meta": output_meta,
     "NO_EDGE": NO_EDGE, "Tensor": Tensor,
+}
+_NODE_HELPERS = {
+    "_unpack": _unpack, "_new": _new, "SavedTensor": SavedTensor, "RELEASED": RELEASED, "Tensor": Tensor,
 }
