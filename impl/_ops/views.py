@@ -106,26 +106,8 @@ def preserved_strides(shape: tuple, strides: tuple) -> tuple[int, ...]:
     compares as "keep the order" and equal strides put the smaller size first)."""
     if non_overlapping_and_dense(shape, strides):
         return tuple(strides)
-
-    def should_swap(d0: int, d1: int) -> int:
-        s0, s1 = strides[d0], strides[d1]
-        if s0 == 0 or s1 == 0:
-            return 0
-        if s0 != s1:
-            return -1 if s0 < s1 else 1
-        return 1 if shape[d0] > shape[d1] else 0
-
+    perm = iteration_order(shape, [(shape, strides)])  # innermost first
     ndim = len(shape)
-    perm = list(range(ndim - 1, -1, -1))  # innermost first
-    for i in range(1, ndim):
-        d1 = i
-        for d0 in range(i - 1, -1, -1):
-            comparison = should_swap(perm[d0], perm[d1])
-            if comparison > 0:
-                perm[d0], perm[d1] = perm[d1], perm[d0]
-                d1 = d0
-            elif comparison < 0:
-                break
     out, step = [0] * ndim, 1
     for d in perm:
         out[d] = step
@@ -446,11 +428,11 @@ def _broadcast_strides(shape: tuple, operand: tuple) -> list[int]:
     return out
 
 
-def _iteration_order(shape: tuple, operands: list) -> list[int]:
-    """torch's TensorIterator reorder_dimensions: the dimensions innermost first, sorted by
-    insertion from the last dimension. Two dimensions are compared by the first operand that
-    tells them apart: a broadcast (stride 0) dimension tells nothing, the smaller stride goes
-    inside, and of equal strides the larger size goes outside."""
+def iteration_order(shape: tuple, operands: list) -> list[int]:
+    """torch's TensorIterator reorder_dimensions (and infer_dense_strides, for one operand): the
+    dimensions innermost first, sorted by insertion from the last dimension. Two dimensions are
+    compared by the first operand that tells them apart: a broadcast (stride 0) dimension tells
+    nothing, the smaller stride goes inside, and of equal strides the larger size goes outside."""
     strides = [_broadcast_strides(shape, op) for op in operands]
 
     def should_swap(d0: int, d1: int) -> int:
@@ -482,12 +464,12 @@ def elementwise_strides(shape: tuple, operands: list) -> tuple[int, ...]:
     ``shape``, from its tensor operands' ``(shape, strides)`` (strides in elements, operands in
     torch's order: ``where``'s condition first). The fast setup keeps the operands' common
     layout; otherwise the result is dense with its dimensions in the operands' order of strides
-    (``_iteration_order``), C strides when that order is the natural one."""
+    (``iteration_order``), C strides when that order is the natural one."""
     shape = tuple(shape)
     fast = _fast_setup_strides(shape, operands)
     if fast is not None:
         return fast
-    perm = _iteration_order(shape, operands)
+    perm = iteration_order(shape, operands)
     if perm == list(range(len(shape) - 1, -1, -1)):
         return contiguous_strides(shape)
     out, step = [0] * len(shape), 1
