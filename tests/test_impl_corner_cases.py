@@ -254,6 +254,36 @@ def test_expand_strides_match_torch(case: str) -> None:
     assert seen[1] == seen[0]
 
 
+GRAD_LAYOUTS: dict[str, Callable[[Any], Any]] = {  # a leaf's .grad after a backward
+    "t() of a (3, 2) leaf times ones": lambda m: grad_of(m, (3, 2), lambda x: x.t() * m.ones(2, 3)),
+    "x * x, a transposed upstream gradient": lambda m: grad_of(m, (2, 3), lambda x: x * x, m.ones(3, 2).t()),
+    "sin, a transposed upstream gradient": lambda m: grad_of(m, (2, 3), lambda x: x.sin(), m.ones(3, 2).t()),
+    "linear weight": lambda m: grad_of(m, (2, 3), lambda w: m.ones(4, 3) @ w.t()),
+}
+
+
+def grad_of(m: Any, shape: tuple, f: Callable[[Any], Any], upstream: Any = None) -> tuple:
+    """The strides of a fresh leaf's .grad after backward of ``f`` (its sum when no upstream)."""
+    x = m.zeros(shape, requires_grad=True)
+    y = f(x)
+    y.backward(upstream) if upstream is not None else y.sum().backward()
+    return x.grad.stride()
+
+
+# impl/autograd/graph.py's AccumulateGrad copies a gradient it cannot steal keeping the gradient's
+# layout; torch's clone_obey_contract gives it the variable's strides (when dense, else C strides)
+GRAD_LAYOUT_DIVERGENCES = {
+    case: "AccumulateGrad's copy keeps the gradient's layout, not the variable's (layout contract)"
+    for case in ("t() of a (3, 2) leaf times ones", "x * x, a transposed upstream gradient",
+                 "sin, a transposed upstream gradient")
+}
+
+
+@pytest.mark.parametrize("case", cases(GRAD_LAYOUTS, GRAD_LAYOUT_DIVERGENCES))
+def test_grad_obeys_the_layout_contract(case: str) -> None:
+    assert GRAD_LAYOUTS[case](impl) == GRAD_LAYOUTS[case](torch)
+
+
 # -- reductions asked for a dtype --------------------------------------------------------------
 def reduction_inputs(m: Any) -> dict[str, Any]:
     """A float tensor that requires grad, the same without, and an integer one."""
