@@ -25,6 +25,7 @@ TANH_BACKWARD = OpDef(
         "output": D("grad_output output", lambda gg, c: gg * (mul_scalar(c.output, -2) * c.grad_output)),
     },
     promote="common",
+    iterator_operands=("grad_output", "output"),
 )
 SIGMOID_BACKWARD = OpDef(
     "SigmoidBackwardBackward0",
@@ -38,6 +39,7 @@ SIGMOID_BACKWARD = OpDef(
         ),
     },
     promote="common",
+    iterator_operands=("grad_output", "output"),
 )
 THRESHOLD_BACKWARD = OpDef(
     "ThresholdBackwardBackward0",
@@ -47,6 +49,7 @@ THRESHOLD_BACKWARD = OpDef(
         "grad_output": D("self threshold", lambda gg, c: threshold_backward(gg, c.self, c.threshold)),
         "self": D("", zero_grad),
     },
+    iterator_operands=("self", "grad_output"),  # torch's order: self first
 )
 SOFTMAX_BACKWARD_DATA = OpDef(
     "SoftmaxBackwardDataBackward0",
