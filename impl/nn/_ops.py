@@ -52,6 +52,7 @@ LEAKY_RELU_BACKWARD = OpDef(
         ),
         "self": D("", zero_grad),
     },
+    iterator_operands=("self", "grad_output"),  # torch's order: self first
 )
 """ATen's leaky_relu_backward (what LeakyReluBackward0/1 compute), an op so create_graph has it."""
 
@@ -77,6 +78,7 @@ LEAKY_RELU = OpDef(
     derivatives={
         "self": D("self negative_slope", lambda g, c: leaky_relu_backward(g, c.self, c.negative_slope))
     },
+    iterator_operands=("self",),
 )
 LEAKY_RELU_INPLACE = OpDef(
     "LeakyReluBackward1",
@@ -98,6 +100,7 @@ THRESHOLD = OpDef(
     "ThresholdBackward0",
     _threshold_fwd,
     derivatives={"self": D("self threshold", lambda g, c: threshold_backward(g, c.self, c.threshold))},
+    iterator_operands=("self",),
 )
 THRESHOLD_INPLACE = OpDef(
     "ThresholdBackward1",
@@ -115,6 +118,7 @@ DIV_SCALAR = OpDef(
     "DivBackward1",
     lambda xp, a, other: (a / a.dtype.type(other)).astype(a.dtype),
     derivatives={"self": D("other", lambda g, c: g / c.other)},
+    iterator_operands=("self", "other"),
 )
 """ATen's ``div(Tensor, Scalar)`` (a Python ``x / 2`` is ``div(Tensor, Tensor)``, DivBackward0):
 what torch's C++ losses divide by, e.g. cross_entropy's mean over probability targets."""
@@ -124,6 +128,7 @@ MUL_SCALAR = OpDef(
     "MulBackward1",
     lambda xp, a, other: (a * a.dtype.type(other)).astype(a.dtype),
     derivatives={"self": D("other", lambda g, c: g * c.other)},
+    iterator_operands=("self", "other"),
 )
 """ATen's ``mul(Tensor, Scalar)`` (MulBackward1), e.g. label smoothing's weights in cross_entropy."""
 
