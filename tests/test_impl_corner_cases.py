@@ -172,7 +172,21 @@ UNARY_ELEMENTWISE: dict[str, Callable[[Any, Any], Any]] = {
     "x + float64 0-d (cast)": lambda m, x: x + m.tensor(1.0, dtype=m.float64),
     "where(x > 1, x, 0.0)": lambda m, x: m.where(x > 1, x, 0.0),
     "mul_ (keeps self's)": lambda m, x: x.mul_(2),
+    "leaky_relu": lambda m, x: m.nn.functional.leaky_relu(x),
+    "threshold": lambda m, x: m.nn.functional.threshold(x, 0.5, 2.0),
+    "tanh backward": lambda m, x: grad_through(m, x, lambda t: t.tanh()),
+    "sigmoid backward": lambda m, x: grad_through(m, x, lambda t: t.sigmoid()),
+    "relu backward (self first)": lambda m, x: grad_through(m, x, m.relu),
+    "leaky_relu backward (self first)": lambda m, x: grad_through(m, x, m.nn.functional.leaky_relu),
 }
+
+
+def grad_through(m: Any, x: Any, f: Callable[[Any], Any]) -> Any:
+    """The create_graph gradient of ``f`` at ``x`` (made a leaf that requires grad) for an upstream
+    gradient laid out in reverse order: the backward op's operands differ in layout."""
+    x = x.detach().requires_grad_()
+    upstream = m.ones(tuple(reversed(x.shape))).permute(*reversed(range(x.dim())))
+    return m.autograd.grad(f(x), x, upstream, create_graph=True)[0]
 
 BINARY_ELEMENTWISE: dict[str, Callable[[Any, Any, Any], Any]] = {
     "a + b": lambda m, a, b: a + b,
