@@ -273,24 +273,35 @@ GRAD_LAYOUTS: dict[str, Callable[[Any], Any]] = {  # a leaf's .grad after a back
     "x * x, a transposed upstream gradient": lambda m: grad_of(m, (2, 3), lambda x: x * x, m.ones(3, 2).t()),
     "sin, a transposed upstream gradient": lambda m: grad_of(m, (2, 3), lambda x: x.sin(), m.ones(3, 2).t()),
     "linear weight": lambda m: grad_of(m, (2, 3), lambda w: m.ones(4, 3) @ w.t()),
+    "a non-dense leaf (every other column)": lambda m: grad_of(
+        m, (4, 6), lambda x: x * 2, leaf=lambda x: x[:, ::2].detach().requires_grad_()),
+    "a transposed leaf, a C-ordered upstream gradient": lambda m: grad_of(
+        m, (3, 2), lambda x: x * 3, m.ones(2, 3), leaf=lambda x: x.t().detach().requires_grad_()),
+    "a size-1 dimension, an expanded upstream gradient": lambda m: grad_of(
+        m, (1, 3), lambda x: x * 1, m.ones(3).expand(1, 3)),
+    "create_graph, a transposed upstream gradient": lambda m: grad_of(
+        m, (2, 3), lambda x: x * x, m.ones(3, 2).t(), create_graph=True),
+    "create_graph, a non-dense leaf": lambda m: grad_of(
+        m, (4, 6), lambda x: x * x, leaf=lambda x: x[:, ::2].detach().requires_grad_(), create_graph=True),
 }
 
 
-def grad_of(m: Any, shape: tuple, f: Callable[[Any], Any], upstream: Any = None) -> tuple:
-    """The strides of a fresh leaf's .grad after backward of ``f`` (its sum when no upstream)."""
-    x = m.zeros(shape, requires_grad=True)
+def grad_of(m: Any, shape: tuple, f: Callable[[Any], Any], upstream: Any = None,
+            leaf: Callable[[Any], Any] | None = None, create_graph: bool = False) -> tuple:
+    """The strides of a leaf's .grad after backward of ``f`` (its sum when no upstream), and under
+    ``create_graph`` the name of the .grad's grad_fn; the leaf is a fresh tensor of ``shape``, or
+    ``leaf`` of one."""
+    x = m.zeros(shape, requires_grad=leaf is None)
+    if leaf is not None:
+        x = leaf(x)
     y = f(x)
-    y.backward(upstream) if upstream is not None else y.sum().backward()
-    return x.grad.stride()
+    y.backward(upstream, create_graph=create_graph) if upstream is not None else y.sum().backward(
+        create_graph=create_graph)
+    fn = x.grad.grad_fn
+    return x.grad.stride(), None if fn is None else type(fn).__name__
 
 
-# impl/autograd/graph.py's AccumulateGrad copies a gradient it cannot steal keeping the gradient's
-# layout; torch's clone_obey_contract gives it the variable's strides (when dense, else C strides)
-GRAD_LAYOUT_DIVERGENCES = {
-    case: "AccumulateGrad's copy keeps the gradient's layout, not the variable's (layout contract)"
-    for case in ("t() of a (3, 2) leaf times ones", "x * x, a transposed upstream gradient",
-                 "sin, a transposed upstream gradient")
-}
+GRAD_LAYOUT_DIVERGENCES: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("case", cases(GRAD_LAYOUTS, GRAD_LAYOUT_DIVERGENCES))

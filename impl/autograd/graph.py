@@ -211,11 +211,11 @@ class AccumulateGrad(Node):
         if new is not None:
             if var._grad is None:
                 if is_grad_enabled():
-                    var._grad = _copy_of(new)
+                    var._grad = _clone_obey_contract(new, var)
                 elif _stealable(new, var):
                     var._grad = new.detach()
                 else:
-                    var._grad = new.detach().clone()
+                    var._grad = _clone_obey_contract(new.detach(), var)
             elif is_grad_enabled():
                 var._grad = var._grad + new
             else:
@@ -237,22 +237,40 @@ class AccumulateGrad(Node):
 
 
 def _stealable(grad: Tensor, var: Tensor) -> bool:
-    """torch keeps the incoming gradient itself when nothing else refers to it and its strides
-    match the variable's (the layout contract); otherwise ``.grad`` is a copy."""
+    """torch keeps the incoming gradient itself when nothing else refers to it and it obeys the
+    layout contract; otherwise ``.grad`` is a copy (``_clone_obey_contract``)."""
     from impl.autograd.engine import can_steal
 
-    if not can_steal(grad) or not grad._data.flags.writeable:
-        return False
-    return all(a == b for a, b, n in zip(grad.stride(), var.stride(), var.shape, strict=True) if n > 1) and (
-        var.is_contiguous() == grad.is_contiguous()
-    )
+    return can_steal(grad) and grad._data.flags.writeable and _obeys_layout_contract(grad, var)
 
 
-def _copy_of(grad: Tensor) -> Tensor:
-    """A new tensor holding ``grad`` (recorded as torch records it: CopyBackwards into empty)."""
-    from impl._creation import zeros_like
+def _obeys_layout_contract(grad: Tensor, var: Tensor) -> bool:
+    """torch's obeys_layout_contract: a variable whose elements fill memory densely wants its own
+    strides (on dimensions of size > 1; a size-1 dimension of stride 0 is a view, refused), any
+    other variable a contiguous gradient."""
+    from impl._ops.views import non_overlapping_and_dense
 
-    out = zeros_like(grad)
+    if not non_overlapping_and_dense(tuple(var.shape), var.stride()):
+        return grad.is_contiguous()
+    for size, g, v in zip(grad.shape, grad.stride(), var.stride(), strict=True):
+        if (size != 1 and g != v) or (size == 1 and g == 0):
+            return False
+    return True
+
+
+def _clone_obey_contract(grad: Tensor, var: Tensor) -> Tensor:
+    """torch's clone_obey_contract: ``grad`` copied into the variable's strides when those are
+    non-overlapping and dense (new_empty_strided then copy_: CopyBackwards under create_graph),
+    else a contiguous clone (CloneBackward0)."""
+    from impl._ops import elementwise, views
+    from impl._ops.table import apply
+    from impl._tensor import Tensor
+    from impl._xp import namespace_of
+
+    shape, strides = tuple(var.shape), var.stride()
+    if not views.non_overlapping_and_dense(shape, strides):
+        return apply(elementwise.CLONE_CONTIGUOUS, grad)
+    out = Tensor._from_array(views.strided_array(namespace_of(grad._data), shape, strides, var._data.dtype))
     out.copy_(grad)
     return out
 
