@@ -9,6 +9,7 @@ import textwrap
 
 import pytest
 
+import impl
 import impl._ops
 from impl._ops import codegen, elementwise
 from impl._ops.table import OpDef
@@ -35,3 +36,21 @@ def test_the_documented_example_is_what_mul_generates() -> None:
     doc = codegen.__doc__
     example = doc[doc.index("    def record"):doc.index("\n\nThe node's ``apply``")]
     assert textwrap.dedent(example) + "\n" == elementwise.MUL.record_source
+
+
+CALLS = {
+    "trunc": lambda x: x.trunc(),
+    "floor": lambda x: x.floor(),
+    "sin": lambda x: x.sin(),
+    "mul": lambda x: x * 2.0,
+    "index": lambda x: x[impl.tensor([0, 1])],
+    "reflect pad": lambda x: impl.nn.functional.pad(x.reshape(1, 2, 2), (1, 1), mode="reflect"),
+}
+
+
+@pytest.mark.parametrize("call", CALLS)
+def test_an_op_is_made_once_not_per_call(call: str) -> None:
+    """Each call of a function records a node of the same class: an OpDef made per call would make
+    a new node class, and compile its generated code, every time."""
+    x = impl.tensor([[1.5, -2.5], [3.7, -0.2]], requires_grad=True)
+    assert type(CALLS[call](x).grad_fn) is type(CALLS[call](x).grad_fn)

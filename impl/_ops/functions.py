@@ -13,7 +13,7 @@ from impl._ops import elementwise as ew
 from impl._ops import indexing as ix
 from impl._ops import reductions as rd
 from impl._ops import views as vw
-from impl._ops.table import D, OpDef, apply, broadcast_mismatch
+from impl._ops.table import OpDef, apply, broadcast_mismatch
 from impl._tensor import Tensor, _wrap_dim
 from impl.autograd.graph import Node
 
@@ -126,18 +126,13 @@ def _unary(op: OpDef) -> Any:
 exp, log, sqrt = _unary(ew.EXP), _unary(ew.LOG), _unary(ew.SQRT)
 sin, cos, tanh, sigmoid = _unary(ew.SIN), _unary(ew.COS), _unary(ew.TANH), _unary(ew.SIGMOID)
 relu, abs, sign, sgn = _unary(ew.RELU), _unary(ew.ABS), _unary(ew.SIGN), _unary(ew.SGN)
-floor, ceil, round = _unary(ew.FLOOR), _unary(ew.CEIL), _unary(ew.ROUND)
+floor, ceil, round, trunc = _unary(ew.FLOOR), _unary(ew.CEIL), _unary(ew.ROUND), _unary(ew.TRUNC)
 isfinite, isnan, logical_not = _unary(ew.ISFINITE), _unary(ew.ISNAN), _unary(ew.NOT)
 bitwise_not = logical_not
 clone_op = _unary(ew.CLONE)
 absolute = abs
 
 
-def trunc(input: Tensor) -> Tensor:
-    return apply(
-        OpDef("TruncBackward0", lambda xp, a: xp.trunc(a), derivatives={"self": D("", ew.zero_grad)}),
-        input,
-    )
 
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
