@@ -245,7 +245,7 @@ def _run(
         node = pop(ready)[2]
         grads = buffers.pop(node)
         if not plain:
-            if needed is not None and node not in needed:
+            if node not in needed:
                 if node in captures or node is lone_root:
                     grads = call_tensor_pre_hooks(node, list(grads))
                 for nr, k in captures.get(node, ()):
