@@ -54,13 +54,14 @@ def _add_scaled(xp: Any, a: Any, b: Any, alpha: Any) -> Any:
     on same-shape operands): one fused multiply-add with ``alpha`` cast to the dtype; float16 goes through
     vectors of ``lanes`` elements, and the tail of a row that fills no whole vector runs the
     scalar loop in float16 arithmetic (the product rounded to float16 before the sum)."""
+    if xp is not np:  # (numpy's result_type would convert a cupy array implicitly: an error)
+        return a + b * alpha
     dt = np.result_type(a, b)
-    if xp is not np or dt.kind != "f":
+    if dt.kind != "f":
         return a + b * alpha
     a, b = np.broadcast_arrays(a, b)
     if dt.itemsize >= 4:
-        flat = [np.ascontiguousarray(x).reshape(-1) for x in (a, b, np.full(a.shape, alpha, dt))]
-        return fma(*flat).reshape(a.shape)
+        return fma(np.ascontiguousarray(a), np.ascontiguousarray(b), dt.type(alpha))
     alpha16 = dt.type(alpha)
     a32 = a.astype(np.float32)
     out = (a32 + b.astype(np.float32) * np.float32(alpha16)).astype(dt)  # the product is exact
