@@ -16,7 +16,7 @@ from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
 from impl._ops.views import copy_like
 from impl._tensor import Tensor
 from impl._xp import device as _device
-from impl._xp import namespace_for
+from impl._xp import namespace_for, namespace_of
 
 TO_COPY = OpDef(
     "ToCopyBackward0",
@@ -134,7 +134,8 @@ def _size_arg(fn: Any) -> Any:
 
 
 def _random_fill(sample: Any) -> Any:
-    """In-place random fill (``uniform_``/``normal_`` ...) from torch's stream: no graph, versioned."""
+    """In-place random fill (``uniform_``/``normal_`` ...) from torch's stream: no graph, versioned.
+    The numbers come from torch's CPU stream (impl._random, numpy) and are copied to the device."""
 
     def method(self: Tensor, *args: Any, generator: Any = None, **kwargs: Any) -> Tensor:
         from impl import _random
@@ -143,7 +144,7 @@ def _random_fill(sample: Any) -> Any:
         values = sample(
             generator or _random.default_generator, tuple(self.shape), self._data.dtype, *args, **kwargs
         )
-        self._data[...] = values
+        self._data[...] = namespace_of(self._data).asarray(values)
         self._vc.bump()
         return self
 

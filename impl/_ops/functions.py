@@ -15,6 +15,7 @@ from impl._ops import reductions as rd
 from impl._ops import views as vw
 from impl._ops.table import OpDef, apply, broadcast_mismatch
 from impl._tensor import Tensor, _wrap_dim
+from impl._xp import namespace_of
 from impl.autograd.graph import Node
 
 
@@ -68,8 +69,6 @@ def _efficient_zero_of(op: OpDef, *args: Any) -> Tensor:
     zeros whatever the other operand holds (inf and nan included), and it is one again."""
     with np.errstate(all="ignore"):
         out = apply(op, *args)
-    from impl._xp import namespace_of
-
     out._data = namespace_of(out._data).zeros_like(out._data)
     out._efficient_zero = True
     return out
@@ -162,7 +161,7 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
 
 def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     if input is None and other is None:
-        return tuple(Tensor._from_array(i) for i in np.nonzero(condition._data))
+        return tuple(Tensor._from_array(i) for i in condition._data.nonzero())  # numpy or cupy's own
     if condition.dtype is not dtypes.bool_:
         raise RuntimeError(
             f"where expected condition to be a boolean tensor, but got a tensor with dtype "
@@ -191,7 +190,8 @@ def equal(input: Tensor, other: Tensor) -> bool:
 def allclose(
     input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
 ) -> bool:
-    return bool(np.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+    xp = namespace_of(input._data)
+    return bool(xp.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
 # -- reductions --------------------------------------------------------------------------------
@@ -321,13 +321,15 @@ def square(input: Tensor) -> Tensor:
 
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     if dim is None:
-        return Tensor._from_array(np.asarray(np.argmax(input._data), dtype=np.int64))
+        xp = namespace_of(input._data)
+        return Tensor._from_array(xp.asarray(xp.argmax(input._data), dtype=np.int64))
     return max(input, dim, keepdim).indices
 
 
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     if dim is None:
-        return Tensor._from_array(np.asarray(np.argmin(input._data), dtype=np.int64))
+        xp = namespace_of(input._data)
+        return Tensor._from_array(xp.asarray(xp.argmin(input._data), dtype=np.int64))
     return min(input, dim, keepdim).indices
 
 
@@ -916,14 +918,15 @@ def _is_integer(k: Any) -> bool:
     return isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))
 
 
-def _index_tensor(k: Any) -> Tensor:
-    """An advanced index as a tensor (a list becomes a new one, as torch.tensor would make it, but
-    an empty list is an empty integer index)."""
+def _index_tensor(k: Any, xp: Any = np) -> Tensor:
+    """An advanced index as a tensor (a list becomes a new one, as torch.tensor would make it, in
+    ``xp``, the namespace of the indexed tensor's device, where torch makes it; but an empty list
+    is an empty integer index)."""
     if _t(k):
         if k.dtype.is_floating_point:
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return k
-    array = np.asarray(_plain_list(k))
+    array = xp.asarray(_plain_list(k))
     return Tensor._from_array(array.astype(np.int64) if array.size == 0 else array)  # [] indexes nothing
 
 
@@ -966,7 +969,8 @@ def apply_slicing(t: Tensor, items: tuple, skip_full_slices: bool) -> tuple[Tens
     sliced) and the tensor indices left to apply, by the view's dim they stand at."""
     if builtins.sum(1 for k in items if k is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
-    items = tuple(_index_tensor(k) if isinstance(k, list) else k for k in items)
+    xp = namespace_of(t._data)
+    items = tuple(_index_tensor(k, xp) if isinstance(k, list) else k for k in items)
     consumed = builtins.sum(_dims_consumed(k) for k in items)
     if consumed > t.dim():
         raise IndexError(f"too many indices for tensor of dimension {t.dim()}")
@@ -986,7 +990,7 @@ def apply_slicing(t: Tensor, items: tuple, skip_full_slices: bool) -> tuple[Tens
             out = select(out, dim, int(k))
         elif isinstance(k, (bool, np.bool_)) or (_t(k) and k.dim() == 0):  # a bool scalar: a new dim
             out = unsqueeze(out, dim)
-            indices[dim] = k if _t(k) else Tensor._from_array(np.asarray(bool(k)))
+            indices[dim] = k if _t(k) else Tensor._from_array(xp.asarray(bool(k)))
             dim += 1
         elif _t(k):
             indices[dim] = _index_tensor(k)

@@ -5,7 +5,10 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+import numpy as np
+
 from impl._ops.table import D, OpDef, apply
+from impl._xp import namespace_of
 
 
 def _cat_fwd(xp: Any, *arrays: Any, dim: int, sizes: tuple) -> Any:
@@ -111,11 +114,10 @@ def mask_free(key: tuple) -> list:
 
 def broadcast_indices(items: list) -> list:
     """The index arrays of a mask-free key broadcast together, or torch's error."""
-    import numpy as np
-
     arrays = [k for k in items if not isinstance(k, slice)]
+    xp = namespace_of(arrays[0]) if arrays else np
     try:
-        return np.broadcast_arrays(*arrays)
+        return xp.broadcast_arrays(*arrays)
     except ValueError:
         shapes = ", ".join(str(list(a.shape)) for a in arrays)
         raise IndexError(
@@ -129,20 +131,18 @@ def first_out_of_range(shape: tuple, items: list) -> tuple[tuple, Any, IndexErro
     error, which names the index by its place among the index tensors (not by the dim it
     indexes); None when every index is in range or the result is empty. Indices into an empty dim
     are refused before the kernel runs (place and mask None)."""
-    import numpy as np
-
     sizes = [shape[d] for d, k in enumerate(items) if not isinstance(k, slice)]
     arrays = broadcast_indices(items)
     if 0 in sizes and arrays[0].size:  # no index is valid for an empty dim (torch's AdvancedIndex)
         return (), None, IndexError("index is out of bounds for dimension with size 0")
     if empty_result(shape, items):
         return None  # the kernel reads no index
-    bad = np.zeros(arrays[0].shape, dtype=bool)
+    bad = namespace_of(arrays[0]).zeros(arrays[0].shape, dtype=bool)
     for a, n in zip(arrays, sizes, strict=True):
         bad |= (a < -n) | (a >= n)
     if not bad.any():
         return None
-    at = np.unravel_index(int(np.argmax(bad.reshape(-1))), bad.shape)
+    at = np.unravel_index(int(bad.reshape(-1).argmax()), bad.shape)
     pairs = enumerate(zip(arrays, sizes, strict=True))
     i, a, n = next((i, a, n) for i, (a, n) in pairs if not -n <= a[at] < n)
     return at, bad, IndexError(f"index {int(a[at])} is out of bounds for dimension {i} with size {n}")

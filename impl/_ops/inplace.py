@@ -19,7 +19,7 @@ from impl._ops import views as vw
 from impl._ops.elementwise import CLAMP, RELU, zero_grad
 from impl._ops.table import D, OpDef, apply
 from impl._tensor import Tensor
-from impl._xp import namespace_of
+from impl._xp import namespace_of, to_numpy
 from impl.autograd import grad_mode
 from impl.autograd.graph import FREED, Node
 
@@ -157,7 +157,7 @@ def _check_overlap(op: OpDef, t: Tensor, value: Any, attrs: dict) -> None:
         import warnings
 
         # index_put_ of one value under a single bool mask is torch's masked_fill_
-        masked = op is MASKED_FILL or (_single_mask(attrs.get("key")) and np.size(value) == 1)
+        masked = op is MASKED_FILL or (_single_mask(attrs.get("key")) and getattr(value, "size", 1) == 1)
         text = _EXPANDED_DEPRECATED.format(
             op="masked_fill_" if masked else "index_put_",
             key="mask" if masked else "indices",
@@ -391,7 +391,8 @@ def _value_tensor(self: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (bool, int, float, np.number, np.bool_)):
-        return Tensor._from_array(np.asarray(value).astype(self._data.dtype))
+        # on self's device, as torch's scalarToTensor makes it
+        return Tensor._from_array(namespace_of(self._data).asarray(value).astype(self._data.dtype))
     tensor_type = f"torch.{dtypes.scalar_type(self.dtype)}Tensor"
     raise TypeError(f"can't assign a {type(value).__name__} to a {tensor_type}")
 
@@ -452,7 +453,9 @@ def _check_bounds(self: Tensor, key: tuple, values: Tensor) -> None:
     if found is None:
         return
     at, bad, error = found
-    if bad is None:  # refused before the kernel runs: nothing written
+    # refused before the kernel runs, or on 'cuda', where the partial write below (the CPU
+    # kernel's) does not apply (torch's CUDA kernel asserts on the device): nothing written
+    if bad is None or namespace_of(self._data) is not np:
         raise error
     dims = [d for d, k in enumerate(items) if not isinstance(k, slice)]
     for d, a in zip(dims, broadcast_indices(items), strict=True):
@@ -479,12 +482,11 @@ def _broadcasts_to(shape: tuple, target: tuple) -> bool:
 def _indexed_shape(shape: tuple, key: tuple) -> tuple | None:
     """The shape ``key`` selects from ``shape`` (integer indices read as in range, so the shape
     check comes before the bounds check as in torch); None where numpy cannot tell."""
-    probe = tuple(k if isinstance(k, slice) or k.dtype.kind == "b" else np.zeros_like(k) for k in key)
+    probe = tuple(  # on the host: only the shape is wanted
+        k if isinstance(k, slice) else to_numpy(k) if k.dtype.kind == "b" else np.zeros(k.shape, k.dtype)
+        for k in key
+    )
     try:
         return np.broadcast_to(np.empty((), dtype=bool), shape)[probe].shape
     except (IndexError, ValueError):
         return None
-
-
-def as_array(value: Any) -> np.ndarray:
-    return value._data if isinstance(value, Tensor) else np.asarray(value)

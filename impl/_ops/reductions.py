@@ -9,6 +9,7 @@ import numpy as np
 from impl import dtypes
 from impl._ops.table import D, OpDef
 from impl._ops.views import new_like
+from impl._xp import namespace_of
 from impl.autograd import grad_mode
 
 
@@ -213,20 +214,21 @@ def _cumprod_grad_with_zeros(g: Any, x: Any, result: Any, dim: int) -> Any:
     after it, zero (inf and nan come out where torch's do)."""
     from impl._tensor import Tensor
 
-    a, grad, out = (np.moveaxis(np.asarray(t._data), dim, -1) for t in (x, g, result))
-    zeros_so_far = np.cumsum(a == 0, axis=-1)
+    xp = namespace_of(x._data)
+    a, grad, out = (xp.moveaxis(xp.asarray(t._data), dim, -1) for t in (x, g, result))
+    zeros_so_far = xp.cumsum(a == 0, axis=-1)
     before = zeros_so_far == 0
     with np.errstate(all="ignore"):
-        w = np.where(before, out * grad, 0)
-        head = np.flip(np.cumsum(np.flip(w, -1), -1), -1) / a
-        first = np.argmax(zeros_so_far == 1, axis=-1)[..., None]
-        at_first = (np.arange(a.shape[-1]) == first) & (zeros_so_far == 1)
+        w = xp.where(before, out * grad, 0)
+        head = xp.flip(xp.cumsum(xp.flip(w, -1), -1), -1) / a
+        first = xp.argmax(zeros_so_far == 1, axis=-1)[..., None]
+        at_first = (xp.arange(a.shape[-1]) == first) & (zeros_so_far == 1)
         between = (zeros_so_far == 1) & ~at_first
-        products = np.cumprod(np.where(between, a, 1), axis=-1) * np.where(zeros_so_far == 1, grad, 0)
-        prior = np.where(first == 0, 1, np.take_along_axis(out, np.maximum(first - 1, 0), axis=-1))
+        products = xp.cumprod(xp.where(between, a, 1), axis=-1) * xp.where(zeros_so_far == 1, grad, 0)
+        prior = xp.where(first == 0, 1, xp.take_along_axis(out, xp.maximum(first - 1, 0), axis=-1))
         value = products.sum(-1, keepdims=True) * prior
-    grad_input = np.where(at_first, value, np.where(before, head, 0)).astype(a.dtype, copy=False)
-    return Tensor._from_array(np.ascontiguousarray(np.moveaxis(grad_input, -1, dim)))
+    grad_input = xp.where(at_first, value, xp.where(before, head, 0)).astype(a.dtype, copy=False)
+    return Tensor._from_array(xp.ascontiguousarray(xp.moveaxis(grad_input, -1, dim)))
 
 
 CUMSUM = OpDef("CumsumBackward0", _scan_fwd("cumsum"), derivatives={"self": D("dim in_dtype", _cumsum_grad)})
@@ -255,7 +257,6 @@ def _evenly(g: Any, c: Any) -> Any:
     """torch's evenly_distribute_backward: the gradient shared by the elements equal to the
     max/min, or by the nans when it is nan."""
     from impl._tensor import Tensor
-    from impl._xp import namespace_of
 
     xp = namespace_of(c.self._data)
     nan = c.self.dtype.is_floating_point and bool(xp.isnan(c.result._data))
@@ -302,7 +303,6 @@ def _select_reduce_fwd(kind: str) -> Any:
 
 def _value_selecting_back(g: Any, c: Any) -> Any:
     from impl._tensor import Tensor
-    from impl._xp import namespace_of
 
     idx = c.indices
     xp = namespace_of(idx._data)

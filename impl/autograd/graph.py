@@ -241,7 +241,8 @@ def _stealable(grad: Tensor, var: Tensor) -> bool:
     layout contract; otherwise ``.grad`` is a copy (``_clone_obey_contract``)."""
     from impl.autograd.engine import can_steal
 
-    return can_steal(grad) and grad._data.flags.writeable and _obeys_layout_contract(grad, var)
+    writeable = getattr(grad._data.flags, "writeable", True)  # (cupy's flags have none: always)
+    return can_steal(grad) and writeable and _obeys_layout_contract(grad, var)
 
 
 def _obeys_layout_contract(grad: Tensor, var: Tensor) -> bool:

@@ -281,7 +281,7 @@ def _nll_grad(g: Any, c: Any) -> Any:
     dtype = c.dtype("self").np
     coef = _nll_coefficients(xp, c.target, c.weight, c.ignore_index, c.reduction, shape[-1], dtype)
     coef = coef.reshape(shape)
-    coef_t = impl.from_numpy(coef) if xp.__name__ == "numpy" else impl.as_tensor(coef)
+    coef_t = impl.Tensor._from_array(coef)  # numpy or cupy, on the target's device
     return coef_t * (g.unsqueeze(-1) if c.reduction == 0 else g)
 
 
