@@ -1,5 +1,5 @@
-"""The generated recording functions and node methods (impl/_ops/codegen.py): every op of the
-table gets them and they compile, and the example the module shows is what it generates."""
+"""The generated calls, recording functions and node methods (impl/_ops/codegen.py): every op of
+the table gets them and they compile, and the example the module shows is what it generates."""
 
 from __future__ import annotations
 
@@ -25,8 +25,9 @@ def _all_ops() -> list[OpDef]:
 
 
 @pytest.mark.parametrize("op", _all_ops(), ids=lambda op: op.node_name)
-def test_every_op_compiles_its_recorder_and_node_methods(op: OpDef) -> None:
-    record = codegen.compile_recorder(op, {})  # a generation fault is a SyntaxError here
+def test_every_op_compiles_its_call_recorder_and_node_methods(op: OpDef) -> None:
+    assert codegen.compile_call(op, {}).__code__.co_argcount == 2  # a generation fault: SyntaxError
+    record = codegen.compile_recorder(op, {})
     assert record.__code__.co_argcount == 3
     for name, arguments in (("apply", 2), ("release", 1)):
         assert codegen.compile_node_method(op, name, {}).__code__.co_argcount == arguments

@@ -1,6 +1,11 @@
-"""Each op's recording function and its node's ``apply``/``release``, generated from its OpDef, as
-torch's autograd codegen turns derivatives.yaml into one ``VariableType`` function and one node
-class (``Functions.cpp``) per op.
+"""Each op's call, its recording function and its node's ``apply``/``release``, generated from its
+OpDef, as torch's autograd codegen turns derivatives.yaml into one ``VariableType`` function and
+one node class (``Functions.cpp``) per op.
+
+The call (``call_source``, what ``table.apply`` runs) wraps numbers, promotes, runs the forward on
+the arrays, lays out and wraps the result and records the node when an input needs a gradient:
+the same steps for every op, here with the op's arity, promotion, view-ness and differentiable
+inputs baked in instead of looped over on every call.
 
 Recording a node is the same steps for every op (make the node, find each input's edge, keep the
 inputs' metadata, save what the derivatives of the inputs that need a gradient use, attach the node
@@ -44,6 +49,77 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from impl._ops.table import OpDef
+
+
+def call_source(op: OpDef) -> str:
+    """The Python source of ``op``'s call ``call(tensors, attrs)`` (what ``table.apply`` runs): wrap
+    Python numbers as torch does, cast to the common dtype when the op promotes, run the forward on
+    the arrays (numpy's floating-point warnings silenced, torch's broadcast error), lay the result
+    out as torch's TensorIterator does for an elementwise op, make a view's bookkeeping, and record
+    the node when a differentiable input needs a gradient."""
+    n = len(op.inputs)
+    names = [f"t{i}" for i in range(n)]
+    arrays = [f"a{i}" for i in range(n)]
+    unpack = f"{', '.join(names)}{',' if n == 1 else ''} = tensors"
+    tensors = " and ".join(f"isinstance({t}, Tensor)" for t in names)
+    lines = [
+        "def call(tensors, attrs):",
+        f"    {unpack}",
+        f"    if not {tensors if n == 1 else f'({tensors})'}:",
+        "        tensors = _wrap_numbers(tensors, op)",
+        f"        {unpack}",
+    ]
+    lines += [f"    a{i} = t{i}._data" for i in range(n)]
+    lines.append("    xp = np if type(a0) is np.ndarray else namespace_of(a0)")
+    if op.promote:  # to torch's result type (a float one for "float" ops)
+        lines += [
+            "    dt = _common_float(tensors)",
+            "    if dt is None:",
+            f"        dt = compute_dtype(tensors, {op.promote == 'float'}).np",
+        ]
+        for i in range(n):
+            lines += [f"    if a{i}.dtype != dt:", f"        a{i} = _cast(t{i}, a{i}, dt)"]
+    operands = ", ".join(arrays)
+    lines += [
+        "    token = quiet_enter()",
+        "    try:",
+        f"        raw = op.forward(xp, {operands}, **attrs)",
+        "    except ValueError as exc:",
+        f"        _raise_broadcast_error(exc, ({operands}{',' if n == 1 else ''}))",
+        "        raise",
+        "    finally:",
+        "        quiet_exit(token)",
+        "    if type(raw) is tuple:",
+        "        results = tuple([_from_array(r if type(r) is np.ndarray else xp.asarray(r)) for r in raw])",
+        "        main = results[0]",
+        "    else:",
+    ]
+    if op.iterator_operands:
+        lines += [
+            "        if raw.ndim > 1:  # a 0-d or 1-d result has one layout in both",
+            f"            raw = _torch_layout(op, xp, raw, tensors, [{operands}], attrs)",
+        ]
+    lines += [
+        "        main = _from_array(raw if type(raw) is np.ndarray else xp.asarray(raw))",
+        "        results = None",
+    ]
+    if op.view:  # the result shares t0's memory and version counter
+        lines += [
+            "    main._base = t0._base if t0._base is not None else t0",
+            "    main._vc = t0._vc",
+            "    main._view_version = t0._vc.value",
+            "    if not _grad_state.enabled and t0.requires_grad:",
+            "        main._view_no_grad = True",
+        ]
+    needs = [f"t{i}._requires_grad or t{i}._grad_fn is not None" for i, d in enumerate(op._plan.diff) if d]
+    if needs:
+        lines += [
+            "    if _grad_state.enabled and not _grad_state.inference and main._data.dtype in FLOAT_DTYPES:",
+            f"        if {' or '.join(needs)}:",
+            "            op._record(tensors, attrs, results or (main,))",
+        ]
+    lines.append("    return main if results is None or len(results) == 1 else results")
+    return "\n".join(lines) + "\n"
 
 
 def record_source(op: OpDef) -> str:
@@ -167,6 +243,12 @@ def release_source(op: OpDef) -> str:
         "                attrs[k] = RELEASED",
     ]
     return "\n".join(lines) + "\n"
+
+
+def compile_call(op: OpDef, helpers: dict[str, Any]) -> Callable[[tuple, dict], Any]:
+    """``op``'s call, compiled from ``call_source`` with ``helpers`` (numpy, the table's wrapping,
+    promotion, layout and error helpers) and the op itself in scope."""
+    return _compile(call_source(op), "call", op, {**helpers, "op": op})
 
 
 def compile_recorder(op: OpDef, helpers: dict[str, Any]) -> Callable[[tuple, dict, tuple], None]:

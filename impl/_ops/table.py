@@ -69,6 +69,11 @@ class OpDef:
         """The generated Python source of this op's recording function (see impl/_ops/codegen.py)."""
         return codegen.record_source(self)
 
+    def _call(self, tensors: tuple, attrs: dict) -> Any:
+        """Run the op (compiles its call, ``record_source``'s sibling ``call_source``, on first use)."""
+        self._call = codegen.compile_call(self, _CALL_HELPERS)  # type: ignore[method-assign]
+        return self._call(tensors, attrs)
+
     def _record(self, tensors: tuple, attrs: dict, results: tuple) -> None:
         """Record the node of one call (compiles the op's recording function on first use)."""
         self._record = codegen.compile_recorder(self, _RECORD_HELPERS)  # type: ignore[method-assign]
@@ -286,59 +291,27 @@ def _source(op: OpDef, use: str) -> tuple[str, Any]:
 
 
 def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
-    """Run ``op`` on tensors (Python numbers are wrapped like torch wraps them), record the node."""
-    for t in tensors:
-        if not isinstance(t, Tensor):
-            tensors = _wrap_numbers(tensors, op)
-            break
-    arrays = list(map(_DATA, tensors))
-    first_array = arrays[0]
-    xp = np if type(first_array) is np.ndarray else namespace_of(first_array)
-    if op.promote:
-        dt = _common_float(tensors)
-        if dt is None:
-            dt = compute_dtype(tensors, op.promote == "float").np
-        for i, a in enumerate(arrays):
-            if a.dtype != dt:
-                casts = getattr(tensors[i], "_casts", None)  # a shared wrapped number keeps its casts
-                cast = None if casts is None else casts.get(dt)
-                if cast is None:
-                    cast = a.astype(dt)
-                    if casts is not None:
-                        casts[dt] = cast
-                arrays[i] = cast
-    token = quiet_enter()
-    try:
-        raw = op.forward(xp, *arrays, **attrs)
-    except ValueError as exc:
-        mismatch = broadcast_mismatch([a.shape for a in arrays]) if "broadcast" in str(exc) else None
-        if mismatch is None:
-            raise
+    """Run ``op`` on tensors (Python numbers are wrapped like torch wraps them), record the node:
+    the op's generated call (``codegen.call_source``; compiled on the op's first call)."""
+    return op._call(tensors, attrs)
+
+
+def _cast(t: Any, a: Any, dt: Any) -> Any:
+    """Operand ``t``'s array ``a`` cast to ``dt``; a shared wrapped number keeps its casts."""
+    casts = getattr(t, "_casts", None)
+    cast = None if casts is None else casts.get(dt)
+    if cast is None:
+        cast = a.astype(dt)
+        if casts is not None:
+            casts[dt] = cast
+    return cast
+
+
+def _raise_broadcast_error(exc: ValueError, arrays: tuple) -> None:
+    """torch's RuntimeError when numpy's ValueError ``exc`` says the operands do not broadcast."""
+    mismatch = broadcast_mismatch([a.shape for a in arrays]) if "broadcast" in str(exc) else None
+    if mismatch is not None:
         raise RuntimeError(mismatch) from None
-    finally:
-        quiet_exit(token)
-    from_array = Tensor._from_array
-    if type(raw) is tuple:
-        results = tuple([from_array(r if type(r) is np.ndarray else xp.asarray(r)) for r in raw])
-        main = results[0]
-    else:
-        if op.iterator_operands and raw.ndim > 1:  # a 0-d or 1-d result has one layout in both
-            raw = _torch_layout(op, xp, raw, tensors, arrays, attrs)
-        main = from_array(raw if type(raw) is np.ndarray else xp.asarray(raw))
-        results = None
-    if op.view:
-        src = tensors[0]
-        main._base = src._base if src._base is not None else src
-        main._vc = src._vc
-        main._view_version = src._vc.value
-        if not _grad_state.enabled and src.requires_grad:
-            main._view_no_grad = True
-    if _grad_state.enabled and not _grad_state.inference and main._data.dtype in FLOAT_DTYPES:
-        for d, t in zip(op._plan.diff, tensors, strict=False):
-            if d is not None and (t._requires_grad or t._grad_fn is not None):
-                op._record(tensors, attrs, results or (main,))
-                break
-    return main if results is None or len(results) == 1 else results
 
 
 def _torch_layout(op: OpDef, xp: Any, raw: Any, tensors: tuple, arrays: list, attrs: dict) -> Any:
@@ -482,4 +455,11 @@ _RECORD_HELPERS = {
 }
 _NODE_HELPERS = {
     "_unpack": _unpack, "_new": _new, "SavedTensor": SavedTensor, "RELEASED": RELEASED, "Tensor": Tensor,
+}
+_CALL_HELPERS = {
+    "np": np, "Tensor": Tensor, "namespace_of": namespace_of, "_wrap_numbers": _wrap_numbers,
+    "_common_float": _common_float, "compute_dtype": compute_dtype, "_cast": _cast,
+    "quiet_enter": quiet_enter, "quiet_exit": quiet_exit, "_raise_broadcast_error": _raise_broadcast_error,
+    "_from_array": Tensor._from_array, "_torch_layout": _torch_layout, "_grad_state": _grad_state,
+    "FLOAT_DTYPES": FLOAT_DTYPES,
 }
