@@ -304,6 +304,7 @@ def grad_of(m: Any, shape: tuple, f: Callable[[Any], Any], upstream: Any = None,
 GRAD_LAYOUT_DIVERGENCES: dict[str, str] = {}
 
 
+@pytest.mark.filterwarnings("ignore:Using backward\\(\\) with create_graph=True:UserWarning")  # torch's
 @pytest.mark.parametrize("case", cases(GRAD_LAYOUTS, GRAD_LAYOUT_DIVERGENCES))
 def test_grad_obeys_the_layout_contract(case: str) -> None:
     assert GRAD_LAYOUTS[case](impl) == GRAD_LAYOUTS[case](torch)

@@ -25,6 +25,7 @@ def conv_layers(draw: Any) -> tuple[tuple[int, ...], bool, dict, tuple[int, ...]
     return shape, keep, spec, out
 
 
+@pytest.mark.filterwarnings("ignore:Using padding='same' with even kernel lengths:UserWarning")  # torch's
 @settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
 @given(layer=conv_layers())
 def test_drawn_conv2d_layers_build_and_have_the_declared_shape(layer: tuple) -> None:
