@@ -690,3 +690,21 @@ def test_inference_tensors_do_not_track_a_version() -> None:
         return observe({"x": x}, lambda t: t._version, str)["x"]
 
     assert version(impl) == version(torch) == "RuntimeError: Inference tensors do not track version counter."
+
+
+@pytest.mark.parametrize("fn", ["cumsum", "cumprod"])
+def test_scans_asked_for_bool_run_only_where_torch_runs_no_kernel(fn: str) -> None:
+    """torch's CPU scans have no bool kernel, but a 0-d or empty input never reaches one."""
+
+    def run(m: Any) -> dict:
+        shapes = [(), (0,), (1, 0), (3,), (2, 1)]
+        inputs = {f"{shape} {rg}": (shape, rg) for shape in shapes for rg in (False, True)}
+
+        def scan(spec: tuple) -> Any:
+            shape, rg = spec
+            x = m.full(shape, -2.0, requires_grad=rg) if shape else m.tensor(-2.0, requires_grad=rg)
+            return getattr(m, fn)(x, 0, dtype=m.bool)
+
+        return observe(inputs, scan, lambda r: f"{r.tolist()} {r.dtype} {r.requires_grad}")
+
+    assert run(impl) == run(torch)

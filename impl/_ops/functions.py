@@ -234,7 +234,7 @@ def _scan(op: Any, name: str, input: Tensor, dim: Any, dtype: Any) -> Tensor:
         raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
     out = rd.accumulated_dtype(input, dtype)
     d = _wrap_dim(int(dim), input.dim())
-    if out is dtypes.bool_:
+    if out is dtypes.bool_ and input.dim() and input.numel():  # 0-d and empty inputs run no kernel
         raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
     rd.check_differentiable(input, out)
     return apply(op, input, dim=d, dtype=out.np, in_dtype=input.dtype)
