@@ -708,3 +708,20 @@ def test_scans_asked_for_bool_run_only_where_torch_runs_no_kernel(fn: str) -> No
         return observe(inputs, scan, lambda r: f"{r.tolist()} {r.dtype} {r.requires_grad}")
 
     assert run(impl) == run(torch)
+
+
+@pytest.mark.parametrize("base", [0.0, 2.0, -1.5])
+@pytest.mark.parametrize("written", [False, True], ids=["as is", "exponent written in place"])
+def test_pow_of_a_scalar_base_saves_its_exponent(base: float, written: bool) -> None:
+    """PowBackward2 (``base ** tensor``) saves the exponent as torch's derivatives.yaml does: it
+    decides the gradient where the base is 0, and writing it in place makes backward raise."""
+
+    def run(m: Any) -> str:
+        e = m.tensor([-2.0, 0.0, 1.5], requires_grad=True)
+        x = e.clone()
+        y = base**x
+        if written:
+            x.add_(1)
+        return observe({"e": e}, lambda e: (y.sum().backward(), e.grad.tolist())[1], str)["e"]
+
+    assert run(impl) == run(torch)

@@ -273,7 +273,7 @@ POW_ST = OpDef(  # its result has C strides whatever the exponent's layout, as t
     "PowBackward2",
     lambda xp, e, base: c_ordered(_pow_fwd(xp, xp.asarray(base, dtype=e.dtype), e)),
     ("exponent",),
-    {"exponent": D("base result", lambda g, c: _pow_base_scalar_grad(g, c))},
+    {"exponent": D("base exponent result", lambda g, c: _pow_base_scalar_grad(g, c))},
 )
 
 
