@@ -725,3 +725,39 @@ def test_pow_of_a_scalar_base_saves_its_exponent(base: float, written: bool) -> 
         return observe({"e": e}, lambda e: (y.sum().backward(), e.grad.tolist())[1], str)["e"]
 
     assert run(impl) == run(torch)
+
+
+OPERAND_ERRORS: dict[str, Callable[[Any], Any]] = {
+    "where cond(2,1) x() y(3,2)": lambda m: m.where(m.ones(2, 1, dtype=m.bool), m.tensor(1.0), m.ones(3, 2)),
+    "where cond(3,2) x(2,1) y()": lambda m: m.where(m.ones(3, 2, dtype=m.bool), m.ones(2, 1), m.tensor(1.0)),
+    "where cond(3,) x(4,) y(3,)": lambda m: m.where(m.ones(3, dtype=m.bool), m.ones(4), m.ones(3)),
+    "pow bool bool": lambda m: m.pow(m.tensor([True, False]), m.tensor([True])),
+    "bool ** bool": lambda m: m.tensor([True]) ** m.tensor([False]),
+    "pow bool int": lambda m: m.pow(m.tensor([True, False]), m.tensor([2])),
+}
+
+
+@pytest.mark.parametrize("case", OPERAND_ERRORS)
+def test_operand_errors_match_torch(case: str) -> None:
+    """where folds its operands' shapes condition first (torch's message names them in that order);
+    pow of two bool tensors has no kernel."""
+
+    def run(m: Any) -> str:
+        return observe({case: m}, OPERAND_ERRORS[case], lambda r: f"{r.tolist()} {r.dtype}")[case]
+
+    assert run(impl) == run(torch)
+
+
+@pytest.mark.parametrize("dtypes_", [("float16", "float32"), ("float64", "float16"), ("float32", "float64")])
+def test_pow_exponent_gradient_takes_the_log_in_the_promoted_dtype(dtypes_: tuple) -> None:
+    """torch's pow_backward_exponent casts the base to the promoted dtype before its log."""
+
+    def run(m: Any) -> tuple:
+        b = m.tensor([0.5, 0.0, 3.0], dtype=getattr(m, dtypes_[0]), requires_grad=True)
+        e = m.tensor([-2.0, 2.0, 0.5], dtype=getattr(m, dtypes_[1]), requires_grad=True)
+        gb, ge = m.autograd.grad(m.pow(b, e).sum(), (b, e), create_graph=True)
+        return gb.tolist(), ge.tolist(), type(ge.grad_fn).__name__
+
+    (gb, ge, name), (tgb, tge, tname) = run(impl), run(torch)
+    assert (gb, name) == (tgb, tname)
+    np.testing.assert_allclose(ge, tge, rtol=1.3e-6, atol=1e-5)  # a float32 log may differ by an ulp

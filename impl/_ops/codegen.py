@@ -85,7 +85,7 @@ def call_source(op: OpDef) -> str:
         "    try:",
         f"        raw = op.forward(xp, {operands}, **attrs)",
         "    except ValueError as exc:",
-        f"        _raise_broadcast_error(exc, ({operands}{',' if n == 1 else ''}))",
+        f"        _raise_broadcast_error(exc, op, ({operands}{',' if n == 1 else ''}), attrs)",
         "        raise",
         "    finally:",
         "        quiet_exit(token)",

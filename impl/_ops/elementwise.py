@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from impl import dtypes
 from impl._ops.cpu_kernels import fma, vector_bytes
 from impl._ops.table import D, OpDef, apply
 from impl._ops.views import c_ordered, copy_like
@@ -188,8 +189,9 @@ def _pow_scalar_grad(g: Any, c: Any) -> Any:
 
 
 def _pow_exponent_grad(g: Any, c: Any) -> Any:
-    """torch's pow_backward_exponent: 0 where the base is 0 and the exponent >= 0."""
-    base = c.self
+    """torch's pow_backward_exponent: 0 where the base is 0 and the exponent >= 0; the base's log
+    is taken in the promoted dtype (a float16 base of a float32 exponent is cast first)."""
+    base = c.self.to(dtypes.result_type(c.self, c.exponent))
     return g * apply(WHERE, 0, c.result * base.log(), condition=(base == 0) & (c.exponent >= 0))
 
 

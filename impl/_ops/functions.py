@@ -108,6 +108,8 @@ def pow(input: Any, exponent: Any) -> Tensor:
             exponent = exponent.to(dt)
         return apply(ew.POW_ST, exponent, base=input)
     if _t(exponent):
+        if dtypes.result_type(input, exponent) is dtypes.bool_:  # torch's CPU pow has no bool kernel
+            raise NotImplementedError("\"pow\" not implemented for 'Bool'")
         return apply(ew.POW_TT, input, exponent)
     dt = dtypes.result_type(input, exponent)
     if dt is not input.dtype:  # an integer tensor to a float power is float, as in torch

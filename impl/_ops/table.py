@@ -307,9 +307,19 @@ def _cast(t: Any, a: Any, dt: Any) -> Any:
     return cast
 
 
-def _raise_broadcast_error(exc: ValueError, arrays: tuple) -> None:
-    """torch's RuntimeError when numpy's ValueError ``exc`` says the operands do not broadcast."""
-    mismatch = broadcast_mismatch([a.shape for a in arrays]) if "broadcast" in str(exc) else None
+def _raise_broadcast_error(exc: ValueError, op: OpDef, arrays: tuple, attrs: dict) -> None:
+    """torch's RuntimeError when numpy's ValueError ``exc`` says the operands do not broadcast: the
+    shapes folded in the order torch's TensorIterator takes the operands (``where``'s condition
+    first), else the inputs'."""
+    if "broadcast" not in str(exc):
+        return
+    shapes = [a.shape for a in arrays]
+    if op.iterator_operands:
+        shapes = [
+            shapes[op.inputs.index(name)] if name in op.inputs else getattr(attrs[name], "shape", ())
+            for name in op.iterator_operands
+        ]
+    mismatch = broadcast_mismatch([tuple(shape) for shape in shapes])
     if mismatch is not None:
         raise RuntimeError(mismatch) from None
 
