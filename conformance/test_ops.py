@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from oracle.backends import Backend
@@ -139,8 +139,11 @@ def binary_ops(draw: Any) -> Program:
     a = p.leaf(shape, a_dtype, edge=draw(st.booleans()))
     if kind == "scalar":
         scalar = draw(st.sampled_from(SCALARS))
-        y = p.op(draw(st.sampled_from(BINARY[:5] + DUNDERS + REFLECTED)), Ref(a), scalar)
-        return p.end(y)
+        op = draw(st.sampled_from(BINARY[:5] + DUNDERS + REFLECTED))
+        # torch 2.13's PowBackward2 fails an INTERNAL ASSERT ("unknown ivalue tag 4") on a bool
+        # base: a torch bug, not a behaviour to match
+        assume(not (op == "__rpow__" and isinstance(scalar, bool)))
+        return p.end(p.op(op, Ref(a), scalar))
     b = p.leaf(other, b_dtype)
     if kind == "where":
         cond = p.leaf(broadcast_partner(draw, out_shape), "bool", grad=False)
