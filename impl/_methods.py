@@ -122,6 +122,7 @@ def _pow_spec(self: Tensor, exponent: Any) -> tuple:
 def _masked_fill_spec(self: Tensor, mask: Tensor, value: Any) -> tuple:
     from impl._ops.indexing import MASKED_FILL
 
+    F.check_masked_fill(self, mask, in_place=True)
     return MASKED_FILL, (), {"mask": mask, "value": value.item() if isinstance(value, Tensor) else value}
 
 

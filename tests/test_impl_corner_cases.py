@@ -734,13 +734,20 @@ OPERAND_ERRORS: dict[str, Callable[[Any], Any]] = {
     "pow bool bool": lambda m: m.pow(m.tensor([True, False]), m.tensor([True])),
     "bool ** bool": lambda m: m.tensor([True]) ** m.tensor([False]),
     "pow bool int": lambda m: m.pow(m.tensor([True, False]), m.tensor([2])),
+    "bool ** True": lambda m: m.tensor([True, False]) ** True,
+    "pow(bool, False)": lambda m: m.pow(m.tensor([True, False]), False),
+    "masked_fill x(3,2) mask(2,1)": lambda m: m.ones(3, 2).masked_fill(m.zeros(2, 1, dtype=m.bool), 1.0),
+    "masked_fill_ x(3,2) mask(2,1)": lambda m: m.ones(3, 2).masked_fill_(m.zeros(2, 1, dtype=m.bool), 1.0),
+    "masked_fill x(3,2) int mask(2,)": lambda m: m.ones(3, 2).masked_fill(m.zeros(2, dtype=m.int64), 1.0),
+    "masked_fill_ x(3,2) long mask(2,1)": lambda m: m.ones(3, 2).masked_fill_(m.zeros(2, 1).long(), 1.0),
 }
 
 
 @pytest.mark.parametrize("case", OPERAND_ERRORS)
 def test_operand_errors_match_torch(case: str) -> None:
-    """where folds its operands' shapes condition first (torch's message names them in that order);
-    pow of two bool tensors has no kernel."""
+    """where folds its operands' shapes condition first (torch's message names them in that order),
+    masked_fill the mask first and masked_fill_ the input first (after the mask's dtype); pow of two
+    bool tensors has no kernel, a bool tensor to a bool power stays bool."""
 
     def run(m: Any) -> str:
         return observe({case: m}, OPERAND_ERRORS[case], lambda r: f"{r.tolist()} {r.dtype}")[case]

@@ -209,6 +209,8 @@ def _pow_scalar_fwd(xp: Any, a: Any, exponent: Any) -> Any:
     if a.dtype.kind in "iub":
         if isinstance(exponent, int) and not isinstance(exponent, bool) and exponent < 0:
             raise RuntimeError("Integers to negative integer powers are not allowed.")
+        if a.dtype.kind == "b":  # bool ** bool stays bool (numpy's power of bools is int8)
+            return a.copy() if exponent else xp.ones_like(a)
         return a ** xp.asarray(exponent, dtype=a.dtype)
     if exponent == 0:
         return xp.ones_like(a)

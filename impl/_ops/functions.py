@@ -862,14 +862,27 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    check_masked_fill(input, mask, in_place=False)
+    if _t(value):
+        value = value.item()
+    return apply(ix.MASKED_FILL, input, mask=mask, value=value)
+
+
+def check_masked_fill(input: Tensor, mask: Tensor, in_place: bool) -> None:
+    """torch's checks, in its order: out of place, the mask and the input broadcast together
+    (expand_outplace(mask, self)) before the mask's dtype is looked at; in place, the dtype first,
+    then the input and the mask broadcast."""
+    shapes = [tuple(input.shape), tuple(mask.shape)] if in_place else [tuple(mask.shape), tuple(input.shape)]
+    mismatch = broadcast_mismatch(shapes)
+    if mismatch is not None and not in_place:
+        raise RuntimeError(mismatch)
     if mask.dtype is not dtypes.bool_:
         raise RuntimeError(
             f"masked_fill_ only supports boolean masks, but got mask with dtype "
             f"{mask.dtype.name.replace('int64', 'long int')}"
         )
-    if _t(value):
-        value = value.item()
-    return apply(ix.MASKED_FILL, input, mask=mask, value=value)
+    if mismatch is not None:
+        raise RuntimeError(mismatch)
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
