@@ -768,3 +768,17 @@ def test_pow_exponent_gradient_takes_the_log_in_the_promoted_dtype(dtypes_: tupl
     (gb, ge, name), (tgb, tge, tname) = run(impl), run(torch)
     assert (gb, name) == (tgb, tname)
     np.testing.assert_allclose(ge, tge, rtol=1.3e-6, atol=1e-5)  # a float32 log may differ by an ulp
+
+
+@pytest.mark.parametrize("exponent", [0.5, -0.5, 2.0, 0.3, float("inf"), float("nan"), -0.0])
+def test_pow_of_two_tensors_with_a_broadcast_exponent_follows_c_pow(exponent: float) -> None:
+    """A 0-d exponent of 0.5 is not a square root: pow(-inf, 0.5) is inf and pow(-0, 0.5) is 0, as
+    torch's elementwise pow gives (numpy's broadcast fast path gave nan and -0)."""
+    values = [-2.0, 4.0, float("-inf"), float("inf"), -0.0, 0.0, 1.0, -1.0, float("nan"), 0.3]
+
+    def run(m: Any) -> np.ndarray:
+        return (m.tensor(values) ** m.tensor(exponent)).numpy()
+
+    got, expected = run(impl), run(torch)
+    np.testing.assert_allclose(got, expected, rtol=1.3e-6, equal_nan=True)  # float32 pow: an ulp may differ
+    assert np.array_equal(np.signbit(got), np.signbit(expected))

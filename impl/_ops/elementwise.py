@@ -245,7 +245,9 @@ def _pow_fwd(xp: Any, a: Any, b: Any) -> Any:
     """Elementwise pow of arrays of one dtype; integer powers as torch's powi: a negative exponent
     gives 1 for base 1, +-1 for base -1 (by parity) and 0 otherwise."""
     if a.dtype.kind not in "iu":
-        return a**b
+        if a.shape != b.shape:  # numpy computes a broadcast (stride-0) exponent of 0.5 as a sqrt:
+            a, b = (x.copy() for x in xp.broadcast_arrays(a, b))  # nan for -inf, -0 for -0 (torch: inf, 0)
+        return xp.power(a, b)
     negative = b < 0
     if not negative.any():
         return a**b
