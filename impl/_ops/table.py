@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from operator import attrgetter
 from types import MappingProxyType
 from typing import Any
 
@@ -143,7 +142,6 @@ class OpCtx:
 
 NOTHING_SAVED: Any = MappingProxyType({})
 _grad_state = grad_mode._state
-_DATA = attrgetter("_data")
 _new = object.__new__
 RELEASED = SavedTensor.__new__(SavedTensor)  # what a released node keeps in place of a bare saved tensor
 RELEASED.tensor, RELEASED.version, RELEASED.freed, RELEASED.output_of = None, 0, True, None
