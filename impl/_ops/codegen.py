@@ -60,7 +60,7 @@ def call_source(op: OpDef) -> str:
     n = len(op.inputs)
     names = [f"t{i}" for i in range(n)]
     arrays = [f"a{i}" for i in range(n)]
-    unpack = f"{', '.join(names)}{',' if n == 1 else ''} = tensors"
+    unpack = f"{_tuple(names)} = tensors"
     tensors = " and ".join(f"isinstance({t}, Tensor)" for t in names)
     lines = [
         "def call(tensors, attrs):",
@@ -85,7 +85,7 @@ def call_source(op: OpDef) -> str:
         "    try:",
         f"        raw = op.forward(xp, {operands}, **attrs)",
         "    except ValueError as exc:",
-        f"        _raise_broadcast_error(exc, op, ({operands}{',' if n == 1 else ''}), attrs)",
+        f"        _raise_broadcast_error(exc, op, ({_tuple(arrays)}), attrs)",
         "        raise",
         "    finally:",
         "        quiet_exit(token)",
@@ -128,7 +128,7 @@ def record_source(op: OpDef) -> str:
     n = len(op.inputs)
     names = [f"t{i}" for i in range(n)]
     lines = ["def record(tensors, attrs, results):", "    node = node_class()"]
-    lines.append(f"    {', '.join(names)}{',' if n == 1 else ''} = tensors")
+    lines.append(f"    {_tuple(names)} = tensors")
     for i, d in enumerate(plan.diff):  # edges: None when the op has no derivative for the input
         lines.append(f"    edge{i} = {'NO_EDGE' if d is None else f'_edge_of(t{i})'}")
     lines.append("    node._fn0, node._nr0 = edge0")
@@ -162,6 +162,11 @@ def record_source(op: OpDef) -> str:
         "    node._input_meta = output_meta(result)",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _tuple(items: list[str]) -> str:
+    """``items`` as the elements of a Python tuple (``t0,`` for one, ``t0, t1`` for two)."""
+    return ", ".join(items) + ("," if len(items) == 1 else "")
 
 
 def _save_lines(use: str, kind: str, where: Any, slot: str | None, written: set[str]) -> list[str]:
