@@ -486,11 +486,10 @@ def _with_contiguous_strides(array: np.ndarray) -> np.ndarray:
     """An empty array as torch strides a fresh empty tensor: numpy makes every stride of an empty
     array 0, torch gives it contiguous strides (sizes of 0 counted as 1), so (0, 2) is (2, 1).
     Views then inherit them (numpy keeps non-zero strides through its views)."""
-    strides, step = [], array.itemsize
-    for size in reversed(array.shape):
-        strides.append(step)
-        step *= max(size, 1)
-    return np.lib.stride_tricks.as_strided(array, array.shape, tuple(reversed(strides)))
+    from impl._ops.views import contiguous_strides
+
+    strides = tuple(s * array.itemsize for s in contiguous_strides(array.shape))
+    return np.lib.stride_tricks.as_strided(array, array.shape, strides)
 
 
 def _wrap_dim(dim: int, ndim: int) -> int:
