@@ -16,13 +16,15 @@ import impl
 
 
 def cases(names: Any, divergences: dict[str, str]) -> list:
-    """Parameters for ``names``; those in ``divergences`` are strict xfails giving the reason."""
-    return [
-        pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=divergences[n]))
-        if n in divergences
-        else n
-        for n in names
-    ]
+    """Parameters for ``names`` (strings, or tuples of several arguments, named by joining them with
+    "-"); those whose name is in ``divergences`` are strict xfails giving the reason."""
+    params = []
+    for name in names:
+        values = name if isinstance(name, tuple) else (name,)
+        key = "-".join(values)
+        marks = [pytest.mark.xfail(strict=True, reason=divergences[key])] if key in divergences else []
+        params.append(pytest.param(*values, id=key, marks=marks))
+    return params
 
 
 def observe(inputs: dict[str, Any], call: Callable[[Any], Any], describe: Callable[[Any], str]) -> dict:
@@ -566,13 +568,8 @@ PRODUCT_DIVERGENCES: dict[str, str] = {}
 
 @pytest.mark.parametrize(
     ("case", "action"),
-    [
-        pytest.param(case, action, id=f"{case}-{action}", marks=[
-            pytest.mark.xfail(strict=True, reason=PRODUCT_DIVERGENCES[f"{case}-{action}"])
-        ] if f"{case}-{action}" in PRODUCT_DIVERGENCES else [])
-        for case in PRODUCT_CASES
-        for action in [*PRODUCT_ACTIONS, *NO_GRAD_ACTIONS]
-    ],
+    cases([(case, action) for case in PRODUCT_CASES for action in [*PRODUCT_ACTIONS, *NO_GRAD_ACTIONS]],
+          PRODUCT_DIVERGENCES),
 )
 def test_matmul_and_linear_results_match_torch(case: str, action: str) -> None:
     """matmul's dispatch (dot, mv, mm + in-place squeeze_, folded mm/mv, bmm) and linear's
