@@ -779,3 +779,33 @@ def test_pow_of_two_tensors_with_a_broadcast_exponent_follows_c_pow(exponent: fl
     got, expected = run(impl), run(torch)
     np.testing.assert_allclose(got, expected, rtol=1.3e-6, equal_nan=True)  # float32 pow: an ulp may differ
     assert np.array_equal(np.signbit(got), np.signbit(expected))
+
+
+# -- hooks returning a wrong value ---------------------------------------------------------------
+WRONG_HOOK_RESULTS = {
+    "dtype": lambda m, g: g.to(m.float64),
+    "size": lambda m, g: m.zeros(g.numel() + 1),
+    "dtype and size": lambda m, g: m.zeros(g.numel() + 1, dtype=m.float64),
+    "not a tensor": lambda m, g: 1.0,
+}
+
+
+@pytest.mark.parametrize("where", ["tensor hook", "node pre-hook"])
+@pytest.mark.parametrize("wrong", list(WRONG_HOOK_RESULTS))
+def test_a_hook_changing_its_value_raises_as_torch(wrong: str, where: str) -> None:
+    """torch's check_variable_result names a changed type before a changed size."""
+
+    def run(m: Any) -> str:
+        x = m.ones(2, requires_grad=True)
+        y = x * 2
+
+        def hook(g: Any) -> Any:
+            return WRONG_HOOK_RESULTS[wrong](m, g)
+
+        if where == "tensor hook":
+            y.register_hook(hook)
+        else:
+            y.grad_fn.register_prehook(lambda grads: (hook(grads[0]),))
+        return observe({wrong: y}, lambda t: t.sum().backward(), repr)[wrong]
+
+    assert run(impl) == run(torch)

@@ -25,11 +25,9 @@ def _check_hook_result(hook: Any, value: Any, new: Any) -> None:
     from impl._tensor import Tensor
 
     if not isinstance(new, Tensor):
-        raise TypeError(f"expected Tensor, but hook returned '{type(new).__name__}'")
+        raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
     name = getattr(hook, "__name__", type(hook).__name__)
-    if value is not None:
-        if tuple(new.shape) != tuple(value.shape):
-            raise RuntimeError(f"hook '{name}' has changed the size of value")
+    if value is not None:  # torch's check_variable_result: the type first, then the size
         if new.dtype is not value.dtype:
             from impl.dtypes import legacy_name
 
@@ -37,6 +35,8 @@ def _check_hook_result(hook: Any, value: Any, new: Any) -> None:
                 f"hook '{name}' has changed the type of value (was {legacy_name(value.dtype)} "
                 f"got {legacy_name(new.dtype)})"
             )
+        if tuple(new.shape) != tuple(value.shape):
+            raise RuntimeError(f"hook '{name}' has changed the size of value")
 
 
 def call_tensor_pre_hooks(node: Node, grads: list) -> list:
