@@ -809,3 +809,102 @@ def test_a_hook_changing_its_value_raises_as_torch(wrong: str, where: str) -> No
         return observe({wrong: y}, lambda t: t.sum().backward(), repr)[wrong]
 
     assert run(impl) == run(torch)
+
+
+# -- signed zeros ----------------------------------------------------------------------------------
+def signs(t: Any) -> list[str]:
+    """Each value of ``t`` with its sign, so that -0.0 and 0.0 differ (nan has none)."""
+    values = t.detach().reshape(-1).tolist()
+    return ["nan" if v != v else f"{'-' if np.signbit(v) else '+'}{abs(v)}" for v in values]
+
+
+SIGNED_ZERO_VALUES = [-0.0, 0.0, -1.0, 1.0, float("nan"), -2.0]
+SIGNED_ZERO_OPS: dict[str, Callable[[Any, Any], Any]] = {
+    "relu": lambda m, x: m.relu(x),
+    "F.relu": lambda m, x: m.nn.functional.relu(x),
+    "relu_": lambda m, x: x.clone().relu_(),
+    "clamp(min=0)": lambda m, x: m.clamp(x, min=0.0),
+    "clamp(min=-0)": lambda m, x: m.clamp(x, min=-0.0),
+    "clamp(max=0)": lambda m, x: m.clamp(x, max=0.0),
+    "clamp(max=-0)": lambda m, x: x.clamp(max=-0.0),
+    "clamp(-0, 0)": lambda m, x: m.clamp(x, -0.0, 0.0),
+    "clamp(0, -0)": lambda m, x: m.clamp(x, 0.0, -0.0),
+    "clamp(min=int 0)": lambda m, x: m.clamp(x, min=0),
+    "clamp_(-0, 0)": lambda m, x: x.clone().clamp_(-0.0, 0.0),
+    "maximum(x, 0)": lambda m, x: m.maximum(x, m.zeros_like(x)),
+    "maximum(0, x)": lambda m, x: m.maximum(m.zeros_like(x), x),
+    "maximum(-0, x)": lambda m, x: m.maximum(-m.zeros_like(x), x),
+    "minimum(x, -0)": lambda m, x: m.minimum(x, -m.zeros_like(x)),
+    "minimum(0, x)": lambda m, x: m.minimum(m.zeros_like(x), x),
+    "leaky_relu": lambda m, x: m.nn.functional.leaky_relu(x, 0.1),
+    "threshold(0, -0)": lambda m, x: m.nn.functional.threshold(x, 0.0, -0.0),
+    "where(x > 0, x, -0)": lambda m, x: m.where(x > 0, x, -0.0),
+    "abs": lambda m, x: m.abs(x),
+}
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("op", list(SIGNED_ZERO_OPS))
+def test_signed_zeros_of_clamping_ops_match_torch(op: str, dtype: str) -> None:
+    """relu and clamp keep the input on a tie with their bound (relu(-0.0) is -0.0), maximum and
+    minimum keep their first operand on a tie in torch's scalar loop; the gradients' zeros too
+    (a hook sees them: 1 / -0.0 is -inf)."""
+
+    def run(m: Any) -> tuple:
+        x = m.tensor(SIGNED_ZERO_VALUES, dtype=getattr(m, dtype), requires_grad=True)
+        y = SIGNED_ZERO_OPS[op](m, x)
+        (g,) = m.autograd.grad(y, x, -m.ones_like(y))
+        return signs(y), signs(g)
+
+    assert run(impl) == run(torch)
+
+
+def tie_operands(m: Any) -> dict[str, tuple]:
+    """Pairs of operands of ties (-0.0 against 0.0) laid out so that torch's elementwise loop runs
+    some elements in vectors and the rest in its scalar loop: rows shorter and longer than two
+    vectors, broadcast along the row or across rows, transposed alike or not, cast."""
+    neg, pos = (lambda *s, **k: -m.zeros(*s, **k)), m.zeros
+    return {
+        "15 float32": (neg(15), pos(15)),
+        "17 float32": (neg(17), pos(17)),
+        "15 float64": (neg(15, dtype=m.float64), pos(15, dtype=m.float64)),
+        "40 float16": (neg(40, dtype=m.float16), pos(40, dtype=m.float16)),
+        "3x20": (neg(3, 20), pos(3, 20)),
+        "3x20, row broadcast": (neg(3, 20), pos(20)),
+        "3x20, column broadcast": (neg(3, 20), pos(3, 1)),
+        "both broadcast": (neg(1, 20), pos(3, 1)),
+        "0-d first": (neg(()), pos(3, 20)),
+        "one transposed": (neg(20, 3).t(), pos(3, 20)),
+        "both transposed": (neg(40, 3).t(), pos(40, 3).t()),
+        "permuted": (neg(4, 5, 8).permute(2, 0, 1), pos(8, 4, 5)),
+        "float32 against float64": (neg(40), pos(40, dtype=m.float64)),
+    }
+
+
+@pytest.mark.parametrize("call", ["relu", "F.relu", "relu_", "clamp(min=0)"])
+def test_relu_refuses_bool_as_torch(call: str) -> None:
+    """relu is clamp_min(0) with a check of its own: clamp_min takes a bool tensor, relu not."""
+    calls = {
+        "relu": lambda m, x: m.relu(x),
+        "F.relu": lambda m, x: m.nn.functional.relu(x),
+        "relu_": lambda m, x: x.relu_(),
+        "clamp(min=0)": lambda m, x: m.clamp(x, min=0),
+    }
+
+    def run(m: Any) -> dict:
+        return observe({call: m.tensor([True, False])}, lambda x: calls[call](m, x), lambda r: str(r.tolist()))
+
+    assert run(impl) == run(torch)
+
+
+@pytest.mark.parametrize("fn", ["maximum", "minimum"])
+@pytest.mark.parametrize("case", list(tie_operands(torch)))
+def test_maximum_ties_follow_torchs_vector_and_scalar_loops(fn: str, case: str) -> None:
+    """torch's vector code keeps the second operand on a tie, its scalar loop (each row's rest
+    after whole pairs of 32-byte vectors, or rows that are not contiguous) keeps the first."""
+
+    def run(m: Any) -> tuple:
+        a, b = tie_operands(m)[case]
+        return signs(getattr(m, fn)(a, b)), signs(getattr(m, fn)(b, a))
+
+    assert run(impl) == run(torch)

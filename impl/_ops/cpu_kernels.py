@@ -206,3 +206,47 @@ def softmax_backward(xp: Any, grad: Any, out: Any, dim: int) -> Any:
     wide = np.float64 if out.dtype == np.float64 else np.float32  # float16 accumulates in float32
     g, o = grad.astype(wide, copy=False), out.astype(wide, copy=False)
     return (o * (g - _dot(g, o, dim, lanes))).astype(out.dtype, copy=False)
+
+
+# torch's at::internal::GRAIN_SIZE: an elementwise loop over fewer elements runs in one chunk
+GRAIN_SIZE = 32768
+
+
+def vector_elements(shape: tuple, arrays: list, width: int) -> Any:
+    """Where torch's CPU elementwise loop (``vectorized_loop``) over ``arrays`` (the operands as
+    the kernel reads them, their result of ``shape``) computes the result in vectors of ``width``
+    bytes: a bool array of ``shape``, or None where it computes none (the common case: small
+    tensors). Ops whose vector and scalar code differ (``maximum`` keeps the other operand on a
+    tie of zeros) read it.
+
+    TensorIterator orders the dimensions by stride (``views.iteration_order``) and coalesces
+    them from the innermost; along the inner row, blocks of two vectors go through the vector
+    code and the row's rest through the scalar loop. A row is vectorized only when every operand
+    steps one element along it, or one input is broadcast along it and the others step one.
+    Exact for a loop run in one chunk (fewer than ``GRAIN_SIZE`` elements): above it torch
+    splits the loop between threads, so the chunks' tails depend on the thread count."""
+    from impl._ops.views import _broadcast_strides, elementwise_strides, iteration_order
+
+    n = int(np.prod(shape))
+    block = 2 * (width // arrays[0].dtype.itemsize)
+    if n < block:
+        return None
+    operands = [(a.shape, tuple(s // a.itemsize for s in a.strides)) for a in arrays]
+    strides = [elementwise_strides(shape, operands)] + [_broadcast_strides(shape, op) for op in operands]
+    perm = [d for d in iteration_order(shape, operands) if shape[d] != 1]  # size 1 coalesces away
+    if not perm:
+        return None
+    inner, row = perm[0], shape[perm[0]]
+    for d in perm[1:]:  # TensorIterator.coalesce_dimensions, as far as the inner row goes
+        if any(st[d] != st[inner] * row for st in strides):
+            break
+        row *= shape[d]
+    steps = [st[inner] for st in strides]
+    out_and_inputs_contiguous = all(s == 1 for s in steps)
+    one_broadcast = steps[0] == 1 and steps[1:].count(0) == 1 and steps[1:].count(1) == len(steps) - 2
+    whole = row - row % block
+    if not whole or not (out_and_inputs_contiguous or one_broadcast):
+        return None
+    order = list(reversed(iteration_order(shape, operands)))  # outermost first, as memory runs
+    in_row = (np.arange(n) % row < whole).reshape([shape[d] for d in order])
+    return in_row.transpose(np.argsort(order))

@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 
 from impl import dtypes
-from impl._ops.cpu_kernels import fma, vector_bytes
-from impl._ops.table import D, OpDef, apply
+from impl._ops.cpu_kernels import fma, vector_bytes, vector_elements
+from impl._ops.table import FLOAT_DTYPES, D, OpDef, apply
 from impl._ops.views import c_ordered, copy_like
 
 # the operands torch's TensorIterator runs over, in its order (OpDef.iterator_operands)
@@ -340,9 +340,33 @@ SIGMOID = _unary(
     "result",
     lambda g, c: _bw().sigmoid_backward(g, c.result),
 )
+
+
+def _at_least(xp: Any, a: Any, low: Any) -> Any:
+    """``a < low ? low : a``, nan propagating: torch's clamp_min (relu is clamp_min(0)), whose
+    tie keeps ``a`` (relu(-0.0) is -0.0; numpy's maximum may give either zero)."""
+    out = xp.asarray(xp.maximum(a, low))
+    xp.copyto(out, a, where=a == low)
+    return out
+
+
+def _at_most(xp: Any, a: Any, high: Any) -> Any:
+    """``a > high ? high : a``, nan propagating: torch's clamp_max, a tie keeping ``a``."""
+    out = xp.asarray(xp.minimum(a, high))
+    xp.copyto(out, a, where=a == high)
+    return out
+
+
+def _relu_fwd(xp: Any, a: Any) -> Any:
+    """clamp_min(a, 0), which torch's relu refuses for bool (clamp_min itself takes it)."""
+    if a.dtype.kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return _at_least(xp, a, xp.zeros((), a.dtype))
+
+
 RELU = _unary(
     "ReluBackward0",
-    lambda xp, a: xp.maximum(a, 0).astype(a.dtype),
+    _relu_fwd,
     "result",
     lambda g, c: _bw().threshold_backward(g, c.result, 0),
     promote=None,
@@ -368,9 +392,9 @@ CLONE_CONTIGUOUS = OpDef("CloneBackward0", lambda xp, a: a.copy(), derivatives=C
 def _clamp_fwd(xp: Any, a: Any, min: Any, max: Any) -> Any:
     out = a
     if min is not None:
-        out = xp.maximum(out, xp.asarray(min, dtype=a.dtype))
+        out = _at_least(xp, out, xp.asarray(min, dtype=a.dtype))
     if max is not None:
-        out = xp.minimum(out, xp.asarray(max, dtype=a.dtype))
+        out = _at_most(xp, out, xp.asarray(max, dtype=a.dtype))
     return out if out is not a else a.copy()
 
 
@@ -410,9 +434,34 @@ def _minmax_grad(sign: int) -> Any:
     return {"self": D("self other", self_grad), "other": D("self other", other_grad)}
 
 
+# torch registers maximum's and minimum's CPU kernels without an AVX512 build: AVX512 machines
+# run the AVX2 code, and the baseline build emulates 32-byte vectors too
+MINMAX_VECTOR_BYTES = 32
+
+
+def _pick(numpy_pick: str) -> Any:
+    """maximum/minimum as torch's CPU kernel computes them: nan propagating, and on a tie (of
+    zeros of two signs, the only tie one can see) the scalar loop keeps ``a`` (``std::max``) where
+    the vector code keeps ``b`` (``_mm256_max_ps``; see cpu_kernels.vector_elements)."""
+
+    def fwd(xp: Any, a: Any, b: Any) -> Any:
+        out = xp.asarray(getattr(xp, numpy_pick)(a, b))
+        if out.dtype not in FLOAT_DTYPES:
+            return out
+        tie = a == b
+        xp.copyto(out, a, where=tie)
+        if xp is np and out.size >= 8:  # fewer elements fill no two vectors (of 4 doubles)
+            vector = vector_elements(out.shape, [a, b], MINMAX_VECTOR_BYTES)
+            if vector is not None:
+                xp.copyto(out, b, where=tie & vector)
+        return out
+
+    return fwd
+
+
 MAXIMUM = OpDef(
     "MaximumBackward0",
-    lambda xp, a, b: xp.maximum(a, b),
+    _pick("maximum"),
     ("self", "other"),
     _minmax_grad(1),
     promote="common",
@@ -420,7 +469,7 @@ MAXIMUM = OpDef(
 )
 MINIMUM = OpDef(
     "MinimumBackward0",
-    lambda xp, a, b: xp.minimum(a, b),
+    _pick("minimum"),
     ("self", "other"),
     _minmax_grad(-1),
     promote="common",
