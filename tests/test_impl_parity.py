@@ -846,6 +846,79 @@ gg = torch.ones(2)
 a.grad.add_(1)
 print(gg, a.grad, b.grad)
 ''',
+    # AccumulateGrad keeps the gradient itself when nothing else holds it (torch's use_count): a
+    # hook's fresh result is kept, one a hook also stored is copied, so is one another buffer holds
+    "gradient_stealing_by_use_count": '''
+seen = {}
+def record(name):
+    def hook(g):
+        seen[name] = g.data_ptr()
+    return hook
+def fresh(g):
+    r = g * 2
+    seen["fresh"] = r.data_ptr()
+    return r
+kept = []
+def held(g):
+    r = g * 2
+    kept.append(r)
+    return r
+for hook in (fresh, held):
+    x = torch.tensor([1., 2.], requires_grad=True)
+    x.register_hook(hook)
+    (x * 3).sum().backward()
+    print(hook.__name__, x.grad.data_ptr() == (seen["fresh"] if hook is fresh else kept[0].data_ptr()))
+# one gradient routed to two leaves (AddBackward0 passes it on to both)
+a = torch.tensor([1., 2.], requires_grad=True)
+b = torch.tensor([1., 2.], requires_grad=True)
+y = a + b
+y.register_hook(record("y"))
+(y * 3).sum().backward()
+print("shared", a.grad.data_ptr() == seen["y"], b.grad.data_ptr() == seen["y"])
+# a gradient passed through to a leaf and kept by a tensor hook upstream
+x = torch.tensor([1., 2.], requires_grad=True)
+z = x + 0
+keep = []
+z.register_hook(lambda g: keep.append(g))
+(z * 3).sum().backward()
+print("kept upstream", x.grad.data_ptr() == keep[0].data_ptr())
+class Twice(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        ctx.g = torch.full_like(t, 7.0)
+        return t * 2
+    @staticmethod
+    def backward(ctx, g):
+        return ctx.g
+x = torch.tensor([1., 2.], requires_grad=True)
+Twice.apply(x).sum().backward()
+print("function keeps it", x.grad.tolist())
+class Fresh(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, t):
+        return t * 2
+    @staticmethod
+    def backward(ctx, g):
+        r = g * 2
+        seen["fn"] = r.data_ptr()
+        return r
+x = torch.tensor([1., 2.], requires_grad=True)
+Fresh.apply(x).sum().backward()
+print("function fresh", x.grad.data_ptr() == seen["fn"])
+x = torch.tensor([1., 2.], requires_grad=True)
+x.grad_fn  # None
+(x * 1).sum().backward(create_graph=True)
+print("create_graph", x.grad.grad_fn is not None)
+def pre(grads):
+    r = grads[0] * 2
+    seen["pre"] = r.data_ptr()
+    return (r,)
+x = torch.tensor([1., 2.], requires_grad=True)
+y = x * 3
+y.grad_fn.next_functions[0][0].register_prehook(pre)
+y.sum().backward()
+print("node pre-hook result kept", x.grad.data_ptr() == seen["pre"])
+''',
     "node_hook_result_checks": '''
 x = torch.tensor([1., 2.], requires_grad=True)
 def wrong_size(gi, go):

@@ -49,8 +49,6 @@ def call_tensor_pre_hooks(node: Node, grads: list) -> list:
             if new is not None:
                 _check_hook_result(hook, grads[slot], new)
                 grads[slot] = new
-                if _tasks:
-                    _tasks[-1].disown(new)
     for slot, hook in list(node._retains_grad_hooks.items()):
         hook(grads[slot])
     return grads
@@ -81,6 +79,7 @@ def _call_function(node: Node, grads: list, edges: tuple) -> tuple:
             new = hook(tuple(grads))
             if new is not None:
                 grads = list(_hook_values(hook, tuple(grads), new))
+        new = None  # the hook's tuple would count as a holder of the gradients (AccumulateGrad)
     outputs = _validate(node, node.apply(tuple(grads)), edges)
     if not node._post_hooks:
         return outputs
@@ -88,9 +87,6 @@ def _call_function(node: Node, grads: list, edges: tuple) -> tuple:
         new = hook(outputs, tuple(grads))
         if new is not None:
             outputs = _hook_values(hook, outputs, new)
-            if _tasks:
-                for g in outputs:
-                    _tasks[-1].disown(g)
     return outputs
 
 
@@ -187,10 +183,11 @@ def execute(
     ``capture``: edges whose incoming gradient is returned (autograd.grad); those nodes do not run
     unless they lead to another captured edge. ``accumulate_only``: backward(inputs=) targets.
     """
-    buffers = _Buffers()
+    buffers: dict[Node, list] = {}  # the input buffers of the nodes waiting to run (see _run)
     for (node, nr), g in zip(root_edges, root_grads, strict=False):
-        buffers.disown(g)
-        buffers.add(node, nr, g)
+        slots = buffers.setdefault(node, [None] * (len(node._input_meta) or 1))
+        if g is not None:
+            slots[nr] = g if slots[nr] is None else slots[nr] + g
     roots = list(dict.fromkeys(node for node, _ in root_edges))
     deps = _dependencies(roots)
     needed: set[Node] | None = None
@@ -212,20 +209,16 @@ def execute(
     for node in roots:
         if deps.get(node, 0) == 0:
             heapq.heappush(ready, (-node._sequence_nr, next(counter), node))
-    _tasks.append(buffers)
-    try:
-        with grad_mode.set_grad_enabled(create_graph):
-            lone_root = roots[0] if len(root_edges) == 1 else None
-            _run(ready, counter, buffers, deps, needed, captures, captured, keep_graph, lone_root)
-    finally:
-        _tasks.pop()
+    with grad_mode.set_grad_enabled(create_graph):
+        lone_root = roots[0] if len(root_edges) == 1 else None
+        _run(ready, counter, buffers, deps, needed, captures, captured, keep_graph, lone_root)
     return captured
 
 
 def _run(
     ready: list,
     counter: Any,
-    buffers: _Buffers,
+    buffers: dict,
     deps: dict,
     needed: set | None,
     captures: dict,
@@ -238,18 +231,28 @@ def _run(
     A node that is reached but not needed (a captured edge, or the root itself when the backward has
     a single root edge; torch puts a dummy GraphRoot before several) still runs its tensor pre-hooks
     and retain_grad hooks, as torch's evaluate_function does; it is not run.
+
+    ``buffers`` maps each node waiting to run to its input buffer (one slot per input); gradients
+    arriving at a filled slot are summed. When a node makes exactly one other node ready and the
+    ready queue is empty, that node is the next one the queue would give, so it runs without going
+    through the queue (the whole of a chain). Nothing else holds a gradient between nodes, so
+    AccumulateGrad can tell from its reference count whether it may keep a gradient as ``.grad``
+    (see graph.AccumulateGrad).
     """
     pop, push = heapq.heappop, heapq.heappush
     plain = needed is None  # backward() without inputs: every reached node runs, nothing is captured
-    while ready:
-        node = pop(ready)[2]
-        grads = buffers.pop(node)
+    node = None
+    while node is not None or ready:
+        if node is None:
+            node = pop(ready)[2]
+        grads = buffers.pop(node, None) or [None] * (len(node._input_meta) or 1)
         if not plain:
             if node not in needed:
                 if node in captures or node is lone_root:
                     grads = call_tensor_pre_hooks(node, list(grads))
                 for nr, k in captures.get(node, ()):
                     captured[k] = grads[nr]
+                node = None
                 continue
             for nr, k in captures.get(node, ()):
                 captured[k] = grads[nr]
@@ -260,83 +263,29 @@ def _run(
             outputs = _validate(node, node.apply(tuple(grads)), edges)
         if not keep_graph:
             node.release()
+        node = fast = None
         for grad, (nxt, nr) in zip(outputs, edges, strict=False):
             if nxt is None:
                 continue
             if not plain and nxt not in needed and nxt not in captures:
                 continue
-            buffers.add(nxt, nr, grad)
+            slots = buffers.get(nxt)
+            if slots is None:
+                slots = buffers[nxt] = [None] * (len(nxt._input_meta) or 1)
+            if grad is not None:
+                old = slots[nr]
+                slots[nr] = grad if old is None else old + grad
             left = deps[nxt] - 1
             deps[nxt] = left
             if left == 0:
-                push(ready, (-nxt._sequence_nr, next(counter), nxt))
-
-
-class _Buffers:
-    """Input buffers of the nodes waiting to run, and which gradient tensors the engine itself made.
-
-    torch's AccumulateGrad keeps an incoming gradient as ``.grad`` without copying when nothing
-    else refers to it ("stealing", visible when it aliases a user tensor through a view); here a
-    gradient may be stolen when a node of this backward produced it and no other buffer holds it.
-    """
-
-    def __init__(self) -> None:
-        self.slots: dict[Node, list] = {}
-        # id -> [tensor, number of buffer slots holding it]; an entry goes when its count drops to
-        # 0 (the gradient was consumed), except at AccumulateGrad, which asks can_steal after.
-        self.owned: dict[int, list] = {}
-        self.foreign: dict[int, Any] = {}  # tensors the user may hold: given gradients, hook results
-
-    def disown(self, g: Any) -> None:
-        if g is not None:
-            self.foreign[id(g)] = g
-            self.owned.pop(id(g), None)
-
-    def add(self, node: Node, nr: int, grad: Any) -> None:
-        slots = self.slots.get(node)
-        if slots is None:
-            slots = self.slots[node] = [None] * (len(node._input_meta) or 1)
-        if grad is None:
-            return
-        old = slots[nr]
-        if old is not None:
-            self._drop(old)
-            grad = old + grad
-        slots[nr] = grad
-        # ``grad`` now sits in one more buffer slot (owned unless the user may hold it)
-        entry = self.owned.get(id(grad))
-        if entry is not None:
-            entry[1] += 1
-        elif id(grad) not in self.foreign:
-            self.owned[id(grad)] = [grad, 1]
-
-    def pop(self, node: Node) -> list:
-        grads = self.slots.pop(node, None) or [None] * (len(node._input_meta) or 1)
-        keep = type(node) is AccumulateGrad
-        for g in grads:
-            if g is not None:
-                self._drop(g, keep)
-        return grads
-
-    def _drop(self, g: Any, keep: bool = False) -> None:
-        """``g`` left one buffer slot; forget it when no slot holds it any more (unless ``keep``)."""
-        entry = self.owned.get(id(g))
-        if entry is not None:
-            entry[1] -= 1
-            if entry[1] == 0 and not keep:
-                del self.owned[id(g)]
-
-    def can_steal(self, g: Any) -> bool:
-        entry = self.owned.get(id(g))
-        return entry is not None and entry[0] is g and entry[1] == 0
-
-
-_tasks: list[_Buffers] = []
-
-
-def can_steal(grad: Any) -> bool:
-    """Whether AccumulateGrad may keep ``grad`` itself as ``.grad`` (see _Buffers)."""
-    return bool(_tasks) and _tasks[-1].can_steal(grad)
+                if fast is None and not ready:
+                    fast = nxt
+                else:  # several ready: all through the queue, in the order they became ready
+                    if fast is not None:
+                        push(ready, (-fast._sequence_nr, next(counter), fast))
+                        fast = None
+                    push(ready, (-nxt._sequence_nr, next(counter), nxt))
+        node, outputs, grad, old = fast, None, None, None  # hold no gradient across nodes
 
 
 __all__ = ["execute", "AccumulateGrad"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import itertools
 import re
+import sys
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -212,7 +213,7 @@ class AccumulateGrad(Node):
             if var._grad is None:
                 if is_grad_enabled():
                     var._grad = _clone_obey_contract(new, var)
-                elif _stealable(new, var):
+                elif _stealable(grads, var):
                     var._grad = new.detach()
                 else:
                     var._grad = _clone_obey_contract(new.detach(), var)
@@ -236,13 +237,35 @@ class AccumulateGrad(Node):
         return ()
 
 
-def _stealable(grad: Tensor, var: Tensor) -> bool:
-    """torch keeps the incoming gradient itself when nothing else refers to it and it obeys the
-    layout contract; otherwise ``.grad`` is a copy (``_clone_obey_contract``)."""
-    from impl.autograd.engine import can_steal
-
+def _stealable(grads: tuple, var: Tensor) -> bool:
+    """torch keeps the incoming gradient itself as ``.grad`` when nothing but the engine refers to
+    it (``new_grad.use_count() <= num_expected_refs``) and it obeys the layout contract; otherwise
+    ``.grad`` is a copy (``_clone_obey_contract``). A Python object's reference count is the use
+    count: a gradient the user holds (given to backward, kept by a hook, saved by a Function) or
+    that another input buffer still holds is copied; a fresh one is kept, a hook's result too."""
+    if _references(grads) > _ENGINE_REFERENCES:  # counted before this function names it too
+        return False
+    grad = grads[0]
     writeable = getattr(grad._data.flags, "writeable", True)  # (cupy's flags have none: always)
-    return can_steal(grad) and writeable and _obeys_layout_contract(grad, var)
+    return writeable and _obeys_layout_contract(grad, var)
+
+
+def _references(grads: tuple) -> int:
+    """References to ``grads[0]`` (as counted from inside AccumulateGrad.apply)."""
+    return sys.getrefcount(grads[0])
+
+
+def _engine_references() -> int:
+    """What ``_references`` counts for a gradient that only the engine holds: its input buffer (a
+    list) and the tuple it passes to ``AccumulateGrad.apply``, which names it ``new``. Measured on
+    this interpreter rather than assumed, in the same code shape as the engine's call."""
+    buffer = [object()]
+    grads = tuple(buffer)
+    new = grads[0]  # noqa: F841 - apply's own reference, counted as in apply
+    return _references(grads)
+
+
+_ENGINE_REFERENCES = _engine_references()
 
 
 def _obeys_layout_contract(grad: Tensor, var: Tensor) -> bool:
