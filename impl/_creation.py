@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from impl import _random, dtypes
+from impl._ops.signatures import invalid_call
 from impl._ops.views import as_strided_array, contiguous_strides, preserved_strides, strided_array
 from impl._tensor import Tensor
 from impl._xp import device as _device
@@ -162,18 +163,24 @@ def _like(fill: Any, t: Tensor, dtype: Any, device: Any, requires_grad: bool) ->
 def zeros_like(
     input: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
 ) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(zeros_like, locals())
     return _like(0, input, dtype, device, requires_grad)
 
 
 def ones_like(
     input: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
 ) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(ones_like, locals())
     return _like(1, input, dtype, device, requires_grad)
 
 
 def empty_like(
     input: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
 ) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(empty_like, locals())
     return _like(0, input, dtype, device, requires_grad)
 
 
@@ -185,6 +192,8 @@ def full_like(
     requires_grad: bool = False,
     **_: Any,
 ) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(full_like, locals())
     return _like(fill_value, input, dtype, device, requires_grad)
 
 

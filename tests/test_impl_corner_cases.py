@@ -892,7 +892,8 @@ def test_relu_refuses_bool_as_torch(call: str) -> None:
     }
 
     def run(m: Any) -> dict:
-        return observe({call: m.tensor([True, False])}, lambda x: calls[call](m, x), lambda r: str(r.tolist()))
+        x = m.tensor([True, False])
+        return observe({call: x}, lambda x: calls[call](m, x), lambda r: str(r.tolist()))
 
     assert run(impl) == run(torch)
 
@@ -906,5 +907,89 @@ def test_maximum_ties_follow_torchs_vector_and_scalar_loops(fn: str, case: str) 
     def run(m: Any) -> tuple:
         a, b = tie_operands(m)[case]
         return signs(getattr(m, fn)(a, b)), signs(getattr(m, fn)(b, a))
+
+    assert run(impl) == run(torch)
+
+
+# -- what is no tensor, where a function takes one ------------------------------------------------
+NOT_TENSORS = {"None": None, "list": [1.0, 2.0], "str": "ab", "float": 1.5, "tuple": (1,)}
+# calls of functions with ``bad`` where they take a tensor (or a number): ``m`` is torch or impl
+BAD_ARGUMENT_CALLS: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "sum(bad)": lambda m, x, bad: m.sum(bad),
+    "sum(bad, 0)": lambda m, x, bad: m.sum(bad, 0),
+    "mean(bad)": lambda m, x, bad: m.mean(bad),
+    "prod(bad)": lambda m, x, bad: m.prod(bad),
+    "amax(bad)": lambda m, x, bad: m.amax(bad),
+    "max(bad)": lambda m, x, bad: m.max(bad),
+    "max(bad, 0)": lambda m, x, bad: m.max(bad, 0),
+    "max(bad, 0, True)": lambda m, x, bad: m.max(bad, 0, True),
+    "max(x, bad)": lambda m, x, bad: m.max(x, bad),
+    "min(x, bad)": lambda m, x, bad: m.min(x, bad),
+    "var(bad)": lambda m, x, bad: m.var(bad),
+    "std(bad)": lambda m, x, bad: m.std(bad),
+    "softmax(bad, 0)": lambda m, x, bad: m.softmax(bad, 0),
+    "cumsum(bad, 0)": lambda m, x, bad: m.cumsum(bad, 0),
+    "square(bad)": lambda m, x, bad: m.square(bad),
+    "trace(bad)": lambda m, x, bad: m.trace(bad),
+    "flatten(bad)": lambda m, x, bad: m.flatten(bad),
+    "permute(bad, (1, 0))": lambda m, x, bad: m.permute(bad, (1, 0)),
+    "squeeze(bad, 0)": lambda m, x, bad: m.squeeze(bad, 0),
+    "narrow(bad, 0, 0, 1)": lambda m, x, bad: m.narrow(bad, 0, 0, 1),
+    "add(bad, x)": lambda m, x, bad: m.add(bad, x),
+    "mul(x, bad)": lambda m, x, bad: m.mul(x, bad),
+    "pow(bad, 2)": lambda m, x, bad: m.pow(bad, 2),
+    "pow(x, bad)": lambda m, x, bad: m.pow(x, bad),
+    "rsub(bad, 1)": lambda m, x, bad: m.rsub(bad, 1),
+    "eq(bad, x)": lambda m, x, bad: m.eq(bad, x),
+    "lt(x, bad)": lambda m, x, bad: m.lt(x, bad),
+    "isnan(bad)": lambda m, x, bad: m.isnan(bad),
+    "matmul(x, bad)": lambda m, x, bad: m.matmul(x, bad),
+    "mm(bad, x)": lambda m, x, bad: m.mm(bad, x),
+    "addmm(x, bad, x)": lambda m, x, bad: m.addmm(x, bad, x),
+    "where(x > 0, bad, x)": lambda m, x, bad: m.where(x > 0, bad, x),
+    "where(bad, x, x)": lambda m, x, bad: m.where(bad, x, x),
+    "where(x > 0, x)": lambda m, x, bad: m.where(x > 0, x),
+    "clamp(bad, 0)": lambda m, x, bad: m.clamp(bad, 0),
+    "clamp(x, bad)": lambda m, x, bad: m.clamp(x, bad),
+    "masked_fill(bad, x > 0, 0.0)": lambda m, x, bad: m.masked_fill(bad, x > 0, 0.0),
+    "masked_fill(x, bad, 0)": lambda m, x, bad: m.masked_fill(x, bad, 0),
+    "gather(x, 1, bad)": lambda m, x, bad: m.gather(x, 1, bad),
+    "cat([x, bad])": lambda m, x, bad: m.cat([x, bad]),
+    "cat(bad)": lambda m, x, bad: m.cat(bad),
+    "stack(bad)": lambda m, x, bad: m.stack(bad),
+    "split(bad, 1)": lambda m, x, bad: m.split(bad, 1),
+    "zeros_like(bad)": lambda m, x, bad: m.zeros_like(bad),
+    "F.linear(bad, x)": lambda m, x, bad: m.nn.functional.linear(bad, x),
+    "F.linear(x, x, bad)": lambda m, x, bad: m.nn.functional.linear(x, x, bad),
+    "F.softmax(bad, 0)": lambda m, x, bad: m.nn.functional.softmax(bad, 0),
+    "F.sigmoid(bad)": lambda m, x, bad: m.nn.functional.sigmoid(bad),
+    "F.leaky_relu(bad)": lambda m, x, bad: m.nn.functional.leaky_relu(bad),
+    "F.dropout(bad)": lambda m, x, bad: m.nn.functional.dropout(bad),
+    "F.mse_loss(x, bad)": lambda m, x, bad: m.nn.functional.mse_loss(x, bad),
+    "F.binary_cross_entropy(bad, x)": lambda m, x, bad: m.nn.functional.binary_cross_entropy(bad, x),
+    "F.cross_entropy(bad, x)": lambda m, x, bad: m.nn.functional.cross_entropy(bad, x),
+    "F.nll_loss(bad, x)": lambda m, x, bad: m.nn.functional.nll_loss(bad, x),
+    "neg(bad)": lambda m, x, bad: m.neg(bad),
+    "relu(bad)": lambda m, x, bad: m.relu(bad),
+}
+NUMBER_AS_ONLY_OPERAND = (
+    "the op table wraps a Python number given as a unary op's only operand where torch's parser "
+    "refuses it (table._wrap_numbers, engineer A's file)"
+)
+BAD_ARGUMENT_DIVERGENCES = {f"{op}-float": NUMBER_AS_ONLY_OPERAND for op in ("neg(bad)", "relu(bad)")}
+
+
+@pytest.mark.parametrize(
+    ("call", "bad"),
+    cases([(call, bad) for call in BAD_ARGUMENT_CALLS for bad in NOT_TENSORS], BAD_ARGUMENT_DIVERGENCES),
+)
+def test_functions_refuse_what_is_no_tensor_as_torch(call: str, bad: str) -> None:
+    """torch's argument parser names the first argument of a wrong type when one signature fits
+    the call's arity, and lists the signatures (marking misfits) when several do; functions
+    written in Python in torch (F.softmax, F.mse_loss, split) fail on the attribute they read."""
+
+    def run(m: Any) -> str:
+        x = m.ones(2, 2)
+        return observe({call: x}, lambda x: BAD_ARGUMENT_CALLS[call](m, x, NOT_TENSORS[bad]), repr)[call]
 
     assert run(impl) == run(torch)

@@ -13,10 +13,13 @@ from impl._ops import elementwise as ew
 from impl._ops import indexing as ix
 from impl._ops import reductions as rd
 from impl._ops import views as vw
-from impl._ops.table import OpDef, apply, broadcast_mismatch
+from impl._ops.signatures import invalid_call
+from impl._ops.table import NOT_OPERANDS, OpDef, apply, broadcast_mismatch
 from impl._tensor import Tensor, _wrap_dim
 from impl._xp import namespace_of
 from impl.autograd.graph import Node
+
+_ABSENT: Any = object()  # an argument not given (where torch tells None given from none)
 
 
 def _t(x: Any) -> bool:
@@ -52,6 +55,8 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 
 
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    if not isinstance(input, Tensor) or isinstance(other, NOT_OPERANDS):
+        raise invalid_call(rsub, locals())
     if _t(other):
         return sub(other, input, alpha=alpha)
     check_bool_subtraction(other, input)
@@ -103,10 +108,14 @@ def reciprocal(input: Tensor) -> Tensor:
 
 def pow(input: Any, exponent: Any) -> Tensor:
     if not _t(input):
+        if not _t(exponent) or isinstance(input, NOT_OPERANDS):
+            raise invalid_call(pow, locals())
         dt = dtypes.result_type(input, exponent)
         if dt is not exponent.dtype:  # (-1) ** int tensor stays int; 0.5 ** int tensor is float
             exponent = exponent.to(dt)
         return apply(ew.POW_ST, exponent, base=input)
+    if isinstance(exponent, NOT_OPERANDS):
+        raise invalid_call(pow, locals())
     if _t(exponent):
         if dtypes.result_type(input, exponent) is dtypes.bool_:  # torch's CPU pow has no bool kernel
             raise NotImplementedError("\"pow\" not implemented for 'Bool'")
@@ -128,7 +137,22 @@ exp, log, sqrt = _unary(ew.EXP), _unary(ew.LOG), _unary(ew.SQRT)
 sin, cos, tanh, sigmoid = _unary(ew.SIN), _unary(ew.COS), _unary(ew.TANH), _unary(ew.SIGMOID)
 relu, abs, sign, sgn = _unary(ew.RELU), _unary(ew.ABS), _unary(ew.SIGN), _unary(ew.SGN)
 floor, ceil, round, trunc = _unary(ew.FLOOR), _unary(ew.CEIL), _unary(ew.ROUND), _unary(ew.TRUNC)
-isfinite, isnan, logical_not = _unary(ew.ISFINITE), _unary(ew.ISNAN), _unary(ew.NOT)
+
+
+def _named_unary(op: OpDef, name: str) -> Any:
+    """A unary op whose node says nothing of its name (a not differentiable one), for the
+    errors torch words with it (``isnan(): argument 'input' ...``)."""
+
+    def fn(input: Tensor) -> Tensor:
+        if not isinstance(input, Tensor):
+            raise invalid_call(fn, locals(), name)
+        return apply(op, input)
+
+    return fn
+
+
+isfinite, isnan = _named_unary(ew.ISFINITE, "isfinite"), _named_unary(ew.ISNAN, "isnan")
+logical_not = _named_unary(ew.NOT, "logical_not")
 bitwise_not = logical_not
 clone_op = _unary(ew.CLONE)
 absolute = abs
@@ -137,10 +161,17 @@ absolute = abs
 
 
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(clone, locals())
     return clone_op(input)
 
 
+NOT_BOUNDS = NOT_OPERANDS[1:]  # what clamp refuses as a bound (None means none)
+
+
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    if not isinstance(input, Tensor) or isinstance(min, NOT_BOUNDS) or isinstance(max, NOT_BOUNDS):
+        raise invalid_call(clamp, locals())
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     bounds = [b for b in (min, max) if b is not None]
@@ -161,8 +192,15 @@ def minimum(input: Tensor, other: Tensor) -> Tensor:
     return apply(ew.MINIMUM, input, other)
 
 
-def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
-    if input is None and other is None:
+def where(condition: Tensor, input: Any = _ABSENT, other: Any = _ABSENT) -> Any:
+    if (
+        not isinstance(condition, Tensor)
+        or isinstance(input, NOT_OPERANDS)
+        or isinstance(other, NOT_OPERANDS)
+        or (input is _ABSENT) != (other is _ABSENT)
+    ):
+        raise invalid_call(where, locals())
+    if input is _ABSENT:
         return tuple(Tensor._from_array(i) for i in condition._data.nonzero())  # numpy or cupy's own
     if condition.dtype is not dtypes.bool_:
         raise RuntimeError(
@@ -172,26 +210,35 @@ def where(condition: Tensor, input: Any = None, other: Any = None) -> Any:
     return apply(ew.WHERE, input, other, condition=condition)
 
 
-def _cmp(op: OpDef) -> Any:
+def _cmp(op: OpDef, name: str) -> Any:
+    """The function ``name`` (a comparison or logical op, which torch names in its errors)."""
+
     def fn(input: Any, other: Any) -> Tensor:
+        if not isinstance(input, Tensor) or isinstance(other, NOT_OPERANDS):
+            raise invalid_call(fn, locals(), name)
         return apply(op, input, other)
 
     return fn
 
 
-eq, ne, lt, le, gt, ge = (_cmp(o) for o in (ew.EQ, ew.NE, ew.LT, ew.LE, ew.GT, ew.GE))
-logical_and, logical_or, logical_xor = _cmp(ew.AND), _cmp(ew.OR), _cmp(ew.XOR)
+eq, ne, lt, le, gt, ge = (_cmp(getattr(ew, n.upper()), n) for n in ("eq", "ne", "lt", "le", "gt", "ge"))
+logical_and, logical_or = _cmp(ew.AND, "logical_and"), _cmp(ew.OR, "logical_or")
+logical_xor = _cmp(ew.XOR, "logical_xor")
 bitwise_and, bitwise_or, bitwise_xor = logical_and, logical_or, logical_xor
 greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
 
 
 def equal(input: Tensor, other: Tensor) -> bool:
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        raise invalid_call(equal, locals())
     return tuple(input.shape) == tuple(other.shape) and bool((input._data == other._data).all())
 
 
 def allclose(
     input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
 ) -> bool:
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        raise invalid_call(allclose, locals())
     xp = namespace_of(input._data)
     return bool(xp.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
@@ -215,6 +262,8 @@ _ALL = object()  # dim not given: torch's full-reduction overload (SumBackward0)
 
 
 def sum(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(sum, locals())
     out_dt = rd.accumulated_dtype(input, dtype)
     rd.check_differentiable(input, out_dt)
     if dim is _ALL:
@@ -223,10 +272,14 @@ def sum(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = N
 
 
 def cumsum(input: Tensor, dim: Any = _ALL, *, dtype: Any = None) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(cumsum, locals())
     return _scan(rd.CUMSUM, "cumsum", input, dim, dtype)
 
 
 def cumprod(input: Tensor, dim: Any = _ALL, *, dtype: Any = None) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(cumprod, locals())
     return _scan(rd.CUMPROD, "cumprod", input, dim, dtype)
 
 
@@ -244,6 +297,8 @@ def _scan(op: Any, name: str, input: Tensor, dim: Any, dtype: Any) -> Tensor:
 
 def flip(input: Tensor, dims: Any) -> Tensor:
     """A copy with the order of the elements reversed along ``dims``."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(flip, locals())
     if not isinstance(dims, (list, tuple)):
         raise TypeError(
             f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}"
@@ -264,6 +319,8 @@ def _dim_list(dims: Any, ndim: int) -> tuple[int, ...]:
 
 
 def mean(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(mean, locals())
     dt = dtypes.to_dtype(dtype) if dtype is not None else input.dtype
     if not dt.is_floating_point:
         which = "Input" if dtype is None else "Optional"
@@ -277,6 +334,8 @@ def mean(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = 
 
 
 def prod(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(prod, locals())
     if dim is None:
         raise TypeError("prod(): argument 'dim' (position 2) must be int, not NoneType")
     out_dt = rd.accumulated_dtype(input, dtype)
@@ -301,27 +360,39 @@ def _minmax(kind: str, input: Tensor, dim: Any = None, keepdim: bool = False) ->
     return (return_types.max if kind == "max" else return_types.min)(values, indices)
 
 
-def max(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    return _minmax("max", input, dim, keepdim)
+def max(input: Tensor, dim: Any = _ABSENT, keepdim: bool = False) -> Any:
+    if not isinstance(input, Tensor) or isinstance(dim, (float, *NOT_OPERANDS)):
+        raise invalid_call(max, locals())
+    return _minmax("max", input, None if dim is _ABSENT else dim, keepdim)
 
 
-def min(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    return _minmax("min", input, dim, keepdim)
+def min(input: Tensor, dim: Any = _ABSENT, keepdim: bool = False) -> Any:
+    if not isinstance(input, Tensor) or isinstance(dim, (float, *NOT_OPERANDS)):
+        raise invalid_call(min, locals())
+    return _minmax("min", input, None if dim is _ABSENT else dim, keepdim)
 
 
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(amax, locals())
     return apply(rd.AMAX, input, dim=_dims(dim, input.dim()), keepdim=keepdim)
 
 
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(amin, locals())
     return apply(rd.AMIN, input, dim=_dims(dim, input.dim()), keepdim=keepdim)
 
 
 def square(input: Tensor) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(square, locals())
     return pow(input, 2)
 
 
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(argmax, locals())
     if dim is None:
         xp = namespace_of(input._data)
         return Tensor._from_array(xp.asarray(xp.argmax(input._data), dtype=np.int64))
@@ -329,6 +400,8 @@ def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
 
 
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(argmin, locals())
     if dim is None:
         xp = namespace_of(input._data)
         return Tensor._from_array(xp.asarray(xp.argmin(input._data), dtype=np.int64))
@@ -373,21 +446,29 @@ def _spread(
 def var(
     input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
 ) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(var, locals())
     return _spread(rd.VAR, "var", input, dim, unbiased, keepdim, correction)
 
 
 def std(
     input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
 ) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(std, locals())
     return _spread(rd.STD, "std", input, dim, unbiased, keepdim, correction)
 
 
 def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(softmax, locals())
     x = input.to(dtype) if dtype is not None else input
     return apply(rd.SOFTMAX, x, dim=_wrap_dim(dim, x.dim()))
 
 
 def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(log_softmax, locals())
     x = input.to(dtype) if dtype is not None else input
     return apply(rd.LOG_SOFTMAX, x, dim=_wrap_dim(dim, x.dim()))
 
@@ -403,6 +484,8 @@ def _check_same_dtype(a: Tensor, b: Tensor) -> None:
 
 
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    if not (isinstance(input, Tensor) and isinstance(mat2, Tensor)):
+        raise invalid_call(mm, locals())
     if input.dim() != 2 or mat2.dim() != 2:
         bad = input if input.dim() != 2 else mat2
         which = "self" if bad is input else "mat2"
@@ -417,6 +500,8 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
 
 
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    if not (isinstance(input, Tensor) and isinstance(mat2, Tensor)):
+        raise invalid_call(bmm, locals())
     if input.dim() != 3 or mat2.dim() != 3:
         raise RuntimeError("batch1 must be a 3D tensor")
     if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
@@ -431,6 +516,8 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
 
 
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    if not (isinstance(input, Tensor) and isinstance(tensor, Tensor)):
+        raise invalid_call(dot, locals())
     if input.dim() != 1 or tensor.dim() != 1:
         raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {tensor.dim()}D tensors")
     if input.dtype is not tensor.dtype:
@@ -448,6 +535,8 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
 
 
 def mv(input: Tensor, vec: Tensor) -> Tensor:
+    if not (isinstance(input, Tensor) and isinstance(vec, Tensor)):
+        raise invalid_call(mv, locals())
     if input.shape[1] != vec.shape[0]:
         raise RuntimeError(
             f"size mismatch, got input ({input.shape[0]}), mat ({input.shape[0]}x{input.shape[1]}), "
@@ -462,6 +551,8 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 
 
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    if not (isinstance(input, Tensor) and isinstance(mat1, Tensor) and isinstance(mat2, Tensor)):
+        raise invalid_call(addmm, locals())
     for name, t in (("self", input), ("mat1", mat1)):
         if isinstance(t, Tensor) and t.dtype is not mat2.dtype:
             got = f"{dtypes.scalar_type(t.dtype)} and {dtypes.scalar_type(mat2.dtype)}"
@@ -486,6 +577,8 @@ def _unsafe_view(t: Tensor, shape: tuple) -> Tensor:
 
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """torch.matmul's dispatch: dot, mv, mm, folded mm/mv, or broadcast bmm."""
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        raise invalid_call(matmul, locals())
     da, db = input.dim(), other.dim()
     if da == 0 or db == 0:
         raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
@@ -547,6 +640,8 @@ def _should_fold(a: Tensor, b: Tensor) -> bool:
 
 
 def trace(input: Tensor) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(trace, locals())
     if input.dim() != 2:
         raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input.dim()))
     return apply(rd.TRACE, input)
@@ -554,6 +649,8 @@ def trace(input: Tensor) -> Tensor:
 
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """torch's outer: ``input`` reshaped to a column (a view: ViewBackward0) times ``vec2``."""
+    if not (isinstance(input, Tensor) and isinstance(vec2, Tensor)):
+        raise invalid_call(outer, locals())
     return input.reshape(input.shape[0], 1) * vec2
 
 
@@ -572,6 +669,8 @@ def view(input: Tensor, *shape: Any) -> Tensor:
 
 
 def reshape(input: Tensor, *shape: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(reshape, locals())
     size = vw.infer_size(_shape_args(shape), input.numel())
     strides = vw.view_strides(tuple(input.shape), input.stride(), size)
     if strides is None:
@@ -588,12 +687,16 @@ def reshape_as(input: Tensor, other: Tensor) -> Tensor:
 
 
 def t(input: Tensor) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(t, locals())
     if input.dim() > 2:
         raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.dim()}D")
     return apply(vw.T, input)
 
 
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(transpose, locals())
     n = input.dim()
     return apply(vw.TRANSPOSE, input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
 
@@ -603,6 +706,8 @@ swapaxes = swapdims = transpose
 
 def permute(input: Tensor, dims: Any) -> Tensor:
     """torch.permute: ``dims`` is one sequence (the method takes them spread too)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(permute, locals())
     if not isinstance(dims, (tuple, list)):
         raise TypeError(
             f"permute(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}"
@@ -663,6 +768,8 @@ def expand_as(input: Tensor, other: Tensor) -> Tensor:
 
 
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(squeeze, locals())
     if dim is None:
         return apply(vw.SQUEEZE, input)
     if isinstance(dim, (tuple, list)):
@@ -671,10 +778,14 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
 
 
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(unsqueeze, locals())
     return apply(vw.UNSQUEEZE, input, dim=_wrap_dim(dim, input.dim() + 1))
 
 
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(flatten, locals())
     if input.dim() == 0:
         _wrap_dim(start_dim, 0), _wrap_dim(end_dim, 0)
         return reshape(input, 1)
@@ -692,6 +803,8 @@ def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
 
 
 def select(input: Tensor, dim: int, index: int) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(select, locals())
     d = _wrap_dim(dim, input.dim())
     size = input.shape[d]
     if not -size <= index < size:
@@ -700,6 +813,8 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
 
 
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(narrow, locals())
     d = _wrap_dim(dim, input.dim())
     start = start % input.shape[d] if start < 0 else start
     return _slice(input, d, start, start + length, 1)
@@ -767,12 +882,16 @@ def _multi_view(input: Tensor, arrays: list, node_name: str, dim: int, stacked: 
 
 
 def unbind(input: Tensor, dim: int = 0) -> tuple:
+    if not isinstance(input, Tensor):
+        raise invalid_call(unbind, locals())
     d = _wrap_dim(dim, input.dim())
     arrays = [input._data[(builtins.slice(None),) * d + (i, Ellipsis)] for i in range(input.shape[d])]
     return _multi_view(input, arrays, "UnbindBackward0", d, True)
 
 
 def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    if not isinstance(input, Tensor):  # torch.split is Python calling the method: what it does
+        return input.split(split_size_or_sections, dim)
     d = _wrap_dim(dim, input.dim())
     n = input.shape[d]
     if isinstance(split_size_or_sections, int):
@@ -795,13 +914,26 @@ def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
 
 
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    if not isinstance(input, Tensor):
+        raise invalid_call(chunk, locals())
     n = input.shape[_wrap_dim(dim, input.dim())]
     return split(input, -(-n // chunks), dim)
 
 
 # -- joining and indexing ----------------------------------------------------------------------
+def tensor_list(name: str, tensors: Any) -> list:
+    """The tensors of ``cat``/``stack``'s list argument, refused as torch's parser refuses them."""
+    if not isinstance(tensors, (list, tuple)):
+        found = type(tensors).__name__
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not {found}")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    return list(tensors)
+
+
 def cat(tensors: Any, dim: int = 0) -> Tensor:
-    tensors = list(tensors)
+    tensors = tensor_list("cat", tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
     nonempty = [t for t in tensors if not (t.dim() == 1 and t.numel() == 0)]
@@ -824,7 +956,7 @@ concat = concatenate = cat
 
 
 def stack(tensors: Any, dim: int = 0) -> Tensor:
-    tensors = list(tensors)
+    tensors = tensor_list("stack", tensors)
     if not tensors:
         raise RuntimeError("stack expects a non-empty TensorList")
     for i, t in enumerate(tensors):
@@ -837,6 +969,8 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
 
 
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    if not (isinstance(input, Tensor) and isinstance(index, Tensor)):
+        raise invalid_call(gather, locals())
     if index.dtype is not dtypes.int64:
         raise RuntimeError("gather(): Expected dtype int64 for index")
     dim = _wrap_dim(dim, input.dim())
@@ -849,6 +983,8 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
 
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    if not (isinstance(input, Tensor) and isinstance(index, Tensor)):
+        raise invalid_call(index_select, locals())
     dim = _wrap_dim(dim, input.dim())
     size = input.shape[dim] if input.dim() else 1
     idx = index._data.reshape(-1)
@@ -862,6 +998,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    if not (isinstance(input, Tensor) and isinstance(mask, Tensor)):
+        raise invalid_call(masked_fill, locals())
     check_masked_fill(input, mask, in_place=False)
     if _t(value):
         value = value.item()
@@ -886,6 +1024,8 @@ def check_masked_fill(input: Tensor, mask: Tensor, in_place: bool) -> None:
 
 
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    if not (isinstance(input, Tensor) and isinstance(mask, Tensor)):
+        raise invalid_call(masked_select, locals())
     return getitem(input.expand(np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))), mask)
 
 

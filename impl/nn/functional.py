@@ -12,6 +12,7 @@ import numpy as np
 import impl
 from impl import dtypes
 from impl._ops.inplace import apply_inplace, check_inplace
+from impl._ops.signatures import invalid_call
 from impl._ops.table import apply, broadcast_mismatch
 from impl._tensor import Tensor
 from impl._xp import to_numpy
@@ -49,6 +50,9 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias`` along torch's paths: addmm for a 2-D input with a bias; one addmm
     over the flattened batch, viewed back, for a contiguous input with a bias that is 1-D once
     squeezed (and contiguous); otherwise matmul, the bias then added in place (AddBackward0)."""
+    tensors = isinstance(input, Tensor) and isinstance(weight, Tensor)
+    if not (tensors and (bias is None or isinstance(bias, Tensor))):
+        raise invalid_call(linear, {"input": input, "weight": weight, "bias": bias})
     if input.dim() == 0 or weight.dim() == 0:
         dims = f"{input.dim()}D and {weight.dim()}D"
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {dims}")
@@ -84,6 +88,8 @@ def _check_floating(input: Tensor, kernel: str) -> None:
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, ``x * negative_slope`` elsewhere (LeakyReluBackward0; in place
     LeakyReluBackward1, whose backward refuses a negative slope as torch's does)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(leaky_relu, locals(), "leaky_relu_" if inplace else "leaky_relu")
     _check_floating(input, "leaky_relu")
     if inplace:
         return apply_inplace(_ops.LEAKY_RELU_INPLACE, input, negative_slope=negative_slope)
@@ -113,11 +119,11 @@ def _threshold(input: Tensor, limit: float, value: float, inplace: bool) -> Tens
 
 
 def sigmoid(input: Tensor) -> Tensor:
-    return impl.sigmoid(input)
+    return input.sigmoid()  # torch's F.sigmoid calls the method (what a non-tensor says, too)
 
 
 def tanh(input: Tensor) -> Tensor:
-    return impl.tanh(input)
+    return input.tanh()
 
 
 def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
@@ -133,23 +139,21 @@ def _softmax_dim(name: str, ndim: int, stacklevel: int) -> int:
 def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     if dim is None:
         dim = _softmax_dim("softmax", input.dim(), _stacklevel)
-    if dtype is not None:
-        input = input.to(dtype)
-    return impl.softmax(input, dim)
+    return input.softmax(dim) if dtype is None else input.softmax(dim, dtype=dtype)  # as torch's
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
-    if dtype is not None:
-        input = input.to(dtype)
-    return impl.log_softmax(input, dim)
+    return input.log_softmax(dim) if dtype is None else input.log_softmax(dim, dtype=dtype)
 
 
 def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
     """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)`` (training only)."""
     if p < 0.0 or p > 1.0:
         raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    if not isinstance(input, Tensor):
+        raise invalid_call(dropout, locals(), "dropout_" if inplace else "dropout")
     if not training or p == 0 or input.numel() == 0:
         return input
     with impl.no_grad():
@@ -186,7 +190,7 @@ def _legacy_reduction(size_average: bool | None, reduce: bool | None, reduction:
 
 
 def _warn_size_mismatch(input: Tensor, target: Tensor) -> None:
-    if target.shape != input.shape:
+    if target.size() != input.size():  # torch's order of reads (a non-tensor's error names size)
         warnings.warn(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}). This will likely lead to incorrect results due to broadcasting. "
@@ -283,6 +287,8 @@ def nll_loss(
 ) -> Tensor:
     """Negative log-likelihood of class indices (NllLossBackward0)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if not (isinstance(input, Tensor) and isinstance(target, Tensor)):
+        raise invalid_call(nll_loss, locals(), "nll_loss_nd")
     code = _reduction_code(reduction)
     if target.dtype.is_floating_point:
         raise RuntimeError(f"expected target dtype to be Long or Byte, but got {_type_word(target)}")
@@ -321,6 +327,8 @@ def cross_entropy(
     """``nll_loss(log_softmax(input, class_dim))`` for class indices; for class probabilities,
     ``-(target * log_softmax).sum(class_dim)`` reduced as torch does."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
+    if not (isinstance(input, Tensor) and isinstance(target, Tensor)):
+        raise invalid_call(cross_entropy, locals(), "cross_entropy_loss")
     code = _reduction_code(reduction)
     class_dim = 0 if input.dim() == 1 else 1
     logp = log_softmax(input, class_dim)
@@ -396,7 +404,7 @@ def binary_cross_entropy(
     """Binary cross entropy on probabilities (BinaryCrossEntropyBackward0; logs clamped at -100)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     code = _reduction_code(reduction)
-    if tuple(target.shape) != tuple(input.shape):
+    if target.size() != input.size():
         raise ValueError(
             f"Using a target size ({target.shape}) that is different to the input size "
             f"({input.shape}) is deprecated. Please ensure they have the same size."
@@ -426,7 +434,7 @@ def binary_cross_entropy_with_logits(
     """Numerically stable sigmoid + binary cross entropy (BinaryCrossEntropyWithLogitsBackward0)."""
     reduction = _legacy_reduction(size_average, reduce, reduction)
     code = _reduction_code(reduction)
-    if tuple(target.shape) != tuple(input.shape):
+    if target.size() != input.size():
         raise ValueError(f"Target size ({target.shape}) must be the same as input size ({input.shape})")
     optional = [("weight", weight), ("pos_weight", pos_weight)]
     for argument, value in optional:

@@ -1,0 +1,228 @@
+"""torch's TypeError for a function called with arguments none of its signatures takes (a None, a
+list or a string where a tensor goes), as torch's Python argument parser words it.
+
+torch's parser keeps the signatures whose argument count fits the call ("plausible" ones). With one,
+it names the first argument of the wrong type (``sum(): argument 'input' (position 1) must be
+Tensor, not NoneType``); otherwise it lists every signature (``pow() received an invalid
+combination of arguments - got (NoneType, int), but expected one of: ...``), marking, for those
+taking exactly as many arguments as given, which ones have the wrong type.
+
+impl's functions call ``invalid_call`` only once their fast ``isinstance`` test of the tensor
+arguments failed: the common path pays one ``isinstance`` per tensor argument, nothing more. A
+function with one signature is described by its own parameters (annotated ``Tensor`` where torch
+takes a tensor); one with several by the signatures torch lists in ``OVERLOADS`` (as its message
+prints them).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+# torch's signatures of the functions with several (as torch's error lists them, in its order)
+_OUT = "*, Tensor out = None"
+_REDUCE_DTYPE = "*, torch.dtype dtype = None"
+_VAR = (
+    f"(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, {_OUT})",
+    "(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, "
+    "Tensor out = None)",
+    "(Tensor input, bool unbiased = True)",
+)
+_MAX = (
+    f"(Tensor input, {_OUT})",
+    f"(Tensor input, Tensor other, {_OUT})",
+    "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)",
+)
+_MM = (f"(Tensor input, Tensor mat2, {_OUT})", f"(Tensor input, Tensor mat2, torch.dtype out_dtype, {_OUT})")
+_COMPARE = (f"(Tensor input, Tensor other, {_OUT})", f"(Tensor input, Number other, {_OUT})")
+OVERLOADS: dict[str, tuple[str, ...]] = {
+    "sum": (
+        f"(Tensor input, {_REDUCE_DTYPE})",
+        f"(Tensor input, tuple of ints dim, bool keepdim = False, {_REDUCE_DTYPE}, Tensor out = None)",
+    ),
+    "mean": (
+        f"(Tensor input, {_REDUCE_DTYPE}, Tensor out = None)",
+        f"(Tensor input, tuple of ints dim, bool keepdim = False, {_REDUCE_DTYPE}, Tensor out = None)",
+    ),
+    "prod": (
+        f"(Tensor input, {_REDUCE_DTYPE})",
+        f"(Tensor input, int dim, bool keepdim = False, {_REDUCE_DTYPE}, Tensor out = None)",
+    ),
+    "var": _VAR,
+    "std": _VAR,
+    "max": _MAX,
+    "min": _MAX,
+    "mm": _MM,
+    "bmm": _MM,
+    "addmm": (
+        "(Tensor input, Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1, Tensor out = None)",
+        "(Tensor input, Tensor mat1, Tensor mat2, torch.dtype out_dtype, *, Number beta = 1, "
+        "Number alpha = 1, Tensor out = None)",
+    ),
+    "where": (
+        "(Tensor condition)",
+        f"(Tensor condition, Tensor input, Tensor other, {_OUT})",
+        "(Tensor condition, Number self, Tensor other)",
+        "(Tensor condition, Tensor input, Number other)",
+        "(Tensor condition, Number self, Number other)",
+    ),
+    "clamp": (
+        f"(Tensor input, Tensor min = None, Tensor max = None, {_OUT})",
+        f"(Tensor input, Number min = None, Number max = None, {_OUT})",
+    ),
+    "pow": (
+        f"(Tensor input, Tensor exponent, {_OUT})",
+        f"(Number self, Tensor exponent, {_OUT})",
+        f"(Tensor input, Number exponent, {_OUT})",
+    ),
+    "masked_fill": ("(Tensor input, Tensor mask, Tensor value)", "(Tensor input, Tensor mask, Number value)"),
+    "squeeze": ("(Tensor input)", "(Tensor input, int dim)", "(Tensor input, tuple of ints dim)"),
+    "narrow": (
+        "(Tensor input, int dim, Tensor start, int length)",
+        "(Tensor input, int dim, int start, int length)",
+    ),
+    "rsub": (
+        "(Tensor input, Tensor other, *, Number alpha = 1)",
+        "(Tensor input, Number other, Number alpha = 1)",
+    ),
+    **{name: _COMPARE for name in ("eq", "ne", "lt", "le", "gt", "ge")},
+}
+
+
+def _takes(kind: str, value: Any) -> bool:
+    """Whether torch's parser takes ``value`` for a parameter of type ``kind``."""
+    from impl._tensor import Tensor
+
+    if kind == "Tensor":
+        return isinstance(value, Tensor)
+    if kind == "Number":
+        return isinstance(value, (int, float, complex)) or (isinstance(value, Tensor) and value.dim() == 0)
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "tuple of ints":
+        items = value if isinstance(value, (tuple, list)) else [value]
+        return all(isinstance(v, int) and not isinstance(v, bool) for v in items)
+    return True  # what impl's functions check themselves (dtypes, ...)
+
+
+def _described(value: Any) -> str:
+    """A value's type as torch's list of signatures shows it: a list or tuple with its elements'.
+    The list marks a value as misfit when this differs from the parameter's type as written
+    (no number fits ``Number``, no tuple ``tuple of ints``: torch compares the names)."""
+    if isinstance(value, list):
+        return f"list of [{', '.join(_type_name(v) for v in value)}]"
+    if isinstance(value, tuple):
+        names = [_type_name(v) for v in value]
+        return f"tuple of ({', '.join(names)}{',' if len(names) == 1 else ''})"
+    return _type_name(value)
+
+
+class _Signature:
+    """One signature: its positional and keyword-only parameters as (type, name, has a default)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.positional: list[tuple[str, str, bool]] = []
+        self.keyword: list[tuple[str, str, bool]] = []
+        # the types of the comma-separated entries, the keyword marker "*" among them: torch's
+        # list marks a signature's misfits when a call passes as many arguments as it has entries
+        self.entries: list[str] = []
+        into = self.positional
+        for part in text.strip("()").split(", "):
+            if part == "*":
+                into = self.keyword
+                self.entries.append(part)
+                continue
+            declaration, _, default = part.partition(" = ")
+            kind, _, name = declaration.rpartition(" ")
+            into.append((kind, name, bool(default)))
+            self.entries.append(kind)
+
+    def plausible(self, given: int) -> bool:
+        """torch's arity test: the required parameters at most, all parameters at least."""
+        params = self.positional + self.keyword
+        return sum(not optional for _, _, optional in params) <= given <= len(params)
+
+
+def _type_name(value: Any) -> str:
+    """A value's type as torch's messages name it (``torch.dtype`` for a dtype)."""
+    from impl.dtypes import dtype
+
+    return "torch.dtype" if isinstance(value, dtype) else type(value).__name__
+
+
+def _wrong_argument(name: str, params: list[tuple[str, str, bool]], args: tuple) -> TypeError | None:
+    """The single-signature error for the first positional argument of the wrong type."""
+    for position, ((kind, param, _), value) in enumerate(zip(params, args, strict=False), 1):
+        if not _takes(kind, value):
+            where = f"argument '{param}' (position {position})"
+            return TypeError(f"{name}(): {where} must be {kind}, not {_type_name(value)}")
+    return None
+
+
+def _invalid_combination(name: str, signatures: list[_Signature], args: tuple, kwargs: dict) -> TypeError:
+    got = ", ".join([_type_name(v) for v in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
+    lines = [f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:"]
+    for signature in signatures:
+        lines.append(f" * {signature.text}")
+        if len(signature.entries) == len(args) + len(kwargs):
+            marked = ", ".join(
+                _described(v) if _described(v) == kind else f"!{_described(v)}!"
+                for kind, v in zip(signature.entries, args, strict=False)
+            )
+            lines.append(f"      didn't match because some of the arguments have invalid types: ({marked})")
+    return TypeError("\n".join(lines) + "\n")
+
+
+def _given(fn: Callable, values: dict[str, Any]) -> tuple[tuple, dict]:
+    """The arguments of a call of ``fn`` whose parameters had ``values`` (its ``locals()`` on
+    entry), as torch would have received them: the positional parameters up to the last one not
+    at its default (taken as passed positionally), the keyword-only ones not at their defaults."""
+    args: list = []
+    kwargs: dict = {}
+    last = 0
+    for param in inspect.signature(fn).parameters.values():
+        value = values[param.name]
+        if param.kind is param.VAR_POSITIONAL:
+            args.extend(value)
+            last = len(args)
+        elif param.kind is param.VAR_KEYWORD:
+            kwargs.update(value)
+        elif param.kind is param.KEYWORD_ONLY:
+            if value is not param.default:
+                kwargs[param.name] = value
+        else:
+            args.append(value)
+            if param.default is param.empty or value is not param.default:
+                last = len(args)
+    return tuple(args[:last]), kwargs
+
+
+TENSOR_ANNOTATIONS = ("Tensor", "Tensor | None")  # impl's parameters that torch's take as Tensor
+
+
+def invalid_call(fn: Callable, values: dict[str, Any], name: str | None = None) -> TypeError:
+    """torch's TypeError for a call of ``fn`` (named ``name`` in torch, else as itself) whose
+    parameters had ``values`` (its ``locals()`` on entry) when one of them is no tensor."""
+    name = name or fn.__name__
+    args, kwargs = _given(fn, values)
+    overloads = OVERLOADS.get(name)
+    if overloads is None:
+        params = [
+            ("Tensor" if p.annotation in TENSOR_ANNOTATIONS else "", p.name, p.default is not p.empty)
+            for p in inspect.signature(fn).parameters.values()
+        ]
+        error = _wrong_argument(name, params, args)
+        if error is None:
+            raise AssertionError(f"invalid_call: every argument of {name}() is of its type")
+        return error
+    signatures = [_Signature(text) for text in overloads]
+    plausible = [s for s in signatures if s.plausible(len(args) + len(kwargs))]
+    if len(plausible) == 1:
+        error = _wrong_argument(name, plausible[0].positional, args)
+        if error is not None:
+            return error
+    return _invalid_combination(name, signatures, args, kwargs)
