@@ -101,6 +101,8 @@ def bad_hooks(draw: Any) -> Program:
         chain = builder.chain(draw(st.integers(1, 3)))
     else:
         chain = [n for n in builder.branching(draw(st.integers(1, 4))) if n in builder.tracked]
+        if not chain:  # no op of the graph had an operand that requires grad: one op that has
+            chain = builder.chain(1)
     on = builder.pick(HOOK_KINDS)
     target = builder.pick(builder.leaves if on == "post_accumulate_grad" else chain)
     builder.register(target, on, builder.action(BAD_ACTIONS))
