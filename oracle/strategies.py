@@ -505,8 +505,9 @@ class ModuleBuilder(Builder):
     calls, losses and optimisers. A tree is a nested child spec (``oracle.program.module_nodes``);
     every parameter gets explicit values, so both sides start from the same numbers."""
 
-    def __init__(self, draw: Any) -> None:
+    def __init__(self, draw: Any, bounded_gain: bool = False) -> None:
         super().__init__(draw, ("float32",), TREE_INPUTS)
+        self.bounded_gain = bounded_gain  # see ``weights``
         self.modules: list[str] = []  # every bound module node
         self.modules_of: dict[str, list[str]] = {}  # tree root -> its nodes' names
         self.params: list[str] = []
@@ -540,7 +541,7 @@ class ModuleBuilder(Builder):
         kwargs = {} if bias else {"bias": False}
         n = shape[-1]
         k = n if keep else self.pick((1, 2, 3))
-        params = {"weight": self.weights((k, n)), **({"bias": self.weights((k,))} if bias else {})}
+        params = {"weight": self.weights((k, n), n), **({"bias": self.weights((k,))} if bias else {})}
         return {"cls": "Linear", "args": [n, k], "kwargs": kwargs, "params": params}, (*shape[:-1], k)
 
     def conv2d(self, shape: tuple[int, ...], keep: bool = False) -> tuple[dict, tuple[int, ...]]:
@@ -578,7 +579,7 @@ class ModuleBuilder(Builder):
             kwargs["padding_mode"] = mode
         if not bias:
             kwargs["bias"] = False
-        params = {"weight": self.weights((c_out, c // groups, *kernel))}
+        params = {"weight": self.weights((c_out, c // groups, *kernel), c // groups * math.prod(kernel))}
         if bias:
             params["bias"] = self.weights((c_out,))
         spec = {"cls": "Conv2d", "args": [c, c_out, list(kernel)], "kwargs": kwargs, "params": params}
@@ -599,10 +600,19 @@ class ModuleBuilder(Builder):
         slope = self.pick(({}, {"negative_slope": 0.2})) if cls == "LeakyReLU" else {}
         return {**slope, **({"inplace": True} if self.coin() else {})}
 
-    def weights(self, shape: tuple[int, ...]) -> Any:
-        if not shape:
-            return self.pick(PARAM_VALUES)
-        return [self.weights(shape[1:]) for _ in range(shape[0])]
+    def weights(self, shape: tuple[int, ...], fan_in: int = 1) -> Any:
+        """Parameter values of ``shape`` from PARAM_VALUES. With ``bounded_gain``, a layer's weights
+        (``fan_in`` inputs per output) are divided by the power of two at least ``fan_in``, so no
+        output of the layer exceeds its largest input (plus the bias) in size: a deep tree trained
+        by a few optimiser steps then keeps its values and gradients in a range float32 holds."""
+        scale = 0.5 ** math.ceil(math.log2(fan_in)) if self.bounded_gain else 1.0
+
+        def values(shape: tuple[int, ...]) -> Any:
+            if not shape:
+                return self.pick(PARAM_VALUES) * scale
+            return [values(shape[1:]) for _ in range(shape[0])]
+
+        return values(shape)
 
     def subtree(self, shape: tuple[int, ...], depth: int, keep: bool = False) -> tuple[dict, tuple[int, ...]]:
         """A layer or a container (Sequential, ModuleList in Stack, ModuleDict in Router, Residual,

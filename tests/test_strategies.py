@@ -1,5 +1,6 @@
 """Self-tests of the program strategies: the layers ``ModuleBuilder`` draws are ones torch builds
-and accepts, with the output shapes the builder declares (its trees bind shapes on them)."""
+and accepts, with the output shapes the builder declares (its trees bind shapes on them), and with
+bounded gain where asked for."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import torch
 from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
-from oracle.strategies import ModuleBuilder
+from oracle.strategies import TREE_INPUTS, ModuleBuilder
 
 IMAGES = st.tuples(
     st.sampled_from(((), (1,), (2,))), st.integers(1, 4), st.integers(1, 5), st.integers(1, 5)
@@ -65,3 +66,21 @@ def test_in_place_activations_are_drawn(cls: str) -> None:
         return ModuleBuilder(draw).activation((2, 3))
 
     find(activations(), lambda spec: spec["cls"] == cls and spec["kwargs"].get("inplace"), settings=SEARCH)
+
+
+@st.composite
+def bounded_gain_layers(draw: Any) -> dict:
+    """A layer spec ``ModuleBuilder(bounded_gain=True)`` draws on a tree input or image shape."""
+    shape = draw(st.sampled_from(TREE_INPUTS) | IMAGES)
+    return ModuleBuilder(draw, bounded_gain=True).layer(shape, draw(st.booleans()))[0]
+
+
+@settings(max_examples=300, deadline=None, derandomize=True, suppress_health_check=list(HealthCheck))
+@given(spec=bounded_gain_layers())
+def test_bounded_gain_layers_output_no_more_than_their_largest_input(spec: dict) -> None:
+    """The training loops' layers (conformance/test_optim.py): each output's weights add up to at
+    most 1 in absolute value, so an output exceeds no input in size but for its bias."""
+    weight = spec.get("params", {}).get("weight")
+    if weight is not None:
+        rows = torch.tensor(weight).flatten(1)
+        assert rows.abs().sum(1).max() <= 1.0
