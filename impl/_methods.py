@@ -120,10 +120,13 @@ def _pow_spec(self: Tensor, exponent: Any) -> tuple:
 
 
 def _masked_fill_spec(self: Tensor, mask: Tensor, value: Any) -> tuple:
-    from impl._ops.indexing import MASKED_FILL
+    from impl._ops.indexing import MASKED_FILL, MASKED_FILL_TENSOR
 
     F.check_masked_fill(self, mask, in_place=True)
-    return MASKED_FILL, (), {"mask": mask, "value": value.item() if isinstance(value, Tensor) else value}
+    if isinstance(value, Tensor):
+        F.check_fill_value(value)
+        return MASKED_FILL_TENSOR, (value,), {"mask": mask}
+    return MASKED_FILL, (), {"mask": mask, "value": value}
 
 
 def _unary_spec(op: OpDef) -> Any:

@@ -993,3 +993,89 @@ def test_functions_refuse_what_is_no_tensor_as_torch(call: str, bad: str) -> Non
         return observe({call: x}, lambda x: BAD_ARGUMENT_CALLS[call](m, x, NOT_TENSORS[bad]), repr)[call]
 
     assert run(impl) == run(torch)
+
+
+def graph_text(t: Any) -> str:
+    """The autograd graph behind ``t``, breadth first: node names and where their edges lead."""
+    if t.grad_fn is None:
+        return "None"
+    order, parts = [t.grad_fn], []
+    while len(parts) < len(order):
+        node = order[len(parts)]
+        children = [child for child, _ in node.next_functions]
+        order += [c for c in children if c is not None and c not in order]
+        parts.append(f"{type(node).__name__}->{[None if c is None else order.index(c) for c in children]}")
+    return "; ".join(parts)
+
+
+MASKED_FILL_VALUES: dict[str, Callable[[Any, Any, Any, Any], Any]] = {
+    "function": lambda m, x, mask, v: m.masked_fill(x, mask, v),
+    "method": lambda m, x, mask, v: x.masked_fill(mask, v),
+    "in place on a clone": lambda m, x, mask, v: x.clone().masked_fill_(mask, v),
+    "a float64 value": lambda m, x, mask, v: x.masked_fill(mask, v.double()),
+    "a value without grad": lambda m, x, mask, v: x.masked_fill(mask, v.detach()),
+    "an input without grad": lambda m, x, mask, v: x.detach().masked_fill(mask, v * 2),
+    "a broadcast mask": lambda m, x, mask, v: x.masked_fill(mask[0], v),
+    "a 1-d value": lambda m, x, mask, v: x.masked_fill(mask, v.reshape(1)),
+    "a 1-d value, in place": lambda m, x, mask, v: x.detach().clone().masked_fill_(mask, v.reshape(1)),
+}
+
+
+@pytest.mark.parametrize("case", list(MASKED_FILL_VALUES))
+def test_masked_fill_with_a_tensor_value_passes_it_a_gradient(case: str) -> None:
+    """masked_fill with a 0-d tensor value is MaskedFillBackward1, which sends the value the sum
+    of the filled elements' gradient; a value of more dimensions is refused."""
+
+    def run(m: Any) -> str:
+        x = m.tensor([[-0.0, 1.0], [2.0, -3.0]], requires_grad=True)
+        v = m.tensor(5.0, requires_grad=True)
+        mask = x.detach() > 0
+
+        def call(_: Any) -> str:
+            y = MASKED_FILL_VALUES[case](m, x, mask, v)
+            grads = m.autograd.grad(y, (x, v), -m.ones_like(y), allow_unused=True)
+            return f"{signs(y)} {graph_text(y)} {[None if g is None else signs(g) for g in grads]}"
+
+        return observe({case: None}, call, str)[case]
+
+    assert run(impl) == run(torch)
+
+
+REDUCTION_ZEROS: dict[str, Callable[[Any, Any], Any]] = {
+    "max()": lambda m, x: x.max(),
+    "min()": lambda m, x: m.min(x),
+    "max() of a nan": lambda m, x: (x / x).max(),
+    "cumsum(1)": lambda m, x: x.cumsum(1),
+    "cumsum(0)": lambda m, x: m.cumsum(x, 0),
+    "cumsum to float64": lambda m, x: x.cumsum(1, dtype=m.float64),
+    "cumprod(1)": lambda m, x: x.cumprod(1),
+}
+
+
+@pytest.mark.parametrize("upstream", [-1.0, -0.0])
+@pytest.mark.parametrize("case", list(REDUCTION_ZEROS))
+def test_zeros_of_reductions_and_scans_keep_torchs_sign(case: str, upstream: float) -> None:
+    """max()/min() backward fills the share into zeros on CPU (the other elements get +0.0, not
+    -grad * 0), cumsum starts its sum from +0.0 (a leading -0.0 sums to +0.0, and so does the
+    reversed cumsum of a -0.0 gradient), with create_graph torch's graph."""
+
+    def run(m: Any) -> str:
+        x = m.tensor([[-0.0, 0.0, 3.0], [1.0, -2.0, -0.0]], requires_grad=True)
+        y = REDUCTION_ZEROS[case](m, x)
+        (g,) = m.autograd.grad(y, x, m.full_like(y, upstream), create_graph=True)
+        return f"{signs(y)} {signs(g)} {graph_text(g)}"
+
+    assert run(impl) == run(torch)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float16", "bfloat16", "float64"])
+@pytest.mark.parametrize("fn", ["cumsum", "cumprod"])
+def test_scans_accumulate_in_torchs_accumulate_type(fn: str, dtype: str) -> None:
+    """torch's CPU scans keep the running value in double for float32 (in float for float16 and
+    bfloat16), rounding each step's result: over 2000 steps that shows in the last bits."""
+    values = np.random.default_rng(0).standard_normal((3, 2000)).astype(np.float32)
+
+    def run(m: Any) -> np.ndarray:
+        return getattr(m.tensor(values).to(getattr(m, dtype)), fn)(1).float().numpy()
+
+    assert np.array_equal(run(impl), run(torch), equal_nan=True)

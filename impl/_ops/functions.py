@@ -998,12 +998,22 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
 
 
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
-    if not (isinstance(input, Tensor) and isinstance(mask, Tensor)):
+    if not (isinstance(input, Tensor) and isinstance(mask, Tensor)) or isinstance(value, NOT_OPERANDS):
         raise invalid_call(masked_fill, locals())
     check_masked_fill(input, mask, in_place=False)
     if _t(value):
-        value = value.item()
+        check_fill_value(value)
+        return apply(ix.MASKED_FILL_TENSOR, input, value, mask=mask)
     return apply(ix.MASKED_FILL, input, mask=mask, value=value)
+
+
+def check_fill_value(value: Tensor) -> None:
+    """masked_fill's tensor value: one number (its gradient is the sum of the filled ones')."""
+    if value.dim() != 0:
+        raise RuntimeError(
+            f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.dim()} "
+            "dimension(s)."
+        )
 
 
 def check_masked_fill(input: Tensor, mask: Tensor, in_place: bool) -> None:

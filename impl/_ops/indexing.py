@@ -233,3 +233,12 @@ MASKED_FILL = OpDef(
     lambda xp, a, mask, value: xp.where(mask._data, xp.asarray(value, dtype=a.dtype), a),
     derivatives={"self": D("mask", lambda g, c: g.masked_fill(c.mask, 0))},
 )
+MASKED_FILL_TENSOR = OpDef(  # masked_fill with a 0-d tensor value, which gets a gradient too
+    "MaskedFillBackward1",
+    lambda xp, a, value, mask: xp.where(mask._data, value.astype(a.dtype), a),
+    ("self", "value"),
+    {
+        "self": D("mask", lambda g, c: g.masked_fill(c.mask, 0)),
+        "value": D("mask", lambda g, c: g.masked_select(c.mask).sum()),  # torch's masked_fill_backward
+    },
+)

@@ -144,16 +144,30 @@ PROD_DIM = OpDef(
 
 # -- scans and flip ------------------------------------------------------------------------------
 def _scan_fwd(scan: str) -> Any:
-    """cumsum/cumprod along ``dim`` into ``dtype`` (float16 accumulated in float32 as torch's CPU
-    kernel; a 0-d input is its own scan)."""
+    """cumsum/cumprod along ``dim`` into ``dtype``, as torch's CPU kernel: the running value kept in
+    its accumulate type (float32 in float64, float16 in float32), each step rounded to ``dtype``,
+    the sum started from +0.0 (so -0.0 + ... is never -0.0, where numpy's starts from the first
+    element); a 0-d input is its own scan."""
 
     def forward(xp: Any, a: Any, dim: int, dtype: Any, in_dtype: Any) -> Any:
         if a.ndim == 0:
-            return a.astype(dtype, copy=True)
-        acc = np.float32 if np.dtype(dtype) == np.float16 else dtype
-        return getattr(xp, scan)(a, axis=dim, dtype=acc).astype(dtype, copy=False)
+            out = a.astype(dtype, copy=True)
+        else:
+            acc = _SCAN_ACCUMULATE.get(np.dtype(dtype), dtype)
+            out = getattr(xp, scan)(a, axis=dim, dtype=acc).astype(dtype, copy=False)
+        if scan == "cumsum" and out.dtype.kind == "f":
+            out += 0.0  # -0.0 becomes +0.0, nothing else changes
+        return out
 
     return forward
+
+
+# the type torch's CPU scans keep their running value in (at::acc_type<T, /*is_cuda=*/false>)
+_SCAN_ACCUMULATE = {
+    np.dtype(np.float16): np.float32,
+    dtypes.bfloat16.np: np.float32,
+    np.dtype(np.float32): np.float64,
+}
 
 
 def reversed_cumsum(t: Any, dim: int) -> Any:
@@ -256,12 +270,14 @@ FLIP = OpDef(
 def _evenly(g: Any, c: Any) -> Any:
     """torch's evenly_distribute_backward: the gradient shared by the elements equal to the
     max/min, or by the nans when it is nan."""
+    from impl._creation import zeros_like
     from impl._tensor import Tensor
 
     xp = namespace_of(c.self._data)
     nan = c.self.dtype.is_floating_point and bool(xp.isnan(c.result._data))
     mask = Tensor._from_array(xp.isnan(c.self._data)) if nan else c.self == c.result
-    return g * mask / mask.sum()
+    # CPU: zeros with the share filled in (the others stay +0.0, where a product gave -0.0)
+    return zeros_like(c.self).masked_fill(mask, g / mask.sum())
 
 
 def _amax_grad(g: Any, c: Any) -> Any:
