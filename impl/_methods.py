@@ -281,6 +281,7 @@ METHODS: dict[str, Any] = {
     # indexing
     "gather": F.gather,
     "index_select": F.index_select,
+    "index_fill": F.index_fill,
     "masked_fill": F.masked_fill,
     "masked_select": F.masked_select,
     "__getitem__": F.getitem,

@@ -1049,6 +1049,14 @@ REDUCTION_ZEROS: dict[str, Callable[[Any, Any], Any]] = {
     "cumsum(0)": lambda m, x: m.cumsum(x, 0),
     "cumsum to float64": lambda m, x: x.cumsum(1, dtype=m.float64),
     "cumprod(1)": lambda m, x: x.cumprod(1),
+    "trace": lambda m, x: x[:, :2].trace(),
+    "index_fill with a tensor value": lambda m, x: x.index_fill(1, m.tensor([0, 0, 2]), x[0, 2]),
+    "index_fill with a number": lambda m, x: x.index_fill(-1, m.tensor(1), -0.0),
+    "nll_loss": lambda m, x: m.nn.functional.nll_loss(x, m.tensor([0, 1])),
+    "nll_loss, weights, ignored": lambda m, x: m.nn.functional.nll_loss(
+        x, m.tensor([0, -100]), weight=m.tensor([2.0, 0.0, 1.0]), reduction="sum"
+    ),
+    "nll_loss, none": lambda m, x: m.nn.functional.nll_loss(x, m.tensor([0, 1]), reduction="none"),
 }
 
 
@@ -1056,8 +1064,9 @@ REDUCTION_ZEROS: dict[str, Callable[[Any, Any], Any]] = {
 @pytest.mark.parametrize("case", list(REDUCTION_ZEROS))
 def test_zeros_of_reductions_and_scans_keep_torchs_sign(case: str, upstream: float) -> None:
     """max()/min() backward fills the share into zeros on CPU (the other elements get +0.0, not
-    -grad * 0), cumsum starts its sum from +0.0 (a leading -0.0 sums to +0.0, and so does the
-    reversed cumsum of a -0.0 gradient), with create_graph torch's graph."""
+    -grad * 0), as do trace's, index_fill's and nll_loss's backward (NllLossBackwardBackward0, an
+    edge to the input too); cumsum starts its sum from +0.0 (a leading -0.0 sums to +0.0, and so
+    does the reversed cumsum of a -0.0 gradient); with create_graph torch's graph."""
 
     def run(m: Any) -> str:
         x = m.tensor([[-0.0, 0.0, 3.0], [1.0, -2.0, -0.0]], requires_grad=True)

@@ -1007,13 +1007,33 @@ def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     return apply(ix.MASKED_FILL, input, mask=mask, value=value)
 
 
-def check_fill_value(value: Tensor) -> None:
-    """masked_fill's tensor value: one number (its gradient is the sum of the filled ones')."""
+def check_fill_value(value: Tensor, fill: str = "masked_fill_") -> None:
+    """A fill's tensor value: one number (its gradient is the sum of the filled ones')."""
     if value.dim() != 0:
         raise RuntimeError(
-            f"masked_fill_ only supports a 0-dimensional value tensor, but got tensor with {value.dim()} "
+            f"{fill} only supports a 0-dimensional value tensor, but got tensor with {value.dim()} "
             "dimension(s)."
         )
+
+
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """A copy of ``input`` with ``value`` (a number or a 0-d tensor) at ``index`` along ``dim``."""
+    if not (isinstance(input, Tensor) and isinstance(index, Tensor)) or isinstance(value, NOT_OPERANDS):
+        raise invalid_call(index_fill, locals())
+    d = _wrap_dim(dim, input.dim())
+    if index.dtype is not dtypes.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if index.dim() > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    size = input.shape[d] if input.dim() else 1
+    idx = index._data.reshape(-1)
+    outside = idx[(idx < -size) | (idx >= size)]
+    if outside.size:
+        raise IndexError(f"index {int(outside[0])} is out of bounds for dimension {d} with size {size}")
+    if _t(value):
+        check_fill_value(value, "index_fill_")
+        return apply(ix.INDEX_FILL_TENSOR, input, value, dim=d, index=index)
+    return apply(ix.INDEX_FILL, input, dim=d, index=index, value=value)
 
 
 def check_masked_fill(input: Tensor, mask: Tensor, in_place: bool) -> None:

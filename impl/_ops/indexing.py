@@ -233,6 +233,41 @@ MASKED_FILL = OpDef(
     lambda xp, a, mask, value: xp.where(mask._data, xp.asarray(value, dtype=a.dtype), a),
     derivatives={"self": D("mask", lambda g, c: g.masked_fill(c.mask, 0))},
 )
+def _index_filled(xp: Any, a: Any, dim: int, index: Any, value: Any) -> Any:
+    """A copy of ``a`` with ``value`` at positions ``index`` along ``dim``."""
+    out = a.copy()
+    if out.ndim == 0:
+        if index.size:
+            out[...] = value
+        return out
+    out[(slice(None),) * dim + (index.reshape(-1),)] = value
+    return out
+
+
+def _index_fill_self_grad(g: Any, c: Any) -> Any:
+    return g.index_fill(c.dim, c.index, 0)
+
+
+def _index_fill_value_grad(g: Any, c: Any) -> Any:
+    """torch's ``grad.index_select(dim, unique(index)).sum()``: each filled position counts once."""
+    from impl._tensor import Tensor
+
+    xp = namespace_of(c.index._data)
+    unique = Tensor._from_array(xp.unique(c.index._data.reshape(-1)))
+    return (g.index_select(c.dim, unique) if g.dim() else g).sum()
+
+
+INDEX_FILL = OpDef(
+    "IndexFillBackward0",
+    lambda xp, a, dim, index, value: _index_filled(xp, a, dim, index._data, xp.asarray(value, dtype=a.dtype)),
+    derivatives={"self": D("dim index", _index_fill_self_grad)},
+)
+INDEX_FILL_TENSOR = OpDef(  # index_fill with a 0-d tensor value, which gets a gradient too
+    "IndexFillBackward1",
+    lambda xp, a, value, dim, index: _index_filled(xp, a, dim, index._data, value.astype(a.dtype)),
+    ("self", "value"),
+    {"self": D("dim index", _index_fill_self_grad), "value": D("dim index", _index_fill_value_grad)},
+)
 MASKED_FILL_TENSOR = OpDef(  # masked_fill with a 0-d tensor value, which gets a gradient too
     "MaskedFillBackward1",
     lambda xp, a, value, mask: xp.where(mask._data, value.astype(a.dtype), a),

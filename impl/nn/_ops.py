@@ -275,14 +275,41 @@ def _nll_fwd(xp: Any, x: Any, target: Any, weight: Any, ignore_index: int, reduc
     return per_row.reshape(x.shape[:-1]).astype(x.dtype)
 
 
+def _nll_backward_fwd(
+    xp: Any, g: Any, x: Any, target: Any, weight: Any, ignore_index: int, reduction: int
+) -> Any:
+    """torch's nll_loss_backward: zeros, and at each kept row's target ``-w * grad`` (divided by
+    the total weight for 'mean'); ignored rows and the other classes stay +0.0."""
+    rows2d = x.reshape(-1, x.shape[-1])
+    coef = _nll_coefficients(xp, target, weight, ignore_index, reduction, rows2d.shape[1], x.dtype)
+    t = target._data.reshape(-1)
+    keep = xp.nonzero(t != ignore_index)[0]
+    out = xp.zeros(rows2d.shape, dtype=x.dtype)
+    per_row = g.reshape(-1)[keep] if reduction == 0 else g
+    out[keep, t[keep]] = coef[keep, t[keep]] * per_row
+    return out.reshape(x.shape)
+
+
+def _nll_options(c: Any) -> dict:
+    """What nll_loss and its backward share: target, weight, ignore_index, reduction."""
+    return {"target": c.target, "weight": c.weight, "ignore_index": c.ignore_index, "reduction": c.reduction}
+
+
+NLL_OPTIONS = "target weight ignore_index reduction"
+NLL_LOSS_BACKWARD = OpDef(
+    "NllLossBackwardBackward0",
+    _nll_backward_fwd,
+    ("grad_output", "self"),
+    {
+        "grad_output": D(NLL_OPTIONS, lambda gg, c: apply(NLL_LOSS, gg, **_nll_options(c))),
+        "self": D("", lambda gg, c: impl.zeros_like(gg)),
+    },
+)
+"""derivatives.yaml's nll_loss_backward: the loss of the gradient's gradient, zeros for self."""
+
+
 def _nll_grad(g: Any, c: Any) -> Any:
-    xp = impl._xp.namespace_of(c.target._data)
-    shape = tuple(c.shape("self"))
-    dtype = c.dtype("self").np
-    coef = _nll_coefficients(xp, c.target, c.weight, c.ignore_index, c.reduction, shape[-1], dtype)
-    coef = coef.reshape(shape)
-    coef_t = impl.Tensor._from_array(coef)  # numpy or cupy, on the target's device
-    return coef_t * (g.unsqueeze(-1) if c.reduction == 0 else g)
+    return apply(NLL_LOSS_BACKWARD, g, c.self, **_nll_options(c))
 
 
 class _no_errstate:
@@ -296,6 +323,4 @@ class _no_errstate:
         pass
 
 
-NLL_LOSS = OpDef(
-    "NllLossBackward0", _nll_fwd, derivatives={"self": D("target weight ignore_index reduction", _nll_grad)}
-)
+NLL_LOSS = OpDef("NllLossBackward0", _nll_fwd, derivatives={"self": D("self " + NLL_OPTIONS, _nll_grad)})
