@@ -66,7 +66,9 @@ class Tensor:
     # tensor that sets one keeps it in its instance dict):
     _grad_acc: AccumulateGrad | None = None  # a leaf's AccumulateGrad node, made on first need
     _retains_grad = False
-    _view_no_grad = False  # a view made in no_grad mode of a tensor requiring grad
+    # how a view was made, as torch's CreationMeta: "" (the default), "no_grad", "inference" or
+    # "multiple" (an output of split/chunk/unbind); a view made otherwise cannot be rebased
+    _creation_meta = ""
     _wrapped_number = False  # a Python number wrapped by an op (promotion treats it apart)
     # torch's efficient zero tensor (a gradient of sgn): zeros no storage backs; set per instance
     _efficient_zero = False
@@ -183,39 +185,62 @@ class Tensor:
     # -- autograd metadata --------------------------------------------------------------------
     @property
     def grad_fn(self) -> Node | None:
-        """The node that made this tensor; a view whose base was modified in place since gets an
-        as_strided node onto the base's new history (torch regenerates it the same way)."""
-        if self._grad_fn is not None and self._base is not None and self._view_version != self._vc.value:
-            from impl._ops.functions import as_strided
-
-            if self._grad_fn._custom_function_views:
-                from impl.autograd.function import custom_view_error
-
-                raise custom_view_error(self, rebased=True)
-
-            with grad_mode.enable_grad():
-                fresh = as_strided(self._base, tuple(self.shape), self.stride(), self.storage_offset())
-            self._grad_fn, self._output_nr = fresh._grad_fn, 0
-            self._view_version = self._vc.value
+        """The node that made this tensor. A view whose base was modified in place since it was
+        made (or since its grad_fn was last made) gets an as_strided node onto the base's new
+        history, when it had a grad_fn or its base requires grad now: torch's VariableHooks::grad_fn
+        regenerates it so, and refuses a view made in no_grad or inference mode or by a function
+        returning several views."""
+        base = self._base
+        if (
+            base is not None
+            and self._view_version != self._vc.value
+            and (self._grad_fn is not None or base.requires_grad)
+        ):
+            self._regenerate_grad_fn()
         return self._grad_fn
+
+    def _regenerate_grad_fn(self) -> None:
+        if self._grad_fn is not None and self._grad_fn._custom_function_views:
+            from impl.autograd.function import custom_view_error
+
+            raise custom_view_error(self, rebased=True)
+        if creation_meta(self):
+            raise view_rebase_error(self, indirect=True)
+        from impl._ops.functions import as_strided
+
+        with grad_mode.recording():
+            fresh = as_strided(self._base, tuple(self.shape), self.stride(), self.storage_offset())
+        self._grad_fn, self._output_nr = fresh._grad_fn, 0
+        self._view_version = self._vc.value
+
+    @property
+    def _view_no_grad(self) -> bool:
+        """Whether this view was made in no_grad mode (read and set by older callers; see
+        ``_creation_meta``)."""
+        return self._creation_meta == "no_grad"
+
+    @_view_no_grad.setter
+    def _view_no_grad(self, value: bool) -> None:
+        self._creation_meta = "no_grad" if value else ""
 
     @property
     def is_leaf(self) -> bool:
-        return self._grad_fn is None
+        return self.grad_fn is None
 
     @property
     def requires_grad(self) -> bool:
-        return self._requires_grad or self._grad_fn is not None
+        """As torch's DifferentiableViewMeta: a tensor's own flag, or a grad_fn, or, for a view,
+        its base requiring grad (whenever the base came to)."""
+        return (
+            self._requires_grad
+            or self._grad_fn is not None
+            or (self._base is not None and self._base.requires_grad)
+        )
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
-        if self._grad_fn is not None:
-            if value:
-                return
-            raise RuntimeError(
-                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
-                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach()."
-            )
+        if self._grad_fn is not None:  # torch's C++ is_leaf: a stale view's grad_fn is not regenerated
+            raise RuntimeError(_leaf_flags_error(value))
         if value and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if value and self._inference and not grad_mode.is_inference_mode_enabled():
@@ -225,6 +250,8 @@ class Tensor:
         self._requires_grad = bool(value)
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if requires_grad and self._grad_fn is not None:  # torch: only the attribute form refuses
+            return self
         self.requires_grad = requires_grad
         return self
 
@@ -286,7 +313,7 @@ class Tensor:
         """Tensor pre-hook ``hook(grad) -> Tensor | None`` run when this tensor's gradient is ready."""
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        node = self._grad_fn if self._grad_fn is not None else self._grad_accumulator()
+        node = self.grad_fn if self.grad_fn is not None else self._grad_accumulator()
         hooks = node._tensor_hooks(self._output_nr if self._grad_fn is not None else 0)
         handle = RemovableHandle(hooks)
         hooks[handle.id] = hook
@@ -296,7 +323,7 @@ class Tensor:
         """``hook(tensor)`` run after ``.grad`` of this leaf has been written."""
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        if self._grad_fn is not None:
+        if self.grad_fn is not None:
             raise RuntimeError("post accumulate grad hooks cannot be registered on non-leaf tensors")
         hooks = self._grad_accumulator()._post_acc_hooks
         handle = RemovableHandle(hooks)
@@ -307,7 +334,7 @@ class Tensor:
         """Keep ``.grad`` of a non-leaf after backward; its hook always runs after tensor hooks."""
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self._grad_fn is None or self._retains_grad:
+        if self._grad_fn is None or self._retains_grad:  # C++ is_leaf: no regeneration (then grad_fn is)
             return
         ref = weakref.ref(self)
 
@@ -320,7 +347,7 @@ class Tensor:
             else:
                 t._grad = t._grad + grad
 
-        self._grad_fn._own("_retains_grad_hooks")[self._output_nr] = retain
+        self.grad_fn._own("_retains_grad_hooks")[self._output_nr] = retain
         self._retains_grad = True
 
     def backward(
@@ -452,6 +479,62 @@ class Tensor:
 _SLOTS = tuple(n for n in Tensor.__slots__ if not n.startswith("__"))
 _grad_state = grad_mode._state  # read directly: _from_array runs for every tensor made
 _DTYPES = dtypes._BY_NP  # numpy dtype -> impl dtype (the hot path of Tensor.dtype)
+
+
+def _leaf_flags_error(requires_grad: bool) -> str:
+    """torch's requires_grad_leaf_error."""
+    text = "you can only change requires_grad flags of leaf variables."
+    if not requires_grad:
+        text += (
+            " If you want to use a computed variable in a subgraph that doesn't require differentiation "
+            "use var_no_grad = var.detach()."
+        )
+    return text
+
+
+def creation_meta(t: Tensor) -> str:
+    """How view ``t`` was made (``Tensor._creation_meta``); an output of split/chunk/unbind that
+    records a node is "multiple" by its node's kind."""
+    if t._creation_meta:
+        return t._creation_meta
+    from impl._ops.functions import _MultiViewNode
+
+    return "multiple" if isinstance(t._grad_fn, _MultiViewNode) else ""
+
+
+_REBASE_FORBIDDEN = (
+    " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
+    "moving both the view and the inplace either both inside the {block} block (if you don't want the "
+    "inplace to be tracked) or both outside (if you want the inplace to be tracked)."
+)
+_REBASE_WHY = {
+    "multiple": (
+        " This view is the output of a function that returns multiple views. Such functions do not allow "
+        "the output views to be modified inplace. You should replace the inplace operation by an "
+        "out-of-place one."
+    ),
+    "no_grad": _REBASE_FORBIDDEN.format(block="no_grad"),
+    "inference": _REBASE_FORBIDDEN.format(block="inference_mode"),
+}
+
+
+def view_rebase_error(t: Tensor, indirect: bool) -> RuntimeError:
+    """torch's handle_view_on_rebase error for view ``t`` of a non-default creation: written in
+    place (``indirect`` False), or read after its base or another view of it was."""
+    meta, fn = creation_meta(t), t._grad_fn
+    modified = "its base or another view of its base has been" if indirect else "is being"
+    if meta in ("no_grad", "inference") or fn is None:
+        if fn is not None:
+            prefix = f"Output {t._output_nr} of {fn._short_name()} is a view of a view which was created in"
+        else:
+            prefix = "A view was created in"
+        if meta == "inference":
+            text = f"{prefix} inference mode and {modified} modified inplace in normal mode."
+        else:
+            text = f"{prefix} no_grad mode and {modified} modified inplace with grad mode enabled."
+    else:
+        text = f"Output {t._output_nr} of {fn._short_name()} is a view and {modified} modified inplace."
+    return RuntimeError(text + _REBASE_WHY[meta])
 
 
 def _check_assigned_grad(t: Tensor, value: object) -> None:

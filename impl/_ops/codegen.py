@@ -108,10 +108,17 @@ def call_source(op: OpDef) -> str:
             "    main._base = t0._base if t0._base is not None else t0",
             "    main._vc = t0._vc",
             "    main._view_version = t0._vc.value",
-            "    if not _grad_state.enabled and t0.requires_grad:",
-            "        main._view_no_grad = True",
+            "    main._inference = t0._inference  # a view of a normal tensor is normal in inference mode",
+            "    if not _grad_state.enabled or _grad_state.inference or t0._creation_meta:",
+            "        main._creation_meta = _view_creation_meta(t0)",
         ]
-    needs = [f"t{i}._requires_grad or t{i}._grad_fn is not None" for i, d in enumerate(op._plan.diff) if d]
+    # an input needs a gradient if it requires grad itself or, being a view, through its base
+    needs = [
+        f"t{i}._requires_grad or t{i}._grad_fn is not None or "
+        f"t{i}._base is not None and t{i}._base.requires_grad"
+        for i, d in enumerate(op._plan.diff)
+        if d
+    ]
     if needs:
         lines += [
             "    if _grad_state.enabled and not _grad_state.inference and main._data.dtype in FLOAT_DTYPES:",

@@ -18,19 +18,13 @@ from impl import dtypes
 from impl._ops import views as vw
 from impl._ops.elementwise import CLAMP, RELU, zero_grad
 from impl._ops.table import D, OpDef, apply
-from impl._tensor import Tensor
+from impl._tensor import Tensor, creation_meta, view_rebase_error
 from impl._xp import namespace_of, to_numpy
 from impl.autograd import grad_mode
 from impl.autograd.graph import FREED, Node
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
-NO_GRAD_VIEW_INPLACE = (
-    "A view was created in no_grad mode and is being modified inplace with grad mode enabled. Given that "
-    "this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by moving both "
-    "the view and the inplace either both inside the no_grad block (if you don't want the inplace to be "
-    "tracked) or both outside (if you want the inplace to be tracked)."
-)
 
 
 def _copy_fwd(xp: Any, a: Any, src: Any) -> Any:
@@ -100,30 +94,28 @@ def _zero_at(g: Any, key: tuple) -> Any:
     return index_put(g, key, 0.0)
 
 
-def check_inplace(t: Tensor) -> None:
-    """torch's checks before writing into ``t`` in place (most apply with grad mode on only)."""
-    if not grad_mode.is_grad_enabled():
+def check_inplace(t: Tensor, others: tuple = ()) -> None:
+    """torch's check_inplace before writing into ``t`` in place with ``others`` as operands: made
+    only when the write is recorded (grad mode on, not in inference mode, and ``t`` or an operand
+    requiring grad). A view made otherwise than by default is refused first, then a view of a
+    leaf that requires grad, then a leaf that requires grad."""
+    if not grad_mode.is_recording():
         return
-    if t._grad_fn is None and t._requires_grad:
-        raise RuntimeError(LEAF_INPLACE)
-    from impl._ops.functions import _MultiViewNode
-
-    if isinstance(t._grad_fn, _MultiViewNode):
-        raise RuntimeError(
-            f"Output {t._output_nr} of {t._grad_fn._short_name()} is a view and is being modified inplace. "
-            "This view is the output of a function that returns multiple views. Such functions do not allow "
-            "the output views to be modified inplace. You should replace the inplace operation by an "
-            "out-of-place one."
-        )
-    if t._base is not None and t._grad_fn is not None and t._grad_fn._custom_function_views:
-        from impl.autograd.function import custom_view_error
-
-        raise custom_view_error(t, rebased=False)
-    if t._base is not None and t._view_no_grad:
-        raise RuntimeError(NO_GRAD_VIEW_INPLACE)
+    requires_grad = t.requires_grad
+    if not requires_grad and not any(isinstance(o, Tensor) and o.requires_grad for o in others):
+        return
     base = t._base
-    if base is not None and base._grad_fn is None and base._requires_grad:
-        raise RuntimeError(VIEW_OF_LEAF_INPLACE)
+    if base is not None:
+        if t._grad_fn is not None and t._grad_fn._custom_function_views:
+            from impl.autograd.function import custom_view_error
+
+            raise custom_view_error(t, rebased=False)
+        if creation_meta(t):
+            raise view_rebase_error(t, indirect=False)
+        if requires_grad and base._grad_fn is None:
+            raise RuntimeError(VIEW_OF_LEAF_INPLACE)
+    if requires_grad and t._grad_fn is None:  # C++ is_leaf: a stale view's grad_fn is not regenerated
+        raise RuntimeError(LEAF_INPLACE)
 
 
 INTERNAL_OVERLAP = (
@@ -206,7 +198,7 @@ def _old_value(t: Tensor) -> Tensor:
 
 def apply_inplace(op: OpDef, self: Tensor, *others: Any, **attrs: Any) -> Tensor:
     """Run ``op`` in place on ``self`` (see module doc)."""
-    check_inplace(self)
+    check_inplace(self, others)
     if "key" not in attrs:  # index_put_'s values and indices follow the indexed shape
         _check_broadcast_to_self(self, [*others, *attrs.values()])
     _check_overlap(op, self, others[0]._data if others and isinstance(others[0], Tensor) else 0, attrs)
@@ -215,9 +207,7 @@ def apply_inplace(op: OpDef, self: Tensor, *others: Any, **attrs: Any) -> Tensor
 
         _check_cast(compute_dtype((self,) + tuple(others), op.promote == "float"), self.dtype)
     records = grad_mode.is_recording() and (
-        self.requires_grad
-        or (self._base is not None and self._base.requires_grad)
-        or any(isinstance(o, Tensor) and o.requires_grad for o in others)
+        self.requires_grad or any(isinstance(o, Tensor) and o.requires_grad for o in others)
     )
     source = _old_value(self) if records else self
     result = apply(op, source, *others, **attrs)
@@ -422,7 +412,7 @@ def _index_put_(self: Tensor, indices: dict[int, Tensor], values: Tensor) -> Non
     masked_fill_: one bool mask and one value), then the bounds (when writing)."""
     from impl._ops.indexing import broadcast_indices, mask_free, numpy_key, saved_indices
 
-    check_inplace(self)  # autograd's checks come before the kernel's
+    check_inplace(self, (values,))  # autograd's checks come before the kernel's
     key = numpy_key(indices)
     broadcast_indices(mask_free(key))
     target = _indexed_shape(tuple(self.shape), key)

@@ -415,6 +415,15 @@ def compute_dtype(tensors: tuple, to_float: bool = False) -> Any:
     return dtypes.get_default_dtype() if to_float and not dt.is_floating_point else dt
 
 
+def _view_creation_meta(base: Any) -> str:
+    """torch's CreationMeta of a view of ``base`` made now (``Tensor._creation_meta``): made in
+    inference mode, in no_grad mode or neither, propagated from a view ``base`` as torch's
+    propagate_creation_meta does (inference mode sticks; otherwise the newer mode wins)."""
+    new = "inference" if _grad_state.inference else "" if _grad_state.enabled else "no_grad"
+    old = base._creation_meta
+    return old if not new or old == "inference" else new
+
+
 def _edge_of(t: Any) -> tuple:
     """``t._edge()`` without the view check when ``t`` is no view (the common case)."""
     if t._base is None:
@@ -469,5 +478,5 @@ _CALL_HELPERS = {
     "_common_float": _common_float, "compute_dtype": compute_dtype, "_cast": _cast,
     "quiet_enter": quiet_enter, "quiet_exit": quiet_exit, "_raise_broadcast_error": _raise_broadcast_error,
     "_from_array": Tensor._from_array, "_torch_layout": _torch_layout, "_grad_state": _grad_state,
-    "FLOAT_DTYPES": FLOAT_DTYPES,
+    "FLOAT_DTYPES": FLOAT_DTYPES, "_view_creation_meta": _view_creation_meta,
 }

@@ -210,7 +210,7 @@ def _wire_output(ctx: BackwardCFunction, out: Any, i: int, inputs: tuple) -> Any
         view = out.detach()  # an unmodified input comes back as a new tensor: a view of it
         view._base, view._view_version = out._base if out._base is not None else out, out._vc.value
         out = view
-    out._view_no_grad = False  # a view made in forward is the Function's, not a no_grad view
+    out._creation_meta = ""  # a view made in forward is the Function's, not a no_grad view
     if out.dtype.is_floating_point:
         out._grad_fn, out._output_nr = ctx, i
     return out

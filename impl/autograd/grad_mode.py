@@ -36,6 +36,19 @@ def is_recording() -> bool:
     return _state.enabled and not _state.inference
 
 
+class recording:
+    """Record ops whatever the modes (grad mode on, inference mode off) inside the block: for
+    nodes autograd makes itself, as torch regenerates a view's grad_fn even when reached with grad
+    mode off or in inference mode (it builds the node directly)."""
+
+    def __enter__(self) -> None:
+        self._prev = (_state.enabled, _state.inference)
+        _state.enabled, _state.inference = True, False
+
+    def __exit__(self, *exc: object) -> None:
+        _state.enabled, _state.inference = self._prev
+
+
 class _GradModeContext:
     """Base for grad-mode contexts: usable with ``with`` and as a function decorator."""
 
