@@ -1088,3 +1088,30 @@ def test_scans_accumulate_in_torchs_accumulate_type(fn: str, dtype: str) -> None
         return getattr(m.tensor(values).to(getattr(m, dtype)), fn)(1).float().numpy()
 
     assert np.array_equal(run(impl), run(torch), equal_nan=True)
+
+
+BOOL_EXPONENTS: dict[str, Callable[[Any, Any], Any]] = {
+    "x ** bool tensor": lambda m, x: m.pow(x, m.tensor([False, True])),
+    "float16 x ** bool tensor": lambda m, x: m.pow(x.half(), m.tensor([False, True])),
+    "x ** 0-d bool tensor": lambda m, x: x ** m.tensor(True),
+    "x ** True": lambda m, x: x**True,
+    "x ** False": lambda m, x: x**False,
+    "x ** 0": lambda m, x: x**0,
+}
+
+
+@pytest.mark.parametrize("case", list(BOOL_EXPONENTS))
+def test_pow_backward_of_a_bool_exponent_matches_torch(case: str) -> None:
+    """pow's backward computes ``exponent - 1``: torch refuses it for a bool exponent tensor, in
+    the words of its bool subtraction check; a bool Scalar exponent never equals 0, so False goes
+    through ``grad * (0 * x ** -1)`` (-0.0 for negative x) where 0 gives zeros."""
+
+    def run(m: Any) -> str:
+        x = m.tensor([-2.0, 1.0], requires_grad=True)
+        def grad(x: Any) -> list[str]:
+            BOOL_EXPONENTS[case](m, x).sum().backward()
+            return signs(x.grad)
+
+        return observe({case: x}, grad, str)[case]
+
+    assert run(impl) == run(torch)

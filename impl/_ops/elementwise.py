@@ -175,13 +175,19 @@ def add_scalar(t: Any, other: float) -> Any:
 
 
 def sub_scalar(t: Any, other: float) -> Any:
-    """``t - other`` as torch's sub.Scalar (SubBackward1)."""
+    """``t - other`` as torch's sub.Scalar (SubBackward1), which refuses a bool ``t`` (pow's
+    backward computes ``exponent - 1``: a bool exponent fails there, in torch's words)."""
+    if t._data.dtype.kind == "b":
+        from impl._ops.functions import check_bool_subtraction
+
+        check_bool_subtraction(t, other)
     return apply(SUB_SCALAR, t, other=other)
 
 
 def _pow_scalar_grad(g: Any, c: Any) -> Any:
-    """torch's pow_backward: zeros (no graph) for exponent 0, else grad * (e * self^(e-1))."""
-    if c.exponent == 0:
+    """torch's pow_backward: zeros (no graph) for exponent 0, else grad * (e * self^(e-1)). A bool
+    exponent never equals 0 (torch's Scalar::equal): False goes through the product (-0.0s)."""
+    if c.exponent == 0 and not isinstance(c.exponent, bool):
         from impl._creation import zeros_like
 
         return zeros_like(c.self)
