@@ -469,7 +469,7 @@ class Tensor:
                 "module, this may be because of a torch.nn.utils.weight_norm usage, see "
                 "https://github.com/pytorch/pytorch/pull/103001"
             )
-        t = Tensor._from_array(self._data.copy(), self._requires_grad)
+        t = Tensor._from_array(self._data.copy(), self.requires_grad)  # a view's through its base too
         if self._grad is not None:
             t._grad = self._grad.__deepcopy__(memo)
         memo[id(self)] = t

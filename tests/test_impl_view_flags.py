@@ -6,6 +6,7 @@ modes. Each scenario runs the same code on torch and on impl and compares what i
 
 from __future__ import annotations
 
+import copy
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -88,6 +89,29 @@ def base_requires_grad_after_the_view(m: Any, log: Log) -> None:
     log.run("v.numpy", lambda: v.numpy())
     log.run("v.view(1, 2)", lambda: v.view(1, 2))
     log.run("v + x", lambda: v + x)
+
+
+def gradients_asked_of_such_a_view(m: Any, log: Log) -> None:
+    """Its gradient goes nowhere (its own flag is off and it has no grad_fn): torch's unreachable
+    input."""
+    x = m.tensor([1.0, 2.0])
+    v = x.view(2)
+    x.requires_grad_(True)
+    log.run("grad of v * 2 wrt v", lambda: m.autograd.grad((v * 2).sum(), v, allow_unused=True))
+    log.run("grad of x * 2 wrt v", lambda: m.autograd.grad((x * 2).sum(), v, allow_unused=True))
+    log.run("grad of v * 2 wrt x", lambda: m.autograd.grad((v * 2).sum(), x, allow_unused=True))
+    log.run("v.sum().backward()", lambda: v.sum().backward())
+    log.run("v.backward(ones)", lambda: v.backward(m.ones(2)))
+    log.run("deepcopy", lambda: copy.deepcopy(v))
+    log.run("clone", lambda: v.clone())
+
+
+def backward_to_such_a_view(m: Any, log: Log) -> None:
+    x = m.tensor([1.0, 2.0])
+    v = x.view(2)
+    x.requires_grad_(True)
+    log.run("backward(inputs=[v])", lambda: (v * 2).sum().backward(inputs=[v]))
+    log.grad("v", v)
 
 
 def nested_views_follow_the_base(m: Any, log: Log) -> None:
@@ -335,6 +359,8 @@ SCENARIOS: dict[str, Callable[[Any, Log], None]] = {
     f.__name__: f
     for f in [
         base_requires_grad_after_the_view,
+        gradients_asked_of_such_a_view,
+        backward_to_such_a_view,
         nested_views_follow_the_base,
         requires_grad_set_on_such_a_view,
         view_made_in_no_grad,
@@ -363,6 +389,10 @@ def observed(m: Any, scenario: str) -> list[str]:
 
 # scenarios impl does not match yet: strict xfails naming the reason
 DIVERGENCES = {
+    "backward_to_such_a_view": (
+        "impl/autograd/__init__.py backward(inputs=) raises 'One of the differentiated Tensors does not "
+        "require grad' for an input whose gradient goes nowhere; torch gives it an unreachable edge"
+    ),
     "unbound_views_of_a_base_joining_a_graph": (
         "split/chunk/unbind (impl/_ops/functions.py _multi_view) do not mark their outputs as torch's "
         "MULTI_OUTPUT_NODE views when no node is recorded, so a base written later regenerates them"
