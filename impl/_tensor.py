@@ -364,6 +364,7 @@ class Tensor:
     def detach(self) -> Tensor:
         t = Tensor._from_array(self._data)
         t._vc = self._vc
+        t._inference = self._inference  # an alias is an inference tensor as its source is
         if self._efficient_zero:
             t._efficient_zero = True
         return t
@@ -388,7 +389,9 @@ class Tensor:
 
     @property
     def data(self) -> Tensor:
-        return Tensor._from_array(self._data)
+        t = Tensor._from_array(self._data)
+        t._inference = self._inference
+        return t
 
     @data.setter
     def data(self, value: Tensor) -> None:

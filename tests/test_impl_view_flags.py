@@ -355,6 +355,58 @@ def views_in_inference_mode(m: Any, log: Log) -> None:
     log.run("x[:2] * 2", lambda: v * 2)
 
 
+def inference_tensors_outside(m: Any, log: Log) -> None:
+    with m.inference_mode():
+        i = m.ones(2)
+        iv = i[:1]
+        log.run("requires_grad_ inside", lambda: m.ones(2).requires_grad_().requires_grad)
+        made = m.ones(2, requires_grad=True)
+        log.flags("made requiring grad inside", made)
+        log.run("made * 2 inside", lambda: made * 2)
+    log.flags("view of an inference tensor", iv)
+    w = m.ones(2, requires_grad=True)
+    log.run("i.requires_grad_() outside", lambda: i.requires_grad_())
+    log.run("w * i", lambda: w * i)
+    log.run("w + i", lambda: w + i)
+    log.run("i.add_(1) outside", lambda: i.add_(1))
+    log.run("i._version", lambda: i._version)
+    with m.no_grad():
+        log.run("i.add_(1) in no_grad", lambda: i.add_(1))
+    n = m.ones(2)
+    log.run("n.add_(i)", lambda: n.add_(i))
+    log.run("w.clone().mul_(i)", lambda: w.clone().mul_(i))
+    log.run("made * 3 outside", lambda: (made * 3).sum().backward())
+    log.grad("made", made)
+    log.run("i.clone()", lambda: i.clone())
+    log.run("i.detach()", lambda: i.detach())
+    log.run("i.view(2)", lambda: i.view(2))
+    log.run("i.data", lambda: i.data)
+    log.run("Variable(i)", lambda: m.autograd.Variable(i))
+    with m.inference_mode():
+        log.run("n.detach() inside", lambda: n.detach())
+        log.run("n.data inside", lambda: n.data)
+        log.run("n.clone() inside", lambda: n.clone())
+
+
+def inference_mode_decorated(m: Any, log: Log) -> None:
+    x = m.ones(2, requires_grad=True)
+
+    @m.inference_mode()
+    def double(t: Any) -> Any:
+        return t * 2, m.is_inference_mode_enabled(), m.is_grad_enabled()
+
+    @m.inference_mode(False)
+    def triple(t: Any) -> Any:
+        return t * 3, m.is_inference_mode_enabled(), m.is_grad_enabled()
+
+    log.run("decorated", lambda: double(x)[1:])
+    log.run("decorated result", lambda: double(x)[0])
+    with m.inference_mode():
+        log.run("inference_mode(False) inside", lambda: triple(x)[1:])
+        log.run("its result", lambda: triple(x)[0])
+    log.value("after", (m.is_inference_mode_enabled(), m.is_grad_enabled()))
+
+
 SCENARIOS: dict[str, Callable[[Any, Log], None]] = {
     f.__name__: f
     for f in [
@@ -377,6 +429,8 @@ SCENARIOS: dict[str, Callable[[Any, Log], None]] = {
         inference_mode_under_enable_grad,
         grad_modes_around_inference_mode,
         views_in_inference_mode,
+        inference_tensors_outside,
+        inference_mode_decorated,
     ]
 }
 
