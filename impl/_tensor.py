@@ -207,9 +207,11 @@ class Tensor:
         if creation_meta(self):
             raise view_rebase_error(self, indirect=True)
         from impl._ops.functions import as_strided
+        from impl._ops.inplace import _move_retain_grad
 
         with grad_mode.recording():
             fresh = as_strided(self._base, tuple(self.shape), self.stride(), self.storage_offset())
+        _move_retain_grad(self, fresh._grad_fn)  # other hooks stay with the old node, as torch's
         self._grad_fn, self._output_nr = fresh._grad_fn, 0
         self._view_version = self._vc.value
 

@@ -297,6 +297,29 @@ def requires_grad_of_a_non_leaf(m: Any, log: Log) -> None:
     log.run("regenerated view requires_grad_(False)", lambda: v.requires_grad_(False))
 
 
+def hooks_of_a_regenerated_view(m: Any, log: Log) -> None:
+    """torch's update_tensor_hooks_on_new_gradfn: the retain_grad hook moves to the new grad_fn,
+    the tensor's other hooks stay on the old one."""
+    x = m.ones(3, requires_grad=True)
+    y = x * 1
+    v = y[:2]
+    v.retain_grad()
+    v.register_hook(lambda g: log.value("hook before the write", g))
+    y.mul_(2)
+    log.flags("v", v)
+    v.register_hook(lambda g: log.value("hook after the write", g))
+    log.run("backward", lambda: (v * 3).sum().backward())
+    log.grad("v", v)
+    log.grad("x", x)
+    b = m.zeros(3)
+    u = b[1:]
+    b.add_(x)
+    log.flags("u", u)  # torch 2.13 crashes (segfault) when register_hook is what regenerates it
+    u.register_hook(lambda g: log.value("hook on a regenerated view", g))
+    log.run("backward through b", lambda: (u * 5).sum().backward())
+    log.grad("x", x)
+
+
 # -- 3. inference mode with the grad modes ----------------------------------------------------
 def inference_mode_under_enable_grad(m: Any, log: Log) -> None:
     x0 = m.tensor([-2.0, -2.0], requires_grad=True)
@@ -425,6 +448,7 @@ SCENARIOS: dict[str, Callable[[Any, Log], None]] = {
         base_joins_in_no_grad,
         inplace_checks_on_views,
         stale_view_grad_fn,
+        hooks_of_a_regenerated_view,
         requires_grad_of_a_non_leaf,
         inference_mode_under_enable_grad,
         grad_modes_around_inference_mode,
