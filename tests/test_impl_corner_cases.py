@@ -1115,3 +1115,21 @@ def test_pow_backward_of_a_bool_exponent_matches_torch(case: str) -> None:
         return observe({case: x}, grad, str)[case]
 
     assert run(impl) == run(torch)
+
+
+SOFTMAX_DIMS = [((2, 3), 1), ((2, 3), 0), ((3,), 0), ((2, 20), 1), ((20, 2), 0), ((2, 3, 4), 1)]
+
+
+@pytest.mark.parametrize("fn", ["log_softmax", "softmax"])
+@pytest.mark.parametrize(("shape", "dim"), SOFTMAX_DIMS)
+def test_softmax_backward_of_negative_zeros_keeps_torchs_sign(fn: str, shape: tuple, dim: int) -> None:
+    """A gradient of -0.0s through (log_)softmax: torch's last-dimension kernel sums the elements
+    themselves (-0.0), the other one starts from +0.0, so the results' zeros differ in sign."""
+
+    def run(m: Any) -> list[bool]:
+        x = m.ones(*shape, requires_grad=True)
+        y = getattr(m, fn)(x, dim)
+        (g,) = m.autograd.grad(y, x, -m.zeros_like(y))
+        return np.signbit(g.numpy()).reshape(-1).tolist()
+
+    assert run(impl) == run(torch)

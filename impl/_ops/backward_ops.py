@@ -7,12 +7,19 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from impl._ops import cpu_kernels
 from impl._ops.elementwise import add_scalar, mul_scalar, opmath, zero_grad
 from impl._ops.table import D, OpDef, apply
 
 
 def _sum(xp: Any, a: Any, dim: int) -> Any:
+    """``sum(a, dim, keepdim=True)`` as torch's CPU log_softmax backward starts it: along the last
+    dimension a vector reduction of the elements themselves (a sum of -0.0s is -0.0: -0.0, the
+    additive identity, as the start), along another dimension from +0.0 (numpy's start)."""
+    if xp is np and dim == a.ndim - 1:
+        return xp.sum(a, axis=dim, keepdims=True, initial=-0.0)
     return xp.sum(a, axis=dim, keepdims=True)
 
 
