@@ -20,7 +20,8 @@ baked in; ``OpDef.record_source`` shows it. For ``MulBackward0``::
         edge1 = _edge_of(t1)
         node._fn0, node._nr0 = edge0
         node._rest = edge1
-        node._in_meta = (t0._data.shape, t0._data.dtype, t1._data.shape, t1._data.dtype)
+        meta = (t0._data.shape, t0._data.dtype, t1._data.shape, t1._data.dtype)
+        node._in_meta = _IN_META.get(meta) or shared_in_meta(meta)
         saved = {k: v for k, v in attrs.items() if not isinstance(v, Tensor)} if attrs else None
         if edge0[0] is not None:
             node._sv_other = _save(t1, None)
@@ -146,7 +147,7 @@ def record_source(op: OpDef) -> str:
     else:
         lines.append(f"    node._rest = _tail([{', '.join(f'*edge{i}' for i in range(1, n))}])")
     meta = ", ".join(f"t{i}._data.shape, t{i}._data.dtype" for i in range(n))
-    lines.append(f"    node._in_meta = ({meta})")
+    lines += [f"    meta = ({meta})", "    node._in_meta = _IN_META.get(meta) or shared_in_meta(meta)"]
     # the node's _attrs: the op's attributes that are no tensors, then strides and attributes used
     keep_attrs = "{k: v for k, v in attrs.items() if not isinstance(v, Tensor)}"
     if any(kind in ("strides", "attr") for sources in plan.sources if sources for _, kind, _, _ in sources):

@@ -464,11 +464,24 @@ def output_meta(t: Any) -> tuple:
     return meta
 
 
+_IN_META: dict = {}
+
+
+def shared_in_meta(meta: tuple) -> tuple:
+    """A node's ``_in_meta`` (each input's shape and numpy dtype), shared between nodes like
+    ``output_meta``: a tuple holding numpy dtypes stays tracked by the cycle collector (their type
+    is a collected one), so one per node would be one more object per op for every collection to
+    walk; the cache is bounded. The generated recorders look the cache up first themselves."""
+    if len(_IN_META) > 4096:
+        _IN_META.clear()
+    _IN_META[meta] = meta
+    return meta
+
 
 # what the generated recording functions and node methods call (impl/_ops/codegen.py)
 _RECORD_HELPERS = {
     "_edge_of": _edge_of, "_save": _save, "_tail": _tail, "output_meta": output_meta,
-    "NO_EDGE": NO_EDGE, "Tensor": Tensor,
+    "NO_EDGE": NO_EDGE, "Tensor": Tensor, "_IN_META": _IN_META, "shared_in_meta": shared_in_meta,
 }
 _NODE_HELPERS = {
     "_unpack": _unpack, "_new": _new, "SavedTensor": SavedTensor, "RELEASED": RELEASED, "Tensor": Tensor,
