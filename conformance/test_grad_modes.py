@@ -17,16 +17,17 @@ from oracle.program import Backward, DecoratedOp, ExitMode, GradMode, Program, R
 
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
-OPS = ("mul", "add", "exp", "sum", "add_")
+OPS = ("mul", "add", "exp", "sum", "add_", "view")
+ARGS: dict[str, list] = {"exp": [], "sum": [], "view": [-1]}  # the others take a number
 
 
 def some_ops(p: OpProgram, draw: Any, sources: list[str]) -> None:
-    """One to three ops on the sources (an in-place one now and then)."""
+    """One to three ops on the sources (an in-place one now and then, a view whose flags follow
+    its base's and whose in-place writes torch checks by the mode it was made in)."""
     for _ in range(draw(st.integers(1, 3))):
         op = draw(st.sampled_from(OPS))
         src = draw(st.sampled_from(sources + p.names[-1:]))
-        args = [] if op in ("exp", "sum") else [2.0]
-        sources.append(p.op(op, Ref(src), *args))
+        sources.append(p.op(op, Ref(src), *ARGS.get(op, [2.0])))
 
 
 @st.composite
