@@ -102,6 +102,13 @@ def _inplace(fn: Any) -> Any:
     return method
 
 
+def _invert(self: Tensor) -> Tensor:
+    """``~t``: bitwise_not, which torch's operator refuses for floating tensors first."""
+    if self.dtype.is_floating_point:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return F.bitwise_not(self)
+
+
 def _rev(fn: Any) -> Any:
     return lambda self, other: fn(other, self)
 
@@ -228,6 +235,10 @@ METHODS: dict[str, Any] = {
     "logical_or": F.logical_or,
     "logical_not": F.logical_not,
     "logical_xor": F.logical_xor,
+    "bitwise_and": F.bitwise_and,
+    "bitwise_or": F.bitwise_or,
+    "bitwise_xor": F.bitwise_xor,
+    "bitwise_not": F.bitwise_not,
     "allclose": F.allclose,
     "where": lambda self, cond, other: F.where(cond, self, other),
     # reductions
@@ -329,12 +340,13 @@ METHODS: dict[str, Any] = {
     "__le__": _operator(F.le),
     "__gt__": _operator(F.gt),
     "__ge__": _operator(F.ge),
-    "__and__": _operator(F.logical_and),
-    "__or__": _operator(F.logical_or),
-    "__xor__": _operator(F.logical_xor),
-    "__invert__": F.logical_not,
-    "__rand__": _operator(F.logical_and),
-    "__ror__": _operator(F.logical_or),
+    "__and__": _operator(F.bitwise_and),
+    "__or__": _operator(F.bitwise_or),
+    "__xor__": _operator(F.bitwise_xor),
+    "__invert__": _invert,
+    "__rand__": _operator(F.bitwise_and),
+    "__ror__": _operator(F.bitwise_or),
+    "__rxor__": _operator(F.bitwise_xor),
     "__floordiv__": _operator(lambda self, o: F.div(self, o, rounding_mode="floor")),
     # in place
     "copy_": ip.copy_,

@@ -943,6 +943,7 @@ BAD_ARGUMENT_CALLS: dict[str, Callable[[Any, Any, Any], Any]] = {
     "eq(bad, x)": lambda m, x, bad: m.eq(bad, x),
     "lt(x, bad)": lambda m, x, bad: m.lt(x, bad),
     "isnan(bad)": lambda m, x, bad: m.isnan(bad),
+    "logical_and(x, bad)": lambda m, x, bad: m.logical_and(x, bad),
     "matmul(x, bad)": lambda m, x, bad: m.matmul(x, bad),
     "mm(bad, x)": lambda m, x, bad: m.mm(bad, x),
     "addmm(x, bad, x)": lambda m, x, bad: m.addmm(x, bad, x),
@@ -1131,5 +1132,36 @@ def test_softmax_backward_of_negative_zeros_keeps_torchs_sign(fn: str, shape: tu
         y = getattr(m, fn)(x, dim)
         (g,) = m.autograd.grad(y, x, -m.zeros_like(y))
         return np.signbit(g.numpy()).reshape(-1).tolist()
+
+    assert run(impl) == run(torch)
+
+
+LOGICAL_AND_BITWISE: dict[str, Callable[[Any], Any]] = {
+    "~ float": lambda m: ~m.ones(2),
+    "~ int": lambda m: ~m.tensor([3, 0]),
+    "~ bool": lambda m: ~m.tensor([True, False]),
+    "logical_not int": lambda m: m.logical_not(m.tensor([3, 0])),
+    "logical_not float": lambda m: m.tensor([0.5, 0.0]).logical_not(),
+    "int & 1": lambda m: m.tensor([3]) & 1,
+    "1 & int": lambda m: 1 & m.tensor([3]),
+    "int | bool": lambda m: m.tensor([3]) | m.tensor([True]),
+    "3 ^ int": lambda m: 3 ^ m.tensor([5]),
+    "float & int": lambda m: m.tensor([1.5]) & m.tensor([1]),
+    "bitwise_not method": lambda m: m.tensor([3]).bitwise_not(),
+    "bitwise_xor method": lambda m: m.tensor([6]).bitwise_xor(m.tensor([3])),
+    "logical_and ints": lambda m: m.logical_and(m.tensor([3, 0]), m.tensor([4, 4])),
+    "logical_or int, float": lambda m: m.logical_or(m.tensor([3, 0]), m.tensor([0.0, 0.0])),
+    "logical_xor floats": lambda m: m.ones(2).logical_xor(m.tensor([0.0, 2.5])),
+    "logical_and with a number": lambda m: m.logical_and(m.tensor([1.5]), 2),
+}
+
+
+@pytest.mark.parametrize("case", list(LOGICAL_AND_BITWISE))
+def test_logical_and_bitwise_ops_match_torch(case: str) -> None:
+    """``&``, ``|``, ``^``, ``~`` are torch's bitwise ops (integers and bool; ~3 is -4, floats
+    refused); logical_* test for nonzero and give bool, taking tensors only."""
+
+    def run(m: Any) -> str:
+        return observe({case: m}, LOGICAL_AND_BITWISE[case], lambda r: f"{r.tolist()} {r.dtype}")[case]
 
     assert run(impl) == run(torch)

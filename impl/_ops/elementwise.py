@@ -515,10 +515,26 @@ LT = _nondiff(lambda xp, a, b: a < b)
 LE = _nondiff(lambda xp, a, b: a <= b)
 GT = _nondiff(lambda xp, a, b: a > b)
 GE = _nondiff(lambda xp, a, b: a >= b)
-AND = _nondiff(lambda xp, a, b: a & b)
-OR = _nondiff(lambda xp, a, b: a | b)
-XOR = _nondiff(lambda xp, a, b: a ^ b)
-NOT = OpDef("NotDifferentiable", lambda xp, a: ~a, iterator_operands=UNARY)
+def _bitwise(name: str, fwd: Any) -> Any:
+    """A bitwise kernel, which torch has for integers and bool only (the common dtype's)."""
+
+    def run(xp: Any, *arrays: Any) -> Any:
+        if arrays[0].dtype.kind not in "iub":
+            found = dtypes.scalar_type(dtypes.from_numpy_dtype(arrays[0].dtype))
+            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{found}'")
+        return fwd(xp, *arrays)
+
+    return run
+
+
+AND = _nondiff(_bitwise("bitwise_and", lambda xp, a, b: a & b))
+OR = _nondiff(_bitwise("bitwise_or", lambda xp, a, b: a | b))
+XOR = _nondiff(_bitwise("bitwise_xor", lambda xp, a, b: a ^ b))
+NOT = OpDef("NotDifferentiable", _bitwise("bitwise_not", lambda xp, a: ~a), iterator_operands=UNARY)
+LOGICAL_AND = _nondiff(lambda xp, a, b: xp.logical_and(a, b))  # nonzero tests: a bool result
+LOGICAL_OR = _nondiff(lambda xp, a, b: xp.logical_or(a, b))
+LOGICAL_XOR = _nondiff(lambda xp, a, b: xp.logical_xor(a, b))
+LOGICAL_NOT = OpDef("NotDifferentiable", lambda xp, a: xp.logical_not(a), iterator_operands=UNARY)
 ISFINITE = OpDef("NotDifferentiable", lambda xp, a: xp.isfinite(a), iterator_operands=UNARY)
 ISNAN = OpDef("NotDifferentiable", lambda xp, a: xp.isnan(a), iterator_operands=UNARY)
 STEP = {"self": D("", zero_grad)}  # the derivatives of a step function (floor, ceil, round, trunc)

@@ -27,8 +27,10 @@ def _t(x: Any) -> bool:
 
 
 # -- arithmetic --------------------------------------------------------------------------------
+# The hottest function forms (every ``x + y``, ``x * y`` and unary math) call their op's generated
+# call directly: ``apply(op, *tensors, **attrs)`` is that call behind one more frame.
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    return apply(ew.ADD, input, other, alpha=alpha)
+    return ew.ADD._call((input, other), {"alpha": alpha})
 
 
 def _is_bool(x: Any) -> bool:
@@ -66,7 +68,7 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
 def mul(input: Any, other: Any) -> Tensor:
     if getattr(input, "_efficient_zero", False) or getattr(other, "_efficient_zero", False):
         return _efficient_zero_of(ew.MUL, input, other)
-    return apply(ew.MUL, input, other)
+    return ew.MUL._call((input, other), {})
 
 
 def _efficient_zero_of(op: OpDef, *args: Any) -> Tensor:
@@ -128,7 +130,7 @@ def pow(input: Any, exponent: Any) -> Tensor:
 
 def _unary(op: OpDef) -> Any:
     def fn(input: Tensor) -> Tensor:
-        return apply(op, input)
+        return op._call((input,), {})
 
     return fn
 
@@ -152,8 +154,7 @@ def _named_unary(op: OpDef, name: str) -> Any:
 
 
 isfinite, isnan = _named_unary(ew.ISFINITE, "isfinite"), _named_unary(ew.ISNAN, "isnan")
-logical_not = _named_unary(ew.NOT, "logical_not")
-bitwise_not = logical_not
+logical_not, bitwise_not = _named_unary(ew.LOGICAL_NOT, "logical_not"), _named_unary(ew.NOT, "bitwise_not")
 clone_op = _unary(ew.CLONE)
 absolute = abs
 
@@ -210,11 +211,13 @@ def where(condition: Tensor, input: Any = _ABSENT, other: Any = _ABSENT) -> Any:
     return apply(ew.WHERE, input, other, condition=condition)
 
 
-def _cmp(op: OpDef, name: str) -> Any:
-    """The function ``name`` (a comparison or logical op, which torch names in its errors)."""
+def _cmp(op: OpDef, name: str, numbers: bool = True) -> Any:
+    """The function ``name`` (a comparison, logical or bitwise op, which torch names in its
+    errors); ``numbers``: whether ``other`` may be a Python number (not for the logical ones)."""
 
     def fn(input: Any, other: Any) -> Tensor:
-        if not isinstance(input, Tensor) or isinstance(other, NOT_OPERANDS):
+        refused = isinstance(other, NOT_OPERANDS) or not (numbers or isinstance(other, Tensor))
+        if refused or not isinstance(input, Tensor):
             raise invalid_call(fn, locals(), name)
         return apply(op, input, other)
 
@@ -222,9 +225,11 @@ def _cmp(op: OpDef, name: str) -> Any:
 
 
 eq, ne, lt, le, gt, ge = (_cmp(getattr(ew, n.upper()), n) for n in ("eq", "ne", "lt", "le", "gt", "ge"))
-logical_and, logical_or = _cmp(ew.AND, "logical_and"), _cmp(ew.OR, "logical_or")
-logical_xor = _cmp(ew.XOR, "logical_xor")
-bitwise_and, bitwise_or, bitwise_xor = logical_and, logical_or, logical_xor
+_JOINS = ("and", "or", "xor")
+logical_and, logical_or, logical_xor = (
+    _cmp(getattr(ew, f"LOGICAL_{n.upper()}"), f"logical_{n}", numbers=False) for n in _JOINS
+)
+bitwise_and, bitwise_or, bitwise_xor = (_cmp(getattr(ew, n.upper()), f"bitwise_{n}") for n in _JOINS)
 greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
 
 

@@ -4,8 +4,9 @@ list or a string where a tensor goes), as torch's Python argument parser words i
 torch's parser keeps the signatures whose argument count fits the call ("plausible" ones). With one,
 it names the first argument of the wrong type (``sum(): argument 'input' (position 1) must be
 Tensor, not NoneType``); otherwise it lists every signature (``pow() received an invalid
-combination of arguments - got (NoneType, int), but expected one of: ...``), marking, for those
-taking exactly as many arguments as given, which ones have the wrong type.
+combination of arguments - got (NoneType, int), but expected one of: ...``), marking the misfit
+arguments of each signature with as many entries (its keyword marker ``*`` counted) as the call
+has arguments.
 
 impl's functions call ``invalid_call`` only once their fast ``isinstance`` test of the tensor
 arguments failed: the common path pays one ``isinstance`` per tensor argument, nothing more. A
@@ -20,7 +21,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-# torch's signatures of the functions with several (as torch's error lists them, in its order)
+# torch's signatures of the functions with several (as torch's error lists them, in its order),
+# and of those whose impl parameters do not say which take a tensor
 _OUT = "*, Tensor out = None"
 _REDUCE_DTYPE = "*, torch.dtype dtype = None"
 _VAR = (
@@ -86,7 +88,13 @@ OVERLOADS: dict[str, tuple[str, ...]] = {
         "(Tensor input, Tensor other, *, Number alpha = 1)",
         "(Tensor input, Number other, Number alpha = 1)",
     ),
+    "index_fill": (
+        "(Tensor input, int dim, Tensor index, Tensor value)",
+        "(Tensor input, int dim, Tensor index, Number value)",
+    ),
     **{name: _COMPARE for name in ("eq", "ne", "lt", "le", "gt", "ge")},
+    **{name: _COMPARE for name in ("bitwise_and", "bitwise_or", "bitwise_xor")},
+    **{name: _COMPARE[:1] for name in ("logical_and", "logical_or", "logical_xor")},
 }
 
 
