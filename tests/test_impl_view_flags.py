@@ -226,6 +226,11 @@ def unbound_views_of_a_base_joining_a_graph(m: Any, log: Log) -> None:
     x.add_(m.ones(2, 2, requires_grad=True))
     log.run("a.grad_fn", lambda: graph(a.grad_fn))
     log.run("b.requires_grad", lambda: b.requires_grad)
+    c, _ = m.zeros(4).split(2)
+    log.run("c.add_ of a tensor requiring grad", lambda: c.add_(m.ones(2, requires_grad=True)))
+    with m.no_grad():
+        d, _ = m.ones(4, requires_grad=True).chunk(2)
+    log.run("no_grad chunk add_", lambda: d.add_(1))
 
 
 def base_joins_in_no_grad(m: Any, log: Log) -> None:

@@ -415,11 +415,12 @@ def compute_dtype(tensors: tuple, to_float: bool = False) -> Any:
     return dtypes.get_default_dtype() if to_float and not dt.is_floating_point else dt
 
 
-def _view_creation_meta(base: Any) -> str:
+def _view_creation_meta(base: Any, in_grad_mode: str = "") -> str:
     """torch's CreationMeta of a view of ``base`` made now (``Tensor._creation_meta``): made in
-    inference mode, in no_grad mode or neither, propagated from a view ``base`` as torch's
-    propagate_creation_meta does (inference mode sticks; otherwise the newer mode wins)."""
-    new = "inference" if _grad_state.inference else "" if _grad_state.enabled else "no_grad"
+    inference mode, in no_grad mode or else ``in_grad_mode`` ("multiple" for the outputs of
+    split/chunk/unbind), propagated from a view ``base`` as torch's propagate_creation_meta does
+    (inference mode sticks; otherwise the newer mode wins)."""
+    new = "inference" if _grad_state.inference else in_grad_mode if _grad_state.enabled else "no_grad"
     old = base._creation_meta
     return old if not new or old == "inference" else new
 
