@@ -1165,3 +1165,36 @@ def test_logical_and_bitwise_ops_match_torch(case: str) -> None:
         return observe({case: m}, LOGICAL_AND_BITWISE[case], lambda r: f"{r.tolist()} {r.dtype}")[case]
 
     assert run(impl) == run(torch)
+
+
+DIV_MODES: dict[str, Callable[[Any], Any]] = {
+    "floats": lambda m: (
+        m.tensor([1.0, -1.0, 7.5, -7.5, 0.0, -0.0, 5.0]),
+        m.tensor([0.1, -0.1, 2.0, -2.0, 0.0, 3.0, float("inf")]),
+    ),
+    "ints": lambda m: (m.tensor([7, -7, 7, -7, 0]), m.tensor([2, 2, -2, -2, 3])),
+    "int by zero": lambda m: (m.tensor([1]), m.tensor([0])),
+    "int by a float": lambda m: (m.tensor([3, -3]), 2.0),
+    "float16": lambda m: (m.tensor([1.0, -7.5], dtype=m.float16), m.tensor([0.1, 2.0], dtype=m.float16)),
+    "bools": lambda m: (m.tensor([True]), m.tensor([True])),
+}
+
+
+@pytest.mark.parametrize("mode", ["floor", "trunc", "round"])
+@pytest.mark.parametrize("case", list(DIV_MODES))
+def test_div_with_a_rounding_mode_matches_torch(case: str, mode: str) -> None:
+    """div(rounding_mode=) is DivBackward2, whose gradients are zeros; floor mode is Python's floor
+    division (1 // 0.1 is 9.0), integers divide exactly and refuse a zero divisor."""
+
+    def run(m: Any) -> str:
+        a, b = DIV_MODES[case](m)
+
+        def call(a: Any) -> str:
+            x = a.detach().requires_grad_() if a.dtype.is_floating_point else a
+            y = x.div(b, rounding_mode=mode)
+            grad = m.autograd.grad(y.sum(), x)[0].tolist() if y.requires_grad else None
+            return f"{signs(y.double())} {y.dtype} {graph_text(y)} {grad}"
+
+        return observe({case: a}, call, str)[case]
+
+    assert run(impl) == run(torch)

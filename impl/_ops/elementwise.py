@@ -118,6 +118,32 @@ DIV = OpDef(
     promote="float",
     iterator_operands=BINARY,
 )
+def _div_mode_fwd(xp: Any, a: Any, b: Any, rounding_mode: str) -> Any:
+    """torch's div with rounding: floats as C's trunc(a / b), or Python's floor division (torch's
+    div_floor_floating: 1 // 0.1 is 9, where floor(1 / 0.1) is 10); integers exactly, refusing a
+    zero divisor; no kernel for bool."""
+    if a.dtype.kind == "b":
+        raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for 'Bool'")
+    if a.dtype.kind in "iu":
+        if (b == 0).any():
+            raise RuntimeError("ZeroDivisionError")
+        floor = xp.floor_divide(a, b)
+        if rounding_mode == "floor":
+            return floor
+        return floor + ((a % b != 0) & ((a < 0) != (b < 0)))  # rounded up where the signs differ
+    if rounding_mode == "trunc":
+        return xp.trunc(a / b)
+    return xp.floor_divide(a, b)
+
+
+DIV_MODE = OpDef(
+    "DivBackward2",
+    _div_mode_fwd,
+    ("self", "other"),
+    {"self": D("", zero_grad), "other": D("", zero_grad)},  # a step function: new zeros, no graph
+    promote="common",
+    iterator_operands=BINARY,
+)
 NEG = OpDef(
     "NegBackward0", lambda xp, a: -a, derivatives={"self": D("", lambda g, c: -g)}, iterator_operands=UNARY
 )

@@ -85,10 +85,12 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     if getattr(input, "_efficient_zero", False) and rounding_mode is None:
         return _efficient_zero_of(ew.DIV, input, other)
     if rounding_mode is not None:
-        q = apply(ew.DIV, input, other)
-        out = q.trunc() if rounding_mode == "trunc" else q.floor()
-        dt = dtypes.result_type(input, other)
-        return out if dt.is_floating_point else out.to(dt)
+        if rounding_mode not in ("trunc", "floor"):
+            raise RuntimeError(
+                "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
+                f"'{rounding_mode}'"
+            )
+        return apply(ew.DIV_MODE, input, other, rounding_mode=rounding_mode)
     return apply(ew.DIV, input, other)
 
 
