@@ -124,6 +124,8 @@ def smooth_around(torch: Any, ops: list[dict], fn: Function, values: list[list[f
     if not tame(torch, ops, fn, at(values)):
         return False
     sides = branches(torch, ops, at(values))
+    if not sides:  # no bends
+        return True
     return 0.0 not in sides and all(branches(torch, ops, at(p)) == sides for p in neighbours(values))
 
 
