@@ -346,7 +346,10 @@ NOT_OPERANDS = (type(None), list, tuple, str, dict)
 def _wrap_numbers(tensors: tuple, op: OpDef) -> tuple:
     """The operands with Python numbers wrapped (on the device of the first tensor operand). What
     is neither a tensor nor a number raises torch's TypeError (in the wording of the function
-    form, ``torch.mul(x, None)``; numpy would have made None a nan)."""
+    form, ``torch.mul(x, None)``; numpy would have made None a nan), as does a number given as
+    the only operand (torch's parser wants a Tensor for ``input``: ``torch.neg(1.5)``)."""
+    if len(tensors) == 1:
+        raise _not_an_operand(op, 1, tensors[0])
     first = None
     for t in tensors:
         if isinstance(t, Tensor):
