@@ -293,6 +293,7 @@ METHODS: dict[str, Any] = {
     "gather": F.gather,
     "index_select": F.index_select,
     "index_fill": F.index_fill,
+    "masked_scatter": F.masked_scatter,
     "masked_fill": F.masked_fill,
     "masked_select": F.masked_select,
     "__getitem__": F.getitem,

@@ -1063,7 +1063,34 @@ def check_masked_fill(input: Tensor, mask: Tensor, in_place: bool) -> None:
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(mask, Tensor)):
         raise invalid_call(masked_select, locals())
-    return getitem(input.expand(np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))), mask)
+    if mask.dtype is not dtypes.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    mismatch = broadcast_mismatch([tuple(mask.shape), tuple(input.shape)])
+    if mismatch is not None:
+        raise RuntimeError(mismatch)
+    return apply(ix.MASKED_SELECT, input, mask=mask)
+
+
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """``input`` with the positions where ``mask`` holds taking ``source``'s elements in order."""
+    if not (isinstance(input, Tensor) and isinstance(mask, Tensor) and isinstance(source, Tensor)):
+        raise invalid_call(masked_scatter, locals())
+    if mask.dtype is not dtypes.bool_:
+        found = dtypes.scalar_type(mask.dtype)
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype {found}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(
+            "masked_scatter: expected self and source to have same dtypes but got"
+            f"{dtypes.scalar_type(input.dtype)} and {dtypes.scalar_type(source.dtype)}"
+        )
+    mismatch = broadcast_mismatch([tuple(input.shape), tuple(mask.shape)])
+    if mismatch is not None:
+        raise RuntimeError(mismatch)
+    xp = namespace_of(mask._data)
+    ones = int(xp.broadcast_to(mask._data, np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))).sum())
+    if source.numel() < ones:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    return apply(ix.MASKED_SCATTER, input, source, mask=mask)
 
 
 def index_put(input: Tensor, key: tuple, values: Any) -> Tensor:

@@ -268,6 +268,70 @@ INDEX_FILL_TENSOR = OpDef(  # index_fill with a 0-d tensor value, which gets a g
     ("self", "value"),
     {"self": D("dim index", _index_fill_self_grad), "value": D("dim index", _index_fill_value_grad)},
 )
+def _masked_select_fwd(xp: Any, a: Any, mask: Any) -> Any:
+    values, where = xp.broadcast_arrays(a, mask._data)
+    return values[where]
+
+
+def _masked_select_grad(g: Any, c: Any) -> Any:
+    """torch's masked_select_backward: zeros of the broadcast shape, the gradient scattered in."""
+    from impl._creation import zeros
+
+    shape = tuple(np.broadcast_shapes(c.shape(), tuple(c.mask.shape)))
+    return apply(MASKED_SCATTER, zeros(shape, dtype=g.dtype, device=g.device), g, mask=c.mask)
+
+
+MASKED_SELECT = OpDef(
+    "MaskedSelectBackward0", _masked_select_fwd, derivatives={"self": D("self mask", _masked_select_grad)}
+)
+
+
+def _masked_scatter_fwd(xp: Any, a: Any, source: Any, mask: Any) -> Any:
+    """``a`` (broadcast with the mask) with the mask's positions taking ``source``'s first elements."""
+    where = xp.broadcast_to(mask._data, xp.broadcast_shapes(a.shape, mask.shape))
+    out = xp.broadcast_to(a, where.shape).copy()
+    out[where] = source.reshape(-1)[: int(where.sum())]
+    return out
+
+
+def _masked_scatter_backward_fwd(xp: Any, g: Any, mask: Any, sizes: tuple) -> Any:
+    """The gradient at the mask's positions, in order, then zeros, in the source's shape."""
+    where = xp.broadcast_to(mask._data, g.shape)
+    out = xp.zeros(int(np.prod(sizes)), dtype=g.dtype)
+    picked = g[where]
+    out[: picked.size] = picked
+    return out.reshape(sizes)
+
+
+def _masked_scatter_backward_grad(gg: Any, c: Any) -> Any:
+    """derivatives.yaml: ``zeros_like(grad_output).masked_scatter(mask, grad)``."""
+    from impl._creation import zeros
+
+    base = zeros(c.shape("grad_output"), dtype=gg.dtype, device=gg.device)
+    return apply(MASKED_SCATTER, base, gg, mask=c.mask)
+
+
+MASKED_SCATTER_BACKWARD = OpDef(
+    "MaskedScatterBackwardBackward0",
+    _masked_scatter_backward_fwd,
+    ("grad_output",),
+    {"grad_output": D("mask", _masked_scatter_backward_grad)},
+)
+
+
+def _masked_scatter_source_grad(g: Any, c: Any) -> Any:
+    return apply(MASKED_SCATTER_BACKWARD, g, mask=c.mask, sizes=c.shape("source"))
+
+
+MASKED_SCATTER = OpDef(
+    "MaskedScatterBackward0",
+    _masked_scatter_fwd,
+    ("self", "source"),
+    {
+        "self": D("mask", lambda g, c: g.masked_fill(c.mask, 0)),
+        "source": D("mask", _masked_scatter_source_grad),
+    },
+)
 MASKED_FILL_TENSOR = OpDef(  # masked_fill with a 0-d tensor value, which gets a gradient too
     "MaskedFillBackward1",
     lambda xp, a, value, mask: xp.where(mask._data, value.astype(a.dtype), a),
