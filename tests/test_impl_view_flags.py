@@ -114,6 +114,31 @@ def backward_to_such_a_view(m: Any, log: Log) -> None:
     log.grad("v", v)
 
 
+def saved_by_nodes_of_such_a_view(m: Any, log: Log) -> None:
+    """A node recorded for a view whose gradient goes nowhere saves what torch's codegen saves
+    whatever the edges (a unary op's result, a value both derivatives use) and guards the rest
+    by the edge of the input whose derivative uses it. Each case: an op of the view ``v`` and a
+    non-leaf ``t``, then one of them (or the result) written in place."""
+    cases: dict[str, tuple[Callable[[Any, Any], Any], str]] = {
+        "exp, result written": (lambda v, t: m.exp(v), "out"),
+        "v * t, t written": (lambda v, t: v * t, "t"),
+        "v * t, v written": (lambda v, t: v * t, "v"),
+        "v / t, t written": (lambda v, t: v / t, "t"),
+        "maximum, t written": (lambda v, t: m.maximum(v, t), "t"),
+    }
+    for name, (make, written) in cases.items():
+        x = m.tensor([1.0, 2.0])
+        v = x.view(2)
+        x.requires_grad_(True)
+        w = m.tensor([3.0, 4.0], requires_grad=True)
+        t = w * 1
+        out = make(v, t)
+        with m.no_grad():
+            {"out": out, "t": t, "v": x}[written].add_(1)
+        log.run(f"{name}: backward", lambda out=out: out.sum().backward())
+        log.grad(f"{name}: w", w)
+
+
 def nested_views_follow_the_base(m: Any, log: Log) -> None:
     a = m.tensor([1.0, 2.0, 3.0, 4.0])
     v1 = a.view(2, 2)
@@ -441,6 +466,7 @@ SCENARIOS: dict[str, Callable[[Any, Log], None]] = {
         base_requires_grad_after_the_view,
         gradients_asked_of_such_a_view,
         backward_to_such_a_view,
+        saved_by_nodes_of_such_a_view,
         nested_views_follow_the_base,
         requires_grad_set_on_such_a_view,
         view_made_in_no_grad,

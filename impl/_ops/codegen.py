@@ -37,10 +37,11 @@ baked in; ``OpDef.record_source`` shows it. For ``MulBackward0``::
 The node's ``apply`` (``apply_source``) unpacks every saved value first, then calls the formula
 of each input whose edge leads somewhere; ``release`` (``release_source``) frees its saved tensors.
 
-What gets saved follows the codegen's rule: a derivative's uses are saved only when its input's
-gradient goes somewhere. Saved tensors go to the node's slots (an input kept bare while unwritten,
-an output as a SavedTensor naming the node, see ``table._save``); attributes and strides go to
-``node._attrs``.
+What gets saved follows the codegen's rule (``_guarded_uses``): a value only one input's derivative
+uses, of an op with several differentiable inputs, is saved only when that input's gradient goes
+somewhere; other values whenever the node is recorded. Saved tensors go to the node's slots (an
+input kept bare while unwritten, an output as a SavedTensor naming the node, see
+``table._save``); attributes and strides go to ``node._attrs``.
 """
 
 from __future__ import annotations
@@ -155,12 +156,18 @@ def record_source(op: OpDef) -> str:
     else:
         lines.append(f"    saved = {keep_attrs} if attrs else None")
     written: set[str] = set()  # slots an earlier input may already have filled
-    for i, sources in enumerate(plan.sources):
-        if not sources:
-            continue
-        lines.append(f"    if edge{i}[0] is not None:")
-        for use, kind, where, slot in sources:
-            lines += ["        " + line for line in _save_lines(use, kind, where, slot, written)]
+    guarded = _guarded_uses(op)
+    for sources in plan.sources:  # what is saved whenever the node is recorded, once each
+        for use, kind, where, slot in sources or ():
+            if use not in guarded and (slot or use) not in written:
+                lines += ["    " + line for line in _save_lines(use, kind, where, slot, written)]
+                written.add(slot or use)
+    for i, sources in enumerate(plan.sources):  # what only input i's derivative uses
+        mine = [source for source in sources or () if source[0] in guarded]
+        if mine:
+            lines.append(f"    if edge{i}[0] is not None:")
+            for use, kind, where, slot in mine:
+                lines += ["        " + line for line in _save_lines(use, kind, where, slot, written)]
     lines += [
         "    if saved:",
         "        node._attrs = saved",
@@ -170,6 +177,22 @@ def record_source(op: OpDef) -> str:
         "    node._input_meta = output_meta(result)",
     ]
     return "\n".join(lines) + "\n"
+
+
+def _guarded_uses(op: OpDef) -> set[str]:
+    """The values saved only when the gradient of the one input whose derivative uses them goes
+    somewhere: torch's codegen (gen_variable_type's guard_for) guards a saved tensor with
+    ``should_compute_output`` only when the op has several differentiable inputs, exactly one of
+    their derivatives uses it and the op is no backward op; anything else is saved whenever the
+    node is recorded (an ``exp`` of a view whose gradient goes nowhere still saves its result)."""
+    plan = op._plan
+    if sum(d is not None for d in plan.diff) <= 1 or op.node_name.count("Backward") > 1:
+        return set()
+    users: dict[str, int] = {}
+    for sources in plan.sources:
+        for use in {use for use, kind, _, _ in sources or () if kind != "strides"}:
+            users[use] = users.get(use, 0) + 1
+    return {use for use, n in users.items() if n == 1}
 
 
 def _tuple(items: list[str]) -> str:
