@@ -11,15 +11,16 @@ RULES = [
     Rule(
         "NUM-001",
         FAMILY,
-        "For smooth compositions of ops on float64 inputs, the gradients backward writes to .grad "
-        "equal the central finite differences of the forward (gradcheck).",
+        "For compositions of ops on float64 inputs, at points where each op is smooth (away from "
+        "kinks and ties), the gradients backward writes to .grad equal the central finite "
+        "differences of the forward (gradcheck).",
         _GRADCHECK,
     ),
     Rule(
         "NUM-002",
         FAMILY,
         "Second derivatives through create_graph=True equal the central finite differences of the "
-        "first derivatives (gradgradcheck).",
+        "first derivatives (gradgradcheck), at points where each op is smooth.",
         "https://pytorch.org/docs/stable/generated/torch.autograd.gradcheck.gradgradcheck.html",
     ),
 ]
