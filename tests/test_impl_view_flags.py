@@ -139,6 +139,35 @@ def saved_by_nodes_of_such_a_view(m: Any, log: Log) -> None:
         log.grad(f"{name}: w", w)
 
 
+def saved_tensors_checked_without_a_gradient(m: Any, log: Log) -> None:
+    """torch's generated apply unpacks what its node saved before looking at the gradients: a
+    node reached with no gradient (a custom Function's backward returned None) still raises for a
+    saved tensor written in place; a node autograd.grad does not need is not run at all."""
+
+    class NoGrad(m.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, a: Any) -> Any:
+            return a * 1
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return None
+
+    x = m.ones(2, requires_grad=True)
+    y = m.exp(x)
+    out = NoGrad.apply(y)
+    with m.no_grad():
+        y.add_(1)
+    log.run("backward through a None gradient", lambda: out.sum().backward())
+    log.grad("x", x)
+    w = m.ones(2, requires_grad=True)
+    y = m.exp(x)
+    total = (y + w).sum()
+    with m.no_grad():
+        y.add_(1)
+    log.run("grad wrt w only", lambda: m.autograd.grad(total, w))
+
+
 def nested_views_follow_the_base(m: Any, log: Log) -> None:
     a = m.tensor([1.0, 2.0, 3.0, 4.0])
     v1 = a.view(2, 2)
@@ -467,6 +496,7 @@ SCENARIOS: dict[str, Callable[[Any, Log], None]] = {
         gradients_asked_of_such_a_view,
         backward_to_such_a_view,
         saved_by_nodes_of_such_a_view,
+        saved_tensors_checked_without_a_gradient,
         nested_views_follow_the_base,
         requires_grad_set_on_such_a_view,
         view_made_in_no_grad,

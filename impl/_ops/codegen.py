@@ -221,15 +221,11 @@ def _save_lines(use: str, kind: str, where: Any, slot: str | None, written: set[
 
 def apply_source(op: OpDef) -> str:
     """The source of the node's ``apply(node, grads)``: as torch's generated ``apply``, every saved
-    value is unpacked (checked) first, then each input whose edge leads somewhere gets its
-    derivative's formula ``f<i>(grad, ctx)``."""
+    value is unpacked (checked) first, even when no gradient came (a saved tensor written in place
+    raises all the same), then each input whose edge leads somewhere gets its derivative's
+    formula ``f<i>(grad, ctx)``."""
     plan = op._plan
-    lines = [
-        "def apply(node, grads):",
-        "    g = grads[0]",
-        "    if g is None:",
-        f"        return {(None,) * len(op.inputs)!r}",
-    ]
+    lines = ["def apply(node, grads):"]
     for slot in op._slot_names:  # a bare tensor without a version counter was never written
         lines += [
             f"    v = node.{slot}",
@@ -241,6 +237,9 @@ def apply_source(op: OpDef) -> str:
         "    if attrs:",
         "        for v in attrs.values():",
         "            _unpack(v)",
+        "    g = grads[0]",
+        "    if g is None:",
+        f"        return {(None,) * len(op.inputs)!r}",
         "    ctx = _new(ctx_class)  # OpCtx(node) without an __init__ frame",
         "    ctx._node = node",
     ]
