@@ -366,9 +366,20 @@ SQRT = _unary("SqrtBackward0", lambda xp, a: xp.sqrt(a), "result", lambda g, c: 
 SIN = _unary("SinBackward0", _rounded("sin"), "self", lambda g, c: g * c.self.cos())
 COS = _unary("CosBackward0", _rounded("cos"), "self", lambda g, c: g * -c.self.sin())
 TANH = _unary("TanhBackward0", _rounded("tanh"), "result", lambda g, c: _bw().tanh_backward(g, c.result))
+def _sigmoid_fwd(xp: Any, a: Any) -> Any:
+    """torch's CPU sigmoid, ``1 / (1 + exp(-x))`` in float32 arithmetic for float32 and the half
+    types (rounded at the end), with exp correctly rounded to float32 as the scalar loop's
+    std::exp gives it (numpy's float32 exp is an ulp off at times: exp(2) = 7.3890557); its
+    vector code's Sleef exp may still differ by an ulp on longer rows."""
+    if a.dtype == xp.float64:
+        return 1 / (1 + xp.exp(-a))
+    e = xp.exp(-a.astype(xp.float64)).astype(xp.float32)
+    return (1 / (1 + e)).astype(a.dtype)
+
+
 SIGMOID = _unary(
     "SigmoidBackward0",
-    opmath(lambda xp, a: 1 / (1 + xp.exp(-a))),
+    _sigmoid_fwd,
     "result",
     lambda g, c: _bw().sigmoid_backward(g, c.result),
 )
