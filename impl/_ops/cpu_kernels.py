@@ -194,6 +194,24 @@ def _dot(grad: Any, out: Any, dim: int, lanes: int) -> Any:
     return np.expand_dims(dot, dim)
 
 
+def softmax(a: Any, dim: int) -> Any:
+    """torch's CPU float32 softmax along ``dim``: ``exp(x - max)`` (correctly rounded here, as the
+    scalar loops' std::exp; the vector code's Sleef exp may be an ulp off), summed as its kernels
+    sum (the last dimension in vector lanes, then across them; another dimension one slice after
+    the other from 0), then the last dimension multiplied by the sum's reciprocal, another one
+    divided by the sum."""
+    e = np.exp((a - a.max(axis=dim, keepdims=True)).astype(np.float64)).astype(np.float32)
+    if dim == a.ndim - 1:
+        capability = cpu_capability()
+        lanes = vector_bytes() // 4 if capability != "default" else 8
+        total = _lane_sum(e, lanes, halving=capability != "default")[..., None]
+        return e * (np.float32(1) / total)
+    total = np.zeros_like(np.take(e, 0, axis=dim))
+    for i in range(e.shape[dim]):
+        total += np.take(e, i, axis=dim)
+    return e / np.expand_dims(total, dim)
+
+
 def softmax_backward(xp: Any, grad: Any, out: Any, dim: int) -> Any:
     """``out * (grad - sum(grad * out, dim))``: the gradient of softmax given its output."""
     floating = out.dtype in (np.float16, np.float32, np.float64)
