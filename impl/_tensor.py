@@ -315,8 +315,9 @@ class Tensor:
         """Tensor pre-hook ``hook(grad) -> Tensor | None`` run when this tensor's gradient is ready."""
         if not self.requires_grad:
             raise RuntimeError("cannot register a hook on a tensor that doesn't require gradient")
-        node = self.grad_fn if self.grad_fn is not None else self._grad_accumulator()
-        hooks = node._tensor_hooks(self._output_nr if self._grad_fn is not None else 0)
+        fn = self.grad_fn  # a view's regenerated first (torch 2.13 itself crashes there)
+        node = fn if fn is not None else self._grad_accumulator()
+        hooks = node._tensor_hooks(self._output_nr if fn is not None else 0)
         handle = RemovableHandle(hooks)
         hooks[handle.id] = hook
         return handle
