@@ -348,7 +348,9 @@ METHODS: dict[str, Any] = {
     "__rand__": _operator(F.bitwise_and),
     "__ror__": _operator(F.bitwise_or),
     "__rxor__": _operator(F.bitwise_xor),
-    "__floordiv__": _operator(lambda self, o: F.div(self, o, rounding_mode="floor")),
+    "__floordiv__": _operator(F.floor_divide),
+    "__rfloordiv__": _operator(F.rfloor_divide),
+    "floor_divide": F.floor_divide,
     # in place
     "copy_": ip.copy_,
     "fill_": ip.fill_,

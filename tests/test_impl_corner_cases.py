@@ -1255,3 +1255,38 @@ def test_softmax_off_the_last_dimension_is_torchs_to_the_bit(shape: tuple, dim: 
         return m.softmax(m.tensor(x), dim).numpy()
 
     assert np.array_equal(run(impl), run(torch))
+
+
+FLOOR_DIVISIONS: dict[str, Callable[[Any, Any], Any]] = {
+    "x // 2": lambda m, x: x // 2,
+    "2 // x": lambda m, x: 2 // x,
+    "x // x.detach()": lambda m, x: x // x.detach(),
+    "x.detach() // x": lambda m, x: x.detach() // x,
+    "x // x": lambda m, x: x // x,
+    "floor_divide(x, 0-d tensor)": lambda m, x: x.floor_divide(m.tensor(2.0, requires_grad=True)),
+    "int // 2": lambda m, x: m.tensor([7, -7]) // 2,
+    "int // 2.5": lambda m, x: m.tensor([7, -7]) // 2.5,
+    "float // 0.1": lambda m, x: m.tensor([7.0]) // 0.1,
+    "int // 0": lambda m, x: m.tensor([1]) // 0,
+    "backward": lambda m, x: (x // 2).sum().backward(),
+}
+
+
+@pytest.mark.parametrize("case", list(FLOOR_DIVISIONS))
+def test_floor_division_has_torchs_not_implemented_node(case: str) -> None:
+    """``//`` is floor_divide: Python's floor division, and no derivative: its node is
+    torch::autograd::NotImplemented, linked to the inputs that require grad only, whose backward
+    raises."""
+
+    def run(m: Any) -> str:
+        x = m.tensor([1.5, -2.0], requires_grad=True)
+
+        def describe(y: Any) -> str:
+            if y is None:
+                return "None"
+            node = None if y.grad_fn is None else (y.grad_fn.name(), graph_text(y))
+            return f"{y.tolist()} {y.dtype} {node}"
+
+        return observe({case: x}, lambda x: FLOOR_DIVISIONS[case](m, x), describe)[case]
+
+    assert run(impl) == run(torch)

@@ -144,6 +144,37 @@ DIV_MODE = OpDef(
     promote="common",
     iterator_operands=BINARY,
 )
+def _no_derivative(name: str) -> Any:
+    """The formula of an op torch has no derivative for: its backward raises torch's error."""
+
+    def formula(g: Any, c: Any) -> Any:
+        raise RuntimeError(f"derivative for aten::{name} is not implemented")
+
+    return formula
+
+
+def _floor_of(xp: Any, a: Any, b: Any) -> Any:
+    return _div_mode_fwd(xp, a, b, "floor")
+
+
+_FLOOR_DIVIDE_GRAD = D("", _no_derivative("floor_divide"))
+NOT_IMPLEMENTED = "torch::autograd::NotImplemented"  # the node of an op without a derivative
+FLOOR_DIVIDE = OpDef(
+    "NotImplemented",
+    _floor_of,
+    ("self", "other"),
+    {"self": _FLOOR_DIVIDE_GRAD, "other": _FLOOR_DIVIDE_GRAD},
+    promote="common",
+    qualified_name=NOT_IMPLEMENTED,
+    iterator_operands=BINARY,
+)
+FLOOR_DIVIDE_SCALAR = OpDef(  # tensor // number and number // tensor: one edge, the tensor's
+    "NotImplemented",
+    lambda xp, a, other, reverse: _floor_of(xp, *((other, a) if reverse else (a, other))),
+    derivatives={"self": _FLOOR_DIVIDE_GRAD},
+    qualified_name=NOT_IMPLEMENTED,
+    iterator_operands=UNARY,
+)
 NEG = OpDef(
     "NegBackward0", lambda xp, a: -a, derivatives={"self": D("", lambda g, c: -g)}, iterator_operands=UNARY
 )

@@ -94,6 +94,32 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     return apply(ew.DIV, input, other)
 
 
+def floor_divide(input: Any, other: Any) -> Tensor:
+    """Python's floor division (torch's div_floor), without a derivative (NotImplemented)."""
+    if not isinstance(input, Tensor) or isinstance(other, NOT_OPERANDS):
+        raise invalid_call(floor_divide, locals())
+    if _t(other) and other.requires_grad:
+        if input.requires_grad:
+            return apply(ew.FLOOR_DIVIDE, input, other)
+        return _floor_divide_one(other, input, reverse=True)
+    return _floor_divide_one(input, other, reverse=False)
+
+
+def _floor_divide_one(t: Tensor, value: Any, reverse: bool) -> Tensor:
+    """``t // value`` (or ``value // t``) with one edge, ``t``'s: torch's node for an op without a
+    derivative links only the inputs that require grad. ``value``, a number or a tensor, is an
+    attribute in the result's dtype."""
+    dt = dtypes.result_type(t, value)
+    x = t if dt is t.dtype else t.to(dt)
+    array = value._data.astype(dt.np) if _t(value) else namespace_of(t._data).asarray(value, dtype=dt.np)
+    return apply(ew.FLOOR_DIVIDE_SCALAR, x, other=array, reverse=reverse)
+
+
+def rfloor_divide(input: Tensor, other: Any) -> Tensor:
+    """``other // input`` for a number ``other`` (Tensor.__rfloordiv__)."""
+    return _floor_divide_one(input, other, reverse=True)
+
+
 true_divide = divide = div
 multiply = mul
 subtract = sub
