@@ -528,10 +528,6 @@ def observed(m: Any, scenario: str) -> list[str]:
 
 # scenarios impl does not match yet: strict xfails naming the reason
 DIVERGENCES = {
-    "backward_to_such_a_view": (
-        "impl/autograd/__init__.py backward(inputs=) raises 'One of the differentiated Tensors does not "
-        "require grad' for an input whose gradient goes nowhere; torch gives it an unreachable edge"
-    ),
     "unbound_views_of_a_base_joining_a_graph": (
         "split/chunk/unbind (impl/_ops/functions.py _multi_view) do not mark their outputs as torch's "
         "MULTI_OUTPUT_NODE views when no node is recorded, so a base written later regenerates them"

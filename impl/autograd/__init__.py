@@ -197,9 +197,8 @@ def backward(
             _check_input(t)
             t.retain_grad()  # as torch: raises for a tensor without grad, no-op on leaves
             node = t._edge()[0]
-            if node is None:
-                raise RuntimeError("One of the differentiated Tensors does not require grad")
-            targets.add(node)
+            if node is not None:  # (a view requiring grad through its base: torch's edge leads nowhere)
+                targets.add(node)
     engine.execute(edges, grads, retain_graph, create_graph, accumulate_only=targets)
 
 
