@@ -216,16 +216,6 @@ class Tensor:
         self._view_version = self._vc.value
 
     @property
-    def _view_no_grad(self) -> bool:
-        """Whether this view was made in no_grad mode (read and set by older callers; see
-        ``_creation_meta``)."""
-        return self._creation_meta == "no_grad"
-
-    @_view_no_grad.setter
-    def _view_no_grad(self, value: bool) -> None:
-        self._creation_meta = "no_grad" if value else ""
-
-    @property
     def is_leaf(self) -> bool:
         return self.grad_fn is None
 

@@ -527,12 +527,7 @@ def observed(m: Any, scenario: str) -> list[str]:
 
 
 # scenarios impl does not match yet: strict xfails naming the reason
-DIVERGENCES = {
-    "unbound_views_of_a_base_joining_a_graph": (
-        "split/chunk/unbind (impl/_ops/functions.py _multi_view) do not mark their outputs as torch's "
-        "MULTI_OUTPUT_NODE views when no node is recorded, so a base written later regenerates them"
-    ),
-}
+DIVERGENCES: dict[str, str] = {}
 
 
 def _scenario_param(name: str) -> Any:

@@ -896,6 +896,7 @@ _MULTI_VIEW_NODES = {
 
 
 def _multi_view(input: Tensor, arrays: list, node_name: str, dim: int, stacked: bool) -> tuple:
+    from impl._ops.table import _view_creation_meta
     from impl.autograd import grad_mode
 
     root = input._base if input._base is not None else input
@@ -903,7 +904,8 @@ def _multi_view(input: Tensor, arrays: list, node_name: str, dim: int, stacked: 
     for a in arrays:
         t = Tensor._from_array(a)
         t._base, t._vc, t._view_version = root, input._vc, input._vc.value
-        t._view_no_grad = not grad_mode.is_grad_enabled() and input.requires_grad
+        t._inference = input._inference  # torch's MULTI_OUTPUT_NODE views (see _view_creation_meta)
+        t._creation_meta = _view_creation_meta(input, "multiple")
         outs.append(t)
     if grad_mode.is_recording() and input.requires_grad:
         node = _MULTI_VIEW_NODES[node_name](dim, stacked)
