@@ -49,6 +49,10 @@ from impl._ops.functions import (
     amin,
     argmax,
     argmin,
+    bitwise_and,
+    bitwise_not,
+    bitwise_or,
+    bitwise_xor,
     bmm,
     cat,
     ceil,
@@ -70,9 +74,11 @@ from impl._ops.functions import (
     flatten,
     flip,
     floor,
+    floor_divide,
     gather,
     ge,
     gt,
+    index_fill,
     index_select,
     isfinite,
     isnan,
@@ -85,6 +91,7 @@ from impl._ops.functions import (
     logical_xor,
     lt,
     masked_fill,
+    masked_scatter,
     masked_select,
     matmul,
     max,
@@ -135,6 +142,7 @@ from impl._ops.functions import (
     var,
     where,
 )
+from impl._ops.signatures import invalid_call
 from impl._random import Generator, default_generator
 from impl._size import Size
 from impl._tensor import Tensor
@@ -176,10 +184,14 @@ def is_tensor(obj: object) -> bool:
 
 
 def numel(input: Tensor) -> int:
+    if not isinstance(input, Tensor):
+        raise invalid_call(numel, locals())
     return input.numel()
 
 
 def detach(input: Tensor) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(detach, locals())
     return input.detach()
 
 
@@ -256,6 +268,10 @@ __all__ = [
     "square",
     "argmax",
     "argmin",
+    "bitwise_and",
+    "bitwise_not",
+    "bitwise_or",
+    "bitwise_xor",
     "bmm",
     "cat",
     "ceil",
@@ -274,9 +290,11 @@ __all__ = [
     "exp",
     "flatten",
     "floor",
+    "floor_divide",
     "gather",
     "ge",
     "gt",
+    "index_fill",
     "index_select",
     "isfinite",
     "isnan",
@@ -289,6 +307,7 @@ __all__ = [
     "logical_xor",
     "lt",
     "masked_fill",
+    "masked_scatter",
     "masked_select",
     "matmul",
     "max",

@@ -1290,3 +1290,38 @@ def test_floor_division_has_torchs_not_implemented_node(case: str) -> None:
         return observe({case: x}, lambda x: FLOOR_DIVISIONS[case](m, x), describe)[case]
 
     assert run(impl) == run(torch)
+
+
+# -- top-level functions -------------------------------------------------------------------------
+TOP_LEVEL_CALLS = {
+    "numel(None)": lambda m: m.numel(None),
+    "detach(None)": lambda m: m.detach(None),
+    "floor_divide": lambda m: m.floor_divide(m.tensor([7.0, -7.0]), 2).tolist(),
+    "bitwise_and": lambda m: m.bitwise_and(m.tensor([6]), m.tensor([3])).tolist(),
+    "bitwise_or": lambda m: m.bitwise_or(m.tensor([6]), m.tensor([3])).tolist(),
+    "bitwise_xor": lambda m: m.bitwise_xor(m.tensor([6]), m.tensor([3])).tolist(),
+    "bitwise_not": lambda m: m.bitwise_not(m.tensor([3, True])).tolist(),
+    "index_fill": lambda m: m.index_fill(m.zeros(3), 0, m.tensor([1]), 2.0).tolist(),
+    "masked_scatter": lambda m: m.masked_scatter(
+        m.zeros(3), m.tensor([True, False, True]), m.tensor([1.0, 2.0])
+    ).tolist(),
+    "masked_fill_ of a 0-d tensor into an expanded tensor": lambda m: m.zeros(1, 3).expand(2, 3).masked_fill_(
+        m.tensor([True, False, True]), m.tensor(5.0)
+    ).tolist(),
+}
+
+
+@pytest.mark.parametrize("call", list(TOP_LEVEL_CALLS))
+def test_top_level_functions_as_torch(call: str) -> None:
+    """Functions torch exports at the top level (those impl had only as methods), their argument
+    errors, and the deprecation warning (not an error) of masked_fill_ with a tensor value into
+    an expanded tensor."""
+    import warnings
+
+    def run(m: Any) -> tuple:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            seen = observe({call: m}, TOP_LEVEL_CALLS[call], repr)[call]
+        return seen, [str(w.message).split(" (Triggered")[0] for w in caught]
+
+    assert run(impl) == run(torch)

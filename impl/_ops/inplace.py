@@ -143,13 +143,14 @@ def _check_overlap(op: OpDef, t: Tensor, value: Any, attrs: dict) -> None:
     and masked_fill_ / index_put_ only warn that this is deprecated."""
     if op is FILL or op is ZERO or not _overlaps(t):
         return
-    from impl._ops.indexing import MASKED_FILL
+    from impl._ops.indexing import MASKED_FILL, MASKED_FILL_TENSOR
 
-    if op is MASKED_FILL or op.node_name == "IndexPutBackward0":
+    fill = op is MASKED_FILL or op is MASKED_FILL_TENSOR
+    if fill or op.node_name == "IndexPutBackward0":
         import warnings
 
         # index_put_ of one value under a single bool mask is torch's masked_fill_
-        masked = op is MASKED_FILL or (_single_mask(attrs.get("key")) and getattr(value, "size", 1) == 1)
+        masked = fill or (_single_mask(attrs.get("key")) and getattr(value, "size", 1) == 1)
         text = _EXPANDED_DEPRECATED.format(
             op="masked_fill_" if masked else "index_put_",
             key="mask" if masked else "indices",
