@@ -200,10 +200,6 @@ class Tensor:
         return self._grad_fn
 
     def _regenerate_grad_fn(self) -> None:
-        if self._grad_fn is not None and self._grad_fn._custom_function_views:
-            from impl.autograd.function import custom_view_error
-
-            raise custom_view_error(self, rebased=True)
         if creation_meta(self):
             raise view_rebase_error(self, indirect=True)
         from impl._ops.functions import as_strided
@@ -508,6 +504,12 @@ _REBASE_WHY = {
         " This view is the output of a function that returns multiple views. Such functions do not allow "
         "the output views to be modified inplace. You should replace the inplace operation by an "
         "out-of-place one."
+    ),
+    "custom": (
+        " This view was created inside a custom Function (or because an input was returned as-is) and "
+        "the autograd logic to handle view+inplace would override the custom backward associated with "
+        "the custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix "
+        "this by cloning the output of the custom Function."
     ),
     "no_grad": _REBASE_FORBIDDEN.format(block="no_grad"),
     "inference": _REBASE_FORBIDDEN.format(block="inference_mode"),

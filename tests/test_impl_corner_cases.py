@@ -1325,3 +1325,60 @@ def test_top_level_functions_as_torch(call: str) -> None:
         return seen, [str(w.message).split(" (Triggered")[0] for w in caught]
 
     assert run(impl) == run(torch)
+
+
+# -- views made by a custom Function, and views of them ---------------------------------------------
+def custom_function_views(m: Any) -> dict[str, Any]:
+    """Outputs of custom Functions (an input returned as-is; two views) and views of them."""
+
+    class Identity(m.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x
+
+        @staticmethod
+        def backward(ctx: Any, g: Any) -> Any:
+            return g
+
+    class TwoViews(m.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x, x.view(-1)
+
+        @staticmethod
+        def backward(ctx: Any, g: Any, h: Any) -> Any:
+            return g
+
+    y = Identity.apply(m.ones(2, 3, requires_grad=True))
+    a, b = TwoViews.apply(m.ones(2, 3, requires_grad=True) * 1)
+    return {"y": y, "a": a, "b": b, "Identity": Identity}
+
+
+CUSTOM_VIEW_CALLS = {
+    "the output written": lambda v: v["y"].mul_(2),
+    "a view of it written": lambda v: v["y"].view(6).mul_(2),
+    "a selection of it written": lambda v: v["y"][0].mul_(2),
+    "one of several outputs written": lambda v: v["a"].mul_(2),
+    "a view of one of several written": lambda v: v["b"][0].mul_(2),
+    "a view of it read after the output was written in no_grad": lambda v: _read_after_write(v),
+    "flags of a view of it": lambda v: (v["y"].view(6).requires_grad, v["y"].view(6).is_leaf),
+}
+
+
+def _read_after_write(v: dict[str, Any]) -> Any:
+    w = v["y"][0]
+    with torch.no_grad() if isinstance(w, torch.Tensor) else impl.no_grad():
+        v["y"].mul_(2)
+    return w.grad_fn
+
+
+@pytest.mark.parametrize("call", list(CUSTOM_VIEW_CALLS))
+def test_views_made_by_a_custom_function_as_torch(call: str) -> None:
+    """torch's IN_CUSTOM_FUNCTION / MULTI_OUTPUT_NODE creation meta: in-place writes into such views
+    and into views of them are refused with its message (a full backward hook's module outputs are
+    such views, so an in-place ReLU after a Flatten there raises this too)."""
+
+    def run(m: Any) -> str:
+        return observe({call: custom_function_views(m)}, CUSTOM_VIEW_CALLS[call], repr)[call]
+
+    assert run(impl) == run(torch)

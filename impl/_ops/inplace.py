@@ -106,10 +106,6 @@ def check_inplace(t: Tensor, others: tuple = ()) -> None:
         return
     base = t._base
     if base is not None:
-        if t._grad_fn is not None and t._grad_fn._custom_function_views:
-            from impl.autograd.function import custom_view_error
-
-            raise custom_view_error(t, rebased=False)
         if creation_meta(t):
             raise view_rebase_error(t, indirect=False)
         if requires_grad and base._grad_fn is None:

@@ -17,33 +17,10 @@ DIRTY_LEAF = "a leaf Variable that requires grad has been used in an in-place op
 ONCE_DIFF = "trying to differentiate twice a function that was marked with @once_differentiable"
 
 
-_IN_CUSTOM_FUNCTION = (
-    "This view was created inside a custom Function (or because an input was returned as-is) and "
-    "the autograd logic to handle view+inplace would override the custom backward associated with "
-    "the custom Function, leading to incorrect gradients. This behavior is forbidden. You can fix "
-    "this by cloning the output of the custom Function."
-)
-_OF_MULTIPLE_VIEWS = (
-    "This view is the output of a function that returns multiple views. Such functions do not allow "
-    "the output views to be modified inplace. You should replace the inplace operation by an "
-    "out-of-place one."
-)
-
-
 def view_kind(differentiable_outputs: int) -> str:
     """The ``_custom_function_views`` of a custom Function's node: torch treats the views of a
     Function with several differentiable outputs as a multi-output node's."""
     return "multiple" if differentiable_outputs > 1 else "custom"
-
-
-def custom_view_error(t: Any, rebased: bool) -> RuntimeError:
-    """torch's error for a view made by a custom Function (BackwardHookFunction's outputs are such
-    views of its inputs) written in place (``rebased`` False) or read after its base was."""
-    what = "its base or another view of its base has been modified inplace" if rebased else (
-        "is being modified inplace"
-    )
-    why = _OF_MULTIPLE_VIEWS if t._grad_fn._custom_function_views == "multiple" else _IN_CUSTOM_FUNCTION
-    return RuntimeError(f"Output {t._output_nr} of {t._grad_fn._short_name()} is a view and {what}. {why}")
 
 
 class FunctionCtx:
@@ -210,7 +187,9 @@ def _wire_output(ctx: BackwardCFunction, out: Any, i: int, inputs: tuple) -> Any
         view = out.detach()  # an unmodified input comes back as a new tensor: a view of it
         view._base, view._view_version = out._base if out._base is not None else out, out._vc.value
         out = view
-    out._creation_meta = ""  # a view made in forward is the Function's, not a no_grad view
+    # a view made in forward, or an input returned as-is, is a view of torch's IN_CUSTOM_FUNCTION
+    # creation ("multiple" with several differentiable outputs); views of it inherit that
+    out._creation_meta = ctx._custom_function_views if out._base is not None else ""
     if out.dtype.is_floating_point:
         out._grad_fn, out._output_nr = ctx, i
     return out

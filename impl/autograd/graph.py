@@ -75,8 +75,9 @@ class Node:
 
     # Whether the views among this node's outputs were made by a custom Function: "custom" (torch's
     # CreationMeta::IN_CUSTOM_FUNCTION) or "multiple" (several differentiable outputs, torch's
-    # MULTI_OUTPUT_NODE); writing into them, or reading one after its base was written, raises
-    # instead of rebasing the view's history (impl.autograd.function.custom_view_error).
+    # MULTI_OUTPUT_NODE), the creation meta its output views get (Tensor._creation_meta): writing
+    # into them or their views, or reading one after its base was written, raises instead of
+    # rebasing the view's history (impl._tensor.view_rebase_error).
     _custom_function_views: str | bool = False
 
     def __init__(self) -> None:

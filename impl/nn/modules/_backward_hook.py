@@ -58,6 +58,7 @@ def _identity_outputs(tensors: list[Tensor]) -> list[Tensor]:
         if t.requires_grad:
             alias._grad_fn = node
             alias._output_nr = i
+            alias._creation_meta = node._custom_function_views  # torch's IN_CUSTOM_FUNCTION view
             alias._base = t._base if t._base is not None else t
             alias._view_version = t._vc.value
         outs.append(alias)
