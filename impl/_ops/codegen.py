@@ -74,18 +74,12 @@ def call_source(op: OpDef) -> str:
     lines += [f"    a{i} = t{i}._data" for i in range(n)]
     lines.append("    xp = np if type(a0) is np.ndarray else namespace_of(a0)")
     if op.promote:  # to torch's result type (a float one for "float" ops)
-        lines += [
-            "    dt = _common_float(tensors)",
-            "    if dt is None:",
-            f"        dt = compute_dtype(tensors, {op.promote == 'float'}).np",
-        ]
-        for i in range(n):
-            lines += [f"    if a{i}.dtype != dt:", f"        a{i} = _cast(t{i}, a{i}, dt)"]
+        lines += _promote_lines(n, op.promote == "float")
     operands = ", ".join(arrays)
     lines += [
         "    token = quiet_enter()",
         "    try:",
-        f"        raw = op.forward(xp, {operands}, **attrs)",
+        f"        raw = op.forward(xp, {operands}, **attrs) if attrs else op.forward(xp, {operands})",
         "    except ValueError as exc:",
         f"        _raise_broadcast_error(exc, op, ({_tuple(arrays)}), attrs)",
         "        raise",
@@ -129,6 +123,33 @@ def call_source(op: OpDef) -> str:
         ]
     lines.append("    return main if results is None or len(results) == 1 else results")
     return "\n".join(lines) + "\n"
+
+
+def _promote_lines(n: int, to_float: bool) -> list[str]:
+    """The operands cast to torch's result type ``dt``: ``table._common_float`` (the float dtype
+    every operand but wrapped numbers shares) written out for one or two operands, with each
+    operand's dtype read once and compared by identity first (numpy's dtype ``!=`` is a rich
+    comparison), else ``compute_dtype``; an operand of another dtype is cast."""
+    lines = [f"    d{i} = a{i}.dtype" for i in range(n)]
+    if n == 1:
+        lines.append("    dt = d0 if not t0._wrapped_number and d0.kind == 'f' else None")
+    elif n == 2:
+        lines += [
+            "    if t0._wrapped_number:",
+            "        dt = None if t1._wrapped_number else d1",
+            "    elif t1._wrapped_number or d1 is d0 or d1 == d0:",
+            "        dt = d0",
+            "    else:",
+            "        dt = None",
+            "    if dt is not None and dt.kind != 'f':",
+            "        dt = None",
+        ]
+    else:
+        lines.append("    dt = _common_float(tensors)")
+    lines += ["    if dt is None:", f"        dt = compute_dtype(tensors, {to_float}).np"]
+    for i in range(n):
+        lines += [f"    if d{i} is not dt and d{i} != dt:", f"        a{i} = _cast(t{i}, a{i}, dt)"]
+    return lines
 
 
 def record_source(op: OpDef) -> str:
