@@ -350,6 +350,10 @@ def _wrap_numbers(tensors: tuple, op: OpDef) -> tuple:
     the only operand (torch's parser wants a Tensor for ``input``: ``torch.neg(1.5)``)."""
     if len(tensors) == 1:
         raise _not_an_operand(op, 1, tensors[0])
+    if len(tensors) == 2:  # most calls: a tensor and a number (``h * 1.0001``), without the loops
+        t0, t1 = tensors
+        if isinstance(t0, Tensor) and not isinstance(t1, NOT_OPERANDS):
+            return (t0, _wrap(t1, t0))
     first = None
     for t in tensors:
         if isinstance(t, Tensor):
