@@ -66,8 +66,10 @@ class Tensor:
     # tensor that sets one keeps it in its instance dict):
     _grad_acc: AccumulateGrad | None = None  # a leaf's AccumulateGrad node, made on first need
     _retains_grad = False
-    # how a view was made, as torch's CreationMeta: "" (the default), "no_grad", "inference" or
-    # "multiple" (an output of split/chunk/unbind); a view made otherwise cannot be rebased
+    # how a view was made, as torch's CreationMeta: "" (the default), "no_grad", "inference",
+    # "multiple" (an output of split/chunk/unbind or of a custom Function with several
+    # differentiable outputs) or "custom" (made by a custom Function, an input returned as-is
+    # included); a view made otherwise than by default cannot be rebased (view_rebase_error)
     _creation_meta = ""
     _wrapped_number = False  # a Python number wrapped by an op (promotion treats it apart)
     # torch's efficient zero tensor (a gradient of sgn): zeros no storage backs; set per instance
@@ -200,7 +202,7 @@ class Tensor:
         return self._grad_fn
 
     def _regenerate_grad_fn(self) -> None:
-        if creation_meta(self):
+        if self._creation_meta:
             raise view_rebase_error(self, indirect=True)
         from impl._ops.functions import as_strided
         from impl._ops.inplace import _move_retain_grad
@@ -484,16 +486,6 @@ def _leaf_flags_error(requires_grad: bool) -> str:
     return text
 
 
-def creation_meta(t: Tensor) -> str:
-    """How view ``t`` was made (``Tensor._creation_meta``); an output of split/chunk/unbind that
-    records a node is "multiple" by its node's kind."""
-    if t._creation_meta:
-        return t._creation_meta
-    from impl._ops.functions import _MultiViewNode
-
-    return "multiple" if isinstance(t._grad_fn, _MultiViewNode) else ""
-
-
 _REBASE_FORBIDDEN = (
     " Given that this use case is ambiguous and error-prone, it is forbidden. You can clarify your code by "
     "moving both the view and the inplace either both inside the {block} block (if you don't want the "
@@ -519,7 +511,7 @@ _REBASE_WHY = {
 def view_rebase_error(t: Tensor, indirect: bool) -> RuntimeError:
     """torch's handle_view_on_rebase error for view ``t`` of a non-default creation: written in
     place (``indirect`` False), or read after its base or another view of it was."""
-    meta, fn = creation_meta(t), t._grad_fn
+    meta, fn = t._creation_meta, t._grad_fn
     modified = "its base or another view of its base has been" if indirect else "is being"
     if meta in ("no_grad", "inference") or fn is None:
         if fn is not None:

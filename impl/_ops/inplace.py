@@ -18,7 +18,7 @@ from impl import dtypes
 from impl._ops import views as vw
 from impl._ops.elementwise import CLAMP, RELU, zero_grad
 from impl._ops.table import D, OpDef, apply
-from impl._tensor import Tensor, creation_meta, view_rebase_error
+from impl._tensor import Tensor, view_rebase_error
 from impl._xp import namespace_of, to_numpy
 from impl.autograd import grad_mode
 from impl.autograd.graph import FREED, Node
@@ -106,7 +106,7 @@ def check_inplace(t: Tensor, others: tuple = ()) -> None:
         return
     base = t._base
     if base is not None:
-        if creation_meta(t):
+        if t._creation_meta:
             raise view_rebase_error(t, indirect=False)
         if requires_grad and base._grad_fn is None:
             raise RuntimeError(VIEW_OF_LEAF_INPLACE)

@@ -18,8 +18,9 @@ ONCE_DIFF = "trying to differentiate twice a function that was marked with @once
 
 
 def view_kind(differentiable_outputs: int) -> str:
-    """The ``_custom_function_views`` of a custom Function's node: torch treats the views of a
-    Function with several differentiable outputs as a multi-output node's."""
+    """The creation meta (``Tensor._creation_meta``) of a custom Function's output views: torch's
+    IN_CUSTOM_FUNCTION ("custom"), or MULTI_OUTPUT_NODE ("multiple") for a Function with several
+    differentiable outputs."""
     return "multiple" if differentiable_outputs > 1 else "custom"
 
 
@@ -151,10 +152,8 @@ class Function(metaclass=FunctionMeta):
         outs = (outputs,) if single else outputs
         if executable:
             ctx._next = tuple(a._edge() for a, t in zip(args, is_tensor, strict=False) if t)
-            ctx._custom_function_views = view_kind(
-                sum(_differentiable(ctx, o) for o in outs)
-            )
-            outs = tuple(_wire_output(ctx, o, i, args) for i, o in enumerate(outs))
+            kind = view_kind(sum(_differentiable(ctx, o) for o in outs))
+            outs = tuple(_wire_output(ctx, o, i, args, kind) for i, o in enumerate(outs))
         ctx._saved = tuple(SavedTensor(t) if t is not None else None for t in ctx._to_save)
         return outs[0] if single else outs
 
@@ -169,7 +168,7 @@ def _differentiable(ctx: BackwardCFunction, out: Any) -> bool:
     )
 
 
-def _wire_output(ctx: BackwardCFunction, out: Any, i: int, inputs: tuple) -> Any:
+def _wire_output(ctx: BackwardCFunction, out: Any, i: int, inputs: tuple, kind: str) -> Any:
     from impl._tensor import Tensor
 
     if not isinstance(out, Tensor):
@@ -187,9 +186,9 @@ def _wire_output(ctx: BackwardCFunction, out: Any, i: int, inputs: tuple) -> Any
         view = out.detach()  # an unmodified input comes back as a new tensor: a view of it
         view._base, view._view_version = out._base if out._base is not None else out, out._vc.value
         out = view
-    # a view made in forward, or an input returned as-is, is a view of torch's IN_CUSTOM_FUNCTION
-    # creation ("multiple" with several differentiable outputs); views of it inherit that
-    out._creation_meta = ctx._custom_function_views if out._base is not None else ""
+    # a view made in forward, or an input returned as-is, is a view of the Function's ``kind``
+    # (view_kind); views of it inherit that
+    out._creation_meta = kind if out._base is not None else ""
     if out.dtype.is_floating_point:
         out._grad_fn, out._output_nr = ctx, i
     return out

@@ -73,13 +73,6 @@ class Node:
     _retains_grad_hooks: dict[int, Callable] = NO_HOOKS
     _metadata: dict | None = None
 
-    # Whether the views among this node's outputs were made by a custom Function: "custom" (torch's
-    # CreationMeta::IN_CUSTOM_FUNCTION) or "multiple" (several differentiable outputs, torch's
-    # MULTI_OUTPUT_NODE), the creation meta its output views get (Tensor._creation_meta): writing
-    # into them or their views, or reading one after its base was written, raises instead of
-    # rebasing the view's history (impl._tensor.view_rebase_error).
-    _custom_function_views: str | bool = False
-
     def __init__(self) -> None:
         self._sequence_nr = next(_sequence)
         self._next: tuple[tuple[Node | None, int], ...] = ()

@@ -35,8 +35,6 @@ class BackwardHookFunctionBackward(Node):
     into them in place (an in-place ReLU right after a hooked module, or in a hooked ReLU).
     """
 
-    _custom_function_views = "custom"  # "multiple" on a node with several differentiable outputs
-
     def apply(self, grads: tuple) -> tuple:
         out = []
         for g, (shape, dtype) in zip(grads, self._input_meta, strict=False):
@@ -49,7 +47,7 @@ def _identity_outputs(tensors: list[Tensor]) -> list[Tensor]:
     when it is a view itself), as torch's Function makes of an input returned as-is; tensors that
     do not require grad come out as non-differentiable aliases."""
     node = BackwardHookFunctionBackward()
-    node._custom_function_views = view_kind(sum(t.requires_grad for t in tensors))
+    kind = view_kind(sum(t.requires_grad for t in tensors))  # the outputs' creation meta
     node._next = tuple(t._edge() for t in tensors)
     node._input_meta = [(tuple(t.shape), t.dtype) for t in tensors]
     outs = []
@@ -58,7 +56,7 @@ def _identity_outputs(tensors: list[Tensor]) -> list[Tensor]:
         if t.requires_grad:
             alias._grad_fn = node
             alias._output_nr = i
-            alias._creation_meta = node._custom_function_views  # torch's IN_CUSTOM_FUNCTION view
+            alias._creation_meta = kind
             alias._base = t._base if t._base is not None else t
             alias._view_version = t._vc.value
         outs.append(alias)
