@@ -416,18 +416,13 @@ SIGMOID = _unary(
 )
 
 
-def _at_least(xp: Any, a: Any, low: Any) -> Any:
-    """``a < low ? low : a``, nan propagating: torch's clamp_min (relu is clamp_min(0)), whose
-    tie keeps ``a`` (relu(-0.0) is -0.0; numpy's maximum may give either zero)."""
-    out = xp.asarray(xp.maximum(a, low))
-    xp.copyto(out, a, where=a == low)
-    return out
-
-
-def _at_most(xp: Any, a: Any, high: Any) -> Any:
-    """``a > high ? high : a``, nan propagating: torch's clamp_max, a tie keeping ``a``."""
-    out = xp.asarray(xp.minimum(a, high))
-    xp.copyto(out, a, where=a == high)
+def _keep_first_on_tie(xp: Any, pick: str, a: Any, b: Any) -> Any:
+    """numpy's ``pick`` ("maximum" or "minimum") of ``a`` and ``b``, nan propagating, keeping
+    ``a`` on a tie (of zeros of two signs, where numpy may give either): torch's clamp_min
+    (``a < low ? low : a``; relu is clamp_min(0), so relu(-0.0) is -0.0), clamp_max and the
+    scalar loop of maximum/minimum (``std::max``)."""
+    out = xp.asarray(getattr(xp, pick)(a, b))
+    xp.copyto(out, a, where=a == b)
     return out
 
 
@@ -435,7 +430,7 @@ def _relu_fwd(xp: Any, a: Any) -> Any:
     """clamp_min(a, 0), which torch's relu refuses for bool (clamp_min itself takes it)."""
     if a.dtype.kind == "b":
         raise RuntimeError("Boolean inputs not supported for relu")
-    return _at_least(xp, a, xp.zeros((), a.dtype))
+    return _keep_first_on_tie(xp, "maximum", a, xp.zeros((), a.dtype))
 
 
 RELU = _unary(
@@ -466,9 +461,9 @@ CLONE_CONTIGUOUS = OpDef("CloneBackward0", lambda xp, a: a.copy(), derivatives=C
 def _clamp_fwd(xp: Any, a: Any, min: Any, max: Any) -> Any:
     out = a
     if min is not None:
-        out = _at_least(xp, out, xp.asarray(min, dtype=a.dtype))
+        out = _keep_first_on_tie(xp, "maximum", out, xp.asarray(min, dtype=a.dtype))
     if max is not None:
-        out = _at_most(xp, out, xp.asarray(max, dtype=a.dtype))
+        out = _keep_first_on_tie(xp, "minimum", out, xp.asarray(max, dtype=a.dtype))
     return out if out is not a else a.copy()
 
 
@@ -519,15 +514,13 @@ def _pick(numpy_pick: str) -> Any:
     the vector code keeps ``b`` (``_mm256_max_ps``; see cpu_kernels.vector_elements)."""
 
     def fwd(xp: Any, a: Any, b: Any) -> Any:
-        out = xp.asarray(getattr(xp, numpy_pick)(a, b))
-        if out.dtype not in FLOAT_DTYPES:
-            return out
-        tie = a == b
-        xp.copyto(out, a, where=tie)
+        if xp.result_type(a, b) not in FLOAT_DTYPES:  # integers tie only on equal values
+            return xp.asarray(getattr(xp, numpy_pick)(a, b))
+        out = _keep_first_on_tie(xp, numpy_pick, a, b)
         if xp is np and out.size >= 8:  # fewer elements fill no two vectors (of 4 doubles)
             vector = vector_elements(out.shape, [a, b], MINMAX_VECTOR_BYTES)
             if vector is not None:
-                xp.copyto(out, b, where=tie & vector)
+                xp.copyto(out, b, where=(a == b) & vector)
         return out
 
     return fwd
