@@ -9,7 +9,7 @@ from benchmarks import autograd_peer, workloads
 from benchmarks.conftest import DEVICES, Recorder, engine_or_skip
 
 # Fewer rounds for the long chains keep `nox -s bench` within minutes on 2 cores.
-ROUNDS = {1_000: 20, 10_000: 5, 100_000: 3}
+ROUNDS = {1_000: 30, 10_000: 15, 100_000: 5}
 
 
 @pytest.mark.parametrize("device", DEVICES)
