@@ -388,11 +388,12 @@ def _var_grad(g: Any, c: Any) -> Any:
     dof = float(_count(c) - c.correction)  # may be <= 0: torch's formula divides by it as is
     if dof <= 0 and c.dim is None:
         from impl._ops.elementwise import WHERE
-        from impl._ops.table import apply
+        from impl._ops.table import _wrap, apply
 
         x = c.self
         mean = x.mean(c.dim, keepdim=True) if c.dim is not None else x.mean()
-        return g * apply(WHERE, float("nan"), float("inf"), condition=x == mean)
+        nan, inf = _wrap(float("nan"), x), _wrap(float("inf"), x)  # numbers on x's device
+        return g * apply(WHERE, nan, inf, condition=x == mean)
     return _bw_scalar().mul_scalar(g, 2.0 / dof if dof else float("inf")) * _centered(c)
 
 
