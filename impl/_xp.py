@@ -4,6 +4,7 @@ against ``xp`` and pick it from their operands' arrays."""
 from __future__ import annotations
 
 import functools
+import re
 from typing import Any
 
 import numpy as np
@@ -14,24 +15,46 @@ except Exception:  # ImportError, or a CUDA runtime that fails to load
     _cupy = None
 
 
-class device:
-    """torch.device subset: ``device('cpu')``, ``device('cuda:0')``."""
+# the device types torch's device string parser names (c10/core/Device.cpp); impl runs on two
+TORCH_DEVICE_TYPES = (
+    "cpu, cuda, ipu, xpu, mkldnn, opengl, opencl, ideep, hip, ve, fpga, maia, xla, lazy, vulkan, mps, "
+    "meta, hpu, mtia, privateuseone"
+)
 
-    def __init__(self, spec: str | device = "cpu", index: int | None = None) -> None:
+
+class device:
+    """torch.device for impl's two devices: ``device('cpu')``, ``device('cuda:0')``,
+    ``device('cuda', 0)``, ``device(0)`` (the accelerator's device 0); parsed, refused, printed
+    and compared as torch's (a device never equals a string)."""
+
+    def __init__(self, spec: str | int | device = "cpu", index: int | None = None) -> None:
         if isinstance(spec, device):
             spec, index = spec.type, spec.index
-        if ":" in spec:
-            spec, idx = spec.split(":", 1)
-            index = int(idx)
+        elif isinstance(spec, int):
+            if not cuda_available():
+                raise RuntimeError("Cannot access accelerator device when none is available.")
+            spec, index = "cuda", spec
+        if not spec:
+            raise RuntimeError("Device string must not be empty")
+        parsed = re.fullmatch(r"([a-zA-Z_]+)(?::([1-9][0-9]*|0))?", spec)  # torch's device regex
+        if parsed is None:
+            raise RuntimeError(f"Invalid device string: '{spec}'")
+        spec = parsed.group(1)
+        if parsed.group(2) is not None:
+            index = int(parsed.group(2))
         if spec not in ("cpu", "cuda"):
-            raise RuntimeError(f"Expected one of cpu, cuda device type at start of device string: {spec}")
+            raise RuntimeError(
+                f"Expected one of {TORCH_DEVICE_TYPES} device type at start of device string: {spec}"
+            )
+        if index is not None and index < 0:
+            raise RuntimeError("Device index must not be negative")
         self.type = spec
         self.index = index
 
     def __eq__(self, other: object) -> bool:
-        if isinstance(other, str):
-            other = device(other)
-        return isinstance(other, device) and (self.type, self.index) == (other.type, other.index)
+        if not isinstance(other, device):
+            return NotImplemented
+        return (self.type, self.index) == (other.type, other.index)
 
     def __hash__(self) -> int:
         return hash((self.type, self.index))
