@@ -394,14 +394,15 @@ class Tensor:
             raise RuntimeError(
                 " Cannot convert a ZeroTensor to numpy. Set force=True if you need the zero array."
             )
-        if self.requires_grad and not force:
-            raise RuntimeError(
-                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
-            )
+        # torch's tensor_to_numpy checks the device first, then grad (only while grad mode is on)
         if self.device.type != "cpu" and not force:
             raise TypeError(
                 f"can't convert {self.device} device type tensor to numpy. Use Tensor.cpu() to "
                 "copy the tensor to host memory first."
+            )
+        if self.requires_grad and not force and grad_mode.is_grad_enabled():
+            raise RuntimeError(
+                "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead."
             )
         return to_numpy(self._data)
 
@@ -432,8 +433,10 @@ class Tensor:
         return bool(self.item())
 
     def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
-        arr = to_numpy(self._data)
-        return arr if dtype is None else arr.astype(dtype)
+        """``np.asarray(t)``: torch's ``__array__`` is ``numpy()`` (so a cuda tensor or one that
+        requires grad is refused with numpy()'s errors), cast to ``dtype`` if given."""
+        arr = self.numpy()
+        return arr if dtype is None else arr.astype(dtype, copy=False)
 
     def __iter__(self) -> Any:
         if self.dim() == 0:
