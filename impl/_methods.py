@@ -13,10 +13,10 @@ from impl._ops import elementwise as ew
 from impl._ops import functions as F
 from impl._ops import inplace as ip
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
-from impl._ops.views import copy_like
+from impl._ops.views import copy_like, new_like
 from impl._tensor import Tensor
 from impl._xp import device as _device
-from impl._xp import namespace_for, namespace_of
+from impl._xp import namespace_for, namespace_of, to_numpy
 
 TO_COPY = OpDef(
     "ToCopyBackward0",
@@ -26,7 +26,9 @@ TO_COPY = OpDef(
 
 
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-    """``to(dtype)``, ``to(device)``, ``to(other)``, ``to(device, dtype)``; self if nothing changes."""
+    """``to(dtype)``, ``to(device)``, ``to(other)``, ``to(device, dtype)``; self if nothing changes.
+    A move to another device (into ``dtype`` too, if given) is one ToCopyBackward0 node, as
+    torch's ``_to_copy``."""
     dtype, dev = kwargs.get("dtype"), kwargs.get("device")
     copy = kwargs.get("copy", False)
     for a in args:
@@ -36,30 +38,32 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             dtype, dev = a.dtype, a.device
         elif isinstance(a, (str, _device)):
             dev = a
-    out = self
+    target = self.dtype if dtype is None else dtypes.to_dtype(dtype)
     if dev is not None and _device(dev).type != self.device.type:
         xp = namespace_for(_device(dev))
-        moved = TO_DEVICE_OPS[_device(dev).type]
-        out = apply(moved, out, xp=xp)
-    if dtype is not None and dtypes.to_dtype(dtype) is not out.dtype:
-        out = apply(TO_COPY, out, dtype=dtypes.to_dtype(dtype).np)
-    elif copy and out is self:
-        out = apply(TO_COPY, out, dtype=self._data.dtype)
+        return apply(TO_DEVICE, self, target=xp, source=str(self.device), dtype=target.np)
+    if target is not self.dtype:
+        return apply(TO_COPY, self, dtype=target.np)
+    if copy:
+        return apply(TO_COPY, self, dtype=self._data.dtype)
+    return self
+
+
+def _move(xp: Any, a: Any, source: str, dtype: Any) -> Any:
+    """``a`` copied onto the device of namespace ``xp`` (into ``dtype``), laid out as torch lays
+    out a copy (``copy_like``): host data goes to the device by ``xp.asarray`` (cupy's explicit
+    transfer), device data to the host by ``get()``; no implicit conversion either way."""
+    out = new_like(xp, a, dtype)
+    out[...] = to_numpy(a) if xp is np else xp.asarray(a)
     return out
 
 
-TO_DEVICE_OPS = {
-    "cpu": OpDef(
-        "ToCopyBackward0",
-        lambda xp, a, xp_: np.asarray(a.get() if hasattr(a, "get") else a),
-        derivatives={"self": D("", lambda g, c: g.cpu())},
-    ),
-    "cuda": OpDef(
-        "ToCopyBackward0",
-        lambda xp, a, xp_: xp_.asarray(a),
-        derivatives={"self": D("", lambda g, c: g.cuda())},
-    ),
-}
+TO_DEVICE = OpDef(
+    "ToCopyBackward0",
+    _move,
+    derivatives={"self": D("source", lambda g, c: g.to(c.source, c.dtype("self")))},
+    moves_device=True,
+)
 
 
 def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False, **kw: Any) -> Any:

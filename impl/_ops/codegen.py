@@ -73,6 +73,8 @@ def call_source(op: OpDef) -> str:
     ]
     lines += [f"    a{i} = t{i}._data" for i in range(n)]
     lines.append("    xp = np if type(a0) is np.ndarray else namespace_of(a0)")
+    if op.moves_device:  # the result's namespace: the result is wrapped by the target's asarray
+        lines.append("    xp = attrs.pop('target')")
     if op.promote:  # to torch's result type (a float one for "float" ops)
         lines += _promote_lines(n, op.promote == "float")
     operands = ", ".join(arrays)
@@ -82,6 +84,9 @@ def call_source(op: OpDef) -> str:
         f"        raw = op.forward(xp, {operands}, **attrs) if attrs else op.forward(xp, {operands})",
         "    except ValueError as exc:",
         f"        _raise_broadcast_error(exc, op, ({_tuple(arrays)}), attrs)",
+        "        raise",
+        "    except TypeError:  # an operand on another device (never reached otherwise)",
+        "        _raise_device_error(op, tensors, attrs)",
         "        raise",
         "    finally:",
         "        quiet_exit(token)",

@@ -47,6 +47,9 @@ class OpDef:
     # the operands (inputs, attrs) of the TensorIterator torch runs the op on, in its order, if it
     # does: the result is laid out as torch's (an attr holding a number is a 0-d operand)
     iterator_operands: tuple[str, ...] = ()
+    # a device move: the forward runs on, and the result lives in, the array namespace passed as
+    # the attr ``target`` (not the one of its input's array), which is not kept on the node
+    moves_device: bool = False
 
     def __post_init__(self) -> None:
         # a slot per tensor a derivative may use, as torch's generated nodes hold SavedVariables
@@ -322,6 +325,24 @@ def _raise_broadcast_error(exc: ValueError, op: OpDef, arrays: tuple, attrs: dic
         raise RuntimeError(mismatch) from None
 
 
+def _raise_device_error(op: OpDef, tensors: tuple, attrs: dict) -> None:
+    """torch's RuntimeError when an op's operands (inputs, and tensor attrs such as an index) lie
+    on two devices: the forward raised TypeError, as cupy does for a host array among a kernel's
+    operands and numpy for a device array it cannot convert. Named as torch's TensorIterator
+    names them: the first operand's device (in the iterator's order of operands, where the op
+    declares it), then the first other one."""
+    operands = [*tensors, *(v for v in attrs.values() if isinstance(v, Tensor))]
+    if op.iterator_operands:
+        named = dict(zip(op.inputs, tensors, strict=False)) | attrs
+        operands = [named[name] for name in op.iterator_operands if name in named] + operands
+    devices = list(dict.fromkeys(str(t.device) for t in operands if isinstance(t, Tensor)))
+    if len(devices) > 1:
+        raise RuntimeError(
+            "Expected all tensors to be on the same device, but found at least two devices, "
+            f"{devices[0]} and {devices[1]}!"
+        ) from None
+
+
 def _torch_layout(op: OpDef, xp: Any, raw: Any, tensors: tuple, arrays: list, attrs: dict) -> Any:
     """An elementwise op's result laid out as torch's TensorIterator lays it out (see
     views.elementwise_layout) over ``op.iterator_operands``: an input as passed (marked when
@@ -498,6 +519,7 @@ _CALL_HELPERS = {
     "np": np, "Tensor": Tensor, "namespace_of": namespace_of, "_wrap_numbers": _wrap_numbers,
     "_common_float": _common_float, "compute_dtype": compute_dtype, "_cast": _cast,
     "quiet_enter": quiet_enter, "quiet_exit": quiet_exit, "_raise_broadcast_error": _raise_broadcast_error,
+    "_raise_device_error": _raise_device_error,
     "_from_array": Tensor._from_array, "_torch_layout": _torch_layout, "_grad_state": _grad_state,
     "FLOAT_DTYPES": FLOAT_DTYPES, "_view_creation_meta": _view_creation_meta,
 }
