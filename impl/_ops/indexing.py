@@ -89,16 +89,23 @@ INDEX_ADD = _accumulating(
 
 
 def _index_fwd(xp: Any, a: Any, key: tuple, **indices: Any) -> Any:
+    if xp is not np:  # cupy wraps an index out of range around where numpy raises: check first
+        _raise_out_of_range(a.shape, mask_free(key))
     try:
         return a[key]
     except IndexError as exc:
         items = mask_free(key)
-        found = first_out_of_range(a.shape, items)
-        if found is not None:
-            raise found[2] from None
+        _raise_out_of_range(a.shape, items)
         if empty_result(a.shape, items):  # torch reads no index, numpy checks them all
             return a[tuple(k if isinstance(k, slice) else k * 0 for k in items)]
         raise IndexError(str(exc).replace(" for axis ", " for dimension ")) from None
+
+
+def _raise_out_of_range(shape: tuple, items: list) -> None:
+    """torch's IndexError for the first index of a mask-free key out of range, if any."""
+    found = first_out_of_range(shape, items)
+    if found is not None:
+        raise found[2] from None
 
 
 def empty_result(shape: tuple, items: list) -> bool:
