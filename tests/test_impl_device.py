@@ -1,0 +1,394 @@
+"""impl's 'cuda' device on machines without a GPU: tests/cupy_standin.py (a numpy-backed test double
+of cupy, faithful to what impl's plumbing depends on) is installed as impl's cupy by the ``cuda``
+fixture, and
+
+- the stand-in itself is held to cupy's documented behaviour (a host array never reaches it
+  implicitly, nor it numpy), so that a numpy-only call on device arrays fails here as on a GPU;
+- device plumbing is checked against torch wherever torch's CPU build shows it: its refusals without
+  CUDA, ``torch.device`` parsing, printing and equality, ``numpy()``'s errors, the graph ``.cuda()``,
+  ``.to('cuda')`` and ``.cpu()`` record (torch's ``_to_copy``: ToCopyBackward0, as ``.to(dtype)``
+  shows on CPU), leaf flags, where ``.grad`` lives, torch's error for operands on two devices;
+- values on 'cuda' are checked against torch on cpu through the oracle: every program the
+  conformance suite draws for ops, modules, losses, optimisers and tensor semantics runs with its
+  leaves and modules on 'cuda' and must agree with torch on values, dtypes, gradients, grad_fn
+  graphs, warnings and errors (the reference is the pinned CPU build: traces hold no devices), and
+  every tensor it leaves behind, gradients and parameters included, must be on 'cuda'.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import conformance.test_modules as modules
+import conformance.test_ops as ops
+import conformance.test_optim as optim
+import conformance.test_tensors as tensors
+import impl
+import impl._xp
+import impl.nn
+import impl.optim
+from oracle.backends import Backend, reference
+from oracle.differential import check
+from oracle.interpreter import _Run
+from oracle.program import Program
+from tests import cupy_standin as cp
+
+
+@pytest.fixture
+def cuda(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """The stand-in as impl's cupy for one test (``impl._xp._cupy`` is the one place impl keeps
+    its cupy: ``namespace_of``/``namespace_for`` read it on every call), restored afterwards."""
+    monkeypatch.setattr(impl._xp, "_cupy", cp)
+    return cp
+
+
+@pytest.fixture
+def no_cupy(monkeypatch: pytest.MonkeyPatch) -> None:
+    """impl as on a machine without cupy, whatever this one has."""
+    monkeypatch.setattr(impl._xp, "_cupy", None)
+
+
+def outcome(f: Callable[[], Any]) -> tuple[str, str]:
+    try:
+        return "ok", repr(f())
+    except BaseException as exc:  # noqa: BLE001  (AssertionError is what torch raises here)
+        return type(exc).__name__, str(exc)
+
+
+# -- the stand-in behaves as cupy does where impl depends on it ---------------------------------
+
+
+def test_standin_refuses_implicit_conversion_and_copies_on_get() -> None:
+    x = cp.asarray(np.arange(3.0))
+    assert not isinstance(x, np.ndarray)
+    for convert in (np.asarray, np.array, lambda a: np.add(a, np.ones(3)), lambda a: np.ones(3) * a):
+        with pytest.raises(TypeError) as caught:
+            convert(x)
+        assert "Implicit conversion" in str(caught.value) or "Unsupported type" in str(caught.value)
+    host = x.get()
+    assert type(host) is np.ndarray and host.tolist() == [0.0, 1.0, 2.0]
+    host[0] = 9.0
+    assert x.get()[0] == 0.0  # a copy, not a view of the device memory
+    with pytest.raises(TypeError, match="Unsupported type"):
+        cp.concatenate([x, np.ones(1)])
+
+
+def test_standin_dispatches_numpy_calls_to_itself() -> None:
+    x = cp.asarray(np.array([[1.0, -2.0], [3.0, 4.0]]))
+    results = (np.exp(x), np.add(x, 1.0), x * np.float32(2), np.concatenate([x, x]), np.sum(x), x.sum(), x[0])
+    for result in results:
+        assert type(result) is cp.ndarray  # reductions and scalar indexing give 0-d arrays
+    assert np.concatenate([x, x]).shape == (4, 2) and np.sum(x).ndim == 0
+    assert float(x[1, 0]) == 3.0 and int(x[1, 1]) == 4 and x[0, 1].item() == -2.0
+    with pytest.raises(ValueError, match="size 1"):
+        x.item()
+    with pytest.raises(TypeError):
+        np.linalg.eigvals(x)  # no cupy counterpart in the stand-in: numpy's refusal
+
+
+def test_standin_indexes_as_cupy() -> None:
+    """Index arrays from the host are copied to the device; integer ones wrap around (cupy's
+    documented difference from numpy, which raises)."""
+    x = cp.asarray(np.arange(3.0))
+    assert x[np.array([1, 3])].tolist() == [1.0, 0.0]
+    assert x[[-4]].tolist() == [2.0]
+    assert x[cp.asarray(np.array([True, False, True]))].tolist() == [0.0, 2.0]
+    with pytest.raises(ValueError, match="non-scalar numpy.ndarray"):
+        x[...] = np.ones(3)
+    assert cp.cuda.runtime.getDeviceCount() == 1
+
+
+# -- device plumbing against torch --------------------------------------------------------------
+
+CUDA_REQUESTS: dict[str, Callable[[Any], Any]] = {
+    "zeros": lambda t: t.zeros(2, device="cuda"),
+    "tensor": lambda t: t.tensor([1.0], device="cuda"),
+    "cuda": lambda t: t.ones(2).cuda(),
+    "to": lambda t: t.ones(2).to("cuda"),
+    "to_device": lambda t: t.ones(2, requires_grad=True).to(t.device("cuda", 0)),
+}
+
+
+@pytest.mark.parametrize("request_", CUDA_REQUESTS, ids=list(CUDA_REQUESTS))
+def test_without_cupy_cuda_is_refused_as_by_torch(request_: str, no_cupy: None) -> None:
+    assert not torch.cuda.is_available()  # the pinned reference is the CPU build
+    make = CUDA_REQUESTS[request_]
+    assert outcome(lambda: make(impl)) == outcome(lambda: make(torch))
+    assert impl.cuda.is_available() is False
+
+
+DEVICE_SPECS = ["cpu", "cuda", "cuda:0", "cuda:1", "cpu:0", "gpu", "gpu:0", "cuda:01", " cuda", "", "CUDA"]
+
+
+@pytest.mark.parametrize("spec", DEVICE_SPECS)
+def test_device_objects_parse_print_and_compare_as_torch(spec: str, no_cupy: None) -> None:
+    def seen(lib: Any) -> Any:
+        d = lib.device(spec)
+        return repr(d), str(d), d.type, d.index, [d == lib.device(s) for s in DEVICE_SPECS[:5]], d == spec
+
+    assert outcome(lambda: seen(impl)) == outcome(lambda: seen(torch))
+    for args in (("cuda", 0), ("cpu", -1), (0,)):
+        assert outcome(lambda a=args: repr(impl.device(*a))) == outcome(lambda a=args: repr(torch.device(*a)))
+
+
+def test_cuda_tensors_report_their_device(cuda: Any) -> None:
+    x = impl.arange(6.0, device="cuda").reshape(2, 3)
+    expected = torch.device("cuda", 0)
+    made = (x * 2, x.sum(), x.t(), x[0], impl.zeros_like(x), x.new_ones(2), impl.tensor(1, device="cuda"))
+    for t in (x, *made):
+        assert type(t._data) is cp.ndarray
+        assert repr(t.device) == repr(expected) and str(t.device) == str(expected) and t.is_cuda
+    assert repr(x.sum()) == "tensor(15., device='cuda:0')"
+    assert not impl.ones(2).is_cuda and type(impl.ones(2)._data) is np.ndarray
+
+
+def test_numpy_of_a_cuda_tensor_raises_torchs_error(cuda: Any) -> None:
+    """torch's tensor_to_numpy (torch/csrc/utils/tensor_numpy.cpp) checks the device before grad:
+    TypeError "can't convert cuda:0 device type tensor to numpy. ..."; ``np.asarray`` is
+    ``numpy()`` (Tensor.__array__). ``numpy(force=True)`` copies to the host."""
+    message = (
+        "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host "
+        "memory first."
+    )
+    x = impl.ones(2, device="cuda", requires_grad=True)
+    for convert in (lambda: x.numpy(), lambda: np.asarray(x), lambda: x.detach().numpy()):
+        assert outcome(convert) == ("TypeError", message)
+    assert x.numpy(force=True).tolist() == [1.0, 1.0]
+    assert x.detach().cpu().numpy().tolist() == [1.0, 1.0]
+
+
+def test_numpy_refusal_for_grad_follows_torch(no_cupy: None) -> None:
+    """On CPU, the grad check torch makes after the device check: only while grad mode is on."""
+    for lib in (impl, torch):
+        a = lib.ones(2, requires_grad=True)
+        with lib.no_grad():
+            assert a.numpy().tolist() == [1.0, 1.0]
+    for convert in (lambda a: a.numpy(), np.asarray):
+        assert outcome(lambda f=convert: f(impl.ones(2).requires_grad_())) == outcome(
+            lambda f=convert: f(torch.ones(2).requires_grad_())
+        )
+
+
+def graph(t: Any) -> tuple:
+    """A tensor's flags and its grad_fn with the names of the nodes after it."""
+    fn = t.grad_fn
+    nexts = [(n.name() if n else None, i) for n, i in fn.next_functions] if fn else None
+    return t.is_leaf, t.requires_grad, fn.name() if fn else None, nexts
+
+
+def test_moves_record_torchs_to_copy_node(cuda: Any) -> None:
+    """``.cuda()``/``.to('cuda')``/``.cpu()`` are torch's ``_to_copy``, whose node torch's CPU
+    build shows through ``.to(dtype)``: a tensor that requires grad becomes a non-leaf with a
+    ToCopyBackward0 after its AccumulateGrad (seed 002); one that does not stays a leaf. A move
+    into another dtype too is one node; a move to where the tensor is returns it."""
+    spec = graph(torch.ones(2, requires_grad=True).to(torch.float64))
+    assert spec == (False, True, "ToCopyBackward0", [("torch::autograd::AccumulateGrad", 0)])
+    a = impl.ones(2, requires_grad=True)
+    for moved in (a.cuda(), a.to("cuda"), a.to(impl.device("cuda:0")), a.to("cuda", impl.float64)):
+        assert graph(moved) == spec and moved.is_cuda
+    assert a.to("cuda", impl.float64).dtype == impl.float64
+    back = a.cuda().cpu()
+    assert graph(back) == (False, True, "ToCopyBackward0", [("ToCopyBackward0", 0)]) and not back.is_cuda
+    plain = impl.ones(2).cuda()
+    assert graph(plain) == graph(torch.ones(2).to(torch.float64)) == (True, False, None, None)
+    on_cuda = impl.ones(2, device="cuda")
+    same = torch.ones(2)
+    assert same.cpu() is same and same.to("cpu") is same
+    assert on_cuda.cuda() is on_cuda and on_cuda.to("cuda") is on_cuda and a.cpu() is a and a.to("cpu") is a
+
+
+def test_moves_keep_layout_and_values(cuda: Any) -> None:
+    """A copy keeps a dense tensor's strides (torch's preserve_format), whichever way it moves."""
+    x = impl.arange(6.0).reshape(2, 3).t()
+    expected = torch.arange(6.0).reshape(2, 3).t().to(torch.float64)
+    for moved in (x.cuda(), x.cuda().cpu(), x.to("cuda", impl.float64)):
+        assert moved.stride() == expected.stride() and moved.tolist() == expected.tolist()
+
+
+def test_gradients_flow_back_across_devices(cuda: Any) -> None:
+    """The gradient of a moved tensor goes back to the leaf's device; ``.grad`` lives where the
+    tensor lives; values as torch computes them (on CPU)."""
+    a = torch.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    w = torch.tensor([0.5, 0.25, 2.0], requires_grad=True)
+    (a * w).exp().sum().backward()
+    b = impl.tensor([1.0, -2.0, 3.0], requires_grad=True)
+    v = impl.tensor([0.5, 0.25, 2.0], requires_grad=True, device="cuda")
+    y = (b.cuda() * v).exp().sum()
+    y.backward()
+    assert y.is_cuda and not b.grad.is_cuda and v.grad.is_cuda
+    np.testing.assert_allclose(b.grad.tolist(), a.grad.tolist(), rtol=1e-6)
+    np.testing.assert_allclose(v.grad.tolist(), w.grad.tolist(), rtol=1e-6)
+
+
+def test_backward_of_a_cpu_copy_of_a_cuda_leaf(cuda: Any) -> None:
+    w = impl.ones(3, device="cuda", requires_grad=True)
+    (w.cpu() * impl.tensor([1.0, 2.0, 3.0])).sum().backward()
+    assert w.grad.is_cuda and w.grad.tolist() == [1.0, 2.0, 3.0]
+
+
+MIXES: dict[str, Callable[[Any, Any], Any]] = {
+    "add": lambda g, c: g + c,
+    "radd": lambda g, c: c + g,
+    "mul_": lambda g, c: g.mul_(c),
+    "where": lambda g, c: impl.where(c > 0, g, c),
+    "maximum": lambda g, c: impl.maximum(g, c),
+    "matmul": lambda g, c: g @ c,
+    "cat": lambda g, c: impl.cat([g, c]),
+}
+
+
+@pytest.mark.parametrize("mix", MIXES, ids=list(MIXES))
+def test_operands_on_two_devices_raise_torchs_error(mix: str, cuda: Any) -> None:
+    """TensorIterator's check (aten/src/ATen/TensorIterator.cpp, compute_types): "Expected all
+    tensors to be on the same device, but found at least two devices, <first> and <other>!", the
+    first operand's device named first."""
+    g, c = impl.ones(3, device="cuda"), impl.ones(3)
+    first, other = ("cpu", "cuda:0") if mix in ("radd", "where") else ("cuda:0", "cpu")
+    message = (
+        f"Expected all tensors to be on the same device, but found at least two devices, {first} and {other}!"
+    )
+    assert outcome(lambda: MIXES[mix](g, c)) == ("RuntimeError", message)
+
+
+# -- nn and optim on 'cuda' ---------------------------------------------------------------------
+
+
+def _network(lib: Any) -> Any:
+    nn = lib.nn
+    return nn.Sequential(nn.Conv2d(1, 2, 3, padding=1), nn.ReLU(), nn.Flatten(), nn.Linear(32, 3))
+
+
+def _copy_parameters(source: Any, target: Any) -> None:
+    for p, q in zip(source.parameters(), target.parameters(), strict=True):
+        with impl.no_grad():
+            q.copy_(impl.tensor(p.detach().numpy()))
+
+
+@pytest.mark.parametrize("loss", ["CrossEntropyLoss", "MSELoss", "NLLLoss"])
+@pytest.mark.parametrize("optimizer", ["SGD", "Adam", "AdamW"])
+def test_module_cuda_trains_as_torch_on_cpu(loss: str, optimizer: str, cuda: Any) -> None:
+    """``module.cuda()`` moves every parameter (same Parameter objects, leaves); forward,
+    loss, backward and three optimiser steps on 'cuda' give torch's values on cpu; ``.grad`` and
+    optimiser state live on 'cuda'; ``module.cpu()`` brings parameters and grads back."""
+    torch.manual_seed(0)
+    ref = _network(torch)
+    net = _network(impl)
+    _copy_parameters(ref, net)
+    before = list(net.parameters())
+    assert net.cuda() is net and list(net.parameters()) == before
+    x = np.random.default_rng(0).standard_normal((4, 1, 4, 4)).astype(np.float32)
+    target = np.array([0, 2, 1, 2])
+    values = {}
+    for lib, model, dev in ((torch, ref, "cpu"), (impl, net, "cuda")):
+        opt = getattr(lib.optim, optimizer)(model.parameters(), lr=0.1)
+        criterion = getattr(lib.nn, loss)()
+        inputs = lib.tensor(x, device=dev)
+        goal = lib.zeros(4, 3, device=dev) if loss == "MSELoss" else lib.tensor(target, device=dev)
+        for _ in range(3):
+            opt.zero_grad()
+            out = model(inputs)
+            value = criterion(lib.nn.functional.log_softmax(out, 1) if loss == "NLLLoss" else out, goal)
+            value.backward()
+            opt.step()
+        values[lib] = value, opt, [p.detach().cpu().tolist() for p in model.parameters()]
+    (value, opt, params), (ref_value, _, ref_params) = values[impl], values[torch]
+    assert value.is_cuda and value.grad_fn.name() == ref_value.grad_fn.name()
+    np.testing.assert_allclose(value.item(), ref_value.item(), rtol=1e-5, atol=1e-6)
+    for got, want in zip(params, ref_params, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+    assert all(p.is_cuda and p.is_leaf and p.grad.is_cuda for p in net.parameters())
+    state = [v for s in opt.state.values() for v in s.values() if isinstance(v, impl.Tensor)]
+    assert all(v.is_cuda for v in state if v.dim() > 0)  # (torch keeps Adam's step count on cpu)
+    net.cpu()
+    assert all(not p.is_cuda and not p.grad.is_cuda and p.is_leaf for p in net.parameters())
+    assert net(impl.tensor(x)).device == impl.device("cpu")
+
+
+def test_module_on_cpu_refuses_cuda_input(cuda: Any) -> None:
+    linear = impl.nn.Linear(3, 2)
+    with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+        linear(impl.ones(1, 3, device="cuda"))
+
+
+# -- every conformance program on 'cuda' against torch on cpu -----------------------------------
+
+STRATEGIES: dict[str, Callable[[], st.SearchStrategy[Program]]] = {
+    "unary": ops.unary_ops,
+    "binary": ops.binary_ops,
+    "reductions": ops.reductions,
+    "matrix": ops.matrix_ops,
+    "gather_cat_softmax": ops.gather_and_friends,
+    "indexing": ops.indexing,
+    "inplace": ops.inplace_ops,
+    "module_trees": modules.trees,
+    "module_api": modules.module_api,
+    "accumulated": modules.accumulated,
+    "losses": modules.losses,
+    "dropouts": modules.dropouts,
+    "conv": modules.conv_layers,
+    "sgd": lambda: optim.training_loops(("SGD",)),
+    "adam": lambda: optim.training_loops(("Adam", "AdamW")),
+    "dtype_inference": tensors.inferred,
+    "promotion": tensors.promoted,
+    "views": tensors.views,
+}
+CUDA = Backend("impl", impl, "cuda")
+
+
+def left_behind(value: Any) -> Iterator[Any]:
+    """The tensors a program left bound to a name: tensors and their grads, modules' parameters
+    and buffers with their grads, the items of tuples and lists."""
+    if isinstance(value, impl.Tensor):
+        yield value
+        if value.is_leaf and value.grad is not None:
+            yield value.grad
+    elif isinstance(value, impl.nn.Module):
+        for t in [*value.parameters(), *value.buffers()]:
+            yield from left_behind(t)
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from left_behind(v)
+
+
+def names_after(program: Program, backend: Backend) -> dict[str, Any]:
+    """What ``program``'s names are bound to after it ran on ``backend`` (oracle.interpreter.run's
+    loop, keeping the run's state instead of its trace)."""
+    state = _Run(backend)
+    with backend.active():
+        grad_enabled = impl.is_grad_enabled()
+        try:
+            for index, step in enumerate(program.steps):
+                state.run(index, step)
+        finally:
+            state.close(grad_enabled)
+            state.remove_global_hooks()
+    return state.names
+
+
+@pytest.mark.parametrize("family", STRATEGIES, ids=list(STRATEGIES))
+def test_conformance_programs_on_cuda_agree_with_torch(family: str, cuda: Any) -> None:
+    reference_backend = reference()
+
+    @settings(
+        max_examples=25,
+        deadline=None,
+        derandomize=True,
+        database=None,
+        suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+    )
+    @given(program=STRATEGIES[family]())
+    def agree(program: Program) -> None:
+        check(program, CUDA, reference_backend)
+        made_here = {s.out for s in program.steps if s.kind == "op" and not s.names_read()}  # tensor(0)
+        left = [v for n, v in names_after(program, CUDA).items() if n not in made_here]
+        host = [t for v in left for t in left_behind(v) if not t.is_cuda]
+        assert not host, f"tensors left on the host by a 'cuda' run: {host[:3]}"
+
+    agree()
