@@ -17,6 +17,7 @@ fixture, and
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -231,6 +232,47 @@ def test_backward_of_a_cpu_copy_of_a_cuda_leaf(cuda: Any) -> None:
     w = impl.ones(3, device="cuda", requires_grad=True)
     (w.cpu() * impl.tensor([1.0, 2.0, 3.0])).sum().backward()
     assert w.grad.is_cuda and w.grad.tolist() == [1.0, 2.0, 3.0]
+
+
+INDEXED: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "getitem": lambda t, x, i: x[i],
+    "getitem_dim1": lambda t, x, i: x[:, i],
+    "setitem": lambda t, x, i: x.__setitem__((slice(None), i), 1.0),
+    "gather": lambda t, x, i: x.gather(1, i.reshape(1, -1)),
+    "index_select": lambda t, x, i: x.index_select(1, i),
+    "index_fill": lambda t, x, i: x.index_fill(1, i, 2.0),
+    "nll_loss": lambda t, x, i: t.nn.functional.nll_loss(x, i),
+    "cross_entropy": lambda t, x, i: t.nn.functional.cross_entropy(x, i),
+}
+
+
+@pytest.mark.parametrize("read", INDEXED, ids=list(INDEXED))
+def test_indices_out_of_range_on_cuda_raise_torchs_error(read: str, cuda: Any) -> None:
+    """cupy wraps an index out of range around where numpy raises: on 'cuda' impl must still
+    refuse it with torch's error."""
+
+    def attempt(lib: Any, dev: str) -> tuple[str, str]:
+        x = lib.arange(6.0).reshape(2, 3).to(dev)
+        return outcome(lambda: INDEXED[read](lib, x, lib.tensor([0, 5]).to(dev)).tolist())
+
+    assert attempt(impl, "cuda") == attempt(torch, "cpu")
+    assert attempt(impl, "cuda")[0] != "ok"
+
+
+@pytest.mark.parametrize("shape", [(), (1,)])
+def test_var_without_degrees_of_freedom_backward_on_cuda(shape: tuple, cuda: Any) -> None:
+    """var_backward's nan/inf where the input is its mean (no degrees of freedom left) are made
+    on the input's device."""
+    x = torch.full(shape, -2.0, requires_grad=True)
+    y = impl.full(shape, -2.0, requires_grad=True, device="cuda")
+    warned = []
+    for t in (x, y):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            t.var().backward()
+        warned.append([str(w.message).split(" (Triggered internally")[0] for w in caught])
+    assert warned[0] == warned[1] and y.grad.is_cuda
+    np.testing.assert_equal(y.grad.tolist(), x.grad.tolist())
 
 
 MIXES: dict[str, Callable[[Any, Any], Any]] = {
