@@ -1384,7 +1384,7 @@ def test_views_made_by_a_custom_function_as_torch(call: str) -> None:
     assert run(impl) == run(torch)
 
 
-SOFTMAX_CANCELLING = [  # a row whose softmax torch sums to exactly 1 in float32, impl not
+SOFTMAX_CANCELLING = [  # rows whose softmax sums to exactly 1 in float32 only with Sleef's exp
     [2.5560860633850098, 0.9866561889648438, -0.35058584809303284, 2.934690475463867,
      3.8561458587646484, -2.2978272438049316, -1.0813617706298828, 0.32125043869018555],
     [4.986085891723633, 1.1986298561096191, 0.7081253528594971, 6.013077735900879,
@@ -1392,11 +1392,6 @@ SOFTMAX_CANCELLING = [  # a row whose softmax torch sums to exactly 1 in float32
 ]
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "float32 softmax is not bitwise torch's: torch's vectorized CPU kernel takes exp from Sleef "
-    "(expf_u10) where impl uses numpy's exp, an ulp apart for many inputs; where softmax's backward "
-    "cancels (a uniform gradient: g - sum(g * y)) torch gets exactly 0 and impl ~1e-5, outside the "
-    "tolerance (MHOOK-* global module hooks, seen under the thorough profile only)"))
 def test_softmax_backward_cancels_exactly_as_torch() -> None:
     def run(m: Any) -> list:
         x = m.tensor(SOFTMAX_CANCELLING, requires_grad=True)

@@ -21,6 +21,7 @@ differences stay far inside float64 tolerances, and other devices use the plain 
 
 from __future__ import annotations
 
+import decimal
 import functools
 import os
 import threading
@@ -49,9 +50,10 @@ def vector_bytes() -> int:
     return 64 if cpu_capability() == "avx512" else 32
 
 
-def _lane_sum(products: Any, lanes: int, halving: bool) -> Any:
+def _lane_sum(products: Any, lanes: int, halving: bool, fused_tail: tuple | None = None) -> Any:
     """Sum over the last axis in ``lanes`` vector lanes, then across lanes by halving (the AVX
-    shuffles) or left to right (the baseline build)."""
+    shuffles) or left to right (the baseline build). ``fused_tail``: the factors ``(g, o)`` of
+    ``products`` when the partial last vector is accumulated with a fused multiply-add."""
     n = products.shape[-1]
     if n < lanes:
         acc = products[..., 0]
@@ -62,7 +64,11 @@ def _lane_sum(products: Any, lanes: int, halving: bool) -> Any:
     whole = n - n % lanes
     for start in range(lanes, whole, lanes):
         acc += products[..., start : start + lanes]
-    acc[..., : n - whole] += products[..., whole:]
+    if fused_tail is None:
+        acc[..., : n - whole] += products[..., whole:]
+    elif n > whole:
+        g, o = fused_tail
+        acc[..., : n - whole] = fma(acc[..., : n - whole], g[..., whole:], o[..., whole:])
     if not halving:
         return _lane_sum(acc, lanes + 1, False)
     while acc.shape[-1] > 1:
@@ -188,19 +194,160 @@ def _dot(grad: Any, out: Any, dim: int, lanes: int) -> Any:
     """``sum(grad * out, dim, keepdim=True)`` in torch's CPU kernel order."""
     capability = cpu_capability()
     if dim == out.ndim - 1:  # torch's last-dimension kernel
-        dot = _lane_sum(np.moveaxis(grad * out, dim, -1), lanes, halving=capability != "default")
+        # its loop over rows, called directly when there is one row (or one thread) and from
+        # OpenMP's threads otherwise, was compiled twice: the direct copy fuses the partial last
+        # vector's products into the lanes (a row alone gives other bits than beside another)
+        direct = capability != "default" and (out.size == out.shape[-1] or intraop_threads() == 1)
+        fused_tail = (grad, out) if direct else None
+        dot = _lane_sum(grad * out, lanes, halving=capability != "default", fused_tail=fused_tail)
     else:
         dot = _chain(np.moveaxis(grad, dim, 0), np.moveaxis(out, dim, 0), fused=capability != "default")
     return np.expand_dims(dot, dim)
 
 
+# Sleef's expf_u10 (xexpf in src/libm/sleefsimdsp.c), as torch's AVX2 and AVX512 builds call it
+# for Vectorized<float>::exp: x = q ln2 + s with q = rint(x / ln2) and ln2 split in two float32
+# parts, exp(s) by a degree-7 polynomial (Horner in fused multiply-adds), then scaled by 2^q in
+# two multiplications (so that subnormal results round once, at the second).
+_R_LN2 = np.float32(1.442695040888963407359924681001892137426645954152985934135449406931)
+_L2U, _L2L = -0.693145751953125, -1.428606765330187045e-06  # float32 values, negated
+_EXP_POLY = tuple(float(np.float32(c)) for c in (
+    0.000198527617612853646278381, 0.00139304355252534151077271, 0.00833336077630519866943359,
+    0.0416664853692054748535156, 0.166666671633720397949219, 0.5))
+
+
+def sleef_expf(x: Any) -> Any:
+    """float32 ``exp`` as Sleef's ``expf_u10`` computes it (torch's vectorized float32 exp on AVX2
+    and AVX512; it differs from the correctly rounded exp by an ulp for ~6% of inputs).
+
+    Each fused multiply-add is done in float64 and rounded to float32 once: the range reduction's
+    products are exact there and so are their sums (the operands' bits span fewer than 53), and
+    for the polynomial's steps the float64 sum rounded to float32 was checked to equal the fused
+    one for every float32 input, as the whole function was against Sleef_expf16_u10 and
+    Sleef_expf8_u10 in torch's library. Below -104 Sleef returns +0, above 100 infinity: the
+    clamped input gives the same (exp(-104) rounds to 0, exp(100) overflows); NaN stays NaN."""
+    d = np.fmin(np.fmax(x, np.float32(-104)), np.float32(100))  # NaN becomes -104, fixed last
+    q = np.rint(d * _R_LN2)
+    q64 = q.astype(np.float64)
+    s = (q64 * _L2U + d).astype(np.float32)
+    s = (q64 * _L2L + s).astype(np.float32).astype(np.float64)
+    u = _EXP_POLY[0] * s + _EXP_POLY[1]
+    for c in _EXP_POLY[2:]:
+        u = u.astype(np.float32) * s + c
+    u = (u.astype(np.float32) * (s * s).astype(np.float32).astype(np.float64) + s).astype(np.float32)
+    u += np.float32(1)
+    k = q.astype(np.int32)
+    half = k >> 1
+    with np.errstate(over="ignore"):  # above ~88.7 the result is infinity, as in Sleef
+        u *= ((half + 127) << 23).view(np.float32)  # 2^(q >> 1), then 2^(q - (q >> 1))
+        u *= ((k - half + 127) << 23).view(np.float32)
+    np.copyto(u, x, where=np.isnan(x))
+    return u
+
+
+@functools.cache
+def _exp2_table() -> Any:
+    """glibc expf's table: the bits of 2^(i/32) (correctly rounded to float64) less ``i << 47``,
+    so that adding ``k << 47`` gives 2^(k/32) for any integer k."""
+    decimal.getcontext().prec = 40
+    powers = np.array([float(decimal.Decimal(2) ** (decimal.Decimal(i) / 32)) for i in range(32)])
+    return powers.view(np.uint64) - (np.arange(32, dtype=np.uint64) << np.uint64(47))
+
+
+# glibc expf's (ARM optimized-routines) polynomial for 2^(r/32), r in [-1/2, 1/2], and 32/ln2
+_EXP2_POLY = tuple(float.fromhex(c) / 32**n for c, n in (
+    ("0x1.c6af84b912394p-5", 3), ("0x1.ebfce50fac4f3p-3", 2), ("0x1.62e42ff0c52d6p-1", 1)))
+_INV_LN2_32 = float.fromhex("0x1.71547652b82fep+0") * 32
+_INV_LN2_32_HI = float(np.float32(_INV_LN2_32))  # 24 bits: times a float32, exact in float64
+_INV_LN2_32_LO = _INV_LN2_32 - _INV_LN2_32_HI
+_SHIFT = float.fromhex("0x1.8p+52")  # adding it rounds a float64 below 2^51 to an integer
+
+
+def glibc_expf(x: Any) -> Any:
+    """float32 ``std::exp`` as glibc's expf computes it (torch's scalar loops call it; it is not
+    always the correctly rounded exp: numpy's float64 exp rounded differs for ~4e-5 of float32
+    inputs): in float64, x * 32/ln2 = k + r with k an integer, 2^(k/32) from the table, 2^(r/32)
+    by a cubic, their product rounded to float32 once. Above ~88.72 infinity, below ~-103.97
+    zero (-inf included), NaN stays NaN. Checked equal to this machine's libm expf for every
+    float32 input."""
+    with np.errstate(invalid="ignore"):  # a signalling NaN passes quietly, as in C
+        wide = np.clip(x.astype(np.float64), -104.0, 89.0)  # beyond: overflow/underflow below
+    shifted = _INV_LN2_32 * wide + _SHIFT
+    k = shifted.view(np.uint64)
+    # r = x * 32/ln2 - k rounded once (glibc's FMA build fuses it): the constant's high part
+    # times the float32 is exact and so is its difference with k; its low part's product is
+    # exact too, added with the one rounding
+    r = (_INV_LN2_32_HI * wide - (shifted - _SHIFT)) + _INV_LN2_32_LO * wide
+    scale = (_exp2_table()[k % np.uint64(32)] + (k << np.uint64(47))).view(np.float64)
+    c0, c1, c2 = _EXP2_POLY
+    y = ((c0 * r + c1) * (r * r) + (c2 * r + 1)) * scale
+    with np.errstate(over="ignore"):
+        out = y.astype(np.float32)
+    out[x > np.float32(float.fromhex("0x1.62e42ep6"))] = np.inf  # log(2^128), rounded down
+    out[x < np.float32(float.fromhex("-0x1.9fe368p6"))] = 0  # log(2^-150), rounded up
+    np.copyto(out, x, where=np.isnan(x))
+    return out
+
+
+def vector_exp(x: Any) -> Any:
+    """float32 ``Vectorized<float>::exp`` on this machine's capability: Sleef's expf_u10 on AVX2 and
+    AVX512, ``std::exp`` element by element in the baseline build."""
+    return sleef_expf(x) if cpu_capability() != "default" else glibc_expf(x)
+
+
+def intraop_threads() -> int:
+    """The threads torch's ``parallel_for`` splits a loop between: OMP_NUM_THREADS when set, else
+    the processors this process may run on (torch's default here; ``torch.set_num_threads`` in
+    the program is not seen)."""
+    chosen = os.environ.get("OMP_NUM_THREADS", "")
+    return int(chosen) if chosen.isdigit() and int(chosen) > 0 else len(os.sched_getaffinity(0))
+
+
+def inner_vectorized(outer: int, inner: int) -> Any:
+    """Which (outer, inner) positions torch's CPU softmax kernel along a dimension that is not the
+    last (``_vec_softmax``) computes in vectors, a bool array of that shape. Its ``parallel_for``
+    has grain size 0: the ``outer * inner`` positions are split into one chunk per thread (of
+    ``ceil(n / threads)``), however few they are. In a chunk, from its first position, runs of
+    ``lanes`` positions along ``inner`` go through the vector code while the run fits in the
+    row and in the chunk; the rest of the row (or of the chunk) goes through the scalar code."""
+    lanes = vector_bytes() // 4
+    n = outer * inner
+    threads = intraop_threads()
+    chunk = n if n <= 1 or threads == 1 else -(-n // threads)
+    idx = np.arange(n)
+    begin = idx - idx % chunk
+    end = np.minimum(begin + chunk, n)
+    row_start = np.maximum(begin, idx - idx % inner)
+    step = row_start + (idx - row_start) // lanes * lanes
+    return ((step % inner + lanes <= inner) & (step + lanes <= end)).reshape(outer, inner)
+
+
+def _dim_exp(x: Any, dim: int) -> Any:
+    """float32 ``exp`` of ``x`` as torch's (log_)softmax kernels along ``dim`` compute it: the last
+    dimension's kernel maps whole rows through the vector exp (a short tail as a partial
+    vector); another dimension's kernel uses it where ``inner_vectorized`` says, std::exp
+    elsewhere (``x`` holds the kernel's (outer, dim, inner) layout in its shape)."""
+    if dim == x.ndim - 1 or cpu_capability() == "default":
+        return vector_exp(x)
+    outer, size = int(np.prod(x.shape[:dim])), x.shape[dim]
+    inner = x.size // max(outer * size, 1)
+    in_vectors = inner_vectorized(outer, inner)
+    if not in_vectors.any():
+        return glibc_expf(x)
+    flat = x.reshape(outer, size, inner)
+    mask = np.broadcast_to(in_vectors[:, None, :], flat.shape)
+    e = np.empty_like(flat)
+    e[mask] = sleef_expf(flat[mask])
+    e[~mask] = glibc_expf(flat[~mask])
+    return e.reshape(x.shape)
+
+
 def softmax(a: Any, dim: int) -> Any:
-    """torch's CPU float32 softmax along ``dim``: ``exp(x - max)`` (correctly rounded here, as the
-    scalar loops' std::exp; the vector code's Sleef exp may be an ulp off), summed as its kernels
-    sum (the last dimension in vector lanes, then across them; another dimension one slice after
-    the other from 0), then the last dimension multiplied by the sum's reciprocal, another one
-    divided by the sum."""
-    e = np.exp((a - a.max(axis=dim, keepdims=True)).astype(np.float64)).astype(np.float32)
+    """torch's CPU float32 softmax along ``dim``: ``exp(x - max)`` where its kernels take it
+    (``_dim_exp``), summed as they sum (the last dimension in vector lanes, then across them;
+    another dimension one slice after the other from 0), then the last dimension multiplied by
+    the sum's reciprocal, another one divided by the sum."""
+    e = _dim_exp(a - a.max(axis=dim, keepdims=True), dim)
     if dim == a.ndim - 1:
         capability = cpu_capability()
         lanes = vector_bytes() // 4 if capability != "default" else 8

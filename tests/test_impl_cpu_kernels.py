@@ -1,0 +1,150 @@
+"""impl's float32 exp and softmax against torch's CPU kernels, bit for bit.
+
+Torch's ``exp`` itself is no oracle for these: on this build it goes through MKL's vector math,
+which neither the softmax kernels nor ``Vectorized<float>::exp`` use. The oracles are kernels
+that expose the exp they take: ``_log_softmax_backward_data`` computes ``g - exp(y) * sum(g)``,
+so with a gradient summing to exactly 1 and ``g == 0`` elsewhere it returns ``0 - exp(y)``,
+through the vector exp along the last dimension and through ``std::exp`` along another one when
+the inner size is shorter than a vector.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import torch
+
+import impl
+from impl._ops import cpu_kernels
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy on NaN/overflow inputs here
+SEEDS = [0, 1, 2, 3, 4]
+# float32 inputs whose exp is at an edge: overflow (~88.72), Sleef's clamps (-104, 100),
+# glibc's underflow (~-103.97), subnormal results, zeros, infinities, NaN
+SPECIAL = np.array(
+    [0.0, -0.0, np.inf, -np.inf, np.nan, 88.72283, 88.7229, 89.0, 99.99, 100.0, 100.5, 1e30,
+     -87.33, -87.34, -100.0, -103.27, -103.28, -103.972, -103.98, -104.0, -104.01, -1e30,
+     1e-30, -1e-30, 1e-45, -1e-45, 1e-38, 0.5, -0.5, 0.34657359, -0.34657359, 1.0, -1.0],
+    dtype=np.float32,
+)
+
+
+def exp_inputs(seed: int, n: int) -> Any:
+    """``n`` float32 values over exp's whole range, dense near 0 and at the specials."""
+    rng = np.random.default_rng(seed)
+    spread = [rng.uniform(-110, 100, n // 4), rng.standard_normal(n // 4) * 4,
+              -rng.exponential(10, n // 4), rng.uniform(-1e-3, 1e-3, n // 4)]
+    bits = rng.integers(0, 2**32, 1024, dtype=np.uint64).astype(np.uint32).view(np.float32)  # any float32
+    return np.concatenate([np.concatenate(spread).astype(np.float32), bits, SPECIAL])
+
+
+def same_bits(a: Any, b: Any) -> bool:
+    """Equal float32 arrays, bit for bit (any NaN equals any NaN)."""
+    a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    same = (a.view(np.uint32) == b.view(np.uint32)) | (np.isnan(a) & np.isnan(b))
+    return a.shape == b.shape and bool(np.all(same))
+
+
+def torch_kernel_exp(y: Any, dim: int) -> Any:
+    """``0 - exp(y)`` as torch's log_softmax backward kernel along ``dim`` computes it: the
+    gradient is 1 at index -1 of ``dim`` and 0 elsewhere, so its sum is exactly 1."""
+    grad = torch.zeros(y.shape)
+    grad.select(dim, -1).fill_(1.0)
+    out = torch.ops.aten._log_softmax_backward_data(grad, torch.from_numpy(y), dim, torch.float32)
+    return out.numpy().take(range(y.shape[dim] - 1), axis=dim)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_vector_exp_is_torchs_vectorized_exp(seed: int) -> None:
+    """Along the last dimension every element goes through ``Vectorized<float>::exp`` (Sleef's
+    expf_u10 on AVX2/AVX512), partial tails included; rows of 37 leave a tail on every width."""
+    x = exp_inputs(seed, 1 << 16)
+    x = np.concatenate([x, np.zeros(-x.size % 36, np.float32)]).reshape(-1, 36)
+    rows = np.concatenate([x, np.zeros((x.shape[0], 1), np.float32)], axis=1)
+    assert same_bits(torch_kernel_exp(rows, 1), np.float32(0) - cpu_kernels.vector_exp(x))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_glibc_expf_is_torchs_scalar_exp(seed: int) -> None:
+    """Along a dimension that is not the last, an inner size of 7 is shorter than every vector,
+    so every element goes through the scalar loop's ``std::exp``."""
+    x = exp_inputs(seed, 1 << 16)
+    x = np.concatenate([x, np.zeros(-x.size % 7, np.float32)]).reshape(-1, 1, 7)
+    blocks = np.concatenate([x, np.zeros_like(x)], axis=1)
+    assert same_bits(torch_kernel_exp(blocks, 1), np.float32(0) - cpu_kernels.glibc_expf(x))
+
+
+def test_sleef_expf_differs_from_the_correctly_rounded_exp() -> None:
+    """The reason for all this: Sleef's exp is not numpy's float64 exp rounded to float32, nor
+    is glibc's (so a test that passed with numpy's exp would be comparing nothing)."""
+    x = exp_inputs(0, 1 << 16)
+    rounded = np.exp(x.astype(np.float64)).astype(np.float32)
+    assert not same_bits(cpu_kernels.sleef_expf(x), rounded)
+    assert not same_bits(cpu_kernels.glibc_expf(x), rounded)
+
+
+def softmax_cases(seed: int) -> list[tuple[Any, int]]:
+    """(input, dim) pairs: rows of 1..70 along the last dimension and along others (outer sizes 1
+    to 3, inner sizes 1..70 so that the vector/scalar split of both kernels shows), values of
+    several scales, some with -inf, NaN, or a whole row of -inf."""
+    rng = np.random.default_rng(seed)
+    cases = []
+    for _ in range(60):
+        size = int(rng.integers(1, 71))
+        if rng.random() < 0.5:
+            shape, dim = (int(rng.integers(1, 4)), size), 1
+        else:
+            shape, dim = (int(rng.integers(1, 4)), size, int(rng.integers(1, 71))), 1
+        x = (rng.standard_normal(shape) * rng.choice([0.01, 1.0, 5.0, 40.0, 1e4])).astype(np.float32)
+        x += np.float32(rng.choice([0.0, -100.0, 1e3]))
+        kind = rng.random()
+        if kind < 0.1:
+            x.flat[rng.integers(0, x.size)] = -np.inf
+        elif kind < 0.15:
+            x.flat[rng.integers(0, x.size)] = np.nan
+        elif kind < 0.2:
+            np.moveaxis(x, dim, -1)[0] = -np.inf
+        cases.append((x, dim))
+    return cases
+
+
+def softmax_seen(m: Any, x: Any, dim: int, grad: Any) -> tuple[Any, Any]:
+    """softmax's output and the input's gradient for upstream ``grad``, as float32 arrays."""
+    t = m.tensor(x, requires_grad=True)
+    out = m.softmax(t, dim)
+    out.backward(m.tensor(grad))
+    return out.detach().numpy(), t.grad.numpy()
+
+
+def softmax_matches(x: Any, dim: int, grad: Any) -> bool:
+    """impl's softmax forward and backward give torch's bits."""
+    ours, theirs = softmax_seen(impl, x, dim, grad), softmax_seen(torch, x, dim, grad)
+    return all(same_bits(a, b) for a, b in zip(ours, theirs, strict=True))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_softmax_and_its_backward_are_torchs_bits(seed: int) -> None:
+    """Forward and backward, bit for bit, for random and for uniform upstream gradients (where
+    torch's backward cancels to exactly 0 and a last-ulp difference in the forward shows)."""
+    rng = np.random.default_rng(seed)
+    differing = []
+    for i, (x, dim) in enumerate(softmax_cases(seed)):
+        uniform = np.full(x.shape, 100.0, np.float32)
+        grad = uniform if i % 2 else (rng.standard_normal(x.shape) * 3).astype(np.float32)
+        differing += [(x.shape, d) for d in (dim, x.ndim - 1) if not softmax_matches(x, d, grad)]
+    assert differing == []
+
+
+def test_softmax_at_special_values_as_torch() -> None:
+    """Rows holding the specials (each row's max shifts the others), all -inf, one element."""
+    rows = {
+        "specials": SPECIAL.reshape(3, 11),
+        "all -inf": np.full((2, 5), -np.inf, np.float32),
+        "one element": np.array([[3.0], [-np.inf]], np.float32),
+        "huge spread": np.array([[1e30, -1e30, 0.0, 88.0], [-3e38, 3e38, 1.0, -1.0]], np.float32),
+    }
+    for name, x in rows.items():
+        for dim in (0, 1):
+            assert softmax_matches(x, dim, np.ones(x.shape, np.float32)), (name, dim)
