@@ -295,7 +295,7 @@ MASKED_SELECT = OpDef(
 
 def _masked_scatter_fwd(xp: Any, a: Any, source: Any, mask: Any) -> Any:
     """``a`` (broadcast with the mask) with the mask's positions taking ``source``'s first elements."""
-    where = xp.broadcast_to(mask._data, xp.broadcast_shapes(a.shape, mask.shape))
+    where = xp.broadcast_to(mask._data, np.broadcast_shapes(a.shape, mask.shape))  # shapes: host tuples
     out = xp.broadcast_to(a, where.shape).copy()
     out[where] = source.reshape(-1)[: int(where.sum())]
     return out
