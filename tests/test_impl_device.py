@@ -359,6 +359,72 @@ def test_module_on_cpu_refuses_cuda_input(cuda: Any) -> None:
         linear(impl.ones(1, 3, device="cuda"))
 
 
+# -- ops the drawn programs below may not reach, one call each, to second order --------------
+
+X_VALUES = [[0.5, -1.25, 2.0], [1.5, -0.75, 3.0]]  # no ties, no zeros: every op differentiable here
+OP_CALLS: dict[str, Callable[[Any, Any, str], Any]] = {
+    "ceil": lambda t, x, d: x.ceil(),
+    "floor": lambda t, x, d: x.floor(),
+    "round": lambda t, x, d: x.round(),
+    "trunc": lambda t, x, d: x.trunc(),
+    "sign": lambda t, x, d: x.sign(),
+    "reciprocal": lambda t, x, d: x.reciprocal(),
+    "cos": lambda t, x, d: x.cos(),
+    "sigmoid": lambda t, x, d: x.sigmoid(),
+    "cumsum": lambda t, x, d: x.cumsum(1),
+    "flip": lambda t, x, d: x.flip([0]),
+    "permute": lambda t, x, d: x.permute(1, 0) * x.t(),
+    "squeeze_dims": lambda t, x, d: x.reshape(1, 2, 1, 3).squeeze((0, 2)) ** 2,
+    "amax": lambda t, x, d: x.amax(1),
+    "amin": lambda t, x, d: x.amin(0),
+    "max": lambda t, x, d: x.max() * x,
+    "max_dim": lambda t, x, d: x.max(1)[0] ** 2,
+    "min": lambda t, x, d: x.min() * x,
+    "min_dim": lambda t, x, d: x.min(0)[0] ** 2,
+    "mean_dim": lambda t, x, d: x.mean(1) ** 2,
+    "prod": lambda t, x, d: x.prod(),
+    "prod_dim": lambda t, x, d: x.prod(1),
+    "mv": lambda t, x, d: x.mv(t.tensor([1.0, 2.0, -3.0], dtype=t.float64, device=d)) ** 2,
+    "div_floor": lambda t, x, d: x.div(t.tensor(0.5, dtype=t.float64, device=d), rounding_mode="floor"),
+    "masked_fill_tensor": lambda t, x, d: x.masked_fill(x > 1, (x.sum() * 0.5).reshape(())),
+    "masked_scatter": lambda t, x, d: (x * 2).masked_scatter(x > 1, x.flip([1]) ** 2),
+    "masked_select": lambda t, x, d: x.masked_select(x > 1) ** 2,
+    "index_fill": lambda t, x, d: (x * x).index_fill(1, t.tensor([2, 0], device=d), -1.0),
+    "index_fill_tensor": lambda t, x, d: (x * x).index_fill(1, t.tensor([1], device=d), x.sum()),
+    "bce_logits_pos_weight": lambda t, x, d: t.nn.functional.binary_cross_entropy_with_logits(
+        x, x.sigmoid(), pos_weight=t.tensor([2.0, 0.5, 1.0], dtype=t.float64, device=d), reduction="none"
+    ),
+    "threshold": lambda t, x, d: t.nn.functional.threshold(x * x, 1.0, -2.0),
+    "threshold_": lambda t, x, d: t.nn.functional.threshold(x * x, 1.0, -2.0, inplace=True),
+    "alias": lambda t, x, d: x[...] * x,
+}
+
+
+@pytest.mark.parametrize("op", OP_CALLS, ids=list(OP_CALLS))
+def test_op_on_cuda_matches_torch_to_second_order(op: str, cuda: Any) -> None:
+    """One op on a 'cuda' leaf against torch on cpu: value, dtype, grad_fn name, the gradient
+    (made with create_graph, so its graph is on 'cuda' too) and the gradient of its sum."""
+    seen = []
+    for lib, dev in ((torch, "cpu"), (impl, "cuda")):
+        x = lib.tensor(X_VALUES, dtype=lib.float64, device=dev, requires_grad=True)
+        y = OP_CALLS[op](lib, x, dev)
+        (grad,) = lib.autograd.grad(y.sum(), x, create_graph=True)
+        if grad.requires_grad:
+            grad.sum().backward()
+        second = None if x.grad is None else x.grad.tolist()
+        first = grad.detach().cpu().tolist()
+        seen.append((y.detach().cpu().tolist(), str(y.dtype), y.grad_fn.name(), first, second))
+        if lib is impl:
+            assert y.is_cuda and grad.is_cuda and (x.grad is None or x.grad.is_cuda)
+    (want, *want_flags), (got, *got_flags) = seen[0][:3], seen[1][:3]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    assert got_flags == want_flags
+    for got_grad, want_grad in zip(seen[1][3:], seen[0][3:], strict=True):
+        np.testing.assert_equal(got_grad is None, want_grad is None)
+        if want_grad is not None:
+            np.testing.assert_allclose(got_grad, want_grad, rtol=1e-12)
+
+
 # -- every conformance program on 'cuda' against torch on cpu -----------------------------------
 
 STRATEGIES: dict[str, Callable[[], st.SearchStrategy[Program]]] = {
