@@ -83,24 +83,6 @@ class ndarray:  # noqa: N801  (cupy's name)
     def tolist(self) -> Any:
         return self._host.tolist()
 
-    def __float__(self) -> float:
-        return float(self._host)
-
-    def __int__(self) -> int:
-        return int(self._host)
-
-    def __bool__(self) -> bool:
-        return bool(self._host)
-
-    def __repr__(self) -> str:
-        return repr(self._host)
-
-    def __str__(self) -> str:
-        return str(self._host)
-
-    def __len__(self) -> int:
-        return len(self._host)
-
     def __iter__(self) -> Any:
         if self._host.ndim == 0:
             raise TypeError("iteration over a 0-d array")
@@ -114,14 +96,16 @@ class ndarray:  # noqa: N801  (cupy's name)
     strides = property(lambda self: self._host.strides)
     itemsize = property(lambda self: self._host.itemsize)
     nbytes = property(lambda self: self._host.nbytes)
-    # cupy's Flags hold only these three (no ``writeable``: device memory is always writable)
-    flags = property(lambda self: types.SimpleNamespace(
-        c_contiguous=self._host.flags.c_contiguous,
-        f_contiguous=self._host.flags.f_contiguous,
-        owndata=self.base is None,
-    ))
     T = property(lambda self: _wrap(self._host.T))
     device = property(lambda self: cuda.Device(0))
+
+    @property
+    def flags(self) -> Any:
+        """cupy's Flags: these three only (no ``writeable``: device memory is always writable)."""
+        host = self._host.flags
+        return types.SimpleNamespace(
+            c_contiguous=host.c_contiguous, f_contiguous=host.f_contiguous, owndata=self.base is None
+        )
 
     @property
     def data(self) -> Any:
@@ -184,6 +168,8 @@ for _op in OPERATORS:
             setattr(ndarray, _dunder, _method(_dunder))
 for _dunder in ("__neg__", "__pos__", "__abs__", "__invert__"):
     setattr(ndarray, _dunder, _method(_dunder))
+for _dunder in ("__float__", "__int__", "__bool__", "__len__", "__repr__", "__str__"):  # Python values
+    setattr(ndarray, _dunder, lambda self, _name=_dunder: getattr(self._host, _name)())
 ndarray.__hash__ = None  # type: ignore[assignment]  (an array, as numpy's and cupy's)
 
 
@@ -328,18 +314,13 @@ UFUNCS = (
     "isinf", "isnan", "signbit", "copysign", "nextafter", "floor", "ceil", "trunc", "rint",
     "hypot", "logaddexp", "logaddexp2", "matmul", "conjugate", "conj", "heaviside",
 )
-FUNCTIONS = (
+FUNCTIONS = (  # the cupy functions impl calls (``xp.<name>``), plus the usual creation functions
     "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like", "arange",
-    "linspace", "eye", "identity", "where", "clip", "sum", "prod", "mean", "var", "std", "max",
-    "min", "amax", "amin", "argmax", "argmin", "all", "any", "cumsum", "cumprod", "concatenate",
-    "stack", "broadcast_to", "broadcast_arrays", "reshape", "transpose", "moveaxis", "swapaxes",
-    "expand_dims", "squeeze", "flip", "take", "take_along_axis", "put_along_axis", "nonzero",
-    "count_nonzero", "einsum", "tensordot", "dot", "vdot", "inner", "outer", "trace", "diagonal",
-    "tril", "triu", "sort", "argsort", "unique", "isclose", "allclose", "array_equal", "around",
-    "round", "result_type", "can_cast", "ravel", "tile", "repeat", "pad", "roll", "diag",
-    "atleast_1d", "flatnonzero", "argwhere", "nan_to_num", "empty_strided",
+    "where", "clip", "sum", "prod", "mean", "var", "max", "min", "argmax", "argmin", "cumsum",
+    "cumprod", "concatenate", "stack", "broadcast_to", "broadcast_arrays", "reshape", "transpose",
+    "moveaxis", "swapaxes", "expand_dims", "squeeze", "flip", "take", "take_along_axis", "nonzero",
+    "dot", "trace", "unique", "allclose", "round", "result_type", "pad",
 )
-FUNCTIONS = tuple(name for name in FUNCTIONS if hasattr(np, name))
 for _name in UFUNCS:
     globals()[_name] = ufunc(_name)
 for _name in FUNCTIONS:

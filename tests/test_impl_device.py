@@ -37,7 +37,7 @@ import impl.nn
 import impl.optim
 from oracle.backends import Backend, reference
 from oracle.differential import check
-from oracle.interpreter import _Run
+from oracle.interpreter import _Run, run
 from oracle.program import Program
 from tests import cupy_standin as cp
 
@@ -466,18 +466,19 @@ def left_behind(value: Any) -> Iterator[Any]:
 
 
 def names_after(program: Program, backend: Backend) -> dict[str, Any]:
-    """What ``program``'s names are bound to after it ran on ``backend`` (oracle.interpreter.run's
-    loop, keeping the run's state instead of its trace)."""
-    state = _Run(backend)
-    with backend.active():
-        grad_enabled = impl.is_grad_enabled()
-        try:
-            for index, step in enumerate(program.steps):
-                state.run(index, step)
-        finally:
-            state.close(grad_enabled)
-            state.remove_global_hooks()
-    return state.names
+    """What ``program``'s names are bound to after it ran on ``backend``: the interpreter's run,
+    its state's names kept as the run closes."""
+    kept: dict[str, Any] = {}
+    close = _Run.close
+
+    def keep(state: _Run, grad_enabled: bool) -> None:
+        kept.update(state.names)
+        close(state, grad_enabled)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(_Run, "close", keep)
+        run(program, backend)
+    return kept
 
 
 @pytest.mark.parametrize("family", STRATEGIES, ids=list(STRATEGIES))
