@@ -38,6 +38,15 @@ COPY = OpDef(
     {"self": D("", zero_grad), "src": D("", lambda g, c: g)},
     qualified_name="torch::autograd::CopyBackwards",
 )
+
+
+COPY_ACROSS = OpDef(  # torch's CopyBackwards moves src's gradient to src's device itself
+    "CopyBackwards",
+    lambda xp, a, src, source: _copy_fwd(xp, a, to_numpy(src) if xp is np else xp.asarray(src)),
+    ("self", "src"),
+    {"self": D("", zero_grad), "src": D("source", lambda g, c: g.to(c.source))},
+    qualified_name="torch::autograd::CopyBackwards",
+)
 FILL = OpDef(
     "FillBackward2",
     lambda xp, a, value: xp.full(a.shape, value, dtype=a.dtype),
@@ -327,6 +336,10 @@ def squeeze_result_(result: Tensor, dim: int) -> Tensor:
 
 
 def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
+    """``self.copy_(src)``; ``src`` may lie on another device (torch's copy_ is its cross-device
+    copy: ``load_state_dict`` of CPU tensors into a 'cuda' module goes through it)."""
+    if isinstance(src, Tensor) and type(src._data) is not type(self._data):
+        return apply_inplace(COPY_ACROSS, self, src, source=str(src.device))
     return apply_inplace(COPY, self, src)
 
 
