@@ -275,6 +275,43 @@ def test_var_without_degrees_of_freedom_backward_on_cuda(shape: tuple, cuda: Any
     np.testing.assert_equal(y.grad.tolist(), x.grad.tolist())
 
 
+COPIES: dict[str, tuple[str, str]] = {"cuda_into_cpu": ("cuda", "cpu"), "cpu_into_cuda": ("cpu", "cuda")}
+
+
+@pytest.mark.parametrize("way", COPIES, ids=list(COPIES))
+def test_copy_across_devices_as_torchs_copy(way: str, cuda: Any) -> None:
+    """``copy_`` is torch's cross-device copy: values land on the destination's device, the node
+    and its edges are those torch's (CPU) copy_ records, and src's gradient goes back to src's
+    device; indexing assignment of a CPU 0-d value into a 'cuda' tensor goes through it too."""
+    source, destination = COPIES[way]
+    graphs, grads = [], []
+    for lib, src_dev, dst_dev in ((torch, "cpu", "cpu"), (impl, source, destination)):
+        src = lib.tensor([1.0, 2.0, 3.0], device=src_dev, requires_grad=True)
+        out = lib.zeros(3, 2, device=dst_dev).t()[0]
+        out.copy_(src)
+        graphs.append(graph(out))
+        (out * lib.tensor([1.0, -2.0, 3.0], device=dst_dev)).sum().backward()
+        grads.append((out.detach().cpu().tolist(), src.grad.tolist()))
+        if lib is impl:
+            assert out.device.type == destination and src.grad.device.type == source
+    assert graphs[0] == graphs[1] and grads[0] == grads[1]
+    value = impl.tensor(5.0, requires_grad=True)
+    target = impl.ones(3, device="cuda", requires_grad=True).clone()
+    target[0] = value
+    target.sum().backward()
+    assert target.is_cuda and not value.grad.is_cuda and value.grad.item() == 1.0
+
+
+def test_load_state_dict_of_cpu_tensors_into_a_cuda_module(cuda: Any) -> None:
+    saved = impl.nn.Linear(3, 2).state_dict()
+    module = impl.nn.Linear(3, 2).cuda()
+    parameters = list(module.parameters())
+    assert str(module.load_state_dict(saved)) == "<All keys matched successfully>"
+    assert list(module.parameters()) == parameters  # copied into, not replaced
+    for name, p in module.named_parameters():
+        assert p.is_cuda and p.is_leaf and p.tolist() == saved[name].tolist()
+
+
 MIXES: dict[str, Callable[[Any, Any], Any]] = {
     "add": lambda g, c: g + c,
     "radd": lambda g, c: c + g,
