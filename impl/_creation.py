@@ -300,10 +300,12 @@ def randint(
 
 
 def rand_like(input: Tensor, dtype: Any = None, **kw: Any) -> Tensor:
+    kw["device"] = kw.get("device") or input.device  # as every ``*_like``: the input's by default
     return _laid_out_like(rand(input.numel(), dtype=dtype or input.dtype, **kw), input)
 
 
 def randn_like(input: Tensor, dtype: Any = None, **kw: Any) -> Tensor:
+    kw["device"] = kw.get("device") or input.device
     shape = tuple(input.shape)
     if preserved_strides(shape, input.stride()) == contiguous_strides(shape):
         return randn(*shape, dtype=dtype or input.dtype, **kw)

@@ -67,11 +67,15 @@ TO_DEVICE = OpDef(
 
 
 def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False, **kw: Any) -> Any:
+    """``type()``: the legacy type name (``torch.cuda.FloatTensor`` on 'cuda'); ``type(name)``:
+    the tensor converted to that type, device included."""
     if dtype is None:
-        return dtypes.legacy_name(self.dtype)
+        name = dtypes.legacy_name(self.dtype)
+        return name.replace("torch.", "torch.cuda.", 1) if self.device.type == "cuda" else name
     if isinstance(dtype, str):
-        dtype = dtypes.from_legacy_name(dtype)
-    elif isinstance(dtype, type) and hasattr(dtype, "dtype"):
+        device = "cuda" if dtype.startswith("torch.cuda.") else "cpu"
+        return to(self, device, dtypes.from_legacy_name(dtype))
+    if isinstance(dtype, type) and hasattr(dtype, "dtype"):
         dtype = dtype.dtype
     return to(self, dtype)
 
@@ -314,7 +318,7 @@ METHODS: dict[str, Any] = {
     "bool": _caster(dtypes.bool_),
     "byte": _caster(dtypes.uint8),
     "char": _caster(dtypes.int8),
-    "type_as": lambda self, other: to(self, other.dtype),
+    "type_as": lambda self, other: type_(self, type_(other)),  # torch: self.type(other.type())
     "cpu": lambda self: to(self, "cpu"),
     "cuda": lambda self, device=None: to(self, "cuda"),
     "new_tensor": lambda self, data, dtype=None, **kw: _new_tensor(self, data, dtype, **kw),
