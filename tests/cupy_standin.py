@@ -319,7 +319,7 @@ FUNCTIONS = (  # the cupy functions impl calls (``xp.<name>``), plus the usual c
     "where", "clip", "sum", "prod", "mean", "var", "max", "min", "argmax", "argmin", "cumsum",
     "cumprod", "concatenate", "stack", "broadcast_to", "broadcast_arrays", "reshape", "transpose",
     "moveaxis", "swapaxes", "expand_dims", "squeeze", "flip", "take", "take_along_axis", "nonzero",
-    "dot", "trace", "unique", "allclose", "round", "result_type", "pad",
+    "dot", "trace", "unique", "allclose", "round", "result_type", "pad", "eye", "linspace",
 )
 for _name in UFUNCS:
     globals()[_name] = ufunc(_name)

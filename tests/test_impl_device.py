@@ -150,6 +150,44 @@ def test_cuda_tensors_report_their_device(cuda: Any) -> None:
     assert not impl.ones(2).is_cuda and type(impl.ones(2)._data) is np.ndarray
 
 
+CREATIONS: dict[str, Callable[[Any, Any, str], Any]] = {
+    "zeros": lambda t, x, d: t.zeros(2, 3, device=d),
+    "empty": lambda t, x, d: t.empty(2, 3, device=d),
+    "full": lambda t, x, d: t.full((2,), 3.0, device=d),
+    "arange": lambda t, x, d: t.arange(3, device=d),
+    "linspace": lambda t, x, d: t.linspace(0, 1, 5, device=d),
+    "eye": lambda t, x, d: t.eye(2, 3, device=d),
+    "rand": lambda t, x, d: t.rand(2, device=d),
+    "randn": lambda t, x, d: t.randn(2, device=d),
+    "randint": lambda t, x, d: t.randint(0, 5, (3,), device=d),
+    "tensor": lambda t, x, d: t.tensor([[1, 2]], device=d),
+    "as_tensor": lambda t, x, d: t.as_tensor(np.ones(2), device=d),
+    "zeros_like": lambda t, x, d: t.zeros_like(x),
+    "full_like": lambda t, x, d: t.full_like(x, 2.0),
+    "rand_like": lambda t, x, d: t.rand_like(x),
+    "randn_like": lambda t, x, d: t.randn_like(x),
+    "randn_like_strided": lambda t, x, d: t.randn_like(x.t()),
+    "new_tensor": lambda t, x, d: x.new_tensor([1.0]),
+    "new_zeros": lambda t, x, d: x.new_zeros(2),
+    "clone": lambda t, x, d: x.clone(),
+    "type": lambda t, x, d: t.ones(2).type(f"torch.{d}.DoubleTensor".replace(".cpu", "")),
+    "type_as": lambda t, x, d: t.arange(2).type_as(x),
+}
+
+
+@pytest.mark.parametrize("make", CREATIONS, ids=list(CREATIONS))
+def test_creation_on_cuda(make: str, cuda: Any) -> None:
+    """Tensors made on 'cuda' (by a device argument, or like a 'cuda' tensor) are there, with the
+    dtype and shape torch gives them on cpu; ``type()`` names the device as torch does
+    (``torch.cuda.FloatTensor``)."""
+    made = CREATIONS[make](impl, impl.ones(2, 3, device="cuda"), "cuda")
+    spec = CREATIONS[make](torch, torch.ones(2, 3), "cpu")
+    assert made.is_cuda and type(made._data) is cp.ndarray
+    assert (str(made.dtype), tuple(made.shape)) == (str(spec.dtype), tuple(spec.shape))
+    assert made.type() == spec.type().replace("torch.", "torch.cuda.", 1)
+    assert made.cpu().type() == spec.type()
+
+
 def test_numpy_of_a_cuda_tensor_raises_torchs_error(cuda: Any) -> None:
     """torch's tensor_to_numpy (torch/csrc/utils/tensor_numpy.cpp) checks the device before grad:
     TypeError "can't convert cuda:0 device type tensor to numpy. ..."; ``np.asarray`` is
