@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -40,6 +41,7 @@ from oracle.differential import check
 from oracle.interpreter import _Run, run
 from oracle.program import Program
 from tests import cupy_standin as cp
+from tests import parity
 
 
 @pytest.fixture
@@ -241,6 +243,17 @@ def test_moves_record_torchs_to_copy_node(cuda: Any) -> None:
     same = torch.ones(2)
     assert same.cpu() is same and same.to("cpu") is same
     assert on_cuda.cuda() is on_cuda and on_cuda.to("cuda") is on_cuda and a.cpu() is a and a.to("cpu") is a
+
+
+def test_seed_002_cuda_leaf_runs_as_torch_documents(cuda: Any) -> None:
+    """Seed 002's is_leaf example (the torch docs' Tensor.is_leaf example): on a GPU,
+    ``torch.rand(10, requires_grad=True).cuda()`` is no leaf, ``torch.rand(10).cuda()``, the same
+    with ``.requires_grad_()`` and ``torch.rand(10, requires_grad=True, device="cuda")`` are. Torch's
+    CPU build skips those lines; the rest must print as torch prints it."""
+    script = (Path(__file__).parent.parent / "examples" / "seeds" / "seed002_cuda_leaf.py").read_text()
+    on_cpu = parity.run(script, torch).splitlines()
+    documented = [on_cpu[0], "False", on_cpu[1], "True", "True", "True", *on_cpu[2:]]
+    assert parity.run(script, impl).splitlines() == documented
 
 
 def test_moves_keep_layout_and_values(cuda: Any) -> None:
