@@ -17,7 +17,7 @@ import pytest
 import torch
 
 import impl
-from impl._ops import cpu_kernels
+from impl._ops import backward_ops, cpu_kernels
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy on NaN/overflow inputs here
 SEEDS = [0, 1, 2, 3, 4]
@@ -110,6 +110,13 @@ def softmax_cases(seed: int) -> list[tuple[Any, int]]:
     return cases
 
 
+def upstream(rng: Any, shape: tuple, uniform: float | None) -> Any:
+    """An upstream gradient: ``uniform`` everywhere, or random when None."""
+    if uniform is not None:
+        return np.full(shape, uniform, np.float32)
+    return (rng.standard_normal(shape) * 3).astype(np.float32)
+
+
 def softmax_seen(m: Any, x: Any, dim: int, grad: Any) -> tuple[Any, Any]:
     """softmax's output and the input's gradient for upstream ``grad``, as float32 arrays."""
     t = m.tensor(x, requires_grad=True)
@@ -131,8 +138,7 @@ def test_softmax_and_its_backward_are_torchs_bits(seed: int) -> None:
     rng = np.random.default_rng(seed)
     differing = []
     for i, (x, dim) in enumerate(softmax_cases(seed)):
-        uniform = np.full(x.shape, 100.0, np.float32)
-        grad = uniform if i % 2 else (rng.standard_normal(x.shape) * 3).astype(np.float32)
+        grad = upstream(rng, x.shape, uniform=100.0 if i % 2 else None)
         differing += [(x.shape, d) for d in (dim, x.ndim - 1) if not softmax_matches(x, d, grad)]
     assert differing == []
 
@@ -148,3 +154,36 @@ def test_softmax_at_special_values_as_torch() -> None:
     for name, x in rows.items():
         for dim in (0, 1):
             assert softmax_matches(x, dim, np.ones(x.shape, np.float32)), (name, dim)
+
+
+def log_softmax_backward_matches(x: Any, dim: int, grad: Any) -> bool:
+    """impl's log_softmax backward, given torch's forward output, gives torch's bits."""
+    out = torch.log_softmax(torch.from_numpy(x), dim)
+    theirs = torch.ops.aten._log_softmax_backward_data(torch.from_numpy(grad), out, dim, torch.float32)
+    ours = backward_ops.log_softmax_backward_data(impl.tensor(grad), impl.tensor(out.numpy()), dim)
+    return same_bits(ours.numpy(), theirs.numpy())
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_log_softmax_backward_is_torchs_bits(seed: int) -> None:
+    """``grad - exp(out) * sum(grad)``: the exp where the kernels take it (the last dimension all
+    vector, another dimension vector up to the inner size's last whole vector), the sums in
+    their order, the product fused into the difference."""
+    rng = np.random.default_rng(seed)
+    differing = []
+    for i, (x, dim) in enumerate(softmax_cases(seed)):
+        grad = upstream(rng, x.shape, uniform=7.0 if i % 2 else None)
+        differing += [(x.shape, d) for d in (dim, x.ndim - 1) if not log_softmax_backward_matches(x, d, grad)]
+    assert differing == []
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "float32 log_softmax's forward is not bitwise torch's: its kernels take log(sum) from Sleef's "
+    "logf_u10, which impl does not reproduce (it rounds the float64 log, an ulp apart for ~1% of "
+    "sums); the exp and the sum before it are torch's"))
+def test_log_softmax_forward_is_torchs_bits() -> None:
+    def seen(m: Any, x: Any, dim: int) -> Any:
+        return m.log_softmax(m.tensor(x), dim).numpy()
+
+    cases = [(x, d) for seed in SEEDS for x, dim in softmax_cases(seed) for d in (dim, x.ndim - 1)]
+    assert [(x.shape, d) for x, d in cases if not same_bits(seen(impl, x, d), seen(torch, x, d))] == []

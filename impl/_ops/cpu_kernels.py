@@ -1,11 +1,14 @@
 """Arithmetic rounded as torch's CPU kernels round it, for the few ops whose results show the
 last bits: a fused multiply-add (``fma``, one rounding; torch's ``add(alpha=)``, ``lerp`` and
-``addcmul`` use it, so impl's add and optimisers do) and the sums of softmax's backward.
+``addcmul`` use it, so impl's add and optimisers do), the float32 exps of (log_)softmax and the
+sums of softmax's forward and backward.
 
 Softmax's backward ``out * (grad - sum(grad * out))`` cancels: with ``grad = [81, 80]`` the
 difference keeps only a few bits of the float32 dot product, so numpy's pairwise sum and
-torch's kernel give gradients that differ in the fifth digit. Torch's kernel
-(aten/src/ATen/native/cpu/SoftMaxKernel.cpp) accumulates the dot product
+torch's kernel give gradients that differ in the fifth digit; with a uniform gradient torch gets
+exactly 0 only because its forward sums to 1 with its own exp. Torch's kernels
+(aten/src/ATen/native/cpu/SoftMaxKernel.cpp) take exp from Sleef (``sleef_expf``) in their vector
+code and from glibc (``glibc_expf``) in their scalar loops, and accumulate the dot product
 
 - along the last dimension (no inner elements): in ``lanes`` vector lanes, element ``i`` going to
   lane ``i % lanes`` (``lane + grad * out``, product rounded first), then the lanes are summed by
@@ -16,7 +19,9 @@ The vector width and the fused multiply-add are those of the CPU capability torc
 on this machine (AVX512: 64-byte vectors, AVX2: 32 bytes, both with FMA; the baseline build: 32
 bytes without FMA), chosen as torch chooses it (``ATEN_CPU_CAPABILITY`` overrides). Only
 float32 (and float16, which torch's kernel accumulates in float32) needs this: float64
-differences stay far inside float64 tolerances, and other devices use the plain formula.
+differences stay far inside float64 tolerances, and other devices use the plain formula. The
+functions here compute with numpy's floating-point warnings as the caller set them (ops run
+them quietly, as torch computes inf and NaN silently).
 """
 
 from __future__ import annotations
@@ -253,9 +258,9 @@ def _sleef_expf_block(x: Any) -> Any:
     u = (u.astype(np.float32) * (s * s).astype(np.float32).astype(np.float64) + s).astype(np.float32)
     u += np.float32(1)
     # Sleef multiplies by 2^(q >> 1), then by 2^(q - (q >> 1)): the first is exact, so the
-    # product is u * 2^q rounded once, as ldexp rounds it (subnormal results included)
-    with np.errstate(over="ignore"):  # above ~88.7 the result is infinity, as in Sleef
-        u = np.ldexp(u, q.astype(np.int32))
+    # product is u * 2^q rounded once, as ldexp rounds it (subnormal results included; above
+    # ~88.7 infinity, as in Sleef)
+    u = np.ldexp(u, q.astype(np.int32))
     np.copyto(u, x, where=np.isnan(x))
     return u
 
@@ -289,8 +294,7 @@ def glibc_expf(x: Any) -> Any:
 
 
 def _glibc_expf_block(x: Any) -> Any:
-    with np.errstate(invalid="ignore"):  # a signalling NaN passes quietly, as in C
-        wide = np.clip(x.astype(np.float64), -104.0, 89.0)  # beyond: overflow/underflow below
+    wide = np.clip(x.astype(np.float64), -104.0, 89.0)  # beyond: overflow/underflow below
     shifted = _INV_LN2_32 * wide + _SHIFT
     k = shifted.view(np.uint64)
     # r = x * 32/ln2 - k rounded once (glibc's FMA build fuses it): the constant's high part
@@ -300,8 +304,7 @@ def _glibc_expf_block(x: Any) -> Any:
     scale = (_exp2_table()[k & np.uint64(31)] + (k << np.uint64(47))).view(np.float64)
     c0, c1, c2 = _EXP2_POLY
     y = ((c0 * r + c1) * (r * r) + (c2 * r + 1)) * scale
-    with np.errstate(over="ignore"):
-        out = y.astype(np.float32)
+    out = y.astype(np.float32)
     out[x > np.float32(float.fromhex("0x1.62e42ep6"))] = np.inf  # log(2^128), rounded down
     out[x < np.float32(float.fromhex("-0x1.9fe368p6"))] = 0  # log(2^-150), rounded up
     np.copyto(out, x, where=np.isnan(x))
@@ -341,16 +344,25 @@ def inner_vectorized(outer: int, inner: int) -> Any:
     return ((step % inner + lanes <= inner) & (step + lanes <= end)).reshape(outer, inner)
 
 
-def _dim_exp(x: Any, dim: int) -> Any:
+def below_whole_vectors(outer: int, inner: int) -> Any:
+    """Which (outer, inner) positions torch's log_softmax kernels along a dimension that is not the
+    last (forward and backward) compute in vectors: they split ``inner`` into chunks of whole
+    vectors and run the vector code up to each chunk's last whole vector, so the positions
+    below ``inner``'s last whole vector (no threads involved)."""
+    lanes = vector_bytes() // 4
+    return np.broadcast_to(np.arange(inner) < inner - inner % lanes, (outer, inner))
+
+
+def _dim_exp(x: Any, dim: int, vectorized: Any) -> Any:
     """float32 ``exp`` of ``x`` as torch's (log_)softmax kernels along ``dim`` compute it: the last
-    dimension's kernel maps whole rows through the vector exp (a short tail as a partial
-    vector); another dimension's kernel uses it where ``inner_vectorized`` says, std::exp
-    elsewhere (``x`` holds the kernel's (outer, dim, inner) layout in its shape)."""
+    dimension's kernels map whole rows through the vector exp (a short tail as a partial
+    vector); the others use it at the (outer, inner) positions ``vectorized(outer, inner)``
+    marks and std::exp elsewhere (``x`` holds the kernel's (outer, dim, inner) layout)."""
     if dim == x.ndim - 1 or cpu_capability() == "default":
         return vector_exp(x)
     outer, size = int(np.prod(x.shape[:dim])), x.shape[dim]
     inner = x.size // max(outer * size, 1)
-    in_vectors = inner_vectorized(outer, inner)
+    in_vectors = vectorized(outer, inner)
     if not in_vectors.any():
         return glibc_expf(x)
     flat = x.reshape(outer, size, inner)
@@ -361,21 +373,46 @@ def _dim_exp(x: Any, dim: int) -> Any:
     return e.reshape(x.shape)
 
 
-def softmax(a: Any, dim: int) -> Any:
-    """torch's CPU float32 softmax along ``dim``: ``exp(x - max)`` where its kernels take it
-    (``_dim_exp``), summed as they sum (the last dimension in vector lanes, then across them;
-    another dimension one slice after the other from 0), then the last dimension multiplied by
-    the sum's reciprocal, another one divided by the sum."""
-    e = _dim_exp(a - a.max(axis=dim, keepdims=True), dim)
-    if dim == a.ndim - 1:
+def _kernel_sum(values: Any, dim: int) -> Any:
+    """``sum(values, dim, keepdim=True)`` in float32 as torch's (log_)softmax kernels add: along the
+    last dimension in vector lanes, then across them (``vec::reduce_all``); along another one
+    slice after the other, from +0."""
+    if dim == values.ndim - 1:
         capability = cpu_capability()
         lanes = vector_bytes() // 4 if capability != "default" else 8
-        total = _lane_sum(e, lanes, halving=capability != "default")[..., None]
-        return e * (np.float32(1) / total)
-    total = np.zeros_like(np.take(e, 0, axis=dim))
-    for i in range(e.shape[dim]):
-        total += np.take(e, i, axis=dim)
-    return e / np.expand_dims(total, dim)
+        return _lane_sum(values, lanes, halving=capability != "default")[..., None]
+    total = np.zeros_like(np.take(values, 0, axis=dim))
+    for i in range(values.shape[dim]):
+        total += np.take(values, i, axis=dim)
+    return np.expand_dims(total, dim)
+
+
+def softmax(a: Any, dim: int) -> Any:
+    """torch's CPU float32 softmax along ``dim``: ``exp(x - max)`` where its kernels take it
+    (``_dim_exp``), summed as they sum (``_kernel_sum``), then the last dimension multiplied by
+    the sum's reciprocal, another one divided by the sum."""
+    e = _dim_exp(a - a.max(axis=dim, keepdims=True), dim, inner_vectorized)
+    total = _kernel_sum(e, dim)
+    return e * (np.float32(1) / total) if dim == a.ndim - 1 else e / total
+
+
+def log_softmax(a: Any, dim: int) -> Any:
+    """torch's CPU float32 log_softmax along ``dim``: ``x - max - log(sum(exp(x - max)))`` in that
+    order, the exp and the sum as its kernels take them. Its log is Sleef's logf_u10, which
+    impl does not reproduce: the float64 log rounded differs from it for ~1% of sums (an ulp
+    of the result's offset)."""
+    peak = a.max(axis=dim, keepdims=True)
+    total = _kernel_sum(_dim_exp(a - peak, dim, below_whole_vectors), dim)
+    return a - peak - np.log(total.astype(np.float64)).astype(np.float32)
+
+
+def log_softmax_backward(grad: Any, out: Any, dim: int) -> Any:
+    """torch's CPU float32 log_softmax backward: ``grad - exp(out) * sum(grad, dim)``, the exp and
+    the sum as its kernels take them, the product and the difference fused into one rounding
+    (the compiler contracts them in every path of the AVX2/AVX512 kernels)."""
+    e = _dim_exp(out, dim, below_whole_vectors)
+    total = np.broadcast_to(_kernel_sum(grad, dim), grad.shape)
+    return fma(grad, -e, total) if cpu_capability() != "default" else grad - e * total
 
 
 def softmax_backward(xp: Any, grad: Any, out: Any, dim: int) -> Any:

@@ -416,6 +416,8 @@ def _softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
 
 
 def _log_softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
+    if xp is np and a.dtype == np.float32 and a.ndim:
+        return cpu_kernels.log_softmax(a, dim)  # torch's order of float32 operations
     shifted = a - xp.max(a, axis=dim, keepdims=True)
     return shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
 
