@@ -75,9 +75,11 @@ def _contains_numpy(data: Any) -> bool:
 def tensor(
     data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False
 ) -> Tensor:
-    """A new tensor copying ``data`` (dtype inferred like torch when not given)."""
+    """A new tensor copying ``data`` (dtype inferred like torch when not given), on ``device``,
+    else on the device of ``data`` if it is a tensor, else on cpu."""
     if isinstance(data, Tensor):
         warnings.warn(COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
+        device = data.device if device is None else device
     arr = _infer(data, None if dtype is None else dtypes.to_dtype(dtype))
     xp = _xp(device)
     return _finish(xp.array(arr, copy=True), requires_grad)
@@ -85,8 +87,8 @@ def tensor(
 
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     """Shares memory with a tensor or numpy array when dtype and device allow, else copies."""
-    if isinstance(data, Tensor):
-        return data if dtype is None or dtypes.to_dtype(dtype) is data.dtype else data.to(dtype)
+    if isinstance(data, Tensor):  # itself, or converted (a ToCopyBackward0 if it requires grad)
+        return data.to(device=data.device if device is None else device, dtype=dtype or data.dtype)
     if (
         isinstance(data, np.ndarray)
         and (dtype is None or dtypes.to_dtype(dtype).np == data.dtype)
