@@ -164,6 +164,8 @@ CREATIONS: dict[str, Callable[[Any, Any, str], Any]] = {
     "randint": lambda t, x, d: t.randint(0, 5, (3,), device=d),
     "tensor": lambda t, x, d: t.tensor([[1, 2]], device=d),
     "as_tensor": lambda t, x, d: t.as_tensor(np.ones(2), device=d),
+    "as_tensor_of_tensor": lambda t, x, d: t.as_tensor(t.ones(2, requires_grad=True), device=d),
+    "tensor_of_tensor": lambda t, x, d: t.tensor(x.detach().clone()),  # on the device of its data
     "zeros_like": lambda t, x, d: t.zeros_like(x),
     "full_like": lambda t, x, d: t.full_like(x, 2.0),
     "rand_like": lambda t, x, d: t.rand_like(x),
@@ -177,6 +179,7 @@ CREATIONS: dict[str, Callable[[Any, Any, str], Any]] = {
 }
 
 
+@pytest.mark.filterwarnings("ignore:To copy construct from a tensor")
 @pytest.mark.parametrize("make", CREATIONS, ids=list(CREATIONS))
 def test_creation_on_cuda(make: str, cuda: Any) -> None:
     """Tensors made on 'cuda' (by a device argument, or like a 'cuda' tensor) are there, with the
