@@ -309,11 +309,14 @@ def _cast(t: Any, a: Any, dt: Any) -> Any:
 
 
 def _raise_broadcast_error(exc: ValueError, op: OpDef, arrays: tuple, attrs: dict) -> None:
-    """torch's RuntimeError when numpy's ValueError ``exc`` says the operands do not broadcast: the
-    shapes folded in the order torch's TensorIterator takes the operands (``where``'s condition
-    first), else the inputs'."""
-    if "broadcast" not in str(exc):
-        return
+    """torch's RuntimeError when numpy's ValueError ``exc`` says the operands do not broadcast."""
+    if "broadcast" in str(exc):
+        _raise_if_unbroadcastable(op, arrays, attrs)
+
+
+def _raise_if_unbroadcastable(op: OpDef, arrays: tuple, attrs: dict) -> None:
+    """torch's RuntimeError if the operands do not broadcast: the shapes folded in the order
+    torch's TensorIterator takes the operands (``where``'s condition first), else the inputs'."""
     shapes = [a.shape for a in arrays]
     if op.iterator_operands:
         shapes = [
@@ -330,13 +333,15 @@ def _raise_device_error(op: OpDef, tensors: tuple, attrs: dict) -> None:
     on two devices: the forward raised TypeError, as cupy does for a host array among a kernel's
     operands and numpy for a device array it cannot convert. Named as torch's TensorIterator
     names them: the first operand's device (in the iterator's order of operands, where the op
-    declares it), then the first other one."""
+    declares it), then the first other one; a TensorIterator op checks shapes first."""
     operands = [*tensors, *(v for v in attrs.values() if isinstance(v, Tensor))]
     if op.iterator_operands:
         named = dict(zip(op.inputs, tensors, strict=False)) | attrs
         operands = [named[name] for name in op.iterator_operands if name in named] + operands
     devices = list(dict.fromkeys(str(t.device) for t in operands if isinstance(t, Tensor)))
     if len(devices) > 1:
+        if op.iterator_operands:
+            _raise_if_unbroadcastable(op, tuple(t._data for t in tensors), attrs)
         raise RuntimeError(
             "Expected all tensors to be on the same device, but found at least two devices, "
             f"{devices[0]} and {devices[1]}!"
