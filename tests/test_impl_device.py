@@ -390,6 +390,35 @@ def test_operands_on_two_devices_raise_torchs_error(mix: str, cuda: Any) -> None
     assert outcome(lambda: MIXES[mix](g, c)) == ("RuntimeError", message)
 
 
+UNBROADCASTABLE: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "add": lambda t, g, c: g + c,
+    "mul_": lambda t, g, c: g.mul_(c),
+    "where": lambda t, g, c: t.where(c > 0, g, 1.0),
+}
+
+
+@pytest.mark.parametrize("mix", UNBROADCASTABLE, ids=list(UNBROADCASTABLE))
+def test_shapes_are_checked_before_devices(mix: str, cuda: Any) -> None:
+    """TensorIterator computes the broadcast shape before it compares devices (build():
+    compute_shape, then compute_types): operands that neither broadcast nor share a device get
+    torch's shape error, which torch's CPU build shows for the same shapes."""
+    got = outcome(lambda: UNBROADCASTABLE[mix](impl, impl.ones(3, device="cuda"), impl.ones(2)))
+    assert got == outcome(lambda: UNBROADCASTABLE[mix](torch, torch.ones(3), torch.ones(2)))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="TensorIterator lets a 0-dim CPU tensor join a 'cuda' op (aten/src/ATen/TensorIterator.cpp, "
+    "compute_types; the engine's validate_outputs moves its 0-dim gradient back to cpu); impl refuses "
+    "it with the two-device error: needs input devices in the engine's gradient validation",
+)
+def test_cpu_scalar_tensor_joins_a_cuda_op(cuda: Any) -> None:
+    scale = impl.tensor(2.0, requires_grad=True)
+    x = impl.ones(3, device="cuda", requires_grad=True)
+    (x * scale).sum().backward()
+    assert x.grad.is_cuda and not scale.grad.is_cuda and scale.grad.item() == 3.0
+
+
 # -- nn and optim on 'cuda' ---------------------------------------------------------------------
 
 
