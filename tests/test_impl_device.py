@@ -28,9 +28,18 @@ import torch
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import conformance.test_accumulation as accumulation
+import conformance.test_errors as errors
+import conformance.test_functions as functions
+import conformance.test_grad_modes as grad_modes
+import conformance.test_higher_order as higher_order
+import conformance.test_hook_order as hook_order
+import conformance.test_leaf_rules as leaf_rules
+import conformance.test_module_hooks as module_hooks
 import conformance.test_modules as modules
 import conformance.test_ops as ops
 import conformance.test_optim as optim
+import conformance.test_retain_graph as retain_graph
 import conformance.test_tensors as tensors
 import impl
 import impl._xp
@@ -566,6 +575,20 @@ STRATEGIES: dict[str, Callable[[], st.SearchStrategy[Program]]] = {
     "dtype_inference": tensors.inferred,
     "promotion": tensors.promoted,
     "views": tensors.views,
+    "hooks_stacked": hook_order.stacked_hooks,
+    "hooks_replacing": hook_order.replacing_hooks,
+    "hooks_mixed": hook_order.mixed_hooks,
+    "module_hooks": module_hooks.hooked_trees,
+    "accumulation": accumulation.repeated_backward,
+    "backward_inputs": accumulation.backward_with_inputs,
+    "non_scalar_backward": accumulation.non_scalar_backward,
+    "leaves": leaf_rules.created_leaves,
+    "retain_graph": retain_graph.saving_graphs,
+    "double_backward": higher_order.double_backward,
+    "grad_chains": higher_order.grad_chains,
+    "custom_functions": lambda: functions.functions(double=True),
+    "grad_modes": lambda: grad_modes.modes(("no_grad", "enable_grad", "set_grad_enabled")),
+    "inplace_in_graphs": errors.inplace_in_graphs,
 }
 CUDA = Backend("impl", impl, "cuda")
 
@@ -575,8 +598,8 @@ def left_behind(value: Any) -> Iterator[Any]:
     and buffers with their grads, the items of tuples and lists."""
     if isinstance(value, impl.Tensor):
         yield value
-        if value.is_leaf and value.grad is not None:
-            yield value.grad
+        if value._grad is not None:  # (not .grad: a stale no_grad view refuses autograd reads)
+            yield value._grad
     elif isinstance(value, impl.nn.Module):
         for t in [*value.parameters(), *value.buffers()]:
             yield from left_behind(t)
