@@ -311,6 +311,53 @@ def _glibc_expf_block(x: Any) -> Any:
     return out
 
 
+# Sleef's logf_u10 (xlogf_u1): log 2 split in two float32 parts, and its polynomial in x^2
+_LN2_HI, _LN2_LO = np.float32(0.69314718246459960938), np.float32(-1.904654323148236017e-09)
+_LOG_POLY = tuple(np.float32(c) for c in (0.3027294874, 0.3996108174, 0.6666694880))
+
+
+def sleef_logf(d: Any) -> Any:
+    """float32 ``log`` as Sleef's ``logf_u10`` computes it (torch's vectorized float32 log on AVX2
+    and AVX512, which log_softmax applies to its sums; ~1% of its results are an ulp from the
+    correctly rounded log). In float32 double-float arithmetic: d = m * 2^e with m in
+    [0.75, 1.5), log d = e log 2 + 2 atanh((m - 1) / (m + 1)), the quotient x as a pair from a
+    reciprocal refined by fused multiply-adds, then e log 2 + 2x + x^3 P(x^2) summed as pairs.
+    Every step is as in the AVX512 build's code (the AVX2 build's only differs in how it finds
+    m and e); the fused multiply-adds are exact (``fma``). 0 gives -inf, a negative or NaN input
+    NaN, +inf +inf."""
+    one = np.float32(1)
+    pos = np.where((d > 0) & np.isfinite(d), d, one)
+    frac, _ = np.frexp(pos)  # pos = frac * 2^k, frac in [0.5, 1)
+    m = np.where(frac * 2 < np.float32(1.5), frac * 2, frac).astype(np.float32)
+    scaled = pos * np.float32(1 / 0.75)  # e = floor(log2(d / 0.75)), 128 where that overflows
+    e = np.where(np.isinf(scaled), np.float32(128), np.frexp(scaled)[1] - 1).astype(np.float32)
+    sx = e * _LN2_HI  # e log 2 as a pair (sx, sy)
+    sy = fma(fma(-sx, _LN2_HI, e), e, _LN2_LO)
+    nx, dx = m - one, m + one  # m - 1 and m + 1 as pairs (TwoSum)
+    ny = (-one - (nx - (nx + one))) + (m - (nx + one))
+    dy = (one - (dx - (dx - one))) + (m - (dx - one))
+    t = one / dx  # x = (nx, ny) / (dx, dy) as a pair (xx, xy)
+    xx = t * nx
+    xy = fma(fma(fma(-xx, t, nx), ny, t), fma(fma(np.ones_like(dx), -dx, t), -dy, t), xx)
+    x2 = xx * xx
+    poly = fma(np.full_like(x2, _LOG_POLY[2]), x2, fma(np.full_like(x2, _LOG_POLY[1]), x2, _LOG_POLY[0]))
+    hi = (xx + xx) + sx  # (sx, sy) + 2x, then + x^3 P(x^2)
+    lo = (((sx - hi) + (xx + xx)) + sy) + (xy + xy)
+    w = (x2 * xx) * poly
+    top = hi + w
+    r = (lo + ((hi - top) + w)) + top
+    r[np.isposinf(d)] = np.inf
+    r[(d < 0) | np.isnan(d)] = np.nan
+    r[d == 0] = -np.inf
+    return r
+
+
+def vector_log(x: Any) -> Any:
+    """float32 ``Vectorized<float>::log``: Sleef's logf_u10 on AVX2 and AVX512; the baseline
+    build's std::log (glibc's logf) is not reproduced: the float64 log rounded stands for it."""
+    return sleef_logf(x) if cpu_capability() != "default" else np.log(x.astype(np.float64)).astype(np.float32)
+
+
 def vector_exp(x: Any) -> Any:
     """float32 ``Vectorized<float>::exp`` on this machine's capability: Sleef's expf_u10 on AVX2 and
     AVX512, ``std::exp`` element by element in the baseline build."""
@@ -398,12 +445,10 @@ def softmax(a: Any, dim: int) -> Any:
 
 def log_softmax(a: Any, dim: int) -> Any:
     """torch's CPU float32 log_softmax along ``dim``: ``x - max - log(sum(exp(x - max)))`` in that
-    order, the exp and the sum as its kernels take them. Its log is Sleef's logf_u10, which
-    impl does not reproduce: the float64 log rounded differs from it for ~1% of sums (an ulp
-    of the result's offset)."""
+    order, the exp, the sum and the log as its kernels take them (the log in vectors, always)."""
     peak = a.max(axis=dim, keepdims=True)
     total = _kernel_sum(_dim_exp(a - peak, dim, below_whole_vectors), dim)
-    return a - peak - np.log(total.astype(np.float64)).astype(np.float32)
+    return a - peak - vector_log(total)
 
 
 def log_softmax_backward(grad: Any, out: Any, dim: int) -> Any:
