@@ -39,14 +39,22 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         elif isinstance(a, (str, _device)):
             dev = a
     target = self.dtype if dtype is None else dtypes.to_dtype(dtype)
-    if dev is not None and _device(dev).type != self.device.type:
-        xp = namespace_for(_device(dev))
-        return apply(TO_DEVICE, self, target=xp, source=str(self.device), dtype=target.np)
+    if dev is not None:
+        xp = namespace_for(_device(dev))  # (refuses a device impl cannot reach, moving or not)
+        if _device(dev).type != self.device.type:
+            return apply(TO_DEVICE, self, target=xp, source=str(self.device), dtype=target.np)
     if target is not self.dtype:
         return apply(TO_COPY, self, dtype=target.np)
     if copy:
         return apply(TO_COPY, self, dtype=self._data.dtype)
     return self
+
+
+def _cuda_device(device: Any) -> _device:
+    """``Tensor.cuda(device)``'s device: 'cuda' (the current one) by default, an index, a name."""
+    if device is None:
+        return _device("cuda")
+    return _device("cuda", device) if isinstance(device, int) else _device(device)
 
 
 def _move(xp: Any, a: Any, source: str, dtype: Any) -> Any:
@@ -320,7 +328,7 @@ METHODS: dict[str, Any] = {
     "char": _caster(dtypes.int8),
     "type_as": lambda self, other: type_(self, type_(other)),  # torch: self.type(other.type())
     "cpu": lambda self: to(self, "cpu"),
-    "cuda": lambda self, device=None: to(self, "cuda"),
+    "cuda": lambda self, device=None, **kw: to(self, _cuda_device(device)),
     "new_tensor": lambda self, data, dtype=None, **kw: _new_tensor(self, data, dtype, **kw),
     "new_zeros": lambda self, *size, dtype=None, **kw: _new_filled(self, 0, size, dtype, **kw),
     "new_ones": lambda self, *size, dtype=None, **kw: _new_filled(self, 1, size, dtype, **kw),

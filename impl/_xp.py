@@ -84,9 +84,16 @@ def namespace_of(array: Any) -> Any:
 
 
 def namespace_for(dev: device) -> Any:
+    """The namespace whose arrays live on ``dev``: numpy for 'cpu', cupy for 'cuda:0' (impl
+    keeps its 'cuda' arrays on cupy's current device, the first); torch's refusals for a 'cuda'
+    it cannot reach or a device index the machine lacks."""
     if dev.type == "cuda":
         if not cuda_available():
             raise AssertionError("Torch not compiled with CUDA enabled")
+        if dev.index:
+            if dev.index >= _cupy.cuda.runtime.getDeviceCount():
+                raise RuntimeError("CUDA error: invalid device ordinal")
+            raise NotImplementedError(f"impl runs on cuda:0 only, not on {dev}")
         return _cupy
     return np
 
