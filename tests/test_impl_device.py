@@ -268,6 +268,20 @@ def test_seed_002_cuda_leaf_runs_as_torch_documents(cuda: Any) -> None:
     assert parity.run(script, impl).splitlines() == documented
 
 
+def test_cuda_device_arguments(cuda: Any) -> None:
+    """``.cuda()`` takes the device as an index, a name or a device; a device index the machine
+    lacks (the stand-in has one device) fails as CUDA's check does ("CUDA error: invalid device
+    ordinal", c10's C10_CUDA_CHECK wording of cudaErrorInvalidDevice), moving or not."""
+    c, g = impl.ones(2), impl.ones(2, device="cuda")
+    for moved in (c.cuda(0), c.cuda("cuda:0"), c.cuda(impl.device("cuda")), c.to("cuda:0")):
+        assert moved.device == impl.device("cuda", 0)
+    refusals = [lambda: c.cuda(1), lambda: c.to("cuda:1"), lambda: g.cuda(2)]
+    refusals.append(lambda: impl.ones(1, device="cuda:9"))
+    for refused in refusals:
+        with pytest.raises(RuntimeError, match="^CUDA error: invalid device ordinal"):
+            refused()
+
+
 def test_moves_keep_layout_and_values(cuda: Any) -> None:
     """A copy keeps a dense tensor's strides (torch's preserve_format), whichever way it moves."""
     x = impl.arange(6.0).reshape(2, 3).t()
