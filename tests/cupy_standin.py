@@ -26,6 +26,8 @@ cupy/_core/_routines_indexing.pyx; https://docs.cupy.dev/en/stable/user_guide/in
 
 Module functions exist only for the names listed in ``FUNCTIONS`` and ``UFUNCS`` (all of them cupy
 functions of the same name), so impl calling a numpy function cupy lacks fails here as on a GPU.
+Not modelled: streams and asynchrony, memory pools, several devices, and cupy's own numerics (its
+kernels round as CUDA does; here numpy computes every value).
 """
 
 from __future__ import annotations
@@ -220,8 +222,8 @@ def _device_key(shape: tuple, key: Any) -> tuple:
             items[i] = np.array(_kernel_args(k) if not isinstance(k, np.ndarray) else k)
             if isinstance(k, (list, tuple)) and items[i].size == 0:
                 items[i] = items[i].astype(np.int32)
-    dims = builtins.sum(k.ndim if isinstance(k, np.ndarray) and k.dtype.kind == "b" else 1 for k in items
-               if k is not None and k is not Ellipsis)
+    indexed = [k for k in items if k is not None and k is not Ellipsis]
+    dims = builtins.sum(k.ndim if isinstance(k, np.ndarray) and k.dtype.kind == "b" else 1 for k in indexed)
     axis = 0
     for i, k in enumerate(items):
         if k is Ellipsis:
@@ -253,7 +255,6 @@ class ufunc:  # noqa: N801  (cupy's name)
         self.__name__ = name
         self._np = getattr(np, name)
         self.nin, self.nout = self._np.nin, self._np.nout
-
         self._call = _on_device(self._np, name)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
