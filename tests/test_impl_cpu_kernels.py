@@ -190,3 +190,18 @@ def test_log_softmax_forward_is_torchs_bits() -> None:
     cases = [(x, d) for seed in SEEDS for x, dim in softmax_cases(seed) for d in (dim, x.ndim - 1)]
     cases += [(np.full((2, k), 3.0, np.float32), d) for k in range(1, 301) for d in (0, 1)]
     assert [(x.shape, d) for x, d in cases if not same_bits(seen(impl, x, d), seen(torch, x, d))] == []
+
+
+def test_fma32_rounds_once_where_float64_rounds_onto_a_midpoint() -> None:
+    """``acc + g * o`` with acc an odd float32 and ``g * o`` just below half its ulp: the float64
+    sum rounds onto the float32 midpoint and a second rounding goes to the even neighbour; the
+    fused result (``fma``, checked against exact rationals in tests/test_cpu_kernels.py) stays."""
+    rng = np.random.default_rng(0)
+    scale = 2.0 ** rng.integers(-60, 60, 1000)
+    sign = rng.choice([-1.0, 1.0], 1000)
+    acc = (sign * (1 + (rng.integers(0, 2**22, 1000) * 2 + 1) * 2.0**-23) * scale).astype(np.float32)
+    near_one = 2.0 ** -rng.integers(13, 20, 1000)
+    g, o = (1 - near_one).astype(np.float32), (sign * (1 + near_one) * scale * 2.0**-24).astype(np.float32)
+    twice_rounded = (np.multiply(g, o, dtype=np.float64) + acc).astype(np.float32)
+    assert not same_bits(twice_rounded, cpu_kernels.fma(acc, g, o))  # the case is there
+    assert same_bits(cpu_kernels._fma32(acc, g, o), cpu_kernels.fma(acc, g, o))

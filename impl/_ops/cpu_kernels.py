@@ -187,6 +187,21 @@ def fma(acc: Any, g: Any, o: Any) -> Any:
     return out
 
 
+def _fma32(acc: Any, g: Any, o: Any) -> Any:
+    """float32 ``acc + g * o`` rounded once, for float32 arrays of one shape, cheaper than ``fma``
+    on small ones: the float64 sum (the product is exact there) rounded to float32, redone by
+    ``fma`` where that could be a second rounding (the float64 sum on a float32 midpoint, or
+    nonzero below float32's normal range)."""
+    wide = np.multiply(g, o, dtype=np.float64)
+    wide += acc
+    out = wide.astype(np.float32)
+    mask, half, smallest = _midpoint_bits(np.float32)
+    redo = ((wide.view(np.uint64) & mask) == half) | ((np.abs(wide) < smallest) & (wide != 0))
+    if redo.any():
+        out[redo] = fma(acc[redo], g[redo], o[redo])
+    return out
+
+
 def _chain(grad: Any, out: Any, fused: bool) -> Any:
     """``acc += grad[i] * out[i]`` along axis 0, fused into one rounding per step or not."""
     acc = np.zeros(grad.shape[1:], grad.dtype)
@@ -316,6 +331,14 @@ _LN2_HI, _LN2_LO = np.float32(0.69314718246459960938), np.float32(-1.90465432314
 _LOG_POLY = tuple(np.float32(c) for c in (0.3027294874, 0.3996108174, 0.6666694880))
 
 
+def _fused32(acc: Any, g: Any, o: Any) -> Any:
+    """float32 ``acc + g * o`` through float64: the product is exact there and the sum rounded
+    twice (to float64, then float32). In ``sleef_logf`` that is its single rounding: either the
+    float64 sum is exact, or it was checked, for every float32 input, not to land on a float32
+    midpoint (``fma`` is the general, slower, exact one)."""
+    return (np.multiply(g, o, dtype=np.float64) + acc).astype(np.float32)
+
+
 def sleef_logf(d: Any) -> Any:
     """float32 ``log`` as Sleef's ``logf_u10`` computes it (torch's vectorized float32 log on AVX2
     and AVX512, which log_softmax applies to its sums; ~1% of its results are an ulp from the
@@ -323,8 +346,8 @@ def sleef_logf(d: Any) -> Any:
     [0.75, 1.5), log d = e log 2 + 2 atanh((m - 1) / (m + 1)), the quotient x as a pair from a
     reciprocal refined by fused multiply-adds, then e log 2 + 2x + x^3 P(x^2) summed as pairs.
     Every step is as in the AVX512 build's code (the AVX2 build's only differs in how it finds
-    m and e); the fused multiply-adds are exact (``fma``). 0 gives -inf, a negative or NaN input
-    NaN, +inf +inf."""
+    m and e). 0 gives -inf, a negative or NaN input NaN, +inf +inf. Checked equal to
+    Sleef_logf16_u10 and Sleef_logf8_u10 in torch's library for every float32 input."""
     one = np.float32(1)
     pos = np.where((d > 0) & np.isfinite(d), d, one)
     frac, _ = np.frexp(pos)  # pos = frac * 2^k, frac in [0.5, 1)
@@ -332,15 +355,17 @@ def sleef_logf(d: Any) -> Any:
     scaled = pos * np.float32(1 / 0.75)  # e = floor(log2(d / 0.75)), 128 where that overflows
     e = np.where(np.isinf(scaled), np.float32(128), np.frexp(scaled)[1] - 1).astype(np.float32)
     sx = e * _LN2_HI  # e log 2 as a pair (sx, sy)
-    sy = fma(fma(-sx, _LN2_HI, e), e, _LN2_LO)
+    sy = _fused32(_fused32(-sx, _LN2_HI, e), e, _LN2_LO)
     nx, dx = m - one, m + one  # m - 1 and m + 1 as pairs (TwoSum)
     ny = (-one - (nx - (nx + one))) + (m - (nx + one))
     dy = (one - (dx - (dx - one))) + (m - (dx - one))
     t = one / dx  # x = (nx, ny) / (dx, dy) as a pair (xx, xy)
     xx = t * nx
-    xy = fma(fma(fma(-xx, t, nx), ny, t), fma(fma(np.ones_like(dx), -dx, t), -dy, t), xx)
+    error = _fused32(-xx, t, nx)  # t * nx - xx, the product's rounding error
+    residue = _fused32(_fused32(one, -dx, t), -dy, t)  # 1 - (dx + dy) * t
+    xy = _fused32(_fused32(error, ny, t), residue, xx)
     x2 = xx * xx
-    poly = fma(np.full_like(x2, _LOG_POLY[2]), x2, fma(np.full_like(x2, _LOG_POLY[1]), x2, _LOG_POLY[0]))
+    poly = _fused32(_LOG_POLY[2], x2, _fused32(_LOG_POLY[1], x2, _LOG_POLY[0]))
     hi = (xx + xx) + sx  # (sx, sy) + 2x, then + x^3 P(x^2)
     lo = (((sx - hi) + (xx + xx)) + sy) + (xy + xy)
     w = (x2 * xx) * poly
@@ -457,7 +482,7 @@ def log_softmax_backward(grad: Any, out: Any, dim: int) -> Any:
     (the compiler contracts them in every path of the AVX2/AVX512 kernels)."""
     e = _dim_exp(out, dim, below_whole_vectors)
     total = np.broadcast_to(_kernel_sum(grad, dim), grad.shape)
-    return fma(grad, -e, total) if cpu_capability() != "default" else grad - e * total
+    return _fma32(grad, -e, total) if cpu_capability() != "default" else grad - e * total
 
 
 def softmax_backward(xp: Any, grad: Any, out: Any, dim: int) -> Any:
