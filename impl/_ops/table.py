@@ -8,6 +8,7 @@ a second backward without ``retain_graph`` raises torch's error exactly when tor
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -328,16 +329,22 @@ def _raise_if_unbroadcastable(op: OpDef, arrays: tuple, attrs: dict) -> None:
         raise RuntimeError(mismatch) from None
 
 
-def _raise_device_error(op: OpDef, tensors: tuple, attrs: dict) -> None:
-    """torch's RuntimeError when an op's operands (inputs, and tensor attrs such as an index) lie
-    on two devices: the forward raised TypeError, as cupy does for a host array among a kernel's
-    operands and numpy for a device array it cannot convert. Named as torch's TensorIterator
-    names them: the first operand's device (in the iterator's order of operands, where the op
-    declares it), then the first other one; a TensorIterator op checks shapes first."""
+def _is_cpu_scalar(t: Any) -> bool:
+    return isinstance(t, Tensor) and t._data.ndim == 0 and type(t._data) is np.ndarray
+
+
+def _across_devices(op: OpDef, tensors: tuple, attrs: dict) -> Any:
+    """The op when its forward raised TypeError, as cupy does for a host array among a kernel's
+    operands and numpy for a device array it cannot convert. torch's TensorIterator lets 0-dim CPU
+    tensors join an op on another device ("CPU scalars", compute_types): the op runs on copies
+    of them on that device and records against them, and their 0-dim gradients go back to the
+    CPU (as torch's validate_outputs moves them). Operands on two devices otherwise raise torch's
+    error; a TypeError of another cause is raised as it was."""
     operands = [*tensors, *(v for v in attrs.values() if isinstance(v, Tensor))]
-    if op.iterator_operands:
+    if op.iterator_operands:  # devices named in TensorIterator's order of its operands
         named = dict(zip(op.inputs, tensors, strict=False)) | attrs
         operands = [named[name] for name in op.iterator_operands if name in named] + operands
+        operands = [t for t in operands if not _is_cpu_scalar(t)] or operands
     devices = list(dict.fromkeys(str(t.device) for t in operands if isinstance(t, Tensor)))
     if len(devices) > 1:
         if op.iterator_operands:
@@ -346,6 +353,37 @@ def _raise_device_error(op: OpDef, tensors: tuple, attrs: dict) -> None:
             "Expected all tensors to be on the same device, but found at least two devices, "
             f"{devices[0]} and {devices[1]}!"
         ) from None
+    scalars = [i for i, t in enumerate(tensors) if _is_cpu_scalar(t)]
+    scalar_attrs = [name for name, v in attrs.items() if _is_cpu_scalar(v)]
+    if not op.iterator_operands or devices == ["cpu"] or not scalars + scalar_attrs or len(op.outputs) != 1:
+        raise  # noqa: PLE0704  (the forward's TypeError, being handled by the caller)
+    xp = namespace_of(operands[0]._data)
+    moved = [_uploaded(xp, t) if i in scalars else t for i, t in enumerate(tensors)]
+    moved_attrs = {k: _uploaded(xp, v) if k in scalar_attrs else v for k, v in attrs.items()}
+    with grad_mode.no_grad():
+        main = op._call(tuple(moved), moved_attrs)
+    needs_grad = any(t.requires_grad for t, d in zip(tensors, op._plan.diff, strict=True) if d is not None)
+    if needs_grad and grad_mode.is_recording() and main._data.dtype in FLOAT_DTYPES:
+        op._record(tensors, attrs, (main,))
+        main._grad_fn.apply = functools.partial(_cpu_scalar_grads, main._grad_fn, scalars)
+    return main
+
+
+def _uploaded(xp: Any, t: Tensor) -> Tensor:
+    """A copy of the 0-dim CPU tensor ``t`` on ``xp``'s device, outside any graph."""
+    return Tensor._from_array(xp.asarray(t._data))
+
+
+def _cpu_scalar_grads(node: OpNode, scalars: list[int], grads: tuple) -> tuple:
+    """``node``'s gradients with those of its CPU-scalar inputs moved back to the CPU."""
+    cls = type(node)
+    if cls.apply is OpNode.apply:  # not compiled yet (the stub would call the node's own apply)
+        cls.apply = codegen.compile_node_method(node.op, "apply", _NODE_HELPERS)
+    outputs = list(cls.apply(node, grads))
+    for i in scalars:
+        if outputs[i] is not None:
+            outputs[i] = outputs[i].to("cpu")
+    return tuple(outputs)
 
 
 def _torch_layout(op: OpDef, xp: Any, raw: Any, tensors: tuple, arrays: list, attrs: dict) -> Any:
@@ -524,7 +562,7 @@ _CALL_HELPERS = {
     "np": np, "Tensor": Tensor, "namespace_of": namespace_of, "_wrap_numbers": _wrap_numbers,
     "_common_float": _common_float, "compute_dtype": compute_dtype, "_cast": _cast,
     "quiet_enter": quiet_enter, "quiet_exit": quiet_exit, "_raise_broadcast_error": _raise_broadcast_error,
-    "_raise_device_error": _raise_device_error,
+    "_across_devices": _across_devices,
     "_from_array": Tensor._from_array, "_torch_layout": _torch_layout, "_grad_state": _grad_state,
     "FLOAT_DTYPES": FLOAT_DTYPES, "_view_creation_meta": _view_creation_meta,
 }
