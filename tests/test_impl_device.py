@@ -429,17 +429,37 @@ def test_shapes_are_checked_before_devices(mix: str, cuda: Any) -> None:
     assert got == outcome(lambda: UNBROADCASTABLE[mix](torch, torch.ones(3), torch.ones(2)))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="TensorIterator lets a 0-dim CPU tensor join a 'cuda' op (aten/src/ATen/TensorIterator.cpp, "
-    "compute_types; the engine's validate_outputs moves its 0-dim gradient back to cpu); impl refuses "
-    "it with the two-device error: needs input devices in the engine's gradient validation",
-)
-def test_cpu_scalar_tensor_joins_a_cuda_op(cuda: Any) -> None:
-    scale = impl.tensor(2.0, requires_grad=True)
-    x = impl.ones(3, device="cuda", requires_grad=True)
-    (x * scale).sum().backward()
-    assert x.grad.is_cuda and not scale.grad.is_cuda and scale.grad.item() == 3.0
+CPU_SCALARS: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "mul": lambda t, x, s: x * s,
+    "radd": lambda t, x, s: s + x,
+    "div": lambda t, x, s: x / s,
+    "rsub_": lambda t, x, s: (s - x).mul_(s),
+    "pow": lambda t, x, s: x.pow(s),
+    "where": lambda t, x, s: t.where(x > 0, x, s),
+    "maximum": lambda t, x, s: t.maximum(s, x),
+    "second_order": lambda t, x, s: t.autograd.grad((x * s * s).sum(), s, create_graph=True)[0] * x,
+}
+
+
+@pytest.mark.parametrize("op", CPU_SCALARS, ids=list(CPU_SCALARS))
+def test_cpu_scalar_tensors_join_cuda_ops(op: str, cuda: Any) -> None:
+    """TensorIterator lets a 0-dim CPU tensor join an op on another device (TensorIterator.cpp,
+    compute_types: "CPU scalars"), and the engine moves its 0-dim gradient back to the CPU
+    (validate_outputs): result on 'cuda', graph, values and gradients as torch's on cpu, each
+    gradient on its tensor's device."""
+    seen = []
+    for lib, dev in ((torch, "cpu"), (impl, "cuda")):
+        x = lib.tensor([0.5, -1.5, 2.0], device=dev, requires_grad=True)
+        s = lib.tensor(1.5, requires_grad=True)
+        y = CPU_SCALARS[op](lib, x, s)
+        y.sum().backward()
+        seen.append((y.tolist(), graph(y), x.grad.tolist(), s.grad.tolist()))
+        if lib is impl:
+            assert y.is_cuda and x.grad.is_cuda and not s.grad.is_cuda
+    np.testing.assert_allclose(seen[1][0], seen[0][0], rtol=1e-6)
+    assert seen[1][1] == seen[0][1]
+    np.testing.assert_allclose(seen[1][2], seen[0][2], rtol=1e-6)
+    np.testing.assert_allclose(seen[1][3], seen[0][3], rtol=1e-6)
 
 
 # -- nn and optim on 'cuda' ---------------------------------------------------------------------
