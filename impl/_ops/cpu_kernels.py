@@ -394,7 +394,9 @@ def intraop_threads() -> int:
     the processors this process may run on (torch's default here; ``torch.set_num_threads`` in
     the program is not seen)."""
     chosen = os.environ.get("OMP_NUM_THREADS", "")
-    return int(chosen) if chosen.isdigit() and int(chosen) > 0 else len(os.sched_getaffinity(0))
+    if chosen.isdigit() and int(chosen) > 0:
+        return int(chosen)
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def inner_vectorized(outer: int, inner: int) -> Any:
