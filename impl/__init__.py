@@ -5,6 +5,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from impl import _methods, autograd, dtypes, utils
 from impl._creation import (
     BoolTensor,
@@ -207,6 +209,32 @@ class _Cuda:
     @staticmethod
     def device_count() -> int:
         return 1 if _Cuda.is_available() else 0
+
+    @staticmethod
+    def current_device() -> int:
+        """0: impl keeps its arrays on cupy's current device. Without one, torch's AssertionError."""
+        _cupy()
+        return 0
+
+    @staticmethod
+    def synchronize(device: Any = None) -> None:
+        """Wait until the device has run the work queued on it (cupy runs kernels asynchronously)."""
+        _cupy().cuda.runtime.deviceSynchronize()
+
+    @staticmethod
+    def manual_seed(seed: int) -> None:
+        """Nothing to seed: impl draws a 'cuda' tensor's random numbers from its CPU stream
+        (``impl.manual_seed`` seeds it) and moves them, where torch has a CUDA generator of its
+        own (Philox) that impl does not reproduce. Without CUDA torch ignores the call too."""
+
+    manual_seed_all = manual_seed
+
+
+def _cupy() -> Any:
+    """cupy, or torch's AssertionError where there is no CUDA device."""
+    from impl._xp import device, namespace_for
+
+    return namespace_for(device("cuda"))
 
 
 cuda = _Cuda()

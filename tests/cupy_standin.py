@@ -22,7 +22,7 @@ cupy/_core/_routines_indexing.pyx; https://docs.cupy.dev/en/stable/user_guide/in
   does, and out-of-range integer array indices wrap around instead of raising (cupy's documented
   difference from numpy);
 - reductions return 0-d arrays, never numpy scalars;
-- ``cuda.runtime.getDeviceCount()`` reports one device.
+- ``cuda.runtime.getDeviceCount()`` reports one device; ``deviceSynchronize()`` returns at once.
 
 Module functions exist only for the names listed in ``FUNCTIONS`` and ``UFUNCS`` (all of them cupy
 functions of the same name), so impl calling a numpy function cupy lacks fails here as on a GPU.
@@ -360,6 +360,6 @@ class _Device:
 
 cuda = types.SimpleNamespace(
     Device=_Device,
-    runtime=types.SimpleNamespace(getDeviceCount=lambda: 1),
+    runtime=types.SimpleNamespace(getDeviceCount=lambda: 1, deviceSynchronize=lambda: None),
     Stream=types.SimpleNamespace(null=types.SimpleNamespace(synchronize=lambda: None)),
 )

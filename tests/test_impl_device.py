@@ -136,6 +136,31 @@ def test_without_cupy_cuda_is_refused_as_by_torch(request_: str, no_cupy: None) 
     assert impl.cuda.is_available() is False
 
 
+CUDA_MODULE_CALLS: dict[str, Callable[[Any], Any]] = {
+    "is_available": lambda t: t.cuda.is_available(),
+    "device_count": lambda t: t.cuda.device_count(),
+    "current_device": lambda t: t.cuda.current_device(),
+    "synchronize": lambda t: t.cuda.synchronize(),
+    "manual_seed": lambda t: t.cuda.manual_seed(0),
+    "manual_seed_all": lambda t: t.cuda.manual_seed_all(0),
+}
+
+
+@pytest.mark.parametrize("call", CUDA_MODULE_CALLS, ids=list(CUDA_MODULE_CALLS))
+def test_cuda_module_without_cupy_as_torch_without_cuda(call: str, no_cupy: None) -> None:
+    """torch.cuda's functions on a machine without CUDA: a count of 0, nothing for seeding, torch's
+    AssertionError where a device is needed."""
+    assert outcome(lambda: CUDA_MODULE_CALLS[call](impl)) == outcome(lambda: CUDA_MODULE_CALLS[call](torch))
+
+
+def test_cuda_module_with_a_device(cuda: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a device: one device, index 0 current; synchronize waits on cupy's device."""
+    waited = []
+    monkeypatch.setattr(cp.cuda.runtime, "deviceSynchronize", lambda: waited.append(True))
+    assert impl.cuda.is_available() and impl.cuda.device_count() == 1 and impl.cuda.current_device() == 0
+    assert impl.cuda.synchronize() is None and waited == [True]
+
+
 DEVICE_SPECS = ["cpu", "cuda", "cuda:0", "cuda:1", "cpu:0", "gpu", "gpu:0", "cuda:01", " cuda", "", "CUDA"]
 
 
