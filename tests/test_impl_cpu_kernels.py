@@ -10,6 +10,7 @@ the inner size is shorter than a vector.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -131,16 +132,22 @@ def softmax_matches(x: Any, dim: int, grad: Any) -> bool:
     return all(same_bits(a, b) for a, b in zip(ours, theirs, strict=True))
 
 
+def differing(seed: int, matches: Callable[[Any, int, Any], bool], uniform: float) -> list:
+    """The (shape, dim) of ``softmax_cases(seed)`` (each along its drawn dim and the last) where
+    ``matches(x, dim, grad)`` fails; every other case's upstream gradient is ``uniform``."""
+    rng = np.random.default_rng(seed)
+    found = []
+    for i, (x, dim) in enumerate(softmax_cases(seed)):
+        grad = upstream(rng, x.shape, uniform=uniform if i % 2 else None)
+        found += [(x.shape, d) for d in (dim, x.ndim - 1) if not matches(x, d, grad)]
+    return found
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_softmax_and_its_backward_are_torchs_bits(seed: int) -> None:
     """Forward and backward, bit for bit, for random and for uniform upstream gradients (where
     torch's backward cancels to exactly 0 and a last-ulp difference in the forward shows)."""
-    rng = np.random.default_rng(seed)
-    differing = []
-    for i, (x, dim) in enumerate(softmax_cases(seed)):
-        grad = upstream(rng, x.shape, uniform=100.0 if i % 2 else None)
-        differing += [(x.shape, d) for d in (dim, x.ndim - 1) if not softmax_matches(x, d, grad)]
-    assert differing == []
+    assert differing(seed, softmax_matches, uniform=100.0) == []
 
 
 def test_softmax_at_special_values_as_torch() -> None:
@@ -169,12 +176,7 @@ def test_log_softmax_backward_is_torchs_bits(seed: int) -> None:
     """``grad - exp(out) * sum(grad)``: the exp where the kernels take it (the last dimension all
     vector, another dimension vector up to the inner size's last whole vector), the sums in
     their order, the product fused into the difference."""
-    rng = np.random.default_rng(seed)
-    differing = []
-    for i, (x, dim) in enumerate(softmax_cases(seed)):
-        grad = upstream(rng, x.shape, uniform=7.0 if i % 2 else None)
-        differing += [(x.shape, d) for d in (dim, x.ndim - 1) if not log_softmax_backward_matches(x, d, grad)]
-    assert differing == []
+    assert differing(seed, log_softmax_backward_matches, uniform=7.0) == []
 
 
 @pytest.mark.xfail(cpu_kernels.cpu_capability() == "default", strict=True, reason=(
