@@ -1399,3 +1399,19 @@ def test_softmax_backward_cancels_exactly_as_torch() -> None:
         return x.grad.tolist()
 
     assert run(impl) == run(torch)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "float32 Conv2d is not bitwise torch's: torch's CPU convolution (mkldnn/oneDNN or im2col and "
+    "its GEMM) adds the products in its own blocked order, impl's numpy sums in another, so results "
+    "differ in the last bit (inside the tolerance); where a later softmax's backward cancels to "
+    "exactly 0 in torch, impl shows ~1e-5 (MHOOK-* global module hooks, thorough profile only)"))
+def test_conv2d_float32_sums_as_torch() -> None:
+    rng = np.random.default_rng(0)
+    x = rng.standard_normal((2, 2, 5, 5)).astype(np.float32)
+    w = rng.standard_normal((1, 2, 3, 3)).astype(np.float32)
+
+    def run(m: Any) -> list:
+        return m.nn.functional.conv2d(m.tensor(x), m.tensor(w), m.tensor([-1.0])).tolist()
+
+    assert run(impl) == run(torch)
