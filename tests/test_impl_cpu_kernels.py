@@ -10,6 +10,9 @@ the inner size is shorter than a vector.
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -207,3 +210,25 @@ def test_fma32_rounds_once_where_float64_rounds_onto_a_midpoint() -> None:
     twice_rounded = (np.multiply(g, o, dtype=np.float64) + acc).astype(np.float32)
     assert not same_bits(twice_rounded, cpu_kernels.fma(acc, g, o))  # the case is there
     assert same_bits(cpu_kernels._fma32(acc, g, o), cpu_kernels.fma(acc, g, o))
+
+
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "MKL_DYNAMIC")
+THREAD_ENVIRONMENTS = [
+    {}, {"OMP_NUM_THREADS": "1"}, {"OMP_NUM_THREADS": "3"}, {"OMP_NUM_THREADS": "0"},
+    {"OMP_NUM_THREADS": "x"},
+    {"MKL_NUM_THREADS": "1", "OMP_NUM_THREADS": "2"}, {"MKL_NUM_THREADS": "2", "OMP_NUM_THREADS": "1"},
+    {"OMP_NUM_THREADS": "3", "MKL_DYNAMIC": "false"},
+]
+
+
+@pytest.mark.parametrize("env", THREAD_ENVIRONMENTS)
+def test_intraop_threads_are_torchs_default(env: dict) -> None:
+    """The thread count the kernels' chunking follows is torch's default one (a fresh process's
+    ``torch.get_num_threads()``): the environment's, at most the physical cores unless MKL_DYNAMIC
+    is false, else the physical cores."""
+    code = ("import torch; from impl._ops.cpu_kernels import intraop_threads; "
+            "print(torch.get_num_threads(), intraop_threads())")
+    base = {k: v for k, v in os.environ.items() if k not in THREAD_VARIABLES}
+    out = subprocess.run([sys.executable, "-W", "ignore", "-c", code], env={**base, **env},
+                         capture_output=True, text=True, check=True).stdout.split()
+    assert out[0] == out[1]

@@ -30,6 +30,7 @@ import decimal
 import functools
 import os
 import threading
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -390,13 +391,30 @@ def vector_exp(x: Any) -> Any:
 
 
 def intraop_threads() -> int:
-    """The threads torch's ``parallel_for`` splits a loop between: OMP_NUM_THREADS when set, else
-    the processors this process may run on (torch's default here; ``torch.set_num_threads`` in
-    the program is not seen)."""
-    chosen = os.environ.get("OMP_NUM_THREADS", "")
-    if chosen.isdigit() and int(chosen) > 0:
-        return int(chosen)
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    """The threads torch's ``parallel_for`` splits a loop between, by default (``torch.set_num_threads``
+    in the program is not seen): the machine's physical cores, or MKL_NUM_THREADS, else
+    OMP_NUM_THREADS, when set to a positive number. The x86 build sizes its OpenMP pool from MKL's
+    (``init_num_threads``), and MKL, unless MKL_DYNAMIC is false, uses no more threads than cores."""
+    for name in ("MKL_NUM_THREADS", "OMP_NUM_THREADS"):
+        chosen = os.environ.get(name, "").strip()
+        if chosen.isdigit() and int(chosen) > 0:
+            dynamic = os.environ.get("MKL_DYNAMIC", "").strip().lower() not in ("false", "0", "no")
+            return min(int(chosen), physical_cores()) if dynamic else int(chosen)
+    return physical_cores()
+
+
+@functools.cache
+def physical_cores() -> int:
+    """The machine's physical cores, as torch's thread pool counts them (cpuinfo's cores, not its
+    logical processors: two hyperthreads of one core count once; the process's CPU affinity is not
+    consulted): the distinct (package, core) pairs of Linux's CPU topology, else os.cpu_count()."""
+    cores = set()
+    for topology in Path("/sys/devices/system/cpu").glob("cpu[0-9]*/topology"):
+        try:
+            cores.add(((topology / "physical_package_id").read_text(), (topology / "core_id").read_text()))
+        except OSError:
+            continue
+    return len(cores) or os.cpu_count() or 1
 
 
 def inner_vectorized(outer: int, inner: int) -> Any:
