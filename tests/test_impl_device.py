@@ -487,6 +487,66 @@ def test_cpu_scalar_tensors_join_cuda_ops(op: str, cuda: Any) -> None:
     np.testing.assert_allclose(seen[1][3], seen[0][3], rtol=1e-6)
 
 
+def _returning(lib: Any, make_grad: Callable[[Any], Any]) -> Any:
+    """A custom Function, identity forward, whose backward returns ``make_grad(grad)``."""
+
+    class Returning(lib.autograd.Function):
+        @staticmethod
+        def forward(ctx: Any, x: Any) -> Any:
+            return x * 1
+
+        @staticmethod
+        def backward(ctx: Any, grad: Any) -> Any:
+            return make_grad(grad)
+
+    return Returning
+
+
+def test_engine_refuses_a_gradient_on_another_device(cuda: Any) -> None:
+    """torch's validate_outputs: a gradient on another device than its input is refused unless it
+    is 0-dim, with torch's message (torch on the CPU shows it with a 'meta' gradient)."""
+    x = torch.ones(3, requires_grad=True)
+    with pytest.raises(RuntimeError) as theirs:
+        _returning(torch, lambda g: torch.ones(3, device="meta")).apply(x).sum().backward()
+    y = impl.ones(3, device="cuda", requires_grad=True)
+    with pytest.raises(RuntimeError) as ours:
+        _returning(impl, lambda g: impl.ones(3)).apply(y).sum().backward()
+    devices = ("expected device cpu but got meta", "expected device cuda:0 but got cpu")
+    assert str(ours.value) == str(theirs.value).replace(*devices)
+    assert y.grad is None
+
+
+def test_engine_moves_a_0_dim_gradient_to_its_input_device(cuda: Any) -> None:
+    """A 0-dim gradient on another device is moved to the input's (validate_outputs' grad.to)."""
+    x = impl.tensor(2.0, requires_grad=True)
+    _returning(impl, lambda g: g.cuda() * 3).apply(x).backward()
+    assert not x.grad.is_cuda and x.grad.item() == 3.0
+
+
+def test_materialized_gradients_are_made_on_the_output_device(cuda: Any) -> None:
+    """A custom Function's output that got no gradient gets zeros of its shape, dtype and device
+    (InputMetadata::zeros_like), here on 'cuda'; values as torch's on cpu."""
+    seen = {}
+
+    def run(lib: Any, dev: str) -> list:
+        class Two(lib.autograd.Function):
+            @staticmethod
+            def forward(ctx: Any, x: Any) -> Any:
+                return x * 2, x * 3
+
+            @staticmethod
+            def backward(ctx: Any, ga: Any, gb: Any) -> Any:
+                seen[dev] = (ga.device.type, gb.device.type, gb.tolist())
+                return ga * 2 + gb * 3
+
+        x = lib.ones(2, device=dev, requires_grad=True)
+        Two.apply(x)[0].sum().backward()
+        return x.grad.tolist()
+
+    assert run(impl, "cuda") == run(torch, "cpu")
+    assert seen["cuda"] == ("cuda", "cuda", seen["cpu"][2])
+
+
 # -- nn and optim on 'cuda' ---------------------------------------------------------------------
 
 

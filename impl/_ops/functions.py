@@ -17,7 +17,7 @@ from impl._ops.signatures import invalid_call
 from impl._ops.table import NOT_OPERANDS, OpDef, apply, broadcast_mismatch
 from impl._tensor import Tensor, _wrap_dim
 from impl._xp import namespace_of
-from impl.autograd.graph import Node
+from impl.autograd.graph import Node, input_meta, zeros_of
 
 _ABSENT: Any = object()  # an argument not given (where torch tells None given from none)
 
@@ -878,14 +878,9 @@ class _MultiViewNode(Node):
         self.dim, self.stacked = dim, stacked
 
     def apply(self, grads: tuple) -> tuple:
-        from impl._creation import zeros
-
         if all(g is None for g in grads):
             return (None,)
-        parts = [
-            g if g is not None else zeros(*shape, dtype=dt)
-            for g, (shape, dt) in zip(grads, self._input_meta, strict=True)
-        ]
+        parts = [g if g is not None else zeros_of(m) for g, m in zip(grads, self._input_meta, strict=True)]
         return ((stack if self.stacked else cat)(parts, self.dim),)
 
 
@@ -910,7 +905,7 @@ def _multi_view(input: Tensor, arrays: list, node_name: str, dim: int, stacked: 
     if grad_mode.is_recording() and input.requires_grad:
         node = _MULTI_VIEW_NODES[node_name](dim, stacked)
         node._next = (input._edge(),)
-        node._input_meta = [(tuple(t.shape), t.dtype) for t in outs]
+        node._input_meta = [input_meta(t) for t in outs]
         for i, t in enumerate(outs):
             t._grad_fn, t._output_nr = node, i
     return tuple(outs)

@@ -21,7 +21,7 @@ from impl._ops.table import D, OpDef, apply
 from impl._tensor import Tensor, view_rebase_error
 from impl._xp import namespace_of, to_numpy
 from impl.autograd import grad_mode
-from impl.autograd.graph import FREED, Node
+from impl.autograd.graph import FREED, Node, input_meta
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
@@ -247,7 +247,7 @@ def _save_self_as_result(node: Node, result: Tensor, self: Tensor) -> None:
 
 
 def _rebase_history(t: Tensor, node: Node) -> None:
-    node._input_meta = [(tuple(t.shape), t.dtype)]
+    node._input_meta = [input_meta(t)]
     if t._base is None:
         _move_retain_grad(t, node)
         t._grad_fn, t._output_nr = node, 0
@@ -276,7 +276,7 @@ class CopySlices(Node):
     def __init__(self, base: Tensor, fn: Node, size: tuple, stride: tuple, offset: int) -> None:
         super().__init__()
         self._next = (base._edge(),) + tuple(fn._next[1:])
-        self._input_meta = [(tuple(base.shape), base.dtype)]
+        self._input_meta = [input_meta(base)]
         self.fn, self.size, self.stride, self.offset = fn, size, stride, offset
         self.base_contiguous = base.is_contiguous()
 

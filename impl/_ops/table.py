@@ -8,7 +8,6 @@ a second backward without ``retain_graph`` raises torch's error exactly when tor
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,7 +21,7 @@ from impl._ops import codegen
 from impl._tensor import Tensor
 from impl._xp import namespace_of, quiet_enter, quiet_exit
 from impl.autograd import grad_mode
-from impl.autograd.graph import Node, SavedTensor, _modified_message, _sequence
+from impl.autograd.graph import Node, SavedTensor, _modified_message, _sequence, input_meta
 
 
 @dataclass(frozen=True)
@@ -337,8 +336,8 @@ def _across_devices(op: OpDef, tensors: tuple, attrs: dict) -> Any:
     """The op when its forward raised TypeError, as cupy does for a host array among a kernel's
     operands and numpy for a device array it cannot convert. torch's TensorIterator lets 0-dim CPU
     tensors join an op on another device ("CPU scalars", compute_types): the op runs on copies
-    of them on that device and records against them, and their 0-dim gradients go back to the
-    CPU (as torch's validate_outputs moves them). Operands on two devices otherwise raise torch's
+    of them on that device and records against them; the engine moves their 0-dim gradients back
+    to the CPU (torch's validate_outputs, engine._conform). Operands on two devices otherwise raise torch's
     error; a TypeError of another cause is raised as it was."""
     operands = [*tensors, *(v for v in attrs.values() if isinstance(v, Tensor))]
     if op.iterator_operands:  # devices named in TensorIterator's order of its operands
@@ -365,25 +364,12 @@ def _across_devices(op: OpDef, tensors: tuple, attrs: dict) -> Any:
     needs_grad = any(t.requires_grad for t, d in zip(tensors, op._plan.diff, strict=True) if d is not None)
     if needs_grad and grad_mode.is_recording() and main._data.dtype in FLOAT_DTYPES:
         op._record(tensors, attrs, (main,))
-        main._grad_fn.apply = functools.partial(_cpu_scalar_grads, main._grad_fn, scalars)
     return main
 
 
 def _uploaded(xp: Any, t: Tensor) -> Tensor:
     """A copy of the 0-dim CPU tensor ``t`` on ``xp``'s device, outside any graph."""
     return Tensor._from_array(xp.asarray(t._data))
-
-
-def _cpu_scalar_grads(node: OpNode, scalars: list[int], grads: tuple) -> tuple:
-    """``node``'s gradients with those of its CPU-scalar inputs moved back to the CPU."""
-    cls = type(node)
-    if cls.apply is OpNode.apply:  # not compiled yet (the stub would call the node's own apply)
-        cls.apply = codegen.compile_node_method(node.op, "apply", _NODE_HELPERS)
-    outputs = list(cls.apply(node, grads))
-    for i in scalars:
-        if outputs[i] is not None:
-            outputs[i] = outputs[i].to("cpu")
-    return tuple(outputs)
 
 
 def _torch_layout(op: OpDef, xp: Any, raw: Any, tensors: tuple, arrays: list, attrs: dict) -> Any:
@@ -525,14 +511,15 @@ _OUTPUT_META: dict = {}
 
 
 def output_meta(t: Any) -> tuple:
-    """``((shape, dtype),)`` of a node's single output, shared between nodes (a graph of the same
+    """``(input_meta(t),)`` of a node's single output, shared between nodes (a graph of the same
     shapes keeps one, not one per node); the cache is bounded."""
-    key = (t._data.shape, t._data.dtype)
+    data = t._data
+    key = (data.shape, data.dtype, type(data))
     meta = _OUTPUT_META.get(key)
     if meta is None:
         if len(_OUTPUT_META) > 4096:
             _OUTPUT_META.clear()
-        meta = _OUTPUT_META[key] = ((key[0], t.dtype),)
+        meta = _OUTPUT_META[key] = (input_meta(t),)
     return meta
 
 

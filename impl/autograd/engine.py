@@ -17,6 +17,9 @@ import heapq
 import itertools
 from typing import Any
 
+import numpy as np
+
+from impl._xp import namespace_of
 from impl.autograd import grad_mode
 from impl.autograd.graph import AccumulateGrad, Node
 
@@ -105,17 +108,23 @@ def _validate(node: Node, outputs: tuple, edges: tuple) -> tuple:
         nxt, nr = edges[i]
         if nxt is None:
             continue
-        shape, dtype = nxt._input_meta[nr]
+        shape, dtype, xp = nxt._input_meta[nr]
         data = grad._data
-        if data.shape != shape or data.dtype is not dtype.np:
+        if (
+            data.shape != shape
+            or data.dtype is not dtype.np
+            or (xp is not np or type(data) is not np.ndarray) and namespace_of(data) is not xp
+        ):
             if conformed is None:
                 conformed = list(outputs)
-            conformed[i] = _conform(node, i, grad, tuple(shape), dtype)
+            conformed[i] = _conform(node, i, grad, tuple(shape), dtype, xp)
     return outputs if conformed is None else tuple(conformed)
 
 
-def _conform(node: Node, i: int, grad: Any, shape: tuple, dtype: Any) -> Any:
-    """Gradient ``i`` of ``node`` summed to ``shape`` (when it broadcasts to it) and cast to ``dtype``."""
+def _conform(node: Node, i: int, grad: Any, shape: tuple, dtype: Any, xp: Any) -> Any:
+    """Gradient ``i`` of ``node`` as torch's validate_outputs makes it: summed to ``shape`` (when it
+    broadcasts to it), cast to ``dtype``, and moved to the device of namespace ``xp`` when it is
+    0-dim (a CPU scalar's gradient computed on 'cuda'); another device is refused."""
     if grad._data.shape != shape:
         from impl._ops.views import is_expandable_to, sum_to
 
@@ -128,6 +137,14 @@ def _conform(node: Node, i: int, grad: Any, shape: tuple, dtype: Any) -> Any:
         grad = sum_to(grad, shape)
     if grad.dtype is not dtype:
         grad = grad.to(dtype)
+    if namespace_of(grad._data) is not xp:
+        expected = "cpu" if xp is np else "cuda:0"
+        if grad.dim() != 0:
+            raise RuntimeError(
+                f"Function {node.name()} returned an invalid gradient at index {i} - expected device "
+                f"{expected} but got {grad.device}"
+            )
+        grad = grad.to(expected)
     return grad
 
 

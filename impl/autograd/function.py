@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from impl.autograd import grad_mode
-from impl.autograd.graph import FREED, Node, SavedTensor
+from impl.autograd.graph import FREED, Node, SavedTensor, input_meta, zeros_of
 
 DIRTY_LEAF = "a leaf Variable that requires grad has been used in an in-place operation."
 ONCE_DIFF = "trying to differentiate twice a function that was marked with @once_differentiable"
@@ -74,13 +74,10 @@ class BackwardCFunction(Node, FunctionCtx):
         self._is_tensor_input: tuple = ()
 
     def apply(self, grads: tuple) -> tuple:
-        from impl._creation import zeros
 
         if self.materialize_grads:
-            grads = tuple(
-                g if g is not None else zeros(*shape, dtype=dt)
-                for g, (shape, dt) in zip(grads, self._input_meta, strict=False)
-            )
+            metas = self._input_meta
+            grads = tuple(g if g is not None else zeros_of(m) for g, m in zip(grads, metas, strict=False))
         result = self._forward_cls.backward(self, *grads)
         result = result if isinstance(result, tuple) else (result,)
         n_inputs = len(self._is_tensor_input)
@@ -173,7 +170,7 @@ def _wire_output(ctx: BackwardCFunction, out: Any, i: int, inputs: tuple, kind: 
 
     if not isinstance(out, Tensor):
         return out
-    ctx._input_meta.append((tuple(out.shape), out.dtype))
+    ctx._input_meta.append(input_meta(out))
     if any(out is t for t in ctx._non_differentiable):
         return out
     is_input = any(out is a for a in inputs)
@@ -230,7 +227,7 @@ def _delayed_error(t: Any, grads: tuple) -> Any:
 
     node = DelayedError(ONCE_DIFF)
     node._next = tuple(g._edge() for g in grads if isinstance(g, Tensor) and g.requires_grad)
-    node._input_meta = [(tuple(t.shape), t.dtype)]
+    node._input_meta = [input_meta(t)]
     out = Tensor._from_array(t._data)
     out._grad_fn = node
     return out

@@ -1,7 +1,8 @@
 """Graph nodes (what ``grad_fn`` holds), saved tensors, and the AccumulateGrad node of leaves.
 
 A Node has edges ``next_functions`` (one ``(node, input_nr)`` per differentiable forward input),
-metadata (shape, dtype) of each forward output (the engine checks incoming gradients against it),
+metadata (shape, dtype, device) of each forward output (the engine checks incoming gradients
+against it, as torch's InputMetadata; see ``input_meta``),
 and four hook lists, run by the engine in torch's order: tensor pre-hooks (per output, from
 ``Tensor.register_hook``), retain_grad hooks, node pre-hooks, the node, node post-hooks.
 """
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from impl._xp import namespace_of
 from impl.utils.hooks import RemovableHandle
 
 if TYPE_CHECKING:
@@ -40,6 +42,21 @@ ANOMALY_HINT = (
     "Hint: enable anomaly detection to find the operation that failed to compute its gradient, with "
     "torch.autograd.set_detect_anomaly(True, check_nan=False)."
 )
+
+
+def input_meta(t: Tensor) -> tuple:
+    """What a gradient for ``t`` must be (torch's InputMetadata): its shape, its dtype, and its
+    device as the array namespace (numpy on 'cpu', cupy on 'cuda'), compared by identity."""
+    return (tuple(t.shape), t.dtype, namespace_of(t._data))
+
+
+def zeros_of(meta: tuple) -> Tensor:
+    """Zeros with ``meta``'s shape, dtype and device (InputMetadata::zeros_like): the gradient a
+    node materialises for an output that received none."""
+    from impl._tensor import Tensor
+
+    shape, dtype, xp = meta
+    return Tensor._from_array(xp.zeros(shape, dtype.np))
 
 
 class _NoHooks(dict):
@@ -76,7 +93,7 @@ class Node:
     def __init__(self) -> None:
         self._sequence_nr = next(_sequence)
         self._next: tuple[tuple[Node | None, int], ...] = ()
-        self._input_meta: list[tuple[tuple[int, ...], Any]] = []
+        self._input_meta: list[tuple] = []  # input_meta of each output
 
     def _own(self, table: str) -> dict:
         """The node's own hook table ``table`` (one of the four above), made on first use."""
@@ -190,7 +207,7 @@ class AccumulateGrad(Node):
         super().__init__()
         self._sequence_nr = MAX_SEQUENCE_NR
         self.variable = variable
-        self._input_meta = [(tuple(variable.shape), variable.dtype)]
+        self._input_meta = [input_meta(variable)]
         self._post_acc_hooks: OrderedDict[int, Callable] = OrderedDict()
 
     def name(self) -> str:

@@ -24,7 +24,7 @@ from impl._ops.table import D, OpCtx, OpDef, apply
 from impl._tensor import Tensor
 from impl._xp import namespace_of
 from impl.autograd import grad_mode
-from impl.autograd.graph import Node, SavedTensor
+from impl.autograd.graph import Node, SavedTensor, input_meta
 
 
 def _pair(v: Any) -> tuple[int, int]:
@@ -161,11 +161,8 @@ class ConvolutionBackwardBackward0(Node):
     def __init__(self, grad: Tensor, input: Tensor, weight: Tensor, p: ConvParams) -> None:
         super().__init__()
         self._next = tuple(t._edge() if t.requires_grad else (None, 0) for t in (grad, input, weight))
-        self._input_meta = [
-            (tuple(input.shape), input.dtype),
-            (tuple(weight.shape), weight.dtype),
-            ((weight.shape[0],), weight.dtype),
-        ]
+        bias_meta = ((weight.shape[0],), *input_meta(weight)[1:])
+        self._input_meta = [input_meta(input), input_meta(weight), bias_meta]
         self.saved = [SavedTensor(grad), SavedTensor(input), SavedTensor(weight)]
         self.params = p
 

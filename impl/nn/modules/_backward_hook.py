@@ -17,7 +17,7 @@ from typing import Any
 import impl
 from impl._tensor import Tensor
 from impl.autograd.function import view_kind
-from impl.autograd.graph import Node
+from impl.autograd.graph import Node, input_meta, zeros_of
 
 NO_INPUT_GRAD_WARNING = (
     "Full backward hook is firing when gradients are computed with respect to module outputs since no "
@@ -37,8 +37,8 @@ class BackwardHookFunctionBackward(Node):
 
     def apply(self, grads: tuple) -> tuple:
         out = []
-        for g, (shape, dtype) in zip(grads, self._input_meta, strict=False):
-            out.append(g if g is not None else impl.zeros(shape, dtype=dtype))
+        for g, meta in zip(grads, self._input_meta, strict=False):
+            out.append(g if g is not None else zeros_of(meta))
         return tuple(out)
 
 
@@ -49,7 +49,7 @@ def _identity_outputs(tensors: list[Tensor]) -> list[Tensor]:
     node = BackwardHookFunctionBackward()
     kind = view_kind(sum(t.requires_grad for t in tensors))  # the outputs' creation meta
     node._next = tuple(t._edge() for t in tensors)
-    node._input_meta = [(tuple(t.shape), t.dtype) for t in tensors]
+    node._input_meta = [input_meta(t) for t in tensors]
     outs = []
     for i, t in enumerate(tensors):
         alias = t.detach()
