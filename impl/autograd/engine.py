@@ -113,7 +113,7 @@ def _validate(node: Node, outputs: tuple, edges: tuple) -> tuple:
         if (
             data.shape != shape
             or data.dtype is not dtype.np
-            or (xp is not np or type(data) is not np.ndarray) and namespace_of(data) is not xp
+            or ((xp is not np or type(data) is not np.ndarray) and namespace_of(data) is not xp)
         ):
             if conformed is None:
                 conformed = list(outputs)
