@@ -10,10 +10,11 @@ impl side is skipped with the error that stopped it (the missing feature), and t
 Python's cycle collector: before each workload is timed, everything alive is collected and then
 frozen (``gc.freeze``): the modules of torch, HIPS autograd, pytest and hypothesis, which no user
 of one engine alone carries (with those imported, 172,600 objects; a full collection over them took
-124 ms on the 2-core development machine). Unfrozen, the full collections that an engine's own objects trigger would walk them all,
-charging the harness's heap to whichever engine allocates, and by chance: at N=1e4 a W1 round
-triggers one in about six rounds (the median skips it), at N=1e5 two in every round. The collector
-still runs, and is timed, over everything the workload itself creates.
+124 ms on the 2-core development machine). Unfrozen, the full collections that an engine's own
+objects trigger would walk them all, charging the harness's heap to whichever engine allocates,
+and by chance: at N=1e4 a W1 round triggers one in about six rounds (the median skips it), at
+N=1e5 two in every round. The collector still runs, and is timed, over everything the workload
+itself creates.
 """
 
 from __future__ import annotations

@@ -74,7 +74,6 @@ class BackwardCFunction(Node, FunctionCtx):
         self._is_tensor_input: tuple = ()
 
     def apply(self, grads: tuple) -> tuple:
-
         if self.materialize_grads:
             metas = self._input_meta
             grads = tuple(g if g is not None else zeros_of(m) for g, m in zip(grads, metas, strict=False))
