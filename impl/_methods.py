@@ -16,7 +16,7 @@ from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
 from impl._ops.views import copy_like, new_like
 from impl._tensor import Tensor
 from impl._xp import device as _device
-from impl._xp import namespace_for, namespace_of, to_numpy
+from impl._xp import namespace_for, namespace_of, transferred
 
 TO_COPY = OpDef(
     "ToCopyBackward0",
@@ -62,7 +62,7 @@ def _move(xp: Any, a: Any, source: str, dtype: Any) -> Any:
     out a copy (``copy_like``): host data goes to the device by ``xp.asarray`` (cupy's explicit
     transfer), device data to the host by ``get()``; no implicit conversion either way."""
     out = new_like(xp, a, dtype)
-    out[...] = to_numpy(a) if xp is np else xp.asarray(a)
+    out[...] = transferred(xp, a)
     return out
 
 

@@ -106,6 +106,12 @@ def to_numpy(array: Any) -> np.ndarray:
     return array if isinstance(array, np.ndarray) else array.get()
 
 
+def transferred(xp: Any, array: Any) -> Any:
+    """``array`` on the device of namespace ``xp``, by an explicit transfer as cupy wants it: to the
+    host by ``get()``, to the device by ``xp.asarray`` (no copy where it already is)."""
+    return to_numpy(array) if xp is np else xp.asarray(array)
+
+
 def _quiet_context() -> tuple[Any, Any]:
     """How ops silence numpy's floating-point warnings (torch computes inf/nan silently).
 

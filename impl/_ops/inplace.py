@@ -19,7 +19,7 @@ from impl._ops import views as vw
 from impl._ops.elementwise import CLAMP, RELU, zero_grad
 from impl._ops.table import D, OpDef, apply
 from impl._tensor import Tensor, view_rebase_error
-from impl._xp import namespace_of, to_numpy
+from impl._xp import namespace_of, to_numpy, transferred
 from impl.autograd import grad_mode
 from impl.autograd.graph import FREED, Node, input_meta
 
@@ -42,7 +42,7 @@ COPY = OpDef(
 
 COPY_ACROSS = OpDef(  # torch's CopyBackwards moves src's gradient to src's device itself
     "CopyBackwards",
-    lambda xp, a, src, source: _copy_fwd(xp, a, to_numpy(src) if xp is np else xp.asarray(src)),
+    lambda xp, a, src, source: _copy_fwd(xp, a, transferred(xp, src)),
     ("self", "src"),
     {"self": D("", zero_grad), "src": D("source", lambda g, c: g.to(c.source))},
     qualified_name="torch::autograd::CopyBackwards",
