@@ -5,6 +5,8 @@
 - ``dev``: the default when no profile is chosen; few examples for a quick edit-run loop.
 - ``thorough``: ten times ``ci``'s examples with random seeds, keeping failures in the example
   database under ``.hypothesis/`` so a rerun replays them first.
+- ``planted``: ``ci``'s programs without shrinking, for runs with a planted fault
+  (``tests/test_impl_planted_faults.py``): the first failing program shows the fault is caught.
 
 The active profile's name is recorded in results.json by the oracle plugin.
 
@@ -12,7 +14,7 @@ A test whose programs are cheap, or whose family is thin, runs a multiple of the
 decorate it with ``@examples(weight)`` (imported from here) instead of ``@settings(deadline=None)``.
 """
 
-from hypothesis import HealthCheck, settings
+from hypothesis import HealthCheck, Phase, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 CI_EXAMPLES = 100
@@ -25,6 +27,9 @@ settings.register_profile(
     print_blob=True,
     database=None,
     suppress_health_check=[HealthCheck.too_slow],
+)
+settings.register_profile(
+    "planted", settings.get_profile("ci"), phases=[p for p in Phase if p not in (Phase.shrink, Phase.explain)]
 )
 settings.register_profile(
     "dev",

@@ -81,6 +81,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--report", action="store_true", default=False, help="also render index.html next to results.json"
     )
+    group.addoption(
+        "--rule",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="run only the conformance tests of these catalogue rules (repeat the option, or give "
+        "IDs separated by commas); other tests are deselected",
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -129,8 +137,10 @@ def gpu_unavailable_reason() -> str | None:
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Mark impl's known divergences, then skip GPU tests without a GPU (and conformance tests
-    when ``--device cuda`` cannot be honoured)."""
+    """Keep only the tests of the ``--rule`` rules when given, mark impl's known divergences, then
+    skip GPU tests without a GPU (and conformance tests when ``--device cuda`` cannot be
+    honoured)."""
+    select_rules(config, items)
     mark_known_divergences(config.getoption("backend"), items)
     wants_cuda = config.getoption("device") == "cuda"
     if not wants_cuda and not any(item.get_closest_marker("gpu") for item in items):
@@ -143,6 +153,24 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.skip(reason=f"needs cupy and a CUDA device: {reason}"))
         elif wants_cuda and (is_conformance(item) or _uses_backend(item)):
             item.add_marker(pytest.mark.skip(reason=f"--device cuda asked but {reason}"))
+
+
+def select_rules(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``--rule ID``: deselect every test that does not check one of the given rules. An ID the
+    catalogue does not have is a usage error (a typo would otherwise select nothing)."""
+    wanted = {rule.strip() for option in config.getoption("rule") for rule in option.split(",")} - {""}
+    if not wanted:
+        return
+    unknown = sorted(wanted - set(rule_catalogue.catalogue()))
+    if unknown:
+        raise pytest.UsageError(f"--rule: not in the catalogue (oracle/rules/): {', '.join(unknown)}")
+    kept, dropped = [], []
+    for item in items:
+        marker = item.get_closest_marker("rule")
+        (kept if marker is not None and marker.args[0] in wanted else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
 
 
 KNOWN_DIVERGENCES_NAME = "KNOWN_IMPL_DIVERGENCES"

@@ -399,6 +399,10 @@ def _run_in_this_process(backend_spec: str, device: str, script: str) -> dict:
     backend = load_backend(backend_spec, device)
     if not backend_spec.startswith("fault:") and backend_spec != REFERENCE:
         install_alias(backend.module.__name__)
+    if backend.module.__name__ == "impl":  # a fault planted in the session that runs the script
+        from oracle.planted import plant_from_environment
+
+        plant_from_environment()
     if backend.is_reference and device != "cpu" and not backend.module.cuda.is_available():
         device = "cpu"  # the reference build has no GPU: torch on cpu is the reference
     if device != "cpu":
