@@ -556,7 +556,7 @@ def write_summary(terminal: Any, results: dict, results_path: Path | None, repor
         )
     unchecked = results["totals"]["rule_status"][UNCHECKED]
     if unchecked:
-        terminal.write_line(f"{unchecked} catalogue rule(s) have no test (unchecked)")
+        terminal.write_line(f"{unchecked} catalogue rule(s) unchecked: none of their tests ran")
     unknown = [r["id"] for r in results["rules"] if r["family"] == UNCATALOGUED]
     if unknown:
         terminal.write_line(f"rule ids not in the catalogue (oracle/rules/): {', '.join(unknown)}", red=True)

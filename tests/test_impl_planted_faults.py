@@ -65,7 +65,8 @@ def test_planted_fault_is_caught(fault: str, tmp_path: Path) -> None:
     assert not missed, f"{fault} went unnoticed by the tests of {missed} (failed: {sorted(failed)})"
     for rule, phrase in catches.items():
         test = failed[rule]
-        divergence = results["divergences"][test["divergence"]] if "divergence" in test else None
+        index = test.get("divergence")
+        divergence = results["divergences"][index] if index is not None else None
         message = (divergence or test).get("message", "")[:500]
         assert divergence and message.startswith(DIVERGENCES), f"{fault} in {rule}, no divergence: {message}"
         details = divergence["details"]

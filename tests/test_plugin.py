@@ -168,9 +168,23 @@ def test_terminal_summary(suite: pytest.Pytester) -> None:
         r"family a +2 +1 +0 +0 +0 +10",
         r"family b +0 +0 +1 +0 +1 +4",
         r"total +2 +1 +1 +0 +1 +14",
-        r"1 catalogue rule\(s\) have no test \(unchecked\)",
+        r"1 catalogue rule\(s\) unchecked: none of their tests ran",
         r"results: .*results\.json",
     ])
+
+
+def test_rule_option_selects_the_tests_of_those_rules(suite: pytest.Pytester) -> None:
+    result, results = run(suite, "--rule", "AAA-002", "--rule", "BBB-001,BBB-002")
+    result.assert_outcomes(passed=1, failed=1, xfailed=1, skipped=1)
+    assert {t["nodeid"].split("::")[1] for t in results["tests"]} == {
+        "test_also_passes", "test_diverges", "test_known_divergence", "test_skipped"}
+    result.stdout.fnmatch_lines(["*2 deselected*"])  # AAA-001's test and the unmarked one
+
+
+def test_rule_option_refuses_an_unknown_rule(suite: pytest.Pytester) -> None:
+    result = suite.runpytest("-p", "oracle.plugin", "--backend", "torch", "--rule", "AAA-001,AAA-01")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--rule: not in the catalogue (oracle/rules/): AAA-01"])
 
 
 def test_results_path_option(suite: pytest.Pytester) -> None:
@@ -255,7 +269,7 @@ def test_gpu_only():
 
 
 def test_hypothesis_profiles() -> None:
-    from hypothesis import settings
+    from hypothesis import Phase, settings
 
     import conformance.conftest  # noqa: F401  (registers the profiles)
 
@@ -264,6 +278,9 @@ def test_hypothesis_profiles() -> None:
     assert dev.max_examples < ci.max_examples
     assert thorough.max_examples >= 10 * ci.max_examples and not thorough.derandomize
     assert thorough.database is not None
+    planted = settings.get_profile("planted")  # ci's programs, not shrunk
+    assert (planted.max_examples, planted.derandomize) == (ci.max_examples, ci.derandomize)
+    assert Phase.shrink in ci.phases and Phase.shrink not in planted.phases
 
 
 def test_profile_is_recorded(suite: pytest.Pytester) -> None:
