@@ -126,6 +126,55 @@ class Mismatch:
         )
 
 
+class GradientMismatchError(AssertionError):
+    """A backend's gradients differ from the finite differences of its own forward: the failure
+    of a numerical gradient check, with a repro script (``torch.autograd.gradcheck`` of the same
+    function at the same point, or ``gradgradcheck`` for second derivatives)."""
+
+    SHOWN = 5  # mismatches named in the description
+
+    def __init__(self, mismatches: list[Mismatch], ops: list[dict], values: list, shapes: list, order: int):
+        self.mismatches, self.ops, self.order = mismatches, ops, order
+        self.values, self.shapes = values, shapes
+        super().__init__(self.describe())
+
+    def describe(self) -> str:
+        which = "second derivatives" if self.order == 2 else "gradients"
+        shown = "; ".join(map(str, self.mismatches[: self.SHOWN]))
+        more = len(self.mismatches) - self.SHOWN
+        tail = f" (and {more} more)" if more > 0 else ""
+        return f"{which} differ from finite differences: {shown}{tail}"
+
+    def repro(self) -> str:
+        from oracle.render import body_lines
+
+        names = [f"i{k}" for k in range(len(self.values))]
+        check = "gradgradcheck" if self.order == 2 else "gradcheck"
+        return "\n".join([
+            "import torch",
+            "",
+            f"def f({', '.join(names)}):",
+            *(f"    {line}" for line in body_lines(self.ops)),
+            f"    return {self.ops[-1]['out']}",
+            "",
+            "inputs = (",
+            *(f"    torch.tensor({v!r}, dtype=torch.float64).reshape({tuple(s)!r}).requires_grad_(),"
+              for v, s in zip(self.values, self.shapes, strict=True)),
+            ")",
+            f"print(torch.autograd.{check}(f, inputs, eps={EPS!r}, atol={ATOL!r}, rtol={RTOL!r}))",
+            "",
+        ])
+
+    def to_dict(self) -> dict:
+        """JSON-able account for reports, as ``oracle.differential.DivergenceError``'s."""
+        return {
+            "divergence": {"reason": "gradient differs from finite differences", "order": self.order},
+            "description": self.describe(),
+            "repro": self.repro(),
+            "mismatches": [vars(m) for m in self.mismatches[: self.SHOWN]],
+        }
+
+
 def gradient_mismatches(
     torch: Any, fn: Function, values: list[list[float]], shapes: list[tuple[int, ...]]
 ) -> list[Mismatch]:

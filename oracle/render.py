@@ -363,7 +363,8 @@ def _grad_modes_left(program: Program) -> list[str]:
     return lines
 
 
-def _body_lines(ops: list[dict]) -> list[str]:
+def body_lines(ops: list[dict]) -> list[str]:
+    """The statements computing ``ops`` (dicts ``{"out", "op", "args", "kwargs"}``), one per op."""
     return [line for spec in ops for line in _statements(Op(**spec), "cpu", -1)]
 
 
@@ -375,7 +376,7 @@ def _returned(names: list) -> str:
 def _function_lines(s: Function) -> list[str]:
     """``class <name>(torch.autograd.Function)`` as the interpreter builds it."""
     inputs = ", ".join(f"i{k}" for k in range(s.inputs))
-    forward = _body_lines(s.forward)
+    forward = body_lines(s.forward)
     if s.materialize_grads is not None:
         forward.append(f"ctx.set_materialize_grads({s.materialize_grads})")
     forward.append(f"ctx.save_for_backward({', '.join(s.saves)})")
@@ -389,7 +390,7 @@ def _function_lines(s: Function) -> list[str]:
     backward += [f"g{k} = grads[{k}]" for k in range(len(s.outputs))]
     # the interpreter reads saved_tensors even when nothing was saved (after release it raises)
     backward.append(f"{', '.join(s.saves)}, = ctx.saved_tensors" if s.saves else "ctx.saved_tensors")
-    backward += _body_lines(s.backward) + [f"return {_returned(s.grads)}"]
+    backward += body_lines(s.backward) + [f"return {_returned(s.grads)}"]
     decorators = ["    @staticmethod"]
     if s.once_differentiable:
         decorators.append("    @torch.autograd.function.once_differentiable")

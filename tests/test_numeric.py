@@ -39,3 +39,24 @@ def test_a_gradient_off_by_a_relative_1e_3_is_caught() -> None:
     with faulty.active():
         found = gradient_mismatches(faulty.module, op_function(faulty.module, OPS), VALUES, SHAPES)
     assert len(found) == 4 and "finite differences" in str(found[0])
+
+
+def test_a_mismatch_is_a_divergence_with_a_runnable_gradcheck_repro() -> None:
+    """The NUM rules' failure: a description naming the mismatches and a script whose gradcheck
+    of the same function at the same point runs on torch."""
+    from oracle.numeric import GradientMismatchError, Mismatch
+    from oracle.program import Ref
+
+    ops = [{"out": "q0", "op": "exp", "args": [Ref("i1")]},
+           {"out": "f0", "op": "div", "args": [Ref("i0"), Ref("q0")]}]
+    mismatches = [Mismatch(1, 0, 0, 1.5, -1.5)] * 6
+    error = GradientMismatchError(mismatches, ops, [[0.5, 1.0], [0.2, 0.3]], [(2,), (2,)], 1)
+    account = error.to_dict()
+    assert account["description"] == (
+        "gradients differ from finite differences: " + "; ".join(["d out[0] / d i1[0]: backend 1.5, finite "
+                                                                  "differences -1.5"] * 5) + " (and 1 more)")
+    assert "torch.autograd.gradcheck(f, inputs" in account["repro"]
+    printed: list = []
+    exec(compile(account["repro"], "repro", "exec"), {"print": printed.append})  # noqa: S102
+    assert printed == [True]  # torch's own gradients pass there
+    assert "gradgradcheck" in GradientMismatchError([], ops, [[0.5], [0.2]], [(1,), (1,)], 2).repro()
