@@ -166,12 +166,14 @@ class _Run:
                 getattr(self, f"_{step.kind}")(step)
             except Exception as exc:  # a step's failure is an observation, not a crash
                 error = exc
+        # the step's outcome first, then its warnings: a step that gives a value on one side and
+        # raises on the other differs at "value" against "error", whatever either side warned
+        if error is not None:
+            self.trace.add("error", index, type=type(error).__name__, message=normalise(str(error)))
         for w in caught:
             message = normalise(str(w.message))
             once = {"once": True} if warned_once_per_process(message) else {}
             self.trace.add("warning", index, category=w.category.__name__, message=message, **once)
-        if error is not None:
-            self.trace.add("error", index, type=type(error).__name__, message=normalise(str(error)))
 
     # -- helpers -------------------------------------------------------------------------------
     def _value(self, arg: Any) -> Any:
