@@ -72,6 +72,28 @@ def patched(owner: Any, name: str, make: Callable[[Any], Any]) -> Iterator[None]
         setattr(owner, name, original)
 
 
+@contextmanager
+def derivative_replaced(op: Any, input: str, make: Callable[[Callable], Callable]) -> Iterator[None]:
+    """``op``'s derivative formula for ``input`` replaced by ``make(original formula)``.
+
+    An OpDef's plan (the derivative of each input, what its nodes save) is made from its
+    derivatives when the OpDef is made, so the plan is remade from the patched ones too; the node
+    class's ``apply``, compiled from the plan on first use, is reset to OpNode's compiling one, so
+    it is compiled from the patched plan while the fault is active and restored afterwards.
+    """
+    from impl._ops.table import Derivative, OpNode, _Plan
+
+    def derivative(original: Derivative) -> Derivative:
+        return Derivative(original.uses, make(original.formula))
+
+    with (
+        patched(op.derivatives, input, derivative),
+        patched(op, "_plan", lambda _plan: _Plan(op)),
+        patched(op.node_class, "apply", lambda _apply: OpNode.apply),
+    ):
+        yield
+
+
 for _module in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     importlib.import_module(f"{__name__}.{_module.name}")
 

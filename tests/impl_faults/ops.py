@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from typing import Any
 
-from tests.impl_faults import fault, patched
+from tests.impl_faults import derivative_replaced, fault, patched
 
 GRAD_ERROR = 1e-3  # relative error of the planted sigmoid gradient
 
@@ -23,4 +24,92 @@ def sigmoid_grad_off() -> Iterator[None]:
         return lambda xp, *arrays: original(xp, *arrays) * (1 + GRAD_ERROR)
 
     with patched(SIGMOID_BACKWARD, "forward", make):
+        yield
+
+
+@fault({"OPS-001": ".grad: value"})
+def pow_grad_exponent_not_lowered() -> Iterator[None]:
+    """pow(x, e)'s gradient is e * x**e instead of e * x**(e - 1): the exponent is not lowered."""
+    from impl._ops.elementwise import POW_TS, mul_scalar
+
+    def make(_original: Callable) -> Callable:
+        return lambda g, c: g * mul_scalar(c.self.pow(c.exponent), c.exponent)
+
+    with derivative_replaced(POW_TS, "self", make):
+        yield
+
+
+@fault({"OPS-002": ".grad: value"})
+def broadcast_grad_averaged() -> Iterator[None]:
+    """The gradient of a broadcast operand is averaged over the broadcast dimensions instead of
+    summed (sum_to divides by the number of elements it folds)."""
+    from impl._ops import views
+
+    def make(original: Callable) -> Callable:
+        def averaged(g: Any, shape: tuple) -> Any:
+            out = original(g, shape)
+            return out if out is g or not g.numel() else out * (out.numel() / g.numel())
+
+        return averaged
+
+    with patched(views, "sum_to", make):
+        yield
+
+
+@fault({"OPS-003": ": value"})
+def var_ignores_correction() -> Iterator[None]:
+    """var and std compute the population variance (correction 0) whatever the correction asked."""
+    from impl._ops import reductions
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a, dim, correction, keepdim: original(xp, a, dim, 0, keepdim)
+
+    with patched(reductions, "_variance", make):
+        yield
+
+
+@fault({"OPS-004": ".grad: value"})
+def addmm_grad_ignores_alpha() -> Iterator[None]:
+    """addmm's gradients for mat1 and mat2 are not scaled by alpha."""
+    from impl._ops import reductions
+
+    def make(original: Callable) -> Callable:
+        return lambda g, mat, sizes, strides, alpha=1: original(g, mat, sizes, strides)
+
+    with patched(reductions, "mm_mat1_backward", make), patched(reductions, "mm_mat2_backward", make):
+        yield
+
+
+@fault({"OPS-005": ".grad: value"})
+def masked_fill_grad_passes_filled() -> Iterator[None]:
+    """masked_fill's gradient reaches the input at the filled positions too, instead of 0 there."""
+    from impl._ops.indexing import MASKED_FILL
+
+    with derivative_replaced(MASKED_FILL, "self", lambda _original: lambda g, c: g):
+        yield
+
+
+@fault({"OPS-006": ".grad: value"})
+def index_grad_overwrites_duplicates() -> Iterator[None]:
+    """Indexing's backward (index_put with accumulate into zeros) assigns the gradient instead of
+    adding it: an index read twice gets one gradient."""
+    from impl._ops.indexing import INDEX_PUT_ACC
+
+    def assign(xp: Any, zeros: Any, g: Any, key: tuple, **_: Any) -> Any:
+        out = zeros.copy()
+        if g.size:
+            out[key] = g
+        return out
+
+    with patched(INDEX_PUT_ACC, "forward", lambda _original: assign):
+        yield
+
+
+@fault({"OPS-007": "graph differs"})
+def inplace_graph_not_rewired() -> Iterator[None]:
+    """An in-place op records its node but leaves the modified tensor (or a view's base) on its
+    old grad_fn: the graph is not rewired through the write."""
+    from impl._ops import inplace
+
+    with patched(inplace, "_rebase_history", lambda _original: lambda t, node: None):
         yield

@@ -1,0 +1,68 @@
+"""Planted faults that break higher-order gradients (rules HO-*)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from tests.impl_faults import derivative_replaced, fault, patched
+
+
+@fault({"HO-001": "value", "HO-002": "value", "HO-003": "value",
+        "NUM-002": "second derivatives differ from finite differences"})
+def tanh_second_derivative_sign() -> Iterator[None]:
+    """tanh's second derivative has the wrong sign: tanh_backward's derivative for output uses +2*y."""
+    from impl._ops.backward_ops import TANH_BACKWARD
+    from impl._ops.elementwise import mul_scalar
+
+    def formula(gg: Any, c: Any) -> Any:
+        return gg * (mul_scalar(c.output, 2) * c.grad_output)
+
+    with derivative_replaced(TANH_BACKWARD, "output", lambda _original: formula):
+        yield
+
+
+@fault({"HO-001": "graph differs"})
+def sigmoid_backward_composed() -> Iterator[None]:
+    """sigmoid's gradient is built from mul/rsub ops instead of the sigmoid_backward op (another graph)."""
+    from impl._ops import backward_ops
+
+    def make(_original: Callable) -> Callable:
+        def sigmoid_backward(grad: Any, output: Any) -> Any:
+            return grad * (1 - output) * output
+
+        return sigmoid_backward
+
+    with patched(backward_ops, "sigmoid_backward", make):
+        yield
+
+
+@fault({"HO-002": "is_leaf"})
+def grad_records_without_create_graph() -> Iterator[None]:
+    """autograd.grad always records the gradients' graph, so without create_graph they still require grad."""
+    import impl.autograd
+
+    def make(original: Callable) -> Callable:
+        def run_grad(outs: tuple, ins: tuple, grads: list, retain_graph: bool, create_graph: bool) -> list:
+            return original(outs, ins, grads, retain_graph, True)
+
+        return run_grad
+
+    with patched(impl.autograd, "_run_grad", make):
+        yield
+
+
+@fault({"HO-003": "expected value, got error"})
+def create_graph_does_not_retain_graph() -> Iterator[None]:
+    """backward(create_graph=True) frees the graph: retain_graph defaults to False, not to create_graph."""
+    import impl.autograd
+
+    def make(original: Callable) -> Callable:
+        def backward(tensors: Any, grad_tensors: Any = None, retain_graph: bool | None = None,
+                     create_graph: bool = False, **kwargs: Any) -> None:
+            original(tensors, grad_tensors, bool(retain_graph), create_graph, **kwargs)
+
+        return backward
+
+    with patched(impl.autograd, "backward", make):
+        yield

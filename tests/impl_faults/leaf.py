@@ -1,0 +1,170 @@
+"""Planted faults that break leaf flags, grad_fn recording and which tensors keep .grad (rules LEAF-*)."""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from typing import Any
+
+from tests.impl_faults import fault, patched
+
+
+def _recording(wrap: Callable[[Callable], Callable]) -> AbstractContextManager[None]:
+    """Every op's node recording (``OpDef._record``) replaced by ``wrap(record)``, where ``record``
+    is the op's generated recording function, compiled here (and cached for the fault only), so
+    that no op keeps a faulty recorder once the fault ends."""
+    from impl._ops import codegen, table
+
+    recorders: dict[table.OpDef, Callable] = {}
+
+    def make(_original: Callable) -> Callable:
+        def record(op: table.OpDef, tensors: tuple, attrs: dict, results: tuple) -> None:
+            if op not in recorders:
+                recorders[op] = wrap(codegen.compile_recorder(op, table._RECORD_HELPERS))
+            recorders[op](tensors, attrs, results)
+
+        return record
+
+    return patched(table.OpDef, "_record", make)
+
+
+@fault({"LEAF-001": "is_leaf"})
+def is_leaf_means_no_grad() -> Iterator[None]:
+    """is_leaf reports whether a tensor does not require grad instead of whether it has no grad_fn."""
+    from impl._tensor import Tensor
+
+    with patched(Tensor, "is_leaf", lambda _orig: property(lambda self: not self.requires_grad)):
+        yield
+
+
+@fault({"LEAF-002": "is_leaf"})
+def only_first_input_recorded() -> Iterator[None]:
+    """An op records its node only when its first input requires grad (the others' flags are ignored)."""
+
+    def wrap(record: Callable) -> Callable:
+        def record_if_first(tensors: tuple, attrs: dict, results: tuple) -> None:
+            if getattr(tensors[0], "requires_grad", True):
+                record(tensors, attrs, results)
+
+        return record_if_first
+
+    with _recording(wrap):
+        yield
+
+
+@fault({"LEAF-003": ".grad"})
+def op_results_retain_grad() -> Iterator[None]:
+    """Every op result keeps its .grad after backward, as if retain_grad() had been called on it."""
+
+    def wrap(record: Callable) -> Callable:
+        def record_and_retain(tensors: tuple, attrs: dict, results: tuple) -> None:
+            record(tensors, attrs, results)
+            for result in results:
+                result.retain_grad()
+
+        return record_and_retain
+
+    with _recording(wrap):
+        yield
+
+
+def _grad_warning(warns: Callable[[Any], bool]) -> AbstractContextManager[None]:
+    """``Tensor.grad`` read warns (torch's non-leaf warning) exactly when ``warns(tensor)``."""
+    from impl._tensor import NON_LEAF_GRAD_WARNING, Tensor
+
+    def make(original: property) -> property:
+        def grad(self: Tensor) -> Tensor | None:
+            if warns(self):
+                warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
+            return self._grad
+
+        return property(grad, original.fset)
+
+    return patched(Tensor, "grad", make)
+
+
+@fault({"LEAF-003": "warning", "ERR-004": "warning",
+        "SEED-002-1": "warnings line", "SEED-002-2": "warnings line", "SEED-004-1": "warnings line"})
+def non_leaf_grad_read_silent() -> Iterator[None]:
+    """Reading .grad of a non-leaf that does not retain its grad gives None without torch's warning."""
+    with _grad_warning(lambda _t: False):
+        yield
+
+
+@fault({"LEAF-004": "warning", "ERR-004": "warning"})
+def retained_grad_read_warns() -> Iterator[None]:
+    """Reading .grad of a non-leaf warns even after retain_grad() (the warning is not silenced)."""
+    with _grad_warning(lambda t: t._grad_fn is not None):
+        yield
+
+
+@fault({"LEAF-004": "expected error"})
+def retain_grad_without_grad_accepted() -> Iterator[None]:
+    """retain_grad() on a tensor that does not require grad is silently accepted."""
+    from impl._tensor import Tensor
+
+    def make(original: Callable) -> Callable:
+        def retain_grad(self: Tensor) -> None:
+            if self.requires_grad:
+                original(self)
+
+        return retain_grad
+
+    with patched(Tensor, "retain_grad", make):
+        yield
+
+
+@fault({"LEAF-005": "value"})
+def detach_copies() -> Iterator[None]:
+    """detach() returns a copy of the values instead of sharing them with the original."""
+    from impl._tensor import Tensor
+
+    def make(original: Callable) -> Callable:
+        def detach(self: Tensor) -> Tensor:
+            t = original(self)
+            t._data = t._data.copy()
+            return t
+
+        return detach
+
+    with patched(Tensor, "detach", make):
+        yield
+
+
+@fault({"LEAF-006": "expected error", "ERR-002": "expected error"})
+def non_leaf_requires_grad_off_accepted() -> Iterator[None]:
+    """requires_grad_(False) on a non-leaf is silently accepted instead of raising."""
+    from impl._tensor import Tensor
+
+    def make(original: Callable) -> Callable:
+        def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
+            if self._grad_fn is not None:
+                return self
+            return original(self, requires_grad)
+
+        return requires_grad_
+
+    with patched(Tensor, "requires_grad_", make):
+        yield
+
+
+@fault({"LEAF-006": ".grad"})
+def grad_accumulated_after_requires_grad_off() -> Iterator[None]:
+    """A leaf whose requires_grad was switched off after the graph was built still gets its .grad."""
+    from impl.autograd.graph import AccumulateGrad
+
+    def make(original: Callable) -> Callable:
+        def accumulate(self: AccumulateGrad, grads: tuple) -> tuple:
+            var = self.variable
+            flag = var._requires_grad
+            var._requires_grad = True
+            try:
+                return original(self, grads)
+            finally:
+                var._requires_grad = flag
+
+        return accumulate
+
+    with patched(AccumulateGrad, "apply", make):
+        yield
