@@ -29,12 +29,17 @@ def _recording(wrap: Callable[[Callable], Callable]) -> AbstractContextManager[N
     return patched(table.OpDef, "_record", make)
 
 
+def is_leaf_defined_as(is_leaf: Callable[[Any], bool]) -> AbstractContextManager[None]:
+    """``Tensor.is_leaf`` answered by ``is_leaf(tensor)``."""
+    from impl._tensor import Tensor
+
+    return patched(Tensor, "is_leaf", lambda _orig: property(is_leaf))
+
+
 @fault({"LEAF-001": "is_leaf"})
 def is_leaf_means_no_grad() -> Iterator[None]:
     """is_leaf reports whether a tensor does not require grad instead of whether it has no grad_fn."""
-    from impl._tensor import Tensor
-
-    with patched(Tensor, "is_leaf", lambda _orig: property(lambda self: not self.requires_grad)):
+    with is_leaf_defined_as(lambda t: not t.requires_grad):
         yield
 
 

@@ -3,20 +3,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import Any
+from collections.abc import Iterator
 
-from tests.impl_faults import fault, patched
-
-
-@contextmanager
-def is_leaf_defined_as(is_leaf: Callable[[Any], bool]) -> Iterator[None]:
-    """Tensor.is_leaf answered by ``is_leaf(tensor)``."""
-    from impl._tensor import Tensor
-
-    with patched(Tensor, "is_leaf", lambda _orig: property(is_leaf)):
-        yield
+from tests.impl_faults import fault
+from tests.impl_faults.leaf import is_leaf_defined_as
 
 
 @fault({"SEED-002-3": "stdout line"})

@@ -6,29 +6,25 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from tests.impl_faults import fault, patched
+from tests.impl_faults.hooks import tensor_pre_hooks_as
 
 
 @fault({"SEED-004-2": "stdout line"})
 def tensor_hooks_see_original_grad() -> Iterator[None]:
     """Each tensor hook receives the original gradient, not the one a previous hook returned."""
-    from impl.autograd import engine
+    def each_sees_the_original(original: Callable, node: Any, grads: list) -> list:
+        given = list(grads)
+        tables = node._tensor_pre_hooks
+        node._tensor_pre_hooks = {
+            slot: {key: (lambda _g, h=hook, s=slot: h(given[s])) for key, hook in hooks.items()}
+            for slot, hooks in tables.items()
+        }
+        try:
+            return original(node, grads)
+        finally:
+            node._tensor_pre_hooks = tables
 
-    def make(original: Callable) -> Callable:
-        def call_tensor_pre_hooks(node: Any, grads: list) -> list:
-            given = list(grads)
-            tables = node._tensor_pre_hooks
-            node._tensor_pre_hooks = {
-                slot: {key: (lambda _g, h=hook, s=slot: h(given[s])) for key, hook in hooks.items()}
-                for slot, hooks in tables.items()
-            }
-            try:
-                return original(node, grads)
-            finally:
-                node._tensor_pre_hooks = tables
-
-        return call_tensor_pre_hooks
-
-    with patched(engine, "call_tensor_pre_hooks", make):
+    with tensor_pre_hooks_as(each_sees_the_original):
         yield
 
 
