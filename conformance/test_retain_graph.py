@@ -42,10 +42,15 @@ def test_second_backward_needs_retain_graph(program: Program, backend: Backend, 
 
 @st.composite
 def non_saving_graphs(draw: Any) -> Program:
-    """A chain of ops that save no tensors (then a sum or mean), backpropagated several times."""
+    """A chain of ops that save no tensors (then maybe a view, then a sum or mean),
+    backpropagated several times."""
     builder = Builder(draw)
     builder.start()
     last = builder.chain(draw(st.integers(1, 4)), NON_SAVING)[-1]
+    if builder.shapes[last] and builder.coin():  # a view saves no tensor either
+        view = builder.fresh("t")
+        builder.view(last, view)
+        last = view
     root = builder.fresh("t")
     builder.bind(root, (), Op(root, builder.pick(("sum", "mean")), [Ref(last)]), tracked=True)
     passes(draw, builder, root)

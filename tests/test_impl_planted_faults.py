@@ -90,7 +90,8 @@ def test_unfaulted_impl_passes_the_selections(tmp_path: Path) -> None:
 
 def _impl_state() -> dict[tuple[str, ...], int]:
     """Identity of every attribute of impl's modules, and of the classes and other impl objects
-    they hold (an OpDef's forward, a class's methods): what a fault may patch."""
+    they hold (an OpDef's forward, a class's methods, an OpDef's node class's methods): what a
+    fault may patch."""
     state: dict[tuple[str, ...], int] = {}
     for module_name, module in sorted(sys.modules.items()):
         if module is None or not (module_name == "impl" or module_name.startswith("impl.")):
@@ -101,6 +102,9 @@ def _impl_state() -> dict[tuple[str, ...], int]:
             if owner.__module__.startswith("impl") and hasattr(value, "__dict__"):
                 for attr, inner in list(vars(value).items()):
                     state[(module_name, name, attr)] = id(inner)
+                    if isinstance(inner, type) and inner.__module__.startswith("impl"):  # OpDef.node_class
+                        for method, function in list(vars(inner).items()):
+                            state[(module_name, name, attr, method)] = id(function)
     return state
 
 

@@ -55,7 +55,7 @@ def fault(catches: dict[str, str]) -> Callable[[Callable[[], Iterator[None]]], C
 @contextmanager
 def patched(owner: Any, name: str, make: Callable[[Any], Any]) -> Iterator[None]:
     """Replace ``owner.name`` (or ``owner[name]`` of a dict) by ``make(original)`` for the
-    duration of the block."""
+    duration of the block (an attribute ``owner`` inherits is shadowed, then deleted again)."""
     if isinstance(owner, dict):
         original = owner[name]
         owner[name] = make(original)
@@ -64,12 +64,16 @@ def patched(owner: Any, name: str, make: Callable[[Any], Any]) -> Iterator[None]
         finally:
             owner[name] = original
         return
-    original = vars(owner)[name] if name in vars(owner) else getattr(owner, name)
+    own = name in vars(owner)  # else inherited (a class's method from its base): deleted afterwards
+    original = vars(owner)[name] if own else getattr(owner, name)
     setattr(owner, name, make(original))
     try:
         yield
     finally:
-        setattr(owner, name, original)
+        if own:
+            setattr(owner, name, original)
+        else:
+            delattr(owner, name)
 
 
 @contextmanager
