@@ -53,27 +53,50 @@ def test_dtype_inference(program: Program, backend: Backend, reference: Backend)
     check(program, backend, reference)
 
 
+# the types of Python numbers of each category, in promotion order (bool < integer < floating),
+# and the dtypes of each category, in promotion order (float16 with bfloat16 gives float32)
+CATEGORIES = {bool: ("bool",), int: ("int32", "int64"), float: ("float16", "bfloat16", "float32", "float64")}
+PROMOTED_DTYPES = tuple(d for dtypes in CATEGORIES.values() for d in dtypes)
+
+
 @st.composite
 def promoted(draw: Any) -> Program:
-    """A binary op between tensors (0-d or not) of any two dtypes, or a tensor and a scalar."""
+    """A binary op between a tensor (dimensioned or 0-d) and a tensor or a Python number. Their
+    dtypes are any, or the second is a 0-d tensor or a number of a higher category than the
+    first's (which decides the result) or of its category and a later dtype (which decides only
+    when both are 0-d tensors)."""
     p = OpProgram(draw)
-    a = p.leaf(draw(st.sampled_from(((), (2,)))), draw(st.sampled_from(ALL_DTYPES)), grad=False)
     op = draw(st.sampled_from(("add", "mul", "div", "__rmul__", "maximum", "where")))
-    if op == "where":
-        cond = p.leaf((2,), "bool", grad=False)
-        other: Any = draw(st.sampled_from((1.5, 2)))
-        t = p.op("where", Ref(cond), Ref(a), other)
-    elif draw(st.booleans()) and op != "maximum":
-        t = p.op(op, Ref(a), draw(st.sampled_from(PY_VALUES)))
+    relation = draw(st.sampled_from(("any", "any", "same category", "higher category")))  # any: half
+    if relation == "any":
+        a_dtype = draw(st.sampled_from(PROMOTED_DTYPES))
+        b_kinds, b_dtypes, b_shapes = tuple(CATEGORIES), PROMOTED_DTYPES, ((2,), ())
+    elif relation == "same category":
+        kind = draw(st.sampled_from((int, float)))
+        a_dtype = draw(st.sampled_from(CATEGORIES[kind][:-1]))
+        b_kinds, b_dtypes, b_shapes = (kind,), CATEGORIES[kind][CATEGORIES[kind].index(a_dtype) + 1 :], ((),)
     else:
-        b = p.leaf(draw(st.sampled_from(((), (2,)))), draw(st.sampled_from(ALL_DTYPES)), grad=False)
-        t = p.op(op, Ref(a), Ref(b)) if op != "__rmul__" else p.op("mul", Ref(b), Ref(a))
+        a_kind, b_kind = draw(st.sampled_from(((bool, int), (bool, float), (int, float))))
+        a_dtype = draw(st.sampled_from(CATEGORIES[a_kind]))
+        b_kinds, b_dtypes, b_shapes = (b_kind,), CATEGORIES[b_kind], ((),)
+    a = p.leaf(draw(st.sampled_from(((2,), ()))), a_dtype, grad=False)
+    b: Any
+    if op != "maximum" and draw(st.booleans()):
+        b = draw(st.sampled_from([v for v in PY_VALUES if type(v) in b_kinds]))
+    else:
+        b = Ref(p.leaf(draw(st.sampled_from(b_shapes)), draw(st.sampled_from(b_dtypes)), grad=False))
+    if op == "where":
+        t = p.op("where", Ref(p.leaf((2,), "bool", grad=False)), Ref(a), b)
+    elif op == "__rmul__" and isinstance(b, Ref):
+        t = p.op("mul", b, Ref(a))
+    else:
+        t = p.op(op, Ref(a), b)
     p.steps.append(Observe(t))
     return Program(p.steps)
 
 
 @pytest.mark.rule("TEN-002")
-@settings(deadline=None)
+@examples(2)
 @given(program=promoted())
 def test_dtype_promotion(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)

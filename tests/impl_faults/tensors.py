@@ -4,6 +4,7 @@ shared with numpy, the layout of elementwise results (rules TEN-*)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
@@ -34,6 +35,49 @@ def python_float_scalar_is_float64() -> Iterator[None]:
         return scalar_dtype
 
     with patched(dtypes, "scalar_dtype", make):
+        yield
+
+
+@contextmanager
+def promoted_operands_replaced(replace: Callable[[Any], Any]) -> Iterator[None]:
+    """Type promotion (``dtypes.result_type``) sees each operand as ``replace(operand)``."""
+    from impl import dtypes
+
+    def make(original: Callable) -> Callable:
+        return lambda *operands: original(*map(replace, operands))
+
+    with patched(dtypes, "result_type", make):
+        yield
+
+
+@fault({"TEN-002": "dtype differs"})
+def zero_dim_tensor_promotes_in_its_category() -> Iterator[None]:
+    """A 0-d tensor takes part in type promotion as a dimensioned tensor does, also within its
+    category: an int32 tensor times an int64 0-d tensor is int64 instead of int32."""
+    from impl._tensor import Tensor
+
+    def replace(op: Any) -> Any:
+        zero_dim = isinstance(op, Tensor) and not op._wrapped_number and op.dim() == 0
+        return op.detach().reshape(1) if zero_dim else op
+
+    with promoted_operands_replaced(replace):
+        yield
+
+
+@fault({"TEN-002": "dtype differs"})
+def python_number_promotes_as_zero_dim_tensor() -> Iterator[None]:
+    """A Python number takes part in type promotion as a 0-d tensor of its dtype does, so it
+    decides within its category against a 0-d tensor: a 0-d int32 tensor plus 1 is int64
+    instead of int32."""
+    import impl
+    from impl._tensor import Tensor
+
+    def replace(op: Any) -> Any:
+        if isinstance(op, Tensor) and op._wrapped_number:
+            return impl.tensor(op._data.item())
+        return impl.tensor(op) if isinstance(op, (bool, int, float)) else op
+
+    with promoted_operands_replaced(replace):
         yield
 
 
