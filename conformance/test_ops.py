@@ -5,12 +5,15 @@ the errors torch raises for what it rejects."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
+import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
+from conformance.conftest import examples
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import DType, Leaf, Observe, ObserveGraph, ObserveLayout, Op, Program, Ref, Step
@@ -35,6 +38,8 @@ DUNDERS = ("__add__", "__sub__", "__mul__", "__truediv__", "__pow__")
 REFLECTED = ("__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rpow__")
 SCALARS = (2, -1, 0, 0.5, -2.0, True)
 CLAMP_BOUNDS = ({"min": -1.0}, {"max": 0.5}, {"min": -1.0, "max": 1.0}, {"min": 1, "max": 0})
+# the ops of gather_and_friends (OPS-005), one kind each
+GATHER_KINDS = ("cat", "stack", "gather", "index_select", "masked_fill", "softmax", "log_softmax")
 
 
 
@@ -66,8 +71,12 @@ class OpProgram:
 
     def index(self, shape: tuple[int, ...], size: int) -> str:
         """An int64 leaf of indices into a dim of ``size``."""
+        return self.indices(index_data(self.draw, shape, size))
+
+    def indices(self, data: Any) -> str:
+        """An int64 leaf of the indices ``data``."""
         name = f"i{len(self.names)}"
-        self.steps.append(Leaf(name, index_data(self.draw, shape, size), "int64"))
+        self.steps.append(Leaf(name, data, "int64"))
         self.names.append(name)
         return name
 
@@ -257,30 +266,34 @@ def test_matrix_ops(program: Program, backend: Backend, reference: Backend) -> N
 
 @st.composite
 def gather_and_friends(draw: Any) -> Program:
-    """cat/stack of two tensors, gather, index_select, masked_fill and (log_)softmax over a dim."""
+    """cat/stack of two tensors, gather, index_select (indices in range, often repeated, after now
+    and then a read torch rejects), masked_fill, softmax or log_softmax over a dim."""
     p = OpProgram(draw)
     dtype = dtype_of(draw)
     shape = draw(st.sampled_from(((3,), (2, 3), (1, 3), (2, 1, 3))))
     rank = len(shape)
     dim = draw(st.integers(-rank, rank - 1 + (draw(st.integers(0, 5)) == 0)))
     x = p.leaf(shape, dtype, edge=draw(st.integers(0, 4)) == 0)
-    kind = draw(st.sampled_from(("cat", "stack", "gather", "index_select", "masked_fill", "softmax")))
+    kind = draw(st.sampled_from(GATHER_KINDS))
+    size = shape[dim % rank if -rank <= dim < rank else 0]  # of the dim gather and index_select read
     if kind in ("cat", "stack"):
         other = p.leaf(draw(st.sampled_from((shape, shape[1:] or (2,)))), dtype)
         y = p.op(kind, [Ref(x), Ref(other)], dim)
-    elif kind == "gather":
-        index_shape = tuple(draw(st.integers(1, s)) for s in shape)
-        index = p.index(index_shape, shape[dim % rank if -rank <= dim < rank else 0])
-        y = p.op("gather", Ref(x), dim, Ref(index))
-    elif kind == "index_select":
-        index = p.index((draw(st.integers(1, 4)),), shape[dim % rank if -rank <= dim < rank else 0])
-        y = p.op("index_select", Ref(x), dim, Ref(index))
+    elif kind in ("gather", "index_select"):
+        if kind == "gather":  # along the dim, gather's index may be longer than the input
+            sizes = [3 if d == dim % rank else s for d, s in enumerate(shape)]
+            index_shape = tuple(draw(st.integers(1, s)) for s in sizes)
+        else:
+            index_shape = (draw(st.integers(1, 4)),)
+        if draw(st.integers(0, 2)) == 0:  # first a read torch rejects: an index negative or out of range
+            p.op(kind, Ref(x), dim, Ref(p.indices(read_indices(draw, index_shape, size, bad=True))))
+        y = p.op(kind, Ref(x), dim, Ref(p.indices(read_indices(draw, index_shape, size))))
     elif kind == "masked_fill":
         mask = p.leaf(broadcast_partner(draw, shape), "bool", grad=False)
         y = p.op("masked_fill", Ref(x), Ref(mask), draw(st.sampled_from((0.0, -1.5, float("-inf")))))
     else:  # float16 gradients of a softmax's sum cancel to rounding noise: float32/64 only
         x = p.leaf(shape, dtype_of(draw, ("float32", "float64")), grad=True)
-        y = p.op(draw(st.sampled_from(("softmax", "log_softmax"))), Ref(x), dim)
+        y = p.op(kind, Ref(x), dim)
     return p.end(y)
 
 
@@ -292,8 +305,18 @@ def index_data(draw: Any, shape: tuple[int, ...], size: int) -> Any:
     return [index_data(draw, shape[1:], size) for _ in range(shape[0])]
 
 
+def read_indices(draw: Any, shape: tuple[int, ...], size: int, bad: bool = False) -> Any:
+    """Indices of ``shape`` for gather and index_select into a dim of ``size``: in range and
+    non-negative (they refuse negative ones), often repeated (a repeated index gets the sum of its
+    gradients); with ``bad``, one of them negative or out of range."""
+    flat = np.array([draw(st.integers(0, size - 1)) for _ in range(math.prod(shape))])
+    if bad:
+        flat[draw(st.integers(0, flat.size - 1))] = draw(st.sampled_from((-1, -size, size)))
+    return flat.reshape(shape).tolist()
+
+
 @pytest.mark.rule("OPS-005")
-@settings(deadline=None)
+@examples(2)
 @given(program=gather_and_friends())
 def test_gather_cat_softmax(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
@@ -375,29 +398,12 @@ def test_indexing_reads_and_writes(program: Program, backend: Backend, reference
 
 
 INPLACE = ("add_", "sub_", "mul_", "div_", "zero_", "fill_", "copy_", "clamp_", "relu_", "masked_fill_")
-BEFORE = ("clone", "mul", "sigmoid", "exp", "tanh", "relu", "t", "select", "leaf")
+BEFORE = ("clone", "mul", "sigmoid", "exp", "tanh", "relu", "t", "select")
 
 
-@st.composite
-def inplace_ops(draw: Any) -> Program:
-    """An op (or none: a leaf), then an in-place op on its result, its input or a view of it,
-    version counters observed, then backward (which raises where torch's does)."""
-    p = OpProgram(draw)
-    dtype = dtype_of(draw, ("float32", "float64"))
-    shape = draw(st.sampled_from(((3,), (2, 2), (2, 3))))
-    x = p.leaf(shape, dtype, grad=True)
-    before = draw(st.sampled_from(BEFORE))
-    if before == "leaf":
-        target, y = x, x
-    elif before in ("t", "select"):
-        base = p.op("mul", Ref(x), 1.5)
-        y = p.op(before, Ref(base)) if before == "t" else p.op("select", Ref(base), 0, 0)
-        target = draw(st.sampled_from((y, base)))
-    else:
-        y = p.op(before, Ref(x), *([2.0] if before == "mul" else []))
-        target = y
+def inplace_write(draw: Any, p: OpProgram, target: str, shape: tuple[int, ...], dtype: str) -> None:
+    """An in-place op (of INPLACE, with its arguments) on ``target``, of ``shape``."""
     op = draw(st.sampled_from(INPLACE))
-    tshape = shape[1:] if target == y and before == "select" else shape
     args: list[Any]
     if op in ("zero_", "relu_"):
         args = []
@@ -406,12 +412,34 @@ def inplace_ops(draw: Any) -> Program:
     elif op == "clamp_":
         args = [-0.5, 1.0]
     elif op == "copy_":
-        args = [Ref(p.leaf(broadcast_partner(draw, tshape), dtype, grad=True))]
+        args = [Ref(p.leaf(broadcast_partner(draw, shape), dtype, grad=True))]
     elif op == "masked_fill_":
-        args = [Ref(p.leaf(broadcast_partner(draw, tshape), "bool", grad=False)), -1.0]
+        args = [Ref(p.leaf(broadcast_partner(draw, shape), "bool", grad=False)), -1.0]
     else:
         args = [draw(st.sampled_from((2.0, -1)))] if draw(st.booleans()) else [Ref(p.leaf((), dtype))]
     p.op(op, Ref(target), *args)
+
+
+@st.composite
+def inplace_ops(draw: Any) -> Program:
+    """An op, then an in-place op on its result, its input or a view of it, version counters
+    observed, then backward (which raises where torch's does); in one program in three, first an
+    in-place op on the leaf itself, which torch refuses (the leaf requires grad)."""
+    p = OpProgram(draw)
+    dtype = dtype_of(draw, ("float32", "float64"))
+    shape = draw(st.sampled_from(((3,), (2, 2), (2, 3))))
+    x = p.leaf(shape, dtype, grad=True)
+    if draw(st.integers(0, 2)) == 0:
+        inplace_write(draw, p, x, shape, dtype)
+    before = draw(st.sampled_from(BEFORE))
+    if before in ("t", "select"):
+        base = p.op("mul", Ref(x), 1.5)
+        y = p.op(before, Ref(base)) if before == "t" else p.op("select", Ref(base), 0, 0)
+        target = draw(st.sampled_from((y, base)))
+    else:
+        y = p.op(before, Ref(x), *([2.0] if before == "mul" else []))
+        target = y
+    inplace_write(draw, p, target, shape[1:] if target == y and before == "select" else shape, dtype)
     p.steps.append(ObserveLayout(target))
     p.steps.append(ObserveGraph(y))
     return p.end(y)

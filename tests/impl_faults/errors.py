@@ -25,7 +25,7 @@ def non_float_requires_grad_accepted() -> Iterator[None]:
         yield
 
 
-@fault({"ERR-002": "expected error", "ERR-005": "expected error"})
+@fault({"ERR-002": "expected error", "ERR-005": "expected error", "OPS-007": "expected error"})
 def leaf_inplace_allowed() -> Iterator[None]:
     """An in-place op on a leaf that requires grad is allowed (and recorded) instead of raising."""
     from impl._ops import inplace

@@ -89,19 +89,42 @@ def masked_fill_grad_passes_filled() -> Iterator[None]:
         yield
 
 
+def _assign(xp: Any, zeros: Any, g: Any, key: tuple, **_: Any) -> Any:
+    """The forward of impl's accumulating backward ops (``_accumulate_fwd``) with the gradient
+    assigned at ``key`` instead of added: of an index read twice, one gradient is kept."""
+    out = zeros.copy()
+    if g.size:
+        out[key] = g
+    return out
+
+
 @fault({"OPS-006": ".grad: value"})
 def index_grad_overwrites_duplicates() -> Iterator[None]:
     """Indexing's backward (index_put with accumulate into zeros) assigns the gradient instead of
     adding it: an index read twice gets one gradient."""
     from impl._ops.indexing import INDEX_PUT_ACC
 
-    def assign(xp: Any, zeros: Any, g: Any, key: tuple, **_: Any) -> Any:
-        out = zeros.copy()
-        if g.size:
-            out[key] = g
-        return out
+    with patched(INDEX_PUT_ACC, "forward", lambda _original: _assign):
+        yield
 
-    with patched(INDEX_PUT_ACC, "forward", lambda _original: assign):
+
+@fault({"OPS-005": ".grad: value"})
+def gather_grad_overwrites_duplicates() -> Iterator[None]:
+    """gather's backward scatters the gradient into zeros (scatter) instead of adding it
+    (scatter_add): an element gathered twice gets one gradient."""
+    from impl._ops.indexing import SCATTER_ADD
+
+    with patched(SCATTER_ADD, "forward", lambda _original: _assign):
+        yield
+
+
+@fault({"OPS-005": ".grad: value"})
+def index_select_grad_overwrites_duplicates() -> Iterator[None]:
+    """index_select's backward copies the gradient into zeros (index_copy) instead of adding it
+    (index_add): an index selected twice gets one gradient."""
+    from impl._ops.indexing import INDEX_ADD
+
+    with patched(INDEX_ADD, "forward", lambda _original: _assign):
         yield
 
 
