@@ -47,7 +47,11 @@ def functions(draw: Any, dirty: bool = False, extras: bool = False, double: bool
     saved tensors, maybe a second non-differentiable or unused output, a backward from op
     combinations of the gradient and saved tensors; applied, graph observed, then backward twice
     or a double backward (``double``: always/never/either). With ``extras``, something is saved
-    and there is a second output."""
+    and there is a second output. With ``double=True``, the input ``i0`` (which requires grad) is
+    saved and the backward's last op combines it with what came before, the first input's gradient
+    mostly being that op's result, so that it is differentiable; the loss is ``o``'s or ``o * o``'s
+    sum, the latter giving backward a gradient that requires grad, which is what makes torch's
+    @once_differentiable error (and not "does not require grad") end the double backward."""
     p = OpProgram(draw)
     shape = draw(st.sampled_from(((), (2,), (2, 2))))
     dtype = draw(st.sampled_from(("float32", "float64")))
@@ -70,12 +74,21 @@ def functions(draw: Any, dirty: bool = False, extras: bool = False, double: bool
         forward.append(body_op(draw, "extra", names))
         outputs.append("extra")
     saves = draw(st.lists(st.sampled_from(names), min_size=int(extras), max_size=2, unique=True))
+    chained = double is True
+    if chained and "i0" not in saves:
+        saves.append("i0")
     backward = []
     grad_names = ["g0", *saves]
-    for k in range(draw(st.integers(1, 3))):
-        backward.append(body_op(draw, f"b{k}", grad_names))
+    ops = draw(st.integers(1, 3))
+    for k in range(ops):
+        if chained and k == ops - 1:  # what came before, combined with the saved input i0
+            args = [Ref(grad_names[-1]), Ref("i0")]
+            backward.append({"out": f"b{k}", "op": draw(st.sampled_from(BINARY)), "args": args, "kwargs": {}})
+        else:
+            backward.append(body_op(draw, f"b{k}", grad_names))
         grad_names.append(f"b{k}")
-    grads = [draw(st.sampled_from((grad_names[-1], "g0", None))) for _ in range(n)]
+    choices = (grad_names[-1],) * (3 if chained else 1) + ("g0", None)
+    grads = [draw(st.sampled_from(choices)) for _ in range(n)]
     fn = Function(
         "Fn",
         n,
@@ -95,7 +108,8 @@ def functions(draw: Any, dirty: bool = False, extras: bool = False, double: bool
     p.steps.append(ObserveGraph("o"))
     if dirty:
         p.steps.append(ObserveLayout(inputs[0]))
-    loss = p.op("sum", Ref("o"))
+    squared = chained and draw(st.sampled_from((True, True, False)))
+    loss = p.op("sum", Ref(p.op("mul", Ref("o"), Ref("o")) if squared else "o"))
     if draw(st.booleans()) if double is None else double:
         p.steps.append(Grad(["gx"], [loss], [p.names[0]], create_graph=True))
         p.names.append("gx")

@@ -203,30 +203,44 @@ def once_differentiable(fn: Callable) -> Callable:
             grad_mode.is_grad_enabled() and any(isinstance(g, Tensor) and g.requires_grad for g in grads)
         ):
             return result
-        outs = result if isinstance(result, tuple) else (result,)
-        wrapped = tuple(_delayed_error(o, grads) if isinstance(o, Tensor) else o for o in outs)
+        wrapped = _delayed_error(result if isinstance(result, tuple) else (result,))
         return wrapped if isinstance(result, tuple) else wrapped[0]
 
     return wrapper
 
 
-class DelayedError(Node):
-    """Node standing for a gradient that must not be differentiated again."""
+class Error(Node):
+    """torch's Error node: the grad_fn of @once_differentiable's results, raising its message when run."""
 
     def __init__(self, msg: str) -> None:
         super().__init__()
         self.msg = msg
 
+    def name(self) -> str:
+        return "torch::autograd::Error"
+
     def apply(self, grads: tuple) -> tuple:
         raise RuntimeError(self.msg)
 
 
-def _delayed_error(t: Any, grads: tuple) -> Any:
+def _delayed_error(outs: tuple) -> tuple:
+    """torch's DelayedError applied to ``outs``: each tensor comes back as a tensor on its data
+    whose grad_fn is one shared Error node; the node's edges lead to leaf aliases of them
+    (torch's ``fake_requires_grad``)."""
     from impl._tensor import Tensor
 
-    node = DelayedError(ONCE_DIFF)
-    node._next = tuple(g._edge() for g in grads if isinstance(g, Tensor) and g.requires_grad)
-    node._input_meta = [input_meta(t)]
-    out = Tensor._from_array(t._data)
-    out._grad_fn = node
-    return out
+    node = Error(ONCE_DIFF)
+    edges, wrapped = [], []
+    for i, out in enumerate(outs):
+        if not isinstance(out, Tensor):  # None: an output slot without metadata, and no edge
+            node._input_meta.append(None)
+            edges.append((None, 0))
+            wrapped.append(out)
+            continue
+        node._input_meta.append(input_meta(out))
+        edges.append(out.detach().requires_grad_()._edge())
+        out = Tensor._from_array(out._data)
+        out._grad_fn, out._output_nr = node, i
+        wrapped.append(out)
+    node._next = tuple(edges)
+    return tuple(wrapped)

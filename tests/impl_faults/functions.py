@@ -89,3 +89,29 @@ def once_differentiable_is_a_no_op() -> Iterator[None]:
 
     with patched(function, "once_differentiable", make):
         yield
+
+
+@fault({"FN-004": "is_leaf"})
+def function_backward_never_recorded() -> Iterator[None]:
+    """A custom Function's backward runs under no_grad even with create_graph: its gradient has no graph."""
+    from impl.autograd import grad_mode
+    from impl.autograd.function import BackwardCFunction
+
+    def make(original: Callable) -> Callable:
+        def apply(self: BackwardCFunction, grads: tuple) -> tuple:
+            with grad_mode.no_grad():
+                return original(self, grads)
+
+        return apply
+
+    with patched(BackwardCFunction, "apply", make):
+        yield
+
+
+@fault({"FN-004": "is_leaf"})
+def once_differentiable_drops_its_error() -> Iterator[None]:
+    """@once_differentiable returns its unrecorded result without its Error node: it does not require grad."""
+    from impl.autograd import function
+
+    with patched(function, "_delayed_error", lambda _original: lambda outs: outs):
+        yield
