@@ -88,12 +88,18 @@ def test_backward_inputs_limit_accumulation(program: Program, backend: Backend, 
 
 @st.composite
 def grads_without_accumulation(draw: Any) -> Program:
-    """autograd.grad with every option over leaves and intermediates, then .grad observed."""
+    """autograd.grad with every option over leaves and intermediates (often with a leaf that
+    requires grad and that the graph does not use among them), then .grad observed."""
     builder = Builder(draw)
     builder.start()
     chain = builder.chain(draw(st.integers(1, 3)))
     root = builder.root()
     inputs = draw(st.lists(st.sampled_from(builder.leaves + chain), min_size=1, max_size=3, unique=True))
+    if builder.coin():
+        unused = builder.fresh("x")
+        builder.bind(unused, builder.shape, Leaf(unused, builder.data(builder.shape), builder.dtype, True))
+        builder.leaves.append(unused)
+        inputs.insert(draw(st.integers(0, len(inputs))), unused)
     builder.steps.append(
         Grad(
             [builder.fresh("g") for _ in inputs],

@@ -23,7 +23,7 @@ KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 @st.composite
 def bad_backwards(draw: Any) -> Program:
     """backward from a tensor that does not require grad, from a non-scalar without gradient, or
-    with a gradient of another shape or dtype."""
+    with a gradient of another shape (an error) or dtype (torch casts it)."""
     p = OpProgram(draw)
     shape = draw(st.sampled_from(((), (2,), (2, 2))))
     x = p.leaf(shape, "float32", grad=draw(st.integers(0, 3)) > 0)

@@ -11,7 +11,8 @@ RULES = [
         "ERR-001",
         FAMILY,
         "backward raises torch's errors for a tensor that does not require grad, a non-scalar "
-        "output without a gradient, and a gradient of the wrong shape or dtype.",
+        "output without a gradient, and a gradient of the wrong shape; a gradient of another "
+        "real dtype is cast to the output's.",
         "https://pytorch.org/docs/stable/generated/torch.Tensor.backward.html",
     ),
     Rule(

@@ -70,19 +70,28 @@ def execute_with(**fixed: Any) -> AbstractContextManager[None]:
     return patched(engine, "execute", make)
 
 
-def grad_defaulting(option: str, value: Any) -> AbstractContextManager[None]:
-    """``torch.autograd.grad`` with ``value`` as the default of its keyword ``option``."""
+def grad_keywords(change: Callable[[dict], None]) -> AbstractContextManager[None]:
+    """``torch.autograd.grad`` called with its keyword arguments changed in place by ``change``."""
     from impl import autograd
 
     def make(original: Callable) -> Callable:
         def grad(*args: Any, **kwargs: Any) -> Any:
-            if kwargs.get(option) is None:
-                kwargs[option] = value
+            change(kwargs)
             return original(*args, **kwargs)
 
         return grad
 
     return patched(autograd, "grad", make)
+
+
+def grad_defaulting(option: str, value: Any) -> AbstractContextManager[None]:
+    """``torch.autograd.grad`` with ``value`` as the default of its keyword ``option``."""
+
+    def default(kwargs: dict) -> None:
+        if kwargs.get(option) is None:
+            kwargs[option] = value
+
+    return grad_keywords(default)
 
 
 def make_grads_with(transform: Callable[[Any, Any], Any]) -> AbstractContextManager[None]:
@@ -107,9 +116,8 @@ def backward_inputs_ignored() -> Iterator[None]:
         yield
 
 
-@fault({"ACC-003": ".grad: expected None, got a tensor", "ACC-004": ".grad: expected None, got a tensor"})
-def every_reached_node_runs() -> Iterator[None]:
-    """The engine runs every node it reaches, not only those on a path to the requested inputs."""
+def every_node_needed() -> AbstractContextManager[None]:
+    """The engine's ``_needed`` giving every node reached from the roots."""
     from impl.autograd import engine
 
     def make(original: Callable) -> Callable:
@@ -118,7 +126,13 @@ def every_reached_node_runs() -> Iterator[None]:
 
         return everything
 
-    with patched(engine, "_needed", make):
+    return patched(engine, "_needed", make)
+
+
+@fault({"ACC-003": ".grad: expected None, got a tensor", "ACC-004": ".grad: expected None, got a tensor"})
+def every_reached_node_runs() -> Iterator[None]:
+    """The engine runs every node it reaches, not only those on a path to the requested inputs."""
+    with every_node_needed():
         yield
 
 
@@ -170,4 +184,86 @@ def batched_grad_frees_graph_after_first_row() -> Iterator[None]:
         return batched
 
     with patched(autograd, "_run_grad_batched", make):
+        yield
+
+
+@fault({"ACC-004": ".grad: expected None, got a tensor"})
+def grad_accumulates_into_leaf_inputs() -> Iterator[None]:
+    """autograd.grad also runs its inputs' nodes, so a leaf input's gradient is accumulated into its .grad."""
+    from impl.autograd import engine
+
+    def make(original: Callable) -> Callable:
+        def execute(*args: Any, capture: list | None = None, accumulate_only: set | None = None) -> list:
+            if capture and accumulate_only is None:
+                accumulate_only = {node for node, _ in capture if node is not None}
+            return original(*args, capture=capture, accumulate_only=accumulate_only)
+
+        return execute
+
+    with patched(engine, "execute", make):
+        yield
+
+
+@fault({"ACC-004": "expected None, got a tensor"})
+def allow_unused_gives_zeros() -> Iterator[None]:
+    """autograd.grad(allow_unused=True) returns zeros for an unused input, as if materialize_grads=True."""
+
+    def materialize(kwargs: dict) -> None:
+        if kwargs.get("allow_unused"):
+            kwargs["materialize_grads"] = True
+
+    with grad_keywords(materialize):
+        yield
+
+
+@fault({"ACC-004": "expected a tensor, got None"})
+def materialize_grads_gives_none() -> Iterator[None]:
+    """autograd.grad with materialize_grads=True returns None for an unused input instead of zeros."""
+
+    def unmaterialized(kwargs: dict) -> None:
+        if kwargs.get("materialize_grads") and kwargs.get("allow_unused") is not False:
+            kwargs.update(materialize_grads=False, allow_unused=True)
+
+    with grad_keywords(unmaterialized):
+        yield
+
+
+@fault({"ACC-007": ": value"})
+def batched_grad_repeats_first_row() -> Iterator[None]:
+    """is_grads_batched=True weights every row's gradient by the first row of grad_outputs."""
+    from impl import autograd
+
+    def make(original: Callable) -> Callable:
+        def batched(outs: tuple, ins: tuple, grads: list, retain_graph: bool, create_graph: bool) -> list:
+            firsts = [g[:1].expand(g.shape) if getattr(g, "ndim", 0) else g for g in grads]
+            return original(outs, ins, firsts, retain_graph, create_graph)
+
+        return batched
+
+    with patched(autograd, "_run_grad_batched", make):
+        yield
+
+
+@fault({"ACC-007": "expected warning"})
+def only_inputs_false_silent() -> Iterator[None]:
+    """torch.autograd.grad(only_inputs=False) does not warn that only_inputs is deprecated."""
+    with grad_keywords(lambda kwargs: kwargs.pop("only_inputs", None)):
+        yield
+
+
+@fault({"ACC-007": ".grad: expected None, got a tensor"})
+def only_inputs_false_accumulates() -> Iterator[None]:
+    """autograd.grad(only_inputs=False) also accumulates into the .grad of the other leaves it reaches."""
+    from impl import autograd
+
+    def make(original: Callable) -> Callable:
+        def grad(*args: Any, **kwargs: Any) -> Any:
+            if kwargs.get("only_inputs", True):
+                return original(*args, **kwargs)
+            with every_node_needed():
+                return original(*args, **kwargs)
+
+        return grad
+
+    with patched(autograd, "grad", make):
         yield

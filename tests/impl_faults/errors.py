@@ -62,3 +62,81 @@ def modified_saved_tensor_versions_swapped() -> Iterator[None]:
 
     with patched(graph, "_modified_message", make), patched(table, "_modified_message", make):
         yield
+
+
+@fault({"ERR-001": "expected error"})
+def backward_without_grad_does_nothing() -> Iterator[None]:
+    """backward from a tensor that does not require grad (no grad_fn) silently does nothing."""
+    from impl import autograd
+
+    def make(original: Callable) -> Callable:
+        def root_edges(outputs: tuple, grads: list) -> list:
+            kept = [(o, g) for o, g in zip(outputs, grads, strict=True) if o._edge()[0] is not None]
+            return original(tuple(o for o, _ in kept), [g for _, g in kept])
+
+        return root_edges
+
+    with patched(autograd, "_root_edges", make):
+        yield
+
+
+@fault({"ERR-001": "message differs"})
+def gradient_shape_checked_by_numel() -> Iterator[None]:
+    """backward accepts a gradient of another shape with as many elements as the output (reshaped)."""
+    from tests.impl_faults.accumulation import make_grads_with
+
+    def reshaped(o: Any, g: Any) -> Any:
+        return g.reshape(o.shape) if g is not None and g.numel() == o.numel() else g
+
+    with make_grads_with(reshaped):
+        yield
+
+
+@fault({"ERR-001": "expected value, got error"})
+def gradient_of_another_dtype_refused() -> Iterator[None]:
+    """backward refuses a gradient whose dtype is not the output's instead of casting it."""
+    from tests.impl_faults.accumulation import make_grads_with
+
+    def same_dtype(o: Any, g: Any) -> Any:
+        if g is not None and g.shape == o.shape and g.dtype is not o.dtype:
+            raise RuntimeError(f"expected gradient of dtype {o.dtype} but got {g.dtype}")
+        return g
+
+    with make_grads_with(same_dtype):
+        yield
+
+
+@fault({"ERR-003": "message differs"})
+def broadcast_error_names_operands_in_reverse() -> Iterator[None]:
+    """The error for operands that do not broadcast gives tensor a's size as tensor b's and b's as a's."""
+    from impl._ops import table
+
+    with patched(table, "broadcast_mismatch", lambda original: lambda shapes: original(shapes[::-1])):
+        yield
+
+
+@fault({"ERR-003": "expected error, got value"})
+def matrix_product_of_mixed_dtypes_promoted() -> Iterator[None]:
+    """mm and matmul of matrices of different dtypes compute in the promoted dtype instead of raising."""
+    from impl._ops import functions
+
+    with patched(functions, "_check_same_dtype", lambda _original: lambda a, b: None):
+        yield
+
+
+@fault({"ERR-003": "type differs"})
+def cat_mismatch_raises_value_error() -> Iterator[None]:
+    """cat of tensors whose shapes do not fit raises a ValueError (numpy's type), not a RuntimeError."""
+    import impl
+
+    def make(original: Callable) -> Callable:
+        def cat(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return original(*args, **kwargs)
+            except RuntimeError as error:
+                raise ValueError(str(error)) from None
+
+        return cat
+
+    with patched(impl, "cat", make):
+        yield
