@@ -77,3 +77,84 @@ def inference_results_not_marked() -> Iterator[None]:
 
     with patched(_tensor, "_grad_state", lambda _orig: SimpleNamespace(inference=False)):
         yield
+
+
+@fault({"GM-001": "enabled differs"})
+def set_grad_enabled_ignores_its_flag() -> Iterator[None]:
+    """set_grad_enabled(mode) switches grad mode off whatever its argument, as no_grad does."""
+    from impl.autograd import grad_mode
+
+    def make(original: Callable) -> Callable:
+        return lambda self, mode: original(self, False)
+
+    with patched(grad_mode.set_grad_enabled, "__init__", make):
+        yield
+
+
+@fault({"GM-001": "enabled differs"})
+def enable_grad_keeps_the_mode() -> Iterator[None]:
+    """enable_grad keeps the grad mode it is entered in, so inside no_grad it does not record."""
+    from impl.autograd import grad_mode
+
+    with patched(grad_mode.enable_grad, "_target", lambda _orig: lambda self: grad_mode.is_grad_enabled()):
+        yield
+
+
+@fault({"GM-002": "expected error"})
+def inference_tensor_inplace_outside_accepted() -> Iterator[None]:
+    """An in-place op on an inference tensor outside inference mode is accepted instead of raising."""
+    from impl._ops import inplace
+
+    def make(original: Callable) -> Callable:
+        def unchecked(op: Any, self: Any, *others: Any, **attrs: Any) -> Any:
+            flag = self._inference
+            self._inference = False
+            try:
+                return original(op, self, *others, **attrs)
+            finally:
+                self._inference = flag
+
+        return unchecked
+
+    with patched(inplace, "apply_inplace", make):
+        yield
+
+
+@fault({"GM-002": "enabled differs"})
+def inference_mode_ignores_its_flag() -> Iterator[None]:
+    """inference_mode(False) enters inference mode as inference_mode() does."""
+    from impl.autograd import grad_mode
+
+    def make(original: Callable) -> Callable:
+        return lambda self, mode=True: original(self, True)
+
+    with patched(grad_mode.inference_mode, "__init__", make):
+        yield
+
+
+@fault({"GM-003": "expected error"})
+def bare_decorator_does_nothing() -> Iterator[None]:
+    """no_grad, enable_grad and inference_mode used bare (@no_grad) return the function undecorated."""
+    from impl.autograd import grad_mode
+
+    def make(original: Callable) -> Callable:
+        def new(cls: type, *args: Any) -> Any:
+            return args[0] if args and callable(args[0]) else original(cls, *args)
+
+        return new
+
+    with (
+        patched(grad_mode._NoParamDecorator, "__new__", make),
+        patched(grad_mode.inference_mode, "__new__", make),
+    ):
+        yield
+
+
+@fault({"GM-003": "step differs"})
+def set_grad_enabled_decorator_switches_the_mode() -> Iterator[None]:
+    """Decorating a function with set_grad_enabled(mode) leaves the mode switched to ``mode``
+    (the switch its construction made is not undone)."""
+    from impl.autograd import grad_mode
+
+    with patched(grad_mode.set_grad_enabled, "__call__", lambda _orig: grad_mode._GradModeContext.__call__):
+        yield

@@ -66,3 +66,22 @@ def create_graph_does_not_retain_graph() -> Iterator[None]:
 
     with patched(impl.autograd, "backward", make):
         yield
+
+
+@fault({"HO-003": ".grad: is_leaf"})
+def create_graph_accumulation_detached() -> Iterator[None]:
+    """A second backward(create_graph=True) adds into .grad without recording: the sum has no grad_fn."""
+    from impl.autograd.graph import AccumulateGrad
+
+    def make(original: Callable) -> Callable:
+        def accumulate(self: AccumulateGrad, grads: tuple) -> tuple:
+            had_grad = self.variable._grad is not None
+            out = original(self, grads)
+            if had_grad and self.variable._grad is not None:
+                self.variable._grad = self.variable._grad.detach()
+            return out
+
+        return accumulate
+
+    with patched(AccumulateGrad, "apply", make):
+        yield

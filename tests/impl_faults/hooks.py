@@ -112,3 +112,188 @@ def backward_pre_hook_result_not_passed_on() -> Iterator[None]:
 
     with patched(BackwardHook, "_output_hook", make):
         yield
+
+
+def hook_result_check_as(check: Callable[[Callable, Any, Any, Any], None]) -> AbstractContextManager[None]:
+    """The engine's check of a hook's returned gradient, ``_check_hook_result(hook, value, new)``,
+    replaced by ``check(original, hook, value, new)``."""
+    from impl.autograd import engine
+
+    return patched(engine, "_check_hook_result", lambda original: partial(check, original))
+
+
+@fault({"HOOK-004": "expected error"})
+def hook_size_change_accepted() -> Iterator[None]:
+    """A hook may return a gradient of another size: only its dtype is checked."""
+    import impl
+
+    def dtype_only(original: Callable, hook: Any, value: Any, new: Any) -> None:
+        original(hook, value, impl.empty(tuple(value.shape), dtype=new.dtype))
+
+    with hook_result_check_as(dtype_only):
+        yield
+
+
+@fault({"HOOK-004": "expected error"})
+def hook_dtype_change_accepted() -> Iterator[None]:
+    """A hook may return a gradient of another dtype (cast back later): only its size is checked."""
+
+    def size_only(original: Callable, hook: Any, value: Any, new: Any) -> None:
+        original(hook, value, new.to(value.dtype))
+
+    with hook_result_check_as(size_only):
+        yield
+
+
+@fault({"HOOK-004": "message differs"})
+def hook_error_names_the_function_type() -> Iterator[None]:
+    """The error for a hook's wrong gradient names the hook's type ('function'), not the hook."""
+
+    def unnamed(original: Callable, hook: Any, value: Any, new: Any) -> None:
+        original(type(hook), value, new)
+
+    with hook_result_check_as(unnamed):
+        yield
+
+
+@fault({"HOOK-006": "hook differs"})
+def node_pre_hooks_before_tensor_hooks() -> Iterator[None]:
+    """A node's pre-hooks run before the tensor hooks and retain_grad hooks of its output."""
+    from impl.autograd import engine
+
+    def make(original: Callable) -> Callable:
+        def pre_hooks_first(node: Any, grads: list, edges: tuple) -> tuple:
+            hooks = node._pre_hooks
+            for hook in list(hooks.values()):
+                new = hook(tuple(grads))
+                if new is not None:
+                    grads = list(engine._hook_values(hook, tuple(grads), new))
+            node._pre_hooks = {}
+            try:
+                return original(node, grads, edges)
+            finally:
+                node._pre_hooks = hooks
+
+        return pre_hooks_first
+
+    with patched(engine, "_call_function", make):
+        yield
+
+
+@fault({"HOOK-006": "hook grad_outputs"})
+def post_hooks_see_incoming_gradients() -> Iterator[None]:
+    """A node's post-hooks receive the gradients as they reached the node, not as its pre-hooks
+    (and tensor hooks) replaced them before it ran."""
+    from impl.autograd import engine
+
+    def make(original: Callable) -> Callable:
+        def incoming_to_post_hooks(node: Any, grads: list, edges: tuple) -> tuple:
+            incoming = tuple(grads)
+            hooks = node._post_hooks
+            node._post_hooks = {k: partial(lambda h, outputs, _grads: h(outputs, incoming), h)
+                                for k, h in hooks.items()}
+            try:
+                return original(node, grads, edges)
+            finally:
+                node._post_hooks = hooks
+
+        return incoming_to_post_hooks
+
+    with patched(engine, "_call_function", make):
+        yield
+
+
+@fault({"HOOK-006": "hook grad"})
+def post_accumulate_hooks_before_grad_written() -> Iterator[None]:
+    """A leaf's post-accumulate-grad hooks run before its .grad is written instead of after."""
+    from impl.autograd.graph import AccumulateGrad
+
+    def make(original: Callable) -> Callable:
+        def hooks_first(self: AccumulateGrad, grads: tuple) -> tuple:
+            hooks = self._post_acc_hooks
+            for hook in list(hooks.values()):
+                hook(self.variable)
+            self._post_acc_hooks = {}
+            try:
+                return original(self, grads)
+            finally:
+                self._post_acc_hooks = hooks
+
+        return hooks_first
+
+    with patched(AccumulateGrad, "apply", make):
+        yield
+
+
+def module_hooks_wrapped(attr: str, wrap: Callable[[Callable], Callable]) -> AbstractContextManager[None]:
+    """During each module call with hooks, the module's hooks of ``attr`` (``_forward_pre_hooks``,
+    ``_forward_hooks``, ``_backward_hooks``, ...) are called through ``wrap(hook)``."""
+    from impl.nn.modules.module import Module
+
+    def make(original: Callable) -> Callable:
+        def call_with_hooks(self: Module, state: Any) -> Any:
+            hooks = getattr(self, attr)
+            wrapped = type(hooks)((k, wrap(h)) for k, h in hooks.items())
+            object.__setattr__(self, attr, wrapped)
+            try:
+                return original(self, state)
+            finally:
+                object.__setattr__(self, attr, hooks)
+
+        return call_with_hooks
+
+    return patched(Module, "_call_with_hooks", make)
+
+
+def _result_dropped(hook: Callable) -> Callable:
+    def dropped(*args: Any) -> None:
+        hook(*args)
+
+    return dropped
+
+
+@fault({"HOOK-007": "hook args"})
+def forward_pre_hook_result_ignored() -> Iterator[None]:
+    """The arguments a module's forward pre-hook returns are not the ones forward is called with."""
+    with module_hooks_wrapped("_forward_pre_hooks", _result_dropped):
+        yield
+
+
+@fault({"HOOK-007": "graph differs"})
+def forward_hook_result_ignored() -> Iterator[None]:
+    """The output a module's forward hook returns does not replace the module's output."""
+    with module_hooks_wrapped("_forward_hooks", _result_dropped):
+        yield
+
+
+@fault({"HOOK-007": "hook grad_input"})
+def full_backward_hook_result_ignored() -> Iterator[None]:
+    """The grad_input a module's full backward hook returns is not what flows on to its inputs."""
+    with module_hooks_wrapped("_backward_hooks", _result_dropped):
+        yield
+
+
+@fault({"HOOK-007": "hook grad_input"})
+def full_backward_hook_gradients_swapped() -> Iterator[None]:
+    """A module's full backward hook receives (grad_output, grad_input), not (grad_input, grad_output)."""
+
+    def swapped(hook: Callable) -> Callable:
+        return lambda module, grad_input, grad_output: hook(module, grad_output, grad_input)
+
+    with module_hooks_wrapped("_backward_hooks", swapped):
+        yield
+
+
+@fault({"HOOK-002": "got hook"})
+def tensor_hooks_fire_twice() -> Iterator[None]:
+    """A tensor's hooks run twice per backward: once when its node is popped, again in call_function."""
+    from impl.autograd import engine
+
+    def make(original: Callable) -> Callable:
+        def hooks_again(node: Any, grads: list, edges: tuple) -> tuple:
+            return original(node, engine.call_tensor_pre_hooks(node, grads), edges)
+
+        return hooks_again
+
+    with patched(engine, "_call_function", make):
+        yield

@@ -173,3 +173,27 @@ def grad_accumulated_after_requires_grad_off() -> Iterator[None]:
 
     with patched(AccumulateGrad, "apply", make):
         yield
+
+
+
+
+@fault({"LEAF-002": "graph differs"})
+def grad_fn_names_without_number() -> Iterator[None]:
+    """Ops' backward nodes are named without torch's trailing number (MulBackward, not MulBackward0)."""
+    renamed: dict[type, type] = {}
+
+    def unnumbered(cls: type) -> type:
+        if cls not in renamed:
+            renamed[cls] = type(cls.__name__.rstrip("0123456789"), (cls,), {"__slots__": ()})
+        return renamed[cls]
+
+    def wrap(record: Callable) -> Callable:
+        def record_renamed(tensors: tuple, attrs: dict, results: tuple) -> None:
+            record(tensors, attrs, results)
+            node = results[0]._grad_fn
+            node.__class__ = unnumbered(type(node))
+
+        return record_renamed
+
+    with _recording(wrap):
+        yield
