@@ -34,7 +34,7 @@ KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
 FAIR = ("log", "log", "scale", "replace")  # actions torch accepts from every kind
 BACKWARD = ("full_backward_pre", "full_backward")
-
+REPLACING = ("scale", "replace", "log")  # FAIR, mostly replacing what the hook receives
 
 
 @st.composite
@@ -80,11 +80,14 @@ def test_forward_hooks_run_around_each_call(program: Program, backend: Backend, 
 
 @st.composite
 def keyword_calls(draw: Any) -> Program:
-    """Forward (pre-)hooks with with_kwargs on a layer called with ``input=`` as a keyword."""
+    """Forward (pre-)hooks, with or without with_kwargs, on a layer called with ``input=`` as a
+    keyword; the first registered is a with_kwargs pre-hook that mostly replaces the call's args
+    and kwargs."""
     b = ModuleBuilder(draw)
     shape = b.pick(TREE_INPUTS)
     x = b.input(shape, requires_grad=True)
     net, out_shape = b.tree(shape, depth=1)
+    b.steps.append(ModuleHook(b.fresh("h"), net, "forward_pre", b.action(REPLACING), with_kwargs=True))
     for _ in range(draw(st.integers(1, 3))):
         on = b.pick(("forward_pre", "forward"))
         hook = b.fresh("h")

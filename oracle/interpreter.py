@@ -361,7 +361,8 @@ class _Run:
 
     def _hook_body(self, hook: str, on: str, with_kwargs: bool, action: Action, target: Callable) -> Callable:
         """The function of a module hook of kind ``on``: it logs what it received (``target(module)``
-        names the module) and returns what ``action`` makes of it (see ``Action``)."""
+        names the module) and returns what ``action`` makes of it (see ``Action``); a with_kwargs
+        forward pre-hook returns what it makes of both the args and each kwarg (a new dict)."""
         torch, log = self.torch, self._log
 
         def logged(mod: Any, **received: Any) -> None:
@@ -375,7 +376,9 @@ class _Run:
             def body(mod, args, kwargs):
                 logged(mod, args=args, **kwarg_groups(kwargs))
                 acted = apply_action(torch, action, tuple(args))
-                return None if acted is None else (acted, kwargs)
+                if acted is None:
+                    return None
+                return acted, {k: apply_action(torch, action, v) for k, v in kwargs.items()}
 
         elif on == "forward_pre":
 

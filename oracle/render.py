@@ -545,7 +545,7 @@ def _module_hook_def(hook: str, on: str, target: str, with_kwargs: bool, action:
     if on == "forward":
         expr = f"None if output is None else {expr}"
     elif on == "forward_pre" and with_kwargs:
-        expr = f"({expr}, kwargs)"
+        expr = f"({expr}, {{k: {_action_expr(action, 'v')} for k, v in kwargs.items()}})"
     return lines + [f"    return {expr}"]
 
 

@@ -69,6 +69,22 @@ def kwargs_hooks_get_no_kwargs() -> Iterator[None]:
         yield
 
 
+@fault({"MHOOK-002": "graph differs"})
+def kwargs_pre_hook_keeps_kwargs() -> Iterator[None]:
+    """A forward pre-hook registered with ``with_kwargs=True`` that returns ``(args, kwargs)``
+    replaces the call's positional arguments but not its keyword arguments."""
+
+    def pre(flags: dict, hook: Callable) -> Callable:
+        def kept(m: Any, args: tuple, kwargs: dict) -> Any:
+            out = hook(m, args, kwargs)
+            return (out[0], kwargs) if isinstance(out, tuple) and len(out) == 2 else out
+
+        return kept if flags.get("with_kwargs") else hook
+
+    with _registering("register_forward_pre_hook", pre):
+        yield
+
+
 @fault({"MHOOK-003": "expected hook, got error"})
 def always_call_hooks_skipped_on_error() -> Iterator[None]:
     """Forward hooks registered with ``always_call=True`` do not run when the forward raises."""
