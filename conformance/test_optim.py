@@ -48,9 +48,11 @@ STABLE_SGD_LR = 0.01
 
 def training_loops(optimizers: tuple[str, ...]) -> st.SearchStrategy[Program]:
     """A Linear layer then a random tree on (2, 3) inputs, an MSE or L1 loss against a fixed
-    target, an optimiser of ``optimizers`` over all parameters, then one to three steps of
+    target, an optimiser of ``optimizers`` over all parameters, then two or three steps of
     zero_grad (optimiser's or module's), forward, loss, backward, step, with every parameter
-    observed after each step.
+    observed after each step. At least two: what an optimiser carries from step to step (SGD's
+    momentum buffer and its dampening, Adam's moments, step count and amsgrad maximum) and a
+    zero_grad between steps only act from the second step on; the first is observed too.
 
     The layers have bounded gain (``ModuleBuilder.weights``): with PARAM_VALUES as they are, a
     tree of ten Linear layers multiplies values by up to 3**10, SGD's first step moves weights by
@@ -73,7 +75,7 @@ def training_loops(optimizers: tuple[str, ...]) -> st.SearchStrategy[Program]:
             b.steps[-1].kwargs["eps"] = b.pick(WELL_CONDITIONED_EPS)
         else:
             b.steps[-1].kwargs["lr"] = STABLE_SGD_LR
-        for _ in range(draw(st.integers(1, 3))):
+        for _ in range(draw(st.integers(2, 3))):
             if b.coin():
                 b.steps.append(OptimizerZeroGrad(optimizer, b.coin()))
             else:

@@ -750,18 +750,26 @@ class ModuleBuilder(Builder):
         return [self.probabilities(shape[1:]) for _ in range(shape[0])]
 
     def optimizer(self, params: list[str], cls: str | None = None) -> str:
-        """An optimiser of ``cls`` (random if None) over ``params`` with random options."""
+        """An optimiser of ``cls`` (random if None) over ``params`` with random options, each left
+        at its default or given a value that changes the update, in combinations torch accepts:
+        SGD's nesterov needs a momentum and no dampening (drawn independently, half the loops
+        only raised that ValueError), so a momentum comes plain, with nesterov or with dampening.
+        Adam's betas include a short memory of the second moment, under which it falls between
+        steps and amsgrad's running maximum differs from it (with beta2=0.999 it all but never
+        does). AdamW's weight_decay is its default (0.01) or a given 0.01 or 0.1."""
         cls = cls or self.pick(OPTIMIZERS)
         kwargs: dict[str, Any] = {"lr": self.pick((0.1, 0.01))}
         if cls == "SGD":
-            options = {"momentum": (0.0, 0.9), "dampening": (0.0, 0.1), "weight_decay": (0.0, 0.01),
-                       "nesterov": (False, True), "maximize": (False, True)}
+            options = {"momentum": (0.0, 0.9, 0.5), "weight_decay": (0.0, 0.01), "maximize": (False, True)}
         else:
-            options = {"amsgrad": (False, True), "maximize": (False, True), "weight_decay": (0.0, 0.01)}
+            options = {"betas": ((0.9, 0.999), (0.8, 0.5)), "amsgrad": (False, True),
+                       "maximize": (False, True), "weight_decay": (0.0, 0.01, 0.1)}
         for key, values in options.items():
             value = self.pick(values)
             if value != values[0]:
                 kwargs[key] = value
+        if kwargs.get("momentum"):
+            kwargs.update(self.pick(({}, {"nesterov": True}, {"dampening": 0.1})))
         name = self.fresh("opt")
         self.steps.append(Optimizer(name, cls, list(params), kwargs))
         return name
