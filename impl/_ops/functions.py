@@ -1004,12 +1004,27 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if index.dtype is not dtypes.int64:
         raise RuntimeError("gather(): Expected dtype int64 for index")
     dim = _wrap_dim(dim, input.dim())
+    if index.numel():  # torch checks the shape of a non-empty index only
+        check_gather_shape(input, dim, index)
     size = input.shape[dim] if input.dim() else 1
     idx = index._data.reshape(-1)
     outside = idx[(idx < 0) | (idx >= size)]
     if outside.size:
         raise RuntimeError(f"index {int(outside[0])} is out of bounds for dimension {dim} with size {size}")
     return apply(ix.GATHER, input, dim=dim, index=index)
+
+
+def check_gather_shape(input: Tensor, dim: int, index: Tensor) -> None:
+    """gather's index has input's number of dims (a 0-d tensor counts as 1-d) and is no larger
+    than input along every dim but ``dim``."""
+    if builtins.max(index.dim(), 1) != builtins.max(input.dim(), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for d in range(index.dim()):
+        if d != dim and index.shape[d] > (input.shape[d] if input.dim() else 1):
+            raise RuntimeError(
+                f"Size does not match at dimension {d} expected index {list(index.shape)} to be no larger "
+                f"than self {list(input.shape)} apart from dimension {dim}"
+            )
 
 
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from typing import Any
 
 from tests.impl_faults import derivative_replaced, fault, patched
@@ -135,4 +136,94 @@ def inplace_graph_not_rewired() -> Iterator[None]:
     from impl._ops import inplace
 
     with patched(inplace, "_rebase_history", lambda _original: lambda t, node: None):
+        yield
+
+
+@fault({"OPS-001": ": value"})
+def clamp_crossed_bounds_keep_min() -> Iterator[None]:
+    """clamp applies max before min, so where min > max every element is min instead of max."""
+    from impl._ops.elementwise import CLAMP
+
+    def make(original: Callable) -> Callable:
+        def clamp(xp: Any, a: Any, min: Any, max: Any) -> Any:
+            if min is None or max is None:
+                return original(xp, a, min, max)
+            return original(xp, original(xp, a, None, max), min, None)
+
+        return clamp
+
+    with patched(CLAMP, "forward", make):
+        yield
+
+
+@fault({"OPS-001": ".grad: value"})
+def tanh_grad_not_squared() -> Iterator[None]:
+    """tanh's gradient is g * (1 - tanh(x)) instead of g * (1 - tanh(x)**2)."""
+    from impl._ops.elementwise import TANH
+
+    with derivative_replaced(TANH, "self", lambda _original: lambda g, c: g * (1 - c.result)):
+        yield
+
+
+@fault({"OPS-001": "dtype"})
+def float_unary_keeps_integer_dtype() -> Iterator[None]:
+    """exp, log, sqrt, sin, cos, tanh and sigmoid of an integer tensor are not promoted to the
+    default float dtype: the result takes numpy's float64."""
+    from impl._ops import elementwise as ew
+
+    with ExitStack() as stack:
+        for op in (ew.EXP, ew.LOG, ew.SQRT, ew.SIN, ew.COS, ew.TANH, ew.SIGMOID):
+            stack.enter_context(patched(op, "promote", lambda _original: "common"))
+        yield
+
+
+@fault({"OPS-002": "type differs: expected 'RuntimeError'"})
+def bool_subtraction_allowed() -> Iterator[None]:
+    """Subtraction with a bool operand is not refused with torch's RuntimeError (numpy's TypeError
+    escapes instead)."""
+    from impl._ops import functions
+
+    with patched(functions, "check_bool_subtraction", lambda _original: lambda input, other: None):
+        yield
+
+
+@fault({"OPS-003": "shape"})
+def amax_ignores_keepdim() -> Iterator[None]:
+    """amax drops the reduced dims whatever keepdim asked."""
+    from impl._ops.reductions import AMAX
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a, dim, keepdim: original(xp, a, dim, False)
+
+    with patched(AMAX, "forward", make):
+        yield
+
+
+@fault({"OPS-004": ".grad: value"})
+def trace_grad_fills_row() -> Iterator[None]:
+    """trace's gradient fills every (m)-th element instead of every (m + 1)-th: not the diagonal
+    of a non-square matrix."""
+    from impl._ops import reductions
+
+    def make(_original: Callable) -> Callable:
+        def trace_back(g: Any, c: Any) -> Any:
+            from impl._creation import arange, zeros
+
+            n, m = c.shape()
+            filled = arange(0, n * m, m, device=g.device)[:n]
+            return zeros(n * m, dtype=g.dtype, device=g.device).index_fill(0, filled, g).view(n, m)
+
+        return trace_back
+
+    with derivative_replaced(reductions.TRACE, "self", make):
+        yield
+
+
+@fault({"OPS-005": "type differs: expected 'RuntimeError'"})
+def gather_index_shape_unchecked() -> Iterator[None]:
+    """gather does not check that its index has the input's dims, no larger off ``dim`` (numpy's
+    ValueError escapes instead of torch's RuntimeError)."""
+    from impl._ops import functions
+
+    with patched(functions, "check_gather_shape", lambda _original: lambda input, dim, index: None):
         yield
