@@ -24,7 +24,7 @@ from oracle.program import (
     Program,
     Ref,
 )
-from oracle.strategies import LOSSES, TREE_INPUTS, ModuleBuilder
+from oracle.strategies import TREE_INPUTS, ModuleBuilder
 
 # Rule -> what impl does differently (strict xfails on the impl backend only; the goal is none).
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
@@ -98,18 +98,39 @@ def test_zero_grad_stops_accumulation(program: Program, backend: Backend, refere
     check(program, backend, reference)
 
 
+# each loss class with the kind of target it takes (CrossEntropyLoss: class indices or probabilities)
+LOSS_KINDS = (
+    ("MSELoss", None), ("L1Loss", None), ("CrossEntropyLoss", False), ("CrossEntropyLoss", True),
+    ("NLLLoss", None), ("BCELoss", None), ("BCEWithLogitsLoss", None),
+)
+
+
+def combine(b: ModuleBuilder, op: str, inputs: list[str], shape: tuple[int, ...]) -> str:
+    """``op`` of the tensors named ``inputs``, bound to a fresh name of ``shape``."""
+    out = b.fresh("t")
+    return b.bind(out, shape, Op(out, op, [Ref(name) for name in inputs]), tracked=True)
+
+
 @st.composite
 def losses(draw: Any) -> Program:
-    """A loss of every class and reduction on a prediction (a leaf, or a Linear layer's output)
-    and a target of the kind it takes; backward from the loss (summed when not reduced)."""
+    """A loss of one class with every reduction on one prediction (a leaf, or a Linear layer's
+    output) and a target of the kind it takes (sometimes requiring grad); backward from the sum of
+    the three values, the unreduced one weighted per element first, so each element's gradient
+    flows back with its own incoming gradient."""
     b = ModuleBuilder(draw)
+    cls, soft = b.pick(LOSS_KINDS)
     shape = b.pick(((3,), (2, 3), (4, 2)))
     prediction = b.input(shape, requires_grad=b.draw(st.integers(0, 3)) > 0)
     if b.coin():
         net, out_shape = b.tree(shape, depth=0)
         if len(out_shape) == len(shape) and out_shape[-1] > 1:
             prediction = b.call(net, [prediction], out_shape)
-    b.loss(prediction, b.pick(LOSSES))
+    prediction, target = b.loss_inputs(prediction, cls, soft, target_grad=b.draw(st.integers(0, 3)) == 0)
+    mean, total, none = (b.apply_loss(cls, prediction, target, r) for r in ("mean", "sum", "none"))
+    weights = b.input(b.shapes[none], requires_grad=False)
+    none = combine(b, "mul", [none, weights], b.shapes[none])
+    for term in (combine(b, "sum", [none], ()), mean):
+        total = combine(b, "add", [total, term], ())
     b.finish()
     return b.program()
 

@@ -556,11 +556,10 @@ class ModuleBuilder(Builder):
         groups = self.pick([g for g in (1, 1, 2) if c % g == 0])
         c_out = c if keep else groups * self.pick((1, 2))
         kernel = (self.pick((1, 2, 3)), self.pick((1, 2, 3)))
-        stride = (1, 1) if keep else (self.pick((1, 1, 2)), self.pick((1, 1, 2)))
         dilation = (self.pick((1, 1, 2)), self.pick((1, 1, 2)))
         mode = self.pick(("zeros", "zeros", "reflect", "replicate", "circular"))
-        paddings: list[Any] = [0, 1, (1, 0), (0, 2), "valid"] if not keep else []
-        padding = self.pick(paddings + (["same"] if stride == (1, 1) else []))
+        padding = self.pick(["same"] if keep else [0, 1, (1, 0), (0, 2), "valid", "same"])
+        stride = (1, 1) if padding == "same" else (self.pick((1, 1, 2)), self.pick((1, 1, 2)))
         if padding == "same":  # torch pads (dilation * (kernel - 1)) in total, more on the right
             pads = tuple(d * (k - 1) for d, k in zip(dilation, kernel, strict=True))
             out = size
@@ -718,9 +717,18 @@ class ModuleBuilder(Builder):
     # -- losses and optimisers -----------------------------------------------------------------
     def loss(self, prediction: str, cls: str | None = None) -> str:
         """A loss module of ``cls`` (random if None) with a random reduction, applied to
-        ``prediction`` (1-d or 2-d, classes last; squashed by Sigmoid for BCELoss, LogSoftmax for
-        NLLLoss) and a target of the kind the loss takes; returns the loss value's name."""
+        ``prediction`` (see ``loss_inputs``); returns the loss value's name."""
         cls = cls or self.pick(LOSSES)
+        prediction, target = self.loss_inputs(prediction, cls)
+        return self.apply_loss(cls, prediction, target, self.pick(REDUCTIONS))
+
+    def loss_inputs(
+        self, prediction: str, cls: str, soft: bool | None = None, target_grad: bool = False
+    ) -> tuple[str, str]:
+        """The input a loss of ``cls`` takes from ``prediction`` (1-d or 2-d, classes last;
+        squashed by Sigmoid for BCELoss, LogSoftmax for NLLLoss) and a target of the kind it takes:
+        class indices (NLLLoss; CrossEntropyLoss unless ``soft``, at random if None), else values
+        (MSELoss, L1Loss) or probabilities, requiring grad with ``target_grad``."""
         shape = self.shapes[prediction]
         squash = {"BCELoss": "Sigmoid", "NLLLoss": "LogSoftmax"}.get(cls)
         if squash is not None:
@@ -729,17 +737,22 @@ class ModuleBuilder(Builder):
             self.add_module(Module(name, squash, kwargs=kwargs))
             prediction = self.call(name, [prediction], shape)
         target = self.fresh("y")
-        if cls in ("CrossEntropyLoss", "NLLLoss") and (cls == "NLLLoss" or self.coin()):
+        if soft is None and cls == "CrossEntropyLoss":
+            soft = not self.coin()
+        if cls == "NLLLoss" or cls == "CrossEntropyLoss" and not soft:
             rows = shape[0] if len(shape) == 2 else 1
             data = self.draw(st.lists(st.integers(0, shape[-1] - 1), min_size=rows, max_size=rows))
             self.bind(target, shape[:-1], Leaf(target, data if len(shape) == 2 else data[0], "int64"))
-        elif cls in ("MSELoss", "L1Loss"):
-            self.bind(target, shape, Leaf(target, self.data(shape), "float32"))
-        else:  # probabilities: BCE targets, soft CrossEntropy labels
-            self.bind(target, shape, Leaf(target, self.probabilities(shape), "float32"))
+            return prediction, target
+        values = self.data(shape) if cls in ("MSELoss", "L1Loss") else self.probabilities(shape)
+        self.bind(target, shape, Leaf(target, values, "float32", target_grad), tracked=target_grad)
+        return prediction, target
+
+    def apply_loss(self, cls: str, prediction: str, target: str, reduction: str) -> str:
+        """``cls(reduction=reduction)(prediction, target)``; returns the loss value's name."""
         name = self.fresh("m")
-        reduction = self.pick(REDUCTIONS)
         self.add_module(Module(name, cls, kwargs={"reduction": reduction}))
+        shape = self.shapes[prediction]
         per_row = cls in ("CrossEntropyLoss", "NLLLoss")
         out_shape = () if reduction != "none" else shape[:-1] if per_row else shape
         return self.call(name, [prediction, target], out_shape)

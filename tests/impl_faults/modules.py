@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-from tests.impl_faults import fault, patched
+from tests.impl_faults import derivative_replaced, fault, patched
 
 
 @fault({"MOD-001": "graph differs"})
@@ -24,6 +24,73 @@ def module_dict_sorts_keys() -> Iterator[None]:
         return update
 
     with patched(ModuleDict, "update", make):
+        yield
+
+
+@fault({"MOD-001": "graph differs"})
+def linear_nd_input_not_flattened() -> Iterator[None]:
+    """Linear with a bias on an input of 3 or more dimensions computes ``matmul`` then an in-place
+    bias add instead of torch's one addmm over the flattened batch, viewed back."""
+    import impl
+    from impl.nn import functional as F
+
+    def make(original: Callable) -> Callable:
+        def linear(input: Any, weight: Any, bias: Any = None) -> Any:
+            if bias is None or input.dim() <= 2:
+                return original(input, weight, bias)
+            return impl.matmul(input, weight.t()).add_(bias)
+
+        return linear
+
+    with patched(F, "linear", make):
+        yield
+
+
+@fault({"MOD-001": "graph differs"})
+def linear_1d_input_keeps_batch_dim() -> Iterator[None]:
+    """Linear with a bias on a 1-d input returns a (1, out_features) result: the batch dimension of
+    the addmm it runs is not viewed away."""
+    import impl
+    from impl.nn import functional as F
+
+    def make(original: Callable) -> Callable:
+        def linear(input: Any, weight: Any, bias: Any = None) -> Any:
+            if bias is None or input.dim() != 1:
+                return original(input, weight, bias)
+            return impl.addmm(bias, input.reshape(1, -1), weight.t())
+
+        return linear
+
+    with patched(F, "linear", make):
+        yield
+
+
+@fault({"MOD-001": ": value"})
+def softmax_module_ignores_dim() -> Iterator[None]:
+    """The Softmax module normalises over the last dimension whatever its ``dim``."""
+    from impl.nn import functional as F
+    from impl.nn.modules.activation import Softmax
+
+    def forward(self: Softmax, input: Any) -> Any:
+        return F.softmax(input, -1)
+
+    with patched(Softmax, "forward", lambda _orig: forward):
+        yield
+
+
+@fault({"MOD-001": "graph differs"})
+def sequential_runs_once() -> Iterator[None]:
+    """Sequential walks its layers with one iterator made at its first call, so later calls find it
+    exhausted and return their input unchanged."""
+    from impl.nn.modules.container import Sequential
+
+    def forward(self: Sequential, input: Any) -> Any:
+        layers = vars(self).setdefault("_fault_layers", iter(self))
+        for module in layers:
+            input = module(input)
+        return input
+
+    with patched(Sequential, "forward", lambda _orig: forward):
         yield
 
 
@@ -94,6 +161,60 @@ def bce_mean_backward_not_averaged() -> Iterator[None]:
         yield
 
 
+@fault({"MOD-004": ": value"})
+def soft_cross_entropy_mean_over_elements() -> Iterator[None]:
+    """CrossEntropyLoss with class-probability targets and ``reduction='mean'`` divides the summed
+    loss by the number of elements instead of the number of rows (``numel // classes``)."""
+    from impl.nn import _ops
+    from impl.nn import functional as F
+
+    def make(original: Callable) -> Callable:
+        def probabilities(logp: Any, target: Any, weight: Any, code: int, *rest: Any) -> Any:
+            if code != 1:
+                return original(logp, target, weight, code, *rest)
+            total = original(logp, target, weight, 2, *rest)
+            return _ops.apply(_ops.DIV_SCALAR, total, other=logp.numel())
+
+        return probabilities
+
+    with patched(F, "_cross_entropy_probabilities", make):
+        yield
+
+
+@fault({"MOD-004": ".grad: value"})
+def mse_sum_backward_averaged() -> Iterator[None]:
+    """The backward of MSELoss with ``reduction='sum'`` is divided by the number of elements, as
+    for 'mean' (the reduction code tested for non-zero instead of 'mean')."""
+    from impl.nn import _ops
+
+    def make(original: Callable) -> Callable:
+        def grad(g: Any, c: Any) -> Any:
+            return original(g, c) / c.self.numel() if c.reduction == 2 else original(g, c)
+
+        return grad
+
+    with derivative_replaced(_ops.MSE_LOSS, "self", make):
+        yield
+
+
+@fault({"MOD-004": ".grad: value"})
+def nll_backward_ignores_row_gradients() -> Iterator[None]:
+    """The backward of NLLLoss (and CrossEntropyLoss with class indices) with ``reduction='none'``
+    spreads the first row's incoming gradient over every row instead of each row's own."""
+    from impl.nn import _ops
+
+    def make(original: Callable) -> Callable:
+        def backward(xp: Any, g: Any, x: Any, **options: Any) -> Any:
+            if g.ndim:
+                g = xp.broadcast_to(g.reshape(-1)[:1], g.shape)
+            return original(xp, g, x, **options)
+
+        return backward
+
+    with patched(_ops.NLL_LOSS_BACKWARD, "forward", make):
+        yield
+
+
 @fault({"MOD-005": ": value"})
 def dropout_ignores_eval_mode() -> Iterator[None]:
     """Dropout drops elements in eval mode too (it does not pass its training flag on)."""
@@ -104,6 +225,45 @@ def dropout_ignores_eval_mode() -> Iterator[None]:
         return F.dropout(input, self.p, True, self.inplace)
 
     with patched(Dropout, "forward", lambda _orig: forward):
+        yield
+
+
+def _dropout_mask_replaced(p: float, mask: Callable[[Any], Any]) -> Any:
+    """``F.dropout`` that, in train mode with probability ``p``, multiplies its input by
+    ``mask(input)`` (made without grad) instead of doing what it does."""
+    import impl
+    from impl.nn import functional as F
+
+    def make(original: Callable) -> Callable:
+        def dropout(input: Any, p_: float = 0.5, training: bool = True, inplace: bool = False) -> Any:
+            if not training or p_ != p:
+                return original(input, p_, training, inplace)
+            with impl.no_grad():
+                m = mask(input)
+            return input.mul_(m) if inplace else input * m
+
+        return dropout
+
+    return patched(F, "dropout", make)
+
+
+@fault({"MOD-005": ": value"})
+def dropout_all_dropped_scaled_by_inf() -> Iterator[None]:
+    """Dropout with p=1 in train mode scales its all-zero mask by 1/(1-p) = inf, so every element
+    is nan instead of 0."""
+    import impl
+
+    with _dropout_mask_replaced(1.0, lambda x: impl.zeros_like(x) * float("inf")):
+        yield
+
+
+@fault({"MOD-005": "is_leaf differs"})
+def dropout_p0_applies_mask() -> Iterator[None]:
+    """Dropout with p=0 in train mode multiplies its input by an all-ones mask (a new tensor, with
+    a MulBackward0 grad_fn) instead of returning the input itself."""
+    import impl
+
+    with _dropout_mask_replaced(0.0, impl.ones_like):
         yield
 
 
@@ -124,4 +284,101 @@ def reflect_padding_repeats_edge() -> Iterator[None]:
         return source_index
 
     with patched(_pad, "_source_index", make):
+        yield
+
+
+@fault({"MOD-006": ": value"})
+def conv_padding_pair_swapped() -> Iterator[None]:
+    """Conv2d reads a padding pair as (width, height) instead of (height, width)."""
+    from impl.nn import _conv
+
+    def make(original: Callable) -> Callable:
+        def pads(padding: Any, *rest: Any) -> tuple:
+            if isinstance(padding, str):
+                return original(padding, *rest)
+            height, width = _conv._pair(padding)
+            return (width, width, height, height)
+
+        return pads
+
+    with patched(_conv, "_pads", make):
+        yield
+
+
+@fault({"MOD-006": ": value"})
+def same_padding_extra_first() -> Iterator[None]:
+    """Conv2d with ``padding='same'`` and an odd total padding puts the extra row and column on
+    the top and left instead of the bottom and right (padding_mode 'zeros' and the others)."""
+    from impl.nn import _conv
+    from impl.nn._pad import pad
+    from impl.nn.modules.conv import Conv2d
+
+    def pad_extra(input: Any, pads: tuple) -> tuple:
+        top, bottom, left, right = pads
+        return pad(input, (right - left, 0, bottom - top, 0)), (top, top, left, left)
+
+    def make(original: Callable) -> Callable:
+        def reversed_padding(self: Conv2d) -> Any:
+            pads = original(self)
+            return [pads[1], pads[0], pads[3], pads[2]] if self.padding == "same" else pads
+
+        return reversed_padding
+
+    with patched(_conv, "_pad_extra", lambda _orig: pad_extra), patched(Conv2d, "_reversed_padding", make):
+        yield
+
+
+@fault({"MOD-006": ": value"})
+def circular_padding_wraps_near_side() -> Iterator[None]:
+    """Circular padding fills each border with the input elements next to it (the near side)
+    instead of those at the opposite side (in the forward; the gradient is left as torch's)."""
+    import impl
+    from impl.nn import _pad
+
+    def make(original: Callable) -> Callable:
+        def circular(input: Any, pad: tuple) -> Any:
+            out = original(input, pad)
+            with impl.no_grad():
+                for dim, left, right in _pad._pairs(pad, out.dim()):
+                    size = out.shape[dim]
+                    if left > 0:
+                        out.narrow(dim, 0, left).copy_(out.narrow(dim, left, left))
+                    if right > 0:
+                        out.narrow(dim, size - right, right).copy_(out.narrow(dim, size - 2 * right, right))
+            return out
+
+        return circular
+
+    with patched(_pad, "_circular", make):
+        yield
+
+
+@fault({"MOD-006": ": value"})
+def grouped_conv_interleaves_channels() -> Iterator[None]:
+    """A grouped convolution assigns input channel c to group c % groups (interleaved) instead of
+    to consecutive blocks of in_channels / groups channels."""
+    from impl.nn import _conv
+
+    def make(original: Callable) -> Callable:
+        def forward(xp: Any, x: Any, w: Any, b: Any, groups: int, **options: Any) -> Any:
+            n, c, h, width = x.shape
+            x = x.reshape(n, c // groups, groups, h, width).transpose(0, 2, 1, 3, 4).reshape(x.shape)
+            return original(xp, x, w, b, groups=groups, **options)
+
+        return forward
+
+    with patched(_conv.CONVOLUTION, "forward", make):
+        yield
+
+
+@fault({"MOD-006": "graph differs"})
+def leaky_relu_module_ignores_inplace() -> Iterator[None]:
+    """LeakyReLU(inplace=True) computes out of place (the module does not pass its flag on)."""
+    from impl.nn import functional as F
+    from impl.nn.modules.activation import LeakyReLU
+
+    def forward(self: LeakyReLU, input: Any) -> Any:
+        return F.leaky_relu(input, self.negative_slope)
+
+    with patched(LeakyReLU, "forward", lambda _orig: forward):
         yield
