@@ -41,11 +41,8 @@ def retain_grad_hook_first() -> Iterator[None]:
             retains = node._retains_grad_hooks
             for slot, hook in list(retains.items()):
                 hook(grads[slot])
-            node._retains_grad_hooks = {}
-            try:
+            with patched(node, "_retains_grad_hooks", lambda _retains: {}):
                 return original(node, grads)
-            finally:
-                node._retains_grad_hooks = retains
 
         return retain_grad_first
 
@@ -65,14 +62,11 @@ def tensor_hooks_run_in_reverse() -> Iterator[None]:
     """Several hooks on one tensor run from the last registered to the first."""
 
     def reverse(original: Callable, node: Any, grads: list) -> list:
-        hooks = node._tensor_pre_hooks
-        if not hooks:
+        def reversed_tables(hooks: dict) -> dict:
+            return {slot: dict(reversed(h.items())) for slot, h in hooks.items()}
+
+        with patched(node, "_tensor_pre_hooks", reversed_tables):
             return original(node, grads)
-        node._tensor_pre_hooks = {slot: dict(reversed(h.items())) for slot, h in hooks.items()}
-        try:
-            return original(node, grads)
-        finally:
-            node._tensor_pre_hooks = hooks
 
     with tensor_pre_hooks_as(reverse):
         yield
@@ -163,16 +157,12 @@ def node_pre_hooks_before_tensor_hooks() -> Iterator[None]:
 
     def make(original: Callable) -> Callable:
         def pre_hooks_first(node: Any, grads: list, edges: tuple) -> tuple:
-            hooks = node._pre_hooks
-            for hook in list(hooks.values()):
+            for hook in list(node._pre_hooks.values()):
                 new = hook(tuple(grads))
                 if new is not None:
                     grads = list(engine._hook_values(hook, tuple(grads), new))
-            node._pre_hooks = {}
-            try:
+            with patched(node, "_pre_hooks", lambda _hooks: {}):
                 return original(node, grads, edges)
-            finally:
-                node._pre_hooks = hooks
 
         return pre_hooks_first
 
@@ -189,13 +179,12 @@ def post_hooks_see_incoming_gradients() -> Iterator[None]:
     def make(original: Callable) -> Callable:
         def incoming_to_post_hooks(node: Any, grads: list, edges: tuple) -> tuple:
             incoming = tuple(grads)
-            hooks = node._post_hooks
-            node._post_hooks = {k: partial(lambda h, outputs, _grads: h(outputs, incoming), h)
-                                for k, h in hooks.items()}
-            try:
+
+            def given_incoming(hooks: dict) -> dict:
+                return {k: partial(lambda h, out, _grads: h(out, incoming), h) for k, h in hooks.items()}
+
+            with patched(node, "_post_hooks", given_incoming):
                 return original(node, grads, edges)
-            finally:
-                node._post_hooks = hooks
 
         return incoming_to_post_hooks
 
@@ -210,14 +199,10 @@ def post_accumulate_hooks_before_grad_written() -> Iterator[None]:
 
     def make(original: Callable) -> Callable:
         def hooks_first(self: AccumulateGrad, grads: tuple) -> tuple:
-            hooks = self._post_acc_hooks
-            for hook in list(hooks.values()):
+            for hook in list(self._post_acc_hooks.values()):
                 hook(self.variable)
-            self._post_acc_hooks = {}
-            try:
+            with patched(self, "_post_acc_hooks", lambda _hooks: {}):
                 return original(self, grads)
-            finally:
-                self._post_acc_hooks = hooks
 
         return hooks_first
 

@@ -14,15 +14,15 @@ def tensor_hooks_see_original_grad() -> Iterator[None]:
     """Each tensor hook receives the original gradient, not the one a previous hook returned."""
     def each_sees_the_original(original: Callable, node: Any, grads: list) -> list:
         given = list(grads)
-        tables = node._tensor_pre_hooks
-        node._tensor_pre_hooks = {
-            slot: {key: (lambda _g, h=hook, s=slot: h(given[s])) for key, hook in hooks.items()}
-            for slot, hooks in tables.items()
-        }
-        try:
+
+        def seeing_given(tables: dict) -> dict:
+            return {
+                slot: {key: (lambda _g, h=hook, s=slot: h(given[s])) for key, hook in hooks.items()}
+                for slot, hooks in tables.items()
+            }
+
+        with patched(node, "_tensor_pre_hooks", seeing_given):
             return original(node, grads)
-        finally:
-            node._tensor_pre_hooks = tables
 
     with tensor_pre_hooks_as(each_sees_the_original):
         yield
