@@ -12,6 +12,7 @@ from impl import dtypes
 from impl._ops import elementwise as ew
 from impl._ops import functions as F
 from impl._ops import inplace as ip
+from impl._ops.signatures import described, type_name
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
 from impl._ops.views import copy_like, new_like
 from impl._tensor import Tensor
@@ -420,24 +421,6 @@ TENSOR_OR_NUMBER = {
 NUMBERS = (int, float, complex, np.number, np.bool_)
 
 
-def _type_name(value: Any) -> str:
-    """A type as torch's messages name it (its C tp_name): ``NoneType``, ``Foo``, ``numpy.ndarray``."""
-    kind = type(value)
-    if kind.__flags__ & (1 << 9) or kind.__module__ == "builtins":  # a class defined in Python, a builtin
-        return kind.__name__
-    return f"{kind.__module__}.{kind.__name__}"
-
-
-def _description(value: Any) -> str:
-    """An argument as torch's "invalid combination" message describes it: ``list of [int, float]``."""
-    names = ", ".join(_type_name(v) for v in value) if isinstance(value, (list, tuple)) else ""
-    if isinstance(value, list):
-        return f"list of [{names}]"
-    if isinstance(value, tuple):
-        return f"tuple of ({names}{',' if len(value) == 1 else ''})"
-    return _type_name(value)
-
-
 def _tensor_argument(name: str, fn: Any, argument: str, numbers: bool) -> Any:
     """``fn`` as method ``name``, refusing an argument that is neither a tensor nor (if ``numbers``) a
     number with torch's TypeError (the table's own error would word the function form)."""
@@ -447,7 +430,7 @@ def _tensor_argument(name: str, fn: Any, argument: str, numbers: bool) -> Any:
             value = args[0] if args else kwargs[argument]
             if not isinstance(value, Tensor) and not (numbers and isinstance(value, NUMBERS)):
                 where = f"argument '{argument}' (position 1)" if args else f"argument '{argument}'"
-                raise TypeError(f"{name}(): {where} must be Tensor, not {_type_name(value)}")
+                raise TypeError(f"{name}(): {where} must be Tensor, not {type_name(value)}")
         return fn(self, *args, **kwargs)
 
     return method
@@ -462,9 +445,9 @@ def _tensor_or_number(name: str, fn: Any, argument: str) -> Any:
             value = args[0] if args else kwargs[argument]
             if not isinstance(value, (Tensor, *NUMBERS)):
                 if args:
-                    got, bad = _type_name(value), f"!{_description(value)}!"
+                    got, bad = type_name(value), f"!{described(value)}!"
                 else:  # a keyword argument is shown named, with a trailing comma
-                    got, bad = f"{argument}={_type_name(value)}, ", f"!{argument}={_description(value)}!, "
+                    got, bad = f"{argument}={type_name(value)}, ", f"!{argument}={described(value)}!, "
                 reason = f"      didn't match because some of the arguments have invalid types: ({bad})\n"
                 raise TypeError(
                     f"{name}() received an invalid combination of arguments - got ({got}), but expected one "

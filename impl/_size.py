@@ -4,6 +4,8 @@ from __future__ import annotations
 
 
 class Size(tuple):
+    _torch_type_name = "torch.Size"  # as torch's messages name it
+
     def __repr__(self) -> str:
         return f"torch.Size([{', '.join(str(int(s)) for s in self)}])"
 

@@ -15,6 +15,7 @@ class dtype:
     """A torch dtype (``impl.float32`` ...); ``str`` gives ``torch.float32`` like torch."""
 
     __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_legacy")
+    _torch_type_name = "torch.dtype"  # as torch's messages name it
 
     def __init__(self, name: str, np_dtype: type, floating: bool, signed: bool, legacy: str) -> None:
         self.name = name

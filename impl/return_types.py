@@ -12,7 +12,9 @@ def _structseq(name: str, fields: tuple[str, ...]) -> type:
         body = ",\n".join(f"{f}={v!r}" for f, v in zip(fields, self, strict=True))
         return f"torch.return_types.{name}(\n{body})"
 
-    return type(name, (base,), {"__repr__": __repr__, "__str__": __repr__, "__slots__": ()})
+    namespace = {"__repr__": __repr__, "__str__": __repr__, "__slots__": ()}
+    namespace["_torch_type_name"] = f"torch.return_types.{name}"  # as torch's messages name the type
+    return type(name, (base,), namespace)
 
 
 max = _structseq("max", ("values", "indices"))

@@ -116,16 +116,16 @@ def _takes(kind: str, value: Any) -> bool:
     return True  # what impl's functions check themselves (dtypes, ...)
 
 
-def _described(value: Any) -> str:
+def described(value: Any) -> str:
     """A value's type as torch's list of signatures shows it: a list or tuple with its elements'.
     The list marks a value as misfit when this differs from the parameter's type as written
     (no number fits ``Number``, no tuple ``tuple of ints``: torch compares the names)."""
     if isinstance(value, list):
-        return f"list of [{', '.join(_type_name(v) for v in value)}]"
+        return f"list of [{', '.join(type_name(v) for v in value)}]"
     if isinstance(value, tuple):
-        names = [_type_name(v) for v in value]
+        names = [type_name(v) for v in value]
         return f"tuple of ({', '.join(names)}{',' if len(names) == 1 else ''})"
-    return _type_name(value)
+    return type_name(value)
 
 
 class _Signature:
@@ -155,11 +155,21 @@ class _Signature:
         return sum(not optional for _, _, optional in params) <= given <= len(params)
 
 
-def _type_name(value: Any) -> str:
-    """A value's type as torch's messages name it (``torch.dtype`` for a dtype)."""
-    from impl.dtypes import dtype
+HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
 
-    return "torch.dtype" if isinstance(value, dtype) else type(value).__name__
+
+def type_name(value: Any) -> str:
+    """A value's type as torch's messages name it, its C type's tp_name: a builtin's or a Python
+    class's own name (``NoneType``, ``Foo``), an extension type's qualified one (``numpy.ndarray``);
+    impl's classes standing for torch's C types give their torch name as ``_torch_type_name``
+    (``torch.dtype``, ``torch.Size``, ``torch.return_types.max``)."""
+    kind = type(value)
+    torch_name = getattr(kind, "_torch_type_name", None)
+    if torch_name is not None:
+        return torch_name
+    if kind.__flags__ & HEAP_TYPE or kind.__module__ == "builtins":
+        return kind.__name__
+    return f"{kind.__module__}.{kind.__name__}"
 
 
 def _wrong_argument(name: str, params: list[tuple[str, str, bool]], args: tuple) -> TypeError | None:
@@ -167,18 +177,18 @@ def _wrong_argument(name: str, params: list[tuple[str, str, bool]], args: tuple)
     for position, ((kind, param, _), value) in enumerate(zip(params, args, strict=False), 1):
         if not _takes(kind, value):
             where = f"argument '{param}' (position {position})"
-            return TypeError(f"{name}(): {where} must be {kind}, not {_type_name(value)}")
+            return TypeError(f"{name}(): {where} must be {kind}, not {type_name(value)}")
     return None
 
 
 def _invalid_combination(name: str, signatures: list[_Signature], args: tuple, kwargs: dict) -> TypeError:
-    got = ", ".join([_type_name(v) for v in args] + [f"{k}={_type_name(v)}" for k, v in kwargs.items()])
+    got = ", ".join([type_name(v) for v in args] + [f"{k}={type_name(v)}" for k, v in kwargs.items()])
     lines = [f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:"]
     for signature in signatures:
         lines.append(f" * {signature.text}")
         if len(signature.entries) == len(args) + len(kwargs):
             marked = ", ".join(
-                _described(v) if _described(v) == kind else f"!{_described(v)}!"
+                described(v) if described(v) == kind else f"!{described(v)}!"
                 for kind, v in zip(signature.entries, args, strict=False)
             )
             lines.append(f"      didn't match because some of the arguments have invalid types: ({marked})")

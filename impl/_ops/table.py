@@ -18,6 +18,7 @@ import numpy as np
 
 from impl import dtypes
 from impl._ops import codegen
+from impl._ops.signatures import type_name
 from impl._tensor import Tensor
 from impl._xp import namespace_of, quiet_enter, quiet_exit
 from impl.autograd import grad_mode
@@ -424,7 +425,7 @@ def _not_an_operand(op: OpDef, position: int, value: Any) -> TypeError:
     function = f"{differentiable.group(1).lower()}(): " if differentiable else ""
     argument = "input" if position == 1 else op.inputs[position - 1]
     where = f"argument '{argument}' (position {position})"
-    return TypeError(f"{function}{where} must be Tensor, not {type(value).__name__}")
+    return TypeError(f"{function}{where} must be Tensor, not {type_name(value)}")
 
 
 def broadcast_mismatch(shapes: list[tuple[int, ...]]) -> str | None:
