@@ -120,7 +120,7 @@ def _prod_of_others(g: Any, x: Any, dim: int) -> Any:
     n = x.shape[dim]
     if n == 1:  # no other elements
         return g
-    one = ones(*[1 if d == dim else s for d, s in enumerate(x.shape)], dtype=g.dtype)
+    one = ones(*[1 if d == dim else s for d, s in enumerate(x.shape)], dtype=g.dtype, device=x.device)
     before = cat([one, x.narrow(dim, 0, n - 1)], dim).cumprod(dim)
     after = cat([one, x.narrow(dim, 1, n - 1).flip([dim])], dim).cumprod(dim).flip([dim])
     return g * (before * after)
@@ -206,7 +206,8 @@ def _cumprod_grad(g: Any, c: Any) -> Any:
     if not is_grad_enabled():
         return _cumprod_grad_with_zeros(g, x, c.result, dim)
     n = x.shape[dim]
-    one = ones(1, dtype=g.dtype).expand(*[1 if d == dim else s for d, s in enumerate(x.shape)])
+    edge = [1 if d == dim else s for d, s in enumerate(x.shape)]
+    one = ones(1, dtype=g.dtype, device=x.device).expand(*edge)
     out = zeros_like(x, dtype=g.dtype)
     for k in range(n):
         if k == 0:
