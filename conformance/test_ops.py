@@ -55,11 +55,17 @@ class OpProgram:
     def __init__(self, draw: Any) -> None:
         self.draw = draw
         self.steps: list[Step] = []
-        self.names: list[str] = []
+        self.names: list[str] = []  # what the end observes
+        self.made = 0
+
+    def fresh(self, prefix: str) -> str:
+        """A new name, numbered by how many were made (one dropped from ``names`` is not reused)."""
+        self.made += 1
+        return f"{prefix}{self.made - 1}"
 
     def leaf(self, shape: tuple[int, ...], dtype: str, grad: bool | None = None, edge: bool = False) -> str:
         """A leaf of ``shape``/``dtype``; floating leaves mostly require grad."""
-        name = f"x{len(self.names)}"
+        name = self.fresh("x")
         if grad is None:
             grad = dtype.startswith("float") and self.draw(st.integers(0, 4)) > 0
         self.steps.append(Leaf(name, op_data(self.draw, shape, dtype, edge), dtype, grad))
@@ -67,7 +73,7 @@ class OpProgram:
         return name
 
     def op(self, op: str, *args: Any, **kwargs: Any) -> str:
-        name = f"t{len(self.names)}"
+        name = self.fresh("t")
         self.steps.append(Op(name, op, list(args), kwargs))
         self.names.append(name)
         return name
@@ -78,7 +84,7 @@ class OpProgram:
 
     def indices(self, data: Any) -> str:
         """An int64 leaf of the indices ``data``."""
-        name = f"i{len(self.names)}"
+        name = self.fresh("i")
         self.steps.append(Leaf(name, data, "int64"))
         self.names.append(name)
         return name
