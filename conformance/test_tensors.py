@@ -29,6 +29,10 @@ from oracle.strategies import broadcast_partner, op_data
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
 PY_VALUES = (0, 1, -2, 2.5, -0.5, 0.1, True, False)  # 0.1: not exact in float32
+# torch.tensor's data: 300 is too big for int8 and uint8, -0.5 does not fit uint8 (-2 wraps)
+DATA_VALUES = (*PY_VALUES, 300)
+SMALL_INTS = ("uint8", "int8", "int16")
+GIVEN_DTYPES = ALL_DTYPES + SMALL_INTS
 
 
 @st.composite
@@ -37,10 +41,12 @@ def inferred(draw: Any) -> Program:
     a dtype."""
     p = OpProgram(draw)
     if draw(st.booleans()):
-        data: Any = draw(st.sampled_from(PY_VALUES))
+        data: Any = draw(st.sampled_from(DATA_VALUES))
     else:
-        data = draw(st.lists(st.sampled_from(PY_VALUES), min_size=1, max_size=3))
-    kwargs = {"dtype": DType(draw(st.sampled_from(ALL_DTYPES)))} if draw(st.integers(0, 2)) == 0 else {}
+        data = draw(st.lists(st.sampled_from(DATA_VALUES), min_size=1, max_size=3))
+    given = draw(st.integers(0, 5))  # a third of the time a dtype, half of those a small integer one
+    dtype = draw(st.sampled_from(GIVEN_DTYPES if given == 4 else SMALL_INTS)) if given >= 4 else None
+    kwargs = {"dtype": DType(dtype)} if dtype else {}
     t = p.op("tensor", data, **kwargs)
     p.steps += [Observe(t), ObserveLayout(t)]
     return Program(p.steps)
@@ -54,8 +60,13 @@ def test_dtype_inference(program: Program, backend: Backend, reference: Backend)
 
 
 # the types of Python numbers of each category, in promotion order (bool < integer < floating),
-# and the dtypes of each category, in promotion order (float16 with bfloat16 gives float32)
-CATEGORIES = {bool: ("bool",), int: ("int32", "int64"), float: ("float16", "bfloat16", "float32", "float64")}
+# and the dtypes of each category, in promotion order (float16 with bfloat16 gives float32, uint8
+# with int8 int16)
+CATEGORIES = {
+    bool: ("bool",),
+    int: ("uint8", "int8", "int16", "int32", "int64"),
+    float: ("float16", "bfloat16", "float32", "float64"),
+}
 PROMOTED_DTYPES = tuple(d for dtypes in CATEGORIES.values() for d in dtypes)
 
 
@@ -63,11 +74,11 @@ PROMOTED_DTYPES = tuple(d for dtypes in CATEGORIES.values() for d in dtypes)
 def promoted(draw: Any) -> Program:
     """A binary op between a tensor (dimensioned or 0-d) and a tensor or a Python number. Their
     dtypes are any, or the second is a 0-d tensor or a number of a higher category than the
-    first's (which decides the result) or of its category and a later dtype (which decides only
-    when both are 0-d tensors)."""
+    first's (which decides the result) or of its category and a later dtype (which counts only
+    when both are 0-d tensors), or they are uint8 and int8 (int16 when both count)."""
     p = OpProgram(draw)
     op = draw(st.sampled_from(("add", "mul", "div", "__rmul__", "maximum", "where")))
-    relation = draw(st.sampled_from(("any", "any", "same category", "higher category")))  # any: half
+    relation = draw(st.sampled_from(("any", "any", "same category", "higher category", "uint8 with int8")))
     if relation == "any":
         a_dtype = draw(st.sampled_from(PROMOTED_DTYPES))
         b_kinds, b_dtypes, b_shapes = tuple(CATEGORIES), PROMOTED_DTYPES, ((2,), ())
@@ -75,6 +86,9 @@ def promoted(draw: Any) -> Program:
         kind = draw(st.sampled_from((int, float)))
         a_dtype = draw(st.sampled_from(CATEGORIES[kind][:-1]))
         b_kinds, b_dtypes, b_shapes = (kind,), CATEGORIES[kind][CATEGORIES[kind].index(a_dtype) + 1 :], ((),)
+    elif relation == "uint8 with int8":  # int16 unless the second is 0-d (or a number)
+        a_dtype = draw(st.sampled_from(("uint8", "int8")))
+        b_kinds, b_dtypes, b_shapes = (int,), ({"uint8": "int8", "int8": "uint8"}[a_dtype],), ((2,), ())
     else:
         a_kind, b_kind = draw(st.sampled_from(((bool, int), (bool, float), (int, float))))
         a_dtype = draw(st.sampled_from(CATEGORIES[a_kind]))
@@ -219,12 +233,17 @@ def made_leaf(p: OpProgram, shape: tuple[int, ...], dtype: str) -> str:
     return p.op("reshape", Ref(p.leaf((0,), dtype, grad=False)), *shape)
 
 
-def laid_out(draw: Any, p: OpProgram, shape: tuple[int, ...], dtype: str) -> str:
+LAYOUTS = ("fresh", "expanded", "permuted", "narrowed", "permuted narrowed")
+BINARY_OPS = ("add", "mul", "maximum", "sub")
+
+
+def laid_out(draw: Any, p: OpProgram, shape: tuple[int, ...], dtype: str, kinds: tuple = LAYOUTS) -> str:
     """A tensor of ``shape`` with a drawn layout: fresh, expanded (a size-1 or a new leading
     dimension), or cut out of a larger tensor that is permuted (dense in another order) and/or
-    narrowed (neither dense nor contiguous; a size-1 dimension keeps its base's stride)."""
+    narrowed (neither dense nor contiguous; a size-1 dimension keeps its base's stride); one of
+    ``kinds``."""
     rank = len(shape)
-    kind = draw(st.sampled_from(("fresh", "expanded", "permuted", "narrowed", "permuted narrowed")))
+    kind = draw(st.sampled_from(kinds))
     if rank == 0 or kind == "fresh":
         return made_leaf(p, shape, dtype)
     if kind == "expanded":
@@ -251,17 +270,21 @@ def laid_out(draw: Any, p: OpProgram, shape: tuple[int, ...], dtype: str) -> str
 @st.composite
 def elementwise_layouts(draw: Any) -> Program:
     """An elementwise op on operands of drawn layouts: unary, with a Python number, binary
-    (broadcasting, float32 with float64), where (its condition laid out too), or in place;
+    (broadcasting, float32 with float64), where (its condition laid out too), in place, or an
+    expanded float32 tensor with a float64 one in another order (the cast copy's layout counts);
     the result's layout and values observed."""
     p = OpProgram(draw)
     shape = draw(st.sampled_from(LAYOUT_SHAPES))
-    kind = draw(st.sampled_from(("unary", "number", "binary", "where", "in place")))
-    a = laid_out(draw, p, shape, "float32")
+    kind = draw(st.sampled_from(("unary", "number", "binary", "where", "in place", "cast")))
+    a = laid_out(draw, p, shape, "float32", ("expanded",) if kind == "cast" else LAYOUTS)
     if kind == "unary":
         out = p.op(draw(st.sampled_from(("sin", "neg", "abs", "sigmoid", "relu", "sgn"))), Ref(a))
     elif kind == "number":
         op = draw(st.sampled_from(("__add__", "__mul__", "__rsub__", "__truediv__", "__pow__", "__rpow__")))
         out = p.op(op, Ref(a), draw(st.sampled_from((2, 0.5))))
+    elif kind == "cast":  # a's cast copy (contiguous), not its own strides, orders b's dimensions
+        b = laid_out(draw, p, shape, "float64", ("permuted", "permuted narrowed"))
+        out = p.op(draw(st.sampled_from(BINARY_OPS)), Ref(a), Ref(b))
     else:
         b_shape = broadcast_partner(draw, shape)
         b = laid_out(draw, p, b_shape, draw(st.sampled_from(("float32", "float64"))))
@@ -273,7 +296,7 @@ def elementwise_layouts(draw: Any) -> Program:
             out = p.op(draw(st.sampled_from(("add_", "mul_"))), Ref(a), Ref(b))
         else:
             first, second = (a, b) if draw(st.booleans()) else (b, a)
-            out = p.op(draw(st.sampled_from(("add", "mul", "maximum", "sub"))), Ref(first), Ref(second))
+            out = p.op(draw(st.sampled_from(BINARY_OPS)), Ref(first), Ref(second))
     p.steps += [ObserveLayout(out), Observe(out)]
     return Program(p.steps)
 

@@ -52,6 +52,8 @@ def _infer(data: Any, dtype: dtypes.dtype | None = None) -> np.ndarray:
     if isinstance(data, (np.ndarray, np.generic)):
         arr = np.asarray(data)
     else:
+        if dtype is not None and dtype.np.kind in "iu":
+            _check_range(data, np.iinfo(dtype.np), dtype.name)
         arr = np.array(_plain(data))
         if arr.dtype.kind not in "fiub":
             raise TypeError(f"new(): invalid data type '{arr.dtype.name}'")
@@ -60,6 +62,22 @@ def _infer(data: Any, dtype: dtypes.dtype | None = None) -> np.ndarray:
         elif dtype is None and arr.dtype.kind in "iu":
             arr = arr.astype(np.int64)
     return arr if dtype is None else arr.astype(dtype.np)
+
+
+def _check_range(data: Any, info: np.iinfo, name: str) -> None:
+    """torch.tensor(data, dtype=<an integer dtype>) refuses a Python number the dtype cannot hold
+    (c10::checked_convert): a float below its lowest or above its max (or NaN), an int above its
+    max or below its lowest, except that an unsigned dtype takes a negative int down to -max
+    (it wraps)."""
+    if isinstance(data, (list, tuple)):
+        for d in data:
+            _check_range(d, info, name)
+        return
+    if isinstance(data, bool) or not isinstance(data, (int, float)):
+        return
+    lowest = -info.max if isinstance(data, int) and info.min == 0 else info.min
+    if not lowest <= data <= info.max:  # False for NaN too
+        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
 
 
 def _contains_numpy(data: Any) -> bool:

@@ -47,7 +47,7 @@ import math
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
 
-DTYPES = ("float16", "bfloat16", "float32", "float64", "int64", "int32", "bool")
+DTYPES = ("float16", "bfloat16", "float32", "float64", "int64", "int32", "int16", "int8", "uint8", "bool")
 
 
 @dataclass(frozen=True)

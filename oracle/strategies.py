@@ -444,7 +444,7 @@ def op_data(draw: Any, shape: tuple[int, ...], dtype: str, edge: bool = False) -
     include zeros, infinities and NaN now and then."""
     if dtype == "bool":
         pool: tuple = (False, True)
-    elif dtype.startswith("int"):
+    elif dtype.startswith(("int", "uint")):
         pool = INT_VALUES
     else:
         pool = VALUES + EDGE_VALUES if edge else VALUES
