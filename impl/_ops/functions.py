@@ -1001,9 +1001,8 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(index, Tensor)):
         raise invalid_call(gather, locals())
-    if index.dtype is not dtypes.int64:
-        raise RuntimeError("gather(): Expected dtype int64 for index")
     dim = _wrap_dim(dim, input.dim())
+    check_index_dtype(index, "gather(): Expected dtype int32/int64 for index")
     if index.numel():  # torch checks the shape of a non-empty index only
         check_gather_shape(input, dim, index)
     size = input.shape[dim] if input.dim() else 1
@@ -1012,6 +1011,12 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if outside.size:
         raise RuntimeError(f"index {int(outside[0])} is out of bounds for dimension {dim} with size {size}")
     return apply(ix.GATHER, input, dim=dim, index=index)
+
+
+def check_index_dtype(index: Tensor, message: str) -> None:
+    """gather and index_select take an int64 or int32 index."""
+    if index.dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(message)
 
 
 def check_gather_shape(input: Tensor, dim: int, index: Tensor) -> None:
@@ -1031,6 +1036,11 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(index, Tensor)):
         raise invalid_call(index_select, locals())
     dim = _wrap_dim(dim, input.dim())
+    if index.dim() > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if not input.dim() and index.numel() != 1:
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
+    check_index_dtype(index, "index_select(): Expected dtype int32 or int64 for index")
     size = input.shape[dim] if input.dim() else 1
     idx = index._data.reshape(-1)
     outside = idx[(idx < 0) | (idx >= size)]

@@ -52,6 +52,8 @@ def _gather_key(index: Any, dim: int) -> tuple:
     """The advanced-indexing key addressing what ``gather(dim, index)`` read."""
     from impl._xp import namespace_of
 
+    if index.ndim == 0 or not index.size:  # a 0-d index reads as 1-d; an empty one reads nothing
+        return (index,)
     xp = namespace_of(index)
     n = index.ndim
     grids = [xp.arange(s).reshape([-1 if d == k else 1 for d in range(n)]) for k, s in enumerate(index.shape)]
@@ -62,7 +64,7 @@ def _gather_key(index: Any, dim: int) -> tuple:
 def _accumulate_fwd(xp: Any, zeros: Any, g: Any, key: tuple, **_: Any) -> Any:
     out = zeros.copy()
     if g.size:  # an empty read may hold indices out of range (torch never looks at them)
-        xp.add.at(out, key, g)
+        xp.add.at(out if out.ndim else out.reshape(1), key, g)  # a 0-d target is read as 1-d
     return out
 
 
@@ -205,7 +207,12 @@ def index_key(t: Any, key: tuple) -> Any:
 
 def _gather_fwd(xp: Any, a: Any, dim: int, index: Any) -> Any:
     """torch.gather: the result has the index's shape; off ``dim`` the index may be smaller than
-    the input (only the leading part of the input is read), where numpy would broadcast it."""
+    the input (only the leading part of the input is read), where numpy would broadcast it. An
+    empty index is not checked; a 0-d input or index reads as 1-d."""
+    if not index.size:
+        return xp.zeros(index.shape, dtype=a.dtype)
+    if not (a.ndim and index.ndim):
+        return _gather_fwd(xp, a.reshape(-1), 0, index.reshape(-1)).reshape(index.shape)
     if index.ndim == a.ndim:
         a = a[tuple(slice(None) if d == dim else slice(0, n) for d, n in enumerate(index.shape))]
     return xp.take_along_axis(a, index, axis=dim)
@@ -225,12 +232,12 @@ GATHER = OpDef(
 )
 INDEX_SELECT = OpDef(
     "IndexSelectBackward0",
-    lambda xp, a, dim, index: xp.take(a, index._data, axis=dim),
+    lambda xp, a, dim, index: xp.take(a, index._data.reshape(-1), axis=dim) if a.ndim else a.copy(),
     derivatives={
         "self": D(
             "dim index",
             lambda g, c: accumulate(
-                INDEX_ADD, g, c.shape(), (slice(None),) * c.dim + (c.index._data,), dim=c.dim, index=c.index
+                INDEX_ADD, g, c.shape(), (slice(None),) * c.dim + (c.index._data.reshape(-1),), dim=c.dim, index=c.index
             ),
         )
     },
