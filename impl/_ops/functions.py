@@ -390,7 +390,7 @@ def _minmax(kind: str, input: Tensor, dim: Any = None, keepdim: bool = False) ->
         return apply(rd.MAX_ALL if kind == "max" else rd.MIN_ALL, input)
     d = _wrap_dim(dim, input.dim())
     values, indices = apply(rd.MAX_DIM if kind == "max" else rd.MIN_DIM, input, dim=d, keepdim=keepdim)
-    return (return_types.max if kind == "max" else return_types.min)(values, indices)
+    return (return_types.max if kind == "max" else return_types.min)((values, indices))
 
 
 def max(input: Tensor, dim: Any = _ABSENT, keepdim: bool = False) -> Any:
@@ -1039,7 +1039,8 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if index.dim() > 1:
         raise IndexError("index_select(): Index is supposed to be a vector")
     if not input.dim() and index.numel() != 1:
-        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {index.numel()} value(s)")
+        n = index.numel()
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {n} value(s)")
     check_index_dtype(index, "index_select(): Expected dtype int32 or int64 for index")
     size = input.shape[dim] if input.dim() else 1
     idx = index._data.reshape(-1)

@@ -237,7 +237,8 @@ INDEX_SELECT = OpDef(
         "self": D(
             "dim index",
             lambda g, c: accumulate(
-                INDEX_ADD, g, c.shape(), (slice(None),) * c.dim + (c.index._data.reshape(-1),), dim=c.dim, index=c.index
+                INDEX_ADD, g, c.shape(), (slice(None),) * c.dim + (c.index._data.reshape(-1),), dim=c.dim,
+                index=c.index,
             ),
         )
     },
