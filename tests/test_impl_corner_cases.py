@@ -5,6 +5,8 @@ impl and compares what it observes."""
 from __future__ import annotations
 
 import itertools
+import math
+import pickle
 from collections.abc import Callable
 from typing import Any
 
@@ -1413,5 +1415,90 @@ def test_conv2d_float32_sums_as_torch() -> None:
 
     def run(m: Any) -> list:
         return m.nn.functional.conv2d(m.tensor(x), m.tensor(w), m.tensor([-1.0])).tolist()
+
+    assert run(impl) == run(torch)
+
+
+# -- gather and index_select: 0-d tensors, empty and int32 indices ----------------------------------
+def gathered(m: Any, fn: str, shape: tuple, dim: int, index: Any, dtype: str = "int64") -> str:
+    """``fn(x, dim, index)`` of a leaf ``x`` of ``shape`` (values 1, 2, ...), then backward of its
+    sum: the result and the leaf's gradient."""
+    x = (m.arange(math.prod(shape)) + 1.0).reshape(shape).requires_grad_()
+    r = getattr(m, fn)(x, dim, m.tensor(index, dtype=getattr(m, dtype)))
+    r.sum().backward()
+    return f"{tuple(r.shape)} {r.tolist()} {type(r.grad_fn).__name__} {x.grad.tolist()}"
+
+
+GATHERS: dict[str, tuple] = {
+    "gather 0-d input, 0-d index": ("gather", (), 0, 0),
+    "gather 0-d input, 1-d index": ("gather", (), -1, [0, 0]),
+    "gather 1-d input, 0-d index": ("gather", (3,), 0, 2),
+    "gather empty index of fewer dims": ("gather", (2, 3), 1, []),
+    "gather empty index of more dims": ("gather", (3,), 0, [[]]),
+    "gather int32 index": ("gather", (2, 3), 1, [[2, 2], [0, 1]], "int32"),
+    "gather float index": ("gather", (3,), 0, [1.0], "float32"),
+    "gather int16 index": ("gather", (3,), 0, [1], "int16"),
+    "gather bad dim before index dtype": ("gather", (3,), 1, [1.0], "float32"),
+    "index_select 0-d input, 0-d index": ("index_select", (), 0, 0),
+    "index_select 0-d input, one index": ("index_select", (), -1, [0]),
+    "index_select 0-d input, two indices": ("index_select", (), 0, [0, 0]),
+    "index_select 0-d input, no index": ("index_select", (), 0, []),
+    "index_select 1-d input, 0-d index": ("index_select", (3,), 0, 1),
+    "index_select 2-d input, 0-d index": ("index_select", (2, 3), 1, 2),
+    "index_select int32 index": ("index_select", (2, 3), 1, [2, 2], "int32"),
+    "index_select float index": ("index_select", (3,), 0, [1.0], "float32"),
+    "index_select 2-d index": ("index_select", (3,), 0, [[1]]),
+    "index_select 2-d float index": ("index_select", (3,), 0, [[1.0]], "float32"),
+}
+
+
+@pytest.mark.parametrize("case", GATHERS)
+def test_gather_and_index_select_corner_cases_match_torch(case: str) -> None:
+    """torch reads a 0-d input or index as 1-d (index_select of a 0-d input takes exactly one
+    index), leaves an empty gather index unchecked, takes int32 indices, and checks in its order."""
+
+    def run(m: Any) -> str:
+        return observe({case: m}, lambda m: gathered(m, *GATHERS[case]), str)[case]
+
+    assert run(impl) == run(torch)
+
+
+# -- torch.return_types: CPython structseqs ---------------------------------------------------------
+def maxed(m: Any) -> Any:
+    return m.max(m.tensor([1.0, 3.0]), 0)
+
+
+RETURN_TYPE_USES: dict[str, Callable[[Any], Any]] = {
+    "repr": lambda m: repr(maxed(m)),
+    "fields": lambda m: (maxed(m).values.item(), maxed(m).indices.item(), maxed(m) == tuple(maxed(m))),
+    "sizes": lambda m: [getattr(maxed(m), f) for f in ("n_fields", "n_sequence_fields", "n_unnamed_fields")],
+    "no such attribute": lambda m: maxed(m).foo,
+    "namedtuple's _asdict": lambda m: maxed(m)._asdict(),
+    "set a field": lambda m: setattr(maxed(m), "values", 1),
+    "delete a field": lambda m: delattr(maxed(m), "indices"),
+    "set n_fields": lambda m: setattr(maxed(m), "n_fields", 1),
+    "set a new attribute": lambda m: setattr(maxed(m), "foo", 1),
+    "made of a sequence": lambda m: repr(m.return_types.max([1, 2])),
+    "made of an iterator, a dict": lambda m: repr(m.return_types.min(iter("ab"), {})),
+    "made by keyword": lambda m: repr(m.return_types.max(sequence=(1, 2))),
+    "made of two values": lambda m: m.return_types.max(1, 2),
+    "made of three": lambda m: m.return_types.max((1, 2, 3)),
+    "made of nothing": lambda m: m.return_types.max(),
+    "made of fields": lambda m: m.return_types.max(values=1, indices=2),
+    "made with an unknown keyword": lambda m: m.return_types.max((1, 2), foo=1),
+    "made with too many": lambda m: m.return_types.max((1, 2), {}, 3),
+    "made with a second arg not a dict": lambda m: m.return_types.max((1, 2), 5),
+    "a field of the type": lambda m: repr(m.return_types.max.values),
+    "pickled": lambda m: repr(pickle.loads(pickle.dumps(maxed(m)))),
+}
+
+
+@pytest.mark.parametrize("case", RETURN_TYPE_USES)
+def test_return_types_behave_as_torchs_structseqs(case: str) -> None:
+    """torch.return_types.max is a C structseq: made of one sequence, read-only fields, n_fields,
+    no namedtuple methods, errors naming 'torch.return_types.max'."""
+
+    def run(m: Any) -> str:
+        return observe({case: m}, RETURN_TYPE_USES[case], str)[case]
 
     assert run(impl) == run(torch)
