@@ -2,13 +2,14 @@
 
 Each fault of the package ``tests/impl_faults`` names the rules whose conformance tests must catch
 it and, per rule, a phrase its divergence's description must contain (what kind of difference the
-fault makes). For each fault, one pytest subprocess runs the tests of those rules (``--rule``) on
+fault makes). For each fault, one pytest session runs the tests of those rules (``--rule``) on
 impl with the fault planted for the whole run (``--plant NAME``), in the ``planted`` hypothesis
 profile (``ci``'s programs, not shrunk: the first failing program is the evidence). Every rule
 named must fail with the oracle's divergence (read from the run's results.json). Without a fault
 the same tests pass, apart from strict xfails (impl's known divergences), so a failure under a
-fault is the fault's doing. Each run is a subprocess: a fault monkeypatches impl for a whole
-session, which must not leak into this process.
+fault is the fault's doing. Each session is a process of its own: a fault monkeypatches impl for
+a whole session, which must not leak into this process; they are forked from a server that has
+imported torch and impl once (tests/forked_pytest.py).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Any
 import pytest
 
 from oracle.rules import catalogue
+from tests import forked_pytest
 from tests.impl_faults import FAULTS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -36,14 +38,13 @@ NAMED_RULES = sorted({rule for f in FAULTS.values() for rule in f.catches})  # t
 
 
 def run_conformance(rules: list[str], results: Path, plant: str | None = None) -> dict:
-    """Run the tests of ``rules`` on impl (one subprocess) and return its results.json."""
-    command = [sys.executable, "-m", "pytest", *PLANTED_RUN, "--hypothesis-profile=planted",
-               "--rule", ",".join(rules), "--results", str(results)]
+    """Run the tests of ``rules`` on impl (one fresh process) and return its results.json."""
+    args = [*PLANTED_RUN, "--hypothesis-profile=planted", "--rule", ",".join(rules)]
+    args += ["--results", str(results)]
     if plant is not None:
-        command += ["--plant", plant]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT)
-    output = f"{done.stdout[-3000:]}{done.stderr[-3000:]}"
-    assert results.exists(), f"no results.json from {' '.join(command)}:\n{output}"
+        args += ["--plant", plant]
+    output = forked_pytest.run(args, ROOT, TIMEOUT)
+    assert results.exists(), f"no results.json from pytest {' '.join(args)}:\n{output[-6000:]}"
     return json.loads(results.read_text(encoding="utf-8"))
 
 
