@@ -137,6 +137,11 @@ def _binary_inplace(op: OpDef, promote_alpha: bool = False) -> Any:
     return spec
 
 
+def _sub_spec(self: Tensor, other: Any, *, alpha: Any = 1) -> tuple:
+    F.check_bool_subtraction(self, other)
+    return ew.SUB, (other,), {"alpha": alpha}
+
+
 def _pow_spec(self: Tensor, exponent: Any) -> tuple:
     if isinstance(exponent, Tensor):
         return ew.POW_TT, (exponent,), {}
@@ -375,7 +380,7 @@ METHODS: dict[str, Any] = {
     "clamp_": ip.clamp_,
     "relu_": ip.relu_,
     "add_": _inplace(_binary_inplace(ew.ADD, True)),
-    "sub_": _inplace(_binary_inplace(ew.SUB, True)),
+    "sub_": _inplace(_sub_spec),
     "mul_": _inplace(_binary_inplace(ew.MUL)),
     "div_": _inplace(_binary_inplace(ew.DIV)),
     "pow_": _inplace(_pow_spec),
@@ -387,7 +392,7 @@ METHODS: dict[str, Any] = {
     "sqrt_": _inplace(_unary_spec(ew.SQRT)),
     "abs_": _inplace(_unary_spec(ew.ABS)),
     "__iadd__": _inplace(_binary_inplace(ew.ADD, True)),
-    "__isub__": _inplace(_binary_inplace(ew.SUB, True)),
+    "__isub__": _inplace(_sub_spec),
     "uniform_": _random_fill(_uniform),
     "normal_": _random_fill(_normal),
     "bernoulli_": _random_fill(_bernoulli),

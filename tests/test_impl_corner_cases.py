@@ -1502,3 +1502,44 @@ def test_return_types_behave_as_torchs_structseqs(case: str) -> None:
         return observe({case: m}, RETURN_TYPE_USES[case], str)[case]
 
     assert run(impl) == run(torch)
+
+
+# -- add, sub and rsub: alpha, the result type of rsub with a number -------------------------------
+def described(r: Any) -> str:
+    """A result's dtype, values, grad_fn and the names of its next functions."""
+    nodes = r.grad_fn.next_functions if r.grad_fn is not None else ()
+    names = [type(n).__name__ if n is not None else None for n, _ in nodes]
+    return f"{r.dtype} {r.tolist()} {type(r.grad_fn).__name__} {names}"
+
+
+SCALED_SUMS: dict[str, Callable[[Any], Any]] = {
+    "int8 tensor, 2.5 - it": lambda m: 2.5 - m.tensor([1, 2], dtype=m.int8),
+    "int64 tensor, rsub 2.5 alpha 2": lambda m: m.rsub(m.tensor([1, 2]), 2.5, alpha=2),
+    "int8 tensor, 300 - it (wraps)": lambda m: 300 - m.tensor([1, 2], dtype=m.int8),
+    "float16 tensor, 1e5 - it (inf)": lambda m: 1e5 - m.tensor([1.0], dtype=m.float16),
+    "rsub of two tensors": lambda m: m.rsub(m.ones(2, requires_grad=True), m.ones(2) + 1, alpha=3),
+    "rsub of a number": lambda m: m.rsub(m.ones(2, requires_grad=True), 3),
+    "int add, float alpha": lambda m: m.add(m.tensor([1, 2]), 1, alpha=2.5),
+    "int sub_, float alpha": lambda m: m.tensor([1, 2]).sub_(1, alpha=2.5),
+    "int rsub, float alpha": lambda m: m.rsub(m.tensor([1, 2]), 1, alpha=2.5),
+    "int add of a float, float alpha": lambda m: m.add(m.tensor([1, 2]), 1.5, alpha=2.5),
+    "int add, bool alpha": lambda m: m.add(m.tensor([1, 2]), 1, alpha=True),
+    "float sub, bool alpha": lambda m: m.sub(m.ones(2), 1, alpha=True),
+    "bool add, int alpha": lambda m: m.add(m.tensor([True, False]), m.tensor([False, True]), alpha=2),
+    "bool add, alpha False": lambda m: m.add(m.tensor([True, False]), True, alpha=False),
+    "bool sub_ of a number": lambda m: m.tensor([True]).sub_(1),
+    "float sub_ of True": lambda m: m.ones(2).sub_(True),
+    "int -= a bool tensor": lambda m: m.ones(2, dtype=m.int64).__isub__(m.tensor([True, False])),
+}
+
+
+@pytest.mark.parametrize("case", SCALED_SUMS)
+def test_add_sub_and_rsub_scale_and_promote_as_torch(case: str) -> None:
+    """torch's alpha_check (a float alpha needs a floating result, a bool one a bool result), a
+    bool result of add ``a or (b and alpha)``, rsub with a number in the result type (the number
+    cast to it), RsubBackward1 with no edge for the number, and sub_'s bool check."""
+
+    def run(m: Any) -> str:
+        return observe({case: m}, SCALED_SUMS[case], described)[case]
+
+    assert run(impl) == run(torch)

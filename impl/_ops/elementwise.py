@@ -50,15 +50,31 @@ def efficient_zero(g: Any, c: Any) -> Any:
 
 
 # -- arithmetic --------------------------------------------------------------------------------
-def _add_scaled(xp: Any, a: Any, b: Any, alpha: Any) -> Any:
-    """``a + alpha * b`` as torch's CPU add kernel computes it (checked bit for bit against torch
-    on same-shape operands): one fused multiply-add with ``alpha`` cast to the dtype; float16 goes through
-    vectors of ``lanes`` elements, and the tail of a row that fills no whole vector runs the
-    scalar loop in float16 arithmetic (the product rounded to float16 before the sum)."""
-    if xp is not np:  # (numpy's result_type would convert a cupy array implicitly: an error)
-        return a + b * alpha
-    dt = np.result_type(a, b)
-    if dt.kind != "f":
+def _plain_alpha(alpha: Any) -> bool:
+    """Whether ``alpha`` is add's default 1 (True, equal to 1, is no default: it is checked)."""
+    return alpha == 1 and not isinstance(alpha, (bool, np.bool_))
+
+
+def check_alpha(dt: Any, alpha: Any) -> None:
+    """torch's alpha_check against the result's dtype ``dt``."""
+    if isinstance(alpha, (bool, np.bool_)) and dt.kind != "b":
+        raise RuntimeError("Boolean alpha only supported for Boolean results.")
+    if dt.kind not in "fc" and isinstance(alpha, (float, np.floating)):
+        raise RuntimeError("For integral input tensors, argument alpha must not be a floating point number.")
+
+
+def _add_scaled(xp: Any, a: Any, b: Any, alpha: Any, sign: int = 1) -> Any:
+    """``a + sign * alpha * b`` as torch's CPU add kernel computes it (checked bit for bit against
+    torch on same-shape operands), after torch's check of ``alpha``: one fused multiply-add with
+    ``alpha`` cast to the dtype; float16 goes through vectors of ``lanes`` elements, and the tail
+    of a row that fills no whole vector runs the scalar loop in float16 arithmetic (the product
+    rounded to float16 before the sum). A bool result is ``a or (b and alpha)``."""
+    dt = np.result_type(a.dtype, b.dtype)
+    check_alpha(dt, alpha)
+    if dt.kind == "b":
+        return a | b if alpha else a.copy()
+    alpha = sign * alpha
+    if xp is not np or dt.kind != "f":  # (numpy's fma takes host arrays)
         return a + b * alpha
     a, b = np.broadcast_arrays(a, b)
     if dt.itemsize >= 4:
@@ -77,7 +93,7 @@ def _add_scaled(xp: Any, a: Any, b: Any, alpha: Any) -> Any:
 
 ADD = OpDef(
     "AddBackward0",
-    lambda xp, a, b, alpha: _add_scaled(xp, a, b, alpha) if alpha != 1 else a + b,
+    lambda xp, a, b, alpha: a + b if _plain_alpha(alpha) else _add_scaled(xp, a, b, alpha),
     ("self", "other"),
     {"self": D("", lambda g, c: g), "other": D("alpha", lambda g, c: g if c.alpha == 1 else g * c.alpha)},
     promote="common",
@@ -85,18 +101,41 @@ ADD = OpDef(
 )
 SUB = OpDef(
     "SubBackward0",
-    lambda xp, a, b, alpha: _add_scaled(xp, a, b, -alpha) if alpha != 1 else a - b,
+    lambda xp, a, b, alpha: a - b if _plain_alpha(alpha) else _add_scaled(xp, a, b, alpha, -1),
     ("self", "other"),
     {"self": D("", lambda g, c: g), "other": D("alpha", lambda g, c: -g if c.alpha == 1 else -g * c.alpha)},
     promote="common",
     iterator_operands=BINARY,
 )
+def _rsub(xp: Any, a: Any, b: Any, alpha: Any) -> Any:
+    return b - a if _plain_alpha(alpha) else _add_scaled(xp, b, a, alpha, -1)
+
+
+def _rsub_number(xp: Any, a: Any, other: Any, alpha: Any) -> Any:
+    """``other - alpha * a`` for a number ``other`` in torch's result type: an integer tensor with
+    a float number gives the default dtype (numpy's would be float64), and the number is cast to
+    the result's dtype as torch casts it (300 wraps in int8, 1e5 is inf in float16)."""
+    if a.dtype.kind in "iub" and isinstance(other, (float, np.floating)):
+        a = a.astype(dtypes.get_default_dtype().np)
+    with np.errstate(over="ignore"):
+        return _rsub(xp, a, xp.asarray(other).astype(a.dtype), alpha)
+
+
+# torch's rsub: sub with the operands swapped; for a number ``other`` (an attribute: RsubBackward1
+# has no edge for it) the result type is computed in the forward
 RSUB = OpDef(
-    "RsubBackward1",
-    lambda xp, a, other, alpha: other - a * alpha,
-    ("self",),
-    {"self": D("alpha", lambda g, c: -g if c.alpha == 1 else -g * c.alpha)},
+    "RsubBackward0",
+    _rsub,
+    ("self", "other"),
+    {"self": D("alpha", lambda g, c: -g if c.alpha == 1 else -g * c.alpha), "other": D("", lambda g, c: g)},
     promote="common",
+    iterator_operands=("other", "self"),
+)
+RSUB_NUMBER = OpDef(
+    "RsubBackward1",
+    _rsub_number,
+    ("self",),
+    {"self": RSUB.derivatives["self"]},
     iterator_operands=("other", "self"),
 )
 MUL = OpDef(

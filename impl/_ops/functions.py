@@ -59,10 +59,10 @@ def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     if not isinstance(input, Tensor) or isinstance(other, NOT_OPERANDS):
         raise invalid_call(rsub, locals())
-    if _t(other):
-        return sub(other, input, alpha=alpha)
     check_bool_subtraction(other, input)
-    return apply(ew.RSUB, input, other=other, alpha=alpha)
+    if _t(other):
+        return apply(ew.RSUB, input, other, alpha=alpha)
+    return apply(ew.RSUB_NUMBER, input, other=other, alpha=alpha)
 
 
 def mul(input: Any, other: Any) -> Tensor:
