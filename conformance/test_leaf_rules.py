@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from conformance.conftest import examples
 from oracle.backends import Backend
 from oracle.differential import check
-from oracle.program import Observe, Program
-from oracle.strategies import Builder, programs
+from oracle.program import Detach, Leaf, Observe, Op, Program, Ref
+from oracle.strategies import BINARY, UNARY, Builder, programs
 
 
 @st.composite
@@ -33,9 +33,47 @@ def test_created_tensors_are_leaves(program: Program, backend: Backend, referenc
     check(program, backend, reference)
 
 
+def constant_op(builder: Builder, mixed: bool = False) -> None:
+    """A unary or binary op on tensors none of which requires grad; ``mixed``: a binary op whose
+    first operand does not require grad and whose second does (the result is recorded all the
+    same)."""
+    constants = [n for n in builder.shapes if n not in builder.tracked]
+    pool = sorted(builder.tracked) if mixed else constants
+    a = builder.pick([n for n in constants if any(builder.shapes[m] == builder.shapes[n] for m in pool)])
+    shape = builder.shapes[a]
+    out = builder.fresh("t")
+    if not mixed and builder.coin():
+        builder.bind(out, shape, Op(out, builder.pick(UNARY), [Ref(a)]))
+    else:
+        b = builder.pick([n for n in pool if builder.shapes[n] == shape])
+        builder.bind(out, shape, Op(out, builder.pick(BINARY), [Ref(a), Ref(b)]))
+
+
+@st.composite
+def op_results(draw: Any) -> Program:
+    """Ops on tensors that require grad, on tensors none of which does (a leaf that does not
+    require grad is always among the leaves) and on both (the first not), observations, then
+    backward."""
+    builder = Builder(draw)
+    builder.start()
+    constant = builder.fresh("x")
+    builder.bind(constant, builder.shape, Leaf(constant, builder.data(builder.shape), builder.dtype))
+    builder.leaves.append(constant)
+    actions = {
+        "op": builder.op,
+        "observe": builder.observe,
+        "constant op": lambda: constant_op(builder),
+        "mixed op": lambda: constant_op(builder, mixed=True),
+    }
+    for _ in range(draw(st.integers(1, 6))):
+        actions[draw(st.sampled_from(("op", "observe", "constant op", "mixed op")))]()
+    builder.finish()
+    return builder.program()
+
+
 @pytest.mark.rule("LEAF-002")
 @examples(2)
-@given(program=programs(features=("op", "observe"), max_actions=6))
+@given(program=op_results())
 def test_op_results_are_non_leaves(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
 
@@ -68,9 +106,28 @@ def test_retain_grad_keeps_non_leaf_grad(program: Program, backend: Backend, ref
     check(program, backend, reference)
 
 
+@st.composite
+def detached(draw: Any) -> Program:
+    """detach() of a tensor of a chain or of a leaf, then in-place edits of the detached tensor
+    or of its source (each shows through in the other; torch refuses them on a leaf that
+    requires grad), then more ops, detaches, edits and observations."""
+    builder = Builder(draw)
+    builder.start()
+    chain = builder.chain(draw(st.integers(0, 3)))
+    source = builder.pick(chain + builder.leaves)
+    alias = builder.fresh("t")
+    builder.bind(alias, builder.shapes[source], Detach(alias, source))
+    editable = [alias] if source in builder.leaves and source in builder.tracked else [alias, source]
+    for _ in range(draw(st.integers(1, 2))):
+        builder.inplace(builder.pick(editable))
+    builder.actions(("op", "detach", "inplace", "observe"), max_actions=4)
+    builder.finish()
+    return builder.program()
+
+
 @pytest.mark.rule("LEAF-005")
 @examples(2)
-@given(program=programs(features=("op", "detach", "inplace", "observe"), max_actions=6))
+@given(program=detached())
 def test_detach_gives_a_leaf_sharing_values(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
 

@@ -85,3 +85,60 @@ def create_graph_accumulation_detached() -> Iterator[None]:
 
     with patched(AccumulateGrad, "apply", make):
         yield
+
+
+@fault({"HO-001": "is_leaf"})
+def grad_ignores_create_graph() -> Iterator[None]:
+    """autograd.grad ignores create_graph=True: the gradients it returns do not require grad."""
+    import impl.autograd
+
+    def make(original: Callable) -> Callable:
+        def run_grad(outs: tuple, ins: tuple, grads: list, retain_graph: bool, create_graph: bool) -> list:
+            return original(outs, ins, grads, retain_graph or create_graph, False)
+
+        return run_grad
+
+    with patched(impl.autograd, "_run_grad", make):
+        yield
+
+
+@fault({"HO-001": "graph differs"})
+def saved_outputs_unpacked_detached() -> Iterator[None]:
+    """A node's saved output is unpacked without its history (detached), so the double-backward
+    graph has no edge back to the node that made it (and loses the second derivatives through it)."""
+    from impl.autograd.graph import SavedTensor
+
+    def make(original: Callable) -> Callable:
+        def unpack(self: SavedTensor) -> Any:
+            t = original(self)
+            return t.detach() if self.output_of is not None else t
+
+        return unpack
+
+    with patched(SavedTensor, "unpack", make):
+        yield
+
+
+@fault({"HO-002": "value"})
+def double_backward_treats_grad_output_as_constant() -> Iterator[None]:
+    """tanh's and sigmoid's double backward use the incoming gradient detached, so second
+    derivatives are right but the third derivatives through it are lost."""
+    from contextlib import ExitStack
+
+    from impl._ops.backward_ops import SIGMOID_BACKWARD, TANH_BACKWARD
+
+    def detached_grad_output(formula: Callable) -> Callable:
+        class Detached:
+            def __init__(self, c: Any) -> None:
+                self.c = c
+
+            def __getattr__(self, name: str) -> Any:
+                value = getattr(self.c, name)
+                return value.detach() if name == "grad_output" else value
+
+        return lambda gg, c: formula(gg, Detached(c))
+
+    with ExitStack() as stack:
+        for op in (TANH_BACKWARD, SIGMOID_BACKWARD):
+            stack.enter_context(derivative_replaced(op, "output", detached_grad_output))
+        yield

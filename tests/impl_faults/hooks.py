@@ -84,7 +84,7 @@ def tensor_hook_result_not_passed_on() -> Iterator[None]:
         yield
 
 
-@fault({"HOOK-005": "got hook"})
+@fault({"HOOK-005": "hook differs"})
 def removed_hook_still_fires() -> Iterator[None]:
     """RemovableHandle.remove leaves the hook registered."""
     from impl.utils.hooks import RemovableHandle
@@ -281,4 +281,123 @@ def tensor_hooks_fire_twice() -> Iterator[None]:
         return hooks_again
 
     with patched(engine, "_call_function", make):
+        yield
+
+
+@fault({"HOOK-001": "hook grad"})
+def tensor_hooks_all_get_incoming_gradient() -> Iterator[None]:
+    """Each of several hooks on one tensor receives the gradient as it reached the tensor, not the
+    one the previous hook returned (the last result still flows on)."""
+
+    def incoming(original: Callable, node: Any, grads: list) -> list:
+        arrived = list(grads)
+
+        def given_arrived(hooks: dict) -> dict:
+            return {
+                slot: {k: partial(lambda h, s, _grad: h(arrived[s]), h, slot) for k, h in table.items()}
+                for slot, table in hooks.items()
+            }
+
+        with patched(node, "_tensor_pre_hooks", given_arrived):
+            return original(node, grads)
+
+    with tensor_pre_hooks_as(incoming):
+        yield
+
+
+@fault({"HOOK-002": "hook grad"})
+def tensor_hooks_get_grad_fn_output() -> Iterator[None]:
+    """A non-leaf's tensor hooks receive the gradient its grad_fn passes to its first input (they
+    run as post-hooks of the node) instead of the gradient of the tensor itself."""
+    from impl.autograd import engine
+    from impl.autograd.graph import AccumulateGrad
+
+    def make(original: Callable) -> Callable:
+        def hooks_after_node(node: Any, grads: list, edges: tuple) -> tuple:
+            hooks = node._tensor_pre_hooks
+            if isinstance(node, AccumulateGrad) or not hooks:
+                return original(node, grads, edges)
+            with patched(node, "_tensor_pre_hooks", lambda _hooks: {}):
+                outputs = original(node, grads, edges)
+            for table in hooks.values():
+                for hook in list(table.values()):
+                    hook(outputs[0] if outputs and outputs[0] is not None else grads[0])
+            return outputs
+
+        return hooks_after_node
+
+    with patched(engine, "_call_function", make):
+        yield
+
+
+@fault({"HOOK-003": ".grad"})
+def tensor_hook_none_drops_gradient() -> Iterator[None]:
+    """A tensor hook returning None replaces the gradient by None (nothing flows on) instead of
+    leaving it unchanged."""
+
+    def none_taken(original: Callable, node: Any, grads: list) -> list:
+        def dropping(hooks: dict) -> dict:
+            def drop(h: Callable, slot: int, grad: Any) -> Any:
+                new = h(grad)
+                if new is None:
+                    grads[slot] = None
+                return new
+
+            return {slot: {k: partial(drop, h, slot) for k, h in t.items()} for slot, t in hooks.items()}
+
+        with patched(node, "_tensor_pre_hooks", dropping):
+            return original(node, grads)
+
+    with tensor_pre_hooks_as(none_taken):
+        yield
+
+
+@fault({"HOOK-003": ".grad: value"})
+def leaf_grad_written_before_hooks() -> Iterator[None]:
+    """A leaf's .grad gets the gradient as it reached the leaf, not as its tensor hooks replaced it."""
+    from impl.autograd.graph import AccumulateGrad
+
+    def as_arrived(original: Callable, node: Any, grads: list) -> list:
+        replaced = original(node, list(grads))
+        return grads if isinstance(node, AccumulateGrad) else replaced
+
+    with tensor_pre_hooks_as(as_arrived):
+        yield
+
+
+@fault({"HOOK-005": "hook differs"})
+def remove_takes_the_latest_hook() -> Iterator[None]:
+    """RemovableHandle.remove removes the most recently registered hook of its table, not its own."""
+    from impl.utils.hooks import RemovableHandle
+
+    def make(original: Callable) -> Callable:
+        def remove(self: RemovableHandle) -> None:
+            hooks = self.hooks_dict_ref()
+            if hooks is not None and self.id in hooks and self.extra_dict_ref is None:
+                hooks.pop(next(reversed(hooks)))
+                return
+            original(self)
+
+        return remove
+
+    with patched(RemovableHandle, "remove", make):
+        yield
+
+
+@fault({"HOOK-005": "got error"})
+def second_remove_raises() -> Iterator[None]:
+    """RemovableHandle.remove raises KeyError when its hook was already removed (torch ignores it)."""
+    from impl.utils.hooks import RemovableHandle
+
+    def make(original: Callable) -> Callable:
+        def remove(self: RemovableHandle) -> None:
+            hooks = self.hooks_dict_ref()
+            if hooks is not None and self.extra_dict_ref is None:
+                del hooks[self.id]
+                return
+            original(self)
+
+        return remove
+
+    with patched(RemovableHandle, "remove", make):
         yield

@@ -43,7 +43,7 @@ def is_leaf_means_no_grad() -> Iterator[None]:
         yield
 
 
-@fault({"LEAF-002": "is_leaf"})
+@fault({"LEAF-002": "graph differs"})
 def only_first_input_recorded() -> Iterator[None]:
     """An op records its node only when its first input requires grad (the others' flags are ignored)."""
 
@@ -196,4 +196,167 @@ def grad_fn_names_without_number() -> Iterator[None]:
         return record_renamed
 
     with _recording(wrap):
+        yield
+
+
+@fault({"LEAF-001": "is_leaf"})
+def is_leaf_means_in_graph() -> Iterator[None]:
+    """is_leaf reports whether a tensor has no grad_fn and requires grad (a tensor that does not
+    require grad is called a non-leaf)."""
+    with is_leaf_defined_as(lambda t: t.grad_fn is None and t.requires_grad):
+        yield
+
+
+@fault({"LEAF-001": "grad_fn"})
+def leaf_grad_fn_is_its_accumulator() -> Iterator[None]:
+    """grad_fn of a leaf that requires grad is its AccumulateGrad node instead of None."""
+    from impl._tensor import Tensor
+
+    def make(original: property) -> property:
+        def grad_fn(self: Tensor) -> Any:
+            fn = original.fget(self)
+            return self._grad_accumulator() if fn is None and self._requires_grad else fn
+
+        return property(grad_fn)
+
+    with patched(Tensor, "grad_fn", make), is_leaf_defined_as(lambda t: t._grad_fn is None):
+        yield
+
+
+@fault({"LEAF-002": "requires_grad"})
+def op_results_require_grad_in_grad_mode() -> Iterator[None]:
+    """A floating op result none of whose inputs requires grad is a leaf that requires grad (its
+    flag follows grad mode, not its inputs): every op of impl's modules patched."""
+    import sys
+    from contextlib import ExitStack
+
+    from impl._ops import codegen, table
+    from impl.autograd import grad_mode
+
+    def flagged(call: Callable) -> Callable:
+        def call_and_flag(tensors: tuple, attrs: dict) -> Any:
+            result = call(tensors, attrs)
+            for t in result if isinstance(result, tuple) else (result,):
+                if (
+                    getattr(t, "_grad_fn", 0) is None
+                    and t.dtype.is_floating_point
+                    and grad_mode.is_grad_enabled()
+                    and t._base is None
+                ):
+                    t._requires_grad = True
+            return result
+
+        return call_and_flag
+
+    ops = {id(v): v for m in list(sys.modules.values()) if m and m.__name__.startswith("impl.")
+           for v in vars(m).values() if isinstance(v, table.OpDef)}
+    with ExitStack() as stack:
+        for op in ops.values():
+            call = vars(op).get("_call") or codegen.compile_call(op, table._CALL_HELPERS)
+            stack.enter_context(patched(op, "_call", lambda _orig, call=call: flagged(call)))
+        yield
+
+
+@fault({"LEAF-004": ".grad: value"})
+def retain_grad_on_leaf_retains_again() -> Iterator[None]:
+    """retain_grad() on a leaf registers a retaining hook on its AccumulateGrad too, so its
+    .grad receives each gradient twice."""
+    from impl._tensor import Tensor
+
+    def make(original: Callable) -> Callable:
+        def retain_grad(self: Tensor) -> None:
+            original(self)
+            if self._grad_fn is None and self.requires_grad:
+
+                def retain(grad: Any, t: Tensor = self) -> None:
+                    t._grad = grad.detach().clone() if t._grad is None else t._grad + grad
+
+                self._grad_accumulator()._own("_retains_grad_hooks")[0] = retain
+
+        return retain_grad
+
+    with patched(Tensor, "retain_grad", make):
+        yield
+
+
+@fault({"LEAF-005": "got error"})
+def detach_keeps_requires_grad() -> Iterator[None]:
+    """detach() returns a leaf that requires grad when the original does (the flag is copied)."""
+    from impl._tensor import Tensor
+
+    def make(original: Callable) -> Callable:
+        def detach(self: Tensor) -> Tensor:
+            t = original(self)
+            t._requires_grad = self.requires_grad and self.dtype.is_floating_point
+            return t
+
+        return detach
+
+    with patched(Tensor, "detach", make):
+        yield
+
+
+@fault({"LEAF-006": "requires_grad"})
+def requires_grad_off_ignored_on_leaves() -> Iterator[None]:
+    """requires_grad_(False) on a leaf leaves it requiring grad."""
+    from impl._tensor import Tensor
+
+    def make(original: Callable) -> Callable:
+        def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
+            if not requires_grad and self._grad_fn is None:
+                return self
+            return original(self, requires_grad)
+
+        return requires_grad_
+
+    with patched(Tensor, "requires_grad_", make):
+        yield
+
+
+@fault({"LEAF-006": "got error"})
+def requires_grad_on_non_leaf_refused() -> Iterator[None]:
+    """requires_grad_() raises on a non-leaf whatever the flag, also for requires_grad_(True)."""
+    from impl._tensor import Tensor, _leaf_flags_error
+
+    def make(original: Callable) -> Callable:
+        def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
+            if self._grad_fn is not None:
+                raise RuntimeError(_leaf_flags_error(requires_grad))
+            return original(self, requires_grad)
+
+        return requires_grad_
+
+    with patched(Tensor, "requires_grad_", make):
+        yield
+
+
+def _inplace_copy_on_write(when: Callable[[Any], bool]) -> AbstractContextManager[None]:
+    """An in-place op on a tensor ``t`` with ``when(t)`` first gives ``t`` its own copy of its
+    memory (copy-on-write), so the tensors sharing that memory do not see the write."""
+    from impl._ops import inplace
+
+    def make(original: Callable) -> Callable:
+        def apply_inplace(op: Any, self: Any, *others: Any, **attrs: Any) -> Any:
+            if when(self):
+                self._data = self._data.copy()
+            return original(op, self, *others, **attrs)
+
+        return apply_inplace
+
+    return patched(inplace, "apply_inplace", make)
+
+
+@fault({"LEAF-005": "value"})
+def inplace_without_grad_copies_on_write() -> Iterator[None]:
+    """An in-place op on a tensor that does not require grad writes into a fresh copy of its memory,
+    so editing a detached tensor does not change the tensor it was detached from."""
+    with _inplace_copy_on_write(lambda t: not t.requires_grad):
+        yield
+
+
+@fault({"LEAF-005": "value"})
+def inplace_with_grad_copies_on_write() -> Iterator[None]:
+    """An in-place op on a tensor that requires grad writes into a fresh copy of its memory, so a
+    tensor detached from it earlier does not see the edit."""
+    with _inplace_copy_on_write(lambda t: t.requires_grad):
         yield

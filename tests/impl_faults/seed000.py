@@ -9,7 +9,7 @@ from typing import Any
 from tests.impl_faults import fault, patched
 
 
-@fault({"SEED-000-1": "stdout line", "SEED-002-3": "stdout line"})
+@fault({"SEED-000-1": "stdout line", "SEED-002-3": "stdout line", "LEAF-004": ".grad"})
 def retain_grad_registers_no_hook() -> Iterator[None]:
     """retain_grad() marks a non-leaf as retaining its gradient but keeps no hook, so its .grad stays None."""
     from impl._tensor import Tensor
