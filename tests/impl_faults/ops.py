@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
 from typing import Any
 
 from tests.impl_faults import derivative_replaced, fault, patched
 
 GRAD_ERROR = 1e-3  # relative error of the planted sigmoid gradient
-
 
 
 @fault({"HOOK-002": "differs: expected"})
@@ -226,4 +225,290 @@ def gather_index_shape_unchecked() -> Iterator[None]:
     from impl._ops import functions
 
     with patched(functions, "check_gather_shape", lambda _original: lambda input, dim, index: None):
+        yield
+
+
+@fault({"OPS-005": "got error"})
+def int32_index_refused() -> Iterator[None]:
+    """gather and index_select take only int64 indices (torch takes int32 ones too)."""
+    from impl import dtypes
+    from impl._ops import functions
+
+    def make(original: Callable) -> Callable:
+        def check(index: Any, message: str) -> None:
+            if index.dtype is not dtypes.int64:
+                raise RuntimeError(message)
+
+        return check
+
+    with patched(functions, "check_index_dtype", make):
+        yield
+
+
+@fault({"OPS-005": "got error"})
+def zero_dim_read_not_as_1d() -> Iterator[None]:
+    """gather of a 0-d input or with a 0-d index reads them as they are (numpy's AxisError or
+    ValueError), where torch reads a 0-d tensor as 1-d of size 1."""
+    from impl._ops import indexing
+
+    def make(original: Callable) -> Callable:
+        def forward(xp: Any, a: Any, dim: int, index: Any) -> Any:
+            if index.size and not (a.ndim and index.ndim):
+                return xp.take_along_axis(a, index, axis=dim)
+            return original(xp, a, dim, index)
+
+        return forward
+
+    with patched(indexing, "_gather_fwd", make):
+        yield
+
+
+@contextmanager
+def renamed(op: Any, name: str) -> Iterator[None]:
+    """``op``'s grad_fn named ``name`` (its class and its ``name()``) for the duration of the block."""
+    cls = op.node_class
+    original, cls.__name__ = cls.__name__, name
+    try:
+        with patched(cls, "name", lambda _original: lambda node: name):
+            yield
+    finally:
+        cls.__name__ = original
+
+
+@fault({"OPS-001": "graph differs"})
+def sgn_node_named_sign() -> Iterator[None]:
+    """sgn's grad_fn is named SignBackward0 (sign's) instead of SgnBackward0."""
+    from impl._ops.elementwise import SGN
+
+    with renamed(SGN, "SignBackward0"):
+        yield
+
+
+@fault({"OPS-001": "expected error"})
+def exp_result_never_released() -> Iterator[None]:
+    """exp's node keeps its saved result after a backward without retain_graph: a second backward
+    through it runs instead of raising."""
+    from impl._ops.elementwise import EXP
+
+    with patched(EXP.node_class, "release", lambda _original: lambda node: None):
+        yield
+
+
+@fault({"OPS-001": ".grad: value"})
+def pow_zero_exponent_grad_unmasked() -> Iterator[None]:
+    """pow(x, 0)'s gradient is computed as 0 * x**-1 (nan at x = 0) instead of zeros."""
+    from impl._ops.elementwise import POW_TS, mul_scalar
+
+    def make(_original: Callable) -> Callable:
+        return lambda g, c: g * mul_scalar(c.self.pow(c.exponent - 1), c.exponent)
+
+    with derivative_replaced(POW_TS, "self", make):
+        yield
+
+
+@fault({"OPS-001": ".grad: value"})
+def clamp_grad_excludes_bounds() -> Iterator[None]:
+    """clamp's gradient is 0 where the input equals a bound (a strict comparison) instead of
+    passing there."""
+    from impl._ops.elementwise import CLAMP, masked
+
+    def make(_original: Callable) -> Callable:
+        def grad(g: Any, c: Any) -> Any:
+            low = None if c.min is None else c.self > c.min
+            high = None if c.max is None else c.self < c.max
+            return masked(g, high if low is None else low if high is None else low & high)
+
+        return grad
+
+    with derivative_replaced(CLAMP, "self", make):
+        yield
+
+
+@fault({"OPS-001": ": value"})
+def sgn_of_nan_is_nan() -> Iterator[None]:
+    """sgn (and sign) of nan is nan (numpy's sign) instead of 0."""
+    from impl._ops.elementwise import SGN
+
+    with patched(SGN, "forward", lambda _original: lambda xp, a: xp.sign(a)):
+        yield
+
+
+@fault({"OPS-002": ": value"})
+def rsub_not_reflected() -> Iterator[None]:
+    """number - tensor (__rsub__) computes tensor - number: the operands are not swapped."""
+    from impl._ops.elementwise import RSUB_NUMBER
+
+    with patched(RSUB_NUMBER, "forward", lambda _original: lambda xp, a, other, alpha: a * alpha - other):
+        yield
+
+
+@fault({"OPS-002": "dtype"})
+def rsub_number_promotes_as_numpy() -> Iterator[None]:
+    """number - tensor computes in numpy's result type: an integer tensor from a float number is
+    float64 (torch: the default dtype), as numpy promotes a Python float with an integer array."""
+    from impl._ops.elementwise import RSUB_NUMBER
+
+    with patched(RSUB_NUMBER, "forward", lambda _original: lambda xp, a, other, alpha: other - a * alpha):
+        yield
+
+
+@fault({"OPS-002": "dtype"})
+def float_scalar_promotes_as_double() -> Iterator[None]:
+    """A Python float takes part in promotion as float64 (numpy's view) instead of the default
+    dtype: an integer tensor times 0.5 is float64, not float32."""
+    from impl import dtypes
+
+    def make(original: Callable) -> Callable:
+        return lambda value: dtypes.float64 if isinstance(value, float) else original(value)
+
+    with patched(dtypes, "scalar_dtype", make):
+        yield
+
+
+@fault({"OPS-002": ".grad: value"})
+def maximum_tie_grad_not_shared() -> Iterator[None]:
+    """maximum and minimum give the full gradient to both operands where they tie instead of half
+    to each."""
+    from impl._ops.elementwise import MAXIMUM, MINIMUM, WHERE, apply
+
+    def make(_original: Callable) -> Callable:
+        def grad(g: Any, c: Any) -> Any:
+            return apply(WHERE, 0, g, condition=(c.self < c.other) if op is MAXIMUM else (c.self > c.other))
+
+        return grad
+
+    with ExitStack() as stack:
+        for op in (MAXIMUM, MINIMUM):
+            stack.enter_context(derivative_replaced(op, "self", make))
+        yield
+
+
+@fault({"OPS-002": ".grad: value"})
+def where_grad_other_unmasked() -> Iterator[None]:
+    """where's gradient reaches its second operand everywhere, not only where the condition is
+    False."""
+    from impl._ops.elementwise import WHERE
+
+    with derivative_replaced(WHERE, "other", lambda _original: lambda g, c: g):
+        yield
+
+
+@fault({"OPS-003": ": value"})
+def max_dim_index_of_last_tie() -> Iterator[None]:
+    """max and min over a dim return the index of the last of tied extremes instead of the first."""
+    from impl._ops.reductions import MAX_DIM, MIN_DIM
+
+    def make(original: Callable) -> Callable:
+        def fwd(xp: Any, a: Any, dim: int, keepdim: bool) -> Any:
+            if a.ndim == 0:
+                return original(xp, a, dim, keepdim)
+            values, idx = original(xp, xp.flip(a, dim), dim, keepdim)
+            return values, a.shape[dim] - 1 - idx
+
+        return fwd
+
+    with patched(MAX_DIM, "forward", make), patched(MIN_DIM, "forward", make):
+        yield
+
+
+@fault({"OPS-003": ".grad: value"})
+def max_all_grad_not_shared() -> Iterator[None]:
+    """max and min over all elements give the full gradient to every tied extreme instead of
+    sharing it evenly."""
+    from impl._creation import zeros_like
+    from impl._ops.reductions import MAX_ALL, MIN_ALL
+
+    def make(_original: Callable) -> Callable:
+        return lambda g, c: zeros_like(c.self).masked_fill(c.self == c.result, g)
+
+    with derivative_replaced(MAX_ALL, "self", make), derivative_replaced(MIN_ALL, "self", make):
+        yield
+
+
+@fault({"OPS-003": "message differs"})
+def bad_dim_range_off_by_one() -> Iterator[None]:
+    """The error for a dim out of range states the range as [-n, n] instead of [-n, n - 1]."""
+    from impl._ops import functions
+
+    def make(original: Callable) -> Callable:
+        def wrap(dim: int, ndim: int) -> int:
+            n = max(ndim, 1)
+            if not -n <= dim < n:
+                raise IndexError(
+                    f"Dimension out of range (expected to be in range of [{-n}, {n}], but got {dim})"
+                )
+            return original(dim, ndim)
+
+        return wrap
+
+    with patched(functions, "_wrap_dim", make):
+        yield
+
+
+@fault({"OPS-003": ": value"})
+def std_ignores_correction() -> Iterator[None]:
+    """std uses Bessel's correction (1) whatever the correction asked (var honours it)."""
+    from impl._ops.reductions import STD
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a, dim, correction, keepdim: original(xp, a, dim, 1, keepdim)
+
+    with patched(STD, "forward", make):
+        yield
+
+
+@fault({"OPS-003": "dtype"})
+def sum_keeps_integer_dtype() -> Iterator[None]:
+    """sum, prod, cumsum and cumprod of an int32 tensor keep its dtype instead of accumulating into
+    int64."""
+    from impl import dtypes
+    from impl._ops import reductions
+
+    def make(original: Callable) -> Callable:
+        return lambda input, dtype: (
+            input.dtype if dtype is None and input.dtype is dtypes.int32 else original(input, dtype)
+        )
+
+    with patched(reductions, "accumulated_dtype", make):
+        yield
+
+
+@fault({"OPS-004": "type differs: expected 'RuntimeError'"})
+def mm_shape_unchecked() -> Iterator[None]:
+    """mm does not check that the inner sizes agree (numpy's ValueError escapes instead of torch's
+    RuntimeError)."""
+    from impl._ops import functions
+    from impl._ops.reductions import MM
+    from impl._ops.table import apply
+
+    def make(original: Callable) -> Callable:
+        def mm(input: Any, mat2: Any) -> Any:
+            if input.dim() == 2 and mat2.dim() == 2 and input.dtype is mat2.dtype:
+                return apply(MM, input, mat2)
+            return original(input, mat2)
+
+        return mm
+
+    with patched(functions, "mm", make):
+        yield
+
+
+@fault({"OPS-004": "graph differs"})
+def mv_node_named_mm() -> Iterator[None]:
+    """A matrix-vector product's grad_fn is named MmBackward0 instead of MvBackward0."""
+    from impl._ops.reductions import MV
+
+    with renamed(MV, "MmBackward0"):
+        yield
+
+
+@fault({"OPS-004": ": value"})
+def addmm_ignores_beta() -> Iterator[None]:
+    """addmm adds its input unscaled: beta is ignored."""
+    from impl._ops.reductions import ADDMM
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, c, a, b, beta, alpha: original(xp, c, a, b, 1, alpha)
+
+    with patched(ADDMM, "forward", make):
         yield
