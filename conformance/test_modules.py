@@ -75,7 +75,8 @@ def test_parameters_state_dict_and_training_flags(
 @st.composite
 def accumulated(draw: Any) -> Program:
     """A tree trained by hand: forward and backward two or three times, with module zero_grad
-    (set_to_none or not) between some of them, parameters' .grad observed each time (seed 001)."""
+    (set_to_none or not) between some of them, parameters' .grad observed after each (None or
+    zeros) and after each backward (seed 001)."""
     b = ModuleBuilder(draw)
     shape = b.pick(TREE_INPUTS)
     x = b.input(shape)
@@ -83,6 +84,7 @@ def accumulated(draw: Any) -> Program:
     for _ in range(draw(st.integers(2, 3))):
         if b.coin():
             b.steps.append(ModuleZeroGrad(net, b.coin()))
+            b.steps.extend(Observe(p) for p in b.params)
         out = b.call(net, [x], out_shape)
         total = b.fresh("t")
         b.bind(total, (), Op(total, "sum", [Ref(out)]))
@@ -103,6 +105,7 @@ LOSS_KINDS = (
     ("MSELoss", None), ("L1Loss", None), ("CrossEntropyLoss", False), ("CrossEntropyLoss", True),
     ("NLLLoss", None), ("BCELoss", None), ("BCEWithLogitsLoss", None),
 )
+LOSS_IDS = [cls + {True: "-probabilities", False: "-indices"}.get(soft, "") for cls, soft in LOSS_KINDS]
 
 
 def combine(b: ModuleBuilder, op: str, inputs: list[str], shape: tuple[int, ...]) -> str:
@@ -112,13 +115,15 @@ def combine(b: ModuleBuilder, op: str, inputs: list[str], shape: tuple[int, ...]
 
 
 @st.composite
-def losses(draw: Any) -> Program:
-    """A loss of one class with every reduction on one prediction (a leaf, or a Linear layer's
-    output) and a target of the kind it takes (sometimes requiring grad); backward from the sum of
-    the three values, the unreduced one weighted per element first, so each element's gradient
-    flows back with its own incoming gradient."""
+def losses(draw: Any, kind: tuple[str, bool | None] | None = None) -> Program:
+    """A loss of ``kind`` (or one drawn), its class and whether a CrossEntropyLoss takes
+    probabilities (``LOSS_KINDS``), with every reduction
+    on one prediction (a leaf, or a Linear layer's output) and a target of the kind it takes
+    (sometimes requiring grad); backward from the sum of the three values, the unreduced one
+    weighted per element first, so each element's gradient flows back with its own incoming
+    gradient."""
+    cls, soft = kind or draw(st.sampled_from(LOSS_KINDS))
     b = ModuleBuilder(draw)
-    cls, soft = b.pick(LOSS_KINDS)
     shape = b.pick(((3,), (2, 3), (4, 2)))
     prediction = b.input(shape, requires_grad=b.draw(st.integers(0, 3)) > 0)
     if b.coin():
@@ -136,10 +141,13 @@ def losses(draw: Any) -> Program:
 
 
 @pytest.mark.rule("MOD-004")
-@settings(deadline=None)
-@given(program=losses())
-def test_losses_with_every_reduction(program: Program, backend: Backend, reference: Backend) -> None:
-    check(program, backend, reference)
+@pytest.mark.parametrize("kind", LOSS_KINDS, ids=LOSS_IDS)
+@examples(0.15)  # each kind: about 1/7 of the examples
+@given(data=st.data())
+def test_losses_with_every_reduction(
+    kind: tuple[str, bool | None], data: st.DataObject, backend: Backend, reference: Backend
+) -> None:
+    check(data.draw(losses(kind), label="program"), backend, reference)
 
 
 @st.composite
@@ -167,17 +175,21 @@ def test_dropout_modes(program: Program, backend: Backend, reference: Backend) -
     check(program, backend, reference)
 
 
+PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
+
+
 @st.composite
-def conv_layers(draw: Any) -> Program:
-    """One Conv2d with torch's options drawn at random (``ModuleBuilder.conv2d``: stride, padding
-    as ints, pairs, 'valid' or 'same', dilation, groups, bias, padding_mode), sometimes followed by
-    a ReLU or LeakyReLU, maybe in place, called once or twice on batched or unbatched images.
-    Inputs and weights are small multiples of 0.5, so float32 arithmetic is exact and any
-    difference is a rule, not rounding."""
+def conv_layers(draw: Any, mode: str | None = None, same: bool | None = None) -> Program:
+    """One Conv2d with padding_mode ``mode``, padding 'same' (``same``) or else one of ints, pairs
+    and 'valid' (each drawn when not given), and the other options drawn at random
+    (``ModuleBuilder.conv2d``: kernel, stride, dilation, groups, bias), sometimes followed by a ReLU
+    or LeakyReLU, maybe in place, called once or twice on batched or unbatched images. Inputs and
+    weights are small multiples of 0.5, so float32 arithmetic is exact and any difference is a
+    rule, not rounding."""
     b = ModuleBuilder(draw)
     batch = b.pick(((), (1,), (2,)))
     shape = (*batch, b.pick((1, 2, 2, 4)), b.pick((3, 4, 5)), b.pick((3, 4, 5)))
-    conv, out = b.conv2d(shape)
+    conv, out = b.conv2d(shape, mode=mode, same=same)
     layers = [conv]
     activation = b.pick((None, "ReLU", "LeakyReLU"))
     if activation:
@@ -191,9 +203,11 @@ def conv_layers(draw: Any) -> Program:
 
 
 @pytest.mark.rule("MOD-006")
-@examples(2)
-@given(program=conv_layers())
+@pytest.mark.parametrize("same", (False, True), ids=("numbers-or-valid", "same"))
+@pytest.mark.parametrize("mode", PADDING_MODES)
+@examples(0.25)  # each padding mode, with padding 'same' or not: a quarter of the examples
+@given(data=st.data())
 def test_conv2d_options_and_inplace_activations(
-    program: Program, backend: Backend, reference: Backend
+    mode: str, same: bool, data: st.DataObject, backend: Backend, reference: Backend
 ) -> None:
-    check(program, backend, reference)
+    check(data.draw(conv_layers(mode, same), label="program"), backend, reference)

@@ -546,19 +546,25 @@ class ModuleBuilder(Builder):
         params = {"weight": self.weights((k, n), n), **({"bias": self.weights((k,))} if bias else {})}
         return {"cls": "Linear", "args": [n, k], "kwargs": kwargs, "params": params}, (*shape[:-1], k)
 
-    def conv2d(self, shape: tuple[int, ...], keep: bool = False) -> tuple[dict, tuple[int, ...]]:
+    def conv2d(
+        self, shape: tuple[int, ...], keep: bool = False, mode: str | None = None, same: bool | None = None
+    ) -> tuple[dict, tuple[int, ...]]:
         """A Conv2d on images of ``shape`` (``(C, H, W)`` or ``(N, C, H, W)``) with torch's options
-        drawn at random: kernel, stride, padding (int, pair, 'valid' or 'same'), dilation, groups
-        (dividing both channel counts), bias and padding_mode, kept within torch's constraints
-        ('same' only with stride 1, reflect pads below the size, circular pads up to it); with
-        ``keep``, the output has the input's shape. Returns the layer spec and its output shape."""
+        drawn at random: kernel (at least 2 wide with ``same``), stride, padding (int, pair, 'valid'
+        or 'same'; 'same' or not as ``same`` says if given), dilation, groups (dividing both channel
+        counts), bias and padding_mode (``mode`` if given), kept within torch's constraints ('same'
+        only with stride 1, reflect pads below the size, circular pads up to it; where they fail,
+        zeros and no padding); with ``keep``, the output has the input's shape. Returns the layer
+        spec and its output shape."""
         c, size = shape[-3], shape[-2:]
         groups = self.pick([g for g in (1, 1, 2) if c % g == 0])
         c_out = c if keep else groups * self.pick((1, 2))
-        kernel = (self.pick((1, 2, 3)), self.pick((1, 2, 3)))
+        sizes = (2, 3) if same else (1, 2, 3)  # asked for 'same': kernels that make it pad
+        kernel = (self.pick(sizes), self.pick(sizes))
         dilation = (self.pick((1, 1, 2)), self.pick((1, 1, 2)))
-        mode = self.pick(("zeros", "zeros", "reflect", "replicate", "circular"))
-        padding = self.pick(["same"] if keep else [0, 1, (1, 0), (0, 2), "valid", "same"])
+        mode = mode or self.pick(("zeros", "zeros", "reflect", "replicate", "circular"))
+        paddings: list[Any] = [0, 1, (1, 0), (0, 2), "valid"]
+        padding = "same" if keep or same else self.pick(paddings if same is False else [*paddings, "same"])
         stride = (1, 1) if padding == "same" else (self.pick((1, 1, 2)), self.pick((1, 1, 2)))
         if padding == "same":  # torch pads (dilation * (kernel - 1)) in total, more on the right
             pads = tuple(d * (k - 1) for d, k in zip(dilation, kernel, strict=True))

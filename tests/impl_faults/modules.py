@@ -136,7 +136,7 @@ def parameters_breadth_first() -> Iterator[None]:
         yield
 
 
-@fault({"MOD-003": ".grad: value"})
+@fault({"MOD-003": ".grad: expected None"})
 def zero_grad_skips_submodules() -> Iterator[None]:
     """``Module.zero_grad()`` resets the gradients of the module's own parameters only, not those of
     its submodules (``parameters(recurse=False)``)."""
@@ -148,6 +148,15 @@ def zero_grad_skips_submodules() -> Iterator[None]:
                 p.grad = None if set_to_none else p.grad.detach().zero_()
 
     with patched(Module, "zero_grad", lambda _orig: zero_grad):
+        yield
+
+
+@fault({"MOD-003": ".grad: expected a tensor"})
+def zero_grad_ignores_set_to_none() -> Iterator[None]:
+    """``Module.zero_grad(set_to_none=False)`` sets the gradients to None instead of zeroing them."""
+    from impl.nn.modules.module import Module
+
+    with patched(Module, "zero_grad", lambda original: lambda self, set_to_none=True: original(self, True)):
         yield
 
 
@@ -212,6 +221,39 @@ def nll_backward_ignores_row_gradients() -> Iterator[None]:
         return backward
 
     with patched(_ops.NLL_LOSS_BACKWARD, "forward", make):
+        yield
+
+
+@fault({"MOD-004": "graph differs"})
+def l1_sum_averaged() -> Iterator[None]:
+    """L1Loss with ``reduction='sum'`` divides the summed absolute differences by the number of
+    elements, as for 'mean'."""
+    from impl.nn import functional as F
+
+    def make(original: Callable) -> Callable:
+        def l1_loss(input: Any, target: Any, *args: Any, reduction: str = "mean", **kwargs: Any) -> Any:
+            reduction = "mean" if reduction == "sum" else reduction
+            return original(input, target, *args, reduction=reduction, **kwargs)
+
+        return l1_loss
+
+    with patched(F, "l1_loss", make):
+        yield
+
+
+@fault({"MOD-004": ".grad: value"})
+def bce_logits_target_grad_sign() -> Iterator[None]:
+    """The gradient of BCEWithLogitsLoss (without pos_weight) with respect to its target is ``x``
+    instead of ``-x``."""
+    from impl.nn import _ops
+
+    def make(original: Callable) -> Callable:
+        def grad(g: Any, c: Any) -> Any:
+            return -original(g, c) if c.pos_weight is None else original(g, c)
+
+        return grad
+
+    with derivative_replaced(_ops.BCE_WITH_LOGITS, "target", make):
         yield
 
 
@@ -287,7 +329,7 @@ def reflect_padding_repeats_edge() -> Iterator[None]:
         yield
 
 
-@fault({"MOD-006": ": value"})
+@fault({"MOD-006": "shape differs"})
 def conv_padding_pair_swapped() -> Iterator[None]:
     """Conv2d reads a padding pair as (width, height) instead of (height, width)."""
     from impl.nn import _conv
@@ -307,15 +349,9 @@ def conv_padding_pair_swapped() -> Iterator[None]:
 
 @fault({"MOD-006": ": value"})
 def same_padding_extra_first() -> Iterator[None]:
-    """Conv2d with ``padding='same'`` and an odd total padding puts the extra row and column on
-    the top and left instead of the bottom and right (padding_mode 'zeros' and the others)."""
-    from impl.nn import _conv
-    from impl.nn._pad import pad
+    """Conv2d with ``padding='same'``, a padding_mode other than 'zeros' and an odd total padding
+    pads the extra row and column on the top and left instead of the bottom and right."""
     from impl.nn.modules.conv import Conv2d
-
-    def pad_extra(input: Any, pads: tuple) -> tuple:
-        top, bottom, left, right = pads
-        return pad(input, (right - left, 0, bottom - top, 0)), (top, top, left, left)
 
     def make(original: Callable) -> Callable:
         def reversed_padding(self: Conv2d) -> Any:
@@ -324,7 +360,7 @@ def same_padding_extra_first() -> Iterator[None]:
 
         return reversed_padding
 
-    with patched(_conv, "_pad_extra", lambda _orig: pad_extra), patched(Conv2d, "_reversed_padding", make):
+    with patched(Conv2d, "_reversed_padding", make):
         yield
 
 
@@ -368,6 +404,76 @@ def grouped_conv_interleaves_channels() -> Iterator[None]:
         return forward
 
     with patched(_conv.CONVOLUTION, "forward", make):
+        yield
+
+
+@fault({"MOD-006": ": value"})
+def conv_stride_pair_swapped() -> Iterator[None]:
+    """Conv2d reads a stride pair as (width, height) instead of (height, width)."""
+    from impl.nn import _conv
+    from impl.nn import functional as F
+
+    def make(original: Callable) -> Callable:
+        def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, *rest: Any) -> Any:
+            height, width = _conv._pair(stride)
+            return original(input, weight, bias, (width, height), *rest)
+
+        return conv2d
+
+    with patched(F, "conv2d", make):
+        yield
+
+
+@fault({"MOD-006": ".grad: value"})
+def conv_input_grad_ignores_dilation() -> Iterator[None]:
+    """The input gradient of a dilated convolution adds each window's gradient back to adjacent
+    input elements (dilation 1) instead of the dilated ones the forward read."""
+    from dataclasses import replace
+
+    from impl.nn import _conv
+
+    def make(original: Callable) -> Callable:
+        def input_grad(gd: Any, w: Any, input_shape: tuple, p: Any) -> Any:
+            return original(gd, w, input_shape, replace(p, dilation=(1, 1)))
+
+        return input_grad
+
+    with patched(_conv, "_input_grad_array", make):
+        yield
+
+
+@fault({"MOD-006": ".grad: value"})
+def conv_bias_grad_averaged() -> Iterator[None]:
+    """The bias gradient of a convolution is the mean of the output gradient over the batch and
+    the output positions instead of its sum."""
+    from impl.nn import _conv
+
+    def make(original: Callable) -> Callable:
+        def backward(grad: Any, input: Any, weight: Any, p: Any, mask: tuple) -> tuple:
+            gi, gw, gb = original(grad, input, weight, p, mask)
+            return gi, gw, None if gb is None else gb / (grad.numel() // grad.shape[1])
+
+        return backward
+
+    with patched(_conv, "convolution_backward", make):
+        yield
+
+
+@fault({"MOD-006": ": value"})
+def same_zero_padding_extra_first() -> Iterator[None]:
+    """Conv2d with ``padding='same'``, padding_mode 'zeros' and an odd total padding puts the extra
+    zero row and column on the top and left instead of the bottom and right."""
+    from impl.nn import _conv
+    from impl.nn._pad import pad
+
+    def make(original: Callable) -> Callable:
+        def pad_extra(input: Any, pads: tuple) -> tuple:
+            top, bottom, left, right = pads
+            return pad(input, (right - left, 0, bottom - top, 0)), (top, top, left, left)
+
+        return pad_extra
+
+    with patched(_conv, "_pad_extra", make):
         yield
 
 
