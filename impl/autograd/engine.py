@@ -274,7 +274,7 @@ def _run(
             for nr, k in captures.get(node, ()):
                 captured[k] = grads[nr]
         edges = node._next
-        if node._tensor_pre_hooks or node._retains_grad_hooks or node._pre_hooks or node._post_hooks:
+        if node._hooked:
             outputs = _call_function(node, grads, edges)
         else:  # most nodes have no hooks
             outputs = _validate(node, node.apply(tuple(grads)), edges)

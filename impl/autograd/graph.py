@@ -88,6 +88,7 @@ class Node:
     _post_hooks: dict[int, Callable] = NO_HOOKS
     _tensor_pre_hooks: dict[int, dict[int, Callable]] = NO_HOOKS
     _retains_grad_hooks: dict[int, Callable] = NO_HOOKS
+    _hooked = False  # whether the node has owned a hook table (one test for the engine, not four)
     _metadata: dict | None = None
 
     def __init__(self) -> None:
@@ -101,6 +102,7 @@ class Node:
         if hooks is NO_HOOKS:
             hooks = OrderedDict() if table != "_retains_grad_hooks" else {}
             setattr(self, table, hooks)
+            self._hooked = True
         return hooks
 
     @property
