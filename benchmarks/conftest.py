@@ -92,13 +92,17 @@ class Recorder:
     def time(self, name: str, label: str, device: str, build: Callable[[], Callable[[], Any]],
              params: dict[str, Any], rounds: int) -> None:
         """Warm up once, freeze what is alive (see the module's docstring), then time ``rounds``
-        calls; record the median under ``label``."""
+        calls; record the median under ``label``. Unfrozen afterwards: a frozen object is hidden
+        from ``gc.get_objects()`` for the rest of the process."""
         fn = ready_or_skip(label, name, build)
         gc.collect()
         gc.freeze()
         self.benchmark.group = f"{name} [{device}]"
         self.benchmark.extra_info.update(params)
-        self.benchmark.pedantic(fn, rounds=rounds, iterations=1, warmup_rounds=0)
+        try:
+            self.benchmark.pedantic(fn, rounds=rounds, iterations=1, warmup_rounds=0)
+        finally:
+            gc.unfreeze()
         stats = getattr(self.benchmark, "stats", None)
         if self.benchmark.enabled and stats is not None:
             self.store.append(Measurement(name, device, label, float(stats.stats.median), "s", params,
