@@ -61,7 +61,10 @@ def _infer(data: Any, dtype: dtypes.dtype | None = None) -> np.ndarray:
             arr = arr.astype(dtypes.get_default_dtype().np)
         elif dtype is None and arr.dtype.kind in "iu":
             arr = arr.astype(np.int64)
-    return arr if dtype is None else arr.astype(dtype.np)
+    if dtype is None:
+        return arr
+    with np.errstate(over="ignore"):  # float16(1e10) is inf, without numpy's warning
+        return arr.astype(dtype.np)
 
 
 def _check_range(data: Any, info: np.iinfo, name: str) -> None:
@@ -130,6 +133,9 @@ def scalar_tensor(value: Any, like: Tensor | None = None) -> Tensor:
     xp = np if like is None or type(like._data) is np.ndarray else namespace_for(like.device)
     if d is dtypes.get_default_dtype() and isinstance(value, (float, np.floating)):
         arr = xp.asarray(value, dtype=np.float64)  # keep full precision; promotion decides the dtype
+    elif isinstance(value, int) and not isinstance(value, bool):  # from 2**63 a uint64 (it wraps)
+        dtypes.check_parsed_int(value)
+        arr = xp.asarray(dtypes.parsed_array(value))
     else:
         arr = xp.asarray(value, dtype=d.np)
     t = Tensor._from_array(arr)
@@ -169,6 +175,9 @@ def full(
 ) -> Tensor:
     if dtype is None:
         dtype = dtypes.scalar_dtype(fill_value)
+    if isinstance(fill_value, (int, float, np.number, np.bool_)):  # as torch converts a fill
+        single = math.prod(_size(size)) == 1
+        fill_value = dtypes.checked_number(fill_value, dtypes.to_dtype(dtype), single).item()
     return _filled(fill_value, tuple(size), dtype, device, requires_grad)
 
 

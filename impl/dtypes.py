@@ -8,6 +8,8 @@ higher category (bool < integer < floating), so ``int_tensor * 2.5`` is float32 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -81,6 +83,19 @@ CPP_NAMES = {
     "bool": "bool",
     "bfloat16": "c10::BFloat16",
 }
+# how c10::checked_convert names the type it converts a Python number to, in its message
+CONVERT_NAMES = {
+    "uint8": "uint8_t",
+    "int8": "int8_t",
+    "int16": "int16_t",
+    "int32": "int",
+    "int64": "int64_t",
+    "float16": "c10::Half",
+    "bfloat16": "c10::BFloat16",
+    "float32": "float",
+    "float64": "double",
+}
+_FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38}
 SCALAR_TYPE_NAMES = {
     "bfloat16": "BFloat16",
     "float16": "Half",
@@ -159,20 +174,71 @@ def scalar_dtype(value: object) -> dtype:
     return _default
 
 
+def check_parsed_int(value: object) -> None:
+    """torch's argument parser takes a Python int as an int64 or, from 2**63, a uint64 scalar;
+    beyond those it raises its OverflowError."""
+    if isinstance(value, int) and not -(2**63) <= value < 2**64:
+        message = "int too big to convert" if value > 0 else "can't convert negative int to unsigned"
+        raise OverflowError(message)
+
+
+def checked_number(value: object, d: dtype, single: bool = False) -> np.ndarray:
+    """A Python number converted to ``d`` as torch converts the number of a fill (full, fill_,
+    masked_fill, index_fill, clamp's bounds; where's number and one assigned by indexing, which
+    become a one-element tensor filled): its RuntimeError where ``d`` cannot hold it
+    (c10::checked_convert: an unsigned dtype takes a negative int down to -max, which wraps; a
+    floating one takes inf and nan; bool takes anything), else the value as a 0-d array of ``d``.
+    A fill of a ``single`` element of float16 or bfloat16 is not checked (torch's scalar_fill): a
+    number too large is inf."""
+    check_parsed_int(value)
+    unchecked = d is bool_ or isinstance(value, (bool, np.bool_))
+    if not (unchecked or single and d.name in ("float16", "bfloat16")) and _overflows(value, d):
+        raise RuntimeError(f"value cannot be converted to type {CONVERT_NAMES[d.name]} without overflow")
+    with np.errstate(over="ignore", invalid="ignore"):
+        return parsed_array(value).astype(d.np)
+
+
+def parsed_array(value: object) -> np.ndarray:
+    """A Python number as a 0-d array, an int from 2**63 as a uint64 one (as torch's parser takes it)."""
+    return np.asarray(value, dtype=np.uint64 if isinstance(value, int) and value >= 2**63 else None)
+
+
+def _overflows(value: object, d: dtype) -> bool:
+    v = value.item() if isinstance(value, np.generic) else value
+    if d.is_floating_point:
+        if isinstance(v, float) and not math.isfinite(v):
+            return False
+        return d.name in _FLOAT_MAX and abs(v) > _FLOAT_MAX[d.name]
+    info = np.iinfo(d.np)
+    if isinstance(v, float):
+        return not info.min <= v <= info.max  # nan too
+    lowest = -int(info.max) if info.min == 0 else int(info.min)  # an unsigned dtype wraps -max..-1
+    return not lowest <= v <= info.max
+
+
 def result_type(*operands: object) -> dtype:
     """torch.result_type over tensors and Python numbers."""
     from impl._tensor import Tensor
 
     states: list[dtype | None] = [None, None, None]  # dimensioned, zero-dim, wrapped number
+    unsigned = False  # an int from 2**63 is a uint64 number, which does not promote with bool
     for op in operands:
-        if isinstance(op, Tensor) and op._wrapped_number:
-            slot, d = 2, scalar_dtype(op._data.item())
-        elif isinstance(op, Tensor):
+        if isinstance(op, Tensor) and not op._wrapped_number:
             slot, d = (0 if op.dim() else 1), op.dtype
         else:
-            slot, d = 2, scalar_dtype(op)
+            value = op._data.item() if isinstance(op, Tensor) else op
+            check_parsed_int(value)
+            slot, d = 2, scalar_dtype(value)
+            unsigned = unsigned or type(value) is int and value >= 2**63
         states[slot] = d if states[slot] is None else promote_types(states[slot], d)
+    if unsigned and _combine(states[0], states[1]) is bool_:
+        raise RuntimeError(UINT64_WITH_BOOL)
     return _combine(states[0], _combine(states[1], states[2]))
+
+
+UINT64_WITH_BOOL = (
+    "Promotion for uint16, uint32, uint64 types is not supported, attempted to promote Bool and UInt64"
+)
 
 
 def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import itertools
 import math
 import pickle
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -1541,5 +1542,73 @@ def test_add_sub_and_rsub_scale_and_promote_as_torch(case: str) -> None:
 
     def run(m: Any) -> str:
         return observe({case: m}, SCALED_SUMS[case], described)[case]
+
+    assert run(impl) == run(torch)
+
+
+# -- a Python number converted for a fill, and by the argument parser --------------------------------
+FILL_DTYPES = ("uint8", "int8", "int16", "int32", "int64", "bool", "float16", "float32", "float64")
+FILL_VALUES = (300, -1, -129, -256, 70000, 2**31, 2**63, 2**64, -(2**63) - 1, 1e10, 1e39, math.inf, math.nan)
+FILL_VALUES += (2.5, -0.5)
+
+
+def written(t: Any, key: Any, value: Any) -> Any:
+    """``t`` after ``t[key] = value``."""
+    t[key] = value
+    return t
+
+
+FILLS: dict[str, Callable[[Any, Any, Any], Any]] = {
+    "full of two": lambda m, d, v: m.full((2,), v, dtype=d),
+    "full of one": lambda m, d, v: m.full((1,), v, dtype=d),
+    "fill_": lambda m, d, v: m.zeros(2, dtype=d).fill_(v),
+    "masked_fill": lambda m, d, v: m.zeros(2, dtype=d).masked_fill(m.tensor([True, False]), v),
+    "index_fill": lambda m, d, v: m.zeros(2, dtype=d).index_fill(0, m.tensor([1]), v),
+    "setitem": lambda m, d, v: written(m.zeros(2, dtype=d), 0, v),
+    "clamp": lambda m, d, v: m.zeros(2, dtype=d).clamp(max=v),
+    "where": lambda m, d, v: m.where(m.tensor([True, False]), m.zeros(2, dtype=d), v),
+    "mul": lambda m, d, v: m.ones(2, dtype=d) * v,
+}
+
+
+@pytest.mark.parametrize("fill", FILLS)
+def test_numbers_are_converted_for_fills_as_torch(fill: str) -> None:
+    """c10::checked_convert: a number a fill's dtype cannot hold raises torch's RuntimeError (an
+    unsigned dtype wraps a negative int down to -max, floats take inf and nan, one element of
+    float16 is filled unchecked); an int beyond uint64 or int64 is refused by the argument parser;
+    an op with a number wraps it unchecked. No numpy warning escapes."""
+    cases = [(d, v) for d in FILL_DTYPES for v in FILL_VALUES if not (d == "bool" and fill == "clamp")]
+
+    def run(m: Any) -> dict:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # a numpy RuntimeWarning fails the case
+            inputs = {f"{d} {v!r}": (getattr(m, d), v) for d, v in cases}
+            return observe(inputs, lambda dv: FILLS[fill](m, *dv), lambda r: f"{r.dtype} {r.tolist()}")
+
+    assert run(impl) == run(torch)
+
+
+INDEX_DTYPES = ("int8", "int16", "int32", "int64", "uint8", "bool", "float32")
+INDEXINGS: dict[str, Callable[[Any, Any], Any]] = {
+    "get": lambda m, d: m.arange(5.0)[m.tensor([1, 0, 1, 0, 1], dtype=d)],
+    "get 0-d": lambda m, d: m.arange(5.0)[m.tensor(1, dtype=d)],
+    "get second dim": lambda m, d: m.ones(2, 3)[:, m.tensor([1, 0, 1], dtype=d)],
+    "set a number": lambda m, d: written(m.zeros(3), m.tensor([1, 0, 1], dtype=d), 7.0),
+    "set a tensor": lambda m, d: written(m.zeros(3), m.tensor([1, 0, 1], dtype=d), m.ones(1)),
+}
+
+
+@pytest.mark.parametrize("indexing", INDEXINGS)
+def test_index_tensor_dtypes_are_read_as_torch_reads_them(indexing: str) -> None:
+    """int64 and int32 tensors index, bool and (deprecated, with torch's warning) uint8 ones are
+    masks, others raise IndexError; a number written through a uint8 mask raises masked_fill_'s
+    error; a 0-d integer tensor of any integer dtype selects."""
+
+    def run(m: Any) -> dict:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            seen = observe({d: getattr(m, d) for d in INDEX_DTYPES}, lambda d: INDEXINGS[indexing](m, d),
+                           lambda r: str(r.tolist()))
+        return {**seen, "warnings": sorted({str(w.message) for w in caught})}
 
     assert run(impl) == run(torch)

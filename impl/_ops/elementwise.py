@@ -13,7 +13,7 @@ import numpy as np
 
 from impl import dtypes
 from impl._ops.cpu_kernels import fma, vector_bytes, vector_elements
-from impl._ops.table import FLOAT_DTYPES, D, OpDef, apply
+from impl._ops.table import FLOAT_DTYPES, D, OpDef, apply, fill_array
 from impl._ops.views import c_ordered, copy_like
 
 # the operands torch's TensorIterator runs over, in its order (OpDef.iterator_operands)
@@ -500,9 +500,9 @@ CLONE_CONTIGUOUS = OpDef("CloneBackward0", lambda xp, a: a.copy(), derivatives=C
 def _clamp_fwd(xp: Any, a: Any, min: Any, max: Any) -> Any:
     out = a
     if min is not None:
-        out = _keep_first_on_tie(xp, "maximum", out, xp.asarray(min, dtype=a.dtype))
+        out = _keep_first_on_tie(xp, "maximum", out, fill_array(xp, min, a.dtype))
     if max is not None:
-        out = _keep_first_on_tie(xp, "minimum", out, xp.asarray(max, dtype=a.dtype))
+        out = _keep_first_on_tie(xp, "minimum", out, fill_array(xp, max, a.dtype))
     return out if out is not a else a.copy()
 
 

@@ -236,6 +236,8 @@ def where(condition: Tensor, input: Any = _ABSENT, other: Any = _ABSENT) -> Any:
             f"where expected condition to be a boolean tensor, but got a tensor with dtype "
             f"{condition.dtype.name.capitalize()}"
         )
+    for number in [v for v in (input, other) if not isinstance(v, Tensor)]:  # a one-element fill
+        dtypes.checked_number(number, dtypes.result_type(input, other), single=True)
     return apply(ew.WHERE, input, other, condition=condition)
 
 
@@ -1186,12 +1188,30 @@ def _is_integer(k: Any) -> bool:
     return isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))
 
 
+def _byte_as_mask(k: Any) -> Any:
+    """A uint8 tensor index is read as a bool mask, with torch's deprecation warning (not for a
+    0-d one)."""
+    if not (_t(k) and k.dtype is dtypes.uint8):
+        return k
+    if k.dim():
+        import warnings
+
+        warnings.warn(BYTE_INDEX, UserWarning, stacklevel=4)
+    return Tensor._from_array(k._data.astype(bool))
+
+
+BYTE_INDEX = (
+    "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead. (Triggered "
+    "internally at /__w/pytorch/pytorch/aten/src/ATen/native/IndexingUtils.h:37.)"
+)
+
+
 def _index_tensor(k: Any, xp: Any = np) -> Tensor:
     """An advanced index as a tensor (a list becomes a new one, as torch.tensor would make it, in
     ``xp``, the namespace of the indexed tensor's device, where torch makes it; but an empty list
     is an empty integer index)."""
     if _t(k):
-        if k.dtype.is_floating_point:
+        if k.dtype not in (dtypes.int64, dtypes.int32, dtypes.bool_):  # uint8 is read as bool before
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return k
     array = xp.asarray(_plain_list(k))
@@ -1238,7 +1258,7 @@ def apply_slicing(t: Tensor, items: tuple, skip_full_slices: bool) -> tuple[Tens
     if builtins.sum(1 for k in items if k is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     xp = namespace_of(t._data)
-    items = tuple(_index_tensor(k, xp) if isinstance(k, list) else k for k in items)
+    items = tuple(_index_tensor(k, xp) if isinstance(k, list) else _byte_as_mask(k) for k in items)
     consumed = builtins.sum(_dims_consumed(k) for k in items)
     if consumed > t.dim():
         raise IndexError(f"too many indices for tensor of dimension {t.dim()}")
@@ -1256,7 +1276,8 @@ def apply_slicing(t: Tensor, items: tuple, skip_full_slices: bool) -> tuple[Tens
             dim += 1
         elif _is_integer(k):
             out = select(out, dim, int(k))
-        elif isinstance(k, (bool, np.bool_)) or (_t(k) and k.dim() == 0):  # a bool scalar: a new dim
+        elif isinstance(k, (bool, np.bool_)) or (_t(k) and k.dim() == 0 and k.dtype is dtypes.bool_):  # a
+            # bool scalar: a new dim
             out = unsqueeze(out, dim)
             indices[dim] = k if _t(k) else Tensor._from_array(xp.asarray(bool(k)))
             dim += 1

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from impl._ops.table import D, OpDef, apply
+from impl._ops.table import D, OpDef, apply, fill_array
 from impl._xp import namespace_of
 
 
@@ -245,7 +245,7 @@ INDEX_SELECT = OpDef(
 )
 MASKED_FILL = OpDef(
     "MaskedFillBackward0",
-    lambda xp, a, mask, value: xp.where(mask._data, xp.asarray(value, dtype=a.dtype), a),
+    lambda xp, a, mask, value: xp.where(mask._data, fill_array(xp, value, a.dtype), a),
     derivatives={"self": D("mask", lambda g, c: g.masked_fill(c.mask, 0))},
 )
 def _index_filled(xp: Any, a: Any, dim: int, index: Any, value: Any) -> Any:
@@ -274,7 +274,7 @@ def _index_fill_value_grad(g: Any, c: Any) -> Any:
 
 INDEX_FILL = OpDef(
     "IndexFillBackward0",
-    lambda xp, a, dim, index, value: _index_filled(xp, a, dim, index._data, xp.asarray(value, dtype=a.dtype)),
+    lambda xp, a, dim, index, value: _index_filled(xp, a, dim, index._data, fill_array(xp, value, a.dtype)),
     derivatives={"self": D("dim index", _index_fill_self_grad)},
 )
 INDEX_FILL_TENSOR = OpDef(  # index_fill with a 0-d tensor value, which gets a gradient too

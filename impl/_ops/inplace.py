@@ -17,7 +17,7 @@ import numpy as np
 from impl import dtypes
 from impl._ops import views as vw
 from impl._ops.elementwise import CLAMP, RELU, zero_grad
-from impl._ops.table import D, OpDef, apply
+from impl._ops.table import D, OpDef, apply, fill_array
 from impl._tensor import Tensor, view_rebase_error
 from impl._xp import namespace_of, to_numpy, transferred
 from impl.autograd import grad_mode
@@ -49,7 +49,7 @@ COPY_ACROSS = OpDef(  # torch's CopyBackwards moves src's gradient to src's devi
 )
 FILL = OpDef(
     "FillBackward2",
-    lambda xp, a, value: xp.full(a.shape, value, dtype=a.dtype),
+    lambda xp, a, value: xp.full(a.shape, fill_array(xp, value, a.dtype, a.size == 1), dtype=a.dtype),
     derivatives={"self": D("", zero_grad)},
 )
 FILL_TENSOR = OpDef(
@@ -374,6 +374,10 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     if key is False:  # torch writes nothing (and checks nothing) for a False key
         return
     check_zero_dim_key(self, key)
+    byte_masks = [k for k in _key_items(key) if isinstance(k, Tensor) and k.dtype is dtypes.uint8]
+    if byte_masks and (not isinstance(value, Tensor) or value.numel() == 1):  # torch writes one
+        # value through a mask with masked_fill_, which takes bool masks only
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
     value = _value_tensor(self, value)
     if key is None or key is True or key is Ellipsis:
         _copy_to(self.unsqueeze(0) if key is not Ellipsis else self, value)
@@ -387,12 +391,15 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
 
 
 def _value_tensor(self: Tensor, value: Any) -> Tensor:
-    """torch's valueToTensor: a Python number becomes a 0-d tensor of ``self``'s dtype."""
+    """torch's valueToTensor: a Python number becomes a 0-d tensor of ``self``'s dtype (a
+    one-element fill: see dtypes.checked_number)."""
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (bool, int, float, np.number, np.bool_)):
         # on self's device, as torch's scalarToTensor makes it
-        return Tensor._from_array(namespace_of(self._data).asarray(value).astype(self._data.dtype))
+        if isinstance(value, int) and not -(2**63) <= value < 2**63:
+            raise ValueError("Overflow when unpacking long long")
+        return Tensor._from_array(fill_array(namespace_of(self._data), value, self._data.dtype, single=True))
     tensor_type = f"torch.{dtypes.scalar_type(self.dtype)}Tensor"
     raise TypeError(f"can't assign a {type(value).__name__} to a {tensor_type}")
 

@@ -259,6 +259,13 @@ def _wrap(value: Any, like: Any) -> Any:
     return wrapped
 
 
+def fill_array(xp: Any, value: Any, dt: Any, single: bool = False) -> Any:
+    """The number ``value`` as a 0-d array of numpy dtype ``dt`` on ``xp``, converted as torch
+    converts the number of a fill (of a ``single`` element: see dtypes.checked_number)."""
+    converted = dtypes.checked_number(value, dtypes.from_numpy_dtype(dt), single)
+    return converted if xp is np else xp.asarray(converted.item(), dtype=converted.dtype)
+
+
 def _scalar_tensor(value: Any, like: Any) -> Any:
     from impl._creation import scalar_tensor
 
@@ -303,7 +310,8 @@ def _cast(t: Any, a: Any, dt: Any) -> Any:
     casts = getattr(t, "_casts", None)
     cast = None if casts is None else casts.get(dt)
     if cast is None:
-        cast = a.astype(dt)
+        with np.errstate(over="ignore"):  # a number too large for float16 is inf, without a warning
+            cast = a.astype(dt)
         if casts is not None:
             casts[dt] = cast
     return cast
