@@ -379,7 +379,8 @@ POW_TT = OpDef(
 )
 POW_ST = OpDef(  # its result has C strides whatever the exponent's layout, as torch's has
     "PowBackward2",
-    lambda xp, e, base: c_ordered(_pow_fwd(xp, xp.asarray(base, dtype=e.dtype), e)),
+    # torch casts the base to the exponent's dtype unchecked: (-1) ** a uint8 tensor is 255 ** it
+    lambda xp, e, base: c_ordered(_pow_fwd(xp, xp.asarray(base).astype(e.dtype), e)),
     ("exponent",),
     {"exponent": D("base exponent result", lambda g, c: _pow_base_scalar_grad(g, c))},
 )

@@ -8,7 +8,7 @@ import numpy as np
 
 from impl import dtypes
 from impl._ops import cpu_kernels
-from impl._ops.table import D, OpDef
+from impl._ops.table import D, OpDef, fill_array
 from impl._ops.views import new_like
 from impl._xp import namespace_of
 from impl.autograd import grad_mode
@@ -514,9 +514,17 @@ MV = OpDef(
     ("self", "vec"),
     {"self": D("vec", lambda g, c: _outer(g, c.vec)), "vec": D("self", lambda g, c: c.self.t().mv(g))},
 )
+def _addmm_fwd(xp: Any, s: Any, a: Any, b: Any, beta: Any, alpha: Any) -> Any:
+    if (beta, alpha) == (1, 1):
+        return s + a @ b
+    if s.dtype.kind in "iu":  # torch converts the scalars to an integer input's dtype as a fill's
+        beta, alpha = (fill_array(xp, v, s.dtype) for v in (beta, alpha))  # (0.5 -> 0, -1 -> 255 in uint8)
+    return beta * s + alpha * (a @ b)
+
+
 ADDMM = OpDef(
     "AddmmBackward0",
-    lambda xp, s, a, b, beta, alpha: beta * s + alpha * (a @ b) if (beta, alpha) != (1, 1) else s + a @ b,
+    _addmm_fwd,
     ("self", "mat1", "mat2"),
     {
         "self": D("beta", lambda g, c: g if c.beta == 1 else g * c.beta),
@@ -543,4 +551,8 @@ def _trace_back(g: Any, c: Any) -> Any:
     return zeros(n * m, dtype=g.dtype, device=g.device).index_fill(0, diagonal, g).view(n, m)
 
 
-TRACE = OpDef("TraceBackward0", lambda xp, a: xp.trace(a), derivatives={"self": D("", _trace_back)})
+TRACE = OpDef(  # the trace of integers is an int64 (numpy's of uint8 would be a uint64)
+    "TraceBackward0",
+    lambda xp, a: xp.trace(a, dtype=xp.int64 if a.dtype.kind in "iub" else None),
+    derivatives={"self": D("", _trace_back)},
+)

@@ -512,3 +512,46 @@ def addmm_ignores_beta() -> Iterator[None]:
 
     with patched(ADDMM, "forward", make):
         yield
+
+
+@fault({"OPS-004": "dtype"})
+def addmm_integer_scales_not_cast() -> Iterator[None]:
+    """addmm of integer tensors scales by beta and alpha as given (floats promote the result)
+    instead of converting them to the tensors' dtype as torch does."""
+    from impl._ops.reductions import ADDMM
+
+    def make(original: Callable) -> Callable:
+        def forward(xp: Any, c: Any, a: Any, b: Any, beta: Any, alpha: Any) -> Any:
+            if c.dtype.kind in "iu" and (beta, alpha) != (1, 1):
+                return beta * c + alpha * (a @ b)
+            return original(xp, c, a, b, beta, alpha)
+
+        return forward
+
+    with patched(ADDMM, "forward", make):
+        yield
+
+
+@fault({"OPS-004": "dtype"})
+def trace_keeps_integer_dtype() -> Iterator[None]:
+    """The trace of an integer matrix keeps its dtype instead of accumulating into int64."""
+    from impl._ops.reductions import TRACE
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a: xp.trace(a, dtype=a.dtype) if a.dtype.kind in "iu" else original(xp, a)
+
+    with patched(TRACE, "forward", make):
+        yield
+
+
+@fault({"OPS-002": "got error"})
+def rpow_base_cast_checked() -> Iterator[None]:
+    """A number's power of an integer tensor refuses a base its dtype cannot hold ((-1) ** a uint8
+    tensor raises) instead of wrapping it as torch does."""
+    from impl._ops.elementwise import POW_ST, _pow_fwd
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, e, base: _pow_fwd(xp, xp.asarray(base, dtype=e.dtype), e)
+
+    with patched(POW_ST, "forward", make):
+        yield
