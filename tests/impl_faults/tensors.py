@@ -4,7 +4,7 @@ shared with numpy, the layout of elementwise results (rules TEN-*)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from typing import Any
 
 import numpy as np
@@ -157,15 +157,20 @@ def inference_replaced(replace: Callable[[Callable, Any, Any], Any]) -> Iterator
         yield
 
 
-@fault({"TEN-001": "dtype differs"})
-def python_ints_inferred_int32() -> Iterator[None]:
-    """torch.tensor infers int32 (a C long on some platforms) for Python ints instead of int64."""
+def inferred_instead(found: type, given: type) -> AbstractContextManager[None]:
+    """torch.tensor's inference gives ``given`` where it infers ``found`` (no dtype asked for)."""
 
     def replace(original: Callable, data: Any, dtype: Any) -> Any:
         arr = original(data, dtype)
-        return arr.astype(np.int32) if dtype is None and arr.dtype == np.int64 else arr
+        return arr.astype(given) if dtype is None and arr.dtype == found else arr
 
-    with inference_replaced(replace):
+    return inference_replaced(replace)
+
+
+@fault({"TEN-001": "dtype differs"})
+def python_ints_inferred_int32() -> Iterator[None]:
+    """torch.tensor infers int32 (a C long on some platforms) for Python ints instead of int64."""
+    with inferred_instead(np.int64, np.int32):
         yield
 
 
@@ -173,12 +178,7 @@ def python_ints_inferred_int32() -> Iterator[None]:
 def python_bools_inferred_int64() -> Iterator[None]:
     """torch.tensor takes Python bools for the ints they subclass: True is inferred int64 instead
     of bool."""
-
-    def replace(original: Callable, data: Any, dtype: Any) -> Any:
-        arr = original(data, dtype)
-        return arr.astype(np.int64) if dtype is None and arr.dtype == np.bool_ else arr
-
-    with inference_replaced(replace):
+    with inferred_instead(np.bool_, np.int64):
         yield
 
 
