@@ -53,7 +53,7 @@ def _infer(data: Any, dtype: dtypes.dtype | None = None) -> np.ndarray:
         arr = np.asarray(data)
     else:
         if dtype is not None and dtype.np.kind in "iu":
-            _check_range(data, np.iinfo(dtype.np), dtype.name)
+            _check_range(data, dtype)
         arr = np.array(_plain(data))
         if arr.dtype.kind not in "fiub":
             raise TypeError(f"new(): invalid data type '{arr.dtype.name}'")
@@ -67,20 +67,14 @@ def _infer(data: Any, dtype: dtypes.dtype | None = None) -> np.ndarray:
         return arr.astype(dtype.np)
 
 
-def _check_range(data: Any, info: np.iinfo, name: str) -> None:
+def _check_range(data: Any, d: dtypes.dtype) -> None:
     """torch.tensor(data, dtype=<an integer dtype>) refuses a Python number the dtype cannot hold
-    (c10::checked_convert): a float below its lowest or above its max (or NaN), an int above its
-    max or below its lowest, except that an unsigned dtype takes a negative int down to -max
-    (it wraps)."""
+    (c10::checked_convert, dtypes.overflows), naming the dtype as torch.tensor does."""
     if isinstance(data, (list, tuple)):
-        for d in data:
-            _check_range(d, info, name)
-        return
-    if isinstance(data, bool) or not isinstance(data, (int, float)):
-        return
-    lowest = -info.max if isinstance(data, int) and info.min == 0 else info.min
-    if not lowest <= data <= info.max:  # False for NaN too
-        raise RuntimeError(f"value cannot be converted to type {name} without overflow")
+        for item in data:
+            _check_range(item, d)
+    elif isinstance(data, (int, float)) and not isinstance(data, bool) and dtypes.overflows(data, d):
+        raise RuntimeError(f"value cannot be converted to type {d.name} without overflow")
 
 
 def _contains_numpy(data: Any) -> bool:

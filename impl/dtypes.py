@@ -192,7 +192,7 @@ def checked_number(value: object, d: dtype, single: bool = False) -> np.ndarray:
     number too large is inf."""
     check_parsed_int(value)
     unchecked = d is bool_ or isinstance(value, (bool, np.bool_))
-    if not (unchecked or single and d.name in ("float16", "bfloat16")) and _overflows(value, d):
+    if not (unchecked or single and d.name in ("float16", "bfloat16")) and overflows(value, d):
         raise RuntimeError(f"value cannot be converted to type {CONVERT_NAMES[d.name]} without overflow")
     with np.errstate(over="ignore", invalid="ignore"):
         return parsed_array(value).astype(d.np)
@@ -203,7 +203,8 @@ def parsed_array(value: object) -> np.ndarray:
     return np.asarray(value, dtype=np.uint64 if isinstance(value, int) and value >= 2**63 else None)
 
 
-def _overflows(value: object, d: dtype) -> bool:
+def overflows(value: object, d: dtype) -> bool:
+    """Whether c10::checked_convert refuses the number ``value`` for ``d``."""
     v = value.item() if isinstance(value, np.generic) else value
     if d.is_floating_point:
         if isinstance(v, float) and not math.isfinite(v):

@@ -213,7 +213,7 @@ def out_of_range_data_wraps() -> Iterator[None]:
     (-0.5 as uint8) instead of raising torch's overflow error."""
     from impl import _creation
 
-    with patched(_creation, "_check_range", lambda _original: lambda data, info, name: None):
+    with patched(_creation, "_check_range", lambda _original: lambda data, d: None):
         yield
 
 
