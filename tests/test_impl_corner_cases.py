@@ -1612,3 +1612,29 @@ def test_index_tensor_dtypes_are_read_as_torch_reads_them(indexing: str) -> None
         return {**seen, "warnings": sorted({str(w.message) for w in caught})}
 
     assert run(impl) == run(torch)
+
+
+NAN_INPUT = [[math.nan, math.inf]]  # what addmm with beta 0 must not read
+KERNEL_CASES: dict[str, Callable[[Any], Any]] = {
+    "bool clamp(max=True)": lambda m: m.tensor([True, False]).clamp(max=True),
+    "bool clamp(min=False)": lambda m: m.tensor([True, False]).clamp(min=False),
+    "bool clamp_ of both": lambda m: m.tensor([True, False]).clamp_(min=False, max=True),
+    "bool clamp by an int": lambda m: m.tensor([True, False]).clamp(max=1),
+    "bool clamp by a bool tensor": lambda m: m.tensor([True, False]).clamp(max=m.tensor([True, True])),
+    "trace of bools": lambda m: m.trace(m.ones(2, 2, dtype=m.bool)),
+    "trace of int8": lambda m: m.trace(m.ones(2, 2, dtype=m.int8)),
+    "addmm, beta 0, nan input": lambda m: m.addmm(m.tensor(NAN_INPUT), m.ones(1, 2), m.ones(2, 2), beta=0),
+    "addmm, beta 0.0, alpha 2": lambda m: m.addmm(m.tensor(NAN_INPUT), m.ones(1, 2), m.eye(2), beta=0.0,
+                                                  alpha=2),
+}
+
+
+@pytest.mark.parametrize("case", KERNEL_CASES)
+def test_kernels_torch_lacks_or_skips(case: str) -> None:
+    """clamp by numbers and trace have no bool kernel in torch (NotImplementedError naming it);
+    addmm with beta 0 does not read its input (nan and inf in it do not show)."""
+
+    def run(m: Any) -> str:
+        return observe({case: m}, KERNEL_CASES[case], lambda r: f"{r.dtype} {r.tolist()}")[case]
+
+    assert run(impl) == run(torch)

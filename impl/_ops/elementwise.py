@@ -499,6 +499,10 @@ CLONE_CONTIGUOUS = OpDef("CloneBackward0", lambda xp, a: a.copy(), derivatives=C
 
 
 def _clamp_fwd(xp: Any, a: Any, min: Any, max: Any) -> Any:
+    numbers = all(isinstance(b, (bool, int, float, np.generic)) for b in (min, max) if b is not None)
+    if a.dtype.kind == "b" and numbers:  # torch's clamp kernels of number bounds have no bool version
+        kernel = "clamp_min" if max is None else "clamp_max" if min is None else "clamp"
+        raise NotImplementedError(f'"{kernel}_scalar_cpu" not implemented for \'Bool\'')
     out = a
     if min is not None:
         out = _keep_first_on_tie(xp, "maximum", out, fill_array(xp, min, a.dtype))

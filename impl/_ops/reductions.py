@@ -519,7 +519,8 @@ def _addmm_fwd(xp: Any, s: Any, a: Any, b: Any, beta: Any, alpha: Any) -> Any:
         return s + a @ b
     if s.dtype.kind in "iu":  # torch converts the scalars to an integer input's dtype as a fill's
         beta, alpha = (fill_array(xp, v, s.dtype) for v in (beta, alpha))  # (0.5 -> 0, -1 -> 255 in uint8)
-    return beta * s + alpha * (a @ b)
+    product = alpha * (a @ b)
+    return product if beta == 0 else beta * s + product  # beta 0: the input is not read (nan, inf)
 
 
 ADDMM = OpDef(
@@ -551,8 +552,15 @@ def _trace_back(g: Any, c: Any) -> Any:
     return zeros(n * m, dtype=g.dtype, device=g.device).index_fill(0, diagonal, g).view(n, m)
 
 
-TRACE = OpDef(  # the trace of integers is an int64 (numpy's of uint8 would be a uint64)
+def _trace(xp: Any, a: Any) -> Any:
+    """The trace; of integers an int64 (numpy's of uint8 would be a uint64); none of bools."""
+    if a.dtype.kind == "b":
+        raise NotImplementedError('"trace" not implemented for \'Bool\'')
+    return xp.trace(a, dtype=xp.int64 if a.dtype.kind in "iu" else None)
+
+
+TRACE = OpDef(
     "TraceBackward0",
-    lambda xp, a: xp.trace(a, dtype=xp.int64 if a.dtype.kind in "iub" else None),
+    _trace,
     derivatives={"self": D("", _trace_back)},
 )
