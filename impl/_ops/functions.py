@@ -1276,9 +1276,8 @@ def apply_slicing(t: Tensor, items: tuple, skip_full_slices: bool) -> tuple[Tens
             dim += 1
         elif _is_integer(k):
             out = select(out, dim, int(k))
-        elif isinstance(k, (bool, np.bool_)) or (_t(k) and k.dim() == 0 and k.dtype is dtypes.bool_):  # a
-            # bool scalar: a new dim
-            out = unsqueeze(out, dim)
+        elif isinstance(k, (bool, np.bool_)) or (_t(k) and k.dim() == 0 and k.dtype is dtypes.bool_):
+            out = unsqueeze(out, dim)  # a bool scalar: a new dim
             indices[dim] = k if _t(k) else Tensor._from_array(xp.asarray(bool(k)))
             dim += 1
         elif _t(k):

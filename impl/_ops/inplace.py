@@ -374,9 +374,9 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
     if key is False:  # torch writes nothing (and checks nothing) for a False key
         return
     check_zero_dim_key(self, key)
-    byte_masks = [k for k in _key_items(key) if isinstance(k, Tensor) and k.dtype is dtypes.uint8]
-    if byte_masks and (not isinstance(value, Tensor) or value.numel() == 1):  # torch writes one
-        # value through a mask with masked_fill_, which takes bool masks only
+    byte_mask = any(isinstance(k, Tensor) and k.dtype is dtypes.uint8 for k in _key_items(key))
+    if byte_mask and (not isinstance(value, Tensor) or value.numel() == 1):
+        # torch writes a single value through a mask with masked_fill_, which takes bool masks only
         raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
     value = _value_tensor(self, value)
     if key is None or key is True or key is Ellipsis:
