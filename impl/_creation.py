@@ -170,8 +170,9 @@ def full(
     if dtype is None:
         dtype = dtypes.scalar_dtype(fill_value)
     if isinstance(fill_value, (int, float, np.number, np.bool_)):  # as torch converts a fill
-        single = math.prod(_size(size)) == 1
-        fill_value = dtypes.checked_number(fill_value, dtypes.to_dtype(dtype), single).item()
+        d = dtypes.to_dtype(dtype)
+        dtypes.check_number(fill_value, d, single=math.prod(_size(size)) == 1)
+        fill_value = dtypes.cast_number(fill_value, d.np).item()
     return _filled(fill_value, tuple(size), dtype, device, requires_grad)
 
 

@@ -182,20 +182,25 @@ def check_parsed_int(value: object) -> None:
         raise OverflowError(message)
 
 
-def checked_number(value: object, d: dtype, single: bool = False) -> np.ndarray:
-    """A Python number converted to ``d`` as torch converts the number of a fill (full, fill_,
+def check_number(value: object, d: dtype, single: bool = False) -> None:
+    """Whether torch takes the Python number ``value`` for a fill of ``d`` (full, fill_,
     masked_fill, index_fill, clamp's bounds; where's number and one assigned by indexing, which
     become a one-element tensor filled): its RuntimeError where ``d`` cannot hold it
     (c10::checked_convert: an unsigned dtype takes a negative int down to -max, which wraps; a
-    floating one takes inf and nan; bool takes anything), else the value as a 0-d array of ``d``.
-    A fill of a ``single`` element of float16 or bfloat16 is not checked (torch's scalar_fill): a
-    number too large is inf."""
+    floating one takes inf and nan; bool takes anything). A fill of a ``single`` element of
+    float16 or bfloat16 is not checked (torch's scalar_fill): a number too large is inf."""
     check_parsed_int(value)
     unchecked = d is bool_ or isinstance(value, (bool, np.bool_))
     if not (unchecked or single and d.name in ("float16", "bfloat16")) and overflows(value, d):
         raise RuntimeError(f"value cannot be converted to type {CONVERT_NAMES[d.name]} without overflow")
+
+
+def cast_number(value: object, np_dtype: object) -> np.ndarray:
+    """A Python number as a 0-d array of ``np_dtype``, cast unchecked as torch casts a number
+    (300 wraps in int8, 1e5 is inf in float16, without numpy's warning); an int from 2**63 is
+    read as a uint64, as torch's parser reads it."""
     with np.errstate(over="ignore", invalid="ignore"):
-        return parsed_array(value).astype(d.np)
+        return parsed_array(value).astype(np_dtype)
 
 
 def parsed_array(value: object) -> np.ndarray:

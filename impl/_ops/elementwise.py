@@ -13,7 +13,7 @@ import numpy as np
 
 from impl import dtypes
 from impl._ops.cpu_kernels import fma, vector_bytes, vector_elements
-from impl._ops.table import FLOAT_DTYPES, D, OpDef, apply, fill_array
+from impl._ops.table import FLOAT_DTYPES, D, OpDef, apply, fill_array, number_array
 from impl._ops.views import c_ordered, copy_like
 
 # the operands torch's TensorIterator runs over, in its order (OpDef.iterator_operands)
@@ -117,8 +117,7 @@ def _rsub_number(xp: Any, a: Any, other: Any, alpha: Any) -> Any:
     the result's dtype as torch casts it (300 wraps in int8, 1e5 is inf in float16)."""
     if a.dtype.kind in "iub" and isinstance(other, (float, np.floating)):
         a = a.astype(dtypes.get_default_dtype().np)
-    with np.errstate(over="ignore"):
-        return _rsub(xp, a, xp.asarray(other).astype(a.dtype), alpha)
+    return _rsub(xp, a, number_array(xp, other, a.dtype), alpha)
 
 
 # torch's rsub: sub with the operands swapped; for a number ``other`` (an attribute: RsubBackward1
@@ -380,7 +379,7 @@ POW_TT = OpDef(
 POW_ST = OpDef(  # its result has C strides whatever the exponent's layout, as torch's has
     "PowBackward2",
     # torch casts the base to the exponent's dtype unchecked: (-1) ** a uint8 tensor is 255 ** it
-    lambda xp, e, base: c_ordered(_pow_fwd(xp, xp.asarray(base).astype(e.dtype), e)),
+    lambda xp, e, base: c_ordered(_pow_fwd(xp, number_array(xp, base, e.dtype), e)),
     ("exponent",),
     {"exponent": D("base exponent result", lambda g, c: _pow_base_scalar_grad(g, c))},
 )

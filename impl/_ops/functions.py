@@ -237,7 +237,7 @@ def where(condition: Tensor, input: Any = _ABSENT, other: Any = _ABSENT) -> Any:
             f"{condition.dtype.name.capitalize()}"
         )
     for number in [v for v in (input, other) if not isinstance(v, Tensor)]:  # a one-element fill
-        dtypes.checked_number(number, dtypes.result_type(input, other), single=True)
+        dtypes.check_number(number, dtypes.result_type(input, other), single=True)
     return apply(ew.WHERE, input, other, condition=condition)
 
 

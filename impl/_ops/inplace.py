@@ -392,7 +392,7 @@ def setitem(self: Tensor, key: Any, value: Any) -> None:
 
 def _value_tensor(self: Tensor, value: Any) -> Tensor:
     """torch's valueToTensor: a Python number becomes a 0-d tensor of ``self``'s dtype (a
-    one-element fill: see dtypes.checked_number)."""
+    one-element fill: see dtypes.check_number)."""
     if isinstance(value, Tensor):
         return value
     if isinstance(value, (bool, int, float, np.number, np.bool_)):

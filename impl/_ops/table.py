@@ -259,11 +259,18 @@ def _wrap(value: Any, like: Any) -> Any:
     return wrapped
 
 
+def number_array(xp: Any, value: Any, dt: Any) -> Any:
+    """The number ``value`` as a 0-d array of numpy dtype ``dt`` on ``xp``, cast unchecked as
+    torch casts a number (dtypes.cast_number)."""
+    cast = dtypes.cast_number(value, dt)
+    return cast if xp is np else xp.asarray(cast.item(), dtype=cast.dtype)
+
+
 def fill_array(xp: Any, value: Any, dt: Any, single: bool = False) -> Any:
-    """The number ``value`` as a 0-d array of numpy dtype ``dt`` on ``xp``, converted as torch
-    converts the number of a fill (of a ``single`` element: see dtypes.checked_number)."""
-    converted = dtypes.checked_number(value, dtypes.from_numpy_dtype(dt), single)
-    return converted if xp is np else xp.asarray(converted.item(), dtype=converted.dtype)
+    """``number_array`` of the number of a fill, which torch first checks (of a ``single``
+    element: see dtypes.check_number)."""
+    dtypes.check_number(value, dtypes.from_numpy_dtype(dt), single)
+    return number_array(xp, value, dt)
 
 
 def _scalar_tensor(value: Any, like: Any) -> Any:
