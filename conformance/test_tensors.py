@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.conftest import examples
-from conformance.test_ops import ALL_DTYPES, OpProgram
+from conformance.test_ops import ALL_DTYPES, SMALL_INTS, OpProgram
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import (
@@ -31,8 +31,6 @@ KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 PY_VALUES = (0, 1, -2, 2.5, -0.5, 0.1, True, False)  # 0.1: not exact in float32
 # torch.tensor's data: 300 is too big for int8 and uint8, -0.5 does not fit uint8 (-2 wraps)
 DATA_VALUES = (*PY_VALUES, 300)
-SMALL_INTS = ("uint8", "int8", "int16")
-GIVEN_DTYPES = ALL_DTYPES + SMALL_INTS
 
 
 @st.composite
@@ -45,7 +43,7 @@ def inferred(draw: Any) -> Program:
     else:
         data = draw(st.lists(st.sampled_from(DATA_VALUES), min_size=1, max_size=3))
     given = draw(st.integers(0, 5))  # a third of the time a dtype, half of those a small integer one
-    dtype = draw(st.sampled_from(GIVEN_DTYPES if given == 4 else SMALL_INTS)) if given >= 4 else None
+    dtype = draw(st.sampled_from(ALL_DTYPES if given == 4 else SMALL_INTS)) if given >= 4 else None
     kwargs = {"dtype": DType(dtype)} if dtype else {}
     t = p.op("tensor", data, **kwargs)
     p.steps += [Observe(t), ObserveLayout(t)]
