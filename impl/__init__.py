@@ -148,6 +148,7 @@ from impl._ops.signatures import invalid_call
 from impl._random import Generator, default_generator
 from impl._size import Size
 from impl._tensor import Tensor
+from impl._type_info import finfo, iinfo
 from impl._xp import device
 from impl.autograd.grad_mode import (
     enable_grad,
@@ -401,6 +402,8 @@ __all__ = [
     "promote_types",
     "result_type",
     "set_default_dtype",
+    "finfo",
+    "iinfo",
     "float16",
     "half",
     "bfloat16",

@@ -1638,3 +1638,45 @@ def test_kernels_torch_lacks_or_skips(case: str) -> None:
         return observe({case: m}, KERNEL_CASES[case], lambda r: f"{r.dtype} {r.tolist()}")[case]
 
     assert run(impl) == run(torch)
+
+
+# -- finfo and iinfo -----------------------------------------------------------------------------
+TYPE_INFO_DTYPES = (
+    "bool", "uint8", "int8", "int16", "int32", "int64", "float16", "bfloat16", "float32", "float64"
+)
+TYPE_INFO_CALLS: dict[str, Callable[[Any], Any]] = {
+    **{f"{k}({d})": lambda m, k=k, d=d: getattr(m, k)(getattr(m, d)) for k in ("finfo", "iinfo") for d in
+       TYPE_INFO_DTYPES},
+    "finfo()": lambda m: m.finfo(),
+    "finfo(type=)": lambda m: m.finfo(type=m.float16),
+    "iinfo()": lambda m: m.iinfo(),
+    "finfo(dtype, 3)": lambda m: m.finfo(m.float16, 3),
+    "iinfo(dtype, 3)": lambda m: m.iinfo(m.int8, 3),
+    "finfo('float32')": lambda m: m.finfo("float32"),
+    "iinfo(None)": lambda m: m.iinfo(None),
+    "finfo().eps = 1": lambda m: setattr(m.finfo(), "eps", 1),
+    "iinfo().min = 1": lambda m: setattr(m.iinfo(m.int8), "min", 1),
+    "iinfo().foo = 1": lambda m: setattr(m.iinfo(m.int8), "foo", 1),
+    "hash(iinfo)": lambda m: hash(m.iinfo(m.int8)),
+    "equal dtypes": lambda m: (m.finfo() == m.finfo(m.float32), m.iinfo(m.int8) != m.iinfo(m.int8)),
+    "other dtypes": lambda m: (m.finfo(m.half) == m.finfo(m.bfloat16), m.iinfo(m.int8) == m.iinfo(m.int32)),
+}
+
+
+def describe_info(info: Any) -> str:
+    if not hasattr(info, "bits"):
+        return repr(info)
+    fields = sorted(f for f in dir(info) if not f.startswith("_"))
+    return f"{info!r} {str(info)} {[(f, getattr(info, f), type(getattr(info, f)).__name__) for f in fields]}"
+
+
+@pytest.mark.parametrize("call", TYPE_INFO_CALLS)
+def test_finfo_and_iinfo_as_torch(call: str) -> None:
+    """torch.finfo/iinfo: every field (Python numbers, ``dtype`` a str), repr, read-only fields,
+    equality by dtype, unhashable, and the parser's and the dtype check's errors. (torch's iinfo
+    compared with a non-iinfo object reads it as an iinfo, True for some: not compared here.)"""
+
+    def run(m: Any) -> str:
+        return observe({call: m}, TYPE_INFO_CALLS[call], describe_info)[call]
+
+    assert run(impl) == run(torch)
