@@ -533,3 +533,85 @@ def inplace_ops(draw: Any) -> Program:
 @given(program=inplace_ops())
 def test_inplace_ops(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
+
+
+# -- sorting and selection (OPS-008) -----------------------------------------------------------
+SORTING = ("sort", "argsort", "msort", "topk", "kthvalue", "median")
+SORTING_WEIGHT = 0.4
+# lanes of up to three elements: where torch's nth_element is an insertion sort, so its order of
+# ties is a rule (the stable one), and kthvalue's quickselect is compared on ties, NaN included
+SORT_SHAPES = ((), (1,), (3,), (2, 3), (3, 1), (2, 1, 3), (2, 0))
+TIED_VALUES = (0.0, 1.0, 1.0, float("nan"))
+
+
+def selection_data(draw: Any, shape: tuple[int, ...], dtype: str) -> Any:
+    """Values for a sorting op: with ties (NaN among them) half of the time for floating dtypes."""
+    if dtype.startswith(("float", "bfloat")) and draw(st.booleans()):
+        return (
+            np.array([draw(st.sampled_from(TIED_VALUES)) for _ in range(math.prod(shape))])
+            .reshape(shape)
+            .tolist()
+        )
+    return op_data(draw, shape, dtype, edge=draw(st.booleans()))
+
+
+def selected(p: OpProgram, result: str) -> str:
+    """The values of a (values, indices) result, both read and observed, then their cumsum along
+    the last dim: a gradient that differs per element, so where each one goes back shows."""
+    p.op("__getitem__", Ref(result), 1)
+    values = p.op("__getitem__", Ref(result), 0)
+    p.names.remove(result)  # a (values, indices) pair, not a tensor
+    return p.op("cumsum", Ref(values), -1)
+
+
+@st.composite
+def sorting_ops(draw: Any, op: str | None = None) -> Program:
+    """``op`` (or one drawn) of SORTING on any dtype with ties and NaN: sort (descending, stable),
+    argsort, msort, topk (k from 0, largest or smallest), kthvalue and median (of all elements or
+    along a dim, keepdim); first a call torch rejects (a dim out of range, a k out of range, a bool
+    input where there is no kernel); the values backpropagated twice."""
+    op = op or draw(st.sampled_from(SORTING))
+    p = OpProgram(draw)
+    shape = draw(st.sampled_from(SORT_SHAPES))
+    rank = max(len(shape), 1)
+    selects = op in ("topk", "kthvalue", "median")
+    dtype = dtype_of(draw, tuple(d for d in ALL_DTYPES if not (selects and d == "bool")))
+    x = p.given(
+        selection_data(draw, shape, dtype), dtype, grad=dtype.startswith("float") and draw(st.booleans())
+    )
+    dim = draw(st.integers(-rank, rank - 1))
+    size = shape[dim] if shape else 1
+    rejected = draw(st.sampled_from(("dim", "k", "bool") if selects else ("dim",)))
+    if rejected == "bool":
+        b = p.given(op_data(draw, shape, "bool"), "bool")
+        p.steps.append(Op(p.fresh("t"), op, [Ref(b), *((1,) if op != "median" else ())], {"dim": dim}))
+    elif rejected == "k" and op != "median":
+        p.steps.append(Op(p.fresh("t"), op, [Ref(x), draw(st.sampled_from((-1, size + 1)))], {"dim": dim}))
+    else:
+        k = (1,) if op in ("topk", "kthvalue") else ()
+        p.steps.append(Op(p.fresh("t"), op, [Ref(x), *k], {"dim": draw(st.sampled_from((rank, -rank - 1)))}))
+    if op == "msort":
+        return p.end(p.op("cumsum", Ref(p.op(op, Ref(x))), -1))
+    if op == "median" and draw(st.booleans()):
+        return p.end(p.op(op, Ref(x)))
+    if op in ("sort", "argsort"):
+        kwargs: dict[str, Any] = {"descending": draw(st.booleans())}
+        if draw(st.booleans()):
+            kwargs["stable"] = draw(st.sampled_from((True, False, None) if op == "sort" else (True, False)))
+        result = p.op(op, Ref(x), dim=dim, **kwargs)  # with stable, torch takes dim by keyword only
+        return p.end(result if op == "argsort" else selected(p, result))
+    if op == "topk":
+        kwargs = {"largest": draw(st.booleans()), "sorted": draw(st.booleans())}
+        return p.end(selected(p, p.op(op, Ref(x), draw(st.integers(0, size)), dim, **kwargs)))
+    args = [draw(st.integers(1, size))] if op == "kthvalue" else []
+    if op == "kthvalue" and size == 0:
+        args = [1]  # torch rejects the empty dim first
+    return p.end(selected(p, p.op(op, Ref(x), *args, dim, keepdim=draw(st.booleans()))))
+
+
+@pytest.mark.rule("OPS-008")
+@pytest.mark.parametrize("op", SORTING)
+@examples(SORTING_WEIGHT)
+@given(data=st.data())
+def test_sorting_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(sorting_ops(op), label="program"), backend, reference)

@@ -145,6 +145,7 @@ from impl._ops.functions import (
     where,
 )
 from impl._ops.signatures import invalid_call
+from impl._ops.sorting import argsort, kthvalue, median, msort, sort, topk
 from impl._random import Generator, default_generator
 from impl._size import Size
 from impl._tensor import Tensor
@@ -294,6 +295,12 @@ __all__ = [
     "allclose",
     "amax",
     "amin",
+    "argsort",
+    "kthvalue",
+    "median",
+    "msort",
+    "sort",
+    "topk",
     "square",
     "argmax",
     "argmin",

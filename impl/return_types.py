@@ -85,3 +85,7 @@ def _structseq(name: str, fields: tuple[str, ...]) -> type:
 
 max = _structseq("max", ("values", "indices"))
 min = _structseq("min", ("values", "indices"))
+sort = _structseq("sort", ("values", "indices"))
+topk = _structseq("topk", ("values", "indices"))
+kthvalue = _structseq("kthvalue", ("values", "indices"))
+median = _structseq("median", ("values", "indices"))

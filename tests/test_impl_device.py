@@ -681,6 +681,7 @@ STRATEGIES: dict[str, Callable[[], st.SearchStrategy[Program]]] = {
     "reductions": ops.reductions,
     "matrix": ops.matrix_ops,
     "gather_cat_softmax": ops.gather_and_friends,
+    "sorting": ops.sorting_ops,
     "indexing": ops.indexing,
     "inplace": ops.inplace_ops,
     "module_trees": modules.trees,

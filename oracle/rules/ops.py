@@ -64,4 +64,14 @@ RULES = [
         "they overwrote raise torch's error.",
         f"{_DOCS}/notes/autograd.html#in-place-operations-with-autograd",
     ),
+    Rule(
+        "OPS-008",
+        FAMILY,
+        "Sorting and selection ops (sort with descending and stable, argsort, msort, topk with "
+        "largest and sorted, kthvalue, median of all elements or along a dim) give torch's values "
+        "and indices (NaN sorting as the largest value, ties in torch's order on lanes of up to "
+        "three elements), dtypes, value-selecting gradients and graph, and torch's errors for bad "
+        "dims, an out-of-range k, empty dims and bool inputs.",
+        f"{_DOCS}/generated/torch.sort.html",
+    ),
 ]

@@ -555,3 +555,69 @@ def rpow_base_cast_checked() -> Iterator[None]:
 
     with patched(POW_ST, "forward", make):
         yield
+
+
+# -- sorting and selection (OPS-008) -------------------------------------------------------------
+@fault({"OPS-008": ": value"})
+def sort_descending_reverses_ties() -> Iterator[None]:
+    """A descending sort reverses the ascending order, so equal elements come out last first (and
+    NaN's indices reversed) instead of in their original order."""
+    from impl._ops import sorting
+
+    def make(original: Callable) -> Callable:
+        def order(xp: Any, a: Any, axis: int, descending: bool) -> Any:
+            ascending = original(xp, a, axis, False)
+            return xp.flip(ascending, axis) if descending else ascending
+
+        return order
+
+    with patched(sorting, "stable_order", make):
+        yield
+
+
+@fault({"OPS-008": ": value"})
+def median_upper_middle() -> Iterator[None]:
+    """The median of an even number of elements is the upper of the two middle values, not the
+    lower one torch returns."""
+    from impl._ops.sorting import MEDIAN
+
+    def make(original: Callable) -> Callable:
+        def forward(xp: Any, a: Any) -> Any:
+            flat = a.reshape(-1)
+            if flat.size == 0 or (a.dtype.kind == "f" and bool(xp.isnan(flat).any())):
+                return original(xp, a)
+            return xp.sort(flat)[flat.size // 2]
+
+        return forward
+
+    with patched(MEDIAN, "forward", make):
+        yield
+
+
+@fault({"OPS-008": ": value"})
+def kthvalue_stable_pick() -> Iterator[None]:
+    """kthvalue returns the index of the k-th element of a stable sort instead of the one torch's
+    quickselect leaves at k (they differ on ties)."""
+    from impl._ops import sorting
+
+    def make(original: Callable) -> Callable:
+        def select(values: list, indices: list, k: int) -> None:
+            order = sorted(range(len(values)), key=lambda i: (values[i] != values[i], values[i]))
+            values[:], indices[:] = [values[i] for i in order], [indices[i] for i in order]
+
+        return select
+
+    with patched(sorting, "quick_select", make):
+        yield
+
+
+@fault({"OPS-008": ".grad: value"})
+def sort_grad_not_scattered() -> Iterator[None]:
+    """sort's gradient is passed back in sorted order instead of scattered to where each value
+    came from."""
+    from impl._ops.sorting import SORT
+
+    with derivative_replaced(
+        SORT, "self", lambda formula: lambda g, c: g if g.shape == c.shape() else formula(g, c)
+    ):
+        yield

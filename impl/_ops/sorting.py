@@ -1,0 +1,302 @@
+"""Sorting and selection: sort, argsort, msort, topk, kthvalue and median, with torch's order of
+ties and NaN (NaN sorts as the largest value) and their value-selecting gradients.
+
+Ties: torch's CPU sort is stable up to 16 elements per lane (its insertion-sort cutoff; beyond, only
+``stable=True`` is), topk and median(dim) pick with ``std::nth_element``, which for lanes of up to
+three elements is an insertion sort (stable) too, median picks the first NaN of a lane holding
+one, and kthvalue runs torch's own quickselect (``quick_select_template``), ported below, whose swaps
+decide which of equal elements it returns.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from impl import dtypes, return_types
+from impl._ops.reductions import _evenly
+from impl._ops.signatures import invalid_call
+from impl._ops.table import D, OpDef, apply, number_array
+from impl._tensor import Tensor, _wrap_dim
+
+
+# -- kernels -------------------------------------------------------------------------------------
+def stable_order(xp: Any, a: Any, axis: int, descending: bool) -> Any:
+    """The indices sorting ``a`` along ``axis``, ties in their original order, NaN as the largest
+    value (last ascending, first descending). Descending: the ascending order of the reversed lane,
+    reversed, which keeps equal elements in their original order."""
+    if not descending:
+        return xp.argsort(a, axis=axis, kind="stable")
+    n = a.shape[axis]
+    order = xp.argsort(xp.flip(a, axis), axis=axis, kind="stable")
+    return (n - 1) - xp.flip(order, axis)
+
+
+def _sort_fwd(xp: Any, a: Any, dim: int, descending: bool) -> tuple:
+    if a.ndim == 0:
+        return a.copy(), xp.zeros((), dtype=np.int64)
+    order = stable_order(xp, a, dim, descending)
+    return xp.take_along_axis(a, order, axis=dim), order.astype(np.int64)
+
+
+def _gt_or_nan(x: Any, y: Any) -> bool:
+    """quick_select_template's order: NaN above everything, else ``>``."""
+    return (x != x and y == y) or x > y
+
+
+def quick_select(values: list, indices: list, k: int) -> None:
+    """torch's CPU quick_select_template (aten/src/ATen/native/SortingUtils.h): reorders the lane so
+    that position ``k`` holds its k-th smallest, swapping ``indices`` along (median of three pivot)."""
+
+    def swap(i: int, j: int) -> None:
+        values[i], values[j] = values[j], values[i]
+        indices[i], indices[j] = indices[j], indices[i]
+
+    low, high = 0, len(values) - 1
+    while high > low:
+        if high == low + 1:
+            if _gt_or_nan(values[low], values[high]):
+                swap(low, high)
+            return
+        swap(low + (high - low) // 2, low + 1)
+        if _gt_or_nan(values[low + 1], values[high]):
+            swap(low + 1, high)
+        if _gt_or_nan(values[low], values[high]):
+            swap(low, high)
+        if _gt_or_nan(values[low + 1], values[low]):
+            swap(low + 1, low)
+        i, j, pivot = low + 1, high, values[low]
+        while True:
+            i += 1
+            while _gt_or_nan(pivot, values[i]):
+                i += 1
+            j -= 1
+            while _gt_or_nan(values[j], pivot):
+                j -= 1
+            if j < i:
+                break
+            swap(i, j)
+        swap(low, j)
+        if j <= k:
+            low = i
+        if j >= k:
+            high = j - 1
+
+
+def _lanes(xp: Any, a: Any, dim: int) -> Any:
+    """``a`` as rows of its lanes along ``dim`` (a 0-d ``a`` as one lane of one element)."""
+    if a.ndim == 0:
+        return a.reshape(1, 1)
+    return xp.moveaxis(a, dim, -1).reshape(-1, a.shape[dim])
+
+
+def _kthvalue_fwd(xp: Any, a: Any, k: int, dim: int, keepdim: bool) -> tuple:
+    """The k-th smallest along ``dim`` and its index, as torch's CPU quickselect picks it on each
+    lane (on every device: torch's CUDA kernel is another algorithm, whose choice among ties is
+    not documented)."""
+    lanes = _lanes(xp, a, dim)
+    picked = []
+    for lane in lanes.tolist():
+        indices = list(range(len(lane)))
+        quick_select(lane, indices, k - 1)
+        picked.append(indices[k - 1])
+    return _picked(xp, a, lanes, xp.asarray(picked, dtype=np.int64), dim, keepdim)
+
+
+def _picked(xp: Any, a: Any, lanes: Any, index: Any, dim: int, keepdim: bool) -> tuple:
+    """The elements of ``lanes`` (``a`` moved to lanes along ``dim``) at ``index``, and ``index``,
+    shaped as a reduction of ``a`` over ``dim``."""
+    values = xp.take_along_axis(lanes, index[:, None], axis=-1)[:, 0]
+    shape = [s for d, s in enumerate(a.shape) if d != dim]
+    values, index = values.reshape(shape), index.reshape(shape)
+    if keepdim and a.ndim:
+        values, index = xp.expand_dims(values, dim), xp.expand_dims(index, dim)
+    return values, index
+
+
+def _median_dim_fwd(xp: Any, a: Any, dim: int, keepdim: bool) -> tuple:
+    """The lower of the two middle values along ``dim`` (its index as a stable sort orders ties),
+    or the first NaN of a lane holding one."""
+    lanes = _lanes(xp, a, dim)
+    middle = stable_order(xp, lanes, -1, False)[:, (lanes.shape[-1] - 1) // 2]
+    if a.dtype.kind == "f":
+        nans = xp.isnan(lanes)
+        middle = xp.where(nans.any(-1), xp.argmax(nans, axis=-1), middle)
+    return _picked(xp, a, lanes, middle.astype(np.int64), dim, keepdim)
+
+
+def _median_fwd(xp: Any, a: Any) -> Any:
+    """The lower of the two middle values of all elements; NaN if any is (and of no elements)."""
+    flat = a.reshape(-1)
+    if flat.size == 0:  # no kernel runs: NaN cast to the dtype (the lowest int64/int32, 0, True)
+        return number_array(xp, np.nan, a.dtype)
+    if a.dtype.kind == "f" and bool(xp.isnan(flat).any()):
+        return xp.full((), np.nan, dtype=a.dtype)
+    return xp.sort(flat)[(flat.size - 1) // 2]
+
+
+def _topk_fwd(xp: Any, a: Any, k: int, dim: int, largest: bool) -> tuple:
+    if a.ndim == 0:
+        return a.copy(), xp.zeros((), dtype=np.int64)
+    order = xp.take(stable_order(xp, a, dim, largest), xp.arange(k), axis=dim)
+    return xp.take_along_axis(a, order, axis=dim), order.astype(np.int64)
+
+
+# -- gradients -----------------------------------------------------------------------------------
+def _scatter_fwd(xp: Any, a: Any, src: Any, dim: int, index: Any) -> Any:
+    out = a.copy()
+    if src.ndim == 0:
+        out[...] = src
+    else:
+        xp.put_along_axis(out, index._data, src, axis=dim)
+    return out
+
+
+# ``zeros.scatter(dim, index, src)`` (ScatterBackward0), as value-selecting gradients build theirs
+SCATTER = OpDef(
+    "ScatterBackward0",
+    _scatter_fwd,
+    ("self", "src"),
+    {"src": D("dim index", lambda gg, c: gg.gather(c.dim, c.index))},  # self: zeros, no gradient
+)
+
+
+def value_selecting_backward(g: Any, dim: int, indices: Any, sizes: tuple, keepdim: bool) -> Any:
+    """torch's value_selecting_reduction_backward: the gradient scattered at ``indices`` along
+    ``dim`` into zeros of the input's ``sizes`` (unsqueezed first when the dim was dropped)."""
+    from impl._creation import zeros
+
+    if not keepdim and sizes:
+        g, indices = g.unsqueeze(dim), indices.unsqueeze(dim)
+    return apply(SCATTER, zeros(sizes, dtype=g.dtype, device=g.device), g, dim=dim, index=indices)
+
+
+def _selected(keepdim: bool | None = None) -> Any:
+    """The derivative of a value-selecting op (the grad goes back to the selected elements)."""
+    return D(
+        "indices dim" + ("" if keepdim else " keepdim"),
+        lambda g, c: value_selecting_backward(g, c.dim, c.indices, c.shape(), keepdim or c.keepdim),
+    )
+
+
+SORT = OpDef("SortBackward0", _sort_fwd, outputs=("result", "indices"), derivatives={"self": _selected(True)})
+# sort's overload taking ``stable`` (given, even as None... or False)
+SORT_STABLE = OpDef(
+    "SortBackward1", _sort_fwd, outputs=("result", "indices"), derivatives={"self": _selected(True)}
+)
+TOPK = OpDef("TopkBackward0", _topk_fwd, outputs=("result", "indices"), derivatives={"self": _selected(True)})
+KTHVALUE = OpDef(
+    "KthvalueBackward0", _kthvalue_fwd, outputs=("result", "indices"), derivatives={"self": _selected()}
+)
+MEDIAN_DIM = OpDef(
+    "MedianBackward1", _median_dim_fwd, outputs=("result", "indices"), derivatives={"self": _selected()}
+)
+MEDIAN = OpDef("MedianBackward0", _median_fwd, derivatives={"self": D("self result", _evenly)})
+
+
+# -- functions -----------------------------------------------------------------------------------
+def _no_bool(input: Tensor, kernel: str) -> None:
+    if input.dtype is dtypes.bool_:
+        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+
+
+def _check_nonempty(name: str, input: Tensor, dim: int) -> None:
+    if input.dim() and input.shape[dim] == 0:
+        raise IndexError(f"{name}(): Expected reduction dim {dim} to have non-zero size.")
+
+
+_UNSET: Any = object()  # not given (sort: the overload without ``stable``, SortBackward0)
+
+
+def sort(input: Tensor, dim: Any = -1, descending: bool = False, *, stable: Any = _UNSET) -> Any:
+    """torch.sort: (values, indices) along ``dim``, ascending unless ``descending``; the order of
+    ties is the stable one (torch's for lanes of up to 16 elements, or with ``stable=True``)."""
+    if not isinstance(input, Tensor) or isinstance(dim, bool):
+        raise invalid_call(sort, locals())
+    d = _wrap_dim(int(dim), input.dim())
+    op = SORT if stable is _UNSET else SORT_STABLE
+    values, indices = apply(op, input, dim=d, descending=bool(descending))
+    return return_types.sort((values, indices))
+
+
+def argsort(input: Tensor, dim: Any = -1, descending: bool = False, stable: bool = False) -> Tensor:
+    """The indices of ``sort`` (no gradient)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(argsort, locals())
+    return sort(input, dim, descending, stable=stable).indices
+
+
+def msort(input: Tensor) -> Tensor:
+    """The values of ``sort`` along dim 0."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(msort, locals())
+    return sort(input, 0).values
+
+
+def topk(input: Tensor, k: Any = _UNSET, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+    """The ``k`` largest (or smallest) along ``dim``, in order, NaN counting as the largest."""
+    if (
+        not isinstance(input, Tensor)
+        or isinstance(k, bool)
+        or not isinstance(k, (int, np.integer))
+        and k is not _UNSET
+    ):
+        raise invalid_call(topk, locals())
+    if k is _UNSET:
+        raise TypeError('topk() missing 1 required positional arguments: "k"')
+    d = _wrap_dim(int(dim), input.dim())
+    if not 0 <= k <= (input.shape[d] if input.dim() else 1):
+        raise RuntimeError("selected index k out of range")
+    if input.dtype is dtypes.bool_:
+        raise RuntimeError("topk does not support bool dtypes on CPU")
+    values, indices = apply(TOPK, input, k=int(k), dim=d, largest=bool(largest))
+    return return_types.topk((values, indices))
+
+
+def kthvalue(input: Tensor, k: Any = _UNSET, dim: int = -1, keepdim: bool = False) -> Any:
+    """The ``k``-th smallest along ``dim`` and its index (as torch's quickselect picks among ties)."""
+    if (
+        not isinstance(input, Tensor)
+        or isinstance(k, bool)
+        or not isinstance(k, (int, np.integer))
+        and k is not _UNSET
+    ):
+        raise invalid_call(kthvalue, locals())
+    if k is _UNSET:
+        raise TypeError('kthvalue() missing 1 required positional arguments: "k"')
+    d = _wrap_dim(int(dim), input.dim())
+    _check_nonempty("kthvalue", input, d)
+    if not 1 <= k <= (input.shape[d] if input.dim() else 1):
+        raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
+    if input.dim():  # a 0-d input is copied, not selected from
+        _no_bool(input, "kthvalue_cpu")
+    values, indices = apply(KTHVALUE, input, k=int(k), dim=d, keepdim=bool(keepdim))
+    return return_types.kthvalue((values, indices))
+
+
+def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    """Without ``dim``: the lower middle value of all elements (NaN if any is). With it:
+    (values, indices) along ``dim``."""
+    if not isinstance(input, Tensor) or isinstance(dim, bool):
+        raise invalid_call(median, locals())
+    if dim is None:
+        if input.numel():
+            _no_bool(input, "median_cpu")
+        return apply(MEDIAN, input)
+    d = _wrap_dim(int(dim), input.dim())
+    _check_nonempty("median", input, d)
+    _no_bool(input, "median_out")
+    values, indices = apply(MEDIAN_DIM, input, dim=d, keepdim=bool(keepdim))
+    return return_types.median((values, indices))
+
+
+METHODS = {
+    "sort": sort,
+    "argsort": argsort,
+    "msort": msort,
+    "topk": topk,
+    "kthvalue": kthvalue,
+    "median": median,
+}
+FUNCTIONS = tuple(METHODS)
