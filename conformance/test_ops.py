@@ -34,6 +34,14 @@ INT_DTYPES = (*SMALL_INTS, "int32", "int64")
 ALL_DTYPES = (*FLOAT_DTYPES, *INT_DTYPES, "bool")
 UNARY = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sgn", "neg", "square")
 UNARY += ("__neg__", "clamp", "pow", "__pow__")
+# unary math (impl/_ops/unary_math.py): each op with its in-place form, logit with an eps now and
+# then, nan_to_num with replacements; the predicates' results require no grad
+UNARY_MATH = ("tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log1p", "expm1")
+UNARY_MATH += ("log2", "log10", "exp2", "rsqrt", "frac", "sinc", "logit", "deg2rad", "rad2deg", "nan_to_num")
+UNARY_MATH += ("sin", "cos", "log", "floor", "ceil", "round", "trunc", "sign", "reciprocal")
+PREDICATES = ("isinf", "isposinf", "isneginf", "signbit")
+UNARY += (*UNARY_MATH, *PREDICATES, "arcsin", "fix", "positive")
+NAN_TO_NUM_ARGS = ({}, {"nan": 2.0, "posinf": 1e10, "neginf": -3.0}, {"posinf": 5})
 ARITHMETIC = {"add": "__add__", "sub": "__sub__", "mul": "__mul__", "div": "__truediv__", "pow": "__pow__"}
 REFLECTED = ("__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rpow__")
 BINARY = (*ARITHMETIC, "maximum", "minimum", "where", *REFLECTED)
@@ -130,6 +138,8 @@ def unary_ops(draw: Any, op: str | None = None) -> Program:
     p = OpProgram(draw)
     shape = draw(st.sampled_from(OP_SHAPES))
     x = p.leaf(shape, float_or_int(draw), edge=True)
+    if op in UNARY_MATH or op in PREDICATES:
+        return unary_math(draw, p, op, shape, x)
     if op == "clamp":
         bounds = draw(st.sampled_from(CLAMP_BOUNDS))
         result = p.op(op, Ref(x), **bounds)
@@ -139,6 +149,25 @@ def unary_ops(draw: Any, op: str | None = None) -> Program:
     if op in ("pow", "__pow__"):
         return p.end(p.op(op, Ref(x), draw(st.sampled_from((2, 3, 0.5, -1, 0, 2.0)))))
     return p.end(p.op(op, Ref(x)))
+
+
+def unary_math(draw: Any, p: OpProgram, op: str, shape: tuple[int, ...], x: str) -> Program:
+    """``op`` of UNARY_MATH or PREDICATES on ``x``, its keyword arguments drawn; then (not of the
+    predicates) the in-place form on a non-leaf copy of a float leaf, and on a leaf of each
+    integer dtype and bool in turn (where torch refuses a float result it cannot hold)."""
+    kwargs: dict[str, Any] = {}
+    if op == "logit" and draw(st.booleans()):
+        kwargs["eps"] = draw(st.sampled_from((0.1, 0.0, -1.0)))
+    elif op == "nan_to_num":
+        kwargs = draw(st.sampled_from(NAN_TO_NUM_ARGS))
+    result = p.op(op, Ref(x), **kwargs)
+    if op in PREDICATES:
+        return p.observed()
+    for dtype in (dtype_of(draw), dtype_of(draw, (*INT_DTYPES, "bool"))):
+        y = p.leaf(shape, dtype, edge=True)
+        target = p.op("mul", Ref(y), 1) if dtype.startswith("float") else y
+        p.op(op + "_", Ref(target), **kwargs)
+    return p.end(result)
 
 
 @pytest.mark.rule("OPS-001")

@@ -12,7 +12,7 @@ from impl import dtypes
 from impl._ops import elementwise as ew
 from impl._ops import functions as F
 from impl._ops import inplace as ip
-from impl._ops import sorting
+from impl._ops import sorting, unary_math
 from impl._ops.signatures import described, type_name
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
 from impl._ops.views import copy_like, new_like
@@ -402,6 +402,7 @@ METHODS: dict[str, Any] = {
     "__itruediv__": _inplace(_binary_inplace(ew.DIV)),
 }
 METHODS.update(sorting.METHODS)  # sort, argsort, msort, topk, kthvalue, median
+METHODS.update(unary_math.METHODS)  # unary math, and the in-place forms of the unary ops
 
 
 # Methods whose argument after self torch's argument parser types as Tensor: its name, and whether

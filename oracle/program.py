@@ -86,6 +86,12 @@ OPS.update(
         **_table("__add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __truediv__ __rtruediv__", "method"),
         **_table("__pow__ __rpow__ __matmul__ __neg__ __getitem__ narrow select to numpy", "method"),
         **_table("fill_ copy_ masked_fill_ __setitem__", "method", inplace=True),
+        **_table("tan asin acos atan sinh cosh asinh acosh atanh log1p expm1 log2 log10 exp2", "function"),
+        **_table("rsqrt frac sinc logit deg2rad rad2deg nan_to_num isinf isposinf isneginf", "function"),
+        **_table("signbit arcsin fix positive floor ceil round trunc sign reciprocal", "function"),
+        **_table("tan_ asin_ acos_ atan_ sinh_ cosh_ asinh_ acosh_ atanh_ log1p_ expm1_", "method", True),
+        **_table("log2_ log10_ exp2_ rsqrt_ frac_ sinc_ logit_ deg2rad_ rad2deg_", "method", True),
+        **_table("nan_to_num_ sin_ cos_ log_ floor_ ceil_ round_ trunc_ sign_ reciprocal_", "method", True),
     }
 )
 

@@ -107,6 +107,8 @@ SUB = OpDef(
     promote="common",
     iterator_operands=BINARY,
 )
+
+
 def _rsub(xp: Any, a: Any, b: Any, alpha: Any) -> Any:
     return b - a if _plain_alpha(alpha) else _add_scaled(xp, b, a, alpha, -1)
 
@@ -156,6 +158,8 @@ DIV = OpDef(
     promote="float",
     iterator_operands=BINARY,
 )
+
+
 def _div_mode_fwd(xp: Any, a: Any, b: Any, rounding_mode: str) -> Any:
     """torch's div with rounding: floats as C's trunc(a / b), or Python's floor division (torch's
     div_floor_floating: 1 // 0.1 is 9, where floor(1 / 0.1) is 10); integers exactly, refusing a
@@ -182,6 +186,8 @@ DIV_MODE = OpDef(
     promote="common",
     iterator_operands=BINARY,
 )
+
+
 def _no_derivative(name: str) -> Any:
     """The formula of an op torch has no derivative for: its backward raises torch's error."""
 
@@ -228,9 +234,17 @@ RECIPROCAL = OpDef(
 # -- Scalar overloads: what torch's C++ backward formulas call for ``tensor * 2``, ``tensor + 1``
 # (mul.Scalar ...), so double-backward graphs carry torch's names (MulBackward1, AddBackward1 ...).
 # User code never reaches them: Python numbers are wrapped as tensors (MulBackward0).
+def _mul_number(xp: Any, a: Any, other: Any) -> Any:
+    """``a * other`` as torch's mul by a number: half types compute in float32 with the number
+    kept in float32 (not rounded to the half type first), rounded once."""
+    if a.dtype in FLOAT_DTYPES and a.dtype.itemsize < 4:
+        return (a.astype(xp.float32) * xp.asarray(other, dtype=xp.float32)).astype(a.dtype)
+    return a * xp.asarray(other, dtype=a.dtype)
+
+
 MUL_SCALAR = OpDef(
     "MulBackward1",
-    lambda xp, a, other: a * xp.asarray(other, dtype=a.dtype),
+    lambda xp, a, other: _mul_number(xp, a, other),
     derivatives={"self": D("other", lambda g, c: mul_scalar(g, c.other))},
     iterator_operands=BINARY,
 )
@@ -399,15 +413,16 @@ def _log_scalar(v: float) -> float:
     return math.log(v) if v > 0 else (float("-inf") if v == 0 else float("nan"))
 
 
-def _rounded(name: str) -> Any:
-    """A transcendental evaluated in float64 and rounded to the input's precision: torch's float32
-    kernels are nearly correctly rounded, numpy's float32 ones are not (seen through exp chains)."""
+def rounded(name: str) -> Any:
+    """numpy's transcendental ``name`` evaluated in float64 and rounded to the input's dtype, the
+    half types through float32 (which torch computes them in): torch's float32 kernels are nearly
+    correctly rounded, numpy's float32 ones are not (seen through exp chains)."""
 
     def fwd(xp: Any, a: Any) -> Any:
         fn = getattr(xp, name)
-        if a.dtype.kind == "f" and a.dtype.itemsize < 8:
-            return fn(a.astype(xp.float64)).astype(a.dtype)
-        return fn(a)
+        if a.dtype == xp.float64 or a.dtype not in FLOAT_DTYPES:
+            return fn(a)
+        return fn(a.astype(xp.float64)).astype(xp.float32).astype(a.dtype, copy=False)
 
     return fwd
 
@@ -418,7 +433,7 @@ def opmath(fwd: Any) -> Any:
 
     def run(xp: Any, *arrays: Any, **attrs: Any) -> Any:
         dt = arrays[0].dtype
-        if dt.kind == "f" and dt.itemsize < 4:
+        if dt in FLOAT_DTYPES and dt.itemsize < 4:  # float16 and bfloat16 (numpy kind "V")
             return fwd(xp, *(a.astype(xp.float32) for a in arrays), **attrs).astype(dt)
         return fwd(xp, *arrays, **attrs)
 
@@ -426,16 +441,19 @@ def opmath(fwd: Any) -> Any:
 
 
 # -- unary math ------------------------------------------------------------------------------
-def _unary(name: str, fwd: Any, uses: str, formula: Any, promote: str | None = "float") -> OpDef:
+def unary_op(name: str, fwd: Any, uses: str, formula: Any, promote: str | None = "float") -> OpDef:
+    """A unary op of the table: its node name, forward, and the derivative of its input."""
     return OpDef(name, fwd, derivatives={"self": D(uses, formula)}, promote=promote, iterator_operands=UNARY)
 
 
-EXP = _unary("ExpBackward0", _rounded("exp"), "result", lambda g, c: g * c.result)
-LOG = _unary("LogBackward0", _rounded("log"), "self", lambda g, c: g / c.self)
-SQRT = _unary("SqrtBackward0", lambda xp, a: xp.sqrt(a), "result", lambda g, c: g / mul_scalar(c.result, 2))
-SIN = _unary("SinBackward0", _rounded("sin"), "self", lambda g, c: g * c.self.cos())
-COS = _unary("CosBackward0", _rounded("cos"), "self", lambda g, c: g * -c.self.sin())
-TANH = _unary("TanhBackward0", _rounded("tanh"), "result", lambda g, c: _bw().tanh_backward(g, c.result))
+EXP = unary_op("ExpBackward0", rounded("exp"), "result", lambda g, c: g * c.result)
+LOG = unary_op("LogBackward0", rounded("log"), "self", lambda g, c: g / c.self)
+SQRT = unary_op("SqrtBackward0", lambda xp, a: xp.sqrt(a), "result", lambda g, c: g / mul_scalar(c.result, 2))
+SIN = unary_op("SinBackward0", rounded("sin"), "self", lambda g, c: g * c.self.cos())
+COS = unary_op("CosBackward0", rounded("cos"), "self", lambda g, c: g * -c.self.sin())
+TANH = unary_op("TanhBackward0", rounded("tanh"), "result", lambda g, c: _bw().tanh_backward(g, c.result))
+
+
 def _sigmoid_fwd(xp: Any, a: Any) -> Any:
     """torch's CPU sigmoid, ``1 / (1 + exp(-x))`` in float32 arithmetic for float32 and the half
     types (rounded at the end), with exp correctly rounded to float32 as the scalar loop's
@@ -447,7 +465,7 @@ def _sigmoid_fwd(xp: Any, a: Any) -> Any:
     return (1 / (1 + e)).astype(a.dtype)
 
 
-SIGMOID = _unary(
+SIGMOID = unary_op(
     "SigmoidBackward0",
     _sigmoid_fwd,
     "result",
@@ -472,7 +490,7 @@ def _relu_fwd(xp: Any, a: Any) -> Any:
     return _keep_first_on_tie(xp, "maximum", a, xp.zeros((), a.dtype))
 
 
-RELU = _unary(
+RELU = unary_op(
     "ReluBackward0",
     _relu_fwd,
     "result",
@@ -481,17 +499,32 @@ RELU = _unary(
 )
 
 
+def refuses_bool(kernel: str, fwd: Any) -> Any:
+    """``fwd``, whose torch kernel ``kernel`` has no bool version: a bool tensor raises its error."""
+
+    def run(xp: Any, a: Any) -> Any:
+        if a.dtype.kind == "b":
+            raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+        return fwd(xp, a)
+
+    return run
+
+
 def _sign_fwd(xp: Any, a: Any) -> Any:
     """sign/sgn: nan stays 0 as torch's; a bool is its own sign."""
     if a.dtype.kind == "b":
         return a.copy()
-    return xp.where(xp.isnan(a), xp.zeros((), a.dtype), xp.sign(a)) if a.dtype.kind == "f" else xp.sign(a)
+    return xp.where(xp.isnan(a), xp.zeros((), a.dtype), xp.sign(a)) if a.dtype in FLOAT_DTYPES else xp.sign(a)
 
 
-SIGN = _unary("SignBackward0", _sign_fwd, "", zero_grad, promote=None)
-SGN = _unary("SgnBackward0", _sign_fwd, "self result", efficient_zero, promote=None)  # abs calls it
-ABS = _unary(
-    "AbsBackward0", lambda xp, a: xp.abs(a), "self", lambda g, c: g * apply(SGN, c.self), promote=None
+SIGN = unary_op("SignBackward0", _sign_fwd, "", zero_grad, promote=None)
+SGN = unary_op("SgnBackward0", _sign_fwd, "self result", efficient_zero, promote=None)  # abs calls it
+ABS = unary_op(
+    "AbsBackward0",
+    refuses_bool("abs_cpu", lambda xp, a: xp.abs(a)),
+    "self",
+    lambda g, c: g * apply(SGN, c.self),
+    promote=None,
 )
 CLONE = OpDef("CloneBackward0", copy_like, derivatives={"self": D("", lambda g, c: g)})  # preserve_format
 CLONE_CONTIGUOUS = OpDef("CloneBackward0", lambda xp, a: a.copy(), derivatives=CLONE.derivatives)
@@ -501,7 +534,7 @@ def _clamp_fwd(xp: Any, a: Any, min: Any, max: Any) -> Any:
     numbers = all(isinstance(b, (bool, int, float, np.generic)) for b in (min, max) if b is not None)
     if a.dtype.kind == "b" and numbers:  # torch's clamp kernels of number bounds have no bool version
         kernel = "clamp_min" if max is None else "clamp_max" if min is None else "clamp"
-        raise NotImplementedError(f'"{kernel}_scalar_cpu" not implemented for \'Bool\'')
+        raise NotImplementedError(f"\"{kernel}_scalar_cpu\" not implemented for 'Bool'")
     out = a
     if min is not None:
         out = _keep_first_on_tie(xp, "maximum", out, fill_array(xp, min, a.dtype))
@@ -619,6 +652,8 @@ LT = _nondiff(lambda xp, a, b: a < b)
 LE = _nondiff(lambda xp, a, b: a <= b)
 GT = _nondiff(lambda xp, a, b: a > b)
 GE = _nondiff(lambda xp, a, b: a >= b)
+
+
 def _bitwise(name: str, fwd: Any) -> Any:
     """A bitwise kernel, which torch has for integers and bool only (the common dtype's)."""
 
@@ -642,7 +677,14 @@ LOGICAL_NOT = OpDef("NotDifferentiable", lambda xp, a: xp.logical_not(a), iterat
 ISFINITE = OpDef("NotDifferentiable", lambda xp, a: xp.isfinite(a), iterator_operands=UNARY)
 ISNAN = OpDef("NotDifferentiable", lambda xp, a: xp.isnan(a), iterator_operands=UNARY)
 STEP = {"self": D("", zero_grad)}  # the derivatives of a step function (floor, ceil, round, trunc)
-FLOOR = OpDef("FloorBackward0", lambda xp, a: xp.floor(a), derivatives=STEP, iterator_operands=UNARY)
-CEIL = OpDef("CeilBackward0", lambda xp, a: xp.ceil(a), derivatives=STEP, iterator_operands=UNARY)
-ROUND = OpDef("RoundBackward0", lambda xp, a: xp.round(a), derivatives=STEP, iterator_operands=UNARY)
-TRUNC = OpDef("TruncBackward0", lambda xp, a: xp.trunc(a), derivatives=STEP, iterator_operands=UNARY)
+
+
+def _step(name: str, kernel: str, fwd: Any) -> OpDef:
+    """A rounding op (no bool kernel in torch: ``kernel``'s error), its derivative zeros."""
+    return OpDef(name, refuses_bool(kernel, fwd), derivatives=STEP, iterator_operands=UNARY)
+
+
+FLOOR = _step("FloorBackward0", "floor_vml_cpu", lambda xp, a: xp.floor(a))
+CEIL = _step("CeilBackward0", "ceil_vml_cpu", lambda xp, a: xp.ceil(a))
+ROUND = _step("RoundBackward0", "round_vml_cpu", lambda xp, a: xp.round(a))
+TRUNC = _step("TruncBackward0", "trunc_vml_cpu", lambda xp, a: xp.trunc(a))

@@ -621,3 +621,49 @@ def sort_grad_not_scattered() -> Iterator[None]:
         SORT, "self", lambda formula: lambda g, c: g if g.shape == c.shape() else formula(g, c)
     ):
         yield
+
+
+# -- unary math batch (impl/_ops/unary_math.py) --------------------------------------------------
+@fault({"OPS-001": ".grad: value"})
+def tan_grad_without_one() -> Iterator[None]:
+    """tan's derivative is ``grad * tan(x)**2``, the 1 of ``1 + tan(x)**2`` dropped."""
+    from impl._ops.unary_math import TAN
+
+    with derivative_replaced(TAN, "self", lambda _original: lambda g, c: g * c.result.pow(2)):
+        yield
+
+
+@fault({"OPS-001": ": value"})
+def logit_eps_ignored() -> Iterator[None]:
+    """logit ignores its eps: the input is not clamped to [eps, 1 - eps]."""
+    from impl._ops.unary_math import LOGIT
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a, eps: original(xp, a, None)
+
+    with patched(LOGIT, "forward", make):
+        yield
+
+
+@fault({"OPS-001": "dtype"})
+def signbit_of_float_dtype() -> Iterator[None]:
+    """signbit returns the input's dtype (1.0 for a set sign bit) instead of bool."""
+    from impl._ops.unary_math import SIGNBIT
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a: original(xp, a).astype(a.dtype) if a.dtype.kind == "f" else original(xp, a)
+
+    with patched(SIGNBIT, "forward", make):
+        yield
+
+
+@fault({"OPS-001": "expected error"})
+def frac_takes_integers() -> Iterator[None]:
+    """frac computes integer tensors (zeros) instead of raising torch's "frac_cpu" error."""
+    from impl._ops.unary_math import FRAC
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a: a - a if a.dtype.kind in "iub" else original(xp, a)
+
+    with patched(FRAC, "forward", make):
+        yield

@@ -1,0 +1,363 @@
+"""Unary math ops beyond elementwise.py's: trigonometric and hyperbolic functions and their
+inverses, logarithms and exponentials of other bases, rsqrt, frac, sinc, logit, deg2rad/rad2deg,
+nan_to_num, and the predicates isinf/isposinf/isneginf/signbit; their aliases (arcsin, fix,
+positive ...), methods and in-place forms, and the in-place forms of elementwise.py's unary ops.
+
+Backward formulas are derivatives.yaml's (FunctionsManual.cpp's for sinc and logit), written
+with the same ops, so a create_graph=True graph carries torch's node names. Integer and bool
+inputs of the floating functions compute in the default dtype (``promote="float"``); float32 is
+evaluated in float64 and rounded, half types through float32, as torch's kernels round.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from impl import dtypes
+from impl._ops import elementwise as ew
+from impl._ops import inplace as ip
+from impl._ops.elementwise import UNARY, add_scalar, mul_scalar, opmath, rounded, sub_scalar, unary_op
+from impl._ops.signatures import invalid_call
+from impl._ops.table import OpDef, apply
+from impl._tensor import Tensor
+from impl._type_info import finfo
+from impl.autograd import grad_mode
+
+
+def _one_minus(t: Tensor) -> Tensor:
+    """C++'s ``1 - t`` (``empty_like(t).fill_(1).sub_(t)``): a SubBackward0 whose first edge is none."""
+    from impl._creation import ones_like
+
+    return ones_like(t) - t
+
+
+def _rsqrt(t: Tensor) -> Tensor:
+    return apply(RSQRT, t)
+
+
+# -- trigonometric and hyperbolic ------------------------------------------------------------
+TAN = unary_op("TanBackward0", rounded("tan"), "result", lambda g, c: g * add_scalar(c.result.pow(2), 1))
+ASIN = unary_op(
+    "AsinBackward0", rounded("arcsin"), "self", lambda g, c: g * _rsqrt(add_scalar(-c.self * c.self, 1))
+)
+ACOS = unary_op(
+    "AcosBackward0", rounded("arccos"), "self", lambda g, c: g * -_rsqrt(add_scalar(-c.self * c.self, 1))
+)
+ATAN = unary_op("AtanBackward0", rounded("arctan"), "self", lambda g, c: g / add_scalar(c.self * c.self, 1))
+SINH = unary_op("SinhBackward0", rounded("sinh"), "self", lambda g, c: g * apply(COSH, c.self))
+COSH = unary_op("CoshBackward0", rounded("cosh"), "self", lambda g, c: g * apply(SINH, c.self))
+ASINH = unary_op(
+    "AsinhBackward0", rounded("arcsinh"), "self", lambda g, c: g * _rsqrt(add_scalar(c.self.pow(2), 1))
+)
+ACOSH = unary_op(
+    "AcoshBackward0", rounded("arccosh"), "self", lambda g, c: g * _rsqrt(sub_scalar(c.self * c.self, 1))
+)
+ATANH = unary_op(
+    "AtanhBackward0", rounded("arctanh"), "self", lambda g, c: mul_scalar(g, 1) / _one_minus(c.self.pow(2))
+)
+
+# -- logarithms and exponentials ---------------------------------------------------------------
+LOG1P = unary_op("Log1PBackward0", rounded("log1p"), "self", lambda g, c: g / add_scalar(c.self, 1))
+EXPM1 = unary_op("Expm1Backward0", rounded("expm1"), "result", lambda g, c: g * add_scalar(c.result, 1))
+LOG2 = unary_op("Log2Backward0", rounded("log2"), "self", lambda g, c: g / mul_scalar(c.self, math.log(2)))
+LOG10 = unary_op(
+    "Log10Backward0", rounded("log10"), "self", lambda g, c: g / mul_scalar(c.self, math.log(10))
+)
+EXP2 = unary_op(
+    "Exp2Backward0", rounded("exp2"), "result", lambda g, c: mul_scalar(g * c.result, math.log(2))
+)
+# torch's rsqrt is 1 / sqrt(x), both rounded (rsqrt(-0.0) is -inf)
+RSQRT = unary_op(
+    "RsqrtBackward0",
+    opmath(lambda xp, a: 1 / xp.sqrt(a)),
+    "result",
+    lambda g, c: mul_scalar(g, -0.5) * c.result.pow(3),
+)
+
+
+# -- frac, sinc, logit, angle conversions ------------------------------------------------------
+def floating_kernel(name: str, fwd: Any) -> Any:
+    """``fwd``, which torch has a kernel ``name`` of for floating dtypes only: others raise its
+    NotImplementedError (``"frac_cpu" not implemented for 'Long'``)."""
+
+    def run(xp: Any, a: Any, **attrs: Any) -> Any:
+        if a.dtype not in ew.FLOAT_DTYPES:
+            found = dtypes.scalar_type(dtypes.from_numpy_dtype(a.dtype))
+            raise NotImplementedError(f"\"{name}\" not implemented for '{found}'")
+        return fwd(xp, a, **attrs)
+
+    return run
+
+
+FRAC = unary_op(
+    "FracBackward0",
+    floating_kernel("frac_cpu", opmath(lambda xp, a: a - xp.trunc(a))),  # frac(inf) is inf - inf: nan
+    "",
+    lambda g, c: g,
+    promote=None,
+)
+
+
+def _sinc_fwd(xp: Any, a: Any) -> Any:
+    """torch's sinc: 1 at 0, else sin(pi x) / (pi x), the product and quotient in the (opmath)
+    dtype and sin rounded from float64."""
+    product = a * a.dtype.type(math.pi)
+    quotient = rounded("sin")(xp, product) / product
+    return xp.where(a == 0, a.dtype.type(1), quotient)
+
+
+def _sinc_grad(g: Any, c: Any) -> Any:
+    """FunctionsManual's sinc_backward: grad * ((pi x cos(pi x) - sin(pi x)) / (x x pi)), 0 where
+    x * x * pi is 0 (x underflowing included)."""
+    from impl._creation import zeros
+
+    self_pi = mul_scalar(c.self, math.pi)
+    self_squared_pi = mul_scalar(c.self * c.self, math.pi)
+    out = g * ((self_pi * self_pi.cos() - self_pi.sin()) / self_squared_pi)
+    return apply(ew.WHERE, zeros((), dtype=g.dtype, device=g.device), out, condition=self_squared_pi == 0.0)
+
+
+SINC = unary_op("SincBackward0", opmath(_sinc_fwd), "self", _sinc_grad)
+
+
+def _bounds(dt: Any, eps: float | None) -> tuple[Any, Any] | None:
+    """logit's clamp bounds (eps, 1 - eps) in the input's dtype ``dt`` (a half type's too), as
+    torch's kernel takes them; None for no (or a negative) eps."""
+    if eps is None or eps < 0:
+        return None
+    lo = dt.type(eps)
+    return lo, dt.type(1 - float(lo))
+
+
+def _logit_fwd(xp: Any, a: Any, eps: float | None) -> Any:
+    """torch's logit kernel: ``a`` clamped to [eps, 1 - eps] if eps >= 0 (nan stays), then
+    log(a / (1 - a)), the quotient in the (opmath) dtype."""
+    bounds = _bounds(a.dtype, eps)
+    if bounds is not None:
+        a = xp.where(a < bounds[0], bounds[0], xp.where(a > bounds[1], bounds[1], a))
+    return opmath(lambda xp, a: rounded("log")(xp, a / (1 - a)))(xp, a)
+
+
+def _logit_backward_fwd(xp: Any, g: Any, x: Any, eps: float | None) -> Any:
+    """torch's logit_backward kernel (a backward without create_graph): outside [0, 1] nan, or
+    outside [eps, 1 - eps] 0; at 0 and 1 ``g * inf``; else g / (x (1 - x))."""
+    bounds = _bounds(x.dtype, eps)
+    lo, hi = (0, 1) if bounds is None else bounds
+    outside = (x < lo) | (x > hi)
+    fill = x.dtype.type(math.nan if bounds is None else 0)
+
+    def inner(xp: Any, g: Any, x: Any) -> Any:
+        return xp.where((x == 0) | (x == 1), g * x.dtype.type(math.inf), g / (x * (1 - x)))
+
+    return xp.where(outside, fill, opmath(inner)(xp, g, x))
+
+
+LOGIT_BACKWARD = OpDef(
+    "LogitBackwardBackward0",
+    _logit_backward_fwd,
+    ("grad_output", "self"),
+    promote="common",
+    iterator_operands=("grad_output", "self"),
+)
+
+
+def _logit_grad(g: Any, c: Any) -> Any:
+    """derivatives.yaml's logit: with grad mode on (create_graph) infinitely_differentiable_logit_backward,
+    where(eps <= x <= 1 - eps, grad / (x (1 - x)), 0 (nan without eps)), else the kernel."""
+    if not grad_mode.is_grad_enabled():
+        return apply(LOGIT_BACKWARD, g, c.self, eps=c.eps)
+    from impl._creation import full
+
+    x, eps = c.self, c.eps
+    lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
+    fill = full((), math.nan if eps is None else 0.0, dtype=x.dtype, device=x.device)
+    return apply(ew.WHERE, g / (x * _one_minus(x)), fill, condition=(x >= lo) & (x <= hi))
+
+
+LOGIT = unary_op("LogitBackward0", _logit_fwd, "self eps", _logit_grad)
+DEG_PER_RAD = 180 / math.pi
+# torch's deg2rad/rad2deg multiply by the constant (cast to the opmath dtype)
+DEG2RAD = unary_op(
+    "Deg2RadBackward0",
+    opmath(lambda xp, a: a * a.dtype.type(1 / DEG_PER_RAD)),
+    "",
+    lambda g, c: mul_scalar(g, 1 / DEG_PER_RAD),
+)
+RAD2DEG = unary_op(
+    "Rad2DegBackward0",
+    opmath(lambda xp, a: a * a.dtype.type(DEG_PER_RAD)),
+    "",
+    lambda g, c: mul_scalar(g, DEG_PER_RAD),
+)
+
+
+def _nan_to_num_fwd(xp: Any, a: Any, nan: float | None, posinf: float | None, neginf: float | None) -> Any:
+    """nan, +inf and -inf replaced (by 0 and the dtype's largest and lowest by default, the
+    replacements cast to the dtype: 1e10 is inf in float16); integers and bool are copied."""
+    if a.dtype not in ew.FLOAT_DTYPES:
+        return a.copy()
+    largest, dt = finfo(dtypes.from_numpy_dtype(a.dtype)).max, a.dtype.type
+    out = xp.where(xp.isnan(a), dt(0.0 if nan is None else nan), a)
+    out = xp.where(a == dt(math.inf), dt(largest if posinf is None else posinf), out)
+    return xp.where(a == dt(-math.inf), dt(-largest if neginf is None else neginf), out)
+
+
+NAN_TO_NUM = unary_op(
+    "NanToNumBackward0", _nan_to_num_fwd, "self", lambda g, c: g * apply(ew.ISFINITE, c.self), promote=None
+)
+
+
+# -- predicates (bool results, no gradient) ----------------------------------------------------
+def _predicate(fwd: Any) -> OpDef:
+    """A predicate of floating values: integer and bool tensors give False everywhere."""
+
+    def run(xp: Any, a: Any) -> Any:
+        return fwd(xp, a) if a.dtype in ew.FLOAT_DTYPES else xp.zeros(a.shape, dtype=bool)
+
+    return OpDef("NotDifferentiable", run, iterator_operands=UNARY)
+
+
+ISINF = _predicate(lambda xp, a: xp.isinf(a))
+ISPOSINF = _predicate(lambda xp, a: a == a.dtype.type(math.inf))
+ISNEGINF = _predicate(lambda xp, a: a == a.dtype.type(-math.inf))
+SIGNBIT = OpDef(  # negative signed integers too; the sign bit of floats (-0.0 and -nan included)
+    "NotDifferentiable",
+    lambda xp, a: xp.signbit(a) if a.dtype in ew.FLOAT_DTYPES else (a < 0) & (a.dtype.kind == "i"),
+    iterator_operands=UNARY,
+)
+
+
+# -- functions ---------------------------------------------------------------------------------
+def _function(op: OpDef, name: str) -> Any:
+    """``torch.<name>(input)``; anything but a tensor raises torch's TypeError naming ``name``."""
+
+    def fn(input: Tensor) -> Tensor:
+        if not isinstance(input, Tensor):
+            raise invalid_call(fn, locals(), name)
+        return apply(op, input)
+
+    fn.__name__ = name
+    return fn
+
+
+tan, arctan = _function(TAN, "tan"), _function(ATAN, "arctan")
+asin, acos, atan = _function(ASIN, "asin"), _function(ACOS, "acos"), _function(ATAN, "atan")
+arcsin, arccos = _function(ASIN, "arcsin"), _function(ACOS, "arccos")
+sinh, cosh = _function(SINH, "sinh"), _function(COSH, "cosh")
+asinh, acosh, atanh = _function(ASINH, "asinh"), _function(ACOSH, "acosh"), _function(ATANH, "atanh")
+arcsinh, arccosh, arctanh = (
+    _function(ASINH, "arcsinh"),
+    _function(ACOSH, "arccosh"),
+    _function(ATANH, "arctanh"),
+)
+log1p, expm1 = _function(LOG1P, "log1p"), _function(EXPM1, "expm1")
+log2, log10, exp2 = _function(LOG2, "log2"), _function(LOG10, "log10"), _function(EXP2, "exp2")
+rsqrt, frac, sinc = _function(RSQRT, "rsqrt"), _function(FRAC, "frac"), _function(SINC, "sinc")
+deg2rad, rad2deg = _function(DEG2RAD, "deg2rad"), _function(RAD2DEG, "rad2deg")
+isinf, isposinf = _function(ISINF, "isinf"), _function(ISPOSINF, "isposinf")
+isneginf, signbit = _function(ISNEGINF, "isneginf"), _function(SIGNBIT, "signbit")
+fix = _function(ew.TRUNC, "fix")
+
+
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
+    """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given (and not negative)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(logit, locals())
+    return apply(LOGIT, input, eps=eps)
+
+
+def nan_to_num(
+    input: Tensor, nan: float | None = 0.0, posinf: float | None = None, neginf: float | None = None
+) -> Tensor:
+    """nan, inf and -inf replaced by ``nan``, ``posinf`` and ``neginf`` (defaults: 0 and the
+    dtype's extremes)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(nan_to_num, locals())
+    return apply(NAN_TO_NUM, input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+def positive(input: Tensor) -> Tensor:
+    """``input`` itself (the same tensor object), which torch refuses for bool."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(positive, locals())
+    if input.dtype is dtypes.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
+
+
+# -- methods and in-place forms ----------------------------------------------------------------
+def _no_inplace_derivative(op: OpDef) -> OpDef:
+    """The in-place form of asinh/acosh/atanh: torch records it (``AsinhBackward1``), but its
+    derivative raises when the backward reaches it."""
+
+    name = op.node_name.removesuffix("Backward0").lower()
+
+    def formula(g: Any, c: Any) -> Any:
+        raise NotImplementedError(f"the derivative for 'inplace version of {name}' is not implemented.")
+
+    return unary_op(op.node_name[:-1] + "1", op.forward, "", formula)
+
+
+def _in_place(op: OpDef) -> Any:
+    """``x.<op>_(**attrs)``: the op written into ``x`` (torch's in-place rules: see inplace.py)."""
+
+    def method(self: Tensor, **attrs: Any) -> Tensor:
+        return ip.apply_inplace(op, self, **attrs)
+
+    return method
+
+
+def _logit_(self: Tensor, eps: float | None = None) -> Tensor:
+    return ip.apply_inplace(LOGIT, self, eps=eps)
+
+
+def _nan_to_num_(
+    self: Tensor, nan: float | None = 0.0, posinf: float | None = None, neginf: float | None = None
+) -> Tensor:
+    return ip.apply_inplace(NAN_TO_NUM, self, nan=nan, posinf=posinf, neginf=neginf)
+
+
+_NO_INPLACE = {"asinh": ASINH, "acosh": ACOSH, "atanh": ATANH, "arcsinh": ASINH, "arccosh": ACOSH}
+_NO_INPLACE["arctanh"] = ATANH
+_FUNCTIONS = {
+    "tan": tan, "asin": asin, "acos": acos, "atan": atan, "sinh": sinh, "cosh": cosh, "asinh": asinh,
+    "acosh": acosh, "atanh": atanh, "arcsin": arcsin, "arccos": arccos, "arctan": arctan,
+    "arcsinh": arcsinh, "arccosh": arccosh, "arctanh": arctanh, "log1p": log1p, "expm1": expm1,
+    "log2": log2, "log10": log10, "exp2": exp2, "rsqrt": rsqrt, "frac": frac, "sinc": sinc,
+    "deg2rad": deg2rad, "rad2deg": rad2deg, "fix": fix,
+}  # fmt: skip
+_OPS = {
+    "tan": TAN, "asin": ASIN, "acos": ACOS, "atan": ATAN, "sinh": SINH, "cosh": COSH, "asinh": ASINH,
+    "acosh": ACOSH, "atanh": ATANH, "arcsin": ASIN, "arccos": ACOS, "arctan": ATAN, "arcsinh": ASINH,
+    "arccosh": ACOSH, "arctanh": ATANH, "log1p": LOG1P, "expm1": EXPM1, "log2": LOG2, "log10": LOG10,
+    "exp2": EXP2, "rsqrt": RSQRT, "frac": FRAC, "sinc": SINC, "deg2rad": DEG2RAD, "rad2deg": RAD2DEG,
+    "fix": ew.TRUNC,
+    **{name: _no_inplace_derivative(op) for name, op in _NO_INPLACE.items()},
+    # elementwise.py's unary ops, whose in-place forms live here
+    "sin": ew.SIN, "cos": ew.COS, "log": ew.LOG, "floor": ew.FLOOR, "ceil": ew.CEIL, "round": ew.ROUND,
+    "trunc": ew.TRUNC, "sign": ew.SIGN, "sgn": ew.SGN, "reciprocal": ew.RECIPROCAL,
+}  # fmt: skip
+
+
+def _square_(self: Tensor) -> Tensor:
+    """``x.square_()``: ``x.pow_(2)`` (a bool tensor's square is Long, which it cannot hold)."""
+    ip._check_cast(dtypes.result_type(self, 2), self.dtype)
+    return ip.apply_inplace(ew.POW_TS, self, exponent=2)
+
+
+# Tensor methods and in-place methods (bound by impl/_methods.py)
+METHODS: dict[str, Any] = {
+    **_FUNCTIONS,
+    **{name + "_": _in_place(op) for name, op in _OPS.items()},
+    "logit": logit,
+    "logit_": _logit_,
+    "nan_to_num": nan_to_num,
+    "nan_to_num_": _nan_to_num_,
+    "positive": positive,
+    "isinf": isinf,
+    "isposinf": isposinf,
+    "isneginf": isneginf,
+    "signbit": signbit,
+    "square_": _square_,
+}
