@@ -44,7 +44,10 @@ UNARY += (*UNARY_MATH, *PREDICATES, "arcsin", "fix", "positive")
 NAN_TO_NUM_ARGS = ({}, {"nan": 2.0, "posinf": 1e10, "neginf": -3.0}, {"posinf": 5})
 ARITHMETIC = {"add": "__add__", "sub": "__sub__", "mul": "__mul__", "div": "__truediv__", "pow": "__pow__"}
 REFLECTED = ("__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rpow__")
-BINARY = (*ARITHMETIC, "maximum", "minimum", "where", *REFLECTED)
+# binary math: those of NUMBER_OTHER take a Python number as ``other`` too (xlogy as ``input`` too)
+BINARY_MATH = ("atan2", "hypot", "fmax", "fmin", "logaddexp", "logaddexp2")
+NUMBER_OTHER = ("fmod", "remainder", "__mod__", "copysign", "xlogy")
+BINARY = (*ARITHMETIC, "maximum", "minimum", "where", *REFLECTED, *BINARY_MATH, *NUMBER_OTHER, "__rmod__")
 REDUCTIONS = ("sum", "mean", "prod", "var", "std", "max", "min", "amax", "cumsum", "cumprod", "flip")
 MATRIX = ("matmul", "__matmul__", "mm", "bmm", "addmm", "trace")
 SCALARS = (2, -1, 0, 0.5, -2.0, True)
@@ -181,10 +184,10 @@ def test_unary_ops(op: str, data: st.DataObject, backend: Backend, reference: Ba
 @st.composite
 def binary_ops(draw: Any, op: str | None = None) -> Program:
     """``op`` (or one drawn) of BINARY on two broadcastable tensors of any dtypes, or (of the
-    arithmetic ones, reflected forms always) a tensor and a Python scalar (and an integer tensor
-    and a float), or ``where`` with a boolean condition; of pow, now and then integer powers; of
-    subtractions, now and then first one with a bool operand, which torch refuses. Then
-    backpropagated twice."""
+    arithmetic ones and NUMBER_OTHER, reflected forms always) a tensor and a Python scalar (and an
+    integer tensor and a float; of xlogy also a number and a tensor), or ``where`` with a boolean
+    condition; of pow, now and then integer powers; of subtractions, now and then first one with a
+    bool operand, which torch refuses. Then backpropagated twice."""
     op = op or draw(st.sampled_from(BINARY))
     p = OpProgram(draw)
     shape = draw(st.sampled_from(OP_SHAPES))
@@ -201,11 +204,13 @@ def binary_ops(draw: Any, op: str | None = None) -> Program:
     mixed = draw(st.integers(0, 2)) == 0
     a_dtype = dtype_of(draw, ALL_DTYPES if mixed else FLOAT_DTYPES)
     a = p.leaf(shape, a_dtype, edge=draw(st.booleans()))
-    if op in REFLECTED or (op in ARITHMETIC and draw(st.booleans())):
+    if op in (*REFLECTED, "__rmod__") or (op in (*ARITHMETIC, *NUMBER_OTHER) and draw(st.booleans())):
         scalar = draw(st.sampled_from(SCALARS))
         # torch 2.13's PowBackward2 fails an INTERNAL ASSERT ("unknown ivalue tag 4") on a bool
         # base: a torch bug, not a behaviour to match
         assume(not (op == "__rpow__" and isinstance(scalar, bool)))
+        if op == "xlogy" and draw(st.booleans()):  # xlogy(number, tensor)
+            return p.end(p.op(op, scalar, Ref(a)))
         result = p.op(spelling(draw, op), Ref(a), scalar)
         # and an integer tensor with a float number: the default dtype (numpy's would be float64)
         n = p.leaf(shape, dtype_of(draw, INT_DTYPES))

@@ -41,6 +41,19 @@ from impl._creation import (
     zeros,
     zeros_like,
 )
+from impl._ops.binary_math import (
+    arctan2,
+    atan2,
+    copysign,
+    fmax,
+    fmin,
+    fmod,
+    hypot,
+    logaddexp,
+    logaddexp2,
+    remainder,
+    xlogy,
+)
 from impl._ops.functions import (
     abs,
     absolute,
@@ -287,6 +300,17 @@ def __getattr__(name: str) -> object:
 
 
 __all__ = [
+    "arctan2",
+    "atan2",
+    "copysign",
+    "fmax",
+    "fmin",
+    "fmod",
+    "hypot",
+    "logaddexp",
+    "logaddexp2",
+    "remainder",
+    "xlogy",
     "autograd",
     "dtypes",
     "utils",

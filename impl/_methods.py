@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from impl import dtypes
+from impl._ops import binary_math as bm
 from impl._ops import elementwise as ew
 from impl._ops import functions as F
 from impl._ops import inplace as ip
@@ -403,6 +404,8 @@ METHODS: dict[str, Any] = {
 }
 METHODS.update(sorting.METHODS)  # sort, argsort, msort, topk, kthvalue, median
 METHODS.update(unary_math.METHODS)  # unary math, and the in-place forms of the unary ops
+METHODS.update({name: _operator(fn) if name.startswith("__") else fn for name, fn in bm.METHODS.items()})
+METHODS.update({name: _inplace(spec) for name, spec in bm.INPLACE.items()})
 
 
 # Methods whose argument after self torch's argument parser types as Tensor: its name, and whether
@@ -420,11 +423,13 @@ TENSOR_ARGUMENTS: dict[str, tuple[str, bool]] = {
     "dot": ("tensor", False),
     "mv": ("vec", False),
     "outer": ("vec2", False),
+    **bm.TENSOR_ARGUMENTS,
 }
 # Methods torch declares twice, for a Tensor and for a Number: anything else fails both signatures.
 TENSOR_OR_NUMBER = {
     **dict.fromkeys(["pow", "pow_"], "exponent"),
     **dict.fromkeys(["eq", "ne", "lt", "le", "gt", "ge", "multiply", "true_divide"], "other"),
+    **bm.TENSOR_OR_NUMBER,
 }
 NUMBERS = (int, float, complex, np.number, np.bool_)
 

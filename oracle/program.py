@@ -92,6 +92,10 @@ OPS.update(
         **_table("tan_ asin_ acos_ atan_ sinh_ cosh_ asinh_ acosh_ atanh_ log1p_ expm1_", "method", True),
         **_table("log2_ log10_ exp2_ rsqrt_ frac_ sinc_ logit_ deg2rad_ rad2deg_", "method", True),
         **_table("nan_to_num_ sin_ cos_ log_ floor_ ceil_ round_ trunc_ sign_ reciprocal_", "method", True),
+        **_table("atan2 arctan2 hypot fmod remainder fmax fmin copysign xlogy", "function"),
+        **_table("logaddexp logaddexp2", "function"),
+        **_table("__mod__ __rmod__", "method"),
+        **_table("atan2_ hypot_ fmod_ remainder_ copysign_ xlogy_ __imod__", "method", inplace=True),
     }
 )
 

@@ -115,10 +115,11 @@ def _odd(s: Any, err: Any) -> Any:
 def _fma64(acc: Any, g: Any, o: Any) -> Any:
     """float64 ``acc + g * o`` rounded once: the product and the sum as exact pairs (TwoProduct,
     TwoSum), their two errors added rounded to odd, that added to the rounded sum (Boldo and
-    Melquiond's emulated FMA; exact barring underflow and overflow)."""
+    Melquiond's emulated FMA; exact barring underflow and overflow). An infinite or nan sum is
+    the result as it is (its error terms would be nan: inf + 0 * x is inf)."""
     p, p_err = _two_product(g, o)
     s, s_err = _two_sum(acc, p)
-    return s + _odd(*_two_sum(s_err, p_err))
+    return np.where(np.isfinite(s), s + _odd(*_two_sum(s_err, p_err)), s)
 
 
 @functools.cache

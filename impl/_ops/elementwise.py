@@ -219,9 +219,17 @@ FLOOR_DIVIDE_SCALAR = OpDef(  # tensor // number and number // tensor: one edge,
     qualified_name=NOT_IMPLEMENTED,
     iterator_operands=UNARY,
 )
-NEG = OpDef(
-    "NegBackward0", lambda xp, a: -a, derivatives={"self": D("", lambda g, c: -g)}, iterator_operands=UNARY
-)
+def _neg_fwd(xp: Any, a: Any) -> Any:
+    """``-a``, which torch refuses for bool (numpy's message would be its own)."""
+    if a.dtype.kind == "b":
+        raise RuntimeError(
+            "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
+            "mask, use the `~` or `logical_not()` operator instead."
+        )
+    return -a
+
+
+NEG = OpDef("NegBackward0", _neg_fwd, derivatives={"self": D("", lambda g, c: -g)}, iterator_operands=UNARY)
 RECIPROCAL = OpDef(
     "ReciprocalBackward0",
     lambda xp, a: 1 / a,

@@ -26,10 +26,11 @@ RULES = [
     Rule(
         "OPS-002",
         FAMILY,
-        "Binary ops (+ - * / ** and their reflected forms, maximum, minimum, where) broadcast their "
+        "Binary ops (+ - * / ** % and their reflected forms, maximum, minimum, where, atan2, hypot, "
+        "fmod, remainder, fmax, fmin, copysign, xlogy, logaddexp, logaddexp2) broadcast their "
         "operands, promote dtypes as torch does (tensors and Python scalars), reduce gradients "
-        "back to each operand's shape, and reject the dtype combinations torch rejects with its "
-        "message.",
+        "back to each operand's shape, and reject the dtype combinations (and integer division by "
+        "zero) torch rejects with its message.",
         f"{_DOCS}/notes/broadcasting.html",
     ),
     Rule(

@@ -667,3 +667,65 @@ def frac_takes_integers() -> Iterator[None]:
 
     with patched(FRAC, "forward", make):
         yield
+
+
+# -- binary math ops (atan2, hypot, fmod, remainder, fmax, fmin, copysign, xlogy, logaddexp) -----
+@fault({"OPS-002": ": value"})
+def remainder_keeps_dividend_sign() -> Iterator[None]:
+    """remainder of two tensors is C's fmod (the sign of the dividend) instead of Python's modulo
+    (the sign of the divisor)."""
+    from impl._ops.binary_math import FMOD_KERNEL, REMAINDER
+
+    with patched(REMAINDER, "forward", lambda _original: FMOD_KERNEL):
+        yield
+
+
+@fault({"OPS-002": "expected error"})
+def integer_fmod_by_zero_unchecked() -> Iterator[None]:
+    """fmod of integer tensors by a zero divisor gives numpy's 0 instead of torch's
+    ``RuntimeError: ZeroDivisionError``."""
+    from impl._ops import binary_math
+    from impl._ops.binary_math import FMOD
+
+    def make(original: Callable) -> Callable:
+        def forward(xp: Any, a: Any, b: Any) -> Any:
+            if a.dtype.kind in "iu":
+                return xp.fmod(a, xp.where(b == 0, 1, b)) * (b != 0)
+            return original(xp, a, b)
+
+        return forward
+
+    with ExitStack() as stack:  # the Tensor overload's forward, and the kernel the Scalar one calls
+        stack.enter_context(patched(FMOD, "forward", make))
+        stack.enter_context(patched(binary_math, "FMOD_KERNEL", make))
+        yield
+
+
+@fault({"OPS-002": ".grad: value"})
+def atan2_other_grad_sign_lost() -> Iterator[None]:
+    """atan2(y, x)'s gradient for x is grad * y / (x^2 + y^2), its sign lost (torch: -grad * y / ...)."""
+    from impl._ops.binary_math import ATAN2, _atan2_recip
+
+    with derivative_replaced(ATAN2, "other", lambda _original: lambda g, c: g * c.self * _atan2_recip(c)):
+        yield
+
+
+@fault({"OPS-002": ".grad: value"})
+def xlogy_grad_unmasked_at_zero() -> Iterator[None]:
+    """xlogy's gradient for x is log(y) everywhere, where torch gives 0 at x == 0 and y <= 0."""
+    from impl._ops.binary_math import XLOGY, xlogy
+
+    with derivative_replaced(XLOGY, "self", lambda _original: lambda g, c: xlogy(g, c.other)):
+        yield
+
+
+@fault({"OPS-002": ": value"})
+def fmax_propagates_nan() -> Iterator[None]:
+    """fmax/fmin propagate a nan operand (as maximum/minimum do) instead of taking the other one."""
+    from impl._ops.binary_math import FMAX, FMIN
+
+    with ExitStack() as stack:
+        for op, pick in ((FMAX, "maximum"), (FMIN, "minimum")):
+            forward = lambda xp, a, b, pick=pick: getattr(xp, pick)(a, b)  # noqa: E731
+            stack.enter_context(patched(op, "forward", lambda _original, forward=forward: forward))
+        yield

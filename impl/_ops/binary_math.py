@@ -1,0 +1,424 @@
+"""Binary math ops: atan2, hypot, fmod, remainder, fmax, fmin, copysign, xlogy, logaddexp,
+logaddexp2 (functions, methods, in-place forms and the ``%`` operators).
+
+Kernels follow torch's CPU ones (TensorIterator over the promoted operands): half precision runs in
+float32 and is rounded once (``opmath``); transcendentals of float32 are evaluated in float64 and
+rounded, as torch's nearly correctly rounded kernels give them. Ops that take a Python number
+(fmod, remainder, copysign, xlogy) have torch's separate Scalar overloads, whose nodes keep the
+number as an attribute (FmodBackward0, RemainderBackward0, CopysignBackward1, XlogyBackward1/2).
+Backward formulas are derivatives.yaml's, written with impl ops so the graphs of higher orders
+carry torch's node names.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from impl import dtypes
+from impl._creation import zeros_like
+from impl._ops import functions as F
+from impl._ops.cpu_kernels import fma
+from impl._ops.elementwise import (
+    BINARY,
+    NOT_IMPLEMENTED,
+    UNARY,
+    _no_derivative,
+    add_scalar,
+    mul_scalar,
+    opmath,
+)
+from impl._ops.inplace import _check_cast as check_cast
+from impl._ops.signatures import OVERLOADS, invalid_call
+from impl._ops.table import FLOAT_DTYPES, D, Derivative, OpDef, apply, number_array
+from impl._tensor import Tensor
+
+
+def refuse(name: str, dt: Any) -> NotImplementedError:
+    """torch's error of a CPU kernel without a version for numpy dtype ``dt``."""
+    found = dtypes.scalar_type(dtypes.from_numpy_dtype(dt))
+    return NotImplementedError(f"\"{name}_cpu\" not implemented for '{found}'")
+
+
+def broadcast_size(xp: Any, a: Any, b: Any) -> int:
+    """The number of elements of the operands' broadcast, numpy's ValueError if they do not
+    broadcast (torch checks shapes before dtypes and divisors: the op's call raises torch's)."""
+    return math.prod(np.broadcast_shapes(a.shape, b.shape))  # (shapes: host tuples on any device)
+
+
+def _floats_only(name: str, fwd: Any) -> Any:
+    """A kernel torch has for floating dtypes only (the operands' common dtype)."""
+
+    def run(xp: Any, a: Any, b: Any) -> Any:
+        if a.dtype not in FLOAT_DTYPES:
+            broadcast_size(xp, a, b)
+            raise refuse(name, a.dtype)
+        return fwd(xp, a, b)
+
+    return run
+
+
+def _in_float64(fn: Any) -> Any:
+    """``fn`` of float operands evaluated in float64 and rounded once to their dtype."""
+
+    def run(xp: Any, a: Any, b: Any) -> Any:
+        if a.dtype.itemsize < 8:
+            return fn(xp, a.astype(xp.float64), b.astype(xp.float64)).astype(a.dtype)
+        return fn(xp, a, b)
+
+    return run
+
+
+def _divides(name: str, integer: Any, floating: Any) -> Any:
+    """fmod/remainder: integers exactly (a zero divisor raises torch's ZeroDivisionError), floats
+    in float32 for half precision; no kernel for bool."""
+
+    def run(xp: Any, a: Any, b: Any) -> Any:
+        size = broadcast_size(xp, a, b)
+        if a.dtype.kind == "b":
+            raise refuse(name, a.dtype)
+        if a.dtype.kind in "iu":
+            if size and (b == 0).any():
+                raise RuntimeError("ZeroDivisionError")
+            return integer(xp, a, b)
+        return opmath(floating)(xp, a, b)
+
+    return run
+
+
+def _remainder_float(xp: Any, a: Any, b: Any) -> Any:
+    """torch's float remainder: C's fmod, plus ``b`` where it is nonzero and its sign is not
+    ``b``'s (so -0.0 % 2 stays -0.0, 3 % -inf is -inf)."""
+    mod = xp.fmod(a, b)
+    fix = (mod != 0) & ((b < 0) != (mod < 0))
+    return xp.where(fix, mod + b, mod)
+
+
+# integers: C's ``%`` (the dividend's sign) for fmod, Python's (the divisor's) for remainder
+FMOD_KERNEL = _divides("fmod", lambda xp, a, b: xp.fmod(a, b), lambda xp, a, b: xp.fmod(a, b))
+REMAINDER_KERNEL = _divides("remainder", lambda xp, a, b: a % b, _remainder_float)
+
+
+def _ignoring_nan(pick: str) -> Any:
+    """fmax/fmin: the non-nan one of two (nan only if both are); on a tie of zeros of two signs
+    torch's CPU kernel keeps ``a``, and ``b`` for bfloat16."""
+
+    def run(xp: Any, a: Any, b: Any) -> Any:
+        out = xp.asarray(getattr(xp, pick)(a, b))
+        if a.dtype in FLOAT_DTYPES:
+            xp.copyto(out, b if a.dtype == dtypes.bfloat16.np else a, where=a == b)
+        return out
+
+    return run
+
+
+def _xlogy(xp: Any, x: Any, y: Any) -> Any:
+    """torch's xlogy: nan where y is nan, else 0 where x is 0, else x * log(y), the log rounded
+    to the operands' dtype (half precision included) before the product."""
+    log = xp.log(y.astype(xp.float64)).astype(y.dtype) if y.dtype.itemsize < 8 else xp.log(y)
+    out = xp.where(x == 0, xp.zeros((), x.dtype), x * log)
+    return xp.where(xp.isnan(y), y, out)
+
+
+def _rounded(xp: Any, name: str, x: Any) -> Any:
+    """``xp.<name>(x)`` evaluated in float64 and rounded to ``x``'s dtype (torch's float32 exp,
+    exp2 and log1p are within an ulp of that, numpy's own float32 ones less often)."""
+    return getattr(xp, name)(x.astype(xp.float64)).astype(x.dtype)
+
+
+def _logaddexp(xp: Any, a: Any, b: Any) -> Any:
+    """torch's logaddexp, step by step in the operands' precision: the larger plus
+    log1p(exp(-|a - b|)); equal infinities give themselves."""
+    out = xp.maximum(a, b) + _rounded(xp, "log1p", _rounded(xp, "exp", -xp.abs(a - b)))
+    return xp.where(xp.isinf(a) & (a == b), a, out)
+
+
+INV_LOG_2 = 1 / math.log(2)
+
+
+def _logaddexp2(xp: Any, a: Any, b: Any) -> Any:
+    """torch's logaddexp2: the larger plus log1p(exp2(-|a - b|)) * (1 / ln 2), the last two steps
+    one fused multiply-add (logaddexp2(-1, -1) is -1.06e-08 in float32, not 0)."""
+    log = _rounded(xp, "log1p", _rounded(xp, "exp2", -xp.abs(a - b)))
+    larger, inv = xp.maximum(a, b), a.dtype.type(INV_LOG_2)
+    out = fma(larger, log, inv) if xp is np else larger + log * inv
+    return xp.where(xp.isinf(a) & (a == b), a, out)
+
+
+# -- derivatives ---------------------------------------------------------------------------------
+def _atan2_recip(c: Any) -> Any:
+    """atan2_backward's ``1 / (self^2 + other^2)``, 0 where that sum is 0."""
+    denominator = c.self * c.self + c.other * c.other
+    return F.masked_fill(denominator.reciprocal(), denominator == 0, 0)
+
+
+def _quotient_grad(rounding_mode: str) -> Any:
+    """fmod's (trunc) and remainder's (floor) gradient of ``other``: -grad * self.div(other, mode)."""
+    return lambda g, c: -g * c.self.div(c.other, rounding_mode=rounding_mode)
+
+
+def _fpick_grads(ge: str) -> dict:
+    """fmax's (``ge`` "__ge__") and fmin's ("__le__") gradients: to self where it was picked (it
+    wins, ties included, or other is nan), to other elsewhere."""
+
+    def picked(c: Any) -> Any:
+        return getattr(c.self, ge)(c.other) | c.other.isnan()
+
+    return {
+        "self": D("self other", lambda g, c: F.masked_fill(g, picked(c).logical_not(), 0)),
+        "other": D("self other", lambda g, c: F.masked_fill(g, picked(c), 0)),
+    }
+
+
+def _copysign_grad(g: Any, c: Any) -> Any:
+    """copysign_tensor_self_backward: grad * (result / self), 0 where self is 0."""
+    return g * F.masked_fill(c.result / c.self, c.self == 0, 0)
+
+
+def _xlogy_self_grad(g: Any, c: Any) -> Any:
+    """xlogy(grad, other), 0 where self is 0 and other <= 0 (torch's choice of the directional
+    derivative along x = 0 there)."""
+    return F.masked_fill(xlogy(g, c.other), (c.self == 0) & (c.other <= 0), 0)
+
+
+def _xlogy_number_grad(g: Any, c: Any) -> Any:
+    """XlogyBackward2's: xlogy(grad, other), masked where self is 0 unless the number other > 0."""
+    out = xlogy(g, c.other)
+    return out if c.other > 0 else F.masked_fill(out, c.self == 0, 0)
+
+
+def _logaddexp_grad(first: str, second: str, base2: bool) -> Any:
+    """grad / (1 + exp(first - second)) (``pow(2, ...)`` for logaddexp2)."""
+
+    def formula(g: Any, c: Any) -> Any:
+        d = getattr(c, first) - getattr(c, second)
+        return g / add_scalar(F.pow(2, d) if base2 else d.exp(), 1)
+
+    return formula
+
+
+def _binary(name: str, fwd: Any, derivatives: dict, promote: str = "common") -> OpDef:
+    return OpDef(name, fwd, BINARY, derivatives, promote=promote, iterator_operands=BINARY)
+
+
+def _with_number(name: str, fwd: Any, self_grad: Derivative) -> OpDef:
+    """The Scalar overload of a binary op: the number ``other`` cast to the tensor's dtype."""
+    return OpDef(
+        name,
+        lambda xp, a, other: fwd(xp, a, number_array(xp, other, a.dtype)),
+        derivatives={"self": self_grad},
+        iterator_operands=UNARY,
+    )
+
+
+PASS = D("", lambda g, c: g)
+ATAN2 = _binary(
+    "Atan2Backward0",
+    _in_float64(lambda xp, a, b: xp.arctan2(a, b)),
+    {
+        "self": D("self other", lambda g, c: g * c.other * _atan2_recip(c)),
+        "other": D("self other", lambda g, c: g * -c.self * _atan2_recip(c)),
+    },
+    promote="float",
+)
+HYPOT = _binary(
+    "HypotBackward0",
+    _floats_only("hypot", _in_float64(lambda xp, a, b: xp.hypot(a, b))),
+    {
+        "self": D("self result", lambda g, c: g * c.self / c.result),
+        "other": D("other result", lambda g, c: g * c.other / c.result),
+    },
+)
+FMOD = _binary(
+    "FmodBackward1", FMOD_KERNEL, {"self": PASS, "other": D("self other", _quotient_grad("trunc"))}
+)
+FMOD_NUMBER = _with_number("FmodBackward0", FMOD_KERNEL, PASS)
+REMAINDER = _binary(
+    "RemainderBackward1", REMAINDER_KERNEL, {"self": PASS, "other": D("self other", _quotient_grad("floor"))}
+)
+REMAINDER_NUMBER = _with_number("RemainderBackward0", REMAINDER_KERNEL, PASS)
+# remainder(Scalar, Tensor) has no derivative in torch: a NotImplemented node on the tensor's edge
+REMAINDER_OF_NUMBER = OpDef(
+    "NotImplemented",
+    lambda xp, other, number: REMAINDER_KERNEL(xp, number_array(xp, number, other.dtype), other),
+    ("other",),
+    {"other": D("", _no_derivative("remainder"))},
+    qualified_name=NOT_IMPLEMENTED,
+    iterator_operands=("other",),
+)
+FMAX = _binary("FmaxBackward0", _ignoring_nan("fmax"), _fpick_grads("__ge__"))
+FMIN = _binary("FminBackward0", _ignoring_nan("fmin"), _fpick_grads("__le__"))
+COPYSIGN_KERNEL = opmath(lambda xp, a, b: xp.copysign(a, b))
+COPYSIGN = _binary(
+    "CopysignBackward0",
+    COPYSIGN_KERNEL,
+    {"self": D("self result", _copysign_grad), "other": D("other", lambda g, c: zeros_like(c.other))},
+    promote="float",
+)
+COPYSIGN_NUMBER = _with_number("CopysignBackward1", COPYSIGN_KERNEL, D("self result", _copysign_grad))
+XLOGY_KERNEL = _xlogy  # (half precision too: torch rounds the log to it before the product)
+XLOGY = _binary(
+    "XlogyBackward0",
+    XLOGY_KERNEL,
+    {"self": D("self other", _xlogy_self_grad), "other": D("self other", lambda g, c: g * c.self / c.other)},
+    promote="float",
+)
+XLOGY_OF_NUMBER = OpDef(  # xlogy(Scalar self, Tensor other)
+    "XlogyBackward1",
+    lambda xp, other, number: XLOGY_KERNEL(xp, number_array(xp, number, other.dtype), other),
+    ("other",),
+    {"other": D("number other", lambda g, c: mul_scalar(g, c.number) / c.other)},
+    iterator_operands=("other",),
+)
+XLOGY_NUMBER = _with_number("XlogyBackward2", XLOGY_KERNEL, D("self other", _xlogy_number_grad))
+LOGADDEXP = _binary(
+    "LogaddexpBackward0",
+    _floats_only("logaddexp", opmath(_logaddexp)),
+    {
+        "self": D("self other", _logaddexp_grad("other", "self", False)),
+        "other": D("self other", _logaddexp_grad("self", "other", False)),
+    },
+)
+LOGADDEXP2 = _binary(
+    "Logaddexp2Backward0",
+    _floats_only("logaddexp2", opmath(_logaddexp2)),
+    {
+        "self": D("self other", _logaddexp_grad("other", "self", True)),
+        "other": D("self other", _logaddexp_grad("self", "other", True)),
+    },
+)
+
+
+# -- functions -----------------------------------------------------------------------------------
+def _number_operand(input: Tensor, other: Any, to_float: bool) -> Tensor:
+    """``input`` cast to torch's result type of it and the number ``other`` (the default float
+    dtype for a floating op of integers)."""
+    dt = dtypes.result_type(input, other)
+    if to_float and not dt.is_floating_point:
+        dt = dtypes.get_default_dtype()
+    return input if dt is input.dtype else input.to(dt)
+
+
+def _tensors_only(op: OpDef, name: str, second: str = "other") -> Any:
+    """``torch.<name>(input, other)`` of two tensors (a number is refused, as torch's parser does)."""
+
+    def fn(input: Tensor, other: Tensor) -> Tensor:
+        if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+            raise invalid_call(fn, {"input": input, "other": other}, name)
+        return apply(op, input, other)
+
+    fn.__name__ = name
+    return fn
+
+
+def _tensor_or_number(op: OpDef, number_op: OpDef, name: str, to_float: bool = False) -> Any:
+    """``torch.<name>(input, other)``: other a tensor or a number (the Scalar overload)."""
+
+    def fn(input: Tensor, other: Any) -> Tensor:
+        if not isinstance(input, Tensor) or not isinstance(other, (Tensor, *_NUMBERS)):
+            raise invalid_call(fn, {"input": input, "other": other}, name)
+        if isinstance(other, Tensor):
+            return apply(op, input, other)
+        return apply(number_op, _number_operand(input, other, to_float), other=other)
+
+    fn.__name__ = name
+    return fn
+
+
+_NUMBERS = (bool, int, float)
+atan2, arctan2 = _tensors_only(ATAN2, "atan2"), _tensors_only(ATAN2, "arctan2")
+hypot = _tensors_only(HYPOT, "hypot")
+fmax = _tensors_only(FMAX, "fmax")
+fmin = _tensors_only(FMIN, "fmin")
+logaddexp = _tensors_only(LOGADDEXP, "logaddexp")
+logaddexp2 = _tensors_only(LOGADDEXP2, "logaddexp2")
+fmod = _tensor_or_number(FMOD, FMOD_NUMBER, "fmod")
+copysign = _tensor_or_number(COPYSIGN, COPYSIGN_NUMBER, "copysign", to_float=True)
+_remainder = _tensor_or_number(REMAINDER, REMAINDER_NUMBER, "remainder")
+_xlogy_fn = _tensor_or_number(XLOGY, XLOGY_NUMBER, "xlogy", to_float=True)
+
+
+def remainder(input: Any, other: Any) -> Tensor:
+    """Python's modulo (the sign of ``other``); a number ``input`` takes the Scalar_Tensor
+    overload, which has no derivative."""
+    if isinstance(other, Tensor) and isinstance(input, _NUMBERS):
+        dt = dtypes.result_type(input, other)
+        return apply(REMAINDER_OF_NUMBER, other if dt is other.dtype else other.to(dt), number=input)
+    return _remainder(input, other)
+
+
+def xlogy(input: Any, other: Any) -> Tensor:
+    """``input * log(other)``, 0 where input is 0 (nan where other is nan); either may be a number."""
+    if isinstance(other, Tensor) and isinstance(input, _NUMBERS):
+        return apply(XLOGY_OF_NUMBER, _number_operand(other, input, True), number=input)
+    return _xlogy_fn(input, other)
+
+
+# torch's signatures of the functions with a Scalar overload, for its "invalid combination" error
+_TWO = (
+    "(Tensor input, Tensor other, *, Tensor out = None)",
+    "(Tensor input, Number other, *, Tensor out = None)",
+)
+OVERLOADS.update(
+    {
+        "fmod": _TWO,
+        "copysign": _TWO,
+        "remainder": (_TWO[0], "(Number self, Tensor other)", _TWO[1]),
+        "xlogy": (_TWO[0], "(Number self, Tensor other, *, Tensor out = None)", _TWO[1]),
+    }
+)
+
+
+# -- methods ---------------------------------------------------------------------------------------
+def _inplace_spec(op: OpDef, number_op: OpDef | None = None, to_float: bool = False) -> Any:
+    """What ``x.<op>_(other)`` runs in place: the Tensor overload, or the Scalar one, whose result
+    type is checked against ``x``'s dtype as torch checks it."""
+
+    def spec(self: Tensor, other: Any) -> tuple:
+        if isinstance(other, Tensor) or number_op is None:
+            return op, (other,), {}
+        check_cast(_number_operand(self, other, to_float).dtype, self.dtype)
+        return number_op, (), {"other": other}
+
+    return spec
+
+
+def _reflected(fn: Any) -> Any:
+    return lambda self, other: fn(other, self)
+
+
+METHODS: dict[str, Any] = {
+    "atan2": atan2,
+    "arctan2": arctan2,
+    "hypot": hypot,
+    "fmod": fmod,
+    "remainder": remainder,
+    "fmax": fmax,
+    "fmin": fmin,
+    "copysign": copysign,
+    "xlogy": xlogy,
+    "logaddexp": logaddexp,
+    "logaddexp2": logaddexp2,
+    "__mod__": remainder,
+    "__rmod__": _reflected(remainder),
+}
+INPLACE: dict[str, Any] = {  # in-place specs (impl._methods makes them methods)
+    "atan2_": _inplace_spec(ATAN2),
+    "arctan2_": _inplace_spec(ATAN2),
+    "hypot_": _inplace_spec(HYPOT),
+    "fmod_": _inplace_spec(FMOD, FMOD_NUMBER),
+    "remainder_": _inplace_spec(REMAINDER, REMAINDER_NUMBER),
+    "__imod__": _inplace_spec(REMAINDER, REMAINDER_NUMBER),
+    "copysign_": _inplace_spec(COPYSIGN, COPYSIGN_NUMBER, to_float=True),
+    "xlogy_": _inplace_spec(XLOGY, XLOGY_NUMBER, to_float=True),
+}
+# the method's argument torch's parser types as Tensor (and whether a number passes too)
+TENSOR_ARGUMENTS = dict.fromkeys(
+    ["atan2", "arctan2", "hypot", "fmax", "fmin", "logaddexp", "logaddexp2", "atan2_", "arctan2_", "hypot_"],
+    ("other", False),
+)
+TENSOR_OR_NUMBER = dict.fromkeys(
+    ["fmod", "remainder", "copysign", "xlogy", "fmod_", "remainder_", "copysign_", "xlogy_"], "other"
+)
