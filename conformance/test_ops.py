@@ -649,3 +649,85 @@ def sorting_ops(draw: Any, op: str | None = None) -> Program:
 @given(data=st.data())
 def test_sorting_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(sorting_ops(op), label="program"), backend, reference)
+# the shape ops of OPS-009, one test each
+SHAPE_OPS = ("tril", "triu", "tril_", "triu_", "roll", "diagonal", "movedim", "moveaxis", "swapaxes")
+SHAPE_OPS += ("swapdims", "broadcast_to", "flipud", "fliplr", "ravel", "unflatten", "repeat", "tile")
+SHAPE_WEIGHT = 0.3
+# shapes of the shape ops' inputs: 0-d, empty, size-1 dims, up to 3 dims
+SHAPE_OP_SHAPES = ((), (0,), (3,), (2, 3), (3, 2), (1, 3), (2, 0, 3), (2, 1, 3), (2, 3, 2))
+
+
+def shape_op_args(draw: Any, op: str, shape: tuple[int, ...]) -> tuple[list, dict]:
+    """Arguments of shape op ``op`` for an input of ``shape``: often valid, now and then what torch
+    refuses (a dim out of range, sizes that do not fit, too few repeats, identical dims)."""
+    rank = len(shape)
+    dim = st.integers(-max(rank, 1) - 1, max(rank, 1))  # now and then out of range
+    if op in ("tril", "triu", "tril_", "triu_"):
+        return [draw(st.integers(-3, 3))], {}
+    if op == "roll":
+        if draw(st.booleans()):
+            return [draw(st.integers(-4, 4))], {}
+        n = draw(st.integers(1, 2))
+        dims = draw(st.lists(dim, min_size=n, max_size=n))
+        count = len(dims) + (draw(st.integers(0, 5)) == 0)  # now and then one shift too many
+        return [draw(st.lists(st.integers(-4, 4), min_size=count, max_size=count))], {"dims": dims}
+    if op == "diagonal":
+        return [draw(st.integers(-3, 3)), draw(dim), draw(dim)], {}
+    if op in ("movedim", "moveaxis"):
+        n = draw(st.integers(1, max(rank, 1)))
+        source = draw(st.lists(dim, min_size=n, max_size=n))
+        destination = draw(st.lists(dim, min_size=n, max_size=n + (draw(st.integers(0, 5)) == 0)))
+        return ([source[0], destination[0]] if n == 1 and draw(st.booleans()) else [source, destination]), {}
+    if op in ("swapaxes", "swapdims"):
+        return [draw(dim), draw(dim)], {}
+    if op == "broadcast_to":
+        lead = draw(st.lists(st.sampled_from((1, 2, -1)), max_size=2))
+        own = [draw(st.sampled_from((n, n, -1, 4 if n == 1 else n + 1))) for n in shape]
+        return [lead + own], {}
+    if op == "unflatten":
+        size = shape[draw(dim) % rank] if rank else 1
+        sizes = draw(st.sampled_from(((size, 1), (1, -1), (-1,), (size,), (2, -1), (1, size, 1), ())))
+        return [draw(st.integers(-rank, rank - 1)), list(sizes)], {}
+    if op in ("repeat", "tile"):
+        n = rank + draw(st.integers(-1 if op == "tile" or draw(st.integers(0, 5)) == 0 else 0, 2))
+        return [list(draw(st.lists(st.integers(0, 3), min_size=max(n, 0), max_size=max(n, 0))))], {}
+    return [], {}
+
+
+@st.composite
+def shape_ops(draw: Any, op: str) -> Program:
+    """Shape op ``op`` (function or method; in place on a non-leaf copy) on a tensor of any dtype with
+    edge values and arguments torch may refuse. A view op's input is a non-leaf written in place
+    afterwards: the view sees the write and shares the version counter exactly where torch's does.
+    Then backpropagated twice."""
+    p = OpProgram(draw)
+    # torch's error for unflatten of a 0-d tensor carries its C++ stack trace: not compared
+    shape = draw(st.sampled_from(SHAPE_OP_SHAPES[op == "unflatten" :]))
+    dtype = dtype_of(draw, ALL_DTYPES if draw(st.integers(0, 2)) == 0 else FLOAT_DTYPES)
+    x = p.leaf(shape, dtype, edge=draw(st.booleans()))
+    args, kwargs = shape_op_args(draw, op, shape)
+    base = p.op("mul", Ref(x), 2) if dtype != "bool" else x
+    if op in ("tril_", "triu_"):
+        if draw(st.integers(0, 3)) == 0:  # torch refuses the leaf itself when it requires grad
+            p.steps.append(Op(p.fresh("t"), op, [Ref(x), *args], kwargs))
+        p.op(op, Ref(base), *args, **kwargs)
+        if math.prod(shape):  # (the layout of an empty tensor: tests/test_impl_shapes.py)
+            p.steps.append(ObserveLayout(base))
+        return p.end(base)
+    if op == "repeat" and draw(st.booleans()):
+        args = list(args[0])  # the method's sizes spread: x.repeat(2, 3)
+    y = p.op(op, Ref(base), *args, **kwargs)
+    layout = [ObserveLayout(y)] if math.prod(shape) else []
+    p.steps += layout
+    if base != x and draw(st.booleans()):  # a write into the input: a view sees it, a copy does not
+        p.op("add_", Ref(base), 1)
+        p.steps += layout
+    return p.end(y)
+
+
+@pytest.mark.rule("OPS-009")
+@pytest.mark.parametrize("op", SHAPE_OPS)
+@examples(SHAPE_WEIGHT)
+@given(data=st.data())
+def test_shape_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(shape_ops(op), label="program"), backend, reference)

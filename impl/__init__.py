@@ -146,6 +146,8 @@ from impl._ops.functions import (
     sub,
     subtract,
     sum,
+    swapaxes,
+    swapdims,
     t,
     tanh,
     trace,
@@ -156,6 +158,20 @@ from impl._ops.functions import (
     unsqueeze,
     var,
     where,
+)
+from impl._ops.shapes import (
+    broadcast_to,
+    diagonal,
+    fliplr,
+    flipud,
+    moveaxis,
+    movedim,
+    ravel,
+    roll,
+    tile,
+    tril,
+    triu,
+    unflatten,
 )
 from impl._ops.signatures import invalid_call
 from impl._ops.sorting import argsort, kthvalue, median, msort, sort, topk
@@ -523,6 +539,21 @@ __all__ = [
     "numel",
     "detach",
     "cuda",
+    # shape ops (impl/_ops/shapes.py)
+    "tril",
+    "triu",
+    "roll",
+    "diagonal",
+    "movedim",
+    "moveaxis",
+    "swapaxes",
+    "swapdims",
+    "broadcast_to",
+    "flipud",
+    "fliplr",
+    "ravel",
+    "unflatten",
+    "tile",
 ]
 from impl import nn as nn  # noqa: E402  (torch.nn, torch.optim load with the package)
 from impl import optim as optim  # noqa: E402

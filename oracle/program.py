@@ -96,6 +96,10 @@ OPS.update(
         **_table("logaddexp logaddexp2", "function"),
         **_table("__mod__ __rmod__", "method"),
         **_table("atan2_ hypot_ fmod_ remainder_ copysign_ xlogy_ __imod__", "method", inplace=True),
+        **_table("tril triu roll diagonal movedim moveaxis swapaxes swapdims broadcast_to", "function"),
+        **_table("flipud fliplr ravel unflatten tile", "function"),
+        **_table("repeat", "method"),
+        **_table("tril_ triu_", "method", inplace=True),
     }
 )
 

@@ -684,6 +684,7 @@ STRATEGIES: dict[str, Callable[[], st.SearchStrategy[Program]]] = {
     "sorting": ops.sorting_ops,
     "indexing": ops.indexing,
     "inplace": ops.inplace_ops,
+    "shape_ops": lambda: st.sampled_from(ops.SHAPE_OPS).flatmap(ops.shape_ops),
     "module_trees": modules.trees,
     "module_api": modules.module_api,
     "accumulated": modules.accumulated,

@@ -768,30 +768,46 @@ def permute_method(input: Tensor, *dims: Any) -> Tensor:
     return apply(vw.PERMUTE, input, dims=dims)
 
 
+def _tensor_type(t: Tensor) -> str:
+    """How torch's messages name a tensor's type: its legacy class (``torch.FloatTensor``), or for
+    bfloat16 and bool, which have none there, ``CPUBFloat16Type``/``CPUBoolType``."""
+    if t.dtype in (dtypes.bfloat16, dtypes.bool_):
+        return f"{t.device.type.upper()}{dtypes.scalar_type(t.dtype)}Type"
+    return f"torch.{'cuda.' if t.device.type == 'cuda' else ''}{t.dtype._legacy}"
+
+
 def expand(input: Tensor, *sizes: Any) -> Tensor:
     sizes = tuple(int(s) for s in _shape_args(sizes))
     if len(sizes) < input.dim():
         raise RuntimeError(
-            f"expand(torch.{input.dtype._legacy}{{[{', '.join(map(str, input.shape))}]}}, "
+            f"expand({_tensor_type(input)}{{[{', '.join(map(str, input.shape))}]}}, "
             f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided ({len(sizes)}) must "
             f"be greater or equal to the number of dimensions in the tensor ({input.dim()})"
         )
+    if input.dim() == 0 and builtins.any(s < 0 for s in sizes):  # torch multiplies the sizes out first
+        raise RuntimeError("numel: integer multiplication overflow")
     lead = len(sizes) - input.dim()
-    target = []
-    for i, s in enumerate(sizes):
+    target = list(sizes)
+    for i in reversed(range(len(sizes))):  # torch's inferExpandGeometry checks from the last dim
+        s = sizes[i]
         if i < lead:
-            target.append(s)
+            if s == -1:
+                raise RuntimeError(
+                    "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                    f"dimension {i}"
+                )
             continue
         cur = input.shape[i - lead]
         if s == -1:
-            s = cur
+            target[i] = cur
         elif cur != 1 and cur != s:
             raise RuntimeError(
                 f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
                 f"non-singleton dimension {i}.  Target sizes: [{', '.join(map(str, sizes))}].  "
                 f"Tensor sizes: [{', '.join(map(str, input.shape))}]"
             )
-        target.append(s)
+    if builtins.any(s < 0 for s in target):  # a new leading dim of negative size
+        raise RuntimeError("numel: integer multiplication overflow")
     out = apply(vw.EXPAND, input, size=tuple(target))
     if input._efficient_zero:  # a view of torch's efficient zero tensor is one too
         out._efficient_zero = True

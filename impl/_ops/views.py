@@ -194,7 +194,7 @@ UNSAFE_VIEW = OpDef(
 )
 TRANSPOSE = OpDef(
     "TransposeBackward0",
-    lambda xp, a, dim0, dim1: xp.swapaxes(a, dim0, dim1),
+    lambda xp, a, dim0, dim1: xp.swapaxes(a, dim0, dim1) if a.ndim else a[...],
     derivatives={"self": D("dim0 dim1", lambda g, c: g.transpose(c.dim0, c.dim1))},
     view=True,
 )
@@ -360,10 +360,10 @@ def sum_to(g: Any, shape: tuple) -> Any:
     """Sum a broadcast gradient back to ``shape`` as torch's at::sum_to (leading dims, then size-1
     dims, kept and viewed away)."""
     shape = tuple(shape)
+    if not shape:  # torch's sum_to: a full sum (SumBackward0) for a 0-d target, even of a 0-d g
+        return g.sum()
     if tuple(g.shape) == shape:
         return g
-    if not shape:  # torch's sum_to: a full sum (SumBackward0) for a 0-d target
-        return g.sum()
     lead = g.dim() - len(shape)
     dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1]
     out = g.sum(dims, keepdim=True) if dims else g

@@ -80,4 +80,13 @@ RULES = [
         "dims, an out-of-range k, empty dims and bool inputs.",
         f"{_DOCS}/generated/torch.sort.html",
     ),
+    Rule(
+        "OPS-009",
+        FAMILY,
+        "Shape ops (tril, triu and tril_/triu_, roll, diagonal, movedim/moveaxis, swapaxes/swapdims, "
+        "broadcast_to, flipud, fliplr, ravel, unflatten, repeat, tile) give torch's values, views (a view "
+        "shares the base's memory and version counter exactly where torch's does), gradients, grad_fn "
+        "names and errors.",
+        _DERIVATIVES,
+    ),
 ]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
@@ -623,7 +624,7 @@ def sort_grad_not_scattered() -> Iterator[None]:
         yield
 
 
-# -- unary math batch (impl/_ops/unary_math.py) --------------------------------------------------
+# -- unary math (OPS-001, impl/_ops/unary_math.py) ----------------------------------------------
 @fault({"OPS-001": ".grad: value"})
 def tan_grad_without_one() -> Iterator[None]:
     """tan's derivative is ``grad * tan(x)**2``, the 1 of ``1 + tan(x)**2`` dropped."""
@@ -728,4 +729,73 @@ def fmax_propagates_nan() -> Iterator[None]:
         for op, pick in ((FMAX, "maximum"), (FMIN, "minimum")):
             forward = lambda xp, a, b, pick=pick: getattr(xp, pick)(a, b)  # noqa: E731
             stack.enter_context(patched(op, "forward", lambda _original, forward=forward: forward))
+        yield
+
+
+# -- shape ops (OPS-009) -------------------------------------------------------------------------
+@fault({"OPS-009": ".grad: value"})
+def tril_backward_shifted_diagonal() -> Iterator[None]:
+    """tril's gradient keeps one diagonal more than the forward did (grad.tril(diagonal + 1))."""
+    from impl._ops.shapes import TRIL
+
+    with derivative_replaced(TRIL, "self", lambda formula: lambda g, c: g.tril(c.diagonal + 1)):
+        yield
+
+
+@fault({"OPS-009": ".grad: value"})
+def repeat_backward_averages() -> Iterator[None]:
+    """repeat's gradient averages the repeated copies' gradients instead of summing them."""
+    from impl._ops import shapes
+
+    def make(original: Callable) -> Callable:
+        return lambda g, repeats, shape: original(g, repeats, shape) / (math.prod(repeats) or 1)
+
+    with patched(shapes, "repeat_backward", make):
+        yield
+
+
+@fault({"OPS-009": "stride differs"})
+def diagonal_copies() -> Iterator[None]:
+    """diagonal returns a copy, not a view: a write into its base does not show through it."""
+    from impl._ops.shapes import DIAGONAL
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a, offset, dim1, dim2: original(xp, a, offset, dim1, dim2).copy()
+
+    with patched(DIAGONAL, "forward", make):
+        yield
+
+
+@fault({"OPS-009": "expected error, got"})
+def fliplr_takes_1d() -> Iterator[None]:
+    """fliplr of a 1-d tensor flips its only dim instead of raising torch's "Input must be >= 2-d."."""
+    import impl
+
+    def make(original: Callable) -> Callable:
+        return lambda input: impl.flip(input, [-1]) if input.dim() == 1 else original(input)
+
+    with patched(impl, "fliplr", make):
+        yield
+
+
+@fault({"OPS-009": "stride differs"})
+def movedim_rest_reversed() -> Iterator[None]:
+    import impl
+    from impl._ops import shapes
+
+    def make(original: Callable) -> Callable:
+        def movedim(input: Any, source: Any, destination: Any) -> Any:
+            n = input.dim()
+            moved = {d % n for d in shapes._ints(source)} if n else set()
+            rest = [d for d in range(n) if d not in moved]
+            order = list(range(n))
+            for d, r in zip(rest, reversed(rest), strict=True):
+                order[d] = r
+            return original(input.permute(order) if n else input, source, destination)
+
+        return movedim
+
+    with ExitStack() as stack:
+        for name in ("movedim", "moveaxis"):
+            stack.enter_context(patched(impl, name, make))
         yield

@@ -1,0 +1,344 @@
+"""Shape ops: triangles (tril/triu), roll, diagonal, moving and broadcasting dims (movedim,
+broadcast_to), flips of the first two dims (flipud/fliplr), ravel, unflatten, repeat and tile.
+
+Those torch composes of other ops are composed here of the same ones, so their results are the
+same views or copies with the same grad_fn names: movedim is a permute (PermuteBackward0),
+broadcast_to an expand (ExpandBackward0), ravel ``contiguous().view(-1)``, unflatten a view,
+flipud/fliplr a flip, tile a repeat. ``METHODS`` holds the Tensor methods (bound by
+impl._methods).
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+from impl._ops import functions as F
+from impl._ops import views as vw
+from impl._ops.inplace import apply_inplace, check_inplace
+from impl._ops.signatures import invalid_call
+from impl._ops.table import D, OpDef, apply
+from impl._tensor import Tensor, _wrap_dim
+
+
+def _ints(value: Any) -> tuple[int, ...]:
+    """An int or a sequence of ints as a tuple (torch's IntArrayRef accepts a lone int)."""
+    return tuple(int(v) for v in value) if isinstance(value, (tuple, list)) else (int(value),)
+
+
+def fresh(xp: Any, values: Any, shape: tuple) -> Any:
+    """``values`` as a new C-ordered array of ``shape`` with torch's contiguous strides (numpy
+    leaves the layout of its input to roll/tile, and strides of 0 to an empty reshape)."""
+    return xp.ascontiguousarray(values).reshape(shape) if values.size else xp.empty(shape, values.dtype)
+
+
+# -- tril / triu -------------------------------------------------------------------------------
+TRIL = OpDef(
+    "TrilBackward0",
+    lambda xp, a, diagonal: xp.tril(a, diagonal),
+    derivatives={"self": D("diagonal", lambda g, c: g.tril(c.diagonal))},
+)
+TRIU = OpDef(
+    "TriuBackward0",
+    lambda xp, a, diagonal: xp.triu(a, diagonal),
+    derivatives={"self": D("diagonal", lambda g, c: g.triu(c.diagonal))},
+)
+
+
+def _triangle_args(name: str, input: Tensor, diagonal: int) -> dict:
+    """tril/triu work on the last two dims: at least two are needed."""
+    if input.dim() < 2:
+        raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
+    return {"diagonal": int(diagonal)}
+
+
+def tril(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The lower triangle (on and below diagonal ``diagonal``) of the last two dims; zeros above."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(tril, locals())
+    return apply(TRIL, input, **_triangle_args("tril", input, diagonal))
+
+
+def triu(input: Tensor, diagonal: int = 0) -> Tensor:
+    """The upper triangle (on and above diagonal ``diagonal``) of the last two dims; zeros below."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(triu, locals())
+    return apply(TRIU, input, **_triangle_args("triu", input, diagonal))
+
+
+def tril_(self: Tensor, diagonal: int = 0) -> Tensor:
+    check_inplace(self)  # torch refuses a leaf first
+    return apply_inplace(TRIL, self, **_triangle_args("tril", self, diagonal))
+
+
+def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
+    check_inplace(self)
+    return apply_inplace(TRIU, self, **_triangle_args("triu", self, diagonal))
+
+
+# -- roll --------------------------------------------------------------------------------------
+def _roll_fwd(xp: Any, a: Any, shifts: tuple, dims: tuple) -> Any:
+    if not a.size:  # torch clones an empty tensor without looking at the dims
+        return fresh(xp, a, a.shape)
+    return fresh(xp, xp.roll(a, shifts, axis=dims or None), a.shape)
+
+
+ROLL = OpDef(
+    "RollBackward0",
+    _roll_fwd,
+    derivatives={"self": D("shifts dims", lambda g, c: g.roll(tuple(-s for s in c.shifts), c.dims))},
+)
+
+
+def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
+    """Elements shifted circularly by ``shifts`` along ``dims`` (one shift per dim); without dims,
+    along the flattened tensor (one shift)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(roll, locals())
+    shifts = _ints(shifts)
+    dims = () if dims is None else _ints(dims)
+    if not shifts:
+        raise RuntimeError("`shifts` required")
+    if len(shifts) != builtins.max(len(dims), 1):
+        raise RuntimeError(f"shifts and dimensions must align. shifts: {len(shifts)}, dims:{len(dims)}")
+    if input.numel():  # torch clones an empty tensor without checking the dims
+        dims = tuple(_wrap_dim(d, input.dim()) if input.dim() else _no_dims(d) for d in dims)
+    return apply(ROLL, input, shifts=shifts, dims=dims)
+
+
+def _no_dims(dim: int) -> int:
+    raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+
+
+# -- diagonal ----------------------------------------------------------------------------------
+def _diagonal_fwd(xp: Any, a: Any, offset: int, dim1: int, dim2: int) -> Any:
+    """torch's diagonal as a view: ``dim1``/``dim2`` removed, the diagonal appended as the last dim
+    (stride: the sum of theirs), starting ``offset`` along dim2 (or ``-offset`` along dim1); an
+    empty diagonal keeps the input's storage offset, as torch's does."""
+    shape, strides = a.shape, [s // a.itemsize for s in a.strides]
+    if offset >= 0:
+        length = builtins.max(builtins.min(shape[dim1], shape[dim2] - offset), 0)
+        start_dim, start = dim2, offset
+    else:
+        length = builtins.max(builtins.min(shape[dim1] + offset, shape[dim2]), 0)
+        start_dim, start = dim1, -offset
+    if length:
+        a = a[(slice(None),) * start_dim + (slice(start, None),)]
+    keep = [d for d in range(len(shape)) if d not in (dim1, dim2)]
+    out_shape = tuple(shape[d] for d in keep) + (length,)
+    out_strides = tuple(strides[d] for d in keep) + (strides[dim1] + strides[dim2],)
+    return vw.as_strided_array(xp, a, out_shape, out_strides)
+
+
+def _diagonal_backward_fwd(xp: Any, g: Any, shape: tuple, offset: int, dim1: int, dim2: int) -> Any:
+    out = xp.zeros(shape, dtype=g.dtype)
+    _diagonal_fwd(xp, out, offset, dim1, dim2)[...] = g
+    return out
+
+
+DIAGONAL_BACKWARD = OpDef(
+    "DiagonalBackwardBackward0",
+    _diagonal_backward_fwd,
+    derivatives={"self": D("offset dim1 dim2", lambda g, c: g.diagonal(c.offset, c.dim1, c.dim2))},
+)
+DIAGONAL = OpDef(
+    "DiagonalBackward0",
+    _diagonal_fwd,
+    derivatives={
+        "self": D(
+            "offset dim1 dim2",
+            lambda g, c: apply(
+                DIAGONAL_BACKWARD, g, shape=c.shape(), offset=c.offset, dim1=c.dim1, dim2=c.dim2
+            ),
+        )
+    },
+    view=True,
+)
+
+
+def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
+    """The diagonal ``offset`` of the planes of ``dim1`` x ``dim2``, as a view whose last dim it is."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(diagonal, locals())
+    d1, d2 = _wrap_dim(int(dim1), input.dim()), _wrap_dim(int(dim2), input.dim())
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return apply(DIAGONAL, input, offset=int(offset), dim1=d1, dim2=d2)
+
+
+# -- moving, broadcasting, flipping and flattening dims -----------------------------------------
+def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
+    """A view with dims ``source`` moved to positions ``destination``, the others keeping their
+    order: torch's permute (PermuteBackward0)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(movedim, locals())
+    source, destination = _ints(source), _ints(destination)
+    if len(source) != len(destination):
+        raise RuntimeError(
+            f"movedim: Invalid source or destination dims: source ({list(source)} dims) should contain the "
+            f"same number of dims as destination ({list(destination)} dims)"
+        )
+    n = input.dim()
+    src = [_wrap_dim(d, n) for d in source]
+    dst = [_wrap_dim(d, n) for d in destination]
+    for name, given, wrapped in (("source", source, src), ("destination", destination, dst)):
+        if len(set(wrapped)) != len(wrapped):
+            raise RuntimeError(f"movedim: repeated dim in `{name}` ({list(given)})")
+    if not n:  # a 0-d tensor (dims 0 and -1 only): torch's alias of it
+        return apply(vw.ALIAS, input)
+    order = [-1] * n
+    for s, d in zip(src, dst, strict=True):
+        order[d] = s
+    rest = iter(d for d in range(n) if d not in src)
+    order = [next(rest) if o == -1 else o for o in order]
+    return apply(vw.PERMUTE, input, dims=tuple(order))
+
+
+moveaxis = movedim
+
+
+def broadcast_to(input: Tensor, size: Any) -> Tensor:
+    """``input.expand(size)``: a view (ExpandBackward0), with expand's errors."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(broadcast_to, locals())
+    return F.expand(input, _ints(size))
+
+
+def flipud(input: Tensor) -> Tensor:
+    """A copy with the first dim reversed (FlipBackward0)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(flipud, locals())
+    if input.dim() < 1:
+        raise RuntimeError("Input must be >= 1-d.")
+    return F.flip(input, [0])
+
+
+def fliplr(input: Tensor) -> Tensor:
+    """A copy with the second dim reversed (FlipBackward0)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(fliplr, locals())
+    if input.dim() < 2:
+        raise RuntimeError("Input must be >= 2-d.")
+    return F.flip(input, [1])
+
+
+def ravel(input: Tensor) -> Tensor:
+    """``input.contiguous().view(-1)``: a view of a contiguous input, else a view of a copy."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(ravel, locals())
+    return F.view(F.contiguous(input), -1)
+
+
+def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
+    """A view with dim ``dim`` split into ``sizes`` (one of them may be -1)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(unflatten, locals())
+    sizes = _ints(sizes)
+    if not sizes:
+        raise RuntimeError("unflatten: sizes must be non-empty")
+    try:  # torch words the errors of wrapping and inferring as its own
+        d = _wrap_dim(int(dim), input.dim())
+        if not input.dim():  # a 0-d tensor has no size at the wrapped dim 0
+            _no_dims(d)
+        size = input.shape[d]
+        inferred = vw.infer_size(sizes, size)
+    except (IndexError, RuntimeError) as e:
+        if "is invalid for input of size" in str(e):
+            raise RuntimeError(
+                f"unflatten: Provided sizes {list(sizes)} don't multiply up to the size of dim {d} ({size}) "
+                "in the input tensor"
+            ) from None
+        raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
+    shape = tuple(input.shape)
+    return F.view(input, shape[:d] + inferred + shape[d + 1 :])
+
+
+# -- repeat / tile -----------------------------------------------------------------------------
+def _repeat_fwd(xp: Any, a: Any, repeats: tuple) -> Any:
+    lead = len(repeats) - a.ndim
+    # a negative repeat passes torch's check on a dim of size 0 (its size stays 0)
+    reps = tuple(builtins.max(r, 0) for r in repeats)
+    shape = tuple(n * r for n, r in zip((1,) * lead + a.shape, reps, strict=True))
+    return fresh(xp, xp.tile(a.reshape((1,) * lead + a.shape), reps), shape)
+
+
+def repeat_backward(g: Tensor, repeats: tuple, shape: tuple) -> Tensor:
+    """torch's repeat_backward: zeros if a repeat is 0; else the leading (new) dims summed away,
+    then one reshape splitting each repeated dim into (repeat, size) and one sum over the
+    repeats (each with impl ops, so a create_graph gradient records torch's nodes)."""
+    from impl._creation import zeros
+
+    if 0 in repeats:
+        return zeros(shape, dtype=g.dtype, device=g.device)
+    for _ in range(g.dim() - len(shape)):
+        g = g.sum(0, False)
+    grad_size: list[int] = []
+    sum_dims: list[int] = []
+    for repeat, size in zip(repeats[len(repeats) - len(shape) :], shape, strict=True):
+        if repeat != 1:
+            grad_size.append(repeat)
+            sum_dims.append(len(grad_size) - 1)
+        grad_size.append(size)
+    if sum_dims:
+        g = g.reshape(grad_size).sum(sum_dims)
+    return g
+
+
+REPEAT = OpDef(
+    "RepeatBackward0",
+    _repeat_fwd,
+    derivatives={"self": D("repeats", lambda g, c: repeat_backward(g, c.repeats, c.shape()))},
+)
+
+
+def repeat(input: Tensor, *repeats: Any) -> Tensor:
+    """``x.repeat(*repeats)``: a copy tiled ``repeats[i]`` times along dim i (new leading dims for
+    repeats beyond the input's dims)."""
+    if not repeats:
+        raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
+    repeats = _ints(F._shape_args(repeats))
+    if len(repeats) < input.dim():
+        raise RuntimeError(
+            "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
+        )
+    lead = len(repeats) - input.dim()
+    shape = (1,) * lead + tuple(input.shape)
+    out = [n * r for n, r in zip(shape, repeats, strict=True)]
+    if builtins.any(s < 0 for s in out):
+        bad = next(s for s in out if s < 0)
+        raise RuntimeError(f"Trying to create tensor with negative dimension {bad}: {out}")
+    return apply(REPEAT, input, repeats=repeats)
+
+
+def tile(input: Tensor, dims: Any) -> Tensor:
+    """``repeat`` with ``dims`` padded with leading ones to the input's number of dims."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(tile, locals())
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(
+            f"tile(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}"
+        )
+    dims = _ints(dims)
+    return repeat(input, (1,) * (input.dim() - len(dims)) + dims)
+
+
+def _tile_method(self: Tensor, *dims: Any) -> Tensor:
+    return tile(self, _ints(F._shape_args(dims)))
+
+
+METHODS: dict[str, Any] = {
+    "tril": tril,
+    "triu": triu,
+    "tril_": tril_,
+    "triu_": triu_,
+    "roll": roll,
+    "diagonal": diagonal,
+    "movedim": movedim,
+    "moveaxis": moveaxis,
+    "broadcast_to": broadcast_to,
+    "ravel": ravel,
+    "unflatten": unflatten,
+    "repeat": repeat,
+    "tile": _tile_method,
+    "swapdims": F.transpose,
+}
