@@ -32,6 +32,7 @@ KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 SMALL_INTS = ("uint8", "int8", "int16")
 INT_DTYPES = (*SMALL_INTS, "int32", "int64")
 ALL_DTYPES = (*FLOAT_DTYPES, *INT_DTYPES, "bool")
+INTEGRAL_DTYPES = (*INT_DTYPES, "bool")
 UNARY = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sgn", "neg", "square")
 UNARY += ("__neg__", "clamp", "pow", "__pow__")
 # unary math (impl/_ops/unary_math.py): each op with its in-place form, logit with an eps now and
@@ -49,6 +50,14 @@ BINARY_MATH = ("atan2", "hypot", "fmax", "fmin", "logaddexp", "logaddexp2")
 NUMBER_OTHER = ("fmod", "remainder", "__mod__", "copysign", "xlogy")
 BINARY = (*ARITHMETIC, "maximum", "minimum", "where", *REFLECTED, *BINARY_MATH, *NUMBER_OTHER, "__rmod__")
 REDUCTIONS = ("sum", "mean", "prod", "var", "std", "max", "min", "amax", "cumsum", "cumprod", "flip")
+REDUCTIONS += ("logsumexp", "nansum", "nanmean", "all", "any", "count_nonzero")
+REDUCTIONS += ("cummax", "cummin", "logcumsumexp")
+NAN_REDUCTIONS = ("nansum", "nanmean")  # drawn with NaN more often
+LOG_SUM_EXP = ("logsumexp", "logcumsumexp")  # drawn with large values half of the time
+LARGE_VALUES = (-100.0, 0.5, 90.0, 100.0)
+SELECTING_SCANS = ("cummax", "cummin")  # drawn with ties and NaN
+LIST_DIMS = ("logsumexp", *NAN_REDUCTIONS, "all", "any", "count_nonzero")  # taking a list of dims
+DIM_REQUIRED = ("amax", "logsumexp")  # reducing over everything only with a list of dims
 MATRIX = ("matmul", "__matmul__", "mm", "bmm", "addmm", "trace")
 SCALARS = (2, -1, 0, 0.5, -2.0, True)
 CLAMP_BOUNDS = ({"min": -1.0}, {"max": 0.5}, {"min": -1.0, "max": 1.0}, {"min": 1, "max": 0})
@@ -63,6 +72,7 @@ INVALID_INDICES = ("int16", "uint8", "float32")
 UNARY_WEIGHT = 0.15
 BINARY_WEIGHT = 0.2
 REDUCTION_WEIGHT = 0.25
+INTEGRAL_REDUCTION_WEIGHT = 0.03  # three programs per reduction and integer dtype
 MATRIX_WEIGHT = 0.4
 
 
@@ -249,42 +259,80 @@ def test_binary_ops_broadcast_and_promote(
 
 
 @st.composite
-def reductions(draw: Any, op: str | None = None) -> Program:
-    """``op`` (or one drawn) of REDUCTIONS: a reduction over a dim out of range (which torch
-    refuses), then over everything and over one dim, with keepdim, of var/std a correction now and
-    then (max/min over a dim return (values, indices), both read and observed); or a scan (cumsum,
-    cumprod, now and then into another dtype) or a flip along dims. Each result backpropagated
-    twice."""
+def reductions(draw: Any, op: str | None = None, dtype: str | None = None) -> Program:
+    """``op`` (or one drawn) of REDUCTIONS on a leaf of ``dtype`` (or one drawn): a reduction over a
+    dim out of range (which torch refuses), then over everything and over one dim (or a list of
+    dims: see dims_of), with keepdim, of var/std a correction now and then, of nansum/nanmean a
+    dtype (max/min over a dim return (values, indices), both read and observed); or a scan (cumsum,
+    cumprod, now and then into another dtype; logcumsumexp; cummax, cummin with their indices) or a
+    flip along dims. Each result backpropagated twice."""
     op = op or draw(st.sampled_from(REDUCTIONS))
     p = OpProgram(draw)
     shape = draw(st.sampled_from(OP_SHAPES))
-    dtype = dtype_of(draw, ALL_DTYPES if draw(st.integers(0, 2)) == 0 else FLOAT_DTYPES)
-    x = p.leaf(shape, dtype, edge=draw(st.integers(0, 3)) == 0)
+    dtype = dtype or dtype_of(draw, ALL_DTYPES if draw(st.integers(0, 2)) == 0 else FLOAT_DTYPES)
+    if op in SELECTING_SCANS or (op in LOG_SUM_EXP and dtype in FLOAT_DTYPES and draw(st.booleans())):
+        # ties and NaN (see selection_data), or values whose exp overflows (unless the max is taken out)
+        data = selection_data(draw, shape, dtype) if op in SELECTING_SCANS else large_data(draw, shape)
+        x = p.given(data, dtype, grad=dtype in FLOAT_DTYPES and draw(st.booleans()))
+    else:
+        edge = draw(st.integers(0, 3)) == 0 or op in NAN_REDUCTIONS and draw(st.booleans())
+        x = p.leaf(shape, dtype, edge=edge)
     rank = max(len(shape), 1)
     if op in ("cumsum", "cumprod"):
         into = {"dtype": DType(draw(st.sampled_from(ALL_DTYPES)))} if draw(st.integers(0, 3)) == 0 else {}
         return p.end(p.op(op, Ref(x), draw(st.integers(-rank, rank)), **into))
+    if op == "logcumsumexp":
+        return p.end(p.op(op, Ref(x), draw(st.integers(-rank, rank))))
+    if op in ("cummax", "cummin"):  # (values, indices), both read and observed
+        return p.end(values_of(p, p.op(op, Ref(x), draw(st.integers(-rank, rank)))))
     if op == "flip":
         return p.end(p.op(op, Ref(x), draw(st.lists(st.integers(-rank, rank), max_size=3))))
     bad_dim = draw(st.sampled_from((rank, -rank - 1)))  # torch raises: nothing bound, nothing observed
     p.steps.append(Op(p.fresh("t"), op, [Ref(x), bad_dim], {}))
-    return p.end(reduced(draw, p, op, x, None), reduced(draw, p, op, x, draw(st.integers(-rank, rank - 1))))
+    dim = draw(st.integers(-rank, rank - 1))
+    return p.end(reduced(draw, p, op, x, None, len(shape)), reduced(draw, p, op, x, dim, len(shape)))
 
 
-def reduced(draw: Any, p: OpProgram, op: str, x: str, dim: int | None) -> str:
+def large_data(draw: Any, shape: tuple[int, ...]) -> Any:
+    """Values of ``shape`` from LARGE_VALUES: exp overflows float32 and float16 on them."""
+    values = [draw(st.sampled_from(LARGE_VALUES)) for _ in range(math.prod(shape))]
+    return np.array(values).reshape(shape).tolist()
+
+
+def reduced(draw: Any, p: OpProgram, op: str, x: str, dim: int | None, ndim: int) -> str:
     """``op`` of ``x`` over ``dim`` or (None) over everything; of max/min over a dim, the values."""
-    if dim is None and (op in ("max", "min") or (op != "amax" and draw(st.booleans()))):
+    if dim is None and (op in ("max", "min") or (op not in DIM_REQUIRED and draw(st.booleans()))):
         return p.op(op, Ref(x))
-    kwargs: dict[str, Any] = {"keepdim": draw(st.booleans())}
+    kwargs: dict[str, Any] = {} if op == "count_nonzero" else {"keepdim": draw(st.booleans())}
     if op in ("var", "std") and draw(st.booleans()):
         kwargs["correction"] = draw(st.sampled_from((0, 1, 2)))
-    result = p.op(op, Ref(x), [] if dim is None and op == "amax" else dim, **kwargs)
-    if op in ("max", "min"):
-        p.op("__getitem__", Ref(result), 1)  # the indices
-        values = p.op("__getitem__", Ref(result), 0)
-        p.names.remove(result)  # a (values, indices) pair, not a tensor
-        return values
-    return result
+    if op in NAN_REDUCTIONS and draw(st.integers(0, 2)) == 0:
+        kwargs["dtype"] = DType(draw(st.sampled_from(("float32", "float64", "int64"))))
+    result = p.op(op, Ref(x), dims_of(draw, op, dim, ndim), **kwargs)
+    return values_of(p, result) if op in ("max", "min") else result
+
+
+def values_of(p: OpProgram, result: str) -> str:
+    """The values of a (values, indices) result, both read and observed."""
+    p.op("__getitem__", Ref(result), 1)  # the indices
+    values = p.op("__getitem__", Ref(result), 0)
+    p.names.remove(result)  # a (values, indices) pair, not a tensor
+    return values
+
+
+def dims_of(draw: Any, op: str, dim: int | None, ndim: int) -> Any:
+    """The dim argument of ``op`` reducing over ``dim``, or (None) over everything: of the ops
+    taking a list of dims, now and then ``dim`` with another (maybe the same, which torch
+    refuses), and for everything None, every dim or an empty list (over everything, or of all/any
+    over nothing)."""
+    if op not in LIST_DIMS:
+        return [] if dim is None and op == "amax" else dim
+    if dim is None:
+        choices = ([], list(range(ndim))) if op in DIM_REQUIRED else (None, [], list(range(ndim)))
+        return draw(st.sampled_from(choices))
+    if draw(st.booleans()):
+        return [dim, draw(st.integers(-max(ndim, 1), max(ndim, 1) - 1))]
+    return dim
 
 
 @pytest.mark.rule("OPS-003")
@@ -293,6 +341,18 @@ def reduced(draw: Any, p: OpProgram, op: str, x: str, dim: int | None) -> str:
 @given(data=st.data())
 def test_reductions(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(reductions(op), label="program"), backend, reference)
+
+
+@pytest.mark.rule("OPS-003")
+@pytest.mark.parametrize("dtype", INTEGRAL_DTYPES)
+@pytest.mark.parametrize("op", REDUCTIONS)
+@examples(INTEGRAL_REDUCTION_WEIGHT)
+@given(data=st.data())
+def test_reductions_of_integers(
+    op: str, dtype: str, data: st.DataObject, backend: Backend, reference: Backend
+) -> None:
+    """Each reduction on each integer dtype and bool (which test_reductions draws by luck)."""
+    check(data.draw(reductions(op, dtype), label="program"), backend, reference)
 
 
 # (left shape, right shape) of matmul; some do not fit, which torch rejects

@@ -159,6 +159,17 @@ from impl._ops.functions import (
     var,
     where,
 )
+from impl._ops.reductions_more import (
+    all,
+    any,
+    count_nonzero,
+    cummax,
+    cummin,
+    logcumsumexp,
+    logsumexp,
+    nanmean,
+    nansum,
+)
 from impl._ops.shapes import (
     broadcast_to,
     diagonal,
@@ -408,6 +419,15 @@ __all__ = [
     "median",
     "msort",
     "sort",
+    "logsumexp",
+    "nansum",
+    "nanmean",
+    "all",
+    "any",
+    "count_nonzero",
+    "cummax",
+    "cummin",
+    "logcumsumexp",
     "topk",
     "square",
     "argmax",

@@ -321,8 +321,7 @@ FUNCTIONS = (  # the cupy functions impl calls (``xp.<name>``), plus the usual c
     "cumprod", "concatenate", "stack", "broadcast_to", "broadcast_arrays", "reshape", "transpose",
     "moveaxis", "swapaxes", "expand_dims", "squeeze", "flip", "take", "take_along_axis", "nonzero",
     "dot", "trace", "unique", "allclose", "round", "result_type", "pad", "eye", "linspace",
-    "sort", "argsort", "put_along_axis",
-    "tril", "triu", "roll", "tile",
+    "sort", "argsort", "put_along_axis", "all", "any", "tril", "triu", "roll", "tile",
 )
 for _name in UFUNCS:
     globals()[_name] = ufunc(_name)

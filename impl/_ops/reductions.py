@@ -64,6 +64,10 @@ def check_differentiable(input: Any, out: Any) -> None:
 
 
 def _sum_fwd(xp: Any, a: Any, dim: Any, keepdim: bool, dtype: Any) -> Any:
+    """The sum in ``dtype``; float16/bfloat16 accumulated in float32 and rounded once, as torch's."""
+    out = np.dtype(dtype) if dtype is not None else a.dtype
+    if out.kind not in "biuf" or out.kind == "f" and out.itemsize < 4:
+        return xp.sum(a.astype(out, copy=False), axis=dim, keepdims=keepdim, dtype=np.float32).astype(out)
     return xp.sum(a, axis=dim, keepdims=keepdim, dtype=dtype)
 
 

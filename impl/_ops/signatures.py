@@ -31,6 +31,11 @@ _VAR = (
     "Tensor out = None)",
     "(Tensor input, bool unbiased = True)",
 )
+_ALL_ANY = (
+    f"(Tensor input, {_OUT})",
+    f"(Tensor input, tuple of ints dim = None, bool keepdim = False, {_OUT})",
+    f"(Tensor input, int dim, bool keepdim = False, {_OUT})",
+)
 _MAX = (
     f"(Tensor input, {_OUT})",
     f"(Tensor input, Tensor other, {_OUT})",
@@ -52,6 +57,9 @@ OVERLOADS: dict[str, tuple[str, ...]] = {
         f"(Tensor input, int dim, bool keepdim = False, {_REDUCE_DTYPE}, Tensor out = None)",
     ),
     "var": _VAR,
+    "all": _ALL_ANY,
+    "any": _ALL_ANY,
+    "count_nonzero": ("(Tensor input, int dim = None)", "(Tensor input, tuple of ints dim)"),
     "std": _VAR,
     "max": _MAX,
     "min": _MAX,

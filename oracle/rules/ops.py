@@ -36,8 +36,10 @@ RULES = [
     Rule(
         "OPS-003",
         FAMILY,
-        "Reductions (sum, mean, prod, var, std, max, min, amax) over all elements or a dim, with "
-        "keepdim, give torch's values, indices, dtypes, gradients and errors for bad dims.",
+        "Reductions (sum, mean, prod, var, std, max, min, amax, logsumexp, nansum, nanmean, all, any, "
+        "count_nonzero) over all elements, a dim or a list of dims, with keepdim, and scans (cumsum, "
+        "cumprod, logcumsumexp, cummax, cummin: which index among ties and NaN), on every dtype, give "
+        "torch's values, indices, dtypes, gradients and errors for bad dims.",
         f"{_DOCS}/torch.html#reduction-ops",
     ),
     Rule(

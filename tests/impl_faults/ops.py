@@ -7,6 +7,8 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import Any
 
+import numpy as np
+
 from tests.impl_faults import derivative_replaced, fault, patched
 
 GRAD_ERROR = 1e-3  # relative error of the planted sigmoid gradient
@@ -798,4 +800,67 @@ def movedim_rest_reversed() -> Iterator[None]:
     with ExitStack() as stack:
         for name in ("movedim", "moveaxis"):
             stack.enter_context(patched(impl, name, make))
+        yield
+
+
+# -- more reductions and scans: logsumexp, nansum, nanmean, all, any, count_nonzero, cummax, cummin,
+# logcumsumexp (impl/_ops/reductions_more.py)
+@fault({"OPS-003": ".grad: value"})
+def logsumexp_grad_without_exp() -> Iterator[None]:
+    """logsumexp's gradient is ``grad * (self - result)``, its exp (the softmax) forgotten."""
+    from impl._ops import reductions_more
+
+    def make(original: Callable) -> Callable:
+        return lambda g, c: (
+            reductions_more._unsqueezed(g, c) * (c.self - reductions_more._unsqueezed(c.result, c))
+        )
+
+    with derivative_replaced(reductions_more.LOGSUMEXP, "self", make):
+        yield
+
+
+@fault({"OPS-003": ".grad: value"})
+def nansum_grad_through_nan() -> Iterator[None]:
+    """nansum's gradient reaches the NaN elements too (sum's gradient), where torch's is 0."""
+    from impl._ops import reductions, reductions_more
+
+    with derivative_replaced(reductions_more.NANSUM, "self", lambda formula: reductions._expand_back):
+        yield
+
+
+@fault({"OPS-003": "dtype"})
+def all_any_of_uint8_bool() -> Iterator[None]:
+    """all and any of a uint8 tensor give bool, where torch keeps uint8."""
+    from impl import dtypes
+    from impl._ops import reductions_more
+
+    with patched(reductions_more, "truth_dtype", lambda original: lambda dtype: dtypes.bool_):
+        yield
+
+
+@fault({"OPS-003": ": value"})
+def cummax_ignores_nan() -> Iterator[None]:
+    """cummax and cummin let a NaN set the running value but not take over the index, so the NaN
+    is not what they return from there on."""
+    from impl._ops import reductions_more
+
+    with patched(reductions_more, "taking_over", lambda original: lambda xp, a, running: a == running):
+        yield
+
+
+@fault({"OPS-003": ": value"})
+def logcumsumexp_unstabilised() -> Iterator[None]:
+    """logcumsumexp computed as ``log(cumsum(exp(x)))``: large elements overflow to inf."""
+    from impl._ops import reductions_more
+
+    def make(original: Callable) -> Callable:
+        def forward(xp: Any, a: Any, dim: int) -> Any:
+            if a.ndim == 0 or a.size == 0:
+                return original(xp, a, dim)
+            with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+                return xp.log(xp.cumsum(xp.exp(a), axis=dim)).astype(a.dtype)
+
+        return forward
+
+    with patched(reductions_more.LOGCUMSUMEXP, "forward", make):
         yield

@@ -1,0 +1,325 @@
+"""More reductions: logsumexp, nansum, nanmean, all, any and count_nonzero, with torch's result
+dtypes (logsumexp of integers in the default dtype, nansum of integers in int64, all/any of uint8
+in uint8, of everything else in bool) and its identities over empty dims; and the scans cummax,
+cummin (which index among ties and NaN) and logcumsumexp."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from impl import dtypes, return_types
+from impl._ops import functions as fn
+from impl._ops import reductions as rd
+from impl._ops.signatures import invalid_call
+from impl._ops.table import D, OpDef, apply
+from impl._tensor import Tensor, _wrap_dim
+from impl._xp import namespace_of
+
+
+def reduced_dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
+    """torch's dim list of a reduction: an int or a list of ints, wrapped, each once (a repeated
+    dim raises), sorted; None (every dim) for an empty list, None, or a 0-d input."""
+    if dim is None:
+        return None
+    dims = fn._dim_list(dim if isinstance(dim, (list, tuple)) else (dim,), ndim)
+    return tuple(sorted(dims)) if dims and ndim else None
+
+
+def _unsqueezed(t: Any, c: Any) -> Any:
+    """``t`` (a gradient or result of a reduction over the dims ``c.dim``) unsqueezed back over
+    them, as torch's unsqueeze_multiple does without keepdim (over none for an empty list, which
+    reduced every dim: the 0-d ``t`` broadcasts)."""
+    if c.keepdim or not c.shape():
+        return t
+    for d in c.dim:
+        t = t.unsqueeze(d)
+    return t
+
+
+# -- logsumexp -----------------------------------------------------------------------------------
+def _logsumexp_fwd(xp: Any, a: Any, dim: tuple, keepdim: bool) -> Any:
+    """torch's logsumexp_out_impl: the max over ``dim`` (every dim when empty) set to 0 where it
+    is infinite, subtracted before the exponentials and added after the log; of no elements,
+    log(0) = -inf. Each step rounded to ``a``'s dtype as torch's kernels round it (the exp and log
+    evaluated in float64, the sum of half types accumulated in float32)."""
+    dim = (dim or None) if a.ndim else None
+    wide = np.float64 if a.dtype == np.float64 else np.float32
+
+    def rounded(f: Any, v: Any) -> Any:
+        return f(v.astype(np.float64)).astype(a.dtype)
+
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        if a.size == 0:
+            return rounded(xp.log, xp.sum(rounded(xp.exp, a), axis=dim, keepdims=keepdim, dtype=wide))
+        maxes = xp.max(a, axis=dim, keepdims=True)
+        maxes = xp.where(xp.isinf(maxes), xp.zeros_like(maxes), maxes)
+        exps = rounded(xp.exp, (a - maxes).astype(a.dtype))
+        total = xp.sum(exps, axis=dim, keepdims=keepdim, dtype=wide).astype(a.dtype)
+        shift = maxes if keepdim else maxes.reshape(total.shape)
+        return (rounded(xp.log, total).astype(wide) + shift).astype(a.dtype)
+
+
+def _logsumexp_grad(g: Any, c: Any) -> Any:
+    """torch's logsumexp_backward: ``grad * (self - result).exp()``, grad and result unsqueezed
+    back over the reduced dims."""
+    return _unsqueezed(g, c) * (c.self - _unsqueezed(c.result, c)).exp()
+
+
+LOGSUMEXP = OpDef(
+    "LogsumexpBackward0",
+    _logsumexp_fwd,
+    derivatives={"self": D("self result dim keepdim", _logsumexp_grad)},
+)
+
+
+_REQUIRED: Any = object()
+
+
+def logsumexp(input: Tensor, dim: Any = _REQUIRED, keepdim: bool = False, *, _position: int = 2) -> Tensor:
+    """log(sum(exp(input))) over ``dim``, stabilised by the max; integer and bool inputs are
+    computed in the default dtype. An empty ``dim`` reduces every dim (torch then fails to add the
+    kept max to the result of a non-0-d input unless ``keepdim``)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(logsumexp, locals())
+    if dim is _REQUIRED:
+        raise TypeError('logsumexp() missing 1 required positional arguments: "dim"')
+    if dim is None:
+        raise TypeError(
+            f"logsumexp(): argument 'dim' (position {_position}) must be tuple of ints, not NoneType"
+        )
+    dims = tuple(sorted(fn._dim_list(dim if isinstance(dim, (list, tuple)) else (dim,), input.dim())))
+    if isinstance(dim, (list, tuple)) and not dim and not keepdim and input.dim() and input.numel():
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape {[1] * input.dim()}")
+    if not input.dtype.is_floating_point:
+        input = input.to(dtypes.get_default_dtype())
+    return apply(LOGSUMEXP, input, dim=dims, keepdim=bool(keepdim))
+
+
+# -- nansum and nanmean --------------------------------------------------------------------------
+def _nansum_fwd(xp: Any, a: Any, dim: Any, keepdim: bool, dtype: Any) -> Any:
+    """The sum of the elements that are not NaN (as sum does: half types accumulated in float32)."""
+    if a.dtype.kind not in "biu":  # floating, bfloat16 (numpy kind "V") included
+        a = xp.where(xp.isnan(a), xp.zeros_like(a), a)
+    return rd._sum_fwd(xp, a, dim, keepdim, dtype)
+
+
+def _nansum_grad(g: Any, c: Any) -> Any:
+    """torch's nansum_backward: the gradient expanded back, times ``self.isnan().logical_not()``."""
+    return rd._expand_back(g, c) * c.self.isnan().logical_not()
+
+
+NANSUM = OpDef("NansumBackward0", _nansum_fwd, derivatives={"self": D("self dim keepdim", _nansum_grad)})
+
+
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The sum over ``dim`` treating NaN as 0; integers and bools sum in int64 unless ``dtype``."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(nansum, locals())
+    out_dt = rd.accumulated_dtype(input, dtype)
+    rd.check_differentiable(input, out_dt)
+    return apply(NANSUM, input, dim=reduced_dims(dim, input.dim()), keepdim=bool(keepdim), dtype=out_dt.np)
+
+
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """torch's composite nanmean: ``nansum(input, dim, keepdim, dtype)`` divided by the count of
+    the elements that are not NaN (DivBackward0 on top of NansumBackward0); floating inputs only."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(nanmean, locals())
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            "nanmean(): expected input to have floating point or complex dtype but got "
+            f"{dtypes.scalar_type(input.dtype)}"
+        )
+    if dtype is not None and not dtypes.to_dtype(dtype).is_floating_point:
+        raise RuntimeError(
+            "nanmean(): could not infer output dtype. Optional dtype must be either a floating point or "
+            f"complex dtype. Got: {dtypes.scalar_type(dtypes.to_dtype(dtype))}"
+        )
+    dims = reduced_dims(dim, input.dim())  # checked first (sum does not refuse a repeated dim)
+    counted = input.isnan().logical_not()
+    factor = counted.sum() if dim is None else counted.sum(dims or (), keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype).div(factor)
+
+
+# -- all, any, count_nonzero ---------------------------------------------------------------------
+def truth_dtype(dtype: Any) -> Any:
+    """The dtype of all/any: uint8 for uint8 (torch's legacy byte masks), else bool."""
+    return dtypes.uint8 if dtype is dtypes.uint8 else dtypes.bool_
+
+
+def _truth_reduction(kind: str) -> Any:
+    """torch.all / torch.any: over every dim, a dim or a list of dims (an empty list reduces over
+    none: each element's truth); uint8 inputs give uint8, every other dtype bool. No gradient."""
+
+    def reduce(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+        if not isinstance(input, Tensor):
+            raise invalid_call(reduce, locals())
+        xp = namespace_of(input._data)
+        truth = input._data != 0
+        if isinstance(dim, (list, tuple)) and not dim:
+            out = truth
+        else:
+            dims = reduced_dims(dim, input.dim())
+            out = getattr(xp, kind)(truth, axis=dims, keepdims=bool(keepdim))
+        return Tensor._from_array(xp.asarray(out, dtype=truth_dtype(input.dtype).np))
+
+    reduce.__name__ = reduce.__qualname__ = kind
+    return reduce
+
+
+all = _truth_reduction("all")  # noqa: A001 (torch's name)
+any = _truth_reduction("any")  # noqa: A001 (torch's name)
+
+
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+    """The number of non-zero elements over ``dim`` (an int or a tuple of ints), as int64."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(count_nonzero, locals())
+    xp = namespace_of(input._data)
+    counts = xp.sum(input._data != 0, axis=reduced_dims(dim, input.dim()), dtype=np.int64)
+    return Tensor._from_array(xp.asarray(counts, dtype=np.int64))
+
+
+# -- cummax, cummin, logcumsumexp ----------------------------------------------------------------
+def taking_over(xp: Any, a: Any, running: Any) -> Any:
+    """Where an element sets the running max (min) of cummax (cummin): where it equals it (ties
+    take over), or is NaN."""
+    takes_over = a == running
+    return takes_over | xp.isnan(a) if a.dtype.kind not in "biu" else takes_over
+
+
+def _cumulative_extreme_fwd(kind: str) -> Any:
+    """torch's cummax/cummin kernel: along ``dim``, the running max (min) and the index of the last
+    element that set it: an element at least as large (small) as the running value, or NaN, takes
+    over (NaN then stays, and a later NaN takes the index)."""
+
+    def forward(xp: Any, a: Any, dim: int) -> tuple:
+        if a.ndim == 0:
+            return a.copy(), xp.zeros((), dtype=np.int64)
+        ufunc = xp.maximum if kind == "max" else xp.minimum
+        takes_over = taking_over(xp, a, ufunc.accumulate(a, axis=dim))  # the running value: NaN propagates
+        positions = xp.arange(a.shape[dim], dtype=np.int64).reshape(
+            [-1 if d == dim else 1 for d in range(a.ndim)]
+        )
+        indices = xp.maximum.accumulate(xp.where(takes_over, positions, 0), axis=dim)
+        return xp.take_along_axis(a, indices, axis=dim), indices  # -0.0 takes over from 0.0
+
+    return forward
+
+
+def _cummaxmin_grad(g: Any, c: Any) -> Any:
+    """torch's cummaxmin_backward: the gradient added (scatter_add) into zeros at the indices; of an
+    empty input, the input itself."""
+    from impl._ops import indexing
+
+    if not c.self.numel():
+        return c.self
+    key = indexing._gather_key(c.indices._data, c.dim)
+    return indexing.accumulate(indexing.SCATTER_ADD, g, c.shape(), key, dim=c.dim, index=c.indices)
+
+
+CUMMAX = OpDef(
+    "CummaxBackward0",
+    _cumulative_extreme_fwd("max"),
+    outputs=("result", "indices"),
+    derivatives={"self": D("self indices dim", _cummaxmin_grad)},
+)
+CUMMIN = OpDef(
+    "CumminBackward0",
+    _cumulative_extreme_fwd("min"),
+    outputs=("result", "indices"),
+    derivatives={"self": D("self indices dim", _cummaxmin_grad)},
+)
+
+
+def _cumulative_extreme(op: OpDef, kind: str) -> Any:
+    """torch.cummax / torch.cummin: (values, indices) along ``dim``, as a named tuple."""
+
+    def scan(input: Tensor, dim: Any = _REQUIRED) -> Any:
+        if not isinstance(input, Tensor):
+            raise invalid_call(scan, locals())
+        if dim is _REQUIRED:
+            raise TypeError(f'{kind}() missing 1 required positional arguments: "dim"')
+        if input.dim() == 0 and dim not in (-1, 0):
+            raise IndexError(f"{kind}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
+        # an empty input is returned before its dim is looked at
+        d = _wrap_dim(int(dim), input.dim()) if input.numel() else 0
+        values, indices = apply(op, input, dim=d)
+        return getattr(return_types, kind)((values, indices))
+
+    scan.__name__ = scan.__qualname__ = kind
+    return scan
+
+
+cummax = _cumulative_extreme(CUMMAX, "cummax")
+cummin = _cumulative_extreme(CUMMIN, "cummin")
+
+
+def _logcumsumexp_fwd(xp: Any, a: Any, dim: int) -> Any:
+    """log(cumsum(exp(a))) along ``dim`` as torch's log-add-exp scan from log(0) = -inf (which
+    makes a first -0.0 0.0): -inf stays -inf, inf and NaN propagate. Computed in float64, rounded
+    once."""
+    if a.ndim == 0 or a.size == 0:
+        return a.copy()
+    start = xp.full([1 if d == dim else s for d, s in enumerate(a.shape)], -np.inf)
+    with np.errstate(invalid="ignore", over="ignore"):
+        lanes = xp.concatenate([start, a.astype(np.float64)], axis=dim)
+        return xp.take(
+            xp.logaddexp.accumulate(lanes, axis=dim), xp.arange(1, lanes.shape[dim]), axis=dim
+        ).astype(a.dtype)
+
+
+def _logcumsumexp_grad(g: Any, c: Any) -> Any:
+    """torch's logcumsumexp_backward: the positive and negative parts of the gradient, each as
+    ``exp(reverse_logcumsumexp(log|grad| - result) + self)`` (where the part is absent, the
+    dtype's lowest value stands for log 0); a 0-d or empty gradient passes as is."""
+    from impl._creation import full
+    from impl._type_info import finfo
+
+    if g.dim() == 0 or g.numel() == 0:
+        return g
+    d = c.dim
+    lowest = full((), finfo(g.dtype).min, dtype=g.dtype, device=g.device)  # at::scalar_tensor
+    log_abs = g.abs().log()
+
+    def part(log_grad: Any) -> Any:
+        return (logcumsumexp((log_grad - c.result).flip(d), d).flip(d) + c.self).exp()
+
+    return part(fn.where(g > 0, log_abs, lowest)) - part(fn.where(g < 0, log_abs, lowest))
+
+
+LOGCUMSUMEXP = OpDef(
+    "LogcumsumexpBackward0",
+    _logcumsumexp_fwd,
+    derivatives={"self": D("self result dim", _logcumsumexp_grad)},
+)
+
+
+def logcumsumexp(input: Tensor, dim: Any = _REQUIRED) -> Tensor:
+    """log(cumsum(exp(input))) along ``dim``, stable; floating inputs only (even 0-d or empty)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(logcumsumexp, locals())
+    if dim is _REQUIRED:
+        raise TypeError('logcumsumexp() missing 1 required positional arguments: "dim"')
+    d = _wrap_dim(int(dim), input.dim())
+    if not input.dtype.is_floating_point:
+        raise NotImplementedError(
+            f"\"logcumsumexp_out_cpu\" not implemented for '{dtypes.scalar_type(input.dtype)}'"
+        )
+    return apply(LOGCUMSUMEXP, input, dim=d)
+
+
+METHODS = {
+    "logsumexp": lambda self, *args, **kwargs: logsumexp(self, *args, **kwargs, _position=1),
+    "nansum": nansum,
+    "nanmean": nanmean,
+    "all": all,
+    "any": any,
+    "count_nonzero": count_nonzero,
+    "cummax": cummax,
+    "cummin": cummin,
+    "logcumsumexp": logcumsumexp,
+}
+FUNCTIONS = tuple(METHODS)
