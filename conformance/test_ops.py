@@ -712,7 +712,14 @@ def test_sorting_ops(op: str, data: st.DataObject, backend: Backend, reference: 
 # the shape ops of OPS-009, one test each
 SHAPE_OPS = ("tril", "triu", "tril_", "triu_", "roll", "diagonal", "movedim", "moveaxis", "swapaxes")
 SHAPE_OPS += ("swapdims", "broadcast_to", "flipud", "fliplr", "ravel", "unflatten", "repeat", "tile")
+SHAPE_OPS += ("diag", "diag_embed", "rot90", "broadcast_tensors", "hstack", "vstack", "row_stack", "dstack")
+SHAPE_OPS += ("column_stack", "tensor_split", "hsplit", "vsplit", "dsplit")
+# the ops of SHAPE_OPS taking a list of tensors, and those returning a tuple of them
+STACKING = ("hstack", "vstack", "row_stack", "dstack", "column_stack")
+SPLITTING = ("broadcast_tensors", "tensor_split", "hsplit", "vsplit", "dsplit")
 SHAPE_WEIGHT = 0.3
+# roll's shifts, a nonzero one first (the derandomized profile draws the first most often)
+ROLL_SHIFTS = (1, -2, 3, -1, 2, 0, 4, -4)
 # shapes of the shape ops' inputs: 0-d, empty, size-1 dims, up to 3 dims
 SHAPE_OP_SHAPES = ((), (0,), (3,), (2, 3), (3, 2), (1, 3), (2, 0, 3), (2, 1, 3), (2, 3, 2))
 
@@ -725,12 +732,13 @@ def shape_op_args(draw: Any, op: str, shape: tuple[int, ...]) -> tuple[list, dic
     if op in ("tril", "triu", "tril_", "triu_"):
         return [draw(st.integers(-3, 3))], {}
     if op == "roll":
+        shift = st.sampled_from(ROLL_SHIFTS)
         if draw(st.booleans()):
-            return [draw(st.integers(-4, 4))], {}
+            return [draw(shift)], {}
         n = draw(st.integers(1, 2))
         dims = draw(st.lists(dim, min_size=n, max_size=n))
         count = len(dims) + (draw(st.integers(0, 5)) == 0)  # now and then one shift too many
-        return [draw(st.lists(st.integers(-4, 4), min_size=count, max_size=count))], {"dims": dims}
+        return [draw(st.lists(shift, min_size=count, max_size=count))], {"dims": dims}
     if op == "diagonal":
         return [draw(st.integers(-3, 3)), draw(dim), draw(dim)], {}
     if op in ("movedim", "moveaxis"):
@@ -751,7 +759,46 @@ def shape_op_args(draw: Any, op: str, shape: tuple[int, ...]) -> tuple[list, dic
     if op in ("repeat", "tile"):
         n = rank + draw(st.integers(-1 if op == "tile" or draw(st.integers(0, 5)) == 0 else 0, 2))
         return [list(draw(st.lists(st.integers(0, 3), min_size=max(n, 0), max_size=max(n, 0))))], {}
+    if op == "diag":
+        return [draw(st.integers(-3, 3))], {}
+    if op == "diag_embed":
+        new_dim = st.integers(-rank - 2, rank + 1)  # of the result's rank + 1 dims, now and then out of range
+        dims = [draw(new_dim) for _ in range(draw(st.sampled_from((0, 2, 2))))]
+        return [draw(st.integers(-2, 2)), *dims], {}
+    if op == "rot90":
+        n = draw(st.sampled_from((2, 2, 2, 1, 3)))  # now and then not two dims
+        return [draw(st.integers(-5, 5)), draw(st.lists(dim, min_size=n, max_size=n))], {}
+    if op in ("tensor_split", "hsplit", "vsplit", "dsplit"):
+        if draw(st.booleans()):
+            split: Any = draw(st.integers(0 if op == "tensor_split" else 1, 4))  # sections (0 refused)
+        else:
+            split = draw(st.lists(st.integers(-1, 5), max_size=3))  # indices, unsorted, out of range
+        return [split], ({"dim": draw(dim)} if op == "tensor_split" and draw(st.booleans()) else {})
     return [], {}
+
+
+def stacked_partner(draw: Any, p: OpProgram, op: str, shape: tuple[int, ...], dtype: str) -> str:
+    """A second operand of a stacking op or broadcast_tensors: of the same shape, a broadcast
+    partner or any shape (which the op may refuse); of the same dtype or (promoted by the stacks)
+    another."""
+    kinds = (shape, broadcast_partner(draw, shape), draw(st.sampled_from(SHAPE_OP_SHAPES)))
+    other_dtype = dtype_of(draw, ALL_DTYPES) if draw(st.integers(0, 2)) == 0 else dtype
+    return p.leaf(draw(st.sampled_from(kinds)), other_dtype, edge=draw(st.booleans()))
+
+
+def split_indices(draw: Any, p: OpProgram, args: list) -> list:
+    """tensor_split's indices or sections as an int64 tensor (1-d or 0-d) now and then, or as a
+    float one, which torch refuses."""
+    if not draw(st.integers(0, 2)) == 0:
+        return args
+    dtype = draw(st.sampled_from(("int64", "int64", "float32")))
+    return [Ref(p.given(args[0], dtype, prefix="i"))]
+
+
+def weighted(p: OpProgram, result: str) -> str:
+    """``result`` flattened and summed up cumulatively: weights n, n-1, ..., 1 on its elements, so
+    a backward putting a gradient in the wrong place shows (a sum's gradient is uniform)."""
+    return p.op("cumsum", Ref(p.op("reshape", Ref(result), -1)), 0)
 
 
 @st.composite
@@ -776,13 +823,27 @@ def shape_ops(draw: Any, op: str) -> Program:
         return p.end(base)
     if op == "repeat" and draw(st.booleans()):
         args = list(args[0])  # the method's sizes spread: x.repeat(2, 3)
-    y = p.op(op, Ref(base), *args, **kwargs)
-    layout = [ObserveLayout(y)] if math.prod(shape) else []
+    if op == "tensor_split":
+        args = split_indices(draw, p, args)
+    if op in STACKING:
+        y = p.op(op, [Ref(base), Ref(stacked_partner(draw, p, op, shape, dtype))])
+    elif op == "broadcast_tensors":
+        y = p.op(op, Ref(base), Ref(stacked_partner(draw, p, op, shape, dtype)))
+    else:
+        y = p.op(op, Ref(base), *args, **kwargs)
+    if op in SPLITTING:
+        first = p.op("__getitem__", Ref(y), 0)
+        p.names.remove(y)
+        layout = [ObserveLayout(first)] if math.prod(shape) else []
+    else:
+        layout = [ObserveLayout(y)] if math.prod(shape) else []
     p.steps += layout
     if base != x and draw(st.booleans()):  # a write into the input: a view sees it, a copy does not
         p.op("add_", Ref(base), 1)
         p.steps += layout
-    return p.end(y)
+    if op in SPLITTING:
+        return p.end(weighted(p, first), weighted(p, p.op("__getitem__", Ref(y), -1)))
+    return p.end(weighted(p, y))
 
 
 @pytest.mark.rule("OPS-009")

@@ -172,6 +172,8 @@ from impl._ops.reductions_more import (
 )
 from impl._ops.shapes import (
     broadcast_to,
+    diag,
+    diag_embed,
     diagonal,
     fliplr,
     flipud,
@@ -179,6 +181,7 @@ from impl._ops.shapes import (
     movedim,
     ravel,
     roll,
+    rot90,
     tile,
     tril,
     triu,
@@ -186,6 +189,18 @@ from impl._ops.shapes import (
 )
 from impl._ops.signatures import invalid_call
 from impl._ops.sorting import argsort, kthvalue, median, msort, sort, topk
+from impl._ops.stacking import (
+    broadcast_tensors,
+    column_stack,
+    dsplit,
+    dstack,
+    hsplit,
+    hstack,
+    row_stack,
+    tensor_split,
+    vsplit,
+    vstack,
+)
 from impl._ops.unary_math import (
     acos,
     acosh,
@@ -574,6 +589,20 @@ __all__ = [
     "ravel",
     "unflatten",
     "tile",
+    # more shape, stacking and splitting ops (impl/_ops/shapes.py, impl/_ops/stacking.py)
+    "diag",
+    "diag_embed",
+    "rot90",
+    "broadcast_tensors",
+    "hstack",
+    "vstack",
+    "row_stack",
+    "dstack",
+    "column_stack",
+    "tensor_split",
+    "hsplit",
+    "vsplit",
+    "dsplit",
 ]
 from impl import nn as nn  # noqa: E402  (torch.nn, torch.optim load with the package)
 from impl import optim as optim  # noqa: E402

@@ -101,6 +101,8 @@ OPS.update(
         **_table("flipud fliplr ravel unflatten tile", "function"),
         **_table("repeat", "method"),
         **_table("tril_ triu_", "method", inplace=True),
+        **_table("diag diag_embed rot90 broadcast_tensors hstack vstack row_stack dstack", "function"),
+        **_table("column_stack tensor_split hsplit vsplit dsplit", "function"),
     }
 )
 

@@ -119,3 +119,59 @@ def test_roll_result_is_contiguous_on_empty_and_strided_inputs() -> None:
         assert m.zeros(3, 2).t().roll(1, 0).stride() == (3, 1)
     rolled = [m.arange(6).reshape(2, 3).t().roll(1).numpy() for m in (torch, impl)]
     assert np.array_equal(*rolled)
+
+
+def _pieces(out: Any) -> Any:
+    """A tuple of tensors as its tensors' shapes, strides, values, grad_fn names and view flags."""
+    return [
+        (tuple(t.shape), t.stride(), t.tolist(), type(t.grad_fn).__name__, t._base is not None) for t in out
+    ]
+
+
+# diag, diag_embed, rot90, broadcast_tensors, the stacks and the splits
+MORE_CASES: dict[str, Callable[[Any, Any], Any]] = {
+    "diag_vector": lambda m, x: m.diag(x[0, 0], -2),
+    "diag_matrix_copy": lambda m, x: x[1].diag(1),
+    "diag_matrix_grad": lambda m, x: _grad(m, x, lambda t: m.diag(t[0], -1)),
+    "diag_vector_grad": lambda m, x: _grad(m, x, lambda t: m.diag(t[1, 2], 2)),
+    "diag_3d": lambda m, x: m.diag(x),
+    "diag_empty_offset": lambda m, x: m.diag(x[0, 0, :0], 2),
+    "diag_embed": lambda m, x: m.diag_embed(x, -1, 0, 3),
+    "diag_embed_grad": lambda m, x: _grad(m, x, lambda t: t.diag_embed(1, -1, 1)),
+    "diag_embed_same_dims": lambda m, x: m.diag_embed(x, 0, 1, -3),
+    "rot90_layouts": lambda m, x: [m.rot90(x.transpose(0, 2), k, (0, 1)).stride() for k in range(-4, 5)],
+    "rot90_grad": lambda m, x: _grad(m, x, lambda t: m.rot90(t, 3, (2, 0))),
+    "rot90_same_dims": lambda m, x: m.rot90(x, 1, (0, -3)),
+    "rot90_dim_out_of_range": lambda m, x: m.rot90(x, 1, (0, 3)),
+    "rot90_one_dim": lambda m, x: x.rot90(1, [0]),
+    "broadcast_tensors": lambda m, x: _pieces(m.broadcast_tensors(x[:, :1], x[0], m.ones(4))),
+    "broadcast_tensors_same_object": lambda m, x: m.broadcast_tensors(x, x[0])[0] is x,
+    "broadcast_tensors_mismatch": lambda m, x: m.broadcast_tensors(x, m.ones(3)),
+    "hstack_grad": lambda m, x: _grad(m, x, lambda t: m.hstack([t, t[:, :1] * 2])),
+    "vstack_promotes": lambda m, x: m.vstack([x[0, 0], m.arange(4)]),
+    "row_stack_empty": lambda m, x: m.row_stack([]),
+    "dstack_scalars": lambda m, x: m.dstack([x[0, 0, 0], x[1, 1, 1]]),
+    "column_stack_grad": lambda m, x: _grad(
+        m, x, lambda t: m.column_stack([t[0, 0], t[1, :, :2], t[0, 1, 0]])
+    ),
+    "column_stack_3d": lambda m, x: m.column_stack([x, x[0, 0]]),
+    "tensor_split_sections": lambda m, x: _pieces(x.tensor_split(3, -1)),
+    "tensor_split_indices": lambda m, x: _pieces(m.tensor_split(x, [-1, 1, 5], dim=2)),
+    "tensor_split_tensor": lambda m, x: _pieces(m.tensor_split(x, m.tensor([2]), 1)),
+    "tensor_split_sections_tensor": lambda m, x: _pieces(m.tensor_split(x, m.tensor(2))),
+    "tensor_split_float_tensor": lambda m, x: m.tensor_split(x, m.tensor([1.0])),
+    "tensor_split_zero": lambda m, x: m.tensor_split(x, 0),
+    "tensor_split_none": lambda m, x: m.tensor_split(None, 2),
+    "tensor_split_grad": lambda m, x: _grad(m, x, lambda t: m.cat(t.tensor_split(3, 2)[::-1], 2)),
+    "hsplit": lambda m, x: _pieces(m.hsplit(x, 3)),
+    "hsplit_not_divisible": lambda m, x: m.hsplit(x, 2),
+    "vsplit_indices": lambda m, x: _pieces(x.vsplit([1])),
+    "dsplit_2d": lambda m, x: m.dsplit(x[0], 2),
+    "split_view_version": lambda m, x: _view(m, x, lambda t: m.dsplit(t, 2)[1]),
+}
+
+
+@pytest.mark.parametrize("name", list(MORE_CASES))
+def test_more_shape_ops_match_torch(name: str) -> None:
+    case = MORE_CASES[name]
+    assert observe(impl, case) == observe(torch, case)

@@ -29,7 +29,9 @@ def _ints(value: Any) -> tuple[int, ...]:
 def fresh(xp: Any, values: Any, shape: tuple) -> Any:
     """``values`` as a new C-ordered array of ``shape`` with torch's contiguous strides (numpy
     leaves the layout of its input to roll/tile, and strides of 0 to an empty reshape)."""
-    return xp.ascontiguousarray(values).reshape(shape) if values.size else xp.empty(shape, values.dtype)
+    if values.size:
+        return xp.ascontiguousarray(values).reshape(shape)
+    return vw.strided_array(xp, shape, vw.contiguous_strides(shape), values.dtype)
 
 
 # -- tril / triu -------------------------------------------------------------------------------
@@ -141,18 +143,26 @@ DIAGONAL_BACKWARD = OpDef(
     _diagonal_backward_fwd,
     derivatives={"self": D("offset dim1 dim2", lambda g, c: g.diagonal(c.offset, c.dim1, c.dim2))},
 )
-DIAGONAL = OpDef(
-    "DiagonalBackward0",
-    _diagonal_fwd,
-    derivatives={
-        "self": D(
-            "offset dim1 dim2",
-            lambda g, c: apply(
-                DIAGONAL_BACKWARD, g, shape=c.shape(), offset=c.offset, dim1=c.dim1, dim2=c.dim2
-            ),
-        )
-    },
-    view=True,
+# torch's diagonal_backward: the gradient put on the diagonal of zeros of the input's shape
+_DIAGONAL_DERIVATIVES = {
+    "self": D(
+        "offset dim1 dim2",
+        lambda g, c: apply(DIAGONAL_BACKWARD, g, shape=c.shape(), offset=c.offset, dim1=c.dim1, dim2=c.dim2),
+    )
+}
+DIAGONAL = OpDef("DiagonalBackward0", _diagonal_fwd, derivatives=_DIAGONAL_DERIVATIVES, view=True)
+
+
+def _diagonal_copy_fwd(xp: Any, a: Any, offset: int, dim1: int, dim2: int) -> Any:
+    diagonal = _diagonal_fwd(xp, a, offset, dim1, dim2)
+    return fresh(xp, diagonal.copy(), diagonal.shape)  # (numpy keeps a size-1 dim's stride)
+
+
+# diagonal_copy (what diag of a 2-d tensor is): the diagonal as a new contiguous tensor
+DIAGONAL_COPY = OpDef(
+    "DiagonalBackward0_copy",
+    _diagonal_copy_fwd,
+    derivatives=_DIAGONAL_DERIVATIVES,
 )
 
 
@@ -164,6 +174,90 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     return apply(DIAGONAL, input, offset=int(offset), dim1=d1, dim2=d2)
+
+
+# -- diag / diag_embed ---------------------------------------------------------------------------
+def _diag_embed_fwd(xp: Any, a: Any, offset: int, dim1: int, dim2: int) -> Any:
+    """Zeros with the last dim of ``a`` written on diagonal ``offset`` of the planes of the new
+    dims ``dim1`` x ``dim2`` (each of size ``|offset|`` + that dim's)."""
+    n = a.shape[-1] + abs(offset) if a.ndim else 1
+    shape = list(a.shape[:-1])
+    for d in sorted((dim1, dim2)):
+        shape.insert(d, n)
+    out = vw.strided_array(xp, tuple(shape), vw.contiguous_strides(tuple(shape)), a.dtype, fill=0)
+    _diagonal_fwd(xp, out, offset, dim1, dim2)[...] = a
+    return out
+
+
+DIAG_EMBED = OpDef(
+    "DiagEmbedBackward0",
+    _diag_embed_fwd,
+    derivatives={"self": D("offset dim1 dim2", lambda g, c: g.diagonal(c.offset, c.dim1, c.dim2))},
+)
+
+
+def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """A tensor whose planes ``dim1`` x ``dim2`` (two new dims) hold the input's last dim on their
+    diagonal ``offset``, zeros elsewhere."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(diag_embed, locals())
+    d1, d2 = _wrap_dim(int(dim1), input.dim() + 1), _wrap_dim(int(dim2), input.dim() + 1)
+    if d1 == d2:
+        raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
+    return apply(DIAG_EMBED, input, offset=int(offset), dim1=d1, dim2=d2)
+
+
+def diag(input: Tensor, diagonal: int = 0) -> Tensor:
+    """Of a 1-d tensor, the square matrix with it on diagonal ``diagonal`` (diag_embed); of a 2-d
+    one, a copy of its diagonal ``diagonal`` (diagonal_copy)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(diag, locals())
+    if input.dim() == 1:
+        return diag_embed(input, diagonal, 0, 1)
+    if input.dim() != 2:
+        raise RuntimeError(f"diag(): Supports 1D or 2D tensors. Got {input.dim()}D")
+    return apply(DIAGONAL_COPY, input, offset=int(diagonal), dim1=0, dim2=1)
+
+
+# -- rot90 -------------------------------------------------------------------------------------
+def _rot90_fwd(xp: Any, a: Any, k: int, dims: tuple) -> Any:
+    """torch's rot90: k = 1 flips dims[1] then transposes the two dims (a non-contiguous result),
+    k = 2 flips both, k = 3 flips dims[0] then transposes, k = 0 a contiguous clone; a flip lays
+    its copy out like the input."""
+    from impl._ops.reductions import _flip_fwd
+
+    if k == 0:
+        return xp.ascontiguousarray(a).copy()
+    if k == 2:
+        return _flip_fwd(xp, a, dims)
+    return xp.swapaxes(_flip_fwd(xp, a, (dims[k == 1],)), *dims)
+
+
+ROT90 = OpDef(
+    "Rot90Backward0",
+    _rot90_fwd,
+    derivatives={"self": D("k dims", lambda g, c: g.rot90(-c.k, c.dims))},
+)
+
+
+def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+    """The input rotated by ``k`` quarter turns in the plane of ``dims``, from the first dim
+    towards the second."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(rot90, locals())
+    if not isinstance(k, int):
+        raise TypeError(f"rot90(): argument 'k' (position 2) must be int, not {type(k).__name__}")
+    dims, n = _ints(dims), input.dim()
+    if len(dims) != 2:
+        raise RuntimeError(f"expected total rotation dims == 2, but got dims = {len(dims)}")
+    if n < 2:
+        raise RuntimeError(f"expected total dims >= 2, but got total dims = {n}")
+    wrapped = (_wrap_dim(dims[0], n), _wrap_dim(dims[1], n))
+    if wrapped[0] == wrapped[1]:
+        raise RuntimeError(
+            f"expected rotation dims to be different, but got dim0 = {dims[0]} and dim1 = {dims[1]}"
+        )
+    return apply(ROT90, input, k=k % 4, dims=wrapped)
 
 
 # -- moving, broadcasting, flipping and flattening dims -----------------------------------------
@@ -327,6 +421,9 @@ def _tile_method(self: Tensor, *dims: Any) -> Tensor:
 
 
 METHODS: dict[str, Any] = {
+    "diag": diag,
+    "diag_embed": diag_embed,
+    "rot90": rot90,
     "tril": tril,
     "triu": triu,
     "tril_": tril_,

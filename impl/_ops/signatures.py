@@ -43,7 +43,16 @@ _MAX = (
 )
 _MM = (f"(Tensor input, Tensor mat2, {_OUT})", f"(Tensor input, Tensor mat2, torch.dtype out_dtype, {_OUT})")
 _COMPARE = (f"(Tensor input, Tensor other, {_OUT})", f"(Tensor input, Number other, {_OUT})")
+_SPLIT = ("(Tensor input, int sections)", "(Tensor input, tuple of ints indices)")
 OVERLOADS: dict[str, tuple[str, ...]] = {
+    "tensor_split": (
+        "(Tensor input, tuple of ints indices, int dim = 0)",
+        "(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)",
+        "(Tensor input, int sections, int dim = 0)",
+    ),
+    "hsplit": _SPLIT,
+    "vsplit": _SPLIT,
+    "dsplit": _SPLIT,
     "sum": (
         f"(Tensor input, {_REDUCE_DTYPE})",
         f"(Tensor input, tuple of ints dim, bool keepdim = False, {_REDUCE_DTYPE}, Tensor out = None)",

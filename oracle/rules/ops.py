@@ -86,9 +86,10 @@ RULES = [
         "OPS-009",
         FAMILY,
         "Shape ops (tril, triu and tril_/triu_, roll, diagonal, movedim/moveaxis, swapaxes/swapdims, "
-        "broadcast_to, flipud, fliplr, ravel, unflatten, repeat, tile) give torch's values, views (a view "
-        "shares the base's memory and version counter exactly where torch's does), gradients, grad_fn "
-        "names and errors.",
+        "broadcast_to, flipud, fliplr, ravel, unflatten, repeat, tile, diag, diag_embed, rot90, "
+        "broadcast_tensors, hstack, vstack/row_stack, dstack, column_stack, tensor_split, hsplit, vsplit, "
+        "dsplit) give torch's values, dtypes, views (a view shares the base's memory and version counter "
+        "exactly where torch's does), gradients (each element's in its place), grad_fn names and errors.",
         _DERIVATIVES,
     ),
 ]

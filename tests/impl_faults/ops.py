@@ -864,3 +864,62 @@ def logcumsumexp_unstabilised() -> Iterator[None]:
 
     with patched(reductions_more.LOGCUMSUMEXP, "forward", make):
         yield
+
+
+# -- more shape, stacking and splitting ops (OPS-009) ---------------------------------------------
+@fault({"OPS-009": ".grad: value"})
+def roll_backward_same_direction() -> Iterator[None]:
+    """roll's gradient is rolled by the same shifts as the forward instead of back by their negatives."""
+    from impl._ops.shapes import ROLL
+
+    with derivative_replaced(ROLL, "self", lambda formula: lambda g, c: g.roll(c.shifts, c.dims)):
+        yield
+
+
+@fault({"OPS-009": ".grad: value"})
+def rot90_backward_same_direction() -> Iterator[None]:
+    """rot90's gradient is rotated k more quarter turns instead of back by -k."""
+    from impl._ops.shapes import ROT90
+
+    with derivative_replaced(ROT90, "self", lambda formula: lambda g, c: g.rot90(c.k, c.dims)):
+        yield
+
+
+@fault({"OPS-009": ".grad: value"})
+def tensor_split_longer_pieces_last() -> Iterator[None]:
+    """tensor_split into sections makes the last pieces one element longer, not the first ones."""
+    from impl._ops import stacking
+
+    def make(original: Callable) -> Callable:
+        return lambda size, sections: [size - b for b in reversed(original(size, sections))]
+
+    with patched(stacking, "_section_bounds", make):
+        yield
+
+
+@fault({"OPS-009": "stride differs"})
+def diag_of_matrix_is_a_view() -> Iterator[None]:
+    """diag of a 2-d tensor returns the strided diagonal itself, not torch's contiguous copy."""
+    from impl._ops.shapes import DIAGONAL_COPY, _diagonal_fwd
+
+    with patched(DIAGONAL_COPY, "forward", lambda _original: _diagonal_fwd):
+        yield
+
+
+@fault({"OPS-009": "graph differs"})
+def broadcast_tensors_expands_all() -> Iterator[None]:
+    """broadcast_tensors expands every input, also one already of the broadcast shape (torch returns
+    that one itself, with its own grad_fn)."""
+    import impl
+    from impl._ops import functions
+
+    def make(original: Callable) -> Callable:
+        def broadcast_tensors(*tensors: Any) -> tuple:
+            return tuple(
+                functions.expand(t, r.shape) for t, r in zip(tensors, original(*tensors), strict=True)
+            )
+
+        return broadcast_tensors
+
+    with patched(impl, "broadcast_tensors", make):
+        yield

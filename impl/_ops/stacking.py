@@ -1,0 +1,185 @@
+"""Stacking and splitting ops torch composes of others: broadcast_tensors (expand), hstack, vstack,
+dstack and column_stack (cat of the inputs raised to enough dims), tensor_split, hsplit, vsplit
+and dsplit (slices).
+
+They are composed here of the same ops as torch's, so their results are the same views or copies
+with the same grad_fn names: broadcast_tensors' results are ExpandBackward0 views (an input of
+the broadcast shape comes back itself), the stacks one CatBackward0 over the inputs' 1-, 2- or
+3-d views (ViewBackward0, UnsqueezeBackward0), the splits SliceBackward0 views, one per piece.
+``METHODS`` holds the Tensor methods (bound by impl._methods).
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import Any
+
+from impl import dtypes
+from impl._ops import functions as F
+from impl._ops.signatures import invalid_call
+from impl._ops.table import broadcast_mismatch
+from impl._tensor import Tensor, _wrap_dim
+
+
+# -- broadcast_tensors -------------------------------------------------------------------------
+def broadcast_tensors(*tensors: Any) -> tuple:
+    """The tensors expanded to their common broadcast shape (an input of that shape as itself)."""
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    shapes = [tuple(t.shape) for t in tensors]
+    if not shapes:
+        return ()
+    error = broadcast_mismatch(shapes)
+    if error:
+        raise RuntimeError(error)
+    ndim = builtins.max(len(s) for s in shapes)
+    padded = [(1,) * (ndim - len(s)) + s for s in shapes]
+    shape = tuple(builtins.max(sizes) if 0 not in sizes else 0 for sizes in zip(*padded, strict=True))
+    return tuple(t if tuple(t.shape) == shape else F.expand(t, shape) for t in tensors)
+
+
+# -- hstack / vstack / dstack / column_stack ---------------------------------------------------
+def _at_least(t: Tensor, ndim: int) -> Tensor:
+    """torch's atleast_{1,2,3}d: a 0-d tensor reshaped to ones, a 1-d one unsqueezed in front (and,
+    to 3 dims, behind), a 2-d one, to 3 dims, unsqueezed behind; others as they are."""
+    if t.dim() >= ndim:
+        return t
+    if t.dim() == 0:
+        return F.reshape(t, (1,) * ndim)
+    if t.dim() == 1:
+        t = F.unsqueeze(t, 0)
+        return F.unsqueeze(t, -1) if ndim == 3 else t
+    return F.unsqueeze(t, -1)
+
+
+def _stacked(name: str, tensors: Any, ndim: int) -> list:
+    tensors = F.tensor_list(name, tensors)
+    if not tensors:
+        raise RuntimeError(f"{name} expects a non-empty TensorList")
+    return [_at_least(t, ndim) for t in tensors]
+
+
+def hstack(tensors: Any) -> Tensor:
+    """The tensors (0-d ones as 1-d) concatenated along dim 1, or along dim 0 if they are 1-d."""
+    parts = _stacked("hstack", tensors, 1)
+    return F.cat(parts, 0 if parts[0].dim() == 1 else 1)
+
+
+def vstack(tensors: Any) -> Tensor:
+    """The tensors, raised to at least 2 dims, concatenated along dim 0 (``row_stack``)."""
+    return F.cat(_stacked("vstack", tensors, 2), 0)
+
+
+row_stack = vstack
+
+
+def dstack(tensors: Any) -> Tensor:
+    """The tensors, raised to at least 3 dims, concatenated along dim 2."""
+    return F.cat(_stacked("dstack", tensors, 3), 2)
+
+
+def column_stack(tensors: Any) -> Tensor:
+    """The tensors side by side as columns: a 0-d or 1-d one reshaped to a column, then hstack."""
+    tensors = F.tensor_list("column_stack", tensors)
+    if not tensors:
+        raise RuntimeError("column_stack expects a non-empty TensorList")
+    return hstack([F.reshape(t, (t.numel(), 1)) if t.dim() <= 1 else t for t in tensors])
+
+
+# -- tensor_split / hsplit / vsplit / dsplit ---------------------------------------------------
+def _pieces(input: Tensor, dim: int, bounds: list[int]) -> tuple:
+    """The slices of ``input`` along ``dim`` between consecutive ``bounds`` (the last to the end),
+    sliced as torch slices: a negative bound counts from the end, one past the end is the end, an
+    end before its start gives an empty piece."""
+    starts, ends = [0, *bounds], [*bounds, input.shape[dim]]
+    return tuple(F._slice(input, dim, s, e, 1) for s, e in zip(starts, ends, strict=True))
+
+
+def _section_bounds(size: int, sections: int) -> list[int]:
+    """Where ``sections`` nearly equal pieces of ``size`` start: the first ``size % sections``
+    pieces one element longer."""
+    if sections <= 0:
+        raise RuntimeError(f"number of sections must be larger than 0, got {sections}")
+    small, extra = divmod(size, sections)
+    return [i * small + builtins.min(i, extra) for i in range(1, sections)]
+
+
+def tensor_split(
+    input: Tensor,
+    indices_or_sections: Any = None,
+    dim: int = 0,
+    *,
+    indices: Any = None,
+    sections: Any = None,
+    tensor_indices_or_sections: Any = None,
+) -> tuple:
+    """Views of ``input`` split along ``dim`` into ``sections`` nearly equal pieces, or at the
+    ``indices`` (a list, or an int64 tensor: 0-d for sections, 1-d for indices)."""
+    given = [v for v in (indices_or_sections, indices, sections, tensor_indices_or_sections) if v is not None]
+    split = given[0] if len(given) == 1 else None
+    if not isinstance(input, Tensor) or not isinstance(split, (int, list, tuple, Tensor)):
+        raise invalid_call(tensor_split, locals())
+    if input.dim() == 0:
+        raise RuntimeError(
+            "tensor_split expected at least a 1-dimensional tensor, but got a tensor with 0 dims"
+        )
+    if isinstance(split, Tensor):
+        if split.dtype != dtypes.int64:
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to have dtype of long, but got "
+                f"{dtypes.scalar_type(split.dtype)}"
+            )
+        if split.dim() > 1:
+            raise RuntimeError(
+                "tensor_split expected tensor_indices_or_sections to be a zero-dimensional or "
+                f"one-dimensional tensor, but got a tensor with {split.dim()} dims"
+            )
+        split = int(split.item()) if split.dim() == 0 else [int(i) for i in split.tolist()]
+    d = _wrap_dim(int(dim), input.dim())
+    if isinstance(split, (list, tuple)):
+        return _pieces(input, d, [int(i) for i in split])
+    return _pieces(input, d, _section_bounds(input.shape[d], int(split)))
+
+
+def _split_along(name: str, input: Tensor, split: Any, min_dims: int, dim: int) -> tuple:
+    """hsplit/vsplit/dsplit: tensor_split along ``dim``, sections only if they divide the dim."""
+    if not isinstance(input, Tensor) or not isinstance(split, (int, list, tuple)):
+        raise invalid_call(globals()[name], {"input": input, "indices_or_sections": split})
+    if input.dim() < min_dims:
+        raise RuntimeError(
+            f"torch.{name} requires a tensor with at least {min_dims} dimension, but got a tensor with "
+            f"{input.dim()} dimensions!"
+        )
+    if isinstance(split, int):
+        size = input.shape[dim]
+        if split == 0 or size % split:
+            raise RuntimeError(
+                f"torch.{name} attempted to split along dimension {dim}, but the size of the dimension "
+                f"{size} is not divisible by the split_size {split}!"
+            )
+    return tensor_split(input, split, dim)
+
+
+def hsplit(input: Tensor, indices_or_sections: Any) -> tuple:
+    """tensor_split along dim 1 (dim 0 of a 1-d tensor)."""
+    dim = 1 if isinstance(input, Tensor) and input.dim() > 1 else 0
+    return _split_along("hsplit", input, indices_or_sections, 1, dim)
+
+
+def vsplit(input: Tensor, indices_or_sections: Any) -> tuple:
+    """tensor_split along dim 0 of a tensor of at least 2 dims."""
+    return _split_along("vsplit", input, indices_or_sections, 2, 0)
+
+
+def dsplit(input: Tensor, indices_or_sections: Any) -> tuple:
+    """tensor_split along dim 2 of a tensor of at least 3 dims."""
+    return _split_along("dsplit", input, indices_or_sections, 3, 2)
+
+
+METHODS: dict[str, Any] = {
+    "tensor_split": tensor_split,
+    "hsplit": hsplit,
+    "vsplit": vsplit,
+    "dsplit": dsplit,
+}
