@@ -34,6 +34,12 @@ KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
 # smooth on the inputs they get (log, sqrt, pow(., 0.5), pow(., -1) and div's divisor see exp(.))
 UNARY = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "square", "neg")
+# unary math ops (impl/_ops/unary_math.py), drawn together as one choice of the chain so the
+# others keep their share; those of a bounded domain get their argument mapped into it first
+UNARY_MATH = ("tan", "atan", "sinh", "cosh", "asinh", "expm1", "exp2", "sinc", "deg2rad", "rad2deg")
+UNARY_MATH += ("log1p", "log2", "log10", "rsqrt", "asin", "acos", "atanh", "logit", "acosh")
+POSITIVE = ("log", "sqrt", "log1p", "log2", "log10", "rsqrt", "acosh")  # their argument: exp(.)
+IN_UNIT_INTERVAL = ("asin", "acos", "atanh", "logit")  # their argument: sigmoid(.) / 2 + 0.25
 BINARY = ("mul", "div", "add", "sub")
 # Where each bending op's branch changes: ops on its arguments whose signs pick the branch.
 BENDS: dict[str, Callable[[list], list[tuple[str, list]]]] = {
@@ -65,7 +71,9 @@ def gradcheck_functions(draw: Any) -> tuple[list[dict], list[list[float]], list[
     values = [draw(st.lists(value, min_size=size, max_size=size)) for _ in range(n)]
     names, ops = [f"i{k}" for k in range(n)], []
     for k in range(draw(st.integers(1, 3))):
-        op = draw(st.sampled_from((*UNARY, *BINARY, *BENDS, "pow")))
+        op = draw(st.sampled_from((*UNARY, "unary math", *BINARY, *BENDS, "pow")))
+        if op == "unary math":
+            op = draw(st.sampled_from(UNARY_MATH))
         args: list = [Ref(names[-1])]
         if op in (*BINARY, "maximum", "minimum"):
             args.append(Ref(draw(st.sampled_from(names))))
@@ -76,9 +84,17 @@ def gradcheck_functions(draw: Any) -> tuple[list[dict], list[list[float]], list[
             args.append(draw(st.sampled_from((2, 3, 0.5, -1.0))))
         elif op == "clamp":
             args.extend(draw(st.sampled_from(CLAMP_BOUNDS)))
-        if op in ("log", "sqrt") or (op == "pow" and args[1] in (0.5, -1.0)):  # keep the argument positive
+        if op in POSITIVE or (op == "pow" and args[1] in (0.5, -1.0)):  # keep the argument positive
             ops.append({"out": f"p{k}", "op": "exp", "args": args[:1]})
             args[0] = Ref(f"p{k}")
+            if op == "acosh":  # above 1
+                ops.append({"out": f"a{k}", "op": "add", "args": [args[0], 1.0]})
+                args[0] = Ref(f"a{k}")
+        elif op in IN_UNIT_INTERVAL:  # in [0.25, 0.75], away from the poles at 0, 1 and -1
+            ops.append({"out": f"s{k}", "op": "sigmoid", "args": args[:1]})
+            ops.append({"out": f"h{k}", "op": "mul", "args": [Ref(f"s{k}"), 0.5]})
+            ops.append({"out": f"c{k}", "op": "add", "args": [Ref(f"h{k}"), 0.25]})
+            args[0] = Ref(f"c{k}")
         ops.append({"out": f"f{k}", "op": op, "args": args})
         names.append(f"f{k}")
     tail = draw(st.sampled_from((None, "sum", "prod", "softmax", "matmul", "var")))

@@ -19,6 +19,11 @@ KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 # ops with non-trivial second derivatives, and ones whose second derivative is zero or undefined
 SMOOTH = ("exp", "sin", "cos", "tanh", "sigmoid", "log", "sqrt", "square", "softmax", "log_softmax", "prod")
 BINARY = ("mul", "div", "pow", "add", "sub", "matmul")
+# unary math ops (impl/_ops/unary_math.py), drawn together as one choice; those of a bounded
+# domain see their argument mapped into it: exp(.) (and + 1 for acosh), or sigmoid(.) / 2 + 0.25
+SMOOTH_MATH = ("tan", "atan", "sinh", "cosh", "asinh", "expm1", "exp2", "sinc", "deg2rad", "rad2deg")
+SMOOTH_MATH += ("log1p", "log2", "log10", "rsqrt", "acosh", "asin", "acos", "atanh", "logit")
+POSITIVE = ("log1p", "log2", "log10", "rsqrt", "acosh")
 
 
 def smooth_chain(p: OpProgram, draw: Any, xs: list[str], shape: tuple[int, ...]) -> str:
@@ -26,8 +31,10 @@ def smooth_chain(p: OpProgram, draw: Any, xs: list[str], shape: tuple[int, ...])
     an indexed write; returns the scalar it sums to."""
     current = indexed_write(p, draw, xs, shape) if draw(st.integers(0, 2)) == 0 else xs[0]
     for _ in range(draw(st.integers(1, 3))):
-        op = draw(st.sampled_from(SMOOTH + BINARY + ("relu", "abs")))
-        if op in BINARY:
+        op = draw(st.sampled_from((*SMOOTH, *BINARY, "relu", "abs", "unary math")))
+        if op == "unary math":
+            current = smooth_math(p, draw, current)
+        elif op in BINARY:
             other: Any = Ref(draw(st.sampled_from(xs))) if op != "pow" else draw(st.sampled_from((2, 3, 0.5)))
             current = p.op(op, Ref(current), other)
         elif op in ("softmax", "log_softmax"):
@@ -35,6 +42,18 @@ def smooth_chain(p: OpProgram, draw: Any, xs: list[str], shape: tuple[int, ...])
         else:
             current = p.op(op, Ref(current))
     return p.op("sum", Ref(current))
+
+
+def smooth_math(p: OpProgram, draw: Any, current: str) -> str:
+    """One op of SMOOTH_MATH on ``current`` (mapped into the op's domain first)."""
+    op = draw(st.sampled_from(SMOOTH_MATH))
+    if op in POSITIVE:
+        current = p.op("exp", Ref(current))
+        if op == "acosh":
+            current = p.op("add", Ref(current), 1.0)
+    elif op in ("asin", "acos", "atanh", "logit"):
+        current = p.op("add", Ref(p.op("mul", Ref(p.op("sigmoid", Ref(current))), 0.5)), 0.25)
+    return p.op(op, Ref(current))
 
 
 def indexed_write(p: OpProgram, draw: Any, xs: list[str], shape: tuple[int, ...]) -> str:

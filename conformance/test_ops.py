@@ -36,12 +36,21 @@ INTEGRAL_DTYPES = (*INT_DTYPES, "bool")
 UNARY = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sgn", "neg", "square")
 UNARY += ("__neg__", "clamp", "pow", "__pow__")
 # unary math (impl/_ops/unary_math.py): each op with its in-place form, logit with an eps now and
-# then, nan_to_num with replacements; the predicates' results require no grad
+# then, nan_to_num with replacements, round with decimals; the predicates' results require no grad
 UNARY_MATH = ("tan", "asin", "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "log1p", "expm1")
 UNARY_MATH += ("log2", "log10", "exp2", "rsqrt", "frac", "sinc", "logit", "deg2rad", "rad2deg", "nan_to_num")
-UNARY_MATH += ("sin", "cos", "log", "floor", "ceil", "round", "trunc", "sign", "reciprocal")
+UNARY_MATH += ("floor", "ceil", "round", "trunc", "sign", "reciprocal")
+UNARY_MATH += ("arcsin", "arccos", "arctan", "arcsinh", "arccosh", "arctanh", "fix")  # aliases
 PREDICATES = ("isinf", "isposinf", "isneginf", "signbit")
-UNARY += (*UNARY_MATH, *PREDICATES, "arcsin", "fix", "positive")
+UNARY += (*UNARY_MATH, *PREDICATES, "positive")
+# the ops of UNARY whose in-place form a program runs too (on a float non-leaf and integer leaves)
+IN_PLACE = {*UNARY_MATH, "exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "sgn", "neg"}
+IN_PLACE |= {"square", "clamp", "pow"}
+# one program in SWEEP_EVERY also runs the op (and its in-place form) on a leaf of each integer
+# dtype and bool, so that every op meets each of them in the ci profile, not by luck
+SWEEP_EVERY = 4
+INTEGER_DTYPES = (*INT_DTYPES, "bool")
+ROUND_DECIMALS = (0, 1, 2, -1, 3)
 NAN_TO_NUM_ARGS = ({}, {"nan": 2.0, "posinf": 1e10, "neginf": -3.0}, {"posinf": 5})
 ARITHMETIC = {"add": "__add__", "sub": "__sub__", "mul": "__mul__", "div": "__truediv__", "pow": "__pow__"}
 REFLECTED = ("__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rpow__")
@@ -145,42 +154,48 @@ def float_or_int(draw: Any, floats: tuple[str, ...] = FLOAT_DTYPES) -> str:
 
 @st.composite
 def unary_ops(draw: Any, op: str | None = None) -> Program:
-    """``op`` (or one drawn) of UNARY (function, method or operator; clamp with bounds, pow by a number) on a
-    leaf with edge values, then backpropagated twice."""
+    """``op`` (or one drawn) of UNARY (function, method or operator; clamp with bounds, pow by a
+    number, the keyword arguments of unary_math's) on a leaf with edge values; then (not of the
+    predicates) its in-place form on a non-leaf copy of a float leaf, the op and its in-place form
+    on integer and bool leaves (where torch refuses a float result it cannot hold in place, or a
+    kernel without their version), and the results backpropagated twice."""
     op = op or draw(st.sampled_from(UNARY))
     p = OpProgram(draw)
     shape = draw(st.sampled_from(OP_SHAPES))
     x = p.leaf(shape, float_or_int(draw), edge=True)
-    if op in UNARY_MATH or op in PREDICATES:
-        return unary_math(draw, p, op, shape, x)
-    if op == "clamp":
-        bounds = draw(st.sampled_from(CLAMP_BOUNDS))
-        result = p.op(op, Ref(x), **bounds)
-        # and a float at a bound, where the gradient passes (too rarely drawn in the leaf)
-        at = p.given(draw(st.sampled_from(list(bounds.values()))), dtype_of(draw), grad=True)
-        return p.end(result, p.op(op, Ref(at), **bounds))
-    if op in ("pow", "__pow__"):
-        return p.end(p.op(op, Ref(x), draw(st.sampled_from((2, 3, 0.5, -1, 0, 2.0)))))
-    return p.end(p.op(op, Ref(x)))
-
-
-def unary_math(draw: Any, p: OpProgram, op: str, shape: tuple[int, ...], x: str) -> Program:
-    """``op`` of UNARY_MATH or PREDICATES on ``x``, its keyword arguments drawn; then (not of the
-    predicates) the in-place form on a non-leaf copy of a float leaf, and on a leaf of each
-    integer dtype and bool in turn (where torch refuses a float result it cannot hold)."""
-    kwargs: dict[str, Any] = {}
-    if op == "logit" and draw(st.booleans()):
-        kwargs["eps"] = draw(st.sampled_from((0.1, 0.0, -1.0)))
-    elif op == "nan_to_num":
-        kwargs = draw(st.sampled_from(NAN_TO_NUM_ARGS))
-    result = p.op(op, Ref(x), **kwargs)
-    if op in PREDICATES:
-        return p.observed()
-    for dtype in (dtype_of(draw), dtype_of(draw, (*INT_DTYPES, "bool"))):
+    args, kwargs = unary_arguments(draw, op)
+    ends = [p.op(op, Ref(x), *args, **kwargs)]
+    if op == "clamp":  # and a float at a bound, where the gradient passes (too rarely drawn in the leaf)
+        at = p.given(draw(st.sampled_from(list(kwargs.values()))), dtype_of(draw), grad=True)
+        ends.append(p.op(op, Ref(at), **kwargs))
+    sweep = draw(st.integers(0, SWEEP_EVERY - 1)) == 0
+    integers = INTEGER_DTYPES if sweep else (dtype_of(draw, INTEGER_DTYPES),)
+    if op in IN_PLACE:
+        y = p.leaf(shape, dtype_of(draw), edge=True)
+        p.op(op + "_", Ref(p.op("mul", Ref(y), 1)), *args, **kwargs)
+    for dtype in integers:
         y = p.leaf(shape, dtype, edge=True)
-        target = p.op("mul", Ref(y), 1) if dtype.startswith("float") else y
-        p.op(op + "_", Ref(target), **kwargs)
-    return p.end(result)
+        if sweep or op not in IN_PLACE:
+            p.op(op, Ref(y), *args, **kwargs)
+        if op in IN_PLACE:
+            p.op(op + "_", Ref(y), *args, **kwargs)
+    return p.observed() if op in PREDICATES else p.end(*ends)
+
+
+def unary_arguments(draw: Any, op: str) -> tuple[list, dict[str, Any]]:
+    """The other arguments of a unary op: clamp's bounds, pow's exponent, logit's eps (now and
+    then), nan_to_num's replacements, round's decimals (now and then)."""
+    if op == "clamp":
+        return [], dict(draw(st.sampled_from(CLAMP_BOUNDS)))
+    if op in ("pow", "__pow__"):
+        return [draw(st.sampled_from((2, 3, 0.5, -1, 0, 2.0)))], {}
+    if op == "logit" and draw(st.booleans()):
+        return [], {"eps": draw(st.sampled_from((0.1, 0.0, -1.0)))}
+    if op == "nan_to_num":
+        return [], dict(draw(st.sampled_from(NAN_TO_NUM_ARGS)))
+    if op == "round" and draw(st.booleans()):
+        return [], {"decimals": draw(st.sampled_from(ROUND_DECIMALS))}
+    return [], {}
 
 
 @pytest.mark.rule("OPS-001")

@@ -147,6 +147,9 @@ def _sub_spec(self: Tensor, other: Any, *, alpha: Any = 1) -> tuple:
 def _pow_spec(self: Tensor, exponent: Any) -> tuple:
     if isinstance(exponent, Tensor):
         return ew.POW_TT, (exponent,), {}
+    negative = isinstance(exponent, int) and not isinstance(exponent, bool) and exponent < 0
+    if not negative:  # the kernel refuses a negative integer power of integers, before this cast
+        ip._check_cast(dtypes.result_type(self, exponent), self.dtype)  # x.pow_(0.5) of an integer x
     return ew.POW_TS, (), {"exponent": exponent}
 
 
@@ -239,7 +242,6 @@ METHODS: dict[str, Any] = {
     "minimum": F.minimum,
     "floor": F.floor,
     "ceil": F.ceil,
-    "round": F.round,
     "trunc": F.trunc,
     "clone": F.clone,
     "isfinite": F.isfinite,

@@ -166,7 +166,7 @@ def _unary(op: OpDef) -> Any:
 exp, log, sqrt = _unary(ew.EXP), _unary(ew.LOG), _unary(ew.SQRT)
 sin, cos, tanh, sigmoid = _unary(ew.SIN), _unary(ew.COS), _unary(ew.TANH), _unary(ew.SIGMOID)
 relu, abs, sign, sgn = _unary(ew.RELU), _unary(ew.ABS), _unary(ew.SIGN), _unary(ew.SGN)
-floor, ceil, round, trunc = _unary(ew.FLOOR), _unary(ew.CEIL), _unary(ew.ROUND), _unary(ew.TRUNC)
+floor, ceil, trunc = _unary(ew.FLOOR), _unary(ew.CEIL), _unary(ew.TRUNC)  # round: unary_math.py
 
 
 def _named_unary(op: OpDef, name: str) -> Any:

@@ -367,6 +367,16 @@ def zero_(self: Tensor) -> Tensor:
 
 
 def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """``x.clamp_(min, max)``: torch's clamp refuses any promotion of an integer or bool ``x`` by
+    its bounds in place (a float bound of an integer tensor, an int bound of a bool one), naming
+    ``x``'s C++ type."""
+    if not self.dtype.is_floating_point:
+        found = dtypes.result_type(self, *(b for b in (min, max) if b is not None))
+        if found is not self.dtype:
+            raise RuntimeError(
+                f"result type {dtypes.scalar_type(found)} can't be cast to the desired output type "
+                f"{dtypes.CPP_NAMES[str(self.dtype).removeprefix('torch.')]}"
+            )
     return apply_inplace(CLAMP, self, min=min, max=max)
 
 

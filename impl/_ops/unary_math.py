@@ -18,7 +18,7 @@ from impl import dtypes
 from impl._ops import elementwise as ew
 from impl._ops import inplace as ip
 from impl._ops.elementwise import UNARY, add_scalar, mul_scalar, opmath, rounded, sub_scalar, unary_op
-from impl._ops.signatures import invalid_call
+from impl._ops.signatures import _invalid_combination, _Signature, invalid_call, type_name
 from impl._ops.table import OpDef, apply
 from impl._tensor import Tensor
 from impl._type_info import finfo
@@ -132,25 +132,22 @@ def _bounds(dt: Any, eps: float | None) -> tuple[Any, Any] | None:
 
 def _logit_fwd(xp: Any, a: Any, eps: float | None) -> Any:
     """torch's logit kernel: ``a`` clamped to [eps, 1 - eps] if eps >= 0 (nan stays), then
-    log(a / (1 - a)), the quotient in the (opmath) dtype."""
+    log(a / (1 - a)), each step rounded to the dtype (a half type's too: its kernel has no opmath)."""
     bounds = _bounds(a.dtype, eps)
     if bounds is not None:
         a = xp.where(a < bounds[0], bounds[0], xp.where(a > bounds[1], bounds[1], a))
-    return opmath(lambda xp, a: rounded("log")(xp, a / (1 - a)))(xp, a)
+    return rounded("log")(xp, a / (1 - a))
 
 
 def _logit_backward_fwd(xp: Any, g: Any, x: Any, eps: float | None) -> Any:
-    """torch's logit_backward kernel (a backward without create_graph): outside [0, 1] nan, or
-    outside [eps, 1 - eps] 0; at 0 and 1 ``g * inf``; else g / (x (1 - x))."""
+    """torch's logit_backward kernel (a backward without create_graph), each step rounded to the
+    dtype: outside [0, 1] nan, or outside [eps, 1 - eps] 0; at 0 and 1 ``g * inf``; else
+    g / (x (1 - x))."""
     bounds = _bounds(x.dtype, eps)
     lo, hi = (0, 1) if bounds is None else bounds
-    outside = (x < lo) | (x > hi)
     fill = x.dtype.type(math.nan if bounds is None else 0)
-
-    def inner(xp: Any, g: Any, x: Any) -> Any:
-        return xp.where((x == 0) | (x == 1), g * x.dtype.type(math.inf), g / (x * (1 - x)))
-
-    return xp.where(outside, fill, opmath(inner)(xp, g, x))
+    inner = xp.where((x == 0) | (x == 1), g * x.dtype.type(math.inf), g / (x * (1 - x)))
+    return xp.where((x < lo) | (x > hi), fill, inner)
 
 
 LOGIT_BACKWARD = OpDef(
@@ -206,6 +203,78 @@ def _nan_to_num_fwd(xp: Any, a: Any, nan: float | None, posinf: float | None, ne
 NAN_TO_NUM = unary_op(
     "NanToNumBackward0", _nan_to_num_fwd, "self", lambda g, c: g * apply(ew.ISFINITE, c.self), promote=None
 )
+
+
+# -- round to a number of decimals -------------------------------------------------------------
+def _round_scaled(xp: Any, a: Any, decimals: int) -> Any:
+    """torch's round_decimals kernel (in the opmath dtype): rint(a * 10^d) / 10^d, or for d < 0
+    rint(a / 10^-d) * 10^-d, the power of ten a double (std::pow) cast to the dtype (inf where it
+    overflows, so an overflowing scale gives nan)."""
+    scale = math.inf if abs(decimals) > 308 else 10.0 ** abs(decimals)
+    ten = a.dtype.type(scale if scale <= finfo(dtypes.from_numpy_dtype(a.dtype)).max else math.inf)
+    return xp.rint(a / ten) * ten if decimals < 0 else xp.rint(a * ten) / ten
+
+
+_ROUND_ZERO = floating_kernel("round_vml_cpu", lambda xp, a, decimals: xp.round(a))
+_ROUND_DECIMALS = floating_kernel("round_cpu", opmath(_round_scaled))
+# round(x, decimals=d): decimals=0 is round's own kernel (whose integer and bool versions are missing)
+ROUND_DECIMALS = OpDef(
+    "RoundBackward1",
+    lambda xp, a, decimals: (_ROUND_DECIMALS if decimals else _ROUND_ZERO)(xp, a, decimals=decimals),
+    derivatives=ew.STEP,
+    iterator_operands=UNARY,
+)
+_UNSET: Any = object()  # decimals not given: round's own overload (RoundBackward0, integers copied)
+
+
+def _decimals(value: Any) -> int | None:
+    """``value`` as torch's parser takes an int (a Python or numpy integer, a 0-d integer tensor),
+    else None; beyond int64 raises its ValueError."""
+    if isinstance(value, bool) or (isinstance(value, Tensor) and (value.dim() or value.is_floating_point())):
+        return None
+    try:
+        number = value.__index__()
+    except (AttributeError, TypeError, RuntimeError):
+        return None
+    if not -(2**63) <= number < 2**63:
+        raise ValueError("Overflow when unpacking long long")
+    return number
+
+
+def _rounded(self: Tensor, decimals: Any, inplace: bool) -> Tensor:
+    """round (RoundBackward0) or round to ``decimals`` (RoundBackward1), in place or not."""
+    op, attrs = (ew.ROUND, {}) if decimals is _UNSET else (ROUND_DECIMALS, {"decimals": decimals})
+    return ip.apply_inplace(op, self, **attrs) if inplace else apply(op, self, **attrs)
+
+
+def round(input: Tensor, *args: Any, decimals: int = _UNSET) -> Tensor:
+    """Round half to even, to ``decimals`` decimal places when given (negative: tens, hundreds
+    ...), in the opmath dtype; integers are copied without decimals and refused with them."""
+    if args:
+        if len(args) > 1:
+            raise TypeError(f"round() takes from 2 to 1 positional arguments but {len(args) + 1} were given")
+        raise invalid_call(round, locals())
+    number = _UNSET if decimals is _UNSET else _decimals(decimals)
+    if not isinstance(input, Tensor) or number is None:
+        raise invalid_call(round, locals())
+    return _rounded(input, number, inplace=False)
+
+
+def _round_method(name: str, inplace: bool) -> Any:
+    """``x.round(decimals=d)`` / ``x.round_(decimals=d)``, with the method parser's errors."""
+
+    def method(self: Tensor, *args: Any, decimals: int = _UNSET) -> Tensor:
+        if len(args) == 1:
+            raise TypeError(f"{name}() takes from 1 to 0 positional arguments but 1 were given")
+        if args:
+            signatures = [_Signature("()"), _Signature("(*, int decimals)")]
+            raise _invalid_combination(name, signatures, args, {})
+        number = _UNSET if decimals is _UNSET else _decimals(decimals)
+        if number is None:
+            raise TypeError(f"{name}(): argument 'decimals' must be int, not {type_name(decimals)}")
+        return _rounded(self, number, inplace)
+
+    return method
 
 
 # -- predicates (bool results, no gradient) ----------------------------------------------------
@@ -335,7 +404,7 @@ _OPS = {
     "fix": ew.TRUNC,
     **{name: _no_inplace_derivative(op) for name, op in _NO_INPLACE.items()},
     # elementwise.py's unary ops, whose in-place forms live here
-    "sin": ew.SIN, "cos": ew.COS, "log": ew.LOG, "floor": ew.FLOOR, "ceil": ew.CEIL, "round": ew.ROUND,
+    "sin": ew.SIN, "cos": ew.COS, "log": ew.LOG, "floor": ew.FLOOR, "ceil": ew.CEIL,
     "trunc": ew.TRUNC, "sign": ew.SIGN, "sgn": ew.SGN, "reciprocal": ew.RECIPROCAL,
 }  # fmt: skip
 
@@ -360,4 +429,6 @@ METHODS: dict[str, Any] = {
     "isneginf": isneginf,
     "signbit": signbit,
     "square_": _square_,
+    "round": _round_method("round", inplace=False),
+    "round_": _round_method("round_", inplace=True),
 }

@@ -12,15 +12,16 @@ RULES = [
     Rule(
         "OPS-001",
         FAMILY,
-        "Elementwise unary ops (exp, log, sqrt, sin, cos, tan, their inverses asin/acos/atan (arcsin), "
-        "sinh, cosh, asinh, acosh, atanh, tanh, sigmoid, relu, abs, neg, positive, square, log1p, "
-        "expm1, log2, log10, exp2, rsqrt, reciprocal, frac, sinc, logit (with eps), deg2rad, rad2deg, "
-        "nan_to_num, floor, ceil, round, trunc (fix), sign, clamp, pow with a scalar exponent) and their "
-        "in-place forms give torch's values (zeros, infinities and NaN included), result dtype, gradient "
-        "and grad_fn, and torch's errors (a float result an integer tensor cannot hold in place, kernels "
-        "without a bool or integer version); the predicates isinf, isposinf, isneginf and signbit give "
-        "bool results that require no grad; a second backward without retain_graph raises exactly when "
-        "the op saved a tensor.",
+        "Elementwise unary ops (exp, log, sqrt, sin, cos, tan, their inverses asin/acos/atan, sinh, "
+        "cosh, asinh, acosh, atanh (aliases arcsin, arccos, arctan, arcsinh, arccosh, arctanh), tanh, "
+        "sigmoid, relu, abs, sgn, neg, positive, square, log1p, expm1, log2, log10, exp2, rsqrt, "
+        "reciprocal, frac, sinc, logit (with eps), deg2rad, rad2deg, nan_to_num, floor, ceil, round "
+        "(with decimals), trunc (fix), sign, clamp, pow with a scalar exponent) and their in-place "
+        "forms, on floating, integer and bool tensors, give torch's values (zeros, infinities and NaN "
+        "included), result dtype, gradient and grad_fn, and torch's errors (a float result an integer "
+        "tensor cannot hold in place, kernels without a bool or integer version); the predicates "
+        "isinf, isposinf, isneginf and signbit give bool results that require no grad; a second "
+        "backward without retain_graph raises exactly when the op saved a tensor.",
         _DERIVATIVES,
     ),
     Rule(

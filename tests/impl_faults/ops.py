@@ -167,7 +167,7 @@ def tanh_grad_not_squared() -> Iterator[None]:
         yield
 
 
-@fault({"OPS-001": "dtype"})
+@fault({"OPS-001": "expected error"})
 def float_unary_keeps_integer_dtype() -> Iterator[None]:
     """exp, log, sqrt, sin, cos, tanh and sigmoid of an integer tensor are not promoted to the
     default float dtype: the result takes numpy's float64."""
@@ -666,7 +666,7 @@ def frac_takes_integers() -> Iterator[None]:
     from impl._ops.unary_math import FRAC
 
     def make(original: Callable) -> Callable:
-        return lambda xp, a: a - a if a.dtype.kind in "iub" else original(xp, a)
+        return lambda xp, a: xp.zeros_like(a) if a.dtype.kind in "iub" else original(xp, a)
 
     with patched(FRAC, "forward", make):
         yield
@@ -922,4 +922,40 @@ def broadcast_tensors_expands_all() -> Iterator[None]:
         return broadcast_tensors
 
     with patched(impl, "broadcast_tensors", make):
+        yield
+
+
+# -- unary ops, follow-ups: aliases, round's decimals, neg of bool ---------------------------------
+@fault({"OPS-001": ": value"})
+def arccos_bound_to_asin() -> Iterator[None]:
+    """torch.arccos is bound to asin instead of acos (a wrong alias binding)."""
+    import impl
+    from impl._ops import unary_math
+
+    with patched(impl, "arccos", lambda _original: unary_math.asin):
+        yield
+
+
+@fault({"OPS-001": ": value"})
+def round_ignores_decimals() -> Iterator[None]:
+    """round(x, decimals=d) of a floating x rounds to an integer, ignoring d."""
+    from impl._ops.elementwise import FLOAT_DTYPES
+    from impl._ops.unary_math import ROUND_DECIMALS
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a, decimals: original(xp, a, decimals=0 if a.dtype in FLOAT_DTYPES else decimals)
+
+    with patched(ROUND_DECIMALS, "forward", make):
+        yield
+
+
+@fault({"OPS-001": "expected error"})
+def neg_of_bool_allowed() -> Iterator[None]:
+    """neg of a bool tensor inverts it instead of raising torch's "Negation, the `-` operator" error."""
+    from impl._ops.elementwise import NEG
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a: ~a if a.dtype.kind == "b" else original(xp, a)
+
+    with patched(NEG, "forward", make):
         yield
