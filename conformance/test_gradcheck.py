@@ -40,7 +40,8 @@ UNARY_MATH = ("tan", "atan", "sinh", "cosh", "asinh", "expm1", "exp2", "sinc", "
 UNARY_MATH += ("log1p", "log2", "log10", "rsqrt", "asin", "acos", "atanh", "logit", "acosh")
 POSITIVE = ("log", "sqrt", "log1p", "log2", "log10", "rsqrt", "acosh")  # their argument: exp(.)
 IN_UNIT_INTERVAL = ("asin", "acos", "atanh", "logit")  # their argument: sigmoid(.) / 2 + 0.25
-BINARY = ("mul", "div", "add", "sub")
+BINARY = ("mul", "div", "add", "sub", "logaddexp", "logaddexp2")
+TERNARY = ("lerp", "addcmul")  # lerp's weight a tensor
 # Where each bending op's branch changes: ops on its arguments whose signs pick the branch.
 BENDS: dict[str, Callable[[list], list[tuple[str, list]]]] = {
     "maximum": lambda args: [("sub", args)],
@@ -71,11 +72,13 @@ def gradcheck_functions(draw: Any) -> tuple[list[dict], list[list[float]], list[
     values = [draw(st.lists(value, min_size=size, max_size=size)) for _ in range(n)]
     names, ops = [f"i{k}" for k in range(n)], []
     for k in range(draw(st.integers(1, 3))):
-        op = draw(st.sampled_from((*UNARY, "unary math", *BINARY, *BENDS, "pow")))
+        op = draw(st.sampled_from((*UNARY, "unary math", *BINARY, *TERNARY, *BENDS, "pow")))
         if op == "unary math":
             op = draw(st.sampled_from(UNARY_MATH))
         args: list = [Ref(names[-1])]
-        if op in (*BINARY, "maximum", "minimum"):
+        if op in TERNARY:
+            args += [Ref(draw(st.sampled_from(names))) for _ in range(2)]
+        elif op in (*BINARY, "maximum", "minimum"):
             args.append(Ref(draw(st.sampled_from(names))))
             if op == "div":  # a positive divisor
                 ops.append({"out": f"q{k}", "op": "exp", "args": args[1:]})

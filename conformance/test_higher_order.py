@@ -18,12 +18,14 @@ KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
 # ops with non-trivial second derivatives, and ones whose second derivative is zero or undefined
 SMOOTH = ("exp", "sin", "cos", "tanh", "sigmoid", "log", "sqrt", "square", "softmax", "log_softmax", "prod")
-BINARY = ("mul", "div", "pow", "add", "sub", "matmul")
 # unary math ops (impl/_ops/unary_math.py), drawn together as one choice; those of a bounded
 # domain see their argument mapped into it: exp(.) (and + 1 for acosh), or sigmoid(.) / 2 + 0.25
 SMOOTH_MATH = ("tan", "atan", "sinh", "cosh", "asinh", "expm1", "exp2", "sinc", "deg2rad", "rad2deg")
 SMOOTH_MATH += ("log1p", "log2", "log10", "rsqrt", "acosh", "asin", "acos", "atanh", "logit")
 POSITIVE = ("log1p", "log2", "log10", "rsqrt", "acosh")
+BINARY = ("mul", "div", "pow", "add", "sub", "matmul", "hypot", "logaddexp", "logaddexp2", "copysign")
+BINARY += ("xlogy",)
+TERNARY = ("lerp", "addcmul", "addcdiv")  # on three of the leaves (lerp's weight a tensor)
 
 
 def smooth_chain(p: OpProgram, draw: Any, xs: list[str], shape: tuple[int, ...]) -> str:
@@ -31,9 +33,11 @@ def smooth_chain(p: OpProgram, draw: Any, xs: list[str], shape: tuple[int, ...])
     an indexed write; returns the scalar it sums to."""
     current = indexed_write(p, draw, xs, shape) if draw(st.integers(0, 2)) == 0 else xs[0]
     for _ in range(draw(st.integers(1, 3))):
-        op = draw(st.sampled_from((*SMOOTH, *BINARY, "relu", "abs", "unary math")))
+        op = draw(st.sampled_from((*SMOOTH, *BINARY, *TERNARY, "relu", "abs", "unary math")))
         if op == "unary math":
             current = smooth_math(p, draw, current)
+        elif op in TERNARY:
+            current = p.op(op, Ref(current), *(Ref(draw(st.sampled_from(xs))) for _ in range(2)))
         elif op in BINARY:
             other: Any = Ref(draw(st.sampled_from(xs))) if op != "pow" else draw(st.sampled_from((2, 3, 0.5)))
             current = p.op(op, Ref(current), other)

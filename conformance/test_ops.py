@@ -55,8 +55,12 @@ NAN_TO_NUM_ARGS = ({}, {"nan": 2.0, "posinf": 1e10, "neginf": -3.0}, {"posinf": 
 ARITHMETIC = {"add": "__add__", "sub": "__sub__", "mul": "__mul__", "div": "__truediv__", "pow": "__pow__"}
 REFLECTED = ("__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rpow__")
 # binary math: those of NUMBER_OTHER take a Python number as ``other`` too (xlogy as ``input`` too)
-BINARY_MATH = ("atan2", "hypot", "fmax", "fmin", "logaddexp", "logaddexp2")
-NUMBER_OTHER = ("fmod", "remainder", "__mod__", "copysign", "xlogy")
+BINARY_MATH = ("atan2", "hypot", "fmax", "fmin", "logaddexp", "logaddexp2", "heaviside")
+NUMBER_OTHER = ("fmod", "remainder", "__mod__", "copysign", "xlogy", "float_power")
+# ternary pointwise ops (impl/_ops/pointwise_ternary.py), with their in-place forms; lerp's weight
+# and addcmul/addcdiv's value drawn from TERNARY_NUMBERS
+TERNARY = ("lerp", "addcmul", "addcdiv")
+TERNARY_NUMBERS = (0.3, 0.7, -1.5, 2, True, 1e300)
 BINARY = (*ARITHMETIC, "maximum", "minimum", "where", *REFLECTED, *BINARY_MATH, *NUMBER_OTHER, "__rmod__")
 REDUCTIONS = ("sum", "mean", "prod", "var", "std", "max", "min", "amax", "cumsum", "cumprod", "flip")
 REDUCTIONS += ("logsumexp", "nansum", "nanmean", "all", "any", "count_nonzero")
@@ -80,6 +84,7 @@ INVALID_INDICES = ("int16", "uint8", "float32")
 # from a list was covered by luck), on the share of the profile's examples these weights give
 UNARY_WEIGHT = 0.15
 BINARY_WEIGHT = 0.2
+TERNARY_WEIGHT = 0.4
 REDUCTION_WEIGHT = 0.25
 INTEGRAL_REDUCTION_WEIGHT = 0.03  # three programs per reduction and integer dtype
 MATRIX_WEIGHT = 0.4
@@ -234,7 +239,7 @@ def binary_ops(draw: Any, op: str | None = None) -> Program:
         # torch 2.13's PowBackward2 fails an INTERNAL ASSERT ("unknown ivalue tag 4") on a bool
         # base: a torch bug, not a behaviour to match
         assume(not (op == "__rpow__" and isinstance(scalar, bool)))
-        if op == "xlogy" and draw(st.booleans()):  # xlogy(number, tensor)
+        if op in ("xlogy", "float_power") and draw(st.booleans()):  # op(number, tensor)
             return p.end(p.op(op, scalar, Ref(a)))
         result = p.op(spelling(draw, op), Ref(a), scalar)
         # and an integer tensor with a float number: the default dtype (numpy's would be float64)
@@ -271,6 +276,47 @@ def test_binary_ops_broadcast_and_promote(
     op: str, data: st.DataObject, backend: Backend, reference: Backend
 ) -> None:
     check(data.draw(binary_ops(op), label="program"), backend, reference)
+
+
+@st.composite
+def ternary_ops(draw: Any, op: str) -> Program:
+    """``op`` of TERNARY on three broadcastable tensors, mostly of one float dtype, now and then of
+    any dtypes (torch's dtype checks, kernels without integer versions, addcdiv's integer error);
+    lerp's weight a number or a tensor (now and then 0-d, which may be of another dtype: it
+    promotes), addcmul's and addcdiv's value drawn (a number out of a float's range raises). Then
+    the in-place form on a non-leaf copy of the first (or the integer leaf itself), whose shape
+    may be smaller than the broadcast one (torch's error). Then backpropagated twice."""
+    p = OpProgram(draw)
+    shape = draw(st.sampled_from(OP_SHAPES))
+    shapes = draw(st.permutations([shape, broadcast_partner(draw, shape), broadcast_partner(draw, shape)]))
+    mixed = draw(st.integers(0, 2)) == 0
+    dtype = dtype_of(draw, ALL_DTYPES if mixed else FLOAT_DTYPES)
+    a = p.leaf(shapes[0], dtype, edge=draw(st.booleans()))
+    b = p.leaf(shapes[1], dtype_of(draw, ALL_DTYPES) if mixed else dtype, edge=draw(st.booleans()))
+    kwargs: dict[str, Any] = {}
+    if op == "lerp":
+        weight: Any = draw(st.sampled_from(TERNARY_NUMBERS))
+        if draw(st.booleans()):
+            zero_dim = draw(st.integers(0, 2)) == 0
+            weight_dtype = dtype_of(draw, ALL_DTYPES) if mixed or zero_dim else dtype
+            weight = Ref(p.leaf(() if zero_dim else shapes[2], weight_dtype, edge=draw(st.booleans())))
+        args: list = [Ref(b), weight]
+    else:
+        args = [Ref(b), Ref(p.leaf(shapes[2], dtype_of(draw, ALL_DTYPES) if mixed else dtype))]
+        if draw(st.booleans()):
+            kwargs["value"] = draw(st.sampled_from(TERNARY_NUMBERS))
+    result = p.op(op, Ref(a), *args, **kwargs)
+    target = p.op("mul", Ref(a), 1) if dtype in FLOAT_DTYPES else a
+    p.op(op + "_", Ref(target), *args, **kwargs)
+    return p.end(result)
+
+
+@pytest.mark.rule("OPS-002")
+@pytest.mark.parametrize("op", TERNARY)
+@examples(TERNARY_WEIGHT)
+@given(data=st.data())
+def test_ternary_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(ternary_ops(op), label="program"), backend, reference)
 
 
 @st.composite

@@ -45,9 +45,11 @@ from impl._ops.binary_math import (
     arctan2,
     atan2,
     copysign,
+    float_power,
     fmax,
     fmin,
     fmod,
+    heaviside,
     hypot,
     logaddexp,
     logaddexp2,
@@ -158,6 +160,7 @@ from impl._ops.functions import (
     var,
     where,
 )
+from impl._ops.pointwise_ternary import addcdiv, addcmul, lerp
 from impl._ops.reductions_more import (
     all,
     any,
@@ -344,6 +347,11 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "arctan2",
     "atan2",
+    "float_power",
+    "heaviside",
+    "lerp",
+    "addcmul",
+    "addcdiv",
     "copysign",
     "fmax",
     "fmin",

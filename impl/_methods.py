@@ -13,6 +13,7 @@ from impl._ops import binary_math as bm
 from impl._ops import elementwise as ew
 from impl._ops import functions as F
 from impl._ops import inplace as ip
+from impl._ops import pointwise_ternary as pt
 from impl._ops import reductions_more, shapes, sorting, stacking, unary_math
 from impl._ops.signatures import described, type_name
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
@@ -411,6 +412,8 @@ METHODS.update({name: _inplace(spec) for name, spec in bm.INPLACE.items()})
 METHODS.update(shapes.METHODS)  # shape ops (impl/_ops/shapes.py)
 METHODS.update(reductions_more.METHODS)  # logsumexp, nansum, nanmean, all, any, count_nonzero
 METHODS.update(stacking.METHODS)  # splits (impl/_ops/stacking.py)
+METHODS.update(pt.METHODS)  # lerp, addcmul, addcdiv
+METHODS.update({name: _inplace(spec) for name, spec in pt.INPLACE.items()})
 
 
 # Methods whose argument after self torch's argument parser types as Tensor: its name, and whether

@@ -106,6 +106,8 @@ OPS.update(
         **_table("arccos arctan arcsinh arccosh arctanh", "function"),
         **_table("arcsin_ arccos_ arctan_ arcsinh_ arccosh_ arctanh_ fix_", "method", True),
         **_table("sgn_ square_ sqrt_ tanh_ abs_ pow_", "method", True),
+        **_table("lerp addcmul addcdiv float_power heaviside", "function"),
+        **_table("lerp_ addcmul_ addcdiv_ float_power_ heaviside_", "method", inplace=True),
     }
 )
 

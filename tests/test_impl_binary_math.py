@@ -210,3 +210,141 @@ def test_fused_multiply_add_keeps_infinities() -> None:
 
 def test_negation_of_bool_refused() -> None:
     same(lambda m: -m.tensor([True, False]))
+
+
+# -- lerp, addcmul, addcdiv, float_power, heaviside; the order of the in-place checks ------------
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda m: m.tensor([1, 2, 3]).div_(m.ones(2)),  # shapes that do not broadcast: before the cast check
+        lambda m: m.tensor([1, 2, 3]).add_(m.ones(2)),
+        lambda m: m.tensor([1, 2, 3]).atan2_(m.ones(2, 3)),  # output shape: before the cast check
+        lambda m: m.tensor([1, 2, 3]).addcmul_(m.ones(2, 1), m.ones(3)),
+        lambda m: m.tensor([1]).expand(3).div_(m.ones(2, 3)),  # overlap: before the shapes
+    ],
+)
+def test_inplace_checks_in_torchs_order(build: Callable[[Any], Any]) -> None:
+    same(build)
+
+
+@pytest.mark.parametrize("weight", [0.3, 1.0, 2.0, True, -1.5, NAN])
+def test_lerp_signed_zeros_and_weights(weight: Any) -> None:
+    """lerp's large-weight branch is end - (end - start) * (1 - weight): lerp(0.5, -0.0, 1) is 0.0."""
+    start, end = [0.5, -1.0, 0.0, -0.0, 0.0, -0.0, INF], [-0.0, -0.0, -0.0, 0.0, 0.0, -0.0, 1.0]
+    for dtype in ("float16", "bfloat16", "float32", "float64"):
+        same(
+            lambda m, d=dtype: m.lerp(
+                m.tensor(start, dtype=getattr(m, d)), m.tensor(end, dtype=getattr(m, d)), weight
+            )
+        )
+        same(
+            lambda m, d=dtype: m.tensor(start, dtype=getattr(m, d)).lerp(
+                m.tensor(end, dtype=getattr(m, d)), m.tensor(weight, dtype=getattr(m, d))
+            )
+        )
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda m: m.lerp(
+            m.ones(2, dtype=m.int64), m.ones(2, dtype=m.int64), m.tensor(0.5)
+        ),  # 0-d weight promotes
+        lambda m: m.lerp(m.ones(2), m.ones(2), m.ones(2, dtype=m.float64)),
+        lambda m: m.lerp(m.ones(2), m.ones(2, dtype=m.float64), 0.5),
+        lambda m: m.lerp(m.ones(2, dtype=m.int64), m.ones(2, dtype=m.int64), 0.5),
+        lambda m: m.lerp(m.ones(2), m.ones(2), 1e300),
+        lambda m: m.lerp(1, 2, 3),
+        lambda m: m.addcmul(
+            m.tensor([1, 2], dtype=m.uint8),
+            m.tensor([1, 2], dtype=m.uint8),
+            m.tensor([1, 2], dtype=m.uint8),
+            value=-1,
+        ),
+        lambda m: m.addcmul(
+            m.tensor([1, 2], dtype=m.uint8),
+            m.tensor([1, 2], dtype=m.uint8),
+            m.tensor([1, 2], dtype=m.uint8),
+            value=300,
+        ),
+        lambda m: m.addcmul(
+            m.ones(2, dtype=m.float16), m.ones(2, dtype=m.float16), m.ones(2, dtype=m.float16), value=1e10
+        ),
+        lambda m: m.addcmul(
+            m.tensor([-0.0, INF], dtype=m.float64),
+            m.tensor([-0.0, -4.0], dtype=m.float64),
+            m.tensor([1.0, 1e30], dtype=m.float64),
+            value=1e300,
+        ),
+        lambda m: m.addcmul(m.ones(2, dtype=m.bool), m.ones(2, dtype=m.bool), m.ones(2, dtype=m.bool)),
+        lambda m: m.addcmul(m.ones(1), 1, m.ones(1)),
+        lambda m: m.ones(1).addcmul(m.ones(1), 2),
+        lambda m: m.addcdiv(m.ones(2), m.ones(2, dtype=m.int64), m.ones(2, dtype=m.int64)),
+        lambda m: m.addcdiv(m.ones(2, dtype=m.int64), m.ones(2), m.ones(2, dtype=m.int64), value=0.5),
+        lambda m: m.float_power(m.tensor([2, 3]), m.tensor([-1, 2])),
+        lambda m: m.float_power(-1.5, m.tensor([2.0, 0.5])),
+        lambda m: m.float_power(2, 3),
+        lambda m: m.tensor([2.0, 3.0]).float_power_(2),
+        lambda m: m.tensor([2.0, 3.0], dtype=m.float64).float_power_(m.tensor([2, 3])),
+        lambda m: m.heaviside(m.tensor([0.0, -0.0, NAN, -1.0, 2.0, INF]), m.tensor(5.0)),
+        lambda m: m.heaviside(m.ones(2), m.ones(2, dtype=m.int64)),
+        lambda m: m.heaviside(m.tensor([True, False]), m.tensor([False, True])),
+        lambda m: m.ones(2, dtype=m.int64).heaviside_(m.ones(2)),
+    ],
+)
+def test_ternary_and_float_power_corner_cases(build: Callable[[Any], Any]) -> None:
+    same(build)
+
+
+def backward_of(build: Callable[[Any, Any], Any]) -> Callable[[Any], Any]:
+    """The gradient of a float64 leaf through ``build(m, leaf)`` (or the error the backward raises)."""
+
+    def run(m: Any) -> Any:
+        x = m.tensor([0.7, -1.3], dtype=m.float64, requires_grad=True)
+        build(m, x).sum().backward()
+        return x.grad
+
+    return run
+
+
+@pytest.mark.parametrize(
+    "build",
+    [
+        # value / tensor2 is ATen's empty_like(tensor2).fill_(value).div_(tensor2): in place, so an
+        # integer tensor2 refuses the float quotient, and a value it cannot hold is refused by fill_
+        lambda m, x: m.addcdiv(x, x, m.tensor([2, 3]), value=0.5),
+        lambda m, x: m.addcdiv(x, x, m.tensor([2, 3], dtype=m.uint8), value=300),
+        lambda m, x: m.addcdiv(x, x.float(), x.float(), value=1e300),
+        lambda m, x: m.addcmul(x, x, m.tensor([2, 3]), value=0.5),  # tensor2 * value promotes
+        lambda m, x: m.heaviside(x, x),
+        lambda m, x: (x * 1).heaviside_(x),
+    ],
+)
+def test_ternary_backward_corner_cases(build: Callable[[Any, Any], Any]) -> None:
+    same(backward_of(build))
+
+
+def second_order(m: Any, op: Callable[..., Any], k: int) -> list:
+    """The node names of the create_graph gradients of ``op`` of ``k`` float64 leaves, taken
+    against a grad_output that requires grad (so every formula's product is recorded)."""
+    xs = [m.tensor([0.7, -1.3, 2.0], dtype=m.float64, requires_grad=True) for _ in range(k)]
+    v = m.tensor([1.5, 0.5, -1.0], dtype=m.float64, requires_grad=True)
+    gs = m.autograd.grad(op(m, *xs), xs, v, create_graph=True)
+    return [names(g.grad_fn) for g in gs]
+
+
+@pytest.mark.parametrize(
+    ("op", "k"),
+    [
+        (lambda m, a, b: m.lerp(a, b, 0.3), 2),
+        (lambda m, a, b, w: m.lerp(a, b, w), 3),
+        (lambda m, a, b, c: m.addcmul(a, b, c, value=2), 3),
+        (lambda m, a, b, c: m.addcdiv(a, b, c, value=-2), 3),
+        (lambda m, a, b: m.float_power(a.float(), b), 2),
+        (lambda m, a: m.float_power(3, a.float()), 1),
+        (lambda m, a, b: (a * 1).float_power_(b), 2),
+        (lambda m, a, b, c: (a * 1).addcdiv_(b, c), 3),
+    ],
+)
+def test_ternary_second_order_graphs(op: Callable[..., Any], k: int) -> None:
+    assert second_order(impl, op, k) == second_order(torch, op, k)

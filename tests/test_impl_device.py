@@ -678,6 +678,7 @@ def test_op_on_cuda_matches_torch_to_second_order(op: str, cuda: Any) -> None:
 STRATEGIES: dict[str, Callable[[], st.SearchStrategy[Program]]] = {
     "unary": ops.unary_ops,
     "binary": ops.binary_ops,
+    "ternary": lambda: st.sampled_from(ops.TERNARY).flatmap(ops.ternary_ops),
     "reductions": ops.reductions,
     "matrix": ops.matrix_ops,
     "gather_cat_softmax": ops.gather_and_friends,

@@ -1,5 +1,5 @@
 """Binary math ops: atan2, hypot, fmod, remainder, fmax, fmin, copysign, xlogy, logaddexp,
-logaddexp2 (functions, methods, in-place forms and the ``%`` operators).
+logaddexp2, float_power, heaviside (functions, methods, in-place forms and the ``%`` operators).
 
 Kernels follow torch's CPU ones (TensorIterator over the promoted operands): half precision runs in
 float32 and is rounded once (``opmath``); transcendentals of float32 are evaluated in float64 and
@@ -24,6 +24,8 @@ from impl._ops.cpu_kernels import fma
 from impl._ops.elementwise import (
     BINARY,
     NOT_IMPLEMENTED,
+    POW_TS,
+    POW_TT,
     UNARY,
     _no_derivative,
     add_scalar,
@@ -371,7 +373,72 @@ OVERLOADS.update(
 )
 
 
+def _heaviside_op(name: str) -> OpDef:
+    """heaviside (``name`` "heaviside_" in place): torch has no derivative, a NotImplemented node
+    whose backward raises naming the op; 0 for nan, as ``nan > 0`` is false."""
+    return OpDef(
+        "NotImplemented",
+        lambda xp, a, values: xp.where(a == 0, values, (a > 0).astype(a.dtype)),
+        BINARY,
+        {operand: D("", _no_derivative(name)) for operand in BINARY},
+        qualified_name=NOT_IMPLEMENTED,
+        iterator_operands=BINARY,
+    )
+
+
+HEAVISIDE, HEAVISIDE_ = _heaviside_op("heaviside"), _heaviside_op("heaviside_")
+
+
+def _check_heaviside(input: Tensor, values: Tensor) -> None:
+    if input.dtype is not values.dtype:
+        raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
+
+
+def heaviside(input: Tensor, values: Tensor) -> Tensor:
+    """0 where ``input`` < 0 (and nan), 1 where > 0, ``values`` where 0; both of one dtype."""
+    if not (isinstance(input, Tensor) and isinstance(values, Tensor)):
+        raise invalid_call(heaviside, {"input": input, "values": values})
+    _check_heaviside(input, values)
+    return apply(HEAVISIDE, input, values)
+
+
+def float_power(input: Any, exponent: Any) -> Tensor:
+    """``pow`` in float64, as torch's composite writes it: ``input.to(double).pow(exponent)``
+    (ToCopyBackward0 then PowBackward0/1/2), a number exponent as a float."""
+    if isinstance(input, Tensor) and isinstance(exponent, Tensor):
+        return F.pow(input.to(dtypes.float64), exponent.to(dtypes.float64))
+    if isinstance(input, Tensor) and isinstance(exponent, _NUMBERS):
+        return F.pow(input.to(dtypes.float64), float(exponent))
+    if isinstance(input, _NUMBERS) and isinstance(exponent, Tensor):
+        return F.pow(input, exponent.to(dtypes.float64))
+    raise invalid_call(float_power, {"input": input, "exponent": exponent})
+
+
+OVERLOADS["float_power"] = (
+    "(Tensor input, Tensor exponent, *, Tensor out = None)",
+    "(Number self, Tensor exponent, *, Tensor out = None)",
+    "(Tensor input, Number exponent, *, Tensor out = None)",
+)
+
+
 # -- methods ---------------------------------------------------------------------------------------
+def _heaviside_spec(self: Tensor, values: Tensor) -> tuple:
+    _check_heaviside(self, values)
+    return HEAVISIDE_, (values,), {}
+
+
+def _float_power_spec(self: Tensor, exponent: Any) -> tuple:
+    """``x.float_power_(exponent)``: ``x.pow_(exponent in float64)``, for a float64 ``x`` only."""
+    if self.dtype is not dtypes.float64:
+        raise RuntimeError(
+            f"the base given to float_power_ has dtype {dtypes.scalar_type(self.dtype)} but the operation's "
+            "result requires dtype Double"
+        )
+    if isinstance(exponent, Tensor):
+        return POW_TT, (exponent.to(dtypes.float64),), {}
+    return POW_TS, (), {"exponent": float(exponent)}
+
+
 def _inplace_spec(op: OpDef, number_op: OpDef | None = None, to_float: bool = False) -> Any:
     """What ``x.<op>_(other)`` runs in place: the Tensor overload, or the Scalar one, whose result
     type is checked against ``x``'s dtype as torch checks it."""
@@ -401,6 +468,8 @@ METHODS: dict[str, Any] = {
     "xlogy": xlogy,
     "logaddexp": logaddexp,
     "logaddexp2": logaddexp2,
+    "float_power": float_power,
+    "heaviside": heaviside,
     "__mod__": remainder,
     "__rmod__": _reflected(remainder),
 }
@@ -413,12 +482,14 @@ INPLACE: dict[str, Any] = {  # in-place specs (impl._methods makes them methods)
     "__imod__": _inplace_spec(REMAINDER, REMAINDER_NUMBER),
     "copysign_": _inplace_spec(COPYSIGN, COPYSIGN_NUMBER, to_float=True),
     "xlogy_": _inplace_spec(XLOGY, XLOGY_NUMBER, to_float=True),
+    "float_power_": _float_power_spec,
+    "heaviside_": _heaviside_spec,
 }
 # the method's argument torch's parser types as Tensor (and whether a number passes too)
 TENSOR_ARGUMENTS = dict.fromkeys(
     ["atan2", "arctan2", "hypot", "fmax", "fmin", "logaddexp", "logaddexp2", "atan2_", "arctan2_", "hypot_"],
     ("other", False),
-)
+) | dict.fromkeys(["heaviside", "heaviside_"], ("values", False))
 TENSOR_OR_NUMBER = dict.fromkeys(
     ["fmod", "remainder", "copysign", "xlogy", "fmod_", "remainder_", "copysign_", "xlogy_"], "other"
-)
+) | dict.fromkeys(["float_power", "float_power_"], "exponent")

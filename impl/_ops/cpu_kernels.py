@@ -116,10 +116,16 @@ def _fma64(acc: Any, g: Any, o: Any) -> Any:
     """float64 ``acc + g * o`` rounded once: the product and the sum as exact pairs (TwoProduct,
     TwoSum), their two errors added rounded to odd, that added to the rounded sum (Boldo and
     Melquiond's emulated FMA; exact barring underflow and overflow). An infinite or nan sum is
-    the result as it is (its error terms would be nan: inf + 0 * x is inf)."""
+    the result as it is (its error terms would be nan: inf + 0 * x is inf), as is a sum whose
+    error terms overflow (a product beyond about 1e300: TwoProduct's split overflows), and a
+    zero sum, which is exact (-0.0 + -0.0 * 1 stays -0.0); an infinite ``acc`` with a finite
+    product that overflows stays ``acc`` (the exact product is finite)."""
     p, p_err = _two_product(g, o)
     s, s_err = _two_sum(acc, p)
-    return np.where(np.isfinite(s), s + _odd(*_two_sum(s_err, p_err)), s)
+    with np.errstate(over="ignore", invalid="ignore"):
+        fused = s + _odd(*_two_sum(s_err, p_err))
+    fused = np.where(np.isfinite(fused) & (s != 0), fused, s)
+    return np.where(np.isinf(acc) & np.isfinite(g) & np.isfinite(o), acc, fused)
 
 
 @functools.cache

@@ -17,7 +17,7 @@ import numpy as np
 from impl import dtypes
 from impl._ops import views as vw
 from impl._ops.elementwise import CLAMP, CLONE, RELU, zero_grad
-from impl._ops.table import D, OpDef, apply, fill_array
+from impl._ops.table import D, OpDef, _raise_if_unbroadcastable, apply, fill_array
 from impl._tensor import Tensor, view_rebase_error
 from impl._xp import namespace_of, to_numpy, transferred
 from impl.autograd import grad_mode
@@ -204,10 +204,14 @@ def _old_value(t: Tensor) -> Tensor:
 
 def apply_inplace(op: OpDef, self: Tensor, *others: Any, **attrs: Any) -> Tensor:
     """Run ``op`` in place on ``self`` (see module doc)."""
+    # torch's order: autograd's checks, then TensorIterator's: overlap, shapes, dtypes
     check_inplace(self, others)
-    if "key" not in attrs:  # index_put_'s values and indices follow the indexed shape
-        _check_broadcast_to_self(self, [*others, *attrs.values()])
     _check_overlap(op, self, others[0]._data if others and isinstance(others[0], Tensor) else 0, attrs)
+    if "key" not in attrs:  # index_put_'s values and indices follow the indexed shape
+        if op.iterator_operands:
+            arrays = tuple(t._data if isinstance(t, Tensor) else np.empty(()) for t in (self, *others))
+            _raise_if_unbroadcastable(op, arrays, attrs)
+        _check_broadcast_to_self(self, [*others, *attrs.values()])
     if op.promote:
         from impl._ops.table import compute_dtype
 

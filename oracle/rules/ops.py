@@ -28,7 +28,8 @@ RULES = [
         "OPS-002",
         FAMILY,
         "Binary ops (+ - * / ** % and their reflected forms, maximum, minimum, where, atan2, hypot, "
-        "fmod, remainder, fmax, fmin, copysign, xlogy, logaddexp, logaddexp2) broadcast their "
+        "fmod, remainder, fmax, fmin, copysign, xlogy, logaddexp, logaddexp2, float_power, heaviside) "
+        "and the ternary lerp, addcmul and addcdiv (with their in-place forms) broadcast their "
         "operands, promote dtypes as torch does (tensors and Python scalars), reduce gradients "
         "back to each operand's shape, and reject the dtype combinations (and integer division by "
         "zero) torch rejects with its message.",

@@ -959,3 +959,33 @@ def neg_of_bool_allowed() -> Iterator[None]:
 
     with patched(NEG, "forward", make):
         yield
+
+
+# -- binary and ternary math follow-ups (lerp, addcmul, addcdiv, float_power, heaviside) ---------
+@fault({"OPS-002": ".grad: value"})
+def lerp_weight_grad_sign_flipped() -> Iterator[None]:
+    """lerp's gradient for a tensor weight is grad * (self - end) (torch: grad * (end - self))."""
+    from impl._ops.pointwise_ternary import LERP_TENSOR
+
+    with derivative_replaced(LERP_TENSOR, "weight", lambda _original: lambda g, c: g * (c.self - c.end)):
+        yield
+
+
+@fault({"OPS-002": ": value"})
+def heaviside_ignores_values() -> Iterator[None]:
+    """heaviside gives 0 where the input is 0 instead of taking ``values`` there."""
+    from impl._ops.binary_math import HEAVISIDE
+
+    forward = lambda xp, a, values: xp.where(a == 0, xp.zeros_like(values), (a > 0).astype(a.dtype))  # noqa: E731
+    with patched(HEAVISIDE, "forward", lambda _original: forward):
+        yield
+
+
+@fault({"OPS-002": "expected error"})
+def addcdiv_integer_division_allowed() -> Iterator[None]:
+    """addcdiv of integer tensor1 and tensor2 computes instead of raising torch's "Integer
+    division with addcdiv is no longer supported" error."""
+    from impl._ops import pointwise_ternary
+
+    with patched(pointwise_ternary, "_check_addcdiv", lambda _original: lambda tensor1, tensor2: None):
+        yield

@@ -1,0 +1,270 @@
+"""Pointwise ops of three operands: lerp, addcmul, addcdiv (functions, methods, in-place forms).
+
+Kernels are torch's CPU ones: lerp and addcmul end in one fused multiply-add (one rounding),
+addcdiv computes ``self + (value * tensor1) / tensor2``; half precision runs in float32 and is
+rounded once (``opmath``), the Python number (``weight``, ``value``) taken in that computation
+type, as torch takes it (checked: a number it cannot hold raises torch's overflow error). The
+optimisers' updates (impl/optim/_pointwise.py) run these same kernels. Backward formulas are
+derivatives.yaml's, written with impl ops as ATen's C++ operators spell them (``1 - w`` is
+``empty_like(w).fill_(1).sub_(w)``, a SubBackward0 with one edge; ``t * value`` a MulBackward1),
+so create_graph graphs carry torch's node names.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from impl import dtypes
+from impl._creation import empty_like
+from impl._ops.cpu_kernels import fma
+from impl._ops.elementwise import mul_scalar, opmath
+from impl._ops.signatures import OVERLOADS, invalid_call
+from impl._ops.table import FLOAT_DTYPES, D, OpDef, apply, number_array
+from impl._tensor import Tensor
+from impl._xp import namespace_of
+
+_NUMBERS = (bool, int, float)
+
+
+def fused(x: Any, y: Any, z: Any) -> Any:
+    """``x * y + z`` rounded once to ``z``'s dtype (``x`` may be a 0-d array): cpu_kernels.fma on
+    the CPU; on a GPU the product and the sum in float64, rounded as they are stored."""
+    xp = namespace_of(z)
+    if xp is not np:
+        return xp.add(xp.multiply(x, y, dtype=xp.float64), z).astype(z.dtype)
+    return fma(z, np.asarray(x, z.dtype), y)
+
+
+def lerp_kernel(xp: Any, start: Any, end: Any, weight: Any) -> Any:
+    """torch's lerp: ``start + weight * (end - start)`` where ``|weight| < 0.5``, else
+    ``end - (end - start) * (1 - weight)`` (so lerp(0.5, -0.0, 1) is 0.0), each one fused
+    multiply-add."""
+    small = xp.abs(weight) < 0.5
+    diff = end - start
+    coefficient = xp.where(small, weight, weight.dtype.type(1) - weight)
+    return fused(coefficient, xp.where(small, diff, -diff), xp.where(small, start, end))
+
+
+def addcmul_kernel(xp: Any, a: Any, t1: Any, t2: Any, value: Any) -> Any:
+    """``(value * t1) * t2 + a``, the last step fused for floats; integers wrap."""
+    scaled = value * t1
+    return fused(scaled, t2, a) if a.dtype in FLOAT_DTYPES else a + scaled * t2
+
+
+def addcdiv_kernel(xp: Any, a: Any, t1: Any, t2: Any, value: Any) -> Any:
+    """``a + (value * t1) / t2``."""
+    return a + (value * t1) / t2
+
+
+def _computation_type(dt: Any) -> Any:
+    """The numpy dtype torch computes ``dt`` in (float32 for half precision)."""
+    return np.dtype(np.float32) if dt in FLOAT_DTYPES and dt.itemsize < 4 else np.dtype(dt)
+
+
+def _number(xp: Any, value: Any, dt: Any) -> Any:
+    """The Python number ``value`` in the computation type of ``dt``, checked as torch converts it."""
+    compute = _computation_type(dt)
+    dtypes.check_number(value, dtypes.from_numpy_dtype(compute))
+    return number_array(xp, value, compute)
+
+
+def refuse(kernel: str, dt: Any) -> NotImplementedError:
+    """torch's error of the CPU kernel named ``kernel`` without a version for numpy dtype ``dt``."""
+    found = dtypes.scalar_type(dtypes.from_numpy_dtype(dt))
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{found}'")
+
+
+def _floats_only(name: str, kernel: Any) -> Any:
+    """A kernel torch has for floating dtypes only (operands checked to broadcast first)."""
+
+    def run(xp: Any, *arrays: Any, **attrs: Any) -> Any:
+        np.broadcast_shapes(*(a.shape for a in arrays))  # (torch checks shapes first)
+        if arrays[0].dtype not in FLOAT_DTYPES:
+            raise refuse(name, arrays[0].dtype)
+        return opmath(kernel)(xp, *arrays, **attrs)
+
+    return run
+
+
+def _with_value(name: str, kernel: Any) -> Any:
+    """addcmul/addcdiv's forward: no bool kernel; ``value`` taken in the computation type."""
+
+    def run(xp: Any, a: Any, t1: Any, t2: Any, value: Any) -> Any:
+        np.broadcast_shapes(a.shape, t1.shape, t2.shape)  # (torch checks shapes first)
+        if a.dtype.kind == "b":
+            raise refuse(name, a.dtype)
+        return opmath(kernel)(xp, a, t1, t2, value=_number(xp, value, a.dtype))
+
+    return run
+
+
+# -- derivatives ---------------------------------------------------------------------------------
+def _scaled(t: Tensor, value: Any) -> Tensor:
+    """ATen's ``t * value`` of a Scalar: mul.Scalar (MulBackward1), which promotes an integer
+    ``t`` by a float ``value`` as ``t * value`` does."""
+    return mul_scalar(t, value) if t.dtype.is_floating_point else t * value
+
+
+def _filled_minus(number: Any, t: Tensor, op: str) -> Tensor:
+    """ATen's ``number - t`` / ``number / t``: ``empty_like(t).fill_(number).sub_(t)`` (div_)."""
+    filled = empty_like(t).fill_(number)
+    return getattr(filled, op + "_")(t)
+
+
+LERP_SCALAR = OpDef(
+    "LerpBackward0",
+    _floats_only(
+        "lerp_kernel_scalar", lambda xp, s, e, weight: lerp_kernel(xp, s, e, _number(xp, weight, s.dtype))
+    ),
+    ("self", "end"),
+    {
+        "self": D("weight", lambda g, c: mul_scalar(g, 1 - float(c.weight))),
+        "end": D("weight", lambda g, c: mul_scalar(g, c.weight)),
+    },
+    iterator_operands=("self", "end"),
+)
+LERP_TENSOR = OpDef(
+    "LerpBackward1",
+    _floats_only("lerp_kernel_tensor", lerp_kernel),
+    ("self", "end", "weight"),
+    {
+        "self": D("weight", lambda g, c: g * _filled_minus(1, c.weight, "sub")),
+        "end": D("weight", lambda g, c: g * c.weight),
+        "weight": D("self end", lambda g, c: g * (c.end - c.self)),
+    },
+    promote="common",
+    iterator_operands=("self", "end", "weight"),
+)
+ADDCMUL = OpDef(
+    "AddcmulBackward0",
+    _with_value("addcmul_cpu_out", addcmul_kernel),
+    ("self", "tensor1", "tensor2"),
+    {
+        "self": D("", lambda g, c: g),
+        "tensor1": D("tensor2 value", lambda g, c: g * _scaled(c.tensor2, c.value)),
+        "tensor2": D("tensor1 value", lambda g, c: g * _scaled(c.tensor1, c.value)),
+    },
+    promote="common",
+    iterator_operands=("self", "tensor1", "tensor2"),
+)
+ADDCDIV = OpDef(
+    "AddcdivBackward0",
+    _with_value("addcdiv_cpu_out", addcdiv_kernel),
+    ("self", "tensor1", "tensor2"),
+    {
+        "self": D("", lambda g, c: g),
+        "tensor1": D("tensor2 value", lambda g, c: g * _filled_minus(c.value, c.tensor2, "div")),
+        "tensor2": D(
+            "tensor1 tensor2 value", lambda g, c: -g * (_scaled(c.tensor1, c.value) / (c.tensor2 * c.tensor2))
+        ),
+    },
+    promote="common",
+    iterator_operands=("self", "tensor1", "tensor2"),
+)
+
+ADDCDIV_INTEGERS = (
+    "Integer division with addcdiv is no longer supported, and in a future  release addcdiv will perform "
+    "a true division of tensor1 and tensor2. The historic addcdiv behavior can be implemented as "
+    "(input + value * torch.trunc(tensor1 / tensor2)).to(input.dtype) for integer inputs and as "
+    "(input + value * tensor1 / tensor2) for float inputs. The future addcdiv behavior is just the latter "
+    "implementation: (input + value * tensor1 / tensor2), for all dtypes."
+)
+
+
+# -- functions -----------------------------------------------------------------------------------
+def _lerp_call(input: Any, end: Any, weight: Any) -> tuple:
+    """The op and operands of ``lerp(input, end, weight)``, with torch's checks: ``end`` of
+    ``input``'s dtype, a tensor ``weight`` too unless it is 0-d (which then promotes)."""
+    if not (
+        isinstance(input, Tensor) and isinstance(end, Tensor) and isinstance(weight, (Tensor, *_NUMBERS))
+    ):
+        raise invalid_call(lerp, {"input": input, "end": end, "weight": weight})
+    for name, t in (("end", end), ("weight", weight)):
+        if isinstance(t, Tensor) and t.dtype is not input.dtype and (name == "end" or t.dim()):
+            expected, got = dtypes.CPP_NAMES[input.dtype.name], dtypes.CPP_NAMES[t.dtype.name]
+            raise RuntimeError(f"expected dtype {expected} for `{name}` but got dtype {got}")
+    if isinstance(weight, Tensor):
+        return LERP_TENSOR, (end, weight), {}
+    return LERP_SCALAR, (end,), {"weight": weight}
+
+
+def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
+    """``input + weight * (end - input)``; ``weight`` a number (LerpBackward0) or a tensor
+    (LerpBackward1)."""
+    op, others, attrs = _lerp_call(input, end, weight)
+    return apply(op, input, *others, **attrs)
+
+
+def _check_tensors(name: str, values: dict, method: bool = False) -> None:
+    """torch's parser errors of addcmul/addcdiv: tensors, then a Number ``value`` (a method counts
+    positions after self)."""
+    for position, (argument, v) in enumerate(values.items(), 0 if method else 1):
+        if argument != "value" and not isinstance(v, Tensor):
+            where = f"argument '{argument}' (position {position})"
+            raise TypeError(f"{name}(): {where} must be Tensor, not {type(v).__name__}")
+    if not isinstance(values["value"], _NUMBERS):
+        raise TypeError(f"{name}(): argument 'value' must be Number, not {type(values['value']).__name__}")
+
+
+def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``input + value * tensor1 * tensor2``."""
+    _check_tensors("addcmul", {"input": input, "tensor1": tensor1, "tensor2": tensor2, "value": value})
+    return apply(ADDCMUL, input, tensor1, tensor2, value=value)
+
+
+def _check_addcdiv(tensor1: Tensor, tensor2: Tensor) -> None:
+    """torch refuses integer (and bool) tensor1 and tensor2 together."""
+    if not (tensor1.dtype.is_floating_point or tensor2.dtype.is_floating_point):
+        raise RuntimeError(ADDCDIV_INTEGERS)
+
+
+def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
+    """``input + value * tensor1 / tensor2`` (floating tensor1 or tensor2 only)."""
+    _check_tensors("addcdiv", {"input": input, "tensor1": tensor1, "tensor2": tensor2, "value": value})
+    _check_addcdiv(tensor1, tensor2)
+    return apply(ADDCDIV, input, tensor1, tensor2, value=value)
+
+
+OVERLOADS["lerp"] = (
+    "(Tensor input, Tensor end, Tensor weight, *, Tensor out = None)",
+    "(Tensor input, Tensor end, Number weight, *, Tensor out = None)",
+)
+
+
+# -- methods ---------------------------------------------------------------------------------------
+def _addc_spec(op: OpDef, name: str) -> Any:
+    """What ``x.<name>(tensor1, tensor2, value=)`` runs (in place for a ``name`` ending in _)."""
+
+    def spec(self: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> tuple:
+        _check_tensors(
+            name, {"self": self, "tensor1": tensor1, "tensor2": tensor2, "value": value}, method=True
+        )
+        if op is ADDCDIV:
+            _check_addcdiv(tensor1, tensor2)
+        return op, (tensor1, tensor2), {"value": value}
+
+    return spec
+
+
+def _method(spec: Any) -> Any:
+    """The out-of-place method of an in-place ``spec``."""
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        op, others, attrs = spec(self, *args, **kwargs)
+        return apply(op, self, *others, **attrs)
+
+    return method
+
+
+METHODS: dict[str, Any] = {
+    "lerp": lerp,
+    "addcmul": _method(_addc_spec(ADDCMUL, "addcmul")),
+    "addcdiv": _method(_addc_spec(ADDCDIV, "addcdiv")),
+}
+INPLACE: dict[str, Any] = {  # in-place specs (impl._methods makes them methods)
+    "lerp_": _lerp_call,
+    "addcmul_": _addc_spec(ADDCMUL, "addcmul_"),
+    "addcdiv_": _addc_spec(ADDCDIV, "addcdiv_"),
+}
