@@ -15,16 +15,19 @@ from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import (
     Backward,
+    Grad,
+    Leaf,
     Module,
     ModuleMode,
     ModuleZeroGrad,
     Observe,
+    ObserveGraph,
     ObserveModule,
     Op,
     Program,
     Ref,
 )
-from oracle.strategies import TREE_INPUTS, ModuleBuilder
+from oracle.strategies import ACTIVATION_LAYERS, TREE_INPUTS, ModuleBuilder, backprop_twice
 
 # Rule -> what impl does differently (strict xfails on the impl backend only; the goal is none).
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
@@ -211,3 +214,39 @@ def test_conv2d_options_and_inplace_activations(
     mode: str, same: bool, data: st.DataObject, backend: Backend, reference: Backend
 ) -> None:
     check(data.draw(conv_layers(mode, same), label="program"), backend, reference)
+
+
+@st.composite
+def activation_layers(draw: Any, cls: str) -> Program:
+    """The activation layer ``cls`` with its options drawn (``ModuleBuilder.activation_options``:
+    in place or not, alpha, beta and threshold, bounds, approximate) on float32 values at its
+    edges (``activation_values``), through a clone (an in-place layer may not write a leaf), called
+    once or twice; the forward graph observed, the gradient taken with create_graph=True (torch's
+    backward ops: GeluBackwardBackward0, EluBackwardBackward0 ..., or SiLU's and Mish's composite
+    formulas), then backward through it twice (the second raises where a node saved a tensor)."""
+    b = ModuleBuilder(draw)
+    shape = b.pick(((), (3,), (2, 3), (2, 4)))
+    x = b.fresh("x")
+    b.bind(x, shape, Leaf(x, b.activation_values(cls, shape), "float32", True), tracked=True)
+    name = b.fresh("m")
+    b.add_module(Module(name, cls, kwargs=b.activation_options(cls)))
+    total: str | None = None
+    for _ in range(draw(st.integers(1, 2))):
+        out = b.call(name, [combine(b, "clone", [x], shape)], shape)
+        b.steps.append(ObserveGraph(out))
+        term = combine(b, "sum", [out], ())
+        total = term if total is None else combine(b, "add", [total, term], ())
+    g = b.fresh("g")
+    b.steps.append(Grad([g], [total], [x], retain_graph=True, create_graph=True))
+    b.shapes[g] = shape
+    backprop_twice(b.steps, g, shape, "g_sum")
+    b.steps.extend(Observe(n) for n in [*b.shapes, "g_sum"] if n != "g_sum" or shape != ())
+    return b.program()
+
+
+@pytest.mark.rule("MOD-007")
+@pytest.mark.parametrize("cls", ACTIVATION_LAYERS)
+@examples(0.3)  # each layer: 30 programs in ci (cheap: one layer, small tensors)
+@given(data=st.data())
+def test_activation_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(activation_layers(cls), label="program"), backend, reference)

@@ -52,6 +52,8 @@ SWEEP_EVERY = 4
 INTEGER_DTYPES = (*INT_DTYPES, "bool")
 ROUND_DECIMALS = (0, 1, 2, -1, 3)
 NAN_TO_NUM_ARGS = ({}, {"nan": 2.0, "posinf": 1e10, "neginf": -3.0}, {"posinf": 5})
+UNARY += ("erf", "erfc")
+IN_PLACE |= {"erf", "erfc"}
 ARITHMETIC = {"add": "__add__", "sub": "__sub__", "mul": "__mul__", "div": "__truediv__", "pow": "__pow__"}
 REFLECTED = ("__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rpow__")
 # binary math: those of NUMBER_OTHER take a Python number as ``other`` too (xlogy as ``input`` too)

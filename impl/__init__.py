@@ -191,6 +191,7 @@ from impl._ops.shapes import (
 )
 from impl._ops.signatures import invalid_call
 from impl._ops.sorting import argsort, kthvalue, median, msort, sort, topk
+from impl._ops.special import erf, erfc
 from impl._ops.stacking import (
     broadcast_tensors,
     column_stack,
@@ -474,6 +475,8 @@ __all__ = [
     "dot",
     "eq",
     "equal",
+    "erf",
+    "erfc",
     "exp",
     "flatten",
     "floor",

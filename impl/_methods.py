@@ -14,7 +14,7 @@ from impl._ops import elementwise as ew
 from impl._ops import functions as F
 from impl._ops import inplace as ip
 from impl._ops import pointwise_ternary as pt
-from impl._ops import reductions_more, shapes, sorting, stacking, unary_math
+from impl._ops import reductions_more, shapes, sorting, special, stacking, unary_math
 from impl._ops.signatures import described, type_name
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
 from impl._ops.views import copy_like, new_like
@@ -227,6 +227,8 @@ METHODS: dict[str, Any] = {
     "pow": F.pow,
     "reciprocal": F.reciprocal,
     "exp": F.exp,
+    "erf": special.erf,
+    "erfc": special.erfc,
     "log": F.log,
     "sqrt": F.sqrt,
     "sin": F.sin,
@@ -391,6 +393,8 @@ METHODS: dict[str, Any] = {
     "pow_": _inplace(_pow_spec),
     "masked_fill_": _inplace(_masked_fill_spec),
     "exp_": _inplace(_unary_spec(ew.EXP)),
+    "erf_": _inplace(_unary_spec(special.ERF)),
+    "erfc_": _inplace(_unary_spec(special.ERFC)),
     "neg_": _inplace(_unary_spec(ew.NEG)),
     "sigmoid_": _inplace(_unary_spec(ew.SIGMOID)),
     "tanh_": _inplace(_unary_spec(ew.TANH)),

@@ -110,6 +110,8 @@ OPS.update(
         **_table("lerp_ addcmul_ addcdiv_ float_power_ heaviside_", "method", inplace=True),
     }
 )
+# the error function (conformance/test_ops.py; GELU's exact form computes with it)
+OPS.update({**_table("erf erfc", "function"), **_table("erf_ erfc_", "method", inplace=True)})
 
 
 @dataclass(frozen=True)
@@ -156,6 +158,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     # -- module families (module trees, layers, losses): see the section "module trees" below --
     "Conv2d": ("weight", "bias"),
     **{n: () for n in "LeakyReLU Softmax LogSoftmax Flatten Identity Dropout".split()},
+    **{n: () for n in "GELU SiLU Mish ELU Softplus Hardtanh ReLU6 LogSigmoid Softsign".split()},
     **{n: () for n in "MSELoss L1Loss CrossEntropyLoss NLLLoss BCELoss BCEWithLogitsLoss".split()},
     **{n: () for n in "Sequential ModuleList ModuleDict Residual TwoBranch Stack Router Twice".split()},
 }

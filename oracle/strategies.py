@@ -489,6 +489,31 @@ PARAM_VALUES = (-1.0, -0.5, 0.0, 0.5, 1.0)
 TREE_INPUTS = ((3,), (2, 3), (2, 2, 3), (1, 3, 3), (2, 1, 3, 3))
 ACTIVATIONS = ("ReLU", "LeakyReLU", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "Identity", "Dropout")
 SMOOTH_ACTIVATIONS = tuple(a for a in ACTIVATIONS if a not in ("ReLU", "LeakyReLU"))
+# the activation layers of nn.modules.activation_more, each drawn by MOD-007 (not by the trees:
+# a longer ACTIVATIONS reshuffles the derandomized ci trees, which then miss planted faults of
+# MOD-001..003 that they catch now)
+ACTIVATION_LAYERS = ("GELU", "SiLU", "Mish", "ELU", "Softplus", "Hardtanh", "ReLU6", "LogSigmoid", "Softsign")
+# constructor keyword arguments of those layers, one combination drawn (options drawn one by one
+# left combinations such as an in-place ELU with a negative alpha, whose backward torch refuses,
+# out of the derandomized ci programs)
+_INPLACE = ({}, {"inplace": True})
+ACTIVATION_OPTIONS: dict[str, tuple[dict, ...]] = {
+    "GELU": ({}, {"approximate": "tanh"}),
+    "SiLU": _INPLACE,
+    "Mish": _INPLACE,
+    "ReLU6": _INPLACE,
+    "ELU": ({}, {"alpha": -0.5}, {"alpha": 0.5}, {"alpha": -0.5, "inplace": True},
+            {"alpha": 2.0, "inplace": True}, *_INPLACE[1:]),
+    "Softplus": ({}, {"beta": 2.0}, {"beta": 0.5, "threshold": 1.0}, {"threshold": 5.0},
+                 {"beta": 2.0, "threshold": 5.0}),
+    "Hardtanh": ({}, *_INPLACE[1:], {"min_val": -2.0, "max_val": 0.5},
+                 {"min_val": -2.0, "max_val": 0.5, "inplace": True},
+                 {"min_val": 0.0, "max_val": 6.0, "inplace": True}),
+}
+# inputs of MOD-007: both zeros, the default bounds of Hardtanh and ReLU6, softplus's threshold
+# (20) and beyond, values where exp under- or overflows in float32; infinities and NaN where
+# ``activation_values`` allows them
+ACTIVATION_VALUES = (-25.0, -6.5, -2.0, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 2.0, 6.0, 20.5, 25.0, 100.0)
 # actions module hooks take, by kind (forward hooks: a wrong-size input reaches the layer)
 MODULE_ACTIONS = {
     "forward_pre": ("log", "log", "scale", "replace", "wrong_shape"),
@@ -607,6 +632,23 @@ class ModuleBuilder(Builder):
         if cls == "Dropout":  # p=0.5 only where the tree is put in eval mode (see ``tree``)
             return {"cls": cls, "kwargs": {"p": self.pick((0.0, 1.0, 0.5))}}
         return {"cls": cls}
+
+    def activation_options(self, cls: str) -> dict:
+        """Constructor keyword arguments of an ACTIVATION_LAYERS layer, one of ACTIVATION_OPTIONS."""
+        return dict(self.pick(ACTIVATION_OPTIONS.get(cls, ({},))))
+
+    def activation_values(self, cls: str, shape: tuple[int, ...]) -> Any:
+        """Input values for ``cls`` from ACTIVATION_VALUES and, as torch's kernels agree on them,
+        infinities and NaN: torch's vectorized loops differ from its scalar loop (so from
+        themselves, by position in the tensor) on the gradient of Hardtanh, ReLU6 and ELU at NaN,
+        and on GELU of +inf (NaN in a float32 vector, inf alone)."""
+        pool = list(ACTIVATION_VALUES)
+        if cls not in ("Hardtanh", "ReLU6", "ELU"):
+            pool.append(float("nan"))
+        pool += [float("-inf")] + ([] if cls == "GELU" else [float("inf")])
+        if not shape:
+            return self.pick(pool)
+        return [self.activation_values(cls, shape[1:]) for _ in range(shape[0])]
 
     def inplace_flag(self, cls: str) -> dict:
         """Keyword arguments of a ReLU or LeakyReLU (a slope for the latter), in place or not."""

@@ -692,6 +692,7 @@ STRATEGIES: dict[str, Callable[[], st.SearchStrategy[Program]]] = {
     "losses": modules.losses,
     "dropouts": modules.dropouts,
     "conv": modules.conv_layers,
+    "activations": lambda: st.sampled_from(modules.ACTIVATION_LAYERS).flatmap(modules.activation_layers),
     "sgd": lambda: optim.training_loops(("SGD",)),
     "adam": lambda: optim.training_loops(("Adam", "AdamW")),
     "dtype_inference": tensors.inferred,

@@ -16,7 +16,7 @@ import numpy as np
 
 from impl import dtypes
 from impl._ops import views as vw
-from impl._ops.elementwise import CLAMP, CLONE, RELU, zero_grad
+from impl._ops.elementwise import CLAMP, RELU, zero_grad
 from impl._ops.table import D, OpDef, _raise_if_unbroadcastable, apply, fill_array
 from impl._tensor import Tensor, view_rebase_error
 from impl._xp import namespace_of, to_numpy, transferred
@@ -236,10 +236,19 @@ def apply_inplace(op: OpDef, self: Tensor, *others: Any, **attrs: Any) -> Tensor
         )
     self._vc.bump()
     if records and result._grad_fn is not None:
-        _save_self_as_result(result._grad_fn, result, self)
         _save_original_self(result._grad_fn, source)
+        _save_self_as_result(result._grad_fn, result, self)
         _rebase_history(self, result._grad_fn)
     return self
+
+
+def _save_original_self(node: Node, old: Tensor) -> None:
+    """A formula that uses the input reads, as torch's in-place codegen has it, ``original_self =
+    self.clone()`` taken before the write (recorded: a CloneBackward0 on the second-order graph),
+    while the node's own edge stays the input's."""
+    slot = getattr(node, "op", None) and node.op._saved_slots.get("self")
+    if slot and getattr(node, slot, None) is not None:
+        setattr(node, slot, old.clone())
 
 
 def _save_self_as_result(node: Node, result: Tensor, self: Tensor) -> None:
@@ -249,14 +258,6 @@ def _save_self_as_result(node: Node, result: Tensor, self: Tensor) -> None:
     for value in getattr(node, "_saved", {}).values():
         if isinstance(value, SavedTensor) and value.tensor is result:
             value.tensor, value.version = self, self._vc.value
-
-
-def _save_original_self(node: Node, old: Tensor) -> None:
-    """A node whose formula uses ``self`` saved, as torch's in-place codegen saves it, a clone of
-    ``self`` taken before the write (``original_self = self.clone()``): recorded, so a
-    create_graph graph reaches ``self``'s old history through a CloneBackward0."""
-    if getattr(node, "_sv_self", None) is not None:
-        node._sv_self = apply(CLONE, old)
 
 
 def _rebase_history(t: Tensor, node: Node) -> None:

@@ -14,6 +14,7 @@ import impl
 from impl._ops.backward_ops import threshold_backward
 from impl._ops.elementwise import zero_grad
 from impl._ops.table import D, OpDef, apply
+from impl.nn._activation_ops import computed, log_sigmoid_backward
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 EPSILON = 1e-12  # torch's clamp of x*(1-x) in binary_cross_entropy's backward
@@ -203,14 +204,17 @@ BINARY_CROSS_ENTROPY = OpDef(
 """``weight`` is an attribute, not an input: torch's node has edges for self and target only."""
 
 
+@computed
 def _log_sigmoid_fwd(xp: Any, x: Any) -> Any:
-    return (xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))).astype(x.dtype)
+    """``min(x, 0) - log1p(exp(-|x|))`` (the half types in float32: logsigmoid(25) is -0.0)."""
+    return xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
 
 
 LOG_SIGMOID = OpDef(
     "LogSigmoidBackward0",
     _log_sigmoid_fwd,
-    derivatives={"self": D("self", lambda g, c: g * (-c.self).sigmoid())},
+    derivatives={"self": D("self", lambda g, c: log_sigmoid_backward(g, c.self))},
+    iterator_operands=("self",),
 )
 
 

@@ -18,6 +18,19 @@ from impl._tensor import Tensor
 from impl._xp import to_numpy
 from impl.autograd import grad_mode
 from impl.nn import _ops
+from impl.nn._activations import (  # noqa: F401  (re-exported)
+    elu,
+    elu_,
+    gelu,
+    hardtanh,
+    hardtanh_,
+    logsigmoid,
+    mish,
+    relu6,
+    silu,
+    softplus,
+    softsign,
+)
 from impl.nn._conv import conv2d
 from impl.nn._pad import pad
 
@@ -42,6 +55,17 @@ __all__ = [
     "binary_cross_entropy_with_logits",
     "conv2d",
     "pad",
+    "gelu",
+    "silu",
+    "mish",
+    "elu",
+    "elu_",
+    "softplus",
+    "hardtanh",
+    "hardtanh_",
+    "relu6",
+    "logsigmoid",
+    "softsign",
 ]
 
 

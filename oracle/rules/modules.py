@@ -117,6 +117,15 @@ RULES = [
         f"{_NN}.Conv2d.html",
     ),
     Rule(
+        "MOD-007",
+        MODULES,
+        "GELU (approximate 'none' through erf, or 'tanh'), SiLU, Mish, ELU (alpha), Softplus (beta, "
+        "threshold), Hardtanh (min_val, max_val), ReLU6, LogSigmoid and Softsign, in place where "
+        "torch allows it, give torch's values at zeros, bounds, thresholds and infinities, grad_fn "
+        "names, gradients and second-order gradients (GeluBackwardBackward0 ...).",
+        f"{_NN}.GELU.html",
+    ),
+    Rule(
         "OPT-001",
         OPTIM,
         "SGD (lr, momentum, dampening, weight_decay, nesterov, maximize) moves the parameters as "

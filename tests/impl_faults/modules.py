@@ -488,3 +488,90 @@ def leaky_relu_module_ignores_inplace() -> Iterator[None]:
 
     with patched(LeakyReLU, "forward", lambda _orig: forward):
         yield
+
+
+# -- activation layers and erf (batch h5: GELU, SiLU, Mish, ELU, Softplus, Hardtanh, ReLU6, ...) --
+@fault({"MOD-007": ".grad: value"})
+def gelu_double_backward_drops_curvature() -> Iterator[None]:
+    """GELU's second derivative is ``2 * pdf`` without the ``- x^2 * pdf`` term of
+    FunctionsManual's gelu_double_backward (approximate='none')."""
+    from impl.nn import _activation_ops as ops
+
+    def make(original: Callable) -> Callable:
+        def double_backward(ggi: Any, go: Any, x: Any, approximate: str) -> Any:
+            if approximate == "tanh":
+                return original(ggi, go, x, approximate)
+            pdf = ops.mul_scalar(ops.mul_scalar(x * x, -0.5).exp(), ops.GELU_PDF)
+            return ggi * go * ops.mul_scalar(pdf, 2)
+
+        return double_backward
+
+    with patched(ops, "gelu_double_backward", make):
+        yield
+
+
+@fault({"MOD-007": "expected error"})
+def elu_inplace_negative_alpha_accepted() -> Iterator[None]:
+    """The backward of an in-place ELU with a negative alpha computes a gradient from the result
+    instead of raising torch's RuntimeError (the result no longer tells the input's sign)."""
+    from impl.nn import _activation_ops as ops
+
+    def make(original: Callable) -> Callable:
+        def elu_backward(grad: Any, x: Any, alpha: float, *args: Any, **kwargs: Any) -> Any:
+            if kwargs.get("is_result"):
+                options = {"alpha": alpha, "scale": 1.0, "input_scale": 1.0, "is_result": True}
+                return ops.apply(ops.ELU_BACKWARD, grad, x, **options)
+            return original(grad, x, alpha, *args, **kwargs)
+
+        return elu_backward
+
+    with patched(ops, "elu_backward", make):
+        yield
+
+
+@fault({"MOD-007": ": value"})
+def softplus_not_divided_by_beta() -> Iterator[None]:
+    """Softplus below its threshold is ``log(1 + exp(beta x))``, not divided by ``beta``."""
+    from impl.nn import _activation_ops as ops
+
+    def forward(xp: Any, x: Any, beta: float, threshold: float) -> Any:
+        return xp.where(x * beta > threshold, x, xp.log1p(xp.exp(x * beta)))
+
+    with patched(ops.SOFTPLUS, "forward", lambda _orig: ops.computed(forward)):
+        yield
+
+
+@fault({"MOD-007": ": value"})
+def hardtanh_grad_passes_at_bounds() -> Iterator[None]:
+    """Hardtanh's gradient passes at ``x == min_val`` and ``x == max_val`` (open bounds) where
+    torch's hardtanh_backward gives 0."""
+    from impl.nn import _activation_ops as ops
+
+    def forward(xp: Any, g: Any, x: Any, min_val: float, max_val: float) -> Any:
+        return xp.where((x < min_val) | (x > max_val), xp.zeros((), g.dtype), g)
+
+    with patched(ops.HARDTANH_BACKWARD, "forward", lambda _orig: forward):
+        yield
+
+
+@fault({"OPS-001": ".grad: value"})
+def erf_derivative_half() -> Iterator[None]:
+    """erf's derivative is ``exp(-x^2) / sqrt(pi)``: the factor 2 of ``2 / sqrt(pi)`` is lost."""
+    from impl._ops import special
+
+    def make(original: Callable) -> Callable:
+        return lambda g, c: special.mul_scalar((-c.self.pow(2)).exp(), special.TWO_OVER_SQRT_PI / 2) * g
+
+    with derivative_replaced(special.ERF, "self", make):
+        yield
+
+
+@fault({"MOD-007": "graph differs"})
+def inplace_saves_input_without_clone() -> Iterator[None]:
+    """An in-place op whose derivative uses its input (silu_, mish_, hardtanh_, abs_, mul_ ...)
+    saves the input's old value as is instead of torch's recorded ``original_self = self.clone()``
+    (one CloneBackward0 fewer on the second-order graph)."""
+    from impl._ops import inplace
+
+    with patched(inplace, "_save_original_self", lambda _orig: lambda node, old: None):
+        yield

@@ -1,6 +1,17 @@
 """torch.nn.modules: the Module base class and the layers built on it."""
 
 from impl.nn.modules.activation import LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh, Threshold
+from impl.nn.modules.activation_more import (
+    ELU,
+    GELU,
+    Hardtanh,
+    LogSigmoid,
+    Mish,
+    ReLU6,
+    SiLU,
+    Softplus,
+    Softsign,
+)
 from impl.nn.modules.container import ModuleDict, ModuleList, Sequential
 from impl.nn.modules.conv import Conv2d
 from impl.nn.modules.dropout import Dropout, Flatten
@@ -20,6 +31,15 @@ __all__ = [
     "Tanh",
     "Softmax",
     "LogSoftmax",
+    "GELU",
+    "SiLU",
+    "Mish",
+    "ELU",
+    "Softplus",
+    "Hardtanh",
+    "ReLU6",
+    "LogSigmoid",
+    "Softsign",
     "Dropout",
     "Flatten",
     "Sequential",
