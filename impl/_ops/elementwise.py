@@ -301,6 +301,14 @@ def sub_scalar(t: Any, other: float) -> Any:
     return apply(SUB_SCALAR, t, other=other)
 
 
+def scalar_minus(value: float, t: Any) -> Any:
+    """C++'s ``Scalar - Tensor`` as ATen writes it in backward formulas,
+    ``empty_like(t).fill_(value).sub_(t)``: a SubBackward0 with no edge for the scalar."""
+    from impl._creation import full_like
+
+    return full_like(t, value).sub_(t)
+
+
 def _pow_scalar_grad(g: Any, c: Any) -> Any:
     """torch's pow_backward: zeros (no graph) for exponent 0, else grad * (e * self^(e-1)). A bool
     exponent never equals 0 (torch's Scalar::equal): False goes through the product (-0.0s)."""

@@ -17,19 +17,21 @@ from typing import Any
 from impl import dtypes
 from impl._ops import elementwise as ew
 from impl._ops import inplace as ip
-from impl._ops.elementwise import UNARY, add_scalar, mul_scalar, opmath, rounded, sub_scalar, unary_op
+from impl._ops.elementwise import (
+    UNARY,
+    add_scalar,
+    mul_scalar,
+    opmath,
+    rounded,
+    scalar_minus,
+    sub_scalar,
+    unary_op,
+)
 from impl._ops.signatures import _invalid_combination, _Signature, invalid_call, type_name
 from impl._ops.table import OpDef, apply
 from impl._tensor import Tensor
 from impl._type_info import finfo
 from impl.autograd import grad_mode
-
-
-def _one_minus(t: Tensor) -> Tensor:
-    """C++'s ``1 - t`` (``empty_like(t).fill_(1).sub_(t)``): a SubBackward0 whose first edge is none."""
-    from impl._creation import ones_like
-
-    return ones_like(t) - t
 
 
 def _rsqrt(t: Tensor) -> Tensor:
@@ -54,7 +56,10 @@ ACOSH = unary_op(
     "AcoshBackward0", rounded("arccosh"), "self", lambda g, c: g * _rsqrt(sub_scalar(c.self * c.self, 1))
 )
 ATANH = unary_op(
-    "AtanhBackward0", rounded("arctanh"), "self", lambda g, c: mul_scalar(g, 1) / _one_minus(c.self.pow(2))
+    "AtanhBackward0",
+    rounded("arctanh"),
+    "self",
+    lambda g, c: mul_scalar(g, 1) / scalar_minus(1, c.self.pow(2)),
 )
 
 # -- logarithms and exponentials ---------------------------------------------------------------
@@ -169,7 +174,7 @@ def _logit_grad(g: Any, c: Any) -> Any:
     x, eps = c.self, c.eps
     lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
     fill = full((), math.nan if eps is None else 0.0, dtype=x.dtype, device=x.device)
-    return apply(ew.WHERE, g / (x * _one_minus(x)), fill, condition=(x >= lo) & (x <= hi))
+    return apply(ew.WHERE, g / (x * scalar_minus(1, x)), fill, condition=(x >= lo) & (x <= hi))
 
 
 LOGIT = unary_op("LogitBackward0", _logit_fwd, "self eps", _logit_grad)

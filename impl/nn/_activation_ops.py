@@ -14,11 +14,20 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import impl
 from impl._ops.backward_ops import sigmoid_backward
-from impl._ops.elementwise import UNARY, _clamp_fwd, add_scalar, mul_scalar, opmath, sub_scalar, zero_grad
+from impl._ops.elementwise import (
+    UNARY,
+    _clamp_fwd,
+    add_scalar,
+    mul_scalar,
+    opmath,
+    scalar_minus,
+    sub_scalar,
+    zero_grad,
+)
 from impl._ops.special import _erf_fwd
 from impl._ops.table import D, OpDef, apply
+from impl._ops.unary_math import LOG1P
 
 
 def computed(fwd: Any) -> Any:
@@ -26,12 +35,6 @@ def computed(fwd: Any) -> Any:
     lane the kernel then discards says nothing), the result in the input's dtype."""
     run = opmath(fwd)
     return lambda xp, *arrays, **attrs: run(xp, *arrays, **attrs).astype(arrays[0].dtype, copy=False)
-
-
-def scalar_minus(value: float, t: Any) -> Any:
-    """C++'s ``Scalar - Tensor`` as ATen writes it: ``empty_like(t).fill_(value).sub_(t)``
-    (SubBackward0 with no edge for the scalar)."""
-    return impl.full_like(t, value).sub_(t)
 
 
 # -- gelu ---------------------------------------------------------------------------------------
@@ -131,13 +134,6 @@ MISH = OpDef(
     derivatives={"self": D("self", _mish_grad)},
     iterator_operands=UNARY,
 )
-LOG1P = OpDef(
-    "Log1PBackward0",
-    computed(lambda xp, x: xp.log1p(x)),
-    derivatives={"self": D("self", lambda g, c: g / add_scalar(c.self, 1))},
-    iterator_operands=UNARY,
-)
-"""log1p as mish's backward calls it (torch.log1p itself is not part of this engine's API yet)."""
 
 
 # -- elu ----------------------------------------------------------------------------------------
