@@ -915,3 +915,85 @@ def shape_ops(draw: Any, op: str) -> Program:
 @given(data=st.data())
 def test_shape_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(shape_ops(op), label="program"), backend, reference)
+
+
+# the scatter ops of OPS-009 (impl/_ops/scatter.py)
+SCATTER_OPS = ("scatter", "scatter_value", "scatter_reduce_value", "scatter_", "scatter_add", "scatter_add_")
+SCATTER_WEIGHT = 0.3
+# (input shape, dim, index shape, src shape): fitting, index smaller than src, 0-d, empty, longer
+# than the input along dim, and shapes torch refuses (too large off dim or for src, dims that differ)
+SCATTER_SHAPES = (
+    ((3, 4), 0, (2, 4), (2, 4)),
+    ((3, 4), 1, (2, 3), (3, 4)),
+    ((4,), 0, (3,), (5,)),
+    ((), 0, (), ()),
+    ((2, 3), 0, (0, 3), (2, 3)),
+    ((2, 3), 1, (3, 2), (3, 2)),
+    ((2, 3), 0, (2, 3), (1, 3)),
+    ((2, 3), 0, (2,), (2,)),
+    ((3, 4), -1, (1, 4), (4,)),
+    ((4,), 0, (0,), (2,)),
+)
+LONG_LANE = ((3,), 0, (6,), (7,))  # lanes longer than the input: scatter's distinct ones reach out of range
+
+
+def scatter_index(draw: Any, shape: tuple, dim: int, size: int, distinct: bool, in_range: bool) -> np.ndarray:
+    """Index values of ``shape`` in ``[0, size)`` along ``dim``: each lane along ``dim`` the
+    leading part of a permutation (distinct, as long as the lane fits) or any values (repeating);
+    unless ``in_range``, now and then one of them out of range (``size`` or -1: torch does not wrap)."""
+    lanes = np.moveaxis(np.empty(shape or (1,)), dim, -1).shape  # (..., lane length)
+    k = lanes[-1]
+    if distinct:
+        rows = [draw(st.permutations(range(max(size, k))))[:k] for _ in range(math.prod(lanes[:-1]))]
+    else:
+        high = draw(st.integers(0, max(size - 1, 0)))  # a low bound repeats more
+        lane = st.lists(st.integers(0, high), min_size=k, max_size=k)
+        rows = [draw(lane) for _ in range(math.prod(lanes[:-1]))]
+    values = np.moveaxis(np.array(rows, dtype=np.int64).reshape(lanes), -1, dim).reshape(shape)
+    if not in_range and values.size and draw(st.integers(0, 7)) == 0:
+        values.reshape(-1)[draw(st.integers(0, values.size - 1))] = draw(st.sampled_from((size, -1)))
+    return values
+
+
+@st.composite
+def scatter_ops(draw: Any, op: str) -> Program:
+    """scatter (a tensor src, a number, with reduce 'add'/'multiply') / scatter_add, out of place
+    or in place on a non-leaf copy (now and then on the leaf itself, which torch refuses), of any
+    dtype with edge values; the index mostly int64 (now and then int32, or float, which torch
+    refuses). scatter's src writes use distinct indices (which duplicate wins is undefined in
+    torch); scatter_add's and the reductions' repeat them. The result is backpropagated from a
+    weighted sum, so each gradient's place shows. The in-place forms keep their indices in range:
+    torch's CPU kernel has written the elements before an out-of-range index into the target when
+    it raises, in its own iteration order, which impl does not model (it checks first)."""
+    p = OpProgram(draw)
+    in_place = op.endswith("_")
+    cases = SCATTER_SHAPES if in_place else (*SCATTER_SHAPES, LONG_LANE)
+    shape, dim, ishape, sshape = draw(st.sampled_from(cases))
+    dtype = dtype_of(draw, ALL_DTYPES if draw(st.integers(0, 2)) == 0 else FLOAT_DTYPES)
+    x = p.leaf(shape, dtype, edge=draw(st.booleans()))
+    size = shape[dim] if shape else 1
+    values = scatter_index(draw, ishape, dim, size, op in ("scatter", "scatter_"), in_range=in_place)
+    idtype = draw(st.sampled_from(("int64", "int64", "int64", "int32", "float32")))
+    index = p.given(values, idtype, prefix="i")
+    base = p.op("mul", Ref(x), 2) if dtype != "bool" else x
+    if op in ("scatter_value", "scatter_reduce_value"):
+        value = draw(st.sampled_from((2.5, -1, 0, True, 1e30, math.inf, math.nan)))
+        reduce = draw(st.sampled_from(("add", "multiply")))
+        kwargs = {"reduce": reduce} if op == "scatter_reduce_value" else {}
+        y = p.op("scatter", Ref(base), dim, Ref(index), value, **kwargs)
+        return p.end(weighted(p, y))
+    src_dtype = dtype if draw(st.integers(0, 7)) else dtype_of(draw, ALL_DTYPES)
+    src = p.leaf(sshape, src_dtype, edge=draw(st.booleans()))
+    if in_place:
+        target = base if base != x or draw(st.integers(0, 3)) else x  # now and then the leaf itself
+        p.op(op, Ref(target), dim, Ref(index), Ref(src))
+        return p.end(weighted(p, target))
+    return p.end(weighted(p, p.op(op, Ref(base), dim, Ref(index), Ref(src))))
+
+
+@pytest.mark.rule("OPS-009")
+@pytest.mark.parametrize("op", SCATTER_OPS)
+@examples(SCATTER_WEIGHT)
+@given(data=st.data())
+def test_scatter_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(scatter_ops(op), label="program"), backend, reference)

@@ -172,6 +172,7 @@ from impl._ops.reductions_more import (
     nanmean,
     nansum,
 )
+from impl._ops.scatter import scatter, scatter_add
 from impl._ops.shapes import (
     broadcast_to,
     diag,
@@ -614,6 +615,9 @@ __all__ = [
     "hsplit",
     "vsplit",
     "dsplit",
+    # scatter ops (impl/_ops/scatter.py)
+    "scatter",
+    "scatter_add",
 ]
 from impl import nn as nn  # noqa: E402  (torch.nn, torch.optim load with the package)
 from impl import optim as optim  # noqa: E402

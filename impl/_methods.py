@@ -14,7 +14,7 @@ from impl._ops import elementwise as ew
 from impl._ops import functions as F
 from impl._ops import inplace as ip
 from impl._ops import pointwise_ternary as pt
-from impl._ops import reductions_more, shapes, sorting, special, stacking, unary_math
+from impl._ops import reductions_more, scatter, shapes, sorting, special, stacking, unary_math
 from impl._ops.signatures import described, type_name
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
 from impl._ops.views import copy_like, new_like
@@ -418,6 +418,7 @@ METHODS.update(reductions_more.METHODS)  # logsumexp, nansum, nanmean, all, any,
 METHODS.update(stacking.METHODS)  # splits (impl/_ops/stacking.py)
 METHODS.update(pt.METHODS)  # lerp, addcmul, addcdiv
 METHODS.update({name: _inplace(spec) for name, spec in pt.INPLACE.items()})
+METHODS.update(scatter.METHODS)  # scatter, scatter_add and their in-place forms (impl/_ops/scatter.py)
 
 
 # Methods whose argument after self torch's argument parser types as Tensor: its name, and whether

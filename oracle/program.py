@@ -108,6 +108,8 @@ OPS.update(
         **_table("sgn_ square_ sqrt_ tanh_ abs_ pow_", "method", True),
         **_table("lerp addcmul addcdiv float_power heaviside", "function"),
         **_table("lerp_ addcmul_ addcdiv_ float_power_ heaviside_", "method", inplace=True),
+        **_table("scatter scatter_add", "function"),
+        **_table("scatter_ scatter_add_", "method", inplace=True),
     }
 )
 # the error function (conformance/test_ops.py; GELU's exact form computes with it)

@@ -1020,8 +1020,8 @@ def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(index, Tensor)):
         raise invalid_call(gather, locals())
     dim = _wrap_dim(dim, input.dim())
-    check_index_dtype(index, "gather(): Expected dtype int32/int64 for index")
-    if index.numel():  # torch checks the shape of a non-empty index only
+    if index.numel():  # torch checks the dtype and shape of a non-empty index only
+        check_index_dtype(index, "gather(): Expected dtype int32/int64 for index")
         check_gather_shape(input, dim, index)
     size = input.shape[dim] if input.dim() else 1
     idx = index._data.reshape(-1)

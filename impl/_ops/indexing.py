@@ -61,10 +61,32 @@ def _gather_key(index: Any, dim: int) -> tuple:
     return tuple(grids)
 
 
+def combine_at(xp: Any, name: str, target: Any, key: tuple, values: Any) -> None:
+    """``target[key] = name(target[key], values)`` for every one of duplicate positions in turn,
+    in the key's order (numpy's ``ufunc.at``). cupy's ``at`` covers few ufuncs (not multiply) and
+    dtypes (not bool, int8, int16, uint8), so elsewhere the writes go in rounds: round ``r`` writes
+    the ``r``-th of each position's duplicates."""
+    combine = getattr(xp, name)
+    if xp is np:
+        combine.at(target, key, values)
+        return
+    positions = xp.arange(target.size).reshape(target.shape)[key]
+    n = positions.size
+    flat, where = target.reshape(-1), positions.reshape(-1)
+    values = xp.broadcast_to(xp.asarray(values, dtype=target.dtype), positions.shape).reshape(-1)
+    order = xp.argsort(where * n + xp.arange(n))  # by position, then in the key's order
+    ordered = where[order]
+    first = xp.concatenate([xp.ones(min(n, 1), dtype=bool), ordered[1:] != ordered[:-1]])
+    rank = xp.arange(n) - xp.maximum.accumulate(xp.where(first, xp.arange(n), 0))
+    for r in range(int(rank.max()) + 1 if n else 0):
+        chosen = order[rank == r]
+        flat[where[chosen]] = combine(flat[where[chosen]], values[chosen])
+
+
 def _accumulate_fwd(xp: Any, zeros: Any, g: Any, key: tuple, **_: Any) -> Any:
     out = zeros.copy()
     if g.size:  # an empty read may hold indices out of range (torch never looks at them)
-        xp.add.at(out if out.ndim else out.reshape(1), key, g)  # a 0-d target is read as 1-d
+        combine_at(xp, "add", out if out.ndim else out.reshape(1), key, g)  # a 0-d target reads as 1-d
     return out
 
 
@@ -82,8 +104,30 @@ def accumulate(op: OpDef, g: Any, shape: tuple, key: tuple, **attrs: Any) -> Any
 
 
 INDEX_PUT_ACC = _accumulating("IndexPutImplBackward0", "values", "key", lambda g, c: index_key(g, c.key))
-SCATTER_ADD = _accumulating(
-    "ScatterAddBackward0", "src", "dim index", lambda g, c: apply(GATHER, g, dim=c.dim, index=c.index)
+
+
+def leading(a: Any, shape: tuple) -> Any:
+    """The leading part of ``a`` of ``shape`` (the part a scatter of ``a`` through an index of
+    ``shape`` reads); a 0-d array reads as 1-d."""
+    if a.ndim != len(shape):
+        return a.reshape(-1)[: int(np.prod(shape))].reshape(shape)
+    return a[tuple(slice(0, n) for n in shape)]
+
+
+def _scatter_add_fwd(xp: Any, a: Any, src: Any, dim: int, index: Any, key: tuple) -> Any:
+    return _accumulate_fwd(xp, a, leading(src, index._data.shape), key)
+
+
+# torch's scatter_add (also gather's backward, into zeros); derivatives.yaml: self: grad, src:
+# grad.gather(dim, index)
+SCATTER_ADD = OpDef(
+    "ScatterAddBackward0",
+    _scatter_add_fwd,
+    ("self", "src"),
+    {
+        "self": D("", lambda g, c: g),
+        "src": D("dim index", lambda g, c: apply(GATHER, g, dim=c.dim, index=c.index)),
+    },
 )
 INDEX_ADD = _accumulating(
     "IndexAddBackward0", "source", "dim index", lambda g, c: apply(INDEX_SELECT, g, dim=c.dim, index=c.index)

@@ -106,6 +106,12 @@ OVERLOADS: dict[str, tuple[str, ...]] = {
         "(Tensor input, Number other, Number alpha = 1)",
     ),
     "round": (f"(Tensor input, {_OUT})", "(Tensor input, *, int decimals, Tensor out = None)"),
+    "scatter": (
+        f"(Tensor input, int dim, Tensor index, Tensor src, {_OUT})",
+        "(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)",
+        f"(Tensor input, int dim, Tensor index, Number value, {_OUT})",
+        "(Tensor input, int dim, Tensor index, Number value, *, str reduce, Tensor out = None)",
+    ),
     "index_fill": (
         "(Tensor input, int dim, Tensor index, Tensor value)",
         "(Tensor input, int dim, Tensor index, Number value)",

@@ -15,7 +15,11 @@ from typing import Any
 import numpy as np
 
 from impl import dtypes, return_types
+from impl._ops.indexing import _gather_key
 from impl._ops.reductions import _evenly
+from impl._ops.scatter import (
+    SCATTER,  # zeros.scatter(dim, index, src), as value-selecting gradients build theirs
+)
 from impl._ops.signatures import invalid_call
 from impl._ops.table import D, OpDef, apply, number_array
 from impl._tensor import Tensor, _wrap_dim
@@ -144,24 +148,6 @@ def _topk_fwd(xp: Any, a: Any, k: int, dim: int, largest: bool) -> tuple:
 
 
 # -- gradients -----------------------------------------------------------------------------------
-def _scatter_fwd(xp: Any, a: Any, src: Any, dim: int, index: Any) -> Any:
-    out = a.copy()
-    if src.ndim == 0:
-        out[...] = src
-    else:
-        xp.put_along_axis(out, index._data, src, axis=dim)
-    return out
-
-
-# ``zeros.scatter(dim, index, src)`` (ScatterBackward0), as value-selecting gradients build theirs
-SCATTER = OpDef(
-    "ScatterBackward0",
-    _scatter_fwd,
-    ("self", "src"),
-    {"src": D("dim index", lambda gg, c: gg.gather(c.dim, c.index))},  # self: zeros, no gradient
-)
-
-
 def value_selecting_backward(g: Any, dim: int, indices: Any, sizes: tuple, keepdim: bool) -> Any:
     """torch's value_selecting_reduction_backward: the gradient scattered at ``indices`` along
     ``dim`` into zeros of the input's ``sizes`` (unsqueezed first when the dim was dropped)."""
@@ -169,7 +155,8 @@ def value_selecting_backward(g: Any, dim: int, indices: Any, sizes: tuple, keepd
 
     if not keepdim and sizes:
         g, indices = g.unsqueeze(dim), indices.unsqueeze(dim)
-    return apply(SCATTER, zeros(sizes, dtype=g.dtype, device=g.device), g, dim=dim, index=indices)
+    key = _gather_key(indices._data, dim)
+    return apply(SCATTER, zeros(sizes, dtype=g.dtype, device=g.device), g, dim=dim, index=indices, key=key)
 
 
 def _selected(keepdim: bool | None = None) -> Any:

@@ -91,8 +91,12 @@ RULES = [
         "Shape ops (tril, triu and tril_/triu_, roll, diagonal, movedim/moveaxis, swapaxes/swapdims, "
         "broadcast_to, flipud, fliplr, ravel, unflatten, repeat, tile, diag, diag_embed, rot90, "
         "broadcast_tensors, hstack, vstack/row_stack, dstack, column_stack, tensor_split, hsplit, vsplit, "
-        "dsplit) give torch's values, dtypes, views (a view shares the base's memory and version counter "
-        "exactly where torch's does), gradients (each element's in its place), grad_fn names and errors.",
+        "dsplit, and the scatter ops scatter (a tensor src or a number, reduce='add'/'multiply'), "
+        "scatter_add and their in-place forms scatter_/scatter_add_) give torch's values, dtypes, views "
+        "(a view shares the base's memory and version counter exactly where torch's does), gradients "
+        "(each element's in its place), "
+        "grad_fn names and errors (index dtype, shapes, range, in torch's order); scatter's src writes use "
+        "distinct indices (which of duplicates wins is undefined in torch), scatter_add's repeat them.",
         _DERIVATIVES,
     ),
 ]

@@ -989,3 +989,59 @@ def addcdiv_integer_division_allowed() -> Iterator[None]:
 
     with patched(pointwise_ternary, "_check_addcdiv", lambda _original: lambda tensor1, tensor2: None):
         yield
+
+
+# -- scatter ops (OPS-009) -----------------------------------------------------------------------
+@fault({"OPS-009": ".grad: value"})
+def scatter_self_grad_kept() -> Iterator[None]:
+    """scatter's gradient for self keeps the overwritten elements' gradient instead of zeroing it."""
+    from impl._ops.scatter import SCATTER
+
+    with derivative_replaced(SCATTER, "self", lambda formula: lambda g, c: g):
+        yield
+
+
+@fault({"OPS-009": "got error"})
+def scatter_int32_index_refused() -> Iterator[None]:
+    """scatter refuses an int32 index (torch takes int32 and int64)."""
+    from impl import dtypes
+    from impl._ops import scatter
+
+    def make(original: Callable) -> Callable:
+        def checked(name: str, self: Any, dim: int, index: Any, src: Any, reduce: Any = None) -> dict:
+            if index.dtype is dtypes.int32:
+                raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+            return original(name, self, dim, index, src, reduce)
+
+        return checked
+
+    with patched(scatter, "_checked", make):
+        yield
+
+
+@fault({"OPS-009": ": value"})
+def scatter_add_duplicates_once() -> Iterator[None]:
+    """scatter_add adds only one of duplicate indices' values (an assignment, not an accumulation)."""
+    from impl._ops import indexing
+
+    def make(original: Callable) -> Callable:
+        def once(xp: Any, zeros: Any, g: Any, key: tuple, **_: Any) -> Any:
+            out = zeros.copy()
+            if g.size:
+                target = out if out.ndim else out.reshape(1)
+                target[key] = target[key] + g
+            return out
+
+        return once
+
+    with patched(indexing, "_accumulate_fwd", make):
+        yield
+
+
+@fault({"OPS-009": ": value"})
+def scatter_reduce_multiply_adds() -> Iterator[None]:
+    """scatter with reduce='multiply' adds the value instead of multiplying by it."""
+    from impl._ops import scatter
+
+    with patched(scatter, "_REDUCTIONS", lambda original: {**original, "multiply": "add"}):
+        yield
