@@ -67,6 +67,8 @@ BINARY = (*ARITHMETIC, "maximum", "minimum", "where", *REFLECTED, *BINARY_MATH, 
 REDUCTIONS = ("sum", "mean", "prod", "var", "std", "max", "min", "amax", "cumsum", "cumprod", "flip")
 REDUCTIONS += ("logsumexp", "nansum", "nanmean", "all", "any", "count_nonzero")
 REDUCTIONS += ("cummax", "cummin", "logcumsumexp")
+TWO_OUTPUTS = ("aminmax", "var_mean", "std_mean")  # one node, two differentiable outputs
+REDUCTIONS += TWO_OUTPUTS
 NAN_REDUCTIONS = ("nansum", "nanmean")  # drawn with NaN more often
 LOG_SUM_EXP = ("logsumexp", "logcumsumexp")  # drawn with large values half of the time
 LARGE_VALUES = (-100.0, 0.5, 90.0, 100.0)
@@ -333,12 +335,14 @@ def reductions(draw: Any, op: str | None = None, dtype: str | None = None) -> Pr
     p = OpProgram(draw)
     shape = draw(st.sampled_from(OP_SHAPES))
     dtype = dtype or dtype_of(draw, ALL_DTYPES if draw(st.integers(0, 2)) == 0 else FLOAT_DTYPES)
-    if op in SELECTING_SCANS or (op in LOG_SUM_EXP and dtype in FLOAT_DTYPES and draw(st.booleans())):
+    if op in (*SELECTING_SCANS, "aminmax") or (
+        op in LOG_SUM_EXP and dtype in FLOAT_DTYPES and draw(st.booleans())
+    ):
         # ties and NaN (see selection_data), or values whose exp overflows (unless the max is taken out)
         data = selection_data(draw, shape, dtype) if op in SELECTING_SCANS else large_data(draw, shape)
         x = p.given(data, dtype, grad=dtype in FLOAT_DTYPES and draw(st.booleans()))
     else:
-        edge = draw(st.integers(0, 3)) == 0 or op in NAN_REDUCTIONS and draw(st.booleans())
+        edge = draw(st.integers(0, 3)) == 0 or op in (*NAN_REDUCTIONS, *TWO_OUTPUTS) and draw(st.booleans())
         x = p.leaf(shape, dtype, edge=edge)
     rank = max(len(shape), 1)
     if op in ("cumsum", "cumprod"):
@@ -350,6 +354,8 @@ def reductions(draw: Any, op: str | None = None, dtype: str | None = None) -> Pr
         return p.end(values_of(p, p.op(op, Ref(x), draw(st.integers(-rank, rank)))))
     if op == "flip":
         return p.end(p.op(op, Ref(x), draw(st.lists(st.integers(-rank, rank), max_size=3))))
+    if op in TWO_OUTPUTS:
+        return p.end(*two_outputs(draw, p, op, x, len(shape)))
     bad_dim = draw(st.sampled_from((rank, -rank - 1)))  # torch raises: nothing bound, nothing observed
     p.steps.append(Op(p.fresh("t"), op, [Ref(x), bad_dim], {}))
     dim = draw(st.integers(-rank, rank - 1))
@@ -373,6 +379,55 @@ def reduced(draw: Any, p: OpProgram, op: str, x: str, dim: int | None, ndim: int
         kwargs["dtype"] = DType(draw(st.sampled_from(("float32", "float64", "int64"))))
     result = p.op(op, Ref(x), dims_of(draw, op, dim, ndim), **kwargs)
     return values_of(p, result) if op in ("max", "min") else result
+
+
+def two_outputs(draw: Any, p: OpProgram, op: str, x: str, ndim: int) -> list[str]:
+    """aminmax's (min, max) or var_mean/std_mean's (spread, mean) of ``x``: a dim out of range
+    (refused), then three calls with the same drawn arguments, each on its own copy of the leaf (so
+    each .grad shows one path), the first backpropagated through the sum of both outputs, the others
+    through one output alone (the node gets an undefined gradient for the other, which torch's
+    formula skips)."""
+    rank = max(ndim, 1)
+    bad_dim = draw(st.sampled_from((rank, -rank - 1)))
+    dim = draw(st.sampled_from((None, *range(-rank, rank))))
+    if op == "aminmax":  # dim and keepdim are keyword-only
+        p.steps.append(Op(p.fresh("t"), op, [Ref(x)], {"dim": bad_dim}))
+        args: list[Any] = [Ref(x)]
+        kwargs: dict[str, Any] = {} if dim is None else {"dim": dim, "keepdim": draw(st.booleans())}
+    else:
+        p.steps.append(Op(p.fresh("t"), op, [Ref(x), bad_dim], {}))
+        args, kwargs = spread_arguments(draw, p, op, x, dim, ndim)
+    first = p.op(op, *args, **kwargs)
+    both = p.op("add", Ref(p.op("__getitem__", Ref(first), 0)), Ref(p.op("__getitem__", Ref(first), 1)))
+    results = [both]
+    leaf = next(step for step in p.steps if isinstance(step, Leaf) and step.name == x)
+    for i in (0, 1):
+        copy = p.given(leaf.data, leaf.dtype, grad=leaf.requires_grad)
+        call = p.op(op, Ref(copy), *args[1:], **kwargs)
+        results.append(p.op("__getitem__", Ref(call), i))
+        p.names.remove(call)  # a pair, not a tensor
+    p.names.remove(first)
+    return results
+
+
+def spread_arguments(draw: Any, p: OpProgram, op: str, x: str, dim: int | None, ndim: int) -> tuple:
+    """var_mean/std_mean's arguments: over everything, a dim, every dim or a dim with another (maybe
+    the same, which torch refuses); with keepdim, ``unbiased`` or a correction now and then. First,
+    ``unbiased`` and ``correction`` together, which torch refuses. Never an empty dim list: torch
+    2.13's var_backward takes it for no reduction (a torch bug, not a behaviour to match)."""
+    rank = max(ndim, 1)
+    if dim is not None:
+        p.steps.append(Op(p.fresh("t"), op, [Ref(x), dim, True], {"correction": 1}))
+        dim = draw(
+            st.sampled_from((dim, list(range(ndim)) or None, [dim, draw(st.integers(-rank, rank - 1))]))
+        )
+    kwargs: dict[str, Any] = {"keepdim": draw(st.booleans())}
+    how = draw(st.sampled_from(("default", "unbiased", "correction")))
+    if how == "unbiased":  # without a dim, (input, unbiased) takes no keepdim
+        kwargs = {"unbiased": draw(st.booleans()), **(kwargs if dim is not None else {})}
+    elif how == "correction":
+        kwargs["correction"] = draw(st.sampled_from((0, 1, 2, 0.5)))
+    return [Ref(x)] if dim is None else [Ref(x), dim], kwargs
 
 
 def values_of(p: OpProgram, result: str) -> str:
@@ -772,6 +827,8 @@ def sorting_ops(draw: Any, op: str | None = None) -> Program:
 @given(data=st.data())
 def test_sorting_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(sorting_ops(op), label="program"), backend, reference)
+
+
 # the shape ops of OPS-009, one test each
 SHAPE_OPS = ("tril", "triu", "tril_", "triu_", "roll", "diagonal", "movedim", "moveaxis", "swapaxes")
 SHAPE_OPS += ("swapdims", "broadcast_to", "flipud", "fliplr", "ravel", "unflatten", "repeat", "tile")

@@ -163,6 +163,7 @@ from impl._ops.functions import (
 from impl._ops.pointwise_ternary import addcdiv, addcmul, lerp
 from impl._ops.reductions_more import (
     all,
+    aminmax,
     any,
     count_nonzero,
     cummax,
@@ -171,6 +172,8 @@ from impl._ops.reductions_more import (
     logsumexp,
     nanmean,
     nansum,
+    std_mean,
+    var_mean,
 )
 from impl._ops.scatter import scatter, scatter_add
 from impl._ops.shapes import (
@@ -450,6 +453,9 @@ __all__ = [
     "all",
     "any",
     "count_nonzero",
+    "aminmax",
+    "var_mean",
+    "std_mean",
     "cummax",
     "cummin",
     "logcumsumexp",

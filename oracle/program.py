@@ -84,6 +84,7 @@ OPS.update(
         **_table("cumsum cumprod flip sgn", "function"),
         **_table("sort argsort msort topk kthvalue median", "function"),
         **_table("logsumexp nansum nanmean all any count_nonzero cummax cummin logcumsumexp", "function"),
+        **_table("var_mean std_mean aminmax", "function"),
         **_table("__add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __truediv__ __rtruediv__", "method"),
         **_table("__pow__ __rpow__ __matmul__ __neg__ __getitem__ narrow select to numpy", "method"),
         **_table("fill_ copy_ masked_fill_ __setitem__", "method", inplace=True),

@@ -112,3 +112,111 @@ def test_gradient_and_second_order_graph(name: str) -> None:
         (g,) = lib.autograd.grad((y * w).sum(), x, create_graph=True)
         got.append((y.grad_fn.name(), repr(g.tolist()), graph(g.grad_fn)))
     assert got[1] == got[0]
+
+
+# -- var_mean, std_mean, aminmax: nodes with two differentiable outputs ---------------------------
+TWO_OUTPUT_CASES = {
+    "var_mean_tuple": lambda t: t.var_mean(t.tensor([[1.0, 3.0, 3.0], [0.0, 0.0, 2.0]]), 1, keepdim=True),
+    "std_mean_correction": lambda t: t.std_mean(t.tensor([1.0, 2.0, 4.0]), correction=0),
+    "var_mean_inf_before_last": lambda t: t.var_mean(t.tensor([[INF, 1.0], [1.0, INF]]), 1),
+    "var_mean_half": lambda t: t.var_mean(t.tensor([1.0, 2.0, 5.0], dtype=t.float16)),
+    "var_mean_int": lambda t: t.var_mean(t.tensor([1, 2])),
+    "std_mean_repeated_dim": lambda t: t.std_mean(t.ones(2, 3), [1, 1]),
+    "aminmax": lambda t: t.aminmax(t.tensor([[1, 5, 2], [7, 0, 7]], dtype=t.int16), dim=1),
+    "aminmax_bool_keepdim": lambda t: t.aminmax(t.tensor([[True, False]]), keepdim=True),
+    "aminmax_nan": lambda t: t.aminmax(t.tensor([1.0, NAN, 2.0])),
+    "aminmax_0d_dim": lambda t: t.aminmax(t.tensor(2.0), dim=-1),
+    "aminmax_empty": lambda t: t.aminmax(t.zeros(0)),
+    "aminmax_empty_dim": lambda t: t.aminmax(t.zeros(0, 3), dim=0),
+    "aminmax_empty_other_dim": lambda t: t.aminmax(t.zeros(3, 0), dim=0),
+    "aminmax_positional_dim": lambda t: t.aminmax(t.ones(2), 0),
+    "aminmax_method_positional_dim": lambda t: t.ones(2).aminmax(0),
+    "aminmax_bool_dim": lambda t: t.aminmax(t.ones(2), dim=True),
+}
+
+
+def assert_values_close(got, expected) -> None:
+    """Type, dtypes and shapes equal; values within torch.testing's default tolerances (NaN equal)."""
+    assert type(got).__name__ == type(expected).__name__
+    for g, e in zip(got, expected, strict=True):
+        assert (str(g.dtype), tuple(g.shape)) == (str(e.dtype), tuple(e.shape))
+        torch.testing.assert_close(torch.tensor(g.tolist(), dtype=e.dtype), e, equal_nan=True)
+
+
+@pytest.mark.parametrize("name", TWO_OUTPUT_CASES)
+def test_two_outputs_match_torch(name: str) -> None:
+    (expected, expected_error), (got, got_error) = both(TWO_OUTPUT_CASES[name])
+    assert got_error == expected_error
+    if expected_error is None:
+        assert_values_close(got, expected)
+
+
+TWO_OUTPUT_GRADIENTS = {
+    "var_mean": lambda t, x: t.var_mean(x, 1),
+    "var_mean_all": lambda t, x: t.var_mean(x, correction=0),
+    "std_mean_keepdim": lambda t, x: t.std_mean(x, 0, keepdim=True),
+    "aminmax": lambda t, x: t.aminmax(x, dim=1),
+    "aminmax_all": lambda t, x: t.aminmax(x),
+}
+
+
+@pytest.mark.parametrize("used", ["first", "second", "both"])
+@pytest.mark.parametrize("name", TWO_OUTPUT_GRADIENTS)
+def test_two_outputs_gradient_and_graph(name: str, used: str) -> None:
+    """Backward through the first output, the second, or both (torch's formula gets an undefined
+    gradient for an unused output and makes no zeros for it): the gradient, the node shared by
+    both outputs with output_nr 0 and 1, and the second-order graph, with ties among the values."""
+    got = []
+    for lib in (torch, impl):
+        x = lib.tensor([[1.0, 3.0, 3.0], [-2.0, 0.5, -2.0]], dtype=lib.float64, requires_grad=True)
+        a, b = TWO_OUTPUT_GRADIENTS[name](lib, x)
+        nodes = (
+            a.grad_fn.name(),
+            a.grad_fn is b.grad_fn,
+            getattr(b, "output_nr", getattr(b, "_output_nr", None)),
+        )
+        y = {"first": (a * a).sum(), "second": (b * b).sum(), "both": (a * a).sum() + (b * b * 3).sum()}[used]
+        (g,) = lib.autograd.grad(y, x, create_graph=True)
+        got.append((nodes, g.tolist(), graph(g.grad_fn)))
+    assert (got[1][0], got[1][2]) == (got[0][0], got[0][2])
+    torch.testing.assert_close(*(torch.tensor(g[1], dtype=torch.float64) for g in got))
+
+
+# -- var/std/var_mean/std_mean argument checks shared by _spread -----------------------------------
+SPREAD_CALLS = {
+    "empty_over_nonempty_dim": lambda f, t: f(t.zeros(0, 3), 1),
+    "empty_over_empty_dim_keepdim": lambda f, t: f(t.zeros(0, 3), 0, keepdim=True),
+    "empty_correction_0": lambda f, t: f(t.zeros(3, 0), 0, correction=0),
+    "empty_negative_correction": lambda f, t: f(t.zeros(0, 3), 1, correction=-1),
+    "unbiased_and_correction": lambda f, t: f(t.ones(2, 3), 1, True, correction=1),
+    "bool_dim_and_correction": lambda f, t: f(t.ones(2, 3), True, correction=1),
+    "float_dim": lambda f, t: f(t.ones(2, 3), 1.5),
+    "float_in_dim_list": lambda f, t: f(t.ones(2, 3), [1.0]),
+    "repeated_dim": lambda f, t: f(t.ones(2, 3), [1, -1]),
+    "repeated_dim_0d": lambda f, t: f(t.ones(()), [0, -1]),
+    "repeated_dim_of_ints": lambda f, t: f(t.ones(2, 3, dtype=t.int64), [1, 1]),
+}
+
+
+@pytest.mark.parametrize("op", ["var", "std", "var_mean", "std_mean"])
+@pytest.mark.parametrize("call", SPREAD_CALLS)
+def test_spread_arguments_and_warning(op: str, call: str) -> None:
+    """torch's "degrees of freedom is <= 0" warning (always for an empty input, whatever the dims,
+    unless the correction is negative), its parser's TypeError for unbiased with correction or a
+    float dim, and its error for a repeated dim (after the dtype check)."""
+    import warnings
+
+    got = []
+    for lib in (torch, impl):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            try:
+                result = SPREAD_CALLS[call](getattr(lib, op), lib)
+                outcome = [
+                    (tuple(r.shape), str(r.dtype))
+                    for r in (result if isinstance(result, tuple) else (result,))
+                ]
+            except Exception as e:  # noqa: BLE001 (the error is what is compared)
+                outcome = (type(e).__name__, str(e))
+        got.append((outcome, sorted(str(w.message) for w in caught)))
+    assert got[1] == got[0]

@@ -193,14 +193,19 @@ def record_source(op: OpDef) -> str:
             lines.append(f"    if edge{i}[0] is not None:")
             for use, kind, where, slot in mine:
                 lines += ["        " + line for line in _save_lines(use, kind, where, slot, written)]
-    lines += [
-        "    if saved:",
-        "        node._attrs = saved",
-        "    result = results[0]",
-        "    result._grad_fn = node",
-        "    result._output_nr = 0",
-        "    node._input_meta = output_meta(result)",
-    ]
+    lines += ["    if saved:", "        node._attrs = saved"]
+    if op.differentiable_outputs == 1:
+        lines += [
+            "    result = results[0]",
+            "    result._grad_fn = node",
+            "    result._output_nr = 0",
+            "    node._input_meta = output_meta(result)",
+        ]
+    else:  # the node is the grad_fn of each differentiable output, in order
+        outputs = range(op.differentiable_outputs)
+        for nr in outputs:
+            lines += [f"    results[{nr}]._grad_fn = node", f"    results[{nr}]._output_nr = {nr}"]
+        lines.append(f"    node._input_meta = {' + '.join(f'output_meta(results[{nr}])' for nr in outputs)}")
     return "\n".join(lines) + "\n"
 
 
@@ -248,7 +253,8 @@ def apply_source(op: OpDef) -> str:
     """The source of the node's ``apply(node, grads)``: as torch's generated ``apply``, every saved
     value is unpacked (checked) first, even when no gradient came (a saved tensor written in place
     raises all the same), then each input whose edge leads somewhere gets its derivative's
-    formula ``f<i>(grad, ctx)``."""
+    formula ``f<i>(grad, ctx)`` (``f<i>(grads, ctx)``, the tuple of every differentiable output's
+    gradient, for an op with several: see ``OpDef.differentiable_outputs``)."""
     plan = op._plan
     lines = ["def apply(node, grads):"]
     for slot in op._slot_names:  # a bare tensor without a version counter was never written
@@ -262,8 +268,13 @@ def apply_source(op: OpDef) -> str:
         "    if attrs:",
         "        for v in attrs.values():",
         "            _unpack(v)",
-        "    g = grads[0]",
-        "    if g is None:",
+    ]
+    if op.differentiable_outputs == 1:
+        lines += ["    g = grads[0]", "    if g is None:"]
+    else:  # the formulas get every output's gradient; they run when one is defined
+        undefined = " and ".join(f"g[{nr}] is None" for nr in range(op.differentiable_outputs))
+        lines += ["    g = grads", f"    if {undefined}:"]
+    lines += [
         f"        return {(None,) * len(op.inputs)!r}",
         "    ctx = _new(ctx_class)  # OpCtx(node) without an __init__ frame",
         "    ctx._node = node",

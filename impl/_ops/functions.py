@@ -449,22 +449,36 @@ def _correction(unbiased: Any, correction: Any) -> float:
     return 1 if unbiased is None or unbiased else 0
 
 
-def _check_std_var(input: Tensor) -> None:
-    if not input.dtype.is_floating_point:
-        raise RuntimeError("std and var only support floating point and complex dtypes")
+def spread_call_fits(input: Any, dim: Any, unbiased: Any, correction: Any) -> bool:
+    """Whether torch's parser takes a var/std/var_mean/std_mean call: a tensor, a dim that is an int
+    or a list of ints (or a bool standing for ``unbiased``), and not both ``unbiased`` and
+    ``correction`` (no signature has both)."""
+    if not isinstance(input, Tensor):
+        return False
+    dims = dim if isinstance(dim, (list, tuple)) else () if dim is None or isinstance(dim, bool) else (dim,)
+    given_unbiased = unbiased is not None or isinstance(dim, bool)
+    return all(isinstance(d, int) and not isinstance(d, bool) for d in dims) and not (
+        given_unbiased and correction is not None
+    )
 
 
 def _spread(
     op: Any, name: str, input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any
 ) -> Tensor:
-    """std/var: torch's checks, and its warning when the correction leaves no degrees of freedom."""
-    _check_std_var(input)
+    """std/var (and var_mean/std_mean): torch's checks (floating input, each dim once), and its
+    warning when the correction leaves no degrees of freedom: the elements reduced into each output
+    (none of an empty input, whatever the dims) minus the correction."""
+    if not input.dtype.is_floating_point:
+        which = "std and var" if name in ("var", "std") else name
+        raise RuntimeError(f"{which} only support floating point and complex dtypes")
     if isinstance(dim, bool):
         dim, unbiased = None, dim
-    dims = _dims(dim, input.dim())
+    from impl._ops.reductions_more import reduced_dims
+
+    dims = reduced_dims(dim, input.dim())
     corr = _correction(unbiased, correction)
     shape = tuple(input.shape)
-    factor = int(np.prod([shape[d] for d in dims] if dims is not None else shape))
+    factor = int(np.prod([shape[d] for d in dims] if dims is not None else shape)) if input.numel() else 0
     if factor - corr <= 0:
         import warnings
 
@@ -481,7 +495,7 @@ def _spread(
 def var(
     input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
 ) -> Tensor:
-    if not isinstance(input, Tensor):
+    if not spread_call_fits(input, dim, unbiased, correction):
         raise invalid_call(var, locals())
     return _spread(rd.VAR, "var", input, dim, unbiased, keepdim, correction)
 
@@ -489,7 +503,7 @@ def var(
 def std(
     input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
 ) -> Tensor:
-    if not isinstance(input, Tensor):
+    if not spread_call_fits(input, dim, unbiased, correction):
         raise invalid_call(std, locals())
     return _spread(rd.STD, "std", input, dim, unbiased, keepdim, correction)
 

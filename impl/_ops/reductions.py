@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -72,7 +73,13 @@ def _sum_fwd(xp: Any, a: Any, dim: Any, keepdim: bool, dtype: Any) -> Any:
 
 
 def _mean_fwd(xp: Any, a: Any, dim: Any, keepdim: bool, dtype: Any) -> Any:
-    return xp.mean(a, axis=dim, keepdims=keepdim, dtype=dtype).astype(dtype or a.dtype, copy=False)
+    """The mean, half types accumulated in float32 and rounded once (as torch's kernel); over no
+    elements NaN, without numpy's "Mean of empty slice" warning."""
+    out = dtype or a.dtype
+    wide = np.float32 if np.dtype(out).itemsize < 4 else out
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return xp.mean(a, axis=dim, keepdims=keepdim, dtype=wide).astype(out, copy=False)
 
 
 SUM = OpDef("SumBackward0", _sum_fwd, derivatives={"self": D("dim keepdim", _expand_back)})
@@ -357,10 +364,9 @@ MIN_DIM = OpDef(
 
 
 def _variance(xp: Any, a: Any, dim: Any, correction: float, keepdim: bool) -> Any:
-    """The variance in float32 at least (torch accumulates half types in float32), not yet rounded
-    to ``a``'s dtype."""
-    if a.dtype.itemsize < 4:
-        a = a.astype(np.float32)
+    """The variance in float64 (torch's Welford kernel accumulates every floating type in double: a
+    float32 variance may overflow where its std does not), not yet rounded to ``a``'s dtype."""
+    a = a.astype(np.float64, copy=False)
     n = a.size if dim is None else int(np.prod([a.shape[d] for d in dim]))  # elements per result
     if n - correction > 0:
         return xp.var(a, axis=dim, ddof=correction, keepdims=keepdim)
@@ -385,9 +391,9 @@ def _centered(c: Any) -> Any:
 
 def _var_grad(g: Any, c: Any) -> Any:
     """torch's var_backward: (2 / dof) * grad * (self - mean), the grad unsqueezed (not expanded)
-    over the reduced dims; a full reduction without degrees of freedom gives grad * (nan where
-    self is its mean, else inf)."""
-    if c.dim is not None and not c.keepdim:
+    over the reduced dims of a self of more than one dim; a full reduction without degrees of
+    freedom gives grad * (nan where self is its mean, else inf)."""
+    if c.dim is not None and not c.keepdim and len(c.shape()) > 1:
         for d in sorted(c.dim):
             g = g.unsqueeze(d)
     dof = float(_count(c) - c.correction)  # may be <= 0: torch's formula divides by it as is
@@ -402,9 +408,13 @@ def _var_grad(g: Any, c: Any) -> Any:
     return _bw_scalar().mul_scalar(g, 2.0 / dof if dof else float("inf")) * _centered(c)
 
 
-def _std_grad(g: Any, c: Any) -> Any:
+def std_grad(g: Any, std: Any, c: Any) -> Any:
     """torch's std_backward: var's gradient of grad / (2 * std), zeroed where std is 0."""
-    return _var_grad((g / _bw_scalar().mul_scalar(c.result, 2)).masked_fill(c.result == 0, 0), c)
+    return _var_grad((g / _bw_scalar().mul_scalar(std, 2)).masked_fill(std == 0, 0), c)
+
+
+def _std_grad(g: Any, c: Any) -> Any:
+    return std_grad(g, c.result, c)
 
 
 VAR = OpDef("VarBackward0", _var_fwd, derivatives={"self": D("self dim correction keepdim", _var_grad)})
@@ -439,7 +449,7 @@ def _floating_kernel(name: str, forward: Any) -> Any:
             return forward(xp, a, dim)
         kernel = f"{name}_lastdim_kernel_impl" if dim == max(a.ndim, 1) - 1 else f"{name}_kernel_impl"
         found = dtypes.scalar_type(dtypes.from_numpy_dtype(a.dtype))
-        raise NotImplementedError(f'"{kernel}" not implemented for \'{found}\'')
+        raise NotImplementedError(f"\"{kernel}\" not implemented for '{found}'")
 
     return run
 
@@ -505,6 +515,8 @@ DOT = OpDef(
     ("self", "tensor"),
     {"self": D("tensor", lambda g, c: g * c.tensor), "tensor": D("self", lambda g, c: g * c.self)},
 )
+
+
 def _outer(g: Any, vec: Any) -> Any:
     """derivatives.yaml's ``grad.ger(vec)``."""
     from impl._ops.functions import outer
@@ -518,6 +530,8 @@ MV = OpDef(
     ("self", "vec"),
     {"self": D("vec", lambda g, c: _outer(g, c.vec)), "vec": D("self", lambda g, c: c.self.t().mv(g))},
 )
+
+
 def _addmm_fwd(xp: Any, s: Any, a: Any, b: Any, beta: Any, alpha: Any) -> Any:
     if (beta, alpha) == (1, 1):
         return s + a @ b
@@ -559,7 +573,7 @@ def _trace_back(g: Any, c: Any) -> Any:
 def _trace(xp: Any, a: Any) -> Any:
     """The trace; of integers an int64 (numpy's of uint8 would be a uint64); none of bools."""
     if a.dtype.kind == "b":
-        raise NotImplementedError('"trace" not implemented for \'Bool\'')
+        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
     return xp.trace(a, dtype=xp.int64 if a.dtype.kind in "iu" else None)
 
 

@@ -311,6 +311,153 @@ def logcumsumexp(input: Tensor, dim: Any = _REQUIRED) -> Tensor:
     return apply(LOGCUMSUMEXP, input, dim=d)
 
 
+# -- var_mean, std_mean, aminmax: two differentiable outputs ---------------------------------------
+def _mean_of(xp: Any, a: Any, dim: Any, keepdim: bool) -> Any:
+    """The mean over ``dim`` (every dim when None) as torch's Welford pass computes it with the
+    variance: accumulated in float64 (as the variance), rounded once; of no elements NaN; and the running
+    mean, once infinite, turns NaN at the next element (``inf + (x - inf) / k``), so a lane with an
+    infinity before its last element has a NaN mean (where ``mean()`` gives inf)."""
+    wide = a.astype(np.float64, copy=False)
+    axes = tuple(range(a.ndim)) if dim is None else tuple(dim)
+    n = int(np.prod([a.shape[d] for d in axes]))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = xp.sum(wide, axis=dim, keepdims=keepdim) / n
+    if n > 1:
+        lanes = xp.moveaxis(xp.isinf(wide), axes, range(a.ndim - len(axes), a.ndim))
+        early = lanes.reshape(*lanes.shape[: a.ndim - len(axes)], n)[..., :-1].any(axis=-1)
+        mean = xp.where(early.reshape(mean.shape), xp.asarray(np.nan, dtype=mean.dtype), mean)
+    return mean.astype(a.dtype, copy=False)
+
+
+def _var_mean_fwd(xp: Any, a: Any, dim: Any, correction: float, keepdim: bool) -> tuple:
+    return rd._var_fwd(xp, a, dim, correction, keepdim), _mean_of(xp, a, dim, keepdim)
+
+
+def _std_mean_fwd(xp: Any, a: Any, dim: Any, correction: float, keepdim: bool) -> tuple:
+    return rd._std_fwd(xp, a, dim, correction, keepdim), _mean_of(xp, a, dim, keepdim)
+
+
+def _with_mean_grad(spread_grad: Any) -> Any:
+    """torch's var_mean_backward / std_mean_backward: the spread's gradient where its output's
+    gradient is defined, plus mean_backward's where the mean's is (their sum when both are; an
+    undefined gradient adds nothing, no zeros are made)."""
+
+    def formula(grads: tuple, c: Any) -> Any:
+        g_spread, g_mean = grads
+        gself = None if g_spread is None else spread_grad(g_spread, c)
+        if g_mean is not None:
+            aux = rd._mean_grad(g_mean, c)
+            gself = aux if gself is None else gself + aux
+        return gself
+
+    return formula
+
+
+VAR_MEAN = OpDef(
+    "VarMeanBackward0",
+    _var_mean_fwd,
+    outputs=("result0", "result1"),
+    derivatives={"self": D("self dim correction keepdim", _with_mean_grad(rd._var_grad))},
+    differentiable_outputs=2,
+)
+STD_MEAN = OpDef(
+    "StdMeanBackward0",
+    _std_mean_fwd,
+    outputs=("result0", "result1"),
+    derivatives={
+        "self": D(
+            "self result0 dim correction keepdim", _with_mean_grad(lambda g, c: rd.std_grad(g, c.result0, c))
+        )
+    },
+    differentiable_outputs=2,
+)
+
+
+def _spread_and_mean(op: OpDef, name: str) -> Any:
+    """torch.var_mean / torch.std_mean: the spread (var's or std's arguments, checks and warning)
+    and the mean over the same dims, as a plain tuple; floating inputs only."""
+
+    def reduce(
+        input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
+    ) -> tuple:
+        if not fn.spread_call_fits(input, dim, unbiased, correction):
+            raise invalid_call(reduce, locals())
+        return fn._spread(op, name, input, dim, unbiased, keepdim, correction)
+
+    reduce.__name__ = reduce.__qualname__ = name
+    return reduce
+
+
+var_mean = _spread_and_mean(VAR_MEAN, "var_mean")
+std_mean = _spread_and_mean(STD_MEAN, "std_mean")
+
+
+def _aminmax_fwd(xp: Any, a: Any, dim: int | None, keepdim: bool) -> tuple:
+    """The min and the max over ``dim`` (every dim when None; a 0-d input is its own)."""
+    axis = dim if a.ndim else None
+    return xp.min(a, axis=axis, keepdims=keepdim), xp.max(a, axis=axis, keepdims=keepdim)
+
+
+def _restore_reduced_dims(t: Any, dims: tuple, keepdim: bool) -> Any:
+    """torch's restore_reduced_dims: ``t`` reshaped with a 1 back at each reduced dim (a view)."""
+    if keepdim:
+        return t
+    shape = [0] * (t.dim() + len(dims))
+    for d in dims:
+        shape[d] = 1
+    sizes = iter(t.shape)
+    return t.reshape([1 if size else next(sizes) for size in shape])
+
+
+def _aminmax_grad(grads: tuple, c: Any) -> Any:
+    """torch's aminmax_backward: for each output whose gradient is defined, scale_grad_by_count's
+    ``(grad / mask.sum(dims, True)) * mask`` with the mask of the elements equal to that output
+    (ties share), grad and output restored over the reduced dim; the sum when both are."""
+    dims = () if c.dim is None else (c.dim,)
+    gself = None
+    for g, result in zip(grads, (c.min, c.max), strict=True):
+        if g is not None:
+            mask = _restore_reduced_dims(result, dims, c.keepdim) == c.self
+            part = (_restore_reduced_dims(g, dims, c.keepdim) / mask.sum(dims, keepdim=True)) * mask
+            gself = part if gself is None else gself + part
+    return gself
+
+
+AMINMAX = OpDef(
+    "AminmaxBackward0",
+    _aminmax_fwd,
+    outputs=("min", "max"),
+    derivatives={"self": D("self min max dim keepdim", _aminmax_grad)},
+    differentiable_outputs=2,
+)
+
+
+def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False) -> Any:
+    """(min, max) over ``dim`` (every dim when None) as torch.return_types.aminmax; any dtype. No
+    reduction over an empty dim: torch has no identity for it."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(aminmax, locals())
+    if dim is not None and (not isinstance(dim, int) or isinstance(dim, bool)):
+        raise TypeError(f"aminmax(): argument 'dim' must be int, not {type(dim).__name__}")
+    d = None if dim is None else _wrap_dim(dim, input.dim())
+    if not input.numel():
+        if d is None:
+            raise RuntimeError(
+                "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity."
+            )
+        if input.shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+    return return_types.aminmax(apply(AMINMAX, input, dim=d, keepdim=bool(keepdim)))
+
+
+def _aminmax_method(self: Tensor, *args: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    """``Tensor.aminmax``: ``dim`` and ``keepdim`` are keyword-only (torch counts no ``self``)."""
+    if args:
+        given = f"{len(args)} was" if len(args) == 1 else f"{len(args)} were"
+        raise TypeError(f"aminmax() takes 0 positional arguments but {given} given")
+    return aminmax(self, dim=dim, keepdim=keepdim)
+
+
 METHODS = {
     "logsumexp": lambda self, *args, **kwargs: logsumexp(self, *args, **kwargs, _position=1),
     "nansum": nansum,
@@ -321,5 +468,6 @@ METHODS = {
     "cummax": cummax,
     "cummin": cummin,
     "logcumsumexp": logcumsumexp,
+    "aminmax": _aminmax_method,
 }
 FUNCTIONS = tuple(METHODS)

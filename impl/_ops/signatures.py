@@ -31,6 +31,7 @@ _VAR = (
     "Tensor out = None)",
     "(Tensor input, bool unbiased = True)",
 )
+_SPREAD_MEAN = tuple(s.replace(f", {_OUT}", "").replace(", Tensor out = None", "") for s in _VAR)
 _ALL_ANY = (
     f"(Tensor input, {_OUT})",
     f"(Tensor input, tuple of ints dim = None, bool keepdim = False, {_OUT})",
@@ -70,6 +71,8 @@ OVERLOADS: dict[str, tuple[str, ...]] = {
     "any": _ALL_ANY,
     "count_nonzero": ("(Tensor input, int dim = None)", "(Tensor input, tuple of ints dim)"),
     "std": _VAR,
+    "var_mean": _SPREAD_MEAN,
+    "std_mean": _SPREAD_MEAN,
     "max": _MAX,
     "min": _MAX,
     "mm": _MM,
@@ -162,16 +165,19 @@ class _Signature:
         # the types of the comma-separated entries, the keyword marker "*" among them: torch's
         # list marks a signature's misfits when a call passes as many arguments as it has entries
         self.entries: list[str] = []
+        self.names: list[str] = []  # the entries' parameter names ("*" for the marker)
         into = self.positional
         for part in text.strip("()").split(", "):
             if part == "*":
                 into = self.keyword
                 self.entries.append(part)
+                self.names.append(part)
                 continue
             declaration, _, default = part.partition(" = ")
             kind, _, name = declaration.rpartition(" ")
             into.append((kind, name, bool(default)))
             self.entries.append(kind)
+            self.names.append(name)
 
     def plausible(self, given: int) -> bool:
         """torch's arity test: the required parameters at most, all parameters at least."""
@@ -211,6 +217,14 @@ def _invalid_combination(name: str, signatures: list[_Signature], args: tuple, k
     for signature in signatures:
         lines.append(f" * {signature.text}")
         if len(signature.entries) == len(args) + len(kwargs):
+            # torch looks for each keyword among as many last entries as there are keywords
+            last = signature.names[len(signature.names) - len(kwargs) :] if kwargs else []
+            wrong = [k for k in reversed(kwargs) if k not in last]  # torch's unordered_map order
+            if wrong:
+                lines.append(
+                    f"      didn't match because some of the keywords were incorrect: {', '.join(wrong)}"
+                )
+                continue
             marked = ", ".join(
                 described(v) if described(v) == kind else f"!{described(v)}!"
                 for kind, v in zip(signature.entries, args, strict=False)

@@ -51,6 +51,11 @@ class OpDef:
     # a device move: the forward runs on, and the result lives in, the array namespace passed as
     # the attr ``target`` (not the one of its input's array), which is not kept on the node
     moves_device: bool = False
+    # how many outputs (the first ones) are differentiable: each gets the node as grad_fn (output_nr
+    # 0, 1, ...). With more than one, every formula gets the tuple of their gradients in place of
+    # one gradient, None where one is undefined (torch's ``grads[i]``, which the formula treats as
+    # zero), and the node runs its formulas when any of them is defined (torch's any_grad_defined)
+    differentiable_outputs: int = 1
 
     def __post_init__(self) -> None:
         # a slot per tensor a derivative may use, as torch's generated nodes hold SavedVariables

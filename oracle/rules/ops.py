@@ -40,9 +40,11 @@ RULES = [
         "OPS-003",
         FAMILY,
         "Reductions (sum, mean, prod, var, std, max, min, amax, logsumexp, nansum, nanmean, all, any, "
-        "count_nonzero) over all elements, a dim or a list of dims, with keepdim, and scans (cumsum, "
-        "cumprod, logcumsumexp, cummax, cummin: which index among ties and NaN), on every dtype, give "
-        "torch's values, indices, dtypes, gradients and errors for bad dims.",
+        "count_nonzero) over all elements, a dim or a list of dims, with keepdim, the two-output "
+        "reductions aminmax, var_mean and std_mean (one node for both outputs, backpropagated through "
+        "either or both), and scans (cumsum, cumprod, logcumsumexp, cummax, cummin: which index among "
+        "ties and NaN), on every dtype, give torch's values, indices, dtypes, gradients and errors for "
+        "bad dims and arguments.",
         f"{_DOCS}/torch.html#reduction-ops",
     ),
     Rule(

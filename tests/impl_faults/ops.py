@@ -1045,3 +1045,67 @@ def scatter_reduce_multiply_adds() -> Iterator[None]:
 
     with patched(scatter, "_REDUCTIONS", lambda original: {**original, "multiply": "add"}):
         yield
+
+
+# -- var_mean, std_mean, aminmax: nodes with two differentiable outputs ----------------------------
+@fault({"OPS-003": ".grad: expected a tensor, got None"})
+def var_mean_ignores_mean_gradient() -> Iterator[None]:
+    """var_mean's formula uses only the variance's gradient: the mean's never reaches the input."""
+    from impl._ops.reductions_more import VAR_MEAN
+
+    def make(original: Callable) -> Callable:
+        return lambda grads, c: None if grads[0] is None else original((grads[0], None), c)
+
+    with derivative_replaced(VAR_MEAN, "self", make):
+        yield
+
+
+@fault({"OPS-003": ".grad: value"})
+def std_mean_zeros_for_undefined_gradient() -> Iterator[None]:
+    """std_mean's formula materialises zeros for an output's undefined gradient (torch's skips it):
+    the zero gradient's path multiplies infinities and NaN of the input into a NaN gradient."""
+    import impl
+    from impl._ops.reductions_more import STD_MEAN
+
+    def make(original: Callable) -> Callable:
+        def formula(grads: tuple, c: Any) -> Any:
+            defined = next(g for g in grads if g is not None)
+            return original(tuple(impl.zeros_like(defined) if g is None else g for g in grads), c)
+
+        return formula
+
+    with derivative_replaced(STD_MEAN, "self", make):
+        yield
+
+
+@fault({"OPS-003": ".grad: value"})
+def aminmax_mask_from_wrong_output() -> Iterator[None]:
+    """aminmax's gradient of the min goes where the input equals the max (and the max's where it
+    equals the min): each mask is built from the other output."""
+    from impl._ops import reductions_more
+
+    def make(original: Callable) -> Callable:
+        def swapped(grads: tuple, c: Any) -> Any:
+            class Swapped:  # the saved outputs exchanged, everything else as saved
+                def __getattr__(self, name: str) -> Any:
+                    return getattr(c, {"min": "max", "max": "min"}.get(name, name))
+
+            return original(grads, Swapped())
+
+        return swapped
+
+    with derivative_replaced(reductions_more.AMINMAX, "self", make):
+        yield
+
+
+@fault({"OPS-003": "TypeError"})
+def spread_takes_unbiased_with_correction() -> Iterator[None]:
+    """var_mean/std_mean (and var/std) take ``unbiased`` and ``correction`` together (the correction
+    wins) where torch's parser refuses the call."""
+    from impl._ops import functions
+
+    def make(original: Callable) -> Callable:
+        return lambda input, dim, unbiased, correction: original(input, dim, None, correction)
+
+    with patched(functions, "spread_call_fits", make):
+        yield
