@@ -89,6 +89,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run only the conformance tests of these catalogue rules (repeat the option, or give "
         "IDs separated by commas); other tests are deselected",
     )
+    group.addoption(
+        "--until-caught",
+        action="store_true",
+        default=False,
+        help="skip the remaining tests of a rule once one of them failed (a planted-fault run: "
+        "the first failure of each rule is its evidence)",
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -241,14 +248,29 @@ def pytest_runtest_call(item: pytest.Item):
         item.stash[_programs_run] = stats.programs_checked() - before
 
 
+_caught = pytest.StashKey[set]()  # --until-caught: the rules a test of which failed
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """With ``--until-caught``, a test of a rule that already failed is skipped."""
+    if item.config.getoption("until_caught") and _rule_of(item) in item.config.stash.get(_caught, set()):
+        pytest.skip("--until-caught: a test of this rule failed already")
+
+
+def _rule_of(item: pytest.Item) -> str | None:
+    marker = item.get_closest_marker("rule")
+    return str(marker.args[0]) if marker and marker.args else None
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
     """Attach the oracle record of a conformance test to each of its phase reports."""
     report = yield
     if not is_conformance(item):
         return report
-    marker = item.get_closest_marker("rule")
-    record: dict[str, Any] = {"rule": str(marker.args[0]) if marker and marker.args else None}
+    record: dict[str, Any] = {"rule": _rule_of(item)}
+    if report.failed:
+        item.config.stash.setdefault(_caught, set()).add(record["rule"])
     xfail = item.get_closest_marker("xfail")
     if xfail is not None:
         record["strict"] = bool(xfail.kwargs.get("strict", item.config.getini("xfail_strict")))

@@ -41,8 +41,8 @@ def run_conformance(rules: list[str], results: Path, plant: str | None = None) -
     """Run the tests of ``rules`` on impl (one fresh process) and return its results.json."""
     args = [*PLANTED_RUN, "--hypothesis-profile=planted", "--rule", ",".join(rules)]
     args += ["--results", str(results)]
-    if plant is not None:
-        args += ["--plant", plant]
+    if plant is not None:  # the first failure of each rule is the evidence read below
+        args += ["--plant", plant, "--until-caught"]
     output = forked_pytest.run(args, ROOT, TIMEOUT)
     assert results.exists(), f"no results.json from pytest {' '.join(args)}:\n{output[-6000:]}"
     return json.loads(results.read_text(encoding="utf-8"))

@@ -181,6 +181,21 @@ def test_rule_option_selects_the_tests_of_those_rules(suite: pytest.Pytester) ->
     result.stdout.fnmatch_lines(["*2 deselected*"])  # AAA-001's test and the unmarked one
 
 
+def test_until_caught_skips_the_rest_of_a_rule_that_failed(suite: pytest.Pytester) -> None:
+    """A planted-fault run stops checking a rule at its first failure; other rules run on."""
+    suite.makepyfile(test_more=(
+        "import pytest\n\n"
+        "@pytest.mark.rule('AAA-002')\ndef test_later_of_a_failed_rule():\n    raise AssertionError\n\n"
+        "@pytest.mark.rule('AAA-001')\ndef test_other_rule():\n    pass\n"
+    ))
+    result, results = run(suite, "--until-caught", "-p", "no:randomly", "test_suite.py", "test_more.py")
+    result.assert_outcomes(passed=4, failed=1, xfailed=1, skipped=2)
+    outcomes = {t["nodeid"].split("::")[1]: t["outcome"] for t in results["tests"]}
+    assert outcomes["test_diverges"] == "failed" and outcomes["test_later_of_a_failed_rule"] == "skipped"
+    result, _ = run(suite, "-p", "no:randomly", "test_suite.py", "test_more.py")
+    result.assert_outcomes(passed=4, failed=2, xfailed=1, skipped=1)
+
+
 def test_rule_option_refuses_an_unknown_rule(suite: pytest.Pytester) -> None:
     result = suite.runpytest("-p", "oracle.plugin", "--backend", "torch", "--rule", "AAA-001,AAA-01")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
