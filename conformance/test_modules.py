@@ -27,7 +27,14 @@ from oracle.program import (
     Program,
     Ref,
 )
-from oracle.strategies import ACTIVATION_LAYERS, TREE_INPUTS, ModuleBuilder, backprop_twice
+from oracle.strategies import (
+    ACTIVATION_LAYERS,
+    EMBEDDING_OPTIONS,
+    EMBEDDING_VALUES,
+    TREE_INPUTS,
+    ModuleBuilder,
+    backprop_twice,
+)
 
 # Rule -> what impl does differently (strict xfails on the impl backend only; the goal is none).
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
@@ -250,3 +257,45 @@ def activation_layers(draw: Any, cls: str) -> Program:
 @given(data=st.data())
 def test_activation_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(activation_layers(cls), label="program"), backend, reference)
+
+
+@st.composite
+def embedding_layers(draw: Any, options: dict) -> Program:
+    """Embedding(5, 3, **options) with drawn weight values, looked up once or twice with int64
+    (or int32) indices of shape (), (4,) or (2, 3) drawn with repeats and padding_idx; the weight
+    observed after the lookups (max_norm renormalises it in place), the gradient of
+    ``sum(out * (out + v))`` taken with create_graph=True (EmbeddingDenseBackwardBackward0), then
+    backward through it twice (``v.grad``: the double backward's rows, zero at padding_idx)."""
+    b = ModuleBuilder(draw)
+    name = b.fresh("m")
+    weight = [[b.pick(EMBEDDING_VALUES) for _ in range(3)] for _ in range(5)]
+    b.add_module(Module(name, "Embedding", [5, 3], {"weight": weight}, options))
+    total: str | None = None
+    for _ in range(draw(st.integers(1, 2))):
+        shape = b.pick(((), (4,), (2, 3)))
+        i = b.fresh("i")
+        rows = [draw(st.lists(st.integers(0, 4), min_size=3, max_size=4)) for _ in range(2)]
+        data = {(): rows[0][0], (4,): (rows[0] * 2)[:4], (2, 3): [r[:3] for r in rows]}[shape]
+        b.bind(i, shape, Leaf(i, data, b.pick(("int64", "int32"))))
+        out = b.call(name, [i], (*shape, 3))
+        b.steps.append(ObserveGraph(out))
+        v = b.fresh("v")  # a seed requiring grad: the double backward's rows reach it directly
+        b.bind(v, (*shape, 3), Leaf(v, b.weights((*shape, 3)), "float32", True), tracked=True)
+        both = combine(b, "add", [out, v], (*shape, 3))
+        term = combine(b, "sum", [combine(b, "mul", [out, both], (*shape, 3))], ())
+        total = term if total is None else combine(b, "add", [total, term], ())
+    weight_name = f"{name}.weight"
+    g = b.fresh("g")
+    b.steps.append(Grad([g], [total], [weight_name], retain_graph=True, create_graph=True))
+    b.shapes[g] = (5, 3)
+    backprop_twice(b.steps, g, (5, 3), "g_sum")
+    b.steps.extend(Observe(n) for n in [*b.shapes, "g_sum"])
+    return b.program()
+
+
+@pytest.mark.rule("MOD-008")
+@pytest.mark.parametrize("options", EMBEDDING_OPTIONS, ids=str)
+@examples(0.2)  # each option set: 20 programs in ci (one small lookup table)
+@given(data=st.data())
+def test_embedding(options: dict, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(embedding_layers(options), label="program"), backend, reference)

@@ -624,6 +624,9 @@ __all__ = [
     # scatter ops (impl/_ops/scatter.py)
     "scatter",
     "scatter_add",
+    # torch.embedding (impl/nn/_embedding.py)
+    "embedding",
 ]
 from impl import nn as nn  # noqa: E402  (torch.nn, torch.optim load with the package)
 from impl import optim as optim  # noqa: E402
+from impl.nn._embedding import embedding_op as embedding  # noqa: E402

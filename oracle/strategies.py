@@ -522,6 +522,19 @@ MODULE_ACTIONS = {
     "full_backward": ("log", "log", "scale", "replace", "wrong_shape", "wrong_count"),
     "backward": ("log", "log", "scale", "replace", "wrong_count"),
 }
+# constructor keyword arguments of MOD-008's Embedding(5, 3): padding_idx (negative too),
+# scale_grad_by_freq, max_norm (the looked-up rows renormalised in place) with its norm_type
+EMBEDDING_OPTIONS: tuple[dict, ...] = (
+    {},
+    {"padding_idx": 2},
+    {"padding_idx": -1, "scale_grad_by_freq": True},
+    {"scale_grad_by_freq": True},
+    {"max_norm": 1.0},
+    {"max_norm": 2.0, "norm_type": 1.0, "padding_idx": 0},
+    {"max_norm": 0.75, "norm_type": float("inf"), "scale_grad_by_freq": True},
+)
+# MOD-008's weight values: several rows above those max_norms, zeros, a row of -0.0
+EMBEDDING_VALUES = (-2.0, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 3.0)
 LOSSES = ("MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss")
 REDUCTIONS = ("mean", "sum", "none")
 

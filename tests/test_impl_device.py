@@ -693,6 +693,7 @@ STRATEGIES: dict[str, Callable[[], st.SearchStrategy[Program]]] = {
     "dropouts": modules.dropouts,
     "conv": modules.conv_layers,
     "activations": lambda: st.sampled_from(modules.ACTIVATION_LAYERS).flatmap(modules.activation_layers),
+    "embedding": lambda: st.sampled_from(modules.EMBEDDING_OPTIONS).flatmap(modules.embedding_layers),
     "sgd": lambda: optim.training_loops(("SGD",)),
     "adam": lambda: optim.training_loops(("Adam", "AdamW")),
     "dtype_inference": tensors.inferred,

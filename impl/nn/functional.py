@@ -32,6 +32,7 @@ from impl.nn._activations import (  # noqa: F401  (re-exported)
     softsign,
 )
 from impl.nn._conv import conv2d
+from impl.nn._embedding import embedding  # noqa: F401  (re-exported)
 from impl.nn._pad import pad
 
 __all__ = [

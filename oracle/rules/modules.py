@@ -126,6 +126,15 @@ RULES = [
         f"{_NN}.GELU.html",
     ),
     Rule(
+        "MOD-008",
+        MODULES,
+        "Embedding (padding_idx, negative too, scale_grad_by_freq, max_norm with norm_type, which "
+        "renormalises the looked-up rows of the weight in place) gives torch's rows, weight, "
+        "EmbeddingBackward0 and its gradient (none at padding_idx, divided by the index counts), "
+        "and the second-order graph of EmbeddingDenseBackwardBackward0.",
+        f"{_NN}.Embedding.html",
+    ),
+    Rule(
         "OPT-001",
         OPTIM,
         "SGD (lr, momentum, dampening, weight_decay, nesterov, maximize) moves the parameters as "

@@ -575,3 +575,59 @@ def inplace_saves_input_without_clone() -> Iterator[None]:
 
     with patched(inplace, "_save_original_self", lambda _orig: lambda node, old: None):
         yield
+
+
+# -- Embedding (batch h14: nn.Embedding, F.embedding) --
+@fault({"MOD-008": ": value"})
+def embedding_grad_at_padding_idx() -> Iterator[None]:
+    """Embedding's backward adds the gradient rows of ``padding_idx`` lookups into the weight's
+    gradient instead of leaving that row without gradient."""
+    from impl.nn import _embedding
+
+    def make(original: Callable) -> Callable:
+        return lambda *args, **attrs: original(*args, **{**attrs, "padding_idx": -1})
+
+    with patched(_embedding.EMBEDDING_BACKWARD, "forward", make):
+        yield
+
+
+@fault({"MOD-008": ": value"})
+def embedding_ignores_scale_grad_by_freq() -> Iterator[None]:
+    """scale_grad_by_freq is ignored: a row looked up k times gets the sum of its gradient rows,
+    not that sum divided by k."""
+    from impl.nn import _embedding
+
+    def make(original: Callable) -> Callable:
+        return lambda *args, **attrs: original(*args, **{**attrs, "scale_grad_by_freq": False})
+
+    with patched(_embedding.EMBEDDING_BACKWARD, "forward", make):
+        yield
+
+
+@fault({"MOD-008": ": value"})
+def embedding_max_norm_renorms_every_row() -> Iterator[None]:
+    """max_norm renormalises every row of the weight, not only the rows the indices look up."""
+    import impl
+    from impl.nn import _embedding
+
+    def make(original: Callable) -> Callable:
+        def renorm(weight: Any, indices: Any, max_norm: float, norm_type: float) -> None:
+            original(weight, impl.arange(weight.shape[0]), max_norm, norm_type)
+
+        return renorm
+
+    with patched(_embedding, "embedding_renorm_", make):
+        yield
+
+
+@fault({"MOD-008": ".grad: value"})
+def embedding_double_backward_keeps_padding() -> Iterator[None]:
+    """EmbeddingDenseBackwardBackward0's backward does not zero the rows of ``padding_idx``
+    lookups (FunctionsManual's masked_fill_ is missing), so they reach the incoming gradient."""
+    from impl.nn import _embedding
+
+    def make(original: Callable) -> Callable:
+        return lambda grad, indices, padding_idx: original(grad, indices, -1)
+
+    with patched(_embedding, "embedding_dense_double_backward", make):
+        yield

@@ -18,6 +18,7 @@ from impl.nn.modules.dropout import Dropout, Flatten
 from impl.nn.modules.linear import Identity, Linear
 from impl.nn.modules.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from impl.nn.modules.module import Module
+from impl.nn.modules.sparse import Embedding
 
 __all__ = [
     "Module",
@@ -40,6 +41,7 @@ __all__ = [
     "ReLU6",
     "LogSigmoid",
     "Softsign",
+    "Embedding",
     "Dropout",
     "Flatten",
     "Sequential",
