@@ -1054,3 +1054,62 @@ def scatter_ops(draw: Any, op: str) -> Program:
 @given(data=st.data())
 def test_scatter_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(scatter_ops(op), label="program"), backend, reference)
+
+
+# index_add / index_copy of OPS-009 (impl/_ops/scatter.py)
+INDEX_OPS = ("index_add", "index_add_", "index_copy", "index_copy_")
+INDEX_WEIGHT = 0.3
+# (input shape, dim, number of indices, source shape): fitting along each dim, a 0-d index or
+# source, an empty index, and shapes torch refuses (off ``dim``, the number of indices, the dims)
+INDEX_SHAPES = (
+    ((3, 4), 0, 3, (3, 4)),
+    ((3, 4), 1, 2, (3, 2)),
+    ((2, 3, 4), 1, 2, (2, 2, 4)),
+    ((4,), 0, 3, (3,)),
+    ((), 0, 1, ()),
+    ((3,), 0, (), (1,)),
+    ((3, 4), -1, 0, (3, 0)),
+    ((3, 4), 0, 2, (2, 3)),
+    ((3, 4), 0, 3, (2, 4)),
+    ((3, 4), 1, 2, (2,)),
+)
+INDEX_ALPHAS = (1, 1, 2, -1.5, 0.5, True, 1e30)
+
+
+@st.composite
+def index_ops(draw: Any, op: str) -> Program:
+    """index_add (``alpha`` a number torch converts to the dtype: a fused multiply-add, or an
+    overflow torch refuses) / index_copy, out of place or in place on a non-leaf copy (now and
+    then on the leaf itself, which torch refuses), of any dtype with edge values; the index int64
+    (now and then int32, which index_copy refuses, or float). index_add's indices repeat (each
+    adds); index_copy's are distinct (which of duplicates wins is undefined in torch). The
+    in-place forms keep their indices in range: torch's kernel has added the slices before an
+    index out of range when it raises, which impl does not model (it checks first)."""
+    p = OpProgram(draw)
+    in_place = op.endswith("_")
+    shape, dim, count, sshape = draw(st.sampled_from(INDEX_SHAPES))
+    dtype = dtype_of(draw, ALL_DTYPES if draw(st.integers(0, 2)) == 0 else FLOAT_DTYPES)
+    x = p.leaf(shape, dtype, edge=draw(st.booleans()))
+    size = shape[dim] if shape else 1
+    copy = op.startswith("index_copy")
+    lane = (1,) if count == () else (count,)
+    values = scatter_index(draw, lane, 0, size, copy, in_range=in_place).reshape(count)
+    idtype = draw(st.sampled_from(("int64", "int64", "int64", "int32", "float32")))
+    index = p.given(values, idtype, prefix="i")
+    base = p.op("mul", Ref(x), 2) if dtype != "bool" else x
+    src_dtype = dtype if draw(st.integers(0, 7)) else dtype_of(draw, ALL_DTYPES)
+    src = p.leaf(sshape, src_dtype, edge=draw(st.booleans()))
+    kwargs = {} if copy else {"alpha": draw(st.sampled_from(INDEX_ALPHAS))}
+    if in_place:
+        target = base if base != x or draw(st.integers(0, 3)) else x  # now and then the leaf itself
+        p.op(op, Ref(target), dim, Ref(index), Ref(src), **kwargs)
+        return p.end(weighted(p, target))
+    return p.end(weighted(p, p.op(op, Ref(base), dim, Ref(index), Ref(src), **kwargs)))
+
+
+@pytest.mark.rule("OPS-009")
+@pytest.mark.parametrize("op", INDEX_OPS)
+@examples(INDEX_WEIGHT)
+@given(data=st.data())
+def test_index_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(index_ops(op), label="program"), backend, reference)

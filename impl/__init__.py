@@ -175,7 +175,7 @@ from impl._ops.reductions_more import (
     std_mean,
     var_mean,
 )
-from impl._ops.scatter import scatter, scatter_add
+from impl._ops.scatter import index_add, index_copy, scatter, scatter_add
 from impl._ops.shapes import (
     broadcast_to,
     diag,
@@ -626,6 +626,8 @@ __all__ = [
     "scatter_add",
     # torch.embedding (impl/nn/_embedding.py)
     "embedding",
+    "index_add",
+    "index_copy",
 ]
 from impl import nn as nn  # noqa: E402  (torch.nn, torch.optim load with the package)
 from impl import optim as optim  # noqa: E402

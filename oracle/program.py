@@ -111,6 +111,8 @@ OPS.update(
         **_table("lerp_ addcmul_ addcdiv_ float_power_ heaviside_", "method", inplace=True),
         **_table("scatter scatter_add", "function"),
         **_table("scatter_ scatter_add_", "method", inplace=True),
+        **_table("index_add index_copy", "function"),
+        **_table("index_add_ index_copy_", "method", inplace=True),
     }
 )
 # the error function (conformance/test_ops.py; GELU's exact form computes with it)

@@ -686,6 +686,7 @@ STRATEGIES: dict[str, Callable[[], st.SearchStrategy[Program]]] = {
     "indexing": ops.indexing,
     "inplace": ops.inplace_ops,
     "shape_ops": lambda: st.sampled_from(ops.SHAPE_OPS).flatmap(ops.shape_ops),
+    "index_ops": lambda: st.sampled_from(ops.INDEX_OPS).flatmap(ops.index_ops),
     "module_trees": modules.trees,
     "module_api": modules.module_api,
     "accumulated": modules.accumulated,

@@ -5,6 +5,7 @@ index. Each case runs the same code on torch and on impl and compares what it ob
 
 from __future__ import annotations
 
+import math
 import warnings
 from collections.abc import Callable
 from typing import Any
@@ -133,3 +134,89 @@ def test_reduce_deprecation_warns_once() -> None:
     assert warned(impl, lambda L: L.ones(1)) == []
     torch_messages = warned(torch, lambda L: L.ones(1))  # empty if this process warned already
     assert torch_messages in ([], first)
+
+
+# -- index_add / index_copy ------------------------------------------------------------------------
+def _graph(lib: Any, op: str, self_shape: tuple, index: Any, src_shape: tuple, **kwargs: Any) -> Any:
+    """The values, names and edges of the second-order graph of ``op``'s gradients."""
+    x = lib.arange(1.0, 1 + math.prod(self_shape)).reshape(self_shape).requires_grad_()
+    s = lib.arange(1.0, 1 + math.prod(src_shape)).reshape(src_shape).requires_grad_()
+    y = getattr(x, op)(0, lib.tensor(index), s, **kwargs)
+    g = lib.ones(y.shape, requires_grad=True) * 3
+    return tuple(
+        (t.tolist(), t.grad_fn.name(), [n and n.name() for n, _ in t.grad_fn.next_functions])
+        for t in lib.autograd.grad(y, (x, s), g, create_graph=True)
+    )
+
+
+INDEX_CASES = {
+    # torch's checks in order (each case breaks two: the first in torch's order must be reported)
+    "add: index dims before dtype": lambda L: L.zeros(3, 4).index_add(0, L.zeros(1, 2), L.ones(2, 4)),
+    "add: index dtype before source dtype": lambda L: L.zeros(3).index_add(0, L.zeros(1), L.ones(1).double()),
+    "add: source dim before count": lambda L: L.zeros(3, 4).index_add(1, L.tensor([0, 1]), L.ones(2)),
+    "add: count of a 0-d source": lambda L: L.zeros(()).index_add(0, L.tensor([], dtype=L.long), L.ones(())),
+    "add: count before shapes": lambda L: L.zeros(3, 4).index_add(0, L.tensor([0, 1]), L.ones(3, 2)),
+    "add: 0-d against 1-d": lambda L: L.zeros(1).index_add(0, L.tensor([0]), L.ones(())),
+    "add: scatter_add's range error": lambda L: L.zeros(3, 4).index_add(1, L.tensor([0, 9]), L.ones(3, 2)),
+    "add: add_'s range error (int32)": lambda L: L.zeros(3, 4).index_add(
+        0, L.tensor([9], dtype=L.int), L.ones(1, 4)
+    ),
+    "add: add_'s range error (middle)": lambda L: L.zeros(2, 3, 4).index_add(
+        1, L.tensor([9]), L.ones(2, 1, 4)
+    ),
+    "add: 1-d range error": lambda L: L.zeros(3).index_add(0, L.tensor([-1]), L.ones(1)),
+    "add: empty self not checked": lambda L: L.zeros(3, 0).index_add(0, L.tensor([9]), L.ones(1, 0), alpha=2),
+    "add: alpha overflow": lambda L: (
+        L.zeros(2, 4).half().index_add(0, L.tensor([1]), L.ones(1, 4).half(), alpha=1e30)
+    ),
+    "add: alpha overflow 1-d": lambda L: (
+        L.zeros(4).char().index_add(0, L.tensor([], dtype=L.long), L.ones(0).char(), alpha=300)
+    ),
+    "add: alpha truncated": lambda L: (
+        L.ones(2, 3).long().index_add(0, L.tensor([1, 1]), L.ones(2, 3).long(), alpha=2.5)
+    ),
+    "add: alpha wraps uint8": lambda L: (
+        L.zeros(4).byte().index_add(0, L.tensor([1, 1]), L.full((2,), 100).byte(), alpha=-1)
+    ),
+    "add: bool": lambda L: L.zeros(2, 2).bool().index_add(0, L.tensor([1, 1]), L.ones(2, 2).bool(), alpha=2),
+    "add: float16 1-d rounding": lambda L: (
+        L.zeros(4).half().index_add(0, L.tensor([1, 1]), L.full((2,), 0.1).half(), alpha=3)
+    ),
+    "add: complex alpha": lambda L: L.zeros(3).index_add(0, L.tensor([1]), L.ones(1), alpha=1j),
+    "add: alpha None": lambda L: L.zeros(3).index_add(0, L.tensor([1]), L.ones(1), alpha=None),
+    "add_: source list": lambda L: L.zeros(3).index_add_(0, L.tensor([1]), [1.0]),
+    "add_: leaf": lambda L: L.zeros(3, requires_grad=True).index_add_(0, L.tensor([1]), L.ones(1)),
+    "copy: index dims": lambda L: L.zeros(3, 4).index_copy(0, L.zeros(1, 2), L.ones(2, 4)),
+    "copy: dims before index dtype": lambda L: L.zeros(3, 4).index_copy(0, L.zeros(2), L.ones(2, 4, 1)),
+    "copy: int32 refused": lambda L: L.zeros(3, 4).index_copy(0, L.tensor([0], dtype=L.int), L.ones(1, 4)),
+    "copy: slice shapes": lambda L: L.zeros(3, 4, 5).index_copy(1, L.tensor([0, 1]), L.ones(3, 2, 4)),
+    "copy: 0-d source, 1-d self": lambda L: L.zeros(3).index_copy(0, L.tensor([1]), L.tensor(5.0)),
+    "copy: 0-d source, two indices": lambda L: L.zeros(3).index_copy(0, L.tensor([1, 2]), L.tensor(5.0)),
+    "copy: range": lambda L: L.zeros(3, 4).index_copy(1, L.tensor([0, -1]), L.ones(3, 2)),
+    "copy: empty self": lambda L: L.zeros(3, 0).index_copy(0, L.tensor([9]), L.ones(1, 0)),
+    "copy_: source list": lambda L: L.zeros(3).index_copy_(0, L.tensor([1]), [1.0]),
+    # gradients and the second-order graph (ExpandBackward0, MulBackward1 for alpha, IndexFill)
+    "add graph": lambda L: _graph(L, "index_add", (3, 2), [2, 2], (2, 2), alpha=-2),
+    "add graph 0-d": lambda L: _graph(L, "index_add", (), [0], (), alpha=3),
+    "copy graph": lambda L: _graph(L, "index_copy", (3, 2), [2, 0], (2, 2)),
+    "copy graph 0-d source": lambda L: _graph(L, "index_copy", (3,), [1], ()),
+}
+
+
+@pytest.mark.parametrize("name", list(INDEX_CASES))
+def test_index_add_copy(name: str) -> None:
+    same(INDEX_CASES[name])
+
+
+def test_index_select_double_backward() -> None:
+    """index_select's backward is an index_add into zeros, whose source gradient expands."""
+
+    def case(L: Any) -> Any:
+        x = L.ones(3, 2, requires_grad=True)
+        g = L.autograd.grad(
+            x.index_select(0, L.tensor([1, 1])), x, L.ones(2, 2, requires_grad=True), create_graph=True
+        )[0]
+        (gg,) = L.autograd.grad(g, g.grad_fn.next_functions[1][0].variable, L.ones(3, 2), create_graph=True)
+        return g, gg
+
+    same(case)

@@ -129,8 +129,54 @@ SCATTER_ADD = OpDef(
         "src": D("dim index", lambda g, c: apply(GATHER, g, dim=c.dim, index=c.index)),
     },
 )
-INDEX_ADD = _accumulating(
-    "IndexAddBackward0", "source", "dim index", lambda g, c: apply(INDEX_SELECT, g, dim=c.dim, index=c.index)
+
+
+def _index_add_fwd(
+    xp: Any, a: Any, source: Any, key: tuple, alpha: Any = 1, dim: int = 0, **attrs: Any
+) -> Any:
+    """``a`` with ``source`` times ``alpha`` added at ``key`` (each of duplicate indices adding),
+    as torch's CPU kernel computes it: into a self of at most one dim, ``source * alpha`` in the
+    dtype, then the sum; into a larger one, with alpha 1 a scatter_add, else one ``add_(alpha=)``
+    (a fused multiply-add) per index, in order."""
+    from impl._ops.elementwise import _add_scaled, _plain_alpha
+
+    if not a.size:  # nothing is added (nor alpha converted)
+        return a.copy()
+    if a.ndim <= 1 or _plain_alpha(alpha):
+        scaled = source if _plain_alpha(alpha) else source * fill_array(xp, alpha, a.dtype)
+        return _accumulate_fwd(xp, a, scaled, key)
+    wide = a.dtype.kind not in "biuf"  # bfloat16 (ml_dtypes) adds in float32, rounded once
+    out, source = (a.astype(xp.float32), source.astype(xp.float32)) if wide else (a.copy(), source)
+    typed = fill_array(xp, alpha, a.dtype).astype(out.dtype).item()
+    for i, at in enumerate(attrs["index"]._data.reshape(-1).tolist()):
+        lead = (slice(None),) * dim
+        out[(*lead, at)] = _add_scaled(xp, out[(*lead, at)], source[(*lead, i)], typed)
+    return out.astype(a.dtype) if wide else out
+
+
+def picked_source(g: Any, c: Any) -> Any:
+    """derivatives.yaml's gradient of index_add's and index_copy's ``source``: ``source.dim() > 0 ?
+    grad.index_select(dim, index).expand_as(source) : grad.index_select(dim, index.squeeze(0))``."""
+    shape = c.shape("source")
+    if shape:
+        return apply(INDEX_SELECT, g, dim=c.dim, index=c.index).expand(shape)
+    return apply(INDEX_SELECT, g, dim=c.dim, index=c.index.squeeze(0))
+
+
+def _index_add_source_grad(g: Any, c: Any) -> Any:
+    """``maybe_multiply(picked, alpha)``: a MulBackward1 unless alpha is 1."""
+    from impl._ops.elementwise import mul_scalar
+
+    picked = picked_source(g, c)
+    return picked if c.alpha == 1 else mul_scalar(picked, c.alpha)
+
+
+# torch's index_add (also index_select's backward, into zeros); derivatives.yaml: self: grad
+INDEX_ADD = OpDef(
+    "IndexAddBackward0",
+    _index_add_fwd,
+    ("self", "source"),
+    {"self": D("", lambda g, c: g), "source": D("dim index alpha", _index_add_source_grad)},
 )
 
 
@@ -281,8 +327,13 @@ INDEX_SELECT = OpDef(
         "self": D(
             "dim index",
             lambda g, c: accumulate(
-                INDEX_ADD, g, c.shape(), (slice(None),) * c.dim + (c.index._data.reshape(-1),), dim=c.dim,
+                INDEX_ADD,
+                g,
+                c.shape(),
+                (slice(None),) * c.dim + (c.index._data.reshape(-1),),
+                dim=c.dim,
                 index=c.index,
+                alpha=1,
             ),
         )
     },
@@ -292,6 +343,8 @@ MASKED_FILL = OpDef(
     lambda xp, a, mask, value: xp.where(mask._data, fill_array(xp, value, a.dtype), a),
     derivatives={"self": D("mask", lambda g, c: g.masked_fill(c.mask, 0))},
 )
+
+
 def _index_filled(xp: Any, a: Any, dim: int, index: Any, value: Any) -> Any:
     """A copy of ``a`` with ``value`` at positions ``index`` along ``dim``."""
     out = a.copy()
@@ -327,6 +380,8 @@ INDEX_FILL_TENSOR = OpDef(  # index_fill with a 0-d tensor value, which gets a g
     ("self", "value"),
     {"self": D("dim index", _index_fill_self_grad), "value": D("dim index", _index_fill_value_grad)},
 )
+
+
 def _masked_select_fwd(xp: Any, a: Any, mask: Any) -> Any:
     values, where = xp.broadcast_arrays(a, mask._data)
     return values[where]

@@ -1,5 +1,6 @@
 """Scatter ops: scatter (of a tensor ``src`` or of a number, optionally reducing with 'add' or
-'multiply'), scatter_add, and their in-place forms scatter_ and scatter_add_.
+'multiply'), scatter_add, index_add (times ``alpha``), index_copy, and their in-place forms
+scatter_, scatter_add_, index_add_ and index_copy_.
 
 ``out[index[i][j]][j] = src[i][j]`` (for dim 0): the index has the input's number of dims (a 0-d
 tensor counts as one) and is no larger than ``src`` in every dim, nor than the input off ``dim``;
@@ -20,11 +21,13 @@ import builtins
 import warnings
 from typing import Any
 
+import numpy as np
+
 from impl import dtypes
 from impl._ops.elementwise import NOT_IMPLEMENTED, _no_derivative
-from impl._ops.indexing import SCATTER_ADD, _gather_key, combine_at, leading
+from impl._ops.indexing import INDEX_ADD, SCATTER_ADD, _gather_key, combine_at, leading, picked_source
 from impl._ops.inplace import apply_inplace, check_inplace
-from impl._ops.signatures import invalid_call
+from impl._ops.signatures import _wrong_argument, invalid_call, type_name
 from impl._ops.table import D, OpDef, apply, fill_array
 from impl._tensor import Tensor, _wrap_dim
 
@@ -247,9 +250,237 @@ def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     return apply_inplace(SCATTER_ADD, self, src, **attrs)
 
 
+# -- index_add / index_copy: whole slices along ``dim`` written at a vector of indices ------------
+def _sizes(t: Tensor) -> str:
+    return str(list(t.shape))
+
+
+def _index_add_checked(self: Tensor, dim: int, index: Tensor, source: Tensor, alpha: Any) -> dict:
+    """torch's checks of index_add (index_func_meta_impl, then the kernel), in its order: the
+    dim, the index's number of dims and dtype (int64 or int32, even when empty), source's dtype,
+    that ``dim`` is a dim of source, the number of indices (when it differs from a 0-d source's
+    one, torch's message reads ``source.size(dim)`` and raises that IndexError), the shapes off
+    ``dim`` (0-d against n-d compared whole), then the kernel's (``_check_index_add_kernel``)."""
+    dim = _wrap_dim(dim, self.dim())
+    if index.dim() > 1:
+        raise IndexError(
+            f"index_add_(): Index is supposed to be a vector, but got dim: {index.dim()} with type: "
+            f"{dtypes.scalar_type(index.dtype)} and size: {_sizes(index)}"
+        )
+    if index.dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(
+            f"index_add_(): Expected dtype int32/int64 for index but got: {dtypes.scalar_type(index.dtype)}"
+        )
+    if self.dtype is not source.dtype:
+        raise RuntimeError(
+            f"index_add_(): self ({dtypes.scalar_type(self.dtype)}) and source "
+            f"({dtypes.scalar_type(source.dtype)}) must have the same scalar type"
+        )
+    if dim and dim >= source.dim():
+        raise RuntimeError(
+            f"index_add_(): Indexing dim {dim} is out of bounds of the source tensor with dim {source.dim()}"
+        )
+    n = index.numel()
+    if n != (source.shape[dim] if source.dim() else 1):
+        if not source.dim():  # torch's message reads source.size(dim), which raises
+            raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+        count = source.shape[dim]
+        raise RuntimeError(
+            f"index_add_(): Number of indices ({n}) should be equal to source.size(dim): ({count}), "
+            f"for dim: {dim}"
+        )
+    off = (
+        (lambda t: t.shape[:dim] + t.shape[dim + 1 :]) if self.dim() and source.dim() else (lambda t: t.shape)
+    )
+    if off(self) != off(source):
+        raise RuntimeError(
+            "source tensor shape must match self tensor shape, excluding the specified dimension. "
+            f"Got self.shape = {_sizes(self)} source.shape = {_sizes(source)}"
+        )
+    _check_index_add_kernel(self, dim, index, alpha)
+    return {"dim": dim, "index": index, "key": _slice_key(index, dim), "alpha": alpha}
+
+
+def _check_index_add_kernel(self: Tensor, dim: int, index: Tensor, alpha: Any) -> None:
+    """torch's CPU kernel's checks: into a self of at most one dim, ``alpha``'s conversion to
+    self's dtype, then each index against self's numel (IndexError "index out of range in self").
+    Into a larger self, unless it or the index is empty: with alpha 1 and an int64 index along
+    the first or last dim, a scatter_add, which checks that every index is in range, with its
+    RuntimeError naming the first outside; else one ``add_`` per index, each index checked in
+    turn (IndexError) before its slice is added, converting ``alpha`` at the first add."""
+    from impl._ops.elementwise import _plain_alpha
+
+    if self.dim() <= 1:
+        _checked_number(alpha, self.dtype)
+        if _first_outside(index, self.numel()) is not None:
+            raise IndexError("index out of range in self")
+        return
+    if not (index.numel() and self.numel()):
+        return
+    bad = _first_outside(index, self.shape[dim])
+    if _plain_alpha(alpha) and index.dtype is dtypes.int64 and dim in (0, self.dim() - 1):
+        if bad is not None:
+            raise RuntimeError(
+                f"index {bad} is out of bounds for dimension {dim} with size {self.shape[dim]}"
+            )
+        return
+    if bad is not None and bad == int(index._data.reshape(-1)[0]):
+        raise IndexError("index out of range in self")
+    _checked_number(alpha, self.dtype)
+    if bad is not None:
+        raise IndexError("index out of range in self")
+
+
+def _checked_number(value: Any, d: Any) -> None:
+    """torch's conversion check of a Scalar to dtype ``d`` (a complex one with an imaginary part
+    overflows any but bool)."""
+    if isinstance(value, complex) and value.imag and d is not dtypes.bool_:
+        raise RuntimeError(
+            f"value cannot be converted to type {dtypes.CONVERT_NAMES[d.name]} without overflow"
+        )
+    fill_array(np, complex(value).real if isinstance(value, complex) else value, d.np)
+
+
+def _first_outside(index: Tensor, size: int) -> int | None:
+    """The first index (in order) outside ``[0, size)``: torch does not wrap negative ones."""
+    idx = index._data.reshape(-1)
+    outside = idx[(idx < 0) | (idx >= size)]
+    return int(outside[0]) if outside.size else None
+
+
+def _slice_key(index: Tensor, dim: int) -> tuple:
+    """The numpy key of the slices at ``index`` along ``dim`` (a 0-d target reads as 1-d)."""
+    return (slice(None),) * dim + (index._data.reshape(-1),)
+
+
+def _invalid_call(fn: Any, given: dict, alpha: Any = 1) -> TypeError:
+    """torch's TypeError for a call of index_add/index_copy (function or method; an in-place
+    method's positions count from after ``self``) with an argument of the wrong type."""
+    if not isinstance(alpha, (bool, int, float, complex)):
+        return TypeError(f"{fn.__name__}(): argument 'alpha' must be Number, not {type_name(alpha)}")
+    if fn.__name__.endswith("_") and isinstance(given["self"], Tensor):
+        params = [("int", "dim", False), ("Tensor", "index", False), ("Tensor", "source", False)]
+        error = _wrong_argument(fn.__name__, params, tuple(given[k] for k in ("dim", "index", "source")))
+        if error is not None:
+            return error
+    return invalid_call(fn, {**given, "input": given["self"]}, fn.__name__)
+
+
+def _index_add_call(fn: Any, given: dict) -> dict:
+    self, source, alpha = given["self"], given["source"], given["alpha"]
+    fits = isinstance(given["dim"], int) and all(
+        isinstance(t, Tensor) for t in (self, given["index"], source)
+    )
+    if not (fits and isinstance(alpha, (bool, int, float, complex))):
+        raise _invalid_call(fn, given, alpha)
+    return _index_add_checked(self, given["dim"], given["index"], source, alpha)
+
+
+def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    """A copy of ``input`` with ``alpha`` times source's slices along ``dim`` added at ``index``
+    (each of duplicate indices adds)."""
+    attrs = _index_add_call(index_add, {**locals(), "self": input})
+    return apply(INDEX_ADD, input, source, **attrs)
+
+
+def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
+    """``index_add`` written into ``self``."""
+    if isinstance(self, Tensor):
+        check_inplace(self, (source,))  # torch refuses a leaf first
+    return apply_inplace(INDEX_ADD, self, source, **_index_add_call(index_add_, locals()))
+
+
+def _index_copy_fwd(xp: Any, a: Any, source: Any, key: tuple, **_: Any) -> Any:
+    """A copy of ``a`` with source's slices at ``key`` (of duplicate indices, the last one's, as
+    numpy assigns; torch leaves which undefined)."""
+    out = a.copy()
+    if out.size:  # an empty self takes nothing (and its indices are not looked at)
+        (out if out.ndim else out.reshape(1))[key] = source
+    return out
+
+
+INDEX_COPY = OpDef(
+    "IndexCopyBackward0",
+    _index_copy_fwd,
+    ("self", "source"),
+    {
+        "self": D("dim index", lambda g, c: g.index_fill(c.dim, c.index, 0)),
+        "source": D("dim index", picked_source),
+    },
+)
+
+
+def _index_copy_checked(self: Tensor, dim: int, index: Tensor, source: Tensor) -> dict:
+    """torch's checks of index_copy (its meta function, then the kernel), in its order: the dim,
+    the index's number of dims, a 0-d source's single index, the dims of self and source (unless
+    one is 0-d), the index's dtype (int64 only), source's dtype, the slice shapes off ``dim``, the
+    number of indices, then, unless the result is empty, each index's range (IndexErrors)."""
+    dim = _wrap_dim(dim, self.dim())
+    if index.dim() >= 2:
+        raise IndexError(f"index_copy_(): Index should have dimension 1 or 0 (got {index.dim()})")
+    n = index.numel()
+    if not source.dim() and n != 1:
+        raise IndexError(f"index_copy_(): When source is scalar, index should have one element (got {n})")
+    if source.dim() != self.dim() and source.dim() and self.dim():
+        raise IndexError(
+            "index_copy_(): When source and destination are not scalars, their dimensionality must match. "
+            f"Source dimensionality ({source.dim()}), destination dimensionality ({self.dim()})"
+        )
+    if index.dtype is not dtypes.int64:
+        raise RuntimeError(
+            f"index_copy_(): Expected a long tensor for index, but got {dtypes.scalar_type(index.dtype)}"
+        )
+    if self.dtype is not source.dtype:
+        raise RuntimeError(
+            "index_copy_(): self and source expected to have the same dtype, but got (self) "
+            f"{dtypes.scalar_type(self.dtype)} and (source) {dtypes.scalar_type(source.dtype)}"
+        )
+    off_self, off_source = (tuple(t.shape[:dim] + t.shape[dim + 1 :]) for t in (self, source))
+    if off_self != off_source:
+        raise RuntimeError(
+            "index_copy_(): Source/destination tensor must have same slice shapes. Destination slice shape: "
+            f"{' '.join(map(str, off_self))} at dimension {dim} and source slice shape: "
+            f"{' '.join(map(str, off_source))} at dimension 0."
+        )
+    if source.dim() and n != source.shape[dim]:
+        raise IndexError(
+            f"index_copy_(): Number of indices ({n}) should be equal to source.size(dim) "
+            f"({source.shape[dim]})"
+        )
+    size = self.shape[dim] if self.dim() else 1
+    bad = _first_outside(index, size) if self.numel() else None
+    if bad is not None:
+        raise IndexError(f"index_copy_(): index {bad} is out of bounds for dimension {dim} with size {size}")
+    return {"dim": dim, "index": index, "key": _slice_key(index, dim)}
+
+
+def _index_copy_call(fn: Any, given: dict) -> dict:
+    self, index, source = given["self"], given["index"], given["source"]
+    fits = isinstance(given["dim"], int) and all(isinstance(t, Tensor) for t in (self, index, source))
+    if not fits:
+        raise _invalid_call(fn, given)
+    return _index_copy_checked(self, given["dim"], index, source)
+
+
+def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """A copy of ``input`` with source's slices along ``dim`` written at ``index``."""
+    return apply(INDEX_COPY, input, source, **_index_copy_call(index_copy, {**locals(), "self": input}))
+
+
+def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
+    """``index_copy`` written into ``self``."""
+    if isinstance(self, Tensor):
+        check_inplace(self, (source,))  # torch refuses a leaf first
+    return apply_inplace(INDEX_COPY, self, source, **_index_copy_call(index_copy_, locals()))
+
+
 METHODS: dict[str, Any] = {
     "scatter": scatter,
     "scatter_": scatter_,
     "scatter_add": scatter_add,
     "scatter_add_": scatter_add_,
+    "index_add": index_add,
+    "index_add_": index_add_,
+    "index_copy": index_copy,
+    "index_copy_": index_copy_,
 }

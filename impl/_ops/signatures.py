@@ -115,6 +115,10 @@ OVERLOADS: dict[str, tuple[str, ...]] = {
         f"(Tensor input, int dim, Tensor index, Number value, {_OUT})",
         "(Tensor input, int dim, Tensor index, Number value, *, str reduce, Tensor out = None)",
     ),
+    "index_add": (
+        "(Tensor input, int dim, Tensor index, Tensor source, *, Number alpha = 1, Tensor out = None)",
+    ),
+    "index_copy": (f"(Tensor input, int dim, Tensor index, Tensor source, {_OUT})",),
     "index_fill": (
         "(Tensor input, int dim, Tensor index, Tensor value)",
         "(Tensor input, int dim, Tensor index, Number value)",

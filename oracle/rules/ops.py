@@ -94,11 +94,13 @@ RULES = [
         "broadcast_to, flipud, fliplr, ravel, unflatten, repeat, tile, diag, diag_embed, rot90, "
         "broadcast_tensors, hstack, vstack/row_stack, dstack, column_stack, tensor_split, hsplit, vsplit, "
         "dsplit, and the scatter ops scatter (a tensor src or a number, reduce='add'/'multiply'), "
-        "scatter_add and their in-place forms scatter_/scatter_add_) give torch's values, dtypes, views "
+        "scatter_add, index_add (alpha), index_copy and their in-place forms scatter_/scatter_add_/"
+        "index_add_/index_copy_) give torch's values, dtypes, views "
         "(a view shares the base's memory and version counter exactly where torch's does), gradients "
         "(each element's in its place), "
         "grad_fn names and errors (index dtype, shapes, range, in torch's order); scatter's src writes use "
-        "distinct indices (which of duplicates wins is undefined in torch), scatter_add's repeat them.",
+        "distinct indices (which of duplicates wins is undefined in torch), as do index_copy's; "
+        "scatter_add's and index_add's repeat them.",
         _DERIVATIVES,
     ),
 ]

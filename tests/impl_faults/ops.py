@@ -1109,3 +1109,22 @@ def spread_takes_unbiased_with_correction() -> Iterator[None]:
 
     with patched(functions, "spread_call_fits", make):
         yield
+
+
+# -- index_add / index_copy (OPS-009) -----------------------------------------------------------
+@fault({"OPS-009": ".grad: value"})
+def index_add_source_grad_ignores_alpha() -> Iterator[None]:
+    """index_add's gradient for source forgets the factor alpha (grad.index_select only)."""
+    from impl._ops.indexing import INDEX_ADD, picked_source
+
+    with derivative_replaced(INDEX_ADD, "source", lambda formula: picked_source):
+        yield
+
+
+@fault({"OPS-009": ".grad: value"})
+def index_copy_self_grad_kept() -> Iterator[None]:
+    """index_copy's gradient for self keeps the overwritten slices' gradient instead of zeroing it."""
+    from impl._ops.scatter import INDEX_COPY
+
+    with derivative_replaced(INDEX_COPY, "self", lambda formula: lambda g, c: g):
+        yield
