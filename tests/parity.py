@@ -46,3 +46,15 @@ def run(program: str, module: object) -> str:
         warnings.simplefilter("ignore")
         exec(compile(program, "<seed>", "exec"), {"torch": module, "__name__": "__seed__"})
     return ADDRESS.sub(" at 0x?", out.getvalue())
+
+
+def both(fn, describe=lambda result: result):
+    """``fn(module)`` on torch and on impl: for each, (``describe`` of its result, None) or (None,
+    (the error's type name, the first line of its message))."""
+    out = []
+    for lib in (torch, impl):
+        try:
+            out.append((describe(fn(lib)), None))
+        except Exception as e:  # noqa: BLE001 - compared between the two
+            out.append((None, (type(e).__name__, str(e).split("\n")[0])))
+    return out

@@ -8,17 +8,7 @@ import pytest
 import torch
 
 import impl
-
-
-def both(fn):
-    """``fn`` on torch and on impl: (result, None) or (None, (type name, message))."""
-    out = []
-    for lib in (torch, impl):
-        try:
-            out.append((fn(lib), None))
-        except Exception as e:  # noqa: BLE001 - compared between the two
-            out.append((None, (type(e).__name__, str(e).split("\n")[0])))
-    return out
+from tests.parity import both
 
 
 def described(r):

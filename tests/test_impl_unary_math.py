@@ -12,6 +12,7 @@ import pytest
 import torch
 
 import impl
+from tests import parity
 
 NAN, INF = float("nan"), float("inf")
 LOGIT_POINTS = [-0.5, -0.0, 0.0, 0.05, 0.5, 0.95, 1.0, 1.5, NAN]
@@ -32,13 +33,7 @@ def summary(value):
 
 def both(fn):
     """``fn`` on torch and on impl, as (summary, None) or (None, (type name, first line))."""
-    out = []
-    for lib in (torch, impl):
-        try:
-            out.append((summary(fn(lib)), None))
-        except Exception as e:  # noqa: BLE001 - compared between the two
-            out.append((None, (type(e).__name__, str(e).split("\n")[0])))
-    return out
+    return parity.both(fn, summary)
 
 
 def gradient(op, values, dtype="float64", create_graph=False):
