@@ -115,6 +115,13 @@ def scalar_type(d: dtype) -> str:
     return SCALAR_TYPE_NAMES[d.name]
 
 
+def kernel_missing(kernel: str, d: object) -> NotImplementedError:
+    """torch's error of a kernel without a version for dtype ``d`` (a torch or a numpy dtype):
+    ``"abs_cpu" not implemented for 'Bool'``."""
+    found = d if isinstance(d, dtype) else from_numpy_dtype(np.dtype(d))
+    return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type(found)}'")
+
+
 def get_default_dtype() -> dtype:
     return _default
 

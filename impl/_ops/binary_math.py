@@ -40,8 +40,7 @@ from impl._tensor import Tensor
 
 def refuse(name: str, dt: Any) -> NotImplementedError:
     """torch's error of a CPU kernel without a version for numpy dtype ``dt``."""
-    found = dtypes.scalar_type(dtypes.from_numpy_dtype(dt))
-    return NotImplementedError(f"\"{name}_cpu\" not implemented for '{found}'")
+    return dtypes.kernel_missing(f"{name}_cpu", dt)
 
 
 def broadcast_size(xp: Any, a: Any, b: Any) -> int:

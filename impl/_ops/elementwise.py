@@ -165,7 +165,7 @@ def _div_mode_fwd(xp: Any, a: Any, b: Any, rounding_mode: str) -> Any:
     div_floor_floating: 1 // 0.1 is 9, where floor(1 / 0.1) is 10); integers exactly, refusing a
     zero divisor; no kernel for bool."""
     if a.dtype.kind == "b":
-        raise NotImplementedError(f"\"div_{rounding_mode}_cpu\" not implemented for 'Bool'")
+        raise dtypes.kernel_missing(f"div_{rounding_mode}_cpu", a.dtype)
     if a.dtype.kind in "iu":
         if (b == 0).any():
             raise RuntimeError("ZeroDivisionError")
@@ -520,7 +520,7 @@ def refuses_bool(kernel: str, fwd: Any) -> Any:
 
     def run(xp: Any, a: Any) -> Any:
         if a.dtype.kind == "b":
-            raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+            raise dtypes.kernel_missing(kernel, a.dtype)
         return fwd(xp, a)
 
     return run
@@ -550,7 +550,7 @@ def _clamp_fwd(xp: Any, a: Any, min: Any, max: Any) -> Any:
     numbers = all(isinstance(b, (bool, int, float, np.generic)) for b in (min, max) if b is not None)
     if a.dtype.kind == "b" and numbers:  # torch's clamp kernels of number bounds have no bool version
         kernel = "clamp_min" if max is None else "clamp_max" if min is None else "clamp"
-        raise NotImplementedError(f"\"{kernel}_scalar_cpu\" not implemented for 'Bool'")
+        raise dtypes.kernel_missing(f"{kernel}_scalar_cpu", a.dtype)
     out = a
     if min is not None:
         out = _keep_first_on_tie(xp, "maximum", out, fill_array(xp, min, a.dtype))
@@ -675,8 +675,7 @@ def _bitwise(name: str, fwd: Any) -> Any:
 
     def run(xp: Any, *arrays: Any) -> Any:
         if arrays[0].dtype.kind not in "iub":
-            found = dtypes.scalar_type(dtypes.from_numpy_dtype(arrays[0].dtype))
-            raise NotImplementedError(f"\"{name}_cpu\" not implemented for '{found}'")
+            raise dtypes.kernel_missing(f"{name}_cpu", arrays[0].dtype)
         return fwd(xp, *arrays)
 
     return run

@@ -148,7 +148,7 @@ def pow(input: Any, exponent: Any) -> Tensor:
         raise invalid_call(pow, locals())
     if _t(exponent):
         if dtypes.result_type(input, exponent) is dtypes.bool_:  # torch's CPU pow has no bool kernel
-            raise NotImplementedError("\"pow\" not implemented for 'Bool'")
+            raise dtypes.kernel_missing("pow", dtypes.bool_)
         return apply(ew.POW_TT, input, exponent)
     dt = dtypes.result_type(input, exponent)
     if dt is not input.dtype:  # an integer tensor to a float power is float, as in torch
@@ -325,7 +325,7 @@ def _scan(op: Any, name: str, input: Tensor, dim: Any, dtype: Any) -> Tensor:
     out = rd.accumulated_dtype(input, dtype)
     d = _wrap_dim(int(dim), input.dim())
     if out is dtypes.bool_ and input.dim() and input.numel():  # 0-d and empty inputs run no kernel
-        raise NotImplementedError(f'"{name}_out_cpu" not implemented for \'Bool\'')
+        raise dtypes.kernel_missing(f"{name}_out_cpu", dtypes.bool_)
     rd.check_differentiable(input, out)
     return apply(op, input, dim=d, dtype=out.np, in_dtype=input.dtype)
 

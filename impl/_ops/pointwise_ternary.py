@@ -72,8 +72,7 @@ def _number(xp: Any, value: Any, dt: Any) -> Any:
 
 def refuse(kernel: str, dt: Any) -> NotImplementedError:
     """torch's error of the CPU kernel named ``kernel`` without a version for numpy dtype ``dt``."""
-    found = dtypes.scalar_type(dtypes.from_numpy_dtype(dt))
-    return NotImplementedError(f"\"{kernel}\" not implemented for '{found}'")
+    return dtypes.kernel_missing(kernel, dt)
 
 
 def _floats_only(name: str, kernel: Any) -> Any:

@@ -448,8 +448,7 @@ def _floating_kernel(name: str, forward: Any) -> Any:
         if a.dtype.kind == "f":
             return forward(xp, a, dim)
         kernel = f"{name}_lastdim_kernel_impl" if dim == max(a.ndim, 1) - 1 else f"{name}_kernel_impl"
-        found = dtypes.scalar_type(dtypes.from_numpy_dtype(a.dtype))
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{found}'")
+        raise dtypes.kernel_missing(kernel, a.dtype)
 
     return run
 
@@ -573,7 +572,7 @@ def _trace_back(g: Any, c: Any) -> Any:
 def _trace(xp: Any, a: Any) -> Any:
     """The trace; of integers an int64 (numpy's of uint8 would be a uint64); none of bools."""
     if a.dtype.kind == "b":
-        raise NotImplementedError("\"trace\" not implemented for 'Bool'")
+        raise dtypes.kernel_missing("trace", dtypes.bool_)
     return xp.trace(a, dtype=xp.int64 if a.dtype.kind in "iu" else None)
 
 

@@ -305,9 +305,7 @@ def logcumsumexp(input: Tensor, dim: Any = _REQUIRED) -> Tensor:
         raise TypeError('logcumsumexp() missing 1 required positional arguments: "dim"')
     d = _wrap_dim(int(dim), input.dim())
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(
-            f"\"logcumsumexp_out_cpu\" not implemented for '{dtypes.scalar_type(input.dtype)}'"
-        )
+        raise dtypes.kernel_missing("logcumsumexp_out_cpu", input.dtype)
     return apply(LOGCUMSUMEXP, input, dim=d)
 
 

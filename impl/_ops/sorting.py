@@ -185,7 +185,7 @@ MEDIAN = OpDef("MedianBackward0", _median_fwd, derivatives={"self": D("self resu
 # -- functions -----------------------------------------------------------------------------------
 def _no_bool(input: Tensor, kernel: str) -> None:
     if input.dtype is dtypes.bool_:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for 'Bool'")
+        raise dtypes.kernel_missing(kernel, input.dtype)
 
 
 def _check_nonempty(name: str, input: Tensor, dim: int) -> None:

@@ -88,8 +88,7 @@ def floating_kernel(name: str, fwd: Any) -> Any:
 
     def run(xp: Any, a: Any, **attrs: Any) -> Any:
         if a.dtype not in ew.FLOAT_DTYPES:
-            found = dtypes.scalar_type(dtypes.from_numpy_dtype(a.dtype))
-            raise NotImplementedError(f"\"{name}\" not implemented for '{found}'")
+            raise dtypes.kernel_missing(name, a.dtype)
         return fwd(xp, a, **attrs)
 
     return run

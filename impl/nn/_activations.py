@@ -19,7 +19,7 @@ from impl.nn import _ops as nn_ops
 def _float_only(input: Tensor, kernel: str) -> None:
     """torch's dispatch error for an integer or bool tensor: ``"<kernel>" not implemented for 'Long'``."""
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"{kernel}\" not implemented for '{dtypes.scalar_type(input.dtype)}'")
+        raise dtypes.kernel_missing(kernel, input.dtype)
 
 
 def _run(fn: Any, values: dict, op: OpDef, kernel: str, name: str | None = None, **attrs: Any) -> Tensor:

@@ -107,7 +107,7 @@ def relu_(input: Tensor) -> Tensor:
 
 def _check_floating(input: Tensor, kernel: str) -> None:
     if not input.dtype.is_floating_point:
-        raise NotImplementedError(f"\"{kernel}_cpu\" not implemented for '{dtypes.scalar_type(input.dtype)}'")
+        raise dtypes.kernel_missing(f"{kernel}_cpu", input.dtype)
 
 
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
