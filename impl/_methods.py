@@ -3,6 +3,7 @@ plus conversions (``to``/``type``/``float()`` ...) and the in-place method forms
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any
 
@@ -15,7 +16,7 @@ from impl._ops import functions as F
 from impl._ops import inplace as ip
 from impl._ops import pointwise_ternary as pt
 from impl._ops import reductions_more, scatter, shapes, sorting, special, stacking, unary_math
-from impl._ops.signatures import described, type_name
+from impl._ops.signatures import described, method_error, type_name
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
 from impl._ops.views import copy_like, new_like
 from impl._tensor import Tensor
@@ -484,6 +485,24 @@ def _tensor_or_number(name: str, fn: Any, argument: str) -> Any:
     return method
 
 
+def _parsed_as_method(name: str, fn: Any) -> Any:
+    """``fn`` as Tensor method ``name`` whose argument-parser TypeError (raised by ``invalid_call``
+    for the function) is worded as torch's method parser words it (``method_error``)."""
+    function = getattr(fn, "__name__", name)
+
+    @functools.wraps(fn)
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(self, *args, **kwargs)
+        except TypeError as error:
+            recast = method_error(error, self, name, function)
+            if recast is error:
+                raise
+            raise recast from None
+
+    return method
+
+
 def _new_tensor(self: Tensor, data: Any, dtype: Any = None, **kw: Any) -> Tensor:
     from impl._creation import tensor
 
@@ -561,6 +580,8 @@ def bind() -> None:
             fn = _tensor_argument(name, fn, *TENSOR_ARGUMENTS[name])
         elif name in TENSOR_OR_NUMBER:
             fn = _tensor_or_number(name, fn, TENSOR_OR_NUMBER[name])
+        if not name.startswith("__"):
+            fn = _parsed_as_method(name, fn)
         setattr(Tensor, name, fn)
     Tensor.T = property(reversed_dims)
     Tensor.mT = property(lambda self: F.transpose(self, -2, -1))

@@ -124,7 +124,10 @@ OVERLOADS: dict[str, tuple[str, ...]] = {
         "(Tensor input, int dim, Tensor index, Number value)",
     ),
     **{name: _COMPARE for name in ("eq", "ne", "lt", "le", "gt", "ge")},
-    **{name: _COMPARE for name in ("bitwise_and", "bitwise_or", "bitwise_xor")},
+    **{
+        name: (_COMPARE[0], "(Number self, Tensor other)", _COMPARE[1])
+        for name in ("bitwise_and", "bitwise_or", "bitwise_xor")
+    },
     **{name: _COMPARE[:1] for name in ("logical_and", "logical_or", "logical_xor")},
 }
 
@@ -166,27 +169,40 @@ class _Signature:
         self.text = text
         self.positional: list[tuple[str, str, bool]] = []
         self.keyword: list[tuple[str, str, bool]] = []
-        # the types of the comma-separated entries, the keyword marker "*" among them: torch's
-        # list marks a signature's misfits when a call passes as many arguments as it has entries
+        # torch's list parses each printed signature again, splitting it at ", " (the keyword marker
+        # "*" is an entry, and "()" one entry of no type): an entry's type is its text up to the
+        # last space and its name what follows (a default's value where it has one); it marks a
+        # signature's misfits when a call passes as many arguments as it has entries
         self.entries: list[str] = []
-        self.names: list[str] = []  # the entries' parameter names ("*" for the marker)
+        self.names: list[str] = []
         into = self.positional
-        for part in text.strip("()").split(", "):
+        for part in text[1:-1].split(", "):
+            kind_end = part.rfind(" ")
+            self.entries.append(part[:kind_end] if kind_end >= 0 else part)
+            self.names.append(part[kind_end + 1 :])
             if part == "*":
                 into = self.keyword
-                self.entries.append(part)
-                self.names.append(part)
-                continue
-            declaration, _, default = part.partition(" = ")
-            kind, _, name = declaration.rpartition(" ")
-            into.append((kind, name, bool(default)))
-            self.entries.append(kind)
-            self.names.append(name)
+            elif part:
+                declaration, _, default = part.partition(" = ")
+                kind, _, name = declaration.rpartition(" ")
+                into.append((kind, name, bool(default)))
 
     def plausible(self, given: int) -> bool:
         """torch's arity test: the required parameters at most, all parameters at least."""
         params = self.positional + self.keyword
         return sum(not optional for _, _, optional in params) <= given <= len(params)
+
+    def method(self) -> _Signature | None:
+        """The signature of the Tensor method of this function's overload, as torch's method
+        parser lists it: without ``Tensor input`` (self) and the ``out`` argument, none where the
+        overload takes no tensor input (``pow(Number self, Tensor exponent)``)."""
+        parts = self.text[1:-1].split(", ")
+        if "Tensor input" not in parts:
+            return None
+        parts = [p for p in parts if p != "Tensor input" and not p.endswith(" out = None")]
+        if parts and parts[-1] == "*":
+            parts.pop()
+        return _Signature(f"({', '.join(parts)})")
 
 
 HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
@@ -206,34 +222,58 @@ def type_name(value: Any) -> str:
     return f"{kind.__module__}.{kind.__name__}"
 
 
-def _wrong_argument(name: str, params: list[tuple[str, str, bool]], args: tuple) -> TypeError | None:
-    """The single-signature error for the first positional argument of the wrong type."""
+def _wrong_argument(
+    name: str, params: list[tuple[str, str, bool]], args: tuple, kwargs: dict | None = None
+) -> TypeError | None:
+    """The single-signature error for the first argument of the wrong type: a positional one named
+    with its position, then a keyword one (``argument 'decimals' must be int, not str``)."""
     for position, ((kind, param, _), value) in enumerate(zip(params, args, strict=False), 1):
         if not _takes(kind, value):
             where = f"argument '{param}' (position {position})"
             return TypeError(f"{name}(): {where} must be {kind}, not {type_name(value)}")
+    kinds = {param: kind for kind, param, _ in params}
+    for param, value in (kwargs or {}).items():
+        if param in kinds and not _takes(kinds[param], value):
+            return TypeError(f"{name}(): argument '{param}' must be {kinds[param]}, not {type_name(value)}")
     return None
 
 
+MATCHING_NAMES = {"int": ("int", "long"), "float": ("float", "int", "long")}
+
+
+def _listed(items: list[str], positional: bool) -> str:
+    """torch's "(...)" of a call's arguments: a trailing ", " is cut only when some argument is
+    positional (``got (dim=str, )``)."""
+    text = "".join(f"{item}, " for item in items)
+    return f"({text[:-2] if positional else text})"
+
+
 def _invalid_combination(name: str, signatures: list[_Signature], args: tuple, kwargs: dict) -> TypeError:
-    got = ", ".join([type_name(v) for v in args] + [f"{k}={type_name(v)}" for k, v in kwargs.items()])
-    lines = [f"{name}() received an invalid combination of arguments - got ({got}), but expected one of:"]
+    """torch's list of every signature, each misfit one marked when it has as many entries as the
+    call has arguments: by its keywords not among its last entries, else by the arguments whose
+    type's name is not the entry's type (torch's ``format_invalid_args``)."""
+    got = _listed(
+        [type_name(v) for v in args] + [f"{k}={type_name(v)}" for k, v in kwargs.items()], bool(args)
+    )
+    lines = [f"{name}() received an invalid combination of arguments - got {got}, but expected one of:"]
     for signature in signatures:
         lines.append(f" * {signature.text}")
-        if len(signature.entries) == len(args) + len(kwargs):
-            # torch looks for each keyword among as many last entries as there are keywords
-            last = signature.names[len(signature.names) - len(kwargs) :] if kwargs else []
-            wrong = [k for k in reversed(kwargs) if k not in last]  # torch's unordered_map order
-            if wrong:
-                lines.append(
-                    f"      didn't match because some of the keywords were incorrect: {', '.join(wrong)}"
-                )
-                continue
-            marked = ", ".join(
-                described(v) if described(v) == kind else f"!{described(v)}!"
-                for kind, v in zip(signature.entries, args, strict=False)
+        if len(signature.entries) != len(args) + len(kwargs):
+            continue
+        last = signature.names[len(signature.names) - len(kwargs) :] if kwargs else []
+        wrong = [k for k in reversed(kwargs) if k not in last]  # torch's unordered_map order
+        if wrong:
+            lines.append(
+                f"      didn't match because some of the keywords were incorrect: {', '.join(wrong)}"
             )
-            lines.append(f"      didn't match because some of the arguments have invalid types: ({marked})")
+            continue
+        marked = []
+        for i, (kind, entry) in enumerate(zip(signature.entries, signature.names, strict=True)):
+            value, key = (args[i], "") if i < len(args) else (kwargs[entry], f"{entry}=")
+            fits = type_name(value) in MATCHING_NAMES.get(kind, (kind,))
+            marked.append(f"{key}{described(value)}" if fits else f"!{key}{described(value)}!")
+        reason = _listed(marked, bool(args))
+        lines.append(f"      didn't match because some of the arguments have invalid types: {reason}")
     return TypeError("\n".join(lines) + "\n")
 
 
@@ -264,25 +304,81 @@ def _given(fn: Callable, values: dict[str, Any]) -> tuple[tuple, dict]:
 TENSOR_ANNOTATIONS = ("Tensor", "Tensor | None")  # impl's parameters that torch's take as Tensor
 
 
+class _Call:
+    """A call that none of torch's signatures of function ``name`` takes: the signatures (torch's
+    ``OVERLOADS``, else one made of impl's parameters, typed ``Tensor`` where annotated so) and the
+    arguments as torch received them."""
+
+    def __init__(self, name: str, signatures: list[_Signature], args: tuple, kwargs: dict) -> None:
+        self.name, self.signatures, self.args, self.kwargs = name, signatures, args, kwargs
+
+    def error(self) -> TypeError:
+        """torch's TypeError: the first misfit argument's when one signature's arity fits the call,
+        else the list of every signature."""
+        given = len(self.args) + len(self.kwargs)
+        plausible = [s for s in self.signatures if len(self.signatures) == 1 or s.plausible(given)]
+        error = None
+        if len(plausible) == 1:
+            params = plausible[0].positional + plausible[0].keyword
+            error = _wrong_argument(self.name, params, self.args, self.kwargs)
+        if error is None:
+            if len(self.signatures) == 1:
+                raise AssertionError(f"invalid_call: every argument of {self.name}() is of its type")
+            error = _invalid_combination(self.name, self.signatures, self.args, self.kwargs)
+        error.call = self  # type: ignore[attr-defined]
+        return error
+
+    def method(self, self_: Any) -> _Call | None:
+        """The same call made as method of ``self_`` (``x.scatter(0, i, src=1.0)``), when ``self_``
+        was its input: the method's signatures, ``self_`` left out of the arguments."""
+        methods = [m for m in (s.method() for s in self.signatures) if m is not None]
+        inputs = [s for s in self.signatures if ("Tensor", "input", False) in s.positional]
+        if not inputs:
+            return None
+        position = inputs[0].positional.index(("Tensor", "input", False))
+        if position >= len(self.args) or self.args[position] is not self_:
+            return None
+        args = self.args[:position] + self.args[position + 1 :]
+        return _Call(self.name, methods, args, self.kwargs)
+
+
+def _impl_signature(fn: Callable) -> _Signature:
+    """The torch signature of an impl function with one: its parameters, ``Tensor`` where
+    annotated so, of no type (one impl checks itself) otherwise."""
+    parts: list[str] = []
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind is p.KEYWORD_ONLY and "*" not in parts:
+            parts.append("*")
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        kind = "Tensor" if p.annotation in TENSOR_ANNOTATIONS or p.name == "input" else "?"
+        parts.append(f"{kind} {p.name}" + ("" if p.default is p.empty else " = None"))
+    return _Signature(f"({', '.join(parts)})")
+
+
 def invalid_call(fn: Callable, values: dict[str, Any], name: str | None = None) -> TypeError:
     """torch's TypeError for a call of ``fn`` (named ``name`` in torch, else as itself) whose
-    parameters had ``values`` (its ``locals()`` on entry) when one of them is no tensor."""
+    parameters had ``values`` (its ``locals()`` on entry) when one of them is no tensor. The error
+    keeps the call (``call``) so that a method can word it as torch's method parser does
+    (``method_error``)."""
     name = name or fn.__name__
     args, kwargs = _given(fn, values)
     overloads = OVERLOADS.get(name)
-    if overloads is None:
-        params = [
-            ("Tensor" if p.annotation in TENSOR_ANNOTATIONS else "", p.name, p.default is not p.empty)
-            for p in inspect.signature(fn).parameters.values()
-        ]
-        error = _wrong_argument(name, params, args)
-        if error is None:
-            raise AssertionError(f"invalid_call: every argument of {name}() is of its type")
+    signatures = [_impl_signature(fn)] if overloads is None else [_Signature(text) for text in overloads]
+    return _Call(name, signatures, args, kwargs).error()
+
+
+def method_error(error: TypeError, self: Any, name: str, function: str) -> TypeError:
+    """``error``, raised by ``invalid_call`` in Tensor method ``name`` of ``self`` (bound to impl's
+    ``function``), as torch's method parser words it: named for the method (``clip``, ``lerp_``),
+    without self among the arguments, positions counted after it, the method's signatures (no
+    ``Tensor input``, no ``out``). An error of another call (a function the method calls on a
+    tensor of its own) or of no parse is kept as it is."""
+    call = getattr(error, "call", None)
+    if not isinstance(call, _Call) or call.name not in (name.rstrip("_"), function):
         return error
-    signatures = [_Signature(text) for text in overloads]
-    plausible = [s for s in signatures if s.plausible(len(args) + len(kwargs))]
-    if len(plausible) == 1:
-        error = _wrong_argument(name, plausible[0].positional, args)
-        if error is not None:
-            return error
-    return _invalid_combination(name, signatures, args, kwargs)
+    method = call.method(self)
+    if method is None:
+        return error
+    method.name = name
+    return method.error()
