@@ -84,7 +84,6 @@ def test_softmax_backward_has_torchs_bits_under_other_capabilities(capability: s
     assert done.stdout.strip() == "[]"
 
 
-
 # -- fused multiply-add ------------------------------------------------------------------------
 def rounded(exact: Fraction, dtype: type) -> float:
     """``exact`` rounded once to nearest (ties to even) in ``dtype``: float64 directly (CPython
@@ -157,3 +156,75 @@ def test_fused_updates_have_torchs_bits(dtype: type, update: str) -> None:
         assert np.array_equal(mine, TORCH_UPDATES[update](fresh(acc), fresh(o)).numpy())
         expected = torch.addcmul(fresh(acc), fresh(g), fresh(o)).numpy()
         assert np.array_equal(cpu_kernels.fma(acc, g, o), expected)
+
+
+# -- float64 fused multiply-add over the whole range -------------------------------------------
+def any_doubles(rng: np.random.Generator, n: int) -> np.ndarray:
+    """Finite doubles with uniformly random bits: every exponent, subnormals, both signs."""
+    x = rng.integers(0, 2**64, n, dtype=np.uint64).view(np.float64)
+    return np.where(np.isfinite(x), x, 1.5)
+
+
+def cancelling(rng: np.random.Generator, g: np.ndarray, o: np.ndarray) -> tuple:
+    """``acc`` the rounded ``-g * o`` or one to three doubles beside it (products that overflow
+    dropped): the sum is the product's rounding error, or close to it."""
+    with np.errstate(over="ignore", under="ignore"):
+        keep = np.isfinite(g * o)
+        g, o = g[keep], o[keep]
+        acc = -(g * o)
+    for _ in range(3):
+        step = np.nextafter(acc, rng.choice([-np.inf, np.inf], acc.size))
+        acc = np.where(rng.random(acc.size) < 0.3, step, acc)
+    return acc, g, o
+
+
+def near_smallest_normal(rng: np.random.Generator, g: np.ndarray, o: np.ndarray) -> tuple:
+    """``acc`` such that the sum is below 2^-1021: subnormal results of 52 bits and fewer, each
+    rounded to its grid (where the emulation's 53-bit result can fall on a midpoint)."""
+    with np.errstate(under="ignore"):
+        acc = -(g * o) + rng.choice([1.0, -1.0], g.size) * rng.random(g.size) * 2.0**-1021
+    return acc, g, o
+
+
+def fma64_cases() -> dict[str, tuple]:
+    rng = np.random.default_rng(11)
+    n = 1500
+    huge = lambda: rng.standard_normal(n) * 2.0 ** rng.integers(490, 530, n)  # noqa: E731
+    small = lambda: rng.standard_normal(n) * 2.0 ** rng.integers(-560, -480, n)  # noqa: E731
+    extremes = [5e-324, -2.2250738585072014e-308, 1.7976931348623157e308]
+    special = np.array([0.0, -0.0, 1.0, -0.5, 1e-30, 1e30, np.inf, -np.inf, np.nan, *extremes])
+    grid = np.meshgrid(special, special, special, indexing="ij")
+    reported = tuple(np.array([v]) for v in (-1.0000000150474662e30, 1.0000000150474662, 1e30))
+    return {
+        "the reported residual": reported,
+        "any doubles": tuple(any_doubles(rng, n) for _ in range(3)),
+        "cancellation": cancelling(rng, any_doubles(rng, n), any_doubles(rng, n)),
+        "moderate cancellation": cancelling(rng, rng.standard_normal(n) * 1e20, rng.standard_normal(n)),
+        "subnormal results": cancelling(rng, small(), small()),
+        "results about the smallest normal": near_smallest_normal(rng, small(), small()),
+        "products beyond the largest double": cancelling(rng, huge(), huge()),
+        "special values": tuple(v.ravel() for v in grid),
+    }
+
+
+@pytest.mark.parametrize("case", sorted(fma64_cases()))
+def test_fma64_is_the_correctly_rounded_fma(case: str) -> None:
+    """float64 ``fma`` against the exact sum rounded once (finite operands) and against torch's
+    ``addcmul``, fused on its FMA builds (all operands): the emulation's exact pairs overflow or
+    underflow at the ends of the range, and a zero rounded sum still leaves a residual."""
+    acc, g, o = fma64_cases()[case]
+    got = cpu_kernels.fma(acc, g, o)
+    same_bits = lambda x, y: np.array_equal(x.view(np.uint64), y.view(np.uint64))  # noqa: E731
+    finite = np.isfinite(acc) & np.isfinite(g) & np.isfinite(o)
+    for a, b, c, x in zip(acc[finite], g[finite], o[finite], got[finite], strict=True):
+        exact = Fraction(float(a)) + Fraction(float(b)) * Fraction(float(c))
+        try:
+            expected = float(exact) if exact or not (a == 0 and (b == 0 or c == 0)) else a + b * c
+        except OverflowError:
+            expected = np.inf if exact > 0 else -np.inf
+        assert same_bits(np.array([x]), np.array([expected])), (a.hex(), b.hex(), c.hex(), x, expected)
+    if cpu_kernels.cpu_capability() != "default":
+        expected = torch.addcmul(*(torch.from_numpy(v) for v in (acc, g, o))).numpy()
+        nan = np.isnan(got) & np.isnan(expected)
+        assert np.array_equal(got[~nan].view(np.uint64), expected[~nan].view(np.uint64))
+        assert np.array_equal(np.isnan(got), np.isnan(expected))

@@ -92,6 +92,7 @@ def _two_sum(a: Any, b: Any) -> tuple[Any, Any]:
 
 def _two_product(a: Any, b: Any) -> tuple[Any, Any]:
     """``p = a * b`` rounded (float64) and its exact error (Dekker's product, Veltkamp's split)."""
+
     def split(x: Any) -> tuple[Any, Any]:
         c = x * 134217729.0  # 2**27 + 1
         hi = c - (c - x)
@@ -112,20 +113,86 @@ def _odd(s: Any, err: Any) -> Any:
     return np.where(move, np.nextafter(s, np.copysign(np.inf, err)), s)
 
 
-def _fma64(acc: Any, g: Any, o: Any) -> Any:
-    """float64 ``acc + g * o`` rounded once: the product and the sum as exact pairs (TwoProduct,
-    TwoSum), their two errors added rounded to odd, that added to the rounded sum (Boldo and
-    Melquiond's emulated FMA; exact barring underflow and overflow). An infinite or nan sum is
-    the result as it is (its error terms would be nan: inf + 0 * x is inf), as is a sum whose
-    error terms overflow (a product beyond about 1e300: TwoProduct's split overflows), and a
-    zero sum, which is exact (-0.0 + -0.0 * 1 stays -0.0); an infinite ``acc`` with a finite
-    product that overflows stays ``acc`` (the exact product is finite)."""
+def _emulated_fma64(acc: Any, g: Any, o: Any, residual: bool = False) -> Any:
+    """float64 ``acc + g * o`` rounded once by Boldo and Melquiond's emulated FMA: the product and
+    the sum as exact pairs (TwoProduct, TwoSum), their two errors added rounded to odd, that
+    added to the rounded sum. Exact only while no step overflows or underflows: Veltkamp's split
+    of a factor beyond ~2^997 overflows, a product's error below the subnormal grid (a product
+    under ~2^-968) is not exact, and a subnormal result is rounded to 53 bits, not to its grid.
+
+    ``residual``: also return a double with the sign of the exact sum less the result (zero when
+    it is exact): the last sum's error, else what rounding to odd dropped. Its sign is right for
+    factors in [0.5, 1) (``_fma64_scaled``): either ``acc`` and the product cancel exactly (then
+    nothing was rounded to odd) or the sum is above 1/8 and a nonzero last error outweighs the
+    dropped part, which is below an ulp of the rounded-to-odd term."""
     p, p_err = _two_product(g, o)
     s, s_err = _two_sum(acc, p)
-    with np.errstate(over="ignore", invalid="ignore"):
-        fused = s + _odd(*_two_sum(s_err, p_err))
-    fused = np.where(np.isfinite(fused) & (s != 0), fused, s)
-    return np.where(np.isinf(acc) & np.isfinite(g) & np.isfinite(o), acc, fused)
+    err, err_low = _two_sum(s_err, p_err)
+    odd = _odd(err, err_low)
+    if not residual:
+        return s + odd
+    fused, last = _two_sum(s, odd)
+    return fused, np.where(last != 0, last, (err - odd) + err_low)
+
+
+# Where the emulation above is exact: factors below 2^995, products in [2^-968, 2^1020] and
+# results from 2^-1021 up to the largest double (``_fma64`` redoes the others)
+_SPLIT_SAFE = 2.0**995
+_PRODUCT_SAFE = (2.0**-968, 2.0**1020)
+_RESULT_SAFE = (2.0**-1021, np.finfo(np.float64).max)
+
+
+def _fma64(acc: Any, g: Any, o: Any) -> Any:
+    """float64 ``acc + g * o`` rounded once, as the hardware FMA torch's kernels use (correctly
+    rounded for every input): ``_emulated_fma64``, and where one of its steps could overflow or
+    underflow (huge factors, tiny products, subnormal, zero or non-finite results: rare in
+    practice) ``_fma64_scaled``."""
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        fused = _emulated_fma64(acc, g, o)
+        p, r = np.abs(g * o), np.abs(fused)
+        safe = (np.abs(g) < _SPLIT_SAFE) & (np.abs(o) < _SPLIT_SAFE)
+        safe &= (p >= _PRODUCT_SAFE[0]) & (p <= _PRODUCT_SAFE[1])
+        safe &= (r >= _RESULT_SAFE[0]) & (r <= _RESULT_SAFE[1])
+        redo = np.flatnonzero(~safe)
+        if redo.size:
+            fused = np.asarray(fused)  # a fresh array (0-d for scalar operands): written in place
+            operands = (np.broadcast_to(x, fused.shape).ravel()[redo] for x in (acc, g, o))
+            fused.ravel()[redo] = _fma64_scaled(*operands)
+    return fused
+
+
+def _fma64_scaled(acc: Any, g: Any, o: Any) -> Any:
+    """``_fma64`` on flat arrays for any inputs. Non-finite operands, a zero operand and a zero
+    ``acc`` take IEEE's unfused ``acc + g * o`` (one rounding there: inf * 0 is nan, -0.0 + -0.0
+    stays -0.0), except that an infinite ``acc`` plus a finite product that overflows stays
+    ``acc`` and a zero ``acc`` plus a product that underflows to zero is that signed zero (the
+    sign of the exact sum: +0.0 + -tiny is -0.0). An ``acc`` more than 2^55 times the product is the
+    result. Otherwise the emulation runs on the factors' mantissas (``frexp``: in [0.5, 1), so
+    nothing overflows or underflows) with ``acc`` scaled alike (where that falls below 2^-200
+    only its sign can matter: it is clamped there), and the result is scaled back: exactly, or
+    rounded to the subnormal grid, the emulation's residual breaking the ties it makes there."""
+    product = g * o
+    finite = np.isfinite(acc) & np.isfinite(g) & np.isfinite(o)
+    out = np.where(np.isinf(acc) & np.isfinite(g) & np.isfinite(o), acc, acc + product)
+    out = np.where(finite & (acc == 0) & (g != 0) & (o != 0), product, out)
+    mg, eg = np.frexp(g)
+    mo, eo = np.frexp(o)
+    scale = eg + eo  # |g * o| < 2^scale
+    general = finite & (acc != 0) & (g != 0) & (o != 0)
+    dominant = np.frexp(acc)[1] - 1 >= scale + 55  # |acc| >= 2^55 |g * o|
+    out = np.where(general & dominant, acc, out)
+    rest = np.flatnonzero(general & ~dominant)
+    if rest.size:
+        scale = scale[rest]
+        scaled = np.ldexp(acc[rest], -scale)
+        scaled = np.where(np.abs(scaled) < 2.0**-200, np.copysign(2.0**-200, acc[rest]), scaled)
+        fused, residual = _emulated_fma64(scaled, mg[rest], mo[rest], residual=True)
+        # scaled back, a subnormal result is rounded again, to its grid (spacing ``step`` here):
+        # right unless ``fused`` lies on a midpoint of the grid and the exact sum does not
+        step = np.ldexp(1.0, -1074 - scale)
+        tie = (np.abs(np.fmod(fused, step)) == step / 2) & (np.abs(fused) < step * 2.0**52) & (residual != 0)
+        out[rest] = np.ldexp(np.where(tie, fused + np.copysign(step / 2, residual), fused), scale)
+    return out
 
 
 @functools.cache
@@ -239,9 +306,17 @@ def _dot(grad: Any, out: Any, dim: int, lanes: int) -> Any:
 # two multiplications (so that subnormal results round once, at the second).
 _R_LN2 = np.float32(1.442695040888963407359924681001892137426645954152985934135449406931)
 _L2U, _L2L = -0.693145751953125, -1.428606765330187045e-06  # float32 values, negated
-_EXP_POLY = tuple(float(np.float32(c)) for c in (
-    0.000198527617612853646278381, 0.00139304355252534151077271, 0.00833336077630519866943359,
-    0.0416664853692054748535156, 0.166666671633720397949219, 0.5))
+_EXP_POLY = tuple(
+    float(np.float32(c))
+    for c in (
+        0.000198527617612853646278381,
+        0.00139304355252534151077271,
+        0.00833336077630519866943359,
+        0.0416664853692054748535156,
+        0.166666671633720397949219,
+        0.5,
+    )
+)
 
 
 def _blockwise(kernel: Any, x: Any) -> Any:
@@ -298,8 +373,10 @@ def _exp2_table() -> Any:
 
 
 # glibc expf's (ARM optimized-routines) polynomial for 2^(r/32), r in [-1/2, 1/2], and 32/ln2
-_EXP2_POLY = tuple(float.fromhex(c) / 32**n for c, n in (
-    ("0x1.c6af84b912394p-5", 3), ("0x1.ebfce50fac4f3p-3", 2), ("0x1.62e42ff0c52d6p-1", 1)))
+_EXP2_POLY = tuple(
+    float.fromhex(c) / 32**n
+    for c, n in (("0x1.c6af84b912394p-5", 3), ("0x1.ebfce50fac4f3p-3", 2), ("0x1.62e42ff0c52d6p-1", 1))
+)
 _INV_LN2_32 = float.fromhex("0x1.71547652b82fep+0") * 32
 _INV_LN2_32_HI = float(np.float32(_INV_LN2_32))  # 24 bits: times a float32, exact in float64
 _INV_LN2_32_LO = _INV_LN2_32 - _INV_LN2_32_HI
