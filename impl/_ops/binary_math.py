@@ -29,6 +29,7 @@ from impl._ops.elementwise import (
     UNARY,
     _no_derivative,
     add_scalar,
+    floating_only,
     mul_scalar,
     opmath,
 )
@@ -38,27 +39,10 @@ from impl._ops.table import FLOAT_DTYPES, D, Derivative, OpDef, apply, number_ar
 from impl._tensor import Tensor
 
 
-def refuse(name: str, dt: Any) -> NotImplementedError:
-    """torch's error of a CPU kernel without a version for numpy dtype ``dt``."""
-    return dtypes.kernel_missing(f"{name}_cpu", dt)
-
-
 def broadcast_size(xp: Any, a: Any, b: Any) -> int:
     """The number of elements of the operands' broadcast, numpy's ValueError if they do not
     broadcast (torch checks shapes before dtypes and divisors: the op's call raises torch's)."""
     return math.prod(np.broadcast_shapes(a.shape, b.shape))  # (shapes: host tuples on any device)
-
-
-def _floats_only(name: str, fwd: Any) -> Any:
-    """A kernel torch has for floating dtypes only (the operands' common dtype)."""
-
-    def run(xp: Any, a: Any, b: Any) -> Any:
-        if a.dtype not in FLOAT_DTYPES:
-            broadcast_size(xp, a, b)
-            raise refuse(name, a.dtype)
-        return fwd(xp, a, b)
-
-    return run
 
 
 def _in_float64(fn: Any) -> Any:
@@ -79,7 +63,7 @@ def _divides(name: str, integer: Any, floating: Any) -> Any:
     def run(xp: Any, a: Any, b: Any) -> Any:
         size = broadcast_size(xp, a, b)
         if a.dtype.kind == "b":
-            raise refuse(name, a.dtype)
+            raise dtypes.kernel_missing(f"{name}_cpu", a.dtype)
         if a.dtype.kind in "iu":
             if size and (b == 0).any():
                 raise RuntimeError("ZeroDivisionError")
@@ -226,7 +210,7 @@ ATAN2 = _binary(
 )
 HYPOT = _binary(
     "HypotBackward0",
-    _floats_only("hypot", _in_float64(lambda xp, a, b: xp.hypot(a, b))),
+    floating_only("hypot_cpu", _in_float64(lambda xp, a, b: xp.hypot(a, b))),
     {
         "self": D("self result", lambda g, c: g * c.self / c.result),
         "other": D("other result", lambda g, c: g * c.other / c.result),
@@ -276,7 +260,7 @@ XLOGY_OF_NUMBER = OpDef(  # xlogy(Scalar self, Tensor other)
 XLOGY_NUMBER = _with_number("XlogyBackward2", XLOGY_KERNEL, D("self other", _xlogy_number_grad))
 LOGADDEXP = _binary(
     "LogaddexpBackward0",
-    _floats_only("logaddexp", opmath(_logaddexp)),
+    floating_only("logaddexp_cpu", opmath(_logaddexp)),
     {
         "self": D("self other", _logaddexp_grad("other", "self", False)),
         "other": D("self other", _logaddexp_grad("self", "other", False)),
@@ -284,7 +268,7 @@ LOGADDEXP = _binary(
 )
 LOGADDEXP2 = _binary(
     "Logaddexp2Backward0",
-    _floats_only("logaddexp2", opmath(_logaddexp2)),
+    floating_only("logaddexp2_cpu", opmath(_logaddexp2)),
     {
         "self": D("self other", _logaddexp_grad("other", "self", True)),
         "other": D("self other", _logaddexp_grad("self", "other", True)),

@@ -526,6 +526,21 @@ def refuses_bool(kernel: str, fwd: Any) -> Any:
     return run
 
 
+def floating_only(kernel: str, fwd: Any) -> Any:
+    """``fwd``, whose torch kernel ``kernel`` exists for floating dtypes only: the operands are
+    checked to broadcast first (as torch builds its iterator before dispatching; numpy's
+    ValueError, which the op's call turns into torch's error), then another dtype of the first
+    raises the kernel's NotImplementedError (``"frac_cpu" not implemented for 'Long'``)."""
+
+    def run(xp: Any, *arrays: Any, **attrs: Any) -> Any:
+        np.broadcast_shapes(*(a.shape for a in arrays))  # (shapes: host tuples on any device)
+        if arrays[0].dtype not in FLOAT_DTYPES:
+            raise dtypes.kernel_missing(kernel, arrays[0].dtype)
+        return fwd(xp, *arrays, **attrs)
+
+    return run
+
+
 def _sign_fwd(xp: Any, a: Any) -> Any:
     """sign/sgn: nan stays 0 as torch's; a bool is its own sign."""
     if a.dtype.kind == "b":

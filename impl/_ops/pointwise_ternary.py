@@ -19,7 +19,7 @@ import numpy as np
 from impl import dtypes
 from impl._creation import empty_like
 from impl._ops.cpu_kernels import fma
-from impl._ops.elementwise import mul_scalar, opmath
+from impl._ops.elementwise import floating_only, mul_scalar, opmath
 from impl._ops.signatures import OVERLOADS, invalid_call
 from impl._ops.table import FLOAT_DTYPES, D, OpDef, apply, number_array
 from impl._tensor import Tensor
@@ -70,30 +70,13 @@ def _number(xp: Any, value: Any, dt: Any) -> Any:
     return number_array(xp, value, compute)
 
 
-def refuse(kernel: str, dt: Any) -> NotImplementedError:
-    """torch's error of the CPU kernel named ``kernel`` without a version for numpy dtype ``dt``."""
-    return dtypes.kernel_missing(kernel, dt)
-
-
-def _floats_only(name: str, kernel: Any) -> Any:
-    """A kernel torch has for floating dtypes only (operands checked to broadcast first)."""
-
-    def run(xp: Any, *arrays: Any, **attrs: Any) -> Any:
-        np.broadcast_shapes(*(a.shape for a in arrays))  # (torch checks shapes first)
-        if arrays[0].dtype not in FLOAT_DTYPES:
-            raise refuse(name, arrays[0].dtype)
-        return opmath(kernel)(xp, *arrays, **attrs)
-
-    return run
-
-
 def _with_value(name: str, kernel: Any) -> Any:
     """addcmul/addcdiv's forward: no bool kernel; ``value`` taken in the computation type."""
 
     def run(xp: Any, a: Any, t1: Any, t2: Any, value: Any) -> Any:
         np.broadcast_shapes(a.shape, t1.shape, t2.shape)  # (torch checks shapes first)
         if a.dtype.kind == "b":
-            raise refuse(name, a.dtype)
+            raise dtypes.kernel_missing(name, a.dtype)
         return opmath(kernel)(xp, a, t1, t2, value=_number(xp, value, a.dtype))
 
     return run
@@ -114,8 +97,9 @@ def _filled_minus(number: Any, t: Tensor, op: str) -> Tensor:
 
 LERP_SCALAR = OpDef(
     "LerpBackward0",
-    _floats_only(
-        "lerp_kernel_scalar", lambda xp, s, e, weight: lerp_kernel(xp, s, e, _number(xp, weight, s.dtype))
+    floating_only(
+        "lerp_kernel_scalar",
+        opmath(lambda xp, s, e, weight: lerp_kernel(xp, s, e, _number(xp, weight, s.dtype))),
     ),
     ("self", "end"),
     {
@@ -126,7 +110,7 @@ LERP_SCALAR = OpDef(
 )
 LERP_TENSOR = OpDef(
     "LerpBackward1",
-    _floats_only("lerp_kernel_tensor", lerp_kernel),
+    floating_only("lerp_kernel_tensor", opmath(lerp_kernel)),
     ("self", "end", "weight"),
     {
         "self": D("weight", lambda g, c: g * _filled_minus(1, c.weight, "sub")),

@@ -82,21 +82,9 @@ RSQRT = unary_op(
 
 
 # -- frac, sinc, logit, angle conversions ------------------------------------------------------
-def floating_kernel(name: str, fwd: Any) -> Any:
-    """``fwd``, which torch has a kernel ``name`` of for floating dtypes only: others raise its
-    NotImplementedError (``"frac_cpu" not implemented for 'Long'``)."""
-
-    def run(xp: Any, a: Any, **attrs: Any) -> Any:
-        if a.dtype not in ew.FLOAT_DTYPES:
-            raise dtypes.kernel_missing(name, a.dtype)
-        return fwd(xp, a, **attrs)
-
-    return run
-
-
 FRAC = unary_op(
     "FracBackward0",
-    floating_kernel("frac_cpu", opmath(lambda xp, a: a - xp.trunc(a))),  # frac(inf) is inf - inf: nan
+    ew.floating_only("frac_cpu", opmath(lambda xp, a: a - xp.trunc(a))),  # frac(inf) is inf - inf: nan
     "",
     lambda g, c: g,
     promote=None,
@@ -219,8 +207,8 @@ def _round_scaled(xp: Any, a: Any, decimals: int) -> Any:
     return xp.rint(a / ten) * ten if decimals < 0 else xp.rint(a * ten) / ten
 
 
-_ROUND_ZERO = floating_kernel("round_vml_cpu", lambda xp, a, decimals: xp.round(a))
-_ROUND_DECIMALS = floating_kernel("round_cpu", opmath(_round_scaled))
+_ROUND_ZERO = ew.floating_only("round_vml_cpu", lambda xp, a, decimals: xp.round(a))
+_ROUND_DECIMALS = ew.floating_only("round_cpu", opmath(_round_scaled))
 # round(x, decimals=d): decimals=0 is round's own kernel (whose integer and bool versions are missing)
 ROUND_DECIMALS = OpDef(
     "RoundBackward1",
