@@ -10,7 +10,6 @@ from typing import Any
 import numpy as np
 
 import impl
-from impl import dtypes
 from impl._ops.inplace import apply_inplace, check_inplace
 from impl._ops.signatures import invalid_call
 from impl._ops.table import apply, broadcast_mismatch
@@ -19,6 +18,7 @@ from impl._xp import to_numpy
 from impl.autograd import grad_mode
 from impl.nn import _ops
 from impl.nn._activations import (  # noqa: F401  (re-exported)
+    _float_only,
     elu,
     elu_,
     gelu,
@@ -105,17 +105,12 @@ def relu_(input: Tensor) -> Tensor:
     return input.relu_()
 
 
-def _check_floating(input: Tensor, kernel: str) -> None:
-    if not input.dtype.is_floating_point:
-        raise dtypes.kernel_missing(f"{kernel}_cpu", input.dtype)
-
-
 def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = False) -> Tensor:
     """``x`` where ``x > 0``, ``x * negative_slope`` elsewhere (LeakyReluBackward0; in place
     LeakyReluBackward1, whose backward refuses a negative slope as torch's does)."""
     if not isinstance(input, Tensor):
         raise invalid_call(leaky_relu, locals(), "leaky_relu_" if inplace else "leaky_relu")
-    _check_floating(input, "leaky_relu")
+    _float_only(input, "leaky_relu_cpu")
     if inplace:
         return apply_inplace(_ops.LEAKY_RELU_INPLACE, input, negative_slope=negative_slope)
     return apply(_ops.LEAKY_RELU, input, negative_slope=negative_slope)
