@@ -411,7 +411,8 @@ METHODS: dict[str, Any] = {
     "__itruediv__": _inplace(_binary_inplace(ew.DIV)),
 }
 METHODS.update(sorting.METHODS)  # sort, argsort, msort, topk, kthvalue, median
-METHODS.update(unary_math.METHODS)  # unary math, and the in-place forms of the unary ops
+METHODS.update(unary_math.METHODS)  # unary math
+METHODS.update({name: _inplace(_unary_spec(op)) for name, op in unary_math.INPLACE_OPS.items()})
 METHODS.update({name: _operator(fn) if name.startswith("__") else fn for name, fn in bm.METHODS.items()})
 METHODS.update({name: _inplace(spec) for name, spec in bm.INPLACE.items()})
 METHODS.update(shapes.METHODS)  # shape ops (impl/_ops/shapes.py)

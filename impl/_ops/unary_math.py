@@ -360,15 +360,6 @@ def _no_inplace_derivative(op: OpDef) -> OpDef:
     return unary_op(op.node_name[:-1] + "1", op.forward, "", formula)
 
 
-def _in_place(op: OpDef) -> Any:
-    """``x.<op>_(**attrs)``: the op written into ``x`` (torch's in-place rules: see inplace.py)."""
-
-    def method(self: Tensor, **attrs: Any) -> Tensor:
-        return ip.apply_inplace(op, self, **attrs)
-
-    return method
-
-
 def _logit_(self: Tensor, eps: float | None = None) -> Tensor:
     return ip.apply_inplace(LOGIT, self, eps=eps)
 
@@ -407,10 +398,11 @@ def _square_(self: Tensor) -> Tensor:
     return ip.apply_inplace(ew.POW_TS, self, exponent=2)
 
 
-# Tensor methods and in-place methods (bound by impl/_methods.py)
+# the ops whose in-place method ``x.<name>()`` writes them into x (bound by impl/_methods.py)
+INPLACE_OPS = {name + "_": op for name, op in _OPS.items()}
+# Tensor methods (bound by impl/_methods.py)
 METHODS: dict[str, Any] = {
     **_FUNCTIONS,
-    **{name + "_": _in_place(op) for name, op in _OPS.items()},
     "logit": logit,
     "logit_": _logit_,
     "nan_to_num": nan_to_num,
