@@ -9,7 +9,8 @@ import pytest
 
 from benchmarks import suite
 from benchmarks.conftest import Recorder, ready_or_skip
-from oracle.backends import load_backend, reference
+from oracle.backends import load_backend
+from oracle.reference import reference
 
 PROGRAMS = 200
 ROUNDS = 5

@@ -7,6 +7,10 @@
   database under ``.hypothesis/`` so a rerun replays them first.
 - ``planted``: ``ci``'s programs without shrinking, for runs with a planted fault
   (``tests/test_impl_planted_faults.py``): the first failing program shows the fault is caught.
+- ``triage``: for a first look at a weak backend: ``ci``'s programs without shrinking, failing
+  programs collected per rule up to a cap and a time budget per rule (the oracle plugin's
+  ``--rule-failures`` and ``--rule-budget``), so that a backend failing everywhere still gets
+  through the whole suite quickly, with several failing programs per rule to read.
 
 The active profile's name is recorded in results.json by the oracle plugin.
 
@@ -30,6 +34,9 @@ settings.register_profile(
 )
 settings.register_profile(
     "planted", settings.get_profile("ci"), phases=[p for p in Phase if p not in (Phase.shrink, Phase.explain)]
+)
+settings.register_profile(
+    "triage", settings.get_profile("ci"), phases=[p for p in Phase if p not in (Phase.shrink, Phase.explain)]
 )
 settings.register_profile(
     "dev",

@@ -6,11 +6,11 @@ Some ops drawn bend (maximum, minimum, clamp, abs, relu): they are differentiabl
 at their kinks (ties, bounds, 0), where torch's gradient is a convention (0.5 each at a tie of
 maximum) and finite differences straddle two branches. A drawn point is checked only if every
 bend is on the same side at the point and at every point the finite differences evaluate, and
-its values are small enough for finite differences to resolve (``smooth_around``)."""
+its values are small enough for finite differences to resolve (``oracle.numeric.smooth_around``).
+The check runs where the backend is loaded (``Backend.call``): nothing of torch is involved."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
@@ -19,16 +19,9 @@ from hypothesis import strategies as st
 
 from conformance.conftest import examples
 from oracle.backends import Backend
-from oracle.numeric import (
-    EPS,
-    Function,
-    GradientMismatchError,
-    gradient_mismatches,
-    op_function,
-    second_order,
-)
+from oracle.differential import note
+from oracle.numeric import BENDS, GradientMismatchError
 from oracle.program import Ref
-from oracle.stats import count_program
 
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
@@ -42,17 +35,6 @@ POSITIVE = ("log", "sqrt", "log1p", "log2", "log10", "rsqrt", "acosh")  # their 
 IN_UNIT_INTERVAL = ("asin", "acos", "atanh", "logit")  # their argument: sigmoid(.) / 2 + 0.25
 BINARY = ("mul", "div", "add", "sub", "logaddexp", "logaddexp2")
 TERNARY = ("lerp", "addcmul")  # lerp's weight a tensor
-# Where each bending op's branch changes: ops on its arguments whose signs pick the branch.
-BENDS: dict[str, Callable[[list], list[tuple[str, list]]]] = {
-    "maximum": lambda args: [("sub", args)],
-    "minimum": lambda args: [("sub", args)],
-    "abs": lambda args: [("clone", args)],
-    "relu": lambda args: [("clone", args)],
-    "clamp": lambda args: [("sub", [args[0], bound]) for bound in args[1:]],
-}
-# Central differences in float64 resolve about 1e-10 of the size of the values they difference:
-# values at most this large keep that rounding error below the comparison's ATOL (1e-6).
-MAGNITUDE = 1e3
 CLAMP_BOUNDS = ((-1.0, 0.5), (-0.5, 1.0), (0.0, 2.0))
 SHAPES = ((), (2,), (3,), (2, 2))
 # weights of the outputs whose gradient NUM-002 differentiates again
@@ -110,69 +92,20 @@ def gradcheck_functions(draw: Any) -> tuple[list[dict], list[list[float]], list[
     return ops, values, [shape] * n
 
 
-def neighbours(values: list[list[float]]) -> Iterator[list[list[float]]]:
-    """The points central differences move ``values`` to: one element at a time, by +-EPS."""
-    for k, flat in enumerate(values):
-        for i in range(len(flat)):
-            for step in (EPS, -EPS):
-                moved = [list(v) for v in values]
-                moved[k][i] += step
-                yield moved
-
-
-def branches(torch: Any, ops: list[dict], inputs: list[Any]) -> list[float]:
-    """The signs of every bend's branch-picking values (``BENDS``) at ``inputs``."""
-    signs: list[float] = []
-    for k, spec in enumerate(ops):
-        for op, args in BENDS.get(spec["op"], lambda _args: [])(spec["args"]):
-            side = op_function(torch, [*ops[:k], {"out": "side", "op": op, "args": args}])(inputs)
-            signs.extend(side.detach().sign().reshape(-1).tolist())
-    return signs
-
-
-def tame(torch: Any, ops: list[dict], fn: Function, inputs: list[Any]) -> bool:
-    """Whether every value ``ops`` compute, and ``fn``'s output, is finite and at most MAGNITUDE."""
-    values = [op_function(torch, ops[: k + 1])(inputs) for k in range(len(ops))] + [fn(inputs)]
-    return all(abs(v) <= MAGNITUDE for t in values for v in t.detach().reshape(-1).tolist())
-
-
-def smooth_around(torch: Any, ops: list[dict], fn: Function, values: list[list[float]], shapes: list) -> bool:
-    """Whether central differences of ``fn`` (computed by ``ops``) are meaningful at ``values``: its
-    values are tame there, and every bend is on the same side of its kink, and not on it, at
-    ``values`` and at all its neighbours."""
-
-    def at(point: list[list[float]]) -> list[Any]:
-        return [
-            torch.tensor(v, dtype=torch.float64).reshape(s).requires_grad_(True)
-            for v, s in zip(point, shapes, strict=True)
-        ]
-
-    if not tame(torch, ops, fn, at(values)):
-        return False
-    sides = branches(torch, ops, at(values))
-    if not sides:  # no bends
-        return True
-    return 0.0 not in sides and all(branches(torch, ops, at(p)) == sides for p in neighbours(values))
-
-
 def assert_matches_finite_differences(
-    backend: Backend,
-    ops: list[dict],
-    values: list,
-    shapes: list,
-    wrap: Callable[[Function], Function] = lambda f: f,
-    order: int = 1,
+    backend: Backend, ops: list[dict], values: list, shapes: list, weights: list[float] | None = None
 ) -> None:
-    """``wrap(ops' function)``'s gradients on ``backend`` equal its finite differences, at a point
-    where they are meaningful (``smooth_around``); ``order`` 2 when ``wrap`` makes the function's
-    first derivatives (then their gradients are second derivatives)."""
-    with backend.active():
-        fn = wrap(op_function(backend.module, ops))
-        assume(smooth_around(backend.module, ops, fn, values, shapes))
-        mismatches = gradient_mismatches(backend.module, fn, values, shapes)
-    count_program()
-    if mismatches:
-        raise GradientMismatchError(mismatches, ops, values, shapes, order)
+    """The gradients of ops' function on ``backend`` equal its finite differences, at a point
+    where they are meaningful (``oracle.numeric.smooth_around``); with ``weights``, those of its
+    weighted first derivatives (then they are second derivatives)."""
+    found = backend.call("oracle.numeric:gradient_check", ops, values, shapes, weights)
+    if "lacks" in found:
+        note("unsupported", found["lacks"])
+        return
+    assume(found["smooth"])
+    note("failed" if found["mismatches"] else "passed")
+    if found["mismatches"]:
+        raise GradientMismatchError(found["mismatches"], ops, values, shapes, 1 if weights is None else 2)
 
 
 @pytest.mark.rule("NUM-001")
@@ -188,6 +121,4 @@ def test_gradients_match_finite_differences(case: tuple, backend: Backend) -> No
 @given(case=gradcheck_functions(), weights=WEIGHTS)
 def test_second_derivatives_match_finite_differences(case: tuple, weights: list, backend: Backend) -> None:
     ops, values, shapes = case
-    assert_matches_finite_differences(
-        backend, ops, values, shapes, lambda fn: second_order(backend.module, fn, weights), order=2
-    )
+    assert_matches_finite_differences(backend, ops, values, shapes, weights)

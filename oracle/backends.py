@@ -4,6 +4,10 @@ A backend is a torch-shaped namespace (what ``import torch`` resolves to in a pr
 the device programs run on, and an optional patch: planted-fault backends (see ``oracle.faults``)
 are real torch with one behaviour broken while the patch is active.
 
+A ``Backend`` turns programs into traces (and runs the few checks that need the module itself).
+``InProcess`` is a backend loaded in this process (the reference always is, see
+``oracle.reference``); ``oracle.runner.Isolated`` runs one in a worker process of its own.
+
 Backend specs understood by ``load_backend``:
   ``torch``            the reference
   ``impl``             this project's engine (the default backend under test)
@@ -14,18 +18,59 @@ Backend specs understood by ``load_backend``:
 from __future__ import annotations
 
 import importlib
+import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field
 from types import ModuleType
+from typing import Any
+
+from oracle.interpreter import run
+from oracle.program import Program
+from oracle.trace import Trace
 
 REFERENCE = "torch"
 DEFAULT_BACKEND = "impl"
 
 
-@dataclass(frozen=True)
 class Backend:
-    """A torch-like namespace to run programs on."""
+    """A backend programs run on (``name``, ``device``), wherever it is loaded."""
+
+    name: str
+    device: str
+
+    def trace(self, program: Program, float64: bool = False, nudge: bool = False) -> Trace:
+        """The trace of ``program`` (``float64``, ``nudge``: see ``oracle.interpreter``)."""
+        raise NotImplementedError
+
+    def start(self, program: Program, float64: bool = False, nudge: bool = False) -> Callable[[], Trace]:
+        """Begin ``trace(program, ...)``; the returned function finishes it. A backend in another
+        process runs the program meanwhile; by default it runs when the result is asked for."""
+        return lambda: self.trace(program, float64, nudge)
+
+    def call(self, function: str, *args: Any) -> Any:
+        """The oracle function ``function`` (``"oracle.module:name"``) called with the loaded
+        backend and ``args``: the checks that need the backend's module itself."""
+        raise NotImplementedError
+
+    def info(self) -> dict:
+        """What was imported as the backend: module name, version and file, whether torch is loaded."""
+        raise NotImplementedError
+
+    @property
+    def version(self) -> str:
+        return str(self.info().get("version", "unknown"))
+
+    def close(self) -> None:
+        """Release what the runner holds (a worker process)."""
+
+    def __str__(self) -> str:
+        return self.name if self.device == "cpu" else f"{self.name}[{self.device}]"
+
+
+@dataclass(frozen=True)
+class InProcess(Backend):
+    """A torch-like namespace loaded in this process."""
 
     name: str
     module: ModuleType
@@ -37,35 +82,55 @@ class Backend:
         return self.patch()
 
     @property
-    def version(self) -> str:
-        return str(getattr(self.module, "__version__", "unknown"))
-
-    @property
     def is_reference(self) -> bool:
         return self.name == REFERENCE
 
-    def __str__(self) -> str:
-        return self.name if self.device == "cpu" else f"{self.name}[{self.device}]"
+    def trace(self, program: Program, float64: bool = False, nudge: bool = False) -> Trace:
+        return run(program, self, float64=float64, nudge=nudge)
+
+    def call(self, function: str, *args: Any) -> Any:
+        module, _, name = function.partition(":")
+        if not module.startswith("oracle.") or not name:
+            raise ValueError(f"not an oracle function: {function!r}")
+        return getattr(importlib.import_module(module), name)(self, *args)
+
+    def info(self) -> dict:
+        return {
+            "name": self.module.__name__,
+            "version": str(getattr(self.module, "__version__", "unknown")),
+            "file": getattr(self.module, "__file__", None),
+            "torch_loaded": "torch" in sys.modules,
+        }
+
+    __str__ = Backend.__str__
 
 
 class BackendError(RuntimeError):
     """A backend spec that cannot be loaded."""
 
 
-def load_backend(spec: str, device: str = "cpu") -> Backend:
-    """Resolve a backend spec (see module doc) to a Backend."""
+def load_backend(spec: str, device: str = "cpu") -> InProcess:
+    """Load the backend a spec names (see module doc) in this process."""
     if spec.startswith("fault:"):
         from oracle.faults import FAULTS
 
         name = spec.split(":", 1)[1]
         if name not in FAULTS:
             raise BackendError(f"unknown planted fault {name!r}; known: {', '.join(sorted(FAULTS))}")
-        return Backend(spec, _import(REFERENCE), device, FAULTS[name])
-    return Backend(spec, _import(spec), device)
+        return InProcess(spec, _import(REFERENCE), device, FAULTS[name])
+    return InProcess(spec, _import(spec), device)
 
 
-def reference(device: str = "cpu") -> Backend:
-    return load_backend(REFERENCE, device)
+def reference_supports(device: str) -> bool:
+    """Whether the reference torch can place a tensor on ``device`` (its CPU build: cpu only)."""
+    if device == "cpu":
+        return True
+    torch = _import(REFERENCE)
+    try:
+        torch.empty(0, device=device)
+    except Exception:  # noqa: BLE001 - torch's error for a device it lacks, whatever its type
+        return False
+    return True
 
 
 def _import(name: str) -> ModuleType:

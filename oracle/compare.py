@@ -1,13 +1,24 @@
-"""Compare two traces: the first event where the backend under test differs from the reference.
+"""Compare two traces: every divergence of the backend under test from the reference, classified.
 
-Everything is exact (event order and kinds, steps, names, flags, dtypes, shapes, ``grad_fn`` names,
-exception types and messages, warning categories and messages) except tensor values, which agree
-within the dtype's tolerance from ``oracle.tolerance``. Given ways to rerun the reference program
-(``Rerun``: in float64, on nudged inputs), a float32/float16/bfloat16 value the fixed tolerance
-rejects is judged again, error-aware (``oracle.tolerance.error_allowance``); the reruns are made
-only then, once per compare, and a failure message names the judgement that rejected the value.
-A value accepted only by the error-aware judgement is no silent pass: given a list (``accepted``),
-compare appends an ``Acceptance`` with the numbers that justified it, for reports to show.
+Events are paired step by step (each event names the program step it happened in), so that one
+difference does not shift the rest: within a step, hook calls pair in order, observations by what
+they observe (``value`` of ``y``, ``grad`` of ``x``, ...), warnings in order. Everything is exact
+(hook order, flags, dtypes, shapes, ``grad_fn`` names, exception types and messages, warning
+categories and messages) except tensor values, which agree within the dtype's tolerance from
+``oracle.tolerance``. Given ways to rerun the reference program (``Rerun``: in float64, on nudged
+inputs), a float32/float16/bfloat16 value the fixed tolerance rejects is judged again, error-aware
+(``oracle.tolerance.error_allowance``); the reruns are made only then, once per compare, and a
+failure message names the judgement that rejected the value. A value accepted only by the
+error-aware judgement is no silent pass: given a list (``accepted``), compare appends an
+``Acceptance`` with the numbers that justified it, for reports to show.
+
+Each divergence has a class (``CLASSES``), so that a report can count them and a user can set
+aside what they do not aim at (``--ignore-classes messages,warnings``). What follows from a
+divergence is not compared again: the other events of a step that raised on one side only, and
+the steps that could not run because an earlier step left a name unbound (``skipped``). After a
+step the backend could not run for a name it lacks, later divergences are kept but marked
+(``follows``): the program did not run as written there. A backend process that died (``crash``)
+is one divergence: its events are lost.
 """
 
 from __future__ import annotations
@@ -17,7 +28,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from oracle.tolerance import LOW_PRECISION, close, error_allowance, error_aware_close, tolerance
-from oracle.trace import Trace, format_event
+from oracle.trace import Trace, format_event, marker
 
 _FLAGS = ("dtype", "shape", "is_leaf", "requires_grad", "grad_fn")
 # The reruns the error-aware judgement reads (``oracle.differential.reruns`` makes them).
@@ -31,23 +42,56 @@ Counterparts = Callable[[], dict[str, Any]]
 Accept = Callable[..., None]
 
 
+# The classes of divergences, with what each covers (the report's and ``--ignore``'s names).
+CLASSES: dict[str, str] = {
+    "value": "a tensor's values",
+    "gradient": "a gradient's values, or whether there is one (.grad, autograd.grad)",
+    "dtype": "a dtype or a shape",
+    "flag": "is_leaf, requires_grad or the grad mode",
+    "graph": "grad_fn names and the graph behind them",
+    "hook": "which hooks ran, in what order, with what arguments",
+    "error": "whether a step raised, and the exception's type",
+    "message": "an exception's message",
+    "warning": "a warning, its category or message",
+    "layout": "strides, storage offset, contiguity, version counter",
+    "module": "a module's parameters, state_dict keys or training flags",
+    "unsupported": "the backend lacks a name, keyword or submodule of torch's API",
+    "crash": "the backend's process died or timed out",
+}
+# facet of a tensor description -> class (values and grads; a hook's arguments are all "hook")
+_FACETS = {"dtype": "dtype", "shape": "dtype", "is_leaf": "flag", "requires_grad": "flag", "grad_fn": "graph"}
+# field of an event -> class, where the field is not a tensor description
+_FIELDS = {"graph": "graph", "enabled": "flag", "inference": "flag", "category": "warning", "type": "error",
+           "message": "message"}
+_FIELDS.update(dict.fromkeys(("stride", "offset", "contiguous", "version"), "layout"))
+_FIELDS.update(dict.fromkeys(("parameters", "state_dict", "training"), "module"))
+_FIELDS.update(dict.fromkeys(("hook", "on", "target"), "hook"))
+_UNCOMPARED = ("kind", "step", "name", "value", "received", "unsupported", "gradient", "once")
+
+
 @dataclass
 class Divergence:
-    """The first difference between a reference trace and a test trace."""
+    """One difference between a reference trace and a test trace."""
 
-    index: int  # position in the event lists
-    ref_event: dict | None  # None: the reference trace ended here
-    test_event: dict | None  # None: the test trace ended here
+    index: int  # position of the reference's event in its compared events (the backend's if none)
+    ref_event: dict | None  # None: the reference has no such event
+    test_event: dict | None  # None: the backend has no such event
     reason: str
+    kind: str = "value"  # its class, a key of CLASSES
+    lacks: str | None = None  # for "unsupported": the name the backend lacks
+    follows: int | None = None  # the earlier step that lacked a name, whose effects this may be
+
+    @property
+    def step(self) -> int | None:
+        return (self.ref_event or self.test_event or {}).get("step")
 
     def to_dict(self) -> dict:
         return asdict(self)
 
     def describe(self) -> str:
-        """Human account: where, why, and both sides of the differing event."""
-        event = self.ref_event or self.test_event or {}
+        """Human account: where, what class, why, and both sides of the differing event."""
         return (
-            f"divergence at event {self.index} (step {event.get('step')}): {self.reason}\n"
+            f"divergence at event {self.index} (step {self.step}, {self.kind}): {self.reason}\n"
             f"  reference: {format_event(self.ref_event)}\n"
             f"  backend:   {format_event(self.test_event)}"
         )
@@ -120,62 +164,283 @@ class Rerun:
         self._why = f"the rerun {self.name} departs from the program's run at event {self._faithful}"
 
 
+def divergences(
+    ref: Trace,
+    test: Trace,
+    reruns: dict[str, Callable[[], Trace]] | None = None,
+    accepted: list[Acceptance] | None = None,
+) -> list[Divergence]:
+    """Every divergence of ``test`` from ``ref``, in the order of the steps (empty when they agree).
+    Warnings marked ``once`` (emitted once per process, see ``oracle.trace.ONCE_PER_PROCESS``) are
+    left out on both sides; ``Divergence.index`` counts the compared events. ``reruns`` (name ->
+    how to rerun the reference program, see ``Rerun``) give the error-aware judgement of
+    low-precision values the fixed tolerance rejects; each value it accepts is appended to
+    ``accepted`` when given."""
+    ref_events, test_events = ref.reproducible_events(), test.reproducible_events()
+    for index, event in enumerate(test_events):
+        if event["kind"] == "crash":
+            return [Divergence(index, None, event, event["reason"], "crash")]
+    comparer = _Comparer([Rerun(name, ref, make) for name, make in (reruns or {}).items()], accepted)
+    ref_steps, test_steps = _by_step(ref_events), _by_step(test_events)
+    found: list[Divergence] = []
+    lacking: int | None = None  # the first step that could not run on the backend for a name it lacks
+    for step in sorted(ref_steps.keys() | test_steps.keys()):
+        for divergence in comparer.step(ref_steps.get(step, []), test_steps.get(step, [])):
+            divergence.follows = lacking
+            found.append(divergence)
+            lacked_step = divergence.kind == "unsupported" and divergence.test_event["kind"] == "error"
+            if lacking is None and lacked_step:
+                lacking = step
+    return found
+
+
 def compare(
     ref: Trace,
     test: Trace,
     reruns: dict[str, Callable[[], Trace]] | None = None,
     accepted: list[Acceptance] | None = None,
 ) -> Divergence | None:
-    """The first divergence of ``test`` from ``ref``, or None if they agree. Warnings marked
-    ``once`` (emitted once per process, see ``oracle.trace.ONCE_PER_PROCESS``) are left out on
-    both sides; ``Divergence.index`` counts the compared events. ``reruns`` (name -> how to rerun
-    the reference program, see ``Rerun``) give the error-aware judgement of low-precision values
-    the fixed tolerance rejects; each value it accepts (before the divergence, if any) is appended
-    to ``accepted`` when given."""
-    ref_events, test_events = ref.reproducible_events(), test.reproducible_events()
-    paired = [Rerun(name, ref, make) for name, make in (reruns or {}).items()]
-    accept: Accept | None = None
-    if paired and accepted is not None:
+    """The first of ``divergences(ref, test, reruns, accepted)``, or None if the traces agree."""
+    found = divergences(ref, test, reruns, accepted)
+    return found[0] if found else None
+
+
+Indexed = tuple[int, dict]  # an event and its position in the compared events
+Found = tuple[str, str, str | None]  # (class, reason, the name lacked for "unsupported")
+OBSERVATION_CLASS = {"value": "value", "grad": "gradient", "graph": "graph", "layout": "layout",
+                     "module": "module", "array": "value", "grad_mode": "flag", "hook": "hook"}
+
+
+def _by_step(events: list[dict]) -> dict[int, list[Indexed]]:
+    steps: dict[int, list[Indexed]] = {}
+    for index, event in enumerate(events):
+        steps.setdefault(event.get("step", -1), []).append((index, event))
+    return steps
+
+
+class _Comparer:
+    """Compares the events of one step at a time (see the module doc)."""
+
+    def __init__(self, reruns: list[Rerun], accepted: list[Acceptance] | None) -> None:
+        self.reruns = reruns
+        self.accepted = accepted
+
+    def step(self, ref: list[Indexed], test: list[Indexed]) -> list[Divergence]:
+        if any(event["kind"] == "skipped" for _, event in ref + test):
+            return []  # it reads a name an earlier divergence left unbound on one side
+        errors = _of_kind(ref, ("error",)), _of_kind(test, ("error",))
+        types = [[event["type"] for _, event in side] for side in errors]
+        if types[0] != types[1]:  # one side raised, or both but differently: the rest follows
+            return [self._error(errors[0][0] if errors[0] else None, errors[1][0] if errors[1] else None)]
+        found = [self._divergence(pair, d) for pair in zip(*errors, strict=True) for d in self._fields(*pair)]
+        found += self._hooks(_of_kind(ref, ("hook",)), _of_kind(test, ("hook",)))
+        observed = tuple(OBSERVATION_CLASS.keys() - {"hook"})
+        found += self._observations(_of_kind(ref, observed), _of_kind(test, observed))
+        found += self._warnings(_of_kind(ref, ("warning",)), _of_kind(test, ("warning",)))
+        return sorted(found, key=lambda divergence: divergence.index)
+
+    # -- pairing -------------------------------------------------------------------------------
+    def _error(self, ref: Indexed | None, test: Indexed | None) -> Divergence:
+        a, b = (None if side is None else side[1] for side in (ref, test))
+        index = ref[0] if ref is not None else test[0]
+        lacks = b.get("unsupported") if b is not None else None
+        if lacks is not None:
+            also = "" if a is None else f"; the reference raised {a['type']}: {a['message']}"
+            return Divergence(index, a, b, f"the backend lacks {lacks} ({b['type']}: {b['message']}){also}",
+                              "unsupported", lacks)
+        if a is None:
+            reason = f"got error {b['type']}: {b['message']}; the reference raised none"
+        elif b is None:
+            reason = f"expected error {a['type']}: {a['message']}; the backend raised none"
+        else:
+            reason = f"type differs: expected {a['type']!r}, got {b['type']!r}"
+        return Divergence(index, a, b, reason, "error")
+
+    def _hooks(self, ref: list[Indexed], test: list[Indexed]) -> list[Divergence]:
+        """Hook calls in order; a different sequence is one divergence, then the calls of the same
+        hook are compared with each other."""
+        names = [[event["hook"] for _, event in side] for side in (ref, test)]
+        if names[0] == names[1]:
+            return self._pairs(list(zip(ref, test, strict=True)))
+        unequal = (i for i, (x, y) in enumerate(zip(*names, strict=False)) if x != y)
+        at = next(unequal, min(map(len, names)))  # the first difference, or where one side ended
+        expected, got = (side[at] if at < len(side) else None for side in names)
+        calls = f"hooks called: expected {names[0]}, got {names[1]}"
+        if expected is not None and got is not None:
+            reason = f"hook differs: expected {expected!r}, got {got!r}; {calls}"
+        elif got is None:
+            reason = f"expected hook {expected!r}, got no more hooks; {calls}"
+        else:
+            reason = f"got hook {got!r} the reference did not call; {calls}"
+        a = ref[at] if at < len(ref) else None
+        b = test[at] if at < len(test) else None
+        order = Divergence(a[0] if a else b[0], a and a[1], b and b[1], reason, "hook")
+        pairs, _, _ = _matched(ref, test, lambda e: e["hook"])
+        return [order, *self._pairs(pairs)]
+
+    def _observations(self, ref: list[Indexed], test: list[Indexed]) -> list[Divergence]:
+        """Values, grads, graphs, layouts, modules, arrays and grad modes, by what they observe."""
+        pairs, missing, extra = _matched(ref, test, lambda e: (e["kind"], e.get("name")))
+        found = self._pairs(pairs)
+        for index, event in missing:
+            what = _observation(event)
+            found.append(Divergence(index, event, None, f"the backend has no {what}", _class_of(event)))
+        for index, event in extra:
+            what = _observation(event)
+            found.append(Divergence(index, None, event, f"the backend has an extra {what}", _class_of(event)))
+        return found
+
+    def _warnings(self, ref: list[Indexed], test: list[Indexed]) -> list[Divergence]:
+        found = self._pairs(list(zip(ref, test, strict=False)))
+        for index, event in ref[len(test):]:
+            reason = f"expected warning {event['category']}: {event['message']}; the backend gave none"
+            found.append(Divergence(index, event, None, reason, "warning"))
+        for index, event in test[len(ref):]:
+            reason = f"got warning {event['category']}: {event['message']}; the reference gave none"
+            found.append(Divergence(index, None, event, reason, "warning"))
+        return found
+
+    def _pairs(self, pairs: list[tuple[Indexed, Indexed]]) -> list[Divergence]:
+        return [self._divergence(pair, found) for pair in pairs for found in self._fields(*pair)]
+
+    @staticmethod
+    def _divergence(pair: tuple[Indexed, Indexed], found: Found) -> Divergence:
+        (index, a), (_, b) = pair
+        kind, reason, lacks = found
+        return Divergence(index, a, b, reason, kind, lacks)
+
+    # -- one pair of events --------------------------------------------------------------------
+    def _fields(self, ref: Indexed, test: Indexed) -> list[Found]:
+        """The differences of two events of the same kind (and observation): field by field, the
+        tensor descriptions facet by facet, the values within tolerance."""
+        (index, a), (_, b) = ref, test
+        found = []
+        for key in dict.fromkeys([*a, *b]):
+            if key in _UNCOMPARED:
+                continue
+            kind = "warning" if a["kind"] == "warning" else _FIELDS.get(key, _class_of(a))
+            difference = _differ(kind, key, a.get(key), b.get(key))
+            if difference is not None:
+                found.append(difference)
+        variants, accept = self._variants(index), self._accept(index, a)
+        if "value" in a or "value" in b:
+            value_class = "gradient" if a["kind"] == "grad" or a.get("gradient") else "value"
+            found += _tensor(_label(a), a.get("value"), b.get("value"), value_class,
+                             lambda facet: _FACETS.get(facet, value_class), _part(variants, "value"), accept)
+        if "received" in a or "received" in b:
+            found += _received(a.get("received"), b.get("received"), _part(variants, "received"), accept)
+        return found
+
+    def _variants(self, index: int) -> Counterparts | None:
+        if not self.reruns:
+            return None
+        return lambda: {rerun.name: rerun.event(index) for rerun in self.reruns}
+
+    def _accept(self, index: int, event: dict) -> Accept | None:
+        if not self.reruns or self.accepted is None:
+            return None
+        accepted = self.accepted
 
         def accept(**value: Any) -> None:
-            # called only while the reference's event ``a`` (position ``index``) is compared: it
-            # reads the loop's current values, so the loop pays nothing for collecting
-            accepted.append(Acceptance(index, a["kind"], a.get("step"), **value))
+            accepted.append(Acceptance(index, event["kind"], event.get("step"), **value))
 
-    for index in range(max(len(ref_events), len(test_events))):
-        a = ref_events[index] if index < len(ref_events) else None
-        b = test_events[index] if index < len(test_events) else None
-        variants = (lambda index=index: {r.name: r.event(index) for r in paired}) if paired else None
-        reason = event_difference(a, b, variants, accept)
-        if reason is not None:
-            return Divergence(index, a, b, reason)
-    return None
+        return accept
 
 
-def event_difference(
-    ref: dict | None, test: dict | None, variants: Counterparts | None = None, accept: Accept | None = None
-) -> str | None:
-    """Why two events differ, or None if they agree. ``variants`` gives the reference event's
-    counterparts in reruns, for the error-aware judgement of low-precision values; ``accept``
-    records each value that judgement accepts."""
-    if ref is None:
-        return f"the backend has an extra {test['kind']} event (the reference trace ended)"
-    if test is None:
-        return f"the backend has no {ref['kind']} event here (its trace ended)"
-    if ref["kind"] != test["kind"]:
-        return f"event kind differs: expected {ref['kind']}, got {test['kind']}"
-    if set(ref) != set(test):
-        return f"{ref['kind']} event fields differ: {sorted(ref)} vs {sorted(test)}"
-    for key in ref:
-        if key in ("value", "received"):
+def _of_kind(events: list[Indexed], kinds: tuple[str, ...]) -> list[Indexed]:
+    return [(index, event) for index, event in events if event["kind"] in kinds]
+
+
+def _matched(
+    ref: list[Indexed], test: list[Indexed], key: Callable[[dict], Any]
+) -> tuple[list[tuple[Indexed, Indexed]], list[Indexed], list[Indexed]]:
+    """Pairs of events with the same key (the n-th of a key with the n-th), the reference's
+    events without a partner, and the backend's."""
+    waiting: dict[Any, list[Indexed]] = {}
+    for item in test:
+        waiting.setdefault(key(item[1]), []).append(item)
+    pairs, missing = [], []
+    for item in ref:
+        partners = waiting.get(key(item[1]))
+        if partners:
+            pairs.append((item, partners.pop(0)))
+        else:
+            missing.append(item)
+    extra = sorted((item for partners in waiting.values() for item in partners), key=lambda item: item[0])
+    return pairs, missing, extra
+
+
+def _observation(event: dict) -> str:
+    name = event.get("name")
+    return f"{event['kind']} event" + ("" if name is None else f" for {name}")
+
+
+def _class_of(event: dict) -> str:
+    return OBSERVATION_CLASS.get(event["kind"], "value")
+
+
+def _differ(kind: str, what: str, ref: Any, test: Any) -> Found | None:
+    """How two observed parts differ (None if they agree); a part the backend could not read for a
+    name it lacks is "unsupported"."""
+    if ref == test:
+        return None
+    if marker(test) is not None and marker(ref) is None:
+        return "unsupported", f"{what}: {marker(test)}", test["unsupported"]
+    return kind, f"{what} differs: expected {ref!r}, got {test!r}", None
+
+
+def _tensor(
+    label: str,
+    ref: dict | None,
+    test: dict | None,
+    value_class: str,
+    facet_class: Callable[[str], str],
+    variants: Counterparts | None,
+    accept: Accept | None,
+) -> list[Found]:
+    """The differences of two tensor descriptions: each facet, then the values (if shapes agree)."""
+    if ref == test:
+        return []
+    if marker(ref) is not None or marker(test) is not None:
+        return [_differ(value_class, label, ref, test)]
+    if ref is None or test is None:
+        return [(value_class, f"{label}: expected {_none_or_tensor(ref)}, got {_none_or_tensor(test)}", None)]
+    found = [
+        difference
+        for facet in _FLAGS
+        for difference in [_differ(facet_class(facet), f"{label}: {facet}", ref[facet], test[facet])]
+        if difference is not None
+    ]
+    if ref["shape"] != test["shape"]:
+        return found
+    if marker(test["data"]) or marker(ref["data"]):
+        difference = _differ(facet_class("data"), f"{label}: data", ref["data"], test["data"])
+        return found + ([difference] if difference is not None else [])
+    dtype = ref["dtype"] if isinstance(ref["dtype"], str) else "float64"
+    reason = _data_difference(label, ref["data"], test["data"], dtype, _part(variants, "data"), accept)
+    return found + ([(facet_class("data"), reason, None)] if reason is not None else [])
+
+
+def _received(
+    ref: dict | None, test: dict | None, variants: Counterparts | None, accept: Accept | None
+) -> list[Found]:
+    """What two calls of a hook received, group by group (args, grad_output, ...)."""
+    if ref is None or test is None or list(ref) != list(test):
+        return [("hook", f"hook received {list(test or [])} instead of {list(ref or [])}", None)]
+    found: list[Found] = []
+    for group in ref:
+        if len(ref[group]) != len(test[group]):
+            counts = f"{len(test[group])} values instead of {len(ref[group])}"
+            found.append(("hook", f"hook {group}: {counts}", None))
             continue
-        if ref[key] != test[key]:
-            return f"{key} differs: expected {ref[key]!r}, got {test[key]!r}"
-    if "value" in ref:
-        return _tensor_difference(_label(ref), ref["value"], test["value"], _part(variants, "value"), accept)
-    if "received" in ref:
-        return _received_difference(ref["received"], test["received"], _part(variants, "received"), accept)
-    return None
+        for i, (a, b) in enumerate(zip(ref[group], test[group], strict=True)):
+            label, part = f"hook {group}[{i}]", _part(variants, group, i)
+            found += _tensor(label, a, b, "hook", _hook_facet, part, accept)
+    return found
+
+
+def _hook_facet(_facet: str) -> str:
+    return "hook"
 
 
 def _part(whole: Counterparts | None, *path: str | int) -> Counterparts | None:
@@ -195,34 +460,6 @@ def _part(whole: Counterparts | None, *path: str | int) -> Counterparts | None:
 
 def _label(event: dict) -> str:
     return f"{event['name']}.grad" if event["kind"] == "grad" else event["name"]
-
-
-def _received_difference(
-    ref: dict, test: dict, variants: Counterparts | None, accept: Accept | None
-) -> str | None:
-    if list(ref) != list(test):
-        return f"hook received {list(test)} instead of {list(ref)}"
-    for group in ref:
-        if len(ref[group]) != len(test[group]):
-            return f"hook {group}: {len(test[group])} values instead of {len(ref[group])}"
-        for i, (a, b) in enumerate(zip(ref[group], test[group], strict=True)):
-            reason = _tensor_difference(f"hook {group}[{i}]", a, b, _part(variants, group, i), accept)
-            if reason is not None:
-                return reason
-    return None
-
-
-def _tensor_difference(
-    label: str, ref: dict | None, test: dict | None, variants: Counterparts | None, accept: Accept | None
-) -> str | None:
-    if ref is None or test is None:
-        if ref is test:
-            return None
-        return f"{label}: expected {_none_or_tensor(ref)}, got {_none_or_tensor(test)}"
-    for flag in _FLAGS:
-        if ref[flag] != test[flag]:
-            return f"{label}: {flag} differs: expected {ref[flag]!r}, got {test[flag]!r}"
-    return _data_difference(label, ref["data"], test["data"], ref["dtype"], _part(variants, "data"), accept)
 
 
 def _data_difference(

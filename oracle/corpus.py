@@ -53,8 +53,8 @@ def record_corpus(count: int, seed: int, device: str = "cpu") -> dict:
     return the corpus: the programs with their reference traces and the versions that made them."""
     import hypothesis
 
-    from oracle.backends import reference
     from oracle.interpreter import run
+    from oracle.reference import reference
 
     ref = reference(device)
     programs = generate_programs(count, seed)

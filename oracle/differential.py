@@ -1,52 +1,74 @@
-"""The differential check: run a program on the reference and on a backend, fail on the first
-difference with a readable account and a runnable torch repro.
+"""The differential check: run a program on the reference and on a backend, and fail with every
+divergence of the program, classified, the first highlighted with a runnable torch repro.
 
-Values accepted only by the error-aware judgement (``oracle.compare.Acceptance``) are never passed
-silently: ``check`` hands them to every open ``recording_acceptances()`` (the pytest plugin opens
-one around each test, for results.json and the report) and a ``DivergenceError`` carries those
-of its program."""
+What each program showed goes to every open ``recording()`` log (the pytest plugin opens one
+around each test, for results.json and the report): its outcome (passed, failed, unsupported),
+its divergences by class, the names the backend lacks, and the values accepted only by the
+error-aware judgement (``oracle.compare.Acceptance``), which are never passed silently."""
 
 from __future__ import annotations
 
+import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
-from oracle.backends import Backend
-from oracle.backends import reference as reference_backend
-from oracle.compare import FLOAT64, NUDGED, Acceptance, Divergence, compare
-from oracle.interpreter import run
+from oracle.backends import Backend, InProcess, reference_supports
+from oracle.compare import FLOAT64, NUDGED, Acceptance, Divergence, divergences
 from oracle.program import Program
+from oracle.reference import reference
 from oracle.render import render
 from oracle.stats import count_program
 from oracle.trace import Trace
 
 
 class DivergenceError(AssertionError):
-    """A backend behaved differently from the reference on a program."""
+    """A backend behaved differently from the reference on a program: every divergence of the
+    program (``divergences``), the first that fails it highlighted (``divergence``)."""
 
     def __init__(
         self,
-        divergence: Divergence,
+        divergences: list[Divergence],
         program: Program,
         ref_trace: Trace,
         test_trace: Trace,
         device: str = "cpu",
         accepted: list[Acceptance] | None = None,
     ) -> None:
-        self.divergence = divergence
+        self.divergences = divergences
+        self.divergence = next(d for d in divergences if d.kind != "unsupported" and d.follows is None)
         self.device = device
-        self.accepted = accepted or []  # values before the divergence the error-aware judgement accepted
+        self.accepted = accepted or []  # values the error-aware judgement accepted in the program
         self.program = program
         self.ref_trace = ref_trace
         self.test_trace = test_trace
-        super().__init__(f"{divergence.describe()}\n\nRepro (torch script):\n{render(program, device)}")
+        self.also: list[DivergenceError] = []  # other failing programs of the test (triage)
+        super().__init__(f"{self._text()}\n\nRepro (torch script):\n{render(program, device)}")
+
+    def _text(self) -> str:
+        others = [d for d in self.divergences if d is not self.divergence]
+        if not others:
+            return self.divergence.describe()
+        lines = [f"  - step {d.step}, {d.kind}{_after(d)}: {d.reason}" for d in others[:MAX_LISTED]]
+        if len(others) > MAX_LISTED:
+            lines.append(f"  ... and {len(others) - MAX_LISTED} more")
+        head = f"{self.divergence.describe()}\n\n{len(others)} more divergence(s) in this program:"
+        return "\n".join([head, *lines])
+
+    def classes(self) -> dict[str, int]:
+        """How many divergences of each class the program has."""
+        return dict(Counter(d.kind for d in self.divergences))
 
     def to_dict(self) -> dict:
-        """JSON-able account for reports: the divergence, the program, both traces and, if any,
-        the values before the divergence that the error-aware judgement accepted."""
+        """JSON-able account for reports: the highlighted divergence, all of them with their
+        classes, the program, both traces and, if any, the values the error-aware judgement
+        accepted (and, in triage, the test's other failing programs)."""
         account = {
             "divergence": self.divergence.to_dict(),
             "description": self.divergence.describe(),
+            "divergences": [_summary(d) for d in self.divergences],
+            "classes": self.classes(),
             "program": self.program.to_dict(),
             "ref_trace": self.ref_trace.to_dict(),
             "test_trace": self.test_trace.to_dict(),
@@ -54,53 +76,156 @@ class DivergenceError(AssertionError):
         }
         if self.accepted:
             account["error_aware_accepted"] = [acceptance.to_dict() for acceptance in self.accepted]
+        if self.also:
+            account["other_programs"] = [
+                {
+                    "description": other.divergence.describe(),
+                    "divergences": [_summary(d) for d in other.divergences],
+                    "classes": other.classes(),
+                    "repro": render(other.program, other.device),
+                }
+                for other in self.also
+            ]
         return account
 
 
-def default_reference(device: str) -> Backend:
+MAX_LISTED = 20  # divergences listed in a failure's message after the highlighted one
+
+
+def _after(divergence: Divergence) -> str:
+    follows = divergence.follows
+    return "" if follows is None else f" (after step {follows}, which the backend could not run)"
+
+
+def _summary(divergence: Divergence) -> dict:
+    """A divergence without its events (they are in the traces): where, what class, why."""
+    found = {"index": divergence.index, "step": divergence.step, "kind": divergence.kind,
+             "reason": divergence.reason}
+    if divergence.lacks:
+        found["lacks"] = divergence.lacks
+    if divergence.follows is not None:
+        found["follows"] = divergence.follows
+    return found
+
+
+def default_reference(device: str) -> InProcess:
     """Torch on ``device`` when torch can use it, else on cpu (the pinned reference is the CPU
-    wheel; traces do not record devices, so a cpu reference checks a cuda backend)."""
-    ref = reference_backend("cpu")
-    if device != "cpu" and ref.module.cuda.is_available():
-        ref = reference_backend(device)
-    return ref
+    wheel; traces do not record devices, so a cpu reference checks a backend on any device)."""
+    return reference(device if reference_supports(device) else "cpu")
 
 
 def reruns(program: Program, reference: Backend) -> dict[str, Callable[[], Trace]]:
     """The reruns of ``program`` on the reference that the error-aware judgement of low-precision
     values compares with (``oracle.tolerance``), by what they vary; each runs only when called."""
     return {
-        FLOAT64: lambda: run(program, reference, float64=True),
-        NUDGED: lambda: run(program, reference, nudge=True),
+        FLOAT64: lambda: reference.trace(program, float64=True),
+        NUDGED: lambda: reference.trace(program, nudge=True),
     }
 
 
-class AcceptanceLog:
-    """The values the error-aware judgement accepted while the log was open: how many, and the
-    first ``keep`` of them as JSON-able examples (the numbers and the program's repro script),
-    so that a long run keeps its record small."""
+@dataclass(frozen=True)
+class Policy:
+    """How a test treats its failing programs: the divergence classes not counted (``ignore``);
+    and, in triage, failing programs collected instead of raised at once (``collect``, the test
+    stops after that many) and a time budget in seconds (``budget``) after which it checks no
+    more programs. ``collect`` 0: the first failing program raises (hypothesis then shrinks it)."""
 
-    def __init__(self, keep: int = 3) -> None:
+    ignore: frozenset[str] = frozenset()
+    collect: int = 0
+    budget: float | None = None
+
+
+class TestLog:
+    """What the programs a test checked showed, while the test runs (the pytest plugin opens one
+    per test with ``recording``): outcomes per program (passed, failed, unsupported), divergences
+    per class, the names the backend lacks with how many programs needed each, the values the
+    error-aware judgement accepted (how many, the first ``keep`` with their numbers and repro),
+    the failing programs collected in triage, and why the test stopped early, if it did."""
+
+    __test__ = False  # not a test class, whatever pytest thinks of its name
+
+    def __init__(self, policy: Policy = Policy(), keep: int = 3) -> None:
+        self.policy = policy
         self.keep = keep
-        self.count = 0
-        self.examples: list[dict] = []
+        self.outcomes: Counter[str] = Counter()
+        self.classes: Counter[str] = Counter()
+        self.ignored: Counter[str] = Counter()
+        self.lacks: Counter[str] = Counter()
+        self.accepted = 0
+        self.accepted_examples: list[dict] = []
+        self.failures: list[DivergenceError] = []
+        self.cut_short: str | None = None
+        self.started = time.monotonic()
 
-    def add(self, accepted: list[Acceptance], program: Program, device: str) -> None:
-        self.count += len(accepted)
-        room = self.keep - len(self.examples)
-        if room > 0:
+    def add(
+        self, program: Program, device: str, accepted: list[Acceptance], found: list[Divergence],
+        kept: list[Divergence],
+    ) -> None:
+        """Record one program's comparison: ``found`` its divergences, ``kept`` those counted."""
+        self.accepted += len(accepted)
+        room = self.keep - len(self.accepted_examples)
+        if room > 0 and accepted:
             repro = render(program, device)
-            self.examples += [{**acceptance.to_dict(), "repro": repro} for acceptance in accepted[:room]]
+            self.accepted_examples += [{**a.to_dict(), "repro": repro} for a in accepted[:room]]
+        self.ignored.update(d.kind for d in found if d not in kept)
+        self.classes.update(d.kind for d in kept if d.follows is None)
+        self.lacks.update({d.lacks for d in kept if d.lacks})
+        self.outcomes[outcome(kept)] += 1
+
+    def note(self, result: str, lacks: str | None = None) -> None:
+        """Record a program checked without traces (``oracle.numeric``): its outcome and, for an
+        unsupported one, the name the backend lacks."""
+        self.outcomes[result] += 1
+        if lacks is not None:
+            self.classes["unsupported"] += 1
+            self.lacks[lacks] += 1
+
+    def stopped(self) -> bool:
+        """In triage: whether the test has collected its failures or spent its budget."""
+        if self.cut_short is None and self.policy.budget is not None:
+            spent = time.monotonic() - self.started
+            if spent > self.policy.budget:
+                budget = self.policy.budget
+                self.cut_short = f"time budget of {budget:g} s spent after {self.checked} programs"
+        return self.cut_short is not None
+
+    @property
+    def checked(self) -> int:
+        return sum(self.outcomes.values())
+
+    def collect(self, error: DivergenceError) -> None:
+        """Keep a failing program (triage); stop once ``policy.collect`` are kept."""
+        self.failures.append(error)
+        if len(self.failures) >= self.policy.collect:
+            collected = len(self.failures)
+            self.cut_short = f"{collected} failing programs collected (the cap) after {self.checked} programs"
+
+    def failure(self) -> DivergenceError | None:
+        """The collected failing programs as one error (the first, with the others attached)."""
+        if not self.failures:
+            return None
+        first = self.failures[0]
+        first.also = self.failures[1:]
+        return first
 
 
-_open_logs: list[AcceptanceLog] = []
+def outcome(kept: list[Divergence]) -> str:
+    """A program's outcome from its counted divergences: "passed" without any; "unsupported" when
+    each is a name the backend lacks or follows a step that lacked one (the program could not run
+    as written); else "failed"."""
+    if not kept:
+        return "passed"
+    return "unsupported" if all(d.kind == "unsupported" or d.follows is not None for d in kept) else "failed"
+
+
+_open_logs: list[TestLog] = []
 
 
 @contextmanager
-def recording_acceptances(keep: int = 3) -> Iterator[AcceptanceLog]:
-    """An ``AcceptanceLog`` of every value the error-aware judgement accepts in ``check`` while
-    the block runs (logs may nest: each open one records)."""
-    log = AcceptanceLog(keep)
+def recording(policy: Policy = Policy(), keep: int = 3) -> Iterator[TestLog]:
+    """A ``TestLog`` of every program ``check`` compares while the block runs, under ``policy``
+    (logs may nest: each open one records; the innermost one's policy applies)."""
+    log = TestLog(policy, keep)
     _open_logs.append(log)
     try:
         yield log
@@ -108,20 +233,38 @@ def recording_acceptances(keep: int = 3) -> Iterator[AcceptanceLog]:
         _open_logs.remove(log)
 
 
+def note(result: str, lacks: str | None = None) -> None:
+    """Count a program a test checked without traces (``oracle.numeric``'s gradient checks), and
+    record its outcome in the open logs (see ``TestLog.note``)."""
+    count_program()
+    for log in _open_logs:
+        log.note(result, lacks)
+
+
 def check(program: Program, backend: Backend, reference: Backend | None = None) -> None:
-    """Raise ``DivergenceError`` if ``backend`` and the reference (default: ``default_reference``)
-    disagree on ``program``; count the program for the report either way. Only where a
-    low-precision value fails the fixed tolerance is the program rerun on the reference, in float64
-    and on nudged inputs, for the error-aware judgement (``oracle.tolerance``); the values it
-    accepts go to the open ``recording_acceptances`` logs, diverging program or not."""
+    """Compare ``program`` on ``backend`` with the reference (default: ``default_reference``);
+    count it for the report and record it in the open ``recording`` logs. A program with a
+    divergence that is neither ignored nor unsupported raises ``DivergenceError`` (in triage it
+    is collected instead, see ``Policy``); a program whose only divergences are names the backend
+    lacks is "unsupported" and does not raise. Only where a low-precision value fails the fixed
+    tolerance is the program rerun on the reference, in float64 and on nudged inputs, for the
+    error-aware judgement (``oracle.tolerance``)."""
+    policy = _open_logs[-1].policy if _open_logs else Policy()
+    if _open_logs and _open_logs[-1].stopped():
+        return
     reference = reference or default_reference(backend.device)
-    ref_trace = run(program, reference)
-    test_trace = run(program, backend)
+    finish = backend.start(program)  # an isolated backend runs it while the reference does
+    ref_trace = reference.trace(program)
+    test_trace = finish()
     count_program()
     accepted: list[Acceptance] = []
-    divergence = compare(ref_trace, test_trace, reruns(program, reference), accepted)
-    if accepted:
-        for log in _open_logs:
-            log.add(accepted, program, backend.device)
-    if divergence is not None:
-        raise DivergenceError(divergence, program, ref_trace, test_trace, backend.device, accepted)
+    found = divergences(ref_trace, test_trace, reruns(program, reference), accepted)
+    kept = [d for d in found if d.kind not in policy.ignore]
+    for log in _open_logs:
+        log.add(program, backend.device, accepted, found, kept)
+    if outcome(kept) == "failed":
+        error = DivergenceError(kept, program, ref_trace, test_trace, backend.device, accepted)
+        if policy.collect and _open_logs:
+            _open_logs[-1].collect(error)
+            return
+        raise error

@@ -6,13 +6,21 @@ cannot catch them is a defect of the oracle.
 
 Each entry of ``FAULTS`` is a context-manager factory; while it is active, torch misbehaves.
 Use them as backends with ``--backend fault:NAME``.
+
+The faults planted in impl (``--plant NAME``, ``oracle.planted``) are test code, in the package
+``tests/impl_faults``; a process that runs impl for a planted session (an isolated backend's
+worker, a script's subprocess) plants the one named by the environment variable ``ORACLE_PLANT``
+with ``plant_impl_fault_from_environment``.
 """
 
 from __future__ import annotations
 
+import importlib
+import os
 import warnings
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
+from typing import Any
 
 GRAD_ERROR = 1e-3
 FREED_GRAPH_MESSAGE = "Trying to backward through the graph a second time"
@@ -144,3 +152,25 @@ FAULTS: dict[str, Callable] = {
     "is_leaf_inverted": is_leaf_inverted,
     "warning_dropped": warning_dropped,
 }
+
+
+IMPL_FAULTS_MODULE = "tests.impl_faults"
+PLANT_VARIABLE = "ORACLE_PLANT"  # the impl fault planted in a session, for its subprocesses
+_planted_here: list[ExitStack] = []  # this process's impl fault, active until the process ends
+
+
+def impl_faults() -> dict:
+    """The planted impl faults by name (imported only when asked for: they are test code)."""
+    return importlib.import_module(IMPL_FAULTS_MODULE).IMPL_FAULTS
+
+
+def plant_impl_fault_from_environment(module: Any = None) -> str | None:
+    """In a process of a planted session (``ORACLE_PLANT`` set) that runs impl (``module``, when
+    given, is impl): plant that fault for the rest of the process and return its name."""
+    name = os.environ.get(PLANT_VARIABLE)
+    if not name or _planted_here or (module is not None and module.__name__ != "impl"):
+        return None
+    stack = ExitStack()
+    stack.enter_context(impl_faults()[name]())
+    _planted_here.append(stack)
+    return name

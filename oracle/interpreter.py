@@ -24,11 +24,10 @@ import struct
 import warnings
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy
 
-from oracle.backends import Backend
 from oracle.program import (
     CHILDREN,
     CUSTOM_MODULES,
@@ -80,9 +79,14 @@ from oracle.trace import (
     describe,
     describe_all,
     describe_graph,
+    lacked,
     normalise,
+    observed,
     warned_once_per_process,
 )
+
+if TYPE_CHECKING:
+    from oracle.backends import InProcess
 
 
 def hook_function_name(hook: str) -> str:
@@ -139,7 +143,7 @@ def _named(hook: str, body: Callable[..., Any]) -> Callable[..., Any]:
 class _Run:
     """The state of one program run: bound names, hook handles, the trace being recorded."""
 
-    def __init__(self, backend: Backend, float64: bool = False, nudge: bool = False) -> None:
+    def __init__(self, backend: InProcess, float64: bool = False, nudge: bool = False) -> None:
         self.torch = backend.module
         self.device = backend.device
         self.float64 = float64  # low-precision floating dtypes widened (see module doc)
@@ -149,6 +153,7 @@ class _Run:
         self.param_dtype = str(self.torch.get_default_dtype()).removeprefix("torch.") if varied else None
         self.names: dict[str, Any] = {}
         self.modes: list[tuple[str, Any]] = []  # grad-mode contexts entered and not yet left
+        self.mode_of: dict[str, str] = {}  # a grad-mode context's name -> its mode (no_grad, ...)
         self.trace = Trace(backend=str(backend))
         self.step = 0
         self.global_hooks: list[Any] = []  # handles of global module hooks (module families)
@@ -169,7 +174,10 @@ class _Run:
         # the step's outcome first, then its warnings: a step that gives a value on one side and
         # raises on the other differs at "value" against "error", whatever either side warned
         if error is not None:
-            self.trace.add("error", index, type=type(error).__name__, message=normalise(str(error)))
+            name = lacked(error, self.torch)
+            unsupported = {} if name is None else {"unsupported": name}
+            message = normalise(str(error))
+            self.trace.add("error", index, type=type(error).__name__, message=message, **unsupported)
         for w in caught:
             message = normalise(str(w.message))
             once = {"once": True} if warned_once_per_process(message) else {}
@@ -205,14 +213,22 @@ class _Run:
         return (nudged(self.torch, values) if self.nudge else values).tolist()
 
     def _log(self, hook: str, on: str, target: str, **received: Any) -> None:
-        groups = {k: describe_all(v) for k, v in received.items()}
+        groups = {k: describe_all(v, self.torch) for k, v in received.items()}
         self.trace.add("hook", self.step, hook=hook, on=on, target=target, received=groups)
 
     # -- steps ---------------------------------------------------------------------------------
     def _leaf(self, s: Leaf) -> None:
         t = self.torch
         data, dtype = self.data(s.data, s.dtype), self.dtype(s.dtype)
-        self.names[s.name] = t.tensor(data, dtype=dtype, requires_grad=s.requires_grad, device=self.device)
+        self.names[s.name] = t.tensor(data, dtype=dtype, **self.placed(requires_grad=s.requires_grad))
+
+    def placed(self, **flags: Any) -> dict[str, Any]:
+        """Keyword arguments of a tensor creation: the flags that are set, and the device unless
+        it is cpu (a program on cpu calls creation functions as a user would, without one)."""
+        kwargs = {k: v for k, v in flags.items() if v}
+        if self.device != "cpu":
+            kwargs["device"] = self.device
+        return kwargs
 
     def _op(self, s: Op) -> None:
         args = [self._value(a) for a in s.args]
@@ -302,7 +318,7 @@ class _Run:
         )
         for name, result in zip(s.outs, results, strict=True):
             self.names[name] = result
-            self.trace.add("value", self.step, name=name, value=describe(result))
+            self.trace.add("value", self.step, name=name, value=describe(result, self.torch), gradient=True)
 
     def _zero_grad(self, s: ZeroGrad) -> None:
         tensor = self.names[s.tensor]
@@ -312,12 +328,14 @@ class _Run:
             tensor.grad.zero_()
 
     def _observe(self, s: Observe) -> None:
-        tensor = self.names[s.tensor]
-        self.trace.add("value", self.step, name=s.tensor, value=describe(tensor))
-        self.trace.add("grad", self.step, name=s.tensor, value=describe(tensor.grad))
+        tensor, torch = self.names[s.tensor], self.torch
+        self.trace.add("value", self.step, name=s.tensor, value=describe(tensor, torch))
+        grad = observed(lambda: describe(tensor.grad, torch), torch)
+        self.trace.add("grad", self.step, name=s.tensor, value=grad)
 
     def _observe_graph(self, s: ObserveGraph) -> None:
-        graph = describe_graph(self.names[s.tensor].grad_fn)
+        tensor = self.names[s.tensor]
+        graph = observed(lambda: describe_graph(tensor.grad_fn), self.torch)
         self.trace.add("graph", self.step, name=s.tensor, graph=graph)
 
     # -- module families: module trees, module hooks, module API, optimisers -------------------
@@ -334,14 +352,16 @@ class _Run:
         custom = node.cls in CUSTOM_MODULES
         cls = custom_module_classes(torch)[node.cls] if custom else getattr(torch.nn, node.cls)
         if holds is None:
-            module = cls(*node.args, **node.kwargs).to(self.device)
+            module = cls(*node.args, **node.kwargs)
+            if self.device != "cpu":
+                module = module.to(self.device)
             with torch.no_grad():
                 for pname in node.param_names:
                     if pname not in node.params:
                         raise ValueError(f"module {node.alias}: no values given for parameter {pname!r}")
                     param = getattr(module, pname)
                     values = self.data(node.params[pname], self.param_dtype)
-                    param.copy_(torch.tensor(values, dtype=param.dtype, device=self.device))
+                    param.copy_(torch.tensor(values, dtype=param.dtype, **self.placed()))
             return module
         if node.cls == "Sequential":
             return cls(*[self.names[a] for a in node.children])
@@ -439,7 +459,7 @@ class _Run:
         self.names[s.module].requires_grad_(s.requires_grad)
 
     def _observe_module(self, s: ObserveModule) -> None:
-        self.trace.add("module", self.step, name=s.module, **module_view(self.names[s.module]))
+        self.trace.add("module", self.step, name=s.module, **module_view(self.names[s.module], self.torch))
 
     def _optimizer(self, s: Optimizer) -> None:
         params = [self.names[n] for n in s.params]
@@ -458,12 +478,12 @@ class _Run:
 
     # -- steps of the op, tensor, grad-mode families (issue 5) ---------------------------------
     def _observe_layout(self, s: ObserveLayout) -> None:
-        t = self.names[s.tensor]
+        t, torch = self.names[s.tensor], self.torch
         layout = {
-            "stride": list(t.stride()),
-            "offset": t.storage_offset(),
-            "contiguous": bool(t.is_contiguous()),
-            "version": t._version,
+            "stride": observed(lambda: list(t.stride()), torch),
+            "offset": observed(t.storage_offset, torch),
+            "contiguous": observed(lambda: bool(t.is_contiguous()), torch),
+            "version": observed(lambda: t._version, torch),
         }
         self.trace.add("layout", self.step, name=s.tensor, **layout)
 
@@ -479,11 +499,12 @@ class _Run:
         data = [_number(v) for v in numpy.asarray(a).reshape(-1).tolist()]
         self.trace.add("array", self.step, name=s.array, dtype=str(a.dtype), shape=list(a.shape), data=data)
 
-    def _grad_mode_event(self, context: Any) -> None:
+    def _grad_mode_event(self, mode: str) -> None:
         """``is_grad_enabled()``, and ``is_inference_mode_enabled()`` around inference_mode."""
-        state = {"enabled": bool(self.torch.is_grad_enabled())}
-        if isinstance(context, self.torch.inference_mode):
-            state["inference"] = bool(self.torch.is_inference_mode_enabled())
+        torch = self.torch
+        state = {"enabled": observed(lambda: bool(torch.is_grad_enabled()), torch)}
+        if mode == "inference_mode":
+            state["inference"] = observed(lambda: bool(torch.is_inference_mode_enabled()), torch)
         self.trace.add("grad_mode", self.step, **state)
 
     def _grad_mode(self, s: GradMode) -> None:
@@ -492,14 +513,15 @@ class _Run:
         context.__enter__()
         self.modes.append((s.name, context))
         self.names[s.name] = context
-        self._grad_mode_event(context)
+        self.mode_of[s.name] = s.mode
+        self._grad_mode_event(s.mode)
 
     def _exit_mode(self, s: ExitMode) -> None:
         context = self.names[s.name]
         if (s.name, context) in self.modes:
             self.modes.remove((s.name, context))
         context.__exit__(None, None, None)
-        self._grad_mode_event(context)
+        self._grad_mode_event(self.mode_of[s.name])
 
     def _decorated_op(self, s: DecoratedOp) -> None:
         factory = getattr(self.torch, s.mode)
@@ -568,30 +590,53 @@ class _Run:
         for name, value in zip(s.outs, results, strict=True):
             self.names[name] = value
 
-    def close(self, grad_enabled: bool) -> None:
+    def close(self, grad_enabled: bool | None) -> None:
         """Leave the grad modes a program left open (latest first), and restore the grad mode it
-        started in (a backend's broken decorator may leave it switched), so that none outlives it."""
+        started in (``grad_enabled``, read when the program uses grad modes: a backend's broken
+        decorator may leave it switched), so that none outlives it."""
         while self.modes:
             self.modes.pop()[1].__exit__(None, None, None)
-        if self.torch.is_grad_enabled() != grad_enabled:
+        if grad_enabled is not None and self.torch.is_grad_enabled() != grad_enabled:
             self.torch.set_grad_enabled(grad_enabled)
 
 
-def run(program: Program, backend: Backend, float64: bool = False, nudge: bool = False) -> Trace:
+# the steps that change the grad mode (the run restores the mode they found)
+GRAD_MODE_STEPS = (GradMode, ExitMode, DecoratedOp)
+
+
+def run(
+    program: Program,
+    backend: InProcess,
+    float64: bool = False,
+    nudge: bool = False,
+    progress: Callable[[int], None] | None = None,
+) -> Trace:
     """Run every step of ``program`` on ``backend`` (inside ``backend.active()``) and return the
     trace; with ``float64``, its low-precision floating dtypes widened, with ``nudge``, its
-    low-precision inputs moved by an ulp (see module doc)."""
+    low-precision inputs moved by an ulp (see module doc). ``progress`` is told each step's
+    index before the step runs."""
     state = _Run(backend, float64, nudge)
     widened = _default_float64(backend.module) if float64 else nullcontext()
     with backend.active(), widened:
-        grad_enabled = backend.module.is_grad_enabled()
+        # the harness calls nothing the program does not: the grad mode is read to be restored only
+        # where the program changes it
+        changes_mode = any(isinstance(step, GRAD_MODE_STEPS) for step in program.steps)
+        grad_enabled = _grad_enabled(backend.module) if changes_mode else None
         try:
             for index, step in enumerate(program.steps):
+                if progress is not None:
+                    progress(index)
                 state.run(index, step)
         finally:
             state.close(grad_enabled)
             state.remove_global_hooks()
     return state.trace
+
+
+def _grad_enabled(torch: Any) -> bool | None:
+    """``torch.is_grad_enabled()``, or None where the backend lacks it (nothing to restore then)."""
+    read = getattr(torch, "is_grad_enabled", None)
+    return None if read is None else bool(read())
 
 
 def nudged(torch: Any, values: Any) -> Any:
@@ -639,11 +684,13 @@ def custom_module_classes(torch: Any) -> dict[str, type]:
     return cached[1]
 
 
-def module_view(module: Any) -> dict:
+def module_view(module: Any, torch: Any = None) -> dict:
     """What ``observe_module`` records: parameters (name, shape, requires_grad) in order,
-    state_dict keys, and every submodule's training flag."""
+    state_dict keys, and every submodule's training flag, each read on its own (``observed``)."""
     return {
-        "parameters": [[n, list(p.shape), bool(p.requires_grad)] for n, p in module.named_parameters()],
-        "state_dict": list(module.state_dict()),
-        "training": [[n, bool(m.training)] for n, m in module.named_modules()],
+        "parameters": observed(
+            lambda: [[n, list(p.shape), bool(p.requires_grad)] for n, p in module.named_parameters()], torch
+        ),
+        "state_dict": observed(lambda: list(module.state_dict()), torch),
+        "training": observed(lambda: [[n, bool(m.training)] for n, m in module.named_modules()], torch),
     }

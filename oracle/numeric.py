@@ -12,11 +12,12 @@ per input element. ``second_order`` turns a function into its vector-Jacobian pr
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from oracle.program import OPS, DType, Ref
+from oracle.trace import lacked
 
 # float64 central differences with eps=1e-6 are accurate to ~1e-9 relative on the smooth functions
 # checked, so the bounds are tighter than gradcheck's defaults (atol=1e-5, rtol=1e-3): a gradient
@@ -26,6 +27,18 @@ ATOL = 1e-6
 RTOL = 1e-5
 
 Function = Callable[[list[Any]], Any]
+
+# Where each bending op's branch changes: ops on its arguments whose signs pick the branch.
+BENDS: dict[str, Callable[[list], list[tuple[str, list]]]] = {
+    "maximum": lambda args: [("sub", args)],
+    "minimum": lambda args: [("sub", args)],
+    "abs": lambda args: [("clone", args)],
+    "relu": lambda args: [("clone", args)],
+    "clamp": lambda args: [("sub", [args[0], bound]) for bound in args[1:]],
+}
+# Central differences in float64 resolve about 1e-10 of the size of the values they difference:
+# values at most this large keep that rounding error below the comparison's ATOL (1e-6).
+MAGNITUDE = 1e3
 
 
 def op_function(torch: Any, ops: list[dict]) -> Function:
@@ -188,3 +201,72 @@ def gradient_mismatches(
                 if not abs(a - n) <= ATOL + RTOL * abs(n):
                     found.append(Mismatch(k, i, j, a, n))
     return found
+
+
+def neighbours(values: list[list[float]]) -> Iterator[list[list[float]]]:
+    """The points central differences move ``values`` to: one element at a time, by +-EPS."""
+    for k, flat in enumerate(values):
+        for i in range(len(flat)):
+            for step in (EPS, -EPS):
+                moved = [list(v) for v in values]
+                moved[k][i] += step
+                yield moved
+
+
+def branches(torch: Any, ops: list[dict], inputs: list[Any]) -> list[float]:
+    """The signs of every bend's branch-picking values (``BENDS``) at ``inputs``."""
+    signs: list[float] = []
+    for k, spec in enumerate(ops):
+        for op, args in BENDS.get(spec["op"], lambda _args: [])(spec["args"]):
+            side = op_function(torch, [*ops[:k], {"out": "side", "op": op, "args": args}])(inputs)
+            signs.extend(side.detach().sign().reshape(-1).tolist())
+    return signs
+
+
+def tame(torch: Any, ops: list[dict], fn: Function, inputs: list[Any]) -> bool:
+    """Whether every value ``ops`` compute, and ``fn``'s output, is finite and at most MAGNITUDE."""
+    values = [op_function(torch, ops[: k + 1])(inputs) for k in range(len(ops))] + [fn(inputs)]
+    return all(abs(v) <= MAGNITUDE for t in values for v in t.detach().reshape(-1).tolist())
+
+
+def smooth_around(torch: Any, ops: list[dict], fn: Function, values: list[list[float]], shapes: list) -> bool:
+    """Whether central differences of ``fn`` (computed by ``ops``) are meaningful at ``values``: its
+    values are tame there, and every bend is on the same side of its kink, and not on it, at
+    ``values`` and at all its neighbours."""
+
+    def at(point: list[list[float]]) -> list[Any]:
+        return [
+            torch.tensor(v, dtype=torch.float64).reshape(s).requires_grad_(True)
+            for v, s in zip(point, shapes, strict=True)
+        ]
+
+    if not tame(torch, ops, fn, at(values)):
+        return False
+    sides = branches(torch, ops, at(values))
+    if not sides:  # no bends
+        return True
+    return 0.0 not in sides and all(branches(torch, ops, at(p)) == sides for p in neighbours(values))
+
+
+def gradient_check(
+    backend: Any, ops: list[dict], values: list, shapes: list, weights: list[float] | None = None
+) -> dict:
+    """The numerical gradient check of ``ops``' function on ``backend`` (an
+    ``oracle.backends.InProcess``; called where it is loaded, ``Backend.call``), or with ``weights``
+    of its weighted first derivatives (``second_order``): ``{"smooth": False}`` at a point where
+    finite differences mean nothing (``smooth_around``), ``{"smooth": True, "mismatches": [...]}``
+    otherwise, ``{"lacks": NAME}`` where the backend lacks a name of torch's API it needs."""
+    torch = backend.module
+    with backend.active():
+        try:
+            fn = op_function(torch, ops)
+            if weights is not None:
+                fn = second_order(torch, fn, weights)
+            if not smooth_around(torch, ops, fn, values, shapes):
+                return {"smooth": False}
+            return {"smooth": True, "mismatches": gradient_mismatches(torch, fn, values, shapes)}
+        except Exception as exc:
+            name = lacked(exc, torch)
+            if name is None:
+                raise
+            return {"lacks": name}

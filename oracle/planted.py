@@ -4,25 +4,24 @@ The faults live in the package ``tests/impl_faults`` (``IMPL_FAULTS``); each mon
 piece of impl. ``tests/test_impl_planted_faults.py`` uses this option to show that the conformance
 suite, run with ``--backend impl``, catches each of them. The fault is active from configuration
 to the end of the session in every process: xdist workers configure themselves with the same
-options, and the subprocesses that run the seed scripts on impl (``oracle.script``) plant the
-fault named by the environment variable ``ORACLE_PLANT``, which the session sets. The run's header
-names the fault so that nobody mistakes a planted run for a real one.
+options, and the subprocesses that run the seed scripts on impl (``oracle.script``) and the
+isolated backend's worker (``oracle.worker``) plant the fault named by the environment variable
+``ORACLE_PLANT``, which the session sets (``oracle.faults.plant_impl_fault_from_environment``).
+The run's header names the fault so that nobody mistakes a planted run for a real one.
 
 Loaded by the root ``conftest.py`` next to ``oracle.plugin``.
 """
 
 from __future__ import annotations
 
-import importlib
 import os
 from contextlib import ExitStack
 
 import pytest
 
-FAULTS_MODULE = "tests.impl_faults"
-VARIABLE = "ORACLE_PLANT"  # the planted fault's name, for the session's subprocesses
+from oracle.faults import IMPL_FAULTS_MODULE, PLANT_VARIABLE, impl_faults
+
 _active = pytest.StashKey[ExitStack]()
-_planted_here: list[ExitStack] = []  # a subprocess's fault, active until the process ends
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -30,26 +29,21 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--plant",
         default=None,
         metavar="NAME",
-        help=f"plant the impl fault NAME ({FAULTS_MODULE}.IMPL_FAULTS) for the whole session",
+        help=f"plant the impl fault NAME ({IMPL_FAULTS_MODULE}.IMPL_FAULTS) for the whole session",
     )
-
-
-def planted_faults() -> dict:
-    """The planted impl faults by name (imported only when asked for: they are test code)."""
-    return importlib.import_module(FAULTS_MODULE).IMPL_FAULTS
 
 
 def pytest_configure(config: pytest.Config) -> None:
     name = config.getoption("plant", None)
     if not name:
         return
-    faults = planted_faults()
+    faults = impl_faults()
     if name not in faults:
         raise pytest.UsageError(f"--plant: unknown impl fault {name!r}; known: {', '.join(sorted(faults))}")
     stack = ExitStack()
     stack.enter_context(faults[name]())
-    previous = os.environ.get(VARIABLE)
-    os.environ[VARIABLE] = name
+    previous = os.environ.get(PLANT_VARIABLE)
+    os.environ[PLANT_VARIABLE] = name
     stack.callback(_restore_variable, previous)
     config.stash[_active] = stack
 
@@ -63,21 +57,9 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 def _restore_variable(previous: str | None) -> None:
     if previous is None:
-        os.environ.pop(VARIABLE, None)
+        os.environ.pop(PLANT_VARIABLE, None)
     else:
-        os.environ[VARIABLE] = previous
-
-
-def plant_from_environment() -> str | None:
-    """In a subprocess of a planted session (``ORACLE_PLANT`` set): plant that fault in impl for
-    the rest of this process and return its name; None when no fault is asked for."""
-    name = os.environ.get(VARIABLE)
-    if not name or _planted_here:
-        return None
-    stack = ExitStack()
-    stack.enter_context(planted_faults()[name]())
-    _planted_here.append(stack)
-    return name
+        os.environ[PLANT_VARIABLE] = previous
 
 
 def pytest_report_header(config: pytest.Config) -> str | None:

@@ -3,58 +3,85 @@
 Loaded by the repository's root ``conftest.py`` (``pytest_plugins = ("oracle.plugin",)``) or with
 ``-p oracle.plugin`` from elsewhere.
 
-Options:
+Options (``pytest --help`` lists them all, under "PyTorch conformance oracle"):
   ``--backend SPEC``  the backend under test, any spec ``oracle.backends.load_backend`` takes
-                      (default ``impl``)
-  ``--device D``      ``cpu`` (default) or ``cuda``; without cupy and a CUDA device, conformance
-                      tests are skipped with the reason (and ``@pytest.mark.gpu`` tests always are)
+                      (default ``impl``), run in a worker process of its own (``oracle.runner``)
+                      unless ``--isolation none``; ``--backend-timeout`` and ``--backend-memory``
+                      bound what one program may take there
+  ``--device D``      any device the backend accepts (default ``cpu``); the backend's own API
+                      places tensors on it; a backend that refuses it skips the conformance tests
+                      with its error. impl's ``cuda`` is cupy's: without cupy and a CUDA device,
+                      conformance tests are skipped with the reason (``@pytest.mark.gpu`` tests always)
+  ``--ignore-classes CLASSES``  divergence classes not counted (``oracle.compare.CLASSES``), e.g.
+                      ``messages,warnings`` for an engine that does not aim at message parity
+  ``--reference-version V``  accept torch V as the reference instead of the pin (``oracle.reference``)
   ``--results PATH``  where results.json goes (default ``reports/results.json`` under the rootdir);
                       written only when conformance tests ran
   ``--report``        also render the HTML report next to results.json (``oracle.report``)
+  ``--rule-failures N``, ``--rule-budget S``  the triage profile's caps per rule: failing programs
+                      collected, seconds spent (in each worker process)
 
 A *conformance test* is one marked ``@pytest.mark.rule("ID")`` or living in a ``conformance``
-directory. For each, the plugin records its outcome, rule, duration, the number of programs it
-checked (``oracle.stats``), how many values the error-aware judgement accepted that the fixed
-tolerance rejected (``oracle.differential.recording_acceptances``: counted per test, rule and in
-total, the first ``ERROR_AWARE_EXAMPLES`` of each rule kept with their numbers and repro) and,
-when it failed, the structured divergence (any exception with a ``to_dict()``, normally
-``oracle.differential.DivergenceError``). The record travels inside the
-test report's ``user_properties``, so it is built where the test runs (an xdist worker) and merged
-where results are written (the controller).
+directory. For each, the plugin opens a ``oracle.differential.recording`` log while it runs and
+records its outcome, rule, duration, the programs it checked (``oracle.stats``) and what they
+showed: program outcomes, divergences by class, the names the backend lacks, the values the
+error-aware judgement accepted that the fixed tolerance rejected (the first
+``ERROR_AWARE_EXAMPLES`` of each rule kept with their numbers and repro) and, when it failed, the
+structured divergence (any exception with a ``to_dict()``, normally
+``oracle.differential.DivergenceError``). A test none of whose programs failed but some of which
+needed a name the backend lacks is skipped with an "unsupported: ..." reason, and counted as
+unsupported, not skipped. In the ``triage`` hypothesis profile, failing programs are collected
+(``--rule-failures`` per rule) rather than raised and shrunk, and a rule's tests stop after
+``--rule-budget`` seconds; the report says which were cut short. The record travels inside the
+test report's ``user_properties``, so it is built where the test runs (an xdist worker) and
+merged where results are written (the controller).
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.metadata
+import importlib.util
 import json
+import os
 import platform
-from dataclasses import asdict, dataclass, field
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from oracle import reference as reference_module
 from oracle import rules as rule_catalogue
 from oracle import stats
 from oracle.backends import DEFAULT_BACKEND, REFERENCE, Backend, BackendError, load_backend
-from oracle.differential import AcceptanceLog, default_reference, recording_acceptances
+from oracle.compare import CLASSES
+from oracle.differential import Policy, TestLog, default_reference, recording
+from oracle.reference import VERSION_VARIABLE, ReferenceError, reference_info
+from oracle.results import (
+    ERROR_AWARE_EXAMPLES,
+    UNSUPPORTED,
+    ConformanceResult,
+    build_results,
+    cupy_version,
+    cut,
+    dist_version,
+    dump,
+    write_summary,
+)
+from oracle.runner import DEFAULT_TIMEOUT_S, Isolated, default_memory_limit
 
-SCHEMA_VERSION = 1
 DEFAULT_RESULTS = Path("reports") / "results.json"
 PROPERTY = "oracle"  # the user_properties key carrying a test's oracle record
-MAX_TEXT = 20_000  # failure texts are cut to this many characters in results.json
-ERROR_AWARE_EXAMPLES = 3  # values accepted by the error-aware judgement kept per test and per rule
-
-# Test outcomes; for a rule, the first of these among its tests is its status ("worst first").
-# A skipped test only decides a rule's status when all its tests were skipped.
-STATUS_ORDER = ("failed", "xpassed", "xfailed", "passed", "skipped")
-UNCHECKED = "unchecked"
-UNCATALOGUED = "uncatalogued"
+TRIAGE = "triage"  # the hypothesis profile for weak backends (conformance/conftest.py)
+RULE_FAILURES = 3  # triage: failing programs collected per rule
+RULE_BUDGET_S = 20.0  # triage: seconds of checking per rule
 
 _programs_run = pytest.StashKey[int]()
-_accepted = pytest.StashKey[AcceptanceLog]()
+_log = pytest.StashKey[TestLog]()
+_ignore = pytest.StashKey[frozenset]()
+_rule_state = pytest.StashKey[dict]()  # triage: rule -> [seconds spent, failing programs]
+_facts = pytest.StashKey[dict]()  # the backend's info and probe, sent once per process
 
 
 # --------------------------------------------------------------------------- options & fixtures
@@ -70,7 +97,31 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         f"(default {DEFAULT_BACKEND})",
     )
     group.addoption(
-        "--device", default="cpu", choices=("cpu", "cuda"), help="device programs run on (default cpu)"
+        "--device", default="cpu", metavar="D",
+        help="device programs run on, any the backend accepts (default cpu; impl's cuda is cupy's)",
+    )
+    group.addoption(
+        "--isolation", default="process", choices=("process", "none"),
+        help="run the backend in a worker process of its own (default), or in the suite's process "
+        "(only for a backend you trust not to touch torch: it saves the round trips)",
+    )
+    group.addoption(
+        "--backend-timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
+        help=f"seconds one program may take on an isolated backend (default {DEFAULT_TIMEOUT_S:g})",
+    )
+    group.addoption(
+        "--backend-memory", type=float, default=None, metavar="GIB",
+        help="memory an isolated backend's process may allocate, in GiB (default half of this "
+        "machine's; 0: no limit)",
+    )
+    group.addoption(
+        "--ignore-classes", action="append", default=[], metavar="CLASSES",
+        help=f"divergence classes not counted, separated by commas: {', '.join(CLASSES)} (a plural "
+        "works too: messages,warnings)",
+    )
+    group.addoption(
+        "--reference-version", default=None, metavar="V",
+        help="accept torch V as the reference instead of the pinned version (the report says so)",
     )
     group.addoption(
         "--results",
@@ -96,6 +147,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="skip the remaining tests of a rule once one of them failed (a planted-fault run: "
         "the first failure of each rule is its evidence)",
     )
+    group.addoption(
+        "--rule-failures", type=int, default=RULE_FAILURES, metavar="N",
+        help=f"triage profile: failing programs collected per rule (default {RULE_FAILURES})",
+    )
+    group.addoption(
+        "--rule-budget", type=float, default=RULE_BUDGET_S, metavar="S",
+        help=f"triage profile: seconds of checking per rule (default {RULE_BUDGET_S:g})",
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -103,31 +162,80 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "rule(rule_id): the catalogue rule a conformance test checks")
     config.addinivalue_line("markers", "gpu: needs cupy and a CUDA device (skipped cleanly without one)")
     _ensure_hypothesis_profile(config)
+    config.stash[_ignore] = ignored_classes(config.getoption("ignore_classes"))
+    config.stash[_rule_state] = {}
+    config.stash[_facts] = {}
+    version = config.getoption("reference_version")
+    if version:
+        os.environ[VERSION_VARIABLE] = version  # read by every process that loads the reference
     if not hasattr(config, "workerinput"):  # the xdist controller, or a run without xdist
         config.pluginmanager.register(ResultsCollector(config), "oracle-results")
 
 
+def ignored_classes(options: list[str]) -> frozenset:
+    """The classes ``--ignore-classes`` names (plurals allowed); an unknown one is a usage error
+    (pytest's own ``--ignore`` skips paths, hence the longer name)."""
+    names = {name.strip() for option in options for name in option.split(",")} - {""}
+    classes = {name if name in CLASSES else name.removesuffix("s") for name in names}
+    unknown = sorted(name for name in classes if name not in CLASSES)
+    if unknown:
+        known = ", ".join(CLASSES)
+        raise pytest.UsageError(f"--ignore-classes: unknown class {', '.join(unknown)}; known: {known}")
+    return frozenset(classes)
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Verify the reference before anything runs (``oracle.reference``), where torch is installed."""
+    if hasattr(session.config, "workerinput") or importlib.util.find_spec(REFERENCE) is None:
+        return
+    try:
+        reference_module.reference()
+    except ReferenceError as exc:
+        raise pytest.UsageError(f"the reference is not the pinned PyTorch: {exc}") from None
+
+
 @pytest.fixture(scope="session")
 def backend(pytestconfig: pytest.Config) -> Backend:
-    """The backend under test (``--backend``, ``--device``)."""
+    """The backend under test (``--backend``, ``--device``), isolated in a worker process unless
+    ``--isolation none``. A backend that cannot be loaded fails the tests that use it; one that
+    cannot place a tensor on ``--device`` skips them."""
+    spec, device = pytestconfig.getoption("backend"), pytestconfig.getoption("device")
     try:
-        return load_backend(pytestconfig.getoption("backend"), pytestconfig.getoption("device"))
+        runner = _runner(pytestconfig, spec, device)
+        facts = {"backend_info": runner.info(), "probe": runner.call("oracle.capabilities:probe")}
     except BackendError as exc:
         pytest.fail(f"--backend: {exc}", pytrace=False)
+    pytestconfig.stash[_facts] = facts
+    if facts["probe"]["device_error"]:
+        runner.close()
+        why = facts["probe"]["device_error"]
+        pytest.skip(f"--device {device}: the backend cannot place a tensor there ({why})")
+    yield runner
+    runner.close()
+
+
+def _runner(config: pytest.Config, spec: str, device: str) -> Backend:
+    if config.getoption("isolation") == "none":
+        return load_backend(spec, device)
+    memory = config.getoption("backend_memory")
+    limit = default_memory_limit() if memory is None else int(memory * 2**30)
+    return Isolated(spec, device, config.getoption("backend_timeout"), limit)
 
 
 @pytest.fixture(scope="session")
 def reference(pytestconfig: pytest.Config) -> Backend:
-    """The reference backend (real PyTorch) on ``--device`` when torch can use it, else on cpu.
-
-    The reference wheel pinned by this project is the CPU build, so with ``--device cuda`` the
-    reference normally runs on cpu while the backend under test runs on the GPU.
-    """
-    return default_reference(pytestconfig.getoption("device"))
+    """The reference backend (real PyTorch, verified) on ``--device`` when torch can use it, else
+    on cpu: the pinned reference wheel is the CPU build, so with ``--device cuda`` the reference
+    normally runs on cpu while the backend under test runs on the GPU."""
+    try:
+        return default_reference(pytestconfig.getoption("device"))
+    except ReferenceError as exc:
+        pytest.fail(f"the reference is not the pinned PyTorch: {exc}", pytrace=False)
 
 
 def pytest_report_header(config: pytest.Config) -> str:
-    return f"oracle: backend {config.getoption('backend')} on {config.getoption('device')}"
+    isolation = "isolated" if config.getoption("isolation") == "process" else "in process"
+    return f"oracle: backend {config.getoption('backend')} on {config.getoption('device')} ({isolation})"
 
 
 def gpu_unavailable_reason() -> str | None:
@@ -145,11 +253,12 @@ def gpu_unavailable_reason() -> str | None:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Keep only the tests of the ``--rule`` rules when given, mark impl's known divergences, then
-    skip GPU tests without a GPU (and conformance tests when ``--device cuda`` cannot be
+    skip GPU tests without a GPU (and conformance tests when impl's ``--device cuda`` cannot be
     honoured)."""
     select_rules(config, items)
     mark_known_divergences(config.getoption("backend"), items)
-    wants_cuda = config.getoption("device") == "cuda"
+    # impl's cuda is cupy's; any other backend says itself whether it can use the device (probe)
+    wants_cuda = config.getoption("device") == "cuda" and config.getoption("backend") == "impl"
     if not wants_cuda and not any(item.get_closest_marker("gpu") for item in items):
         return
     reason = gpu_unavailable_reason()
@@ -237,15 +346,49 @@ def _ensure_hypothesis_profile(config: pytest.Config) -> None:
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
-    """Count the programs checked, and log the values the error-aware judgement accepted, while
-    the test body runs (hypothesis runs all examples here)."""
+    """Record what the test's programs show while its body runs (hypothesis runs all examples
+    here); then fail with the failing programs triage collected, or mark the test unsupported."""
     before = stats.programs_checked()
+    started = time.monotonic()
+    policy = _policy(item)
     try:
-        with recording_acceptances(ERROR_AWARE_EXAMPLES) as log:
-            item.stash[_accepted] = log
-            return (yield)
+        with recording(policy, ERROR_AWARE_EXAMPLES) as log:
+            item.stash[_log] = log
+            result = yield
+        failure = log.failure()
+        if failure is not None:
+            raise failure
+        if log.outcomes["unsupported"]:
+            lacks = ", ".join(f"{name} ({n})" for name, n in log.lacks.most_common())
+            checked = log.checked
+            pytest.skip(f"{UNSUPPORTED}{log.outcomes['unsupported']} of {checked} programs need {lacks}")
+        return result
     finally:
         item.stash[_programs_run] = stats.programs_checked() - before
+        _charge(item, time.monotonic() - started)
+
+
+def _policy(item: pytest.Item) -> Policy:
+    """The test's ``Policy``: the ignored classes and, in triage, what is left of its rule's caps."""
+    config = item.config
+    ignore = config.stash[_ignore]
+    if _profile() != TRIAGE:
+        return Policy(ignore)
+    spent, failures = config.stash[_rule_state].get(_rule_of(item), (0.0, 0))
+    cap, budget = config.getoption("rule_failures"), config.getoption("rule_budget")
+    if failures >= cap:
+        pytest.skip(f"triage: this rule has {failures} failing programs already (--rule-failures {cap})")
+    if spent >= budget:
+        pytest.skip(f"triage: this rule spent its budget of {budget:g} s (--rule-budget)")
+    return Policy(ignore, collect=cap - failures, budget=budget - spent)
+
+
+def _charge(item: pytest.Item, seconds: float) -> None:
+    """Triage: add the test's time and collected failing programs to its rule's account."""
+    log = item.stash.get(_log, None)
+    state = item.config.stash[_rule_state]
+    spent, failures = state.get(_rule_of(item), (0.0, 0))
+    state[_rule_of(item)] = (spent + seconds, failures + (len(log.failures) if log else 0))
 
 
 _caught = pytest.StashKey[set]()  # --until-caught: the rules a test of which failed
@@ -276,19 +419,40 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         record["strict"] = bool(xfail.kwargs.get("strict", item.config.getini("xfail_strict")))
     if call.when == "call":
         record["programs"] = item.stash.get(_programs_run, 0)
-        accepted = item.stash.get(_accepted, None)
-        if accepted is not None and accepted.count:
-            record["error_aware"] = {"accepted": accepted.count, "examples": accepted.examples}
-        fixture = getattr(item, "funcargs", {}).get("backend")
-        if isinstance(fixture, Backend):
-            record["backend_version"] = fixture.version
+        log = item.stash.get(_log, None)
+        if log is not None:
+            record.update(_log_record(log))
+            record["unsupported"] = bool(report.skipped and _skip_text(report).startswith(UNSUPPORTED))
+        facts = item.config.stash[_facts]
+        if facts:  # once per process: what the backend is and lacks
+            record.update(facts)
+            item.config.stash[_facts] = {}
     if call.excinfo is not None and report.failed:
-        record["message"] = _cut(call.excinfo.exconly())
+        record["message"] = cut(call.excinfo.exconly())
         divergence = _divergence_of(call.excinfo.value)
         if divergence is not None:
             record["divergence"] = divergence
     report.user_properties.append((PROPERTY, record))
     return report
+
+
+def _log_record(log: TestLog) -> dict:
+    record: dict[str, Any] = {
+        "program_outcomes": dict(log.outcomes),
+        "classes": dict(log.classes),
+        "ignored": dict(log.ignored),
+        "lacks": dict(log.lacks),
+        "cut_short": log.cut_short,
+    }
+    if log.accepted:
+        record["error_aware"] = {"accepted": log.accepted, "examples": log.accepted_examples}
+    return record
+
+
+def _skip_text(report: pytest.TestReport) -> str:
+    longrepr = report.longrepr
+    text = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
+    return text.removeprefix("Skipped: ")
 
 
 def _divergence_of(exc: BaseException) -> dict | None:
@@ -306,61 +470,6 @@ def _divergence_of(exc: BaseException) -> dict | None:
     return None
 
 
-def _cut(text: str) -> str:
-    if len(text) <= MAX_TEXT:
-        return text
-    return text[:MAX_TEXT] + f"\n... ({len(text) - MAX_TEXT} more characters)"
-
-
-@dataclass
-class ConformanceResult:
-    """What happened to one conformance test, merged from its setup/call/teardown reports."""
-
-    nodeid: str
-    rule: str | None = None
-    outcome: str = "passed"
-    reason: str = ""  # skip or xfail reason
-    known_divergence: bool = False  # a strict xfail: a divergence the backend is known to have
-    phase: str = ""  # the phase that failed
-    duration: float = 0.0
-    programs: int = 0
-    message: str = ""  # failure text
-    divergence: int | None = None  # index into the divergences list of results.json
-    error_aware_accepted: int = 0  # values the fixed tolerance rejected and the error-aware one accepted
-    _divergence: dict | None = field(default=None, repr=False)
-    _error_aware_examples: list[dict] = field(default_factory=list, repr=False)
-
-    def merge(self, report: pytest.TestReport, record: dict) -> None:
-        self.rule = self.rule or record.get("rule")
-        self.duration += report.duration
-        self.programs += int(record.get("programs", 0))
-        error_aware = record.get("error_aware", {})
-        self.error_aware_accepted += int(error_aware.get("accepted", 0))
-        self._error_aware_examples += error_aware.get("examples", [])
-        if report.failed:
-            if self.outcome != "failed":
-                self.outcome, self.phase = "failed", report.when
-                self.message = record.get("message") or _cut(report.longreprtext)
-                self._divergence = record.get("divergence")
-        elif report.skipped:
-            if hasattr(report, "wasxfail"):
-                self.outcome, self.reason = "xfailed", report.wasxfail
-                self.known_divergence = bool(record.get("strict"))
-            else:
-                self.outcome, self.reason = "skipped", _skip_reason(report)
-        elif report.when == "call" and hasattr(report, "wasxfail"):
-            self.outcome, self.reason = "xpassed", report.wasxfail
-
-    def to_dict(self) -> dict:
-        return {k: v for k, v in asdict(self).items() if not k.startswith("_")}
-
-
-def _skip_reason(report: pytest.TestReport) -> str:
-    longrepr = report.longrepr
-    text = longrepr[2] if isinstance(longrepr, tuple) and len(longrepr) == 3 else str(longrepr)
-    return text.removeprefix("Skipped: ")
-
-
 # --------------------------------------------------------------------------- collecting & writing
 
 
@@ -370,7 +479,7 @@ class ResultsCollector:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.tests: dict[str, ConformanceResult] = {}
-        self.backend_version: str | None = None
+        self.facts: dict[str, Any] = {}
         self.results: dict | None = None
         self.results_path: Path | None = None
         self.report_path: Path | None = None
@@ -380,16 +489,19 @@ class ResultsCollector:
         record = dict(report.user_properties).get(PROPERTY)
         if record is None:
             return
-        self.backend_version = self.backend_version or record.get("backend_version")
+        for name in ("backend_info", "probe"):
+            if name in record:
+                self.facts.setdefault(name, record[name])
         self.tests.setdefault(report.nodeid, ConformanceResult(report.nodeid)).merge(report, record)
 
-    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if not self.tests:
             return
-        self.results = build_results(list(self.tests.values()), self._meta())
+        meta = self._meta(session, exitstatus)
+        self.results = build_results(list(self.tests.values()), meta, self.facts.get("probe"))
         self.results_path = self._results_path()
         self.results_path.parent.mkdir(parents=True, exist_ok=True)
-        self.results_path.write_text(json.dumps(self.results, indent=1) + "\n", encoding="utf-8")
+        self.results_path.write_text(dump(self.results), encoding="utf-8")
         if self.config.getoption("report"):
             try:
                 from oracle.report import write_report
@@ -410,179 +522,46 @@ class ResultsCollector:
             return self.config.rootpath / DEFAULT_RESULTS
         return self.config.invocation_params.dir / given
 
-    def _meta(self) -> dict:
-        spec = self.config.getoption("backend")
-        version = self.backend_version
-        if version is None:  # no test instantiated it; importing it is the only way to know
-            try:
-                version = load_backend(spec).version
-            except BackendError:
-                version = "unknown"
-        return {
-            "backend": {"name": spec, "version": version},
-            "device": self.config.getoption("device"),
-            "reference": {"name": REFERENCE, "version": _dist_version("torch")},
-            "numpy": _dist_version("numpy"),
-            "cupy": _cupy_version(),
+    def _meta(self, session: pytest.Session, exitstatus: int) -> dict:
+        """The run's metadata; versions are read from the modules imported (the backend's by its
+        worker), never from package metadata alone."""
+        config = self.config
+        info = self.facts.get("backend_info") or {}
+        meta = {
+            "backend": {"name": config.getoption("backend"), "version": info.get("version", "unknown"),
+                        "module": info.get("name"), "file": info.get("file"),
+                        "imports_torch": info.get("torch_loaded")},
+            "device": config.getoption("device"),
+            "isolation": config.getoption("isolation"),
+            "ignore": sorted(config.stash[_ignore]),
+            "reference": {"name": REFERENCE, **reference_info()},
+            "numpy": dist_version("numpy"),
+            "cupy": cupy_version(),
             "python": platform.python_version(),
             "platform": platform.platform(),
             "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "hypothesis_profile": _hypothesis_profile(),
+            "hypothesis_profile": _profile(),
         }
+        if _profile() == TRIAGE:
+            meta["triage"] = {"rule_failures": config.getoption("rule_failures"),
+                              "rule_budget": config.getoption("rule_budget")}
+        incomplete = _incomplete(session, exitstatus)
+        if incomplete:
+            meta["incomplete"] = incomplete
+        return meta
 
 
-def _dist_version(name: str) -> str | None:
-    try:
-        return importlib.metadata.version(name)
-    except importlib.metadata.PackageNotFoundError:
-        return None
+def _incomplete(session: pytest.Session, exitstatus: int) -> str | None:
+    """Why the run did not run everything it collected, if it did not."""
+    if exitstatus == pytest.ExitCode.INTERRUPTED:
+        return "interrupted"
+    stop = session.shouldstop or session.shouldfail
+    return str(stop) if stop else None
 
 
-def _cupy_version() -> str | None:
-    """The installed cupy's version (wheels are named cupy-cuda12x etc.), without importing it."""
-    for dist in importlib.metadata.packages_distributions().get("cupy", []):
-        version = _dist_version(dist)
-        if version:
-            return version
-    return None
-
-
-def _hypothesis_profile() -> str | None:
+def _profile() -> str | None:
     try:
         from hypothesis import settings
     except ImportError:
         return None
-
     return settings.get_current_profile_name()
-
-
-def build_results(tests: list[ConformanceResult], meta: dict) -> dict:
-    """The results.json document: metadata, totals, per-family and per-rule aggregation, tests."""
-    divergences = []
-    for test in tests:
-        if test.outcome == "failed":
-            test.divergence = len(divergences)
-            divergences.append(
-                {"nodeid": test.nodeid, "rule": test.rule, "phase": test.phase,
-                 "message": test.message, "details": test._divergence}
-            )
-    rules = _rules(tests)
-    return {
-        "schema": SCHEMA_VERSION,
-        **meta,
-        "totals": _totals(tests, rules),
-        "families": _families(tests, rules),
-        "rules": rules,
-        "tests": [test.to_dict() for test in tests],
-        "divergences": divergences,
-    }
-
-
-def _rules(tests: list[ConformanceResult]) -> list[dict]:
-    """One entry per catalogue rule (unchecked when no test names it), then uncatalogued IDs."""
-    by_rule: dict[str, list[ConformanceResult]] = {}
-    for test in tests:
-        if test.rule is not None:
-            by_rule.setdefault(test.rule, []).append(test)
-    entries = []
-    catalogue = rule_catalogue.catalogue()
-    known = [rule.to_dict() for rule in catalogue.values()]
-    unknown = [
-        {"id": rid, "family": UNCATALOGUED, "sentence": "", "source": ""}
-        for rid in by_rule if rid not in catalogue
-    ]
-    for rule in known + unknown:
-        its_tests = by_rule.get(rule["id"], [])
-        outcomes = {t.outcome for t in its_tests}
-        status = next((s for s in STATUS_ORDER if s in outcomes), UNCHECKED)
-        entries.append({
-            **rule,
-            "status": status,
-            "tests": [t.nodeid for t in its_tests],
-            "programs": sum(t.programs for t in its_tests),
-            "divergences": [t.divergence for t in its_tests if t.divergence is not None],
-            "known_divergences": [t.reason for t in its_tests if t.known_divergence],
-            "error_aware_accepted": sum(t.error_aware_accepted for t in its_tests),
-            "error_aware_examples": _error_aware_examples(its_tests),
-        })
-    return entries
-
-
-def _error_aware_examples(tests: list[ConformanceResult]) -> list[dict]:
-    """The first ``ERROR_AWARE_EXAMPLES`` values the error-aware judgement accepted in ``tests``,
-    each with the test that checked it."""
-    examples = [{"nodeid": t.nodeid, **example} for t in tests for example in t._error_aware_examples]
-    return examples[:ERROR_AWARE_EXAMPLES]
-
-
-def _count(values: list[str], keys: tuple[str, ...]) -> dict[str, int]:
-    return {key: values.count(key) for key in keys}
-
-
-def _totals(tests: list[ConformanceResult], rules: list[dict]) -> dict:
-    return {
-        "tests": len(tests),
-        **_count([t.outcome for t in tests], STATUS_ORDER),
-        "known_divergences": sum(t.known_divergence for t in tests),
-        "error_aware_accepted": sum(t.error_aware_accepted for t in tests),
-        "programs": sum(t.programs for t in tests),
-        "duration": round(sum(t.duration for t in tests), 3),
-        "rules": len(rules),
-        "rule_status": _count([r["status"] for r in rules], (*STATUS_ORDER, UNCHECKED)),
-    }
-
-
-def _families(tests: list[ConformanceResult], rules: list[dict]) -> list[dict]:
-    """Per family: rule statuses, test outcomes and programs (tests without a rule: "no rule")."""
-    family_of = {rule["id"]: rule["family"] for rule in rules}
-    names = list(dict.fromkeys(rule["family"] for rule in rules))
-    tests_of: dict[str, list[ConformanceResult]] = {}
-    for test in tests:
-        tests_of.setdefault(family_of.get(test.rule, "no rule"), []).append(test)
-    names += [name for name in tests_of if name not in names]
-    return [
-        {
-            "family": name,
-            "rules": _count([r["status"] for r in rules if r["family"] == name], (*STATUS_ORDER, UNCHECKED)),
-            "tests": _count([t.outcome for t in tests_of.get(name, [])], STATUS_ORDER),
-            "programs": sum(t.programs for t in tests_of.get(name, [])),
-        }
-        for name in names
-    ]
-
-
-def write_summary(terminal: Any, results: dict, results_path: Path | None, report_path: Path | None) -> None:
-    """Per family: test outcomes and programs run; then where results and report went."""
-    backend, ref = results["backend"], results["reference"]
-    terminal.write_sep(
-        "=",
-        f"conformance: {backend['name']} {backend['version']} vs torch {ref['version']} "
-        f"({results['device']}, hypothesis profile {results['hypothesis_profile']})",
-    )
-    columns = ("passed", "failed", "xfailed", "xpassed", "skipped")
-    width = max([len("family")] + [len(f["family"]) for f in results["families"]])
-    rows = [("family", {c: c for c in columns}, "programs")]
-    ran = [family for family in results["families"] if sum(family["tests"].values())]
-    rows += [(family["family"], family["tests"], family["programs"]) for family in ran]
-    rows.append(("total", results["totals"], results["totals"]["programs"]))
-    for name, counts, programs in rows:
-        cells = " ".join(f"{counts[c]:>7}" for c in columns)
-        terminal.write_line(f"{name:<{width}}  {cells} {programs:>9}")
-    accepted = [f"{rule['id']} {rule['error_aware_accepted']}"
-                for rule in results["rules"] if rule["error_aware_accepted"]]
-    if accepted:
-        terminal.write_line(
-            f"{results['totals']['error_aware_accepted']} value(s) outside the fixed tolerance accepted "
-            f"by the error-aware judgement ({', '.join(accepted)})",
-            yellow=True,
-        )
-    unchecked = results["totals"]["rule_status"][UNCHECKED]
-    if unchecked:
-        terminal.write_line(f"{unchecked} catalogue rule(s) unchecked: none of their tests ran")
-    unknown = [r["id"] for r in results["rules"] if r["family"] == UNCATALOGUED]
-    if unknown:
-        terminal.write_line(f"rule ids not in the catalogue (oracle/rules/): {', '.join(unknown)}", red=True)
-    if results_path is not None:
-        terminal.write_line(f"results: {results_path}")
-    if report_path is not None:
-        terminal.write_line(f"report: {report_path}")

@@ -41,6 +41,7 @@ from decimal import Decimal
 from pathlib import Path
 
 from oracle.backends import REFERENCE
+from oracle.faults import plant_impl_fault_from_environment
 from oracle.stats import count_program
 
 ROUNDED_DECIMALS = 4
@@ -399,10 +400,7 @@ def _run_in_this_process(backend_spec: str, device: str, script: str) -> dict:
     backend = load_backend(backend_spec, device)
     if not backend_spec.startswith("fault:") and backend_spec != REFERENCE:
         install_alias(backend.module.__name__)
-    if backend.module.__name__ == "impl":  # a fault planted in the session that runs the script
-        from oracle.planted import plant_from_environment
-
-        plant_from_environment()
+    plant_impl_fault_from_environment(backend.module)  # a fault planted in the session, if any
     if backend.is_reference and device != "cpu" and not backend.module.cuda.is_available():
         device = "cpu"  # the reference build has no GPU: torch on cpu is the reference
     if device != "cpu":

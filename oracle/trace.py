@@ -13,10 +13,17 @@ it happened:
 ``warning``  ``category`` (warning class name), ``message`` (normalised); ``once``: true for
              warnings torch emits once per process (``ONCE_PER_PROCESS``; not compared)
 ``skipped``  ``name``: a step could not run because a name it reads was never bound
+``crash``    ``reason``: the backend's process died or timed out during this step (``oracle.runner``);
+             the backend's events of the program are lost with it
 
 A tensor description is ``{"dtype", "shape", "data", "is_leaf", "requires_grad", "grad_fn"}`` with
 ``data`` the flat list of values (non-finite floats as the strings "nan", "inf", "-inf" so that the
 JSON is strict and round-trips exactly) and ``grad_fn`` the class name of the node or None.
+
+Every part of an observation is read on its own, so that a backend lacking part of torch's API
+still has the rest compared: a part the backend lacks the name for is ``{"unsupported": NAME}``
+(``lacked``). An error event carries ``"unsupported": NAME`` the same way when the step failed
+on a name, keyword or submodule the backend lacks.
 
 This module never imports torch: descriptions use only the Tensor API, so any backend works.
 """
@@ -26,7 +33,11 @@ from __future__ import annotations
 import json
 import math
 import re
+import traceback
+import types
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 _TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)")
@@ -55,6 +66,76 @@ def warned_once_per_process(message: str) -> bool:
     return message.startswith(ONCE_PER_PROCESS)
 
 
+# -- what a backend lacks -----------------------------------------------------------------------
+_HARNESS = Path(__file__).resolve().parent  # the oracle package: the code that calls the backend
+_LOOKUPS = ("__getattr__", "__getattribute__")
+_NO_ATTRIBUTE = re.compile(r"^(?:module |type object )?'([\w.]+)'(?: object)? has no attribute '(\w+)'")
+_NO_KEYWORD = re.compile(r"^([\w.]+)\(\) got an unexpected keyword argument '(\w+)'")
+_NODE = re.compile(r"Backward\d*$")
+
+
+def lacked(exc: BaseException, torch: Any = None) -> str | None:
+    """The name of torch's API the backend lacks, when ``exc`` is the failure of the harness's own
+    use of it: an attribute (``torch.is_grad_enabled``, ``Tensor.retain_grad``), a keyword
+    (``Tensor.backward(inputs=)``) or a submodule, failing right where the harness asked for it
+    (or in the ``__getattr__`` it reached). None for anything raised inside the backend's code:
+    that is the backend's own behaviour, compared as an error. ``torch``, the backend's module,
+    names its modules and tensors as torch's (``torch.nn.X``, ``Tensor.X``)."""
+    if not _raised_at_harness(exc):
+        return None
+    text = str(exc)
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        return _torch_name(exc.name, torch)
+    if isinstance(exc, AttributeError):
+        found = _NO_ATTRIBUTE.match(text)
+        name = getattr(exc, "name", None) or (found.group(2) if found else None)
+        if name is None:
+            return None
+        owner = getattr(exc, "obj", None)
+        if owner is None and found is None:
+            return None
+        owner_name = _owner_name(owner, torch) if owner is not None else _torch_name(found.group(1), torch)
+        return None if owner_name == "NoneType" else f"{owner_name}.{name}"
+    if isinstance(exc, TypeError):
+        found = _NO_KEYWORD.match(text)
+        if found is not None:
+            return f"{_torch_name(found.group(1), torch)}({found.group(2)}=)"
+    return None
+
+
+def _raised_at_harness(exc: BaseException) -> bool:
+    frames = [frame for frame, _ in traceback.walk_tb(exc.__traceback__)]
+    if not frames:
+        return False
+    if _in_harness(frames[-1]):
+        return True
+    return frames[-1].f_code.co_name in _LOOKUPS and len(frames) > 1 and _in_harness(frames[-2])
+
+
+def _in_harness(frame: Any) -> bool:
+    return Path(frame.f_code.co_filename).resolve().parent == _HARNESS
+
+
+def _owner_name(owner: Any, torch: Any) -> str:
+    """How torch's API names the owner of a missing attribute: ``torch.nn`` for the backend's
+    modules, ``Tensor`` for its tensors, ``Node`` for autograd nodes, else the type's name."""
+    if isinstance(owner, types.ModuleType):
+        return _torch_name(owner.__name__, torch)
+    tensor_type = getattr(torch, "Tensor", None)
+    if isinstance(tensor_type, type) and isinstance(owner, tensor_type):
+        return "Tensor"
+    cls = owner if isinstance(owner, type) else type(owner)
+    return "Node" if _NODE.search(cls.__name__) else cls.__name__
+
+
+def _torch_name(name: str, torch: Any) -> str:
+    """``name`` with the backend module's name as ``torch`` (``jtorch.nn`` -> ``torch.nn``)."""
+    own = getattr(torch, "__name__", None)
+    if own and own != "torch" and (name == own or name.startswith(own + ".")):
+        return "torch" + name[len(own):]
+    return name
+
+
 def _number(value: Any) -> Any:
     """A tensor element as JSON: bools and ints as they are, floats with non-finite as strings."""
     if isinstance(value, float) and not math.isfinite(value):
@@ -63,25 +144,61 @@ def _number(value: Any) -> Any:
 
 
 def values(tensor: Any) -> list:
-    """A tensor's elements as a flat list, the way printing shows them: through a copy, because
-    torch's ``tolist`` refuses tensors without storage (the zero tensors some double-backward
-    formulas return), which still print as zeros."""
-    return tensor.detach().reshape(-1).clone().tolist()
+    """A tensor's elements as a flat list, the way printing shows them: ``tolist()``, else through a
+    copy, because torch's ``tolist`` refuses tensors without storage (the zero tensors some
+    double-backward formulas return), which still print as zeros."""
+    try:
+        nested = tensor.tolist()
+    except Exception:  # noqa: BLE001 - the copy below is the second way; its error is the one kept
+        return tensor.detach().reshape(-1).clone().tolist()
+    return _flatten(nested)
 
 
-def describe(tensor: Any) -> dict | None:
-    """The observable state of a tensor (None stays None), through the Tensor API only."""
+def _flatten(nested: Any) -> list:
+    if not isinstance(nested, list):
+        return [nested]
+    flat: list = []
+    for item in nested:
+        flat.extend(_flatten(item))
+    return flat
+
+
+def observed(read: Callable[[], Any], torch: Any = None) -> Any:
+    """``read()``, or ``{"unsupported": NAME}`` where it failed because the backend lacks the
+    name read (``lacked``); any other failure is raised (the step records it as an error)."""
+    try:
+        return read()
+    except Exception as exc:
+        name = lacked(exc, torch)
+        if name is None:
+            raise
+        return {"unsupported": name}
+
+
+def marker(value: Any) -> str | None:
+    """Why a part of an observation could not be read (see ``observed``), None for a value."""
+    if isinstance(value, dict) and list(value) == ["unsupported"]:
+        return f"the backend lacks {value['unsupported']}"
+    return None
+
+
+def describe(tensor: Any, torch: Any = None) -> dict | None:
+    """The observable state of a tensor (None stays None), through the Tensor API only, each part
+    read on its own (``observed``)."""
     if tensor is None:
         return None
-    grad_fn = tensor.grad_fn
     return {
-        "dtype": str(tensor.dtype).removeprefix("torch."),
-        "shape": list(tensor.shape),
-        "data": [_number(v) for v in values(tensor)],
-        "is_leaf": bool(tensor.is_leaf),
-        "requires_grad": bool(tensor.requires_grad),
-        "grad_fn": None if grad_fn is None else type(grad_fn).__name__,
+        "dtype": observed(lambda: str(tensor.dtype).removeprefix("torch."), torch),
+        "shape": observed(lambda: list(tensor.shape), torch),
+        "data": observed(lambda: [_number(v) for v in values(tensor)], torch),
+        "is_leaf": observed(lambda: bool(tensor.is_leaf), torch),
+        "requires_grad": observed(lambda: bool(tensor.requires_grad), torch),
+        "grad_fn": observed(lambda: _node_name(tensor.grad_fn), torch),
     }
+
+
+def _node_name(node: Any) -> str | None:
+    return None if node is None else type(node).__name__
 
 
 MAX_GRAPH_NODES = 200
@@ -115,21 +232,33 @@ def graph_text(nodes: list[dict] | None) -> str:
     )
 
 
-def describe_all(values: Any) -> list[dict | None]:
+def describe_all(values: Any, torch: Any = None) -> list[dict | None]:
     """Descriptions of a tensor or of a tuple/list of tensors (non-tensors described as None)."""
     if not isinstance(values, (tuple, list)):
         values = [values]
-    return [describe(v) if hasattr(v, "grad_fn") else None for v in values]
+    return [describe(v, torch) if _is_tensor(v, torch) else None for v in values]
+
+
+def _is_tensor(value: Any, torch: Any) -> bool:
+    tensor_type = getattr(torch, "Tensor", None)
+    if isinstance(tensor_type, type):
+        return isinstance(value, tensor_type)
+    return hasattr(value, "shape") and hasattr(value, "dtype")
 
 
 def tensor_text(desc: dict | None) -> str:
     """One-line human form of a tensor description (the rendered script prints the same)."""
     if desc is None:
         return "None"
-    data = "[" + ", ".join(v if isinstance(v, str) else repr(v) for v in desc["data"]) + "]"
+    if marker(desc):
+        return f"<{marker(desc)}>"
+    shown = {key: f"<{marker(value)}>" if marker(value) else value for key, value in desc.items()}
+    data = shown["data"]
+    if isinstance(data, list):
+        data = "[" + ", ".join(v if isinstance(v, str) else repr(v) for v in data) + "]"
     return (
-        f"tensor(dtype={desc['dtype']}, shape={desc['shape']}, data={data}, is_leaf={desc['is_leaf']}, "
-        f"requires_grad={desc['requires_grad']}, grad_fn={desc['grad_fn']})"
+        f"tensor(dtype={shown['dtype']}, shape={shown['shape']}, data={data}, is_leaf={shown['is_leaf']}, "
+        f"requires_grad={shown['requires_grad']}, grad_fn={shown['grad_fn']})"
     )
 
 
@@ -154,6 +283,8 @@ def format_event(event: dict | None) -> str:
         return f"step {step} warned {event['category']}: {event['message']}"
     if kind == "skipped":
         return f"step {step} skipped: {event['name']} is not bound"
+    if kind == "crash":
+        return f"step {step}: {event['reason']}"
     return json.dumps(event)
 
 

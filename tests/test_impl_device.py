@@ -45,10 +45,11 @@ import impl
 import impl._xp
 import impl.nn
 import impl.optim
-from oracle.backends import Backend, reference
+from oracle.backends import Backend, InProcess
 from oracle.differential import check
 from oracle.interpreter import _Run, run
 from oracle.program import Program
+from oracle.reference import reference
 from tests import cupy_standin as cp
 from tests import parity
 
@@ -715,7 +716,7 @@ STRATEGIES: dict[str, Callable[[], st.SearchStrategy[Program]]] = {
     "grad_modes": lambda: grad_modes.modes(("no_grad", "enable_grad", "set_grad_enabled")),
     "inplace_in_graphs": errors.inplace_in_graphs,
 }
-CUDA = Backend("impl", impl, "cuda")
+CUDA = InProcess("impl", impl, "cuda")
 
 
 def left_behind(value: Any) -> Iterator[Any]:

@@ -11,10 +11,11 @@ import json
 import pytest
 from hypothesis import HealthCheck, find, given, settings
 
-from oracle.backends import load_backend, reference
+from oracle.backends import load_backend
 from oracle.differential import DivergenceError, check, default_reference
 from oracle.faults import FAULTS
 from oracle.program import Action, Backward, Leaf, Observe, Op, Program, Ref, RegisterHook
+from oracle.reference import reference
 from oracle.stats import programs_checked
 from oracle.strategies import programs
 
@@ -62,7 +63,7 @@ EXPOSING: dict[str, tuple[Program, str]] = {
                 Observe("x"),
             ]
         ),
-        "event kind differs: expected error, got value",
+        "expected error RuntimeError: Trying to backward through the graph a second time",
     ),
     "is_leaf_inverted": (
         Program([Leaf("x", [1.0], requires_grad=True), Observe("x")]),
@@ -77,7 +78,7 @@ EXPOSING: dict[str, tuple[Program, str]] = {
                 Observe("x"),
             ]
         ),
-        "event kind differs: expected warning, got value",
+        "expected warning UserWarning: The .grad attribute of a Tensor that is not a leaf Tensor",
     ),
 }
 
@@ -117,10 +118,14 @@ def test_planted_fault_is_caught_with_a_repro(fault: str) -> None:
     assert error.program is program
     assert error.ref_trace.backend == "torch" and error.test_trace.backend == f"fault:{fault}"
     text = str(error)
-    assert text.startswith(error.divergence.describe() + "\n\nRepro (torch script):\nimport warnings")
+    assert text.startswith(error.divergence.describe())
+    assert "\n\nRepro (torch script):\nimport warnings" in text
+    others = [d for d in error.divergences if d is not error.divergence]
+    assert all(f"step {d.step}, {d.kind}: {d.reason}" in text for d in others)  # every divergence listed
     report = json.loads(json.dumps(error.to_dict()))
     assert report["divergence"]["reason"] == error.divergence.reason
-    assert report["program"] == program.to_dict()
+    assert [d["reason"] for d in report["divergences"]] == [d.reason for d in error.divergences]
+    assert report["classes"] == error.classes() and report["program"] == program.to_dict()
 
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from conformance.test_module_hooks import BACKWARD, hooked_trees, seed_004
 from conformance.test_modules import losses, trees
 from conformance.test_optim import training_loops
-from oracle.backends import Backend, load_backend, reference
+from oracle.backends import InProcess, load_backend
 from oracle.differential import DivergenceError, check
 from oracle.interpreter import run
 from oracle.program import (
@@ -39,6 +39,7 @@ from oracle.program import (
     Ref,
     RemoveHook,
 )
+from oracle.reference import reference
 from oracle.render import render
 from oracle.trace import normalise
 from tests.test_render import assert_script_reproduces, expected_output, run_script
@@ -222,7 +223,7 @@ def full_backward_hooks_get_outputs() -> Iterator[None]:
         torch.nn.Module.register_full_backward_hook = original
 
 
-SWAPPED = Backend("fault:full_backward_swapped", torch, "cpu", full_backward_hooks_get_outputs)
+SWAPPED = InProcess("fault:full_backward_swapped", torch, "cpu", full_backward_hooks_get_outputs)
 
 
 def test_planted_fault_is_restored() -> None:

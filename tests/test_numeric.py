@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import math
 
-from oracle.backends import load_backend, reference
+from oracle.backends import load_backend
 from oracle.numeric import gradient_mismatches, numerical_jacobian, op_function, second_order
 from oracle.program import Ref
+from oracle.reference import reference
 
 TORCH = reference()
 # f(x, y) = sum(exp(x) * y)

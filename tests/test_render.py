@@ -9,7 +9,6 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from oracle.backends import reference
 from oracle.interpreter import run
 from oracle.program import (
     Action,
@@ -29,6 +28,7 @@ from oracle.program import (
     RetainGrad,
     ZeroGrad,
 )
+from oracle.reference import reference
 from oracle.render import render
 from oracle.strategies import programs
 from oracle.trace import MAX_GRAPH_NODES, ONCE_PER_PROCESS, normalise

@@ -13,7 +13,6 @@ from conformance.test_functions import functions
 from conformance.test_grad_modes import decorated, modes
 from conformance.test_ops import indexing, inplace_ops, reductions
 from conformance.test_tensors import numpy_sharing, views
-from oracle.backends import reference
 from oracle.interpreter import run
 from oracle.program import (
     DecoratedOp,
@@ -30,6 +29,7 @@ from oracle.program import (
     Program,
     Ref,
 )
+from oracle.reference import reference
 from oracle.render import render
 from oracle.trace import normalise
 from tests.test_render import expected_output, run_script

@@ -17,11 +17,12 @@ import numpy as np
 import pytest
 import torch
 
-from oracle.backends import Backend, load_backend, reference
+from oracle.backends import Backend, InProcess, load_backend
 from oracle.compare import FLOAT64, NUDGED, compare
-from oracle.differential import DivergenceError, check, recording_acceptances, reruns
+from oracle.differential import DivergenceError, check, recording, reruns
 from oracle.interpreter import run
 from oracle.program import Backward, DType, Leaf, Module, Observe, Op, Program, Ref
+from oracle.reference import reference
 from oracle.render import render
 from oracle.tolerance import ERROR_FACTOR, NUDGE_CAP, close, error_allowance, error_aware_close
 from oracle.trace import Trace
@@ -258,7 +259,7 @@ def patched_backend(name: str, **results: Callable[..., torch.Tensor]) -> Backen
             for op, original in originals.items():
                 setattr(torch, op, original)
 
-    return Backend(name, torch, patch=patch)
+    return InProcess(name, torch, patch=patch)
 
 
 def matmul_backend(name: str, result: Callable[..., torch.Tensor]) -> Backend:
@@ -287,23 +288,23 @@ def test_check_logs_each_value_it_accepts_with_the_numbers_that_decided_it() -> 
     ``keep`` kept with torch's values (float32, float64, nudged), the allowance and the repro."""
     accurate = matmul_backend("accurate", accurate_matmul)
     check(DOT, accurate, TORCH)  # no log open: nothing to record into, nothing fails
-    with recording_acceptances(keep=1) as log:
+    with recording(keep=1) as log:
         check(DOT, accurate, TORCH)
         check(DOT, accurate, TORCH)
-    assert log.count == 2 and len(log.examples) == 1
+    assert log.accepted == 2 and len(log.accepted_examples) == 1
     events = run(DOT, TORCH).reproducible_events()
     index = next(i for i, e in enumerate(events) if e["kind"] == "value" and e["name"] == "y")
     nudged = observed(run(DOT, TORCH, nudge=True))
     error = max(abs(R32 - R64), min(abs(R32 - nudged), NUDGE_CAP * abs(R32 - R64)))
-    assert log.examples == [{
+    assert log.accepted_examples == [{
         "index": index, "kind": "value", "step": 3, "name": "y", "value": 0, "dtype": "float32",
         "test": float(np.float32(R64)), "ref": R32, "ref64": R64, "nudged": nudged,
         "allowance": pytest.approx(1e-5 + 1.3e-6 * abs(R32) + ERROR_FACTOR * error), "repro": render(DOT),
     }]
     planted = matmul_backend("planted", lambda mm, a, b: mm(a, b) * 1.001)
-    with recording_acceptances() as log, pytest.raises(DivergenceError) as raised:
+    with recording() as log, pytest.raises(DivergenceError) as raised:
         check(DOT, planted, TORCH)
-    assert log.count == 0 and log.examples == [] and raised.value.accepted == []
+    assert log.accepted == 0 and log.accepted_examples == [] and raised.value.accepted == []
     assert "error_aware_accepted" not in raised.value.to_dict()
 
 
@@ -312,12 +313,12 @@ def test_a_diverging_program_carries_the_values_accepted_before_its_divergence()
     the error names y's acceptance, and the log counts it (a widened judgement all the same)."""
     program = Program([*DOT.steps, Op("z", "neg", [Ref("y")]), Observe("z")])
     backend = patched_backend("neg-off", matmul=accurate_matmul, neg=lambda neg, x: neg(x) * 1.001)
-    with recording_acceptances() as log, pytest.raises(DivergenceError) as raised:
+    with recording() as log, pytest.raises(DivergenceError) as raised:
         check(program, backend, TORCH)
     assert "z: value 0 differs" in raised.value.divergence.reason
     [accepted] = raised.value.to_dict()["error_aware_accepted"]
     assert (accepted["name"], accepted["ref"], accepted["ref64"]) == ("y", R32, R64)
-    assert log.count == 1 and log.examples[0]["name"] == "y"
+    assert log.accepted == 1 and log.accepted_examples[0]["name"] == "y"
 
 
 @pytest.mark.parametrize("case", sorted(CASES))

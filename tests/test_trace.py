@@ -7,7 +7,6 @@ import math
 
 import pytest
 
-from oracle.backends import reference
 from oracle.interpreter import run
 from oracle.program import (
     Action,
@@ -23,6 +22,7 @@ from oracle.program import (
     RemoveHook,
     RetainGrad,
 )
+from oracle.reference import reference
 from oracle.trace import Trace, describe, normalise
 
 TORCH = reference()
