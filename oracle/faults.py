@@ -105,22 +105,33 @@ def warning_dropped() -> Iterator[None]:
 
 
 @contextmanager
-def retain_graph_error_suppressed() -> Iterator[None]:
-    """A second backward through a freed graph silently does nothing instead of raising."""
+def _on_backward_error(handle: Callable[[RuntimeError], object]) -> Iterator[None]:
+    """``torch.autograd.backward`` (which ``Tensor.backward`` calls) with its RuntimeErrors handed to
+    ``handle``: what it returns, backward returns; what it raises, backward raises."""
     import torch.autograd
 
-    def swallow(orig):
-        def wrapper(*args, **kwargs):
+    def wrap(orig):
+        def backward(*args, **kwargs):
             try:
                 return orig(*args, **kwargs)
             except RuntimeError as exc:
-                if FREED_GRAPH_MESSAGE not in str(exc):
-                    raise
-                return None
+                return handle(exc)
 
-        return wrapper
+        return backward
 
-    with _patched(torch.autograd, "backward", swallow):
+    with _patched(torch.autograd, "backward", wrap):
+        yield
+
+
+@contextmanager
+def retain_graph_error_suppressed() -> Iterator[None]:
+    """A second backward through a freed graph silently does nothing instead of raising."""
+
+    def swallow(exc: RuntimeError) -> None:
+        if FREED_GRAPH_MESSAGE not in str(exc):
+            raise exc
+
+    with _on_backward_error(swallow):
         yield
 
 
@@ -214,20 +225,13 @@ def neg_as_mul() -> Iterator[None]:
 @contextmanager
 def backward_error_reworded() -> Iterator[None]:
     """Errors of ``backward`` keep their type but say it in the backend's own words (a prefix)."""
-    import torch.autograd
 
-    def reword(orig):
-        def backward(*args, **kwargs):
-            try:
-                return orig(*args, **kwargs)
-            except RuntimeError as exc:
-                if type(exc) is not RuntimeError:
-                    raise
-                raise RuntimeError(f"{REWORDED}{exc}") from None
+    def reword(exc: RuntimeError) -> None:
+        if type(exc) is not RuntimeError:
+            raise exc
+        raise RuntimeError(f"{REWORDED}{exc}") from None
 
-        return backward
-
-    with _patched(torch.autograd, "backward", reword):
+    with _on_backward_error(reword):
         yield
 
 
