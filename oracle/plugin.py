@@ -347,7 +347,10 @@ def _ensure_hypothesis_profile(config: pytest.Config) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
     """Record what the test's programs show while its body runs (hypothesis runs all examples
-    here); then fail with the failing programs triage collected, or mark the test unsupported."""
+    here); then fail with the failing programs triage collected, or mark the test unsupported.
+    Other tests (the oracle's own) run as they are: their programs count, nothing else."""
+    if not is_conformance(item):
+        return (yield)
     before = stats.programs_checked()
     started = time.monotonic()
     policy = _policy(item)
