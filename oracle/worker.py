@@ -65,17 +65,21 @@ def _answer(request: tuple, backend: InProcess, mark: Callable[[int], None], mem
         return "ok", backend.info()
     if kind == "trace":
         trace = run(request[1], backend, progress=mark, **request[2])
-        return _exhausted(trace, memory) or ("ok", trace)
+        step = _exhausted(trace)
+        if step is not None:  # reported at the step that ran out, not the program's last
+            mark(step)
+            return "crash", _memory_message(memory)
+        return "ok", trace
     if kind == "call":
         return "ok", backend.call(request[1], *request[2])
     return "error", f"unknown request {kind!r}"
 
 
-def _exhausted(trace: Trace, memory: int) -> tuple | None:
-    """A crash answer if a step of ``trace`` ran out of memory: the process's state is suspect."""
-    if any(event["kind"] == "error" and event["type"] == "MemoryError" for event in trace.events):
-        return "crash", _memory_message(memory)
-    return None
+def _exhausted(trace: Trace) -> int | None:
+    """The first step of ``trace`` that ran out of memory, if one did: the process's state is
+    suspect. (numpy's own MemoryError subclass is named MemoryError too.)"""
+    return next((event["step"] for event in trace.events
+                 if event["kind"] == "error" and event["type"] == "MemoryError"), None)
 
 
 def _memory_message(memory: int) -> str:
