@@ -12,6 +12,9 @@ from __future__ import annotations
 import gc
 import json
 import os
+import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -74,6 +77,47 @@ def test_a_dying_worker_is_a_crash_at_its_step_and_the_next_program_runs_on_a_fr
 def test_the_crash_names_where_the_backend_died(fragile: Isolated) -> None:
     [crash] = fragile.trace(unary("exp")).events
     assert "fragile.py" in crash["reason"] and "in exp" in crash["reason"]
+
+
+STUCK_CLIENT = """
+import time
+
+from oracle.program import Leaf, Observe, Op, Program, Ref
+from oracle.runner import PROGRESS, Isolated
+
+runner = Isolated("tests.engines.fragile")
+runner.start(Program([Leaf("a", [0.5]), Op("y", "sin", [Ref("a")]), Observe("y")]))
+while PROGRESS.unpack_from(runner._progress, 0)[0] != 1:  # until the worker is in sin
+    time.sleep(0.01)
+print(runner._process.pid, flush=True)
+time.sleep(600)
+"""
+
+
+def gone(pid: int) -> bool:
+    """Whether process ``pid`` has ended (a zombie nobody reaped yet counts as ended)."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] in "ZX"
+    except (FileNotFoundError, ProcessLookupError):
+        return True
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the worker asks Linux's prctl for it")
+def test_a_worker_stuck_in_the_backend_ends_with_a_killed_client() -> None:
+    client = subprocess.Popen([sys.executable, "-c", STUCK_CLIENT], stdout=subprocess.PIPE, text=True,
+                              cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    worker = int(client.stdout.readline())
+    try:
+        client.kill()
+        client.wait()
+        deadline = time.monotonic() + 10
+        while not gone(worker) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert gone(worker)
+    finally:
+        client.stdout.close()
+        if not gone(worker):
+            os.kill(worker, signal.SIGKILL)
 
 
 def test_the_workers_files_are_removed_on_close() -> None:
