@@ -2,7 +2,7 @@
 not raised and shrunk, up to ``--rule-failures`` per rule, and a rule's tests stop after
 ``--rule-budget`` seconds; results.json says which tests were cut short and why.
 
-The whole conformance suite on the weak engine in the triage profile took 4 min 15 s (-n 2, on the
+The whole conformance suite on the weak engine in the triage profile took 2 min 51 s (-n 2, on the
 2-core development machine shared with other runs); here, a few tests of two rules.
 """
 
