@@ -200,11 +200,14 @@ def backend(pytestconfig: pytest.Config) -> Backend:
     ``--isolation none``. A backend that cannot be loaded fails the tests that use it; one that
     cannot place a tensor on ``--device`` skips them."""
     spec, device = pytestconfig.getoption("backend"), pytestconfig.getoption("device")
+    failure = None
     try:
         runner = _runner(pytestconfig, spec, device)
         facts = {"backend_info": runner.info(), "probe": runner.call("oracle.capabilities:probe")}
     except BackendError as exc:
-        pytest.fail(f"--backend: {exc}", pytrace=False)
+        failure = f"--backend: {exc}"
+    if failure is not None:  # outside the except block: the error alone, not the chain behind it
+        pytest.fail(failure, pytrace=False)
     pytestconfig.stash[_facts] = facts
     if facts["probe"]["device_error"]:
         runner.close()
