@@ -8,9 +8,9 @@
 - ``planted``: ``ci``'s programs without shrinking, for runs with a planted fault
   (``tests/test_impl_planted_faults.py``): the first failing program shows the fault is caught.
 - ``triage``: for a first look at a weak backend: ``ci``'s programs without shrinking, failing
-  programs collected per rule up to a cap and a time budget per rule (the oracle plugin's
-  ``--rule-failures`` and ``--rule-budget``), so that a backend failing everywhere still gets
-  through the whole suite quickly, with several failing programs per rule to read.
+  programs collected per test up to a cap and a time budget per rule (the oracle plugin's
+  ``--test-failures`` and ``--rule-budget``), so that a backend failing everywhere still gets
+  through the whole suite quickly, with several failing programs per test to read.
 
 The active profile's name is recorded in results.json by the oracle plugin.
 

@@ -18,8 +18,8 @@ Options (``pytest --help`` lists them all, under "PyTorch conformance oracle"):
   ``--results PATH``  where results.json goes (default ``reports/results.json`` under the rootdir);
                       written only when conformance tests ran
   ``--report``        also render the HTML report next to results.json (``oracle.report``)
-  ``--rule-failures N``, ``--rule-budget S``  the triage profile's caps per rule: failing programs
-                      collected, seconds spent (in each worker process)
+  ``--test-failures N``, ``--rule-budget S``  the triage profile's caps: failing programs collected
+                      per test, seconds of checking per rule (in each worker process)
 
 A *conformance test* is one marked ``@pytest.mark.rule("ID")`` or living in a ``conformance``
 directory. For each, the plugin opens a ``oracle.differential.recording`` log while it runs and
@@ -31,7 +31,7 @@ structured divergence (any exception with a ``to_dict()``, normally
 ``oracle.differential.DivergenceError``). A test none of whose programs failed but some of which
 needed a name the backend lacks is skipped with an "unsupported: ..." reason, and counted as
 unsupported, not skipped. In the ``triage`` hypothesis profile, failing programs are collected
-(``--rule-failures`` per rule) rather than raised and shrunk, and a rule's tests stop after
+(``--test-failures`` per test) rather than raised and shrunk, and a rule's tests stop after
 ``--rule-budget`` seconds; the report says which were cut short. The record travels inside the
 test report's ``user_properties``, so it is built where the test runs (an xdist worker) and
 merged where results are written (the controller).
@@ -74,13 +74,15 @@ from oracle.runner import DEFAULT_TIMEOUT_S, Isolated, default_memory_limit
 DEFAULT_RESULTS = Path("reports") / "results.json"
 PROPERTY = "oracle"  # the user_properties key carrying a test's oracle record
 TRIAGE = "triage"  # the hypothesis profile for weak backends (conformance/conftest.py)
-RULE_FAILURES = 3  # triage: failing programs collected per rule
-RULE_BUDGET_S = 20.0  # triage: seconds of checking per rule
+TEST_FAILURES = 3  # triage: failing programs collected per test
+# triage: seconds of checking per rule and worker process; 100 rules in 15 minutes even if one
+# worker runs a part of every rule
+RULE_BUDGET_S = 8.0
 
 _programs_run = pytest.StashKey[int]()
 _log = pytest.StashKey[TestLog]()
 _ignore = pytest.StashKey[frozenset]()
-_rule_state = pytest.StashKey[dict]()  # triage: rule -> [seconds spent, failing programs]
+_rule_spent = pytest.StashKey[dict]()  # triage: rule -> seconds its tests spent checking
 _facts = pytest.StashKey[dict]()  # the backend's info and probe, sent once per process
 
 
@@ -148,8 +150,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "the first failure of each rule is its evidence)",
     )
     group.addoption(
-        "--rule-failures", type=int, default=RULE_FAILURES, metavar="N",
-        help=f"triage profile: failing programs collected per rule (default {RULE_FAILURES})",
+        "--test-failures", type=int, default=TEST_FAILURES, metavar="N",
+        help=f"triage profile: failing programs collected per test (default {TEST_FAILURES})",
     )
     group.addoption(
         "--rule-budget", type=float, default=RULE_BUDGET_S, metavar="S",
@@ -163,7 +165,7 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "gpu: needs cupy and a CUDA device (skipped cleanly without one)")
     _ensure_hypothesis_profile(config)
     config.stash[_ignore] = ignored_classes(config.getoption("ignore_classes"))
-    config.stash[_rule_state] = {}
+    config.stash[_rule_spent] = {}
     config.stash[_facts] = {}
     version = config.getoption("reference_version")
     if version:
@@ -375,26 +377,23 @@ def pytest_runtest_call(item: pytest.Item):
 
 
 def _policy(item: pytest.Item) -> Policy:
-    """The test's ``Policy``: the ignored classes and, in triage, what is left of its rule's caps."""
+    """The test's ``Policy``: the ignored classes and, in triage, its cap of failing programs and
+    what is left of its rule's time budget (a test per op of a rule still tells which ops fail)."""
     config = item.config
     ignore = config.stash[_ignore]
     if _profile() != TRIAGE:
         return Policy(ignore)
-    spent, failures = config.stash[_rule_state].get(_rule_of(item), (0.0, 0))
-    cap, budget = config.getoption("rule_failures"), config.getoption("rule_budget")
-    if failures >= cap:
-        pytest.skip(f"triage: this rule has {failures} failing programs already (--rule-failures {cap})")
+    spent = config.stash[_rule_spent].get(_rule_of(item), 0.0)
+    budget = config.getoption("rule_budget")
     if spent >= budget:
         pytest.skip(f"triage: this rule spent its budget of {budget:g} s (--rule-budget)")
-    return Policy(ignore, collect=cap - failures, budget=budget - spent)
+    return Policy(ignore, collect=config.getoption("test_failures"), budget=budget - spent)
 
 
 def _charge(item: pytest.Item, seconds: float) -> None:
-    """Triage: add the test's time and collected failing programs to its rule's account."""
-    log = item.stash.get(_log, None)
-    state = item.config.stash[_rule_state]
-    spent, failures = state.get(_rule_of(item), (0.0, 0))
-    state[_rule_of(item)] = (spent + seconds, failures + (len(log.failures) if log else 0))
+    """Triage: add the test's time to its rule's account."""
+    spent = item.config.stash[_rule_spent]
+    spent[_rule_of(item)] = spent.get(_rule_of(item), 0.0) + seconds
 
 
 _caught = pytest.StashKey[set]()  # --until-caught: the rules a test of which failed
@@ -549,7 +548,7 @@ class ResultsCollector:
             "hypothesis_profile": _profile(),
         }
         if _profile() == TRIAGE:
-            meta["triage"] = {"rule_failures": config.getoption("rule_failures"),
+            meta["triage"] = {"test_failures": config.getoption("test_failures"),
                               "rule_budget": config.getoption("rule_budget")}
         incomplete = _incomplete(session, exitstatus)
         if incomplete:

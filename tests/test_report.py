@@ -429,21 +429,21 @@ def test_header_names_backend_reference_isolation_ignored_classes_and_profile(tm
     results["backend"].update(imports_torch=True)
     results["reference"]["accepted"] = "2.14.0"
     results.update(isolation="none", ignore=[], hypothesis_profile="triage",
-                   triage={"rule_failures": 3, "rule_budget": 20.0})
+                   triage={"test_failures": 3, "rule_budget": 20.0})
     ids = text_by_id(render(tmp_path, results))
     assert ids["imports-torch"] == "its process imports torch"
     note = "this run accepted torch 2.14.0 instead of the pin 2.13.0 (--reference-version)"
     assert ids["reference-note"] == note
     assert ids["isolation"] == "the backend in the suite's process (--isolation none)"
     assert ids["ignored-classes"] == "none"
-    assert ids["profile"] == "triage: at most 3 failing programs and 20.0 s per rule"
+    assert ids["profile"] == "triage: at most 3 failing programs per test and 20.0 s per rule"
 
 
 def test_banners_for_an_incomplete_run_and_tests_cut_short(tmp_path: Path) -> None:
     results = copy.deepcopy(RESULTS)
     results["incomplete"] = f"stopping after 2 failures {HOSTILE}"
     results["totals"]["cut_short"] = 2
-    results["triage"] = {"rule_failures": 3, "rule_budget": 20.0}
+    results["triage"] = {"test_failures": 3, "rule_budget": 20.0}
     results["rules"][1]["cut_short"] = 2
     html = render(tmp_path, results)
     ids = text_by_id(html)
@@ -451,7 +451,7 @@ def test_banners_for_an_incomplete_run_and_tests_cut_short(tmp_path: Path) -> No
     assert ids["incomplete-banner"].startswith(incomplete)
     assert HOSTILE not in html
     banner = re.sub(r"\s+", " ", ids["cut-short-banner"])
-    caps = "(3 failing programs or 20.0 s per rule)"
+    caps = "(3 failing programs per test or 20.0 s per rule)"
     assert banner.startswith(f"2 tests cut short by the triage profile's caps {caps}")
     assert ids["cut-short-count"] == "2"
     rows = dict(re.findall(r'<tr class="rule"[^>]*>\s*<td><code>([^<]+)</code>(.*?)</tr>', html, re.S))

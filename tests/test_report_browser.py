@@ -106,7 +106,7 @@ def every_class_run(out: Path) -> dict:
     (out / "test_every_class.py").write_text(EVERY_CLASS_SUITE, encoding="utf-8")
     command = [sys.executable, "-m", "pytest", "test_every_class.py", "-p", "oracle.plugin",
                "-p", "no:cacheprovider", "--backend", f"fault:{SESSION_FAULT}",
-               "--hypothesis-profile", "triage", "--rule-failures", "2", "--maxfail", str(FAILING_FAULTS),
+               "--hypothesis-profile", "triage", "--test-failures", "2", "--maxfail", str(FAILING_FAULTS),
                "--results", str(out / "results.json"), "--report", "-q"]
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(command, cwd=out, env=env, capture_output=True, text=True, timeout=300)

@@ -1,5 +1,5 @@
 """The triage profile on a weak backend (tests/engines/weak.py): failing programs are collected,
-not raised and shrunk, up to ``--rule-failures`` per rule, and a rule's tests stop after
+not raised and shrunk, up to ``--test-failures`` per test, and a rule's tests stop after
 ``--rule-budget`` seconds; results.json says which tests were cut short and why.
 
 The whole conformance suite on the weak engine in the triage profile took 2 min 51 s (-n 2, on the
@@ -29,7 +29,7 @@ def test_triage_does_not_shrink() -> None:
 
 def test_triage_collects_failures_up_to_the_cap_and_stops_a_rule_at_its_budget(tmp_path: Path) -> None:
     results_path = tmp_path / "results.json"
-    args = ["--backend", "tests.engines.weak", "--hypothesis-profile=triage", "--rule-failures", str(CAP),
+    args = ["--backend", "tests.engines.weak", "--hypothesis-profile=triage", "--test-failures", str(CAP),
             "--rule-budget", str(BUDGET), "--results", str(results_path), "-p", "no:randomly",
             "-p", "no:cacheprovider"]
     output = forked_pytest.run([*TESTS, *args], ROOT, 300)
@@ -37,18 +37,17 @@ def test_triage_collects_failures_up_to_the_cap_and_stops_a_rule_at_its_budget(t
     results = json.loads(results_path.read_text())
     tests = {test["nodeid"].split("::")[1]: test for test in results["tests"]}
 
-    # the cap: exp's test collected CAP failing programs, each checked once (none shrunk), then the
-    # rule's other tests were skipped
+    # the cap: exp's test collected CAP failing programs, each checked once (none shrunk); the
+    # rule's other tests ran on (each op's test tells whether that op is right)
     exp = tests["test_unary_ops[exp]"]
     assert (exp["outcome"], exp["program_outcomes"], exp["programs"]) == ("failed", {"failed": CAP}, CAP)
     assert exp["cut_short"] == f"{CAP} failing programs collected (the cap) after {CAP} programs"
-    [divergence] = results["divergences"]
-    assert divergence["nodeid"].endswith("[exp]") and len(divergence["details"]["other_programs"]) == CAP - 1
+    exp_divergence = next(d for d in results["divergences"] if d["nodeid"].endswith("[exp]"))
+    assert len(exp_divergence["details"]["other_programs"]) == CAP - 1
     for op in ("log", "sqrt"):
-        skipped = tests[f"test_unary_ops[{op}]"]
-        assert (skipped["outcome"], skipped["programs"]) == ("skipped", 0)
-        assert skipped["reason"] == (f"triage: this rule has {CAP} failing programs already "
-                                     f"(--rule-failures {CAP})")
+        other = tests[f"test_unary_ops[{op}]"]
+        assert other["outcome"] in ("passed", "failed") and other["programs"] > 0
+        assert other["program_outcomes"].get("failed", 0) <= CAP
 
     # the budget: sort's test was stopped when the rule's budget was spent, the rule's others skipped
     sort = tests["test_sorting_ops[sort]"]
@@ -60,9 +59,11 @@ def test_triage_collects_failures_up_to_the_cap_and_stops_a_rule_at_its_budget(t
         assert skipped["reason"] == f"triage: this rule spent its budget of {BUDGET:g} s (--rule-budget)"
 
     rules = {rule["id"]: rule for rule in results["rules"] if rule["status"] != "unchecked"}
+    ops_cut_short = sum(1 for op in ("exp", "log", "sqrt") if tests[f"test_unary_ops[{op}]"]["cut_short"])
     assert {rid: (rule["status"], rule["cut_short"]) for rid, rule in rules.items()} == {
-        "OPS-001": ("failed", 1), "OPS-008": ("passed", 1)}
+        "OPS-001": ("failed", ops_cut_short), "OPS-008": ("passed", 1)}
     assert results["hypothesis_profile"] == "triage"
-    assert results["triage"] == {"rule_failures": CAP, "rule_budget": BUDGET}
-    assert results["totals"]["cut_short"] == 2
-    assert "2 test(s) cut short by the triage profile's caps" in output
+    assert results["triage"] == {"test_failures": CAP, "rule_budget": BUDGET}
+    cut_short = [t["nodeid"] for t in results["tests"] if t["cut_short"]]
+    assert results["totals"]["cut_short"] == len(cut_short) >= 2
+    assert f"{len(cut_short)} test(s) cut short by the triage profile's caps" in output
