@@ -68,17 +68,18 @@ def verify(module: ModuleType) -> dict:
     installed PyTorch at the accepted version; else ``ReferenceError`` saying what was found where."""
     file = getattr(module, "__file__", None)
     found = Path(file).resolve() if file else None
+    gave = str(found) if found else repr(module)  # what 'import torch' gave, as messages name it
     try:
         dist = importlib.metadata.distribution("torch")
     except importlib.metadata.PackageNotFoundError:
         raise ReferenceError(
-            f"no PyTorch distribution is installed, yet 'import torch' gave {found or module!r}: the "
+            f"no PyTorch distribution is installed, yet 'import torch' gave {gave}: the "
             "reference must be the real PyTorch (pip install -e '.[reference]')"
         ) from None
     init = Path(str(dist.locate_file("torch/__init__.py"))).resolve()
     if found != init:
         raise ReferenceError(
-            f"'import torch' gave {found or module!r}, not the installed PyTorch {dist.version} at {init}: "
+            f"'import torch' gave {gave}, not the installed PyTorch {dist.version} at {init}: "
             "a package or directory named torch shadows it"
         )
     _check_recorded(dist, "torch/__init__.py", init)
