@@ -4,6 +4,7 @@ record/replay (replay with torch made unimportable), and the report subcommand."
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -16,7 +17,8 @@ import oracle.report
 from oracle.cli import main
 from oracle.corpus import generate_programs
 
-SEEDS = Path(__file__).resolve().parent.parent / "examples" / "seeds"
+ROOT = Path(__file__).resolve().parent.parent
+SEEDS = ROOT / "examples" / "seeds"
 LEAF_SCRIPT = SEEDS / "seed002_leaf_grad_fn.py"
 
 
@@ -66,6 +68,23 @@ def test_argparse_usage_errors_exit_2() -> None:
         with pytest.raises(SystemExit) as exited:
             main(argv)
         assert exited.value.code == 2
+
+
+def test_diff_script_refuses_a_shadowing_torch(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """The reference run verifies the reference in its subprocess: a package named torch that is
+    not the installed PyTorch makes diff-script a usage error naming what was found where."""
+    shadow = tmp_path / "shadow" / "torch"
+    shadow.mkdir(parents=True)
+    (shadow / "__init__.py").write_text("__version__ = '2.13.0'\n")
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([str(shadow.parent), str(ROOT)]))
+    script = tmp_path / "script.py"  # not a script whose reference run this process cached
+    script.write_text(LEAF_SCRIPT.read_text())
+    assert main(["diff-script", str(script), "--backend", "impl"]) == 2
+    err = capsys.readouterr().err
+    assert "the reference is not the pinned PyTorch" in err
+    assert f"'import torch' gave {shadow / '__init__.py'}" in err and "shadows it" in err
 
 
 def test_python_dash_m_oracle_entry_point() -> None:
