@@ -4,18 +4,20 @@
       run an unmodified torch script on torch and on a backend, report the first differing line
   record --out corpus.json[.gz] [--count N] [--seed S]
       generate N programs (deterministically), run them on torch, store programs + traces
-      (pytest conformance --record-corpus stores the suite's own programs)
+      (needs hypothesis; pytest conformance --record-corpus stores the suite's own programs)
   replay corpus.json [--backend B] [--device D] [--ignore CLASSES] [--results PATH] [--report] [--json]
       check a backend against a recorded corpus, without importing torch: results.json per rule
   report [--results reports/results.json] [--out reports]
-      render the HTML conformance report
+      render the HTML conformance report (needs jinja2)
 
-Exit status: 0 identical / all passed, 1 divergent / some failed, 2 usage error.
+Exit status: 0 identical / all passed, 1 divergent / some failed, 2 usage error (a missing
+optional dependency included: the message names the package to install).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
 from pathlib import Path
@@ -45,6 +47,7 @@ def _diff_script(args: argparse.Namespace) -> int:
 
 
 def _record(args: argparse.Namespace) -> int:
+    _require("hypothesis", "record")
     from oracle.corpus import record_corpus, write_corpus
 
     if args.count < 1:
@@ -67,6 +70,8 @@ def _replay(args: argparse.Namespace) -> int:
     from oracle.corpus import CorpusError, read_corpus, reference_of, replay_corpus
     from oracle.results import build_results, dump, run_meta, write_summary
 
+    if args.report:
+        _require("jinja2", "replay --report")
     try:
         ignore = class_names(args.ignore)
     except ValueError as exc:
@@ -131,6 +136,7 @@ class _Terminal:
 
 
 def _report(args: argparse.Namespace) -> int:
+    _require("jinja2", "report")
     from oracle.report import write_report
 
     if not args.results.is_file():
@@ -139,6 +145,18 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
+INSTALL = {  # optional dependency -> what to install
+    "hypothesis": "pip install hypothesis (or the project's 'test' extra)",
+    "jinja2": "pip install jinja2 (or the project's 'report' extra)",
+}
+
+
+def _require(module: str, command: str) -> None:
+    """A usage error naming the package to install when ``module`` cannot be imported."""
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        raise UsageError(f"{command} needs {module}: {INSTALL[module]}") from None
 
 
 def parser() -> argparse.ArgumentParser:

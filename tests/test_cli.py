@@ -326,6 +326,24 @@ def test_record_and_diff_script_need_no_pytest(tmp_path: Path) -> None:
     assert "loaded of the blocked: []" in done.stdout
 
 
+@pytest.mark.parametrize(
+    "module, argv, message",
+    [
+        ("hypothesis", ["record", "--out", "c.json"], "record needs hypothesis: pip install hypothesis"),
+        ("jinja2", ["report", "--results", "results.json"], "report needs jinja2: pip install jinja2"),
+        ("jinja2", ["replay", "CORPUS", "--report"], "replay --report needs jinja2: pip install jinja2"),
+    ],
+)
+def test_a_missing_optional_dependency_is_a_usage_error(
+    module: str, argv: list[str], message: str, corpus: Path, tmp_path: Path
+) -> None:
+    (tmp_path / "results.json").write_text("{}")
+    done = run_without([module], [str(corpus) if arg == "CORPUS" else arg for arg in argv], tmp_path)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"python -m oracle {argv[0]}: error: {message}" in done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "reports").exists()
+
+
 # ------------------------------------------------------------------ report
 
 
