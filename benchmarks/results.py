@@ -55,7 +55,8 @@ def pair_rows(measurements: list[Measurement]) -> list[dict[str, Any]]:
     than impl and torch go under ``peers`` with ``impl / peer`` under ``peer_ratios``; ``iqr`` holds
     each timed engine's interquartile range (the noise behind the median). When the
     params name ``items`` (work items per timed call, e.g. programs checked), ``per_second`` gives
-    each engine's throughput.
+    each engine's throughput. When they name a ``baseline`` engine (W4: the check in process),
+    ``baseline_ratios`` gives every other engine's value over the baseline's.
     """
     grouped: dict[tuple[str, str, str], list[Measurement]] = {}
     for m in measurements:
@@ -84,6 +85,10 @@ def pair_rows(measurements: list[Measurement]) -> list[dict[str, Any]]:
         spreads = {m.engine: m.iqr for m in group if m.iqr is not None}
         if spreads:
             row["iqr"] = spreads
+        baseline = first.params.get("baseline")
+        if isinstance(baseline, str) and baseline in values:
+            row["baseline_ratios"] = {engine: ratio(value, values[baseline])
+                                      for engine, value in values.items() if engine != baseline}
         items = first.params.get("items")
         if first.unit == "s" and isinstance(items, (int, float)) and items > 0:
             row["per_second"] = {engine: items / value for engine, value in values.items() if value > 0}
@@ -112,6 +117,10 @@ def format_table(rows: list[dict[str, Any]]) -> str:
         if "per_second" in row:
             rates = ", ".join(f"{engine} {rate:.1f}/s" for engine, rate in row["per_second"].items())
             peers = f"{peers}; {rates}" if peers else rates
+        if "baseline_ratios" in row:
+            over = ", ".join(f"{engine} {_ratio_cell(value)}"
+                             for engine, value in row["baseline_ratios"].items())
+            peers = f"{peers}; over {row['params']['baseline']}: {over}"
         lines.append((row["name"], row["device"], _cell(row["impl"], unit), _cell(row["torch"], unit),
                       _ratio_cell(row["ratio"]), peers))
     widths = [max(len(line[i]) for line in lines) for i in range(len(header))]

@@ -63,8 +63,14 @@ def probe(backend: Any) -> dict:
     """What ``backend`` (an ``oracle.backends.InProcess``) lacks of ``api()``: ``{"missing": {area:
     [names]}, "unknown": {owner: why its names could not be looked up}, "device_error": why a
     tensor cannot be placed on the run's device (None if it can), "names": how many names there
-    are}``. Tensor and node names are looked up on a cpu tensor when the device refuses one."""
-    torch, device = backend.module, backend.device
+    are}``. Tensor and node names are looked up on a cpu tensor when the device refuses one. The
+    names are looked up while the backend is active (a planted fault's patch applied), as programs
+    see them."""
+    with backend.active():
+        return _probe(backend.module, backend.device)
+
+
+def _probe(torch: Any, device: str) -> dict:
     owners: dict[str, Any] = {"torch": torch, "Module": getattr(getattr(torch, "nn", None), "Module", None)}
     unknown = {} if owners["Module"] is not None else {"Module": "the backend lacks torch.nn.Module"}
     device_error = None

@@ -14,8 +14,9 @@ error-aware judgement is no silent pass: given a list (``accepted``), compare ap
 
 Each divergence has a class (``CLASSES``), so that a report can count them and a user can set
 aside what they do not aim at (``--ignore-classes messages,warnings``). What follows from a
-divergence is not compared again: the other events of a step that raised on one side only, and
-the steps that could not run because an earlier step left a name unbound (``skipped``). After a
+divergence is not compared again: what a step that raised on one side only did besides the hook
+calls both sides made before the error, and the steps that could not run because an earlier step
+left a name unbound (``skipped``). After a
 step the backend could not run for a name it lacks, later divergences are kept but marked
 (``follows``): the program did not run as written there. A backend process that died (``crash``)
 is one divergence: its events are lost.
@@ -244,10 +245,15 @@ class _Comparer:
             return []  # it reads a name an earlier divergence left unbound on one side
         errors = _of_kind(ref, ("error",)), _of_kind(test, ("error",))
         types = [[event["type"] for _, event in side] for side in errors]
-        if types[0] != types[1]:  # one side raised, or both but differently: the rest follows
-            return [self._error(errors[0][0] if errors[0] else None, errors[1][0] if errors[1] else None)]
+        hooks = _of_kind(ref, ("hook",)), _of_kind(test, ("hook",))
+        if types[0] != types[1]:
+            # one side raised, or both but differently: the hook calls both sides made before it
+            # are compared (the cause may be there), whatever else the step did follows from it
+            both = min(map(len, hooks))
+            error = self._error(errors[0][0] if errors[0] else None, errors[1][0] if errors[1] else None)
+            return [*self._hooks(hooks[0][:both], hooks[1][:both]), error]
         found = [self._divergence(pair, d) for pair in zip(*errors, strict=True) for d in self._fields(*pair)]
-        found += self._hooks(_of_kind(ref, ("hook",)), _of_kind(test, ("hook",)))
+        found += self._hooks(*hooks)
         observed = tuple(OBSERVATION_CLASS.keys() - {"hook"})
         found += self._observations(_of_kind(ref, observed), _of_kind(test, observed))
         found += self._warnings(_of_kind(ref, ("warning",)), _of_kind(test, ("warning",)))

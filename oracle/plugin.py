@@ -200,11 +200,14 @@ def backend(pytestconfig: pytest.Config) -> Backend:
     ``--isolation none``. A backend that cannot be loaded fails the tests that use it; one that
     cannot place a tensor on ``--device`` skips them."""
     spec, device = pytestconfig.getoption("backend"), pytestconfig.getoption("device")
+    failure = None
     try:
         runner = _runner(pytestconfig, spec, device)
         facts = {"backend_info": runner.info(), "probe": runner.call("oracle.capabilities:probe")}
     except BackendError as exc:
-        pytest.fail(f"--backend: {exc}", pytrace=False)
+        failure = f"--backend: {exc}"
+    if failure is not None:  # outside the except block: the error alone, not the chain behind it
+        pytest.fail(failure, pytrace=False)
     pytestconfig.stash[_facts] = facts
     if facts["probe"]["device_error"]:
         runner.close()
@@ -347,12 +350,15 @@ def _ensure_hypothesis_profile(config: pytest.Config) -> None:
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item: pytest.Item):
     """Record what the test's programs show while its body runs (hypothesis runs all examples
-    here); then fail with the failing programs triage collected, or mark the test unsupported."""
+    here); then fail with the failing programs triage collected, or mark the test unsupported.
+    Other tests (the oracle's own) run as they are: their programs count, nothing else."""
+    if not is_conformance(item):
+        return (yield)
     before = stats.programs_checked()
     started = time.monotonic()
     policy = _policy(item)
     writer = item.config.pluginmanager.get_plugin("oracle-corpus")
-    corpus = writer.recorder if writer is not None and is_conformance(item) else None
+    corpus = writer.recorder if writer is not None else None
     try:
         with recording(policy, ERROR_AWARE_EXAMPLES, _rule_of(item), corpus) as log:
             item.stash[_log] = log

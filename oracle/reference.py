@@ -68,19 +68,18 @@ def verify(module: ModuleType) -> dict:
     installed PyTorch at the accepted version; else ``ReferenceError`` saying what was found where."""
     file = getattr(module, "__file__", None)
     found = Path(file).resolve() if file else None
-    gave = str(found) if found else repr(module)  # what 'import torch' gave, as messages name it
     try:
         dist = importlib.metadata.distribution("torch")
     except importlib.metadata.PackageNotFoundError:
         raise ReferenceError(
-            f"no PyTorch distribution is installed, yet 'import torch' gave {gave}: the "
+            f"no PyTorch distribution is installed, yet 'import torch' gave {_where(found, module)}: the "
             "reference must be the real PyTorch (pip install -e '.[reference]')"
         ) from None
     init = Path(str(dist.locate_file("torch/__init__.py"))).resolve()
     if found != init:
         raise ReferenceError(
-            f"'import torch' gave {gave}, not the installed PyTorch {dist.version} at {init}: "
-            "a package or directory named torch shadows it"
+            f"'import torch' gave {_where(found, module)}, not the installed PyTorch {dist.version} at "
+            f"{init}: a package or directory named torch shadows it"
         )
     _check_recorded(dist, "torch/__init__.py", init)
     extension = getattr(getattr(module, "_C", None), "__file__", None)
@@ -100,6 +99,11 @@ def verify(module: ModuleType) -> dict:
             f"(pinned: {pinned}); to compare with this torch, say so: --reference-version {release}"
         )
     return {"name": "torch", "version": version, "file": str(init), "pinned": pinned, "accepted": accepted}
+
+
+def _where(found: Path | None, module: ModuleType) -> str:
+    """Where the module imported as torch is: its file, else the module itself (no file)."""
+    return str(found) if found else repr(module)
 
 
 def _check_recorded(dist: importlib.metadata.Distribution, name: str, path: Path) -> None:

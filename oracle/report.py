@@ -9,6 +9,13 @@ Values the fixed tolerance rejected and the error-aware judgement accepted (``or
 are counted in the summary and per rule, each rule's first examples shown with their numbers and
 repro, so that no widened judgement passes unseen.
 
+For an engine's author the page answers three questions: what differs (divergences counted by
+class, ``oracle.compare.CLASSES``, in total and per family; per failing test every divergence of
+its program, the first with both sides and a repro; in triage, the test's other failing programs
+with theirs), what is missing (the capability probe's names by area, and per family the names the
+programs needed), and how far to trust the run (backend and reference as loaded, isolation,
+ignored classes, the triage caps, and a banner when the run was incomplete or tests cut short).
+
 Run as ``python -m oracle.report [--results reports/results.json] [--out reports]``.
 """
 
@@ -27,8 +34,13 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader
 from markupsafe import Markup, escape
 
+from oracle.compare import CLASSES
+from oracle.results import PROGRAM_OUTCOMES, STATUS_ORDER, UNCHECKED, UNSUPPORTED
+
 TEMPLATES = Path(__file__).parent / "templates"
-STATUSES = ("passed", "failed", "xfailed", "xpassed", "skipped", "unchecked")
+STATUSES = (*STATUS_ORDER, UNCHECKED)
+ISOLATION = {"process": "the backend in a worker process of its own",
+             "none": "the backend in the suite's process (--isolation none)"}
 REPRO_MARKER = "Repro (torch script):"
 SCRIPT_KEYS = ("repro", "script", "torch_script", "rendered")
 HIGHLIGHTED_NAMES = ("print", "torch")
@@ -49,6 +61,9 @@ def write_report(results_path: Path, out_dir: Path) -> Path:
     page = _environment().get_template("report.html.j2").render(
         r=results,
         statuses=STATUSES,
+        run=_run_view(results),
+        classes=_class_table(results),
+        capabilities=_capability_view(results),
         families=[_family_view(family) for family in results.get("families", [])],
         rules=[_rule_view(rule) for rule in results.get("rules", [])],
         divergences=[_divergence_view(i, d) for i, d in enumerate(results.get("divergences", []))],
@@ -68,7 +83,9 @@ def _environment() -> Environment:
     env.filters["highlight"] = highlight_python
     env.filters["pretty"] = lambda value: json.dumps(value, indent=1, default=str)
     env.filters["source_label"] = source_label
+    env.filters["counts"] = counts_text
     env.globals["measured"] = measured
+    env.globals["CLASSES"] = CLASSES
     return env
 
 
@@ -132,6 +149,65 @@ def _trend(history: list[dict]) -> dict | None:
 # --------------------------------------------------------------------------- views for the template
 
 
+def counts_text(counts: dict[str, int] | None) -> str:
+    """``{"gradient": 3, "value": 1}`` as "gradient 3, value 1" (zeros left out)."""
+    return ", ".join(f"{key} {n}" for key, n in (counts or {}).items() if n)
+
+
+def _run_view(results: dict) -> dict:
+    """What the header says of the run beyond plain fields: the reference's pin (and whether this
+    run accepted another version), the isolation, the triage caps and the warning banners."""
+    reference = results.get("reference") or {}
+    pinned, accepted = reference.get("pinned"), reference.get("accepted")
+    triage = results.get("triage")
+    cut_short = [t for t in results.get("tests", []) if t.get("cut_short")]
+    return {
+        "other_reference": accepted if accepted and pinned and accepted != pinned else None,
+        "isolation": ISOLATION.get(results.get("isolation"), results.get("isolation")),
+        "triage": triage if isinstance(triage, dict) else None,
+        "incomplete": results.get("incomplete"),
+        "cut_short": (results.get("totals") or {}).get("cut_short", len(cut_short)),
+        "cut_short_tests": [(t.get("nodeid"), t.get("cut_short")) for t in cut_short],
+    }
+
+
+def _class_table(results: dict) -> dict:
+    """Divergences by class: one row per class of ``CLASSES`` (its description, the run's count,
+    the count ignored, and the count of each family that has divergences)."""
+    totals = results.get("totals") or {}
+    counted, ignored = totals.get("classes") or {}, totals.get("ignored") or {}
+    families = [f for f in results.get("families", []) if any((f.get("classes") or {}).values())]
+    ignore = set(results.get("ignore") or [])
+    rows = [{"kind": kind, "description": description, "total": counted.get(kind, 0),
+             "ignored": ignored.get(kind, 0), "ignored_by_option": kind in ignore,
+             "families": [(f.get("classes") or {}).get(kind, 0) for f in families]}
+            for kind, description in CLASSES.items()]
+    return {"families": [f["family"] for f in families], "rows": rows,
+            "total": sum(row["total"] for row in rows), "ignored": sum(row["ignored"] for row in rows)}
+
+
+def _capability_view(results: dict) -> dict:
+    """What the backend lacks: the probe's missing names by area, the owners it could not look
+    names up on, a device it refused; per family the names programs needed (most needed first);
+    the tests that were unsupported, with their reasons."""
+    capabilities = results.get("capabilities") or {}
+    probe = capabilities.get("probe") if isinstance(capabilities.get("probe"), dict) else None
+    families = [{"family": f.get("family"), "lacks": sorted(f["lacks"].items(), key=lambda item: -item[1])}
+                for f in capabilities.get("families") or [] if f.get("lacks")]
+    missing = list(((probe or {}).get("missing") or {}).items())
+    return {
+        "probe": probe,
+        "missing": missing,
+        "missing_count": sum(len(names) for _, names in missing),
+        "unknown": list(((probe or {}).get("unknown") or {}).items()),
+        "device_error": (probe or {}).get("device_error"),
+        "families": families,
+        "unsupported": [{"nodeid": t.get("nodeid"), "rule": t.get("rule"),
+                         "reason": str(t.get("reason", "")).removeprefix(UNSUPPORTED)}
+                        for t in results.get("tests", []) if t.get("outcome") == "unsupported"],
+    }
+
+
 def _family_view(family: dict) -> dict:
     """A family with its rule-status bar segments (percent widths)."""
     counts = family.get("rules", {})
@@ -145,8 +221,12 @@ def _rule_view(rule: dict) -> dict:
     """A rule with its count of values accepted by the error-aware judgement and the examples
     results.json kept of them (none in results from before they were recorded)."""
     examples = rule.get("error_aware_examples") or []
+    outcomes = rule.get("program_outcomes") or {}
     return {**rule, "error_aware_accepted": rule.get("error_aware_accepted", 0),
-            "error_aware": [_acceptance_view(e) for e in examples if isinstance(e, dict)]}
+            "error_aware": [_acceptance_view(e) for e in examples if isinstance(e, dict)],
+            "outcomes": [(name, outcomes[name]) for name in PROGRAM_OUTCOMES if outcomes.get(name)],
+            "classes": rule.get("classes") or {}, "ignored": rule.get("ignored") or {},
+            "lacks": rule.get("lacks") or {}, "cut_short": rule.get("cut_short") or 0}
 
 
 def _acceptance_view(example: dict) -> dict:
@@ -186,9 +266,16 @@ def _divergence_view(index: int, entry: dict) -> dict:
         message, _, from_message = message.partition(REPRO_MARKER)
         script = script or from_message.strip("\n")
     ref_event, test_event = first.get("ref_event"), first.get("test_event")
-    shown = {"divergence", "description", *first.keys(), *SCRIPT_KEYS, *dict(TRACE_KEYS)}
+    shown = {"divergence", "description", "divergences", "classes", "other_programs", *first.keys(),
+             *SCRIPT_KEYS, *dict(TRACE_KEYS)}
+    others = details.get("other_programs") if isinstance(details.get("other_programs"), list) else []
     return {
         "id": f"div-{index}",
+        "all": _divergence_rows(details.get("divergences"), first),
+        "classes": details.get("classes") or {},
+        "others": [{"description": other.get("description"), "classes": other.get("classes") or {},
+                    "all": _divergence_rows(other.get("divergences"), None), "repro": other.get("repro")}
+                   for other in others if isinstance(other, dict)],
         "nodeid": entry.get("nodeid"),
         "rule": entry.get("rule"),
         "phase": entry.get("phase"),
@@ -200,6 +287,20 @@ def _divergence_view(index: int, entry: dict) -> dict:
         "traces": [(label, _trace_lines(details[key])) for key, label in TRACE_KEYS if key in details],
         "extra": {k: v for k, v in details.items() if k not in shown},
     }
+
+
+def _divergence_rows(found: Any, first: dict | None) -> list[dict]:
+    """Every divergence of a program (``DivergenceError.to_dict()``'s summaries), the one shown
+    in full (``first``: the same index, class and reason) marked."""
+    if not isinstance(found, list):
+        return []
+    mark = None if not first else (first.get("index"), first.get("kind"), first.get("reason"))
+    rows = []
+    for entry in found:
+        if isinstance(entry, dict):
+            key = (entry.get("index"), entry.get("kind"), entry.get("reason"))
+            rows.append({**entry, "follows": entry.get("follows"), "first": mark is not None and key == mark})
+    return rows
 
 
 def _event_rows(ref: Any, test: Any) -> list[tuple[str, str, str, bool]]:

@@ -22,6 +22,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import weakref
 from collections.abc import Callable
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -70,6 +71,8 @@ class Isolated(Backend):
         self._progress_file.write(PROGRESS.pack(NOT_IN_A_PROGRAM))
         self._progress_file.flush()
         self._progress = mmap.mmap(self._progress_file.fileno(), PROGRESS.size)
+        # the files go on close, or when this object is collected or the process exits unclosed
+        self._remove_files = weakref.finalize(self, _remove, self._progress, self._progress_file, self._log)
 
     # -- requests --------------------------------------------------------------------------------
     def trace(self, program: Program, float64: bool = False, nudge: bool = False) -> Trace:
@@ -114,11 +117,9 @@ class Isolated(Backend):
         return self._info
 
     def close(self) -> None:
+        """Stop the worker and delete its log and progress files."""
         self._stop()
-        self._progress.close()
-        self._progress_file.close()
-        for path in (self._progress_file.name, self._log.name):
-            Path(path).unlink(missing_ok=True)
+        self._remove_files()
 
     # -- the worker process ----------------------------------------------------------------------
     def _request(self, request: tuple, timeout: float) -> Any:
@@ -207,6 +208,14 @@ class Isolated(Backend):
                     pass
             self._process.wait()
             self._process = None
+
+
+def _remove(progress: mmap.mmap, *files: Any) -> None:
+    """Close the progress map and the worker's temporary files, and delete the files."""
+    progress.close()
+    for file in files:
+        file.close()
+        Path(file.name).unlink(missing_ok=True)
 
 
 class WorkerCrash(RuntimeError):

@@ -70,7 +70,7 @@ def warned_once_per_process(message: str) -> bool:
 _HARNESS = Path(__file__).resolve().parent  # the oracle package: the code that calls the backend
 _LOOKUPS = ("__getattr__", "__getattribute__")
 _NO_ATTRIBUTE = re.compile(r"^(?:module |type object )?'([\w.]+)'(?: object)? has no attribute '(\w+)'")
-_NO_KEYWORD = re.compile(r"^([\w.]+)\(\) got an unexpected keyword argument '(\w+)'")
+_NO_KEYWORD = re.compile(r"^([\w.<>]+)\(\) got an unexpected keyword argument '(\w+)'")
 _NODE = re.compile(r"Backward\d*$")
 
 
@@ -99,7 +99,9 @@ def lacked(exc: BaseException, torch: Any = None) -> str | None:
     if isinstance(exc, TypeError):
         found = _NO_KEYWORD.match(text)
         if found is not None:
-            return f"{_torch_name(found.group(1), torch)}({found.group(2)}=)"
+            function = found.group(1).rsplit("<locals>.", 1)[-1]  # a nested function by its own name
+            function = function if "." in function else f"torch.{function}"  # a module's function
+            return f"{_torch_name(function, torch)}({found.group(2)}=)"
     return None
 
 

@@ -11,9 +11,12 @@ a fresh one for the next program.
 
 from __future__ import annotations
 
+import ctypes
 import faulthandler
 import mmap
+import os
 import resource
+import signal
 import sys
 from collections.abc import Callable
 from multiprocessing.connection import Connection
@@ -24,10 +27,13 @@ from oracle.interpreter import run
 from oracle.runner import PROGRESS
 from oracle.trace import Trace
 
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal this process gets when its parent ends
+
 
 def serve(spec: str, device: str, descriptor: int, progress_path: str, memory: int) -> None:
     """Load the backend, then answer requests until the socket closes."""
     faulthandler.enable()  # a crash prints where it happened, which the client reports
+    _die_with_client()
     if memory > 0:
         resource.setrlimit(resource.RLIMIT_DATA, (memory, memory))
     connection = Connection(descriptor)
@@ -59,23 +65,42 @@ def serve(spec: str, device: str, descriptor: int, progress_path: str, memory: i
             return
 
 
+def _die_with_client() -> None:
+    """On Linux, be killed when the client's process ends, however it ends: a worker stuck in the
+    backend's code (which --backend-timeout would have stopped) never reads the socket's end and
+    would outlive a suite that was killed. (The signal comes when the client's thread that started
+    the worker ends: the suite starts workers from its main thread.)"""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        ctypes.CDLL(None).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the client ended before prctl: nobody is left to answer
+        os._exit(1)
+
+
 def _answer(request: tuple, backend: InProcess, mark: Callable[[int], None], memory: int) -> tuple:
     kind = request[0]
     if kind == "info":
         return "ok", backend.info()
     if kind == "trace":
         trace = run(request[1], backend, progress=mark, **request[2])
-        return _exhausted(trace, memory) or ("ok", trace)
+        step = _exhausted(trace)
+        if step is not None:  # reported at the step that ran out, not the program's last
+            mark(step)
+            return "crash", _memory_message(memory)
+        return "ok", trace
     if kind == "call":
         return "ok", backend.call(request[1], *request[2])
     return "error", f"unknown request {kind!r}"
 
 
-def _exhausted(trace: Trace, memory: int) -> tuple | None:
-    """A crash answer if a step of ``trace`` ran out of memory: the process's state is suspect."""
-    if any(event["kind"] == "error" and event["type"] == "MemoryError" for event in trace.events):
-        return "crash", _memory_message(memory)
-    return None
+def _exhausted(trace: Trace) -> int | None:
+    """The first step of ``trace`` that ran out of memory, if one did: the process's state is
+    suspect. (numpy's own MemoryError subclass is named MemoryError too.)"""
+    return next((event["step"] for event in trace.events
+                 if event["kind"] == "error" and event["type"] == "MemoryError"), None)
 
 
 def _memory_message(memory: int) -> str:

@@ -83,6 +83,18 @@ def test_peers_get_their_own_ratio_and_items_give_throughput() -> None:
     assert row["per_second"] == {"impl": 20.0, "torch": 10.0, "both": 5.0}
 
 
+def test_a_baseline_engine_gives_every_other_engine_its_ratio_over_it() -> None:
+    """W4 names the in-process check as its baseline: the isolated check's ratio is isolation's cost."""
+    measured = [Measurement("W4", "cpu", engine, value, params={"items": 40, "baseline": "both"})
+                for engine, value in (("impl", 2.0), ("torch", 4.0), ("both", 8.0), ("isolated", 10.0))]
+    (row,) = pair_rows(measured)
+    assert row["baseline_ratios"] == {"impl": 0.25, "torch": 0.5, "isolated": 1.25}
+    assert row["per_second"] == {"impl": 20.0, "torch": 10.0, "both": 5.0, "isolated": 4.0}
+    assert "over both: impl 0.25x, torch 0.50x, isolated 1.25x" in format_table([row])
+    (without,) = pair_rows(measured[:2])
+    assert "baseline_ratios" not in without and "over" not in format_table([without])
+
+
 def test_growth_rows_are_not_compared_and_units_must_agree() -> None:
     (row,) = pair_rows([
         Measurement("W5 growth", "cpu", "impl", 300.0, "KiB", comparable=False),

@@ -113,12 +113,18 @@ def test_every_divergence_of_a_trace_is_kept_with_its_class() -> None:
     assert compare(REF, test) == found[0]  # compare is the first of them
 
 
-def test_a_step_that_raised_on_one_side_only_is_one_divergence() -> None:
-    """Whatever else the step did on either side follows from the error: it is not compared."""
-    ref = trace_of(HOOK_A, {**VALUE, "step": 3}, {**WARNING, "step": 3})
+def test_a_step_that_raised_on_one_side_only_compares_only_the_hook_calls_before() -> None:
+    """The hook calls both sides made before the error may hold its cause: they are compared;
+    whatever else the step did follows from the error and is not."""
+    ref = trace_of(HOOK_A, HOOK_B, {**VALUE, "step": 3}, {**WARNING, "step": 3})
     test = trace_of({**ERROR, "step": 3})
     [divergence] = divergences(ref, test)
     assert divergence.kind == "error" and divergence.reason.startswith("got error RuntimeError")
+    received = copy.deepcopy(HOOK_A)
+    received["received"]["grad"][0]["data"] = [2.0]
+    found = divergences(ref, trace_of(received, {**ERROR, "step": 3}))
+    expected = [("hook", "hook grad[0]"), ("error", "got error RuntimeError")]
+    assert [(d.kind, d.reason.split(":")[0]) for d in found] == expected
 
 
 def test_steps_skipped_for_an_unbound_name_are_not_compared() -> None:

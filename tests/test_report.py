@@ -13,60 +13,113 @@ import pytest
 
 pytest.importorskip("jinja2")
 
-from oracle.report import highlight_python, main, source_label, write_report  # noqa: E402
+from oracle.compare import CLASSES  # noqa: E402
+from oracle.report import STATUSES, highlight_python, main, source_label, write_report  # noqa: E402
+from oracle.results import STATUS_ORDER  # noqa: E402
 
 HOSTILE = '<script>alert("pwned")</script>'
 SCRIPT = 'import torch\nx = torch.tensor([1.0], requires_grad=True)  # a leaf\nprint(x.is_leaf, "ok")\n'
 
 
-def rule(rid: str, family: str, status: str, tests: int, programs: int, divergences=()) -> dict:
+def rule(rid: str, family: str, status: str, tests: int, programs: int, divergences=(), **more) -> dict:
     return {"id": rid, "family": family, "sentence": f"sentence of {rid}", "source": "seed 001",
             "status": status, "tests": [f"conformance/t.py::test_{rid}_{i}" for i in range(tests)],
-            "programs": programs, "divergences": list(divergences), "known_divergences": []}
+            "programs": programs, "program_outcomes": {"passed": programs}, "classes": {}, "ignored": {},
+            "lacks": {}, "cut_short": 0, "divergences": list(divergences), "known_divergences": [], **more}
 
 
+def statuses(**counts: int) -> dict[str, int]:
+    return {status: counts.get(status, 0) for status in (*STATUS_ORDER, "unchecked")}
+
+
+def summaries(*rows: tuple) -> list[dict]:
+    """Divergence summaries as DivergenceError.to_dict() writes them: (index, step, kind, reason,
+    lacks, follows)."""
+    found = []
+    for index, step, kind, reason, lacks, follows in rows:
+        entry = {"index": index, "step": step, "kind": kind, "reason": reason}
+        if lacks:
+            entry["lacks"] = lacks
+        if follows is not None:
+            entry["follows"] = follows
+        found.append(entry)
+    return found
+
+
+ALL_CLASSES = dict.fromkeys(CLASSES, 0)
 RESULTS = {
-    "schema": 1,
-    "backend": {"name": "impl", "version": "0.1.0"},
+    "schema": 2,
+    "backend": {"name": "mytorch", "version": "0.3.1", "module": "mytorch",
+                "file": "/site-packages/mytorch/__init__.py", "imports_torch": False},
     "device": "cpu",
-    "reference": {"name": "torch", "version": "2.13.0+cpu"},
+    "isolation": "process",
+    "ignore": ["warning"],
+    "reference": {"name": "torch", "version": "2.13.0+cpu", "file": "/site-packages/torch/__init__.py",
+                  "pinned": "2.13.0", "accepted": "2.13.0"},
     "numpy": "2.4.6",
     "cupy": None,
     "python": "3.11.7",
     "platform": "Linux",
     "date": "2026-11-22T06:00:00+00:00",
     "hypothesis_profile": "ci",
-    "totals": {"tests": 6, "failed": 2, "xpassed": 0, "xfailed": 1, "passed": 2, "skipped": 1,
-               "known_divergences": 1, "programs": 731, "duration": 12.5, "rules": 5,
-               "rule_status": {"failed": 2, "xpassed": 0, "xfailed": 1, "passed": 1, "skipped": 0,
-                               "unchecked": 1}},
+    "totals": {"tests": 7, "failed": 2, "xpassed": 0, "unsupported": 1, "xfailed": 1, "passed": 2,
+               "skipped": 1, "known_divergences": 1, "programs": 731, "duration": 12.5, "rules": 6,
+               "program_outcomes": {"passed": 700, "failed": 19, "unsupported": 12},
+               "classes": {**ALL_CLASSES, "flag": 7, "gradient": 3, "unsupported": 12, "hook": 2},
+               "ignored": {"warning": 4}, "cut_short": 0,
+               "rule_status": statuses(failed=2, unsupported=1, xfailed=1, passed=1, unchecked=1)},
     "families": [
-        {"family": "leaf rules", "rules": {"failed": 1, "xpassed": 0, "xfailed": 0, "passed": 1, "skipped": 0,
-                                           "unchecked": 1},
-         "tests": {"failed": 1, "xpassed": 0, "xfailed": 0, "passed": 2, "skipped": 0}, "programs": 500},
-        {"family": "hook order", "rules": {"failed": 1, "xpassed": 0, "xfailed": 1, "passed": 0, "skipped": 0,
-                                           "unchecked": 0},
-         "tests": {"failed": 1, "xpassed": 0, "xfailed": 1, "passed": 0, "skipped": 1}, "programs": 231},
+        {"family": "leaf rules", "rules": statuses(failed=1, passed=1, unchecked=1),
+         "tests": statuses(failed=1, passed=2), "programs": 500, "classes": {"flag": 7, "gradient": 3},
+         "lacks": {}},
+        {"family": "hook order", "rules": statuses(failed=1, xfailed=1),
+         "tests": statuses(failed=1, xfailed=1, skipped=1), "programs": 231, "classes": {"hook": 2},
+         "lacks": {}},
+        {"family": "op values", "rules": statuses(unsupported=1), "tests": statuses(unsupported=1),
+         "programs": 0, "classes": {"unsupported": 12}, "lacks": {"torch.logaddexp": 9, "Tensor.xlogy_": 3}},
+        {"family": "optimisers", "rules": statuses(), "tests": statuses(), "programs": 0, "classes": {},
+         "lacks": {}},
     ],
+    "capabilities": {
+        "probe": {"missing": {"ops": ["torch.logaddexp", "Tensor.xlogy_"],
+                              "grad modes": ["torch.inference_mode"]},
+                  "unknown": {"Node": "tensor * 2 of a tensor that requires grad has no grad_fn"},
+                  "device_error": None, "names": 356},
+        "families": [{"family": "op values", "lacks": {"Tensor.xlogy_": 3, "torch.logaddexp": 9}}],
+    },
     "rules": [
         rule("LEAF-001", "leaf rules", "passed", 2, 400),
-        rule("LEAF-002", "leaf rules", "failed", 1, 100, [0]),
-        rule("LEAF-003", "leaf rules", "unchecked", 0, 0),
-        rule("HOOK-001", "hook order", "failed", 2, 200, [1]),
+        rule("LEAF-002", "leaf rules", "failed", 1, 100, [0], program_outcomes={"passed": 90, "failed": 10},
+             classes={"flag": 7, "gradient": 3}),
+        rule("LEAF-003", "leaf rules", "unchecked", 0, 0, program_outcomes={}),
+        rule("HOOK-001", "hook order", "failed", 2, 200, [1], program_outcomes={"passed": 191, "failed": 9},
+             classes={"hook": 2}, ignored={"warning": 4}),
         rule("HOOK-002", "hook order", "xfailed", 1, 31),
+        rule("OPS-009", "op values", "unsupported", 1, 12, program_outcomes={"unsupported": 12},
+             classes={"unsupported": 12}, lacks={"torch.logaddexp": 9, "Tensor.xlogy_": 3}),
     ],
     "tests": [
         {"nodeid": "conformance/t.py::test_HOOK-002_0", "rule": "HOOK-002", "outcome": "xfailed",
          "reason": "impl orders retain_grad first", "known_divergence": True, "phase": "", "duration": 1.0,
          "programs": 31, "message": "", "divergence": None},
+        {"nodeid": "conformance/t.py::test_OPS-009_0", "rule": "OPS-009", "outcome": "unsupported",
+         "reason": "unsupported: 12 of 12 programs need torch.logaddexp (9), Tensor.xlogy_ (3)",
+         "known_divergence": False, "phase": "", "duration": 1.0, "programs": 12, "message": "",
+         "divergence": None, "cut_short": None},
     ],
     "divergences": [
         {"nodeid": "conformance/t.py::test_LEAF-002_0", "rule": "LEAF-002", "phase": "call",
          "message": f"divergence at event 2: is_leaf differs\n\nRepro (torch script):\n{SCRIPT}",
          "details": {
-             "divergence": {"index": 2, "reason": "is_leaf differs",
+             "divergence": {"index": 2, "reason": "is_leaf differs", "kind": "flag",
                             "ref_event": {"kind": "value", "value": {"is_leaf": True, "shape": []}},
                             "test_event": {"kind": "value", "value": {"is_leaf": False, "shape": []}}},
+             "divergences": summaries(
+                 (1, 1, "unsupported", "the backend lacks torch.amax", "torch.amax", None),
+                 (2, 2, "flag", "is_leaf differs", None, None),
+                 (4, 3, "gradient", "x.grad: expected a tensor, got None", None, 1),
+             ),
+             "classes": {"unsupported": 1, "flag": 1, "gradient": 1},
              "program": {"steps": [{"op": "leaf"}]},
              "ref_trace": {"events": [{"kind": "value"}, {"kind": "flags", "is_leaf": True}]},
              "test_trace": {"events": [{"kind": "value"}, {"kind": "flags", "is_leaf": False}]},
@@ -75,6 +128,9 @@ RESULTS = {
          "message": f"RuntimeError: {HOSTILE}", "details": None},
     ],
 }
+
+
+VOID = {"br", "img", "input", "meta", "link", "hr"}
 
 
 class Text(HTMLParser):
@@ -86,6 +142,9 @@ class Text(HTMLParser):
         self._open: list[str | None] = []
 
     def handle_starttag(self, tag: str, attrs: list) -> None:
+        if tag in VOID:  # never closed: a line break reads as a space
+            self.handle_data(" " if tag == "br" else "")
+            return
         self._open.append(dict(attrs).get("id"))
         if self._open[-1]:
             self.by_id[self._open[-1]] = ""
@@ -116,23 +175,47 @@ def test_counts_match_results(tmp_path: Path) -> None:
     ids = text_by_id(render(tmp_path))
     totals = RESULTS["totals"]
     assert ids["programs"] == "731"
-    assert ids["rules-total"] == "5" and ids["tests-total"] == "6"
+    assert ids["rules-total"] == "6" and ids["tests-total"] == "7"
+    assert list(totals["rule_status"]) == list(STATUSES)
     for status, count in totals["rule_status"].items():
         assert ids[f"rules-{status}"] == str(count), status
-    for status in ("passed", "failed", "xfailed", "xpassed", "skipped"):
+    for status in STATUS_ORDER:
         assert ids[f"tests-{status}"] == str(totals[status]), status
+    assert ids["rules-unsupported"] == "1" and ids["tests-unsupported"] == "1"
     assert ids["known-divergences"] == "1"
+    assert ids["programs-total"] == "731"
+    programs = ids["programs-passed"], ids["programs-failed"], ids["programs-unsupported"]
+    assert programs == ("700", "19", "12")
+    assert ids["divergences-total"] == "24" and ids["ignored-total"] == "4"
+
+
+def test_statuses_follow_the_results_order_with_unsupported_everywhere(tmp_path: Path) -> None:
+    assert STATUSES == (*STATUS_ORDER, "unchecked") and "unsupported" in STATUSES
+    html = render(tmp_path)
+    legend = html.split('<p class="legend">')[1].split("</p>")[0]
+    assert re.findall(r'<span class="([a-z]+)"></span>', legend) == list(STATUSES)
+    options = html.split('id="filter-status">')[1].split("</select>")[0]
+    assert re.findall(r"<option>([a-z]+)</option>", options) == list(STATUSES)
+    headings = html.split('<table id="families">')[1].split("</thead>")[0]
+    columns = re.findall(r'<th class="n">([A-Z][a-z]+)</th>', headings)
+    assert columns[1:8] == [status.capitalize() for status in STATUSES]
+    assert "--unsupported: #" in html
+    assert ".status.unsupported, .bar .unsupported, .legend .unsupported" in html  # coloured as the others
+    bar = re.search(r'<tr data-family="op values">.*?</tr>', html, re.S).group(0)
+    assert '<div class="unsupported" style="width: 100.00%" title="1 unsupported">' in bar
 
 
 def test_family_rows_and_rule_table(tmp_path: Path) -> None:
     html = render(tmp_path)
     rows = re.findall(r'<tr data-family="([^"]+)">(.*?)</tr>', html, re.S)
     cells = {family: re.findall(r'<td class="n">([^<]*)</td>', row) for family, row in rows}
-    # rules; passed, failed, xfailed, xpassed, skipped, unchecked rules; tests, programs
-    assert cells == {"leaf rules": ["3", "1", "1", "0", "0", "0", "1", "3", "500"],
-                     "hook order": ["2", "0", "1", "1", "0", "0", "0", "3", "231"]}
+    # rules; failed, xpassed, unsupported, xfailed, passed, skipped, unchecked rules; tests, programs
+    assert cells == {"leaf rules": ["3", "1", "0", "0", "0", "1", "0", "1", "3", "500"],
+                     "hook order": ["2", "1", "0", "0", "1", "0", "0", "0", "3", "231"],
+                     "op values": ["1", "0", "0", "1", "0", "0", "0", "0", "1", "0"],
+                     "optimisers": ["0", "0", "0", "0", "0", "0", "0", "0", "0", "0"]}
     statuses = re.findall(r'<tr class="rule" data-family="[^"]+" data-status="([a-z]+)">', html)
-    assert statuses == ["passed", "failed", "unchecked", "failed", "xfailed"]
+    assert statuses == ["passed", "failed", "unchecked", "failed", "xfailed", "unsupported"]
     assert 'href="#div-0"' in html and 'href="#div-1"' in html and 'id="div-1"' in html
     assert "impl orders retain_grad first" in html
 
@@ -180,10 +263,10 @@ def test_history_is_appended_and_charted(tmp_path: Path) -> None:
     render(tmp_path, later)  # the same run rendered again is not a new entry
     runs = [json.loads(p.read_text()) for p in sorted((site / "history").glob("*.json"))]
     assert [run["date"] for run in runs] == [RESULTS["date"], later["date"]]
-    assert [run["pass_rate"] for run in runs] == [1 / 5, 4 / 5]
+    assert [run["pass_rate"] for run in runs] == [1 / 6, 4 / 6]
     assert 'id="trend"' in html
-    assert re.search(r'<polyline points="0\.0,80\.0 100\.0,20\.0"', html)
-    assert "4 / 5 (80%)" in html
+    assert re.search(r'<polyline points="0\.0,83\.33 100\.0,33\.33"', html)
+    assert "4 / 6 (67%)" in html
 
 
 def test_performance_section(tmp_path: Path) -> None:
@@ -290,7 +373,7 @@ def test_error_aware_acceptances_are_counted_and_shown_per_rule(tmp_path: Path) 
     rows = dict(re.findall(r'<tr class="rule"[^>]*>\s*<td><code>([^<]+)</code>(.*?)</tr>', html, re.S))
     counts = {rid: re.findall(r'<td class="n">(.*?)</td>', row)[-1] for rid, row in rows.items()}
     assert counts == {"LEAF-001": '<span class="accepted-count">9</span>', "LEAF-002": "0", "LEAF-003": "0",
-                      "HOOK-001": "0", "HOOK-002": "0"}
+                      "HOOK-001": "0", "HOOK-002": "0", "OPS-009": "0"}
     row = rows["LEAF-001"]
     assert "<summary>9 values accepted by the error-aware judgement (the first 2 below)</summary>" in row
     first, second = row.split("<li>")[1:]
@@ -322,3 +405,172 @@ def test_docs_sources_are_named_by_page(tmp_path: Path) -> None:
     results["rules"][0]["source"] = url
     html = render(tmp_path, results)
     assert f'<a href="{url}" title="{url}">autograd#saved-tensors</a>' in html
+
+
+# --------------------------------------------------------------------------- an engine's first run
+
+
+def test_header_names_backend_reference_isolation_ignored_classes_and_profile(tmp_path: Path) -> None:
+    html = render(tmp_path)
+    ids = text_by_id(html)
+    backend = "mytorch 0.3.1 module mytorch from /site-packages/mytorch/__init__.py"
+    assert re.sub(r"\s+", " ", ids["backend"]) == f"{backend} its process does not import torch"
+    assert re.sub(r"\s+", " ", ids["reference"]) == (
+        "torch 2.13.0+cpu from /site-packages/torch/__init__.py pinned 2.13.0")
+    assert "reference-note" not in ids  # the pinned version was the accepted one
+    assert ids["isolation"] == "the backend in a worker process of its own"
+    ignored = re.sub(r"\s+", " ", ids["ignored-classes"])
+    assert ignored == "warning (--ignore-classes: counted apart, failing nothing)"
+    assert ids["profile"] == "ci"
+    assert "incomplete-banner" not in ids and "cut-short-banner" not in ids
+    assert "<code>import mytorch as torch</code> it runs on the backend" in html
+
+    results = copy.deepcopy(RESULTS)
+    results["backend"].update(imports_torch=True)
+    results["reference"]["accepted"] = "2.14.0"
+    results.update(isolation="none", ignore=[], hypothesis_profile="triage",
+                   triage={"rule_failures": 3, "rule_budget": 20.0})
+    ids = text_by_id(render(tmp_path, results))
+    assert ids["imports-torch"] == "its process imports torch"
+    note = "this run accepted torch 2.14.0 instead of the pin 2.13.0 (--reference-version)"
+    assert ids["reference-note"] == note
+    assert ids["isolation"] == "the backend in the suite's process (--isolation none)"
+    assert ids["ignored-classes"] == "none"
+    assert ids["profile"] == "triage: at most 3 failing programs and 20.0 s per rule"
+
+
+def test_banners_for_an_incomplete_run_and_tests_cut_short(tmp_path: Path) -> None:
+    results = copy.deepcopy(RESULTS)
+    results["incomplete"] = f"stopping after 2 failures {HOSTILE}"
+    results["totals"]["cut_short"] = 2
+    results["triage"] = {"rule_failures": 3, "rule_budget": 20.0}
+    results["rules"][1]["cut_short"] = 2
+    html = render(tmp_path, results)
+    ids = text_by_id(html)
+    incomplete = f"Incomplete run (stopping after 2 failures {HOSTILE}): not every"
+    assert ids["incomplete-banner"].startswith(incomplete)
+    assert HOSTILE not in html
+    banner = re.sub(r"\s+", " ", ids["cut-short-banner"])
+    caps = "(3 failing programs or 20.0 s per rule)"
+    assert banner.startswith(f"2 tests cut short by the triage profile's caps {caps}")
+    assert ids["cut-short-count"] == "2"
+    rows = dict(re.findall(r'<tr class="rule"[^>]*>\s*<td><code>([^<]+)</code>(.*?)</tr>', html, re.S))
+    marked = [rid for rid, row in rows.items() if 'class="cut-short-mark"' in row]
+    assert marked == ["LEAF-002"]
+
+
+def test_divergences_by_class_in_total_and_per_family(tmp_path: Path) -> None:
+    html = render(tmp_path)
+    table = html.split('<table id="class-table">')[1].split("</table>")[0]
+    heads = re.findall(r"<th[^>]*>([^<]+)</th>", table.split("</thead>")[0])
+    # only the families that have divergences get a column
+    families = ["leaf rules", "hook order", "op values"]
+    assert heads == ["Class", "What differs", "Divergences", "Ignored", *families]
+    rows = re.findall(r'<tr data-class="(\w+)"( class="zero")?>(.*?)</tr>', table, re.S)
+    assert [kind for kind, _, _ in rows] == list(CLASSES)
+    expected = {"flag": ["7", "0", "7", "", ""], "gradient": ["3", "0", "3", "", ""],
+                "hook": ["2", "0", "", "2", ""], "unsupported": ["12", "0", "", "", "12"],
+                "warning": ["0", "4", "", "", ""]}
+    for kind, zero, row in rows:
+        assert f"<td>{CLASSES[kind]}</td>" in row.replace("&#39;", "'"), kind
+        cells = re.findall(r'<td class="n"[^>]*>([^<]*)</td>', row)
+        assert cells == expected.get(kind, ["0", "0", "", "", ""]), kind
+        assert bool(zero) == (kind not in expected), kind
+    ids = text_by_id(html)
+    assert ids["class-flag"] == "7" and ids["class-ignored-warning"] == "4"
+    assert re.search(r'<span class="kind">warning</span> <span class="muted">\(ignored\)</span>', table)
+
+
+def test_capability_table_probe_and_per_family_names(tmp_path: Path) -> None:
+    html = render(tmp_path)
+    section = html.split('<section id="capabilities">')[1].split("</section>")[0]
+    ids = text_by_id(section)
+    assert "it lacks 3." in re.sub(r"\s+", " ", ids["probe-summary"])
+    assert "the 356 names of torch's API" in ids["probe-summary"]
+    areas = re.findall(r'<tr data-area="([^"]+)"><td>[^<]*</td><td class="n">(\d+)</td>\s*<td>(.*?)</td>',
+                       section, re.S)
+    assert areas == [("ops", "2", "<code>torch.logaddexp</code>, <code>Tensor.xlogy_</code>"),
+                     ("grad modes", "1", "<code>torch.inference_mode</code>")]
+    assert "<li><code>Node</code>: tensor * 2 of a tensor that requires grad has no grad_fn</li>" in section
+    assert "device-error" not in ids
+    needed = re.findall(r'<tr data-family="([^"]+)" data-name="([^"]+)">.*?<td class="n">(\d+)</td>', section)
+    assert needed == [("op values", "torch.logaddexp", "9"), ("op values", "Tensor.xlogy_", "3")]  # most 1st
+    assert ids["unsupported-tests"] == ("OPS-009 conformance/t.py::test_OPS-009_0: 12 of 12 programs need "
+                                        "torch.logaddexp (9), Tensor.xlogy_ (3)")
+
+    results = copy.deepcopy(RESULTS)
+    results["capabilities"] = {"probe": {"missing": {}, "unknown": {}, "device_error": f"cuda {HOSTILE}",
+                                         "names": 356}, "families": []}
+    ids = text_by_id(render(tmp_path, results))
+    assert "it has every one." in ids["probe-summary"]
+    assert ids["device-error"] == f"The backend cannot place a tensor on cpu: cuda {HOSTILE}"
+    assert ids["no-lacks"] == "No program of this run needed a name the backend lacks."
+    results["capabilities"] = {"probe": None, "families": []}
+    assert text_by_id(render(tmp_path, results))["probe-none"] == "No capability probe in this run."
+
+
+def test_rules_show_program_outcomes_classes_and_lacked_names(tmp_path: Path) -> None:
+    html = render(tmp_path)
+    rows = dict(re.findall(r'<tr class="rule"[^>]*>\s*<td><code>([^<]+)</code>(.*?)</tr>', html, re.S))
+    cells = {rid: row.split('<td class="outcomes">')[1].split("</td>")[0] for rid, row in rows.items()}
+    outcomes = {rid: re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", cell.replace("<br>", " "))).strip()
+                for rid, cell in cells.items()}
+    assert outcomes == {
+        "LEAF-001": "400 passed",
+        "LEAF-002": "90 passed, 10 failed divergences: flag 7, gradient 3",
+        "LEAF-003": "",
+        "HOOK-001": "191 passed, 9 failed divergences: hook 2 ignored: warning 4",
+        "HOOK-002": "31 passed",
+        "OPS-009": "12 unsupported divergences: unsupported 12 lacks torch.logaddexp (9), Tensor.xlogy_ (3)",
+    }
+    assert '<span class="status unsupported">unsupported</span>' in rows["OPS-009"]
+    assert '<span class="po unsupported">12 unsupported</span>' in rows["OPS-009"]
+
+
+def other_program(n: int) -> dict:
+    return {"description": f"divergence at event 0 (step 1, value): y: value 0 differs {n}",
+            "divergences": summaries((0, 1, "value", f"y: value 0 differs {n}", None, None),
+                                     (3, 2, "graph", HOSTILE, None, None)),
+            "classes": {"value": 1, "graph": 1},
+            "repro": f"import torch\nprint({n})  # program {n}\n"}
+
+
+def test_every_divergence_of_the_program_and_the_other_failing_programs(tmp_path: Path) -> None:
+    results = copy.deepcopy(RESULTS)
+    results["divergences"][0]["details"]["other_programs"] = [other_program(2), other_program(3)]
+    html = render(tmp_path, results)
+    article = html.split('id="div-0"')[1].split("</article>")[0]
+    mine, others = article.split("more failing programs of this test (triage)")
+    assert "<b>3 divergences</b> in this program: unsupported 1, flag 1, gradient 1" in mine
+    table = mine.split('<table class="all-divergences">')[1].split("</table>")[0]
+    rows = re.findall(r'<tr data-kind="(\w+)"(?: class="([a-z ]+)")?>\s*<td class="n">(\d+)</td>(.*?)</tr>',
+                      table, re.S)
+    assert [(kind, css, step) for kind, css, step, _ in rows] == [
+        ("unsupported", "", "1"), ("flag", "first", "2"), ("gradient", " follows", "3")]
+    assert '<span class="kind" title="a tensor&#39;s values">' not in table  # no value divergence here
+    assert f'title="{CLASSES["flag"]}">flag</span>' in rows[1][3]
+    assert "the backend lacks torch.amax" in rows[0][3] and "follows-note" not in rows[0][3]
+    assert "(shown in full below, with its repro)" in rows[1][3]
+    follows = "after step 1, which the backend could not run: this may only follow from that"
+    assert f'<span class="follows-note">{follows}</span>' in rows[2][3]
+    assert "<b>First divergence</b> at event 2: is_leaf differs" in mine  # shown in full as before
+    assert "2 more failing programs" in article
+    programs = others.split('<div class="other-program">')[1:]
+    assert len(programs) == 2
+    for n, program in zip((2, 3), programs, strict=True):
+        assert f"<b>Program {n}</b>: 2 divergences, value 1, graph 1" in program
+        assert re.findall(r'<tr data-kind="(\w+)"', program) == ["value", "graph"]
+        assert f"y: value 0 differs {n}" in program and HOSTILE not in program
+        assert f"<summary>Repro of program {n}</summary>" in program
+        assert f'<span class="com"># program {n}</span>' in program and '<button class="copy"' in program
+    assert "other_programs" not in article.split("More details")[1]  # not dumped again as raw JSON
+
+
+def test_a_failure_without_divergence_summaries_renders_as_before(tmp_path: Path) -> None:
+    """results.json from before every divergence was listed: no table, the first one as it was."""
+    results = copy.deepcopy(RESULTS)
+    details = results["divergences"][0]["details"]
+    del details["divergences"], details["classes"]
+    article = render(tmp_path, results).split('id="div-0"')[1].split("</article>")[0]
+    assert "all-divergences" not in article and "in this program" not in article
+    assert "First divergence</b> at event 2: is_leaf differs" in article

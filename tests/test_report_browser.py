@@ -6,12 +6,18 @@ rule table, lead from the failing rule to its divergence (both sides, a repro sc
 and, run with real torch, prints the reference side), stay within a laptop screen, print without
 its controls, load nothing from the network, and keep hostile text inert. The screenshot goes to
 ``reports/report-screenshot.png``.
+
+A second run has one conformance test per planted torch fault (``oracle.faults``), so that every
+class of divergence occurs, one test is unsupported, one is cut short by the triage caps and the
+run stops early (``--maxfail``): the page must count every class, show the unsupported status and
+what the backend lacks, and say that the run is incomplete and cut short.
 """
 
 from __future__ import annotations
 
 import copy
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -22,6 +28,10 @@ from tests import browser
 from tests.browser import chromium_page, require_browser
 
 pytest.importorskip("jinja2")
+
+from oracle.compare import CLASSES  # noqa: E402
+from oracle.report import STATUSES  # noqa: E402
+from oracle.results import STATUS_ORDER  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SCREENSHOT = ROOT / "reports" / "report-screenshot.png"
@@ -44,6 +54,67 @@ def conformance_run(out: Path) -> dict:
     results = json.loads((out / "results.json").read_text(encoding="utf-8"))
     status = {rule["id"]: rule["status"] for rule in results["rules"]}
     assert (status[PASSING], status[FAILING]) == ("passed", "failed"), "the run no longer has one of each"
+    return results
+
+
+# One conformance test per planted torch fault, each under a rule of a family where such a fault
+# would show; "torch" passes, "never_run" is not reached (--maxfail stops the run before it).
+EVERY_CLASS_SUITE = '''
+import pytest
+
+from oracle.backends import load_backend
+from oracle.differential import check
+from oracle.faults import CRASHING
+from oracle.program import Backward, Leaf, Observe, Op, Program, Ref
+from oracle.runner import Isolated
+from tests.test_meta_faults import EXPOSING
+
+RULES = {"torch": "LEAF-003", "hook_order_swapped": "HOOK-001", "grad_off": "ACC-001",
+         "retain_graph_error_suppressed": "RG-001", "is_leaf_inverted": "LEAF-001",
+         "warning_dropped": "ERR-001", "mean_off": "OPS-001", "sum_float64": "TEN-002",
+         "neg_as_mul": "LEAF-002",
+         "backward_error_reworded": "ERR-002", "everything_contiguous": "TEN-003",
+         "parameters_sorted": "MOD-002", "sigmoid_missing": "OPS-002", "pow_segfault": "OPS-003",
+         "never_run": "LEAF-004"}
+# grad_off's second failing program: triage collects both, and the test stops at the cap of 2
+MORE = {"grad_off": [Program([Leaf("w", [3.0], requires_grad=True), Op("y", "sin", [Ref("w")]),
+                              Backward("y"), Observe("w")])]}
+
+
+@pytest.mark.parametrize("fault", [pytest.param(f, marks=pytest.mark.rule(r)) for f, r in RULES.items()])
+def test_fault(fault, backend, reference):
+    if fault in ("torch", "never_run"):
+        check(EXPOSING["grad_off"][0], reference, reference)
+        return
+    if backend.name == f"fault:{fault}":  # the session's backend: the probe sees what it lacks
+        runner = backend
+    else:
+        runner = Isolated(f"fault:{fault}") if fault in CRASHING else load_backend(f"fault:{fault}")
+    try:
+        for program in [EXPOSING[fault][0], *MORE.get(fault, [])]:
+            check(program, runner, reference)
+    finally:
+        if runner is not backend:
+            runner.close()
+'''
+SESSION_FAULT = "sigmoid_missing"  # the session's backend: its missing name is in the probe
+FAILING_FAULTS = 12  # every fault but the unsupported one fails its test
+
+
+def every_class_run(out: Path) -> dict:
+    """Run ``EVERY_CLASS_SUITE`` in triage with ``--report`` into ``out``; return results.json."""
+    (out / "test_every_class.py").write_text(EVERY_CLASS_SUITE, encoding="utf-8")
+    command = [sys.executable, "-m", "pytest", "test_every_class.py", "-p", "oracle.plugin",
+               "-p", "no:cacheprovider", "--backend", f"fault:{SESSION_FAULT}",
+               "--hypothesis-profile", "triage", "--rule-failures", "2", "--maxfail", str(FAILING_FAULTS),
+               "--results", str(out / "results.json"), "--report", "-q"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(command, cwd=out, env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    results = json.loads((out / "results.json").read_text(encoding="utf-8"))
+    assert all(results["totals"]["classes"].values()), results["totals"]["classes"]
+    assert results["totals"]["unsupported"] == 1 and results["totals"]["cut_short"] == 1
+    assert results["incomplete"] == f"stopping after {FAILING_FAULTS} failures"
     return results
 
 
@@ -109,9 +180,10 @@ def check_header_and_summary(page, results: dict) -> None:
     for status, count in totals["rule_status"].items():
         assert page.inner_text(f"#rules-{status}") == str(count), status
     assert page.inner_text("#tests-total") == str(totals["tests"])
-    for status in ("passed", "failed", "xfailed", "xpassed", "skipped"):
+    for status in STATUS_ORDER:
         assert page.inner_text(f"#tests-{status}") == str(totals[status]), status
     assert page.inner_text("#known-divergences") == str(totals["known_divergences"])
+    assert page.locator(".banner").count() == 0, "a complete run, nothing cut short: no banner"
 
 
 def check_family_chart(page, results: dict) -> None:
@@ -308,3 +380,65 @@ def test_explicit_opt_out_skips_with_reason(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setenv(browser.NO_BROWSER, "1")
     with pytest.raises(pytest.skip.Exception, match="ORACLE_NO_BROWSER=1"):
         require_browser()
+
+
+def test_every_class_of_divergence_in_chromium(tmp_path: Path) -> None:
+    """Every class counted (and described) in its table, the unsupported status in the summary,
+    legend, rule table and filter, the capability table, the triage and incomplete banners, and
+    the collected second program of a test with its own repro."""
+    require_browser()
+    results = every_class_run(tmp_path)
+    problems: list[str] = []
+    with chromium_page() as page:
+        page.on("pageerror", lambda error: problems.append(f"script error: {error}"))
+        page.goto((tmp_path / "index.html").as_uri())
+
+        for kind, count in results["totals"]["classes"].items():
+            row = page.locator(f'#class-table tr[data-class="{kind}"]')
+            assert row.is_visible() and count >= 1, kind
+            assert page.inner_text(f"#class-{kind}") == str(count), kind
+            assert row.locator("td").nth(1).inner_text() == CLASSES[kind]
+        assert page.locator("#class-table tbody tr").count() == len(CLASSES)
+
+        assert page.inner_text("#rules-unsupported") == "1" and page.inner_text("#tests-unsupported") == "1"
+        background = "e => getComputedStyle(e).backgroundColor"
+        colours = {status: page.eval_on_selector(f".legend .{status}", background) for status in STATUSES}
+        assert len(set(colours.values())) == len(STATUSES), colours  # unsupported has a colour of its own
+        page.select_option("#filter-status", "unsupported")
+        assert page.eval_on_selector_all("#rule-table tr.rule", ROWS_SHOWN) == ["OPS-002"]
+        assert page.inner_text("#shown-count") == f"1 of {len(results['rules'])} rules"
+        row = page.locator('#rule-table tr.rule[data-status="unsupported"]')
+        assert row.locator(".status.unsupported").is_visible()
+        assert "lacks torch.sigmoid (1)" in row.locator("td.outcomes").inner_text()
+        page.select_option("#filter-status", "")
+
+        ops = page.locator('#probe-missing tr[data-area="ops"]').inner_text()
+        assert ops.split("\t") == ["ops", "1", "torch.sigmoid"]
+        lacks = page.locator("#family-lacks tbody tr")
+        assert lacks.count() == 1 and lacks.first.inner_text().split("\t") == [
+            "op values and gradients", "torch.sigmoid", "1"]
+        assert "1 of 1 programs need torch.sigmoid" in page.inner_text("#unsupported-tests")
+
+        incomplete = page.locator("#incomplete-banner")
+        assert incomplete.is_visible()
+        assert f"stopping after {FAILING_FAULTS} failures" in incomplete.inner_text()
+        cut_short = page.locator("#cut-short-banner")
+        assert cut_short.is_visible() and cut_short.inner_text().startswith("1 test cut short by the triage")
+        assert "2 failing programs" in cut_short.inner_text()
+        acc = page.locator('td:first-child code:text-is("ACC-001")')
+        cut_row = page.locator("#rule-table tr.rule", has=acc)
+        assert cut_row.locator(".cut-short-mark").is_visible()
+
+        [index] = next(rule for rule in results["rules"] if rule["id"] == "ACC-001")["divergences"]
+        article = page.locator(f"#div-{index}")
+        others = results["divergences"][index]["details"]["other_programs"]
+        assert len(others) == 1
+        assert article.locator("h4").inner_text() == "1 more failing program of this test (triage)"
+        article.locator("summary", has_text="Repro of program 2").click()
+        article.locator(".other-program").get_by_role("button", name="Copy").click()
+        assert page.evaluate("navigator.clipboard.readText()") == others[0]["repro"]
+        crash = page.locator("article", has=page.locator('table.all-divergences tr[data-kind="crash"]'))
+        assert crash.count() == 1 and "SIGSEGV" in crash.locator("tr.first").inner_text()
+        check_no_sideways_scrolling(page)
+        check_print_stylesheet(page)  # banners, class and capability tables fit on paper too
+    assert problems == []

@@ -284,3 +284,72 @@ def test_values_of_storage_less_zero_tensors_are_observed_as_printed() -> None:
     events = run(program, TORCH).events
     assert [e["kind"] for e in events] == ["value", "value"]
     assert events[1]["value"]["data"] == [0.0, 0.0]
+
+
+def engine(**changes: object) -> object:
+    """impl under the module name "engine", with names deleted (None) or replaced."""
+    import types
+
+    import impl
+
+    module = types.ModuleType("engine")
+    kept = {k: v for k, v in vars(impl).items() if k not in changes and not k.startswith("__")}
+    module.__dict__.update(kept)
+    module.__dict__.update({k: v for k, v in changes.items() if v is not None})
+    return module
+
+
+def test_a_name_the_backend_lacks_is_unsupported_named_as_torch_names_it() -> None:
+    from oracle.backends import InProcess
+
+    def total(input, dim=None):  # a sum without torch's keepdim keyword
+        return input.sum() if dim is None else input.sum(dim)
+
+    total.__name__ = total.__qualname__ = "sum"  # the keyword's error names the function so
+
+    backend = InProcess("engine", engine(logaddexp=None, sum=total))
+    program = Program(
+        [
+            Leaf("x", [1.0, 2.0], requires_grad=True),
+            Op("y", "logaddexp", [Ref("x"), Ref("x")]),
+            Op("s", "sum", [Ref("x")], {"keepdim": True}),
+            ObserveGraph("x"),
+        ]
+    )
+    events = run(program, backend).events
+    assert [e.get("unsupported") for e in events if e["kind"] == "error"] == [
+        "torch.logaddexp", "torch.sum(keepdim=)"]
+    assert run(program, TORCH).events[-1]["kind"] == "graph"  # torch has all of it
+
+
+def test_each_part_of_an_observation_is_read_on_its_own() -> None:
+    """A tensor type without grad_fn and is_leaf still has its values, dtype and flags observed."""
+
+    class Bare:
+        dtype, shape, requires_grad = "float32", [2], False
+
+        def tolist(self):
+            return [1.0, 2.0]
+
+    namespace = type("engine", (), {"Tensor": Bare, "__name__": "engine"})
+    described = describe(Bare(), namespace)
+    assert described == {
+        "dtype": "float32", "shape": [2], "data": [1.0, 2.0], "requires_grad": False,
+        "is_leaf": {"unsupported": "Tensor.is_leaf"}, "grad_fn": {"unsupported": "Tensor.grad_fn"},
+    }
+
+
+def test_the_backends_own_failures_are_errors_not_missing_names() -> None:
+    """An AttributeError raised inside the backend's code is its behaviour; so is one about None."""
+    from oracle.backends import InProcess
+    from oracle.trace import lacked
+
+    def broken_exp(input):
+        return input.no_such_attribute  # the backend's own bug, raised in its code
+
+    program = Program([Leaf("x", [1.0], requires_grad=True), Op("y", "exp", [Ref("x")])])
+    [error] = run(program, InProcess("engine", engine(exp=broken_exp))).events
+    assert error["type"] == "AttributeError" and "unsupported" not in error
+    with pytest.raises(AttributeError) as raised:
+        broken_exp(None)
+    assert lacked(raised.value) is None

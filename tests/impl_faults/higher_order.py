@@ -52,7 +52,7 @@ def grad_records_without_create_graph() -> Iterator[None]:
         yield
 
 
-@fault({"HO-003": "expected value, got error"})
+@fault({"HO-003": "the reference raised none"})
 def create_graph_does_not_retain_graph() -> Iterator[None]:
     """backward(create_graph=True) frees the graph: retain_graph defaults to False, not to create_graph."""
     import impl.autograd
