@@ -5,7 +5,8 @@
   record --out corpus.json[.gz] [--count N] [--seed S]
       generate N programs (deterministically), run them on torch, store programs + traces
       (needs hypothesis; pytest conformance --record-corpus stores the suite's own programs)
-  replay corpus.json [--backend B] [--device D] [--ignore CLASSES] [--results PATH] [--report] [--json]
+  replay corpus.json[.gz] [--backend B] [--device D] [--ignore CLASSES] [--results PATH] [--report]
+         [--json] [--isolation process|none] [--backend-timeout S]
       check a backend against a recorded corpus, without importing torch: results.json per rule
   report [--results reports/results.json] [--out reports]
       render the HTML conformance report (needs jinja2)
@@ -23,6 +24,7 @@ import sys
 from pathlib import Path
 
 from oracle.backends import DEFAULT_BACKEND, BackendError
+from oracle.runner import isolation_options
 
 USAGE_ERROR = 2
 DEFAULT_RESULTS = Path("reports") / "results.json"
@@ -81,7 +83,7 @@ def _replay(args: argparse.Namespace) -> int:
         reference = reference_of(corpus)
     except (OSError, ValueError, EOFError) as exc:  # CorpusError, JSON's and gzip's errors are ValueErrors
         raise UsageError(f"cannot read corpus {args.corpus}: {exc}") from None
-    backend = _backend(args.backend, args.device, args.isolation)
+    backend = _backend(args.backend, args.device, args.isolation, args.backend_timeout)
     try:
         info, probe = backend.info(), backend.call("oracle.capabilities:probe")
         if probe["device_error"]:
@@ -114,12 +116,12 @@ def _replay(args: argparse.Namespace) -> int:
     return 1 if results["totals"]["failed"] else 0
 
 
-def _backend(spec: str, device: str, isolation: str):
+def _backend(spec: str, device: str, isolation: str, timeout: float):
     from oracle.backends import load_backend
     from oracle.runner import Isolated
 
     try:
-        return load_backend(spec, device) if isolation == "none" else Isolated(spec, device)
+        return load_backend(spec, device) if isolation == "none" else Isolated(spec, device, timeout)
     except BackendError as exc:
         raise UsageError(str(exc)) from None
 
@@ -184,11 +186,7 @@ def parser() -> argparse.ArgumentParser:
     replay = sub.add_parser("replay", help="check a backend against a recorded corpus (no torch needed)")
     replay.add_argument("corpus", type=Path, help="a corpus written by record or pytest --record-corpus")
     _backend_options(replay)
-    replay.add_argument(
-        "--isolation", default="process", choices=("process", "none"),
-        help="run the backend in a worker process of its own (default: a crash or hang fails a program "
-        "instead of the replay), or in this process",
-    )
+    isolation_options(replay.add_argument)
     replay.add_argument(
         "--ignore", action="append", default=[], metavar="CLASSES",
         help="divergence classes not counted, separated by commas (the plugin's --ignore-classes)",

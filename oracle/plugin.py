@@ -71,7 +71,7 @@ from oracle.results import (
     run_meta,
     write_summary,
 )
-from oracle.runner import DEFAULT_TIMEOUT_S, Isolated, default_memory_limit
+from oracle.runner import Isolated, default_memory_limit, isolation_options
 
 DEFAULT_RESULTS = Path("reports") / "results.json"
 PROPERTY = "oracle"  # the user_properties key carrying a test's oracle record
@@ -102,15 +102,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--device", default="cpu", metavar="D",
         help="device programs run on, any the backend accepts (default cpu; impl's cuda is cupy's)",
     )
-    group.addoption(
-        "--isolation", default="process", choices=("process", "none"),
-        help="run the backend in a worker process of its own (default), or in the suite's process "
-        "(only for a backend you trust not to touch torch: it saves the round trips)",
-    )
-    group.addoption(
-        "--backend-timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
-        help=f"seconds one program may take on an isolated backend (default {DEFAULT_TIMEOUT_S:g})",
-    )
+    isolation_options(group.addoption)
     group.addoption(
         "--backend-memory", type=float, default=None, metavar="GIB",
         help="memory an isolated backend's process may allocate, in GiB (default half of this "

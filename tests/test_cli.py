@@ -155,6 +155,15 @@ def test_replay_on_torch_passes(corpus: Path, tmp_path: Path, capsys: pytest.Cap
     assert f"results: {tmp_path / 'out' / 'results.json'}" in out
 
 
+def test_replay_report(corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    pytest.importorskip("jinja2")
+    status, _ = replay(corpus, tmp_path, "--backend", "fault:grad_off", "--report")
+    html = tmp_path / "out" / "index.html"
+    assert status == 1 and f"report: {html}" in capsys.readouterr().out
+    page = html.read_text()
+    assert f'<dd id="corpus">{corpus}: 12 recorded programs replayed' in page and 'id="div-0"' in page
+
+
 def test_replay_catches_a_planted_fault(corpus: Path, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
     status, results = replay(corpus, tmp_path, "--backend", "fault:grad_off", "--json", "--isolation", "none")
     assert status == 1
@@ -170,6 +179,28 @@ def test_replay_catches_a_planted_fault(corpus: Path, tmp_path: Path, capsys: py
     assert account <= set(details)
     assert details["classes"] == {"gradient": len(details["divergences"])}
     assert "import torch" in details["repro"] and "differs" in details["description"]
+
+
+def test_replay_fails_a_crash_or_hang_and_goes_on(tmp_path: Path) -> None:
+    """The backend runs in a worker process: a program that kills it or hangs is a crash
+    divergence at its step, the next program runs on a fresh worker, the replay ends normally."""
+    from oracle.program import Leaf, Observe, Op, Program, Ref
+
+    ref, recorder = reference(), CorpusRecorder()
+    for rule, op in (("OPS-001", "exp"), ("OPS-002", "sin"), ("OPS-003", "neg")):  # segfault, hang, fine
+        program = Program([Leaf("a", [0.5, 1.0]), Op("y", op, [Ref("a")]), Observe("y")])
+        recorder.add(program, rule, ref.trace(program), ref)
+    recorder.write(tmp_path / "fragile.json")
+    options = ("--backend", "tests.engines.fragile", "--backend-timeout", "2")
+    status, results = replay(tmp_path / "fragile.json", tmp_path, *options)
+    assert status == 1
+    tests = {test["rule"]: test for test in results["tests"]}
+    assert {rule: (test["outcome"], test["classes"]) for rule, test in tests.items()} == {
+        "OPS-001": ("failed", {"crash": 1}), "OPS-002": ("failed", {"crash": 1}), "OPS-003": ("passed", {})}
+    died, hung = (results["divergences"][tests[rule]["divergence"]]["details"]["description"]
+                  for rule in ("OPS-001", "OPS-002"))
+    assert "backend process died (SIGSEGV) at step 1" in died
+    assert "backend process timed out after 2 s at step 1" in hung
 
 
 def test_replay_ignores_classes(corpus: Path, tmp_path: Path) -> None:
