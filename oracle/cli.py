@@ -2,27 +2,33 @@
 
   diff-script FILE.py [--backend B] [--device D] [--json]
       run an unmodified torch script on torch and on a backend, report the first differing line
-  record --out corpus.json [--count N] [--seed S]
+  record --out corpus.json[.gz] [--count N] [--seed S]
       generate N programs (deterministically), run them on torch, store programs + traces
-  replay corpus.json [--backend B] [--device D] [--json]
-      check a backend against a recorded corpus, without importing torch
+      (needs hypothesis; pytest conformance --record-corpus stores the suite's own programs)
+  replay corpus.json[.gz] [--backend B] [--device D] [--ignore CLASSES] [--results PATH] [--report]
+         [--json] [--isolation process|none] [--backend-timeout S]
+      check a backend against a recorded corpus, without importing torch: results.json per rule
   report [--results reports/results.json] [--out reports]
-      render the HTML conformance report
+      render the HTML conformance report (needs jinja2)
 
-Exit status: 0 identical / all passed, 1 divergent / some failed, 2 usage error.
+Exit status: 0 identical / all passed, 1 divergent / some failed, 2 usage error (a missing
+optional dependency included: the message names the package to install).
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import json
 import sys
-from dataclasses import asdict
 from pathlib import Path
 
 from oracle.backends import DEFAULT_BACKEND, BackendError
+from oracle.runner import isolation_options
 
 USAGE_ERROR = 2
+DEFAULT_RESULTS = Path("reports") / "results.json"
+SUMMARY_WIDTH = 100
 
 
 class UsageError(Exception):
@@ -34,42 +40,105 @@ def _diff_script(args: argparse.Namespace) -> int:
 
     if not Path(args.file).is_file():
         raise UsageError(f"no such script: {args.file}")
-    _check_backend(args.backend, args.device)
-    diff = diff_script(args.file, args.backend, args.device)
+    try:  # each run loads its backend in its own process, and says if it could not
+        diff = diff_script(args.file, args.backend, args.device)
+    except BackendError as exc:
+        raise UsageError(str(exc)) from None
     print(json.dumps(diff.to_dict(), indent=1) if args.json else diff.describe())
     return 0 if diff.identical else 1
 
 
 def _record(args: argparse.Namespace) -> int:
-    from oracle.corpus import record_corpus
+    _require("hypothesis", "record")
+    from oracle.corpus import record_corpus, write_corpus
 
     if args.count < 1:
         raise UsageError("--count must be at least 1")
-    corpus = record_corpus(args.count, args.seed, args.device)
-    args.out.write_text(json.dumps(corpus, allow_nan=False), encoding="utf-8")
-    print(f"recorded {args.count} programs on torch {corpus['torch_version']} -> {args.out}")
+    try:
+        corpus = record_corpus(args.count, args.seed, args.device)
+    except BackendError as exc:  # no torch, or not the reference (oracle.reference)
+        raise UsageError(str(exc)) from None
+    write_corpus(corpus, args.out)
+    print(f"recorded {corpus['count']} programs on torch {corpus['reference']['version']} -> {args.out}")
     return 0
 
 
 def _replay(args: argparse.Namespace) -> int:
-    try:
-        corpus = json.loads(args.corpus.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"cannot read corpus {args.corpus}: {exc}") from None
-    from oracle.corpus import CorpusError, replay_corpus
+    """Check the backend against the corpus, one result per rule, and write results.json (and the
+    report) as the suite does. The backend runs in a worker process of its own (``oracle.runner``)
+    unless ``--isolation none``: a backend that crashes or hangs then fails its programs as a
+    "crash" instead of ending the replay without results."""
+    from oracle.compare import class_names
+    from oracle.corpus import CorpusError, read_corpus, reference_of, replay_corpus
+    from oracle.results import build_results, dump, run_meta, write_summary
 
+    if args.report:
+        _require("jinja2", "replay --report")
     try:
-        result = replay_corpus(corpus, args.backend, args.device)
+        ignore = class_names(args.ignore)
+    except ValueError as exc:
+        raise UsageError(f"--ignore: {exc}") from None
+    try:
+        corpus = read_corpus(args.corpus)
+        reference = reference_of(corpus)
+    except (OSError, ValueError, EOFError) as exc:  # CorpusError, JSON's and gzip's errors are ValueErrors
+        raise UsageError(f"cannot read corpus {args.corpus}: {exc}") from None
+    backend = _backend(args.backend, args.device, args.isolation, args.backend_timeout)
+    try:
+        info, probe = backend.info(), backend.call("oracle.capabilities:probe")
+        if probe["device_error"]:
+            raise UsageError(f"--device {args.device}: the backend cannot place a tensor there "
+                             f"({probe['device_error']})")
+        tests = replay_corpus(corpus, backend, args.corpus.name, ignore)
     except (BackendError, CorpusError) as exc:
         raise UsageError(str(exc)) from None
+    finally:
+        backend.close()
+    meta = run_meta(args.backend, info, args.device, args.isolation, ignore, reference,
+                    corpus.get("hypothesis_profile"))
+    meta["corpus"] = {"path": str(args.corpus), "format": corpus["format"],
+                      "programs": len(corpus["programs"])}
+    results = build_results(tests, meta, probe)
+    args.results.parent.mkdir(parents=True, exist_ok=True)
+    args.results.write_text(dump(results), encoding="utf-8")
+    report = None
+    if args.report:
+        from oracle.report import write_report
+
+        report = write_report(args.results, args.results.parent)
     if args.json:
-        print(json.dumps({**asdict(result), "failed": result.failed}, indent=1))
+        print(dump(results), end="")
     else:
-        print(result.describe())
-    return 0 if result.failed == 0 else 1
+        for test in results["tests"]:
+            if test["outcome"] == "failed":
+                print(f"FAILED {test['nodeid']} - {test['message'].splitlines()[0]}")
+        write_summary(_Terminal(), results, args.results, report)
+    return 1 if results["totals"]["failed"] else 0
+
+
+def _backend(spec: str, device: str, isolation: str, timeout: float):
+    from oracle.backends import load_backend
+    from oracle.runner import Isolated
+
+    try:
+        return load_backend(spec, device) if isolation == "none" else Isolated(spec, device, timeout)
+    except BackendError as exc:
+        raise UsageError(str(exc)) from None
+
+
+class _Terminal:
+    """What ``oracle.results.write_summary`` writes with (pytest's terminal reporter's methods),
+    on stdout."""
+
+    def write_sep(self, sep: str, title: str, **markup: bool) -> None:
+        print(f" {title} ".center(SUMMARY_WIDTH, sep))
+
+    def write_line(self, line: str, **markup: bool) -> None:
+        print(line)
 
 
 def _report(args: argparse.Namespace) -> int:
+    _require("jinja2", "report")
     from oracle.report import write_report
 
     if not args.results.is_file():
@@ -78,14 +147,18 @@ def _report(args: argparse.Namespace) -> int:
     return 0
 
 
-def _check_backend(spec: str, device: str) -> None:
-    """Fail early (usage error) on a backend spec that cannot be loaded."""
-    from oracle.backends import load_backend
+INSTALL = {  # optional dependency -> what to install
+    "hypothesis": "pip install hypothesis (or the project's 'test' extra)",
+    "jinja2": "pip install jinja2 (or the project's 'report' extra)",
+}
 
+
+def _require(module: str, command: str) -> None:
+    """A usage error naming the package to install when ``module`` cannot be imported."""
     try:
-        load_backend(spec, device)
-    except BackendError as exc:
-        raise UsageError(str(exc)) from None
+        importlib.import_module(module)
+    except ImportError:
+        raise UsageError(f"{command} needs {module}: {INSTALL[module]}") from None
 
 
 def parser() -> argparse.ArgumentParser:
@@ -111,12 +184,20 @@ def parser() -> argparse.ArgumentParser:
     record.set_defaults(handler=_record)
 
     replay = sub.add_parser("replay", help="check a backend against a recorded corpus (no torch needed)")
-    replay.add_argument("corpus", type=Path, help="a corpus written by record")
+    replay.add_argument("corpus", type=Path, help="a corpus written by record or pytest --record-corpus")
     _backend_options(replay)
+    isolation_options(replay.add_argument)
+    replay.add_argument(
+        "--ignore", action="append", default=[], metavar="CLASSES",
+        help="divergence classes not counted, separated by commas (the plugin's --ignore-classes)",
+    )
+    replay.add_argument("--results", type=Path, default=DEFAULT_RESULTS,
+                        help=f"where to write results.json (default {DEFAULT_RESULTS})")
+    replay.add_argument("--report", action="store_true", help="also render index.html next to results.json")
     replay.set_defaults(handler=_replay)
 
     report = sub.add_parser("report", help="render reports/index.html from results.json")
-    report.add_argument("--results", type=Path, default=Path("reports/results.json"))
+    report.add_argument("--results", type=Path, default=DEFAULT_RESULTS)
     report.add_argument("--out", type=Path, default=Path("reports"))
     report.set_defaults(handler=_report)
     return top

@@ -59,6 +59,20 @@ CLASSES: dict[str, str] = {
     "unsupported": "the backend lacks a name, keyword or submodule of torch's API",
     "crash": "the backend's process died or timed out",
 }
+
+
+def class_names(options: list[str]) -> frozenset[str]:
+    """The divergence classes that ``options`` name, each option a comma-separated list (plurals
+    allowed: ``messages,warnings``), as the plugin's ``--ignore-classes`` and ``python -m oracle
+    replay --ignore`` take them; ``ValueError`` naming an unknown class and the known ones."""
+    names = {name.strip() for option in options for name in option.split(",")} - {""}
+    classes = {name if name in CLASSES else name.removesuffix("s") for name in names}
+    unknown = sorted(name for name in classes if name not in CLASSES)
+    if unknown:
+        raise ValueError(f"unknown class {', '.join(unknown)}; known: {', '.join(CLASSES)}")
+    return frozenset(classes)
+
+
 # facet of a tensor description -> class (values and grads; a hook's arguments are all "hook")
 _FACETS = {"dtype": "dtype", "shape": "dtype", "is_leaf": "flag", "requires_grad": "flag", "grad_fn": "graph"}
 # field of an event -> class, where the field is not a tensor description

@@ -4,7 +4,9 @@ divergence of the program, classified, the first highlighted with a runnable tor
 What each program showed goes to every open ``recording()`` log (the pytest plugin opens one
 around each test, for results.json and the report): its outcome (passed, failed, unsupported),
 its divergences by class, the names the backend lacks, and the values accepted only by the
-error-aware judgement (``oracle.compare.Acceptance``), which are never passed silently."""
+error-aware judgement (``oracle.compare.Acceptance``), which are never passed silently. A log
+opened with a corpus (``pytest --record-corpus``) also hands it each program compared, with the
+log's rule and the reference that ran it (``oracle.corpus.CorpusRecorder``)."""
 
 from __future__ import annotations
 
@@ -13,12 +15,14 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from typing import Protocol
 
 from oracle.backends import Backend, InProcess, reference_supports
 from oracle.compare import FLOAT64, NUDGED, Acceptance, Divergence, divergences
 from oracle.program import Program
 from oracle.reference import reference
 from oracle.render import render
+from oracle.results import UNSUPPORTED
 from oracle.stats import count_program
 from oracle.trace import Trace
 
@@ -135,18 +139,29 @@ class Policy:
     budget: float | None = None
 
 
+class Corpus(Protocol):
+    """Where a log hands the programs it sees (``oracle.corpus.CorpusRecorder``)."""
+
+    def add(self, program: Program, rule: str | None, ref_trace: Trace, reference: Backend) -> None: ...
+
+
 class TestLog:
     """What the programs a test checked showed, while the test runs (the pytest plugin opens one
     per test with ``recording``): outcomes per program (passed, failed, unsupported), divergences
     per class, the names the backend lacks with how many programs needed each, the values the
     error-aware judgement accepted (how many, the first ``keep`` with their numbers and repro),
-    the failing programs collected in triage, and why the test stopped early, if it did."""
+    the failing programs collected in triage, and why the test stopped early, if it did. The
+    test's ``rule`` and a ``corpus`` to hand its programs to are optional."""
 
     __test__ = False  # not a test class, whatever pytest thinks of its name
 
-    def __init__(self, policy: Policy = Policy(), keep: int = 3) -> None:
+    def __init__(
+        self, policy: Policy = Policy(), keep: int = 3, rule: str | None = None, corpus: Corpus | None = None
+    ) -> None:
         self.policy = policy
         self.keep = keep
+        self.rule = rule
+        self.corpus = corpus
         self.outcomes: Counter[str] = Counter()
         self.classes: Counter[str] = Counter()
         self.ignored: Counter[str] = Counter()
@@ -208,6 +223,27 @@ class TestLog:
         first.also = self.failures[1:]
         return first
 
+    def unsupported(self) -> str | None:
+        """Why the test is unsupported when some of its programs were (``oracle.results``'s
+        reason: "unsupported: N of M programs need NAME (n), ..."), else None."""
+        if not self.outcomes["unsupported"]:
+            return None
+        lacks = ", ".join(f"{name} ({n})" for name, n in self.lacks.most_common())
+        return f"{UNSUPPORTED}{self.outcomes['unsupported']} of {self.checked} programs need {lacks}"
+
+    def record(self) -> dict:
+        """What the log saw, as ``oracle.results.ConformanceResult.merge`` reads it."""
+        record: dict = {
+            "program_outcomes": dict(self.outcomes),
+            "classes": dict(self.classes),
+            "ignored": dict(self.ignored),
+            "lacks": dict(self.lacks),
+            "cut_short": self.cut_short,
+        }
+        if self.accepted:
+            record["error_aware"] = {"accepted": self.accepted, "examples": self.accepted_examples}
+        return record
+
 
 def outcome(kept: list[Divergence]) -> str:
     """A program's outcome from its counted divergences: "passed" without any; "unsupported" when
@@ -222,10 +258,12 @@ _open_logs: list[TestLog] = []
 
 
 @contextmanager
-def recording(policy: Policy = Policy(), keep: int = 3) -> Iterator[TestLog]:
+def recording(
+    policy: Policy = Policy(), keep: int = 3, rule: str | None = None, corpus: Corpus | None = None
+) -> Iterator[TestLog]:
     """A ``TestLog`` of every program ``check`` compares while the block runs, under ``policy``
-    (logs may nest: each open one records; the innermost one's policy applies)."""
-    log = TestLog(policy, keep)
+    (logs may nest: each open one records; the innermost one's policy, rule and corpus apply)."""
+    log = TestLog(policy, keep, rule, corpus)
     _open_logs.append(log)
     try:
         yield log
@@ -249,14 +287,17 @@ def check(program: Program, backend: Backend, reference: Backend | None = None) 
     lacks is "unsupported" and does not raise. Only where a low-precision value fails the fixed
     tolerance is the program rerun on the reference, in float64 and on nudged inputs, for the
     error-aware judgement (``oracle.tolerance``)."""
-    policy = _open_logs[-1].policy if _open_logs else Policy()
-    if _open_logs and _open_logs[-1].stopped():
+    innermost = _open_logs[-1] if _open_logs else TestLog()
+    policy = innermost.policy
+    if innermost.stopped():
         return
     reference = reference or default_reference(backend.device)
     finish = backend.start(program)  # an isolated backend runs it while the reference does
     ref_trace = reference.trace(program)
     test_trace = finish()
     count_program()
+    if innermost.corpus is not None:
+        innermost.corpus.add(program, innermost.rule, ref_trace, reference)
     accepted: list[Acceptance] = []
     found = divergences(ref_trace, test_trace, reruns(program, reference), accepted)
     kept = [d for d in found if d.kind not in policy.ignore]

@@ -20,6 +20,10 @@ Options (``pytest --help`` lists them all, under "PyTorch conformance oracle"):
   ``--report``        also render the HTML report next to results.json (``oracle.report``)
   ``--test-failures N``, ``--rule-budget S``  the triage profile's caps: failing programs collected
                       per test, seconds of checking per rule (in each worker process)
+  ``--record-corpus PATH``  store every program the conformance tests compared, with its rule and the
+                      reference's traces, as a corpus ``python -m oracle replay`` checks a backend
+                      against without torch (``oracle.corpus``; ``.gz``: compressed; with xdist each
+                      worker's part is merged by the controller)
 
 A *conformance test* is one marked ``@pytest.mark.rule("ID")`` or living in a ``conformance``
 directory. For each, the plugin opens a ``oracle.differential.recording`` log while it runs and
@@ -43,9 +47,7 @@ import importlib
 import importlib.util
 import json
 import os
-import platform
 import time
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +57,8 @@ from oracle import reference as reference_module
 from oracle import rules as rule_catalogue
 from oracle import stats
 from oracle.backends import DEFAULT_BACKEND, REFERENCE, Backend, BackendError, load_backend
-from oracle.compare import CLASSES
+from oracle.compare import CLASSES, class_names
+from oracle.corpus import CorpusRecorder
 from oracle.differential import Policy, TestLog, default_reference, recording
 from oracle.reference import VERSION_VARIABLE, ReferenceError, reference_info
 from oracle.results import (
@@ -63,13 +66,12 @@ from oracle.results import (
     UNSUPPORTED,
     ConformanceResult,
     build_results,
-    cupy_version,
     cut,
-    dist_version,
     dump,
+    run_meta,
     write_summary,
 )
-from oracle.runner import DEFAULT_TIMEOUT_S, Isolated, default_memory_limit
+from oracle.runner import Isolated, default_memory_limit, isolation_options
 
 DEFAULT_RESULTS = Path("reports") / "results.json"
 PROPERTY = "oracle"  # the user_properties key carrying a test's oracle record
@@ -102,15 +104,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--device", default="cpu", metavar="D",
         help="device programs run on, any the backend accepts (default cpu; impl's cuda is cupy's)",
     )
-    group.addoption(
-        "--isolation", default="process", choices=("process", "none"),
-        help="run the backend in a worker process of its own (default), or in the suite's process "
-        "(only for a backend you trust not to touch torch: it saves the round trips)",
-    )
-    group.addoption(
-        "--backend-timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
-        help=f"seconds one program may take on an isolated backend (default {DEFAULT_TIMEOUT_S:g})",
-    )
+    isolation_options(group.addoption)
     group.addoption(
         "--backend-memory", type=float, default=None, metavar="GIB",
         help="memory an isolated backend's process may allocate, in GiB (default half of this "
@@ -157,6 +151,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--rule-budget", type=float, default=RULE_BUDGET_S, metavar="S",
         help=f"triage profile: seconds of checking per rule (default {RULE_BUDGET_S:g})",
     )
+    group.addoption(
+        "--record-corpus", default=None, metavar="PATH",
+        help="store the programs the conformance tests compare, with their rules and the reference's "
+        "traces, as a corpus for python -m oracle replay (gzip-compressed when PATH ends in .gz)",
+    )
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -164,7 +163,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "rule(rule_id): the catalogue rule a conformance test checks")
     config.addinivalue_line("markers", "gpu: needs cupy and a CUDA device (skipped cleanly without one)")
     _ensure_hypothesis_profile(config)
-    config.stash[_ignore] = ignored_classes(config.getoption("ignore_classes"))
+    try:
+        config.stash[_ignore] = class_names(config.getoption("ignore_classes"))
+    except ValueError as exc:  # pytest's own --ignore skips paths, hence the longer name
+        raise pytest.UsageError(f"--ignore-classes: {exc}") from None
     config.stash[_rule_spent] = {}
     config.stash[_facts] = {}
     version = config.getoption("reference_version")
@@ -172,18 +174,8 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ[VERSION_VARIABLE] = version  # read by every process that loads the reference
     if not hasattr(config, "workerinput"):  # the xdist controller, or a run without xdist
         config.pluginmanager.register(ResultsCollector(config), "oracle-results")
-
-
-def ignored_classes(options: list[str]) -> frozenset:
-    """The classes ``--ignore-classes`` names (plurals allowed); an unknown one is a usage error
-    (pytest's own ``--ignore`` skips paths, hence the longer name)."""
-    names = {name.strip() for option in options for name in option.split(",")} - {""}
-    classes = {name if name in CLASSES else name.removesuffix("s") for name in names}
-    unknown = sorted(name for name in classes if name not in CLASSES)
-    if unknown:
-        known = ", ".join(CLASSES)
-        raise pytest.UsageError(f"--ignore-classes: unknown class {', '.join(unknown)}; known: {known}")
-    return frozenset(classes)
+    if config.getoption("record_corpus"):
+        config.pluginmanager.register(CorpusWriter(config), "oracle-corpus")
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:
@@ -359,17 +351,18 @@ def pytest_runtest_call(item: pytest.Item):
     before = stats.programs_checked()
     started = time.monotonic()
     policy = _policy(item)
+    writer = item.config.pluginmanager.get_plugin("oracle-corpus")
+    corpus = writer.recorder if writer is not None else None
     try:
-        with recording(policy, ERROR_AWARE_EXAMPLES) as log:
+        with recording(policy, ERROR_AWARE_EXAMPLES, _rule_of(item), corpus) as log:
             item.stash[_log] = log
             result = yield
         failure = log.failure()
         if failure is not None:
             raise failure
-        if log.outcomes["unsupported"]:
-            lacks = ", ".join(f"{name} ({n})" for name, n in log.lacks.most_common())
-            checked = log.checked
-            pytest.skip(f"{UNSUPPORTED}{log.outcomes['unsupported']} of {checked} programs need {lacks}")
+        unsupported = log.unsupported()
+        if unsupported:
+            pytest.skip(unsupported)
         return result
     finally:
         item.stash[_programs_run] = stats.programs_checked() - before
@@ -426,7 +419,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         record["programs"] = item.stash.get(_programs_run, 0)
         log = item.stash.get(_log, None)
         if log is not None:
-            record.update(_log_record(log))
+            record.update(log.record())
             record["unsupported"] = bool(report.skipped and _skip_text(report).startswith(UNSUPPORTED))
         facts = item.config.stash[_facts]
         if facts:  # once per process: what the backend is and lacks
@@ -439,19 +432,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
             record["divergence"] = divergence
     report.user_properties.append((PROPERTY, record))
     return report
-
-
-def _log_record(log: TestLog) -> dict:
-    record: dict[str, Any] = {
-        "program_outcomes": dict(log.outcomes),
-        "classes": dict(log.classes),
-        "ignored": dict(log.ignored),
-        "lacks": dict(log.lacks),
-        "cut_short": log.cut_short,
-    }
-    if log.accepted:
-        record["error_aware"] = {"accepted": log.accepted, "examples": log.accepted_examples}
-    return record
 
 
 def _skip_text(report: pytest.TestReport) -> str:
@@ -528,25 +508,13 @@ class ResultsCollector:
         return self.config.invocation_params.dir / given
 
     def _meta(self, session: pytest.Session, exitstatus: int) -> dict:
-        """The run's metadata; versions are read from the modules imported (the backend's by its
-        worker), never from package metadata alone."""
+        """The run's metadata (``oracle.results.run_meta``; the backend's info from its worker)."""
         config = self.config
-        info = self.facts.get("backend_info") or {}
-        meta = {
-            "backend": {"name": config.getoption("backend"), "version": info.get("version", "unknown"),
-                        "module": info.get("name"), "file": info.get("file"),
-                        "imports_torch": info.get("torch_loaded")},
-            "device": config.getoption("device"),
-            "isolation": config.getoption("isolation"),
-            "ignore": sorted(config.stash[_ignore]),
-            "reference": {"name": REFERENCE, **reference_info()},
-            "numpy": dist_version("numpy"),
-            "cupy": cupy_version(),
-            "python": platform.python_version(),
-            "platform": platform.platform(),
-            "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "hypothesis_profile": _profile(),
-        }
+        meta = run_meta(
+            config.getoption("backend"), self.facts.get("backend_info") or {}, config.getoption("device"),
+            config.getoption("isolation"), config.stash[_ignore], {"name": REFERENCE, **reference_info()},
+            _profile(),
+        )
         if _profile() == TRIAGE:
             meta["triage"] = {"test_failures": config.getoption("test_failures"),
                               "rule_budget": config.getoption("rule_budget")}
@@ -554,6 +522,32 @@ class ResultsCollector:
         if incomplete:
             meta["incomplete"] = incomplete
         return meta
+
+
+class CorpusWriter:
+    """``--record-corpus``: the ``CorpusRecorder`` each test's log hands its programs to. An xdist
+    worker sends what it recorded to the controller with its last message (``workeroutput``); the
+    controller, or a run without xdist, merges the parts and writes the corpus at the end."""
+
+    KEY = "oracle_corpus"  # the workeroutput entry carrying a worker's part
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.recorder = CorpusRecorder()
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object | None) -> None:
+        part = getattr(node, "workeroutput", {}).get(self.KEY)
+        if part is not None:
+            self.recorder.merge(json.loads(part))
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        if hasattr(self.config, "workerinput"):
+            self.config.workeroutput[self.KEY] = json.dumps(self.recorder.part(), allow_nan=False)
+            return
+        path = self.config.invocation_params.dir / self.config.getoption("record_corpus")
+        self.recorder.write(path, hypothesis_profile=_profile())
 
 
 def _incomplete(session: pytest.Session, exitstatus: int) -> str | None:

@@ -231,6 +231,8 @@ class Leaf(Step):
     requires_grad: bool = False
 
     def __post_init__(self) -> None:
+        if hasattr(self.data, "tolist"):  # an array: stored as the numbers it holds, so the program is JSON
+            self.data = self.data.tolist()
         if self.dtype not in DTYPES:
             raise ValueError(f"unknown dtype {self.dtype!r}; known: {DTYPES}")
 

@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import platform
 from collections import Counter
 from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 from oracle import rules as rule_catalogue
@@ -116,6 +118,30 @@ def cupy_version() -> str | None:
         if version:
             return version
     return None
+
+
+def run_meta(
+    backend: str, info: dict, device: str, isolation: str, ignore: frozenset[str], reference: dict,
+    hypothesis_profile: str | None,
+) -> dict:
+    """The metadata of a run: the backend (its spec, and ``info``: what its process imported, from
+    ``Backend.info``), the device, isolation, ignored classes, the reference (``verify``'s account),
+    the hypothesis profile and this machine; versions are read from the modules imported, never
+    from package metadata alone."""
+    return {
+        "backend": {"name": backend, "version": info.get("version", "unknown"), "module": info.get("name"),
+                    "file": info.get("file"), "imports_torch": info.get("torch_loaded")},
+        "device": device,
+        "isolation": isolation,
+        "ignore": sorted(ignore),
+        "reference": reference,
+        "numpy": dist_version("numpy"),
+        "cupy": cupy_version(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+        "date": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "hypothesis_profile": hypothesis_profile,
+    }
 
 
 # --------------------------------------------------------------------------- the document
@@ -253,10 +279,12 @@ def write_summary(terminal: Any, results: dict, results_path: Any, report_path: 
     lacks, and where results and report went (``terminal``: pytest's terminal reporter, or
     anything with ``write_sep`` and ``write_line``)."""
     backend, ref = results["backend"], results["reference"]
+    corpus = results.get("corpus")
+    source = f"corpus {corpus['path']}" if corpus else f"hypothesis profile {results['hypothesis_profile']}"
     terminal.write_sep(
         "=",
-        f"conformance: {backend['name']} {backend['version']} vs torch {ref['version']} "
-        f"({results['device']}, hypothesis profile {results['hypothesis_profile']})",
+        f"conformance: {backend['name']} {backend['version']} vs torch {ref.get('version')} "
+        f"({results['device']}, {source})",
     )
     columns = ("passed", "failed", "unsupported", "xfailed", "xpassed", "skipped")
     width = max([len("family")] + [len(f["family"]) for f in results["families"]])

@@ -38,6 +38,17 @@ PROGRESS = struct.Struct("<q")  # the step the worker is running, -1 between pro
 NOT_IN_A_PROGRAM = -1
 
 
+def isolation_options(add: Callable[..., Any]) -> None:
+    """Declare ``--isolation`` and ``--backend-timeout`` with ``add`` (argparse's ``add_argument``
+    or pytest's ``addoption``): the suite and ``python -m oracle replay`` take them alike."""
+    add("--isolation", default="process", choices=("process", "none"),
+        help="run the backend in a worker process of its own (default: a crash or hang fails its "
+        "program, and the backend cannot reach the reference), or in this process (only for a backend "
+        "you trust: it saves the round trips)")
+    add("--backend-timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
+        help=f"seconds one program may take on an isolated backend (default {DEFAULT_TIMEOUT_S:g})")
+
+
 def default_memory_limit() -> int:
     """Half of this machine's memory, in bytes: what a worker may allocate by default."""
     return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2

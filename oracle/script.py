@@ -1,11 +1,15 @@
 """Diff an unmodified torch script: run it on real torch and on a backend, compare what it shows.
 
 ``diff_script(path, backend_spec)`` runs the script twice, each run in its own Python subprocess:
-once on the reference (real torch) and once on the backend under test. For a module backend
-(``impl``, ``mypkg``) an import alias makes ``import torch``, ``import torch.nn``,
-``from torch import nn``, ``torch.autograd`` ... resolve to the backend module and its submodules
-(the very same module objects under both names). For a ``fault:NAME`` backend the script runs on
-real torch with the planted fault active.
+once on the reference (real torch, verified by ``oracle.reference`` in its subprocess: a package
+shadowing torch is a ``ReferenceError``) and once on the backend under test. For a module backend
+that does not import torch itself (``impl``, ``mypkg``), an import alias installed in the backend's
+subprocess only makes ``import torch``, ``import torch.nn``, ``from torch import nn``,
+``torch.autograd`` ... resolve to the backend module and its submodules (the very same module
+objects under both names). A backend built on torch (torch is imported once it is loaded) gets no
+alias: torch's own modules must stay torch's, so the script imports real torch as the backend
+does. For a ``fault:NAME`` backend the script runs on real torch with the planted fault active.
+A backend that cannot be loaded is a ``BackendError`` (the message its subprocess gave).
 
 Each run records what a user of the script observes: stdout, stderr, the warnings shown (with the
 script line they point at), an uncaught exception (type, message, script line) and the exit
@@ -40,7 +44,7 @@ from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
-from oracle.backends import REFERENCE
+from oracle.backends import REFERENCE, BackendError
 from oracle.faults import plant_impl_fault_from_environment
 from oracle.stats import count_program
 
@@ -277,11 +281,12 @@ def diff_script(
     if not script.is_file():
         raise FileNotFoundError(f"no such script: {path}")
     key = (str(script), script.read_bytes(), device)
-    ref_job = None if key in _reference_cache else _start(script, REFERENCE, device)
-    test_job = _start(script, backend_spec, device)
-    if ref_job is not None:
-        _reference_cache[key] = _finish(ref_job, timeout)
-    ref_run, test_run = _reference_cache[key], _finish(test_job, timeout)
+    if key in _reference_cache:
+        ref_run, test_run = _reference_cache[key], _finish(_start(script, backend_spec, device), timeout)
+    else:
+        jobs = [_start(script, REFERENCE, device), _start(script, backend_spec, device)]
+        ref_run, test_run = _finish_all(jobs, timeout)
+        _reference_cache[key] = ref_run
     diff = ScriptDiff(str(path), backend_spec, device, ref_run, test_run)
     found = compare_runs(ref_run, test_run)
     if found is not None:
@@ -308,6 +313,20 @@ def _start(script: Path, backend_spec: str, device: str) -> _Job:
     return _Job(script, backend_spec, device, process, Path(result))
 
 
+def _finish_all(jobs: list[_Job], timeout: float) -> list[ScriptRun]:
+    """The runs of all ``jobs``; the first ``BackendError`` once all have finished."""
+    runs: list[ScriptRun | BackendError] = []
+    for job in jobs:
+        try:
+            runs.append(_finish(job, timeout))
+        except BackendError as exc:
+            runs.append(exc)
+    for run in runs:
+        if isinstance(run, BackendError):
+            raise run
+    return runs
+
+
 def _finish(job: _Job, timeout: float) -> ScriptRun:
     try:
         out, err = job.process.communicate(timeout=timeout)
@@ -326,6 +345,8 @@ def _finish(job: _Job, timeout: float) -> ScriptRun:
         return normalise(text, job.script, module, job.device)
 
     run = ScriptRun(job.backend, norm(out.decode("utf-8", "replace")), norm(err.decode("utf-8", "replace")))
+    if record is not None and "error" in record:  # the backend could not be loaded
+        raise BackendError(record["error"])
     if record is None:  # the child died before writing its record
         why = f"timed out after {timeout:g}s" if status is None else f"exited with status {status}"
         run.exception, run.exit = [f"<the script's process {why} without finishing>"], "died"
@@ -387,19 +408,34 @@ def install_alias(backend_module: str) -> TorchAlias:
     return alias
 
 
-def _run_in_this_process(backend_spec: str, device: str, script: str) -> dict:
-    """Run ``script`` as ``__main__`` on the backend; return its warnings, exception and exit."""
+def _load(backend_spec: str, device: str):
+    """The backend of this run: the reference verified (``oracle.reference.reference``), else
+    ``load_backend``'s; the alias only for a backend that did not import torch."""
     from oracle.backends import load_backend
+    from oracle.reference import ReferenceError, reference
 
+    try:
+        backend = reference(device) if backend_spec == REFERENCE else load_backend(backend_spec, device)
+    except ReferenceError as exc:
+        raise BackendError(f"the reference is not the pinned PyTorch: {exc}") from None
+    if REFERENCE not in sys.modules:  # a backend built on torch keeps torch's modules torch's
+        install_alias(backend.module.__name__)
+    return backend
+
+
+def _run_in_this_process(backend_spec: str, device: str, script: str) -> dict:
+    """Run ``script`` as ``__main__`` on the backend; return its warnings, exception and exit
+    (or, when the backend cannot be loaded, ``{"error": why}``)."""
     shown: list[str] = []
 
     def record_warning(message, category, filename, lineno, file=None, line=None) -> None:
         where = f"<script>:{lineno}" if os.path.abspath(filename) == script else "<library>"
         shown.append(f"{where}: {category.__name__}: {message}")
 
-    backend = load_backend(backend_spec, device)
-    if not backend_spec.startswith("fault:") and backend_spec != REFERENCE:
-        install_alias(backend.module.__name__)
+    try:
+        backend = _load(backend_spec, device)
+    except BackendError as exc:
+        return {"error": str(exc)}
     plant_impl_fault_from_environment(backend.module)  # a fault planted in the session, if any
     if backend.is_reference and device != "cpu" and not backend.module.cuda.is_available():
         device = "cpu"  # the reference build has no GPU: torch on cpu is the reference

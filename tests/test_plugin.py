@@ -7,6 +7,7 @@ rules other families declare.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import hypothesis  # noqa: F401  (imported before pytester snapshots sys.modules, see below)
@@ -492,3 +493,79 @@ def test_examples_weight_multiplies_the_active_profile(profile: str) -> None:
         assert examples(3).deadline is None
     finally:
         settings.load_profile(before)
+
+
+CORPUS_SUITE = '''
+import pytest
+from hypothesis import given, settings
+from oracle.differential import check
+from oracle.program import Leaf, Observe, Program
+from oracle.strategies import programs
+
+@pytest.mark.rule("AAA-001")
+@settings(max_examples=8, database=None, deadline=None, derandomize=True)
+@given(programs())
+def test_first(backend, program):
+    check(program, backend)
+
+@pytest.mark.rule("AAA-002")
+@settings(max_examples=5, database=None, deadline=None, derandomize=True)
+@given(programs())
+def test_second(backend, reference, program):
+    check(program, backend, reference)
+    check(program, backend, reference)  # the same program again: stored once
+
+def test_not_conformance(backend):  # no rule, not in conformance/: its program is not stored
+    check(Program([Leaf("x", [1.0, 2.0]), Observe("x")]), backend)
+'''
+XDIST = ["-p", "xdist", "-n", "2", "-p", "no:benchmark"]
+
+
+def test_record_corpus_stores_the_suites_programs_with_their_rules(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--record-corpus``: each program a conformance test compared, once per rule, with the
+    reference's traces and account; the same corpus with xdist (each worker's part merged)."""
+    pytest.importorskip("xdist")
+    from oracle.corpus import read_corpus
+
+    monkeypatch.setattr(oracle.rules, "catalogue", lambda: CATALOGUE)
+    pytester.makepyfile(test_corpus=CORPUS_SUITE)
+    result, results = run(pytester, "--isolation", "none", "--record-corpus", "corpus.json.gz")
+    result.assert_outcomes(passed=3)
+    written = (pytester.path / "corpus.json.gz").read_bytes()
+    corpus = read_corpus(pytester.path / "corpus.json.gz")
+    rules = Counter(entry.get("rule") for entry in corpus["programs"])
+    checked = {rid: rule["programs"] for rid, rule in by_id(results["rules"]).items()}
+    assert set(rules) == {"AAA-001", "AAA-002"} and corpus["count"] == sum(rules.values())
+    assert 0 < rules["AAA-001"] <= checked["AAA-001"] and 0 < rules["AAA-002"] <= checked["AAA-002"] // 2
+    assert corpus["format"] == 2 and corpus["reference"] == results["reference"]
+    assert all(set(entry["reruns"]) == {"float64", "nudged"} for entry in corpus["programs"])
+    result, _ = run(pytester, "--isolation", "none", "--record-corpus", "corpus.json.gz", *XDIST)
+    result.assert_outcomes(passed=3)
+    assert (pytester.path / "corpus.json.gz").read_bytes() == written
+
+
+def test_replaying_a_recorded_suite_agrees_with_the_suite(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture
+) -> None:
+    """Replayed on the backend the suite ran on, the corpus gives each rule the suite's status and
+    program counts (per rule: what the suite checked, less repeats), the failing rule its account."""
+    from oracle.cli import main
+
+    monkeypatch.setattr(oracle.rules, "catalogue", lambda: CATALOGUE)
+    pytester.makepyfile(test_corpus=CORPUS_SUITE)
+    fault = "fault:is_leaf_inverted"
+    _, suite = run(pytester, "--backend", fault, "--isolation", "none", "--record-corpus", "corpus.json")
+    path, replayed = pytester.path / "corpus.json", pytester.path / "replay" / "results.json"
+    status = main(["replay", str(path), "--backend", fault, "--results", str(replayed)])
+    results = json.loads(replayed.read_text())
+    statuses = {rule["id"]: rule["status"] for rule in results["rules"]}
+    assert statuses == {rule["id"]: rule["status"] for rule in suite["rules"]}
+    assert statuses["AAA-001"] == "failed" and status == 1
+    assert [test["nodeid"] for test in results["tests"]] == ["corpus.json::AAA-001", "corpus.json::AAA-002"]
+    corpus = Counter(entry["rule"] for entry in json.loads(path.read_text())["programs"])
+    assert {test["rule"]: test["programs"] for test in results["tests"]} == corpus
+    details = results["divergences"][0]["details"]
+    assert "is_leaf" in details["description"] and "import torch" in details["repro"]
+    assert "FAILED corpus.json::AAA-001 - oracle.differential.DivergenceError" in capsys.readouterr().out

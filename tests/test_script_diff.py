@@ -1,18 +1,22 @@
 """Self-tests of ``oracle.script``: the printed-value comparison, normalisation, the torch import
-alias, and script diffs (torch against itself is identical on every seed script; every planted
-fault is caught on the seed script that exposes it)."""
+alias (in the backend's subprocess only, never for a backend built on torch), and script diffs
+(torch against itself is identical on every seed script; every planted fault is caught on the
+seed script that exposes it)."""
 
 from __future__ import annotations
 
+import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 import torch
 
+from oracle.backends import BackendError
 from oracle.rules.seeds import SCRIPTS
 from oracle.script import (
     ScriptDivergenceError,
+    TorchAlias,
     check_script,
     diff_script,
     first_difference,
@@ -159,6 +163,56 @@ def test_torch_imports_resolve_to_the_backend(tmp_path: Path, fake_backend: str)
     assert run.stdout.splitlines() == ["fake True", "True", "True 0 fake grad"]
     assert run.exception == ["ModuleNotFoundError: No module named 'torch.utils'", "at <script>:11"]
     assert run.exit == "1"
+    # the alias lives in the backend's subprocess only
+    assert not any(isinstance(finder, TorchAlias) for finder in sys.meta_path)
+    assert sys.modules["torch"] is torch and "fakebackend" not in sys.modules
+
+
+ON_TORCH = """
+import torch as _t
+from torch import *
+
+__version__ = "on torch " + _t.__version__
+"""
+
+
+def test_a_backend_built_on_torch_gets_no_alias(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A backend that imports torch itself leaves ``import torch`` to real torch (an alias would
+    route torch's own internal imports to the backend): the script's torch.nn runs as on torch."""
+    (tmp_path / "ontorch.py").write_text(ON_TORCH)
+    monkeypatch.setenv("PYTHONPATH", f"{tmp_path}:{Path(__file__).resolve().parent.parent}")
+    script = tmp_path / "uses_nn.py"
+    script.write_text(
+        textwrap.dedent(
+            """
+            import sys
+            import torch
+            import torch.nn as nn
+            import torch.nn.functional as F
+
+            torch.manual_seed(0)
+            layer = nn.Sequential(nn.Linear(3, 2), nn.ReLU())
+            loss = F.mse_loss(layer(torch.ones(4, 3)), torch.zeros(4, 2))
+            loss.backward()
+            print(type(layer[0]).__module__, layer[0].weight.grad)
+            print(torch.__name__, sys.modules["torch.nn"] is nn, torch.__file__.endswith("torch/__init__.py"))
+            """
+        )
+    )
+    diff = diff_script(script, "ontorch")
+    assert diff.identical, diff.describe()
+    assert diff.test_run.exception == [] and diff.test_run.stderr == ""
+    lines = diff.test_run.stdout.splitlines()
+    assert lines[0].startswith("torch.nn.modules.linear tensor([[")
+    assert lines[-1] == "torch True True"  # real torch, as in the reference run
+
+
+def test_a_backend_that_cannot_be_loaded_is_a_backend_error(tmp_path: Path) -> None:
+    """Its subprocess says why; diff_script raises it (the command line's usage error)."""
+    script = tmp_path / "s.py"
+    script.write_text("import torch\nprint(torch.ones(1))\n")
+    with pytest.raises(BackendError, match="cannot import backend module 'no_such_backend_xyz'"):
+        diff_script(script, "no_such_backend_xyz")
 
 
 def test_script_run_records_every_channel(tmp_path: Path) -> None:
