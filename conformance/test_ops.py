@@ -815,9 +815,8 @@ def sorting_ops(draw: Any, op: str | None = None) -> Program:
     if op == "topk":
         kwargs = {"largest": draw(st.booleans()), "sorted": draw(st.booleans())}
         return p.end(selected(p, p.op(op, Ref(x), draw(st.integers(0, size)), dim, **kwargs)))
-    args = [draw(st.integers(1, size))] if op == "kthvalue" else []
-    if op == "kthvalue" and size == 0:
-        args = [1]  # torch rejects the empty dim first
+    # k in 1..size; an empty dim takes k=1, which torch rejects (the empty dim first)
+    args = [draw(st.integers(1, size)) if size else 1] if op == "kthvalue" else []
     return p.end(selected(p, p.op(op, Ref(x), *args, dim, keepdim=draw(st.booleans()))))
 
 

@@ -159,6 +159,34 @@ def test_backward_of_number_remainder_is_not_implemented() -> None:
     same(build)
 
 
+@pytest.mark.parametrize("grads", [(False, True), (True, False), (True, True)])
+@pytest.mark.parametrize(
+    "op",
+    [
+        lambda m, a, b: m.heaviside(a, b),
+        lambda m, a, b: a.heaviside(b),
+        lambda m, a, b: m.floor_divide(a, b),
+        lambda m, a, b: m.scatter(a, 0, m.tensor([1, 0]), b, reduce="multiply"),
+        lambda m, a, b: m.scatter(a, 0, m.tensor([1, 0]), b, reduce="add"),
+    ],
+)
+def test_a_node_without_derivative_links_only_inputs_requiring_grad(op: Callable, grads: tuple) -> None:
+    """torch's NotImplemented node has an edge for each input that requires grad, none for the
+    others (a MulBackward0 has one per input, None where it leads nowhere); its backward raises."""
+
+    def build(m: Any) -> Any:
+        a, b = (m.tensor([1.0, -2.0], dtype=m.float16, requires_grad=g) for g in grads)
+        y = op(m, a, b)
+        edges = [(None if fn is None else type(fn).__name__, nr) for fn, nr in y.grad_fn.next_functions]
+        try:
+            y.sum().backward()
+        except RuntimeError as e:
+            return type(y.grad_fn).__name__, edges, str(e)
+        return type(y.grad_fn).__name__, edges, [t.grad for t in (a, b)]
+
+    same(build)
+
+
 @pytest.mark.parametrize(
     "call",
     [

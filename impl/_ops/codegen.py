@@ -172,6 +172,9 @@ def record_source(op: OpDef) -> str:
         lines.append("    node._rest = edge1")
     else:
         lines.append(f"    node._rest = _tail([{', '.join(f'*edge{i}' for i in range(1, n))}])")
+    if op.links_required_only and n > 1:
+        edges = ", ".join(f"edge{i}" for i in range(n))
+        lines.append(f"    node._next = tuple(edge for edge in ({edges}) if edge[0] is not None)")
     meta = ", ".join(f"t{i}._data.shape, t{i}._data.dtype" for i in range(n))
     lines += [f"    meta = ({meta})", "    node._in_meta = _IN_META.get(meta) or shared_in_meta(meta)"]
     # the node's _attrs: the op's attributes that are no tensors, then strides and attributes used

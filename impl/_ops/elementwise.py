@@ -13,7 +13,7 @@ import numpy as np
 
 from impl import dtypes
 from impl._ops.cpu_kernels import fma, vector_bytes, vector_elements
-from impl._ops.table import FLOAT_DTYPES, D, OpDef, apply, fill_array, number_array
+from impl._ops.table import FLOAT_DTYPES, NOT_IMPLEMENTED, D, OpDef, apply, fill_array, number_array
 from impl._ops.views import c_ordered, copy_like
 
 # the operands torch's TensorIterator runs over, in its order (OpDef.iterator_operands)
@@ -202,7 +202,6 @@ def _floor_of(xp: Any, a: Any, b: Any) -> Any:
 
 
 _FLOOR_DIVIDE_GRAD = D("", _no_derivative("floor_divide"))
-NOT_IMPLEMENTED = "torch::autograd::NotImplemented"  # the node of an op without a derivative
 FLOOR_DIVIDE = OpDef(
     "NotImplemented",
     _floor_of,

@@ -33,6 +33,9 @@ class Derivative:
     formula: Callable[[Any, OpCtx], Any]
 
 
+NOT_IMPLEMENTED = "torch::autograd::NotImplemented"  # the node of an op without a derivative
+
+
 @dataclass(eq=False)
 class OpDef:
     """One op: forward ``fn(xp, *arrays, **attrs)``, derivatives by input name, grad_fn name."""
@@ -70,6 +73,12 @@ class OpDef:
         readers = {name: property(_saved_reader(name, slot)) for name, slot in self._saved_slots.items()}
         self.ctx_class = type(self.node_name + "Ctx", (OpCtx,), {"__slots__": (), **readers})
         self._plan = _Plan(self)
+
+    @property
+    def links_required_only(self) -> bool:
+        """Whether the op's node links only the inputs that require grad: torch's node of an op
+        without a derivative (NotImplemented) collects no edge for the others."""
+        return self.qualified_name == NOT_IMPLEMENTED
 
 
     @property
