@@ -7,6 +7,9 @@
   database under ``.hypothesis/`` so a rerun replays them first.
 - ``planted``: ``ci``'s programs without shrinking, for runs with a planted fault
   (``tests/test_impl_planted_faults.py``): the first failing program shows the fault is caught.
+- ``fuzz``: a fuzz campaign's rounds (``oracle/campaign.py``, ``nox -s fuzz``): random seeds,
+  shrinking on, the round's ``max_examples`` and example database (a directory or Redis) read from
+  its environment.
 - ``triage``: for a first look at a weak backend: ``ci``'s programs without shrinking, failing
   programs collected per test up to a cap and a time budget per rule (the oracle plugin's
   ``--test-failures`` and ``--rule-budget``), so that a backend failing everywhere still gets
@@ -20,6 +23,8 @@ decorate it with ``@examples(weight)`` (imported from here) instead of ``@settin
 
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
+
+from oracle import campaign
 
 CI_EXAMPLES = 100
 
@@ -53,6 +58,9 @@ settings.register_profile(
     database=DirectoryBasedExampleDatabase(".hypothesis/examples"),
     suppress_health_check=[HealthCheck.too_slow],
 )
+
+# fuzz campaigns (oracle/campaign.py): the round's examples and database come from its environment
+settings.register_profile("fuzz", **campaign.profile_settings())
 
 
 def examples(weight: float) -> settings:
