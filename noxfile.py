@@ -38,7 +38,9 @@ def tests(session: nox.Session) -> None:
     import shutil
     from pathlib import Path
 
-    install(session, "reference", "test", "report", "bench")  # bench: the benchmark harness self-tests
+    # bench: the benchmark harness self-tests; fuzz: the campaign test's Redis client
+    install(session, "reference", "test", "report", "bench", "fuzz")
+    install_redis_server(session)
     if not Path("/usr/bin/chromium").exists() and os.environ.get("ORACLE_NO_BROWSER") != "1":
         if shutil.which("apt-get") and os.geteuid() == 0:
             apt = {"DEBIAN_FRONTEND": "noninteractive"}
@@ -50,6 +52,32 @@ def tests(session: nox.Session) -> None:
             session.error("the report's browser test needs Debian's chromium: run `sudo apt-get install "
                           "chromium chromium-driver`, or set ORACLE_NO_BROWSER=1 to skip that test")
     session.run("pytest", "-n", "2", *with_profile(session.posargs))
+
+
+def install_redis_server(session: nox.Session) -> None:
+    """Debian's redis-server for tests/test_campaign.py (a campaign sharing its example database in
+    Redis), installed with apt-get when missing and this runs as root; otherwise that test skips
+    and says why."""
+    import os
+    import shutil
+
+    if shutil.which("redis-server") or not (shutil.which("apt-get") and os.geteuid() == 0):
+        return
+    apt = {"DEBIAN_FRONTEND": "noninteractive"}
+    session.log("installing Debian's redis-server for the fuzz campaign's test")
+    session.run("apt-get", "update", "-qq", external=True, silent=True, env=apt)
+    session.run("apt-get", "install", "-y", "-qq", "--no-install-recommends", "redis-server",
+                external=True, silent=True, env=apt)
+
+
+@nox.session
+def fuzz(session: nox.Session) -> None:
+    """A fuzz campaign (oracle/campaign.py): rounds of the conformance suite with random seeds and
+    growing example counts until ``--minutes N`` are spent, failures kept, shrunk and replayed from
+    hypothesis's example database (``--redis URL``: shared by many machines); writes
+    reports/campaign.json and reports/campaign.md. ``-- --help`` lists the options."""
+    install(session, "reference", "test", "report", "fuzz")
+    session.run("python", "-m", "oracle.campaign", *session.posargs)
 
 
 @nox.session
