@@ -55,6 +55,7 @@ REDIS_PREFIX = b"torch-conformance:"  # the keys of the example database in Redi
 GRACE_S = 30.0  # after the deadline's SIGINT, how long a round may take to write its results
 MIN_ROUND_S = 10.0  # a new round does not start with less time left than this
 SCHEMA = 1
+BROKEN = (3, 4)  # pytest's exit codes for an internal error and a usage error: the campaign stops
 REDIS_SCHEMES = ("redis", "rediss", "unix")
 
 
@@ -139,16 +140,12 @@ def pytest_command(args: argparse.Namespace, results: Path) -> list[str]:
 
 
 def stop(process: subprocess.Popen, grace: float) -> None:
-    """Interrupt a round as Ctrl-C would (pytest writes results.json of what ran, marked
-    interrupted); if it is still running after ``grace`` seconds, end its process group."""
-    if process.poll() is None:
-        process.send_signal(signal.SIGINT)
-    try:
-        process.wait(grace)
-        return
-    except subprocess.TimeoutExpired:
-        pass
-    for sig, wait in ((signal.SIGTERM, 10.0), (signal.SIGKILL, None)):
+    """Interrupt a round as Ctrl-C in a terminal would: SIGINT to its process group, pytest's and
+    its xdist workers' (each test running stops at once; the controller writes results.json of
+    the tests that completed, marked interrupted). A round still running after ``grace`` seconds
+    gets SIGTERM, then SIGKILL. (The backends' processes are in sessions of their own and end with
+    the workers that started them.)"""
+    for sig, wait in ((signal.SIGINT, grace), (signal.SIGTERM, 10.0), (signal.SIGKILL, None)):
         try:
             os.killpg(process.pid, sig)
         except ProcessLookupError:
@@ -443,7 +440,7 @@ def run(args: argparse.Namespace) -> dict:
         print(f"  {record['programs']} programs in {record['seconds']:.0f} s, "
               f"{record['tests']['failed']} test(s) failed{stopped}", flush=True)
         rounds.append(record)
-        if record["exit_code"] not in (0, 1, 2, -signal.SIGINT) and record["results"] is None:
+        if record["results"] is None and record["exit_code"] in BROKEN:
             log = Path(record["log"]).read_text(encoding="utf-8", errors="replace")
             raise SystemExit(f"round {index} failed (pytest exit {record['exit_code']}):\n{log[-3000:]}")
         if record["stopped"] == "interrupted" or args.replay_only:

@@ -198,3 +198,35 @@ def test_two_campaigns_share_their_failures_through_redis(redis_url: str, tmp_pa
     # the stored examples replayed, and the failing one once more for its report: nothing generated
     assert 0 < round_["programs"] <= stored + 1
     client.close()
+
+
+def test_a_round_at_the_deadline_is_interrupted_and_still_counts(tmp_path: Path) -> None:
+    """A round far too large for the time given: SIGINT to its process group at the deadline, the
+    tests completed by then counted (results.json marked interrupted), the report written."""
+    code, found, output = run_campaign("--backend", "impl", "--rule", "ACC-001,LEAF-001", "--minutes", "0.2",
+                                       "--examples", "10000", "--workers", "2", "--database",
+                                       str(tmp_path / "db"), "--out", str(tmp_path / "reports"))
+    assert code == 0, output[-3000:]
+    [only] = found["rounds"]
+    assert (only["stopped"], only["incomplete"], only["max_examples"]) == ("deadline", "interrupted", 10000)
+    assert only["programs"] == found["totals"]["programs"] and only["results"] is not None
+    assert only["seconds"] < 12 + campaign.GRACE_S
+
+
+def test_stop_interrupts_the_whole_process_group(tmp_path: Path) -> None:
+    """Like Ctrl-C in a terminal: the round's pytest and its xdist workers all get SIGINT."""
+    script = (
+        "import os, signal, subprocess, sys, time\n"
+        "child = 'import signal, sys, time\\nsignal.signal(signal.SIGINT, lambda *a: sys.exit(0))\\n"
+        "open(sys.argv[1], \"w\").close()\\ntime.sleep(60)'\n"
+        f"worker = subprocess.Popen([sys.executable, '-c', child, {str(tmp_path / 'worker')!r}])\n"
+        "try:\n    time.sleep(60)\nexcept KeyboardInterrupt:\n    worker.wait(10)\n    sys.exit(2)\n"
+    )
+    process = subprocess.Popen([sys.executable, "-c", script], start_new_session=True)
+    for _ in range(200):
+        if (tmp_path / "worker").exists():
+            break
+        time.sleep(0.05)
+    started = time.monotonic()
+    campaign.stop(process, grace=10)
+    assert process.returncode == 2 and time.monotonic() - started < 5
