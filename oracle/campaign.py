@@ -191,6 +191,8 @@ def round_record(index: int, examples: int, seconds: float, exit_code: int | Non
     failing test with its rule, the class of its first divergence and its repro."""
     totals = (results or {}).get("totals", {})
     programs = int(totals.get("programs", 0))
+    if stopped == "deadline" and results is not None and not results.get("incomplete"):
+        stopped = None  # the signal came as the round was writing its results: it ran everything
     return {
         "round": index,
         "max_examples": examples,
