@@ -64,6 +64,16 @@ def test_check_order(name: str) -> None:
 VALUES = {  # a number torch converts to the input's dtype only when an index writes it
     "overflow written": lambda L: L.zeros(2, dtype=L.uint8).scatter(0, L.tensor([0]), 300),
     "overflow not written": lambda L: L.zeros(2, dtype=L.uint8).scatter(0, L.zeros(0, dtype=L.long), 300),
+    # an index out of range after a written one: the write converts (and overflows) first
+    "overflow before a later bad index": lambda L: L.zeros(2, 4, dtype=L.uint8).scatter(
+        -1, L.tensor([[0, 4, 0, 0]]), 1e30
+    ),
+    "bad index before the first write": lambda L: L.zeros(2, 4, dtype=L.uint8).scatter(
+        -1, L.tensor([[4, 0, 0, 0]]), 1e30
+    ),
+    "overflow, bad index along dim 0": lambda L: L.zeros(3, 3, dtype=L.uint8).scatter(
+        0, L.tensor([[0, 0], [5, 0]]), 1e30
+    ),
     "nan into long": lambda L: L.zeros(2, dtype=L.long).scatter(0, L.tensor([1]), float("nan")),
     "complex into float": lambda L: L.zeros(2).scatter(0, L.tensor([1]), 1 + 2j),
     "complex not written": lambda L: L.zeros(2).scatter(0, L.zeros(0, dtype=L.long), 1 + 2j),

@@ -99,6 +99,9 @@ CASES: dict[str, Callable[[Any, Any], Any]] = {
     "unflatten_sizes": lambda m, x: x.unflatten(-1, (3, -1)),
     "unflatten_empty": lambda m, x: x.unflatten(1, ()),
     "unflatten_0d": lambda m, x: m.tensor(1.0).unflatten(-1, (1,)),
+    "unflatten_dim_out_of_range": lambda m, x: x.unflatten(5, (2, 1)),  # an IndexError, unwrapped
+    "unflatten_0d_dim_out_of_range": lambda m, x: m.tensor(1.0).unflatten(1, (1,)),
+    "unflatten_two_inferred": lambda m, x: x.unflatten(1, (-1, -1)),
     "tril_1d": lambda m, x: m.ones(3).tril(),
     "tril_bool": lambda m, x: m.ones(3, 3, dtype=m.bool).tril(-1),
 }

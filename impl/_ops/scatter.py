@@ -127,10 +127,13 @@ def _checked(name: str, self: Tensor, dim: int, index: Tensor, src: Any, reduce:
         if reduce not in _REDUCTIONS:
             raise RuntimeError("reduce argument must be either add or multiply.")
     size = self.shape[dim] if self.dim() else 1
-    idx = index._data.reshape(-1)
-    outside = idx[(idx < 0) | (idx >= size)]
-    if outside.size:
-        raise RuntimeError(f"index {int(outside[0])} is out of bounds for dimension {dim} with size {size}")
+    idx = index._data.reshape(-1)  # torch's loop order up to 2-d (beyond, it visits dim elsewhere)
+    outside = (idx < 0) | (idx >= size)
+    if outside.any():
+        first = int(outside.argmax())
+        if first and not tensor_src:  # torch converts the number at each write: the first comes first
+            _checked_number(src, self.dtype)
+        raise RuntimeError(f"index {int(idx[first])} is out of bounds for dimension {dim} with size {size}")
     key = _gather_key(index._data, dim)
     return {"dim": dim, "index": index, "key": key, **({"reduce": _REDUCTIONS[reduce]} if reduce else {})}
 

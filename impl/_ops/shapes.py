@@ -330,8 +330,8 @@ def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
     sizes = _ints(sizes)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
-    try:  # torch words the errors of wrapping and inferring as its own
-        d = _wrap_dim(int(dim), input.dim())
+    d = _wrap_dim(int(dim), input.dim())  # torch wraps the dim before its try: an IndexError as is
+    try:  # torch words the errors of reading the size and inferring as its own
         if not input.dim():  # a 0-d tensor has no size at the wrapped dim 0
             _no_dims(d)
         size = input.shape[d]
