@@ -49,6 +49,7 @@ def api() -> dict[str, list[str]]:
                *(f"Module.{method}" for method in MODULE_HOOK_REGISTRATION.values()),
                "Module.train", "Module.eval", "Module.zero_grad", "Module.requires_grad_",
                "Module.named_parameters", "Module.named_modules", "Module.state_dict",
+               "Module.parameters",
                *(f"torch.nn.modules.module.register_module_{kind}_hook" for kind in GLOBAL_HOOK_FLAGS)],
         "optim": [f"torch.optim.{cls}" for cls in OPTIMIZERS],
     }

@@ -34,6 +34,7 @@ from oracle.program import (
     OPS,
     Action,
     ApplyFunction,
+    AssignAttr,
     Backward,
     CallModule,
     DecoratedOp,
@@ -462,7 +463,7 @@ class _Run:
         self.trace.add("module", self.step, name=s.module, **module_view(self.names[s.module], self.torch))
 
     def _optimizer(self, s: Optimizer) -> None:
-        params = [self.names[n] for n in s.params]
+        params = [self.names[n] for n in s.params] if s.module is None else self.names[s.module].parameters()
         self.names[s.name] = getattr(self.torch.optim, s.cls)(params, **s.kwargs)
 
     def _optimizer_step(self, s: OptimizerStep) -> None:
@@ -470,6 +471,12 @@ class _Run:
 
     def _optimizer_zero_grad(self, s: OptimizerZeroGrad) -> None:
         self.names[s.optimizer].zero_grad(set_to_none=s.set_to_none)
+
+    def _assign_attr(self, s: AssignAttr) -> None:
+        value = self.names[s.value]
+        setattr(self.names[s.module], s.attr, value)
+        if s.attr.isidentifier():
+            self.names[f"{s.module}.{s.attr}"] = value
 
     def remove_global_hooks(self) -> None:
         """Remove the global module hooks, so that they cannot fire in a later program."""

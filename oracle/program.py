@@ -29,8 +29,9 @@ Vocabulary (one dataclass per step kind, ``kind`` is the JSON discriminator):
 ``module_zero_grad``  ``module.zero_grad(set_to_none=)``
 ``module_requires_grad``  ``module.requires_grad_(flag)``: (un)freeze a module's parameters
 ``observe_module``  record parameters, state_dict keys and training flags of a module
-``optimizer``       ``torch.optim.<cls>(params, **kwargs)``; ``optimizer_step``,
-                    ``optimizer_zero_grad``
+``optimizer``       ``torch.optim.<cls>(params, **kwargs)`` (or ``module.parameters()``);
+                    ``optimizer_step``, ``optimizer_zero_grad``
+``assign_attr``     ``setattr(module, attr, value)``: tie a parameter, share a submodule
 ``observe_layout``  record ``stride()``, ``storage_offset()``, ``is_contiguous()``, ``_version``
 ``numpy_array``     make a numpy array; ``numpy_add`` writes into it; ``observe_array`` records it
 ``grad_mode``       enter ``torch.<mode>(flag)`` (no_grad, enable_grad, set_grad_enabled,
@@ -737,20 +738,25 @@ OPTIMIZERS = ("SGD", "Adam", "AdamW")
 @_step
 @dataclass
 class Optimizer(Step):
-    """``name = torch.optim.<cls>([params...], **kwargs)``."""
+    """``name = torch.optim.<cls>([params...], **kwargs)``, or with ``module``
+    ``torch.optim.<cls>(module.parameters(), **kwargs)`` (``params`` then empty): the parameters as
+    the module lists them (a tied or shared parameter once)."""
 
     kind: ClassVar[str] = "optimizer"
     name: str
     cls: str
     params: list[str] = field(default_factory=list)
     kwargs: dict = field(default_factory=dict)
+    module: str | None = None
 
     def __post_init__(self) -> None:
         if self.cls not in OPTIMIZERS:
             raise ValueError(f"unknown optimizer {self.cls!r}; known: {OPTIMIZERS}")
+        if self.module is not None and self.params:
+            raise ValueError("an optimizer takes a list of parameters or a module's parameters(), not both")
 
     def names_read(self) -> list[str]:
-        return list(self.params)
+        return [*self.params, *([self.module] if self.module is not None else [])]
 
     def names_bound(self) -> list[str]:
         return [self.name]
@@ -779,6 +785,31 @@ class OptimizerZeroGrad(Step):
 
     def names_read(self) -> list[str]:
         return [self.optimizer]
+
+
+@_step
+@dataclass
+class AssignAttr(Step):
+    """``setattr(module, attr, value)``: a bound module or parameter assigned to an attribute of a
+    module, as users tie weights (``head.weight = embedding.weight``) or share a submodule (the same
+    Linear at two places of a Sequential: ``setattr(seq, "2", seq_0)``). Where ``attr`` is an
+    identifier, ``<module>.<attr>`` is bound to ``value`` (a tied parameter keeps one name per
+    module, as in the rendered script)."""
+
+    kind: ClassVar[str] = "assign_attr"
+    module: str
+    attr: str
+    value: str  # a bound name: a module or a parameter
+
+    def __post_init__(self) -> None:
+        if not self.attr or "." in self.attr:
+            raise ValueError(f"assign_attr sets one attribute of a module, not {self.attr!r}")
+
+    def names_read(self) -> list[str]:
+        return [self.module, self.value]
+
+    def names_bound(self) -> list[str]:
+        return [f"{self.module}.{self.attr}"] if self.attr.isidentifier() else []
 
 
 # -- steps of the op, tensor, grad-mode families (issue 5) --------------------------------------

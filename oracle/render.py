@@ -18,6 +18,7 @@ from oracle.program import (
     OPS,
     Action,
     ApplyFunction,
+    AssignAttr,
     Backward,
     CallModule,
     DecoratedOp,
@@ -511,7 +512,12 @@ def _module_statements(step: Step, dev: str, index: int) -> list[str] | None:
         ]
     elif isinstance(step, Optimizer):
         kwargs = "".join(f", {k}={_arg(v)}" for k, v in step.kwargs.items())
-        return [f"{step.name} = torch.optim.{step.cls}({_names(step.params)}{kwargs})"]
+        params = _names(step.params) if step.module is None else f"{step.module}.parameters()"
+        return [f"{step.name} = torch.optim.{step.cls}({params}{kwargs})"]
+    elif isinstance(step, AssignAttr):
+        if step.attr.isidentifier():
+            return [f"{step.module}.{step.attr} = {step.value}"]
+        return [f"setattr({step.module}, {step.attr!r}, {step.value})"]
     elif isinstance(step, OptimizerStep):
         return [f"{step.optimizer}.step()"]
     elif isinstance(step, OptimizerZeroGrad):

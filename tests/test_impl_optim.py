@@ -166,3 +166,30 @@ def test_every_option_combination_matches_torch(name, dtype_name, reload_at):
                     assert mine.dtype == getattr(impl, str(value.dtype).removeprefix("torch."))
                     np.testing.assert_allclose(mine.numpy(), value.numpy(), rtol=1e-6, err_msg=key)
         assert got[1]["param_groups"] == ref[1]["param_groups"]
+
+
+def _duplicate_steps(lib, name, options):
+    """An optimiser given a tied weight under two names (torch warns, then updates it at each place)."""
+    emb = lib.nn.Embedding(5, 3)
+    head = lib.nn.Linear(3, 5)
+    with lib.no_grad():
+        emb.weight.copy_(lib.arange(15.0).reshape(5, 3) / 10 - 0.7)
+        head.bias.zero_()
+    head.weight = emb.weight
+    opt = getattr(lib.optim, name)([emb.weight, head.weight, head.bias], **options)
+    for step in range(3):
+        opt.zero_grad()
+        head(emb(lib.tensor([1, 3, step]))).pow(2).sum().backward()
+        opt.step()
+    return emb.weight.detach().numpy(), head.bias.detach().numpy()
+
+
+@pytest.mark.filterwarnings("ignore:optimizer contains a parameter group with duplicate parameters")
+@pytest.mark.parametrize(("name", "options"), CASES)
+def test_a_parameter_listed_twice_steps_as_torch(name, options):
+    """torch's SGD reads every momentum buffer before updating and stores them after: on the first
+    step each place of a repeated parameter starts a buffer of its own (found by COMB-003)."""
+    ref = _duplicate_steps(torch, name, options)
+    got = _duplicate_steps(impl, name, options)
+    for r, g in zip(ref, got, strict=True):
+        np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-6)

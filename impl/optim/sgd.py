@@ -47,23 +47,30 @@ class SGD(Optimizer):
         super().__init__(params, defaults)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
-        """p -= lr * d, d = grad (+ wd * p), through the momentum buffer if momentum != 0."""
+        """p -= lr * d, d = grad (+ wd * p), through the momentum buffer if momentum != 0.
+
+        As torch's step: the momentum buffers of a group are read from the state before any update
+        and written back after all of them, so a parameter listed twice (a tied weight given
+        under both names) is updated twice, from a buffer of its own each time on the first step,
+        and keeps the buffer of its last place."""
         loss = _closure_loss(closure)
         with impl.no_grad():
             for group in self.param_groups:
                 lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
-                for p in _params_with_grad(group):
+                params = _params_with_grad(group)
+                buffers = [self.state[p].get("momentum_buffer") for p in params] if momentum != 0 else []
+                for i, p in enumerate(params):
                     d = p.grad if not group["maximize"] else -p.grad
                     if group["weight_decay"] != 0:
                         d = add_scaled(d, p, group["weight_decay"])
                     if momentum != 0:
-                        state = self.state[p]
-                        buf = state.get("momentum_buffer")
+                        buf = buffers[i]
                         if buf is None:
-                            buf = d.clone().detach()
-                            state["momentum_buffer"] = buf
+                            buf = buffers[i] = d.clone().detach()
                         else:
                             add_scaled_(buf.mul_(momentum), d, 1 - dampening)
                         d = add_scaled(d, buf, momentum) if group["nesterov"] else buf
                     add_scaled_(p, d, -lr)
+                for p, buf in zip(params, buffers, strict=False):
+                    self.state[p]["momentum_buffer"] = buf
         return loss
