@@ -63,6 +63,8 @@ part() {  # part NAME LIMIT_S LOG COMMAND...: run it under its limit, record its
   rc=$?
   end=$(date +%s.%N)
   tail -n 4 "$STAGE/$log"
+  # an empty log goes: at most 8 files come back from $OUT should the whole call be cut short
+  if [ ! -s "$STAGE/$log" ]; then rm -f "$STAGE/$log"; fi
   "$PY" -c 'import json, sys; n, rc, a, b, lim, log = sys.argv[1:]; print(json.dumps({"part": n, "rc": int(rc),
     "seconds": round(float(b) - float(a), 1), "limit": int(lim), "log": log}))' \
     "$name" "$rc" "$start" "$end" "$limit" "$log" >> "$STAGE/parts.jsonl"
