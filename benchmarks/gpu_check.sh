@@ -32,6 +32,8 @@ mkdir -p "$OUT"
 rm -rf "$STAGE" "$OUT/gpu_check.tar.gz"
 mkdir -p "$STAGE"
 CPUS=$(nproc 2>/dev/null || echo 2)
+# run from a pytest-xdist worker (tests/test_gpu_check.py), pytest-benchmark would disable itself
+unset PYTEST_XDIST_WORKER PYTEST_XDIST_WORKER_COUNT PYTEST_XDIST_TESTRUNUID PYTEST_CURRENT_TEST
 
 if [ "${GPU_CHECK_STANDIN:-0}" = 1 ]; then
   export ORACLE_GPU_STANDIN=1 PYTHONPATH=$ROOT:$ROOT/tests/cupy_shim ORACLE_CUPY=standin
@@ -50,7 +52,12 @@ else
   BENCH=()
   LIMITS=(30 90 150 120)  # 390 s, + 20 s per part at most for a kill, + the summary: under 8 min
 fi
+# overrides: GPU_CHECK_LIMITS="FACTS DEVICE CONFORMANCE BENCH" (seconds), GPU_CHECK_WORKERS, and
+# each part's extra pytest arguments, split on spaces: GPU_CHECK_{DEVICE,CONFORMANCE,BENCH}_ARGS
 read -r FACTS_S DEVICE_S CONFORMANCE_S BENCH_S <<< "${GPU_CHECK_LIMITS:-${LIMITS[*]}}"
+if [ -n "${GPU_CHECK_DEVICE_ARGS+x}" ]; then read -r -a DEVICE_TESTS <<< "$GPU_CHECK_DEVICE_ARGS"; fi
+if [ -n "${GPU_CHECK_CONFORMANCE_ARGS+x}" ]; then read -r -a CONFORMANCE <<< "$GPU_CHECK_CONFORMANCE_ARGS"; fi
+if [ -n "${GPU_CHECK_BENCH_ARGS+x}" ]; then read -r -a BENCH <<< "$GPU_CHECK_BENCH_ARGS"; fi
 PYTEST=("$PY" -m pytest -p no:cacheprovider -q)
 
 part() {  # part NAME LIMIT_S LOG COMMAND...: run it under its limit, record its status and time

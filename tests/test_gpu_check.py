@@ -22,7 +22,8 @@ PARTS = ["facts", "device tests", "conformance", "bench_gpu"]
 
 def gpu_check(out: Path, **env: str) -> subprocess.CompletedProcess:
     variables = {**os.environ, "GPU_CHECK_STANDIN": "1", "OUT": str(out), "PYTHON": sys.executable, **env}
-    variables.pop("PYTHONPATH", None)  # the script sets its own
+    for name in ("PYTHONPATH", "PYTEST_XDIST_WORKER"):  # the script sets its own; run as on the machine
+        variables.pop(name, None)
     return subprocess.run(["bash", str(SCRIPT)], cwd=ROOT, env=variables, capture_output=True, text=True,
                           timeout=300)
 
@@ -52,6 +53,14 @@ def test_standin_mode_runs_every_part(tmp_path: Path) -> None:
         names = {Path(name).name for name in tar.getnames()}
     assert {"facts.json", "parts.jsonl", "device.log", "device.xml", "conformance.log", "results.json",
             "bench.log", "benchmarks.json"} <= names
+
+
+def test_a_part_that_leaves_no_results_did_not_run(tmp_path: Path) -> None:
+    """Benchmarks that measured nothing on 'cuda' (here: HIPS autograd's, which skip there) are no
+    bench part that ran, though pytest exited with 0."""
+    done = gpu_check(tmp_path, GPU_CHECK_LIMITS="60 1 1 120", GPU_CHECK_BENCH_ARGS="-k autograd")
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert done.returncode == 1 and summary["parts"][3]["status"] == "passed, no results"
 
 
 def test_a_part_over_its_limit_is_reported_and_fails_the_run(tmp_path: Path) -> None:
