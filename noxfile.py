@@ -118,3 +118,17 @@ def lint(session: nox.Session) -> None:
     """ruff over the whole tree."""
     session.install("ruff")
     session.run("ruff", "check", ".")
+
+
+@nox.session
+def gpu(session: nox.Session) -> None:
+    """The first-GPU check, benchmarks/gpu_check.sh: impl's device tests on the real cupy, the
+    conformance suite with ``--device cuda`` and the GPU benchmarks, each under a time limit; the
+    summary and results go to reports/gpu_check/. ``-- standin``: the same parts on CPU with the
+    cupy stand-in (tests/cupy_standin.py), as tests/test_gpu_check.py runs them."""
+    import os
+
+    standin = session.posargs == ["standin"]
+    install(session, "reference", "test", "bench", *([] if standin else ["gpu"]))
+    env = {"PYTHON": os.path.join(session.bin, "python"), "GPU_CHECK_STANDIN": "1" if standin else "0"}
+    session.run("bash", "benchmarks/gpu_check.sh", external=True, env=env)

@@ -21,7 +21,7 @@ import importlib
 import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import ModuleType
 from typing import Any
 
@@ -61,6 +61,11 @@ class Backend:
     def version(self) -> str:
         return str(self.info().get("version", "unknown"))
 
+    def on(self, device: str) -> Backend:
+        """The same backend on ``device`` (itself when it runs there): the version-only rule of
+        ``oracle.differential`` reruns a program on cpu with it."""
+        raise NotImplementedError(f"{type(self).__name__} cannot be moved to another device")
+
     def close(self) -> None:
         """Release what the runner holds (a worker process)."""
 
@@ -93,6 +98,9 @@ class InProcess(Backend):
         if not module.startswith("oracle.") or not name:
             raise ValueError(f"not an oracle function: {function!r}")
         return getattr(importlib.import_module(module), name)(self, *args)
+
+    def on(self, device: str) -> InProcess:
+        return self if device == self.device else replace(self, device=device)
 
     def info(self) -> dict:
         return {

@@ -95,6 +95,7 @@ class Divergence:
     kind: str = "value"  # its class, a key of CLASSES
     lacks: str | None = None  # for "unsupported": the name the backend lacks
     follows: int | None = None  # the earlier step that lacked a name, whose effects this may be
+    version: bool = False  # set aside as a difference of torch versions (oracle.differential.version_only)
 
     @property
     def step(self) -> int | None:

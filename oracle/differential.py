@@ -20,7 +20,7 @@ from typing import Protocol
 from oracle.backends import Backend, InProcess, reference_supports
 from oracle.compare import FLOAT64, NUDGED, Acceptance, Divergence, divergences
 from oracle.program import Program
-from oracle.reference import reference
+from oracle.reference import accepts_other_version, reference
 from oracle.render import render
 from oracle.results import UNSUPPORTED
 from oracle.stats import count_program
@@ -127,6 +127,41 @@ def reruns(program: Program, reference: Backend) -> dict[str, Callable[[], Trace
     }
 
 
+# -- version-only differences -----------------------------------------------------------------
+# A run may accept another torch than the pin as its reference (``--reference-version``: a GPU
+# machine's CUDA torch is what it is). impl follows the pinned torch, and CI shows it agrees with
+# it on cpu; the other release may word a message or a warning differently. Such a difference is
+# not the device's: the same program shows it between the backend on cpu and that torch on cpu.
+# So, where a backend on another device than cpu diverges in these classes, the program is rerun
+# on cpu on both sides, and a divergence found there too, identical (class, step, both events),
+# is set aside as version-only (``Divergence.version``), counted apart and not failing the
+# program. A divergence only the device shows, or one of another class, still counts; in a run at
+# the pinned version nothing is set aside (a divergence on cpu too is then the backend's own).
+VERSION_CLASSES = frozenset({"message", "warning"})
+
+
+def version_only(
+    program: Program, backend: Backend, reference: Backend, found: list[Divergence]
+) -> list[Divergence]:
+    """The divergences of ``found`` (``program`` on ``backend`` against ``reference``) that are
+    differences of torch versions, by the rule above; empty outside a run that accepted another
+    reference version, on cpu, or for a backend that cannot be moved to cpu."""
+    candidates = [d for d in found if d.kind in VERSION_CLASSES and d.follows is None]
+    if not candidates or backend.device == "cpu" or not accepts_other_version():
+        return []
+    try:
+        cpu_backend, cpu_reference = backend.on("cpu"), reference.on("cpu")
+    except NotImplementedError:
+        return []
+    finish = cpu_backend.start(program)
+    on_cpu = divergences(cpu_reference.trace(program), finish())
+    return [d for d in candidates if any(_same(d, other) for other in on_cpu)]
+
+
+def _same(a: Divergence, b: Divergence) -> bool:
+    return (a.kind, a.step, a.ref_event, a.test_event) == (b.kind, b.step, b.ref_event, b.test_event)
+
+
 @dataclass(frozen=True)
 class Policy:
     """How a test treats its failing programs: the divergence classes not counted (``ignore``);
@@ -165,6 +200,7 @@ class TestLog:
         self.outcomes: Counter[str] = Counter()
         self.classes: Counter[str] = Counter()
         self.ignored: Counter[str] = Counter()
+        self.version_only: Counter[str] = Counter()  # divergences set aside by ``version_only``
         self.lacks: Counter[str] = Counter()
         self.accepted = 0
         self.accepted_examples: list[dict] = []
@@ -176,13 +212,15 @@ class TestLog:
         self, program: Program, device: str, accepted: list[Acceptance], found: list[Divergence],
         kept: list[Divergence],
     ) -> None:
-        """Record one program's comparison: ``found`` its divergences, ``kept`` those counted."""
+        """Record one program's comparison: ``found`` its divergences, ``kept`` those counted (the
+        others were ignored, or set aside as version-only: ``Divergence.version``)."""
         self.accepted += len(accepted)
         room = self.keep - len(self.accepted_examples)
         if room > 0 and accepted:
             repro = render(program, device)
             self.accepted_examples += [{**a.to_dict(), "repro": repro} for a in accepted[:room]]
-        self.ignored.update(d.kind for d in found if d not in kept)
+        self.ignored.update(d.kind for d in found if d not in kept and not d.version)
+        self.version_only.update(d.kind for d in found if d.version)
         self.classes.update(d.kind for d in kept if d.follows is None)
         self.lacks.update({d.lacks for d in kept if d.lacks})
         self.outcomes[outcome(kept)] += 1
@@ -240,6 +278,8 @@ class TestLog:
             "lacks": dict(self.lacks),
             "cut_short": self.cut_short,
         }
+        if self.version_only:
+            record["version_only"] = dict(self.version_only)
         if self.accepted:
             record["error_aware"] = {"accepted": self.accepted, "examples": self.accepted_examples}
         return record
@@ -301,6 +341,10 @@ def check(program: Program, backend: Backend, reference: Backend | None = None) 
     accepted: list[Acceptance] = []
     found = divergences(ref_trace, test_trace, reruns(program, reference), accepted)
     kept = [d for d in found if d.kind not in policy.ignore]
+    if outcome(kept) == "failed":
+        for divergence in version_only(program, backend, reference, kept):
+            divergence.version = True
+        kept = [d for d in kept if not d.version]
     for log in _open_logs:
         log.add(program, backend.device, accepted, found, kept)
     if outcome(kept) == "failed":

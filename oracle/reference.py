@@ -14,6 +14,7 @@ states it).
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import importlib.machinery
 import importlib.metadata
@@ -61,6 +62,19 @@ def accepted_version() -> str | None:
     """The torch version this run accepts as its reference: ``ORACLE_REFERENCE_VERSION`` when set
     (``--reference-version``), else the pin."""
     return os.environ.get(VERSION_VARIABLE) or pinned_version()
+
+
+@functools.cache
+def _pin() -> str | None:
+    return pinned_version()
+
+
+def accepts_other_version() -> bool:
+    """Whether this run accepted another torch than the pin as its reference (``--reference-version``
+    naming another release): its messages and warnings may then differ from the pinned torch's,
+    which impl follows (see ``oracle.differential.version_only``)."""
+    accepted = os.environ.get(VERSION_VARIABLE)
+    return bool(accepted) and accepted != _pin()
 
 
 def verify(module: ModuleType) -> dict:

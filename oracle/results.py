@@ -50,6 +50,7 @@ class ConformanceResult:
     program_outcomes: dict[str, int] = field(default_factory=dict)  # passed / failed / unsupported
     classes: dict[str, int] = field(default_factory=dict)  # divergences by class (oracle.compare)
     ignored: dict[str, int] = field(default_factory=dict)  # divergences of --ignore'd classes
+    version_only: dict[str, int] = field(default_factory=dict)  # set aside: torch versions differ
     lacks: dict[str, int] = field(default_factory=dict)  # names the backend lacks -> programs needing them
     cut_short: str | None = None  # why triage stopped the test early
     message: str = ""  # failure text
@@ -64,6 +65,7 @@ class ConformanceResult:
         self.programs += int(record.get("programs", 0))
         for name in ("program_outcomes", "classes", "ignored", "lacks"):
             setattr(self, name, _add(getattr(self, name), record.get(name, {})))
+        self.version_only = _add(self.version_only, record.get("version_only", {}))
         self.cut_short = self.cut_short or record.get("cut_short")
         error_aware = record.get("error_aware", {})
         self.error_aware_accepted += int(error_aware.get("accepted", 0))
@@ -240,6 +242,7 @@ def _totals(tests: list[ConformanceResult], rules: list[dict]) -> dict:
         "program_outcomes": {key: sums["program_outcomes"].get(key, 0) for key in PROGRAM_OUTCOMES},
         "classes": {key: sums["classes"].get(key, 0) for key in CLASSES},
         "ignored": sums["ignored"],
+        "version_only": dict(sum((Counter(t.version_only) for t in tests), Counter()).most_common()),
         "cut_short": sum(t.cut_short is not None for t in tests),
         "duration": round(sum(t.duration for t in tests), 3),
         "rules": len(rules),
@@ -302,6 +305,10 @@ def write_summary(terminal: Any, results: dict, results_path: Any, report_path: 
     if totals.get("ignored"):
         ignored = ", ".join(f"{k} {v}" for k, v in totals["ignored"].items())
         terminal.write_line(f"ignored (--ignore): {ignored}")
+    if totals.get("version_only"):
+        aside = ", ".join(f"{k} {v}" for k, v in totals["version_only"].items())
+        versions = f"reference torch {ref.get('version')}, pin {ref.get('pinned')}"
+        terminal.write_line(f"set aside as torch version differences ({versions}): {aside}", yellow=True)
     lacks = Counter()
     for family in results["capabilities"]["families"]:
         lacks.update(family["lacks"])

@@ -77,6 +77,7 @@ class Isolated(Backend):
         self._process: subprocess.Popen | None = None
         self._connection: Connection | None = None
         self._info: dict | None = None
+        self._twins: dict[str, Isolated] = {}  # this backend on other devices (``on``)
         self._log = tempfile.NamedTemporaryFile(prefix="oracle-worker-", suffix=".log", delete=False)
         self._progress_file = tempfile.NamedTemporaryFile(prefix="oracle-progress-", delete=False)
         self._progress_file.write(PROGRESS.pack(NOT_IN_A_PROGRAM))
@@ -127,8 +128,19 @@ class Isolated(Backend):
         assert self._info is not None
         return self._info
 
+    def on(self, device: str) -> Isolated:
+        """This backend on ``device``: itself, or a twin in a worker of its own, started on first
+        use and closed with this one."""
+        if device == self.device:
+            return self
+        if device not in self._twins:
+            self._twins[device] = Isolated(self.name, device, self.timeout, self.memory, self.startup_timeout)
+        return self._twins[device]
+
     def close(self) -> None:
-        """Stop the worker and delete its log and progress files."""
+        """Stop the worker (and its twins') and delete its log and progress files."""
+        for twin in self._twins.values():
+            twin.close()
         self._stop()
         self._remove_files()
 
