@@ -13,8 +13,8 @@ from impl._ops import binary_math as bm
 from impl._ops import elementwise as ew
 from impl._ops import functions as F
 from impl._ops import inplace as ip
+from impl._ops import inplace_views, reductions_more, scatter, shapes, sorting, special, stacking, unary_math
 from impl._ops import pointwise_ternary as pt
-from impl._ops import reductions_more, scatter, shapes, sorting, special, stacking, unary_math
 from impl._ops.signatures import described, method_error, type_name
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
 from impl._ops.views import copy_like, new_like
@@ -454,6 +454,7 @@ METHODS.update(reductions_more.METHODS)  # logsumexp, nansum, nanmean, all, any,
 METHODS.update(stacking.METHODS)  # splits (impl/_ops/stacking.py)
 METHODS.update(pt.METHODS)  # lerp, addcmul, addcdiv
 METHODS.update({name: _inplace(spec) for name, spec in pt.INPLACE.items()})
+METHODS.update(inplace_views.METHODS)  # t_, transpose_, squeeze_ ... (impl/_ops/inplace_views.py)
 METHODS.update(scatter.METHODS)  # scatter, scatter_add and their in-place forms (impl/_ops/scatter.py)
 
 

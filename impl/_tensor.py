@@ -89,6 +89,9 @@ class Tensor:
     _wrapped_number = False  # a Python number wrapped by an op (promotion treats it apart)
     # torch's efficient zero tensor (a gradient of sgn): zeros no storage backs; set per instance
     _efficient_zero = False
+    # the 1-d array of a root tensor's whole memory, set once an in-place view op (t_, as_strided_
+    # ...) changed the tensor's geometry; otherwise its memory starts at its first element
+    _storage: Any = None
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
         from impl._creation import legacy_new
@@ -158,15 +161,19 @@ class Tensor:
         return self._base is not None
 
     def storage_offset(self) -> int:
+        return (self.data_ptr() - _address(self._storage_array())) // self._data.itemsize
+
+    def _storage_array(self) -> Any:
+        """The memory this tensor (a view: its base) lies in, as a 1-d array from its start."""
         root = self._base if self._base is not None else self
-        return (self.data_ptr() - root.data_ptr()) // self._data.itemsize
+        if root._storage is not None:
+            return root._storage
+        from impl._ops.views import flat_storage
+
+        return flat_storage(root._data)
 
     def data_ptr(self) -> int:
-        return (
-            int(self._data.__array_interface__["data"][0])
-            if isinstance(self._data, np.ndarray)
-            else int(self._data.data.ptr)
-        )
+        return _address(self._data)
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
         if self._data.size == 0:
@@ -394,6 +401,8 @@ class Tensor:
         t = Tensor._from_array(self._data)
         t._vc = self._vc
         t._inference = self._inference  # an alias is an inference tensor as its source is
+        if self._storage is not None:
+            t._storage = self._storage
         if self._efficient_zero:
             t._efficient_zero = True
         return t
@@ -601,6 +610,13 @@ def _check_assigned_grad(t: Tensor, value: object) -> None:
             f"attempting to assign a gradient of size '[{given}]' to a tensor of size '[{own}]'. "
             "Please ensure that the gradient and the tensor are the same size"
         )
+
+
+def _address(array: Any) -> int:
+    """The address of an array's first element."""
+    if isinstance(array, np.ndarray):
+        return int(array.__array_interface__["data"][0])
+    return int(array.data.ptr)
 
 
 def _fresh_numpy(array: Any) -> bool:
