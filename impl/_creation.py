@@ -519,9 +519,9 @@ def _legacy_values(data: Any, d: dtypes.dtype, scalars: bool = False, stacklevel
         item = item[0]
     flat: list = []
 
-    def store(obj: Any, dim: int) -> None:
+    def store(obj: Any, dim: int) -> None:  # a 0-d tensor is read directly, another as a number
         if dim == len(sizes):
-            if isinstance(obj, Tensor) and obj.requires_grad and d.is_floating_point:
+            if isinstance(obj, Tensor) and obj.requires_grad and obj.dim() and d.is_floating_point:
                 warnings.warn(_REQUIRES_GRAD_SCALAR, UserWarning, stacklevel=stacklevel + dim + 1)
             flat.append(_legacy_scalar(obj, d))
             return
