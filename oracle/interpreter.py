@@ -506,13 +506,17 @@ class _Run:
         data = [_number(v) for v in numpy.asarray(a).reshape(-1).tolist()]
         self.trace.add("array", self.step, name=s.array, dtype=str(a.dtype), shape=list(a.shape), data=data)
 
-    def _grad_mode_event(self, mode: str) -> None:
-        """``is_grad_enabled()``, and ``is_inference_mode_enabled()`` around inference_mode."""
+    def _grad_mode_event(self, mode: str, state: dict | None = None) -> None:
+        """``is_grad_enabled()``, and ``is_inference_mode_enabled()`` around inference_mode (or
+        ``state``, read so elsewhere)."""
+        self.trace.add("grad_mode", self.step, **(state or self._grad_state(mode)))
+
+    def _grad_state(self, mode: str) -> dict:
         torch = self.torch
         state = {"enabled": observed(lambda: bool(torch.is_grad_enabled()), torch)}
         if mode == "inference_mode":
             state["inference"] = observed(lambda: bool(torch.is_inference_mode_enabled()), torch)
-        self.trace.add("grad_mode", self.step, **state)
+        return state
 
     def _grad_mode(self, s: GradMode) -> None:
         factory = getattr(self.torch, s.mode)
@@ -540,7 +544,21 @@ class _Run:
                 return getattr(args[0], s.op)(*args[1:])
             return getattr(self.torch, s.op)(*args)
 
-        self.names[s.out] = decorator(body)(*[self._value(a) for a in s.args])
+        args = [self._value(a) for a in s.args]
+        if not s.generator:
+            self.names[s.out] = decorator(body)(*args)
+            return
+
+        def generator(*args):
+            yield self._grad_state(s.mode)
+            yield body(*args)
+
+        resumed = decorator(generator)(*args)
+        self._grad_mode_event(s.mode, next(resumed))  # inside, at its first resumption
+        self._grad_mode_event(s.mode)  # the caller's, between resumptions
+        self.names[s.out] = next(resumed)
+        resumed.close()  # early, as it waits at its last yield
+        self._grad_mode_event(s.mode)
 
     # -- custom autograd.Function (issue 5) ----------------------------------------------------
     def _call(self, spec: dict, env: dict[str, Any]) -> None:

@@ -36,7 +36,7 @@ Vocabulary (one dataclass per step kind, ``kind`` is the JSON discriminator):
 ``numpy_array``     make a numpy array; ``numpy_add`` writes into it; ``observe_array`` records it
 ``grad_mode``       enter ``torch.<mode>(flag)`` (no_grad, enable_grad, set_grad_enabled,
                     inference_mode); ``exit_mode`` leaves it; both record the grad mode
-``decorated_op``    an op called through a function decorated with a grad mode
+``decorated_op``    an op called through a function (or a generator) decorated with a grad mode
 ``function``        define a custom ``torch.autograd.Function`` from op lists;
                     ``apply_function`` applies it
 """
@@ -906,7 +906,9 @@ class ExitMode(Step):
 class DecoratedOp(Step):
     """``out = f(*args)`` where ``f`` applies op ``op`` and is decorated with a grad mode:
     ``@torch.<mode>(flag)`` (``@torch.<mode>`` itself with ``bare``, as no_grad, enable_grad and
-    inference_mode allow)."""
+    inference_mode allow). With ``generator``, ``f`` is a generator function: the grad mode is
+    recorded inside it at its first resumption, then the caller's between resumptions, ``out`` is
+    what its second resumption yields (the op's result), and after closing it early, the mode again."""
 
     kind: ClassVar[str] = "decorated_op"
     out: str
@@ -915,6 +917,7 @@ class DecoratedOp(Step):
     args: list = field(default_factory=list)
     flag: bool | None = None
     bare: bool = False
+    generator: bool = False
 
     def __post_init__(self) -> None:
         GradMode("check", self.mode, self.flag)  # same mode/flag rules

@@ -153,6 +153,13 @@ def show_grad_mode(step, context):
         state["inference"] = torch.is_inference_mode_enabled()
     show_event("grad_mode", step, **state)
 ''', ("show_event",)),
+    "show_mode_now": ('''
+def show_mode_now(step, inference):
+    state = {"enabled": torch.is_grad_enabled()}
+    if inference:
+        state["inference"] = torch.is_inference_mode_enabled()
+    show_event("grad_mode", step, **state)
+''', ("show_event",)),
     "_outputs": ('''
 def _outputs(result):
     """A custom Function's outputs as a tuple (apply returns one tensor or a tuple)."""
@@ -338,12 +345,29 @@ def _more_statements(step: Step, index: int) -> list[str] | None:
         decorator = f"torch.{step.mode}" + ("" if step.bare else f"({flag})")
         method = OPS[step.op].style == "method"
         call = f"args[0].{step.op}(*args[1:])" if method else f"torch.{step.op}(*args)"
+        arguments = ", ".join(map(_arg, step.args))
+        if not step.generator:
+            return [
+                f"@{decorator}",
+                f"def decorated_{step.out}(*args):",
+                f"    return {call}",
+                "",
+                f"{step.out} = decorated_{step.out}({arguments})",
+            ]
+        mode_now = f"show_mode_now({index}, {step.mode == 'inference_mode'})"
         return [
             f"@{decorator}",
             f"def decorated_{step.out}(*args):",
-            f"    return {call}",
+            f"    {mode_now}",
+            "    yield",
+            f"    yield {call}",
             "",
-            f"{step.out} = decorated_{step.out}({', '.join(map(_arg, step.args))})",
+            f"generator_{step.out} = decorated_{step.out}({arguments})",
+            f"next(generator_{step.out})",
+            mode_now,
+            f"{step.out} = next(generator_{step.out})",
+            f"generator_{step.out}.close()",
+            mode_now,
         ]
     if isinstance(step, ApplyFunction):
         call = f"{step.function}.apply({', '.join(map(_arg, step.inputs))})"
