@@ -118,6 +118,8 @@ OPS.update(
 )
 # the error function (conformance/test_ops.py; GELU's exact form computes with it)
 OPS.update({**_table("erf erfc", "function"), **_table("erf_ erfc_", "method", inplace=True)})
+# the in-place view methods (conformance/test_tensors.py, TEN-006)
+OPS.update(_table("t_ transpose_ swapdims_ swapaxes_ squeeze_ unsqueeze_ as_strided_", "method", True))
 
 
 @dataclass(frozen=True)

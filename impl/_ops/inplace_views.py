@@ -48,6 +48,7 @@ def _restyled(self: Tensor, op: OpDef, **attrs: Any) -> Tensor:
     source = Tensor._from_array(self._data)
     if records:  # an alias carrying self's history: the node's edge is self's old one
         source._grad_fn, source._output_nr = self.grad_fn, self._output_nr
+        source._requires_grad, source._grad_acc = self._requires_grad, self._grad_acc
     result = apply(op, source, **attrs)
     if op is AS_STRIDED_:
         if result._grad_fn is not None:
