@@ -35,10 +35,25 @@ PY_VALUES = (0, 1, -2, 2.5, -0.5, 0.1, True, False)  # 0.1: not exact in float32
 DATA_VALUES = (*PY_VALUES, 300)
 
 
+LEGACY_TYPES = {
+    "FloatTensor": "float32",
+    "DoubleTensor": "float64",
+    "HalfTensor": "float16",
+    "BFloat16Tensor": "bfloat16",
+    "LongTensor": "int64",
+    "IntTensor": "int32",
+    "ShortTensor": "int16",
+    "CharTensor": "int8",
+    "ByteTensor": "uint8",
+    "BoolTensor": "bool",
+}
+
+
 @st.composite
 def inferred(draw: Any) -> Program:
     """torch.tensor of Python data (scalars, lists of mixed ints/floats/bools), with or without
-    a dtype."""
+    a dtype; or a legacy typed constructor of such data; or new_tensor, new_zeros, new_ones or
+    new_full on a tensor of some dtype (a dtype or requires_grad given now and then)."""
     p = OpProgram(draw)
     if draw(st.booleans()):
         data: Any = draw(st.sampled_from(DATA_VALUES))
@@ -46,8 +61,24 @@ def inferred(draw: Any) -> Program:
         data = draw(st.lists(st.sampled_from(DATA_VALUES), min_size=1, max_size=3))
     given = draw(st.integers(0, 5))  # a third of the time a dtype, half of those a small integer one
     dtype = draw(st.sampled_from(ALL_DTYPES if given == 4 else SMALL_INTS)) if given >= 4 else None
-    kwargs = {"dtype": DType(dtype)} if dtype else {}
-    t = p.op("tensor", data, **kwargs)
+    kwargs: dict[str, Any] = {"dtype": DType(dtype)} if dtype else {}
+    maker = draw(st.sampled_from(("tensor", "tensor", "legacy", "new")))
+    if maker == "tensor":
+        t = p.op("tensor", data, **kwargs)
+    elif maker == "legacy":  # a float or a bool (no sequence) is refused, an int is a size: a list
+        single_int = isinstance(data, int) and not isinstance(data, bool)
+        t = p.op(draw(st.sampled_from(sorted(LEGACY_TYPES))), [data] if single_int else data)
+    else:
+        like = p.leaf((2,), draw(st.sampled_from(ALL_DTYPES)), grad=False)
+        method = draw(st.sampled_from(("new_tensor", "new_zeros", "new_ones", "new_full")))
+        if draw(st.integers(0, 3)) == 0:
+            kwargs["requires_grad"] = True  # refused for an integer or bool dtype
+        if method == "new_tensor":
+            t = p.op(method, Ref(like), data, **kwargs)
+        else:
+            size = draw(st.sampled_from(([2], [1, 2], [])))
+            fill = [draw(st.sampled_from(DATA_VALUES))] if method == "new_full" else []
+            t = p.op(method, Ref(like), size, *fill, **kwargs)
     p.steps += [Observe(t), ObserveLayout(t)]
     return Program(p.steps)
 

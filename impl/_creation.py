@@ -558,6 +558,8 @@ def _legacy_scalar(value: Any, d: dtypes.dtype) -> Any:
         if isinstance(value, (bool, int, float, np.bool_, np.integer, np.floating)):
             return float(value)
         raise TypeError(f"must be real number, not {type_name(value)}")
+    if isinstance(value, float) and d is dtypes.bool_:
+        return value != 0
     if isinstance(value, float):  # checked against the dtype only
         number = int(value) if math.isfinite(value) else 2**64
     else:

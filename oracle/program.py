@@ -118,6 +118,10 @@ OPS.update(
 )
 # the error function (conformance/test_ops.py; GELU's exact form computes with it)
 OPS.update({**_table("erf erfc", "function"), **_table("erf_ erfc_", "method", inplace=True)})
+# the legacy typed constructors and the new_* methods (conformance/test_tensors.py, TEN-001)
+OPS.update(_table("FloatTensor DoubleTensor HalfTensor BFloat16Tensor LongTensor IntTensor", "function"))
+OPS.update(_table("ShortTensor CharTensor ByteTensor BoolTensor", "function"))
+OPS.update(_table("new_tensor new_zeros new_ones new_full", "method"))
 # the in-place view methods (conformance/test_tensors.py, TEN-006)
 OPS.update(_table("t_ transpose_ swapdims_ swapaxes_ squeeze_ unsqueeze_ as_strided_", "method", True))
 

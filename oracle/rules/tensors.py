@@ -14,7 +14,10 @@ RULES = [
         "TEN-001",
         FAMILY,
         "torch.tensor infers the dtype of Python data (ints int64, floats float32, bools bool, "
-        "mixed lists the widest kind) unless a dtype is given.",
+        "mixed lists the widest kind) unless a dtype is given; the legacy constructors "
+        "(torch.FloatTensor, torch.LongTensor ...) convert data to their own dtype, and "
+        "new_tensor, new_zeros, new_ones and new_full make tensors of self's dtype unless given "
+        "one, each refusing a value its dtype cannot hold with torch's error.",
         "seed 003",
     ),
     Rule(

@@ -433,3 +433,41 @@ def in_place_view_forgets_its_history() -> Iterator[None]:
 
     with patched(inplace_views, "_restyled", make):
         yield
+
+
+@fault({"TEN-001": "dtype differs"})
+def legacy_constructors_infer_the_dtype() -> Iterator[None]:
+    """torch.FloatTensor, torch.LongTensor ... of data infer its dtype as torch.tensor does instead
+    of converting it to their own."""
+    from impl import _creation
+
+    def make(original: Callable) -> Callable:
+        def construct(d: Any, device_type: str, form: str, args: tuple, kwargs: dict, **more: Any) -> Any:
+            if form == "ctor" and len(args) == 1 and isinstance(args[0], (list, tuple)):
+                return _creation.tensor(args[0])
+            return original(d, device_type, form, args, kwargs, **more)
+
+        return construct
+
+    with patched(_creation, "legacy_construct", make):
+        yield
+
+
+@fault({"TEN-001": "dtype differs"})
+def new_methods_take_the_default_dtype() -> Iterator[None]:
+    """new_tensor, new_zeros, new_ones and new_full make tensors of the default dtype instead of
+    self's when no dtype is given."""
+    import impl
+    from impl import dtypes
+
+    def make(original: Callable) -> Callable:
+        def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+            kwargs.setdefault("dtype", dtypes.get_default_dtype())
+            return original(self, *args, **kwargs)
+
+        return method
+
+    with contextlib.ExitStack() as stack:
+        for name in ("new_tensor", "new_zeros", "new_ones", "new_full"):
+            stack.enter_context(patched(impl.Tensor, name, make))
+        yield
