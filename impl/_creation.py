@@ -461,22 +461,29 @@ def _sizes_given(values: tuple) -> bool:
 
 def _legacy_sizes(values: tuple, invalid: Any) -> tuple[int, ...]:
     """The sizes given as ints (any value with ``__index__`` after the first) or as one torch.Size."""
-    import operator
-
-    from impl._ops.signatures import type_name
     from impl._size import Size
 
     if isinstance(values[0], (Size, tuple, list)):
         if len(values) > 1:
             raise invalid()
         values = tuple(values[0])
+    return int_sizes("new", values)
+
+
+def int_sizes(name: str, values: Any) -> tuple[int, ...]:
+    """The ints of a ``tuple of ints size`` argument of ``name`` (anything with ``__index__``),
+    refused as torch's parser refuses an element that is none."""
+    import operator
+
+    from impl._ops.signatures import type_name
+
     sizes = []
     for position, value in enumerate(values, 1):
         try:
             sizes.append(operator.index(value))
         except TypeError:
             raise TypeError(
-                f"new(): argument 'size' failed to unpack the object at pos {position} with error "
+                f"{name}(): argument 'size' failed to unpack the object at pos {position} with error "
                 f'"type must be tuple of ints,but got {type_name(value)}"'
             ) from None
     return tuple(sizes)

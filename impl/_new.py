@@ -40,23 +40,10 @@ def _options(name: str, kwargs: dict, allowed: tuple[str, ...]) -> dict:
     return kwargs
 
 
-def _unpacked(name: str, values: Any) -> tuple[int, ...]:
-    sizes = []
-    for position, value in enumerate(values, 1):
-        try:
-            sizes.append(operator.index(value))
-        except TypeError:
-            raise TypeError(
-                f"{name}(): argument 'size' failed to unpack the object at pos {position} with error "
-                f'"type must be tuple of ints,but got {type_name(value)}"'
-            ) from None
-    return tuple(sizes)
-
-
 def _size(name: str, value: Any) -> tuple[int, ...]:
     """A ``tuple of ints size`` argument given alone: an int, or a sequence of ints."""
     if isinstance(value, (Size, tuple, list)):
-        return _unpacked(name, value)
+        return _creation.int_sizes(name, value)
     if isinstance(value, (bool, np.bool_)) or not hasattr(value, "__index__"):
         raise TypeError(
             f"{name}(): argument 'size' (position 1) must be tuple of ints, not {type_name(value)}"
@@ -78,7 +65,7 @@ def _sized(name: str, args: tuple, kwargs: dict, positional: int = 1) -> tuple[t
         positional == 1 and hasattr(first, "__index__") and not isinstance(first, (bool, np.bool_, Tensor))
     )
     if spread and len(args) > 1:  # ints spread: x.new_zeros(2, 3)
-        return _unpacked(name, args), ()
+        return _creation.int_sizes(name, args), ()
     if len(args) > positional:
         raise TypeError(
             f"{name}() takes {positional} positional argument{'s' if positional > 1 else ''} but "
@@ -139,7 +126,7 @@ def new_full(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         raise TypeError(
             f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type_name(size)}"
         )
-    size = _unpacked("new_full", size)
+    size = _creation.int_sizes("new_full", size)
     if isinstance(fill, Tensor) and fill.dim() == 0:
         fill = fill.item()
     if not isinstance(fill, (bool, int, float, np.number, np.bool_)):
