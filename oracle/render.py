@@ -93,7 +93,12 @@ def show_error(step, e):
 ''', ()),
     "observe": ('''
 def observe(step, name, t):
-    print(f"{name} = {text(t)}")
+    try:
+        line = f"{name} = {text(t)}"
+    except Exception as e:  # reading the tensor raised (a stale view's grad_fn): the step's error
+        show_error(step, e)
+        return
+    print(line)
     try:
         print(f"{name}.grad = {text(t.grad)}")
     except Exception as e:
