@@ -593,9 +593,11 @@ class tensortype(type):
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Tensor:
         if cls._device_type == "cuda":
-            from impl._xp import namespace_for
+            from impl._xp import cuda_available
 
-            namespace_for(_device("cuda"))  # torch's error where there is no CUDA
+            if not cuda_available():  # as a torch built without CUDA says it
+                name = f"{cls.__module__}.{cls.__name__}"
+                raise TypeError(f"type {name} not available. Torch not compiled with CUDA enabled.")
         return legacy_construct(cls.dtype, cls._device_type, "ctor", args, kwargs)
 
     def __dir__(cls) -> list[str]:

@@ -347,6 +347,7 @@ for text in TEXTS:
         torch.Tensor(2, device='cuda')
         torch.Tensor(data=[1])
         torch.FloatTensor.ones
+        torch.cuda.FloatTensor([1])
         x.type(torch.DoubleTensor)
         x.type('torch.IntTensor')
         x.type(torch.float16)
