@@ -11,11 +11,19 @@ from hypothesis import strategies as st
 
 from conformance.conftest import examples
 from conformance.test_ops import OpProgram
+from oracle import coverage
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import Backward, DecoratedOp, ExitMode, GradMode, Program, Ref
 
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
+
+# Which (API, argument, value class) items each rule's programs must exercise (oracle.coverage): the
+# mode of the grad modes that take one.
+COVERAGE: dict[str, coverage.Targets] = {
+    "GM-001": coverage.Targets(coverage.keywords("torch.set_grad_enabled")),
+    "GM-002": coverage.Targets(coverage.keywords("torch.inference_mode")),
+}
 
 OPS = ("mul", "add", "exp", "sum", "add_", "view")
 ARGS: dict[str, list] = {"exp": [], "sum": [], "view": [-1]}  # the others take a number

@@ -174,6 +174,14 @@ def _binary_inplace(op: OpDef, promote_alpha: bool = False) -> Any:
     return spec
 
 
+def _div_spec(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> tuple:
+    """``x.div_(other, rounding_mode=)``: div_'s own op when rounding (DivBackward2)."""
+    if rounding_mode is None:
+        return ew.DIV, (other,), {}
+    F.check_rounding_mode(rounding_mode)
+    return ew.DIV_MODE, (other,), {"rounding_mode": rounding_mode}
+
+
 def _sub_spec(self: Tensor, other: Any, *, alpha: Any = 1) -> tuple:
     F.check_bool_subtraction(self, other)
     return ew.SUB, (other,), {"alpha": alpha}
@@ -424,7 +432,7 @@ METHODS: dict[str, Any] = {
     "add_": _inplace(_binary_inplace(ew.ADD, True)),
     "sub_": _inplace(_sub_spec),
     "mul_": _inplace(_binary_inplace(ew.MUL)),
-    "div_": _inplace(_binary_inplace(ew.DIV)),
+    "div_": _inplace(_div_spec),
     "pow_": _inplace(_pow_spec),
     "masked_fill_": _inplace(_masked_fill_spec),
     "exp_": _inplace(_unary_spec(ew.EXP)),

@@ -423,7 +423,8 @@ class Module(Step):
     cls: str  # one of MODULES
     args: list = field(default_factory=list)  # constructor arguments (e.g. in/out features)
     params: dict = field(default_factory=dict)  # parameter name -> data (nested lists)
-    kwargs: dict = field(default_factory=dict)  # constructor keyword arguments (bias=, reduction=)
+    # constructor keyword arguments (bias=, reduction=; a tensor, a loss's weight=, as a Ref)
+    kwargs: dict = field(default_factory=dict)
     children: Any = None  # list (Sequential, ModuleList) or dict (ModuleDict, custom) of specs
 
     def __post_init__(self) -> None:
@@ -436,6 +437,9 @@ class Module(Step):
         """The root as a child spec: ``{"cls", "args", "kwargs", "params", "children"}``."""
         return {"cls": self.cls, "args": self.args, "kwargs": self.kwargs, "params": self.params,
                 "children": self.children}
+
+    def names_read(self) -> list[str]:
+        return [v.name for node in module_nodes(self) for v in node.kwargs.values() if isinstance(v, Ref)]
 
     def names_bound(self) -> list[str]:
         names = []

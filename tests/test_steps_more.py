@@ -119,6 +119,8 @@ GENERATED = st.one_of(
 def test_rendered_generated_programs_reproduce_the_reference(batch: list[Program]) -> None:
     """Generated programs of these families in one script print what the interpreter records."""
     kept = [p for p in batch if all(e["kind"] != "skipped" for e in run(p, TORCH).events)]
+    if not kept:
+        return
     expected = [expected_output(p)[0] for p in kept]
     done = run_script("\nprint('=====')\n".join(render(p) for p in kept))
     assert done.returncode == 0, done.stderr

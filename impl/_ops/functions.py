@@ -85,13 +85,16 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     if getattr(input, "_efficient_zero", False) and rounding_mode is None:
         return _efficient_zero_of(ew.DIV, input, other)
     if rounding_mode is not None:
-        if rounding_mode not in ("trunc", "floor"):
-            raise RuntimeError(
-                "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
-                f"'{rounding_mode}'"
-            )
+        check_rounding_mode(rounding_mode)
         return apply(ew.DIV_MODE, input, other, rounding_mode=rounding_mode)
     return apply(ew.DIV, input, other)
+
+
+def check_rounding_mode(rounding_mode: Any) -> None:
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError(
+            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
+        )
 
 
 def floor_divide(input: Any, other: Any) -> Tensor:
@@ -203,11 +206,21 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
         raise invalid_call(clamp, locals())
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):  # clamp.Tensor (a number bound wrapped)
+        operands, attrs = clamp_tensor_operands(input, min, max)
+        return apply(ew.CLAMP_TENSOR, *operands, **attrs)
     bounds = [b for b in (min, max) if b is not None]
     dt = dtypes.result_type(input, *bounds)
     if dt is not input.dtype:  # an integer tensor clamped by float bounds is float, as in torch
         input = input.to(dt)
     return apply(ew.CLAMP, input, min=min, max=max)
+
+
+def clamp_tensor_operands(input: Tensor, min: Any, max: Any) -> tuple[tuple, dict]:
+    """clamp.Tensor's operands and attributes: an absent bound is ``False``, a wrapped bool that
+    changes no result type and gets no edge; the attributes say which bounds there are."""
+    operands = (input, False if min is None else min, False if max is None else max)
+    return operands, {"has_min": min is not None, "has_max": max is not None}
 
 
 clip = clamp

@@ -16,7 +16,7 @@ import numpy as np
 
 from impl import dtypes
 from impl._ops import views as vw
-from impl._ops.elementwise import CLAMP, RELU, zero_grad
+from impl._ops.elementwise import CLAMP, CLAMP_TENSOR, RELU, zero_grad
 from impl._ops.table import D, OpDef, _raise_if_unbroadcastable, apply, fill_array
 from impl._tensor import Tensor, view_rebase_error
 from impl._xp import namespace_of, to_numpy, transferred
@@ -375,7 +375,12 @@ def zero_(self: Tensor) -> Tensor:
 def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """``x.clamp_(min, max)``: torch's clamp refuses any promotion of an integer or bool ``x`` by
     its bounds in place (a float bound of an integer tensor, an int bound of a bool one), naming
-    ``x``'s C++ type."""
+    ``x``'s C++ type; of tensor bounds (clamp.Tensor), TensorIterator's check names its dtype."""
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        from impl._ops.functions import clamp_tensor_operands
+
+        operands, attrs = clamp_tensor_operands(self, min, max)
+        return apply_inplace(CLAMP_TENSOR, *operands, **attrs)
     if not self.dtype.is_floating_point:
         found = dtypes.result_type(self, *(b for b in (min, max) if b is not None))
         if found is not self.dtype:
