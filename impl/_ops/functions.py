@@ -1078,11 +1078,16 @@ def tensor_list(name: str, tensors: Any) -> list:
     return list(tensors)
 
 
+def _legacy_empty(t: Tensor) -> bool:
+    """A tensor of shape (0,), which cat skips among tensors of other dims (torch's legacy rule)."""
+    return t.dim() == 1 and t.numel() == 0
+
+
 def cat(tensors: Any, dim: int = 0) -> Tensor:
     tensors = tensor_list("cat", tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
-    nonempty = [t for t in tensors if not (t.dim() == 1 and t.numel() == 0)]
+    nonempty = [t for t in tensors if not _legacy_empty(t)]
     ref = nonempty[0] if nonempty else tensors[0]
     d = _wrap_dim(dim, ref.dim())
     for i, t in enumerate(nonempty):
@@ -1094,7 +1099,8 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
                     f"Sizes of tensors must match except in dimension {d}. Expected size "
                     f"{ref.shape[k]} but got size {t.shape[k]} for tensor number {i} in the list."
                 )
-    sizes = tuple(t.shape[d] if t.dim() else 0 for t in tensors)
+    # (an empty 1-d tensor among tensors of other dims is skipped: its size None)
+    sizes = tuple(None if _legacy_empty(t) and ref.dim() != 1 else t.shape[d] for t in tensors)
     return apply(ix.cat_op(len(tensors)), *tensors, dim=d, sizes=sizes)
 
 
