@@ -300,7 +300,7 @@ def _dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
     if isinstance(dim, (list, tuple)):
         if len(dim) == 0:
             return None
-        dims = tuple(sorted(_wrap_dim(int(d), ndim) for d in dim))
+        dims = tuple(sorted(_dim_list(dim, ndim)))  # (a repeated dim raises torch's error)
     else:
         dims = (_wrap_dim(int(dim), ndim),)
     return dims if ndim else None
@@ -313,10 +313,11 @@ def sum(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = N
     if not isinstance(input, Tensor):
         raise invalid_call(sum, locals())
     out_dt = rd.accumulated_dtype(input, dtype)
+    dims = None if dim is _ALL else _dims(dim, input.dim())  # (checked before the dtype's grad)
     rd.check_differentiable(input, out_dt)
     if dim is _ALL:
         return apply(rd.SUM, input, dim=None, keepdim=False, dtype=out_dt.np)
-    return apply(rd.SUM_DIM, input, dim=_dims(dim, input.dim()), keepdim=keepdim, dtype=out_dt.np)
+    return apply(rd.SUM_DIM, input, dim=dims, keepdim=keepdim, dtype=out_dt.np)
 
 
 def cumsum(input: Tensor, dim: Any = _ALL, *, dtype: Any = None) -> Tensor:
@@ -387,10 +388,11 @@ def prod(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = 
     if dim is None:
         raise TypeError("prod(): argument 'dim' (position 2) must be int, not NoneType")
     out_dt = rd.accumulated_dtype(input, dtype)
+    dims = None if dim is _ALL else _dims(dim, input.dim())  # (checked before the dtype's grad)
     rd.check_differentiable(input, out_dt)
     if dim is _ALL:
         return apply(rd.PROD, input, dim=None, keepdim=False, dtype=out_dt.np)
-    return apply(rd.PROD_DIM, input, dim=_dims(dim, input.dim()), keepdim=keepdim, dtype=out_dt.np)
+    return apply(rd.PROD_DIM, input, dim=dims, keepdim=keepdim, dtype=out_dt.np)
 
 
 def _minmax(kind: str, input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
