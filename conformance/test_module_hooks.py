@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance.conftest import examples
-from oracle import coverage
+from oracle import coverage, state_dict_hooks
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import (
@@ -20,6 +20,7 @@ from oracle.program import (
     Backward,
     CallModule,
     Leaf,
+    LoadStateDict,
     Module,
     ModuleHook,
     Observe,
@@ -27,6 +28,7 @@ from oracle.program import (
     Program,
     Ref,
     RemoveHook,
+    StateDict,
 )
 from oracle.strategies import TREE_INPUTS, ModuleBuilder
 
@@ -44,6 +46,17 @@ COVERAGE: dict[str, coverage.Targets] = {
     "MHOOK-004": coverage.Targets(coverage.keywords(*_BACKWARD, only=("prepend",))),
     "MHOOK-007": coverage.Targets(coverage.keywords(
         *(f"nn.modules.module.register_module_{on}_hook" for on in GLOBAL_HOOK_FLAGS))),
+    "MHOOK-009": coverage.Targets(
+        coverage.keywords("Module.state_dict", "Module.load_state_dict",
+                          "Module._register_load_state_dict_pre_hook",
+                          only=("keep_vars", "strict", "assign", "with_module")),
+        coverage.clause("Module.state_dict", "prefix", {"empty": lambda c: c.arguments["prefix"] == "",
+                                                        "given": lambda c: c.arguments["prefix"] != ""}),
+        # each kind of state-dict hook doing each of its actions
+        *(coverage.clause(f"Module.{registration}", "action",
+                          {a: (lambda c, a=a: c.arguments["action"] == a)
+                           for a in state_dict_hooks.ACTIONS[on]})
+          for on, (registration, _, _) in state_dict_hooks.KINDS.items())),
 }
 
 FAIR = ("log", "log", "scale", "replace")  # actions torch accepts from every kind
@@ -193,4 +206,47 @@ def test_global_module_hooks(program: Program, backend: Backend, reference: Back
 @settings(deadline=None)
 @given(program=hooked_trees(actions=None, hooks=(1, 6), remove=True))
 def test_hooks_on_module_trees(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+# each kind of state-dict hook with each of its actions; "return" and "refuse" make the call raise
+FEATURED = [(on, action) for on, actions in state_dict_hooks.ACTIONS.items() for action in actions]
+
+
+@st.composite
+def state_dict_programs(draw: Any) -> Program:
+    """A module tree (sometimes called and backpropagated first, so kept parameters have grads)
+    and its twin (the same tree, values negated); one state-dict hook of a kind and action drawn
+    from FEATURED, on the module whose call runs it, and up to four more that log or edit, saving
+    ones on the tree's nodes, loading ones on the twin's, maybe one removed; the tree's state_dict
+    (with a prefix or not, keeping vars or not) loaded into the twin or one of its nodes once or
+    twice (strict or not, assigning or not), then the twin's state_dict."""
+    b = ModuleBuilder(draw)
+    shape = b.pick(TREE_INPUTS)
+    net, out_shape = b.tree(shape)
+    if b.coin():
+        b.call(net, [b.input(shape, requires_grad=True)], out_shape)
+        b.finish()
+    twin = b.twin(net)
+    into = b.pick([twin, *b.modules_of[twin]])
+    on, action = b.pick(FEATURED)
+    b.state_dict_hook(into if "load" in on else net, on, (action,))
+    for _ in range(draw(st.integers(0, 4))):
+        on = b.pick(list(state_dict_hooks.KINDS))
+        quiet = tuple(a for a in ("log", "edit") if a in state_dict_hooks.ACTIONS[on])
+        b.state_dict_hook(b.pick(b.modules_of[twin if "load" in on else net]), on, quiet)
+    if len(b.hooks) > 1 and b.coin():  # (not the featured hook)
+        b.steps.append(RemoveHook(b.pick(b.hooks[1:])))
+    sd = b.fresh("sd")
+    b.steps.append(StateDict(sd, net, b.pick(("", "p.")), keep_vars=b.coin()))
+    for _ in range(draw(st.integers(1, 2))):
+        b.steps.append(LoadStateDict(into, sd, strict=b.coin(), assign=draw(st.integers(0, 3)) == 0))
+    b.steps.append(StateDict(b.fresh("sd"), twin, keep_vars=True))
+    return b.program()
+
+
+@pytest.mark.rule("MHOOK-009")
+@settings(deadline=None)
+@given(program=state_dict_programs())
+def test_state_dict_hooks(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)

@@ -23,6 +23,7 @@ from oracle.program import (
     OPS,
     OPTIMIZERS,
 )
+from oracle.state_dict_hooks import KINDS as STATE_DICT_HOOKS
 
 TENSOR_API = (
     "dtype shape tolist detach clone reshape is_leaf requires_grad grad grad_fn requires_grad_ "
@@ -49,7 +50,8 @@ def api() -> dict[str, list[str]]:
                *(f"Module.{method}" for method in MODULE_HOOK_REGISTRATION.values()),
                "Module.train", "Module.eval", "Module.zero_grad", "Module.requires_grad_",
                "Module.named_parameters", "Module.named_modules", "Module.state_dict",
-               "Module.parameters",
+               "Module.parameters", "Module.load_state_dict",
+               *(f"Module.{registration}" for registration, _, _ in STATE_DICT_HOOKS.values()),
                *(f"torch.nn.modules.module.register_module_{kind}_hook" for kind in GLOBAL_HOOK_FLAGS)],
         "optim": [f"torch.optim.{cls}" for cls in OPTIMIZERS],
     }

@@ -80,7 +80,8 @@ _FIELDS = {"graph": "graph", "enabled": "flag", "inference": "flag", "category":
            "message": "message"}
 _FIELDS.update(dict.fromkeys(("stride", "offset", "contiguous", "version"), "layout"))
 _FIELDS.update(dict.fromkeys(("parameters", "state_dict", "training"), "module"))
-_FIELDS.update(dict.fromkeys(("hook", "on", "target"), "hook"))
+_FIELDS.update(dict.fromkeys(("keys", "metadata", "missing", "unexpected", "result"), "module"))
+_FIELDS.update(dict.fromkeys(("hook", "on", "target", "arguments"), "hook"))
 _UNCOMPARED = ("kind", "step", "name", "value", "received", "unsupported", "gradient", "once")
 
 
@@ -224,7 +225,8 @@ def compare(
 Indexed = tuple[int, dict]  # an event and its position in the compared events
 Found = tuple[str, str, str | None]  # (class, reason, the name lacked for "unsupported")
 OBSERVATION_CLASS = {"value": "value", "grad": "gradient", "graph": "graph", "layout": "layout",
-                     "module": "module", "array": "value", "grad_mode": "flag", "hook": "hook"}
+                     "module": "module", "array": "value", "grad_mode": "flag", "hook": "hook",
+                     "state_dict": "module", "load_state_dict": "module"}
 
 
 def _by_step(events: list[dict]) -> dict[int, list[Indexed]]:

@@ -41,6 +41,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from oracle import state_dict_hooks
 from oracle.program import (
     CHILDREN,
     CUSTOM_MODULES,
@@ -51,6 +52,7 @@ from oracle.program import (
     GlobalModuleHook,
     Grad,
     GradMode,
+    LoadStateDict,
     Module,
     ModuleHook,
     ModuleNode,
@@ -62,6 +64,8 @@ from oracle.program import (
     Program,
     Ref,
     RequiresGrad,
+    StateDict,
+    StateDictHook,
     Step,
     module_nodes,
 )
@@ -207,6 +211,13 @@ def _step_calls(index: int, step: Step, recorded: Any, nodes: dict[str, ModuleNo
         yield Call(index, f"{owner}.requires_grad_", {"requires_grad": step.requires_grad})
     elif isinstance(step, (GradMode, DecoratedOp)):
         yield Call(index, f"torch.{step.mode}", _given(mode=step.flag))
+    elif isinstance(step, StateDict):
+        yield Call(index, "Module.state_dict", {"prefix": step.prefix, "keep_vars": step.keep_vars})
+    elif isinstance(step, LoadStateDict):
+        yield Call(index, "Module.load_state_dict", {"strict": step.strict, "assign": step.assign})
+    elif isinstance(step, StateDictHook):  # what the hook does, as if an argument of its registration
+        flags = {"with_module": step.with_module} if step.on == "_load_state_dict_pre" else {}
+        yield Call(index, f"Module.{state_dict_hooks.KINDS[step.on][0]}", {"action": step.action, **flags})
 
 
 def _is_layer(node: ModuleNode) -> bool:
@@ -435,7 +446,9 @@ PYTHON_APIS: dict[str, Callable[[Any], Callable]] = {
     "Optimizer.zero_grad": lambda torch: torch.optim.Optimizer.zero_grad,
     "torch.set_grad_enabled": lambda torch: torch.set_grad_enabled.__init__,
     "torch.inference_mode": lambda torch: torch.inference_mode.__init__,
-    **{f"Module.{name}": _module_method(name) for name in ("zero_grad", "requires_grad_")},
+    **{f"Module.{name}": _module_method(name) for name in (
+        "zero_grad", "requires_grad_", "state_dict", "load_state_dict",
+        "_register_load_state_dict_pre_hook")},
     **{api: _module_method(api.split(".")[1]) for api in HOOK_APIS.values()},
     **{GLOBAL_HOOK_API.format(on): _global_hook(on)
        for on in ("forward_pre", "forward", "full_backward_pre", "full_backward")},

@@ -25,6 +25,7 @@ the reference is asked; recording reads values and changes nothing the trace obs
 from __future__ import annotations
 
 import hashlib
+import json
 import struct
 import warnings
 from collections.abc import Callable, Iterator
@@ -33,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy
 
+from oracle import state_dict_hooks
 from oracle.coverage import Seen
 from oracle.program import (
     CHILDREN,
@@ -52,6 +54,7 @@ from oracle.program import (
     Grad,
     GradMode,
     Leaf,
+    LoadStateDict,
     Module,
     ModuleHook,
     ModuleMode,
@@ -75,6 +78,8 @@ from oracle.program import (
     RemoveHook,
     RequiresGrad,
     RetainGrad,
+    StateDict,
+    StateDictHook,
     Step,
     ZeroGrad,
     module_nodes,
@@ -94,6 +99,11 @@ from oracle.trace import (
 
 if TYPE_CHECKING:
     from oracle.backends import InProcess
+
+
+def plain(value: Any) -> Any:
+    """``value`` as JSON holds it (what JSON cannot hold, as its repr)."""
+    return json.loads(json.dumps(value, default=repr))
 
 
 def hook_function_name(hook: str) -> str:
@@ -358,10 +368,13 @@ class _Run:
             tensor.grad.zero_()
 
     def _observe(self, s: Observe) -> None:
-        tensor, torch = self.names[s.tensor], self.torch
-        self.trace.add("value", self.step, name=s.tensor, value=describe(tensor, torch))
+        self._observe_tensor(s.tensor, self.names[s.tensor])
+
+    def _observe_tensor(self, name: str, tensor: Any) -> None:
+        torch = self.torch
+        self.trace.add("value", self.step, name=name, value=describe(tensor, torch))
         grad = observed(lambda: describe(tensor.grad, torch), torch)
-        self.trace.add("grad", self.step, name=s.tensor, value=grad)
+        self.trace.add("grad", self.step, name=name, value=grad)
 
     def _observe_graph(self, s: ObserveGraph) -> None:
         tensor = self.names[s.tensor]
@@ -475,6 +488,31 @@ class _Run:
         handle = register(body, **s.flags())
         self.global_hooks.append(handle)
         self.names[s.hook] = handle
+
+    def _state_dict_hook(self, s: StateDictHook) -> None:
+        """Define the hook from its source (the rendered script's, word for word), register it."""
+        function = state_dict_hooks.source(hook_function_name(s.hook), s.hook, s.on, s.module, s.action,
+                                           s.with_module)
+        namespace = {"show_state_hook": self._log_state_hook}
+        exec("\n".join(function), namespace)  # noqa: S102 - the oracle's own source, as the script runs it
+        register = getattr(self.names[s.module], state_dict_hooks.KINDS[s.on][0])
+        flags = {"with_module": True} if s.with_module else {}
+        self.names[s.hook] = register(namespace[hook_function_name(s.hook)], **flags)
+
+    def _log_state_hook(self, hook: str, on: str, target: str, **arguments: Any) -> None:
+        self.trace.add("hook", self.step, hook=hook, on=on, target=target, arguments=plain(arguments))
+
+    def _state_dict(self, s: StateDict) -> None:
+        sd = self.names[s.name] = self.names[s.module].state_dict(**s.kwargs())
+        metadata = plain(getattr(sd, "_metadata", None))
+        self.trace.add("state_dict", self.step, name=s.name, keys=plain(list(sd)), metadata=metadata)
+        for key, value in sd.items():
+            self._observe_tensor(f"{s.name}[{key!r}]", value)
+
+    def _load_state_dict(self, s: LoadStateDict) -> None:
+        result = self.names[s.module].load_state_dict(self.names[s.source], **s.kwargs())
+        self.trace.add("load_state_dict", self.step, name=s.module, missing=plain(result.missing_keys),
+                       unexpected=plain(result.unexpected_keys), result=str(result))
 
     def _module_mode(self, s: ModuleMode) -> None:
         module = self.names[s.module]

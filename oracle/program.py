@@ -25,6 +25,9 @@ Vocabulary (one dataclass per step kind, ``kind`` is the JSON discriminator):
 ``call_module``     ``out = module(*inputs, **kwargs)``
 ``module_hook``     a module hook of one of ``MODULE_HOOK_KINDS`` with an ``Action`` and its flags
 ``global_module_hook``  a global module hook (``register_module_<kind>_hook``), removed at the end
+``state_dict_hook``  a state-dict hook of one of ``state_dict_hooks.KINDS`` with its action
+``state_dict``      ``sd = module.state_dict(prefix=, keep_vars=)``: keys, metadata and entries recorded
+``load_state_dict``  ``module.load_state_dict(sd, strict=, assign=)``: the key lists it returns recorded
 ``module_mode``     ``module.train()`` / ``module.eval()``
 ``module_zero_grad``  ``module.zero_grad(set_to_none=)``
 ``module_requires_grad``  ``module.requires_grad_(flag)``: (un)freeze a module's parameters
@@ -47,6 +50,8 @@ import json
 import math
 from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar
+
+from oracle import state_dict_hooks
 
 DTYPES = ("float16", "bfloat16", "float32", "float64", "int64", "int32", "int16", "int8", "uint8", "bool")
 
@@ -687,6 +692,79 @@ class GlobalModuleHook(Step):
 
     def names_bound(self) -> list[str]:
         return [self.hook]
+
+
+@_step
+@dataclass
+class StateDictHook(Step):
+    """A state-dict hook of kind ``on`` (``state_dict_hooks.KINDS``) on ``module`` doing ``action``
+    (one of ``state_dict_hooks.ACTIONS[on]``); ``with_module`` for the private load pre-hook only."""
+
+    kind: ClassVar[str] = "state_dict_hook"
+    hook: str
+    module: str
+    on: str = "state_dict_post"
+    action: str = "log"
+    with_module: bool = False
+
+    def __post_init__(self) -> None:
+        actions = state_dict_hooks.ACTIONS.get(self.on)
+        if actions is None:
+            known = list(state_dict_hooks.KINDS)
+            raise ValueError(f"unknown state-dict hook kind {self.on!r}; known: {known}")
+        if self.action not in actions:
+            raise ValueError(f"a {self.on} hook's action is one of {list(actions)}, not {self.action!r}")
+        if self.with_module and self.on != "_load_state_dict_pre":
+            raise ValueError("with_module is a flag of _register_load_state_dict_pre_hook only")
+
+    def names_read(self) -> list[str]:
+        return [self.module]
+
+    def names_bound(self) -> list[str]:
+        return [self.hook]
+
+
+@_step
+@dataclass
+class StateDict(Step):
+    """``name = module.state_dict(prefix=, keep_vars=)``: its keys and ``_metadata`` are recorded
+    and every entry observed as a tensor (``name[key]``)."""
+
+    kind: ClassVar[str] = "state_dict"
+    name: str
+    module: str
+    prefix: str = ""
+    keep_vars: bool = False
+
+    def kwargs(self) -> dict:
+        """The call's keyword arguments that differ from their defaults."""
+        return {k: v for k, v in (("prefix", self.prefix), ("keep_vars", self.keep_vars)) if v}
+
+    def names_read(self) -> list[str]:
+        return [self.module]
+
+    def names_bound(self) -> list[str]:
+        return [self.name]
+
+
+@_step
+@dataclass
+class LoadStateDict(Step):
+    """``module.load_state_dict(source, strict=, assign=)``; the missing and unexpected keys it
+    returns are recorded (with ``strict``, torch raises on either instead)."""
+
+    kind: ClassVar[str] = "load_state_dict"
+    module: str
+    source: str
+    strict: bool = True
+    assign: bool = False
+
+    def kwargs(self) -> dict:
+        """The call's keyword arguments that differ from their defaults."""
+        return {k: v for k, v in (("strict", self.strict), ("assign", self.assign)) if v != (k == "strict")}
+
+    def names_read(self) -> list[str]:
+        return [self.module, self.source]
 
 
 @_step

@@ -30,6 +30,7 @@ from oracle.program import (
     Grad,
     GradMode,
     Leaf,
+    LoadStateDict,
     Module,
     ModuleHook,
     ModuleMode,
@@ -53,10 +54,14 @@ from oracle.program import (
     RemoveHook,
     RequiresGrad,
     RetainGrad,
+    StateDict,
+    StateDictHook,
     Step,
     ZeroGrad,
     module_nodes,
 )
+from oracle.state_dict_hooks import KINDS as STATE_DICT_HOOKS
+from oracle.state_dict_hooks import source as state_dict_hook_source
 from oracle.trace import MAX_GRAPH_NODES
 
 PREAMBLE = """\
@@ -142,6 +147,22 @@ def show_event(kind, step, **fields):
         fields["data"] = [number(v) for v in fields["data"]]
     print(json.dumps({"kind": kind, "step": step, **fields}))
 ''', ()),
+    "show_state_hook": ('''
+def show_state_hook(hook, on, target, **arguments):
+    import json
+    print(f"hook {hook} ({on} on {target}): {json.dumps(arguments, default=repr)}")
+''', ()),
+    "show_state_dict": ('''
+def show_state_dict(step, name, sd):
+    show_event("state_dict", step, name=name, keys=list(sd), metadata=getattr(sd, "_metadata", None))
+    for key, value in sd.items():
+        observe(step, f"{name}[{key!r}]", value)
+''', ("show_event", "observe")),
+    "show_loaded": ('''
+def show_loaded(step, name, result):
+    show_event("load_state_dict", step, name=name, missing=result.missing_keys,
+               unexpected=result.unexpected_keys, result=str(result))
+''', ("show_event",)),
     "show_layout": ('''
 def show_layout(step, name, t):
     show_event("layout", step, name=name, stride=list(t.stride()), offset=t.storage_offset(),
@@ -241,6 +262,7 @@ _RESERVED = {
     "grads",
     "numpy",
     "e",
+    "result",
     "DEVICE",
     *CUSTOM_MODULES,  # the module families' custom classes
 }
@@ -524,6 +546,20 @@ def _module_statements(step: Step, dev: str, index: int) -> list[str] | None:
     elif isinstance(step, GlobalModuleHook):
         register = f"torch.nn.modules.module.register_module_{step.on}_hook"
         target = "next((n for n, v in globals().items() if v is module), '?')"
+    elif isinstance(step, StateDictHook):
+        function = hook_function_name(step.hook)
+        flags = ", with_module=True" if step.with_module else ""
+        define = state_dict_hook_source(function, step.hook, step.on, step.module, step.action,
+                                        step.with_module)
+        return [*define, f"{step.hook} = {step.module}.{STATE_DICT_HOOKS[step.on][0]}({function}{flags})"]
+    elif isinstance(step, StateDict):
+        kwargs = ", ".join(f"{k}={v!r}" for k, v in step.kwargs().items())
+        return [f"{step.name} = {step.module}.state_dict({kwargs})",
+                f"show_state_dict({index}, {step.name!r}, {step.name})"]
+    elif isinstance(step, LoadStateDict):
+        args = ", ".join([step.source, *(f"{k}={v!r}" for k, v in step.kwargs().items())])
+        return [f"result = {step.module}.load_state_dict({args})",
+                f"show_loaded({index}, {step.module!r}, result)"]
     elif isinstance(step, ModuleMode):
         return [f"{step.module}.{'train' if step.train else 'eval'}()"]
     elif isinstance(step, ModuleZeroGrad):

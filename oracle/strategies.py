@@ -16,6 +16,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from oracle import state_dict_hooks
 from oracle.program import (
     CHILDREN,
     GLOBAL_HOOK_FLAGS,
@@ -43,6 +44,7 @@ from oracle.program import (
     RemoveHook,
     RequiresGrad,
     RetainGrad,
+    StateDictHook,
     Step,
     ZeroGrad,
     module_nodes,
@@ -551,6 +553,20 @@ LOSSES = ("MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWit
 REDUCTIONS = ("mean", "sum", "none")
 
 
+def _negated(spec: dict) -> dict:
+    """A module spec with every parameter value negated (its children's too)."""
+    def negate(data: Any) -> Any:
+        return [negate(v) for v in data] if isinstance(data, list) else -data
+
+    children = spec.get("children")
+    if isinstance(children, list):
+        children = [_negated(c) for c in children]
+    elif isinstance(children, dict):
+        children = {k: _negated(c) for k, c in children.items()}
+    return {**spec, "params": {k: negate(v) for k, v in (spec.get("params") or {}).items()},
+            "children": children}
+
+
 class ModuleBuilder(Builder):
     """A ``Builder`` that also draws module trees over shapes it tracks, hooks on their nodes,
     calls, losses and optimisers. A tree is a nested child spec (``oracle.program.module_nodes``);
@@ -810,6 +826,26 @@ class ModuleBuilder(Builder):
         self.steps.append(ModuleHook(hook, module, on, self.action(actions or MODULE_ACTIONS[on]), **flags))
         self.hooks.append(hook)
         return hook
+
+    def state_dict_hook(self, module: str, on: str, actions: tuple[str, ...] | None = None) -> str:
+        """A state-dict hook of kind ``on`` on ``module`` doing one of ``actions`` (any of its
+        kind's, logging twice as often, if None)."""
+        hook = self.fresh("h")
+        with_module = on == "_load_state_dict_pre" and self.coin()
+        action = self.pick(actions or ("log", *state_dict_hooks.ACTIONS[on]))
+        self.steps.append(StateDictHook(hook, module, on, action, with_module))
+        self.hooks.append(hook)
+        return hook
+
+    def twin(self, tree: str) -> str:
+        """Bind a copy of the module tree ``tree`` with its parameter values negated (what a
+        load into it copies shows), and return its name."""
+        step = next(s for s in self.steps if isinstance(s, Module) and s.name == tree)
+        spec = _negated(step.spec())
+        name = self.fresh("m")
+        self.add_module(Module(name, spec["cls"], spec["args"], spec["params"], spec["kwargs"],
+                               spec["children"]))
+        return name
 
     def global_hook(self, on: str | None = None, actions: tuple[str, ...] | None = None) -> str:
         """A global module hook (removed when the program ends, on both sides); it fires for every

@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from oracle.state_dict_hooks import show_text
+
 _TRIGGERED = re.compile(r"\s*\(Triggered internally at [^)]*\)")
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 _PATH = re.compile(r"(?<![\w.])/(?:[\w.+\-]+/)+[\w.+\-]+(?::\d+)?")
@@ -275,6 +277,8 @@ def format_event(event: dict | None) -> str:
         return f"{event['name']}.grad = {tensor_text(event['value'])}"
     if kind == "graph":
         return f"{event['name']}.grad_fn graph = {graph_text(event['graph'])}"
+    if kind == "hook" and "arguments" in event:  # a state-dict hook: what it received is no tensor
+        return show_text(event["hook"], event["on"], event["target"], event["arguments"])
     if kind == "hook":
         received = event["received"].items()
         groups = "; ".join(f"{group}=[{', '.join(map(tensor_text, descs))}]" for group, descs in received)

@@ -12,6 +12,7 @@ from oracle.program import (
     Backward,
     Grad,
     Leaf,
+    LoadStateDict,
     Module,
     ModuleHook,
     Observe,
@@ -21,6 +22,8 @@ from oracle.program import (
     Ref,
     RegisterHook,
     RemoveHook,
+    StateDict,
+    StateDictHook,
     ZeroGrad,
     step_from_dict,
 )
@@ -43,6 +46,9 @@ EVERY_KIND = Program(
         ModuleHook("mh", "m", "full_backward", Action("replace", 1.0)),
         Observe("m.weight"),
         ObserveGraph("y"),
+        StateDictHook("sh", "m", "_load_state_dict_pre", "refuse", with_module=True),
+        StateDict("sd", "m", prefix="p.", keep_vars=True),
+        LoadStateDict("m", "sd", strict=False, assign=True),
     ]
 )
 
@@ -77,6 +83,9 @@ def test_generated_programs_round_trip(program: Program) -> None:
         {"kind": "op", "out": "y", "op": "frobnicate", "args": []},
         {"kind": "op", "out": "y", "op": "view", "args": [3]},
         {"kind": "register_hook", "hook": "h", "target": "x", "on": "sideways"},
+        {"kind": "state_dict_hook", "hook": "h", "module": "m", "on": "sideways"},
+        {"kind": "state_dict_hook", "hook": "h", "module": "m", "on": "state_dict_pre", "action": "edit"},
+        {"kind": "state_dict_hook", "hook": "h", "module": "m", "on": "state_dict_post", "with_module": True},
         {"kind": "grad", "outs": ["a"], "outputs": ["y"], "inputs": ["x", "z"]},
         {"kind": "module", "name": "m", "cls": "Linear", "params": {"gamma": [1.0]}},
     ],

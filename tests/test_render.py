@@ -16,6 +16,7 @@ from oracle.program import (
     CallModule,
     Grad,
     Leaf,
+    LoadStateDict,
     Module,
     ModuleHook,
     Observe,
@@ -26,6 +27,8 @@ from oracle.program import (
     RegisterHook,
     RemoveHook,
     RetainGrad,
+    StateDict,
+    StateDictHook,
     ZeroGrad,
 )
 from oracle.reference import reference
@@ -82,6 +85,38 @@ EVERY_KIND = Program(
 )
 
 
+def _linear(value: float) -> dict:
+    params = {"weight": [[value, -value], [1.0, 2.0]], "bias": [value, 0.0]}
+    return {"cls": "Linear", "args": [2, 2], "params": params}
+
+
+# State-dict hooks of every kind and action on two trees; state dicts saved with a prefix and kept
+# vars, loaded strict and not, assigning, refused by a hook, and hooks that edit what they receive.
+STATE_DICTS = Program(
+    [
+        *(Module(name, "Sequential", children=[_linear(v), {"cls": "Sequential", "children": [_linear(-v)]}])
+          for name, v in (("a", 0.5), ("b", -1.5))),
+        StateDictHook("h1", "a", "state_dict_pre"),
+        StateDictHook("h2", "a_1", "state_dict_post", "edit"),
+        StateDictHook("h3", "a", "_state_dict", "return"),
+        StateDictHook("h4", "b", "load_state_dict_pre", "edit"),
+        StateDictHook("h5", "b_1", "_load_state_dict_pre", with_module=True),
+        StateDictHook("h6", "b_1_0", "_load_state_dict_pre", "refuse"),
+        StateDictHook("h7", "b_1", "load_state_dict_post", "edit"),
+        StateDictHook("h8", "b", "load_state_dict_post", "return"),
+        StateDict("sd", "a", keep_vars=True),
+        LoadStateDict("b", "sd", strict=False),
+        RemoveHook("h6"),
+        RemoveHook("h8"),
+        LoadStateDict("b", "sd", assign=True),
+        StateDict("sd2", "b", prefix="p."),
+        LoadStateDict("b_1", "sd2"),
+        StateDictHook("h9", "a", "state_dict_post", "return"),
+        StateDict("sd3", "a"),
+    ]
+)
+
+
 def run_script(script: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
 
@@ -108,7 +143,8 @@ def assert_script_reproduces(program: Program) -> None:
     assert shown - once == sum(warnings.values()), done.stderr
 
 
-@pytest.mark.parametrize("program", [EVERY_KIND, seed_000_hooks()], ids=["every-kind", "seed-000"])
+@pytest.mark.parametrize("program", [EVERY_KIND, seed_000_hooks(), STATE_DICTS],
+                         ids=["every-kind", "seed-000", "state-dicts"])
 def test_rendered_script_prints_the_reference_trace(program: Program) -> None:
     assert_script_reproduces(program)
 

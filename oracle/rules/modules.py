@@ -74,6 +74,17 @@ RULES = [
         f"{_MODULE}.register_full_backward_hook",
     ),
     Rule(
+        "MHOOK-009",
+        HOOKS,
+        "State-dict hooks run as torch runs them: state_dict pre-hooks before a module saves, its "
+        "post-hooks after its children with the whole dict (a public post-hook must return None, a "
+        "legacy _register_state_dict_hook's returned dict replaces the root's result only); load "
+        "pre-hooks (with or without the module) before a module loads, on the dict its children's "
+        "dicts are then cut from, post-hooks after its children with the missing and unexpected "
+        "keys they may edit in place (returning a value raises); strict and assign as torch's.",
+        f"{_MODULE}.register_load_state_dict_post_hook",
+    ),
+    Rule(
         "MOD-001",
         MODULES,
         "Nested Sequential, ModuleList, ModuleDict and custom modules over Linear (1-d, 2-d and N-d "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -158,4 +159,127 @@ def removed_module_hook_still_fires() -> Iterator[None]:
                 d.pop(self.id, None)
 
     with patched(_Handle, "remove", lambda _orig: remove):
+        yield
+
+
+def _returning_none(_flags: dict, hook: Callable) -> Callable:
+    def quiet(*args: Any) -> None:
+        hook(*args)
+
+    return quiet
+
+
+@fault({"MHOOK-009": "state_dict post-hook must return None"})
+def state_dict_post_hook_return_kept() -> Iterator[None]:
+    """A public state_dict post-hook is registered as a legacy one: a dict it returns replaces the
+    root's result instead of raising."""
+    from impl.nn.modules.module import Module
+
+    with patched(Module, "register_state_dict_post_hook", lambda _orig: Module._register_state_dict_hook):
+        yield
+
+
+@fault({"MHOOK-009": "keys differs"})
+def legacy_state_dict_hook_return_ignored() -> Iterator[None]:
+    """What a legacy ``_register_state_dict_hook`` hook returns is dropped."""
+    with _registering("_register_state_dict_hook", _returning_none):
+        yield
+
+
+@fault({"MHOOK-009": "AssertionError"})
+def load_post_hook_return_ignored() -> Iterator[None]:
+    """A load_state_dict post-hook may return a value (torch raises AssertionError)."""
+    with _registering("register_load_state_dict_post_hook", _returning_none):
+        yield
+
+
+@fault({"MHOOK-009": "keep_vars"})
+def state_dict_pre_hook_keep_vars_false() -> Iterator[None]:
+    """state_dict pre-hooks are told ``keep_vars=False`` whatever the call asked."""
+    with _registering("register_state_dict_pre_hook", lambda _f, hook: lambda m, p, _keep: hook(m, p, False)):
+        yield
+
+
+@fault({"MHOOK-009": "TypeError"})
+def private_load_pre_hook_always_with_module() -> Iterator[None]:
+    """``_register_load_state_dict_pre_hook`` passes the module whatever ``with_module`` says."""
+    from impl.nn.modules.module import Module
+
+    def make(original: Callable) -> Callable:
+        def register(self: Module, hook: Callable, with_module: bool = False) -> Any:
+            return original(self, hook, with_module=True)
+
+        return register
+
+    with patched(Module, "_register_load_state_dict_pre_hook", make):
+        yield
+
+
+@fault({"MHOOK-009": "missing"})
+def load_pre_hook_edits_a_copy() -> Iterator[None]:
+    """Load pre-hooks receive a copy of the module's state dict: what they delete is still loaded
+    (into the module and its children)."""
+    from impl.nn.modules.module import Module
+
+    def make(original: Callable) -> Callable:
+        def register(self: Module, hook: Callable, with_module: bool = False) -> Any:
+            def copying(*args: Any) -> Any:
+                return hook(dict(args[0]), *args[1:])
+
+            if with_module:
+                return original(self, lambda module, *args: hook(module, dict(args[0]), *args[1:]), True)
+            return original(self, copying, False)
+
+        return register
+
+    with patched(Module, "_register_load_state_dict_pre_hook", make):
+        yield
+
+
+@fault({"MHOOK-009": "hook"})
+def load_post_hooks_before_children() -> Iterator[None]:
+    """A module's load post-hooks run as soon as its own keys are loaded, before its children's,
+    seeing the key lists as they are then."""
+    from impl.nn.modules.module import Module, _add_hook, _IncompatibleKeys
+
+    def load(original: Callable) -> Callable:
+        def loading(self: Module, state_dict: dict, prefix: str, metadata: dict, strict: bool, missing: list,
+                    unexpected: list, errors: list) -> None:
+            original(self, state_dict, prefix, metadata, strict, missing, unexpected, errors)
+            for hook in vars(self).get("_early_post_hooks", {}).values():
+                if hook(self, _IncompatibleKeys(missing, unexpected)) is not None:
+                    raise AssertionError(
+                        "Hooks registered with ``register_load_state_dict_post_hook`` are not "
+                        "expected to return new values, if incompatible_keys need to be "
+                        "modified, it should be done inplace."
+                    )
+
+        return loading
+
+    def register(_original: Callable) -> Callable:
+        def early(self: Module, hook: Callable) -> Any:
+            return _add_hook(vars(self).setdefault("_early_post_hooks", OrderedDict()), hook)
+
+        return early
+
+    with patched(Module, "_load_from_state_dict", load), patched(
+        Module, "register_load_state_dict_post_hook", register
+    ):
+        yield
+
+
+@fault({"MHOOK-009": "assign_to_params_buffers"})
+def load_metadata_without_assign() -> Iterator[None]:
+    """``load_state_dict(assign=True)`` copies values in place instead of assigning: the flag
+    never reaches a module's local metadata."""
+    from impl.nn.modules.module import Module
+
+    def make(original: Callable) -> Callable:
+        def load(self: Module, state_dict: dict, prefix: str, local_metadata: dict, *rest: Any) -> None:
+            local_metadata.pop("assign_to_params_buffers", None)
+            original(self, state_dict, prefix, local_metadata, *rest)
+
+        return load
+
+    with patched(Module, "_load_from_state_dict", make):
         yield

@@ -152,14 +152,17 @@ def register_module_full_backward_hook(hook: Callable) -> RemovableHandle:
 
 
 class _WrappedHook:
-    """A legacy backward hook bound to its module (held weakly, as torch does)."""
+    """A hook bound to its module (held weakly, as torch does), passed as the hook's first argument;
+    without a module, the hook as it is."""
 
-    def __init__(self, hook: Callable, module: Module) -> None:
+    def __init__(self, hook: Callable, module: Module | None = None) -> None:
         self.hook = hook
-        self.module = weakref.ref(module)
+        self.module = None if module is None else weakref.ref(module)
         functools.update_wrapper(self, hook)  # errors quoting the hook name the user's function
 
     def __call__(self, *args: Any) -> Any:
+        if self.module is None:
+            return self.hook(*args)
         module = self.module()
         if module is None:
             raise RuntimeError("You are trying to call the hook of a dead Module!")
@@ -640,7 +643,10 @@ class Module:
                 module.state_dict(destination=destination, prefix=prefix + name + ".", keep_vars=keep_vars)
         for hook in self._state_dict_hooks.values():
             result = hook(self, destination, prefix, local_metadata)
-            if result is not None:
+            if getattr(hook, "_from_public_api", False):
+                if result is not None:
+                    raise RuntimeError("state_dict post-hook must return None")
+            elif result is not None:  # a legacy hook's new dict (kept by the root's call only)
                 destination = result
         return destination
 
@@ -724,33 +730,28 @@ class Module:
         errors: list[str] = []
         metadata = getattr(state_dict, "_metadata", None)
         state_dict = OrderedDict(state_dict)
-        stack: list[tuple[Module, dict, str]] = [(self, state_dict, "")]
-        while stack:  # pre-order, children in registration order
-            module, local_sd, prefix = stack.pop()
-            local_metadata = {} if metadata is None else dict(metadata.get(prefix[:-1], {}))
+
+        def load(module: Module, local_sd: dict, prefix: str = "") -> None:
+            """This module, then its children (each its keys), then this module's post-hooks."""
+            local_metadata = {} if metadata is None else metadata.get(prefix[:-1], {})
             if assign:
                 local_metadata["assign_to_params_buffers"] = assign
             module._load_from_state_dict(local_sd, prefix, local_metadata, True, missing, unexpected, errors)
-            kids = []
             for name, child in module._modules.items():
                 if child is not None:
                     child_prefix = prefix + name + "."
-                    kids.append(
-                        (
-                            child,
-                            {k: v for k, v in local_sd.items() if k.startswith(child_prefix)},
-                            child_prefix,
-                        )
-                    )
-            stack.extend(reversed(kids))
-            keys = _IncompatibleKeys(missing, unexpected)
+                    child_sd = {k: v for k, v in local_sd.items() if k.startswith(child_prefix)}
+                    load(child, child_sd, child_prefix)
+            keys = _IncompatibleKeys(missing, unexpected)  # the hooks may edit both lists in place
             for hook in module._load_state_dict_post_hooks.values():
                 if hook(module, keys) is not None:
                     raise AssertionError(
-                        "Hooks registered with ``register_load_state_dict_post_hook`` are not"
+                        "Hooks registered with ``register_load_state_dict_post_hook`` are not "
                         "expected to return new values, if incompatible_keys need to be "
                         "modified, it should be done inplace."
                     )
+
+        load(self, state_dict)
         if strict:
             if unexpected:
                 errors.insert(
@@ -768,11 +769,40 @@ class Module:
             )
         return _IncompatibleKeys(missing, unexpected)
 
-    def register_load_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
-        return _add_hook(self._load_state_dict_post_hooks, hook)
-
     def register_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, prefix, keep_vars)``, run before this module's ``state_dict`` is made."""
         return _add_hook(self._state_dict_pre_hooks, hook)
+
+    def register_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata) -> None``: may edit the dict in place."""
+        hook._from_public_api = True
+        return _add_hook(self._state_dict_hooks, hook)
+
+    def _register_state_dict_hook(self, hook: Callable) -> RemovableHandle:
+        """The legacy post-hook: a dict it returns replaces the one the root's call returns."""
+        if getattr(hook, "_from_public_api", False):
+            raise RuntimeError(
+                "Cannot register the same function as the state dict post hook that was "
+                "previously registered via register_state_dict_post_hook"
+            )
+        return _add_hook(self._state_dict_hooks, hook)
+
+    def register_load_state_dict_pre_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, state_dict, prefix, local_metadata, strict, missing_keys,
+        unexpected_keys, error_msgs)``, run before this module's keys are loaded."""
+        return self._register_load_state_dict_pre_hook(hook, with_module=True)
+
+    def _register_load_state_dict_pre_hook(
+        self, hook: Callable, with_module: bool = False
+    ) -> RemovableHandle:
+        """As ``register_load_state_dict_pre_hook``; the module is passed only ``with_module``."""
+        wrapped = _WrappedHook(hook, self if with_module else None)
+        return _add_hook(self._load_state_dict_pre_hooks, wrapped)
+
+    def register_load_state_dict_post_hook(self, hook: Callable) -> RemovableHandle:
+        """``hook(module, incompatible_keys) -> None``, run after this module and its children
+        are loaded; it may edit the key lists in place."""
+        return _add_hook(self._load_state_dict_post_hooks, hook)
 
     # -- repr -----------------------------------------------------------------------------------
     def _get_name(self) -> str:
