@@ -170,7 +170,8 @@ class Policy:
     """How a test treats its failing programs: the divergence classes not counted (``ignore``);
     and, in triage, failing programs collected instead of raised at once (``collect``, the test
     stops after that many) and a time budget in seconds (``budget``) after which it checks no
-    more programs. ``collect`` 0: the first failing program raises (hypothesis then shrinks it)."""
+    more programs (one program is always checked: a slow start-up cannot leave a test unrun).
+    ``collect`` 0: the first failing program raises (hypothesis then shrinks it)."""
 
     ignore: frozenset[str] = frozenset()
     collect: int = 0
@@ -242,7 +243,7 @@ class TestLog:
 
     def stopped(self) -> bool:
         """In triage: whether the test has collected its failures or spent its budget."""
-        if self.cut_short is None and self.policy.budget is not None:
+        if self.cut_short is None and self.policy.budget is not None and self.checked:
             spent = time.monotonic() - self.started
             if spent > self.policy.budget:
                 budget = self.policy.budget
