@@ -65,3 +65,22 @@ def _restore_variable(previous: str | None) -> None:
 def pytest_report_header(config: pytest.Config) -> str | None:
     name = config.getoption("plant", None)
     return f"oracle: PLANTED impl fault {name} is active" if name else None
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """A planted run that stops at each rule's first failure (``--until-caught``) runs first the
+    tests named for the fault's op: those with a parameter that is a word of the fault's name
+    (``test_index_ops[index_add]`` for ``index_add_source_grad_ignores_alpha``), the longest
+    first. Every selected test still runs unless its rule was caught; it is caught sooner."""
+    name = config.getoption("plant", None)
+    if not name or not config.getoption("until_caught", False):
+        return
+    words = f"_{name}_"
+
+    def named(item: pytest.Item) -> int:
+        callspec = getattr(item, "callspec", None)
+        params = callspec.id.split("-") if callspec is not None else []
+        return max((len(p) for p in params if f"_{p}_" in words), default=0)
+
+    items.sort(key=lambda item: -named(item))
