@@ -30,7 +30,7 @@ def with_profile(args: list[str], default: str = CI_PROFILE) -> list[str]:
 def tests(session: nox.Session) -> None:
     """Self-tests of the oracle, unit tests of impl, and the conformance suite in the CI profile.
 
-    The report is checked in Debian's headless Chromium (tests/test_report_browser.py): installed
+    The report is checked in Debian's headless Chromium (tests/oracle/test_report_browser.py): installed
     here with apt-get when missing and this runs as root; otherwise a clear error says what to do
     (install it, or set ORACLE_NO_BROWSER=1 to skip those tests explicitly).
     """
@@ -55,7 +55,7 @@ def tests(session: nox.Session) -> None:
 
 
 def install_redis_server(session: nox.Session) -> None:
-    """Debian's redis-server for tests/test_campaign.py (a campaign sharing its example database in
+    """Debian's redis-server for tests/oracle/test_campaign.py (a campaign sharing its example database in
     Redis), installed with apt-get when missing and this runs as root; otherwise that test skips
     and says why."""
     import os
@@ -125,7 +125,7 @@ def gpu(session: nox.Session) -> None:
     """The first-GPU check, benchmarks/gpu_check.sh: impl's device tests on the real cupy, the
     conformance suite with ``--device cuda`` and the GPU benchmarks, each under a time limit; the
     summary and results go to reports/gpu_check/. ``-- standin``: the same parts on CPU with the
-    cupy stand-in (tests/cupy_standin.py), as tests/test_gpu_check.py runs them."""
+    cupy stand-in (tests/helpers/cupy_standin.py), as tests/oracle/test_gpu_check.py runs them."""
     import os
 
     standin = session.posargs == ["standin"]

@@ -6,7 +6,7 @@
 - ``thorough``: ten times ``ci``'s examples with random seeds, keeping failures in the example
   database under ``.hypothesis/`` so a rerun replays them first.
 - ``planted``: ``ci``'s programs without shrinking, for runs with a planted fault
-  (``tests/test_impl_planted_faults.py``): the first failing program shows the fault is caught.
+  (``tests/oracle/test_impl_planted_faults.py``): the first failing program shows the fault is caught.
 - ``fuzz``: a fuzz campaign's rounds (``oracle/campaign.py``, ``nox -s fuzz``): random seeds,
   shrinking on, the round's ``max_examples`` and example database (a directory or Redis) read from
   its environment.

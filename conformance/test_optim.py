@@ -33,7 +33,7 @@ KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 # torch's exp and sums round differently from any other engine's) moves its parameter by a whole lr,
 # in a direction set by the last bit: no independent engine can agree there. The generated loops
 # draw eps from values that keep the update a smooth function of the gradient, so rounding noise in
-# the gradients stays rounding noise in the parameters; tests/test_impl_optim.py checks torch's
+# the gradients stays rounding noise in the parameters; tests/impl/test_impl_optim.py checks torch's
 # default eps over 100 steps with the same gradients fed to both sides.
 WELL_CONDITIONED_EPS = (0.1, 0.5)
 

@@ -1,7 +1,7 @@
 """Planted faults: real PyTorch with exactly one behaviour broken.
 
 They exist so that the oracle can test itself: each fault must be caught by the comparison of
-traces (``tests/test_meta_faults.py``) and by ``python -m oracle diff-script``. A check that
+traces (``tests/oracle/test_meta_faults.py``) and by ``python -m oracle diff-script``. A check that
 cannot catch them is a defect of the oracle.
 
 Each entry of ``FAULTS`` is a context-manager factory; while it is active, torch misbehaves, and
@@ -11,7 +11,7 @@ them they produce every class of divergence ``oracle.compare.CLASSES`` knows (``
 (``oracle.runner.Isolated``, the plugin's default) or in a script's subprocess.
 
 The faults planted in impl (``--plant NAME``, ``oracle.planted``) are test code, in the package
-``tests/impl_faults``; a process that runs impl for a planted session (an isolated backend's
+``impl_faults``; a process that runs impl for a planted session (an isolated backend's
 worker, a script's subprocess) plants the one named by the environment variable ``ORACLE_PLANT``
 with ``plant_impl_fault_from_environment``.
 """
@@ -325,7 +325,7 @@ FAULT_CLASSES: dict[str, str] = {
 CRASHING = frozenset({"pow_segfault"})
 
 
-IMPL_FAULTS_MODULE = "tests.impl_faults"
+IMPL_FAULTS_MODULE = "impl_faults"
 PLANT_VARIABLE = "ORACLE_PLANT"  # the impl fault planted in a session, for its subprocesses
 _planted_here: list[ExitStack] = []  # this process's impl fault, active until the process ends
 

@@ -1,7 +1,7 @@
 """pytest option ``--plant NAME``: run the whole session with a planted fault in impl.
 
-The faults live in the package ``tests/impl_faults`` (``IMPL_FAULTS``); each monkeypatches one
-piece of impl. ``tests/test_impl_planted_faults.py`` uses this option to show that the conformance
+The faults live in the package ``impl_faults`` (``IMPL_FAULTS``); each monkeypatches one
+piece of impl. ``tests/oracle/test_impl_planted_faults.py`` uses this option to show that the conformance
 suite, run with ``--backend impl``, catches each of them. The fault is active from configuration
 to the end of the session in every process: xdist workers configure themselves with the same
 options, and the subprocesses that run the seed scripts on impl (``oracle.script``) and the

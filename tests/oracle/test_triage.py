@@ -1,0 +1,68 @@
+"""The triage profile on a weak backend (tests/helpers/engines/weak.py): failing programs are collected,
+not raised and shrunk, up to ``--test-failures`` per test, and a rule's tests stop after
+``--rule-budget`` seconds; results.json says which tests were cut short and why.
+
+The whole conformance suite on the weak engine in the triage profile took 2 min 51 s (-n 2, on the
+2-core development machine shared with other runs); here, a few tests of two rules.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hypothesis import Phase, settings
+
+import conformance.conftest  # noqa: F401  (registers the profiles)
+from tests.helpers import ROOT, forked_pytest
+
+CAP, BUDGET = 2, 1.0
+# OPS-001: exp is wrong on the weak engine from its first program; OPS-008: sort takes 0.1 s a call
+TESTS = [f"conformance/test_ops.py::test_unary_ops[{op}]" for op in ("exp", "log", "sqrt")]
+TESTS += [f"conformance/test_ops.py::test_sorting_ops[{op}]" for op in ("sort", "argsort", "msort")]
+
+
+def test_triage_does_not_shrink() -> None:
+    assert Phase.shrink not in settings.get_profile("triage").phases
+
+
+def test_triage_collects_failures_up_to_the_cap_and_stops_a_rule_at_its_budget(tmp_path: Path) -> None:
+    results_path = tmp_path / "results.json"
+    args = ["--backend", "tests.helpers.engines.weak", "--hypothesis-profile=triage",
+            "--test-failures", str(CAP), "--rule-budget", str(BUDGET), "--results", str(results_path),
+            "-p", "no:randomly", "-p", "no:cacheprovider"]
+    output = forked_pytest.run([*TESTS, *args], ROOT, 300)
+    assert results_path.exists(), output[-3000:]
+    results = json.loads(results_path.read_text())
+    tests = {test["nodeid"].split("::")[1]: test for test in results["tests"]}
+
+    # the cap: exp's test collected CAP failing programs, each checked once (none shrunk); the
+    # rule's other tests ran on (each op's test tells whether that op is right)
+    exp = tests["test_unary_ops[exp]"]
+    assert (exp["outcome"], exp["program_outcomes"], exp["programs"]) == ("failed", {"failed": CAP}, CAP)
+    assert exp["cut_short"] == f"{CAP} failing programs collected (the cap) after {CAP} programs"
+    exp_divergence = next(d for d in results["divergences"] if d["nodeid"].endswith("[exp]"))
+    assert len(exp_divergence["details"]["other_programs"]) == CAP - 1
+    for op in ("log", "sqrt"):
+        other = tests[f"test_unary_ops[{op}]"]
+        assert other["outcome"] in ("passed", "failed") and other["programs"] > 0
+        assert other["program_outcomes"].get("failed", 0) <= CAP
+
+    # the budget: sort's test was stopped when the rule's budget was spent, the rule's others skipped
+    sort = tests["test_sorting_ops[sort]"]
+    assert sort["outcome"] == "passed" and 0 < sort["programs"] <= BUDGET / 0.1 + 1
+    assert sort["cut_short"] == f"time budget of {BUDGET:g} s spent after {sort['programs']} programs"
+    for op in ("argsort", "msort"):
+        skipped = tests[f"test_sorting_ops[{op}]"]
+        assert skipped["outcome"] == "skipped"
+        assert skipped["reason"] == f"triage: this rule spent its budget of {BUDGET:g} s (--rule-budget)"
+
+    rules = {rule["id"]: rule for rule in results["rules"] if rule["status"] != "unchecked"}
+    ops_cut_short = sum(1 for op in ("exp", "log", "sqrt") if tests[f"test_unary_ops[{op}]"]["cut_short"])
+    assert {rid: (rule["status"], rule["cut_short"]) for rid, rule in rules.items()} == {
+        "OPS-001": ("failed", ops_cut_short), "OPS-008": ("passed", 1)}
+    assert results["hypothesis_profile"] == "triage"
+    assert results["triage"] == {"test_failures": CAP, "rule_budget": BUDGET}
+    cut_short = [t["nodeid"] for t in results["tests"] if t["cut_short"]]
+    assert results["totals"]["cut_short"] == len(cut_short) >= 2
+    assert f"{len(cut_short)} test(s) cut short by the triage profile's caps" in output
