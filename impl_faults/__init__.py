@@ -2,11 +2,12 @@
 piece of impl that holds it, and restores impl when its block ends.
 
 They show that the conformance suite can fail: every rule of the catalogue (``oracle/rules/``)
-is named by at least one fault here that its tests must catch. ``tests/oracle/test_impl_planted_faults.py``
-runs, for each fault, the conformance tests of the rules it names on impl with the fault planted
-(``--plant NAME``, see ``oracle.planted``), and checks that each of those rules fails with a
-divergence whose description contains the fault's phrase for it (what kind of difference the
-fault makes), while the same tests pass without it.
+is named by at least one fault here that its tests must catch.
+``tests/oracle/test_impl_planted_faults.py`` runs, for each fault, the conformance tests of the
+rules it names on impl with the fault planted (``--plant NAME``, see ``oracle.planted``; this
+package is the ``faults_module`` the repository's pytest configuration names), and checks that
+each of those rules fails with a divergence whose description contains the fault's phrase for it
+(what kind of difference the fault makes), while the same tests pass without it.
 
 A fault is a generator function in one of this package's family modules, registered with
 ``@fault({"RULE-ID": "phrase", ...})``; ``FAULTS`` maps each name to its ``Fault``.
@@ -101,5 +102,5 @@ def derivative_replaced(op: Any, input: str, make: Callable[[Callable], Callable
 for _module in sorted(pkgutil.iter_modules(__path__), key=lambda m: m.name):
     importlib.import_module(f"{__name__}.{_module.name}")
 
-# what ``oracle.planted`` plants: name -> context-manager factory
+# what ``oracle.planted`` plants (the catalogue's ``IMPL_FAULTS``): name -> context-manager factory
 IMPL_FAULTS: dict[str, Callable[[], AbstractContextManager[None]]] = {n: f.plant for n, f in FAULTS.items()}

@@ -1,15 +1,15 @@
 """Every rule of the catalogue is shown to fail: planted faults in impl are caught by the suite.
 
-Each fault of the package ``impl_faults`` names the rules whose conformance tests must catch
-it and, per rule, a phrase its divergence's description must contain (what kind of difference the
-fault makes). For each fault, one pytest session runs the tests of those rules (``--rule``) on
-impl with the fault planted for the whole run (``--plant NAME``), in the ``planted`` hypothesis
-profile (``ci``'s programs, not shrunk: the first failing program is the evidence). Every rule
-named must fail with the oracle's divergence (read from the run's results.json). Without a fault
-the same tests pass, apart from strict xfails (impl's known divergences), so a failure under a
-fault is the fault's doing. Each session is a process of its own: a fault monkeypatches impl for
-a whole session, which must not leak into this process; they are forked from a server that has
-imported torch and impl once (tests/helpers/forked_pytest.py).
+Each fault of the catalogue package ``impl_faults`` (``--faults-module``) names the rules whose
+conformance tests must catch it and, per rule, a phrase its divergence's description must contain
+(what kind of difference the fault makes). For each fault, one pytest session runs the tests of
+those rules (``--rule``) on impl with the fault planted for the whole run (``--plant NAME``), in
+the ``planted`` hypothesis profile (``ci``'s programs, not shrunk: the first failing program is the
+evidence). Every rule named must fail with the oracle's divergence (read from the run's
+results.json). Without a fault the same tests pass, apart from strict xfails (impl's known
+divergences), so a failure under a fault is the fault's doing. Each session is a process of its
+own: a fault monkeypatches impl for a whole session, which must not leak into this process; they
+are forked from a server that has imported torch and impl once (tests/helpers/forked_pytest.py).
 """
 
 from __future__ import annotations
@@ -138,3 +138,16 @@ def test_an_unknown_plant_is_a_usage_error() -> None:
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
     assert "unknown impl fault 'no_such_fault'" in done.stderr
     assert "sigmoid_grad_off" in done.stderr
+
+
+def test_an_unimportable_faults_module_is_a_usage_error() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "--plant", "grad_off", "--faults-module", "no_such_catalogue",
+         "--collect-only", "-q", __file__],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT,
+    )
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
+    assert "cannot import the planted-fault catalogue 'no_such_catalogue'" in done.stderr

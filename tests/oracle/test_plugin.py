@@ -292,8 +292,6 @@ def test_gpu_only():
 def test_hypothesis_profiles() -> None:
     from hypothesis import Phase, settings
 
-    import conformance.conftest  # noqa: F401  (registers the profiles)
-
     ci, dev, thorough = (settings.get_profile(name) for name in ("ci", "dev", "thorough"))
     assert ci.derandomize and ci.deadline is None and ci.database is None and ci.print_blob
     assert dev.max_examples < ci.max_examples
@@ -482,7 +480,7 @@ def test_examples_weight_multiplies_the_active_profile(profile: str) -> None:
     """``@examples(weight)`` runs ``weight`` times the chosen profile's examples, without deadline."""
     from hypothesis import settings
 
-    from conformance.conftest import examples
+    from oracle.profiles import examples
 
     before = settings.get_current_profile_name()
     settings.load_profile(profile)

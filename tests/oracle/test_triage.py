@@ -13,7 +13,6 @@ from pathlib import Path
 
 from hypothesis import Phase, settings
 
-import conformance.conftest  # noqa: F401  (registers the profiles)
 from tests.helpers import ROOT, forked_pytest
 
 CAP, BUDGET = 2, 1.0
