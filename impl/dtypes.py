@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes as _ml_dtypes  # bfloat16, which numpy lacks: a dependency of impl, not optional
 import numpy as np
 
 
@@ -48,14 +49,8 @@ int32 = dtype("int32", np.int32, False, True, "IntTensor")
 int64 = dtype("int64", np.int64, False, True, "LongTensor")
 bool_ = dtype("bool", np.bool_, False, False, "BoolTensor")
 
-try:  # numpy has no bfloat16; ml_dtypes provides it (optional)
-    import ml_dtypes as _ml_dtypes
-
-    bfloat16 = dtype("bfloat16", _ml_dtypes.bfloat16, True, True, "BFloat16Tensor")
-    ALL = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
-except ImportError:  # pragma: no cover - depends on the environment
-    bfloat16 = None
-    ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+bfloat16 = dtype("bfloat16", _ml_dtypes.bfloat16, True, True, "BFloat16Tensor")
+ALL = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
 ALIASES = {
     "half": float16,
     "float": float32,
