@@ -127,27 +127,20 @@ def test_faults_restore_impl(fault: str) -> None:
     assert _impl_state() == before, f"{fault} left impl changed"
 
 
-def test_an_unknown_plant_is_a_usage_error() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "--plant", "no_such_fault", "--collect-only", "-q", __file__],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-    )
+def usage_error(*options: str) -> str:
+    """What pytest with ``options`` prints to stderr, asserting that it refuses them as a usage error."""
+    done = subprocess.run([sys.executable, "-m", "pytest", *options, "--collect-only", "-q", __file__],
+                          cwd=ROOT, capture_output=True, text=True, timeout=TIMEOUT)
     assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
-    assert "unknown impl fault 'no_such_fault'" in done.stderr
-    assert "sigmoid_grad_off" in done.stderr
+    return done.stderr
+
+
+def test_an_unknown_plant_is_a_usage_error() -> None:
+    stderr = usage_error("--plant", "no_such_fault")
+    assert "unknown impl fault 'no_such_fault'" in stderr
+    assert "sigmoid_grad_off" in stderr
 
 
 def test_an_unimportable_faults_module_is_a_usage_error() -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "--plant", "grad_off", "--faults-module", "no_such_catalogue",
-         "--collect-only", "-q", __file__],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-    )
-    assert done.returncode == pytest.ExitCode.USAGE_ERROR, done.stdout + done.stderr
-    assert "cannot import the planted-fault catalogue 'no_such_catalogue'" in done.stderr
+    stderr = usage_error("--plant", "grad_off", "--faults-module", "no_such_catalogue")
+    assert "cannot import the planted-fault catalogue 'no_such_catalogue'" in stderr
