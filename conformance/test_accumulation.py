@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.conftest import examples
+from oracle import coverage
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import Backward, Grad, Leaf, Observe, Op, Program, Ref, ZeroGrad
@@ -17,6 +18,18 @@ from oracle.strategies import Builder, programs
 
 # Rule -> what impl does differently (strict xfails on the impl backend only; the goal is none).
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
+
+# Which (API, argument, value class) items each rule's programs must exercise (oracle.coverage): the
+# keyword arguments the rule names.
+COVERAGE: dict[str, coverage.Targets] = {
+    "ACC-003": coverage.Targets(coverage.keywords("Tensor.backward", only=("inputs",))),
+    "ACC-004": coverage.Targets(
+        coverage.keywords("autograd.grad", only=("allow_unused", "materialize_grads"))
+    ),
+    "ACC-005": coverage.Targets(coverage.keywords("Tensor.backward", only=("gradient",))),
+    "ACC-006": coverage.Targets(coverage.keywords("autograd.grad", only=("grad_outputs", "create_graph"))),
+    "ACC-007": coverage.Targets(coverage.keywords("autograd.grad", only=("is_grads_batched", "only_inputs"))),
+}
 
 
 def observe_leaves(builder: Builder) -> None:
@@ -67,13 +80,16 @@ def test_zeroing_grad_restarts_accumulation(program: Program, backend: Backend, 
 
 @st.composite
 def backward_with_inputs(draw: Any) -> Program:
-    """backward(inputs=...) naming some of the leaves and intermediate tensors."""
+    """backward(inputs=...) naming some of the leaves and intermediate tensors, after a backward
+    without inputs now and then (into every leaf)."""
     builder = Builder(draw)
     builder.start()
     chain = builder.chain(draw(st.integers(1, 4)))
     root = builder.root()
     candidates = builder.leaves + chain
     inputs = draw(st.lists(st.sampled_from(candidates), min_size=1, max_size=3, unique=True))
+    if builder.coin():
+        builder.steps.append(Backward(root, retain_graph=True))
     builder.steps.append(Backward(root, retain_graph=True, inputs=inputs))
     builder.steps.extend(Observe(name) for name in candidates)
     return builder.program()
@@ -123,7 +139,8 @@ def test_autograd_grad_leaves_grad_alone(program: Program, backend: Backend, ref
 
 @st.composite
 def weighted_grads(draw: Any, batched_or_deprecated: bool = False) -> Program:
-    """autograd.grad of a tensor with grad_outputs of its shape, with create_graph or not (then a
+    """autograd.grad of a tensor with grad_outputs of its shape (of a scalar, now and then none),
+    with create_graph or not (then a
     backward through the gradient of the leaf the graph starts from); ``batched_or_deprecated``:
     a batch of grad_outputs (is_grads_batched=True) or the deprecated only_inputs=False."""
     builder = Builder(draw, shapes=((), (2,), (2, 2)))
@@ -142,8 +159,9 @@ def weighted_grads(draw: Any, batched_or_deprecated: bool = False) -> Program:
     outs = [builder.fresh("g") for _ in inputs]
     only_inputs = not batched_or_deprecated or (batched and builder.coin())
     retain_graph = builder.pick((None, True))
-    grad = Grad(outs, [out], inputs, [weights], retain_graph, create_graph, allow_unused=True,
-                only_inputs=only_inputs, is_grads_batched=batched)
+    unweighted = shape == () and not batched and builder.coin()  # a scalar's weight is 1 by default
+    grad = Grad(outs, [out], inputs, None if unweighted else [weights], retain_graph, create_graph,
+                allow_unused=True, only_inputs=only_inputs, is_grads_batched=batched)
     builder.steps.append(grad)
     builder.steps.extend(Observe(g) for g in outs)
     if create_graph:

@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.conftest import examples
+from oracle import coverage
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.pairwise import covering_rows
@@ -42,6 +43,20 @@ from oracle.strategies import ModuleBuilder
 
 # Rule -> what impl does differently (strict xfails on the impl backend only; the goal is none).
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
+
+# the options each rule combines, which its programs must all exercise (oracle.coverage)
+ZERO_GRAD_TARGETS = coverage.keywords("Module.zero_grad", "Optimizer.zero_grad")
+COVERAGE: dict[str, coverage.Targets] = {
+    "COMB-001": coverage.Targets(
+        coverage.keywords("Tensor.backward", only=("retain_graph", "create_graph", "inputs", "gradient")),
+        ZERO_GRAD_TARGETS,
+    ),
+    "COMB-002": coverage.Targets(
+        coverage.keywords("autograd.grad", only=(
+            "retain_graph", "create_graph", "grad_outputs", "allow_unused", "materialize_grads")),
+        ZERO_GRAD_TARGETS,
+    ),
+}
 
 # zero_grad's kinds: (what zeroes, set_to_none): each parameter's ``.grad`` (``p.grad = None`` or
 # ``p.grad.zero_()``), ``module.zero_grad(set_to_none=)``, ``optimizer.zero_grad(set_to_none=)``
@@ -415,14 +430,7 @@ def reused_modules(draw: Any, how: str) -> Program:
             outs.append(b.call(root, [x], shape))
             if how == "tree-and-direct":
                 outs.append(b.call(hooked, [x], shape))
-    total = None
-    for out in outs:
-        term = b.fresh("t")
-        b.bind(term, (), Op(term, "sum", [Ref(out)]), tracked=True)
-        if total is not None:
-            added = b.fresh("t")
-            term = b.bind(added, (), Op(added, "add", [Ref(total), Ref(term)]), tracked=True)
-        total = term
+    total = b.summed(outs)
     retain = b.coin()
     b.steps.append(Backward(total, retain_graph=retain or None))
     if retain and b.coin():

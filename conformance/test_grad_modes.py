@@ -11,11 +11,19 @@ from hypothesis import strategies as st
 
 from conformance.conftest import examples
 from conformance.test_ops import OpProgram
+from oracle import coverage
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import Backward, DecoratedOp, ExitMode, GradMode, Program, Ref
 
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
+
+# Which (API, argument, value class) items each rule's programs must exercise (oracle.coverage): the
+# mode of the grad modes that take one.
+COVERAGE: dict[str, coverage.Targets] = {
+    "GM-001": coverage.Targets(coverage.keywords("torch.set_grad_enabled")),
+    "GM-002": coverage.Targets(coverage.keywords("torch.inference_mode")),
+}
 
 OPS = ("mul", "add", "exp", "sum", "add_", "view")
 ARGS: dict[str, list] = {"exp": [], "sum": [], "view": [-1]}  # the others take a number
@@ -77,8 +85,8 @@ def test_inference_mode(program: Program, backend: Backend, reference: Backend) 
 
 @st.composite
 def decorated(draw: Any) -> Program:
-    """Ops called through functions decorated with a grad mode (called or bare), mixed with plain
-    ops, inside or outside an entered mode, then backward."""
+    """Ops called through functions decorated with a grad mode (called or bare; a third of them
+    generator functions), mixed with plain ops, inside or outside an entered mode, then backward."""
     p = OpProgram(draw)
     sources = [p.leaf((2,), "float32", grad=True)]
     if draw(st.integers(0, 3)) == 0:
@@ -91,7 +99,8 @@ def decorated(draw: Any) -> Program:
             flag = None
         op = draw(st.sampled_from(("mul", "exp", "sum")))
         args = [Ref(draw(st.sampled_from(sources)))] + ([2.0] if op == "mul" else [])
-        p.steps.append(DecoratedOp(f"d{i}", mode, op, args, flag, bare))
+        generator = draw(st.integers(0, 2)) == 0  # a generator function, run resumption by resumption
+        p.steps.append(DecoratedOp(f"d{i}", mode, op, args, flag, bare, generator))
         p.names.append(f"d{i}")
         sources.append(f"d{i}")
         if draw(st.booleans()):

@@ -10,11 +10,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from conformance.test_ops import OpProgram, mixed_key
+from oracle import coverage
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import Backward, Grad, Observe, ObserveGraph, Op, Program, Ref
 
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
+
+# Which (API, argument, value class) items each rule's programs must exercise (oracle.coverage): the
+# keyword arguments the rule names.
+COVERAGE: dict[str, coverage.Targets] = {
+    "HO-001": coverage.Targets(coverage.keywords("autograd.grad", only=("create_graph",))),
+    "HO-003": coverage.Targets(coverage.keywords("Tensor.backward", only=("create_graph",))),
+}
 
 # ops with non-trivial second derivatives, and ones whose second derivative is zero or undefined
 SMOOTH = ("exp", "sin", "cos", "tanh", "sigmoid", "log", "sqrt", "square", "softmax", "log_softmax", "prod")
@@ -82,7 +90,8 @@ def leaves(p: OpProgram, draw: Any) -> tuple[list[str], tuple[int, ...]]:
 
 @st.composite
 def double_backward(draw: Any) -> Program:
-    """grad(create_graph=True) of a chain, its graph observed, then a backward through it."""
+    """grad(create_graph=True) of a chain, its graph observed, then the second derivatives by
+    grad (without create_graph: they do not require grad) and by a backward through it."""
     p = OpProgram(draw)
     xs, shape = leaves(p, draw)
     loss = smooth_chain(p, draw, xs, shape)
@@ -91,6 +100,9 @@ def double_backward(draw: Any) -> Program:
     p.steps += [ObserveGraph(g) for g in gs]
     p.names += gs
     total = p.op("sum", Ref(gs[-1]))
+    hs = [f"h{i}" for i in range(len(xs))]
+    p.steps.append(Grad(hs, [total], xs, retain_graph=True, allow_unused=True))
+    p.names += hs
     p.steps.append(Backward(total, inputs=draw(st.sampled_from((None, xs[:1])))))
     return p.observed()
 

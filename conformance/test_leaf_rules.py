@@ -10,10 +10,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.conftest import examples
+from oracle import coverage
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import Detach, Leaf, Observe, Op, Program, Ref
 from oracle.strategies import BINARY, UNARY, Builder, programs
+
+# Which (API, argument, value class) items each rule's programs must exercise (oracle.coverage).
+COVERAGE: dict[str, coverage.Targets] = {
+    "LEAF-006": coverage.Targets(coverage.keywords("Tensor.requires_grad_")),
+}
 
 
 @st.composite

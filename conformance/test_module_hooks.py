@@ -11,6 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from conformance.conftest import examples
+from oracle import coverage
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import (
@@ -31,6 +32,19 @@ from oracle.strategies import TREE_INPUTS, ModuleBuilder
 
 # Rule -> what impl does differently (strict xfails on the impl backend only; the goal is none).
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
+
+# Which (API, argument, value class) items each rule's programs must exercise (oracle.coverage): the
+# registration flags of each kind of hook the rule names.
+_FORWARD = ("Module.register_forward_pre_hook", "Module.register_forward_hook")
+_BACKWARD = ("Module.register_full_backward_pre_hook", "Module.register_full_backward_hook")
+COVERAGE: dict[str, coverage.Targets] = {
+    "MHOOK-001": coverage.Targets(coverage.keywords(*_FORWARD, only=("prepend",))),
+    "MHOOK-002": coverage.Targets(coverage.keywords(*_FORWARD, only=("with_kwargs",))),
+    "MHOOK-003": coverage.Targets(coverage.keywords("Module.register_forward_hook", only=("always_call",))),
+    "MHOOK-004": coverage.Targets(coverage.keywords(*_BACKWARD, only=("prepend",))),
+    "MHOOK-007": coverage.Targets(coverage.keywords(
+        *(f"nn.modules.module.register_module_{on}_hook" for on in GLOBAL_HOOK_FLAGS))),
+}
 
 FAIR = ("log", "log", "scale", "replace")  # actions torch accepts from every kind
 BACKWARD = ("full_backward_pre", "full_backward")

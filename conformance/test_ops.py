@@ -14,6 +14,7 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from conformance.conftest import examples
+from oracle import coverage
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import DType, Leaf, Observe, ObserveGraph, ObserveLayout, Op, Program, Ref, Step
@@ -50,7 +51,28 @@ IN_PLACE |= {"square", "clamp", "pow"}
 # dtype and bool, so that every op meets each of them in the ci profile, not by luck
 SWEEP_EVERY = 4
 INTEGER_DTYPES = (*INT_DTYPES, "bool")
+# one program in EDGE_EVERY (the first one drawn, whose choices are all the smallest) feeds the op
+# every edge value where a gradient masks or branches (oracle.coverage's targets: COVERAGE below),
+# on a floating leaf requiring grad: signed zeros, NaN, infinities, +-1, integers, half-integers
+EDGE_EVERY = 4
+NAN, INF = float("nan"), float("inf")
+UNARY_EDGES = (0.0, -0.0, NAN, INF, -INF, 1.0, -1.0, 0.5, -0.5, 1.5, 2.5, -2.5, 2.0, 6.0)
+# binary ops meet every pair of these (equal ones: ties)
+PAIR_EDGES = (0.0, -0.0, NAN, INF, -INF, 1.0, -1.5, 2.0)
+# keyword arguments of reductions over a dim: var's and std's correction or unbiased, a dtype
+SPREAD_FORMS = (
+    {"correction": 0}, {"correction": 1}, {"correction": 2}, {"unbiased": False}, {"unbiased": True}
+)
+INTO = ({"dtype": DType("float64")}, {"dtype": DType("float16")})
+REDUCTION_FORMS: dict[str, tuple[dict, ...]] = {
+    "var": SPREAD_FORMS, "std": SPREAD_FORMS, "sum": INTO, "mean": INTO, "prod": INTO,
+}
+# lanes (along dim 1, or columns along dim 0) with one zero and several, ties, NaN and infinities
+REDUCTION_EDGES = (
+    (0.0, 0.0, 1.0), (0.0, 2.0, 3.0), (NAN, 1.0, 1.0), (INF, -INF, 1.0), (-INF, -INF, -INF), (1.0, 1.0, 1.0),
+)
 ROUND_DECIMALS = (0, 1, 2, -1, 3)
+POW_EXPONENTS = (2, 3, 0.5, -1, 0, 2.0)
 NAN_TO_NUM_ARGS = ({}, {"nan": 2.0, "posinf": 1e10, "neginf": -3.0}, {"posinf": 5})
 UNARY += ("erf", "erfc")
 IN_PLACE |= {"erf", "erfc"}
@@ -151,6 +173,11 @@ class OpProgram:
         return self.observed()
 
 
+def edge_leaf(draw: Any, p: OpProgram, dtype: str | None = None) -> str:
+    """A floating leaf (of ``dtype``, or one drawn) requiring grad that holds UNARY_EDGES."""
+    return p.given(list(UNARY_EDGES), dtype or dtype_of(draw), grad=True)
+
+
 def dtype_of(draw: Any, dtypes: tuple[str, ...] = FLOAT_DTYPES) -> str:
     return draw(st.sampled_from(dtypes))
 
@@ -170,17 +197,25 @@ def unary_ops(draw: Any, op: str | None = None) -> Program:
     kernel without their version), and the results backpropagated twice."""
     op = op or draw(st.sampled_from(UNARY))
     p = OpProgram(draw)
-    shape = draw(st.sampled_from(OP_SHAPES))
-    x = p.leaf(shape, float_or_int(draw), edge=True)
+    edges = draw(st.integers(0, EDGE_EVERY - 1)) == 0
+    shape = (len(UNARY_EDGES),) if edges else draw(st.sampled_from(OP_SHAPES))
+    x = edge_leaf(draw, p) if edges else p.leaf(shape, float_or_int(draw), edge=True)
     args, kwargs = unary_arguments(draw, op)
+    if op == "clamp" and draw(st.integers(0, 2)) == 0:  # bounds as tensors (0-d, or of the input's shape)
+        kwargs = {k: Ref(p.given(v if draw(st.booleans()) else op_data(draw, shape, "float32"), "float32"))
+                  for k, v in kwargs.items()}
     ends = [p.op(op, Ref(x), *args, **kwargs)]
-    if op == "clamp":  # and a float at a bound, where the gradient passes (too rarely drawn in the leaf)
-        at = p.given(draw(st.sampled_from(list(kwargs.values()))), dtype_of(draw), grad=True)
-        ends.append(p.op(op, Ref(at), **kwargs))
+    if edges:  # and every other form of its arguments
+        ends += [p.op(op, Ref(x), *a, **k) for a, k in unary_forms(op) if (list(a), k) != (args, kwargs)]
+    if op == "clamp" and not edges:  # and a float at a bound, where the gradient passes
+        bounds = [v for v in kwargs.values() if not isinstance(v, Ref)]
+        if bounds:
+            at = p.given(draw(st.sampled_from(bounds)), dtype_of(draw), grad=True)
+            ends.append(p.op(op, Ref(at), **kwargs))
     sweep = draw(st.integers(0, SWEEP_EVERY - 1)) == 0
     integers = INTEGER_DTYPES if sweep else (dtype_of(draw, INTEGER_DTYPES),)
     if op in IN_PLACE:
-        y = p.leaf(shape, dtype_of(draw), edge=True)
+        y = edge_leaf(draw, p) if edges else p.leaf(shape, dtype_of(draw), edge=True)
         p.op(op + "_", Ref(p.op("mul", Ref(y), 1)), *args, **kwargs)
     for dtype in integers:
         y = p.leaf(shape, dtype, edge=True)
@@ -191,20 +226,26 @@ def unary_ops(draw: Any, op: str | None = None) -> Program:
     return p.observed() if op in PREDICATES else p.end(*ends)
 
 
-def unary_arguments(draw: Any, op: str) -> tuple[list, dict[str, Any]]:
-    """The other arguments of a unary op: clamp's bounds, pow's exponent, logit's eps (now and
-    then), nan_to_num's replacements, round's decimals (now and then)."""
+def unary_forms(op: str) -> list[tuple[list, dict[str, Any]]]:
+    """The forms of a unary op's other arguments: clamp's bounds, pow's exponent, logit's eps,
+    nan_to_num's replacements, round's decimals (each op's first form: none)."""
     if op == "clamp":
-        return [], dict(draw(st.sampled_from(CLAMP_BOUNDS)))
+        return [([], dict(bounds)) for bounds in CLAMP_BOUNDS]
     if op in ("pow", "__pow__"):
-        return [draw(st.sampled_from((2, 3, 0.5, -1, 0, 2.0)))], {}
-    if op == "logit" and draw(st.booleans()):
-        return [], {"eps": draw(st.sampled_from((0.1, 0.0, -1.0)))}
+        return [([exponent], {}) for exponent in POW_EXPONENTS]
+    if op == "logit":
+        return [([], {}), *(([], {"eps": eps}) for eps in (0.1, 0.0, -1.0))]
     if op == "nan_to_num":
-        return [], dict(draw(st.sampled_from(NAN_TO_NUM_ARGS)))
-    if op == "round" and draw(st.booleans()):
-        return [], {"decimals": draw(st.sampled_from(ROUND_DECIMALS))}
-    return [], {}
+        return [([], dict(args)) for args in NAN_TO_NUM_ARGS]
+    if op == "round":
+        return [([], {}), *(([], {"decimals": decimals}) for decimals in ROUND_DECIMALS)]
+    return [([], {})]
+
+
+def unary_arguments(draw: Any, op: str) -> tuple[list, dict[str, Any]]:
+    """One of the forms of ``op``'s other arguments (``unary_forms``), drawn."""
+    args, kwargs = draw(st.sampled_from(unary_forms(op)))
+    return list(args), dict(kwargs)
 
 
 @pytest.mark.rule("OPS-001")
@@ -221,9 +262,13 @@ def binary_ops(draw: Any, op: str | None = None) -> Program:
     arithmetic ones and NUMBER_OTHER, reflected forms always) a tensor and a Python scalar (and an
     integer tensor and a float; of xlogy also a number and a tensor), or ``where`` with a boolean
     condition; of pow, now and then integer powers; of subtractions, now and then first one with a
-    bool operand, which torch refuses. Then backpropagated twice."""
+    bool operand, which torch refuses; add and sub with an alpha, div with a rounding mode, now and
+    then. One program in EDGE_EVERY is the op of every pair of PAIR_EDGES instead. Then
+    backpropagated twice."""
     op = op or draw(st.sampled_from(BINARY))
     p = OpProgram(draw)
+    if op not in (*REFLECTED, "__rmod__") and draw(st.integers(0, EDGE_EVERY - 1)) == 0:
+        return p.end(edge_pairs(draw, p, op))
     shape = draw(st.sampled_from(OP_SHAPES))
     other = broadcast_partner(draw, shape)
     if op in ("sub", "__rsub__") and draw(st.integers(0, 2)) == 0:
@@ -245,21 +290,58 @@ def binary_ops(draw: Any, op: str | None = None) -> Program:
         assume(not (op == "__rpow__" and isinstance(scalar, bool)))
         if op in ("xlogy", "float_power") and draw(st.booleans()):  # op(number, tensor)
             return p.end(p.op(op, scalar, Ref(a)))
-        result = p.op(spelling(draw, op), Ref(a), scalar)
+        spelled = spelling(draw, op)
+        result = p.op(spelled, Ref(a), scalar, **binary_options(draw, spelled))
         # and an integer tensor with a float number: the default dtype (numpy's would be float64)
         n = p.leaf(shape, dtype_of(draw, INT_DTYPES))
         p.op(spelling(draw, op), Ref(n), draw(st.sampled_from((0.5, -2.0))))
         return p.end(result)
-    b = p.leaf(other, dtype_of(draw, ALL_DTYPES) if mixed else a_dtype)
+    b = p.leaf(other, dtype_of(draw, ALL_DTYPES) if mixed else a_dtype, edge=draw(st.integers(0, 2)) == 0)
     if op == "where":
         cond = p.leaf(broadcast_partner(draw, broadcast_shape(shape, other)), "bool", grad=False)
-        return p.end(p.op("where", Ref(cond), Ref(a), Ref(b)))
-    return p.end(p.op(spelling(draw, op), Ref(a), Ref(b)))
+        operands: list[Any] = [Ref(a), Ref(b)]
+        number = draw(st.integers(0, 3))  # now and then a Python number for either
+        if number < 2:
+            operands[number] = draw(st.sampled_from(SCALARS))
+        return p.end(p.op("where", Ref(cond), *operands))
+    spelled = spelling(draw, op)
+    return p.end(p.op(spelled, Ref(a), Ref(b), **binary_options(draw, spelled)))
 
 
 def spelling(draw: Any, op: str) -> str:
     """``op``, or of an arithmetic op now and then its operator method."""
     return draw(st.sampled_from((op, ARITHMETIC[op]))) if op in ARITHMETIC else op
+
+
+# keyword arguments of the functions (not of the operators): add's and sub's alpha, div's rounding
+BINARY_OPTIONS: dict[str, tuple[dict, ...]] = {
+    "add": ({"alpha": 2}, {"alpha": -1.5}, {"alpha": 0.5}),
+    "sub": ({"alpha": -1.5}, {"alpha": 2}, {"alpha": 0.5}),
+    "div": ({"rounding_mode": "trunc"}, {"rounding_mode": "floor"}),
+}
+
+
+def binary_options(draw: Any, op: str) -> dict[str, Any]:
+    """Now and then one of ``op``'s BINARY_OPTIONS."""
+    if op in BINARY_OPTIONS and draw(st.integers(0, 2)) == 0:
+        return dict(draw(st.sampled_from(BINARY_OPTIONS[op])))
+    return {}
+
+
+def edge_pairs(draw: Any, p: OpProgram, op: str) -> str:
+    """``op`` of two float leaves requiring grad holding every pair of PAIR_EDGES (where: chosen
+    by a condition alternating True and False), in every form: with each of its BINARY_OPTIONS,
+    and of an arithmetic op also its operator, each with a tensor and a number; stacked."""
+    dtype = dtype_of(draw)
+    n = len(PAIR_EDGES)
+    a = p.given([v for v in PAIR_EDGES for _ in range(n)], dtype, grad=True)
+    b = p.given(list(PAIR_EDGES) * n, dtype, grad=True)
+    if op == "where":
+        return p.op(op, Ref(p.given([i % 2 == 0 for i in range(n * n)], "bool")), Ref(a), Ref(b))
+    forms = [p.op(op, Ref(a), Ref(b), **options) for options in ({}, *BINARY_OPTIONS.get(op, ()))]
+    if op in ARITHMETIC:
+        forms += [p.op(spelled, Ref(a), other) for spelled in (op, ARITHMETIC[op]) for other in (Ref(b), 2.0)]
+    return forms[0] if len(forms) == 1 else p.op("stack", [Ref(f) for f in forms])
 
 
 def integer_pow(draw: Any, p: OpProgram, op: str, shape: tuple[int, ...], other: tuple[int, ...]) -> str:
@@ -333,9 +415,13 @@ def reductions(draw: Any, op: str | None = None, dtype: str | None = None) -> Pr
     flip along dims. Each result backpropagated twice."""
     op = op or draw(st.sampled_from(REDUCTIONS))
     p = OpProgram(draw)
-    shape = draw(st.sampled_from(OP_SHAPES))
+    edges = dtype is None and draw(st.integers(0, EDGE_EVERY - 1)) == 0
+    shape = (len(REDUCTION_EDGES), 3) if edges else draw(st.sampled_from(OP_SHAPES))
     dtype = dtype or dtype_of(draw, ALL_DTYPES if draw(st.integers(0, 2)) == 0 else FLOAT_DTYPES)
-    if op in (*SELECTING_SCANS, "aminmax") or (
+    if edges:  # every edge of REDUCTION_EDGES, in a float leaf requiring grad
+        dtype = dtype_of(draw)
+        x = p.given([list(row) for row in REDUCTION_EDGES], dtype, grad=True)
+    elif op in (*SELECTING_SCANS, "aminmax") or (
         op in LOG_SUM_EXP and dtype in FLOAT_DTYPES and draw(st.booleans())
     ):
         # ties and NaN (see selection_data), or values whose exp overflows (unless the max is taken out)
@@ -359,7 +445,12 @@ def reductions(draw: Any, op: str | None = None, dtype: str | None = None) -> Pr
     bad_dim = draw(st.sampled_from((rank, -rank - 1)))  # torch raises: nothing bound, nothing observed
     p.steps.append(Op(p.fresh("t"), op, [Ref(x), bad_dim], {}))
     dim = draw(st.integers(-rank, rank - 1))
-    return p.end(reduced(draw, p, op, x, None, len(shape)), reduced(draw, p, op, x, dim, len(shape)))
+    ends = [reduced(draw, p, op, x, None, len(shape)), reduced(draw, p, op, x, dim, len(shape))]
+    if op in ("max", "min") and draw(st.integers(0, 2)) == 0:  # of two tensors: maximum's, minimum's
+        ends.append(p.op(op, Ref(x), Ref(p.leaf(broadcast_partner(draw, shape), dtype, edge=True))))
+    if edges:  # and every form of its keyword arguments, over dim 1
+        ends += [p.op(op, Ref(x), 1, **form) for form in REDUCTION_FORMS.get(op, ())]
+    return p.end(*ends)
 
 
 def large_data(draw: Any, shape: tuple[int, ...]) -> Any:
@@ -373,8 +464,8 @@ def reduced(draw: Any, p: OpProgram, op: str, x: str, dim: int | None, ndim: int
     if dim is None and (op in ("max", "min") or (op not in DIM_REQUIRED and draw(st.booleans()))):
         return p.op(op, Ref(x))
     kwargs: dict[str, Any] = {} if op == "count_nonzero" else {"keepdim": draw(st.booleans())}
-    if op in ("var", "std") and draw(st.booleans()):
-        kwargs["correction"] = draw(st.sampled_from((0, 1, 2)))
+    if op in REDUCTION_FORMS and draw(st.booleans()):
+        kwargs.update(draw(st.sampled_from(REDUCTION_FORMS[op])))
     if op in NAN_REDUCTIONS and draw(st.integers(0, 2)) == 0:
         kwargs["dtype"] = DType(draw(st.sampled_from(("float32", "float64", "int64"))))
     result = p.op(op, Ref(x), dims_of(draw, op, dim, ndim), **kwargs)
@@ -561,10 +652,19 @@ def gather_and_friends(draw: Any, kind: str | None = None) -> Program:
         y = p.op(kind, Ref(x), dim, Ref(index))
     elif kind == "masked_fill":
         mask = p.leaf(broadcast_partner(draw, shape), "bool", grad=False)
-        y = p.op("masked_fill", Ref(x), Ref(mask), draw(st.sampled_from((0.0, -1.5, float("-inf")))))
+        value: Any = draw(st.sampled_from((0.0, -1.5, float("-inf"))))
+        if draw(st.integers(0, 2)) == 0:  # a 0-d tensor (of another dtype, which torch casts)
+            value = Ref(p.given(value, dtype_of(draw, ("float32", "float64"))))
+        y = p.op("masked_fill", Ref(x), Ref(mask), value)
     else:  # float16 gradients of a softmax's sum cancel to rounding noise: float32/64 only
-        x = p.leaf(shape, dtype_of(draw, ("float32", "float64")), grad=True)
-        y = p.op(kind, Ref(x), dim)
+        dtype = dtype_of(draw, ("float32", "float64"))
+        x = p.leaf(shape, dtype, grad=True, edge=draw(st.integers(0, 2)) == 0)
+        if draw(st.integers(0, EDGE_EVERY - 1)) == 0:  # a -inf: a zero of the softmax, whose gradient is 0
+            data = np.array(next(s for s in p.steps if getattr(s, "name", None) == x).data, dtype=float)
+            data.reshape(-1)[0] = -INF
+            x = p.given(data.tolist(), dtype_of(draw, ("float32", "float64")), grad=True)
+        into = {"dtype": DType(draw(st.sampled_from(("float64", "float32"))))} if draw(st.booleans()) else {}
+        y = p.op(kind, Ref(x), dim, **into)
     return p.end(y)
 
 
@@ -670,7 +770,9 @@ def indexing(draw: Any) -> Program:
     if kind in ("narrow", "select"):
         dim = draw(st.integers(0, len(shape) - 1))
         start = draw(st.integers(0, shape[dim] - 1))
-        args = (dim, start, draw(st.integers(1, shape[dim] - start))) if kind == "narrow" else (dim, start)
+        length = draw(st.integers(1, shape[dim] - start))
+        at: Any = Ref(p.indices(start)) if kind == "narrow" and draw(st.booleans()) else start  # a 0-d tensor
+        args = (dim, at, length) if kind == "narrow" else (dim, start)
         y = p.op(kind, Ref(x), *args)
         return p.end(y)
     if draw(st.booleans()):
@@ -699,20 +801,35 @@ BEFORE = ("clone", "mul", "sigmoid", "exp", "tanh", "relu", "t", "select")
 def inplace_write(draw: Any, p: OpProgram, target: str, shape: tuple[int, ...], dtype: str) -> None:
     """An in-place op (of INPLACE, with its arguments) on ``target``, of ``shape``."""
     op = draw(st.sampled_from(INPLACE))
-    args: list[Any]
+    args, kwargs = draw(st.sampled_from(inplace_forms(draw, p, op, shape, dtype)))()
+    p.op(op, Ref(target), *args, **kwargs)
+
+
+def inplace_forms(draw: Any, p: OpProgram, op: str, shape: tuple[int, ...], dtype: str) -> list:
+    """The forms of in-place ``op``'s other arguments, each a function making them (and the leaves
+    they need): numbers and 0-d tensors; add_'s and sub_'s alpha, div_'s rounding modes; of
+    clamp_ both bounds or one (at values of the leaves: -0.5, 0.5, 1.0); masked_fill_'s mask."""
+    def zero_d(value: float) -> Ref:
+        return Ref(p.given(value, dtype))
+
+    def mask() -> Ref:
+        return Ref(p.leaf(broadcast_partner(draw, shape), "bool", grad=False))
+
     if op in ("zero_", "relu_"):
-        args = []
-    elif op == "fill_":
-        args = [draw(st.sampled_from((0.0, 2.5)))]
-    elif op == "clamp_":
-        args = [-0.5, 1.0]
-    elif op == "copy_":
-        args = [Ref(p.leaf(broadcast_partner(draw, shape), dtype, grad=True))]
-    elif op == "masked_fill_":
-        args = [Ref(p.leaf(broadcast_partner(draw, shape), "bool", grad=False)), -1.0]
-    else:
-        args = [draw(st.sampled_from((2.0, -1)))] if draw(st.booleans()) else [Ref(p.leaf((), dtype))]
-    p.op(op, Ref(target), *args)
+        return [lambda: ([], {})]
+    if op in ("fill_", "masked_fill_"):
+        masks = (lambda: [mask()]) if op == "masked_fill_" else (lambda: [])
+        return [lambda: ([*masks(), 2.5], {}), lambda: ([*masks(), -1.0], {}),
+                lambda: ([*masks(), zero_d(0.0)], {})]
+    if op == "clamp_":
+        bounds = ({"min": -0.5, "max": 1.0}, {"min": 0.5}, {"max": -0.5})
+        return [*((lambda b=b: ([], dict(b))) for b in bounds),
+                *((lambda b=b: ([], {k: zero_d(v) for k, v in b.items()})) for b in bounds)]
+    if op == "copy_":
+        return [lambda: ([Ref(p.leaf(broadcast_partner(draw, shape), dtype, grad=True))], {})]
+    options = BINARY_OPTIONS.get(op.removesuffix("_"), ())
+    return [lambda: ([2.0], {}), lambda: ([-1], {}), lambda: ([Ref(p.leaf((), dtype))], {}),
+            *((lambda o=o: ([Ref(p.leaf((), dtype))], dict(o))) for o in options)]
 
 
 @st.composite
@@ -722,8 +839,10 @@ def inplace_ops(draw: Any) -> Program:
     in-place op on the leaf itself, which torch refuses (the leaf requires grad)."""
     p = OpProgram(draw)
     dtype = dtype_of(draw, ("float32", "float64"))
+    if draw(st.integers(0, EDGE_EVERY - 1)) == 0:
+        return p.end(inplace_forms_on_edges(draw, p, dtype))
     shape = draw(st.sampled_from(((3,), (2, 2), (2, 3))))
-    x = p.leaf(shape, dtype, grad=True)
+    x = p.leaf(shape, dtype, grad=True, edge=draw(st.integers(0, 3)) == 0)
     if draw(st.integers(0, 2)) == 0:
         inplace_write(draw, p, x, shape, dtype)
     before = draw(st.sampled_from(BEFORE))
@@ -738,6 +857,19 @@ def inplace_ops(draw: Any) -> Program:
     p.steps.append(ObserveLayout(target))
     p.steps.append(ObserveGraph(y))
     return p.end(y)
+
+
+def inplace_forms_on_edges(draw: Any, p: OpProgram, dtype: str) -> str:
+    """Every in-place op of INPLACE in each of its forms (``inplace_forms``), each on its own
+    copy of a leaf holding UNARY_EDGES; the copies stacked."""
+    x = edge_leaf(draw, p, dtype)
+    copies = []
+    for op in INPLACE:
+        for form in inplace_forms(draw, p, op, (len(UNARY_EDGES),), dtype):
+            copies.append(p.op("mul", Ref(x), 1))
+            args, kwargs = form()
+            p.op(op, Ref(copies[-1]), *args, **kwargs)
+    return p.op("stack", [Ref(c) for c in copies])
 
 
 @pytest.mark.rule("OPS-007")
@@ -784,13 +916,18 @@ def sorting_ops(draw: Any, op: str | None = None) -> Program:
     input where there is no kernel); the values backpropagated twice."""
     op = op or draw(st.sampled_from(SORTING))
     p = OpProgram(draw)
-    shape = draw(st.sampled_from(SORT_SHAPES))
+    edges = draw(st.integers(0, EDGE_EVERY - 1)) == 0  # lanes with ties, signed zeros and NaN
+    shape = (2, 3) if edges else draw(st.sampled_from(SORT_SHAPES))
     rank = max(len(shape), 1)
     selects = op in ("topk", "kthvalue", "median")
     dtype = dtype_of(draw, tuple(d for d in ALL_DTYPES if not (selects and d == "bool")))
-    x = p.given(
-        selection_data(draw, shape, dtype), dtype, grad=dtype.startswith("float") and draw(st.booleans())
-    )
+    if edges:  # (out of order along either dim: where each gradient goes back shows)
+        dtype = dtype_of(draw)
+        x = p.given([[1.0, NAN, 1.0], [0.0, -0.0, 2.0]], dtype, grad=True)
+    else:
+        x = p.given(
+            selection_data(draw, shape, dtype), dtype, grad=dtype.startswith("float") and draw(st.booleans())
+        )
     dim = draw(st.integers(-rank, rank - 1))
     size = shape[dim] if shape else 1
     rejected = draw(st.sampled_from(("dim", "k", "bool") if selects else ("dim",)))
@@ -806,12 +943,20 @@ def sorting_ops(draw: Any, op: str | None = None) -> Program:
         return p.end(p.op("cumsum", Ref(p.op(op, Ref(x))), -1))
     if op == "median" and draw(st.booleans()):
         return p.end(p.op(op, Ref(x)))
+    if op == "median" and edges:  # and of all of an even count without NaN: the lower middle
+        even = p.given([[2.0, 0.0], [1.0, 3.0]], dtype, grad=True)
+        return p.end(selected(p, p.op(op, Ref(x), dim)), p.op(op, Ref(even)))
     if op in ("sort", "argsort"):
         kwargs: dict[str, Any] = {"descending": draw(st.booleans())}
+        stables = (True, False, None) if op == "sort" else (True, False)
         if draw(st.booleans()):
-            kwargs["stable"] = draw(st.sampled_from((True, False, None) if op == "sort" else (True, False)))
-        result = p.op(op, Ref(x), dim=dim, **kwargs)  # with stable, torch takes dim by keyword only
-        return p.end(result if op == "argsort" else selected(p, result))
+            kwargs["stable"] = draw(st.sampled_from(stables))
+        forms = [kwargs]
+        if edges:  # and every stable, descending the other way
+            forms += [{"stable": stable, "descending": not kwargs["descending"]} for stable in stables]
+        # (with stable, torch takes dim by keyword only)
+        results = [p.op(op, Ref(x), dim=dim, **form) for form in forms]
+        return p.end(*(results if op == "argsort" else [selected(p, r) for r in results]))
     if op == "topk":
         kwargs = {"largest": draw(st.booleans()), "sorted": draw(st.booleans())}
         return p.end(selected(p, p.op(op, Ref(x), draw(st.integers(0, size)), dim, **kwargs)))
@@ -885,8 +1030,9 @@ def shape_op_args(draw: Any, op: str, shape: tuple[int, ...]) -> tuple[list, dic
         dims = [draw(new_dim) for _ in range(draw(st.sampled_from((0, 2, 2))))]
         return [draw(st.integers(-2, 2)), *dims], {}
     if op == "rot90":
-        n = draw(st.sampled_from((2, 2, 2, 1, 3)))  # now and then not two dims
-        return [draw(st.integers(-5, 5)), draw(st.lists(dim, min_size=n, max_size=n))], {}
+        n = draw(st.sampled_from((2, 2, 2, 1, 3, 0)))  # now and then not two dims, or none: the default
+        dims = [draw(st.lists(dim, min_size=n, max_size=n))] if n else []
+        return [draw(st.integers(-5, 5)), *dims], {}
     if op in ("tensor_split", "hsplit", "vsplit", "dsplit"):
         if draw(st.booleans()):
             split: Any = draw(st.integers(0 if op == "tensor_split" else 1, 4))  # sections (0 refused)
@@ -927,6 +1073,8 @@ def shape_ops(draw: Any, op: str) -> Program:
     afterwards: the view sees the write and shares the version counter exactly where torch's does.
     Then backpropagated twice."""
     p = OpProgram(draw)
+    if op in SHAPE_FORMS and draw(st.integers(0, EDGE_EVERY - 1)) == 0:
+        return p.end(*shape_forms(draw, p, op))
     # torch's error for unflatten of a 0-d tensor carries its C++ stack trace: not compared
     shape = draw(st.sampled_from(SHAPE_OP_SHAPES[op == "unflatten" :]))
     dtype = dtype_of(draw, ALL_DTYPES if draw(st.integers(0, 2)) == 0 else FLOAT_DTYPES)
@@ -965,6 +1113,41 @@ def shape_ops(draw: Any, op: str) -> Program:
     return p.end(weighted(p, y))
 
 
+INDICES = object()  # in SHAPE_FORMS: an int64 tensor of the indices [1, 3]
+_TRIANGLE = ((3, 4), [((), {}), ((1,), {}), ((-1,), {})])
+_SPLITS = [((2,), {}), (([1, 3],), {})]
+# each shape op with keyword targets (COVERAGE), a shape and every form of its arguments valid there
+SHAPE_FORMS: dict[str, tuple[tuple[int, ...], list[tuple[tuple, dict]]]] = {
+    **dict.fromkeys(("tril", "triu", "tril_", "triu_", "diag"), _TRIANGLE),
+    "roll": ((2, 4, 6), [((1,), {}), ((2,), {"dims": 1}), (([1, -1],), {"dims": [0, 2]})]),
+    "diagonal": ((2, 4, 6), [((), {}), ((1,), {}), ((-1, 2, 0), {})]),
+    "diag_embed": ((2, 3), [((), {}), ((1, 0, 2), {})]),
+    "rot90": ((2, 4, 6), [((), {}), ((2,), {}), ((1, [1, 2]), {})]),
+    "tensor_split": ((2, 4, 6), [((3,), {}), (([1, 3],), {"dim": 2}), ((INDICES,), {"dim": 1})]),
+    **dict.fromkeys(("hsplit", "vsplit", "dsplit"), ((2, 4, 6), _SPLITS)),
+}
+
+
+def shape_forms(draw: Any, p: OpProgram, op: str) -> list[str]:
+    """``op`` in each of its SHAPE_FORMS on a float leaf requiring grad (in place on copies of
+    it), each result (of a split, its first part) weighted."""
+    shape, forms = SHAPE_FORMS[op]
+    x = p.leaf(shape, dtype_of(draw, ("float32", "float64")), grad=True)
+    results = []
+    for args, kwargs in forms:
+        args = tuple(Ref(p.indices([1, 3])) if a is INDICES else a for a in args)
+        if op.endswith("_"):
+            results.append(p.op("mul", Ref(x), 2))
+            p.op(op, Ref(results[-1]), *args, **kwargs)
+        elif op in SPLITTING:
+            parts = p.op(op, Ref(x), *args, **kwargs)
+            results.append(p.op("__getitem__", Ref(parts), 0))
+            p.names.remove(parts)
+        else:
+            results.append(p.op(op, Ref(x), *args, **kwargs))
+    return [weighted(p, r) for r in results]
+
+
 @pytest.mark.rule("OPS-009")
 @pytest.mark.parametrize("op", SHAPE_OPS)
 @examples(SHAPE_WEIGHT)
@@ -991,6 +1174,7 @@ SCATTER_SHAPES = (
     ((4,), 0, (0,), (2,)),
 )
 LONG_LANE = ((3,), 0, (6,), (7,))  # lanes longer than the input: scatter's distinct ones reach out of range
+SCATTER_REDUCTIONS = ({"reduce": "add"}, {"reduce": "multiply"})
 
 
 def scatter_index(draw: Any, shape: tuple, dim: int, size: int, distinct: bool, in_range: bool) -> np.ndarray:
@@ -1042,7 +1226,15 @@ def scatter_ops(draw: Any, op: str) -> Program:
     src = p.leaf(sshape, src_dtype, edge=draw(st.booleans()))
     if in_place:
         target = base if base != x or draw(st.integers(0, 3)) else x  # now and then the leaf itself
-        p.op(op, Ref(target), dim, Ref(index), Ref(src))
+        filled: Any = Ref(src)
+        kwargs: dict[str, Any] = {}
+        if op == "scatter_" and draw(st.integers(0, 2)) == 0:  # a number, maybe reduced into the target
+            filled = draw(st.sampled_from((2.5, -1, 0)))
+            kwargs = draw(st.sampled_from(({}, *SCATTER_REDUCTIONS)))
+            if base != x and draw(st.integers(0, EDGE_EVERY - 1)) == 0:  # and each reduction, on copies
+                for reduce in SCATTER_REDUCTIONS:
+                    p.op(op, Ref(p.op("mul", Ref(x), 2)), dim, Ref(index), filled, **reduce)
+        p.op(op, Ref(target), dim, Ref(index), filled, **kwargs)
         return p.end(weighted(p, target))
     return p.end(weighted(p, p.op(op, Ref(base), dim, Ref(index), Ref(src))))
 
@@ -1086,11 +1278,12 @@ def index_ops(draw: Any, op: str) -> Program:
     index out of range when it raises, which impl does not model (it checks first)."""
     p = OpProgram(draw)
     in_place = op.endswith("_")
-    shape, dim, count, sshape = draw(st.sampled_from(INDEX_SHAPES))
-    dtype = dtype_of(draw, ALL_DTYPES if draw(st.integers(0, 2)) == 0 else FLOAT_DTYPES)
+    copy = op.startswith("index_copy")
+    forms = not copy and draw(st.integers(0, EDGE_EVERY - 1)) == 0  # alpha absent, 1, drawn: fitting shapes
+    shape, dim, count, sshape = INDEX_SHAPES[0] if forms else draw(st.sampled_from(INDEX_SHAPES))
+    dtype = dtype_of(draw, FLOAT_DTYPES if forms or draw(st.integers(0, 2)) else ALL_DTYPES)
     x = p.leaf(shape, dtype, edge=draw(st.booleans()))
     size = shape[dim] if shape else 1
-    copy = op.startswith("index_copy")
     lane = (1,) if count == () else (count,)
     values = scatter_index(draw, lane, 0, size, copy, in_range=in_place).reshape(count)
     idtype = draw(st.sampled_from(("int64", "int64", "int64", "int32", "float32")))
@@ -1099,6 +1292,10 @@ def index_ops(draw: Any, op: str) -> Program:
     src_dtype = dtype if draw(st.integers(0, 7)) else dtype_of(draw, ALL_DTYPES)
     src = p.leaf(sshape, src_dtype, edge=draw(st.booleans()))
     kwargs = {} if copy else {"alpha": draw(st.sampled_from(INDEX_ALPHAS))}
+    if forms:  # without alpha and with alpha 1, on copies
+        for form in ({}, {"alpha": 1}):
+            target = Ref(p.op("mul", Ref(x), 2)) if in_place else Ref(base)
+            p.op(op, target, dim, Ref(index), Ref(src), **form)
     if in_place:
         target = base if base != x or draw(st.integers(0, 3)) else x  # now and then the leaf itself
         p.op(op, Ref(target), dim, Ref(index), Ref(src), **kwargs)
@@ -1112,3 +1309,127 @@ def index_ops(draw: Any, op: str) -> Program:
 @given(data=st.data())
 def test_index_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(index_ops(op), label="program"), backend, reference)
+
+
+# -- argument coverage (oracle.coverage) ---------------------------------------------------------
+def _in_place(ops: tuple[str, ...], forms: set[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """``ops`` and the in-place forms of those of ``forms`` that the programs run."""
+    return (*ops, *(op + "_" for op in ops if op in forms))
+
+
+def _at(bound: str) -> coverage.Callable[[coverage.Call], bool]:
+    """A test: the input equals the op's argument ``bound`` (a number or a tensor) somewhere, where
+    a gradient flows."""
+    return coverage.somewhere(lambda x, call: x == coverage.values_of(call, bound))
+
+
+def _beyond(bound: str, sign: int) -> coverage.Callable[[coverage.Call], bool]:
+    """A test: the input is beyond ``bound`` (below with ``sign`` -1, above with 1) somewhere."""
+    return coverage.somewhere(lambda x, call: sign * (x - coverage.values_of(call, bound)) > 0)
+
+
+def _any(name: str, predicate: coverage.Callable[[np.ndarray], np.ndarray]) -> coverage.Callable:
+    """A test: ``predicate`` holds somewhere in the values of argument ``name``."""
+    return lambda call: bool(np.any(predicate(coverage.values_of(call, name))))
+
+
+def _zeros(several: bool) -> coverage.Callable[[coverage.Call], bool]:
+    """A test: a lane of the input holds exactly one zero (``several``: two or more)."""
+    return coverage.in_a_lane(lambda lane: np.count_nonzero(lane == 0) in ((2, 3, 4, 5) if several else (1,)))
+
+
+def _repeated(call: coverage.Call) -> bool:
+    index = call.tensor("index")
+    return len(np.unique(index)) < index.size
+
+
+TIES = {  # values, not only gradients: which index a tie or NaN selects is a rule too
+    "ties": coverage.in_a_lane(coverage.tied, gradient=False),
+    "NaN": coverage.in_a_lane(lambda lane: np.isnan(lane).any(), gradient=False),
+}
+PICKING = ("maximum", "minimum", "fmax", "fmin")  # binary ops whose gradient picks a side
+# Which (API, argument, value class) items each rule's programs must exercise: every keyword
+# argument of every op (from torch's ATen schemas), and the edge values of the ops whose gradient
+# masks or branches there (zeros, signed zeros, NaN, infinities, ties, exact bounds).
+COVERAGE: dict[str, coverage.Targets] = {
+    "OPS-001": coverage.Targets(  # pow's exponent (a number or a tensor) is a binary op's: OPS-002
+        coverage.keywords(*(op for op in _in_place(UNARY, IN_PLACE) if op not in ("pow", "__pow__", "pow_"))),
+        coverage.edges(_in_place(("relu", "abs", "sgn", "sign"), IN_PLACE), "input", "0", "-0.0", "NaN"),
+        coverage.edges(_in_place(("sqrt", "rsqrt", "reciprocal"), IN_PLACE), "input", "0", "-0.0"),
+        coverage.edges((*_in_place(("sqrt", "rsqrt", "log"), IN_PLACE), "log2", "log10"), "input",
+                       "negative"),
+        coverage.edges(("log", "log_", "log2", "log2_", "log10", "log10_"), "input", "0"),
+        coverage.edges(("log1p", "log1p_"), "input", "-1"),
+        coverage.edges(("asin", "asin_", "acos", "acos_", "atanh", "atanh_"), "input", "1", "-1"),
+        coverage.edges(("acosh", "acosh_"), "input", "1"),
+        coverage.edges(("sinc", "sinc_"), "input", "0"),
+        coverage.edges(("round", "round_"), "input", "a half-integer"),
+        coverage.edges(("floor", "floor_", "ceil", "ceil_", "trunc", "trunc_", "frac", "frac_"), "input",
+                       "an integer", "-0.0"),
+        coverage.edges(("nan_to_num", "nan_to_num_"), "input", "NaN", "inf", "-inf"),
+        coverage.edges(("logit", "logit_"), "input", "0", "1"),
+        coverage.clause(("logit", "logit_"), "eps", {
+            "with an input outside [eps, 1 - eps]": lambda call: call.arguments.get("eps") is not None
+            and (_beyond("eps", -1)(call) or _beyond("eps", 1)(call)),
+        }),
+        coverage.clause(("clamp", "clamp_"), "input", {
+            "at min": _at("min"), "at max": _at("max"), "below min": _beyond("min", -1),
+            "above max": _beyond("max", 1),
+        }),
+        coverage.clause(("clamp", "clamp_"), "min", {
+            "above max": lambda c: np.any(coverage.values_of(c, "min") > coverage.values_of(c, "max")),
+        }),
+        coverage.edges(("pow", "pow_", "__pow__"), "input", "0", "negative"),
+    ),
+    "OPS-002": coverage.Targets(
+        coverage.keywords(*BINARY, *ARITHMETIC.values(), *_in_place(TERNARY, TERNARY)),
+        coverage.clause(PICKING, "other", {"tied": coverage.ties("input", "other")}),
+        coverage.edges(PICKING, "other", "NaN"),
+        coverage.clause(("hypot", "atan2"), "other", {
+            "0 with an input 0": lambda call: bool(((coverage.values_of(call, "input") == 0)
+                                                     & (coverage.values_of(call, "other") == 0)).any()),
+        }),
+        coverage.clause("where", "condition", {
+            "True": _any("condition", lambda c: c), "False": _any("condition", lambda c: ~c),
+        }),
+        coverage.edges("heaviside", "input", "0", "-0.0", gradient=False),
+        coverage.edges(("div", "fmod", "remainder", "__mod__"), "other", "0"),
+        coverage.edges(("copysign", "xlogy"), "other", "0", "-0.0"),
+        coverage.edges("xlogy", "input", "0"),
+        coverage.edges(("pow", "float_power"), "input", "0"),
+        coverage.edges(("logaddexp", "logaddexp2"), "input", "-inf", "inf"),
+    ),
+    "OPS-003": coverage.Targets(
+        coverage.keywords(*REDUCTIONS),
+        coverage.clause(("max", "min", "amax", "aminmax", "cummax", "cummin"), "input", TIES),
+        coverage.clause("prod", "input", {"one 0": _zeros(False), "several 0s": _zeros(True)}),
+        coverage.clause("cumprod", "input", {"a 0": _zeros(False), "several 0s": _zeros(True)}),
+        coverage.edges(("logsumexp", "logcumsumexp"), "input", "-inf", "inf"),
+        coverage.edges(("nansum", "nanmean"), "input", "NaN"),
+        coverage.clause(("var", "std", "var_mean", "std_mean"), "input", {
+            "a lane of one element": coverage.in_a_lane(lambda lane: lane.size == 1),
+        }),
+    ),
+    "OPS-004": coverage.Targets(coverage.keywords(*MATRIX)),
+    "OPS-005": coverage.Targets(
+        coverage.keywords(*GATHER_KINDS),
+        coverage.clause("masked_fill", "mask", {
+            "True": _any("mask", lambda m: m), "False": _any("mask", lambda m: ~m),
+        }),
+        coverage.clause(("gather", "index_select"), "index", {"repeated": _repeated}),
+        coverage.edges(("softmax", "log_softmax"), "input", "-inf"),
+    ),
+    "OPS-006": coverage.Targets(coverage.keywords("narrow", "select")),
+    "OPS-007": coverage.Targets(
+        coverage.keywords(*INPLACE),
+        coverage.edges("relu_", "input", "0", "-0.0"),
+        coverage.clause("clamp_", "input", {"at min": _at("min"), "at max": _at("max")}),
+    ),
+    "OPS-008": coverage.Targets(coverage.keywords(*SORTING), coverage.clause(SORTING, "input", TIES)),
+    "OPS-009": coverage.Targets(
+        coverage.keywords(*SHAPE_OPS, "scatter", "scatter_", "scatter_add", "scatter_add_", *INDEX_OPS),
+        coverage.clause(("scatter_add", "scatter_add_", "index_add", "index_add_"), "index", {
+            "repeated": _repeated,
+        }),
+    ),
+}

@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from oracle import coverage
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import (
@@ -27,6 +28,21 @@ from oracle.strategies import ModuleBuilder
 
 # Rule -> what impl does differently (strict xfails on the impl backend only; the goal is none).
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
+
+# Which (API, argument, value class) items each rule's programs must exercise (oracle.coverage):
+# every option of the optimisers, and set_to_none of both zero_grads between steps.
+_ZERO_GRADS = coverage.keywords("Optimizer.zero_grad", "Module.zero_grad")
+_DEFAULT_EPS = (
+    "torch's eps (1e-8) turns a gradient that rounding leaves near 0 into a whole lr step, whose sign the "
+    "last bit decides: the loops draw WELL_CONDITIONED_EPS; tests/impl/test_impl_optim.py checks it"
+)
+COVERAGE: dict[str, coverage.Targets] = {
+    "OPT-001": coverage.Targets(coverage.keywords("optim.SGD"), _ZERO_GRADS),
+    "OPT-002": coverage.Targets(
+        coverage.keywords("optim.Adam", "optim.AdamW"), _ZERO_GRADS,
+        excluded={f"optim.{cls}(eps): default": _DEFAULT_EPS for cls in ("Adam", "AdamW")},
+    ),
+}
 
 # Adam divides each gradient element by its running RMS plus eps. With torch's eps=1e-8 a float32
 # gradient that is zero up to rounding (a cancellation, e.g. through Softmax over equal logits, where
@@ -73,7 +89,7 @@ def training_loops(optimizers: tuple[str, ...]) -> st.SearchStrategy[Program]:
         optimizer = b.optimizer(b.params, b.pick(optimizers))
         if b.steps[-1].cls != "SGD":
             b.steps[-1].kwargs["eps"] = b.pick(WELL_CONDITIONED_EPS)
-        else:
+        elif "lr" in b.steps[-1].kwargs:  # (torch's default, 0.001, is stable too)
             b.steps[-1].kwargs["lr"] = STABLE_SGD_LR
         for _ in range(draw(st.integers(2, 3))):
             if b.coin():

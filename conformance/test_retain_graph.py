@@ -10,10 +10,19 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.conftest import examples
+from oracle import coverage
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import Backward, Grad, Observe, Op, Program, Ref
 from oracle.strategies import NON_SAVING, Builder
+
+# Which (API, argument, value class) items each rule's programs must exercise (oracle.coverage): the
+# keyword arguments the rule names.
+COVERAGE: dict[str, coverage.Targets] = {
+    "RG-001": coverage.Targets(coverage.keywords("Tensor.backward", only=("retain_graph",))),
+    "RG-003": coverage.Targets(coverage.keywords("autograd.grad", only=("retain_graph",))),
+    "RG-004": coverage.Targets(coverage.keywords("autograd.grad", only=("create_graph",))),
+}
 
 
 def passes(draw: Any, builder: Builder, root: str) -> None:

@@ -15,11 +15,13 @@ from conformance.test_ops import ALL_DTYPES, SMALL_INTS, OpProgram
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import (
+    Backward,
     DType,
     NumpyAdd,
     NumpyArray,
     Observe,
     ObserveArray,
+    ObserveGraph,
     ObserveLayout,
     Program,
     Ref,
@@ -33,10 +35,25 @@ PY_VALUES = (0, 1, -2, 2.5, -0.5, 0.1, True, False)  # 0.1: not exact in float32
 DATA_VALUES = (*PY_VALUES, 300)
 
 
+LEGACY_TYPES = {
+    "FloatTensor": "float32",
+    "DoubleTensor": "float64",
+    "HalfTensor": "float16",
+    "BFloat16Tensor": "bfloat16",
+    "LongTensor": "int64",
+    "IntTensor": "int32",
+    "ShortTensor": "int16",
+    "CharTensor": "int8",
+    "ByteTensor": "uint8",
+    "BoolTensor": "bool",
+}
+
+
 @st.composite
 def inferred(draw: Any) -> Program:
     """torch.tensor of Python data (scalars, lists of mixed ints/floats/bools), with or without
-    a dtype."""
+    a dtype; or a legacy typed constructor of such data; or new_tensor, new_zeros, new_ones or
+    new_full on a tensor of some dtype (a dtype or requires_grad given now and then)."""
     p = OpProgram(draw)
     if draw(st.booleans()):
         data: Any = draw(st.sampled_from(DATA_VALUES))
@@ -44,8 +61,24 @@ def inferred(draw: Any) -> Program:
         data = draw(st.lists(st.sampled_from(DATA_VALUES), min_size=1, max_size=3))
     given = draw(st.integers(0, 5))  # a third of the time a dtype, half of those a small integer one
     dtype = draw(st.sampled_from(ALL_DTYPES if given == 4 else SMALL_INTS)) if given >= 4 else None
-    kwargs = {"dtype": DType(dtype)} if dtype else {}
-    t = p.op("tensor", data, **kwargs)
+    kwargs: dict[str, Any] = {"dtype": DType(dtype)} if dtype else {}
+    maker = draw(st.sampled_from(("tensor", "tensor", "legacy", "new")))
+    if maker == "tensor":
+        t = p.op("tensor", data, **kwargs)
+    elif maker == "legacy":  # a float or a bool (no sequence) is refused, an int is a size: a list
+        single_int = isinstance(data, int) and not isinstance(data, bool)
+        t = p.op(draw(st.sampled_from(sorted(LEGACY_TYPES))), [data] if single_int else data)
+    else:
+        like = p.leaf((2,), draw(st.sampled_from(ALL_DTYPES)), grad=False)
+        method = draw(st.sampled_from(("new_tensor", "new_zeros", "new_ones", "new_full")))
+        if draw(st.integers(0, 3)) == 0:
+            kwargs["requires_grad"] = True  # refused for an integer or bool dtype
+        if method == "new_tensor":
+            t = p.op(method, Ref(like), data, **kwargs)
+        else:
+            size = draw(st.sampled_from(([2], [1, 2], [])))
+            fill = [draw(st.sampled_from(DATA_VALUES))] if method == "new_full" else []
+            t = p.op(method, Ref(like), size, *fill, **kwargs)
     p.steps += [Observe(t), ObserveLayout(t)]
     return Program(p.steps)
 
@@ -303,4 +336,89 @@ def elementwise_layouts(draw: Any) -> Program:
 @examples(2)
 @given(program=elementwise_layouts())
 def test_elementwise_result_layouts(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+IN_PLACE_VIEWS = ("t_", "transpose_", "swapdims_", "swapaxes_", "squeeze_", "unsqueeze_", "as_strided_")
+
+
+def in_place_view_step(draw: Any, shape: tuple[int, ...]) -> tuple[str, list, tuple[int, ...]]:
+    """An in-place view method with arguments for a tensor of ``shape`` (now and then a dim out of
+    range or t_ of a 3-d tensor, which torch refuses), and the shape it leaves."""
+    rank = len(shape)
+    op = draw(st.sampled_from(IN_PLACE_VIEWS))
+    refused = draw(st.integers(0, 7)) == 0
+    if op == "t_":
+        return op, [], shape[::-1] if rank <= 2 else shape
+    k = max(rank, 1)
+    if op in ("transpose_", "swapdims_", "swapaxes_"):
+        i, j = draw(st.integers(-k, k - 1)), draw(st.integers(-k, k if refused else k - 1))
+        out = list(shape)
+        if rank and j < k:
+            out[i % rank], out[j % rank] = out[j % rank], out[i % rank]
+        return op, [i, j], tuple(out)
+    if op == "unsqueeze_":
+        d = draw(st.integers(-rank - 1, rank + 1 if refused else rank))
+        if d > rank:
+            return op, [d], shape
+        d %= rank + 1
+        return op, [d], shape[:d] + (1,) + shape[d:]
+    if op == "squeeze_":
+        form = draw(st.sampled_from(("all", "dim", "dims")))
+        if form == "all" or rank == 0:
+            return op, [], tuple(s for s in shape if s != 1)
+        dims = sorted(draw(st.sets(st.integers(0, rank - 1), min_size=1, max_size=rank)))
+        if form == "dim":
+            dims = dims[:1]
+        kept = tuple(s for d, s in enumerate(shape) if not (d in dims and s == 1))
+        if form == "dim":
+            return op, [dims[0] - rank if draw(st.booleans()) else dims[0]], kept
+        return op, [dims + dims[:1] if refused else dims], shape if refused else kept
+    # as_strided_: the tensor's number of elements from its own storage offset (inside its storage),
+    # in one dim or two, column-major
+    n = 1
+    for s in shape:
+        n *= s
+    rows = draw(st.sampled_from([a for a in range(1, n + 1) if n % a == 0]))
+    size, stride = ([n], [1]) if draw(st.booleans()) else ([rows, n // rows], [1, rows])
+    return op, [size, stride], tuple(size)
+
+
+@st.composite
+def in_place_views(draw: Any) -> Program:
+    """One to three in-place view methods on a leaf (refused when it requires grad), a non-leaf,
+    a view of one or of a leaf, each's layout and graph observed; now and then an in-place write
+    to the tensor or its base; then backward from its weighted sum, and every tensor observed."""
+    p = OpProgram(draw)
+    shape = draw(st.sampled_from(((2, 3), (1, 3), (2, 1, 2), (3,), (3, 1))))
+    kind = draw(st.sampled_from(("leaf", "plain", "non-leaf", "non-leaf", "view", "view", "view of leaf")))
+    leaf = p.leaf(shape, "float32", grad=kind != "plain")
+    base = leaf if kind in ("leaf", "plain", "view of leaf") else p.op("mul", Ref(leaf), 2.0)
+    target = base
+    if kind.startswith("view"):
+        op, args, viewed = view_step(draw, shape)
+        while op not in ("transpose", "narrow", "select", "unsqueeze", "t", "squeeze"):
+            op, args, viewed = view_step(draw, shape)  # a view that keeps or drops parts of its base
+        target, shape = p.op(op, Ref(base), *args), viewed
+    leaf_refuses = kind in ("leaf", "view of leaf")
+    for _ in range(draw(st.integers(1, 3))):
+        op, args, new_shape = in_place_view_step(draw, shape)
+        p.op(op, Ref(target), *args)
+        p.names.pop()  # the result is the target itself
+        shape = shape if leaf_refuses else new_shape
+        p.steps.append(ObserveLayout(target))
+    if draw(st.integers(0, 2)) == 0:
+        p.op("mul_", Ref(draw(st.sampled_from((target, base)))), 3.0)
+        p.names.pop()
+    p.steps.append(ObserveGraph(target))
+    weights = p.leaf(shape, "float32", grad=False)
+    loss = p.op("sum", Ref(p.op("mul", Ref(target), Ref(weights))))
+    p.steps += [Backward(loss), ObserveLayout(target)]
+    return p.observed()
+
+
+@pytest.mark.rule("TEN-006")
+@examples(2)
+@given(program=in_place_views())
+def test_in_place_view_methods(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)

@@ -5,10 +5,12 @@
 
 from __future__ import annotations
 
+import math as _math
 from typing import Any
 
-from impl import _methods, autograd, dtypes, utils
+from impl import _creation, _methods, autograd, dtypes, utils
 from impl._creation import (
+    BFloat16Tensor,
     BoolTensor,
     ByteTensor,
     CharTensor,
@@ -248,6 +250,7 @@ from impl._random import Generator, default_generator
 from impl._size import Size
 from impl._tensor import Tensor
 from impl._type_info import finfo, iinfo
+from impl._warn import is_warn_always_enabled, set_warn_always
 from impl._xp import device
 from impl.autograd.grad_mode import (
     enable_grad,
@@ -280,9 +283,27 @@ bool = dtypes.bool_
 
 _methods.bind()
 
+inf = _math.inf
+nan = _math.nan
+pi = _math.pi
+e = _math.e
+
 
 def is_tensor(obj: object) -> bool:
     return isinstance(obj, Tensor)
+
+
+def is_inference(*args: Any, **kwargs: Any) -> bool:
+    """Whether ``input`` was made in inference mode."""
+    if not args and not kwargs:
+        raise TypeError('is_inference() missing 1 required positional arguments: "input"')
+    return _is_inference(*args, **kwargs)
+
+
+def _is_inference(input: Tensor) -> bool:
+    if not isinstance(input, Tensor):
+        raise invalid_call(_is_inference, locals(), name="is_inference")
+    return input.is_inference()
 
 
 def numel(input: Tensor) -> int:
@@ -337,6 +358,8 @@ def _cupy() -> Any:
     return namespace_for(device("cuda"))
 
 
+for _d, _type in _creation.CUDA_LEGACY_TYPES.items():  # torch.cuda.FloatTensor ...
+    setattr(_Cuda, _d._legacy, _type)
 cuda = _Cuda()
 
 
@@ -369,6 +392,7 @@ __all__ = [
     "autograd",
     "dtypes",
     "utils",
+    "BFloat16Tensor",
     "BoolTensor",
     "ByteTensor",
     "CharTensor",
@@ -589,6 +613,13 @@ __all__ = [
     "long",
     "bool",
     "is_tensor",
+    "is_inference",
+    "is_warn_always_enabled",
+    "set_warn_always",
+    "inf",
+    "nan",
+    "pi",
+    "e",
     "numel",
     "detach",
     "cuda",

@@ -4,22 +4,22 @@ plus conversions (``to``/``type``/``float()`` ...) and the in-place method forms
 from __future__ import annotations
 
 import functools
-import warnings
 from typing import Any
 
 import numpy as np
 
-from impl import dtypes
+from impl import _new, dtypes
 from impl._ops import binary_math as bm
 from impl._ops import elementwise as ew
 from impl._ops import functions as F
 from impl._ops import inplace as ip
+from impl._ops import inplace_views, reductions_more, scatter, shapes, sorting, special, stacking, unary_math
 from impl._ops import pointwise_ternary as pt
-from impl._ops import reductions_more, scatter, shapes, sorting, special, stacking, unary_math
 from impl._ops.signatures import described, method_error, type_name
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
 from impl._ops.views import copy_like, new_like
 from impl._tensor import Tensor
+from impl._warn import warn_once
 from impl._xp import device as _device
 from impl._xp import namespace_for, namespace_of, transferred
 
@@ -79,18 +79,51 @@ TO_DEVICE = OpDef(
 )
 
 
-def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False, **kw: Any) -> Any:
-    """``type()``: the legacy type name (``torch.cuda.FloatTensor`` on 'cuda'); ``type(name)``:
-    the tensor converted to that type, device included."""
+def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False, **kwargs: Any) -> Any:
+    """``type()``: the legacy type name (``torch.cuda.FloatTensor`` on 'cuda'); ``type(t)`` of a
+    dtype, a legacy type (``torch.FloatTensor``, ``torch.Tensor``) or its name: the tensor
+    converted to it (itself when nothing changes), onto the type's device type."""
+    for key in kwargs:
+        if key not in ("memory_format", "async"):
+            raise TypeError(f"type() got an unexpected keyword argument '{key}'")
     if dtype is None:
         name = dtypes.legacy_name(self.dtype)
         return name.replace("torch.", "torch.cuda.", 1) if self.device.type == "cuda" else name
+    if isinstance(dtype, dtypes.dtype):
+        return to(self, dtype)
     if isinstance(dtype, str):
-        device = "cuda" if dtype.startswith("torch.cuda.") else "cpu"
-        return to(self, device, dtypes.from_legacy_name(dtype))
-    if isinstance(dtype, type) and hasattr(dtype, "dtype"):
-        dtype = dtype.dtype
-    return to(self, dtype)
+        name = dtype
+    elif isinstance(dtype, type):
+        name = _type_name_of(dtype)
+    else:
+        raise TypeError("dtype must be a type, str, or dtype object")
+    target, device_type = _parse_type_name(name)
+    return to(self, self.device if device_type == self.device.type else device_type, target)
+
+
+def _type_name_of(cls: type) -> str:
+    """A class's name as torch's ``type()`` reads it (its C ``tp_name``)."""
+    from impl._creation import tensortype
+
+    if cls is Tensor:
+        return "torch.Tensor"
+    if isinstance(cls, tensortype):
+        return f"{cls.__module__}.{cls.__name__}"
+    torch_name = getattr(cls, "_torch_type_name", None)
+    if isinstance(torch_name, str):
+        return torch_name
+    heap_type = cls.__flags__ & (1 << 9)  # a Python class: its own name; a C one: qualified
+    return cls.__name__ if heap_type or cls.__module__ == "builtins" else f"{cls.__module__}.{cls.__name__}"
+
+
+def _parse_type_name(name: str) -> tuple[dtypes.dtype, str]:
+    """torch's options_from_string: a legacy type's name as its dtype and device type."""
+    if name == "torch.Tensor":
+        return dtypes.get_default_dtype(), "cpu"
+    for prefix, device_type in (("torch.cuda.", "cuda"), ("torch.", "cpu")):
+        if name.startswith(prefix) and name[len(prefix) :] in dtypes._BY_LEGACY:
+            return dtypes._BY_LEGACY[name[len(prefix) :]], device_type
+    raise ValueError(f"invalid type: '{name}'")
 
 
 def _caster(d: dtypes.dtype) -> Any:
@@ -139,6 +172,14 @@ def _binary_inplace(op: OpDef, promote_alpha: bool = False) -> Any:
         return op, (other,), ({"alpha": alpha} if promote_alpha else {})
 
     return spec
+
+
+def _div_spec(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> tuple:
+    """``x.div_(other, rounding_mode=)``: div_'s own op when rounding (DivBackward2)."""
+    if rounding_mode is None:
+        return ew.DIV, (other,), {}
+    F.check_rounding_mode(rounding_mode)
+    return ew.DIV_MODE, (other,), {"rounding_mode": rounding_mode}
 
 
 def _sub_spec(self: Tensor, other: Any, *, alpha: Any = 1) -> tuple:
@@ -334,6 +375,7 @@ METHODS: dict[str, Any] = {
     "float": _caster(dtypes.float32),
     "double": _caster(dtypes.float64),
     "half": _caster(dtypes.float16),
+    "bfloat16": _caster(dtypes.bfloat16),
     "long": _caster(dtypes.int64),
     "int": _caster(dtypes.int32),
     "short": _caster(dtypes.int16),
@@ -343,12 +385,12 @@ METHODS: dict[str, Any] = {
     "type_as": lambda self, other: type_(self, type_(other)),  # torch: self.type(other.type())
     "cpu": lambda self: to(self, "cpu"),
     "cuda": lambda self, device=None, **kw: to(self, _cuda_device(device)),
-    "new_tensor": lambda self, data, dtype=None, **kw: _new_tensor(self, data, dtype, **kw),
-    "new_zeros": lambda self, *size, dtype=None, **kw: _new_filled(self, 0, size, dtype, **kw),
-    "new_ones": lambda self, *size, dtype=None, **kw: _new_filled(self, 1, size, dtype, **kw),
-    "new_full": lambda self, size, fill_value, dtype=None, **kw: _new_filled(
-        self, fill_value, (tuple(size),), dtype, **kw
-    ),
+    "new": _new.new,
+    "new_tensor": _new.new_tensor,
+    "new_zeros": _new.new_zeros,
+    "new_ones": _new.new_ones,
+    "new_full": _new.new_full,
+    "new_empty": _new.new_empty,
     "is_floating_point": lambda self: self.dtype.is_floating_point,
     # operators
     "__add__": _operator(F.add),
@@ -390,7 +432,7 @@ METHODS: dict[str, Any] = {
     "add_": _inplace(_binary_inplace(ew.ADD, True)),
     "sub_": _inplace(_sub_spec),
     "mul_": _inplace(_binary_inplace(ew.MUL)),
-    "div_": _inplace(_binary_inplace(ew.DIV)),
+    "div_": _inplace(_div_spec),
     "pow_": _inplace(_pow_spec),
     "masked_fill_": _inplace(_masked_fill_spec),
     "exp_": _inplace(_unary_spec(ew.EXP)),
@@ -420,6 +462,7 @@ METHODS.update(reductions_more.METHODS)  # logsumexp, nansum, nanmean, all, any,
 METHODS.update(stacking.METHODS)  # splits (impl/_ops/stacking.py)
 METHODS.update(pt.METHODS)  # lerp, addcmul, addcdiv
 METHODS.update({name: _inplace(spec) for name, spec in pt.INPLACE.items()})
+METHODS.update(inplace_views.METHODS)  # t_, transpose_, squeeze_ ... (impl/_ops/inplace_views.py)
 METHODS.update(scatter.METHODS)  # scatter, scatter_add and their in-place forms (impl/_ops/scatter.py)
 
 
@@ -504,31 +547,6 @@ def _parsed_as_method(name: str, fn: Any) -> Any:
     return method
 
 
-def _new_tensor(self: Tensor, data: Any, dtype: Any = None, **kw: Any) -> Tensor:
-    from impl._creation import tensor
-
-    return tensor(
-        data,
-        dtype=dtype or self.dtype,
-        device=kw.get("device", self.device),
-        requires_grad=kw.get("requires_grad", False),
-    )
-
-
-def _new_filled(self: Tensor, fill: Any, size: tuple, dtype: Any = None, **kw: Any) -> Tensor:
-    from impl._creation import full
-
-    if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = tuple(size[0])
-    return full(
-        size,
-        fill,
-        dtype=dtype or self.dtype,
-        device=kw.get("device", self.device),
-        requires_grad=kw.get("requires_grad", False),
-    )
-
-
 T_DEPRECATED = {
     "n-d": (
         "The use of `x.T` on tensors of dimension other than 2 to reverse their shape is deprecated and it "
@@ -541,7 +559,6 @@ T_DEPRECATED = {
         "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4321.)"
     ),
 }
-_t_warned: set[str] = set()  # torch warns once per process (TORCH_WARN_ONCE), per message
 
 
 def reversed_dims(self: Tensor) -> Tensor:
@@ -549,9 +566,7 @@ def reversed_dims(self: Tensor) -> Tensor:
     n = self.dim()
     if n != 2:
         kind = "0-d" if n == 0 else "n-d"
-        if kind not in _t_warned:
-            _t_warned.add(kind)
-            warnings.warn(T_DEPRECATED[kind], UserWarning, stacklevel=2)
+        warn_once(f"T {kind}", T_DEPRECATED[kind])  # torch's TORCH_WARN_ONCE
     return F.permute_method(self, *reversed(range(n)))
 
 
@@ -560,14 +575,11 @@ def adjoint(self: Tensor) -> Tensor:
     itself, with a once-per-process deprecation warning)."""
     n = self.dim()
     if n == 0:
-        if "H 0-d" not in _t_warned:
-            _t_warned.add("H 0-d")
-            warnings.warn(
-                "Tensor.H is deprecated on 0-D tensors. Consider using x.conj(). (Triggered internally at "
-                "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4335.)",
-                UserWarning,
-                stacklevel=2,
-            )
+        warn_once(
+            "H 0-d",
+            "Tensor.H is deprecated on 0-D tensors. Consider using x.conj(). (Triggered internally at "
+            "/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4335.)",
+        )
         return self
     if n != 2:
         hint = " For batches of matrices, consider using tensor.mH" if n > 2 else ""

@@ -30,6 +30,21 @@ NON_LEAF_GRAD_WARNING = (
 )
 
 
+class _read_only(property):
+    """A property torch's C tensor type defines without a setter: assigning or deleting it raises
+    torch's AttributeError, which names that type."""
+
+    def __init__(self, fget: Callable, name: str | None = None) -> None:
+        super().__init__(fget)
+        self._name = name or fget.__name__
+
+    def __set__(self, obj: object, value: object) -> None:
+        raise AttributeError(f"attribute '{self._name}' of 'torch._C.TensorBase' objects is not writable")
+
+    def __delete__(self, obj: object) -> None:
+        self.__set__(obj, None)
+
+
 class VersionCounter:
     """Shared by a tensor, its views and its detached aliases; bumped by every in-place write."""
 
@@ -74,11 +89,14 @@ class Tensor:
     _wrapped_number = False  # a Python number wrapped by an op (promotion treats it apart)
     # torch's efficient zero tensor (a gradient of sgn): zeros no storage backs; set per instance
     _efficient_zero = False
+    # the 1-d array of a root tensor's whole memory, set once an in-place view op (t_, as_strided_
+    # ...) changed the tensor's geometry; otherwise its memory starts at its first element
+    _storage: Any = None
 
     def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
         from impl._creation import legacy_new
 
-        t = legacy_new(dtypes.float32, *args, **kwargs)
+        t = legacy_new(None, *args, **kwargs)
         return t if cls is Tensor else Tensor._make_subclass(cls, t)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:  # construction happens in __new__
@@ -110,12 +128,12 @@ class Tensor:
         return t
 
     # -- geometry -----------------------------------------------------------------------------
-    @property
+    @_read_only
     def dtype(self) -> dtypes.dtype:
         found = _DTYPES.get(self._data.dtype)
         return found if found is not None else dtypes.from_numpy_dtype(self._data.dtype)
 
-    @property
+    @_read_only
     def shape(self) -> Size:
         return Size(self._data.shape)
 
@@ -125,7 +143,7 @@ class Tensor:
     def dim(self) -> int:
         return self._data.ndim
 
-    ndim = property(dim)
+    ndim = _read_only(dim, "ndim")
 
     def numel(self) -> int:
         return int(self._data.size)
@@ -143,15 +161,19 @@ class Tensor:
         return self._base is not None
 
     def storage_offset(self) -> int:
+        return (self.data_ptr() - _address(self._storage_array())) // self._data.itemsize
+
+    def _storage_array(self) -> Any:
+        """The memory this tensor (a view: its base) lies in, as a 1-d array from its start."""
         root = self._base if self._base is not None else self
-        return (self.data_ptr() - root.data_ptr()) // self._data.itemsize
+        if root._storage is not None:
+            return root._storage
+        from impl._ops.views import flat_storage
+
+        return flat_storage(root._data)
 
     def data_ptr(self) -> int:
-        return (
-            int(self._data.__array_interface__["data"][0])
-            if isinstance(self._data, np.ndarray)
-            else int(self._data.data.ptr)
-        )
+        return _address(self._data)
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
         if self._data.size == 0:
@@ -166,11 +188,11 @@ class Tensor:
                 expected *= size
         return True
 
-    @property
+    @_read_only
     def device(self) -> Any:
         return device_of(self._data)
 
-    @property
+    @_read_only
     def is_cuda(self) -> bool:
         return self.device.type == "cuda"
 
@@ -185,7 +207,7 @@ class Tensor:
         return self._data.shape[0]
 
     # -- autograd metadata --------------------------------------------------------------------
-    @property
+    @_read_only
     def grad_fn(self) -> Node | None:
         """The node that made this tensor. A view whose base was modified in place since it was
         made (or since its grad_fn was last made) gets an as_strided node onto the base's new
@@ -213,7 +235,12 @@ class Tensor:
         self._grad_fn, self._output_nr = fresh._grad_fn, 0
         self._view_version = self._vc.value
 
-    @property
+    @_read_only
+    def output_nr(self) -> int:
+        """Which output of its grad_fn this tensor is (0 for a leaf)."""
+        return self._output_nr if self._grad_fn is not None else 0
+
+    @_read_only
     def is_leaf(self) -> bool:
         return self.grad_fn is None
 
@@ -229,6 +256,8 @@ class Tensor:
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
+        if type(value) is not bool:
+            raise RuntimeError("requires_grad must be a bool")
         if self._grad_fn is not None:  # torch's C++ is_leaf: a stale view's grad_fn is not regenerated
             raise RuntimeError(_leaf_flags_error(value))
         if value and not self.dtype.is_floating_point:
@@ -237,9 +266,18 @@ class Tensor:
             raise RuntimeError(
                 "Setting requires_grad=True on inference tensor outside InferenceMode is not allowed."
             )
-        self._requires_grad = bool(value)
+        self._requires_grad = value
+
+    @requires_grad.deleter
+    def requires_grad(self) -> None:
+        raise RuntimeError("requires_grad must be a bool")
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+        if type(requires_grad) is not bool:
+            from impl._ops.signatures import type_name
+
+            where = "argument 'requires_grad' (position 1)"
+            raise TypeError(f"requires_grad_(): {where} must be bool, not {type_name(requires_grad)}")
         if requires_grad and self._grad_fn is not None:  # torch: only the attribute form refuses
             return self
         self.requires_grad = requires_grad
@@ -257,15 +295,22 @@ class Tensor:
             _check_assigned_grad(self, value)
         self._grad = value
 
-    def is_inference(self) -> bool:
+    @grad.deleter
+    def grad(self) -> None:
+        """``del x.grad``: as torch, the same as ``x.grad = None``."""
+        self._grad = None
+
+    def is_inference(self, *args: Any) -> bool:
         """Whether this tensor was made in inference mode (it can never join a recorded graph)."""
+        if args:
+            raise TypeError(f"TensorBase.is_inference() takes no arguments ({len(args)} given)")
         return self._inference
 
-    @property
+    @_read_only
     def retains_grad(self) -> bool:
         return self._retains_grad
 
-    @property
+    @_read_only
     def _version(self) -> int:
         if self._inference:
             raise RuntimeError("Inference tensors do not track version counter.")
@@ -356,6 +401,8 @@ class Tensor:
         t = Tensor._from_array(self._data)
         t._vc = self._vc
         t._inference = self._inference  # an alias is an inference tensor as its source is
+        if self._storage is not None:
+            t._storage = self._storage
         if self._efficient_zero:
             t._efficient_zero = True
         return t
@@ -386,7 +433,20 @@ class Tensor:
 
     @data.setter
     def data(self, value: Tensor) -> None:
+        """``x.data = t``: x takes t's memory (shape and dtype too), keeping its autograd identity;
+        torch refuses a value that is no tensor, and one of a dtype that cannot require grad where
+        x requires grad."""
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
+        if self.requires_grad and not value.dtype.is_floating_point:
+            raise RuntimeError(
+                "data set to a tensor that requires gradients must be floating point or complex dtype"
+            )
         self._data = value._data
+
+    @data.deleter
+    def data(self) -> None:
+        raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
     # -- conversions --------------------------------------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:
@@ -550,6 +610,13 @@ def _check_assigned_grad(t: Tensor, value: object) -> None:
             f"attempting to assign a gradient of size '[{given}]' to a tensor of size '[{own}]'. "
             "Please ensure that the gradient and the tensor are the same size"
         )
+
+
+def _address(array: Any) -> int:
+    """The address of an array's first element."""
+    if isinstance(array, np.ndarray):
+        return int(array.__array_interface__["data"][0])
+    return int(array.data.ptr)
 
 
 def _fresh_numpy(array: Any) -> bool:

@@ -158,3 +158,42 @@ def set_grad_enabled_decorator_switches_the_mode() -> Iterator[None]:
 
     with patched(grad_mode.set_grad_enabled, "__call__", lambda _orig: grad_mode._GradModeContext.__call__):
         yield
+
+
+def _generators(wrap: Callable[[Callable, Callable], Callable]) -> AbstractContextManager[None]:
+    """A grad-mode decorator wraps a generator function as ``wrap(make_context, fn)``."""
+    from impl.autograd import grad_mode
+
+    return patched(grad_mode, "_generator_in", lambda _orig: wrap)
+
+
+@fault({"GM-003": "enabled differs"})
+def decorated_generator_made_in_the_mode() -> Iterator[None]:
+    """A decorated generator function's call (which only makes the generator) runs in the mode:
+    its body then runs in the caller's mode at every resumption."""
+
+    def wrap(make_context: Callable, fn: Callable) -> Callable:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            with make_context():
+                return fn(*args, **kwargs)
+
+        return call
+
+    with _generators(wrap):
+        yield
+
+
+@fault({"GM-003": "enabled differs"})
+def decorated_generator_keeps_the_mode_at_yield() -> Iterator[None]:
+    """A decorated generator enters the mode at its first resumption and leaves it only when it
+    finishes: the caller runs in the generator's mode between resumptions."""
+
+    def wrap(make_context: Callable, fn: Callable) -> Callable:
+        def generator(*args: Any, **kwargs: Any) -> Any:
+            with make_context():
+                return (yield from fn(*args, **kwargs))
+
+        return generator
+
+    with _generators(wrap):
+        yield

@@ -187,3 +187,18 @@ def optimizer_zero_grad_keeps_values() -> Iterator[None]:
 
     with patched(Optimizer, "zero_grad", make):
         yield
+
+
+@fault({"OPT-001": ": value"})
+def sgd_default_lr_tenfold() -> Iterator[None]:
+    """SGD without ``lr`` steps with 0.01 (an old default) instead of torch's 1e-3."""
+    from impl.optim.sgd import SGD
+
+    def make(original: Callable) -> Callable:
+        def init(self: SGD, params: Any, lr: float = 1e-2, *args: Any, **kwargs: Any) -> None:
+            original(self, params, lr, *args, **kwargs)
+
+        return init
+
+    with patched(SGD, "__init__", make):
+        yield

@@ -1,8 +1,9 @@
 """Planted faults that break tensor semantics: dtype inference and promotion, views, memory
-shared with numpy, the layout of elementwise results (rules TEN-*)."""
+shared with numpy, the layout of elementwise results, the in-place view methods (rules TEN-*)."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from typing import Any
@@ -358,4 +359,115 @@ def cast_operand_keeps_its_strides() -> Iterator[None]:
         return lambda xp, result, operands: original(xp, result, [(a, False) for a, _cast in operands])
 
     with patched(views, "elementwise_layout", make):
+        yield
+
+
+@fault({"TEN-006": "version"})
+def in_place_view_keeps_the_version() -> Iterator[None]:
+    """An in-place view method (t_, squeeze_ ...) changes the tensor's geometry without bumping
+    its version counter."""
+    from impl._ops import inplace_views
+
+    def make(original: Callable) -> Callable:
+        def restyled(self: Any, op: Any, **attrs: Any) -> Any:
+            before = self._vc.value
+            out = original(self, op, **attrs)
+            self._vc.value = before
+            return out
+
+        return restyled
+
+    with patched(inplace_views, "_restyled", make):
+        yield
+
+
+@fault({"TEN-006": "graph differs"})
+def in_place_view_records_the_view_node() -> Iterator[None]:
+    """An in-place view method records the out-of-place op's node (TBackward0, SqueezeBackward1
+    ...) instead of its in-place overload's (TBackward1, SqueezeBackward4 ...)."""
+    import dataclasses
+
+    from impl._ops import inplace_views, views
+
+    out_of_place = {
+        "T_": views.T,
+        "TRANSPOSE_": views.TRANSPOSE,
+        "SQUEEZE_": views.SQUEEZE,
+        "SQUEEZE_DIM_": views.SQUEEZE_DIM,
+        "SQUEEZE_DIMS_": views.SQUEEZE_DIMS,
+        "UNSQUEEZE_": views.UNSQUEEZE,
+        "AS_STRIDED_": views.AS_STRIDED,
+    }
+    with contextlib.ExitStack() as stack:
+        for name, op in out_of_place.items():
+            replaced = dataclasses.replace(op, view=False)
+            stack.enter_context(patched(inplace_views, name, lambda _orig, r=replaced: r))
+        yield
+
+
+@fault({"TEN-006": "expected error"})
+def in_place_view_of_a_leaf_accepted() -> Iterator[None]:
+    """An in-place view method on a leaf that requires grad (or a view of one) is accepted instead
+    of raising torch's error."""
+    from impl._ops import inplace_views
+
+    with patched(inplace_views, "check_inplace", lambda _orig: lambda t, others=(): None):
+        yield
+
+
+@fault({"TEN-006": "graph differs"})
+def in_place_view_forgets_its_history() -> Iterator[None]:
+    """An in-place view method changes the tensor's geometry but records no node: its old grad_fn
+    receives gradients in the new geometry (laid out as the old one: transposed or reshaped)."""
+    from impl._ops import inplace_views
+
+    def make(original: Callable) -> Callable:
+        def restyled(self: Any, op: Any, **attrs: Any) -> Any:
+            before = self._grad_fn, self._output_nr, self._view_version
+            out = original(self, op, **attrs)
+            if before[0] is not None:
+                self._grad_fn, self._output_nr, self._view_version = before[0], before[1], self._vc.value
+            return out
+
+        return restyled
+
+    with patched(inplace_views, "_restyled", make):
+        yield
+
+
+@fault({"TEN-001": "dtype differs"})
+def legacy_constructors_infer_the_dtype() -> Iterator[None]:
+    """torch.FloatTensor, torch.LongTensor ... of data infer its dtype as torch.tensor does instead
+    of converting it to their own."""
+    from impl import _creation
+
+    def make(original: Callable) -> Callable:
+        def construct(d: Any, device_type: str, form: str, args: tuple, kwargs: dict, **more: Any) -> Any:
+            if form == "ctor" and len(args) == 1 and isinstance(args[0], (list, tuple)):
+                return _creation.tensor(args[0])
+            return original(d, device_type, form, args, kwargs, **more)
+
+        return construct
+
+    with patched(_creation, "legacy_construct", make):
+        yield
+
+
+@fault({"TEN-001": "dtype differs"})
+def new_methods_take_the_default_dtype() -> Iterator[None]:
+    """new_tensor, new_zeros, new_ones and new_full make tensors of the default dtype instead of
+    self's when no dtype is given."""
+    import impl
+    from impl import dtypes
+
+    def make(original: Callable) -> Callable:
+        def method(self: Any, *args: Any, **kwargs: Any) -> Any:
+            kwargs.setdefault("dtype", dtypes.get_default_dtype())
+            return original(self, *args, **kwargs)
+
+        return method
+
+    with contextlib.ExitStack() as stack:
+        for name in ("new_tensor", "new_zeros", "new_ones", "new_full"):
+            stack.enter_context(patched(impl.Tensor, name, make))
         yield

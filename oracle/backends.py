@@ -90,8 +90,12 @@ class InProcess(Backend):
     def is_reference(self) -> bool:
         return self.name == REFERENCE
 
-    def trace(self, program: Program, float64: bool = False, nudge: bool = False) -> Trace:
-        return run(program, self, float64=float64, nudge=nudge)
+    def trace(
+        self, program: Program, float64: bool = False, nudge: bool = False, seen: dict | None = None
+    ) -> Trace:
+        """The trace of ``program``; ``seen`` (a dict) gets what each op and module call received
+        (``oracle.interpreter``; for the argument coverage of the reference's runs)."""
+        return run(program, self, float64=float64, nudge=nudge, seen=seen)
 
     def call(self, function: str, *args: Any) -> Any:
         module, _, name = function.partition(":")

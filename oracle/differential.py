@@ -6,7 +6,9 @@ around each test, for results.json and the report): its outcome (passed, failed,
 its divergences by class, the names the backend lacks, and the values accepted only by the
 error-aware judgement (``oracle.compare.Acceptance``), which are never passed silently. A log
 opened with a corpus (``pytest --record-corpus``) also hands it each program compared, with the
-log's rule and the reference that ran it (``oracle.corpus.CorpusRecorder``)."""
+log's rule and the reference that ran it (``oracle.corpus.CorpusRecorder``). A log opened with
+its rule's coverage targets (``oracle.coverage.Targets``) collects the items each program
+exercised, measured on the program and what the reference run's calls received."""
 
 from __future__ import annotations
 
@@ -19,6 +21,7 @@ from typing import Protocol
 
 from oracle.backends import Backend, InProcess, reference_supports
 from oracle.compare import FLOAT64, NUDGED, Acceptance, Divergence, divergences
+from oracle.coverage import Targets
 from oracle.program import Program
 from oracle.reference import accepts_other_version, reference
 from oracle.render import render
@@ -186,17 +189,21 @@ class TestLog:
     per class, the names the backend lacks with how many programs needed each, the values the
     error-aware judgement accepted (how many, the first ``keep`` with their numbers and repro),
     the failing programs collected in triage, and why the test stopped early, if it did. The
-    test's ``rule`` and a ``corpus`` to hand its programs to are optional."""
+    test's ``rule``, a ``corpus`` to hand its programs to and the coverage ``targets`` whose
+    exercised items it collects (``covered``) are optional."""
 
     __test__ = False  # not a test class, whatever pytest thinks of its name
 
     def __init__(
-        self, policy: Policy = Policy(), keep: int = 3, rule: str | None = None, corpus: Corpus | None = None
+        self, policy: Policy = Policy(), keep: int = 3, rule: str | None = None, corpus: Corpus | None = None,
+        targets: Targets | None = None,
     ) -> None:
         self.policy = policy
         self.keep = keep
         self.rule = rule
         self.corpus = corpus
+        self.targets = targets
+        self.covered: set[str] = set()
         self.outcomes: Counter[str] = Counter()
         self.classes: Counter[str] = Counter()
         self.ignored: Counter[str] = Counter()
@@ -282,6 +289,8 @@ class TestLog:
             record["version_only"] = dict(self.version_only)
         if self.accepted:
             record["error_aware"] = {"accepted": self.accepted, "examples": self.accepted_examples}
+        if self.targets is not None:
+            record["covered"] = sorted(self.covered)
         return record
 
 
@@ -299,11 +308,13 @@ _open_logs: list[TestLog] = []
 
 @contextmanager
 def recording(
-    policy: Policy = Policy(), keep: int = 3, rule: str | None = None, corpus: Corpus | None = None
+    policy: Policy = Policy(), keep: int = 3, rule: str | None = None, corpus: Corpus | None = None,
+    targets: Targets | None = None,
 ) -> Iterator[TestLog]:
     """A ``TestLog`` of every program ``check`` compares while the block runs, under ``policy``
-    (logs may nest: each open one records; the innermost one's policy, rule and corpus apply)."""
-    log = TestLog(policy, keep, rule, corpus)
+    (logs may nest: each open one records; the innermost one's policy, rule and corpus apply;
+    each one's coverage ``targets``)."""
+    log = TestLog(policy, keep, rule, corpus, targets)
     _open_logs.append(log)
     try:
         yield log
@@ -333,7 +344,15 @@ def check(program: Program, backend: Backend, reference: Backend | None = None) 
         return
     reference = reference or default_reference(backend.device)
     finish = backend.start(program)  # an isolated backend runs it while the reference does
-    ref_trace = reference.trace(program)
+    measured = [log for log in _open_logs if log.targets is not None]
+    if measured and isinstance(reference, InProcess):
+        seen: dict = {}  # what the reference's calls received: the argument coverage's values
+        ref_trace = reference.trace(program, seen=seen)
+        refused = {event["step"] for event in ref_trace.events if event["kind"] == "error"}
+        for log in measured:
+            log.covered |= log.targets.exercised(program, seen, refused)
+    else:
+        ref_trace = reference.trace(program)
     test_trace = finish()
     count_program()
     if innermost.corpus is not None:

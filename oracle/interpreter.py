@@ -15,6 +15,11 @@ judgement of low-precision values (see ``oracle.tolerance``):
 - ``nudge=True``: the same dtypes, but every float32/float16/bfloat16 value of a leaf or parameter
   moved by one or two units in the last place, up or down as a fixed function of the value
   (equal values move alike, so ties among the inputs stay ties; zeros, infinities and NaN stay).
+
+Asked with ``seen`` (a dict), a run also records what each op and module call received, for the
+argument coverage (``oracle.coverage``): ``seen[step] = (args, kwargs)``, each tensor as
+``Seen(values, requires_grad)`` (a numpy copy taken before the call), anything else None. Only
+the reference is asked; recording reads values and changes nothing the trace observes.
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy
 
+from oracle.coverage import Seen
 from oracle.program import (
     CHILDREN,
     CUSTOM_MODULES,
@@ -144,8 +150,11 @@ def _named(hook: str, body: Callable[..., Any]) -> Callable[..., Any]:
 class _Run:
     """The state of one program run: bound names, hook handles, the trace being recorded."""
 
-    def __init__(self, backend: InProcess, float64: bool = False, nudge: bool = False) -> None:
+    def __init__(
+        self, backend: InProcess, float64: bool = False, nudge: bool = False, seen: dict | None = None
+    ) -> None:
         self.torch = backend.module
+        self.seen = seen  # what each op and module call received (see module doc), when asked
         self.device = backend.device
         self.float64 = float64  # low-precision floating dtypes widened (see module doc)
         self.nudge = nudge  # low-precision inputs moved by an ulp (see module doc)
@@ -231,9 +240,29 @@ class _Run:
             kwargs["device"] = self.device
         return kwargs
 
+    def record(self, args: list, kwargs: dict) -> None:
+        """What the step's call receives, for the argument coverage (when asked: ``seen``)."""
+        if self.seen is not None:
+            seen_args = [self.snapshot(a) for a in args]
+            self.seen[self.step] = (seen_args, {k: self.snapshot(v) for k, v in kwargs.items()})
+
+    def snapshot(self, value: Any) -> Any:
+        if isinstance(value, (list, tuple)):
+            return [self.snapshot(v) for v in value]
+        if not isinstance(value, self.torch.Tensor):
+            return None
+        try:
+            data = value.detach()
+            if str(data.dtype).endswith("bfloat16"):
+                data = data.float()
+            return Seen(numpy.array(data.cpu().numpy()), bool(value.requires_grad))
+        except Exception:  # noqa: BLE001 - a tensor numpy cannot hold: its values stay unknown
+            return Seen(None, bool(getattr(value, "requires_grad", False)))
+
     def _op(self, s: Op) -> None:
         args = [self._value(a) for a in s.args]
         kwargs = {k: self._value(v) for k, v in s.kwargs.items()}
+        self.record(args, kwargs)
         if OPS[s.op].style == "method":
             result = getattr(args[0], s.op)(*args[1:], **kwargs)
         else:
@@ -353,7 +382,7 @@ class _Run:
         custom = node.cls in CUSTOM_MODULES
         cls = custom_module_classes(torch)[node.cls] if custom else getattr(torch.nn, node.cls)
         if holds is None:
-            module = cls(*node.args, **node.kwargs)
+            module = cls(*node.args, **{k: self._value(v) for k, v in node.kwargs.items()})
             if self.device != "cpu":
                 module = module.to(self.device)
             with torch.no_grad():
@@ -373,8 +402,9 @@ class _Run:
         return cls(*[self.names[a] for a in node.children.values()])
 
     def _call_module(self, s: CallModule) -> None:
-        kwargs = {k: self.names[v] for k, v in s.kwargs.items()}
-        self.names[s.out] = self.names[s.module](*[self.names[n] for n in s.inputs], **kwargs)
+        args, kwargs = [self.names[n] for n in s.inputs], {k: self.names[v] for k, v in s.kwargs.items()}
+        self.record(args, kwargs)
+        self.names[s.out] = self.names[s.module](*args, **kwargs)
 
     def _module_name(self, module: Any) -> str:
         """The program name of a module object (global hooks receive the module, not its name)."""
@@ -506,13 +536,17 @@ class _Run:
         data = [_number(v) for v in numpy.asarray(a).reshape(-1).tolist()]
         self.trace.add("array", self.step, name=s.array, dtype=str(a.dtype), shape=list(a.shape), data=data)
 
-    def _grad_mode_event(self, mode: str) -> None:
-        """``is_grad_enabled()``, and ``is_inference_mode_enabled()`` around inference_mode."""
+    def _grad_mode_event(self, mode: str, state: dict | None = None) -> None:
+        """``is_grad_enabled()``, and ``is_inference_mode_enabled()`` around inference_mode (or
+        ``state``, read so elsewhere)."""
+        self.trace.add("grad_mode", self.step, **(state or self._grad_state(mode)))
+
+    def _grad_state(self, mode: str) -> dict:
         torch = self.torch
         state = {"enabled": observed(lambda: bool(torch.is_grad_enabled()), torch)}
         if mode == "inference_mode":
             state["inference"] = observed(lambda: bool(torch.is_inference_mode_enabled()), torch)
-        self.trace.add("grad_mode", self.step, **state)
+        return state
 
     def _grad_mode(self, s: GradMode) -> None:
         factory = getattr(self.torch, s.mode)
@@ -540,7 +574,21 @@ class _Run:
                 return getattr(args[0], s.op)(*args[1:])
             return getattr(self.torch, s.op)(*args)
 
-        self.names[s.out] = decorator(body)(*[self._value(a) for a in s.args])
+        args = [self._value(a) for a in s.args]
+        if not s.generator:
+            self.names[s.out] = decorator(body)(*args)
+            return
+
+        def generator(*args):
+            yield self._grad_state(s.mode)
+            yield body(*args)
+
+        resumed = decorator(generator)(*args)
+        self._grad_mode_event(s.mode, next(resumed))  # inside, at its first resumption
+        self._grad_mode_event(s.mode)  # the caller's, between resumptions
+        self.names[s.out] = next(resumed)
+        resumed.close()  # early, as it waits at its last yield
+        self._grad_mode_event(s.mode)
 
     # -- custom autograd.Function (issue 5) ----------------------------------------------------
     def _call(self, spec: dict, env: dict[str, Any]) -> None:
@@ -617,12 +665,13 @@ def run(
     float64: bool = False,
     nudge: bool = False,
     progress: Callable[[int], None] | None = None,
+    seen: dict | None = None,
 ) -> Trace:
     """Run every step of ``program`` on ``backend`` (inside ``backend.active()``) and return the
     trace; with ``float64``, its low-precision floating dtypes widened, with ``nudge``, its
     low-precision inputs moved by an ulp (see module doc). ``progress`` is told each step's
-    index before the step runs."""
-    state = _Run(backend, float64, nudge)
+    index before the step runs; ``seen`` gets what each op and module call received."""
+    state = _Run(backend, float64, nudge, seen)
     widened = _default_float64(backend.module) if float64 else nullcontext()
     with backend.active(), widened:
         # the harness calls nothing the program does not: the grad mode is read to be restored only

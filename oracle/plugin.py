@@ -58,6 +58,7 @@ from oracle import rules as rule_catalogue
 from oracle.backends import DEFAULT_BACKEND, REFERENCE, Backend, BackendError, load_backend
 from oracle.compare import CLASSES, class_names
 from oracle.corpus import CorpusRecorder
+from oracle.coverage import Targets
 from oracle.differential import Policy, TestLog, default_reference, recording
 from oracle.reference import VERSION_VARIABLE, ReferenceError, reference_info
 from oracle.results import (
@@ -331,7 +332,7 @@ def pytest_runtest_call(item: pytest.Item):
     writer = item.config.pluginmanager.get_plugin("oracle-corpus")
     corpus = writer.recorder if writer is not None else None
     try:
-        with recording(policy, ERROR_AWARE_EXAMPLES, _rule_of(item), corpus) as log:
+        with recording(policy, ERROR_AWARE_EXAMPLES, _rule_of(item), corpus, coverage_targets(item)) as log:
             item.stash[_log] = log
             result = yield
         failure = log.failure()
@@ -397,6 +398,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         log = item.stash.get(_log, None)
         if log is not None:
             record.update(log.record())
+            record.update(coverage_record(item))
             record["unsupported"] = bool(report.skipped and _skip_text(report).startswith(UNSUPPORTED))
         facts = item.config.stash[_facts]
         if facts:  # once per process: what the backend is and lacks
@@ -430,6 +432,29 @@ def _divergence_of(exc: BaseException) -> dict | None:
                 return {"error": f"to_dict() failed: {type(err).__name__}: {err}"}
         pending.extend(getattr(current, "exceptions", ()))
     return None
+
+
+# --------------------------------------------------------------------------- argument coverage
+
+COVERAGE_NAME = "COVERAGE"  # a conformance module's {"RULE-ID": oracle.coverage.Targets}
+_targets_sent = pytest.StashKey[set]()  # the rules whose targets this process has put in a record
+
+
+def coverage_targets(item: pytest.Item) -> Targets | None:
+    """The coverage targets of the test's rule, as its module declares them (``COVERAGE``)."""
+    declared = getattr(getattr(item, "module", None), COVERAGE_NAME, {})
+    return declared.get(_rule_of(item))
+
+
+def coverage_record(item: pytest.Item) -> dict:
+    """The rule's target items, in the first record of a test of the rule this process sends (the
+    log's record carries the items the test covered); results.json joins them per rule."""
+    rule, targets = _rule_of(item), coverage_targets(item)
+    sent = item.config.stash.setdefault(_targets_sent, set())
+    if targets is None or rule in sent:
+        return {}
+    sent.add(rule)
+    return {"coverage_targets": targets.items(), "coverage_excluded": targets.excluded}
 
 
 # --------------------------------------------------------------------------- collecting & writing

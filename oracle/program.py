@@ -36,7 +36,7 @@ Vocabulary (one dataclass per step kind, ``kind`` is the JSON discriminator):
 ``numpy_array``     make a numpy array; ``numpy_add`` writes into it; ``observe_array`` records it
 ``grad_mode``       enter ``torch.<mode>(flag)`` (no_grad, enable_grad, set_grad_enabled,
                     inference_mode); ``exit_mode`` leaves it; both record the grad mode
-``decorated_op``    an op called through a function decorated with a grad mode
+``decorated_op``    an op called through a function (or a generator) decorated with a grad mode
 ``function``        define a custom ``torch.autograd.Function`` from op lists;
                     ``apply_function`` applies it
 """
@@ -118,6 +118,12 @@ OPS.update(
 )
 # the error function (conformance/test_ops.py; GELU's exact form computes with it)
 OPS.update({**_table("erf erfc", "function"), **_table("erf_ erfc_", "method", inplace=True)})
+# the legacy typed constructors and the new_* methods (conformance/test_tensors.py, TEN-001)
+OPS.update(_table("FloatTensor DoubleTensor HalfTensor BFloat16Tensor LongTensor IntTensor", "function"))
+OPS.update(_table("ShortTensor CharTensor ByteTensor BoolTensor", "function"))
+OPS.update(_table("new_tensor new_zeros new_ones new_full", "method"))
+# the in-place view methods (conformance/test_tensors.py, TEN-006)
+OPS.update(_table("t_ transpose_ swapdims_ swapaxes_ squeeze_ unsqueeze_ as_strided_", "method", True))
 
 
 @dataclass(frozen=True)
@@ -417,7 +423,8 @@ class Module(Step):
     cls: str  # one of MODULES
     args: list = field(default_factory=list)  # constructor arguments (e.g. in/out features)
     params: dict = field(default_factory=dict)  # parameter name -> data (nested lists)
-    kwargs: dict = field(default_factory=dict)  # constructor keyword arguments (bias=, reduction=)
+    # constructor keyword arguments (bias=, reduction=; a tensor, a loss's weight=, as a Ref)
+    kwargs: dict = field(default_factory=dict)
     children: Any = None  # list (Sequential, ModuleList) or dict (ModuleDict, custom) of specs
 
     def __post_init__(self) -> None:
@@ -430,6 +437,9 @@ class Module(Step):
         """The root as a child spec: ``{"cls", "args", "kwargs", "params", "children"}``."""
         return {"cls": self.cls, "args": self.args, "kwargs": self.kwargs, "params": self.params,
                 "children": self.children}
+
+    def names_read(self) -> list[str]:
+        return [v.name for node in module_nodes(self) for v in node.kwargs.values() if isinstance(v, Ref)]
 
     def names_bound(self) -> list[str]:
         names = []
@@ -906,7 +916,9 @@ class ExitMode(Step):
 class DecoratedOp(Step):
     """``out = f(*args)`` where ``f`` applies op ``op`` and is decorated with a grad mode:
     ``@torch.<mode>(flag)`` (``@torch.<mode>`` itself with ``bare``, as no_grad, enable_grad and
-    inference_mode allow)."""
+    inference_mode allow). With ``generator``, ``f`` is a generator function: the grad mode is
+    recorded inside it at its first resumption, then the caller's between resumptions, ``out`` is
+    what its second resumption yields (the op's result), and after closing it early, the mode again."""
 
     kind: ClassVar[str] = "decorated_op"
     out: str
@@ -915,6 +927,7 @@ class DecoratedOp(Step):
     args: list = field(default_factory=list)
     flag: bool | None = None
     bare: bool = False
+    generator: bool = False
 
     def __post_init__(self) -> None:
         GradMode("check", self.mode, self.flag)  # same mode/flag rules

@@ -93,7 +93,12 @@ def show_error(step, e):
 ''', ()),
     "observe": ('''
 def observe(step, name, t):
-    print(f"{name} = {text(t)}")
+    try:
+        line = f"{name} = {text(t)}"
+    except Exception as e:  # reading the tensor raised (a stale view's grad_fn): the step's error
+        show_error(step, e)
+        return
+    print(line)
     try:
         print(f"{name}.grad = {text(t.grad)}")
     except Exception as e:
@@ -150,6 +155,13 @@ def show_array(step, name, a):
 def show_grad_mode(step, context):
     state = {"enabled": torch.is_grad_enabled()}
     if isinstance(context, torch.inference_mode):
+        state["inference"] = torch.is_inference_mode_enabled()
+    show_event("grad_mode", step, **state)
+''', ("show_event",)),
+    "show_mode_now": ('''
+def show_mode_now(step, inference):
+    state = {"enabled": torch.is_grad_enabled()}
+    if inference:
         state["inference"] = torch.is_inference_mode_enabled()
     show_event("grad_mode", step, **state)
 ''', ("show_event",)),
@@ -338,12 +350,29 @@ def _more_statements(step: Step, index: int) -> list[str] | None:
         decorator = f"torch.{step.mode}" + ("" if step.bare else f"({flag})")
         method = OPS[step.op].style == "method"
         call = f"args[0].{step.op}(*args[1:])" if method else f"torch.{step.op}(*args)"
+        arguments = ", ".join(map(_arg, step.args))
+        if not step.generator:
+            return [
+                f"@{decorator}",
+                f"def decorated_{step.out}(*args):",
+                f"    return {call}",
+                "",
+                f"{step.out} = decorated_{step.out}({arguments})",
+            ]
+        mode_now = f"show_mode_now({index}, {step.mode == 'inference_mode'})"
         return [
             f"@{decorator}",
             f"def decorated_{step.out}(*args):",
-            f"    return {call}",
+            f"    {mode_now}",
+            "    yield",
+            f"    yield {call}",
             "",
-            f"{step.out} = decorated_{step.out}({', '.join(map(_arg, step.args))})",
+            f"generator_{step.out} = decorated_{step.out}({arguments})",
+            f"next(generator_{step.out})",
+            mode_now,
+            f"{step.out} = next(generator_{step.out})",
+            f"generator_{step.out}.close()",
+            mode_now,
         ]
     if isinstance(step, ApplyFunction):
         call = f"{step.function}.apply({', '.join(map(_arg, step.inputs))})"

@@ -70,6 +70,7 @@ def write_report(results_path: Path, out_dir: Path) -> Path:
         known=[t for t in results.get("tests", []) if t.get("known_divergence")],
         benchmarks=_benchmarks(out_dir / "benchmarks.json"),
         trend=_trend(history),
+        coverage=coverage_view(results),
     )
     path = out_dir / "index.html"
     path.write_text(page, encoding="utf-8")
@@ -97,6 +98,23 @@ def source_label(source: str) -> str:
     path, _, anchor = source.partition("#")
     page = path.rstrip("/").rsplit("/", 1)[-1].removesuffix(".html")
     return f"{page}#{anchor}" if anchor else page
+
+
+# --------------------------------------------------------------------------- argument coverage
+
+
+def coverage_view(results: dict) -> dict:
+    """The argument coverage (``oracle.coverage``) as the page shows it: the totals, per family
+    with targets its counts, per rule with targets its counts, uncovered and excluded items
+    (results from before coverage was measured: none)."""
+    rules = [{"id": rule["id"], "family": rule.get("family"), **rule["coverage"]}
+             for rule in results.get("rules", []) if rule.get("coverage")]
+    families = [{"family": family["family"], **family["coverage"]}
+                for family in results.get("families", []) if (family.get("coverage") or {}).get("targets")]
+    totals = (results.get("totals") or {}).get("coverage") or {}
+    empty = {"targets": 0, "covered": 0, "uncovered": 0, "rules": 0, "rules_uncovered": []}
+    return {"totals": {**empty, **totals},
+            "families": families, "rules": rules}
 
 
 # --------------------------------------------------------------------------- summary & history

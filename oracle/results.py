@@ -58,6 +58,9 @@ class ConformanceResult:
     error_aware_accepted: int = 0  # values the fixed tolerance rejected and the error-aware one accepted
     _divergence: dict | None = field(default=None, repr=False)
     _error_aware_examples: list[dict] = field(default_factory=list, repr=False)
+    _coverage_targets: set[str] = field(default_factory=set, repr=False)  # the rule's (oracle.coverage)
+    _covered: set[str] = field(default_factory=set, repr=False)  # the target items its programs exercised
+    _coverage_excluded: dict[str, str] = field(default_factory=dict, repr=False)  # item -> why no target
 
     def merge(self, report: Any, record: dict) -> None:
         self.rule = self.rule or record.get("rule")
@@ -70,6 +73,9 @@ class ConformanceResult:
         error_aware = record.get("error_aware", {})
         self.error_aware_accepted += int(error_aware.get("accepted", 0))
         self._error_aware_examples += error_aware.get("examples", [])
+        self._coverage_targets.update(record.get("coverage_targets", ()))
+        self._covered.update(record.get("covered", ()))
+        self._coverage_excluded.update(record.get("coverage_excluded", {}))
         if report.failed:
             if self.outcome != "failed":
                 self.outcome, self.phase = "failed", report.when
@@ -207,6 +213,7 @@ def _rules(tests: list[ConformanceResult]) -> list[dict]:
             "known_divergences": [t.reason for t in its_tests if t.known_divergence],
             "error_aware_accepted": sum(t.error_aware_accepted for t in its_tests),
             "error_aware_examples": _error_aware_examples(its_tests),
+            "coverage": rule_coverage(its_tests),
         })
     return entries
 
@@ -225,6 +232,31 @@ def _error_aware_examples(tests: list[ConformanceResult]) -> list[dict]:
     each with the test that checked it."""
     examples = [{"nodeid": t.nodeid, **example} for t in tests for example in t._error_aware_examples]
     return examples[:ERROR_AWARE_EXAMPLES]
+
+
+# --------------------------------------------------------------------------- argument coverage
+
+
+def rule_coverage(tests: list[ConformanceResult]) -> dict | None:
+    """A rule's argument coverage (``oracle.coverage``): its target items, how many its tests'
+    programs exercised, the others by name, and the items it excludes with why; None for a rule
+    that declares no targets."""
+    targets = set().union(*(t._coverage_targets for t in tests)) if tests else set()
+    if not targets:
+        return None
+    covered = set().union(*(t._covered for t in tests)) & targets
+    excluded = {item: why for t in tests for item, why in sorted(t._coverage_excluded.items())}
+    return {"targets": len(targets), "covered": len(covered), "uncovered": sorted(targets - covered),
+            "excluded": excluded}
+
+
+def coverage_totals(rules: list[dict]) -> dict:
+    """Target items, covered and uncovered, summed over ``rules``, and the rules with uncovered."""
+    measured = [rule for rule in rules if rule.get("coverage")]
+    targets = sum(rule["coverage"]["targets"] for rule in measured)
+    covered = sum(rule["coverage"]["covered"] for rule in measured)
+    return {"rules": len(measured), "targets": targets, "covered": covered, "uncovered": targets - covered,
+            "rules_uncovered": [rule["id"] for rule in measured if rule["coverage"]["uncovered"]]}
 
 
 def _count(values: list[str], keys: tuple[str, ...]) -> dict[str, int]:
@@ -247,6 +279,7 @@ def _totals(tests: list[ConformanceResult], rules: list[dict]) -> dict:
         "duration": round(sum(t.duration for t in tests), 3),
         "rules": len(rules),
         "rule_status": _count([r["status"] for r in rules], (*STATUS_ORDER, UNCHECKED)),
+        "coverage": coverage_totals(rules),
     }
 
 
@@ -270,6 +303,7 @@ def _families(tests: list[ConformanceResult], rules: list[dict]) -> list[dict]:
             "programs": sum(t.programs for t in its_tests),
             "classes": sums["classes"],
             "lacks": sums["lacks"],
+            "coverage": coverage_totals([r for r in rules if r["family"] == name]),
         })
     return families
 
@@ -329,6 +363,7 @@ def write_summary(terminal: Any, results: dict, results_path: Any, report_path: 
             f"by the error-aware judgement ({', '.join(accepted)})",
             yellow=True,
         )
+    write_coverage_summary(terminal, totals.get("coverage"))
     unchecked = totals["rule_status"][UNCHECKED]
     if unchecked:
         terminal.write_line(f"{unchecked} catalogue rule(s) unchecked: none of their tests ran")
@@ -339,6 +374,18 @@ def write_summary(terminal: Any, results: dict, results_path: Any, report_path: 
         terminal.write_line(f"results: {results_path}")
     if report_path is not None:
         terminal.write_line(f"report: {report_path}")
+
+
+def write_coverage_summary(terminal: Any, coverage: dict | None) -> None:
+    """One line: the argument coverage's items covered, and the rules with items uncovered."""
+    if not coverage or not coverage["targets"]:
+        return
+    line = f"argument coverage: {coverage['covered']} of {coverage['targets']} target items exercised"
+    if coverage["uncovered"]:
+        rules = ", ".join(coverage["rules_uncovered"])
+        terminal.write_line(f"{line}; {coverage['uncovered']} uncovered, in {rules}", yellow=True)
+    else:
+        terminal.write_line(line)
 
 
 def dump(results: dict) -> str:

@@ -510,6 +510,18 @@ ACTIVATION_OPTIONS: dict[str, tuple[dict, ...]] = {
                  {"min_val": -2.0, "max_val": 0.5, "inplace": True},
                  {"min_val": 0.0, "max_val": 6.0, "inplace": True}),
 }
+# every layer a random tree draws (and Linear, Flatten) in every form of its options: what one
+# program of MOD-001 in EDGE_EVERY adds (``ModuleBuilder.layer_forms``); a Dropout of p=0.5 in eval
+TREE_LAYER_FORMS: dict[str, tuple[dict, ...]] = {
+    "Linear": ({}, {"bias": False}),
+    "Flatten": ({}, {"start_dim": 0}, {"start_dim": 0, "end_dim": 1}),
+    "ReLU": ({}, {"inplace": True}),
+    "LeakyReLU": ({}, {"negative_slope": 0.2}, {"inplace": True}),
+    "Softmax": ({}, {"dim": 1}),  # no dim: torch's implicit choice, with its warning
+    "LogSoftmax": ({}, {"dim": -1}),
+    "Dropout": ({}, {"p": 0.0}, {"p": 1.0, "inplace": True}),
+    **{cls: ({},) for cls in ("Sigmoid", "Tanh", "Identity")},
+}
 # inputs of MOD-007: both zeros, the default bounds of Hardtanh and ReLU6, softplus's threshold
 # (20) and beyond, values where exp under- or overflows in float32; infinities and NaN where
 # ``activation_values`` allows them
@@ -723,6 +735,42 @@ class ModuleBuilder(Builder):
                 self.module_requires_grad(self.pick(self.modules_of[name]), True)
         return name, out
 
+    def layer_forms(self) -> str:
+        """Each layer of TREE_LAYER_FORMS in each of its forms, called on a (2, 2, 3) input (a
+        clone, which an in-place layer may write), the outputs summed; returns the sum."""
+        shape = (2, 2, 3)
+        x = self.input(shape)
+        outs: list[str] = []
+        for cls, forms in TREE_LAYER_FORMS.items():
+            for kwargs in forms:
+                name = self.fresh("m")
+                linear = cls == "Linear"
+                params = {"weight": self.weights((2, 3), 3)}
+                if not kwargs:  # (Linear's other form: bias=False)
+                    params["bias"] = self.weights((2,))
+                args, params = ([3, 2], params) if linear else ([], {})
+                self.add_module(Module(name, cls, args, params, dict(kwargs)))
+                if cls == "Dropout" and kwargs.get("p", 0.5) == 0.5:
+                    self.steps.append(ModuleMode(name, False))
+                src = self.fresh("t")
+                self.bind(src, shape, Op(src, "clone", [Ref(x)]))
+                outs.append(self.call(name, [src], shape))
+        return self.summed(outs)
+
+    def summed(self, outs: list[str]) -> str:
+        """The sum of each of ``outs`` summed (each sum a tracked scalar, added in turn); returns
+        the total's name."""
+        total: str | None = None
+        for out in outs:
+            term = self.fresh("t")
+            self.bind(term, (), Op(term, "sum", [Ref(out)]), tracked=True)
+            if total is not None:
+                added = self.fresh("t")
+                term = self.bind(added, (), Op(added, "add", [Ref(total), Ref(term)]), tracked=True)
+            total = term
+        assert total is not None, "nothing to sum"
+        return total
+
     def module_requires_grad(self, module: str, flag: bool) -> None:
         """``module.requires_grad_(flag)``; the parameters of the module and its submodules (node
         aliases extend their parent's with ``_``) are tracked accordingly."""
@@ -784,12 +832,15 @@ class ModuleBuilder(Builder):
         return self.apply_loss(cls, prediction, target, self.pick(REDUCTIONS))
 
     def loss_inputs(
-        self, prediction: str, cls: str, soft: bool | None = None, target_grad: bool = False
+        self, prediction: str, cls: str, soft: bool | None = None, target_grad: bool = False,
+        ignored: tuple[str, int] | None = None, values: Any = None,
     ) -> tuple[str, str]:
         """The input a loss of ``cls`` takes from ``prediction`` (1-d or 2-d, classes last;
         squashed by Sigmoid for BCELoss, LogSoftmax for NLLLoss) and a target of the kind it takes:
-        class indices (NLLLoss; CrossEntropyLoss unless ``soft``, at random if None), else values
-        (MSELoss, L1Loss) or probabilities, requiring grad with ``target_grad``."""
+        class indices (NLLLoss; CrossEntropyLoss unless ``soft``, at random if None; with
+        ``ignored`` ("some" or "all", ignore_index), the first or every one the index ignored),
+        else ``values`` if given, or values (MSELoss, L1Loss) or probabilities drawn, requiring
+        grad with ``target_grad``."""
         shape = self.shapes[prediction]
         squash = {"BCELoss": "Sigmoid", "NLLLoss": "LogSoftmax"}.get(cls)
         if squash is not None:
@@ -803,16 +854,22 @@ class ModuleBuilder(Builder):
         if cls == "NLLLoss" or cls == "CrossEntropyLoss" and not soft:
             rows = shape[0] if len(shape) == 2 else 1
             data = self.draw(st.lists(st.integers(0, shape[-1] - 1), min_size=rows, max_size=rows))
+            if ignored is not None:
+                which, index = ignored
+                data = [index] * rows if which == "all" else [index, *data[1:]]
             self.bind(target, shape[:-1], Leaf(target, data if len(shape) == 2 else data[0], "int64"))
             return prediction, target
-        values = self.data(shape) if cls in ("MSELoss", "L1Loss") else self.probabilities(shape)
+        if values is None:
+            values = self.data(shape) if cls in ("MSELoss", "L1Loss") else self.probabilities(shape)
         self.bind(target, shape, Leaf(target, values, "float32", target_grad), tracked=target_grad)
         return prediction, target
 
-    def apply_loss(self, cls: str, prediction: str, target: str, reduction: str) -> str:
-        """``cls(reduction=reduction)(prediction, target)``; returns the loss value's name."""
+    def apply_loss(
+        self, cls: str, prediction: str, target: str, reduction: str, options: dict | None = None
+    ) -> str:
+        """``cls(reduction=reduction, **options)(prediction, target)``; returns the loss value's name."""
         name = self.fresh("m")
-        self.add_module(Module(name, cls, kwargs={"reduction": reduction}))
+        self.add_module(Module(name, cls, kwargs={"reduction": reduction, **(options or {})}))
         shape = self.shapes[prediction]
         per_row = cls in ("CrossEntropyLoss", "NLLLoss")
         out_shape = () if reduction != "none" else shape[:-1] if per_row else shape
@@ -832,12 +889,15 @@ class ModuleBuilder(Builder):
         steps and amsgrad's running maximum differs from it (with beta2=0.999 it all but never
         does). AdamW's weight_decay is its default (0.01) or a given 0.01 or 0.1."""
         cls = cls or self.pick(OPTIMIZERS)
-        kwargs: dict[str, Any] = {"lr": self.pick((0.1, 0.01))}
+        lr = self.pick((0.1, 0.01, None))  # None: torch's default
+        kwargs: dict[str, Any] = {} if lr is None else {"lr": lr}
         if cls == "SGD":
             options = {"momentum": (0.0, 0.9, 0.5), "weight_decay": (0.0, 0.01), "maximize": (False, True)}
         else:
             options = {"betas": ((0.9, 0.999), (0.8, 0.5)), "amsgrad": (False, True),
                        "maximize": (False, True), "weight_decay": (0.0, 0.01, 0.1)}
+        if cls == "Adam":  # AdamW's update (AdamW itself takes no such option)
+            options["decoupled_weight_decay"] = (False, True)
         for key, values in options.items():
             value = self.pick(values)
             if value != values[0]:

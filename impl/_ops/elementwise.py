@@ -77,8 +77,8 @@ def _add_scaled(xp: Any, a: Any, b: Any, alpha: Any, sign: int = 1) -> Any:
     if xp is not np or dt.kind != "f":  # (numpy's fma takes host arrays)
         return a + b * alpha
     a, b = np.broadcast_arrays(a, b)
-    if dt.itemsize >= 4:
-        return fma(np.ascontiguousarray(a), np.ascontiguousarray(b), dt.type(alpha))
+    if dt.itemsize >= 4:  # (ascontiguousarray makes a 0-d array 1-d: the shape is restored)
+        return fma(np.ascontiguousarray(a), np.ascontiguousarray(b), dt.type(alpha)).reshape(a.shape)
     alpha16 = dt.type(alpha)
     a32 = a.astype(np.float32)
     out = (a32 + b.astype(np.float32) * np.float32(alpha16)).astype(dt)  # the product is exact
@@ -182,7 +182,8 @@ DIV_MODE = OpDef(
     "DivBackward2",
     _div_mode_fwd,
     ("self", "other"),
-    {"self": D("", zero_grad), "other": D("", zero_grad)},  # a step function: new zeros, no graph
+    # a step function: new zeros, no graph; torch's formula names self and other, so it saves them
+    {"self": D("self other", zero_grad), "other": D("self other", zero_grad)},
     promote="common",
     iterator_operands=BINARY,
 )
@@ -588,6 +589,44 @@ CLAMP = OpDef(
     _clamp_fwd,
     derivatives={"self": D("self min max", _clamp_grad)},
     iterator_operands=UNARY,
+)
+
+
+def _clamp_tensor_fwd(xp: Any, a: Any, lo: Any, hi: Any, has_min: bool, has_max: bool) -> Any:
+    """clamp.Tensor's kernel: ``min(max(a, lo), hi)`` of the bounds given, nan propagating and
+    ``a`` kept on a tie; an absent bound is a placeholder operand (``False``)."""
+    out = a
+    if has_min:
+        out = _keep_first_on_tie(xp, "maximum", out, lo)
+    if has_max:
+        out = _keep_first_on_tie(xp, "minimum", out, hi)
+    return out if out is not a else a.copy()
+
+
+def _clamp_tensor_grads(c: Any) -> tuple[Any, Any, Any]:
+    """clamp_backward's and clamp_backward_min_max's masks: where ``self``, ``min`` and ``max``
+    get the gradient (with both bounds, min where it wins and is below max; max where it wins or
+    is below min)."""
+    below = c.self < c.min if c.has_min else None
+    above = c.self > c.max if c.has_max else None
+    inside = [m for m in (c.self >= c.min if c.has_min else None, c.self <= c.max if c.has_max else None)
+              if m is not None]
+    if below is not None and above is not None:
+        below, above = below & (c.min < c.max), above | (c.max < c.min)
+    return (inside[0] & inside[1] if len(inside) == 2 else inside[0]), below, above
+
+
+CLAMP_TENSOR = OpDef(
+    "ClampBackward0",
+    _clamp_tensor_fwd,
+    ("self", "min", "max"),
+    {
+        "self": D("self min max", lambda g, c: masked(g, _clamp_tensor_grads(c)[0])),
+        "min": D("self min max", lambda g, c: masked(g, _clamp_tensor_grads(c)[1])),
+        "max": D("self min max", lambda g, c: masked(g, _clamp_tensor_grads(c)[2])),
+    },
+    promote="common",
+    iterator_operands=("self", "min", "max"),
 )
 
 

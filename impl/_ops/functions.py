@@ -13,7 +13,7 @@ from impl._ops import elementwise as ew
 from impl._ops import indexing as ix
 from impl._ops import reductions as rd
 from impl._ops import views as vw
-from impl._ops.signatures import invalid_call
+from impl._ops.signatures import invalid_call, type_name
 from impl._ops.table import NOT_OPERANDS, OpDef, apply, broadcast_mismatch
 from impl._tensor import Tensor, _wrap_dim
 from impl._xp import namespace_of
@@ -85,13 +85,16 @@ def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     if getattr(input, "_efficient_zero", False) and rounding_mode is None:
         return _efficient_zero_of(ew.DIV, input, other)
     if rounding_mode is not None:
-        if rounding_mode not in ("trunc", "floor"):
-            raise RuntimeError(
-                "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found "
-                f"'{rounding_mode}'"
-            )
+        check_rounding_mode(rounding_mode)
         return apply(ew.DIV_MODE, input, other, rounding_mode=rounding_mode)
     return apply(ew.DIV, input, other)
+
+
+def check_rounding_mode(rounding_mode: Any) -> None:
+    if rounding_mode not in ("trunc", "floor"):
+        raise RuntimeError(
+            f"div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '{rounding_mode}'"
+        )
 
 
 def floor_divide(input: Any, other: Any) -> Tensor:
@@ -203,11 +206,21 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
         raise invalid_call(clamp, locals())
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):  # clamp.Tensor (a number bound wrapped)
+        operands, attrs = clamp_tensor_operands(input, min, max)
+        return apply(ew.CLAMP_TENSOR, *operands, **attrs)
     bounds = [b for b in (min, max) if b is not None]
     dt = dtypes.result_type(input, *bounds)
     if dt is not input.dtype:  # an integer tensor clamped by float bounds is float, as in torch
         input = input.to(dt)
     return apply(ew.CLAMP, input, min=min, max=max)
+
+
+def clamp_tensor_operands(input: Tensor, min: Any, max: Any) -> tuple[tuple, dict]:
+    """clamp.Tensor's operands and attributes: an absent bound is ``False``, a wrapped bool that
+    changes no result type and gets no edge; the attributes say which bounds there are."""
+    operands = (input, False if min is None else min, False if max is None else max)
+    return operands, {"has_min": min is not None, "has_max": max is not None}
 
 
 clip = clamp
@@ -895,10 +908,81 @@ def _slice(input: Tensor, dim: int, start: int | None, stop: int | None, step: i
 
 
 def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
-    root = input._base if input._base is not None else input
-    offset = input.storage_offset() if storage_offset is None else storage_offset
-    out = apply(vw.AS_STRIDED, root, size=tuple(size), stride=tuple(stride), offset=offset)
+    """A view of ``input``'s storage with the given geometry (the offset by default ``input``'s),
+    as torch's as_strided; its backward reads ``input``'s geometry (_as_strided_back)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(as_strided, locals())
+    size, stride, offset = as_strided_geometry("as_strided", input, size, stride, storage_offset, 1)
+    out = apply(
+        vw.AS_STRIDED,
+        input,
+        size=size,
+        stride=stride,
+        offset=offset,
+        in_offset=input.storage_offset(),
+        storage=input._storage_array(),
+    )
+    fn = out._grad_fn
+    if fn is not None:  # the storage is the forward's, not the node's to keep
+        fn._attrs.pop("storage", None)
     return out
+
+
+def as_strided_geometry(
+    name: str, input: Tensor, size: Any, stride: Any, storage_offset: Any, position: int
+) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """The arguments of ``as_strided``/``as_strided_`` (``name``) checked as torch checks them,
+    in its order: their types (``position``: that of ``size`` in the call), the lengths, the
+    strides, the offset, the sizes and the storage's bounds."""
+    size = _int_tuple(name, "size", size, position)
+    stride = _int_tuple(name, "stride", stride, position + 1)
+    if storage_offset is not None and not _is_int(storage_offset):
+        where = f"argument 'storage_offset' (position {position + 2})"
+        raise TypeError(f"{name}(): {where} must be int, not {type_name(storage_offset)}")
+    offset = input.storage_offset() if storage_offset is None else int(storage_offset)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        shown = ", ".join(map(str, stride))
+        raise RuntimeError(
+            f"as_strided: Negative strides are not supported at the moment, got strides: [{shown}]"
+        )
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    if any(n < 0 for n in size):
+        if name == "as_strided_":
+            raise RuntimeError("numel: integer multiplication overflow")
+        sizes, strides = ", ".join(map(str, size)), ", ".join(map(str, stride))
+        raise RuntimeError(
+            f"Storage size calculation overflowed with sizes=[{sizes}] and strides=[{strides}]"
+        )
+    itemsize = input._data.itemsize
+    needed = vw.min_storage_size(size, stride, offset) * itemsize
+    available = input._storage_array().size * itemsize
+    if 0 not in size and needed > available:
+        sizes, strides = ", ".join(map(str, size)), ", ".join(map(str, stride))
+        raise RuntimeError(
+            f"setStorage: sizes [{sizes}], strides [{strides}], storage offset {offset}, and itemsize "
+            f"{itemsize} requiring a storage size of {needed} are out of bounds for storage of size "
+            f"{available}"
+        )
+    return size, stride, offset
+
+
+def _is_int(value: Any) -> bool:
+    """Whether torch's parser takes ``value`` as an int (a bool it does not)."""
+    return type(value) is not bool and hasattr(value, "__index__")
+
+
+def _int_tuple(name: str, argument: str, value: Any, position: int) -> tuple[int, ...]:
+    """A ``tuple of ints`` argument, refused as torch's parser refuses it."""
+    where = f"{name}(): argument '{argument}' (position {position}) must be tuple of ints"
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"{where}, not {type_name(value)}")
+    for i, item in enumerate(value):
+        if not _is_int(item):
+            raise TypeError(f"{where}, but found element of type {type_name(item)} at pos {i}")
+    return tuple(int(item) for item in value)
 
 
 class _MultiViewNode(Node):

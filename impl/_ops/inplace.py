@@ -16,7 +16,7 @@ import numpy as np
 
 from impl import dtypes
 from impl._ops import views as vw
-from impl._ops.elementwise import CLAMP, RELU, zero_grad
+from impl._ops.elementwise import CLAMP, CLAMP_TENSOR, RELU, zero_grad
 from impl._ops.table import D, OpDef, _raise_if_unbroadcastable, apply, fill_array
 from impl._tensor import Tensor, view_rebase_error
 from impl._xp import namespace_of, to_numpy, transferred
@@ -25,6 +25,10 @@ from impl.autograd.graph import FREED, Node, input_meta
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
+INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+    "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
+)
 
 
 def _copy_fwd(xp: Any, a: Any, src: Any) -> Any:
@@ -229,11 +233,7 @@ def apply_inplace(op: OpDef, self: Tensor, *others: Any, **attrs: Any) -> Tensor
     else:
         self._data[...] = written
     if self._inference and not grad_mode.is_inference_mode_enabled():  # torch checks after writing
-        raise RuntimeError(
-            "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to "
-            "get a normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for "
-            "more details."
-        )
+        raise RuntimeError(INFERENCE_INPLACE)
     self._vc.bump()
     if records and result._grad_fn is not None:
         _save_original_self(result._grad_fn, source)
@@ -291,18 +291,19 @@ class CopySlices(Node):
         super().__init__()
         self._next = (base._edge(),) + tuple(fn._next[1:])
         self._input_meta = [input_meta(base)]
-        self.fn, self.size, self.stride, self.offset = fn, size, stride, offset
-        self.base_contiguous = base.is_contiguous()
+        self.fn, self.size, self.stride = fn, size, stride
+        self.offset = offset - base.storage_offset()  # the view's, from the base's first element
+        self.base_stride = base.stride()
+        self.base_overlaps = _overlaps(base)
 
     def _like_base(self, g: Tensor) -> Tensor:
         """The gradient in the base's layout, as torch's new_empty_strided(base) then copy_ (so a
-        create_graph graph holds CopyBackwards there); a base of another layout keeps the
-        gradient's own (clone)."""
-        if not self.base_contiguous:
+        create_graph graph holds CopyBackwards there); a base whose elements share memory keeps
+        the gradient's own layout (clone)."""
+        if self.base_overlaps:
             return g.clone()
-        from impl._creation import empty
-
-        return copy_(empty(tuple(g.shape), dtype=g.dtype, device=g.device), g)
+        memory = vw.strided_array(namespace_of(g._data), tuple(g.shape), self.base_stride, g._data.dtype)
+        return copy_(Tensor._from_array(memory), g)
 
     def name(self) -> str:
         return "torch::autograd::CopySlices"
@@ -374,7 +375,12 @@ def zero_(self: Tensor) -> Tensor:
 def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """``x.clamp_(min, max)``: torch's clamp refuses any promotion of an integer or bool ``x`` by
     its bounds in place (a float bound of an integer tensor, an int bound of a bool one), naming
-    ``x``'s C++ type."""
+    ``x``'s C++ type; of tensor bounds (clamp.Tensor), TensorIterator's check names its dtype."""
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        from impl._ops.functions import clamp_tensor_operands
+
+        operands, attrs = clamp_tensor_operands(self, min, max)
+        return apply_inplace(CLAMP_TENSOR, *operands, **attrs)
     if not self.dtype.is_floating_point:
         found = dtypes.result_type(self, *(b for b in (min, max) if b is not None))
         if found is not self.dtype:

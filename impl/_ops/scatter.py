@@ -30,6 +30,7 @@ from impl._ops.inplace import apply_inplace, check_inplace
 from impl._ops.signatures import _wrong_argument, invalid_call, type_name
 from impl._ops.table import D, OpDef, apply, fill_array
 from impl._tensor import Tensor, _wrap_dim
+from impl._warn import is_warn_always_enabled
 
 
 def _written(xp: Any, a: Any, values: Any, index: Any, key: tuple, reduce: str | None) -> Any:
@@ -114,8 +115,8 @@ def _checked(name: str, self: Tensor, dim: int, index: Tensor, src: Any, reduce:
         _check_shapes(self, dim, index, src if tensor_src else None)
     if reduce is not None:
         global _warned_reduce
-        if tensor_src and not _warned_reduce:
-            _warned_reduce = True
+        if tensor_src and (is_warn_always_enabled() or not _warned_reduce):  # TORCH_WARN_ONCE
+            _warned_reduce = _warned_reduce or not is_warn_always_enabled()
             warnings.warn(
                 "The reduce argument of torch.scatter with Tensor src is deprecated and will be removed in a "
                 "future PyTorch release. Use torch.scatter_reduce instead for more reduction options. "

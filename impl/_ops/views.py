@@ -230,8 +230,11 @@ def _unsqueeze_to(g: Any, shape: tuple, dims: Any) -> Any:
     return g
 
 
-def _squeezed(a: Any, dims: Any) -> Any:
-    return a.reshape([n for d, n in enumerate(a.shape) if not (d in dims and n == 1)])
+def _squeezed(xp: Any, a: Any, dims: Any) -> Any:
+    """``a`` without its size-1 dims among ``dims``; the other dims keep their strides, as torch's."""
+    kept = [d for d in range(a.ndim) if not (d in dims and a.shape[d] == 1)]
+    strides = [s // a.itemsize for s in a.strides]
+    return as_strided_array(xp, a, tuple(a.shape[d] for d in kept), tuple(strides[d] for d in kept))
 
 
 UNSQUEEZE = OpDef(
@@ -242,19 +245,19 @@ UNSQUEEZE = OpDef(
 )
 SQUEEZE = OpDef(
     "SqueezeBackward0",
-    lambda xp, a: _squeezed(a, range(a.ndim)),
+    lambda xp, a: _squeezed(xp, a, range(a.ndim)),
     derivatives={"self": D("", lambda g, c: _unsqueeze_to(g, tuple(c.shape()), range(len(c.shape()))))},
     view=True,
 )
 SQUEEZE_DIM = OpDef(
     "SqueezeBackward1",
-    lambda xp, a, dim: _squeezed(a, (dim,)),
+    lambda xp, a, dim: _squeezed(xp, a, (dim,)),
     derivatives={"self": D("dim", lambda g, c: _unsqueeze_to(g, tuple(c.shape()), (c.dim,)))},
     view=True,
 )
 SQUEEZE_DIMS = OpDef(
     "SqueezeBackward2",
-    lambda xp, a, dims: _squeezed(a, dims),
+    lambda xp, a, dims: _squeezed(xp, a, dims),
     derivatives={"self": D("dims", lambda g, c: _unsqueeze_to(g, tuple(c.shape()), c.dims))},
     view=True,
 )
@@ -285,10 +288,20 @@ SLICE = OpDef(
     },
     view=True,
 )
+
+
+def _as_strided_fwd(
+    xp: Any, a: Any, size: tuple, stride: tuple, offset: int, in_offset: int, storage: Any
+) -> Any:
+    """A view of ``storage`` (the input's: Tensor._storage_array) from ``offset``; ``in_offset``,
+    the input's own storage offset, is for the backward."""
+    return as_strided_array(xp, storage[offset:], size, stride)
+
+
 AS_STRIDED = OpDef(
     "AsStridedBackward0",
-    lambda xp, a, size, stride, offset: as_strided_array(xp, a.reshape(-1)[offset:], size, stride),
-    derivatives={"self": D("size stride offset", lambda g, c: _as_strided_back(g, c))},
+    _as_strided_fwd,
+    derivatives={"self": D("size stride offset in_offset self.strides", lambda g, c: _as_strided_back(g, c))},
     view=True,
 )
 ALIAS = OpDef("AliasBackward0", lambda xp, a: a[...], derivatives={"self": D("", lambda g, c: g)}, view=True)
@@ -314,46 +327,74 @@ def _embed(g: Any, shape: tuple, key: tuple, name: str) -> Any:
 
 
 def _as_strided_back(g: Any, c: Any) -> Any:
-    """torch's as_strided_backward (of a view of a contiguous base): the gradient, its size-1
-    dims squeezed away, copied into its region of zeros the size of the base's storage, read
-    back in the base's geometry; differentiable (SqueezeBackward1, CopySlices and
-    AsStridedBackward0 in a create_graph graph). A view that overlaps itself adds up instead."""
+    """torch's as_strided_backward: the gradient of the view (size, stride, offset) written into
+    zeros the size of the storage both geometries span, read back in the input's geometry (its
+    shape, strides and storage offset); differentiable where neither overlaps itself (the view's
+    size-1 dims squeezed first: SqueezeBackward1, CopySlices and AsStridedBackward0 in a
+    create_graph graph). Otherwise each address gets the sum of the view's gradients there, and
+    each element of the input that sum divided by how many of its elements read it (values only)."""
     from impl._creation import zeros
 
-    shape = tuple(c.shape())
-    numel = int(np.prod(shape))
-    addresses = _addresses(c)
-    if addresses.size != np.unique(addresses).size:
-        return _overlapping_back(g, c, numel, shape)
-    size, stride = list(c.size), list(c.stride)
-    for d in reversed(range(len(size))):
-        if size[d] == 1:
+    shape, in_stride = tuple(c.shape()), tuple(c.strides("self"))
+    shared = min(c.in_offset, c.offset)
+    in_offset, out_offset = c.in_offset - shared, c.offset - shared
+    size = max(min_storage_size(shape, in_stride, in_offset), min_storage_size(c.size, c.stride, out_offset))
+    out_addresses = addresses(c.size, c.stride, out_offset)
+    in_addresses = addresses(shape, in_stride, in_offset)
+    if _overlap(out_addresses) or _overlap(in_addresses):
+        return _overlapping_back(g, size, out_addresses, in_addresses)
+    out_size, out_stride = list(c.size), list(c.stride)
+    for d in reversed(range(len(out_size))):
+        if out_size[d] == 1:
             g = g.squeeze(d)
-            del size[d], stride[d]
-    storage = zeros(numel, dtype=g.dtype, device=g.device)
-    storage.as_strided(tuple(size), tuple(stride), c.offset).copy_(g)
-    strides = tuple(int(np.prod(shape[d + 1 :])) for d in range(len(shape)))
-    return storage.as_strided(shape, strides, 0)
+            del out_size[d], out_stride[d]
+    storage = zeros(size, dtype=g.dtype, device=g.device)
+    storage.as_strided(tuple(out_size), tuple(out_stride), out_offset).copy_(g)
+    return storage.as_strided(shape, in_stride, in_offset)
 
 
-def _addresses(c: Any) -> Any:
-    """The storage address of each element of the view (shape ``c.size``)."""
-    out = np.full(tuple(c.size), c.offset, dtype=np.int64)
-    for d, (n, s) in enumerate(zip(c.size, c.stride, strict=True)):
-        out += np.arange(n).reshape([-1 if i == d else 1 for i in range(len(c.size))]) * s
+def _overlap(addresses: Any) -> bool:
+    return addresses.size != np.unique(addresses).size
+
+
+def min_storage_size(shape: tuple, strides: tuple, offset: int) -> int:
+    """torch's _min_storage_size: the elements a storage needs for this geometry."""
+    if 0 in tuple(shape):
+        return offset
+    return offset + 1 + sum((n - 1) * s for n, s in zip(shape, strides, strict=True))
+
+
+def addresses(shape: tuple, strides: tuple, offset: int) -> Any:
+    """The storage address of each element of a geometry (an int64 array of ``shape``)."""
+    out = np.full(tuple(shape), offset, dtype=np.int64)
+    for d, (n, s) in enumerate(zip(shape, strides, strict=True)):
+        out += np.arange(n).reshape([-1 if i == d else 1 for i in range(len(shape))]) * s
     return out
 
 
-def _overlapping_back(g: Any, c: Any, numel: int, shape: tuple) -> Any:
-    """Gradient of a view whose elements share memory: each address gets the sum of the
-    gradients of the elements that read it (values only)."""
+def _overlapping_back(g: Any, size: int, out_addresses: Any, in_addresses: Any) -> Any:
+    """The gradient where a geometry overlaps itself (see _as_strided_back), values only."""
     from impl._tensor import Tensor
     from impl._xp import namespace_of
 
     xp = namespace_of(g._data)
-    out = xp.zeros(numel, dtype=g._data.dtype)
-    xp.add.at(out, xp.asarray(_addresses(c)), g._data)
-    return Tensor._from_array(out.reshape(shape))
+    storage = xp.zeros(size, dtype=g._data.dtype)
+    xp.add.at(storage, xp.asarray(out_addresses), g._data)
+    count = np.zeros(size, dtype=np.int64)
+    np.add.at(count, in_addresses, 1)
+    storage = storage / xp.asarray(np.maximum(count, 1)).astype(storage.dtype)
+    return Tensor._from_array(storage[xp.asarray(in_addresses)])
+
+
+def flat_storage(a: Any) -> Any:
+    """The memory array ``a`` spans, from its first element, as a 1-d array (a view): a fresh
+    tensor's storage (its strides are not negative)."""
+    from impl._xp import namespace_of
+
+    if a.flags.c_contiguous:
+        return a.reshape(-1)
+    strides = tuple(s // a.itemsize for s in a.strides)
+    return as_strided_array(namespace_of(a), a, (min_storage_size(a.shape, strides, 0),), (1,))
 
 
 def sum_to(g: Any, shape: tuple) -> Any:

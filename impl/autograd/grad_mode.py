@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import threading
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -63,6 +65,23 @@ class _GradModeContext:
         _set_enabled(self._prev)
 
     def __call__(self, fn: Callable) -> Callable:
+        """Decorate ``fn``: each call runs inside a fresh copy of this context (``clone``); a
+        generator function's generator runs each of its resumptions inside one (see
+        ``_generator_in``). A class is decorated through a function calling it, with torch's
+        FutureWarning; a coroutine function is a plain function here (its body runs later, outside)."""
+        if inspect.isclass(fn):
+            warnings.warn(
+                "Decorating classes is deprecated and will be disabled in future versions. You should only "
+                "decorate functions or methods. To preserve the current behavior of class decoration, you "
+                "can directly decorate the `__init__` method and nothing else.",
+                FutureWarning,
+                stacklevel=2,
+            )
+            cls = fn
+            fn = lambda *args, **kwargs: cls(*args, **kwargs)  # noqa: E731 - as torch wraps it
+        if inspect.isgeneratorfunction(fn):
+            return _generator_in(self.clone, fn)
+
         @functools.wraps(fn)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             with self.clone():
@@ -72,6 +91,37 @@ class _GradModeContext:
 
     def clone(self) -> _GradModeContext:
         return self.__class__()
+
+
+def _generator_in(make_context: Callable, fn: Callable) -> Callable:
+    """Generator function ``fn`` whose generators run in a fresh context from ``make_context``
+    whenever they run: the first ``send``, each value sent, an exception thrown in, and the
+    ``close`` that finishes them early; the caller's mode is back in force at every ``yield``.
+    Its return value is the generator's."""
+
+    @functools.wraps(fn)
+    def generator(*args: Any, **kwargs: Any) -> Any:
+        inner = fn(*args, **kwargs)
+        try:
+            with make_context():
+                value = inner.send(None)
+            while True:
+                try:
+                    sent = yield value
+                except GeneratorExit:
+                    with make_context():
+                        inner.close()
+                    raise
+                except BaseException as error:  # thrown in by the caller: the generator's to handle
+                    with make_context():
+                        value = inner.throw(error)
+                else:
+                    with make_context():
+                        value = inner.send(sent)
+        except StopIteration as done:
+            return done.value
+
+    return generator
 
 
 class _NoParamDecorator(_GradModeContext):

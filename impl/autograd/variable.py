@@ -3,6 +3,7 @@ gives a tensor aliasing ``t`` with the requested ``requires_grad``."""
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 
@@ -23,5 +24,5 @@ class Variable(metaclass=_VariableMeta):
         if not isinstance(data, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(data).__name__}")
         out = data.detach()
-        out.requires_grad = requires_grad
+        out.requires_grad = bool(operator.index(requires_grad))  # as torch parses the flag
         return out

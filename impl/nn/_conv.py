@@ -15,13 +15,13 @@ first-backward graph and torch's values.
 
 from __future__ import annotations
 
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import impl
 from impl._ops.table import D, OpCtx, OpDef, apply
 from impl._tensor import Tensor
+from impl._warn import warn_once
 from impl._xp import namespace_of
 from impl.autograd import grad_mode
 from impl.autograd.graph import Node, SavedTensor, input_meta
@@ -250,24 +250,19 @@ def _pads(padding: Any, kernel: tuple[int, int], dilation: tuple[int, int], stri
     return (ph, ph, pw, pw)
 
 
-_warned_same: list[bool] = []  # torch warns once per process (TORCH_WARN_ONCE)
-
-
 def _pad_extra(input: Tensor, pads: tuple) -> tuple[Tensor, tuple]:
     """padding='same' whose total is odd in a dimension, as ATen's _convolution_mode does it: the
     extra element goes on the bottom/right through a ConstantPadNd of the input, and the
     convolution gets the symmetric part (with torch's warning about the padded copy)."""
     from impl.nn._pad import pad
 
-    if not _warned_same:
-        _warned_same.append(True)
-        warnings.warn(
-            "Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy "
-            "of the input be created (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
-            "Convolution.cpp:1101.)",
-            UserWarning,
-            stacklevel=4,
-        )
+    warn_once(  # torch's TORCH_WARN_ONCE
+        "conv same",
+        "Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy "
+        "of the input be created (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+        "Convolution.cpp:1101.)",
+        stacklevel=4,
+    )
     top, bottom, left, right = pads
     return pad(input, (0, right - left, 0, bottom - top)), (top, top, left, left)
 

@@ -187,8 +187,8 @@ def _bce_self_grad(g: Any, c: Any) -> Any:
 
 
 def _bce_target_grad(g: Any, c: Any) -> Any:
-    x = c.self
-    d = (1 - x).clamp(min=EPSILON).log() - x.clamp(min=EPSILON).log()
+    """binary_cross_entropy_target_backward: ``-logit(self)``, unclamped (infinite at 0 and 1)."""
+    d = c.self.logit().neg()
     return _scale_back(_weighted(g * d, c.weight), c)
 
 

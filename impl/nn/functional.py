@@ -10,6 +10,8 @@ from typing import Any
 import numpy as np
 
 import impl
+from impl import dtypes
+from impl._ops.elementwise import add_scalar, mul_scalar
 from impl._ops.inplace import apply_inplace, check_inplace
 from impl._ops.signatures import invalid_call
 from impl._ops.table import apply, broadcast_mismatch
@@ -316,6 +318,7 @@ def nll_loss(
         raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
     flat, flat_target, none_shape = _class_dim_last(input, target)
     classes = flat.shape[-1]
+    check_class_weight(weight, classes)
     t = flat_target.detach()
     tn = to_numpy(t._data)
     bad = (tn != ignore_index) & ((tn < 0) | (tn >= classes))
@@ -326,6 +329,15 @@ def nll_loss(
     if code == 0 and input.dim() > 2:
         out = out.reshape(none_shape) if none_shape else out.reshape(())
     return out
+
+
+def check_class_weight(weight: Tensor | None, classes: int, prefix: str = "") -> None:
+    """torch's check of a class weight: 1-d, one per class."""
+    if weight is not None and (weight.dim() != 1 or weight.numel() != classes):
+        raise RuntimeError(
+            f"{prefix}weight tensor should be defined either for all {classes} classes or no classes but got "
+            f"weight tensor of shape: {list(weight.shape)}"
+        )
 
 
 def _type_word(t: Tensor) -> str:
@@ -352,11 +364,15 @@ def cross_entropy(
     code = _reduction_code(reduction)
     class_dim = 0 if input.dim() == 1 else 1
     logp = log_softmax(input, class_dim)
-    if target.dtype.is_floating_point:
-        if tuple(target.shape) != tuple(input.shape):
+    if tuple(target.shape) == tuple(input.shape):  # torch reads a target of the input's shape: probabilities
+        if not target.dtype.is_floating_point:
             raise RuntimeError(
-                "Expected target size " + str(list(input.shape)) + ", got " + str(list(target.shape))
+                "Expected floating point type for target with class probabilities, got "
+                f"{dtypes.scalar_type(target.dtype)}"
             )
+        if ignore_index >= 0:
+            raise RuntimeError("ignore_index is not supported for floating point target")
+        check_class_weight(weight, logp.shape[class_dim], "cross_entropy: ")
         return _cross_entropy_probabilities(logp, target, weight, code, class_dim, label_smoothing)
     loss = nll_loss(logp, target, weight, ignore_index=ignore_index, reduction=reduction)
     if label_smoothing <= 0:
@@ -376,8 +392,8 @@ def _cross_entropy_probabilities(
     SumBackward0) for 'sum', and that divided by the integer ``numel // classes`` (DivBackward1)
     for 'mean'; label smoothing only rewrites the target."""
     classes = logp.shape[class_dim]
-    if label_smoothing > 0:
-        target = target * (1 - label_smoothing) + label_smoothing / classes
+    if label_smoothing > 0:  # ATen's Tensor-Scalar mul and add (MulBackward1, AddBackward1)
+        target = add_scalar(mul_scalar(target, 1 - label_smoothing), label_smoothing / classes)
     terms = logp * target
     if weight is not None:
         shape = [1] * logp.dim()

@@ -28,7 +28,9 @@ RULES = [
         FAMILY,
         "no_grad, enable_grad, set_grad_enabled and inference_mode work as function decorators "
         "(no_grad, enable_grad and inference_mode also bare, without a call): ops in the decorated "
-        "function run in the mode, and the mode is left when it returns.",
+        "function run in the mode, and the mode is left when it returns; a decorated generator "
+        "function runs in the mode at each resumption, and the caller's mode is back at each "
+        "yield and after the generator is closed.",
         "https://pytorch.org/docs/stable/generated/torch.no_grad.html",
     ),
 ]

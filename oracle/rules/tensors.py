@@ -1,6 +1,6 @@
 """Rules of the family "tensor semantics": dtype inference and promotion, views (strides,
 contiguity, shared writes, version counters, torch's view error), the layout of elementwise
-results and sharing memory with numpy.
+results, sharing memory with numpy and the in-place view methods.
 Checked in conformance/test_tensors.py."""
 
 from oracle.rules import Rule
@@ -14,7 +14,10 @@ RULES = [
         "TEN-001",
         FAMILY,
         "torch.tensor infers the dtype of Python data (ints int64, floats float32, bools bool, "
-        "mixed lists the widest kind) unless a dtype is given.",
+        "mixed lists the widest kind) unless a dtype is given; the legacy constructors "
+        "(torch.FloatTensor, torch.LongTensor ...) convert data to their own dtype, and "
+        "new_tensor, new_zeros, new_ones and new_full make tensors of self's dtype unless given "
+        "one, each refusing a value its dtype cannot hold with torch's error.",
         "seed 003",
     ),
     Rule(
@@ -50,5 +53,16 @@ RULES = [
         "operand that orders two dimensions decides, a broadcast dimension orders nothing); an "
         "in-place op keeps self's.",
         f"{_TENSOR_ITERATOR} (reorder_dimensions, fast_set_up)",
+    ),
+    Rule(
+        "TEN-006",
+        FAMILY,
+        "The in-place view methods (t_, transpose_, swapdims_, swapaxes_, squeeze_, unsqueeze_, "
+        "as_strided_) give the tensor itself the view's shape, strides and storage offset (a view "
+        "stays a view of its base), bump its version, and where autograd records them make its "
+        "grad_fn the op's in-place node (TBackward1, SqueezeBackward4, AsStridedBackward1 ...) "
+        "over its history, so gradients flow back through the old geometry; on a leaf that "
+        "requires grad, or a view of one, they raise torch's error.",
+        f"{_DOCS}/generated/torch.Tensor.t_.html",
     ),
 ]

@@ -722,7 +722,7 @@ STRATEGIES: dict[str, Callable[[], st.SearchStrategy[Program]]] = {
     "module_trees": modules.trees,
     "module_api": modules.module_api,
     "accumulated": modules.accumulated,
-    "losses": modules.losses,
+    "losses": lambda: st.sampled_from(modules.LOSS_CASES).flatmap(lambda case: modules.losses(*case)),
     "dropouts": modules.dropouts,
     "conv": modules.conv_layers,
     "activations": lambda: st.sampled_from(modules.ACTIVATION_LAYERS).flatmap(modules.activation_layers),

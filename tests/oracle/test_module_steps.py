@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
 from conformance.test_module_hooks import BACKWARD, hooked_trees, seed_004
-from conformance.test_modules import losses, trees
+from conformance.test_modules import LOSS_CASES, losses, trees
 from conformance.test_optim import training_loops
 from oracle.backends import InProcess, load_backend
 from oracle.differential import DivergenceError, check
@@ -179,7 +179,8 @@ def test_every_module_kind_renders_as_the_reference_trace() -> None:
 
 
 @settings(max_examples=2, deadline=None, suppress_health_check=list(HealthCheck))
-@given(st.tuples(hooked_trees(global_hooks=True, actions=None, remove=True), trees(), losses(),
+@given(st.tuples(hooked_trees(global_hooks=True, actions=None, remove=True), trees(),
+                 st.sampled_from(LOSS_CASES).flatmap(lambda case: losses(*case)),
                  training_loops(("SGD", "Adam", "AdamW"))))
 def test_generated_module_programs_render_as_the_reference_trace(batch: tuple[Program, ...]) -> None:
     """In one script (one torch start-up), so that a global hook left behind would show."""
