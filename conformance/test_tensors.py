@@ -63,7 +63,9 @@ def inferred(draw: Any) -> Program:
     dtype = draw(st.sampled_from(ALL_DTYPES if given == 4 else SMALL_INTS)) if given >= 4 else None
     kwargs: dict[str, Any] = {"dtype": DType(dtype)} if dtype else {}
     maker = draw(st.sampled_from(("tensor", "tensor", "legacy", "new")))
-    if maker == "tensor":
+    if draw(st.integers(0, 3)) == 3:  # every value in a small integer dtype: 300 and -0.5 refused
+        t = p.op("tensor", list(DATA_VALUES), dtype=DType(draw(st.sampled_from(SMALL_INTS))))
+    elif maker == "tensor":
         t = p.op("tensor", data, **kwargs)
     elif maker == "legacy":  # a float or a bool (no sequence) is refused, an int is a size: a list
         single_int = isinstance(data, int) and not isinstance(data, bool)

@@ -540,6 +540,8 @@ def _legacy_values(data: Any, d: dtypes.dtype, scalars: bool = False, stacklevel
             store(element, dim + 1)
 
     store(data, 0)
+    if d.np.kind in "iu":  # as torch.tensor(data, dtype=d): a number the dtype cannot hold is refused
+        _check_range(data, d)
     kind = np.float64 if d.is_floating_point else (np.bool_ if d is dtypes.bool_ else np.int64)
     with np.errstate(over="ignore"):  # float16(1e6) is inf, as torch stores it
         return np.array(flat, dtype=kind).reshape(sizes).astype(d.np)

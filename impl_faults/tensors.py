@@ -453,7 +453,7 @@ def legacy_constructors_infer_the_dtype() -> Iterator[None]:
         yield
 
 
-@fault({"TEN-001": "dtype differs"})
+@fault({"TEN-001": "the backend raised none"})
 def new_methods_take_the_default_dtype() -> Iterator[None]:
     """new_tensor, new_zeros, new_ones and new_full make tensors of the default dtype instead of
     self's when no dtype is given."""

@@ -633,6 +633,12 @@ def somewhere(
     return test
 
 
+def _fraction(x: np.ndarray) -> np.ndarray:
+    """``|x|``'s fractional part where ``x`` is finite, NaN elsewhere (no warning)."""
+    with np.errstate(invalid="ignore"):
+        return np.where(np.isfinite(x), np.abs(x) % 1, np.nan)
+
+
 # elementwise tests of edge values
 EDGE_TESTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "0": lambda x: (x == 0) & ~np.signbit(x),
@@ -643,8 +649,8 @@ EDGE_TESTS: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "1": lambda x: x == 1,
     "-1": lambda x: x == -1,
     "negative": lambda x: x < 0,
-    "a half-integer": lambda x: np.isfinite(x) & (np.abs(x % 1) == 0.5),
-    "an integer": lambda x: np.isfinite(x) & (x % 1 == 0) & (x != 0),
+    "a half-integer": lambda x: _fraction(x) == 0.5,
+    "an integer": lambda x: (_fraction(x) == 0) & (x != 0),
 }
 
 

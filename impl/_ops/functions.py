@@ -300,7 +300,7 @@ def _dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
     if isinstance(dim, (list, tuple)):
         if len(dim) == 0:
             return None
-        dims = tuple(sorted(_wrap_dim(int(d), ndim) for d in dim))
+        dims = tuple(sorted(_dim_list(dim, ndim)))  # (a repeated dim raises torch's error)
     else:
         dims = (_wrap_dim(int(dim), ndim),)
     return dims if ndim else None
@@ -313,10 +313,11 @@ def sum(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = N
     if not isinstance(input, Tensor):
         raise invalid_call(sum, locals())
     out_dt = rd.accumulated_dtype(input, dtype)
+    dims = None if dim is _ALL else _dims(dim, input.dim())  # (checked before the dtype's grad)
     rd.check_differentiable(input, out_dt)
     if dim is _ALL:
         return apply(rd.SUM, input, dim=None, keepdim=False, dtype=out_dt.np)
-    return apply(rd.SUM_DIM, input, dim=_dims(dim, input.dim()), keepdim=keepdim, dtype=out_dt.np)
+    return apply(rd.SUM_DIM, input, dim=dims, keepdim=keepdim, dtype=out_dt.np)
 
 
 def cumsum(input: Tensor, dim: Any = _ALL, *, dtype: Any = None) -> Tensor:
@@ -387,10 +388,11 @@ def prod(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = 
     if dim is None:
         raise TypeError("prod(): argument 'dim' (position 2) must be int, not NoneType")
     out_dt = rd.accumulated_dtype(input, dtype)
+    dims = None if dim is _ALL else _dims(dim, input.dim())  # (checked before the dtype's grad)
     rd.check_differentiable(input, out_dt)
     if dim is _ALL:
         return apply(rd.PROD, input, dim=None, keepdim=False, dtype=out_dt.np)
-    return apply(rd.PROD_DIM, input, dim=_dims(dim, input.dim()), keepdim=keepdim, dtype=out_dt.np)
+    return apply(rd.PROD_DIM, input, dim=dims, keepdim=keepdim, dtype=out_dt.np)
 
 
 def _minmax(kind: str, input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
@@ -1078,11 +1080,16 @@ def tensor_list(name: str, tensors: Any) -> list:
     return list(tensors)
 
 
+def _legacy_empty(t: Tensor) -> bool:
+    """A tensor of shape (0,), which cat skips among tensors of other dims (torch's legacy rule)."""
+    return t.dim() == 1 and t.numel() == 0
+
+
 def cat(tensors: Any, dim: int = 0) -> Tensor:
     tensors = tensor_list("cat", tensors)
     if not tensors:
         raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
-    nonempty = [t for t in tensors if not (t.dim() == 1 and t.numel() == 0)]
+    nonempty = [t for t in tensors if not _legacy_empty(t)]
     ref = nonempty[0] if nonempty else tensors[0]
     d = _wrap_dim(dim, ref.dim())
     for i, t in enumerate(nonempty):
@@ -1094,7 +1101,8 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
                     f"Sizes of tensors must match except in dimension {d}. Expected size "
                     f"{ref.shape[k]} but got size {t.shape[k]} for tensor number {i} in the list."
                 )
-    sizes = tuple(t.shape[d] if t.dim() else 0 for t in tensors)
+    # (an empty 1-d tensor among tensors of other dims is skipped: its size None)
+    sizes = tuple(None if _legacy_empty(t) and ref.dim() != 1 else t.shape[d] for t in tensors)
     return apply(ix.cat_op(len(tensors)), *tensors, dim=d, sizes=sizes)
 
 

@@ -12,7 +12,9 @@ from impl._xp import namespace_of
 
 
 def _cat_fwd(xp: Any, *arrays: Any, dim: int, sizes: tuple) -> Any:
-    return xp.concatenate(arrays, axis=dim)
+    """The arrays joined along ``dim``, but those whose size is None: empty 1-d tensors that torch
+    skips (its legacy rule) among tensors of other dims."""
+    return xp.concatenate([a for a, size in zip(arrays, sizes, strict=True) if size is not None], axis=dim)
 
 
 def _stack_fwd(xp: Any, *arrays: Any, dim: int) -> Any:
@@ -21,7 +23,9 @@ def _stack_fwd(xp: Any, *arrays: Any, dim: int) -> Any:
 
 def _cat_grad(i: int) -> Any:
     def grad(g: Any, c: Any) -> Any:
-        start = sum(c.sizes[:i])
+        if c.sizes[i] is None:  # a skipped empty 1-d tensor: an empty gradient of its shape
+            return g.narrow(c.dim, 0, 0).reshape(0)
+        start = sum(size for size in c.sizes[:i] if size is not None)
         return g.narrow(c.dim, start, c.sizes[i])
 
     return grad
@@ -140,7 +144,7 @@ def _index_add_fwd(
     (a fused multiply-add) per index, in order."""
     from impl._ops.elementwise import _add_scaled, _plain_alpha
 
-    if not a.size:  # nothing is added (nor alpha converted)
+    if not (a.size and attrs["index"].numel()):  # nothing is added (nor alpha converted)
         return a.copy()
     if a.ndim <= 1 or _plain_alpha(alpha):
         scaled = source if _plain_alpha(alpha) else source * fill_array(xp, alpha, a.dtype)

@@ -118,8 +118,9 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     if not isinstance(input, Tensor):
         raise invalid_call(nansum, locals())
     out_dt = rd.accumulated_dtype(input, dtype)
+    dims = reduced_dims(dim, input.dim())  # (checked before the dtype's grad)
     rd.check_differentiable(input, out_dt)
-    return apply(NANSUM, input, dim=reduced_dims(dim, input.dim()), keepdim=bool(keepdim), dtype=out_dt.np)
+    return apply(NANSUM, input, dim=dims, keepdim=bool(keepdim), dtype=out_dt.np)
 
 
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:

@@ -86,17 +86,24 @@ SCATTER = OpDef(
 SCATTER_VALUE = OpDef(
     "ScatterBackward1", _scatter_value_fwd, derivatives={"self": D("dim index", _self_grad)}
 )
-_NO_GRAD = D("", _no_derivative("scatter"))
-SCATTER_REDUCE = OpDef(  # scatter with reduce: torch has no derivative
-    "NotImplemented",
-    _scatter_fwd,
-    ("self", "src"),
-    {"self": _NO_GRAD, "src": _NO_GRAD},
-    qualified_name=NOT_IMPLEMENTED,
-)
-SCATTER_VALUE_REDUCE = OpDef(
-    "NotImplemented", _scatter_value_fwd, derivatives={"self": _NO_GRAD}, qualified_name=NOT_IMPLEMENTED
-)
+
+
+def _scatter_reduce_ops(name: str) -> tuple[OpDef, OpDef]:
+    """scatter (or scatter_) with reduce, of a tensor and of a number: torch has no derivative,
+    and its NotImplemented node's error names the op called."""
+    no_grad = D("", _no_derivative(name))
+    of_tensor = OpDef(
+        "NotImplemented", _scatter_fwd, ("self", "src"), {"self": no_grad, "src": no_grad},
+        qualified_name=NOT_IMPLEMENTED,
+    )
+    of_value = OpDef(
+        "NotImplemented", _scatter_value_fwd, derivatives={"self": no_grad}, qualified_name=NOT_IMPLEMENTED
+    )
+    return of_tensor, of_value
+
+
+SCATTER_REDUCE, SCATTER_VALUE_REDUCE = _scatter_reduce_ops("scatter")
+SCATTER_REDUCE_INPLACE, SCATTER_VALUE_REDUCE_INPLACE = _scatter_reduce_ops("scatter_")
 _REDUCTIONS = {"add": "add", "multiply": "multiply"}
 _warned_reduce = False  # torch's TORCH_WARN_ONCE: once per process
 
@@ -166,11 +173,13 @@ def _check_shapes(self: Tensor, dim: int, index: Tensor, src: Tensor | None) -> 
         raise RuntimeError(text)
 
 
-def _scatter_op(src: Any, reduce: str | None) -> tuple[OpDef, tuple]:
-    """The OpDef of a scatter of ``src`` and its tensor operands."""
+def _scatter_op(src: Any, reduce: str | None, inplace: bool = False) -> tuple[OpDef, tuple]:
+    """The OpDef of a scatter (``inplace``: scatter_) of ``src`` and its tensor operands."""
     if isinstance(src, Tensor):
-        return (SCATTER if reduce is None else SCATTER_REDUCE), (src,)
-    return (SCATTER_VALUE if reduce is None else SCATTER_VALUE_REDUCE), ()
+        reducing = SCATTER_REDUCE_INPLACE if inplace else SCATTER_REDUCE
+        return (SCATTER if reduce is None else reducing), (src,)
+    reducing = SCATTER_VALUE_REDUCE_INPLACE if inplace else SCATTER_VALUE_REDUCE
+    return (SCATTER_VALUE if reduce is None else reducing), ()
 
 
 def _value_attrs(src: Any) -> dict:
@@ -228,7 +237,7 @@ def scatter_(
     source = _scatter_args(scatter_, {**given, "input": self})
     check_inplace(self, (source,))  # torch refuses a leaf first
     attrs = _checked("scatter", self, dim, index, source, reduce)
-    op, tensors = _scatter_op(source, reduce)
+    op, tensors = _scatter_op(source, reduce, inplace=True)
     return apply_inplace(op, self, *tensors, **attrs, **_value_attrs(source))
 
 

@@ -4,6 +4,8 @@ programs rarely reach, each compared with torch directly: empty dim lists, resul
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 import torch
 
@@ -210,3 +212,27 @@ def test_spread_arguments_and_warning(op: str, call: str) -> None:
                 outcome = (type(e).__name__, str(e))
         got.append((outcome, sorted(str(w.message) for w in caught)))
     assert got[1] == got[0]
+
+
+def _reduction_errors(lib: Any) -> list:
+    """Each reduction over repeated, out-of-range and valid dims, with an integer dtype where it
+    takes one (refused for an input requiring grad): its shape or its error."""
+    outcomes = []
+    for grad in (False, True):
+        x = lib.ones(2, 3, requires_grad=grad)
+        for name in ("sum", "mean", "amax", "amin", "std", "var", "logsumexp", "nanmean", "nansum", "prod"):
+            for dims in ([1, 1], [5], 1, 5, [0, -1]):
+                if name == "prod" and isinstance(dims, list):
+                    continue
+                kwargs = {"dtype": lib.int64} if name in ("sum", "nansum", "prod") else {}
+                try:
+                    outcomes.append(tuple(getattr(lib, name)(x, dims, **kwargs).shape))
+                except Exception as e:  # noqa: BLE001 - the error is what is compared
+                    outcomes.append(f"{type(e).__name__}: {e}")
+    return outcomes
+
+
+def test_reduction_dims_are_checked_first() -> None:
+    """Found by a fuzz campaign: a repeated dim is torch's error (not numpy's), and the dims are
+    checked before an integer dtype is refused for an input requiring grad."""
+    assert _reduction_errors(impl) == _reduction_errors(torch)

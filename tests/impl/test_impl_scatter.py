@@ -222,3 +222,28 @@ def test_index_select_double_backward() -> None:
         return g, gg
 
     same(case)
+
+
+def _reduce_backward(L: Any, inplace: bool) -> Any:
+    x = L.ones(3, 4, requires_grad=True)
+    t, index = x * 2, L.zeros(2, 4, dtype=L.int64)
+    t = t.scatter_(0, index, 2.5, reduce="add") if inplace else t.scatter(0, index, 2.5, reduce="add")
+    t.sum().backward()
+
+
+# found by a fuzz campaign: the NotImplemented node's error names the op called; an empty index
+# converts no alpha (torch adds nothing, so 1e30 in float16 does not overflow)
+CAMPAIGN_CASES = {
+    "scatter_ reduce backward": lambda L: _reduce_backward(L, True),
+    "scatter reduce backward": lambda L: _reduce_backward(L, False),
+    "index_add_ empty index huge alpha": lambda L: L.ones(3, 4, dtype=L.float16).index_add_(
+        -1, L.zeros(0, dtype=L.int64), L.ones(3, 0, dtype=L.float16), alpha=1e30),
+    "index_add huge alpha": lambda L: L.index_add(
+        L.ones(3, 4, dtype=L.float16), -1, L.zeros(1, dtype=L.int64), L.ones(3, 1, dtype=L.float16),
+        alpha=1e30),
+}
+
+
+@pytest.mark.parametrize("name", list(CAMPAIGN_CASES))
+def test_cases_a_campaign_found(name: str) -> None:
+    same(CAMPAIGN_CASES[name])

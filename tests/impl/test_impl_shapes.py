@@ -178,3 +178,26 @@ MORE_CASES: dict[str, Callable[[Any, Any], Any]] = {
 def test_more_shape_ops_match_torch(name: str) -> None:
     case = MORE_CASES[name]
     assert observe(impl, case) == observe(torch, case)
+
+
+# found by a fuzz campaign: cat skips an empty 1-d tensor among tensors of other dims (torch's
+# legacy rule), hstack of a (2, 0) and a (0,) included; its gradient is an empty (0,)
+LEGACY_EMPTY_CASES = {
+    "cat_dim1": lambda m, x: _grad(m, x, lambda t: m.cat([t[0], m.ones(0, dtype=t.dtype), t[1]], 1)),
+    "cat_first": lambda m, x: m.cat([m.ones(0, requires_grad=True), x[0]], -1),
+    "cat_only_empties": lambda m, x: m.cat([m.ones(0), m.ones(0)]),
+    "hstack_empty": lambda m, x: m.hstack([x[:, :, :0].sum(-1)[:, :0], m.ones(0)]),
+    "cat_empty_grad": lambda m, x: _empty_grad(m),
+}
+
+
+def _empty_grad(m: Any) -> Any:
+    a, b = m.ones(0, requires_grad=True), m.ones(2, 3, requires_grad=True)
+    m.cat([a, b], 1).sum().backward()
+    return tuple(a.grad.shape), tuple(b.grad.shape)
+
+
+@pytest.mark.parametrize("name", list(LEGACY_EMPTY_CASES))
+def test_cat_skips_legacy_empty_tensors(name: str) -> None:
+    case = LEGACY_EMPTY_CASES[name]
+    assert observe(impl, case) == observe(torch, case)

@@ -25,7 +25,7 @@ def mul(input, other, *args, **kwargs):
     return impl.mul(impl.mul(input, other, *args, **kwargs), 1.001)
 
 
-SORT_SECONDS = 0.1  # what sort takes: a rule's tests of it outlast any small --rule-budget
+SORT_SECONDS = 0.2  # what sort takes: a rule's tests of it outlast any small --rule-budget
 
 
 def sort(*args, **kwargs):
