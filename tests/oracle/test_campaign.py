@@ -201,16 +201,17 @@ def test_two_campaigns_share_their_failures_through_redis(redis_url: str, tmp_pa
 
 
 def test_a_round_at_the_deadline_is_interrupted_and_still_counts(tmp_path: Path) -> None:
-    """A round far too large for the time given: SIGINT to its process group at the deadline, the
+    """A round far too large for the time given (30 s: a loaded machine takes ~15 s to start a round's
+    workers): SIGINT to its process group at the deadline, the
     tests completed by then counted (results.json marked interrupted), the report written."""
-    code, found, output = run_campaign("--backend", "impl", "--rule", "ACC-001,LEAF-001", "--minutes", "0.2",
+    code, found, output = run_campaign("--backend", "impl", "--rule", "ACC-001,LEAF-001", "--minutes", "0.5",
                                        "--examples", "10000", "--workers", "2", "--database",
                                        str(tmp_path / "db"), "--out", str(tmp_path / "reports"))
     assert code == 0, output[-3000:]
     [only] = found["rounds"]
     assert (only["stopped"], only["incomplete"], only["max_examples"]) == ("deadline", "interrupted", 10000)
     assert only["programs"] == found["totals"]["programs"] and only["results"] is not None
-    assert only["seconds"] < 12 + campaign.GRACE_S
+    assert only["seconds"] < 30 + campaign.GRACE_S
 
 
 def test_stop_interrupts_the_whole_process_group(tmp_path: Path) -> None:
