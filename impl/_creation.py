@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from impl import _random, dtypes
+from impl._layout import as_strided_array, contiguous_strides, preserved_strides, strided_array
 from impl._ops.signatures import invalid_call
-from impl._ops.views import as_strided_array, contiguous_strides, preserved_strides, strided_array
 from impl._tensor import Tensor
 from impl._xp import device as _device
 from impl._xp import namespace_for, namespace_of

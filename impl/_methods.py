@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from impl import _new, dtypes
+from impl._layout import copy_like, new_like
 from impl._ops import binary_math as bm
 from impl._ops import elementwise as ew
 from impl._ops import functions as F
@@ -17,7 +18,6 @@ from impl._ops import inplace_views, reductions_more, scatter, shapes, sorting, 
 from impl._ops import pointwise_ternary as pt
 from impl._ops.signatures import described, method_error, type_name
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
-from impl._ops.views import copy_like, new_like
 from impl._tensor import Tensor
 from impl._warn import warn_once
 from impl._xp import device as _device

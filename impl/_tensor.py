@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from impl import dtypes
+from impl._layout import contiguous_strides, flat_storage
 from impl._size import Size
 from impl._xp import device_of, to_numpy
 from impl.autograd import grad_mode
@@ -168,8 +169,6 @@ class Tensor:
         root = self._base if self._base is not None else self
         if root._storage is not None:
             return root._storage
-        from impl._ops.views import flat_storage
-
         return flat_storage(root._data)
 
     def data_ptr(self) -> int:
@@ -629,8 +628,6 @@ def _with_contiguous_strides(array: np.ndarray) -> np.ndarray:
     """An empty array as torch strides a fresh empty tensor: numpy makes every stride of an empty
     array 0, torch gives it contiguous strides (sizes of 0 counted as 1), so (0, 2) is (2, 1).
     Views then inherit them (numpy keeps non-zero strides through its views)."""
-    from impl._ops.views import contiguous_strides
-
     strides = tuple(s * array.itemsize for s in contiguous_strides(array.shape))
     return np.lib.stride_tricks.as_strided(array, array.shape, strides)
 

@@ -136,12 +136,12 @@ def from_numpy_copies() -> Iterator[None]:
 def elementwise_layout_last_operand_decides() -> Iterator[None]:
     """An elementwise result takes the dimension order of the last operand that orders two
     dimensions instead of the first."""
-    from impl._ops import views
+    from impl import _layout
 
     def make(original: Callable) -> Callable:
         return lambda xp, result, operands: original(xp, result, operands[::-1])
 
-    with patched(views, "elementwise_layout", make):
+    with patched(_layout, "elementwise_layout", make):
         yield
 
 
@@ -308,9 +308,9 @@ def numpy_of_grad_tensor_allowed() -> Iterator[None]:
 def elementwise_common_layout_not_kept() -> Iterator[None]:
     """An elementwise result whose operands share one layout is laid out from their order of
     strides instead of keeping that layout (its size-1 dimensions' strides)."""
-    from impl._ops import views
+    from impl import _layout
 
-    with patched(views, "_fast_setup_strides", lambda _original: lambda shape, operands: None):
+    with patched(_layout, "_fast_setup_strides", lambda _original: lambda shape, operands: None):
         yield
 
 
@@ -318,7 +318,7 @@ def elementwise_common_layout_not_kept() -> Iterator[None]:
 def broadcast_dimension_orders() -> Iterator[None]:
     """A broadcast dimension of an operand orders the result's dimensions by the stride it has
     before broadcasting instead of ordering nothing."""
-    from impl._ops import views
+    from impl import _layout
 
     def make(original: Callable) -> Callable:
         def broadcast_strides(shape: tuple, operand: tuple) -> list[int]:
@@ -327,7 +327,7 @@ def broadcast_dimension_orders() -> Iterator[None]:
 
         return broadcast_strides
 
-    with patched(views, "_broadcast_strides", make):
+    with patched(_layout, "_broadcast_strides", make):
         yield
 
 
@@ -353,12 +353,12 @@ def inplace_result_rebinds_self() -> Iterator[None]:
 def cast_operand_keeps_its_strides() -> Iterator[None]:
     """An operand cast to the common dtype orders the result's dimensions by its own strides
     instead of those of its cast copy (laid out as ``.to`` lays it out)."""
-    from impl._ops import views
+    from impl import _layout
 
     def make(original: Callable) -> Callable:
         return lambda xp, result, operands: original(xp, result, [(a, False) for a, _cast in operands])
 
-    with patched(views, "elementwise_layout", make):
+    with patched(_layout, "elementwise_layout", make):
         yield
 
 

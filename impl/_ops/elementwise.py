@@ -12,9 +12,9 @@ from typing import Any
 import numpy as np
 
 from impl import dtypes
+from impl._layout import c_ordered, copy_like
 from impl._ops.cpu_kernels import fma, vector_bytes, vector_elements
 from impl._ops.table import FLOAT_DTYPES, NOT_IMPLEMENTED, D, OpDef, apply, fill_array, number_array
-from impl._ops.views import c_ordered, copy_like
 
 # the operands torch's TensorIterator runs over, in its order (OpDef.iterator_operands)
 UNARY = ("self",)

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from impl import dtypes, return_types
+from impl import _layout, dtypes, return_types
 from impl._ops import elementwise as ew
 from impl._ops import indexing as ix
 from impl._ops import reductions as rd
@@ -728,15 +728,15 @@ def _shape_args(shape: tuple) -> tuple:
 def view(input: Tensor, *shape: Any) -> Tensor:
     if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
         raise NotImplementedError("view(dtype) is not supported")
-    size = vw.infer_size(_shape_args(shape), input.numel())
+    size = _layout.infer_size(_shape_args(shape), input.numel())
     return apply(vw.VIEW, input, size=size)
 
 
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(reshape, locals())
-    size = vw.infer_size(_shape_args(shape), input.numel())
-    strides = vw.view_strides(tuple(input.shape), input.stride(), size)
+    size = _layout.infer_size(_shape_args(shape), input.numel())
+    strides = _layout.view_strides(tuple(input.shape), input.stride(), size)
     if strides is None:
         return _unsafe_view(apply(ew.CLONE_CONTIGUOUS, input), size)
     return apply(vw.VIEW if input.is_contiguous() else vw.RESHAPE_ALIAS, input, size=size)
@@ -959,7 +959,7 @@ def as_strided_geometry(
             f"Storage size calculation overflowed with sizes=[{sizes}] and strides=[{strides}]"
         )
     itemsize = input._data.itemsize
-    needed = vw.min_storage_size(size, stride, offset) * itemsize
+    needed = _layout.min_storage_size(size, stride, offset) * itemsize
     available = input._storage_array().size * itemsize
     if 0 not in size and needed > available:
         sizes, strides = ", ".join(map(str, size)), ", ".join(map(str, stride))

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from impl import dtypes
+from impl import _layout, dtypes
 from impl._ops import views as vw
 from impl._ops.elementwise import CLAMP, CLAMP_TENSOR, RELU, zero_grad
 from impl._ops.table import D, OpDef, _raise_if_unbroadcastable, apply, fill_array
@@ -302,7 +302,7 @@ class CopySlices(Node):
         the gradient's own layout (clone)."""
         if self.base_overlaps:
             return g.clone()
-        memory = vw.strided_array(namespace_of(g._data), tuple(g.shape), self.base_stride, g._data.dtype)
+        memory = _layout.strided_array(namespace_of(g._data), tuple(g.shape), self.base_stride, g._data.dtype)
         return copy_(Tensor._from_array(memory), g)
 
     def name(self) -> str:

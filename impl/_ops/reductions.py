@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 
 from impl import dtypes
+from impl._layout import new_like
 from impl._ops import cpu_kernels
 from impl._ops.table import D, OpDef, fill_array
-from impl._ops.views import new_like
 from impl._xp import namespace_of
 from impl.autograd import grad_mode
 

@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from impl import dtypes
+from impl import _layout, dtypes
 from impl._ops import codegen
 from impl._ops.signatures import type_name
 from impl._tensor import Tensor
@@ -404,10 +404,8 @@ def _uploaded(xp: Any, t: Tensor) -> Tensor:
 
 def _torch_layout(op: OpDef, xp: Any, raw: Any, tensors: tuple, arrays: list, attrs: dict) -> Any:
     """An elementwise op's result laid out as torch's TensorIterator lays it out (see
-    views.elementwise_layout) over ``op.iterator_operands``: an input as passed (marked when
+    _layout.elementwise_layout) over ``op.iterator_operands``: an input as passed (marked when
     the op computed on a cast of it), a tensor attr, or a number attr as a 0-d operand."""
-    from impl._ops.views import elementwise_layout
-
     operands = []
     for name in op.iterator_operands:
         if name in op.inputs:
@@ -416,7 +414,7 @@ def _torch_layout(op: OpDef, xp: Any, raw: Any, tensors: tuple, arrays: list, at
         else:
             value = attrs[name]
             operands.append((value._data if isinstance(value, Tensor) else np.empty(()), False))
-    return elementwise_layout(xp, raw, operands)
+    return _layout.elementwise_layout(xp, raw, operands)
 
 
 # what an op refuses as an operand (neither a tensor nor a number), with torch's TypeError

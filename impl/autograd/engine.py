@@ -126,7 +126,8 @@ def _conform(node: Node, i: int, grad: Any, shape: tuple, dtype: Any, xp: Any) -
     broadcasts to it), cast to ``dtype``, and moved to the device of namespace ``xp`` when it is
     0-dim (a CPU scalar's gradient computed on 'cuda'); another device is refused."""
     if grad._data.shape != shape:
-        from impl._ops.views import is_expandable_to, sum_to
+        from impl._layout import is_expandable_to
+        from impl._ops.views import sum_to
 
         if not is_expandable_to(shape, tuple(grad.shape)):
             raise RuntimeError(

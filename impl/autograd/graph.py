@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from impl._layout import non_overlapping_and_dense, strided_array
 from impl._xp import namespace_of
 from impl.utils.hooks import RemovableHandle
 
@@ -285,8 +286,6 @@ def _obeys_layout_contract(grad: Tensor, var: Tensor) -> bool:
     """torch's obeys_layout_contract: a variable whose elements fill memory densely wants its own
     strides (on dimensions of size > 1; a size-1 dimension of stride 0 is a view, refused), any
     other variable a contiguous gradient."""
-    from impl._ops.views import non_overlapping_and_dense
-
     if not non_overlapping_and_dense(tuple(var.shape), var.stride()):
         return grad.is_contiguous()
     for size, g, v in zip(grad.shape, grad.stride(), var.stride(), strict=True):
@@ -299,15 +298,14 @@ def _clone_obey_contract(grad: Tensor, var: Tensor) -> Tensor:
     """torch's clone_obey_contract: ``grad`` copied into the variable's strides when those are
     non-overlapping and dense (new_empty_strided then copy_: CopyBackwards under create_graph),
     else a contiguous clone (CloneBackward0)."""
-    from impl._ops import elementwise, views
+    from impl._ops import elementwise
     from impl._ops.table import apply
     from impl._tensor import Tensor
-    from impl._xp import namespace_of
 
     shape, strides = tuple(var.shape), var.stride()
-    if not views.non_overlapping_and_dense(shape, strides):
+    if not non_overlapping_and_dense(shape, strides):
         return apply(elementwise.CLONE_CONTIGUOUS, grad)
-    out = Tensor._from_array(views.strided_array(namespace_of(grad._data), shape, strides, var._data.dtype))
+    out = Tensor._from_array(strided_array(namespace_of(grad._data), shape, strides, var._data.dtype))
     out.copy_(grad)
     return out
 
