@@ -12,7 +12,7 @@ from impl_faults import fault, patched
 @fault({"ACC-001": ".grad: value"})
 def accumulate_grad_replaces() -> Iterator[None]:
     """AccumulateGrad overwrites a leaf's existing .grad instead of adding to it."""
-    from impl.autograd.graph import AccumulateGrad
+    from impl.autograd.engine import AccumulateGrad
 
     def make(original: Callable) -> Callable:
         def replace(self: AccumulateGrad, grads: tuple) -> tuple:
@@ -31,7 +31,7 @@ def accumulation_resumes_after_grad_set_to_none() -> Iterator[None]:
     """AccumulateGrad remembers the .grad it last wrote and adds onto it after .grad was set to None."""
     import weakref
 
-    from impl.autograd.graph import AccumulateGrad
+    from impl.autograd.engine import AccumulateGrad
 
     written: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 

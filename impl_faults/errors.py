@@ -46,8 +46,8 @@ def leaf_inplace_allowed() -> Iterator[None]:
 def modified_saved_tensor_versions_swapped() -> Iterator[None]:
     """The error for a saved tensor modified in place gives the expected version as the current one
     and the current one as expected."""
+    from impl import _graph as graph
     from impl._ops import table
-    from impl.autograd import graph
 
     def make(original: Callable) -> Callable:
         def message(t: Any, expected: int, output_of: Any = None) -> str:

@@ -94,7 +94,7 @@ def once_differentiable_is_a_no_op() -> Iterator[None]:
 @fault({"FN-004": "is_leaf"})
 def function_backward_never_recorded() -> Iterator[None]:
     """A custom Function's backward runs under no_grad even with create_graph: its gradient has no graph."""
-    from impl.autograd import grad_mode
+    from impl import _grad_mode as grad_mode
     from impl.autograd.function import BackwardCFunction
 
     def make(original: Callable) -> Callable:
@@ -136,8 +136,8 @@ def function_node_numbered_like_builtins() -> Iterator[None]:
 @fault({"FN-001": "graph differs"})
 def function_edges_skip_inputs_without_grad() -> Iterator[None]:
     """A custom Function's node has edges only to the inputs that require grad, not one per tensor input."""
+    from impl._graph import Node
     from impl.autograd.function import BackwardCFunction
-    from impl.autograd.graph import Node
 
     def make(_original: Any) -> property:
         def get(self: BackwardCFunction) -> tuple:
@@ -176,8 +176,8 @@ def function_gradients_reach_inputs_reversed() -> Iterator[None]:
 @fault({"FN-001": "the backend raised none"})
 def function_none_gradient_becomes_zeros() -> Iterator[None]:
     """A None a custom Function's backward returns for an input reaches it as zeros, not as no gradient."""
+    from impl._tensor import zeros_of
     from impl.autograd.function import BackwardCFunction
-    from impl.autograd.graph import zeros_of
 
     def make(original: Callable) -> Callable:
         def apply(self: BackwardCFunction, grads: tuple) -> tuple:  # zeros shaped like the first output

@@ -13,7 +13,7 @@ from impl_faults import fault, patched
 @fault({"GM-001": "enabled differs"})
 def leaving_grad_mode_enables_grad() -> Iterator[None]:
     """Leaving a grad-mode context turns grad mode on instead of restoring the mode it was entered in."""
-    from impl.autograd import grad_mode
+    from impl import _grad_mode as grad_mode
 
     def make(_original: Callable) -> Callable:
         return lambda self, *exc: grad_mode._set_enabled(True)
@@ -25,7 +25,7 @@ def leaving_grad_mode_enables_grad() -> Iterator[None]:
 @fault({"GM-002": "inference differs"})
 def inference_mode_is_no_grad() -> Iterator[None]:
     """inference_mode only switches grad mode off (as no_grad): results are no inference tensors."""
-    from impl.autograd import grad_mode
+    from impl import _grad_mode as grad_mode
 
     def make(_original: Callable) -> Callable:
         def enter(self: grad_mode.inference_mode) -> None:
@@ -40,7 +40,7 @@ def inference_mode_is_no_grad() -> Iterator[None]:
 
 def _decorators(decorate: Callable[[Any, Callable], Callable]) -> AbstractContextManager[None]:
     """Grad-mode contexts used as decorators (``mode(fn)``) return ``decorate(mode, fn)``."""
-    from impl.autograd import grad_mode
+    from impl import _grad_mode as grad_mode
 
     return patched(grad_mode._GradModeContext, "__call__", lambda _orig: decorate)
 
@@ -82,7 +82,7 @@ def inference_results_not_marked() -> Iterator[None]:
 @fault({"GM-001": "enabled differs"})
 def set_grad_enabled_ignores_its_flag() -> Iterator[None]:
     """set_grad_enabled(mode) switches grad mode off whatever its argument, as no_grad does."""
-    from impl.autograd import grad_mode
+    from impl import _grad_mode as grad_mode
 
     def make(original: Callable) -> Callable:
         return lambda self, mode: original(self, False)
@@ -94,7 +94,7 @@ def set_grad_enabled_ignores_its_flag() -> Iterator[None]:
 @fault({"GM-001": "enabled differs"})
 def enable_grad_keeps_the_mode() -> Iterator[None]:
     """enable_grad keeps the grad mode it is entered in, so inside no_grad it does not record."""
-    from impl.autograd import grad_mode
+    from impl import _grad_mode as grad_mode
 
     with patched(grad_mode.enable_grad, "_target", lambda _orig: lambda self: grad_mode.is_grad_enabled()):
         yield
@@ -123,7 +123,7 @@ def inference_tensor_inplace_outside_accepted() -> Iterator[None]:
 @fault({"GM-002": "enabled differs"})
 def inference_mode_ignores_its_flag() -> Iterator[None]:
     """inference_mode(False) enters inference mode as inference_mode() does."""
-    from impl.autograd import grad_mode
+    from impl import _grad_mode as grad_mode
 
     def make(original: Callable) -> Callable:
         return lambda self, mode=True: original(self, True)
@@ -135,7 +135,7 @@ def inference_mode_ignores_its_flag() -> Iterator[None]:
 @fault({"GM-003": "enabled differs"})
 def bare_decorator_does_nothing() -> Iterator[None]:
     """no_grad, enable_grad and inference_mode used bare (@no_grad) return the function undecorated."""
-    from impl.autograd import grad_mode
+    from impl import _grad_mode as grad_mode
 
     def make(original: Callable) -> Callable:
         def new(cls: type, *args: Any) -> Any:
@@ -154,7 +154,7 @@ def bare_decorator_does_nothing() -> Iterator[None]:
 def set_grad_enabled_decorator_switches_the_mode() -> Iterator[None]:
     """Decorating a function with set_grad_enabled(mode) leaves the mode switched to ``mode``
     (the switch its construction made is not undone)."""
-    from impl.autograd import grad_mode
+    from impl import _grad_mode as grad_mode
 
     with patched(grad_mode.set_grad_enabled, "__call__", lambda _orig: grad_mode._GradModeContext.__call__):
         yield
@@ -162,7 +162,7 @@ def set_grad_enabled_decorator_switches_the_mode() -> Iterator[None]:
 
 def _generators(wrap: Callable[[Callable, Callable], Callable]) -> AbstractContextManager[None]:
     """A grad-mode decorator wraps a generator function as ``wrap(make_context, fn)``."""
-    from impl.autograd import grad_mode
+    from impl import _grad_mode as grad_mode
 
     return patched(grad_mode, "_generator_in", lambda _orig: wrap)
 

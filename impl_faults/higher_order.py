@@ -12,8 +12,7 @@ from impl_faults import derivative_replaced, fault, patched
         "NUM-002": "second derivatives differ from finite differences"})
 def tanh_second_derivative_sign() -> Iterator[None]:
     """tanh's second derivative has the wrong sign: tanh_backward's derivative for output uses +2*y."""
-    from impl._ops.backward_ops import TANH_BACKWARD
-    from impl._ops.elementwise import mul_scalar
+    from impl._ops.elementwise import TANH_BACKWARD, mul_scalar
 
     def formula(gg: Any, c: Any) -> Any:
         return gg * (mul_scalar(c.output, 2) * c.grad_output)
@@ -25,7 +24,7 @@ def tanh_second_derivative_sign() -> Iterator[None]:
 @fault({"HO-001": "grad_fn differs"})
 def sigmoid_backward_composed() -> Iterator[None]:
     """sigmoid's gradient is built from mul/rsub ops instead of the sigmoid_backward op (another graph)."""
-    from impl._ops import backward_ops
+    from impl._ops import elementwise
 
     def make(_original: Callable) -> Callable:
         def sigmoid_backward(grad: Any, output: Any) -> Any:
@@ -33,7 +32,7 @@ def sigmoid_backward_composed() -> Iterator[None]:
 
         return sigmoid_backward
 
-    with patched(backward_ops, "sigmoid_backward", make):
+    with patched(elementwise, "sigmoid_backward", make):
         yield
 
 
@@ -71,7 +70,7 @@ def create_graph_does_not_retain_graph() -> Iterator[None]:
 @fault({"HO-003": ".grad: is_leaf"})
 def create_graph_accumulation_detached() -> Iterator[None]:
     """A second backward(create_graph=True) adds into .grad without recording: the sum has no grad_fn."""
-    from impl.autograd.graph import AccumulateGrad
+    from impl.autograd.engine import AccumulateGrad
 
     def make(original: Callable) -> Callable:
         def accumulate(self: AccumulateGrad, grads: tuple) -> tuple:
@@ -106,7 +105,7 @@ def grad_ignores_create_graph() -> Iterator[None]:
 def saved_outputs_unpacked_detached() -> Iterator[None]:
     """A node's saved output is unpacked without its history (detached), so the double-backward
     graph has no edge back to the node that made it (and loses the second derivatives through it)."""
-    from impl.autograd.graph import SavedTensor
+    from impl._graph import SavedTensor
 
     def make(original: Callable) -> Callable:
         def unpack(self: SavedTensor) -> Any:
@@ -125,7 +124,7 @@ def double_backward_treats_grad_output_as_constant() -> Iterator[None]:
     derivatives are right but the third derivatives through it are lost."""
     from contextlib import ExitStack
 
-    from impl._ops.backward_ops import SIGMOID_BACKWARD, TANH_BACKWARD
+    from impl._ops.elementwise import SIGMOID_BACKWARD, TANH_BACKWARD
 
     def detached_grad_output(formula: Callable) -> Callable:
         class Detached:

@@ -195,7 +195,7 @@ def post_hooks_see_incoming_gradients() -> Iterator[None]:
 @fault({"HOOK-006": "hook grad"})
 def post_accumulate_hooks_before_grad_written() -> Iterator[None]:
     """A leaf's post-accumulate-grad hooks run before its .grad is written instead of after."""
-    from impl.autograd.graph import AccumulateGrad
+    from impl.autograd.engine import AccumulateGrad
 
     def make(original: Callable) -> Callable:
         def hooks_first(self: AccumulateGrad, grads: tuple) -> tuple:
@@ -310,7 +310,7 @@ def tensor_hooks_get_grad_fn_output() -> Iterator[None]:
     """A non-leaf's tensor hooks receive the gradient its grad_fn passes to its first input (they
     run as post-hooks of the node) instead of the gradient of the tensor itself."""
     from impl.autograd import engine
-    from impl.autograd.graph import AccumulateGrad
+    from impl.autograd.engine import AccumulateGrad
 
     def make(original: Callable) -> Callable:
         def hooks_after_node(node: Any, grads: list, edges: tuple) -> tuple:
@@ -355,7 +355,7 @@ def tensor_hook_none_drops_gradient() -> Iterator[None]:
 @fault({"HOOK-003": ".grad: value"})
 def leaf_grad_written_before_hooks() -> Iterator[None]:
     """A leaf's .grad gets the gradient as it reached the leaf, not as its tensor hooks replaced it."""
-    from impl.autograd.graph import AccumulateGrad
+    from impl.autograd.engine import AccumulateGrad
 
     def as_arrived(original: Callable, node: Any, grads: list) -> list:
         replaced = original(node, list(grads))

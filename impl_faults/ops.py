@@ -21,7 +21,7 @@ def sigmoid_grad_off() -> Iterator[None]:
     The backward op's forward is patched rather than the derivative formula, so the graph built
     with ``create_graph=True`` keeps torch's node names: only the numbers are wrong.
     """
-    from impl._ops.backward_ops import SIGMOID_BACKWARD
+    from impl._ops.elementwise import SIGMOID_BACKWARD
 
     def make(original: Callable) -> Callable:
         return lambda xp, *arrays: original(xp, *arrays) * (1 + GRAD_ERROR)
@@ -183,9 +183,9 @@ def float_unary_keeps_integer_dtype() -> Iterator[None]:
 def bool_subtraction_allowed() -> Iterator[None]:
     """Subtraction with a bool operand is not refused with torch's RuntimeError (numpy's TypeError
     escapes instead)."""
-    from impl._ops import functions
+    from impl._ops import elementwise
 
-    with patched(functions, "check_bool_subtraction", lambda _original: lambda input, other: None):
+    with patched(elementwise, "check_bool_subtraction", lambda _original: lambda input, other: None):
         yield
 
 

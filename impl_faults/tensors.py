@@ -439,7 +439,7 @@ def in_place_view_forgets_its_history() -> Iterator[None]:
 def legacy_constructors_infer_the_dtype() -> Iterator[None]:
     """torch.FloatTensor, torch.LongTensor ... of data infer its dtype as torch.tensor does instead
     of converting it to their own."""
-    from impl import _creation
+    from impl import _creation, _legacy
 
     def make(original: Callable) -> Callable:
         def construct(d: Any, device_type: str, form: str, args: tuple, kwargs: dict, **more: Any) -> Any:
@@ -449,7 +449,7 @@ def legacy_constructors_infer_the_dtype() -> Iterator[None]:
 
         return construct
 
-    with patched(_creation, "legacy_construct", make):
+    with patched(_legacy, "legacy_construct", make):
         yield
 
 

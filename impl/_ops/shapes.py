@@ -14,11 +14,13 @@ import builtins
 from typing import Any
 
 from impl import _layout
+from impl._creation import zeros
 from impl._ops import functions as F
 from impl._ops import views as vw
 from impl._ops.inplace import apply_inplace, check_inplace
-from impl._ops.signatures import invalid_call
+from impl._ops.reductions import _flip_fwd
 from impl._ops.table import D, OpDef, apply
+from impl._signatures import invalid_call
 from impl._tensor import Tensor, _wrap_dim
 
 
@@ -225,7 +227,6 @@ def _rot90_fwd(xp: Any, a: Any, k: int, dims: tuple) -> Any:
     """torch's rot90: k = 1 flips dims[1] then transposes the two dims (a non-contiguous result),
     k = 2 flips both, k = 3 flips dims[0] then transposes, k = 0 a contiguous clone; a flip lays
     its copy out like the input."""
-    from impl._ops.reductions import _flip_fwd
 
     if k == 0:
         return xp.ascontiguousarray(a).copy()
@@ -361,7 +362,6 @@ def repeat_backward(g: Tensor, repeats: tuple, shape: tuple) -> Tensor:
     """torch's repeat_backward: zeros if a repeat is 0; else the leading (new) dims summed away,
     then one reshape splitting each repeated dim into (repeat, size) and one sum over the
     repeats (each with impl ops, so a create_graph gradient records torch's nodes)."""
-    from impl._creation import zeros
 
     if 0 in repeats:
         return zeros(shape, dtype=g.dtype, device=g.device)

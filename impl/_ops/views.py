@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from impl._creation import zeros
 from impl._layout import VIEW_ERROR, addresses, as_strided_array, min_storage_size, view_strides
 from impl._ops.table import D, OpDef, apply
 from impl._tensor import Tensor
@@ -195,7 +196,6 @@ def _as_strided_back(g: Any, c: Any) -> Any:
     size-1 dims squeezed first: SqueezeBackward1, CopySlices and AsStridedBackward0 in a
     create_graph graph). Otherwise each address gets the sum of the view's gradients there, and
     each element of the input that sum divided by how many of its elements read it (values only)."""
-    from impl._creation import zeros
 
     shape, in_stride = tuple(c.shape()), tuple(c.strides("self"))
     shared = min(c.in_offset, c.offset)

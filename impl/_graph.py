@@ -1,4 +1,5 @@
-"""Graph nodes (what ``grad_fn`` holds), saved tensors, and the AccumulateGrad node of leaves.
+"""Graph primitives: nodes (what ``grad_fn`` holds) and saved tensors; below Tensor, calling no op
+(a leaf's AccumulateGrad node, which does, is in ``impl.autograd.engine``).
 
 A Node has edges ``next_functions`` (one ``(node, input_nr)`` per differentiable forward input),
 metadata (shape, dtype, device) of each forward output (the engine checks incoming gradients
@@ -11,15 +12,12 @@ from __future__ import annotations
 
 import itertools
 import re
-import sys
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from impl._layout import non_overlapping_and_dense, strided_array
 from impl._xp import namespace_of
+from impl.dtypes import legacy_name
 from impl.utils.hooks import RemovableHandle
 
 if TYPE_CHECKING:
@@ -49,15 +47,6 @@ def input_meta(t: Tensor) -> tuple:
     """What a gradient for ``t`` must be (torch's InputMetadata): its shape, its dtype, and its
     device as the array namespace (numpy on 'cpu', cupy on 'cuda'), compared by identity."""
     return (tuple(t.shape), t.dtype, namespace_of(t._data))
-
-
-def zeros_of(meta: tuple) -> Tensor:
-    """Zeros with ``meta``'s shape, dtype and device (InputMetadata::zeros_like): the gradient a
-    node materialises for an output that received none."""
-    from impl._tensor import Tensor
-
-    shape, dtype, xp = meta
-    return Tensor._from_array(xp.zeros(shape, dtype.np))
 
 
 class _NoHooks(dict):
@@ -191,8 +180,6 @@ class SavedTensor:
 
 
 def _modified_message(t: Tensor, expected: int, output_of: Node | None = None) -> str:
-    from impl.dtypes import legacy_name
-
     desc = f"[{legacy_name(t.dtype)} [{', '.join(str(s) for s in t.shape)}]]"
     fn = output_of if output_of is not None else t.grad_fn
     nr = 0 if output_of is not None else t._output_nr
@@ -201,113 +188,6 @@ def _modified_message(t: Tensor, expected: int, output_of: Node | None = None) -
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
         f"{desc}{where} is at version {t._vc.value}; expected version {expected} instead. {ANOMALY_HINT}"
     )
-
-
-class AccumulateGrad(Node):
-    """The node of a leaf that requires grad: writes (or adds to) ``variable.grad``."""
-
-    def __init__(self, variable: Tensor) -> None:
-        super().__init__()
-        self._sequence_nr = MAX_SEQUENCE_NR
-        self.variable = variable
-        self._input_meta = [input_meta(variable)]
-        self._post_acc_hooks: OrderedDict[int, Callable] = OrderedDict()
-
-    def name(self) -> str:
-        return "torch::autograd::AccumulateGrad"
-
-    def apply(self, grads: tuple) -> tuple:
-        from impl.autograd.grad_mode import is_grad_enabled
-
-        new = grads[0]
-        var = self.variable
-        if not var.requires_grad:  # requires_grad was switched off after the graph was built
-            return ()
-        if new is not None:
-            if var._grad is None:
-                if is_grad_enabled():
-                    var._grad = _clone_obey_contract(new, var)
-                elif _stealable(grads, var):
-                    var._grad = new.detach()
-                else:
-                    var._grad = _clone_obey_contract(new.detach(), var)
-            elif is_grad_enabled():
-                var._grad = var._grad + new
-            else:
-                with np.errstate(all="ignore"):
-                    var._grad._data[...] = var._grad._data + new._data.astype(var._grad._data.dtype)
-                var._grad._vc.bump()
-        for hook in list(self._post_acc_hooks.values()):
-            out = hook(var)
-            if out is not None:
-                from impl._tensor import Tensor
-
-                if not isinstance(out, Tensor):
-                    raise TypeError(f"expected Variable, but hook returned '{type(out).__name__}'")
-                from impl.autograd.engine import _check_hook_result
-
-                _check_hook_result(hook, var, out)
-                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
-        return ()
-
-
-def _stealable(grads: tuple, var: Tensor) -> bool:
-    """torch keeps the incoming gradient itself as ``.grad`` when nothing but the engine refers to
-    it (``new_grad.use_count() <= num_expected_refs``) and it obeys the layout contract; otherwise
-    ``.grad`` is a copy (``_clone_obey_contract``). A Python object's reference count is the use
-    count: a gradient the user holds (given to backward, kept by a hook, saved by a Function) or
-    that another input buffer still holds is copied; a fresh one is kept, a hook's result too."""
-    if _references(grads) > _ENGINE_REFERENCES:  # counted before this function names it too
-        return False
-    grad = grads[0]
-    writeable = getattr(grad._data.flags, "writeable", True)  # (cupy's flags have none: always)
-    return writeable and _obeys_layout_contract(grad, var)
-
-
-def _references(grads: tuple) -> int:
-    """References to ``grads[0]`` (as counted from inside AccumulateGrad.apply)."""
-    return sys.getrefcount(grads[0])
-
-
-def _engine_references() -> int:
-    """What ``_references`` counts for a gradient that only the engine holds: its input buffer (a
-    list) and the tuple it passes to ``AccumulateGrad.apply``, which names it ``new``. Measured on
-    this interpreter rather than assumed, in the same code shape as the engine's call."""
-    buffer = [object()]
-    grads = tuple(buffer)
-    new = grads[0]  # noqa: F841 - apply's own reference, counted as in apply
-    return _references(grads)
-
-
-_ENGINE_REFERENCES = _engine_references()
-
-
-def _obeys_layout_contract(grad: Tensor, var: Tensor) -> bool:
-    """torch's obeys_layout_contract: a variable whose elements fill memory densely wants its own
-    strides (on dimensions of size > 1; a size-1 dimension of stride 0 is a view, refused), any
-    other variable a contiguous gradient."""
-    if not non_overlapping_and_dense(tuple(var.shape), var.stride()):
-        return grad.is_contiguous()
-    for size, g, v in zip(grad.shape, grad.stride(), var.stride(), strict=True):
-        if (size != 1 and g != v) or (size == 1 and g == 0):
-            return False
-    return True
-
-
-def _clone_obey_contract(grad: Tensor, var: Tensor) -> Tensor:
-    """torch's clone_obey_contract: ``grad`` copied into the variable's strides when those are
-    non-overlapping and dense (new_empty_strided then copy_: CopyBackwards under create_graph),
-    else a contiguous clone (CloneBackward0)."""
-    from impl._ops import elementwise
-    from impl._ops.table import apply
-    from impl._tensor import Tensor
-
-    shape, strides = tuple(var.shape), var.stride()
-    if not non_overlapping_and_dense(shape, strides):
-        return apply(elementwise.CLONE_CONTIGUOUS, grad)
-    out = Tensor._from_array(strided_array(namespace_of(grad._data), shape, strides, var._data.dtype))
-    out.copy_(grad)
-    return out
 
 
 class GraphRoot(Node):

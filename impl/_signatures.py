@@ -21,6 +21,9 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
+from impl._names import type_name
+from impl._tensor import Tensor
+
 # torch's signatures of the functions with several (as torch's error lists them, in its order),
 # and of those whose impl parameters do not say which take a tensor
 _OUT = "*, Tensor out = None"
@@ -134,8 +137,6 @@ OVERLOADS: dict[str, tuple[str, ...]] = {
 
 def _takes(kind: str, value: Any) -> bool:
     """Whether torch's parser takes ``value`` for a parameter of type ``kind``."""
-    from impl._tensor import Tensor
-
     if kind == "Tensor":
         return isinstance(value, Tensor)
     if kind == "Number":
@@ -203,23 +204,6 @@ class _Signature:
         if parts and parts[-1] == "*":
             parts.pop()
         return _Signature(f"({', '.join(parts)})")
-
-
-HEAP_TYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class defined in Python
-
-
-def type_name(value: Any) -> str:
-    """A value's type as torch's messages name it, its C type's tp_name: a builtin's or a Python
-    class's own name (``NoneType``, ``Foo``), an extension type's qualified one (``numpy.ndarray``);
-    impl's classes standing for torch's C types give their torch name as ``_torch_type_name``
-    (``torch.dtype``, ``torch.Size``, ``torch.return_types.max``)."""
-    kind = type(value)
-    torch_name = getattr(kind, "_torch_type_name", None)
-    if torch_name is not None:
-        return torch_name
-    if kind.__flags__ & HEAP_TYPE or kind.__module__ == "builtins":
-        return kind.__name__
-    return f"{kind.__module__}.{kind.__name__}"
 
 
 def _wrong_argument(
