@@ -28,9 +28,10 @@ def with_profile(args: list[str], default: str = CI_PROFILE) -> list[str]:
 
 @nox.session
 def tests(session: nox.Session) -> None:
-    """Self-tests of the oracle, unit tests of impl, and the conformance suite in the CI profile.
+    """Self-tests of the oracle, unit tests of impl, and the conformance suite in the CI profile,
+    after the import contracts (``lint-imports``, as ``nox -s lint``).
 
-    The report is checked in Debian's headless Chromium (tests/test_report_browser.py): installed
+    The report is checked in Debian's headless Chromium (tests/oracle/test_report_browser.py): installed
     here with apt-get when missing and this runs as root; otherwise a clear error says what to do
     (install it, or set ORACLE_NO_BROWSER=1 to skip those tests explicitly).
     """
@@ -51,11 +52,12 @@ def tests(session: nox.Session) -> None:
         else:
             session.error("the report's browser test needs Debian's chromium: run `sudo apt-get install "
                           "chromium chromium-driver`, or set ORACLE_NO_BROWSER=1 to skip that test")
+    session.run("lint-imports")  # the import contracts (pyproject.toml), so CI keeps them
     session.run("pytest", "-n", "2", *with_profile(session.posargs))
 
 
 def install_redis_server(session: nox.Session) -> None:
-    """Debian's redis-server for tests/test_campaign.py (a campaign sharing its example database in
+    """Debian's redis-server for tests/oracle/test_campaign.py (a campaign sharing its example database in
     Redis), installed with apt-get when missing and this runs as root; otherwise that test skips
     and says why."""
     import os
@@ -115,9 +117,11 @@ def bench_gpu(session: nox.Session) -> None:
 
 @nox.session
 def lint(session: nox.Session) -> None:
-    """ruff over the whole tree."""
-    session.install("ruff")
+    """ruff over the whole tree, and the import contracts (``[tool.importlinter]`` in pyproject.toml:
+    oracle and impl independent, no test code imported by the product, impl's layers)."""
+    install(session, "lint")
     session.run("ruff", "check", ".")
+    session.run("lint-imports")
 
 
 @nox.session
@@ -125,7 +129,7 @@ def gpu(session: nox.Session) -> None:
     """The first-GPU check, benchmarks/gpu_check.sh: impl's device tests on the real cupy, the
     conformance suite with ``--device cuda`` and the GPU benchmarks, each under a time limit; the
     summary and results go to reports/gpu_check/. ``-- standin``: the same parts on CPU with the
-    cupy stand-in (tests/cupy_standin.py), as tests/test_gpu_check.py runs them."""
+    cupy stand-in (tests/helpers/cupy_standin.py), as tests/oracle/test_gpu_check.py runs them."""
     import os
 
     standin = session.posargs == ["standin"]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from types import ModuleType
 
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-# benchmarks/gpu_check.sh's stand-in mode: impl's cupy is tests/cupy_standin.py (numpy), and torch on
+# benchmarks/gpu_check.sh's stand-in mode: impl's cupy is tests/helpers/cupy_standin.py (numpy), and torch on
 # cpu stands for torch on CUDA, so that the GPU benchmarks' plumbing runs on any machine
 STANDIN_VARIABLE = "ORACLE_GPU_STANDIN"
 

@@ -55,7 +55,8 @@ def facts() -> dict[str, Any]:
         import cupy
 
         standin = getattr(cupy, "__file__", "").endswith("cupy_standin.py")
-        found["cupy"] = "stand-in (tests/cupy_standin.py)" if standin else getattr(cupy, "__version__", None)
+        found["cupy"] = ("stand-in (tests/helpers/cupy_standin.py)" if standin
+                         else getattr(cupy, "__version__", None))
         found["cupy_devices"] = cupy.cuda.runtime.getDeviceCount()
         if not standin:
             found["cuda_runtime"] = _cuda_version(cupy.cuda.runtime.runtimeGetVersion())

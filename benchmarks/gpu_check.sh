@@ -7,7 +7,7 @@
 #
 # Runs with `python3` as it is (PYTHON overrides), PYTHONPATH=. and nothing installed:
 #   facts         the device, driver, torch, CUDA, cupy and numpy versions
-#   device tests  tests/test_impl_device.py with the real cupy (ORACLE_CUPY=real)
+#   device tests  tests/impl/test_impl_device.py with the real cupy (ORACLE_CUPY=real)
 #   conformance   the suite with --device cuda (impl on cupy against that machine's torch on CUDA) in
 #                 a short profile (dev, seed 0), --reference-version set to that torch's release;
 #                 version-only divergences are set aside and counted (oracle.differential)
@@ -18,10 +18,10 @@
 # benchmarks.json, and gpu_check.tar.gz with every log. The exit status is 0 when every part ran
 # (tests may have failed: the summary says), 1 when one did not (timed out, crashed, refused).
 #
-# Stand-in mode (GPU_CHECK_STANDIN=1): tests/cupy_shim on PYTHONPATH makes `import cupy` the
-# numpy-backed stand-in (tests/cupy_standin.py) in every process, torch on cpu is the reference and
+# Stand-in mode (GPU_CHECK_STANDIN=1): tests/helpers/cupy_shim on PYTHONPATH makes `import cupy` the
+# numpy-backed stand-in (tests/helpers/cupy_standin.py) in every process, torch on cpu is the reference and
 # stands for torch CUDA in the benchmarks, and each part runs a small selection; a CI test
-# (tests/test_gpu_check.py) runs it so that the first real run does not fail on a typo.
+# (tests/oracle/test_gpu_check.py) runs it so that the first real run does not fail on a typo.
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -32,11 +32,11 @@ mkdir -p "$OUT"
 rm -rf "$STAGE" "$OUT/gpu_check.tar.gz"
 mkdir -p "$STAGE"
 CPUS=$(nproc 2>/dev/null || echo 2)
-# run from a pytest-xdist worker (tests/test_gpu_check.py), pytest-benchmark would disable itself
+# run from a pytest-xdist worker (tests/oracle/test_gpu_check.py), pytest-benchmark would disable itself
 unset PYTEST_XDIST_WORKER PYTEST_XDIST_WORKER_COUNT PYTEST_XDIST_TESTRUNUID PYTEST_CURRENT_TEST
 
 if [ "${GPU_CHECK_STANDIN:-0}" = 1 ]; then
-  export ORACLE_GPU_STANDIN=1 PYTHONPATH=$ROOT:$ROOT/tests/cupy_shim ORACLE_CUPY=standin
+  export ORACLE_GPU_STANDIN=1 PYTHONPATH=$ROOT:$ROOT/tests/helpers/cupy_shim ORACLE_CUPY=standin
   WORKERS=${GPU_CHECK_WORKERS:-2}
   DEVICE_TESTS=(-k "not conformance_programs or unary or hooks_stacked or sgd")
   CONFORMANCE=(--rule LEAF-001,LEAF-003,ERR-001,ERR-004,HOOK-001,OPS-004)
@@ -83,7 +83,7 @@ RELEASE=$("$PY" -c 'import json, sys; print(json.load(open(sys.argv[1])).get("to
 # the machine's torch is the reference, whatever its release (the report states it)
 if [ -n "$RELEASE" ]; then export ORACLE_REFERENCE_VERSION=$RELEASE; fi
 
-part "device tests" "$DEVICE_S" device.log "${PYTEST[@]}" tests/test_impl_device.py -n "$WORKERS" \
+part "device tests" "$DEVICE_S" device.log "${PYTEST[@]}" tests/impl/test_impl_device.py -n "$WORKERS" \
   --junitxml="$STAGE/device.xml" "${DEVICE_TESTS[@]}"
 part conformance "$CONFORMANCE_S" conformance.log "${PYTEST[@]}" conformance --device cuda -n "$WORKERS" \
   --hypothesis-profile=dev --hypothesis-seed=0 ${RELEASE:+--reference-version "$RELEASE"} \

@@ -5,7 +5,7 @@ Each benchmark records one ``Measurement`` per engine (impl, torch, and peers su
 parameters) into a row holding the impl and torch medians and their ratio; ``format_table`` prints
 the rows, ``write_document`` saves them as ``reports/benchmarks.json``, the file ``oracle.report``
 reads (its ``results`` rows: name, device, impl, torch, ratio). Kept free of pytest so the
-self-tests in ``tests/test_benchmarks_harness.py`` can check it without timing anything.
+self-tests in ``tests/oracle/test_benchmarks_harness.py`` can check it without timing anything.
 """
 
 from __future__ import annotations

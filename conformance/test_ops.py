@@ -1085,7 +1085,7 @@ def shape_ops(draw: Any, op: str) -> Program:
         if draw(st.integers(0, 3)) == 0:  # torch refuses the leaf itself when it requires grad
             p.steps.append(Op(p.fresh("t"), op, [Ref(x), *args], kwargs))
         p.op(op, Ref(base), *args, **kwargs)
-        if math.prod(shape):  # (the layout of an empty tensor: tests/test_impl_shapes.py)
+        if math.prod(shape):  # (the layout of an empty tensor: tests/impl/test_impl_shapes.py)
             p.steps.append(ObserveLayout(base))
         return p.end(base)
     if op == "repeat" and draw(st.booleans()):

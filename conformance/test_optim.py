@@ -34,7 +34,7 @@ KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 _ZERO_GRADS = coverage.keywords("Optimizer.zero_grad", "Module.zero_grad")
 _DEFAULT_EPS = (
     "torch's eps (1e-8) turns a gradient that rounding leaves near 0 into a whole lr step, whose sign the "
-    "last bit decides: the loops draw WELL_CONDITIONED_EPS; tests/test_impl_optim.py checks it"
+    "last bit decides: the loops draw WELL_CONDITIONED_EPS; tests/impl/test_impl_optim.py checks it"
 )
 COVERAGE: dict[str, coverage.Targets] = {
     "OPT-001": coverage.Targets(coverage.keywords("optim.SGD"), _ZERO_GRADS),
@@ -49,7 +49,7 @@ COVERAGE: dict[str, coverage.Targets] = {
 # torch's exp and sums round differently from any other engine's) moves its parameter by a whole lr,
 # in a direction set by the last bit: no independent engine can agree there. The generated loops
 # draw eps from values that keep the update a smooth function of the gradient, so rounding noise in
-# the gradients stays rounding noise in the parameters; tests/test_impl_optim.py checks torch's
+# the gradients stays rounding noise in the parameters; tests/impl/test_impl_optim.py checks torch's
 # default eps over 100 steps with the same gradients fed to both sides.
 WELL_CONDITIONED_EPS = (0.1, 0.5)
 

@@ -8,18 +8,8 @@ from __future__ import annotations
 import math as _math
 from typing import Any
 
-from impl import _creation, _methods, autograd, dtypes, utils
+from impl import _legacy, _methods, _xp, autograd, dtypes, utils
 from impl._creation import (
-    BFloat16Tensor,
-    BoolTensor,
-    ByteTensor,
-    CharTensor,
-    DoubleTensor,
-    FloatTensor,
-    HalfTensor,
-    IntTensor,
-    LongTensor,
-    ShortTensor,
     arange,
     as_tensor,
     empty,
@@ -42,6 +32,26 @@ from impl._creation import (
     tensor,
     zeros,
     zeros_like,
+)
+from impl._grad_mode import (
+    enable_grad,
+    inference_mode,
+    is_grad_enabled,
+    is_inference_mode_enabled,
+    no_grad,
+    set_grad_enabled,
+)
+from impl._legacy import (
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
 )
 from impl._ops.binary_math import (
     arctan2,
@@ -126,7 +136,6 @@ from impl._ops.functions import (
     ne,
     neg,
     negative,
-    outer,
     permute,
     pow,
     prod,
@@ -163,6 +172,7 @@ from impl._ops.functions import (
     where,
 )
 from impl._ops.pointwise_ternary import addcdiv, addcmul, lerp
+from impl._ops.reductions import outer
 from impl._ops.reductions_more import (
     all,
     aminmax,
@@ -195,7 +205,6 @@ from impl._ops.shapes import (
     triu,
     unflatten,
 )
-from impl._ops.signatures import invalid_call
 from impl._ops.sorting import argsort, kthvalue, median, msort, sort, topk
 from impl._ops.special import erf, erfc
 from impl._ops.stacking import (
@@ -247,19 +256,12 @@ from impl._ops.unary_math import (
     tan,
 )
 from impl._random import Generator, default_generator
+from impl._signatures import invalid_call
 from impl._size import Size
 from impl._tensor import Tensor
 from impl._type_info import finfo, iinfo
 from impl._warn import is_warn_always_enabled, set_warn_always
 from impl._xp import device
-from impl.autograd.grad_mode import (
-    enable_grad,
-    inference_mode,
-    is_grad_enabled,
-    is_inference_mode_enabled,
-    no_grad,
-    set_grad_enabled,
-)
 from impl.dtypes import (
     dtype,
     get_default_dtype,
@@ -323,9 +325,7 @@ class _Cuda:
 
     @staticmethod
     def is_available() -> bool:
-        from impl._xp import cuda_available
-
-        return cuda_available()
+        return _xp.cuda_available()
 
     @staticmethod
     def device_count() -> int:
@@ -353,12 +353,10 @@ class _Cuda:
 
 def _cupy() -> Any:
     """cupy, or torch's AssertionError where there is no CUDA device."""
-    from impl._xp import device, namespace_for
-
-    return namespace_for(device("cuda"))
+    return _xp.namespace_for(_xp.device("cuda"))
 
 
-for _d, _type in _creation.CUDA_LEGACY_TYPES.items():  # torch.cuda.FloatTensor ...
+for _d, _type in _legacy.CUDA_LEGACY_TYPES.items():  # torch.cuda.FloatTensor ...
     setattr(_Cuda, _d._legacy, _type)
 cuda = _Cuda()
 

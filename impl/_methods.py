@@ -8,17 +8,22 @@ from typing import Any
 
 import numpy as np
 
-from impl import _new, dtypes
+from impl import _grad_mode as grad_mode
+from impl import _new, _random, dtypes
+from impl._layout import copy_like, new_like
+from impl._legacy import tensortype
+from impl._names import type_name
 from impl._ops import binary_math as bm
 from impl._ops import elementwise as ew
 from impl._ops import functions as F
 from impl._ops import inplace as ip
 from impl._ops import inplace_views, reductions_more, scatter, shapes, sorting, special, stacking, unary_math
 from impl._ops import pointwise_ternary as pt
-from impl._ops.signatures import described, method_error, type_name
+from impl._ops import reductions as rd
+from impl._ops.indexing import MASKED_FILL, MASKED_FILL_TENSOR
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
-from impl._ops.views import copy_like, new_like
-from impl._tensor import Tensor
+from impl._signatures import described, method_error
+from impl._tensor import Tensor, view_rebase_error
 from impl._warn import warn_once
 from impl._xp import device as _device
 from impl._xp import namespace_for, namespace_of, transferred
@@ -103,8 +108,6 @@ def type_(self: Tensor, dtype: Any = None, non_blocking: bool = False, **kwargs:
 
 def _type_name_of(cls: type) -> str:
     """A class's name as torch's ``type()`` reads it (its C ``tp_name``)."""
-    from impl._creation import tensortype
-
     if cls is Tensor:
         return "torch.Tensor"
     if isinstance(cls, tensortype):
@@ -183,7 +186,7 @@ def _div_spec(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> 
 
 
 def _sub_spec(self: Tensor, other: Any, *, alpha: Any = 1) -> tuple:
-    F.check_bool_subtraction(self, other)
+    ew.check_bool_subtraction(self, other)
     return ew.SUB, (other,), {"alpha": alpha}
 
 
@@ -197,8 +200,6 @@ def _pow_spec(self: Tensor, exponent: Any) -> tuple:
 
 
 def _masked_fill_spec(self: Tensor, mask: Tensor, value: Any) -> tuple:
-    from impl._ops.indexing import MASKED_FILL, MASKED_FILL_TENSOR
-
     F.check_masked_fill(self, mask, in_place=True)
     if isinstance(value, Tensor):
         F.check_fill_value(value)
@@ -219,8 +220,6 @@ def _random_fill(sample: Any) -> Any:
     The numbers come from torch's CPU stream (impl._random, numpy) and are copied to the device."""
 
     def method(self: Tensor, *args: Any, generator: Any = None, **kwargs: Any) -> Tensor:
-        from impl import _random
-
         ip.check_inplace(self)
         values = sample(
             generator or _random.default_generator, tuple(self.shape), self._data.dtype, *args, **kwargs
@@ -233,26 +232,18 @@ def _random_fill(sample: Any) -> Any:
 
 
 def _uniform(g: Any, shape: tuple, dt: Any, a: float = 0.0, b: float = 1.0) -> Any:
-    from impl import _random
-
     return _random.uniform(shape, dt, a, b, gen=g)
 
 
 def _normal(g: Any, shape: tuple, dt: Any, mean: float = 0.0, std: float = 1.0) -> Any:
-    from impl import _random
-
     return _random.normal(shape, dt, mean, std, gen=g)
 
 
 def _bernoulli(g: Any, shape: tuple, dt: Any, p: float = 0.5) -> Any:
-    from impl import _random
-
     return (_random.uniform(shape, np.float64, gen=g) < p).astype(dt)
 
 
 def _random_ints(g: Any, shape: tuple, dt: Any, low: int = 0, high: int | None = None) -> Any:
-    from impl import _random
-
     if high is None:
         low, high = 0, (low if low else 2**24)
     return _random.randint(low, high, shape, dt, gen=g)
@@ -337,7 +328,7 @@ METHODS: dict[str, Any] = {
     "mv": F.mv,
     "addmm": F.addmm,
     "trace": F.trace,
-    "outer": F.outer,
+    "outer": rd.outer,
     # shape and views
     "view": F.view,
     "reshape": F.reshape,
@@ -368,7 +359,7 @@ METHODS: dict[str, Any] = {
     "masked_fill": F.masked_fill,
     "masked_select": F.masked_select,
     "__getitem__": F.getitem,
-    "__setitem__": ip.setitem,
+    "__setitem__": F.setitem,
     # conversions
     "to": to,
     "type": type_,
@@ -587,7 +578,20 @@ def adjoint(self: Tensor) -> Tensor:
     return F.transpose(self, 0, 1)
 
 
+def _regenerate_grad_fn(self: Tensor) -> None:
+    """A stale view's grad_fn made anew: an as_strided node onto its base's new history (see
+    ``Tensor.grad_fn``)."""
+    if self._creation_meta:
+        raise view_rebase_error(self, indirect=True)
+    with grad_mode.recording():
+        fresh = F.as_strided(self._base, tuple(self.shape), self.stride(), self.storage_offset())
+    ip._move_retain_grad(self, fresh._grad_fn)  # other hooks stay with the old node, as torch's
+    self._grad_fn, self._output_nr = fresh._grad_fn, 0
+    self._view_version = self._vc.value
+
+
 def bind() -> None:
+    Tensor._regenerate_grad_fn = _regenerate_grad_fn
     for name, fn in METHODS.items():
         if name in TENSOR_ARGUMENTS:
             fn = _tensor_argument(name, fn, *TENSOR_ARGUMENTS[name])

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from impl import _creation, dtypes
-from impl._ops.signatures import type_name
+from impl import _creation, _legacy, dtypes
+from impl._names import type_name
 from impl._size import Size
 from impl._tensor import Tensor
 
@@ -25,7 +25,7 @@ COPY_CONSTRUCT_WARNING = (
 
 def new(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """``x.new(...)``: torch's legacy constructor of ``x``'s dtype on ``x``'s device type."""
-    return _creation.legacy_construct(self.dtype, self.device.type, "new", args, kwargs)
+    return _legacy.legacy_construct(self.dtype, self.device.type, "new", args, kwargs)
 
 
 def _options(name: str, kwargs: dict, allowed: tuple[str, ...]) -> dict:
@@ -43,7 +43,7 @@ def _options(name: str, kwargs: dict, allowed: tuple[str, ...]) -> dict:
 def _size(name: str, value: Any) -> tuple[int, ...]:
     """A ``tuple of ints size`` argument given alone: an int, or a sequence of ints."""
     if isinstance(value, (Size, tuple, list)):
-        return _creation.int_sizes(name, value)
+        return _legacy.int_sizes(name, value)
     if isinstance(value, (bool, np.bool_)) or not hasattr(value, "__index__"):
         raise TypeError(
             f"{name}(): argument 'size' (position 1) must be tuple of ints, not {type_name(value)}"
@@ -65,7 +65,7 @@ def _sized(name: str, args: tuple, kwargs: dict, positional: int = 1) -> tuple[t
         positional == 1 and hasattr(first, "__index__") and not isinstance(first, (bool, np.bool_, Tensor))
     )
     if spread and len(args) > 1:  # ints spread: x.new_zeros(2, 3)
-        return _creation.int_sizes(name, args), ()
+        return _legacy.int_sizes(name, args), ()
     if len(args) > positional:
         raise TypeError(
             f"{name}() takes {positional} positional argument{'s' if positional > 1 else ''} but "
@@ -126,7 +126,7 @@ def new_full(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         raise TypeError(
             f"new_full(): argument 'size' (position 1) must be tuple of ints, not {type_name(size)}"
         )
-    size = _creation.int_sizes("new_full", size)
+    size = _legacy.int_sizes("new_full", size)
     if isinstance(fill, Tensor) and fill.dim() == 0:
         fill = fill.item()
     if not isinstance(fill, (bool, int, float, np.number, np.bool_)):
@@ -155,5 +155,5 @@ def new_tensor(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         warnings.warn(COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=3)
         values = data.detach().to(device, d).clone()._data
     else:
-        values = _creation.new_tensor_values(data, d)
-    return _creation.on_device(values, device, options.get("requires_grad", False))
+        values = _legacy.new_tensor_values(data, d)
+    return _legacy.on_device(values, device, options.get("requires_grad", False))

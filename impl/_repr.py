@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from impl import dtypes
+from impl._xp import to_numpy
 
 PRECISION = 4
 LINEWIDTH = 80
@@ -102,8 +103,6 @@ def _body(a: np.ndarray, indent: int, summarize: bool, fmt: _Formatter) -> str:
 
 
 def tensor_body(t: Any, indent: int) -> str:
-    from impl._xp import to_numpy
-
     a = to_numpy(t._data)
     if a.size == 0:
         return "[]"

@@ -1,7 +1,11 @@
 """The Tensor: array data (a view into its base's memory), version counter, autograd metadata.
 
-Math methods are attached from the op modules (see ``impl._methods``); this module holds what
-makes a tensor a tensor: geometry, leaf/grad rules, hooks, conversions.
+This module holds what makes a tensor a tensor: geometry, leaf/grad rules, hooks, conversions; it
+calls no op. Methods that need a layer above are set on the class by that layer when it is
+imported (the class is the registry): math methods and operators by ``impl._methods``, the legacy
+constructor ``Tensor(...)`` by ``impl._legacy``, ``backward`` by ``impl.autograd``, a leaf's
+``_grad_accumulator`` by ``impl.autograd.engine``, the regeneration of a stale view's ``grad_fn``
+by ``impl._methods``.
 """
 
 from __future__ import annotations
@@ -13,11 +17,14 @@ from typing import Any
 
 import numpy as np
 
+from impl import _grad_mode as grad_mode
 from impl import dtypes
+from impl._graph import Node
+from impl._layout import contiguous_strides, flat_storage
+from impl._names import type_name
+from impl._repr import tensor_repr
 from impl._size import Size
 from impl._xp import device_of, to_numpy
-from impl.autograd import grad_mode
-from impl.autograd.graph import AccumulateGrad, Node
 from impl.utils.hooks import RemovableHandle
 
 NON_LEAF_GRAD_WARNING = (
@@ -79,7 +86,7 @@ class Tensor:
 
     # Rarely set, so class-level defaults rather than slots (one store fewer per tensor made; a
     # tensor that sets one keeps it in its instance dict):
-    _grad_acc: AccumulateGrad | None = None  # a leaf's AccumulateGrad node, made on first need
+    _grad_acc: Node | None = None  # a leaf's AccumulateGrad node, made on first need
     _retains_grad = False
     # how a view was made, as torch's CreationMeta: "" (the default), "no_grad", "inference",
     # "multiple" (an output of split/chunk/unbind or of a custom Function with several
@@ -92,12 +99,6 @@ class Tensor:
     # the 1-d array of a root tensor's whole memory, set once an in-place view op (t_, as_strided_
     # ...) changed the tensor's geometry; otherwise its memory starts at its first element
     _storage: Any = None
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor:
-        from impl._creation import legacy_new
-
-        t = legacy_new(None, *args, **kwargs)
-        return t if cls is Tensor else Tensor._make_subclass(cls, t)
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:  # construction happens in __new__
         pass
@@ -168,8 +169,6 @@ class Tensor:
         root = self._base if self._base is not None else self
         if root._storage is not None:
             return root._storage
-        from impl._ops.views import flat_storage
-
         return flat_storage(root._data)
 
     def data_ptr(self) -> int:
@@ -223,18 +222,6 @@ class Tensor:
             self._regenerate_grad_fn()
         return self._grad_fn
 
-    def _regenerate_grad_fn(self) -> None:
-        if self._creation_meta:
-            raise view_rebase_error(self, indirect=True)
-        from impl._ops.functions import as_strided
-        from impl._ops.inplace import _move_retain_grad
-
-        with grad_mode.recording():
-            fresh = as_strided(self._base, tuple(self.shape), self.stride(), self.storage_offset())
-        _move_retain_grad(self, fresh._grad_fn)  # other hooks stay with the old node, as torch's
-        self._grad_fn, self._output_nr = fresh._grad_fn, 0
-        self._view_version = self._vc.value
-
     @_read_only
     def output_nr(self) -> int:
         """Which output of its grad_fn this tensor is (0 for a leaf)."""
@@ -274,8 +261,6 @@ class Tensor:
 
     def requires_grad_(self, requires_grad: bool = True) -> Tensor:
         if type(requires_grad) is not bool:
-            from impl._ops.signatures import type_name
-
             where = "argument 'requires_grad' (position 1)"
             raise TypeError(f"requires_grad_(): {where} must be bool, not {type_name(requires_grad)}")
         if requires_grad and self._grad_fn is not None:  # torch: only the attribute form refuses
@@ -331,11 +316,6 @@ class Tensor:
     def _vc(self, counter: VersionCounter) -> None:
         self._counter = counter
 
-    def _grad_accumulator(self) -> AccumulateGrad:
-        if self._grad_acc is None:
-            self._grad_acc = AccumulateGrad(self)
-        return self._grad_acc
-
     def _edge(self) -> tuple[Node | None, int]:
         """Where gradient for this tensor flows: its grad_fn, a leaf's AccumulateGrad, or nowhere."""
         if self.grad_fn is not None:
@@ -385,17 +365,6 @@ class Tensor:
 
         self.grad_fn._own("_retains_grad_hooks")[self._output_nr] = retain
         self._retains_grad = True
-
-    def backward(
-        self,
-        gradient: Tensor | None = None,
-        retain_graph: bool | None = None,
-        create_graph: bool = False,
-        inputs: Any = None,
-    ) -> None:
-        from impl.autograd import backward
-
-        backward(self, gradient, retain_graph, create_graph, inputs=inputs)
 
     def detach(self) -> Tensor:
         t = Tensor._from_array(self._data)
@@ -512,8 +481,6 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __repr__(self) -> str:
-        from impl._repr import tensor_repr
-
         return tensor_repr(self)
 
     __str__ = __repr__
@@ -612,6 +579,13 @@ def _check_assigned_grad(t: Tensor, value: object) -> None:
         )
 
 
+def zeros_of(meta: tuple) -> Tensor:
+    """Zeros with ``meta``'s shape, dtype and device (InputMetadata::zeros_like, see
+    ``_graph.input_meta``): the gradient a node materialises for an output that received none."""
+    shape, dtype, xp = meta
+    return Tensor._from_array(xp.zeros(shape, dtype.np))
+
+
 def _address(array: Any) -> int:
     """The address of an array's first element."""
     if isinstance(array, np.ndarray):
@@ -629,8 +603,6 @@ def _with_contiguous_strides(array: np.ndarray) -> np.ndarray:
     """An empty array as torch strides a fresh empty tensor: numpy makes every stride of an empty
     array 0, torch gives it contiguous strides (sizes of 0 counted as 1), so (0, 2) is (2, 1).
     Views then inherit them (numpy keeps non-zero strides through its views)."""
-    from impl._ops.views import contiguous_strides
-
     strides = tuple(s * array.itemsize for s in contiguous_strides(array.shape))
     return np.lib.stride_tricks.as_strided(array, array.shape, strides)
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import ml_dtypes as _ml_dtypes  # bfloat16, which numpy lacks: a dependency of impl, not optional
 import numpy as np
 
 
@@ -48,14 +49,8 @@ int32 = dtype("int32", np.int32, False, True, "IntTensor")
 int64 = dtype("int64", np.int64, False, True, "LongTensor")
 bool_ = dtype("bool", np.bool_, False, False, "BoolTensor")
 
-try:  # numpy has no bfloat16; ml_dtypes provides it (optional)
-    import ml_dtypes as _ml_dtypes
-
-    bfloat16 = dtype("bfloat16", _ml_dtypes.bfloat16, True, True, "BFloat16Tensor")
-    ALL = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
-except ImportError:  # pragma: no cover - depends on the environment
-    bfloat16 = None
-    ALL = (bool_, uint8, int8, int16, int32, int64, float16, float32, float64)
+bfloat16 = dtype("bfloat16", _ml_dtypes.bfloat16, True, True, "BFloat16Tensor")
+ALL = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
 ALIASES = {
     "half": float16,
     "float": float32,
@@ -230,16 +225,17 @@ def overflows(value: object, d: dtype) -> bool:
 
 
 def result_type(*operands: object) -> dtype:
-    """torch.result_type over tensors and Python numbers."""
-    from impl._tensor import Tensor
-
+    """torch.result_type over tensors and Python numbers. A tensor is told by its
+    ``_wrapped_number`` flag (False, or True for a number an op wrapped), which nothing else has:
+    this module sits below Tensor."""
     states: list[dtype | None] = [None, None, None]  # dimensioned, zero-dim, wrapped number
     unsigned = False  # an int from 2**63 is a uint64 number, which does not promote with bool
     for op in operands:
-        if isinstance(op, Tensor) and not op._wrapped_number:
+        wrapped = getattr(op, "_wrapped_number", None)
+        if wrapped is False:
             slot, d = (0 if op.dim() else 1), op.dtype
         else:
-            value = op._data.item() if isinstance(op, Tensor) else op
+            value = op if wrapped is None else op._data.item()
             check_parsed_int(value)
             slot, d = 2, scalar_dtype(value)
             unsigned = unsigned or type(value) is int and value >= 2**63

@@ -2,7 +2,7 @@
 
 ``python -m oracle.campaign --minutes N`` (``nox -s fuzz -- --minutes N``) runs rounds of the
 conformance suite (pytest with pytest-xdist over the machine's cores) in the ``fuzz`` hypothesis
-profile (``conformance/conftest.py``) until N minutes are spent. Each round is a fresh pytest
+profile (``oracle/profiles.py``) until N minutes are spent. Each round is a fresh pytest
 process: hypothesis draws fresh random seeds, and ``max_examples`` grows from round to round
 (``--examples``, times ``--growth``, up to ``--max-examples``), so the first rounds sweep every
 test quickly and later ones dig deeper. The round running at the deadline is interrupted (what it
@@ -21,7 +21,7 @@ failing tests per round (new or replayed), and the distinct divergences by rule 
 of the divergence each failing program shows first), each with its tests, the rounds that found it
 and its shrunk repro script (also written to ``OUT/campaign/repros/``).
 
-Nothing here imports pytest, hypothesis or torch at module level: ``conformance/conftest.py``
+Nothing here imports pytest, hypothesis or torch at module level: ``oracle.profiles``
 imports ``profile_settings`` to register the profile, and the rounds run pytest in a subprocess.
 """
 

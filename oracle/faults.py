@@ -1,7 +1,7 @@
 """Planted faults: real PyTorch with exactly one behaviour broken.
 
 They exist so that the oracle can test itself: each fault must be caught by the comparison of
-traces (``tests/test_meta_faults.py``) and by ``python -m oracle diff-script``. A check that
+traces (``tests/oracle/test_meta_faults.py``) and by ``python -m oracle diff-script``. A check that
 cannot catch them is a defect of the oracle.
 
 Each entry of ``FAULTS`` is a context-manager factory; while it is active, torch misbehaves, and
@@ -10,10 +10,12 @@ them they produce every class of divergence ``oracle.compare.CLASSES`` knows (``
 ``pow_segfault`` kills its process, so it runs only where the backend is isolated
 (``oracle.runner.Isolated``, the plugin's default) or in a script's subprocess.
 
-The faults planted in impl (``--plant NAME``, ``oracle.planted``) are test code, in the package
-``tests/impl_faults``; a process that runs impl for a planted session (an isolated backend's
-worker, a script's subprocess) plants the one named by the environment variable ``ORACLE_PLANT``
-with ``plant_impl_fault_from_environment``.
+The faults planted in impl (``--plant NAME``, ``oracle.planted``) are test code, in a catalogue
+package the session names (``--faults-module``, this repository's ``impl_faults``) and imports only
+when a fault is planted: the oracle imports no impl code of its own. A process that runs impl for
+a planted session (an isolated backend's worker, a script's subprocess) plants the fault named by
+the environment variables ``ORACLE_PLANT`` and ``ORACLE_FAULTS_MODULE`` with
+``plant_impl_fault_from_environment``.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import importlib
 import os
 import warnings
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from typing import Any
 
 GRAD_ERROR = 1e-3
@@ -325,23 +327,42 @@ FAULT_CLASSES: dict[str, str] = {
 CRASHING = frozenset({"pow_segfault"})
 
 
-IMPL_FAULTS_MODULE = "tests.impl_faults"
 PLANT_VARIABLE = "ORACLE_PLANT"  # the impl fault planted in a session, for its subprocesses
+FAULTS_MODULE_VARIABLE = "ORACLE_FAULTS_MODULE"  # the catalogue it comes from
+CATALOGUE_NAME = "IMPL_FAULTS"  # what a catalogue holds: fault name -> context-manager factory
 _planted_here: list[ExitStack] = []  # this process's impl fault, active until the process ends
 
 
-def impl_faults() -> dict:
-    """The planted impl faults by name (imported only when asked for: they are test code)."""
-    return importlib.import_module(IMPL_FAULTS_MODULE).IMPL_FAULTS
+class FaultCatalogueError(ImportError):
+    """The catalogue of planted impl faults cannot be imported, or holds no ``IMPL_FAULTS``."""
+
+
+def impl_faults(module: str) -> dict[str, Callable[[], AbstractContextManager[None]]]:
+    """The planted impl faults by name, from the catalogue package ``module`` (its ``IMPL_FAULTS``;
+    imported only when asked for: they are test code)."""
+    try:
+        catalogue = importlib.import_module(module)
+    except ImportError as exc:
+        raise FaultCatalogueError(f"cannot import the planted-fault catalogue {module!r}: {exc}") from exc
+    faults = getattr(catalogue, CATALOGUE_NAME, None)
+    if not isinstance(faults, dict):
+        raise FaultCatalogueError(f"the planted-fault catalogue {module!r} ({catalogue.__file__}) has no "
+                                  f"{CATALOGUE_NAME} dict (fault name -> context-manager factory)")
+    return faults
 
 
 def plant_impl_fault_from_environment(module: Any = None) -> str | None:
     """In a process of a planted session (``ORACLE_PLANT`` set) that runs impl (``module``, when
-    given, is impl): plant that fault for the rest of the process and return its name."""
+    given, is impl): plant that fault, from the catalogue ``ORACLE_FAULTS_MODULE`` names, for the
+    rest of the process and return its name."""
     name = os.environ.get(PLANT_VARIABLE)
     if not name or _planted_here or (module is not None and module.__name__ != "impl"):
         return None
+    catalogue = os.environ.get(FAULTS_MODULE_VARIABLE)
+    if not catalogue:
+        raise FaultCatalogueError(f"{PLANT_VARIABLE}={name} is set but not {FAULTS_MODULE_VARIABLE}, "
+                                  "the planted-fault catalogue it comes from")
     stack = ExitStack()
-    stack.enter_context(impl_faults()[name]())
+    stack.enter_context(impl_faults(catalogue)[name]())
     _planted_here.append(stack)
     return name

@@ -43,7 +43,6 @@ merged where results are written (the controller).
 
 from __future__ import annotations
 
-import importlib
 import importlib.util
 import json
 import os
@@ -53,9 +52,9 @@ from typing import Any
 
 import pytest
 
+from oracle import profiles, stats
 from oracle import reference as reference_module
 from oracle import rules as rule_catalogue
-from oracle import stats
 from oracle.backends import DEFAULT_BACKEND, REFERENCE, Backend, BackendError, load_backend
 from oracle.compare import CLASSES, class_names
 from oracle.corpus import CorpusRecorder
@@ -76,7 +75,6 @@ from oracle.runner import Isolated, default_memory_limit, isolation_options
 
 DEFAULT_RESULTS = Path("reports") / "results.json"
 PROPERTY = "oracle"  # the user_properties key carrying a test's oracle record
-TRIAGE = "triage"  # the hypothesis profile for weak backends (conformance/conftest.py)
 TEST_FAILURES = 3  # triage: failing programs collected per test
 # triage: seconds of checking per rule and worker process; 100 rules in 15 minutes even if one
 # worker runs a part of every rule
@@ -163,7 +161,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "rule(rule_id): the catalogue rule a conformance test checks")
     config.addinivalue_line("markers", "gpu: needs cupy and a CUDA device (skipped cleanly without one)")
-    _ensure_hypothesis_profile(config)
+    profiles.register()  # before hypothesis applies --hypothesis-profile (this hook runs first)
     try:
         config.stash[_ignore] = class_names(config.getoption("ignore_classes"))
     except ValueError as exc:  # pytest's own --ignore skips paths, hence the longer name
@@ -318,27 +316,6 @@ def _uses_backend(item: pytest.Item) -> bool:
     return "backend" in names or "reference" in names
 
 
-def _ensure_hypothesis_profile(config: pytest.Config) -> None:
-    """Make ``--hypothesis-profile ci|dev|thorough`` work even when conformance/ is not collected.
-
-    The profiles are registered by ``conformance/conftest.py``; pytest loads it before hypothesis
-    applies the option only when conformance/ is among the paths run. Otherwise import it here.
-    """
-    name = config.getoption("hypothesis_profile", default=None)
-    if not name:
-        return
-    from hypothesis import settings
-    from hypothesis.errors import InvalidArgument
-
-    try:
-        settings.get_profile(name)
-    except InvalidArgument:
-        try:
-            importlib.import_module("conformance.conftest")
-        except ImportError:
-            pass  # hypothesis then reports the unknown profile itself
-
-
 # --------------------------------------------------------------------------- per-test records
 
 
@@ -375,7 +352,7 @@ def _policy(item: pytest.Item) -> Policy:
     what is left of its rule's time budget (a test per op of a rule still tells which ops fail)."""
     config = item.config
     ignore = config.stash[_ignore]
-    if _profile() != TRIAGE:
+    if _profile() != profiles.TRIAGE:
         return Policy(ignore)
     spent = config.stash[_rule_spent].get(_rule_of(item), 0.0)
     budget = config.getoption("rule_budget")
@@ -540,7 +517,7 @@ class ResultsCollector:
             config.getoption("isolation"), config.stash[_ignore], {"name": REFERENCE, **reference_info()},
             _profile(),
         )
-        if _profile() == TRIAGE:
+        if _profile() == profiles.TRIAGE:
             meta["triage"] = {"test_failures": config.getoption("test_failures"),
                               "rule_budget": config.getoption("rule_budget")}
         incomplete = _incomplete(session, exitstatus)

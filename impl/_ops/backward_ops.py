@@ -1,7 +1,8 @@
-"""Ops that torch's backward formulas call by name (tanh_backward, sigmoid_backward,
-threshold_backward, _softmax_backward_data, _log_softmax_backward_data). Declaring them as ops
-gives gradients computed with create_graph=True torch's grad_fn names (TanhBackwardBackward0 ...)
-and their own derivatives for the next order."""
+"""Ops that torch's backward formulas call by name: _softmax_backward_data and
+_log_softmax_backward_data (tanh_backward, sigmoid_backward and threshold_backward are declared
+with their forward ops in ``elementwise``). Declaring them as ops gives gradients computed with
+create_graph=True torch's grad_fn names (SoftmaxBackwardDataBackward0 ...) and their own
+derivatives for the next order."""
 
 from __future__ import annotations
 
@@ -10,7 +11,6 @@ from typing import Any
 import numpy as np
 
 from impl._ops import cpu_kernels
-from impl._ops.elementwise import add_scalar, mul_scalar, opmath, zero_grad
 from impl._ops.table import D, OpDef, apply
 
 
@@ -21,43 +21,6 @@ def _sum(xp: Any, a: Any, dim: int) -> Any:
     if xp is np and dim == a.ndim - 1:
         return xp.sum(a, axis=dim, keepdims=True, initial=-0.0)
     return xp.sum(a, axis=dim, keepdims=True)
-
-
-TANH_BACKWARD = OpDef(
-    "TanhBackwardBackward0",
-    opmath(lambda xp, g, out: g * (1 - out * out)),
-    ("grad_output", "output"),
-    {
-        "grad_output": D("output", lambda gg, c: tanh_backward(gg, c.output)),
-        "output": D("grad_output output", lambda gg, c: gg * (mul_scalar(c.output, -2) * c.grad_output)),
-    },
-    promote="common",
-    iterator_operands=("grad_output", "output"),
-)
-SIGMOID_BACKWARD = OpDef(
-    "SigmoidBackwardBackward0",
-    opmath(lambda xp, g, out: g * out * (1 - out)),
-    ("grad_output", "output"),
-    {
-        "grad_output": D("output", lambda gg, c: sigmoid_backward(gg, c.output)),
-        "output": D(
-            "grad_output output",
-            lambda gg, c: gg * c.grad_output * add_scalar(mul_scalar(c.output, -2), 1),
-        ),
-    },
-    promote="common",
-    iterator_operands=("grad_output", "output"),
-)
-THRESHOLD_BACKWARD = OpDef(
-    "ThresholdBackwardBackward0",
-    lambda xp, g, x, threshold: xp.where(x <= threshold, xp.zeros((), g.dtype), g),
-    ("grad_output", "self"),
-    {
-        "grad_output": D("self threshold", lambda gg, c: threshold_backward(gg, c.self, c.threshold)),
-        "self": D("", zero_grad),
-    },
-    iterator_operands=("self", "grad_output"),  # torch's order: self first
-)
 SOFTMAX_BACKWARD_DATA = OpDef(
     "SoftmaxBackwardDataBackward0",
     cpu_kernels.softmax_backward,
@@ -96,18 +59,6 @@ def _softmax_double_backward(grad: Any, grad_output: Any, dim: int, output: Any)
         - (output * grad_output).sum(dim, keepdim=True) * grad
         - grad_output * (output * grad).sum(dim, keepdim=True)
     )
-
-
-def tanh_backward(grad: Any, output: Any) -> Any:
-    return apply(TANH_BACKWARD, grad, output)
-
-
-def sigmoid_backward(grad: Any, output: Any) -> Any:
-    return apply(SIGMOID_BACKWARD, grad, output)
-
-
-def threshold_backward(grad: Any, x: Any, threshold: float) -> Any:
-    return apply(THRESHOLD_BACKWARD, grad, x, threshold=threshold)
 
 
 def softmax_backward_data(grad: Any, output: Any, dim: int) -> Any:

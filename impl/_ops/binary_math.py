@@ -34,8 +34,8 @@ from impl._ops.elementwise import (
     opmath,
 )
 from impl._ops.inplace import _check_cast as check_cast
-from impl._ops.signatures import OVERLOADS, invalid_call
 from impl._ops.table import FLOAT_DTYPES, D, Derivative, OpDef, apply, number_array
+from impl._signatures import OVERLOADS, invalid_call
 from impl._tensor import Tensor
 
 

@@ -35,6 +35,8 @@ from typing import Any
 
 import numpy as np
 
+from impl import _layout
+
 
 @functools.cache
 def cpu_capability() -> str:
@@ -614,21 +616,20 @@ def vector_elements(shape: tuple, arrays: list, width: int) -> Any:
     tensors). Ops whose vector and scalar code differ (``maximum`` keeps the other operand on a
     tie of zeros) read it.
 
-    TensorIterator orders the dimensions by stride (``views.iteration_order``) and coalesces
+    TensorIterator orders the dimensions by stride (``_layout.iteration_order``) and coalesces
     them from the innermost; along the inner row, blocks of two vectors go through the vector
     code and the row's rest through the scalar loop. A row is vectorized only when every operand
     steps one element along it, or one input is broadcast along it and the others step one.
     Exact for a loop run in one chunk (fewer than ``GRAIN_SIZE`` elements): above it torch
     splits the loop between threads, so the chunks' tails depend on the thread count."""
-    from impl._ops.views import _broadcast_strides, elementwise_strides, iteration_order
-
     n = int(np.prod(shape))
     block = 2 * (width // arrays[0].dtype.itemsize)
     if n < block:
         return None
     operands = [(a.shape, tuple(s // a.itemsize for s in a.strides)) for a in arrays]
-    strides = [elementwise_strides(shape, operands)] + [_broadcast_strides(shape, op) for op in operands]
-    perm = [d for d in iteration_order(shape, operands) if shape[d] != 1]  # size 1 coalesces away
+    strides = [_layout.elementwise_strides(shape, operands)]
+    strides += [_layout._broadcast_strides(shape, op) for op in operands]
+    perm = [d for d in _layout.iteration_order(shape, operands) if shape[d] != 1]  # size 1 coalesces away
     if not perm:
         return None
     inner, row = perm[0], shape[perm[0]]
@@ -642,6 +643,6 @@ def vector_elements(shape: tuple, arrays: list, width: int) -> Any:
     whole = row - row % block
     if not whole or not (out_and_inputs_contiguous or one_broadcast):
         return None
-    order = list(reversed(iteration_order(shape, operands)))  # outermost first, as memory runs
+    order = list(reversed(_layout.iteration_order(shape, operands)))  # outermost first, as memory runs
     in_row = (np.arange(n) % row < whole).reshape([shape[d] for d in order])
     return in_row.transpose(np.argsort(order))

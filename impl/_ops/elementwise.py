@@ -12,20 +12,15 @@ from typing import Any
 import numpy as np
 
 from impl import dtypes
+from impl._creation import full_like, zeros_like
+from impl._layout import c_ordered, copy_like
 from impl._ops.cpu_kernels import fma, vector_bytes, vector_elements
 from impl._ops.table import FLOAT_DTYPES, NOT_IMPLEMENTED, D, OpDef, apply, fill_array, number_array
-from impl._ops.views import c_ordered, copy_like
+from impl._tensor import Tensor
 
 # the operands torch's TensorIterator runs over, in its order (OpDef.iterator_operands)
 UNARY = ("self",)
 BINARY = ("self", "other")
-
-
-def _bw() -> Any:
-    """The named backward ops (imported late: they are built on this module's ops)."""
-    from impl._ops import backward_ops
-
-    return backward_ops
 
 
 def masked(g: Any, mask: Any) -> Any:
@@ -36,7 +31,6 @@ def masked(g: Any, mask: Any) -> Any:
 def zero_grad(g: Any, c: Any) -> Any:
     """derivatives.yaml's ``zeros_like(grad)``: zeros that carry no graph (the next order sees a
     constant, as in torch)."""
-    from impl._creation import zeros_like
 
     return zeros_like(g)
 
@@ -295,16 +289,31 @@ def sub_scalar(t: Any, other: float) -> Any:
     """``t - other`` as torch's sub.Scalar (SubBackward1), which refuses a bool ``t`` (pow's
     backward computes ``exponent - 1``: a bool exponent fails there, in torch's words)."""
     if t._data.dtype.kind == "b":
-        from impl._ops.functions import check_bool_subtraction
-
         check_bool_subtraction(t, other)
     return apply(SUB_SCALAR, t, other=other)
+
+
+def _is_bool(x: Any) -> bool:
+    return x.dtype is dtypes.bool_ if isinstance(x, Tensor) else isinstance(x, (bool, np.bool_))
+
+
+def check_bool_subtraction(input: Any, other: Any) -> None:
+    """torch refuses ``-`` when either operand is bool (a bool tensor or a Python bool)."""
+    if _is_bool(input) and _is_bool(other):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with two bool tensors is not supported. "
+            "Use the `^` or `logical_xor()` operator instead."
+        )
+    if _is_bool(input) or _is_bool(other):
+        raise RuntimeError(
+            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
+            "invert a mask, use the `~` or `logical_not()` operator instead."
+        )
 
 
 def scalar_minus(value: float, t: Any) -> Any:
     """C++'s ``Scalar - Tensor`` as ATen writes it in backward formulas,
     ``empty_like(t).fill_(value).sub_(t)``: a SubBackward0 with no edge for the scalar."""
-    from impl._creation import full_like
 
     return full_like(t, value).sub_(t)
 
@@ -313,8 +322,6 @@ def _pow_scalar_grad(g: Any, c: Any) -> Any:
     """torch's pow_backward: zeros (no graph) for exponent 0, else grad * (e * self^(e-1)). A bool
     exponent never equals 0 (torch's Scalar::equal): False goes through the product (-0.0s)."""
     if c.exponent == 0 and not isinstance(c.exponent, bool):
-        from impl._creation import zeros_like
-
         return zeros_like(c.self)
     return g * mul_scalar(c.self.pow(c.exponent - 1), c.exponent)
 
@@ -467,7 +474,7 @@ LOG = unary_op("LogBackward0", rounded("log"), "self", lambda g, c: g / c.self)
 SQRT = unary_op("SqrtBackward0", lambda xp, a: xp.sqrt(a), "result", lambda g, c: g / mul_scalar(c.result, 2))
 SIN = unary_op("SinBackward0", rounded("sin"), "self", lambda g, c: g * c.self.cos())
 COS = unary_op("CosBackward0", rounded("cos"), "self", lambda g, c: g * -c.self.sin())
-TANH = unary_op("TanhBackward0", rounded("tanh"), "result", lambda g, c: _bw().tanh_backward(g, c.result))
+TANH = unary_op("TanhBackward0", rounded("tanh"), "result", lambda g, c: tanh_backward(g, c.result))
 
 
 def _sigmoid_fwd(xp: Any, a: Any) -> Any:
@@ -485,7 +492,7 @@ SIGMOID = unary_op(
     "SigmoidBackward0",
     _sigmoid_fwd,
     "result",
-    lambda g, c: _bw().sigmoid_backward(g, c.result),
+    lambda g, c: sigmoid_backward(g, c.result),
 )
 
 
@@ -510,7 +517,7 @@ RELU = unary_op(
     "ReluBackward0",
     _relu_fwd,
     "result",
-    lambda g, c: _bw().threshold_backward(g, c.result, 0),
+    lambda g, c: threshold_backward(g, c.result, 0),
     promote=None,
 )
 
@@ -614,6 +621,13 @@ def _clamp_tensor_grads(c: Any) -> tuple[Any, Any, Any]:
     if below is not None and above is not None:
         below, above = below & (c.min < c.max), above | (c.max < c.min)
     return (inside[0] & inside[1] if len(inside) == 2 else inside[0]), below, above
+
+
+def clamp_tensor_operands(input: Any, min: Any, max: Any) -> tuple[tuple, dict]:
+    """clamp.Tensor's operands and attributes: an absent bound is ``False``, a wrapped bool that
+    changes no result type and gets no edge; the attributes say which bounds there are."""
+    operands = (input, False if min is None else min, False if max is None else max)
+    return operands, {"has_min": min is not None, "has_max": max is not None}
 
 
 CLAMP_TENSOR = OpDef(
@@ -756,3 +770,55 @@ FLOOR = _step("FloorBackward0", "floor_vml_cpu", lambda xp, a: xp.floor(a))
 CEIL = _step("CeilBackward0", "ceil_vml_cpu", lambda xp, a: xp.ceil(a))
 ROUND = _step("RoundBackward0", "round_vml_cpu", lambda xp, a: xp.round(a))
 TRUNC = _step("TruncBackward0", "trunc_vml_cpu", lambda xp, a: xp.trunc(a))
+
+
+# -- the backward ops torch's formulas above call by name (tanh_backward ...): declared as ops, so a
+# gradient made with create_graph=True has torch's grad_fn (TanhBackwardBackward0 ...) and its own
+# derivatives for the next order
+TANH_BACKWARD = OpDef(
+    "TanhBackwardBackward0",
+    opmath(lambda xp, g, out: g * (1 - out * out)),
+    ("grad_output", "output"),
+    {
+        "grad_output": D("output", lambda gg, c: tanh_backward(gg, c.output)),
+        "output": D("grad_output output", lambda gg, c: gg * (mul_scalar(c.output, -2) * c.grad_output)),
+    },
+    promote="common",
+    iterator_operands=("grad_output", "output"),
+)
+SIGMOID_BACKWARD = OpDef(
+    "SigmoidBackwardBackward0",
+    opmath(lambda xp, g, out: g * out * (1 - out)),
+    ("grad_output", "output"),
+    {
+        "grad_output": D("output", lambda gg, c: sigmoid_backward(gg, c.output)),
+        "output": D(
+            "grad_output output",
+            lambda gg, c: gg * c.grad_output * add_scalar(mul_scalar(c.output, -2), 1),
+        ),
+    },
+    promote="common",
+    iterator_operands=("grad_output", "output"),
+)
+THRESHOLD_BACKWARD = OpDef(
+    "ThresholdBackwardBackward0",
+    lambda xp, g, x, threshold: xp.where(x <= threshold, xp.zeros((), g.dtype), g),
+    ("grad_output", "self"),
+    {
+        "grad_output": D("self threshold", lambda gg, c: threshold_backward(gg, c.self, c.threshold)),
+        "self": D("", zero_grad),
+    },
+    iterator_operands=("self", "grad_output"),  # torch's order: self first
+)
+
+
+def tanh_backward(grad: Any, output: Any) -> Any:
+    return apply(TANH_BACKWARD, grad, output)
+
+
+def sigmoid_backward(grad: Any, output: Any) -> Any:
+    return apply(SIGMOID_BACKWARD, grad, output)
+
+
+def threshold_backward(grad: Any, x: Any, threshold: float) -> Any:
+    return apply(THRESHOLD_BACKWARD, grad, x, threshold=threshold)

@@ -8,16 +8,21 @@ from typing import Any
 
 import numpy as np
 
-from impl import dtypes, return_types
+from impl import _grad_mode as grad_mode
+from impl import _layout, dtypes, return_types
+from impl._graph import Node, input_meta
+from impl._names import type_name
 from impl._ops import elementwise as ew
 from impl._ops import indexing as ix
+from impl._ops import inplace as ip
 from impl._ops import reductions as rd
 from impl._ops import views as vw
-from impl._ops.signatures import invalid_call, type_name
-from impl._ops.table import NOT_OPERANDS, OpDef, apply, broadcast_mismatch
-from impl._tensor import Tensor, _wrap_dim
+from impl._ops.indexing import cat, tensor_list
+from impl._ops.inplace import squeeze_result_
+from impl._ops.table import NOT_OPERANDS, OpDef, _view_creation_meta, apply, broadcast_mismatch
+from impl._signatures import invalid_call
+from impl._tensor import Tensor, _wrap_dim, zeros_of
 from impl._xp import namespace_of
-from impl.autograd.graph import Node, input_meta, zeros_of
 
 _ABSENT: Any = object()  # an argument not given (where torch tells None given from none)
 
@@ -33,33 +38,15 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     return ew.ADD._call((input, other), {"alpha": alpha})
 
 
-def _is_bool(x: Any) -> bool:
-    return x.dtype is dtypes.bool_ if _t(x) else isinstance(x, (bool, np.bool_))
-
-
-def check_bool_subtraction(input: Any, other: Any) -> None:
-    """torch refuses ``-`` when either operand is bool (a bool tensor or a Python bool)."""
-    if _is_bool(input) and _is_bool(other):
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with two bool tensors is not supported. "
-            "Use the `^` or `logical_xor()` operator instead."
-        )
-    if _is_bool(input) or _is_bool(other):
-        raise RuntimeError(
-            "Subtraction, the `-` operator, with a bool tensor is not supported. If you are trying to "
-            "invert a mask, use the `~` or `logical_not()` operator instead."
-        )
-
-
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
-    check_bool_subtraction(input, other)
+    ew.check_bool_subtraction(input, other)
     return apply(ew.SUB, input, other, alpha=alpha)
 
 
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     if not isinstance(input, Tensor) or isinstance(other, NOT_OPERANDS):
         raise invalid_call(rsub, locals())
-    check_bool_subtraction(other, input)
+    ew.check_bool_subtraction(other, input)
     if _t(other):
         return apply(ew.RSUB, input, other, alpha=alpha)
     return apply(ew.RSUB_NUMBER, input, other=other, alpha=alpha)
@@ -207,20 +194,13 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if min is None and max is None:
         raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
     if isinstance(min, Tensor) or isinstance(max, Tensor):  # clamp.Tensor (a number bound wrapped)
-        operands, attrs = clamp_tensor_operands(input, min, max)
+        operands, attrs = ew.clamp_tensor_operands(input, min, max)
         return apply(ew.CLAMP_TENSOR, *operands, **attrs)
     bounds = [b for b in (min, max) if b is not None]
     dt = dtypes.result_type(input, *bounds)
     if dt is not input.dtype:  # an integer tensor clamped by float bounds is float, as in torch
         input = input.to(dt)
     return apply(ew.CLAMP, input, min=min, max=max)
-
-
-def clamp_tensor_operands(input: Tensor, min: Any, max: Any) -> tuple[tuple, dict]:
-    """clamp.Tensor's operands and attributes: an absent bound is ``False``, a wrapped bool that
-    changes no result type and gets no edge; the attributes say which bounds there are."""
-    operands = (input, False if min is None else min, False if max is None else max)
-    return operands, {"has_min": min is not None, "has_max": max is not None}
 
 
 clip = clamp
@@ -367,6 +347,15 @@ def _dim_list(dims: Any, ndim: int) -> tuple[int, ...]:
     return tuple(wrapped)
 
 
+def reduced_dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
+    """torch's dim list of a reduction: an int or a list of ints, wrapped, each once (a repeated
+    dim raises), sorted; None (every dim) for an empty list, None, or a 0-d input."""
+    if dim is None:
+        return None
+    dims = _dim_list(dim if isinstance(dim, (list, tuple)) else (dim,), ndim)
+    return tuple(sorted(dims)) if dims and ndim else None
+
+
 def mean(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(mean, locals())
@@ -488,8 +477,6 @@ def _spread(
         raise RuntimeError(f"{which} only support floating point and complex dtypes")
     if isinstance(dim, bool):
         dim, unbiased = None, dim
-    from impl._ops.reductions_more import reduced_dims
-
     dims = reduced_dims(dim, input.dim())
     corr = _correction(unbiased, correction)
     shape = tuple(input.shape)
@@ -651,8 +638,6 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
     if da == 2 and db == 1:
         return mv(input, other)
     if da == 1 and db == 2:  # torch squeezes the mm result in place: not a view, at version 1
-        from impl._ops.inplace import squeeze_result_
-
         return squeeze_result_(mm(input.unsqueeze(0), other), 0)
     if da == 2 and db == 2:
         return mm(input, other)
@@ -711,13 +696,6 @@ def trace(input: Tensor) -> Tensor:
     return apply(rd.TRACE, input)
 
 
-def outer(input: Tensor, vec2: Tensor) -> Tensor:
-    """torch's outer: ``input`` reshaped to a column (a view: ViewBackward0) times ``vec2``."""
-    if not (isinstance(input, Tensor) and isinstance(vec2, Tensor)):
-        raise invalid_call(outer, locals())
-    return input.reshape(input.shape[0], 1) * vec2
-
-
 # -- views -------------------------------------------------------------------------------------
 def _shape_args(shape: tuple) -> tuple:
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
@@ -728,15 +706,15 @@ def _shape_args(shape: tuple) -> tuple:
 def view(input: Tensor, *shape: Any) -> Tensor:
     if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
         raise NotImplementedError("view(dtype) is not supported")
-    size = vw.infer_size(_shape_args(shape), input.numel())
+    size = _layout.infer_size(_shape_args(shape), input.numel())
     return apply(vw.VIEW, input, size=size)
 
 
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(reshape, locals())
-    size = vw.infer_size(_shape_args(shape), input.numel())
-    strides = vw.view_strides(tuple(input.shape), input.stride(), size)
+    size = _layout.infer_size(_shape_args(shape), input.numel())
+    strides = _layout.view_strides(tuple(input.shape), input.stride(), size)
     if strides is None:
         return _unsafe_view(apply(ew.CLONE_CONTIGUOUS, input), size)
     return apply(vw.VIEW if input.is_contiguous() else vw.RESHAPE_ALIAS, input, size=size)
@@ -959,7 +937,7 @@ def as_strided_geometry(
             f"Storage size calculation overflowed with sizes=[{sizes}] and strides=[{strides}]"
         )
     itemsize = input._data.itemsize
-    needed = vw.min_storage_size(size, stride, offset) * itemsize
+    needed = _layout.min_storage_size(size, stride, offset) * itemsize
     available = input._storage_array().size * itemsize
     if 0 not in size and needed > available:
         sizes, strides = ", ".join(map(str, size)), ", ".join(map(str, stride))
@@ -1009,9 +987,6 @@ _MULTI_VIEW_NODES = {
 
 
 def _multi_view(input: Tensor, arrays: list, node_name: str, dim: int, stacked: bool) -> tuple:
-    from impl._ops.table import _view_creation_meta
-    from impl.autograd import grad_mode
-
     root = input._base if input._base is not None else input
     outs = []
     for a in arrays:
@@ -1069,43 +1044,6 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
 
 
 # -- joining and indexing ----------------------------------------------------------------------
-def tensor_list(name: str, tensors: Any) -> list:
-    """The tensors of ``cat``/``stack``'s list argument, refused as torch's parser refuses them."""
-    if not isinstance(tensors, (list, tuple)):
-        found = type(tensors).__name__
-        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not {found}")
-    for i, t in enumerate(tensors):
-        if not isinstance(t, Tensor):
-            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
-    return list(tensors)
-
-
-def _legacy_empty(t: Tensor) -> bool:
-    """A tensor of shape (0,), which cat skips among tensors of other dims (torch's legacy rule)."""
-    return t.dim() == 1 and t.numel() == 0
-
-
-def cat(tensors: Any, dim: int = 0) -> Tensor:
-    tensors = tensor_list("cat", tensors)
-    if not tensors:
-        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
-    nonempty = [t for t in tensors if not _legacy_empty(t)]
-    ref = nonempty[0] if nonempty else tensors[0]
-    d = _wrap_dim(dim, ref.dim())
-    for i, t in enumerate(nonempty):
-        if t.dim() != ref.dim():
-            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.dim()} and {t.dim()}")
-        for k in range(ref.dim()):
-            if k != d and t.shape[k] != ref.shape[k]:
-                raise RuntimeError(
-                    f"Sizes of tensors must match except in dimension {d}. Expected size "
-                    f"{ref.shape[k]} but got size {t.shape[k]} for tensor number {i} in the list."
-                )
-    # (an empty 1-d tensor among tensors of other dims is skipped: its size None)
-    sizes = tuple(None if _legacy_empty(t) and ref.dim() != 1 else t.shape[d] for t in tensors)
-    return apply(ix.cat_op(len(tensors)), *tensors, dim=d, sizes=sizes)
-
-
 concat = concatenate = cat
 
 
@@ -1266,12 +1204,6 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     return apply(ix.MASKED_SCATTER, input, source, mask=mask)
 
 
-def index_put(input: Tensor, key: tuple, values: Any) -> Tensor:
-    from impl._ops.inplace import index_put_op
-
-    return apply(index_put_op(0), input, values, key=key)
-
-
 def _plain_list(v: Any) -> Any:
     if _t(v):
         return v._data
@@ -1371,6 +1303,29 @@ def getitem(t: Tensor, key: Any) -> Tensor:
     if indices:
         return ix.index(out, indices)
     return apply(vw.ALIAS, t) if out is t else out
+
+
+def setitem(self: Tensor, key: Any, value: Any) -> None:
+    """``self[key] = value`` as torch's set_item: applySlicing makes a view of ``self`` (``self``
+    itself when nothing is sliced); without tensor indices the value is copied into it
+    (``copy_to``), otherwise ``index_put_`` writes the view, so a sliced view gets CopySlices."""
+    if key is False:  # torch writes nothing (and checks nothing) for a False key
+        return
+    check_zero_dim_key(self, key)
+    byte_mask = any(isinstance(k, Tensor) and k.dtype is dtypes.uint8 for k in _key_items(key))
+    if byte_mask and (not isinstance(value, Tensor) or value.numel() == 1):
+        # torch writes a single value through a mask with masked_fill_, which takes bool masks only
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
+    value = ip._value_tensor(self, value)
+    if key is None or key is True or key is Ellipsis:
+        ip._copy_to(self.unsqueeze(0) if key is not Ellipsis else self, value)
+        return
+    sliced, indices = apply_slicing(self, _key_items(key), skip_full_slices=True)
+    if not indices:
+        ip._copy_to(sliced, value)
+        return
+    shape = ip._drop_leading_ones(tuple(value.shape))
+    ip._index_put_(sliced, indices, value.view(shape) if shape != tuple(value.shape) else value)
 
 
 def apply_slicing(t: Tensor, items: tuple, skip_full_slices: bool) -> tuple[Tensor, dict[int, Tensor]]:

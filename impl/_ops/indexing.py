@@ -7,7 +7,10 @@ from typing import Any
 
 import numpy as np
 
+from impl._creation import zeros
+from impl._ops.elementwise import _add_scaled, _plain_alpha, mul_scalar
 from impl._ops.table import D, OpDef, apply, fill_array
+from impl._tensor import Tensor, _wrap_dim
 from impl._xp import namespace_of
 
 
@@ -54,7 +57,6 @@ stack_op = _per_arity("StackBackward0", _stack_fwd, "dim", _stack_grad)
 
 def _gather_key(index: Any, dim: int) -> tuple:
     """The advanced-indexing key addressing what ``gather(dim, index)`` read."""
-    from impl._xp import namespace_of
 
     if index.ndim == 0 or not index.size:  # a 0-d index reads as 1-d; an empty one reads nothing
         return (index,)
@@ -102,7 +104,6 @@ def _accumulating(name: str, source: str, uses: str, grad: Any) -> OpDef:
 
 def accumulate(op: OpDef, g: Any, shape: tuple, key: tuple, **attrs: Any) -> Any:
     """Zeros of ``shape`` with ``g`` added at ``key`` through ``op``."""
-    from impl._creation import zeros
 
     return apply(op, zeros(shape, dtype=g.dtype, device=g.device), g, key=key, **attrs)
 
@@ -142,7 +143,6 @@ def _index_add_fwd(
     as torch's CPU kernel computes it: into a self of at most one dim, ``source * alpha`` in the
     dtype, then the sum; into a larger one, with alpha 1 a scatter_add, else one ``add_(alpha=)``
     (a fused multiply-add) per index, in order."""
-    from impl._ops.elementwise import _add_scaled, _plain_alpha
 
     if not (a.size and attrs["index"].numel()):  # nothing is added (nor alpha converted)
         return a.copy()
@@ -169,7 +169,6 @@ def picked_source(g: Any, c: Any) -> Any:
 
 def _index_add_source_grad(g: Any, c: Any) -> Any:
     """``maybe_multiply(picked, alpha)``: a MulBackward1 unless alpha is 1."""
-    from impl._ops.elementwise import mul_scalar
 
     picked = picked_source(g, c)
     return picked if c.alpha == 1 else mul_scalar(picked, c.alpha)
@@ -366,7 +365,6 @@ def _index_fill_self_grad(g: Any, c: Any) -> Any:
 
 def _index_fill_value_grad(g: Any, c: Any) -> Any:
     """torch's ``grad.index_select(dim, unique(index)).sum()``: each filled position counts once."""
-    from impl._tensor import Tensor
 
     xp = namespace_of(c.index._data)
     unique = Tensor._from_array(xp.unique(c.index._data.reshape(-1)))
@@ -393,7 +391,6 @@ def _masked_select_fwd(xp: Any, a: Any, mask: Any) -> Any:
 
 def _masked_select_grad(g: Any, c: Any) -> Any:
     """torch's masked_select_backward: zeros of the broadcast shape, the gradient scattered in."""
-    from impl._creation import zeros
 
     shape = tuple(np.broadcast_shapes(c.shape(), tuple(c.mask.shape)))
     return apply(MASKED_SCATTER, zeros(shape, dtype=g.dtype, device=g.device), g, mask=c.mask)
@@ -423,7 +420,6 @@ def _masked_scatter_backward_fwd(xp: Any, g: Any, mask: Any, sizes: tuple) -> An
 
 def _masked_scatter_backward_grad(gg: Any, c: Any) -> Any:
     """derivatives.yaml: ``zeros_like(grad_output).masked_scatter(mask, grad)``."""
-    from impl._creation import zeros
 
     base = zeros(c.shape("grad_output"), dtype=gg.dtype, device=gg.device)
     return apply(MASKED_SCATTER, base, gg, mask=c.mask)
@@ -459,3 +455,40 @@ MASKED_FILL_TENSOR = OpDef(  # masked_fill with a 0-d tensor value, which gets a
         "value": D("mask", lambda g, c: g.masked_select(c.mask).sum()),  # torch's masked_fill_backward
     },
 )
+
+
+def tensor_list(name: str, tensors: Any) -> list:
+    """The tensors of ``cat``/``stack``'s list argument, refused as torch's parser refuses them."""
+    if not isinstance(tensors, (list, tuple)):
+        found = type(tensors).__name__
+        raise TypeError(f"{name}(): argument 'tensors' (position 1) must be tuple of Tensors, not {found}")
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    return list(tensors)
+
+
+def _legacy_empty(t: Tensor) -> bool:
+    """A tensor of shape (0,), which cat skips among tensors of other dims (torch's legacy rule)."""
+    return t.dim() == 1 and t.numel() == 0
+
+
+def cat(tensors: Any, dim: int = 0) -> Tensor:
+    tensors = tensor_list("cat", tensors)
+    if not tensors:
+        raise RuntimeError("torch.cat(): expected a non-empty list of Tensors")
+    nonempty = [t for t in tensors if not _legacy_empty(t)]
+    ref = nonempty[0] if nonempty else tensors[0]
+    d = _wrap_dim(dim, ref.dim())
+    for i, t in enumerate(nonempty):
+        if t.dim() != ref.dim():
+            raise RuntimeError(f"Tensors must have same number of dimensions: got {ref.dim()} and {t.dim()}")
+        for k in range(ref.dim()):
+            if k != d and t.shape[k] != ref.shape[k]:
+                raise RuntimeError(
+                    f"Sizes of tensors must match except in dimension {d}. Expected size "
+                    f"{ref.shape[k]} but got size {t.shape[k]} for tensor number {i} in the list."
+                )
+    # (an empty 1-d tensor among tensors of other dims is skipped: its size None)
+    sizes = tuple(None if _legacy_empty(t) and ref.dim() != 1 else t.shape[d] for t in tensors)
+    return apply(cat_op(len(tensors)), *tensors, dim=d, sizes=sizes)

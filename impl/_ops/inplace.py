@@ -14,14 +14,25 @@ from typing import Any
 
 import numpy as np
 
-from impl import dtypes
+from impl import _grad_mode as grad_mode
+from impl import _layout, dtypes
+from impl._graph import FREED, Node, SavedTensor, input_meta
 from impl._ops import views as vw
-from impl._ops.elementwise import CLAMP, CLAMP_TENSOR, RELU, zero_grad
-from impl._ops.table import D, OpDef, _raise_if_unbroadcastable, apply, fill_array
+from impl._ops.elementwise import CLAMP, CLAMP_TENSOR, RELU, clamp_tensor_operands, zero_grad
+from impl._ops.indexing import (
+    MASKED_FILL,
+    MASKED_FILL_TENSOR,
+    broadcast_indices,
+    empty_result,
+    first_out_of_range,
+    index_key,
+    mask_free,
+    numpy_key,
+    saved_indices,
+)
+from impl._ops.table import D, OpDef, _raise_if_unbroadcastable, apply, compute_dtype, fill_array
 from impl._tensor import Tensor, view_rebase_error
 from impl._xp import namespace_of, to_numpy, transferred
-from impl.autograd import grad_mode
-from impl.autograd.graph import FREED, Node, input_meta
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
@@ -71,7 +82,6 @@ ZERO = OpDef(
 
 def _index_put_fwd(xp: Any, a: Any, values: Any, key: tuple) -> Any:
     out = a.copy()
-    from impl._ops.indexing import empty_result, mask_free
 
     try:
         out[key] = values.astype(a.dtype, copy=False)
@@ -83,8 +93,6 @@ def _index_put_fwd(xp: Any, a: Any, values: Any, key: tuple) -> Any:
 
 
 def _values_grad(g: Any, c: Any) -> Any:
-    from impl._ops.indexing import index_key
-
     return index_key(g, c.key)
 
 
@@ -102,9 +110,11 @@ def index_put_op(n: int) -> OpDef:
 
 
 def _zero_at(g: Any, key: tuple) -> Any:
-    from impl._ops.functions import index_put
-
     return index_put(g, key, 0.0)
+
+
+def index_put(input: Tensor, key: tuple, values: Any) -> Tensor:
+    return apply(index_put_op(0), input, values, key=key)
 
 
 def check_inplace(t: Tensor, others: tuple = ()) -> None:
@@ -152,7 +162,6 @@ def _check_overlap(op: OpDef, t: Tensor, value: Any, attrs: dict) -> None:
     and masked_fill_ / index_put_ only warn that this is deprecated."""
     if op is FILL or op is ZERO or not _overlaps(t):
         return
-    from impl._ops.indexing import MASKED_FILL, MASKED_FILL_TENSOR
 
     fill = op is MASKED_FILL or op is MASKED_FILL_TENSOR
     if fill or op.node_name == "IndexPutBackward0":
@@ -217,8 +226,6 @@ def apply_inplace(op: OpDef, self: Tensor, *others: Any, **attrs: Any) -> Tensor
             _raise_if_unbroadcastable(op, arrays, attrs)
         _check_broadcast_to_self(self, [*others, *attrs.values()])
     if op.promote:
-        from impl._ops.table import compute_dtype
-
         _check_cast(compute_dtype((self,) + tuple(others), op.promote == "float"), self.dtype)
     records = grad_mode.is_recording() and (
         self.requires_grad or any(isinstance(o, Tensor) and o.requires_grad for o in others)
@@ -253,7 +260,6 @@ def _save_original_self(node: Node, old: Tensor) -> None:
 
 def _save_self_as_result(node: Node, result: Tensor, self: Tensor) -> None:
     """A node that saved its result saved ``self`` after the write (so later writes are caught)."""
-    from impl.autograd.graph import SavedTensor
 
     for value in getattr(node, "_saved", {}).values():
         if isinstance(value, SavedTensor) and value.tensor is result:
@@ -302,7 +308,7 @@ class CopySlices(Node):
         the gradient's own layout (clone)."""
         if self.base_overlaps:
             return g.clone()
-        memory = vw.strided_array(namespace_of(g._data), tuple(g.shape), self.base_stride, g._data.dtype)
+        memory = _layout.strided_array(namespace_of(g._data), tuple(g.shape), self.base_stride, g._data.dtype)
         return copy_(Tensor._from_array(memory), g)
 
     def name(self) -> str:
@@ -377,8 +383,6 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     its bounds in place (a float bound of an integer tensor, an int bound of a bool one), naming
     ``x``'s C++ type; of tensor bounds (clamp.Tensor), TensorIterator's check names its dtype."""
     if isinstance(min, Tensor) or isinstance(max, Tensor):
-        from impl._ops.functions import clamp_tensor_operands
-
         operands, attrs = clamp_tensor_operands(self, min, max)
         return apply_inplace(CLAMP_TENSOR, *operands, **attrs)
     if not self.dtype.is_floating_point:
@@ -393,31 +397,6 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
 
 def relu_(self: Tensor) -> Tensor:
     return apply_inplace(RELU, self)
-
-
-def setitem(self: Tensor, key: Any, value: Any) -> None:
-    """``self[key] = value`` as torch's set_item: applySlicing makes a view of ``self`` (``self``
-    itself when nothing is sliced); without tensor indices the value is copied into it
-    (``copy_to``), otherwise ``index_put_`` writes the view, so a sliced view gets CopySlices."""
-    from impl._ops.functions import _key_items, apply_slicing, check_zero_dim_key
-
-    if key is False:  # torch writes nothing (and checks nothing) for a False key
-        return
-    check_zero_dim_key(self, key)
-    byte_mask = any(isinstance(k, Tensor) and k.dtype is dtypes.uint8 for k in _key_items(key))
-    if byte_mask and (not isinstance(value, Tensor) or value.numel() == 1):
-        # torch writes a single value through a mask with masked_fill_, which takes bool masks only
-        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
-    value = _value_tensor(self, value)
-    if key is None or key is True or key is Ellipsis:
-        _copy_to(self.unsqueeze(0) if key is not Ellipsis else self, value)
-        return
-    sliced, indices = apply_slicing(self, _key_items(key), skip_full_slices=True)
-    if not indices:
-        _copy_to(sliced, value)
-        return
-    shape = _drop_leading_ones(tuple(value.shape))
-    _index_put_(sliced, indices, value.view(shape) if shape != tuple(value.shape) else value)
 
 
 def _value_tensor(self: Tensor, value: Any) -> Tensor:
@@ -457,7 +436,6 @@ def _index_put_(self: Tensor, indices: dict[int, Tensor], values: Tensor) -> Non
     """index_put_ of ``values`` at tensor indices standing at the given dims of ``self``, with
     torch's checks in its order: the shape, then the dtype (not checked where ATen dispatches to
     masked_fill_: one bool mask and one value), then the bounds (when writing)."""
-    from impl._ops.indexing import broadcast_indices, mask_free, numpy_key, saved_indices
 
     check_inplace(self, (values,))  # autograd's checks come before the kernel's
     key = numpy_key(indices)
@@ -483,7 +461,6 @@ def _index_put_(self: Tensor, indices: dict[int, Tensor], values: Tensor) -> Non
 def _check_bounds(self: Tensor, key: tuple, values: Tensor) -> None:
     """torch's CPU kernel walks the indexing result in C order and raises at the first index out
     of range, after writing the elements before it (no version bump: the write never finished)."""
-    from impl._ops.indexing import broadcast_indices, first_out_of_range, mask_free
 
     items = mask_free(key)
     found = first_out_of_range(tuple(self.shape), items)

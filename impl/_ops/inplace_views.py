@@ -15,15 +15,16 @@ import dataclasses
 import operator
 from typing import Any
 
+from impl import _grad_mode as grad_mode
+from impl._graph import input_meta
+from impl._names import type_name
 from impl._ops import functions as F
 from impl._ops import views as vw
 from impl._ops.functions import _dim_list, as_strided_geometry
 from impl._ops.inplace import INFERENCE_INPLACE, SQUEEZE_DIM_, check_inplace
-from impl._ops.signatures import _invalid_combination, _Signature, type_name
 from impl._ops.table import OpDef, apply
+from impl._signatures import _invalid_combination, _Signature
 from impl._tensor import Tensor, _wrap_dim
-from impl.autograd import grad_mode
-from impl.autograd.graph import input_meta
 
 
 def _in_place(op: OpDef, name: str) -> OpDef:

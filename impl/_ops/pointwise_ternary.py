@@ -20,8 +20,8 @@ from impl import dtypes
 from impl._creation import empty_like
 from impl._ops.cpu_kernels import fma
 from impl._ops.elementwise import floating_only, mul_scalar, opmath
-from impl._ops.signatures import OVERLOADS, invalid_call
 from impl._ops.table import FLOAT_DTYPES, D, OpDef, apply, number_array
+from impl._signatures import OVERLOADS, invalid_call
 from impl._tensor import Tensor
 from impl._xp import namespace_of
 

@@ -7,25 +7,19 @@ from typing import Any
 
 import numpy as np
 
+from impl import _grad_mode as grad_mode
 from impl import dtypes
-from impl._ops import cpu_kernels
-from impl._ops.table import D, OpDef, fill_array
-from impl._ops.views import new_like
+from impl._creation import arange, ones, zeros, zeros_like
+from impl._grad_mode import is_grad_enabled
+from impl._layout import new_like
+from impl._ops import backward_ops as bw
+from impl._ops import cpu_kernels, elementwise
+from impl._ops.elementwise import WHERE, masked
+from impl._ops.indexing import cat
+from impl._ops.table import D, OpDef, _wrap, apply, fill_array
+from impl._signatures import invalid_call
+from impl._tensor import Tensor
 from impl._xp import namespace_of
-from impl.autograd import grad_mode
-
-
-def _bw() -> Any:
-    from impl._ops import backward_ops
-
-    return backward_ops
-
-
-def _bw_scalar() -> Any:
-    """The Scalar-overload ops torch's backward formulas use (mul.Scalar, div.Scalar ...)."""
-    from impl._ops import elementwise
-
-    return elementwise
 
 
 def _expand_back(g: Any, c: Any) -> Any:
@@ -46,7 +40,7 @@ def _count(c: Any) -> int:
 
 def _mean_grad(g: Any, c: Any) -> Any:
     """torch's mean_backward: the gradient expanded back, divided by the count (div.Scalar)."""
-    return _bw_scalar().div_scalar(_expand_back(g, c), _count(c))
+    return elementwise.div_scalar(_expand_back(g, c), _count(c))
 
 
 def accumulated_dtype(input: Any, dtype: Any) -> Any:
@@ -102,7 +96,6 @@ def _prod_grad(g: Any, c: Any) -> Any:
     grad through. Where the input has zeros, the products of the other elements as exclusive
     cumprods (``_prod_of_others``, a graph of cat/cumprod/flip, so it has derivatives); a full
     product with several zeros outside grad mode is plain zeros."""
-    from impl._creation import zeros_like
 
     x, res = c.self, c.result
     if x.dim() == 0:
@@ -123,9 +116,6 @@ def _prod_of_others(g: Any, x: Any, dim: int) -> Any:
     """``g`` times, for each element, the product of the others along ``dim``: the cumprod of
     the elements before it times the reversed cumprod of those after it (torch's
     prod_safe_zeros_backward), exact where the input has zeros."""
-    from impl._creation import ones
-    from impl._ops.functions import cat
-
     if x.numel() == 0:
         return g.expand_as(x)
     n = x.shape[dim]
@@ -204,15 +194,11 @@ def _cumprod_grad(g: Any, c: Any) -> Any:
     zeros, for each k the sum over i >= k of grad[i] times the product of the elements up to i
     but k, built from prod and cumprod of slices and written into zeros a slice at a time (as
     torch, so it has derivatives of every order)."""
-    from impl._creation import ones, zeros_like
-    from impl._ops.functions import cat
-
     g, x, dim = _as_input(g, c), c.self, c.dim
     if x.numel() <= 1 or x.shape[dim] == 1:
         return g
     if not bool((x._data == 0).any()):
         return reversed_cumsum(c.result * g, dim).div(x)
-    from impl.autograd.grad_mode import is_grad_enabled
 
     if not is_grad_enabled():
         return _cumprod_grad_with_zeros(g, x, c.result, dim)
@@ -239,7 +225,6 @@ def _cumprod_grad_with_zeros(g: Any, x: Any, result: Any, dim: int) -> Any:
     first zero of a lane, reversed_cumsum(result * grad) / self; at the first zero, the sum of
     grad times the cumprod of the elements up to the second zero, times the product before it;
     after it, zero (inf and nan come out where torch's do)."""
-    from impl._tensor import Tensor
 
     xp = namespace_of(x._data)
     a, grad, out = (xp.moveaxis(xp.asarray(t._data), dim, -1) for t in (x, g, result))
@@ -283,8 +268,6 @@ FLIP = OpDef(
 def _evenly(g: Any, c: Any) -> Any:
     """torch's evenly_distribute_backward: the gradient shared by the elements equal to the
     max/min, or by the nans when it is nan."""
-    from impl._creation import zeros_like
-    from impl._tensor import Tensor
 
     xp = namespace_of(c.self._data)
     nan = c.self.dtype.is_floating_point and bool(xp.isnan(c.result._data))
@@ -331,8 +314,6 @@ def _select_reduce_fwd(kind: str) -> Any:
 
 
 def _value_selecting_back(g: Any, c: Any) -> Any:
-    from impl._tensor import Tensor
-
     idx = c.indices
     xp = namespace_of(idx._data)
     shape = c.shape()
@@ -344,7 +325,6 @@ def _value_selecting_back(g: Any, c: Any) -> Any:
     else:
         idx_arr = idx._data
     positions = xp.arange(shape[c.dim]).reshape([-1 if d == c.dim else 1 for d in range(len(shape))])
-    from impl._ops.elementwise import masked
 
     return masked(g.expand(shape), Tensor._from_array(positions == idx_arr))
 
@@ -398,19 +378,17 @@ def _var_grad(g: Any, c: Any) -> Any:
             g = g.unsqueeze(d)
     dof = float(_count(c) - c.correction)  # may be <= 0: torch's formula divides by it as is
     if dof <= 0 and c.dim is None:
-        from impl._ops.elementwise import WHERE
-        from impl._ops.table import _wrap, apply
 
         x = c.self
         mean = x.mean(c.dim, keepdim=True) if c.dim is not None else x.mean()
         nan, inf = _wrap(float("nan"), x), _wrap(float("inf"), x)  # numbers on x's device
         return g * apply(WHERE, nan, inf, condition=x == mean)
-    return _bw_scalar().mul_scalar(g, 2.0 / dof if dof else float("inf")) * _centered(c)
+    return elementwise.mul_scalar(g, 2.0 / dof if dof else float("inf")) * _centered(c)
 
 
 def std_grad(g: Any, std: Any, c: Any) -> Any:
     """torch's std_backward: var's gradient of grad / (2 * std), zeroed where std is 0."""
-    return _var_grad((g / _bw_scalar().mul_scalar(std, 2)).masked_fill(std == 0, 0), c)
+    return _var_grad((g / elementwise.mul_scalar(std, 2)).masked_fill(std == 0, 0), c)
 
 
 def _std_grad(g: Any, c: Any) -> Any:
@@ -456,12 +434,12 @@ def _floating_kernel(name: str, forward: Any) -> Any:
 SOFTMAX = OpDef(
     "SoftmaxBackward0",
     _floating_kernel("softmax", _softmax_fwd),
-    derivatives={"self": D("result dim", lambda g, c: _bw().softmax_backward_data(g, c.result, c.dim))},
+    derivatives={"self": D("result dim", lambda g, c: bw.softmax_backward_data(g, c.result, c.dim))},
 )
 LOG_SOFTMAX = OpDef(
     "LogSoftmaxBackward0",
     _floating_kernel("log_softmax", _log_softmax_fwd),
-    derivatives={"self": D("result dim", lambda g, c: _bw().log_softmax_backward_data(g, c.result, c.dim))},
+    derivatives={"self": D("result dim", lambda g, c: bw.log_softmax_backward_data(g, c.result, c.dim))},
 )
 
 
@@ -516,10 +494,18 @@ DOT = OpDef(
 )
 
 
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """torch's outer: ``input`` reshaped to a column (a view: ViewBackward0) times ``vec2``."""
+    if not (isinstance(input, Tensor) and isinstance(vec2, Tensor)):
+        raise invalid_call(outer, locals())
+    return input.reshape(input.shape[0], 1) * vec2
+
+
+# -- views -------------------------------------------------------------------------------------
+
+
 def _outer(g: Any, vec: Any) -> Any:
     """derivatives.yaml's ``grad.ger(vec)``."""
-    from impl._ops.functions import outer
-
     return outer(g, vec)
 
 
@@ -562,7 +548,6 @@ ADDMM = OpDef(
 def _trace_back(g: Any, c: Any) -> Any:
     """torch's trace_backward: zeros with the gradient filled in at every (m + 1)-th element, viewed
     as the matrix (the others +0.0; graph ViewBackward0 <- IndexFillBackward1)."""
-    from impl._creation import arange, zeros
 
     n, m = c.shape()
     diagonal = arange(0, n * m, m + 1, device=g.device)

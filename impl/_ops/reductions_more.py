@@ -10,21 +10,16 @@ from typing import Any
 import numpy as np
 
 from impl import dtypes, return_types
+from impl._creation import full
 from impl._ops import functions as fn
+from impl._ops import indexing
 from impl._ops import reductions as rd
-from impl._ops.signatures import invalid_call
+from impl._ops.functions import reduced_dims
 from impl._ops.table import D, OpDef, apply
+from impl._signatures import invalid_call
 from impl._tensor import Tensor, _wrap_dim
+from impl._type_info import finfo
 from impl._xp import namespace_of
-
-
-def reduced_dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
-    """torch's dim list of a reduction: an int or a list of ints, wrapped, each once (a repeated
-    dim raises), sorted; None (every dim) for an empty list, None, or a 0-d input."""
-    if dim is None:
-        return None
-    dims = fn._dim_list(dim if isinstance(dim, (list, tuple)) else (dim,), ndim)
-    return tuple(sorted(dims)) if dims and ndim else None
 
 
 def _unsqueezed(t: Any, c: Any) -> Any:
@@ -213,8 +208,6 @@ def _cumulative_extreme_fwd(kind: str) -> Any:
 def _cummaxmin_grad(g: Any, c: Any) -> Any:
     """torch's cummaxmin_backward: the gradient added (scatter_add) into zeros at the indices; of an
     empty input, the input itself."""
-    from impl._ops import indexing
-
     if not c.self.numel():
         return c.self
     key = indexing._gather_key(c.indices._data, c.dim)
@@ -276,8 +269,6 @@ def _logcumsumexp_grad(g: Any, c: Any) -> Any:
     """torch's logcumsumexp_backward: the positive and negative parts of the gradient, each as
     ``exp(reverse_logcumsumexp(log|grad| - result) + self)`` (where the part is absent, the
     dtype's lowest value stands for log 0); a 0-d or empty gradient passes as is."""
-    from impl._creation import full
-    from impl._type_info import finfo
 
     if g.dim() == 0 or g.numel() == 0:
         return g

@@ -24,11 +24,12 @@ from typing import Any
 import numpy as np
 
 from impl import dtypes
-from impl._ops.elementwise import NOT_IMPLEMENTED, _no_derivative
+from impl._names import type_name
+from impl._ops.elementwise import NOT_IMPLEMENTED, _no_derivative, _plain_alpha
 from impl._ops.indexing import INDEX_ADD, SCATTER_ADD, _gather_key, combine_at, leading, picked_source
 from impl._ops.inplace import apply_inplace, check_inplace
-from impl._ops.signatures import _wrong_argument, invalid_call, type_name
 from impl._ops.table import D, OpDef, apply, fill_array
+from impl._signatures import _wrong_argument, invalid_call
 from impl._tensor import Tensor, _wrap_dim
 from impl._warn import is_warn_always_enabled
 
@@ -321,7 +322,6 @@ def _check_index_add_kernel(self: Tensor, dim: int, index: Tensor, alpha: Any) -
     the first or last dim, a scatter_add, which checks that every index is in range, with its
     RuntimeError naming the first outside; else one ``add_`` per index, each index checked in
     turn (IndexError) before its slice is added, converting ``alpha`` at the first add."""
-    from impl._ops.elementwise import _plain_alpha
 
     if self.dim() <= 1:
         _checked_number(alpha, self.dtype)

@@ -13,11 +13,14 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+from impl import _layout
+from impl._creation import zeros
 from impl._ops import functions as F
 from impl._ops import views as vw
 from impl._ops.inplace import apply_inplace, check_inplace
-from impl._ops.signatures import invalid_call
+from impl._ops.reductions import _flip_fwd
 from impl._ops.table import D, OpDef, apply
+from impl._signatures import invalid_call
 from impl._tensor import Tensor, _wrap_dim
 
 
@@ -31,7 +34,7 @@ def fresh(xp: Any, values: Any, shape: tuple) -> Any:
     leaves the layout of its input to roll/tile, and strides of 0 to an empty reshape)."""
     if values.size:
         return xp.ascontiguousarray(values).reshape(shape)
-    return vw.strided_array(xp, shape, vw.contiguous_strides(shape), values.dtype)
+    return _layout.strided_array(xp, shape, _layout.contiguous_strides(shape), values.dtype)
 
 
 # -- tril / triu -------------------------------------------------------------------------------
@@ -129,7 +132,7 @@ def _diagonal_fwd(xp: Any, a: Any, offset: int, dim1: int, dim2: int) -> Any:
     keep = [d for d in range(len(shape)) if d not in (dim1, dim2)]
     out_shape = tuple(shape[d] for d in keep) + (length,)
     out_strides = tuple(strides[d] for d in keep) + (strides[dim1] + strides[dim2],)
-    return vw.as_strided_array(xp, a, out_shape, out_strides)
+    return _layout.as_strided_array(xp, a, out_shape, out_strides)
 
 
 def _diagonal_backward_fwd(xp: Any, g: Any, shape: tuple, offset: int, dim1: int, dim2: int) -> Any:
@@ -184,7 +187,7 @@ def _diag_embed_fwd(xp: Any, a: Any, offset: int, dim1: int, dim2: int) -> Any:
     shape = list(a.shape[:-1])
     for d in sorted((dim1, dim2)):
         shape.insert(d, n)
-    out = vw.strided_array(xp, tuple(shape), vw.contiguous_strides(tuple(shape)), a.dtype, fill=0)
+    out = _layout.strided_array(xp, tuple(shape), _layout.contiguous_strides(tuple(shape)), a.dtype, fill=0)
     _diagonal_fwd(xp, out, offset, dim1, dim2)[...] = a
     return out
 
@@ -224,7 +227,6 @@ def _rot90_fwd(xp: Any, a: Any, k: int, dims: tuple) -> Any:
     """torch's rot90: k = 1 flips dims[1] then transposes the two dims (a non-contiguous result),
     k = 2 flips both, k = 3 flips dims[0] then transposes, k = 0 a contiguous clone; a flip lays
     its copy out like the input."""
-    from impl._ops.reductions import _flip_fwd
 
     if k == 0:
         return xp.ascontiguousarray(a).copy()
@@ -335,7 +337,7 @@ def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
         if not input.dim():  # a 0-d tensor has no size at the wrapped dim 0
             _no_dims(d)
         size = input.shape[d]
-        inferred = vw.infer_size(sizes, size)
+        inferred = _layout.infer_size(sizes, size)
     except (IndexError, RuntimeError) as e:
         if "is invalid for input of size" in str(e):
             raise RuntimeError(
@@ -360,7 +362,6 @@ def repeat_backward(g: Tensor, repeats: tuple, shape: tuple) -> Tensor:
     """torch's repeat_backward: zeros if a repeat is 0; else the leading (new) dims summed away,
     then one reshape splitting each repeated dim into (repeat, size) and one sum over the
     repeats (each with impl ops, so a create_graph gradient records torch's nodes)."""
-    from impl._creation import zeros
 
     if 0 in repeats:
         return zeros(shape, dtype=g.dtype, device=g.device)

@@ -15,13 +15,14 @@ from typing import Any
 import numpy as np
 
 from impl import dtypes, return_types
+from impl._creation import zeros
 from impl._ops.indexing import _gather_key
 from impl._ops.reductions import _evenly
 from impl._ops.scatter import (
     SCATTER,  # zeros.scatter(dim, index, src), as value-selecting gradients build theirs
 )
-from impl._ops.signatures import invalid_call
 from impl._ops.table import D, OpDef, apply, number_array
+from impl._signatures import invalid_call
 from impl._tensor import Tensor, _wrap_dim
 
 
@@ -151,7 +152,6 @@ def _topk_fwd(xp: Any, a: Any, k: int, dim: int, largest: bool) -> tuple:
 def value_selecting_backward(g: Any, dim: int, indices: Any, sizes: tuple, keepdim: bool) -> Any:
     """torch's value_selecting_reduction_backward: the gradient scattered at ``indices`` along
     ``dim`` into zeros of the input's ``sizes`` (unsqueezed first when the dim was dropped)."""
-    from impl._creation import zeros
 
     if not keepdim and sizes:
         g, indices = g.unsqueeze(dim), indices.unsqueeze(dim)

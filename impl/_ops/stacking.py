@@ -16,8 +16,9 @@ from typing import Any
 
 from impl import dtypes
 from impl._ops import functions as F
-from impl._ops.signatures import invalid_call
+from impl._ops import indexing as ix
 from impl._ops.table import broadcast_mismatch
+from impl._signatures import invalid_call
 from impl._tensor import Tensor, _wrap_dim
 
 
@@ -54,7 +55,7 @@ def _at_least(t: Tensor, ndim: int) -> Tensor:
 
 
 def _stacked(name: str, tensors: Any, ndim: int) -> list:
-    tensors = F.tensor_list(name, tensors)
+    tensors = ix.tensor_list(name, tensors)
     if not tensors:
         raise RuntimeError(f"{name} expects a non-empty TensorList")
     return [_at_least(t, ndim) for t in tensors]
@@ -63,12 +64,12 @@ def _stacked(name: str, tensors: Any, ndim: int) -> list:
 def hstack(tensors: Any) -> Tensor:
     """The tensors (0-d ones as 1-d) concatenated along dim 1, or along dim 0 if they are 1-d."""
     parts = _stacked("hstack", tensors, 1)
-    return F.cat(parts, 0 if parts[0].dim() == 1 else 1)
+    return ix.cat(parts, 0 if parts[0].dim() == 1 else 1)
 
 
 def vstack(tensors: Any) -> Tensor:
     """The tensors, raised to at least 2 dims, concatenated along dim 0 (``row_stack``)."""
-    return F.cat(_stacked("vstack", tensors, 2), 0)
+    return ix.cat(_stacked("vstack", tensors, 2), 0)
 
 
 row_stack = vstack
@@ -76,12 +77,12 @@ row_stack = vstack
 
 def dstack(tensors: Any) -> Tensor:
     """The tensors, raised to at least 3 dims, concatenated along dim 2."""
-    return F.cat(_stacked("dstack", tensors, 3), 2)
+    return ix.cat(_stacked("dstack", tensors, 3), 2)
 
 
 def column_stack(tensors: Any) -> Tensor:
     """The tensors side by side as columns: a 0-d or 1-d one reshaped to a column, then hstack."""
-    tensors = F.tensor_list("column_stack", tensors)
+    tensors = ix.tensor_list("column_stack", tensors)
     if not tensors:
         raise RuntimeError("column_stack expects a non-empty TensorList")
     return hstack([F.reshape(t, (t.numel(), 1)) if t.dim() <= 1 else t for t in tensors])

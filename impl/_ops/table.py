@@ -16,13 +16,15 @@ from typing import Any
 
 import numpy as np
 
-from impl import dtypes
+from impl import _grad_mode as grad_mode
+from impl import _layout, dtypes
+from impl._creation import scalar_tensor
+from impl._graph import Node, SavedTensor, _modified_message, _sequence, input_meta
+from impl._names import type_name
 from impl._ops import codegen
-from impl._ops.signatures import type_name
 from impl._tensor import Tensor
 from impl._xp import namespace_of, quiet_enter, quiet_exit
-from impl.autograd import grad_mode
-from impl.autograd.graph import Node, SavedTensor, _modified_message, _sequence, input_meta
+from impl.dtypes import from_numpy_dtype
 
 
 @dataclass(frozen=True)
@@ -144,8 +146,6 @@ class OpCtx:
         return node._in_meta[2 * node.op.inputs.index(name)]
 
     def dtype(self, name: str = "self") -> Any:
-        from impl.dtypes import from_numpy_dtype
-
         node = self._node
         return from_numpy_dtype(node._in_meta[2 * node.op.inputs.index(name) + 1])
 
@@ -288,8 +288,6 @@ def fill_array(xp: Any, value: Any, dt: Any, single: bool = False) -> Any:
 
 
 def _scalar_tensor(value: Any, like: Any) -> Any:
-    from impl._creation import scalar_tensor
-
     return scalar_tensor(value, like)
 
 
@@ -404,10 +402,8 @@ def _uploaded(xp: Any, t: Tensor) -> Tensor:
 
 def _torch_layout(op: OpDef, xp: Any, raw: Any, tensors: tuple, arrays: list, attrs: dict) -> Any:
     """An elementwise op's result laid out as torch's TensorIterator lays it out (see
-    views.elementwise_layout) over ``op.iterator_operands``: an input as passed (marked when
+    _layout.elementwise_layout) over ``op.iterator_operands``: an input as passed (marked when
     the op computed on a cast of it), a tensor attr, or a number attr as a 0-d operand."""
-    from impl._ops.views import elementwise_layout
-
     operands = []
     for name in op.iterator_operands:
         if name in op.inputs:
@@ -416,7 +412,7 @@ def _torch_layout(op: OpDef, xp: Any, raw: Any, tensors: tuple, arrays: list, at
         else:
             value = attrs[name]
             operands.append((value._data if isinstance(value, Tensor) else np.empty(()), False))
-    return elementwise_layout(xp, raw, operands)
+    return _layout.elementwise_layout(xp, raw, operands)
 
 
 # what an op refuses as an operand (neither a tensor nor a number), with torch's TypeError

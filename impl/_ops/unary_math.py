@@ -14,7 +14,10 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from impl import _grad_mode as grad_mode
 from impl import dtypes
+from impl._creation import full, zeros
+from impl._names import type_name
 from impl._ops import elementwise as ew
 from impl._ops import inplace as ip
 from impl._ops.elementwise import (
@@ -27,11 +30,10 @@ from impl._ops.elementwise import (
     sub_scalar,
     unary_op,
 )
-from impl._ops.signatures import _invalid_combination, _Signature, invalid_call, type_name
 from impl._ops.table import OpDef, apply
+from impl._signatures import _invalid_combination, _Signature, invalid_call
 from impl._tensor import Tensor
 from impl._type_info import finfo
-from impl.autograd import grad_mode
 
 
 def _rsqrt(t: Tensor) -> Tensor:
@@ -102,7 +104,6 @@ def _sinc_fwd(xp: Any, a: Any) -> Any:
 def _sinc_grad(g: Any, c: Any) -> Any:
     """FunctionsManual's sinc_backward: grad * ((pi x cos(pi x) - sin(pi x)) / (x x pi)), 0 where
     x * x * pi is 0 (x underflowing included)."""
-    from impl._creation import zeros
 
     self_pi = mul_scalar(c.self, math.pi)
     self_squared_pi = mul_scalar(c.self * c.self, math.pi)
@@ -156,7 +157,6 @@ def _logit_grad(g: Any, c: Any) -> Any:
     where(eps <= x <= 1 - eps, grad / (x (1 - x)), 0 (nan without eps)), else the kernel."""
     if not grad_mode.is_grad_enabled():
         return apply(LOGIT_BACKWARD, g, c.self, eps=c.eps)
-    from impl._creation import full
 
     x, eps = c.self, c.eps
     lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)

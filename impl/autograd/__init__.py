@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import sys
+import warnings
+from collections.abc import Mapping
 from typing import Any
 
-from impl.autograd import engine, graph
+from impl import _grad_mode as grad_mode
+from impl import _graph as graph
+from impl._creation import ones_like, zeros_like
+from impl._grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
+from impl._ops.functions import stack
+from impl._size import Size
+from impl._tensor import Tensor
+from impl.autograd import engine
 from impl.autograd.function import Function, FunctionCtx, once_differentiable
-from impl.autograd.grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
 from impl.autograd.variable import Variable
+
+# torch.autograd.grad_mode and torch.autograd.graph: the modules below Tensor that hold them (they
+# cannot live in this package, whose import runs this file, which needs Tensor and the ops)
+sys.modules[f"{__name__}.grad_mode"] = grad_mode
+sys.modules[f"{__name__}.graph"] = graph
 
 __all__ = [
     "backward",
@@ -27,8 +41,6 @@ __all__ = [
 
 def _as_tuple(x: Any) -> tuple:
     """A tensor as a 1-tuple, None as (), any other iterable as a tuple (gradients, inputs)."""
-    from impl._tensor import Tensor
-
     if x is None:
         return ()
     if isinstance(x, Tensor):
@@ -38,17 +50,11 @@ def _as_tuple(x: Any) -> tuple:
 
 def _outputs_tuple(x: Any) -> tuple:
     """The tensors to differentiate: one tensor, or an iterable of them (None is not one, as in torch)."""
-    from impl._tensor import Tensor
-
     return (x,) if isinstance(x, Tensor) else tuple(x)
 
 
 def _inputs_tuple(inputs: Any, fn: str) -> tuple:
     """``inputs`` as a tuple: a tensor, a dict's values (exactly a dict) or any other iterable."""
-    from collections.abc import Mapping
-
-    from impl._tensor import Tensor
-
     if isinstance(inputs, Tensor):
         return (inputs,)
     if type(inputs) is dict:
@@ -62,8 +68,6 @@ def _inputs_tuple(inputs: Any, fn: str) -> tuple:
 
 
 def _batched_shape_error(i: int, grad_shape: tuple, out_shape: tuple) -> RuntimeError:
-    from impl._size import Size
-
     return RuntimeError(
         "If `is_grads_batched=True`, we interpret the first dimension of each grad_output as the "
         "batch dimension. The sizes of the remaining dimensions are expected to match the shape of "
@@ -80,9 +84,6 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
     With ``is_grads_batched`` a gradient's first element must have the output's shape; torch
     reports the mismatch with that element's shape less its first dimension, and so does this.
     """
-    from impl._creation import ones_like
-    from impl._tensor import Tensor
-
     out = []
     for i, (o, g) in enumerate(zip(outputs, grads, strict=False)):
         if not isinstance(o, Tensor):
@@ -128,8 +129,6 @@ def _root_edges(outputs: tuple, grads: list) -> list:
 
 def _check_input(t: Any) -> None:
     """torch's engine refuses an input that is not a tensor (before looking at the next one)."""
-    from impl._tensor import Tensor
-
     if not isinstance(t, Tensor):
         raise RuntimeError(f"all inputs have to be Tensors or GradientEdges, but got {type(t).__name__}")
 
@@ -137,8 +136,6 @@ def _check_input(t: Any) -> None:
 def _vmap_batch_size(grads: list) -> int:
     """What torch's vmap over the gradients checks before running: every one a tensor with a first
     dimension, all of one size; returns that size."""
-    from impl._tensor import Tensor
-
     prefix = "vmap(vjp, in_dims=0, ...)(<inputs>): Got in_dim=0 for "
     for g in grads:
         if not isinstance(g, Tensor):
@@ -169,8 +166,6 @@ def backward(
     inputs: Any = None,
 ) -> None:
     """Accumulate gradients of ``tensors`` into the ``.grad`` of leaves (or of ``inputs``)."""
-    import warnings
-
     if grad_variables is not None:
         message = "`grad_variables` is deprecated. Use `grad_tensors` instead."
         warnings.warn(message, FutureWarning, stacklevel=2)
@@ -216,8 +211,6 @@ def _run_grad_batched(outs: tuple, ins: tuple, grads: list, retain_graph: bool, 
     """is_grads_batched: torch vmaps one backward over the first dimension of the gradients; here
     one backward runs per batch element (the graph kept until the last) and the results are
     stacked, which gives torch's values (under create_graph a StackBackward0 ends the graph)."""
-    from impl._ops.functions import stack
-
     size = _vmap_batch_size(grads)
     per_element = [
         _run_grad(outs, ins, [g[b] for g in grads], retain_graph or b < size - 1, create_graph)
@@ -239,10 +232,6 @@ def grad(
 ) -> tuple | dict:
     """Gradients of ``outputs`` with respect to ``inputs``, returned instead of accumulated (as a
     dict with the keys of ``inputs`` when that is a dict)."""
-    import warnings
-
-    from impl._creation import zeros_like
-
     if materialize_grads and allow_unused is False:
         raise ValueError(
             "Expected allow_unused to be True or not passed when materialize_grads=True, but got: "
@@ -281,3 +270,18 @@ def grad(
     if type(inputs) is dict:
         return dict(zip(inputs.keys(), result, strict=True))
     return tuple(result)
+
+
+def _tensor_backward(
+    self: Tensor,
+    gradient: Tensor | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    inputs: Any = None,
+) -> None:
+    """``Tensor.backward``: ``backward(self, ...)`` (bound here, above the engine it runs)."""
+    backward(self, gradient, retain_graph, create_graph, inputs=inputs)
+
+
+_tensor_backward.__name__, _tensor_backward.__qualname__ = "backward", "Tensor.backward"
+Tensor.backward = _tensor_backward

@@ -15,25 +15,29 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import sys
+from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from impl import _grad_mode as grad_mode
+from impl._graph import MAX_SEQUENCE_NR, Node, input_meta
+from impl._layout import is_expandable_to, non_overlapping_and_dense, strided_array
+from impl._ops import elementwise, views
+from impl._ops.table import apply
+from impl._tensor import Tensor
 from impl._xp import namespace_of
-from impl.autograd import grad_mode
-from impl.autograd.graph import AccumulateGrad, Node
+from impl.dtypes import legacy_name
 
 
 def _check_hook_result(hook: Any, value: Any, new: Any) -> None:
-    from impl._tensor import Tensor
-
     if not isinstance(new, Tensor):
         raise TypeError(f"expected Variable, but hook returned '{type(new).__name__}'")
     name = getattr(hook, "__name__", type(hook).__name__)
     if value is not None:  # torch's check_variable_result: the type first, then the size
         if new.dtype is not value.dtype:
-            from impl.dtypes import legacy_name
-
             raise RuntimeError(
                 f"hook '{name}' has changed the type of value (was {legacy_name(value.dtype)} "
                 f"got {legacy_name(new.dtype)})"
@@ -126,15 +130,13 @@ def _conform(node: Node, i: int, grad: Any, shape: tuple, dtype: Any, xp: Any) -
     broadcasts to it), cast to ``dtype``, and moved to the device of namespace ``xp`` when it is
     0-dim (a CPU scalar's gradient computed on 'cuda'); another device is refused."""
     if grad._data.shape != shape:
-        from impl._ops.views import is_expandable_to, sum_to
-
         if not is_expandable_to(shape, tuple(grad.shape)):
             raise RuntimeError(
                 f"Function {node.name()} returned an invalid gradient at index {i} - got "
                 f"[{', '.join(map(str, grad.shape))}] but expected shape compatible with "
                 f"[{', '.join(map(str, shape))}]"
             )
-        grad = sum_to(grad, shape)
+        grad = views.sum_to(grad, shape)  # (read at call time: a planted fault patches it)
     if grad.dtype is not dtype:
         grad = grad.to(dtype)
     if namespace_of(grad._data) is not xp:
@@ -254,7 +256,7 @@ def _run(
     ready queue is empty, that node is the next one the queue would give, so it runs without going
     through the queue (the whole of a chain). Nothing else holds a gradient between nodes, so
     AccumulateGrad can tell from its reference count whether it may keep a gradient as ``.grad``
-    (see graph.AccumulateGrad).
+    (see AccumulateGrad below).
     """
     pop, push = heapq.heappop, heapq.heappush
     plain = needed is None  # backward() without inputs: every reached node runs, nothing is captured
@@ -306,3 +308,110 @@ def _run(
 
 
 __all__ = ["execute", "AccumulateGrad"]
+
+class AccumulateGrad(Node):
+    """The node of a leaf that requires grad: writes (or adds to) ``variable.grad``."""
+
+    def __init__(self, variable: Tensor) -> None:
+        super().__init__()
+        self._sequence_nr = MAX_SEQUENCE_NR
+        self.variable = variable
+        self._input_meta = [input_meta(variable)]
+        self._post_acc_hooks: OrderedDict[int, Callable] = OrderedDict()
+
+    def name(self) -> str:
+        return "torch::autograd::AccumulateGrad"
+
+    def apply(self, grads: tuple) -> tuple:
+        new = grads[0]
+        var = self.variable
+        if not var.requires_grad:  # requires_grad was switched off after the graph was built
+            return ()
+        if new is not None:
+            if var._grad is None:
+                if grad_mode.is_grad_enabled():
+                    var._grad = _clone_obey_contract(new, var)
+                elif _stealable(grads, var):
+                    var._grad = new.detach()
+                else:
+                    var._grad = _clone_obey_contract(new.detach(), var)
+            elif grad_mode.is_grad_enabled():
+                var._grad = var._grad + new
+            else:
+                with np.errstate(all="ignore"):
+                    var._grad._data[...] = var._grad._data + new._data.astype(var._grad._data.dtype)
+                var._grad._vc.bump()
+        for hook in list(self._post_acc_hooks.values()):
+            out = hook(var)
+            if out is not None:
+                if not isinstance(out, Tensor):
+                    raise TypeError(f"expected Variable, but hook returned '{type(out).__name__}'")
+                _check_hook_result(hook, var, out)
+                raise RuntimeError("Tensor post accumulate grad hooks should return None.")
+        return ()
+
+
+def _stealable(grads: tuple, var: Tensor) -> bool:
+    """torch keeps the incoming gradient itself as ``.grad`` when nothing but the engine refers to
+    it (``new_grad.use_count() <= num_expected_refs``) and it obeys the layout contract; otherwise
+    ``.grad`` is a copy (``_clone_obey_contract``). A Python object's reference count is the use
+    count: a gradient the user holds (given to backward, kept by a hook, saved by a Function) or
+    that another input buffer still holds is copied; a fresh one is kept, a hook's result too."""
+    if _references(grads) > _ENGINE_REFERENCES:  # counted before this function names it too
+        return False
+    grad = grads[0]
+    writeable = getattr(grad._data.flags, "writeable", True)  # (cupy's flags have none: always)
+    return writeable and _obeys_layout_contract(grad, var)
+
+
+def _references(grads: tuple) -> int:
+    """References to ``grads[0]`` (as counted from inside AccumulateGrad.apply)."""
+    return sys.getrefcount(grads[0])
+
+
+def _engine_references() -> int:
+    """What ``_references`` counts for a gradient that only the engine holds: its input buffer (a
+    list) and the tuple it passes to ``AccumulateGrad.apply``, which names it ``new``. Measured on
+    this interpreter rather than assumed, in the same code shape as the engine's call."""
+    buffer = [object()]
+    grads = tuple(buffer)
+    new = grads[0]  # noqa: F841 - apply's own reference, counted as in apply
+    return _references(grads)
+
+
+_ENGINE_REFERENCES = _engine_references()
+
+
+def _obeys_layout_contract(grad: Tensor, var: Tensor) -> bool:
+    """torch's obeys_layout_contract: a variable whose elements fill memory densely wants its own
+    strides (on dimensions of size > 1; a size-1 dimension of stride 0 is a view, refused), any
+    other variable a contiguous gradient."""
+    if not non_overlapping_and_dense(tuple(var.shape), var.stride()):
+        return grad.is_contiguous()
+    for size, g, v in zip(grad.shape, grad.stride(), var.stride(), strict=True):
+        if (size != 1 and g != v) or (size == 1 and g == 0):
+            return False
+    return True
+
+
+def _clone_obey_contract(grad: Tensor, var: Tensor) -> Tensor:
+    """torch's clone_obey_contract: ``grad`` copied into the variable's strides when those are
+    non-overlapping and dense (new_empty_strided then copy_: CopyBackwards under create_graph),
+    else a contiguous clone (CloneBackward0)."""
+    shape, strides = tuple(var.shape), var.stride()
+    if not non_overlapping_and_dense(shape, strides):
+        return apply(elementwise.CLONE_CONTIGUOUS, grad)
+    out = Tensor._from_array(strided_array(namespace_of(grad._data), shape, strides, var._data.dtype))
+    out.copy_(grad)
+    return out
+
+
+def _grad_accumulator(self: Tensor) -> AccumulateGrad:
+    """``Tensor._grad_accumulator``: a leaf's AccumulateGrad node, made on first need (bound here,
+    where the node is declared: Tensor sits below the ops it calls)."""
+    if self._grad_acc is None:
+        self._grad_acc = AccumulateGrad(self)
+    return self._grad_acc
+
+
+Tensor._grad_accumulator = _grad_accumulator

@@ -10,8 +10,9 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
-from impl.autograd import grad_mode
-from impl.autograd.graph import FREED, Node, SavedTensor, input_meta, zeros_of
+from impl import _grad_mode as grad_mode
+from impl._graph import FREED, Node, SavedTensor, input_meta
+from impl._tensor import Tensor, zeros_of
 
 DIRTY_LEAF = "a leaf Variable that requires grad has been used in an in-place operation."
 ONCE_DIFF = "trying to differentiate twice a function that was marked with @once_differentiable"
@@ -28,8 +29,6 @@ class FunctionCtx:
     """The ``ctx`` of forward/backward: saving tensors and marking outputs."""
 
     def save_for_backward(self, *tensors: Any) -> None:
-        from impl._tensor import Tensor
-
         for i, t in enumerate(tensors):
             if t is not None and not isinstance(t, Tensor):
                 kind = type(t).__name__
@@ -131,8 +130,6 @@ class Function(metaclass=FunctionMeta):
 
     @classmethod
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
-        from impl._tensor import Tensor
-
         ctx = cls._backward_cls()
         is_tensor = tuple(isinstance(a, Tensor) for a in args)
         ctx._is_tensor_input = is_tensor
@@ -155,8 +152,6 @@ class Function(metaclass=FunctionMeta):
 
 
 def _differentiable(ctx: BackwardCFunction, out: Any) -> bool:
-    from impl._tensor import Tensor
-
     return (
         isinstance(out, Tensor)
         and out.dtype.is_floating_point
@@ -165,8 +160,6 @@ def _differentiable(ctx: BackwardCFunction, out: Any) -> bool:
 
 
 def _wire_output(ctx: BackwardCFunction, out: Any, i: int, inputs: tuple, kind: str) -> Any:
-    from impl._tensor import Tensor
-
     if not isinstance(out, Tensor):
         return out
     ctx._input_meta.append(input_meta(out))
@@ -195,8 +188,6 @@ def once_differentiable(fn: Callable) -> Callable:
 
     @functools.wraps(fn)
     def wrapper(ctx: Any, *grads: Any) -> Any:
-        from impl._tensor import Tensor
-
         with grad_mode.no_grad():
             result = fn(ctx, *grads)
         if not (
@@ -227,8 +218,6 @@ def _delayed_error(outs: tuple) -> tuple:
     """torch's DelayedError applied to ``outs``: each tensor comes back as a tensor on its data
     whose grad_fn is one shared Error node; the node's edges lead to leaf aliases of them
     (torch's ``fake_requires_grad``)."""
-    from impl._tensor import Tensor
-
     node = Error(ONCE_DIFF)
     edges, wrapped = [], []
     for i, out in enumerate(outs):

@@ -6,19 +6,17 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+from impl._creation import zeros
+from impl._tensor import Tensor
+
 
 class _VariableMeta(type):
     def __instancecheck__(cls, other: Any) -> bool:
-        from impl._tensor import Tensor
-
         return isinstance(other, Tensor)
 
 
 class Variable(metaclass=_VariableMeta):
     def __new__(cls, data: Any = None, requires_grad: bool = False, volatile: bool = False) -> Any:
-        from impl._creation import zeros
-        from impl._tensor import Tensor
-
         if data is None:
             data = zeros(0)
         if not isinstance(data, Tensor):

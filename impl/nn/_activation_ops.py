@@ -14,7 +14,6 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from impl._ops.backward_ops import sigmoid_backward
 from impl._ops.elementwise import (
     UNARY,
     _clamp_fwd,
@@ -22,6 +21,7 @@ from impl._ops.elementwise import (
     mul_scalar,
     opmath,
     scalar_minus,
+    sigmoid_backward,
     sub_scalar,
     zero_grad,
 )

@@ -8,9 +8,10 @@ import numbers
 from typing import Any
 
 from impl import dtypes
+from impl._names import type_name
 from impl._ops.inplace import apply_inplace
-from impl._ops.signatures import invalid_call, type_name
 from impl._ops.table import OpDef, apply
+from impl._signatures import invalid_call
 from impl._tensor import Tensor
 from impl.nn import _activation_ops as ops
 from impl.nn import _ops as nn_ops

@@ -18,13 +18,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import impl
+from impl import _creation
+from impl import _grad_mode as grad_mode
+from impl._graph import Node, SavedTensor, input_meta
 from impl._ops.table import D, OpCtx, OpDef, apply
 from impl._tensor import Tensor
 from impl._warn import warn_once
 from impl._xp import namespace_of
-from impl.autograd import grad_mode
-from impl.autograd.graph import Node, SavedTensor, input_meta
+from impl.nn._pad import pad
 
 
 def _pair(v: Any) -> tuple[int, int]:
@@ -197,7 +198,7 @@ class ConvolutionBackwardBackward0(Node):
 
 
 def _no_bias(weight: Tensor) -> Tensor:
-    return impl.zeros(weight.shape[0], dtype=weight.dtype, device=weight.device)
+    return _creation.zeros(weight.shape[0], dtype=weight.dtype, device=weight.device)
 
 
 def _attrs(p: ConvParams) -> dict[str, Any]:
@@ -254,7 +255,6 @@ def _pad_extra(input: Tensor, pads: tuple) -> tuple[Tensor, tuple]:
     """padding='same' whose total is odd in a dimension, as ATen's _convolution_mode does it: the
     extra element goes on the bottom/right through a ConstantPadNd of the input, and the
     convolution gets the symmetric part (with torch's warning about the padded copy)."""
-    from impl.nn._pad import pad
 
     warn_once(  # torch's TORCH_WARN_ONCE
         "conv same",
@@ -308,5 +308,5 @@ def conv2d(
             f"({dilation[0] * (kh - 1) + 1} x {dilation[1] * (kw - 1) + 1}). Kernel size can't be "
             "greater than actual input size"
         )
-    b = bias if bias is not None else impl.zeros(o, dtype=weight.dtype, device=weight.device)
+    b = bias if bias is not None else _creation.zeros(o, dtype=weight.dtype, device=weight.device)
     return apply(CONVOLUTION, input, weight, b, stride=stride, pads=pads, dilation=dilation, groups=groups)

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from impl import dtypes
+from impl._names import type_name
 from impl._ops.functions import _tensor_type
-from impl._ops.signatures import type_name
 from impl._ops.table import D, OpDef, apply
 from impl._tensor import Tensor
 from impl._xp import namespace_of

@@ -10,9 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import impl
-from impl._ops.backward_ops import threshold_backward
-from impl._ops.elementwise import zero_grad
+from impl import _creation
+from impl._ops.elementwise import threshold_backward, zero_grad
 from impl._ops.table import D, OpDef, apply
 from impl.nn._activation_ops import computed, log_sigmoid_backward
 
@@ -306,7 +305,7 @@ NLL_LOSS_BACKWARD = OpDef(
     ("grad_output", "self"),
     {
         "grad_output": D(NLL_OPTIONS, lambda gg, c: apply(NLL_LOSS, gg, **_nll_options(c))),
-        "self": D("", lambda gg, c: impl.zeros_like(gg)),
+        "self": D("", lambda gg, c: _creation.zeros_like(gg)),
     },
 )
 """derivatives.yaml's nll_loss_backward: the loss of the gradient's gradient, zeros for self."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-import impl
+from impl import _creation
 from impl._ops.elementwise import zero_grad
 from impl._ops.table import D, OpDef, apply
 from impl._tensor import Tensor
@@ -131,7 +131,7 @@ def _circular(input: Tensor, pad: tuple) -> Tensor:
         out_shape[dim] = shape[dim] + left + right
         if out_shape[dim] < 0:
             raise RuntimeError("Negative padding value is resulting in an empty dimension")
-    out = impl.empty(out_shape, dtype=input.dtype, device=input.device)
+    out = _creation.empty(out_shape, dtype=input.dtype, device=input.device)
     middle, source = out, input
     for dim, left, right in pairs:
         middle = middle.narrow(dim, max(left, 0), out_shape[dim] - max(left, 0) - max(right, 0))

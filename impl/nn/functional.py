@@ -9,15 +9,16 @@ from typing import Any
 
 import numpy as np
 
-import impl
-from impl import dtypes
+from impl import _creation, dtypes
+from impl import _grad_mode as grad_mode
+from impl._ops import functions as _fn
 from impl._ops.elementwise import add_scalar, mul_scalar
 from impl._ops.inplace import apply_inplace, check_inplace
-from impl._ops.signatures import invalid_call
 from impl._ops.table import apply, broadcast_mismatch
+from impl._signatures import invalid_call
 from impl._tensor import Tensor
 from impl._xp import to_numpy
-from impl.autograd import grad_mode
+from impl.dtypes import legacy_name
 from impl.nn import _ops
 from impl.nn._activations import (  # noqa: F401  (re-exported)
     _float_only,
@@ -84,13 +85,13 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         dims = f"{input.dim()}D and {weight.dim()}D"
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {dims}")
     if bias is not None and input.dim() == 2:
-        return impl.addmm(bias, input, weight.t())
+        return _fn.addmm(bias, input, weight.t())
     if bias is not None and _fusable_bias(bias) and input.is_contiguous():
         batch = tuple(input.shape[:-1])
         flat = input.reshape(int(np.prod(batch, dtype=np.int64)), input.shape[-1])
-        out = impl.addmm(bias, flat, weight.t())
+        out = _fn.addmm(bias, flat, weight.t())
         return out.view(*batch, out.shape[1])
-    out = impl.matmul(input, weight.t())
+    out = _fn.matmul(input, weight.t())
     return out if bias is None else out.add_(bias)
 
 
@@ -100,7 +101,7 @@ def _fusable_bias(bias: Tensor) -> bool:
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    return input.relu_() if inplace else impl.relu(input)
+    return input.relu_() if inplace else _fn.relu(input)
 
 
 def relu_(input: Tensor) -> Tensor:
@@ -178,11 +179,11 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
         raise invalid_call(dropout, locals(), "dropout_" if inplace else "dropout")
     if not training or p == 0 or input.numel() == 0:
         return input
-    with impl.no_grad():
+    with grad_mode.no_grad():
         if p == 1:
-            mask = impl.zeros_like(input)
+            mask = _creation.zeros_like(input)
         else:
-            keep = impl.rand(tuple(input.shape), dtype=input.dtype, device=input.device) < (1 - p)
+            keep = _creation.rand(tuple(input.shape), dtype=input.dtype, device=input.device) < (1 - p)
             mask = keep.to(input.dtype) * (1.0 / (1 - p))
     if inplace:
         return input.mul_(mask)
@@ -324,7 +325,11 @@ def nll_loss(
     bad = (tn != ignore_index) & ((tn < 0) | (tn >= classes))
     if bad.any():
         raise IndexError(f"Target {int(tn[bad][0])} is out of bounds.")
-    w = weight.detach() if weight is not None else impl.ones(classes, dtype=input.dtype, device=input.device)
+    w = (
+        weight.detach()
+        if weight is not None
+        else _creation.ones(classes, dtype=input.dtype, device=input.device)
+    )
     out = apply(_ops.NLL_LOSS, flat, target=t, weight=w, ignore_index=ignore_index, reduction=code)
     if code == 0 and input.dim() > 2:
         out = out.reshape(none_shape) if none_shape else out.reshape(())
@@ -341,8 +346,6 @@ def check_class_weight(weight: Tensor | None, classes: int, prefix: str = "") ->
 
 
 def _type_word(t: Tensor) -> str:
-    from impl.dtypes import legacy_name
-
     return legacy_name(t.dtype).removeprefix("torch.").replace("Tensor", "")
 
 

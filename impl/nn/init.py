@@ -7,7 +7,7 @@ import math
 import warnings
 from typing import Any
 
-import impl
+from impl import _grad_mode as grad_mode
 from impl._tensor import Tensor
 
 __all__ = [
@@ -78,17 +78,17 @@ def _rng_kwargs(generator: Any) -> dict:
 
 
 def uniform_(tensor: Tensor, a: float = 0.0, b: float = 1.0, generator: Any = None) -> Tensor:
-    with impl.no_grad():
+    with grad_mode.no_grad():
         return tensor.uniform_(a, b, **_rng_kwargs(generator))
 
 
 def normal_(tensor: Tensor, mean: float = 0.0, std: float = 1.0, generator: Any = None) -> Tensor:
-    with impl.no_grad():
+    with grad_mode.no_grad():
         return tensor.normal_(mean, std, **_rng_kwargs(generator))
 
 
 def constant_(tensor: Tensor, val: float) -> Tensor:
-    with impl.no_grad():
+    with grad_mode.no_grad():
         return tensor.fill_(val)
 
 
@@ -97,7 +97,7 @@ def ones_(tensor: Tensor) -> Tensor:
 
 
 def zeros_(tensor: Tensor) -> Tensor:
-    with impl.no_grad():
+    with grad_mode.no_grad():
         return tensor.zero_()
 
 

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from impl import _creation
 from impl._tensor import Tensor
 
 
 def _alias(cls: type, data: Tensor | None) -> Any:
     """A detached alias of ``data`` (same memory, no graph) whose class is ``cls``."""
     if data is None:
-        import impl
-
-        data = impl.empty(0)
+        data = _creation.empty(0)
     t = data.detach()
     t.__class__ = cls
     return t
@@ -58,10 +57,8 @@ class Buffer(metaclass=_BufferMeta):
     """Marks a tensor to be registered as a buffer when assigned to a Module attribute."""
 
     def __new__(cls, data: Tensor | None = None, *, persistent: bool = True) -> Any:
-        import impl
-
         t = (
-            (data if data is not None else impl.empty(0))
+            (data if data is not None else _creation.empty(0))
             .detach()
             .requires_grad_(data is not None and data.requires_grad)
         )

@@ -5,7 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import impl
+from impl import _creation, dtypes
+from impl import _grad_mode as grad_mode
+from impl._ops import functions as _fn
 from impl._tensor import Tensor
 from impl.optim._pointwise import add_scaled, addcdiv_, addcmul_, lerp_
 from impl.optim.optimizer import Optimizer, _closure_loss, _params_with_grad
@@ -56,16 +58,16 @@ class Adam(Optimizer):
     def _state_for(self, p: Tensor, amsgrad: bool) -> dict[str, Any]:
         state = self.state[p]
         if not state:
-            state["step"] = impl.tensor(0.0, dtype=impl.float32)
-            state["exp_avg"] = impl.zeros_like(p)
-            state["exp_avg_sq"] = impl.zeros_like(p)
+            state["step"] = _creation.tensor(0.0, dtype=dtypes.float32)
+            state["exp_avg"] = _creation.zeros_like(p)
+            state["exp_avg_sq"] = _creation.zeros_like(p)
             if amsgrad:
-                state["max_exp_avg_sq"] = impl.zeros_like(p)
+                state["max_exp_avg_sq"] = _creation.zeros_like(p)
         return state
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         loss = _closure_loss(closure)
-        with impl.no_grad():
+        with grad_mode.no_grad():
             for group in self.param_groups:
                 for p in _params_with_grad(group):
                     self._update(p, group, self._state_for(p, group["amsgrad"]))
@@ -89,7 +91,7 @@ class Adam(Optimizer):
         step_size = lr / (1 - beta1**step)
         bias_correction2_sqrt = (1 - beta2**step) ** 0.5
         if group["amsgrad"]:
-            state["max_exp_avg_sq"].copy_(impl.maximum(state["max_exp_avg_sq"], exp_avg_sq))
+            state["max_exp_avg_sq"].copy_(_fn.maximum(state["max_exp_avg_sq"], exp_avg_sq))
             second = state["max_exp_avg_sq"]
         else:
             second = exp_avg_sq

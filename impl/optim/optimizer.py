@@ -10,7 +10,7 @@ from copy import deepcopy
 from itertools import chain
 from typing import Any
 
-import impl
+from impl import _grad_mode as grad_mode
 from impl._tensor import Tensor
 from impl.nn.modules.module import _typename
 
@@ -197,5 +197,5 @@ def _params_with_grad(group: dict[str, Any]) -> list[Tensor]:
 def _closure_loss(closure: Callable[[], Any] | None) -> Any:
     if closure is None:
         return None
-    with impl.enable_grad():
+    with grad_mode.enable_grad():
         return closure()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import impl
+from impl import _grad_mode as grad_mode
 from impl.optim._pointwise import add_scaled, add_scaled_
 from impl.optim.optimizer import Optimizer, _closure_loss, _params_with_grad
 
@@ -54,7 +54,7 @@ class SGD(Optimizer):
         under both names) is updated twice, from a buffer of its own each time on the first step,
         and keeps the buffer of its last place."""
         loss = _closure_loss(closure)
-        with impl.no_grad():
+        with grad_mode.no_grad():
             for group in self.param_groups:
                 lr, momentum, dampening = group["lr"], group["momentum"], group["dampening"]
                 params = _params_with_grad(group)

@@ -14,10 +14,10 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
-import impl
-from impl._tensor import Tensor
+from impl import _grad_mode as grad_mode
+from impl._graph import Node, input_meta
+from impl._tensor import Tensor, zeros_of
 from impl.autograd.function import view_kind
-from impl.autograd.graph import Node, input_meta, zeros_of
 
 NO_INPUT_GRAD_WARNING = (
     "Full backward hook is firing when gradients are computed with respect to module outputs since no "
@@ -97,7 +97,7 @@ class BackwardHook:
     def _wrap_tensors(args: tuple, on_node: Callable[[Node], None]) -> tuple[tuple, list[int] | None]:
         index = [i for i, a in enumerate(args) if isinstance(a, Tensor)]
         tensors = [args[i] for i in index]
-        if not (any(t.requires_grad for t in tensors) and impl.is_grad_enabled()):
+        if not (any(t.requires_grad for t in tensors) and grad_mode.is_grad_enabled()):
             return args, None
         new = _identity_outputs(tensors)
         node = next(t.grad_fn for t in new if t.grad_fn is not None)

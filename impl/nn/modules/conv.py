@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import impl
+from impl import _creation
 from impl._tensor import Tensor
 from impl.nn import functional as F
 from impl.nn import init
@@ -66,9 +66,9 @@ class Conv2d(Module):
         self.output_padding = (0, 0)
         self.transposed = False
         shape = (out_channels, in_channels // groups, *self.kernel_size)
-        self.weight = Parameter(impl.empty(shape, device=device, dtype=dtype))
+        self.weight = Parameter(_creation.empty(shape, device=device, dtype=dtype))
         if bias:
-            self.bias = Parameter(impl.empty(out_channels, device=device, dtype=dtype))
+            self.bias = Parameter(_creation.empty(out_channels, device=device, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

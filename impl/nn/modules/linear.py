@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import impl
+from impl import _creation
 from impl._tensor import Tensor
 from impl.nn import functional as F
 from impl.nn import init
@@ -32,9 +32,9 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(impl.empty((out_features, in_features), device=device, dtype=dtype))
+        self.weight = Parameter(_creation.empty((out_features, in_features), device=device, dtype=dtype))
         if bias:
-            self.bias = Parameter(impl.empty(out_features, device=device, dtype=dtype))
+            self.bias = Parameter(_creation.empty(out_features, device=device, dtype=dtype))
         else:
             self.register_parameter("bias", None)
         self.reset_parameters()

@@ -15,8 +15,10 @@ from collections import OrderedDict, namedtuple
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
-import impl
+from impl import _grad_mode as grad_mode
 from impl._tensor import Tensor
+from impl.dtypes import dtype as dtype_cls
+from impl.dtypes import legacy_name
 from impl.nn.modules._backward_hook import BackwardHook
 from impl.nn.parameter import Buffer, Parameter
 from impl.utils.hooks import RemovableHandle
@@ -86,8 +88,6 @@ def _add_hook(hooks: OrderedDict, hook: Callable, prepend: bool = False, flags: 
 def _typename(obj: Any) -> str:
     """torch.typename: ``torch.FloatTensor`` style for tensors, the qualified class name otherwise."""
     if isinstance(obj, Tensor):
-        from impl.dtypes import legacy_name
-
         name = legacy_name(obj.dtype)
         return name if name.startswith("torch.") else f"torch.{name}"
     module = type(obj).__module__
@@ -546,11 +546,11 @@ class Module:
         for param in self._parameters.values():
             if param is None:
                 continue
-            with impl.no_grad():
+            with grad_mode.no_grad():
                 param.data = fn(param)
             grad = param._grad
             if grad is not None:
-                with impl.no_grad():
+                with grad_mode.no_grad():
                     grad.data = fn(grad)
         for key, buf in self._buffers.items():
             if buf is not None:
@@ -689,7 +689,7 @@ class Module:
                 )
                 continue
             try:
-                with impl.no_grad():
+                with grad_mode.no_grad():
                     if assign:
                         if isinstance(param, Parameter) and not isinstance(value, Parameter):
                             value = Parameter(value, requires_grad=param.requires_grad)
@@ -1046,7 +1046,6 @@ def _warn_legacy_backward_hook(inputs: Any, result: Any, grad_fn: Any) -> None:
 
 def _parse_to(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
     """(device, dtype) from the argument forms of ``Module.to``."""
-    from impl.dtypes import dtype as dtype_cls
 
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import impl
+from impl import _creation
+from impl import _grad_mode as grad_mode
 from impl._tensor import Tensor
 from impl.nn import functional as F
 from impl.nn import init
@@ -44,7 +45,7 @@ class Embedding(Module):
         self.norm_type = norm_type
         self.scale_grad_by_freq = scale_grad_by_freq
         if _weight is None:
-            weight = impl.empty((num_embeddings, embedding_dim), device=device, dtype=dtype)
+            weight = _creation.empty((num_embeddings, embedding_dim), device=device, dtype=dtype)
             self.weight = Parameter(weight, requires_grad=not _freeze)
             self.reset_parameters()
         else:
@@ -60,7 +61,7 @@ class Embedding(Module):
 
     def _fill_padding_idx_with_zero(self) -> None:
         if self.padding_idx is not None:
-            with impl.no_grad():
+            with grad_mode.no_grad():
                 self.weight[self.padding_idx].fill_(0)
 
     def forward(self, input: Tensor) -> Tensor:

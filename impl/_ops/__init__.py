@@ -1,0 +1,1 @@
+"""impl's op machinery (the op table, codegen) and the op declarations with their kernels."""

@@ -1,0 +1,368 @@
+"""torch's TypeError for a function called with arguments none of its signatures takes (a None, a
+list or a string where a tensor goes), as torch's Python argument parser words it.
+
+torch's parser keeps the signatures whose argument count fits the call ("plausible" ones). With one,
+it names the first argument of the wrong type (``sum(): argument 'input' (position 1) must be
+Tensor, not NoneType``); otherwise it lists every signature (``pow() received an invalid
+combination of arguments - got (NoneType, int), but expected one of: ...``), marking the misfit
+arguments of each signature with as many entries (its keyword marker ``*`` counted) as the call
+has arguments.
+
+impl's functions call ``invalid_call`` only once their fast ``isinstance`` test of the tensor
+arguments failed: the common path pays one ``isinstance`` per tensor argument, nothing more. A
+function with one signature is described by its own parameters (annotated ``Tensor`` where torch
+takes a tensor); one with several by the signatures torch lists in ``OVERLOADS`` (as its message
+prints them).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from impl._names import type_name
+from impl._tensor import Tensor
+
+# torch's signatures of the functions with several (as torch's error lists them, in its order),
+# and of those whose impl parameters do not say which take a tensor
+_OUT = "*, Tensor out = None"
+_REDUCE_DTYPE = "*, torch.dtype dtype = None"
+_VAR = (
+    f"(Tensor input, tuple of ints dim, bool unbiased = True, bool keepdim = False, {_OUT})",
+    "(Tensor input, tuple of ints dim = None, *, Number correction = None, bool keepdim = False, "
+    "Tensor out = None)",
+    "(Tensor input, bool unbiased = True)",
+)
+_SPREAD_MEAN = tuple(s.replace(f", {_OUT}", "").replace(", Tensor out = None", "") for s in _VAR)
+_ALL_ANY = (
+    f"(Tensor input, {_OUT})",
+    f"(Tensor input, tuple of ints dim = None, bool keepdim = False, {_OUT})",
+    f"(Tensor input, int dim, bool keepdim = False, {_OUT})",
+)
+_MAX = (
+    f"(Tensor input, {_OUT})",
+    f"(Tensor input, Tensor other, {_OUT})",
+    "(Tensor input, int dim, bool keepdim = False, *, tuple of Tensors out = None)",
+)
+_MM = (f"(Tensor input, Tensor mat2, {_OUT})", f"(Tensor input, Tensor mat2, torch.dtype out_dtype, {_OUT})")
+_COMPARE = (f"(Tensor input, Tensor other, {_OUT})", f"(Tensor input, Number other, {_OUT})")
+_SPLIT = ("(Tensor input, int sections)", "(Tensor input, tuple of ints indices)")
+OVERLOADS: dict[str, tuple[str, ...]] = {
+    "tensor_split": (
+        "(Tensor input, tuple of ints indices, int dim = 0)",
+        "(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)",
+        "(Tensor input, int sections, int dim = 0)",
+    ),
+    "hsplit": _SPLIT,
+    "vsplit": _SPLIT,
+    "dsplit": _SPLIT,
+    "sum": (
+        f"(Tensor input, {_REDUCE_DTYPE})",
+        f"(Tensor input, tuple of ints dim, bool keepdim = False, {_REDUCE_DTYPE}, Tensor out = None)",
+    ),
+    "mean": (
+        f"(Tensor input, {_REDUCE_DTYPE}, Tensor out = None)",
+        f"(Tensor input, tuple of ints dim, bool keepdim = False, {_REDUCE_DTYPE}, Tensor out = None)",
+    ),
+    "prod": (
+        f"(Tensor input, {_REDUCE_DTYPE})",
+        f"(Tensor input, int dim, bool keepdim = False, {_REDUCE_DTYPE}, Tensor out = None)",
+    ),
+    "var": _VAR,
+    "all": _ALL_ANY,
+    "any": _ALL_ANY,
+    "count_nonzero": ("(Tensor input, int dim = None)", "(Tensor input, tuple of ints dim)"),
+    "std": _VAR,
+    "var_mean": _SPREAD_MEAN,
+    "std_mean": _SPREAD_MEAN,
+    "max": _MAX,
+    "min": _MAX,
+    "mm": _MM,
+    "bmm": _MM,
+    "addmm": (
+        "(Tensor input, Tensor mat1, Tensor mat2, *, Number beta = 1, Number alpha = 1, Tensor out = None)",
+        "(Tensor input, Tensor mat1, Tensor mat2, torch.dtype out_dtype, *, Number beta = 1, "
+        "Number alpha = 1, Tensor out = None)",
+    ),
+    "where": (
+        "(Tensor condition)",
+        f"(Tensor condition, Tensor input, Tensor other, {_OUT})",
+        "(Tensor condition, Number self, Tensor other)",
+        "(Tensor condition, Tensor input, Number other)",
+        "(Tensor condition, Number self, Number other)",
+    ),
+    "clamp": (
+        f"(Tensor input, Tensor min = None, Tensor max = None, {_OUT})",
+        f"(Tensor input, Number min = None, Number max = None, {_OUT})",
+    ),
+    "pow": (
+        f"(Tensor input, Tensor exponent, {_OUT})",
+        f"(Number self, Tensor exponent, {_OUT})",
+        f"(Tensor input, Number exponent, {_OUT})",
+    ),
+    "masked_fill": ("(Tensor input, Tensor mask, Tensor value)", "(Tensor input, Tensor mask, Number value)"),
+    "squeeze": ("(Tensor input)", "(Tensor input, int dim)", "(Tensor input, tuple of ints dim)"),
+    "narrow": (
+        "(Tensor input, int dim, Tensor start, int length)",
+        "(Tensor input, int dim, int start, int length)",
+    ),
+    "rsub": (
+        "(Tensor input, Tensor other, *, Number alpha = 1)",
+        "(Tensor input, Number other, Number alpha = 1)",
+    ),
+    "round": (f"(Tensor input, {_OUT})", "(Tensor input, *, int decimals, Tensor out = None)"),
+    "scatter": (
+        f"(Tensor input, int dim, Tensor index, Tensor src, {_OUT})",
+        "(Tensor input, int dim, Tensor index, Tensor src, *, str reduce, Tensor out = None)",
+        f"(Tensor input, int dim, Tensor index, Number value, {_OUT})",
+        "(Tensor input, int dim, Tensor index, Number value, *, str reduce, Tensor out = None)",
+    ),
+    "index_add": (
+        "(Tensor input, int dim, Tensor index, Tensor source, *, Number alpha = 1, Tensor out = None)",
+    ),
+    "index_copy": (f"(Tensor input, int dim, Tensor index, Tensor source, {_OUT})",),
+    "index_fill": (
+        "(Tensor input, int dim, Tensor index, Tensor value)",
+        "(Tensor input, int dim, Tensor index, Number value)",
+    ),
+    **{name: _COMPARE for name in ("eq", "ne", "lt", "le", "gt", "ge")},
+    **{
+        name: (_COMPARE[0], "(Number self, Tensor other)", _COMPARE[1])
+        for name in ("bitwise_and", "bitwise_or", "bitwise_xor")
+    },
+    **{name: _COMPARE[:1] for name in ("logical_and", "logical_or", "logical_xor")},
+}
+
+
+def _takes(kind: str, value: Any) -> bool:
+    """Whether torch's parser takes ``value`` for a parameter of type ``kind``."""
+    if kind == "Tensor":
+        return isinstance(value, Tensor)
+    if kind == "Number":
+        return isinstance(value, (int, float, complex)) or (isinstance(value, Tensor) and value.dim() == 0)
+    if kind == "int":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind == "bool":
+        return isinstance(value, bool)
+    if kind == "tuple of ints":
+        items = value if isinstance(value, (tuple, list)) else [value]
+        return all(isinstance(v, int) and not isinstance(v, bool) for v in items)
+    return True  # what impl's functions check themselves (dtypes, ...)
+
+
+def described(value: Any) -> str:
+    """A value's type as torch's list of signatures shows it: a list or tuple with its elements'.
+    The list marks a value as misfit when this differs from the parameter's type as written
+    (no number fits ``Number``, no tuple ``tuple of ints``: torch compares the names)."""
+    if isinstance(value, list):
+        return f"list of [{', '.join(type_name(v) for v in value)}]"
+    if isinstance(value, tuple):
+        names = [type_name(v) for v in value]
+        return f"tuple of ({', '.join(names)}{',' if len(names) == 1 else ''})"
+    return type_name(value)
+
+
+class _Signature:
+    """One signature: its positional and keyword-only parameters as (type, name, has a default)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.positional: list[tuple[str, str, bool]] = []
+        self.keyword: list[tuple[str, str, bool]] = []
+        # torch's list parses each printed signature again, splitting it at ", " (the keyword marker
+        # "*" is an entry, and "()" one entry of no type): an entry's type is its text up to the
+        # last space and its name what follows (a default's value where it has one); it marks a
+        # signature's misfits when a call passes as many arguments as it has entries
+        self.entries: list[str] = []
+        self.names: list[str] = []
+        into = self.positional
+        for part in text[1:-1].split(", "):
+            kind_end = part.rfind(" ")
+            self.entries.append(part[:kind_end] if kind_end >= 0 else part)
+            self.names.append(part[kind_end + 1 :])
+            if part == "*":
+                into = self.keyword
+            elif part:
+                declaration, _, default = part.partition(" = ")
+                kind, _, name = declaration.rpartition(" ")
+                into.append((kind, name, bool(default)))
+
+    def plausible(self, given: int) -> bool:
+        """torch's arity test: the required parameters at most, all parameters at least."""
+        params = self.positional + self.keyword
+        return sum(not optional for _, _, optional in params) <= given <= len(params)
+
+    def method(self) -> _Signature | None:
+        """The signature of the Tensor method of this function's overload, as torch's method
+        parser lists it: without ``Tensor input`` (self) and the ``out`` argument, none where the
+        overload takes no tensor input (``pow(Number self, Tensor exponent)``)."""
+        parts = self.text[1:-1].split(", ")
+        if "Tensor input" not in parts:
+            return None
+        parts = [p for p in parts if p != "Tensor input" and not p.endswith(" out = None")]
+        if parts and parts[-1] == "*":
+            parts.pop()
+        return _Signature(f"({', '.join(parts)})")
+
+
+def _wrong_argument(
+    name: str, params: list[tuple[str, str, bool]], args: tuple, kwargs: dict | None = None
+) -> TypeError | None:
+    """The single-signature error for the first argument of the wrong type: a positional one named
+    with its position, then a keyword one (``argument 'decimals' must be int, not str``)."""
+    for position, ((kind, param, _), value) in enumerate(zip(params, args, strict=False), 1):
+        if not _takes(kind, value):
+            where = f"argument '{param}' (position {position})"
+            return TypeError(f"{name}(): {where} must be {kind}, not {type_name(value)}")
+    kinds = {param: kind for kind, param, _ in params}
+    for param, value in (kwargs or {}).items():
+        if param in kinds and not _takes(kinds[param], value):
+            return TypeError(f"{name}(): argument '{param}' must be {kinds[param]}, not {type_name(value)}")
+    return None
+
+
+MATCHING_NAMES = {"int": ("int", "long"), "float": ("float", "int", "long")}
+
+
+def _listed(items: list[str], positional: bool) -> str:
+    """torch's "(...)" of a call's arguments: a trailing ", " is cut only when some argument is
+    positional (``got (dim=str, )``)."""
+    text = "".join(f"{item}, " for item in items)
+    return f"({text[:-2] if positional else text})"
+
+
+def _invalid_combination(name: str, signatures: list[_Signature], args: tuple, kwargs: dict) -> TypeError:
+    """torch's list of every signature, each misfit one marked when it has as many entries as the
+    call has arguments: by its keywords not among its last entries, else by the arguments whose
+    type's name is not the entry's type (torch's ``format_invalid_args``)."""
+    got = _listed(
+        [type_name(v) for v in args] + [f"{k}={type_name(v)}" for k, v in kwargs.items()], bool(args)
+    )
+    lines = [f"{name}() received an invalid combination of arguments - got {got}, but expected one of:"]
+    for signature in signatures:
+        lines.append(f" * {signature.text}")
+        if len(signature.entries) != len(args) + len(kwargs):
+            continue
+        last = signature.names[len(signature.names) - len(kwargs) :] if kwargs else []
+        wrong = [k for k in reversed(kwargs) if k not in last]  # torch's unordered_map order
+        if wrong:
+            lines.append(
+                f"      didn't match because some of the keywords were incorrect: {', '.join(wrong)}"
+            )
+            continue
+        marked = []
+        for i, (kind, entry) in enumerate(zip(signature.entries, signature.names, strict=True)):
+            value, key = (args[i], "") if i < len(args) else (kwargs[entry], f"{entry}=")
+            fits = type_name(value) in MATCHING_NAMES.get(kind, (kind,))
+            marked.append(f"{key}{described(value)}" if fits else f"!{key}{described(value)}!")
+        reason = _listed(marked, bool(args))
+        lines.append(f"      didn't match because some of the arguments have invalid types: {reason}")
+    return TypeError("\n".join(lines) + "\n")
+
+
+def _given(fn: Callable, values: dict[str, Any]) -> tuple[tuple, dict]:
+    """The arguments of a call of ``fn`` whose parameters had ``values`` (its ``locals()`` on
+    entry), as torch would have received them: the positional parameters up to the last one not
+    at its default (taken as passed positionally), the keyword-only ones not at their defaults."""
+    args: list = []
+    kwargs: dict = {}
+    last = 0
+    for param in inspect.signature(fn).parameters.values():
+        value = values[param.name]
+        if param.kind is param.VAR_POSITIONAL:
+            args.extend(value)
+            last = len(args)
+        elif param.kind is param.VAR_KEYWORD:
+            kwargs.update(value)
+        elif param.kind is param.KEYWORD_ONLY:
+            if value is not param.default:
+                kwargs[param.name] = value
+        else:
+            args.append(value)
+            if param.default is param.empty or value is not param.default:
+                last = len(args)
+    return tuple(args[:last]), kwargs
+
+
+TENSOR_ANNOTATIONS = ("Tensor", "Tensor | None")  # impl's parameters that torch's take as Tensor
+
+
+class _Call:
+    """A call that none of torch's signatures of function ``name`` takes: the signatures (torch's
+    ``OVERLOADS``, else one made of impl's parameters, typed ``Tensor`` where annotated so) and the
+    arguments as torch received them."""
+
+    def __init__(self, name: str, signatures: list[_Signature], args: tuple, kwargs: dict) -> None:
+        self.name, self.signatures, self.args, self.kwargs = name, signatures, args, kwargs
+
+    def error(self) -> TypeError:
+        """torch's TypeError: the first misfit argument's when one signature's arity fits the call,
+        else the list of every signature."""
+        given = len(self.args) + len(self.kwargs)
+        plausible = [s for s in self.signatures if len(self.signatures) == 1 or s.plausible(given)]
+        error = None
+        if len(plausible) == 1:
+            params = plausible[0].positional + plausible[0].keyword
+            error = _wrong_argument(self.name, params, self.args, self.kwargs)
+        if error is None:
+            if len(self.signatures) == 1:
+                raise AssertionError(f"invalid_call: every argument of {self.name}() is of its type")
+            error = _invalid_combination(self.name, self.signatures, self.args, self.kwargs)
+        error.call = self  # type: ignore[attr-defined]
+        return error
+
+    def method(self, self_: Any) -> _Call | None:
+        """The same call made as method of ``self_`` (``x.scatter(0, i, src=1.0)``), when ``self_``
+        was its input: the method's signatures, ``self_`` left out of the arguments."""
+        methods = [m for m in (s.method() for s in self.signatures) if m is not None]
+        inputs = [s for s in self.signatures if ("Tensor", "input", False) in s.positional]
+        if not inputs:
+            return None
+        position = inputs[0].positional.index(("Tensor", "input", False))
+        if position >= len(self.args) or self.args[position] is not self_:
+            return None
+        args = self.args[:position] + self.args[position + 1 :]
+        return _Call(self.name, methods, args, self.kwargs)
+
+
+def _impl_signature(fn: Callable) -> _Signature:
+    """The torch signature of an impl function with one: its parameters, ``Tensor`` where
+    annotated so, of no type (one impl checks itself) otherwise."""
+    parts: list[str] = []
+    for p in inspect.signature(fn).parameters.values():
+        if p.kind is p.KEYWORD_ONLY and "*" not in parts:
+            parts.append("*")
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            continue
+        kind = "Tensor" if p.annotation in TENSOR_ANNOTATIONS or p.name == "input" else "?"
+        parts.append(f"{kind} {p.name}" + ("" if p.default is p.empty else " = None"))
+    return _Signature(f"({', '.join(parts)})")
+
+
+def invalid_call(fn: Callable, values: dict[str, Any], name: str | None = None) -> TypeError:
+    """torch's TypeError for a call of ``fn`` (named ``name`` in torch, else as itself) whose
+    parameters had ``values`` (its ``locals()`` on entry) when one of them is no tensor. The error
+    keeps the call (``call``) so that a method can word it as torch's method parser does
+    (``method_error``)."""
+    name = name or fn.__name__
+    args, kwargs = _given(fn, values)
+    overloads = OVERLOADS.get(name)
+    signatures = [_impl_signature(fn)] if overloads is None else [_Signature(text) for text in overloads]
+    return _Call(name, signatures, args, kwargs).error()
+
+
+def method_error(error: TypeError, self: Any, name: str, function: str) -> TypeError:
+    """``error``, raised by ``invalid_call`` in Tensor method ``name`` of ``self`` (bound to impl's
+    ``function``), as torch's method parser words it: named for the method (``clip``, ``lerp_``),
+    without self among the arguments, positions counted after it, the method's signatures (no
+    ``Tensor input``, no ``out``). An error of another call (a function the method calls on a
+    tensor of its own) or of no parse is kept as it is."""
+    call = getattr(error, "call", None)
+    if not isinstance(call, _Call) or call.name not in (name.rstrip("_"), function):
+        return error
+    method = call.method(self)
+    if method is None:
+        return error
+    method.name = name
+    return method.error()

@@ -1,0 +1,782 @@
+"""Planted faults that break modules and losses (rules MOD-*)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+import numpy as np
+
+from impl_faults import derivative_replaced, fault, patched
+
+
+@fault({"MOD-001": "grad_fn differs"})
+def module_dict_sorts_keys() -> Iterator[None]:
+    """ModuleDict built from a plain dict holds its modules in sorted key order instead of the
+    dict's insertion order (as torch did before dicts were ordered)."""
+    from collections import OrderedDict
+
+    from impl.nn.modules.container import ModuleDict
+
+    def make(original: Callable) -> Callable:
+        def update(self: ModuleDict, modules: Any) -> None:
+            plain = isinstance(modules, Mapping) and not isinstance(modules, (OrderedDict, ModuleDict))
+            original(self, sorted(modules.items()) if plain else modules)
+
+        return update
+
+    with patched(ModuleDict, "update", make):
+        yield
+
+
+@fault({"MOD-001": "graph differs"})
+def linear_nd_input_not_flattened() -> Iterator[None]:
+    """Linear with a bias on an input of 3 or more dimensions computes ``matmul`` then an in-place
+    bias add instead of torch's one addmm over the flattened batch, viewed back."""
+    import impl
+    from impl.nn import functional as F
+
+    def make(original: Callable) -> Callable:
+        def linear(input: Any, weight: Any, bias: Any = None) -> Any:
+            if bias is None or input.dim() <= 2:
+                return original(input, weight, bias)
+            return impl.matmul(input, weight.t()).add_(bias)
+
+        return linear
+
+    with patched(F, "linear", make):
+        yield
+
+
+@fault({"MOD-001": "graph differs"})
+def linear_1d_input_keeps_batch_dim() -> Iterator[None]:
+    """Linear with a bias on a 1-d input returns a (1, out_features) result: the batch dimension of
+    the addmm it runs is not viewed away."""
+    import impl
+    from impl.nn import functional as F
+
+    def make(original: Callable) -> Callable:
+        def linear(input: Any, weight: Any, bias: Any = None) -> Any:
+            if bias is None or input.dim() != 1:
+                return original(input, weight, bias)
+            return impl.addmm(bias, input.reshape(1, -1), weight.t())
+
+        return linear
+
+    with patched(F, "linear", make):
+        yield
+
+
+@fault({"MOD-001": "expected warning"})
+def softmax_module_ignores_dim() -> Iterator[None]:
+    """The Softmax module normalises over the last dimension whatever its ``dim``."""
+    from impl.nn import functional as F
+    from impl.nn.modules.activation import Softmax
+
+    def forward(self: Softmax, input: Any) -> Any:
+        return F.softmax(input, -1)
+
+    with patched(Softmax, "forward", lambda _orig: forward):
+        yield
+
+
+@fault({"MOD-001": "graph differs"})
+def sequential_runs_once() -> Iterator[None]:
+    """Sequential walks its layers with one iterator made at its first call, so later calls find it
+    exhausted and return their input unchanged."""
+    from impl.nn.modules.container import Sequential
+
+    def forward(self: Sequential, input: Any) -> Any:
+        layers = vars(self).setdefault("_fault_layers", iter(self))
+        for module in layers:
+            input = module(input)
+        return input
+
+    with patched(Sequential, "forward", lambda _orig: forward):
+        yield
+
+
+@fault({"MOD-002": "training differs"})
+def train_sets_only_own_flag() -> Iterator[None]:
+    """``train()``/``eval()`` set the training flag of the module they are called on but not of its
+    submodules."""
+    from impl.nn.modules.module import Module
+
+    def train(self: Module, mode: bool = True) -> Module:
+        self.training = mode
+        return self
+
+    with patched(Module, "train", lambda _orig: train):
+        yield
+
+
+@fault({"MOD-002": "parameters differs"})
+def parameters_breadth_first() -> Iterator[None]:
+    """``named_parameters()`` (and ``named_buffers()``) walk the module tree breadth first instead
+    of depth first."""
+    from impl.nn.modules.module import Module
+
+    def dotted(prefix: str, name: str) -> str:
+        return prefix + ("." if prefix else "") + name
+
+    def named_members(
+        self: Module, members: Callable, prefix: str = "", recurse: bool = True, remove_duplicate: bool = True
+    ) -> Iterator[tuple[str, Any]]:
+        seen: set = set()
+        queue: list[tuple[str, Module]] = [(prefix, self)]
+        for pre, module in queue:
+            if recurse:
+                queue += [(dotted(pre, n), m) for n, m in module._modules.items() if m is not None]
+            for k, v in members(module):
+                if v is None or v in seen:
+                    continue
+                if remove_duplicate:
+                    seen.add(v)
+                yield dotted(pre, k), v
+
+    with patched(Module, "_named_members", lambda _orig: named_members):
+        yield
+
+
+@fault({"MOD-003": ".grad: expected None"})
+def zero_grad_skips_submodules() -> Iterator[None]:
+    """``Module.zero_grad()`` resets the gradients of the module's own parameters only, not those of
+    its submodules (``parameters(recurse=False)``)."""
+    from impl.nn.modules.module import Module
+
+    def zero_grad(self: Module, set_to_none: bool = True) -> None:
+        for p in self.parameters(recurse=False):
+            if p.grad is not None:
+                p.grad = None if set_to_none else p.grad.detach().zero_()
+
+    with patched(Module, "zero_grad", lambda _orig: zero_grad):
+        yield
+
+
+@fault({"MOD-003": ".grad: expected a tensor"})
+def zero_grad_ignores_set_to_none() -> Iterator[None]:
+    """``Module.zero_grad(set_to_none=False)`` sets the gradients to None instead of zeroing them."""
+    from impl.nn.modules.module import Module
+
+    with patched(Module, "zero_grad", lambda original: lambda self, set_to_none=True: original(self, True)):
+        yield
+
+
+@fault({"MOD-004": ".grad: value"})
+def bce_mean_backward_not_averaged() -> Iterator[None]:
+    """The backward of BCELoss and BCEWithLogitsLoss with ``reduction='mean'`` is not divided by
+    the number of elements."""
+    from impl.nn import _ops
+
+    with patched(_ops, "_scale_back", lambda _orig: lambda grad, c, name="self": grad):
+        yield
+
+
+@fault({"MOD-004": ": value"})
+def soft_cross_entropy_mean_over_elements() -> Iterator[None]:
+    """CrossEntropyLoss with class-probability targets and ``reduction='mean'`` divides the summed
+    loss by the number of elements instead of the number of rows (``numel // classes``)."""
+    from impl.nn import _ops
+    from impl.nn import functional as F
+
+    def make(original: Callable) -> Callable:
+        def probabilities(logp: Any, target: Any, weight: Any, code: int, *rest: Any) -> Any:
+            if code != 1:
+                return original(logp, target, weight, code, *rest)
+            total = original(logp, target, weight, 2, *rest)
+            return _ops.apply(_ops.DIV_SCALAR, total, other=logp.numel())
+
+        return probabilities
+
+    with patched(F, "_cross_entropy_probabilities", make):
+        yield
+
+
+@fault({"MOD-004": ".grad: value"})
+def mse_sum_backward_averaged() -> Iterator[None]:
+    """The backward of MSELoss with ``reduction='sum'`` is divided by the number of elements, as
+    for 'mean' (the reduction code tested for non-zero instead of 'mean')."""
+    from impl.nn import _ops
+
+    def make(original: Callable) -> Callable:
+        def grad(g: Any, c: Any) -> Any:
+            return original(g, c) / c.self.numel() if c.reduction == 2 else original(g, c)
+
+        return grad
+
+    with derivative_replaced(_ops.MSE_LOSS, "self", make):
+        yield
+
+
+@fault({"MOD-004": ".grad: value"})
+def nll_backward_ignores_row_gradients() -> Iterator[None]:
+    """The backward of NLLLoss (and CrossEntropyLoss with class indices) with ``reduction='none'``
+    spreads the first row's incoming gradient over every row instead of each row's own."""
+    from impl.nn import _ops
+
+    def make(original: Callable) -> Callable:
+        def backward(xp: Any, g: Any, x: Any, **options: Any) -> Any:
+            if g.ndim:
+                g = xp.broadcast_to(g.reshape(-1)[:1], g.shape)
+            return original(xp, g, x, **options)
+
+        return backward
+
+    with patched(_ops.NLL_LOSS_BACKWARD, "forward", make):
+        yield
+
+
+@fault({"MOD-004": "graph differs"})
+def l1_sum_averaged() -> Iterator[None]:
+    """L1Loss with ``reduction='sum'`` divides the summed absolute differences by the number of
+    elements, as for 'mean'."""
+    from impl.nn import functional as F
+
+    def make(original: Callable) -> Callable:
+        def l1_loss(input: Any, target: Any, *args: Any, reduction: str = "mean", **kwargs: Any) -> Any:
+            reduction = "mean" if reduction == "sum" else reduction
+            return original(input, target, *args, reduction=reduction, **kwargs)
+
+        return l1_loss
+
+    with patched(F, "l1_loss", make):
+        yield
+
+
+@fault({"MOD-004": ".grad: value"})
+def bce_logits_target_grad_sign() -> Iterator[None]:
+    """The gradient of BCEWithLogitsLoss (without pos_weight) with respect to its target is ``x``
+    instead of ``-x``."""
+    from impl.nn import _ops
+
+    def make(original: Callable) -> Callable:
+        def grad(g: Any, c: Any) -> Any:
+            return -original(g, c) if c.pos_weight is None else original(g, c)
+
+        return grad
+
+    with derivative_replaced(_ops.BCE_WITH_LOGITS, "target", make):
+        yield
+
+
+@fault({"MOD-005": ": value"})
+def dropout_ignores_eval_mode() -> Iterator[None]:
+    """Dropout drops elements in eval mode too (it does not pass its training flag on)."""
+    from impl.nn import functional as F
+    from impl.nn.modules.dropout import Dropout
+
+    def forward(self: Dropout, input: Any) -> Any:
+        return F.dropout(input, self.p, True, self.inplace)
+
+    with patched(Dropout, "forward", lambda _orig: forward):
+        yield
+
+
+def _dropout_mask_replaced(p: float, mask: Callable[[Any], Any]) -> Any:
+    """``F.dropout`` that, in train mode with probability ``p``, multiplies its input by
+    ``mask(input)`` (made without grad) instead of doing what it does."""
+    import impl
+    from impl.nn import functional as F
+
+    def make(original: Callable) -> Callable:
+        def dropout(input: Any, p_: float = 0.5, training: bool = True, inplace: bool = False) -> Any:
+            if not training or p_ != p:
+                return original(input, p_, training, inplace)
+            with impl.no_grad():
+                m = mask(input)
+            return input.mul_(m) if inplace else input * m
+
+        return dropout
+
+    return patched(F, "dropout", make)
+
+
+@fault({"MOD-005": ": value"})
+def dropout_all_dropped_scaled_by_inf() -> Iterator[None]:
+    """Dropout with p=1 in train mode scales its all-zero mask by 1/(1-p) = inf, so every element
+    is nan instead of 0."""
+    import impl
+
+    with _dropout_mask_replaced(1.0, lambda x: impl.zeros_like(x) * float("inf")):
+        yield
+
+
+@fault({"MOD-005": "graph differs"})
+def dropout_p0_applies_mask() -> Iterator[None]:
+    """Dropout with p=0 in train mode multiplies its input by an all-ones mask (a new tensor, with
+    a MulBackward0 grad_fn) instead of returning the input itself."""
+    import impl
+
+    with _dropout_mask_replaced(0.0, impl.ones_like):
+        yield
+
+
+@fault({"MOD-006": ".grad: value"})
+def reflect_padding_repeats_edge() -> Iterator[None]:
+    """Reflect padding mirrors about the edge's outer side, repeating the edge element (numpy's
+    'symmetric'), instead of mirroring about the edge element itself."""
+    from impl.nn import _pad
+
+    def make(original: Callable) -> Callable:
+        def source_index(xp: Any, size: int, left: int, right: int, mode: str) -> Any:
+            if mode != "reflect":
+                return original(xp, size, left, right, mode)
+            j = xp.arange(-left, size + right)
+            j = xp.where(j < 0, -j - 1, j)
+            return xp.where(j > size - 1, 2 * size - 1 - j, j)
+
+        return source_index
+
+    with patched(_pad, "_source_index", make):
+        yield
+
+
+@fault({"MOD-006": "shape differs"})
+def conv_padding_pair_swapped() -> Iterator[None]:
+    """Conv2d reads a padding pair as (width, height) instead of (height, width)."""
+    from impl.nn import _conv
+
+    def make(original: Callable) -> Callable:
+        def pads(padding: Any, *rest: Any) -> tuple:
+            if isinstance(padding, str):
+                return original(padding, *rest)
+            height, width = _conv._pair(padding)
+            return (width, width, height, height)
+
+        return pads
+
+    with patched(_conv, "_pads", make):
+        yield
+
+
+@fault({"MOD-006": ": value"})
+def same_padding_extra_first() -> Iterator[None]:
+    """Conv2d with ``padding='same'``, a padding_mode other than 'zeros' and an odd total padding
+    pads the extra row and column on the top and left instead of the bottom and right."""
+    from impl.nn.modules.conv import Conv2d
+
+    def make(original: Callable) -> Callable:
+        def reversed_padding(self: Conv2d) -> Any:
+            pads = original(self)
+            return [pads[1], pads[0], pads[3], pads[2]] if self.padding == "same" else pads
+
+        return reversed_padding
+
+    with patched(Conv2d, "_reversed_padding", make):
+        yield
+
+
+@fault({"MOD-006": ": value"})
+def circular_padding_wraps_near_side() -> Iterator[None]:
+    """Circular padding fills each border with the input elements next to it (the near side)
+    instead of those at the opposite side (in the forward; the gradient is left as torch's)."""
+    import impl
+    from impl.nn import _pad
+
+    def make(original: Callable) -> Callable:
+        def circular(input: Any, pad: tuple) -> Any:
+            out = original(input, pad)
+            with impl.no_grad():
+                for dim, left, right in _pad._pairs(pad, out.dim()):
+                    size = out.shape[dim]
+                    if left > 0:
+                        out.narrow(dim, 0, left).copy_(out.narrow(dim, left, left))
+                    if right > 0:
+                        out.narrow(dim, size - right, right).copy_(out.narrow(dim, size - 2 * right, right))
+            return out
+
+        return circular
+
+    with patched(_pad, "_circular", make):
+        yield
+
+
+@fault({"MOD-006": ": value"})
+def grouped_conv_interleaves_channels() -> Iterator[None]:
+    """A grouped convolution assigns input channel c to group c % groups (interleaved) instead of
+    to consecutive blocks of in_channels / groups channels."""
+    from impl.nn import _conv
+
+    def make(original: Callable) -> Callable:
+        def forward(xp: Any, x: Any, w: Any, b: Any, groups: int, **options: Any) -> Any:
+            n, c, h, width = x.shape
+            x = x.reshape(n, c // groups, groups, h, width).transpose(0, 2, 1, 3, 4).reshape(x.shape)
+            return original(xp, x, w, b, groups=groups, **options)
+
+        return forward
+
+    with patched(_conv.CONVOLUTION, "forward", make):
+        yield
+
+
+@fault({"MOD-006": ": value"})
+def conv_stride_pair_swapped() -> Iterator[None]:
+    """Conv2d reads a stride pair as (width, height) instead of (height, width)."""
+    from impl.nn import _conv
+    from impl.nn import functional as F
+
+    def make(original: Callable) -> Callable:
+        def conv2d(input: Any, weight: Any, bias: Any = None, stride: Any = 1, *rest: Any) -> Any:
+            height, width = _conv._pair(stride)
+            return original(input, weight, bias, (width, height), *rest)
+
+        return conv2d
+
+    with patched(F, "conv2d", make):
+        yield
+
+
+@fault({"MOD-006": ".grad: value"})
+def conv_input_grad_ignores_dilation() -> Iterator[None]:
+    """The input gradient of a dilated convolution adds each window's gradient back to adjacent
+    input elements (dilation 1) instead of the dilated ones the forward read."""
+    from dataclasses import replace
+
+    from impl.nn import _conv
+
+    def make(original: Callable) -> Callable:
+        def input_grad(gd: Any, w: Any, input_shape: tuple, p: Any) -> Any:
+            return original(gd, w, input_shape, replace(p, dilation=(1, 1)))
+
+        return input_grad
+
+    with patched(_conv, "_input_grad_array", make):
+        yield
+
+
+@fault({"MOD-006": ".grad: value"})
+def conv_bias_grad_averaged() -> Iterator[None]:
+    """The bias gradient of a convolution is the mean of the output gradient over the batch and
+    the output positions instead of its sum."""
+    from impl.nn import _conv
+
+    def make(original: Callable) -> Callable:
+        def backward(grad: Any, input: Any, weight: Any, p: Any, mask: tuple) -> tuple:
+            gi, gw, gb = original(grad, input, weight, p, mask)
+            return gi, gw, None if gb is None else gb / (grad.numel() // grad.shape[1])
+
+        return backward
+
+    with patched(_conv, "convolution_backward", make):
+        yield
+
+
+@fault({"MOD-006": ": value"})
+def same_zero_padding_extra_first() -> Iterator[None]:
+    """Conv2d with ``padding='same'``, padding_mode 'zeros' and an odd total padding puts the extra
+    zero row and column on the top and left instead of the bottom and right."""
+    from impl.nn import _conv
+    from impl.nn._pad import pad
+
+    def make(original: Callable) -> Callable:
+        def pad_extra(input: Any, pads: tuple) -> tuple:
+            top, bottom, left, right = pads
+            return pad(input, (right - left, 0, bottom - top, 0)), (top, top, left, left)
+
+        return pad_extra
+
+    with patched(_conv, "_pad_extra", make):
+        yield
+
+
+@fault({"MOD-006": "graph differs"})
+def leaky_relu_module_ignores_inplace() -> Iterator[None]:
+    """LeakyReLU(inplace=True) computes out of place (the module does not pass its flag on)."""
+    from impl.nn import functional as F
+    from impl.nn.modules.activation import LeakyReLU
+
+    def forward(self: LeakyReLU, input: Any) -> Any:
+        return F.leaky_relu(input, self.negative_slope)
+
+    with patched(LeakyReLU, "forward", lambda _orig: forward):
+        yield
+
+
+# -- activation layers and erf (batch h5: GELU, SiLU, Mish, ELU, Softplus, Hardtanh, ReLU6, ...) --
+@fault({"MOD-007": ".grad: value"})
+def gelu_double_backward_drops_curvature() -> Iterator[None]:
+    """GELU's second derivative is ``2 * pdf`` without the ``- x^2 * pdf`` term of
+    FunctionsManual's gelu_double_backward (approximate='none')."""
+    from impl.nn import _activation_ops as ops
+
+    def make(original: Callable) -> Callable:
+        def double_backward(ggi: Any, go: Any, x: Any, approximate: str) -> Any:
+            if approximate == "tanh":
+                return original(ggi, go, x, approximate)
+            pdf = ops.mul_scalar(ops.mul_scalar(x * x, -0.5).exp(), ops.GELU_PDF)
+            return ggi * go * ops.mul_scalar(pdf, 2)
+
+        return double_backward
+
+    with patched(ops, "gelu_double_backward", make):
+        yield
+
+
+@fault({"MOD-007": "expected error"})
+def elu_inplace_negative_alpha_accepted() -> Iterator[None]:
+    """The backward of an in-place ELU with a negative alpha computes a gradient from the result
+    instead of raising torch's RuntimeError (the result no longer tells the input's sign)."""
+    from impl.nn import _activation_ops as ops
+
+    def make(original: Callable) -> Callable:
+        def elu_backward(grad: Any, x: Any, alpha: float, *args: Any, **kwargs: Any) -> Any:
+            if kwargs.get("is_result"):
+                options = {"alpha": alpha, "scale": 1.0, "input_scale": 1.0, "is_result": True}
+                return ops.apply(ops.ELU_BACKWARD, grad, x, **options)
+            return original(grad, x, alpha, *args, **kwargs)
+
+        return elu_backward
+
+    with patched(ops, "elu_backward", make):
+        yield
+
+
+@fault({"MOD-007": ": value"})
+def softplus_not_divided_by_beta() -> Iterator[None]:
+    """Softplus below its threshold is ``log(1 + exp(beta x))``, not divided by ``beta``."""
+    from impl.nn import _activation_ops as ops
+
+    def forward(xp: Any, x: Any, beta: float, threshold: float) -> Any:
+        return xp.where(x * beta > threshold, x, xp.log1p(xp.exp(x * beta)))
+
+    with patched(ops.SOFTPLUS, "forward", lambda _orig: ops.computed(forward)):
+        yield
+
+
+@fault({"MOD-007": ": value"})
+def hardtanh_grad_passes_at_bounds() -> Iterator[None]:
+    """Hardtanh's gradient passes at ``x == min_val`` and ``x == max_val`` (open bounds) where
+    torch's hardtanh_backward gives 0."""
+    from impl.nn import _activation_ops as ops
+
+    def forward(xp: Any, g: Any, x: Any, min_val: float, max_val: float) -> Any:
+        return xp.where((x < min_val) | (x > max_val), xp.zeros((), g.dtype), g)
+
+    with patched(ops.HARDTANH_BACKWARD, "forward", lambda _orig: forward):
+        yield
+
+
+@fault({"OPS-001": ".grad: value"})
+def erf_derivative_half() -> Iterator[None]:
+    """erf's derivative is ``exp(-x^2) / sqrt(pi)``: the factor 2 of ``2 / sqrt(pi)`` is lost."""
+    from impl._ops import special
+
+    def make(original: Callable) -> Callable:
+        return lambda g, c: special.mul_scalar((-c.self.pow(2)).exp(), special.TWO_OVER_SQRT_PI / 2) * g
+
+    with derivative_replaced(special.ERF, "self", make):
+        yield
+
+
+@fault({"MOD-007": "graph differs"})
+def inplace_saves_input_without_clone() -> Iterator[None]:
+    """An in-place op whose derivative uses its input (silu_, mish_, hardtanh_, abs_, mul_ ...)
+    saves the input's old value as is instead of torch's recorded ``original_self = self.clone()``
+    (one CloneBackward0 fewer on the second-order graph)."""
+    from impl._ops import inplace
+
+    with patched(inplace, "_save_original_self", lambda _orig: lambda node, old: None):
+        yield
+
+
+# -- Embedding (batch h14: nn.Embedding, F.embedding) --
+@fault({"MOD-008": ": value"})
+def embedding_grad_at_padding_idx() -> Iterator[None]:
+    """Embedding's backward adds the gradient rows of ``padding_idx`` lookups into the weight's
+    gradient instead of leaving that row without gradient."""
+    from impl.nn import _embedding
+
+    def make(original: Callable) -> Callable:
+        return lambda *args, **attrs: original(*args, **{**attrs, "padding_idx": -1})
+
+    with patched(_embedding.EMBEDDING_BACKWARD, "forward", make):
+        yield
+
+
+@fault({"MOD-008": ": value"})
+def embedding_ignores_scale_grad_by_freq() -> Iterator[None]:
+    """scale_grad_by_freq is ignored: a row looked up k times gets the sum of its gradient rows,
+    not that sum divided by k."""
+    from impl.nn import _embedding
+
+    def make(original: Callable) -> Callable:
+        return lambda *args, **attrs: original(*args, **{**attrs, "scale_grad_by_freq": False})
+
+    with patched(_embedding.EMBEDDING_BACKWARD, "forward", make):
+        yield
+
+
+@fault({"MOD-008": ": value"})
+def embedding_max_norm_renorms_every_row() -> Iterator[None]:
+    """max_norm renormalises every row of the weight, not only the rows the indices look up."""
+    import impl
+    from impl.nn import _embedding
+
+    def make(original: Callable) -> Callable:
+        def renorm(weight: Any, indices: Any, max_norm: float, norm_type: float) -> None:
+            original(weight, impl.arange(weight.shape[0]), max_norm, norm_type)
+
+        return renorm
+
+    with patched(_embedding, "embedding_renorm_", make):
+        yield
+
+
+@fault({"MOD-008": ".grad: value"})
+def embedding_double_backward_keeps_padding() -> Iterator[None]:
+    """EmbeddingDenseBackwardBackward0's backward does not zero the rows of ``padding_idx``
+    lookups (FunctionsManual's masked_fill_ is missing), so they reach the incoming gradient."""
+    from impl.nn import _embedding
+
+    def make(original: Callable) -> Callable:
+        return lambda grad, indices, padding_idx: original(grad, indices, -1)
+
+    with patched(_embedding, "embedding_dense_double_backward", make):
+        yield
+
+
+# -- the options and edge values argument coverage asks for (oracle.coverage) --------------------
+
+
+@fault({"MOD-004": "graph differs"})
+def cross_entropy_weight_ignored_for_probabilities() -> Iterator[None]:
+    """CrossEntropyLoss with class-probability targets ignores its class ``weight`` (it is only
+    passed on to nll_loss, the class-index path)."""
+    from impl.nn import functional as F
+
+    def make(original: Callable) -> Callable:
+        return lambda logp, target, weight, *rest: original(logp, target, None, *rest)
+
+    with patched(F, "_cross_entropy_probabilities", make):
+        yield
+
+
+@fault({"MOD-004": ": value"})
+def nll_mean_counts_ignored_targets() -> Iterator[None]:
+    """NLLLoss (and CrossEntropyLoss with class indices) with ``reduction='mean'`` divides by the
+    total weight of every target, the ignored ones included (so all targets ignored give 0, not
+    NaN)."""
+    from impl.nn import _ops
+
+    def coefficients(xp: Any, target: Any, weight: Any, ignore_index: int, reduction: int, classes: int,
+                     dtype: Any) -> Any:
+        t = target._data.reshape(-1)
+        keep = t != ignore_index
+        safe = xp.where(keep, t, 0)
+        w = weight._data[safe]
+        if reduction == 1:
+            w = w / w.sum()
+        coef = xp.zeros((t.shape[0], classes), dtype=dtype)
+        coef[xp.arange(t.shape[0]), safe] = -w * keep
+        return coef
+
+    with patched(_ops, "_nll_coefficients", lambda _orig: coefficients):
+        yield
+
+
+@fault({"MOD-004": ": value"})
+def label_smoothing_ignored_for_class_indices() -> Iterator[None]:
+    """CrossEntropyLoss with class-index targets ignores ``label_smoothing`` (it only rewrites
+    probability targets)."""
+    from impl.nn import functional as F
+
+    def make(original: Callable) -> Callable:
+        def cross_entropy(
+            input: Any, target: Any, *args: Any, label_smoothing: float = 0.0, **kwargs: Any
+        ) -> Any:
+            if tuple(target.shape) != tuple(input.shape):
+                label_smoothing = 0.0
+            return original(input, target, *args, label_smoothing=label_smoothing, **kwargs)
+
+        return cross_entropy
+
+    with patched(F, "cross_entropy", make):
+        yield
+
+
+@fault({"MOD-004": ": value"})
+def bce_log_not_clamped() -> Iterator[None]:
+    """BCELoss takes the logs of its input unclamped, so an input of exactly 0 or 1 gives an
+    infinite (or NaN) loss where torch clamps each log at -100."""
+    from impl.nn import _ops
+
+    def forward(xp: Any, x: Any, t: Any, weight: Any, reduction: int) -> Any:
+        with np.errstate(divide="ignore", invalid="ignore"):
+            loss = -(t * xp.log(x) + (1 - t) * xp.log(1 - x))
+        if weight is not None:
+            loss = loss * weight._data
+        return _ops._reduce_array(xp, loss.astype(x.dtype), reduction)
+
+    with patched(_ops.BINARY_CROSS_ENTROPY, "forward", lambda _orig: forward):
+        yield
+
+
+@fault({"MOD-004": ": value"})
+def pos_weight_scales_negative_targets() -> Iterator[None]:
+    """BCEWithLogitsLoss multiplies the whole log-sigmoid term by ``pos_weight``, for negative
+    targets too, instead of by ``1 + (pos_weight - 1) * target``."""
+    from impl.nn import _ops
+
+    def make(original: Callable) -> Callable:
+        def forward(xp: Any, x: Any, t: Any, weight: Any, pos_weight: Any, reduction: int) -> Any:
+            if pos_weight is None:
+                return original(xp, x, t, weight, pos_weight, reduction)
+            loss = (1 - t) * x + pos_weight._data * (xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(-x, 0))
+            loss = loss if weight is None else loss * weight._data
+            return _ops._reduce_array(xp, loss.astype(x.dtype), reduction)
+
+        return forward
+
+    with patched(_ops.BCE_WITH_LOGITS, "forward", make):
+        yield
+
+
+@fault({"MOD-004": ".grad: value", "OPS-001": ".grad: value"})
+def abs_grad_at_zero_passes() -> Iterator[None]:
+    """abs's gradient at 0 is the incoming gradient (the sign of x >= 0 taken as 1) where torch's
+    ``sgn(x)`` gives 0: L1Loss of an input equal to its target gets a gradient."""
+    from impl._ops import elementwise as ew
+
+    def make(original: Callable) -> Callable:
+        return lambda g, c: g * ((c.self >= 0).to(g.dtype) * 2 - 1)
+
+    with derivative_replaced(ew.ABS, "self", make):
+        yield
+
+
+@fault({"MOD-005": "differs"})
+def dropout_inplace_ignored() -> Iterator[None]:
+    """Dropout with ``inplace=True`` returns a new tensor and leaves its input unchanged."""
+    from impl.nn import functional as F
+
+    def make(original: Callable) -> Callable:
+        return lambda input, p=0.5, training=True, inplace=False: original(input, p, training, False)
+
+    with patched(F, "dropout", make):
+        yield
+
+
+@fault({"MOD-007": ": value"})
+def elu_grad_at_zero_passes() -> Iterator[None]:
+    """ELU's gradient at exactly 0 is the incoming gradient (the linear side, ``x >= 0``) where
+    torch's elu_backward takes the exponential side's ``alpha`` (``x <= 0``)."""
+    from impl.nn import _activation_ops as ops
+
+    def make(original: Callable) -> Callable:
+        def forward(xp: Any, g: Any, x: Any, alpha: float, scale: float, **options: Any) -> Any:
+            out = original(xp, g, x, alpha, scale, **options)
+            return xp.where(x == 0, g * scale, out)
+
+        return forward
+
+    with patched(ops.ELU_BACKWARD, "forward", make):
+        yield
+
+
+@fault({"MOD-001": "shape differs"})
+def flatten_ignores_end_dim() -> Iterator[None]:
+    """Flatten flattens from ``start_dim`` to the last dim whatever its ``end_dim``."""
+    from impl.nn.modules.dropout import Flatten
+
+    with patched(Flatten, "forward", lambda _orig: lambda self, input: input.flatten(self.start_dim)):
+        yield

@@ -1,0 +1,1202 @@
+"""Planted faults that break op values, gradients and graphs (rules OPS-*)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from typing import Any
+
+import numpy as np
+
+from impl_faults import derivative_replaced, fault, patched
+
+GRAD_ERROR = 1e-3  # relative error of the planted sigmoid gradient
+
+
+@fault({"HOOK-002": "differs: expected"})
+def sigmoid_grad_off() -> Iterator[None]:
+    """sigmoid's gradient (the value of its backward op, sigmoid_backward) is off by a relative 1e-3.
+
+    The backward op's forward is patched rather than the derivative formula, so the graph built
+    with ``create_graph=True`` keeps torch's node names: only the numbers are wrong.
+    """
+    from impl._ops.elementwise import SIGMOID_BACKWARD
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, *arrays: original(xp, *arrays) * (1 + GRAD_ERROR)
+
+    with patched(SIGMOID_BACKWARD, "forward", make):
+        yield
+
+
+@fault({"OPS-001": ".grad: value"})
+def pow_grad_exponent_not_lowered() -> Iterator[None]:
+    """pow(x, e)'s gradient is e * x**e instead of e * x**(e - 1): the exponent is not lowered."""
+    from impl._ops.elementwise import POW_TS, mul_scalar
+
+    def make(_original: Callable) -> Callable:
+        return lambda g, c: g * mul_scalar(c.self.pow(c.exponent), c.exponent)
+
+    with derivative_replaced(POW_TS, "self", make):
+        yield
+
+
+@fault({"OPS-002": ".grad: value"})
+def broadcast_grad_averaged() -> Iterator[None]:
+    """The gradient of a broadcast operand is averaged over the broadcast dimensions instead of
+    summed (sum_to divides by the number of elements it folds)."""
+    from impl._ops import views
+
+    def make(original: Callable) -> Callable:
+        def averaged(g: Any, shape: tuple) -> Any:
+            out = original(g, shape)
+            return out if out is g or not g.numel() else out * (out.numel() / g.numel())
+
+        return averaged
+
+    with patched(views, "sum_to", make):
+        yield
+
+
+@fault({"OPS-003": ": value"})
+def var_ignores_correction() -> Iterator[None]:
+    """var and std compute the population variance (correction 0) whatever the correction asked."""
+    from impl._ops import reductions
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a, dim, correction, keepdim: original(xp, a, dim, 0, keepdim)
+
+    with patched(reductions, "_variance", make):
+        yield
+
+
+@fault({"OPS-004": ".grad: value"})
+def addmm_grad_ignores_alpha() -> Iterator[None]:
+    """addmm's gradients for mat1 and mat2 are not scaled by alpha."""
+    from impl._ops import reductions
+
+    def make(original: Callable) -> Callable:
+        return lambda g, mat, sizes, strides, alpha=1: original(g, mat, sizes, strides)
+
+    with patched(reductions, "mm_mat1_backward", make), patched(reductions, "mm_mat2_backward", make):
+        yield
+
+
+@fault({"OPS-005": ".grad: value"})
+def masked_fill_grad_passes_filled() -> Iterator[None]:
+    """masked_fill's gradient reaches the input at the filled positions too, instead of 0 there."""
+    from impl._ops.indexing import MASKED_FILL
+
+    with derivative_replaced(MASKED_FILL, "self", lambda _original: lambda g, c: g):
+        yield
+
+
+def _assign(xp: Any, zeros: Any, g: Any, key: tuple, **_: Any) -> Any:
+    """The forward of impl's accumulating backward ops (``_accumulate_fwd``) with the gradient
+    assigned at ``key`` instead of added: of an index read twice, one gradient is kept."""
+    out = zeros.copy()
+    if g.size:
+        out[key] = g
+    return out
+
+
+@fault({"OPS-006": ".grad: value"})
+def index_grad_overwrites_duplicates() -> Iterator[None]:
+    """Indexing's backward (index_put with accumulate into zeros) assigns the gradient instead of
+    adding it: an index read twice gets one gradient."""
+    from impl._ops.indexing import INDEX_PUT_ACC
+
+    with patched(INDEX_PUT_ACC, "forward", lambda _original: _assign):
+        yield
+
+
+@fault({"OPS-005": ".grad: value"})
+def gather_grad_overwrites_duplicates() -> Iterator[None]:
+    """gather's backward scatters the gradient into zeros (scatter) instead of adding it
+    (scatter_add): an element gathered twice gets one gradient."""
+    from impl._ops.indexing import SCATTER_ADD
+
+    with patched(SCATTER_ADD, "forward", lambda _original: _assign):
+        yield
+
+
+@fault({"OPS-005": ".grad: value"})
+def index_select_grad_overwrites_duplicates() -> Iterator[None]:
+    """index_select's backward copies the gradient into zeros (index_copy) instead of adding it
+    (index_add): an index selected twice gets one gradient."""
+    from impl._ops.indexing import INDEX_ADD
+
+    with patched(INDEX_ADD, "forward", lambda _original: _assign):
+        yield
+
+
+@fault({"OPS-007": "graph differs", "ERR-005": "graph differs"})
+def inplace_graph_not_rewired() -> Iterator[None]:
+    """An in-place op records its node but leaves the modified tensor (or a view's base) on its
+    old grad_fn: the graph is not rewired through the write."""
+    from impl._ops import inplace
+
+    with patched(inplace, "_rebase_history", lambda _original: lambda t, node: None):
+        yield
+
+
+@fault({"OPS-001": ": value"})
+def clamp_crossed_bounds_keep_min() -> Iterator[None]:
+    """clamp applies max before min, so where min > max every element is min instead of max."""
+    from impl._ops.elementwise import CLAMP
+
+    def make(original: Callable) -> Callable:
+        def clamp(xp: Any, a: Any, min: Any, max: Any) -> Any:
+            if min is None or max is None:
+                return original(xp, a, min, max)
+            return original(xp, original(xp, a, None, max), min, None)
+
+        return clamp
+
+    with patched(CLAMP, "forward", make):
+        yield
+
+
+@fault({"OPS-001": ".grad: value"})
+def tanh_grad_not_squared() -> Iterator[None]:
+    """tanh's gradient is g * (1 - tanh(x)) instead of g * (1 - tanh(x)**2)."""
+    from impl._ops.elementwise import TANH
+
+    with derivative_replaced(TANH, "self", lambda _original: lambda g, c: g * (1 - c.result)):
+        yield
+
+
+@fault({"OPS-001": "expected error"})
+def float_unary_keeps_integer_dtype() -> Iterator[None]:
+    """exp, log, sqrt, sin, cos, tanh and sigmoid of an integer tensor are not promoted to the
+    default float dtype: the result takes numpy's float64."""
+    from impl._ops import elementwise as ew
+
+    with ExitStack() as stack:
+        for op in (ew.EXP, ew.LOG, ew.SQRT, ew.SIN, ew.COS, ew.TANH, ew.SIGMOID):
+            stack.enter_context(patched(op, "promote", lambda _original: "common"))
+        yield
+
+
+@fault({"OPS-002": "type differs: expected 'RuntimeError'"})
+def bool_subtraction_allowed() -> Iterator[None]:
+    """Subtraction with a bool operand is not refused with torch's RuntimeError (numpy's TypeError
+    escapes instead)."""
+    from impl._ops import elementwise
+
+    with patched(elementwise, "check_bool_subtraction", lambda _original: lambda input, other: None):
+        yield
+
+
+@fault({"OPS-003": "error"})
+def amax_ignores_keepdim() -> Iterator[None]:
+    """amax drops the reduced dims whatever keepdim asked."""
+    from impl._ops.reductions import AMAX
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a, dim, keepdim: original(xp, a, dim, False)
+
+    with patched(AMAX, "forward", make):
+        yield
+
+
+@fault({"OPS-004": ".grad: value"})
+def trace_grad_fills_row() -> Iterator[None]:
+    """trace's gradient fills every (m)-th element instead of every (m + 1)-th: not the diagonal
+    of a non-square matrix."""
+    from impl._ops import reductions
+
+    def make(_original: Callable) -> Callable:
+        def trace_back(g: Any, c: Any) -> Any:
+            from impl._creation import arange, zeros
+
+            n, m = c.shape()
+            filled = arange(0, n * m, m, device=g.device)[:n]
+            return zeros(n * m, dtype=g.dtype, device=g.device).index_fill(0, filled, g).view(n, m)
+
+        return trace_back
+
+    with derivative_replaced(reductions.TRACE, "self", make):
+        yield
+
+
+@fault({"OPS-005": "type differs: expected 'RuntimeError'"})
+def gather_index_shape_unchecked() -> Iterator[None]:
+    """gather does not check that its index has the input's dims, no larger off ``dim`` (numpy's
+    ValueError escapes instead of torch's RuntimeError)."""
+    from impl._ops import functions
+
+    with patched(functions, "check_gather_shape", lambda _original: lambda input, dim, index: None):
+        yield
+
+
+@fault({"OPS-005": "got error"})
+def int32_index_refused() -> Iterator[None]:
+    """gather and index_select take only int64 indices (torch takes int32 ones too)."""
+    from impl import dtypes
+    from impl._ops import functions
+
+    def make(original: Callable) -> Callable:
+        def check(index: Any, message: str) -> None:
+            if index.dtype is not dtypes.int64:
+                raise RuntimeError(message)
+
+        return check
+
+    with patched(functions, "check_index_dtype", make):
+        yield
+
+
+@fault({"OPS-005": "got error"})
+def zero_dim_read_not_as_1d() -> Iterator[None]:
+    """gather of a 0-d input or with a 0-d index reads them as they are (numpy's AxisError or
+    ValueError), where torch reads a 0-d tensor as 1-d of size 1."""
+    from impl._ops import indexing
+
+    def make(original: Callable) -> Callable:
+        def forward(xp: Any, a: Any, dim: int, index: Any) -> Any:
+            if index.size and not (a.ndim and index.ndim):
+                return xp.take_along_axis(a, index, axis=dim)
+            return original(xp, a, dim, index)
+
+        return forward
+
+    with patched(indexing, "_gather_fwd", make):
+        yield
+
+
+@contextmanager
+def renamed(op: Any, name: str) -> Iterator[None]:
+    """``op``'s grad_fn named ``name`` (its class and its ``name()``) for the duration of the block."""
+    cls = op.node_class
+    original, cls.__name__ = cls.__name__, name
+    try:
+        with patched(cls, "name", lambda _original: lambda node: name):
+            yield
+    finally:
+        cls.__name__ = original
+
+
+@fault({"OPS-001": "graph differs"})
+def sgn_node_named_sign() -> Iterator[None]:
+    """sgn's grad_fn is named SignBackward0 (sign's) instead of SgnBackward0."""
+    from impl._ops.elementwise import SGN
+
+    with renamed(SGN, "SignBackward0"):
+        yield
+
+
+@fault({"OPS-001": "expected error"})
+def exp_result_never_released() -> Iterator[None]:
+    """exp's node keeps its saved result after a backward without retain_graph: a second backward
+    through it runs instead of raising."""
+    from impl._ops.elementwise import EXP
+
+    with patched(EXP.node_class, "release", lambda _original: lambda node: None):
+        yield
+
+
+@fault({"OPS-001": ".grad: value"})
+def pow_zero_exponent_grad_unmasked() -> Iterator[None]:
+    """pow(x, 0)'s gradient is computed as 0 * x**-1 (nan at x = 0) instead of zeros."""
+    from impl._ops.elementwise import POW_TS, mul_scalar
+
+    def make(_original: Callable) -> Callable:
+        return lambda g, c: g * mul_scalar(c.self.pow(c.exponent - 1), c.exponent)
+
+    with derivative_replaced(POW_TS, "self", make):
+        yield
+
+
+@fault({"OPS-001": ".grad: value"})
+def clamp_grad_excludes_bounds() -> Iterator[None]:
+    """clamp's gradient is 0 where the input equals a bound (a strict comparison) instead of
+    passing there."""
+    from impl._ops.elementwise import CLAMP, masked
+
+    def make(_original: Callable) -> Callable:
+        def grad(g: Any, c: Any) -> Any:
+            low = None if c.min is None else c.self > c.min
+            high = None if c.max is None else c.self < c.max
+            return masked(g, high if low is None else low if high is None else low & high)
+
+        return grad
+
+    with derivative_replaced(CLAMP, "self", make):
+        yield
+
+
+@fault({"OPS-001": ": value"})
+def sgn_of_nan_is_nan() -> Iterator[None]:
+    """sgn (and sign) of nan is nan (numpy's sign) instead of 0."""
+    from impl._ops.elementwise import SGN
+
+    with patched(SGN, "forward", lambda _original: lambda xp, a: xp.sign(a)):
+        yield
+
+
+@fault({"OPS-002": ": value"})
+def rsub_not_reflected() -> Iterator[None]:
+    """number - tensor (__rsub__) computes tensor - number: the operands are not swapped."""
+    from impl._ops.elementwise import RSUB_NUMBER
+
+    with patched(RSUB_NUMBER, "forward", lambda _original: lambda xp, a, other, alpha: a * alpha - other):
+        yield
+
+
+@fault({"OPS-002": "dtype"})
+def rsub_number_promotes_as_numpy() -> Iterator[None]:
+    """number - tensor computes in numpy's result type: an integer tensor from a float number is
+    float64 (torch: the default dtype), as numpy promotes a Python float with an integer array."""
+    from impl._ops.elementwise import RSUB_NUMBER
+
+    with patched(RSUB_NUMBER, "forward", lambda _original: lambda xp, a, other, alpha: other - a * alpha):
+        yield
+
+
+@fault({"OPS-002": "dtype"})
+def float_scalar_promotes_as_double() -> Iterator[None]:
+    """A Python float takes part in promotion as float64 (numpy's view) instead of the default
+    dtype: an integer tensor times 0.5 is float64, not float32."""
+    from impl import dtypes
+
+    def make(original: Callable) -> Callable:
+        return lambda value: dtypes.float64 if isinstance(value, float) else original(value)
+
+    with patched(dtypes, "scalar_dtype", make):
+        yield
+
+
+@fault({"OPS-002": ".grad: value"})
+def maximum_tie_grad_not_shared() -> Iterator[None]:
+    """maximum and minimum give the full gradient to both operands where they tie instead of half
+    to each."""
+    from impl._ops.elementwise import MAXIMUM, MINIMUM, WHERE, apply
+
+    def make(_original: Callable) -> Callable:
+        def grad(g: Any, c: Any) -> Any:
+            return apply(WHERE, 0, g, condition=(c.self < c.other) if op is MAXIMUM else (c.self > c.other))
+
+        return grad
+
+    with ExitStack() as stack:
+        for op in (MAXIMUM, MINIMUM):
+            stack.enter_context(derivative_replaced(op, "self", make))
+        yield
+
+
+@fault({"OPS-002": ".grad: value"})
+def where_grad_other_unmasked() -> Iterator[None]:
+    """where's gradient reaches its second operand everywhere, not only where the condition is
+    False."""
+    from impl._ops.elementwise import WHERE
+
+    with derivative_replaced(WHERE, "other", lambda _original: lambda g, c: g):
+        yield
+
+
+@fault({"OPS-003": ": value"})
+def max_dim_index_of_last_tie() -> Iterator[None]:
+    """max and min over a dim return the index of the last of tied extremes instead of the first."""
+    from impl._ops.reductions import MAX_DIM, MIN_DIM
+
+    def make(original: Callable) -> Callable:
+        def fwd(xp: Any, a: Any, dim: int, keepdim: bool) -> Any:
+            if a.ndim == 0:
+                return original(xp, a, dim, keepdim)
+            values, idx = original(xp, xp.flip(a, dim), dim, keepdim)
+            return values, a.shape[dim] - 1 - idx
+
+        return fwd
+
+    with patched(MAX_DIM, "forward", make), patched(MIN_DIM, "forward", make):
+        yield
+
+
+@fault({"OPS-003": ".grad: value"})
+def max_all_grad_not_shared() -> Iterator[None]:
+    """max and min over all elements give the full gradient to every tied extreme instead of
+    sharing it evenly."""
+    from impl._creation import zeros_like
+    from impl._ops.reductions import MAX_ALL, MIN_ALL
+
+    def make(_original: Callable) -> Callable:
+        return lambda g, c: zeros_like(c.self).masked_fill(c.self == c.result, g)
+
+    with derivative_replaced(MAX_ALL, "self", make), derivative_replaced(MIN_ALL, "self", make):
+        yield
+
+
+@fault({"OPS-003": "message differs"})
+def bad_dim_range_off_by_one() -> Iterator[None]:
+    """The error for a dim out of range states the range as [-n, n] instead of [-n, n - 1]."""
+    from impl._ops import functions
+
+    def make(original: Callable) -> Callable:
+        def wrap(dim: int, ndim: int) -> int:
+            n = max(ndim, 1)
+            if not -n <= dim < n:
+                raise IndexError(
+                    f"Dimension out of range (expected to be in range of [{-n}, {n}], but got {dim})"
+                )
+            return original(dim, ndim)
+
+        return wrap
+
+    with patched(functions, "_wrap_dim", make):
+        yield
+
+
+@fault({"OPS-003": ": value"})
+def std_ignores_correction() -> Iterator[None]:
+    """std uses Bessel's correction (1) whatever the correction asked (var honours it)."""
+    from impl._ops.reductions import STD
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a, dim, correction, keepdim: original(xp, a, dim, 1, keepdim)
+
+    with patched(STD, "forward", make):
+        yield
+
+
+@fault({"OPS-003": "dtype"})
+def sum_keeps_integer_dtype() -> Iterator[None]:
+    """sum, prod, cumsum and cumprod of an int32 tensor keep its dtype instead of accumulating into
+    int64."""
+    from impl import dtypes
+    from impl._ops import reductions
+
+    def make(original: Callable) -> Callable:
+        return lambda input, dtype: (
+            input.dtype if dtype is None and input.dtype is dtypes.int32 else original(input, dtype)
+        )
+
+    with patched(reductions, "accumulated_dtype", make):
+        yield
+
+
+@fault({"OPS-004": "type differs: expected 'RuntimeError'"})
+def mm_shape_unchecked() -> Iterator[None]:
+    """mm does not check that the inner sizes agree (numpy's ValueError escapes instead of torch's
+    RuntimeError)."""
+    from impl._ops import functions
+    from impl._ops.reductions import MM
+    from impl._ops.table import apply
+
+    def make(original: Callable) -> Callable:
+        def mm(input: Any, mat2: Any) -> Any:
+            if input.dim() == 2 and mat2.dim() == 2 and input.dtype is mat2.dtype:
+                return apply(MM, input, mat2)
+            return original(input, mat2)
+
+        return mm
+
+    with patched(functions, "mm", make):
+        yield
+
+
+@fault({"OPS-004": "graph differs"})
+def mv_node_named_mm() -> Iterator[None]:
+    """A matrix-vector product's grad_fn is named MmBackward0 instead of MvBackward0."""
+    from impl._ops.reductions import MV
+
+    with renamed(MV, "MmBackward0"):
+        yield
+
+
+@fault({"OPS-004": ": value"})
+def addmm_ignores_beta() -> Iterator[None]:
+    """addmm adds its input unscaled: beta is ignored."""
+    from impl._ops.reductions import ADDMM
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, c, a, b, beta, alpha: original(xp, c, a, b, 1, alpha)
+
+    with patched(ADDMM, "forward", make):
+        yield
+
+
+@fault({"OPS-004": "dtype"})
+def addmm_integer_scales_not_cast() -> Iterator[None]:
+    """addmm of integer tensors scales by beta and alpha as given (floats promote the result)
+    instead of converting them to the tensors' dtype as torch does."""
+    from impl._ops.reductions import ADDMM
+
+    def make(original: Callable) -> Callable:
+        def forward(xp: Any, c: Any, a: Any, b: Any, beta: Any, alpha: Any) -> Any:
+            if c.dtype.kind in "iu" and (beta, alpha) != (1, 1):
+                return beta * c + alpha * (a @ b)
+            return original(xp, c, a, b, beta, alpha)
+
+        return forward
+
+    with patched(ADDMM, "forward", make):
+        yield
+
+
+@fault({"OPS-004": "dtype"})
+def trace_keeps_integer_dtype() -> Iterator[None]:
+    """The trace of an integer matrix keeps its dtype instead of accumulating into int64."""
+    from impl._ops.reductions import TRACE
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a: xp.trace(a, dtype=a.dtype) if a.dtype.kind in "iu" else original(xp, a)
+
+    with patched(TRACE, "forward", make):
+        yield
+
+
+@fault({"OPS-002": "got error"})
+def rpow_base_cast_checked() -> Iterator[None]:
+    """A number's power of an integer tensor refuses a base its dtype cannot hold ((-1) ** a uint8
+    tensor raises) instead of wrapping it as torch does."""
+    from impl._ops.elementwise import POW_ST, _pow_fwd
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, e, base: _pow_fwd(xp, xp.asarray(base, dtype=e.dtype), e)
+
+    with patched(POW_ST, "forward", make):
+        yield
+
+
+# -- sorting and selection (OPS-008) -------------------------------------------------------------
+@fault({"OPS-008": ": value"})
+def sort_descending_reverses_ties() -> Iterator[None]:
+    """A descending sort reverses the ascending order, so equal elements come out last first (and
+    NaN's indices reversed) instead of in their original order."""
+    from impl._ops import sorting
+
+    def make(original: Callable) -> Callable:
+        def order(xp: Any, a: Any, axis: int, descending: bool) -> Any:
+            ascending = original(xp, a, axis, False)
+            return xp.flip(ascending, axis) if descending else ascending
+
+        return order
+
+    with patched(sorting, "stable_order", make):
+        yield
+
+
+@fault({"OPS-008": ": value"})
+def median_upper_middle() -> Iterator[None]:
+    """The median of an even number of elements is the upper of the two middle values, not the
+    lower one torch returns."""
+    from impl._ops.sorting import MEDIAN
+
+    def make(original: Callable) -> Callable:
+        def forward(xp: Any, a: Any) -> Any:
+            flat = a.reshape(-1)
+            if flat.size == 0 or (a.dtype.kind == "f" and bool(xp.isnan(flat).any())):
+                return original(xp, a)
+            return xp.sort(flat)[flat.size // 2]
+
+        return forward
+
+    with patched(MEDIAN, "forward", make):
+        yield
+
+
+@fault({"OPS-008": ": value"})
+def kthvalue_stable_pick() -> Iterator[None]:
+    """kthvalue returns the index of the k-th element of a stable sort instead of the one torch's
+    quickselect leaves at k (they differ on ties)."""
+    from impl._ops import sorting
+
+    def make(original: Callable) -> Callable:
+        def select(values: list, indices: list, k: int) -> None:
+            order = sorted(range(len(values)), key=lambda i: (values[i] != values[i], values[i]))
+            values[:], indices[:] = [values[i] for i in order], [indices[i] for i in order]
+
+        return select
+
+    with patched(sorting, "quick_select", make):
+        yield
+
+
+@fault({"OPS-008": ".grad: value"})
+def sort_grad_not_scattered() -> Iterator[None]:
+    """sort's gradient is passed back in sorted order instead of scattered to where each value
+    came from."""
+    from impl._ops.sorting import SORT
+
+    with derivative_replaced(
+        SORT, "self", lambda formula: lambda g, c: g if g.shape == c.shape() else formula(g, c)
+    ):
+        yield
+
+
+# -- unary math (OPS-001, impl/_ops/unary_math.py) ----------------------------------------------
+@fault({"OPS-001": ".grad: value"})
+def tan_grad_without_one() -> Iterator[None]:
+    """tan's derivative is ``grad * tan(x)**2``, the 1 of ``1 + tan(x)**2`` dropped."""
+    from impl._ops.unary_math import TAN
+
+    with derivative_replaced(TAN, "self", lambda _original: lambda g, c: g * c.result.pow(2)):
+        yield
+
+
+@fault({"OPS-001": ": value"})
+def logit_eps_ignored() -> Iterator[None]:
+    """logit ignores its eps: the input is not clamped to [eps, 1 - eps]."""
+    from impl._ops.unary_math import LOGIT
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a, eps: original(xp, a, None)
+
+    with patched(LOGIT, "forward", make):
+        yield
+
+
+@fault({"OPS-001": "dtype"})
+def signbit_of_float_dtype() -> Iterator[None]:
+    """signbit returns the input's dtype (1.0 for a set sign bit) instead of bool."""
+    from impl._ops.unary_math import SIGNBIT
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a: original(xp, a).astype(a.dtype) if a.dtype.kind == "f" else original(xp, a)
+
+    with patched(SIGNBIT, "forward", make):
+        yield
+
+
+@fault({"OPS-001": "expected error"})
+def frac_takes_integers() -> Iterator[None]:
+    """frac computes integer tensors (zeros) instead of raising torch's "frac_cpu" error."""
+    from impl._ops.unary_math import FRAC
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a: xp.zeros_like(a) if a.dtype.kind in "iub" else original(xp, a)
+
+    with patched(FRAC, "forward", make):
+        yield
+
+
+# -- binary math ops (atan2, hypot, fmod, remainder, fmax, fmin, copysign, xlogy, logaddexp) -----
+@fault({"OPS-002": ": value"})
+def remainder_keeps_dividend_sign() -> Iterator[None]:
+    """remainder of two tensors is C's fmod (the sign of the dividend) instead of Python's modulo
+    (the sign of the divisor)."""
+    from impl._ops.binary_math import FMOD_KERNEL, REMAINDER
+
+    with patched(REMAINDER, "forward", lambda _original: FMOD_KERNEL):
+        yield
+
+
+@fault({"OPS-002": "expected error"})
+def integer_fmod_by_zero_unchecked() -> Iterator[None]:
+    """fmod of integer tensors by a zero divisor gives numpy's 0 instead of torch's
+    ``RuntimeError: ZeroDivisionError``."""
+    from impl._ops import binary_math
+    from impl._ops.binary_math import FMOD
+
+    def make(original: Callable) -> Callable:
+        def forward(xp: Any, a: Any, b: Any) -> Any:
+            if a.dtype.kind in "iu":
+                return xp.fmod(a, xp.where(b == 0, 1, b)) * (b != 0)
+            return original(xp, a, b)
+
+        return forward
+
+    with ExitStack() as stack:  # the Tensor overload's forward, and the kernel the Scalar one calls
+        stack.enter_context(patched(FMOD, "forward", make))
+        stack.enter_context(patched(binary_math, "FMOD_KERNEL", make))
+        yield
+
+
+@fault({"OPS-002": ".grad: value"})
+def atan2_other_grad_sign_lost() -> Iterator[None]:
+    """atan2(y, x)'s gradient for x is grad * y / (x^2 + y^2), its sign lost (torch: -grad * y / ...)."""
+    from impl._ops.binary_math import ATAN2, _atan2_recip
+
+    with derivative_replaced(ATAN2, "other", lambda _original: lambda g, c: g * c.self * _atan2_recip(c)):
+        yield
+
+
+@fault({"OPS-002": ".grad: value"})
+def xlogy_grad_unmasked_at_zero() -> Iterator[None]:
+    """xlogy's gradient for x is log(y) everywhere, where torch gives 0 at x == 0 and y <= 0."""
+    from impl._ops.binary_math import XLOGY, xlogy
+
+    with derivative_replaced(XLOGY, "self", lambda _original: lambda g, c: xlogy(g, c.other)):
+        yield
+
+
+@fault({"OPS-002": ": value"})
+def fmax_propagates_nan() -> Iterator[None]:
+    """fmax/fmin propagate a nan operand (as maximum/minimum do) instead of taking the other one."""
+    from impl._ops.binary_math import FMAX, FMIN
+
+    with ExitStack() as stack:
+        for op, pick in ((FMAX, "maximum"), (FMIN, "minimum")):
+            forward = lambda xp, a, b, pick=pick: getattr(xp, pick)(a, b)  # noqa: E731
+            stack.enter_context(patched(op, "forward", lambda _original, forward=forward: forward))
+        yield
+
+
+# -- shape ops (OPS-009) -------------------------------------------------------------------------
+@fault({"OPS-009": ".grad: value"})
+def tril_backward_shifted_diagonal() -> Iterator[None]:
+    """tril's gradient keeps one diagonal more than the forward did (grad.tril(diagonal + 1))."""
+    from impl._ops.shapes import TRIL
+
+    with derivative_replaced(TRIL, "self", lambda formula: lambda g, c: g.tril(c.diagonal + 1)):
+        yield
+
+
+@fault({"OPS-009": ".grad: value"})
+def repeat_backward_averages() -> Iterator[None]:
+    """repeat's gradient averages the repeated copies' gradients instead of summing them."""
+    from impl._ops import shapes
+
+    def make(original: Callable) -> Callable:
+        return lambda g, repeats, shape: original(g, repeats, shape) / (math.prod(repeats) or 1)
+
+    with patched(shapes, "repeat_backward", make):
+        yield
+
+
+@fault({"OPS-009": "graph differs"})
+def diagonal_copies() -> Iterator[None]:
+    """diagonal returns a copy, not a view: a write into its base does not show through it."""
+    from impl._ops.shapes import DIAGONAL
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a, offset, dim1, dim2: original(xp, a, offset, dim1, dim2).copy()
+
+    with patched(DIAGONAL, "forward", make):
+        yield
+
+
+@fault({"OPS-009": "the backend raised none"})
+def fliplr_takes_1d() -> Iterator[None]:
+    """fliplr of a 1-d tensor flips its only dim instead of raising torch's "Input must be >= 2-d."."""
+    import impl
+
+    def make(original: Callable) -> Callable:
+        return lambda input: impl.flip(input, [-1]) if input.dim() == 1 else original(input)
+
+    with patched(impl, "fliplr", make):
+        yield
+
+
+@fault({"OPS-009": "stride differs"})
+def movedim_rest_reversed() -> Iterator[None]:
+    import impl
+    from impl._ops import shapes
+
+    def make(original: Callable) -> Callable:
+        def movedim(input: Any, source: Any, destination: Any) -> Any:
+            n = input.dim()
+            moved = {d % n for d in shapes._ints(source)} if n else set()
+            rest = [d for d in range(n) if d not in moved]
+            order = list(range(n))
+            for d, r in zip(rest, reversed(rest), strict=True):
+                order[d] = r
+            return original(input.permute(order) if n else input, source, destination)
+
+        return movedim
+
+    with ExitStack() as stack:
+        for name in ("movedim", "moveaxis"):
+            stack.enter_context(patched(impl, name, make))
+        yield
+
+
+# -- more reductions and scans: logsumexp, nansum, nanmean, all, any, count_nonzero, cummax, cummin,
+# logcumsumexp (impl/_ops/reductions_more.py)
+@fault({"OPS-003": ".grad: value"})
+def logsumexp_grad_without_exp() -> Iterator[None]:
+    """logsumexp's gradient is ``grad * (self - result)``, its exp (the softmax) forgotten."""
+    from impl._ops import reductions_more
+
+    def make(original: Callable) -> Callable:
+        return lambda g, c: (
+            reductions_more._unsqueezed(g, c) * (c.self - reductions_more._unsqueezed(c.result, c))
+        )
+
+    with derivative_replaced(reductions_more.LOGSUMEXP, "self", make):
+        yield
+
+
+@fault({"OPS-003": ".grad: value"})
+def nansum_grad_through_nan() -> Iterator[None]:
+    """nansum's gradient reaches the NaN elements too (sum's gradient), where torch's is 0."""
+    from impl._ops import reductions, reductions_more
+
+    with derivative_replaced(reductions_more.NANSUM, "self", lambda formula: reductions._expand_back):
+        yield
+
+
+@fault({"OPS-003": "dtype"})
+def all_any_of_uint8_bool() -> Iterator[None]:
+    """all and any of a uint8 tensor give bool, where torch keeps uint8."""
+    from impl import dtypes
+    from impl._ops import reductions_more
+
+    with patched(reductions_more, "truth_dtype", lambda original: lambda dtype: dtypes.bool_):
+        yield
+
+
+@fault({"OPS-003": ": value"})
+def cummax_ignores_nan() -> Iterator[None]:
+    """cummax and cummin let a NaN set the running value but not take over the index, so the NaN
+    is not what they return from there on."""
+    from impl._ops import reductions_more
+
+    with patched(reductions_more, "taking_over", lambda original: lambda xp, a, running: a == running):
+        yield
+
+
+@fault({"OPS-003": ": value"})
+def logcumsumexp_unstabilised() -> Iterator[None]:
+    """logcumsumexp computed as ``log(cumsum(exp(x)))``: large elements overflow to inf."""
+    from impl._ops import reductions_more
+
+    def make(original: Callable) -> Callable:
+        def forward(xp: Any, a: Any, dim: int) -> Any:
+            if a.ndim == 0 or a.size == 0:
+                return original(xp, a, dim)
+            with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+                return xp.log(xp.cumsum(xp.exp(a), axis=dim)).astype(a.dtype)
+
+        return forward
+
+    with patched(reductions_more.LOGCUMSUMEXP, "forward", make):
+        yield
+
+
+# -- more shape, stacking and splitting ops (OPS-009) ---------------------------------------------
+@fault({"OPS-009": ".grad: value"})
+def roll_backward_same_direction() -> Iterator[None]:
+    """roll's gradient is rolled by the same shifts as the forward instead of back by their negatives."""
+    from impl._ops.shapes import ROLL
+
+    with derivative_replaced(ROLL, "self", lambda formula: lambda g, c: g.roll(c.shifts, c.dims)):
+        yield
+
+
+@fault({"OPS-009": ".grad: value"})
+def rot90_backward_same_direction() -> Iterator[None]:
+    """rot90's gradient is rotated k more quarter turns instead of back by -k."""
+    from impl._ops.shapes import ROT90
+
+    with derivative_replaced(ROT90, "self", lambda formula: lambda g, c: g.rot90(c.k, c.dims)):
+        yield
+
+
+@fault({"OPS-009": ".grad: value"})
+def tensor_split_longer_pieces_last() -> Iterator[None]:
+    """tensor_split into sections makes the last pieces one element longer, not the first ones."""
+    from impl._ops import stacking
+
+    def make(original: Callable) -> Callable:
+        return lambda size, sections: [size - b for b in reversed(original(size, sections))]
+
+    with patched(stacking, "_section_bounds", make):
+        yield
+
+
+@fault({"OPS-009": "graph differs"})
+def diag_of_matrix_is_a_view() -> Iterator[None]:
+    """diag of a 2-d tensor returns the strided diagonal itself, not torch's contiguous copy."""
+    from impl._ops.shapes import DIAGONAL_COPY, _diagonal_fwd
+
+    with patched(DIAGONAL_COPY, "forward", lambda _original: _diagonal_fwd):
+        yield
+
+
+@fault({"OPS-009": "graph differs"})
+def broadcast_tensors_expands_all() -> Iterator[None]:
+    """broadcast_tensors expands every input, also one already of the broadcast shape (torch returns
+    that one itself, with its own grad_fn)."""
+    import impl
+    from impl._ops import functions
+
+    def make(original: Callable) -> Callable:
+        def broadcast_tensors(*tensors: Any) -> tuple:
+            return tuple(
+                functions.expand(t, r.shape) for t, r in zip(tensors, original(*tensors), strict=True)
+            )
+
+        return broadcast_tensors
+
+    with patched(impl, "broadcast_tensors", make):
+        yield
+
+
+# -- unary ops, follow-ups: aliases, round's decimals, neg of bool ---------------------------------
+@fault({"OPS-001": "graph differs"})
+def arccos_bound_to_asin() -> Iterator[None]:
+    """torch.arccos is bound to asin instead of acos (a wrong alias binding)."""
+    import impl
+    from impl._ops import unary_math
+
+    with patched(impl, "arccos", lambda _original: unary_math.asin):
+        yield
+
+
+@fault({"OPS-001": ": value"})
+def round_ignores_decimals() -> Iterator[None]:
+    """round(x, decimals=d) of a floating x rounds to an integer, ignoring d."""
+    from impl._ops.elementwise import FLOAT_DTYPES
+    from impl._ops.unary_math import ROUND_DECIMALS
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a, decimals: original(xp, a, decimals=0 if a.dtype in FLOAT_DTYPES else decimals)
+
+    with patched(ROUND_DECIMALS, "forward", make):
+        yield
+
+
+@fault({"OPS-001": "expected error"})
+def neg_of_bool_allowed() -> Iterator[None]:
+    """neg of a bool tensor inverts it instead of raising torch's "Negation, the `-` operator" error."""
+    from impl._ops.elementwise import NEG
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a: ~a if a.dtype.kind == "b" else original(xp, a)
+
+    with patched(NEG, "forward", make):
+        yield
+
+
+# -- binary and ternary math follow-ups (lerp, addcmul, addcdiv, float_power, heaviside) ---------
+@fault({"OPS-002": ".grad: value"})
+def lerp_weight_grad_sign_flipped() -> Iterator[None]:
+    """lerp's gradient for a tensor weight is grad * (self - end) (torch: grad * (end - self))."""
+    from impl._ops.pointwise_ternary import LERP_TENSOR
+
+    with derivative_replaced(LERP_TENSOR, "weight", lambda _original: lambda g, c: g * (c.self - c.end)):
+        yield
+
+
+@fault({"OPS-002": ": value"})
+def heaviside_ignores_values() -> Iterator[None]:
+    """heaviside gives 0 where the input is 0 instead of taking ``values`` there."""
+    from impl._ops.binary_math import HEAVISIDE
+
+    forward = lambda xp, a, values: xp.where(a == 0, xp.zeros_like(values), (a > 0).astype(a.dtype))  # noqa: E731
+    with patched(HEAVISIDE, "forward", lambda _original: forward):
+        yield
+
+
+@fault({"OPS-002": "expected error"})
+def addcdiv_integer_division_allowed() -> Iterator[None]:
+    """addcdiv of integer tensor1 and tensor2 computes instead of raising torch's "Integer
+    division with addcdiv is no longer supported" error."""
+    from impl._ops import pointwise_ternary
+
+    with patched(pointwise_ternary, "_check_addcdiv", lambda _original: lambda tensor1, tensor2: None):
+        yield
+
+
+# -- scatter ops (OPS-009) -----------------------------------------------------------------------
+@fault({"OPS-009": ".grad: value"})
+def scatter_self_grad_kept() -> Iterator[None]:
+    """scatter's gradient for self keeps the overwritten elements' gradient instead of zeroing it."""
+    from impl._ops.scatter import SCATTER
+
+    with derivative_replaced(SCATTER, "self", lambda formula: lambda g, c: g):
+        yield
+
+
+@fault({"OPS-009": "got error"})
+def scatter_int32_index_refused() -> Iterator[None]:
+    """scatter refuses an int32 index (torch takes int32 and int64)."""
+    from impl import dtypes
+    from impl._ops import scatter
+
+    def make(original: Callable) -> Callable:
+        def checked(name: str, self: Any, dim: int, index: Any, src: Any, reduce: Any = None) -> dict:
+            if index.dtype is dtypes.int32:
+                raise RuntimeError(f"{name}(): Expected dtype int64 for index")
+            return original(name, self, dim, index, src, reduce)
+
+        return checked
+
+    with patched(scatter, "_checked", make):
+        yield
+
+
+@fault({"OPS-009": ": value"})
+def scatter_add_duplicates_once() -> Iterator[None]:
+    """scatter_add adds only one of duplicate indices' values (an assignment, not an accumulation)."""
+    from impl._ops import indexing
+
+    def make(original: Callable) -> Callable:
+        def once(xp: Any, zeros: Any, g: Any, key: tuple, **_: Any) -> Any:
+            out = zeros.copy()
+            if g.size:
+                target = out if out.ndim else out.reshape(1)
+                target[key] = target[key] + g
+            return out
+
+        return once
+
+    with patched(indexing, "_accumulate_fwd", make):
+        yield
+
+
+@fault({"OPS-009": ": value"})
+def scatter_reduce_multiply_adds() -> Iterator[None]:
+    """scatter with reduce='multiply' adds the value instead of multiplying by it."""
+    from impl._ops import scatter
+
+    with patched(scatter, "_REDUCTIONS", lambda original: {**original, "multiply": "add"}):
+        yield
+
+
+# -- var_mean, std_mean, aminmax: nodes with two differentiable outputs ----------------------------
+@fault({"OPS-003": ".grad: expected a tensor, got None"})
+def var_mean_ignores_mean_gradient() -> Iterator[None]:
+    """var_mean's formula uses only the variance's gradient: the mean's never reaches the input."""
+    from impl._ops.reductions_more import VAR_MEAN
+
+    def make(original: Callable) -> Callable:
+        return lambda grads, c: None if grads[0] is None else original((grads[0], None), c)
+
+    with derivative_replaced(VAR_MEAN, "self", make):
+        yield
+
+
+@fault({"OPS-003": ".grad: value"})
+def std_mean_zeros_for_undefined_gradient() -> Iterator[None]:
+    """std_mean's formula materialises zeros for an output's undefined gradient (torch's skips it):
+    the zero gradient's path multiplies infinities and NaN of the input into a NaN gradient."""
+    import impl
+    from impl._ops.reductions_more import STD_MEAN
+
+    def make(original: Callable) -> Callable:
+        def formula(grads: tuple, c: Any) -> Any:
+            defined = next(g for g in grads if g is not None)
+            return original(tuple(impl.zeros_like(defined) if g is None else g for g in grads), c)
+
+        return formula
+
+    with derivative_replaced(STD_MEAN, "self", make):
+        yield
+
+
+@fault({"OPS-003": ".grad: value"})
+def aminmax_mask_from_wrong_output() -> Iterator[None]:
+    """aminmax's gradient of the min goes where the input equals the max (and the max's where it
+    equals the min): each mask is built from the other output."""
+    from impl._ops import reductions_more
+
+    def make(original: Callable) -> Callable:
+        def swapped(grads: tuple, c: Any) -> Any:
+            class Swapped:  # the saved outputs exchanged, everything else as saved
+                def __getattr__(self, name: str) -> Any:
+                    return getattr(c, {"min": "max", "max": "min"}.get(name, name))
+
+            return original(grads, Swapped())
+
+        return swapped
+
+    with derivative_replaced(reductions_more.AMINMAX, "self", make):
+        yield
+
+
+@fault({"OPS-003": "TypeError"})
+def spread_takes_unbiased_with_correction() -> Iterator[None]:
+    """var_mean/std_mean (and var/std) take ``unbiased`` and ``correction`` together (the correction
+    wins) where torch's parser refuses the call."""
+    from impl._ops import functions
+
+    def make(original: Callable) -> Callable:
+        return lambda input, dim, unbiased, correction: original(input, dim, None, correction)
+
+    with patched(functions, "spread_call_fits", make):
+        yield
+
+
+# -- index_add / index_copy (OPS-009) -----------------------------------------------------------
+@fault({"OPS-009": ".grad: value"})
+def index_add_source_grad_ignores_alpha() -> Iterator[None]:
+    """index_add's gradient for source forgets the factor alpha (grad.index_select only)."""
+    from impl._ops.indexing import INDEX_ADD, picked_source
+
+    with derivative_replaced(INDEX_ADD, "source", lambda formula: picked_source):
+        yield
+
+
+@fault({"OPS-009": ".grad: value"})
+def index_copy_self_grad_kept() -> Iterator[None]:
+    """index_copy's gradient for self keeps the overwritten slices' gradient instead of zeroing it."""
+    from impl._ops.scatter import INDEX_COPY
+
+    with derivative_replaced(INDEX_COPY, "self", lambda formula: lambda g, c: g):
+        yield
+
+
+# -- the options and edge values argument coverage asks for (oracle.coverage) --------------------
+
+
+@fault({"OPS-001": ".grad: value"})
+def clamp_tensor_ties_go_to_the_bound() -> Iterator[None]:
+    """clamp with tensor bounds gives the gradient of an element equal to a bound to that bound
+    instead of to the element (torch's clamp_backward passes it where ``min <= x <= max``)."""
+    from impl._ops import elementwise as ew
+
+    def grads(c: Any) -> tuple[Any, Any, Any]:
+        below = c.self <= c.min if c.has_min else None
+        above = c.self >= c.max if c.has_max else None
+        inside = [~m for m in (below, above) if m is not None]
+        return (inside[0] & inside[1] if len(inside) == 2 else inside[0]), below, above
+
+    with patched(ew, "_clamp_tensor_grads", lambda _orig: grads):
+        yield
+
+
+@fault({"OPS-002": ".grad: value"})
+def add_alpha_lost_in_other_grad() -> Iterator[None]:
+    """add's and sub's gradient for ``other`` is not scaled by ``alpha``."""
+    from impl._ops import elementwise as ew
+
+    with ExitStack() as stack:
+        stack.enter_context(derivative_replaced(ew.ADD, "other", lambda _orig: lambda g, c: g))
+        stack.enter_context(derivative_replaced(ew.SUB, "other", lambda _orig: lambda g, c: -g))
+        yield
+
+
+@fault({"OPS-007": "graph differs"})
+def inplace_div_ignores_rounding_mode() -> Iterator[None]:
+    """``x.div_(y, rounding_mode=...)`` divides exactly, without rounding."""
+    from impl._tensor import Tensor
+
+    def make(original: Callable) -> Callable:
+        return lambda self, other, *, rounding_mode=None: original(self, other)
+
+    with patched(Tensor, "div_", make):
+        yield
+
+
+@fault({"OPS-003": ": value"})
+def spread_ignores_unbiased() -> Iterator[None]:
+    """var and std apply Bessel's correction whatever ``unbiased`` says (``unbiased=False``
+    ignored); an explicit correction still counts."""
+    from impl._ops import functions
+
+    with patched(functions, "_correction", lambda _orig: lambda unbiased, correction: (
+            1 if correction is None else correction)):
+        yield
+
+
+@fault({"OPS-003": "dtype differs"})
+def reduction_dtype_ignored() -> Iterator[None]:
+    """sum, mean and prod ignore a floating ``dtype=`` they are asked for (an integer input still
+    accumulates into int64)."""
+    from impl import dtypes
+    from impl._ops import reductions
+
+    def make(original: Callable) -> Callable:
+        def accumulated(input: Any, dtype: Any) -> Any:
+            wanted = dtypes.to_dtype(dtype) if dtype is not None else None
+            floating = wanted is not None and wanted.is_floating_point
+            return original(input, None if floating and input.dtype.is_floating_point else dtype)
+
+        return accumulated
+
+    with patched(reductions, "accumulated_dtype", make):
+        yield

@@ -1,0 +1,203 @@
+"""Self-tests of rendering: the repro script runs with real torch and prints the reference trace."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from oracle.interpreter import run
+from oracle.program import (
+    Action,
+    Backward,
+    CallModule,
+    Grad,
+    Leaf,
+    LoadStateDict,
+    Module,
+    ModuleHook,
+    Observe,
+    ObserveGraph,
+    Op,
+    Program,
+    Ref,
+    RegisterHook,
+    RemoveHook,
+    RetainGrad,
+    StateDict,
+    StateDictHook,
+    ZeroGrad,
+)
+from oracle.reference import reference
+from oracle.render import render
+from oracle.strategies import programs
+from oracle.trace import MAX_GRAPH_NODES, ONCE_PER_PROCESS, normalise
+from tests.oracle.test_trace import seed_000_hooks
+
+TORCH = reference()
+
+EVERY_KIND = Program(
+    [
+        Leaf("x", [1.0, 2.0], requires_grad=True),
+        Op("y", "mul", [Ref("x"), 2.0]),
+        RetainGrad("y"),
+        RegisterHook("h0", "y"),
+        RegisterHook("h1", "y", action=Action("scale", 3.0)),
+        RegisterHook("h2", "y", "grad_fn", Action("replace", 1.0)),
+        RegisterHook("h3", "y", "grad_fn_pre", Action("wrong_dtype")),
+        Op("s", "sum", [Ref("y")]),
+        Backward("s", retain_graph=True),
+        Observe("x"),
+        Observe("y"),
+        RemoveHook("h3"),
+        Backward("s"),
+        Backward("s"),
+        ZeroGrad("x", set_to_none=False),
+        Module("m", "Linear", [2, 1], {"weight": [[1.0, 2.0]], "bias": [0.5]}),
+        ModuleHook("mh", "m", "full_backward", Action("scale", 2.0)),
+        ModuleHook("mf", "m", "forward"),
+        CallModule("o", "m", ["x"]),
+        Op("o2", "sum", [Ref("o")]),
+        Grad(["g1", "g2"], ["o2"], ["x", "m.bias"], retain_graph=True),
+        RegisterHook("h4", "x", "post_accumulate_grad", Action("replace", 7.0)),
+        Backward("o2"),
+        Observe("x"),
+        Observe("m.weight"),
+        Leaf("n", [float("nan"), float("inf")], "float64"),
+        Observe("n"),
+        Leaf("i", [1, 2], "int64", requires_grad=True),  # torch refuses: ints cannot require grad
+        Leaf("u", [1.0], requires_grad=True),
+        Grad(["gu"], ["o2"], ["u"], allow_unused=True),  # gu is None
+        Observe("gu"),  # reading None.grad raises
+        ObserveGraph("o2"),
+        ObserveGraph("x"),
+        ObserveGraph("gu"),  # None has no grad_fn: raises
+        Leaf("v", [1.0, 2.0], requires_grad=True),
+        Op("v2", "mul", [Ref("v"), Ref("v")]),
+        Leaf("w", [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]),  # a batch of three grad_outputs
+        Grad(["gv"], ["v2"], ["v"], ["w"], retain_graph=True, is_grads_batched=True),
+        Op("vs", "sum", [Ref("v2")]),
+        Grad(["gs"], ["vs"], ["v"], only_inputs=False),  # deprecated: a FutureWarning
+    ]
+)
+
+
+def _linear(value: float) -> dict:
+    params = {"weight": [[value, -value], [1.0, 2.0]], "bias": [value, 0.0]}
+    return {"cls": "Linear", "args": [2, 2], "params": params}
+
+
+# State-dict hooks of every kind and action on two trees; state dicts saved with a prefix and kept
+# vars, loaded strict and not, assigning, refused by a hook, and hooks that edit what they receive.
+STATE_DICTS = Program(
+    [
+        *(Module(name, "Sequential", children=[_linear(v), {"cls": "Sequential", "children": [_linear(-v)]}])
+          for name, v in (("a", 0.5), ("b", -1.5))),
+        StateDictHook("h1", "a", "state_dict_pre"),
+        StateDictHook("h2", "a_1", "state_dict_post", "edit"),
+        StateDictHook("h3", "a", "_state_dict", "return"),
+        StateDictHook("h4", "b", "load_state_dict_pre", "edit"),
+        StateDictHook("h5", "b_1", "_load_state_dict_pre", with_module=True),
+        StateDictHook("h6", "b_1_0", "_load_state_dict_pre", "refuse"),
+        StateDictHook("h7", "b_1", "load_state_dict_post", "edit"),
+        StateDictHook("h8", "b", "load_state_dict_post", "return"),
+        StateDict("sd", "a", keep_vars=True),
+        LoadStateDict("b", "sd", strict=False),
+        RemoveHook("h6"),
+        RemoveHook("h8"),
+        LoadStateDict("b", "sd", assign=True),
+        StateDict("sd2", "b", prefix="p."),
+        LoadStateDict("b_1", "sd2"),
+        StateDictHook("h9", "a", "state_dict_post", "return"),
+        StateDict("sd3", "a"),
+    ]
+)
+
+
+def run_script(script: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+
+
+def expected_output(program: Program) -> tuple[str, dict[str, int]]:
+    """The reference trace as the script should print it, and its warning counts by category."""
+    trace = run(program, TORCH)
+    pairs = zip(trace.events, trace.lines(), strict=True)
+    lines = [line for event, line in pairs if event["kind"] != "warning"]
+    warnings: dict[str, int] = {}
+    for event in trace.events:
+        if event["kind"] == "warning" and not event.get("once"):
+            warnings[event["category"]] = warnings.get(event["category"], 0) + 1
+    return "".join(line + "\n" for line in lines), warnings
+
+
+def assert_script_reproduces(program: Program) -> None:
+    done = run_script(render(program))
+    assert done.returncode == 0, done.stderr
+    stdout, warnings = expected_output(program)
+    assert normalise(done.stdout) == stdout
+    once = sum(done.stderr.count(message) for message in ONCE_PER_PROCESS)
+    shown = sum(done.stderr.count(f": {category}: ") for category in warnings)
+    assert shown - once == sum(warnings.values()), done.stderr
+
+
+@pytest.mark.parametrize("program", [EVERY_KIND, seed_000_hooks(), STATE_DICTS],
+                         ids=["every-kind", "seed-000", "state-dicts"])
+def test_rendered_script_prints_the_reference_trace(program: Program) -> None:
+    assert_script_reproduces(program)
+
+
+def test_rendered_graph_stops_where_the_trace_does() -> None:
+    """A graph longer than MAX_GRAPH_NODES: the script prints the same truncated graph as the trace."""
+    chain: list = [Leaf("y0", [1.0], requires_grad=True)]
+    chain += [Op(f"y{i + 1}", "mul", [Ref(f"y{i}"), 2.0]) for i in range(MAX_GRAPH_NODES + 5)]
+    assert_script_reproduces(Program([*chain, ObserveGraph(f"y{MAX_GRAPH_NODES + 5}")]))
+
+
+def test_script_shows_errors_and_warnings_of_the_reference() -> None:
+    done = run_script(render(EVERY_KIND))
+    assert "step 13 raised RuntimeError: Trying to backward through the graph a second time" in done.stdout
+    assert "UserWarning: The .grad attribute" not in done.stderr  # y retains its grad
+    assert "hook h2 (grad_fn on y): grad_inputs=[" in done.stdout
+    assert "raised RuntimeError: Only Tensors of floating point" in done.stdout
+    assert "raised AttributeError: 'NoneType' object has no attribute 'grad'" in done.stdout
+
+
+@settings(max_examples=2, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(programs(), min_size=6, max_size=6))
+def test_rendered_generated_programs_reproduce_the_reference(batch: list[Program]) -> None:
+    """Several generated programs in one script (one torch start-up); programs whose trace has a
+    skipped step are left out (the script would raise NameError there instead)."""
+    kept = [p for p in batch if all(e["kind"] != "skipped" for e in run(p, TORCH).events)]
+    scripts = [render(p) for p in kept]
+    expected = [expected_output(p)[0] for p in kept]
+    done = run_script("\nprint('=====')\n".join(scripts))
+    assert done.returncode == 0, done.stderr
+    assert normalise(done.stdout).split("=====\n") == expected
+
+
+def test_render_uses_the_device_and_rejects_unrenderable_names() -> None:
+    script = render(Program([Leaf("x", [1.0])]), device="cuda")
+    assert "DEVICE = 'cuda'" in script and "device=DEVICE" in script
+    with pytest.raises(ValueError):
+        render(Program([Leaf("not a name", [1.0])]))
+    with pytest.raises(ValueError):
+        render(Program([Leaf("torch", [1.0])]))
+
+
+def test_script_defines_only_the_helpers_it_calls() -> None:
+    """A repro carries the helpers its statements call (and the helpers those call), no others."""
+    from oracle.program import ObserveLayout
+
+    def defined(script: str) -> set[str]:
+        return {line[4:].split("(")[0] for line in script.splitlines() if line.startswith("def ")}
+
+    leaf_only = render(Program([Leaf("x", [1.0]), Observe("x")]))
+    assert defined(leaf_only) == {"text", "show_error", "observe"}
+    layout = render(Program([Leaf("x", [1.0]), ObserveLayout("x")]))
+    assert defined(layout) == {"show_error", "show_layout", "show_event"}
+    hooks = render(seed_000_hooks())
+    assert {"show_hook", "texts", "text"} <= defined(hooks)
+    assert not {"show_event", "show_layout", "show_array", "show_grad_mode", "_outputs"} & defined(hooks)
