@@ -81,6 +81,7 @@ _FIELDS = {"graph": "graph", "enabled": "flag", "inference": "flag", "category":
 _FIELDS.update(dict.fromkeys(("stride", "offset", "contiguous", "version"), "layout"))
 _FIELDS.update(dict.fromkeys(("parameters", "state_dict", "training"), "module"))
 _FIELDS.update(dict.fromkeys(("hook", "on", "target"), "hook"))
+_FIELDS["nesting"] = "dtype"  # how a result's tensors are nested in tuples
 _UNCOMPARED = ("kind", "step", "name", "value", "received", "unsupported", "gradient", "once")
 
 
@@ -224,7 +225,8 @@ def compare(
 Indexed = tuple[int, dict]  # an event and its position in the compared events
 Found = tuple[str, str, str | None]  # (class, reason, the name lacked for "unsupported")
 OBSERVATION_CLASS = {"value": "value", "grad": "gradient", "graph": "graph", "layout": "layout",
-                     "module": "module", "array": "value", "grad_mode": "flag", "hook": "hook"}
+                     "module": "module", "array": "value", "grad_mode": "flag", "hook": "hook",
+                     "result": "dtype"}
 
 
 def _by_step(events: list[dict]) -> dict[int, list[Indexed]]:

@@ -363,17 +363,28 @@ def hessian(
     return _unpacked(result, (inputs_tuple, inputs_tuple))
 
 
+def _gradient_of_one_number(
+    func: Callable, inputs: Any, v: Any, api: str, create_graph: bool, strict: bool
+) -> tuple:
+    """vhp's and hvp's start (grad mode on): the inputs (whether a tuple, and fresh), v checked, the
+    function's one number and its gradient with a graph."""
+    inputs_tuple, inputs = _tensors(inputs, "inputs", api)
+    inputs = _fresh(inputs, create_graph, need_graph=True)
+    v = _vector(v, api, inputs, inputs_tuple, create_graph, against="inputs")
+    outputs = _one_number(func, inputs, api, strict)
+    jac = _grad(outputs, inputs, create_graph=True)
+    _require_grad(jac, "jacobian", strict)
+    return inputs_tuple, inputs, v, outputs, jac
+
+
 def vhp(
     func: Callable, inputs: Any, v: Any = None, create_graph: bool = False, strict: bool = False
 ) -> tuple:
     """``(func(inputs), v^T H)`` for a function returning one number."""
     with enable_grad():
-        inputs_tuple, inputs = _tensors(inputs, "inputs", "vhp")
-        inputs = _fresh(inputs, create_graph, need_graph=True)
-        v = _vector(v, "vhp", inputs, inputs_tuple, create_graph, against="inputs")
-        outputs = _one_number(func, inputs, "vhp", strict)
-        jac = _grad(outputs, inputs, create_graph=True)
-        _require_grad(jac, "jacobian", strict)
+        inputs_tuple, inputs, v, outputs, jac = _gradient_of_one_number(
+            func, inputs, v, "vhp", create_graph, strict
+        )
     result = _last_grad(jac, inputs, v, inputs, strict, create_graph, "double_back")
     return _released(outputs, create_graph)[0], _unpacked(_released(result, create_graph), inputs_tuple)
 
@@ -383,12 +394,9 @@ def hvp(
 ) -> tuple:
     """``(func(inputs), H v)`` for a function returning one number, by the double-backward trick."""
     with enable_grad():
-        inputs_tuple, inputs = _tensors(inputs, "inputs", "hvp")
-        inputs = _fresh(inputs, create_graph, need_graph=True)
-        v = _vector(v, "hvp", inputs, inputs_tuple, create_graph, against="inputs")
-        outputs = _one_number(func, inputs, "hvp", strict)
-        jac = _grad(outputs, inputs, create_graph=True)
-        _require_grad(jac, "jacobian", strict)
+        inputs_tuple, inputs, v, outputs, jac = _gradient_of_one_number(
+            func, inputs, v, "hvp", create_graph, strict
+        )
         grad_jac = tuple(zeros_like(inp, requires_grad=True) for inp in inputs)
         double_back = _grad(jac, inputs, grad_jac, create_graph=True)
         _require_grad(jac, "hessian", strict)

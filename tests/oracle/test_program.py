@@ -9,6 +9,7 @@ from hypothesis import given, settings
 
 from oracle.program import (
     Action,
+    AutogradFunctional,
     Backward,
     Grad,
     Leaf,
@@ -43,6 +44,8 @@ EVERY_KIND = Program(
         ModuleHook("mh", "m", "full_backward", Action("replace", 1.0)),
         Observe("m.weight"),
         ObserveGraph("y"),
+        AutogradFunctional("r", "jacobian", [{"out": "f0", "op": "exp", "args": [Ref("i0")], "kwargs": {}}],
+                           ["f0"], ["x"], tuple_outputs=False, kwargs={"vectorize": True}),
     ]
 )
 
@@ -77,6 +80,11 @@ def test_generated_programs_round_trip(program: Program) -> None:
         {"kind": "op", "out": "y", "op": "frobnicate", "args": []},
         {"kind": "op", "out": "y", "op": "view", "args": [3]},
         {"kind": "register_hook", "hook": "h", "target": "x", "on": "sideways"},
+        {"kind": "functional", "out": "r", "api": "gradient", "body": [], "outputs": ["x"], "inputs": ["x"]},
+        {"kind": "functional", "out": "r", "api": "vjp", "body": [], "outputs": ["x"], "inputs": ["x"],
+         "kwargs": {"vectorize": True}},
+        {"kind": "functional", "out": "r", "api": "jacobian", "body": [], "outputs": ["x"], "inputs": ["x"],
+         "v": ["x"]},
         {"kind": "grad", "outs": ["a"], "outputs": ["y"], "inputs": ["x", "z"]},
         {"kind": "module", "name": "m", "cls": "Linear", "params": {"gamma": [1.0]}},
     ],
