@@ -262,6 +262,7 @@ from impl._tensor import Tensor
 from impl._type_info import finfo, iinfo
 from impl._warn import is_warn_always_enabled, set_warn_always
 from impl._xp import device
+from impl.autograd import functional as _functional  # noqa: F401  (torch.autograd.functional)
 from impl.dtypes import (
     dtype,
     get_default_dtype,

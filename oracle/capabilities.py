@@ -17,6 +17,7 @@ from oracle.interpreter import MODULE_HOOK_REGISTRATION
 from oracle.program import (
     CUSTOM_MODULES,
     DTYPES,
+    FUNCTIONAL_APIS,
     GLOBAL_HOOK_FLAGS,
     GRAD_MODES,
     MODULES,
@@ -42,6 +43,7 @@ def api() -> dict[str, list[str]]:
         "tensor attributes": [f"Tensor.{name}" for name in TENSOR_API.split()],
         "ops": [f"torch.{op}" if spec.style == "function" else f"Tensor.{op}" for op, spec in OPS.items()],
         "autograd": ["torch.autograd.grad", "torch.autograd.Function",
+                     *(f"torch.autograd.functional.{api}" for api in FUNCTIONAL_APIS),
                      "torch.autograd.function.once_differentiable",
                      "Node.next_functions", "Node.register_hook", "Node.register_prehook"],
         "grad modes": [*(f"torch.{mode}" for mode in GRAD_MODES), "torch.is_grad_enabled",

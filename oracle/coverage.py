@@ -45,6 +45,9 @@ from oracle import state_dict_hooks
 from oracle.program import (
     CHILDREN,
     CUSTOM_MODULES,
+    FUNCTIONAL_APIS,
+    FUNCTIONAL_KWARGS,
+    AutogradFunctional,
     Backward,
     CallModule,
     DecoratedOp,
@@ -218,6 +221,9 @@ def _step_calls(index: int, step: Step, recorded: Any, nodes: dict[str, ModuleNo
     elif isinstance(step, StateDictHook):  # what the hook does, as if an argument of its registration
         flags = {"with_module": step.with_module} if step.on == "_load_state_dict_pre" else {}
         yield Call(index, f"Module.{state_dict_hooks.KINDS[step.on][0]}", {"action": step.action, **flags})
+    elif isinstance(step, AutogradFunctional):  # its flags, False where not passed
+        flags = FUNCTIONAL_KWARGS if step.api in ("jacobian", "hessian") else FUNCTIONAL_KWARGS[:2]
+        yield Call(index, f"autograd.functional.{step.api}", {k: step.kwargs.get(k, False) for k in flags})
 
 
 def _is_layer(node: ModuleNode) -> bool:
@@ -435,6 +441,10 @@ def _module_method(name: str) -> Callable[[Any], Callable]:
     return lambda torch: getattr(torch.nn.Module, name)
 
 
+def _functional(api: str) -> Callable[[Any], Callable]:
+    return lambda torch: getattr(torch.autograd.functional, api)
+
+
 def _global_hook(on: str) -> Callable[[Any], Callable]:
     return lambda torch: getattr(torch.nn.modules.module, f"register_module_{on}_hook")
 
@@ -443,6 +453,7 @@ def _global_hook(on: str) -> Callable[[Any], Callable]:
 PYTHON_APIS: dict[str, Callable[[Any], Callable]] = {
     "Tensor.backward": lambda torch: torch.Tensor.backward,
     "autograd.grad": lambda torch: torch.autograd.grad,
+    **{f"autograd.functional.{api}": _functional(api) for api in FUNCTIONAL_APIS},
     "Optimizer.zero_grad": lambda torch: torch.optim.Optimizer.zero_grad,
     "torch.set_grad_enabled": lambda torch: torch.set_grad_enabled.__init__,
     "torch.inference_mode": lambda torch: torch.inference_mode.__init__,

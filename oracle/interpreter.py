@@ -43,6 +43,7 @@ from oracle.program import (
     Action,
     ApplyFunction,
     AssignAttr,
+    AutogradFunctional,
     Backward,
     CallModule,
     DecoratedOp,
@@ -682,6 +683,40 @@ class _Run:
         results = result if isinstance(result, tuple) else (result,)
         for name, value in zip(s.outs, results, strict=True):
             self.names[name] = value
+
+    def _functional(self, s: AutogradFunctional) -> None:
+        run = self
+
+        def function(*inputs: Any) -> Any:
+            env = {f"i{k}": v for k, v in enumerate(inputs)}
+            for spec in s.body:
+                run._call(spec, env)
+            outputs = tuple(env[n] for n in s.outputs)
+            return outputs if s.tuple_outputs else outputs[0]
+
+        inputs = tuple(self.names[n] for n in s.inputs)
+        args = [function, inputs if s.tuple_inputs else inputs[0]]
+        if s.v is not None:
+            v = tuple(self.names[n] for n in s.v)
+            args.append(v if s.v_is_tuple() else v[0])
+        self._observe_result(s.out, getattr(self.torch.autograd.functional, s.api)(*args, **s.kwargs))
+
+    def _observe_result(self, name: str, result: Any) -> None:
+        """A nested result: its nesting (``T`` a tensor), then each tensor as ``name[i][j]...``."""
+        def nesting(value: Any) -> Any:
+            if isinstance(value, tuple):
+                return [nesting(v) for v in value]
+            return "T" if isinstance(value, self.torch.Tensor) else type(value).__name__
+
+        def observe(path: str, value: Any) -> None:
+            if isinstance(value, tuple):
+                for i, inner in enumerate(value):
+                    observe(f"{path}[{i}]", inner)
+            elif isinstance(value, self.torch.Tensor):
+                self._observe_tensor(path, value)
+
+        self.trace.add("result", self.step, name=name, nesting=nesting(result))
+        observe(name, result)
 
     def close(self, grad_enabled: bool | None) -> None:
         """Leave the grad modes a program left open (latest first), and restore the grad mode it

@@ -42,6 +42,8 @@ Vocabulary (one dataclass per step kind, ``kind`` is the JSON discriminator):
 ``decorated_op``    an op called through a function (or a generator) decorated with a grad mode
 ``function``        define a custom ``torch.autograd.Function`` from op lists;
                     ``apply_function`` applies it
+``functional``      ``torch.autograd.functional.<api>(f, inputs, v, ...)`` of a function given as an op
+                    list; every tensor of the result observed
 """
 
 from __future__ import annotations
@@ -1159,3 +1161,62 @@ class Program:
 
     def __len__(self) -> int:
         return len(self.steps)
+
+
+FUNCTIONAL_APIS = ("vjp", "jvp", "jacobian", "hessian", "vhp", "hvp")
+FUNCTIONAL_KWARGS = ("create_graph", "strict", "vectorize")
+
+
+@_step
+@dataclass
+class AutogradFunctional(Step):
+    """``out = torch.autograd.functional.<api>(f, inputs[, v], **kwargs)``: ``f(i0, i1, ...)`` runs
+    the ``body`` ops (as a Function's forward) and returns ``outputs`` (a tuple with
+    ``tuple_outputs``, else the one tensor); ``inputs`` go as a tuple with ``tuple_inputs`` (else
+    the one name alone), ``v`` (names, or None) as a tuple where what it pairs with is one (the
+    outputs for vjp, the inputs otherwise). Every tensor of the result is observed as
+    ``out[i][j]...``; its nesting is recorded."""
+
+    kind: ClassVar[str] = "functional"
+    out: str
+    api: str
+    body: list
+    outputs: list[str]
+    inputs: list[str]
+    v: list[str] | None = None
+    tuple_inputs: bool = True
+    tuple_outputs: bool = True
+    kwargs: dict = field(default_factory=dict)  # of FUNCTIONAL_KWARGS
+
+    def __post_init__(self) -> None:
+        if self.api not in FUNCTIONAL_APIS:
+            raise ValueError(f"unknown torch.autograd.functional API {self.api!r}; known: {FUNCTIONAL_APIS}")
+        _check_body(self.body, f"functional {self.out}")
+        known = {f"i{k}" for k in range(len(self.inputs))}
+        for spec in self.body:  # a name the function does not bind would be the script's global
+            unknown = [a.name for a in spec["args"] if isinstance(a, Ref) and a.name not in known]
+            if unknown:
+                raise ValueError(f"functional {self.out}: {spec['out']} uses {unknown}, not bound before it")
+            known.add(spec["out"])
+        unbound = sorted(set(self.outputs) - known)
+        if unbound:
+            raise ValueError(f"functional {self.out}: outputs {unbound} are not bound")
+        allowed = FUNCTIONAL_KWARGS[:2] if self.takes_v() else FUNCTIONAL_KWARGS  # vectorize: jacobians
+        unknown = sorted(set(self.kwargs) - set(allowed))
+        if unknown:
+            raise ValueError(f"{self.api} takes no {unknown}")
+        if not self.takes_v() and self.v is not None:
+            raise ValueError(f"{self.api} takes no v")
+        for flag, names in (("tuple_inputs", self.inputs), ("tuple_outputs", self.outputs)):
+            if not getattr(self, flag) and len(names) != 1:
+                raise ValueError(f"functional {self.out}: without {flag}, exactly one name")
+
+    def takes_v(self) -> bool:
+        return self.api not in ("jacobian", "hessian")
+
+    def v_is_tuple(self) -> bool:
+        """v pairs with the outputs for vjp, with the inputs otherwise."""
+        return self.tuple_outputs if self.api == "vjp" else self.tuple_inputs
+
+    def names_read(self) -> list[str]:
+        return [*self.inputs, *(self.v or [])]

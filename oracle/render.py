@@ -19,6 +19,7 @@ from oracle.program import (
     Action,
     ApplyFunction,
     AssignAttr,
+    AutogradFunctional,
     Backward,
     CallModule,
     DecoratedOp,
@@ -163,6 +164,23 @@ def show_loaded(step, name, result):
     show_event("load_state_dict", step, name=name, missing=result.missing_keys,
                unexpected=result.unexpected_keys, result=str(result))
 ''', ("show_event",)),
+    "show_result": ('''
+def show_result(step, name, result):
+    def nesting(value):
+        if isinstance(value, tuple):
+            return [nesting(v) for v in value]
+        return "T" if isinstance(value, torch.Tensor) else type(value).__name__
+
+    def shown(path, value):
+        if isinstance(value, tuple):
+            for i, inner in enumerate(value):
+                shown(f"{path}[{i}]", inner)
+        elif isinstance(value, torch.Tensor):
+            observe(step, path, value)
+
+    show_event("result", step, name=name, nesting=nesting(result))
+    shown(name, result)
+''', ("show_event", "observe")),
     "show_layout": ('''
 def show_layout(step, name, t):
     show_event("layout", step, name=name, stride=list(t.stride()), offset=t.storage_offset(),
@@ -399,7 +417,29 @@ def _more_statements(step: Step, index: int) -> list[str] | None:
     if isinstance(step, ApplyFunction):
         call = f"{step.function}.apply({', '.join(map(_arg, step.inputs))})"
         return [f"{', '.join(step.outs)}, = _outputs({call})"]
+    if isinstance(step, AutogradFunctional):
+        return _functional_lines(step, index)
     return None
+
+
+def _functional_lines(step: AutogradFunctional, index: int) -> list[str]:
+    """``def f_<out>(i0, ...)`` from the body, the call, and what the interpreter observes."""
+    def grouped(names: list[str], as_tuple: bool) -> str:
+        return _arg(tuple(Ref(n) for n in names)) if as_tuple else names[0]
+
+    params = ", ".join(f"i{k}" for k in range(len(step.inputs)))
+    function = f"f_{step.out}"
+    args = [function, grouped(step.inputs, step.tuple_inputs)]
+    if step.v is not None:
+        args.append(grouped(step.v, step.v_is_tuple()))
+    args += [f"{k}={v!r}" for k, v in step.kwargs.items()]
+    return [
+        f"def {function}({params}):",
+        *("    " + line for line in body_lines(step.body)),
+        f"    return {grouped(step.outputs, step.tuple_outputs)}",
+        f"{step.out} = torch.autograd.functional.{step.api}({', '.join(args)})",
+        f"show_result({index}, {step.out!r}, {step.out})",
+    ]
 
 
 def _grad_modes_left(program: Program) -> list[str]:

@@ -9,6 +9,7 @@ from hypothesis import given, settings
 
 from oracle.program import (
     Action,
+    AutogradFunctional,
     Backward,
     Grad,
     Leaf,
@@ -49,6 +50,8 @@ EVERY_KIND = Program(
         StateDictHook("sh", "m", "_load_state_dict_pre", "refuse", with_module=True),
         StateDict("sd", "m", prefix="p.", keep_vars=True),
         LoadStateDict("m", "sd", strict=False, assign=True),
+        AutogradFunctional("r", "jacobian", [{"out": "f0", "op": "exp", "args": [Ref("i0")], "kwargs": {}}],
+                           ["f0"], ["x"], tuple_outputs=False, kwargs={"vectorize": True}),
     ]
 )
 
@@ -86,6 +89,11 @@ def test_generated_programs_round_trip(program: Program) -> None:
         {"kind": "state_dict_hook", "hook": "h", "module": "m", "on": "sideways"},
         {"kind": "state_dict_hook", "hook": "h", "module": "m", "on": "state_dict_pre", "action": "edit"},
         {"kind": "state_dict_hook", "hook": "h", "module": "m", "on": "state_dict_post", "with_module": True},
+        {"kind": "functional", "out": "r", "api": "gradient", "body": [], "outputs": ["x"], "inputs": ["x"]},
+        {"kind": "functional", "out": "r", "api": "vjp", "body": [], "outputs": ["x"], "inputs": ["x"],
+         "kwargs": {"vectorize": True}},
+        {"kind": "functional", "out": "r", "api": "jacobian", "body": [], "outputs": ["x"], "inputs": ["x"],
+         "v": ["x"]},
         {"kind": "grad", "outs": ["a"], "outputs": ["y"], "inputs": ["x", "z"]},
         {"kind": "module", "name": "m", "cls": "Linear", "params": {"gamma": [1.0]}},
     ],

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from oracle.interpreter import run
 from oracle.program import (
     Action,
+    AutogradFunctional,
     Backward,
     CallModule,
     Grad,
@@ -117,6 +118,30 @@ STATE_DICTS = Program(
 )
 
 
+_CUBE = [{"out": "q", "op": "mul", "args": [Ref("i0"), Ref("i0")], "kwargs": {}},
+         {"out": "c", "op": "mul", "args": [Ref("q"), Ref("i1")], "kwargs": {}},
+         {"out": "s", "op": "sum", "args": [Ref("c")], "kwargs": {}}]
+# torch.autograd.functional's six APIs: tuples and lone tensors, create_graph, strict (refusing),
+# vectorize, and a v of the wrong size
+FUNCTIONALS = Program(
+    [
+        Leaf("x", [1.0, 2.0], "float64", True),
+        Leaf("y", [0.5, -1.0], "float64"),
+        Leaf("v", [1.0, -1.0], "float64"),
+        AutogradFunctional("a", "vjp", _CUBE, ["c", "s"], ["x", "y"], ["v", "x"]),
+        AutogradFunctional("b", "vjp", _CUBE, ["c", "s"], ["x", "y"], ["v", "y"],
+                           kwargs={"create_graph": True}),
+        AutogradFunctional("c", "jvp", _CUBE[:2], ["c"], ["x", "y"], ["v", "y"], tuple_outputs=False),
+        AutogradFunctional("d", "jacobian", _CUBE[:2], ["c", "q"], ["x", "y"], kwargs={"vectorize": True}),
+        AutogradFunctional("e", "hessian", _CUBE, ["s"], ["x", "y"], tuple_outputs=False),
+        AutogradFunctional("f", "hvp", _CUBE, ["s"], ["x", "y"], ["v", "y"], tuple_outputs=False,
+                           kwargs={"strict": True}),
+        AutogradFunctional("g", "vhp", [_CUBE[0], {**_CUBE[2], "args": [Ref("q")]}],
+                           ["s"], ["x", "y"], ["v", "y"], tuple_outputs=False, kwargs={"strict": True}),
+    ]
+)
+
+
 def run_script(script: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
 
@@ -143,8 +168,8 @@ def assert_script_reproduces(program: Program) -> None:
     assert shown - once == sum(warnings.values()), done.stderr
 
 
-@pytest.mark.parametrize("program", [EVERY_KIND, seed_000_hooks(), STATE_DICTS],
-                         ids=["every-kind", "seed-000", "state-dicts"])
+@pytest.mark.parametrize("program", [EVERY_KIND, seed_000_hooks(), STATE_DICTS, FUNCTIONALS],
+                         ids=["every-kind", "seed-000", "state-dicts", "functionals"])
 def test_rendered_script_prints_the_reference_trace(program: Program) -> None:
     assert_script_reproduces(program)
 
