@@ -211,11 +211,14 @@ def backend(pytestconfig: pytest.Config) -> Backend:
 
 
 def _runner(config: pytest.Config, spec: str, device: str) -> Backend:
+    python = config.getoption("backend_python")
     if config.getoption("isolation") == "none":
+        if python:
+            raise BackendError("--backend-python runs the backend in a worker: it needs --isolation process")
         return load_backend(spec, device)
     memory = config.getoption("backend_memory")
     limit = default_memory_limit() if memory is None else int(memory * 2**30)
-    return Isolated(spec, device, config.getoption("backend_timeout"), limit)
+    return Isolated(spec, device, config.getoption("backend_timeout"), limit, python=python)
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,109 @@
+"""The Engines page: every engine and torch version run (``reports/engines/NAME/results.json``)
+side by side, and the README's "Engines" table generated from the same summaries.
+
+Per run: the backend and its version, the reference, date, device and profile; tests passed /
+failed / unsupported per family; the names the backend lacks; the top divergences (one per failing
+test, with its repro) and, where one was checked by hand, its one-line account from
+``oracle/adapters/findings.json``. ``python -m oracle engines`` writes
+``reports/engines/index.html`` (and, with ``--readme``, the table between the README's markers).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from oracle.results import STATUS_ORDER
+
+FINDINGS = Path(__file__).parent / "adapters" / "findings.json"
+README_START, README_END = "<!-- engines:start -->", "<!-- engines:end -->"
+TOP = 8  # divergences shown per run
+PAGE_STATUSES = ("passed", "failed", "unsupported", "xfailed", "xpassed", "skipped")
+REPRO = "Repro (torch script):"
+
+
+def summarize(name: str, results: dict, findings: list[dict]) -> dict:
+    """What the page and the README show of one run."""
+    totals = results.get("totals", {})
+    probe = (results.get("capabilities") or {}).get("probe") or {}
+    lacks: dict[str, int] = {}
+    for family in results.get("families", []):
+        for lacked, count in family.get("lacks", {}).items():
+            lacks[lacked] = lacks.get(lacked, 0) + count
+    checked = {finding["test"]: finding for finding in findings if finding["engine"] == name}
+    return {
+        "name": name,
+        "backend": results["backend"],
+        "reference": results["reference"].get("version"),
+        "date": results.get("date", "")[:10],
+        "device": results.get("device"),
+        "profile": results.get("hypothesis_profile"),
+        "corpus": results.get("corpus"),
+        "totals": {status: totals.get(status, 0) for status in ("tests", *STATUS_ORDER)},
+        "programs": totals.get("program_outcomes", {}),
+        "classes": {k: v for k, v in totals.get("classes", {}).items() if v},
+        "cut_short": totals.get("cut_short", 0),
+        "families": [{"family": f["family"], **f["tests"]} for f in results.get("families", [])
+                     if sum(f["tests"].values())],
+        "missing": sorted(probe.get("missing", {})) if isinstance(probe.get("missing"), dict)
+        else sorted(probe.get("missing") or []),
+        "lacks": sorted(lacks.items(), key=lambda item: (-item[1], item[0])),
+        "divergences": [_divergence(d, checked.get(d["nodeid"]))
+                        for d in results.get("divergences", [])[:TOP]],
+        "checked": list(checked.values()),
+    }
+
+
+def _divergence(divergence: dict, finding: dict | None) -> dict:
+    message = divergence.get("message", "")
+    head, _, repro = message.partition(REPRO)
+    first = head.strip().splitlines()[0] if head.strip() else ""
+    return {"nodeid": divergence["nodeid"], "rule": divergence.get("rule"),
+            "first": re.sub(r"^oracle\.differential\.DivergenceError: ", "", first),
+            "account": head.strip(), "repro": repro.strip(), "finding": finding}
+
+
+def collect(reports: Path, findings_path: Path = FINDINGS) -> list[dict]:
+    """The summaries of every run under ``reports`` (one directory per engine or version)."""
+    findings = json.loads(findings_path.read_text(encoding="utf-8")) if findings_path.exists() else []
+    runs = []
+    for path in sorted(reports.glob("*/results.json")):
+        runs.append(summarize(path.parent.name, json.loads(path.read_text(encoding="utf-8")), findings))
+    return runs
+
+
+def write_page(runs: list[dict], out: Path) -> Path:
+    """Render the Engines page to ``out/index.html``."""
+    from oracle.report import _environment
+
+    out.mkdir(parents=True, exist_ok=True)
+    page = out / "index.html"
+    page.write_text(_environment().get_template("engines.html.j2").render(runs=runs, statuses=PAGE_STATUSES),
+                    encoding="utf-8")
+    return page
+
+
+def readme_table(runs: list[dict]) -> str:
+    """The README's Engines table (markdown): per run what passes, fails and is lacked."""
+    lines = ["| engine (version) | vs torch | date | tests passed / failed / unsupported | programs passed / "
+             "failed / unsupported | lacks (programs needing it) |", "| --- | --- | --- | --- | --- | --- |"]
+    for run in runs:
+        t, p = run["totals"], run["programs"]
+        lacks = ", ".join(f"`{name}` ({count})" for name, count in run["lacks"][:6]) or "nothing"
+        programs = " / ".join(str(p.get(status, 0)) for status in ("passed", "failed", "unsupported"))
+        lines.append(
+            f"| {run['name']} ({run['backend']['version']}) | {run['reference']} | {run['date']} | "
+            f"{t['passed']} / {t['failed']} / {t['unsupported']} | {programs} | {lacks} |"
+        )
+    checked = [f"- **{f['engine']}**, `{f['test'].split('::')[-1]}`: {f['line']}"
+               for run in runs for f in run["checked"]]
+    return "\n".join([*lines, "", *(["Checked by hand (a few lines on both sides reproduce each):", *checked]
+                                    if checked else [])])
+
+
+def update_readme(readme: Path, table: str) -> None:
+    """Replace what stands between the README's engines markers with ``table``."""
+    text = readme.read_text(encoding="utf-8")
+    start, end = text.index(README_START) + len(README_START), text.index(README_END)
+    readme.write_text(f"{text[:start]}\n{table}\n{text[end:]}", encoding="utf-8")
