@@ -43,7 +43,7 @@ def _diff_script(args: argparse.Namespace) -> int:
     if not Path(args.file).is_file():
         raise UsageError(f"no such script: {args.file}")
     try:  # each run loads its backend in its own process, and says if it could not
-        diff = diff_script(args.file, args.backend, args.device)
+        diff = diff_script(args.file, args.backend, args.device, python=args.backend_python)
     except BackendError as exc:
         raise UsageError(str(exc)) from None
     print(json.dumps(diff.to_dict(), indent=1) if args.json else diff.describe())
@@ -199,6 +199,8 @@ def parser() -> argparse.ArgumentParser:
     diff = sub.add_parser("diff-script", help="diff an unmodified torch script on torch and a backend")
     diff.add_argument("file", help="the torch script to run")
     _backend_options(diff)
+    diff.add_argument("--backend-python", default=None, metavar="PYTHON",
+                      help="the Python of the backend's own environment (default: this Python)")
     diff.set_defaults(handler=_diff_script)
 
     record = sub.add_parser("record", help="record torch traces of a generated program corpus")

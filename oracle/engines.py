@@ -49,11 +49,12 @@ def make_env(env: Path, requirements: Sequence[str], log: Callable[[str], None] 
         log(f"reusing {env} ({', '.join(wanted) or 'no requirements'})")
         return python
     log(f"creating {env} from {base_python()}")
-    _run([base_python(), "-m", "venv", "--clear", str(env)], f"creating the virtualenv {env}")
-    if wanted:
+    _run([base_python(), "-m", "venv", "--clear", "--without-pip", str(env)],
+         f"creating the virtualenv {env}")
+    if wanted:  # this Python's pip installs there (pip --python): no pip to bootstrap in each env
         log(f"installing {' '.join(wanted)} into {env} (pip's output follows)")
         pip_env = {k: v for k, v in os.environ.items() if k != "PIP_CONSTRAINT"}
-        _run([str(python), "-m", "pip", "install", *pip_args, *wanted],
+        _run([sys.executable, "-m", "pip", "--python", str(python), "install", *pip_args, *wanted],
              f"installing {' '.join(wanted)} into {env}", pip_env)
     stamp.write_text(json.dumps(wanted))
     return python

@@ -49,18 +49,32 @@ def summarize(name: str, results: dict, findings: list[dict]) -> dict:
         "missing": sorted(probe.get("missing", {})) if isinstance(probe.get("missing"), dict)
         else sorted(probe.get("missing") or []),
         "lacks": sorted(lacks.items(), key=lambda item: (-item[1], item[0])),
-        "divergences": [_divergence(d, checked.get(d["nodeid"]))
-                        for d in results.get("divergences", [])[:TOP]],
+        "divergences": top_divergences(results.get("divergences", []), checked),
         "checked": list(checked.values()),
     }
+
+
+def top_divergences(divergences: list[dict], checked: dict[str, dict]) -> list[dict]:
+    """The ``TOP`` most frequent kinds of divergence (the failing tests' first divergences, alike
+    but for where they happened), each with the tests showing it and its first one's repro; a
+    kind with a divergence checked by hand comes first."""
+    kinds: dict[str, dict] = {}
+    for divergence in divergences:
+        entry = _divergence(divergence, checked.get(divergence["nodeid"]))
+        kind = kinds.setdefault(entry["kind"], {**entry, "tests": []})
+        kind["tests"].append(divergence["nodeid"])
+        kind["finding"] = kind["finding"] or entry["finding"]
+    ranked = sorted(kinds.values(), key=lambda kind: (kind["finding"] is None, -len(kind["tests"])))
+    return ranked[:TOP]
 
 
 def _divergence(divergence: dict, finding: dict | None) -> dict:
     message = divergence.get("message", "")
     head, _, repro = message.partition(REPRO)
     first = head.strip().splitlines()[0] if head.strip() else ""
-    return {"nodeid": divergence["nodeid"], "rule": divergence.get("rule"),
-            "first": re.sub(r"^oracle\.differential\.DivergenceError: ", "", first),
+    first = re.sub(r"^[\w.]+(Error|Mismatch): ", "", first)
+    kind = re.sub(r"at event \d+ \(step \d+, |\b[txgh]\d+\b|\d+(\.\d+)?", "#", first)[:160]
+    return {"nodeid": divergence["nodeid"], "rule": divergence.get("rule"), "first": first, "kind": kind,
             "account": head.strip(), "repro": repro.strip(), "finding": finding}
 
 

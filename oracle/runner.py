@@ -184,7 +184,7 @@ class Isolated(Backend):
         if self._info is not None:
             self.restarts += 1
         parent, child = socket.socketpair()
-        env = {**os.environ, "PYTHONPATH": _worker_path(self.python)}
+        env = {**os.environ, "PYTHONPATH": worker_path(self.python)}
         argv = [self.python or sys.executable, "-m", "oracle.worker", self.name, self.device,
                 str(child.fileno()), self._progress_file.name, str(self.memory)]
         self._log.seek(0)
@@ -245,7 +245,7 @@ class Isolated(Backend):
             self._process = None
 
 
-def _worker_path(python: str | None) -> str:
+def worker_path(python: str | None) -> str:
     """The worker's PYTHONPATH: this process's path, or, for the Python of another environment,
     only the directory this oracle is imported from (so that the engine's own packages, a ``torch``
     among them, are the ones it imports)."""
