@@ -7,7 +7,8 @@ Options (``pytest --help`` lists them all, under "PyTorch conformance oracle"):
   ``--backend SPEC``  the backend under test, any spec ``oracle.backends.load_backend`` takes
                       (default ``impl``), run in a worker process of its own (``oracle.runner``)
                       unless ``--isolation none``; ``--backend-timeout`` and ``--backend-memory``
-                      bound what one program may take there
+                      bound what one program may take there; ``--backend-python PYTHON`` runs it
+                      in another environment (an engine's own virtualenv: ``oracle.engines``)
   ``--device D``      any device the backend accepts (default ``cpu``); the backend's own API
                       places tensors on it; a backend that refuses it skips the conformance tests
                       with its error. impl's ``cuda`` is cupy's: without cupy and a CUDA device,
