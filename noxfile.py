@@ -118,7 +118,8 @@ def run_or_explain(session: nox.Session, steps) -> None:
 def engine(session: nox.Session) -> None:
     """``nox -s engine -- NAME [pytest args]``: the suite on a real engine (``oracle/adapters``:
     torchax, jtorch), installed in a virtualenv of its own, in the triage profile ->
-    reports/engines/NAME/index.html and results.json. The reference runs here (the pinned torch)."""
+    reports/engines/NAME/index.html and results.json, then the Engines page reports/engines/index.html.
+    The reference runs here (the pinned torch); ORACLE_ENGINE_ENVS=DIR puts the engines' envs in DIR."""
     from oracle.adapters import ENGINES
     from oracle.engines import REPORTS, make_env, suite_command
 
@@ -134,6 +135,7 @@ def engine(session: nox.Session) -> None:
         command = suite_command(chosen.backend, chosen.device, python, out, extra=extra,
                                 suite_python="python")
         session.run(*command, success_codes=[0, 1])  # 1: the engine diverges, which the report shows
+        session.run("python", "-m", "oracle", "engines")  # the Engines page, with this run
 
     run_or_explain(session, steps)
 
@@ -159,6 +161,7 @@ def torch_version(session: nox.Session) -> None:
         session.run(*record_command(corpus, suite_python="python"))
         session.log(f"replaying them on torch {version}")
         session.run(*replay_command(corpus, python, out, suite_python="python"), success_codes=[0, 1])
+        session.run("python", "-m", "oracle", "engines")
 
     run_or_explain(session, steps)
 

@@ -46,8 +46,7 @@ def summarize(name: str, results: dict, findings: list[dict]) -> dict:
         "cut_short": totals.get("cut_short", 0),
         "families": [{"family": f["family"], **f["tests"]} for f in results.get("families", [])
                      if sum(f["tests"].values())],
-        "missing": sorted(probe.get("missing", {})) if isinstance(probe.get("missing"), dict)
-        else sorted(probe.get("missing") or []),
+        "missing": {area: names for area, names in (probe.get("missing") or {}).items() if names},
         "lacks": sorted(lacks.items(), key=lambda item: (-item[1], item[0])),
         "divergences": top_divergences(results.get("divergences", []), checked),
         "checked": list(checked.values()),

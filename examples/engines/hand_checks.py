@@ -2,6 +2,7 @@
 
     python examples/engines/hand_checks.py torchax     # torch 2.13, the reference's Python
     PYTHONPATH=. .nox/engines/torchax/bin/python examples/engines/hand_checks.py torchax --on-engine
+    python examples/engines/hand_checks.py jtorch      # and with .nox/engines/jtorch/bin/python --on-engine
     python examples/engines/hand_checks.py versions    # then with .nox/engines/torch-2.5.1/bin/python
 
 Each line prints a check's result or the error it raised; compare the two runs' lines.
@@ -13,10 +14,14 @@ import sys
 import warnings
 from collections.abc import Callable
 
-if "--on-engine" in sys.argv:
+if "--on-engine" in sys.argv and sys.argv[1] == "torchax":
     import oracle.adapters.torchax as torch
 
     DEV = "jax"
+elif "--on-engine" in sys.argv:  # jtorch's torch
+    import oracle.adapters.jtorch as torch
+
+    DEV = "cpu"
 else:
     import torch
 
@@ -95,9 +100,56 @@ def adam_decoupled_weight_decay():
     return type(torch.optim.Adam([leaf(1.0)], decoupled_weight_decay=True)).__name__
 
 
+def scalar_shape():
+    return list(torch.tensor(2.0).shape)
+
+
+def backward_without_grad():
+    (torch.ones(2) * 2).sum().backward()
+    return "no error"
+
+
+def leaf_grad_requires_grad():
+    x = torch.tensor([1.0, 2.0], requires_grad=True)
+    (x * x).sum().backward()
+    return x.grad.requires_grad
+
+
+def hook_on_a_constant():
+    torch.ones(2).register_hook(lambda grad: grad)
+    return "no error"
+
+
+def conv_padding_mode():
+    return type(torch.nn.Conv2d(1, 1, 3, padding_mode="circular")).__name__
+
+
+def module_called_with_input_keyword():
+    return torch.nn.GELU()(input=torch.ones(2)).tolist()
+
+
+def nonleaf_grad_warns():
+    y = leaf(1.0) * 2
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        y.grad  # noqa: B018 - reading it warns
+    return len(caught)
+
+
+def backward_of_a_leaf_with_two_hooks():
+    x = leaf()
+    x.register_hook(lambda grad: None)
+    x.register_hook(lambda grad: None)
+    x.backward()
+    return x.grad.tolist()
+
+
 CHECKS: dict[str, list[Callable]] = {
     "torchax": [detach_shares_storage, module_output_has_grad_fn, index_assignment_in_gradient,
                 uint8_from_negative, inplace_exp, sum_dim_out_of_range, matmul_bad_shapes],
+    "jtorch": [scalar_shape, backward_without_grad, leaf_grad_requires_grad, hook_on_a_constant,
+               conv_padding_mode, module_called_with_input_keyword, nonleaf_grad_warns, sum_dim_out_of_range,
+               backward_of_a_leaf_with_two_hooks],
     "versions": [nonleaf_grad_warning, unused_input_message, materialized_zeros_require_grad,
                  inplace_error_message, topk_of_a_bool_scalar, adam_decoupled_weight_decay],
 }
