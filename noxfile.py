@@ -144,7 +144,8 @@ def engine(session: nox.Session) -> None:
 def torch_version(session: nox.Session) -> None:
     """``nox -s torch_version -- VERSION``: another torch against the pinned one. The suite's programs
     are recorded on the pinned torch (triage profile) and replayed on torch VERSION in a virtualenv
-    of its own -> reports/engines/torch-VERSION/index.html and results.json."""
+    of its own -> reports/engines/torch-VERSION/index.html and results.json; replayed once more without
+    messages and warnings -> reports/engines/torch-VERSION-behaviour/."""
     from oracle.engines import REPORTS, make_env, record_command, replay_command
 
     if len(session.posargs) != 1:
@@ -161,6 +162,10 @@ def torch_version(session: nox.Session) -> None:
         session.run(*record_command(corpus, suite_python="python"))
         session.log(f"replaying them on torch {version}")
         session.run(*replay_command(corpus, python, out, suite_python="python"), success_codes=[0, 1])
+        session.log("and again without messages and warnings: what behaves differently, not wording")
+        behaviour = REPORTS / f"torch-{version}-behaviour"
+        command = replay_command(corpus, python, behaviour, suite_python="python", ignore="messages,warnings")
+        session.run(*command, success_codes=[0, 1])
         session.run("python", "-m", "oracle", "engines")
 
     run_or_explain(session, steps)

@@ -103,10 +103,11 @@ def record_command(corpus: Path, workers: int = 2, extra: Sequence[str] = (),
 
 
 def replay_command(corpus: Path, python: Path, out: Path, backend: str = "torch",
-                   suite_python: str = sys.executable) -> list[str]:
+                   suite_python: str = sys.executable, ignore: str = "") -> list[str]:
     """The replay of ``corpus`` on ``backend`` in the environment of ``python``: results.json and
-    index.html in ``out``."""
+    index.html in ``out``; ``ignore``: divergence classes not counted (e.g. ``messages,warnings``)."""
     return [
         suite_python, "-m", "oracle", "replay", str(corpus), "--backend", backend,
         "--backend-python", str(python), "--results", str(out / "results.json"), "--report",
+        *(["--ignore", ignore] if ignore else []),
     ]

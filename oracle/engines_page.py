@@ -31,13 +31,14 @@ def summarize(name: str, results: dict, findings: list[dict]) -> dict:
     for family in results.get("families", []):
         for lacked, count in family.get("lacks", {}).items():
             lacks[lacked] = lacks.get(lacked, 0) + count
-    checked = {finding["test"]: finding for finding in findings if finding["engine"] == name}
+    checked = {finding["test"]: finding for finding in findings if _concerns(finding, name, results)}
     return {
         "name": name,
         "backend": results["backend"],
         "reference": results["reference"].get("version"),
         "date": results.get("date", "")[:10],
         "device": results.get("device"),
+        "ignore": results.get("ignore") or [],
         "profile": results.get("hypothesis_profile"),
         "corpus": results.get("corpus"),
         "totals": {status: totals.get(status, 0) for status in ("tests", *STATUS_ORDER)},
@@ -51,6 +52,14 @@ def summarize(name: str, results: dict, findings: list[dict]) -> dict:
         "divergences": top_divergences(results.get("divergences", []), checked),
         "checked": list(checked.values()),
     }
+
+
+def _concerns(finding: dict, name: str, results: dict) -> bool:
+    """Whether a finding belongs to the run ``name``: its engine's (``torch-2.5.1`` also for
+    ``torch-2.5.1-behaviour``), and of a class the run counts."""
+    ignored = {kind.rstrip("s") for kind in results.get("ignore") or []}
+    engine = finding["engine"]
+    return (name == engine or name.startswith(f"{engine}-")) and finding.get("class") not in ignored
 
 
 def top_divergences(divergences: list[dict], checked: dict[str, dict]) -> list[dict]:
@@ -104,13 +113,14 @@ def readme_table(runs: list[dict]) -> str:
     for run in runs:
         t, p = run["totals"], run["programs"]
         lacks = ", ".join(f"`{name}` ({count})" for name, count in run["lacks"][:6]) or "nothing"
+        ignored = f", not counting {' and '.join(run['ignore'])}" if run["ignore"] else ""
         programs = " / ".join(str(p.get(status, 0)) for status in ("passed", "failed", "unsupported"))
         lines.append(
-            f"| {run['name']} ({run['backend']['version']}) | {run['reference']} | {run['date']} | "
+            f"| {run['name']} {run['backend']['version']}{ignored} | {run['reference']} | {run['date']} | "
             f"{t['passed']} / {t['failed']} / {t['unsupported']} | {programs} | {lacks} |"
         )
-    checked = [f"- **{f['engine']}**, `{f['test'].split('::')[-1]}`: {f['line']}"
-               for run in runs for f in run["checked"]]
+    findings = {(f["engine"], f["test"]): f for run in runs for f in run["checked"]}  # once each
+    checked = [f"- **{f['engine']}**, `{f['test'].split('::')[-1]}`: {f['line']}" for f in findings.values()]
     return "\n".join([*lines, "", *(["Checked by hand (a few lines on both sides reproduce each):", *checked]
                                     if checked else [])])
 

@@ -50,6 +50,19 @@ def index_assignment_in_gradient():
     return torch.autograd.grad(torch.exp(t).sum(), [x])[0].item()
 
 
+def integer_index_keeps_grad_fn():
+    y = (leaf(1.0) * torch.ones(2, device=DEV)).reshape(-1)
+    return type(y[0].grad_fn).__name__
+
+
+def default_device_then_a_factory():
+    torch.set_default_device(DEV)
+    try:
+        return torch.ones(2).device.type
+    finally:
+        torch.set_default_device("cpu")
+
+
 def uint8_from_negative():
     return torch.tensor([-3, -3], dtype=torch.uint8, device=DEV).tolist()
 
@@ -144,14 +157,38 @@ def backward_of_a_leaf_with_two_hooks():
     return x.grad.tolist()
 
 
+def gather_int32_index():
+    return torch.gather(torch.tensor([-1.5, 0.5]), -1, torch.tensor([0, 0], dtype=torch.int32)).tolist()
+
+
+def abs_of_bool_error_type():
+    torch.abs(torch.tensor(False))
+
+
+def prod_dim_none_error_type():
+    torch.prod(torch.tensor(-1, dtype=torch.int16), None, keepdim=True)
+
+
+def mask_and_full_slice_graph():
+    x = torch.ones(2, 3, requires_grad=True)
+    node, names = x[torch.tensor([True, False]), ::1].sum().grad_fn, []
+    while node is not None:
+        names.append(type(node).__name__)
+        node = node.next_functions[0][0] if node.next_functions else None
+    return names
+
+
 CHECKS: dict[str, list[Callable]] = {
     "torchax": [detach_shares_storage, module_output_has_grad_fn, index_assignment_in_gradient,
-                uint8_from_negative, inplace_exp, sum_dim_out_of_range, matmul_bad_shapes],
+                integer_index_keeps_grad_fn, default_device_then_a_factory, uint8_from_negative, inplace_exp,
+                sum_dim_out_of_range, matmul_bad_shapes],
     "jtorch": [scalar_shape, backward_without_grad, leaf_grad_requires_grad, hook_on_a_constant,
                conv_padding_mode, module_called_with_input_keyword, nonleaf_grad_warns, sum_dim_out_of_range,
                backward_of_a_leaf_with_two_hooks],
     "versions": [nonleaf_grad_warning, unused_input_message, materialized_zeros_require_grad,
-                 inplace_error_message, topk_of_a_bool_scalar, adam_decoupled_weight_decay],
+                 inplace_error_message, topk_of_a_bool_scalar, adam_decoupled_weight_decay,
+                 gather_int32_index, abs_of_bool_error_type, prod_dim_none_error_type,
+                 mask_and_full_slice_graph],
 }
 
 

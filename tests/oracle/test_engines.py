@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import types
 from pathlib import Path
 
 import ml_dtypes
@@ -20,9 +21,19 @@ import pytest
 import torch
 
 from oracle.adapters import ENGINES
+from oracle.backends import InProcess
 from oracle.corpus import CorpusRecorder, write_corpus
 from oracle.engines import InstallError, base_python, make_env, replay_command, suite_command
-from oracle.engines_page import README_END, README_START, collect, readme_table, update_readme, write_page
+from oracle.engines_page import (
+    README_END,
+    README_START,
+    collect,
+    readme_table,
+    summarize,
+    update_readme,
+    write_page,
+)
+from oracle.numeric import gradient_check
 from oracle.program import Backward, Leaf, Observe, Op, Program, Ref
 from oracle.reference import reference
 from oracle.runner import Isolated
@@ -115,7 +126,7 @@ def test_a_replayed_corpus_gives_the_engines_page_and_the_readme_table(
     readme.write_text(f"# x\n{README_START}\nold\n{README_END}\nrest\n")
     update_readme(readme, readme_table(runs))
     text = readme.read_text()
-    assert "| fake (0.0.1+fake) | 2.13.0+cpu |" in text and "2 / 1 / 0" in text and "old" not in text
+    assert "| fake 0.0.1+fake | 2.13.0+cpu |" in text and "2 / 1 / 0" in text and "old" not in text
     assert "exp is 1% high" in text and text.endswith(f"{README_END}\nrest\n")
 
 
@@ -141,3 +152,27 @@ def test_the_session_commands_run_the_suite_where_the_reference_is() -> None:
     assert "--hypothesis-profile=triage" not in chosen
     for engine in ENGINES.values():  # each adapter is a module of the oracle's adapters folder
         assert (ROOT / (engine.backend.replace(".", "/") + ".py")).is_file()
+
+
+def test_an_engines_error_in_the_gradient_check_is_reported_not_raised() -> None:
+    module = types.ModuleType("boom")
+    module.__getattr__ = lambda name: getattr(torch, name)  # type: ignore[attr-defined]
+
+    def exp(x: torch.Tensor) -> torch.Tensor:
+        raise ValueError("no exp here")
+
+    module.exp = exp  # type: ignore[attr-defined]
+    found = gradient_check(InProcess("boom", module), [{"out": "f0", "op": "exp", "args": [Ref("i0")]}],
+                           [[0.5]], [(1,)])
+    assert found == {"raised": "ValueError: no exp here"}
+
+
+def test_a_finding_of_a_class_a_run_ignores_is_not_shown_with_it() -> None:
+    wording = {"engine": "torch-9", "test": "c::R", "line": "a word", "class": "warning"}
+    behaviour = {"engine": "torch-9", "test": "c::S", "line": "a value"}
+    results = {"backend": {"version": "9"}, "reference": {"version": "2.13.0"},
+               "ignore": ["message", "warning"]}
+    shown = summarize("torch-9-behaviour", results, [wording, behaviour])["checked"]
+    assert [f["line"] for f in shown] == ["a value"]
+    assert len(summarize("torch-9", {**results, "ignore": []}, [wording, behaviour])["checked"]) == 2
+    assert summarize("torch-10", results, [behaviour])["checked"] == []
