@@ -142,15 +142,16 @@ def engine(session: nox.Session) -> None:
 
 @nox.session
 def torch_version(session: nox.Session) -> None:
-    """``nox -s torch_version -- VERSION``: another torch against the pinned one. The suite's programs
-    are recorded on the pinned torch (triage profile) and replayed on torch VERSION in a virtualenv
-    of its own -> reports/engines/torch-VERSION/index.html and results.json; replayed once more without
-    messages and warnings -> reports/engines/torch-VERSION-behaviour/."""
+    """``nox -s torch_version -- VERSION [pytest args]``: another torch against the pinned one. The
+    suite's programs are recorded on the pinned torch (triage profile; the pytest args go to this
+    recording) and replayed on torch VERSION in a virtualenv of its own ->
+    reports/engines/torch-VERSION/index.html and results.json; replayed once more without messages
+    and warnings -> reports/engines/torch-VERSION-behaviour/."""
     from oracle.engines import REPORTS, make_env, record_command, replay_command
 
-    if len(session.posargs) != 1:
-        session.error("name one torch version: nox -s torch_version -- 2.5.1")
-    version = session.posargs[0]
+    if not session.posargs:
+        session.error("name a torch version: nox -s torch_version -- 2.5.1 [pytest args]")
+    version, extra = session.posargs[0], session.posargs[1:]
     install(session, "reference", "test", "report")
 
     def steps() -> None:
@@ -159,7 +160,7 @@ def torch_version(session: nox.Session) -> None:
         out.mkdir(parents=True, exist_ok=True)
         corpus = out / "corpus.json.gz"
         session.log(f"recording the suite's programs on the pinned torch -> {corpus}")
-        session.run(*record_command(corpus, suite_python="python"))
+        session.run(*record_command(corpus, extra=extra, suite_python="python"))
         session.log(f"replaying them on torch {version}")
         session.run(*replay_command(corpus, python, out, suite_python="python"), success_codes=[0, 1])
         session.log("and again without messages and warnings: what behaves differently, not wording")
