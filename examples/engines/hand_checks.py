@@ -105,6 +105,14 @@ def inplace_error_message():
     y.sum().backward()
 
 
+def inplace_error_after_an_add():
+    x = leaf(1.0)
+    y = x + 1
+    z = y * y
+    y.add_(1)
+    z.backward()
+
+
 def topk_of_a_bool_scalar():
     return torch.topk(torch.tensor(True), 1, dim=-1).values
 
@@ -186,9 +194,9 @@ CHECKS: dict[str, list[Callable]] = {
                conv_padding_mode, module_called_with_input_keyword, nonleaf_grad_warns, sum_dim_out_of_range,
                backward_of_a_leaf_with_two_hooks],
     "versions": [nonleaf_grad_warning, unused_input_message, materialized_zeros_require_grad,
-                 inplace_error_message, topk_of_a_bool_scalar, adam_decoupled_weight_decay,
-                 gather_int32_index, abs_of_bool_error_type, prod_dim_none_error_type,
-                 mask_and_full_slice_graph],
+                 inplace_error_message, inplace_error_after_an_add, topk_of_a_bool_scalar,
+                 adam_decoupled_weight_decay, gather_int32_index, abs_of_bool_error_type,
+                 prod_dim_none_error_type, mask_and_full_slice_graph],
 }
 
 
