@@ -114,10 +114,11 @@ def readme_table(runs: list[dict]) -> str:
         t, p = run["totals"], run["programs"]
         lacks = ", ".join(f"`{name}` ({count})" for name, count in run["lacks"][:6]) or "nothing"
         ignored = f", not counting {' and '.join(run['ignore'])}" if run["ignore"] else ""
+        skipped = f" ({t['skipped']} skipped)" if t["skipped"] else ""
         programs = " / ".join(str(p.get(status, 0)) for status in ("passed", "failed", "unsupported"))
         lines.append(
             f"| {run['name']} {run['backend']['version']}{ignored} | {run['reference']} | {run['date']} | "
-            f"{t['passed']} / {t['failed']} / {t['unsupported']} | {programs} | {lacks} |"
+            f"{t['passed']} / {t['failed']} / {t['unsupported']}{skipped} | {programs} | {lacks} |"
         )
     findings = {(f["engine"], f["test"]): f for run in runs for f in run["checked"]}  # once each
     checked = [f"- **{f['engine']}**, `{f['test'].split('::')[-1]}`: {f['line']}" for f in findings.values()]
