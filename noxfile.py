@@ -7,8 +7,12 @@ go to pytest, e.g. `nox -s conformance -- --backend mypkg --hypothesis-profile=t
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import nox
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # the engine sessions use oracle.engines
 nox.options.reuse_venv = "yes"
 nox.options.sessions = ["tests"]
 
@@ -87,6 +91,85 @@ def conformance(session: nox.Session) -> None:
     """The main job: the conformance suite against a backend (default impl) -> reports/index.html."""
     install(session, "reference", "test", "report")
     session.run("pytest", "conformance", "-n", "2", "--report", *with_profile(session.posargs))
+
+
+ENGINE_ENVS = "ORACLE_ENGINE_ENVS"  # where engines' virtualenvs go (default .nox/engines)
+
+
+def engine_env(name: str):
+    """The directory of the virtualenv for engine ``name``."""
+    import os
+    from pathlib import Path
+
+    return Path(os.environ.get(ENGINE_ENVS, ".nox/engines")) / name
+
+
+def run_or_explain(session: nox.Session, steps) -> None:
+    """Run ``steps()``; an environment that cannot be made ends the session with pip's account."""
+    from oracle.engines import InstallError
+
+    try:
+        steps()
+    except InstallError as exc:
+        session.error(f"install failed: {exc}")
+
+
+@nox.session
+def engine(session: nox.Session) -> None:
+    """``nox -s engine -- NAME [pytest args]``: the suite on a real engine (``oracle/adapters``:
+    torchax, jtorch), installed in a virtualenv of its own, in the triage profile ->
+    reports/engines/NAME/index.html and results.json, then the Engines page reports/engines/index.html.
+    The reference runs here (the pinned torch); ORACLE_ENGINE_ENVS=DIR puts the engines' envs in DIR."""
+    from oracle.adapters import ENGINES
+    from oracle.engines import REPORTS, make_env, suite_command
+
+    if not session.posargs or session.posargs[0] not in ENGINES:
+        session.error(f"name an engine: nox -s engine -- NAME, one of {', '.join(ENGINES)}")
+    chosen, extra = ENGINES[session.posargs[0]], session.posargs[1:]
+    install(session, "reference", "test", "report")
+
+    def steps() -> None:
+        python = make_env(engine_env(chosen.name), chosen.requirements, session.log)
+        out = REPORTS / chosen.name
+        out.mkdir(parents=True, exist_ok=True)
+        command = suite_command(chosen.backend, chosen.device, python, out, extra=extra,
+                                suite_python="python")
+        session.run(*command, success_codes=[0, 1])  # 1: the engine diverges, which the report shows
+        session.run("python", "-m", "oracle", "engines")  # the Engines page, with this run
+
+    run_or_explain(session, steps)
+
+
+@nox.session
+def torch_version(session: nox.Session) -> None:
+    """``nox -s torch_version -- VERSION [pytest args]``: another torch against the pinned one. The
+    suite's programs are recorded on the pinned torch (triage profile; the pytest args go to this
+    recording) and replayed on torch VERSION in a virtualenv of its own ->
+    reports/engines/torch-VERSION/index.html and results.json; replayed once more without messages
+    and warnings -> reports/engines/torch-VERSION-behaviour/."""
+    from oracle.engines import REPORTS, make_env, record_command, replay_command
+
+    if not session.posargs:
+        session.error("name a torch version: nox -s torch_version -- 2.5.1 [pytest args]")
+    version, extra = session.posargs[0], session.posargs[1:]
+    install(session, "reference", "test", "report")
+
+    def steps() -> None:
+        python = make_env(engine_env(f"torch-{version}"), [f"torch=={version}"], session.log)
+        out = REPORTS / f"torch-{version}"
+        out.mkdir(parents=True, exist_ok=True)
+        corpus = out / "corpus.json.gz"
+        session.log(f"recording the suite's programs on the pinned torch -> {corpus}")
+        session.run(*record_command(corpus, extra=extra, suite_python="python"))
+        session.log(f"replaying them on torch {version}")
+        session.run(*replay_command(corpus, python, out, suite_python="python"), success_codes=[0, 1])
+        session.log("and again without messages and warnings: what behaves differently, not wording")
+        behaviour = REPORTS / f"torch-{version}-behaviour"
+        command = replay_command(corpus, python, behaviour, suite_python="python", ignore="messages,warnings")
+        session.run(*command, success_codes=[0, 1])
+        session.run("python", "-m", "oracle", "engines")
+
+    run_or_explain(session, steps)
 
 
 @nox.session

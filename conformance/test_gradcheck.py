@@ -102,6 +102,9 @@ def assert_matches_finite_differences(
     if "lacks" in found:
         note("unsupported", found["lacks"])
         return
+    if "raised" in found:
+        note("failed")
+        raise AssertionError(f"the backend raised {found['raised']} in the numerical gradient check of {ops}")
     assume(found["smooth"])
     note("failed" if found["mismatches"] else "passed")
     if found["mismatches"]:

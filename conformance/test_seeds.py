@@ -21,4 +21,4 @@ CASES = [pytest.param(name, marks=pytest.mark.rule(rule_id), id=rule_id) for rul
 
 @pytest.mark.parametrize("script", CASES)
 def test_seed_script(script: str, backend: Backend) -> None:
-    check_script(SEEDS / script, backend.name, backend.device)
+    check_script(SEEDS / script, backend.name, backend.device, getattr(backend, "python", None))

@@ -6,10 +6,12 @@
       generate N programs (deterministically), run them on torch, store programs + traces
       (needs hypothesis; pytest conformance --record-corpus stores the suite's own programs)
   replay corpus.json[.gz] [--backend B] [--device D] [--ignore CLASSES] [--results PATH] [--report]
-         [--json] [--isolation process|none] [--backend-timeout S]
+         [--json] [--isolation process|none] [--backend-timeout S] [--backend-python PYTHON]
       check a backend against a recorded corpus, without importing torch: results.json per rule
   report [--results reports/results.json] [--out reports]
       render the HTML conformance report (needs jinja2)
+  engines [--reports reports/engines] [--readme README.md]
+      the Engines page from every engine's and torch version's results.json (and the README's table)
 
 Exit status: 0 identical / all passed, 1 divergent / some failed, 2 usage error (a missing
 optional dependency included: the message names the package to install).
@@ -41,7 +43,7 @@ def _diff_script(args: argparse.Namespace) -> int:
     if not Path(args.file).is_file():
         raise UsageError(f"no such script: {args.file}")
     try:  # each run loads its backend in its own process, and says if it could not
-        diff = diff_script(args.file, args.backend, args.device)
+        diff = diff_script(args.file, args.backend, args.device, python=args.backend_python)
     except BackendError as exc:
         raise UsageError(str(exc)) from None
     print(json.dumps(diff.to_dict(), indent=1) if args.json else diff.describe())
@@ -83,13 +85,13 @@ def _replay(args: argparse.Namespace) -> int:
         reference = reference_of(corpus)
     except (OSError, ValueError, EOFError) as exc:  # CorpusError, JSON's and gzip's errors are ValueErrors
         raise UsageError(f"cannot read corpus {args.corpus}: {exc}") from None
-    backend = _backend(args.backend, args.device, args.isolation, args.backend_timeout)
+    backend = _backend(args.backend, args.device, args.isolation, args.backend_timeout, args.backend_python)
     try:
         info, probe = backend.info(), backend.call("oracle.capabilities:probe")
         if probe["device_error"]:
             raise UsageError(f"--device {args.device}: the backend cannot place a tensor there "
                              f"({probe['device_error']})")
-        tests = replay_corpus(corpus, backend, args.corpus.name, ignore)
+        tests = replay_corpus(corpus, backend, args.corpus.name, ignore, None if args.json else _progress)
     except (BackendError, CorpusError) as exc:
         raise UsageError(str(exc)) from None
     finally:
@@ -116,12 +118,21 @@ def _replay(args: argparse.Namespace) -> int:
     return 1 if results["totals"]["failed"] else 0
 
 
-def _backend(spec: str, device: str, isolation: str, timeout: float):
+def _progress(done: int, total: int, result) -> None:
+    """One line per replayed rule, to stderr: how far the replay is."""
+    print(f"[{done}/{total}] {result.nodeid}: {result.outcome}", file=sys.stderr, flush=True)
+
+
+def _backend(spec: str, device: str, isolation: str, timeout: float, python: str | None = None):
     from oracle.backends import load_backend
     from oracle.runner import Isolated
 
+    if python and isolation == "none":
+        raise UsageError("--backend-python runs the backend in a worker: it needs --isolation process")
     try:
-        return load_backend(spec, device) if isolation == "none" else Isolated(spec, device, timeout)
+        if isolation == "none":
+            return load_backend(spec, device)
+        return Isolated(spec, device, timeout, python=python)
     except BackendError as exc:
         raise UsageError(str(exc)) from None
 
@@ -144,6 +155,20 @@ def _report(args: argparse.Namespace) -> int:
     if not args.results.is_file():
         raise UsageError(f"no results file: {args.results} (run the conformance suite first)")
     print(write_report(args.results, args.out))
+    return 0
+
+
+def _engines(args: argparse.Namespace) -> int:
+    _require("jinja2", "engines")
+    from oracle.engines_page import collect, readme_table, update_readme, write_page
+
+    runs = collect(args.reports)
+    if not runs:
+        raise UsageError(f"no results under {args.reports}/*/ (run nox -s engine -- NAME first)")
+    print(write_page(runs, args.reports))
+    if args.readme:
+        update_readme(args.readme, readme_table(runs))
+        print(f"{args.readme}: Engines table updated ({len(runs)} runs)")
     return 0
 
 
@@ -174,6 +199,8 @@ def parser() -> argparse.ArgumentParser:
     diff = sub.add_parser("diff-script", help="diff an unmodified torch script on torch and a backend")
     diff.add_argument("file", help="the torch script to run")
     _backend_options(diff)
+    diff.add_argument("--backend-python", default=None, metavar="PYTHON",
+                      help="the Python of the backend's own environment (default: this Python)")
     diff.set_defaults(handler=_diff_script)
 
     record = sub.add_parser("record", help="record torch traces of a generated program corpus")
@@ -200,6 +227,11 @@ def parser() -> argparse.ArgumentParser:
     report.add_argument("--results", type=Path, default=DEFAULT_RESULTS)
     report.add_argument("--out", type=Path, default=Path("reports"))
     report.set_defaults(handler=_report)
+
+    engines = sub.add_parser("engines", help="the Engines page from reports/engines/*/results.json")
+    engines.add_argument("--reports", type=Path, default=Path("reports") / "engines")
+    engines.add_argument("--readme", type=Path, default=None, help="also update this README's Engines table")
+    engines.set_defaults(handler=_engines)
     return top
 
 

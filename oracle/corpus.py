@@ -23,6 +23,7 @@ import gzip
 import json
 import time
 import traceback
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -205,21 +206,26 @@ def reference_of(corpus: dict) -> dict:
 
 
 def replay_corpus(
-    corpus: dict, backend: Backend, name: str = "corpus", ignore: frozenset[str] = frozenset()
+    corpus: dict, backend: Backend, name: str = "corpus", ignore: frozenset[str] = frozenset(),
+    progress: Callable[[int, int, ConformanceResult], None] | None = None,
 ) -> list[ConformanceResult]:
     """Check ``backend`` against every program of ``corpus`` with ``oracle.differential.check``,
     the classes in ``ignore`` not counted: one result per rule (nodeid ``NAME::RULE``), the
-    programs without a rule as one result without a rule (``NAME::(no rule)``). Imports nothing of
-    torch (unless the backend does)."""
+    programs without a rule as one result without a rule (``NAME::(no rule)``); ``progress`` is
+    called after each rule with (rules done, rules in all, its result). Imports nothing of torch
+    (unless the backend does)."""
     info = reference_of(corpus)
     by_rule: dict[str | None, list[dict]] = {}
     for entry in corpus["programs"]:
         by_rule.setdefault(entry.get("rule"), []).append(entry)
     device = corpus.get("device", "cpu")
-    return [
-        _replay_rule(f"{name}::{rule or NO_RULE}", rule, by_rule[rule], backend, Policy(ignore), device, info)
-        for rule in sorted(by_rule, key=lambda rule: (rule is None, rule or ""))
-    ]
+    results = []
+    for rule in sorted(by_rule, key=lambda rule: (rule is None, rule or "")):
+        nodeid = f"{name}::{rule or NO_RULE}"
+        results.append(_replay_rule(nodeid, rule, by_rule[rule], backend, Policy(ignore), device, info))
+        if progress is not None:
+            progress(len(results), len(by_rule), results[-1])
+    return results
 
 
 def _replay_rule(

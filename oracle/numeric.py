@@ -255,8 +255,9 @@ def gradient_check(
     ``oracle.backends.InProcess``; called where it is loaded, ``Backend.call``), or with ``weights``
     of its weighted first derivatives (``second_order``): ``{"smooth": False}`` at a point where
     finite differences mean nothing (``smooth_around``), ``{"smooth": True, "mismatches": [...]}``
-    otherwise, ``{"lacks": NAME}`` where the backend lacks a name of torch's API it needs."""
-    torch = backend.module
+    otherwise, ``{"lacks": NAME}`` where the backend lacks a name of torch's API it needs,
+    ``{"raised": "TYPE: MESSAGE"}`` where it raised otherwise. Tensors go on the backend's device."""
+    torch = backend.module if backend.device == "cpu" else _OnDevice(backend.module, backend.device)
     with backend.active():
         try:
             fn = op_function(torch, ops)
@@ -266,7 +267,20 @@ def gradient_check(
                 return {"smooth": False}
             return {"smooth": True, "mismatches": gradient_mismatches(torch, fn, values, shapes)}
         except Exception as exc:
-            name = lacked(exc, torch)
+            name = lacked(exc, backend.module)
             if name is None:
-                raise
+                return {"raised": f"{type(exc).__name__}: {exc}"}
             return {"lacks": name}
+
+
+class _OnDevice:
+    """A torch-like module whose ``tensor(...)`` makes its tensors on ``device``."""
+
+    def __init__(self, module: Any, device: str) -> None:
+        self._module, self._device = module, device
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._module, name)
+
+    def tensor(self, *args: Any, **kwargs: Any) -> Any:
+        return self._module.tensor(*args, device=self._device, **kwargs)

@@ -7,7 +7,8 @@ Options (``pytest --help`` lists them all, under "PyTorch conformance oracle"):
   ``--backend SPEC``  the backend under test, any spec ``oracle.backends.load_backend`` takes
                       (default ``impl``), run in a worker process of its own (``oracle.runner``)
                       unless ``--isolation none``; ``--backend-timeout`` and ``--backend-memory``
-                      bound what one program may take there
+                      bound what one program may take there; ``--backend-python PYTHON`` runs it
+                      in another environment (an engine's own virtualenv: ``oracle.engines``)
   ``--device D``      any device the backend accepts (default ``cpu``); the backend's own API
                       places tensors on it; a backend that refuses it skips the conformance tests
                       with its error. impl's ``cuda`` is cupy's: without cupy and a CUDA device,
@@ -211,11 +212,14 @@ def backend(pytestconfig: pytest.Config) -> Backend:
 
 
 def _runner(config: pytest.Config, spec: str, device: str) -> Backend:
+    python = config.getoption("backend_python")
     if config.getoption("isolation") == "none":
+        if python:
+            raise BackendError("--backend-python runs the backend in a worker: it needs --isolation process")
         return load_backend(spec, device)
     memory = config.getoption("backend_memory")
     limit = default_memory_limit() if memory is None else int(memory * 2**30)
-    return Isolated(spec, device, config.getoption("backend_timeout"), limit)
+    return Isolated(spec, device, config.getoption("backend_timeout"), limit, python=python)
 
 
 @pytest.fixture(scope="session")

@@ -47,6 +47,10 @@ def isolation_options(add: Callable[..., Any]) -> None:
         "you trust: it saves the round trips)")
     add("--backend-timeout", type=float, default=DEFAULT_TIMEOUT_S, metavar="S",
         help=f"seconds one program may take on an isolated backend (default {DEFAULT_TIMEOUT_S:g})")
+    add("--backend-python", default=None, metavar="PYTHON",
+        help="the Python of the backend's own environment (e.g. a virtualenv's bin/python where the "
+        "engine, or another torch, is installed): the worker runs there, with only this oracle added "
+        "to its path (default: this Python)")
 
 
 def default_memory_limit() -> int:
@@ -69,8 +73,10 @@ class Isolated(Backend):
         timeout: float = DEFAULT_TIMEOUT_S,
         memory: int | None = None,
         startup_timeout: float = STARTUP_TIMEOUT_S,
+        python: str | None = None,
     ) -> None:
         self.name, self.device, self.timeout = spec, device, timeout
+        self.python = python  # None: this interpreter, with this process's path
         self.memory = default_memory_limit() if memory is None else memory  # 0: no limit
         self.startup_timeout = startup_timeout
         self.restarts = 0  # workers started after the first
@@ -134,7 +140,8 @@ class Isolated(Backend):
         if device == self.device:
             return self
         if device not in self._twins:
-            self._twins[device] = Isolated(self.name, device, self.timeout, self.memory, self.startup_timeout)
+            self._twins[device] = Isolated(self.name, device, self.timeout, self.memory, self.startup_timeout,
+                                           self.python)
         return self._twins[device]
 
     def close(self) -> None:
@@ -177,15 +184,20 @@ class Isolated(Backend):
         if self._info is not None:
             self.restarts += 1
         parent, child = socket.socketpair()
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
-        argv = [sys.executable, "-m", "oracle.worker", self.name, self.device, str(child.fileno()),
-                self._progress_file.name, str(self.memory)]
+        env = {**os.environ, "PYTHONPATH": worker_path(self.python)}
+        argv = [self.python or sys.executable, "-m", "oracle.worker", self.name, self.device,
+                str(child.fileno()), self._progress_file.name, str(self.memory)]
         self._log.seek(0)
         self._log.truncate()
-        self._process = subprocess.Popen(
-            argv, pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL, stdout=self._log, stderr=self._log,
-            env=env, start_new_session=True,
-        )
+        try:
+            self._process = subprocess.Popen(
+                argv, pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL, stdout=self._log,
+                stderr=self._log, env=env, start_new_session=True,
+            )
+        except OSError as exc:  # --backend-python names no interpreter
+            parent.close()
+            child.close()
+            raise WorkerError(f"cannot start the backend's worker with {argv[0]}: {exc}") from None
         child.close()
         self._connection = Connection(parent.detach())
         try:
@@ -231,6 +243,15 @@ class Isolated(Backend):
                     pass
             self._process.wait()
             self._process = None
+
+
+def worker_path(python: str | None) -> str:
+    """The worker's PYTHONPATH: this process's path, or, for the Python of another environment,
+    only the directory this oracle is imported from (so that the engine's own packages, a ``torch``
+    among them, are the ones it imports)."""
+    if python is None:
+        return os.pathsep.join(p for p in sys.path if p)
+    return str(Path(__file__).resolve().parent.parent)
 
 
 def _remove(progress: mmap.mmap, *files: Any) -> None:

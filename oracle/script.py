@@ -46,6 +46,7 @@ from pathlib import Path
 
 from oracle.backends import REFERENCE, BackendError
 from oracle.faults import plant_impl_fault_from_environment
+from oracle.runner import worker_path
 from oracle.stats import count_program
 
 ROUNDED_DECIMALS = 4
@@ -246,10 +247,12 @@ class ScriptDivergenceError(AssertionError):
         }
 
 
-def check_script(path: str | Path, backend_spec: str, device: str = "cpu") -> ScriptDiff:
+def check_script(
+    path: str | Path, backend_spec: str, device: str = "cpu", python: str | None = None
+) -> ScriptDiff:
     """Diff a script (counted as one checked program); raise ``ScriptDivergenceError`` unless
-    the backend showed what torch showed."""
-    diff = diff_script(path, backend_spec, device)
+    the backend showed what torch showed (``python``: see ``diff_script``)."""
+    diff = diff_script(path, backend_spec, device, python=python)
     count_program()
     if not diff.identical:
         raise ScriptDivergenceError(diff)
@@ -270,9 +273,11 @@ def run_script(
 
 
 def diff_script(
-    path: str | Path, backend_spec: str, device: str = "cpu", timeout: float = DEFAULT_TIMEOUT_S
+    path: str | Path, backend_spec: str, device: str = "cpu", timeout: float = DEFAULT_TIMEOUT_S,
+    python: str | None = None,
 ) -> ScriptDiff:
-    """Run a torch script on torch and on ``backend_spec`` (both at once) and compare the runs.
+    """Run a torch script on torch and on ``backend_spec`` (both at once) and compare the runs;
+    ``python``: the interpreter of the backend's own environment (``--backend-python``).
 
     The reference run is cached per (script content, device) within this process, so diffing
     one script against several backends runs torch once.
@@ -282,9 +287,10 @@ def diff_script(
         raise FileNotFoundError(f"no such script: {path}")
     key = (str(script), script.read_bytes(), device)
     if key in _reference_cache:
-        ref_run, test_run = _reference_cache[key], _finish(_start(script, backend_spec, device), timeout)
+        ref_run = _reference_cache[key]
+        test_run = _finish(_start(script, backend_spec, device, python), timeout)
     else:
-        jobs = [_start(script, REFERENCE, device), _start(script, backend_spec, device)]
+        jobs = [_start(script, REFERENCE, device), _start(script, backend_spec, device, python)]
         ref_run, test_run = _finish_all(jobs, timeout)
         _reference_cache[key] = ref_run
     diff = ScriptDiff(str(path), backend_spec, device, ref_run, test_run)
@@ -303,12 +309,14 @@ class _Job:
     result_file: Path
 
 
-def _start(script: Path, backend_spec: str, device: str) -> _Job:
+def _start(script: Path, backend_spec: str, device: str, python: str | None = None) -> _Job:
     fd, result = tempfile.mkstemp(prefix="oracle-script-", suffix=".json")
     os.close(fd)
     env = {**os.environ, "PYTHONIOENCODING": "utf-8", "PYTHONHASHSEED": "0"}
+    if python is not None:  # another environment: only this oracle on its path, as a worker's
+        env["PYTHONPATH"] = worker_path(python)
     code = "from oracle.script import _child_main; _child_main()"
-    argv = [sys.executable, "-c", code, backend_spec, device, str(script), result]
+    argv = [python or sys.executable, "-c", code, backend_spec, device, str(script), result]
     process = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     return _Job(script, backend_spec, device, process, Path(result))
 
