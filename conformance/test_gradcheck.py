@@ -32,6 +32,9 @@ UNARY = ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "square", "neg")
 UNARY_MATH = ("tan", "atan", "sinh", "cosh", "asinh", "expm1", "exp2", "sinc", "deg2rad", "rad2deg")
 UNARY_MATH += ("log1p", "log2", "log10", "rsqrt", "asin", "acos", "atanh", "logit", "acosh")
 POSITIVE = ("log", "sqrt", "log1p", "log2", "log10", "rsqrt", "acosh")  # their argument: exp(.)
+# sinc's double backward divides by x (FunctionsManual's sinc_backward): nan at exactly 0 in torch
+# as in impl, though sinc is smooth there; its argument is exp(.) too, never 0
+POSITIVE += ("sinc",)
 IN_UNIT_INTERVAL = ("asin", "acos", "atanh", "logit")  # their argument: sigmoid(.) / 2 + 0.25
 BINARY = ("mul", "div", "add", "sub", "logaddexp", "logaddexp2")
 TERNARY = ("lerp", "addcmul")  # lerp's weight a tensor

@@ -332,7 +332,14 @@ def sgn_of_nan_is_nan() -> Iterator[None]:
     """sgn (and sign) of nan is nan (numpy's sign) instead of 0."""
     from impl._ops.elementwise import SGN
 
-    with patched(SGN, "forward", lambda _original: lambda xp, a: xp.sign(a)):
+    def make(original: Callable) -> Callable:
+        def forward(xp: Any, a: Any) -> Any:
+            result = original(xp, a)
+            return xp.where(xp.isnan(a), a, result) if a.dtype.kind == "f" else result
+
+        return forward
+
+    with patched(SGN, "forward", make):
         yield
 
 
