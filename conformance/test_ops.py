@@ -965,6 +965,70 @@ def sorting_ops(draw: Any, op: str | None = None) -> Program:
     return p.end(selected(p, p.op(op, Ref(x), *args, dim, keepdim=draw(st.booleans()))))
 
 
+SEARCHES = ("searchsorted", "bucketize")
+SEARCH_DTYPES = ("float32", "float64", "float16", "int64", "int32", "uint8")
+
+
+@st.composite
+def searches(draw: Any, op: str) -> Program:
+    """``op`` (searchsorted or bucketize) of values (of the boundaries' dtype or another), ties,
+    NaN and infinities among them, in sorted boundaries (NaN last; or unsorted with a sorter; for
+    searchsorted one lane per row of a 2-d sequence), or of a number, with right, side and
+    out_int32 drawn; first a call torch rejects (side and right opposite, leading dims that
+    differ, bool boundaries and values)."""
+    p = OpProgram(draw)
+    dtype = draw(st.sampled_from(SEARCH_DTYPES))
+    rows = (2,) if op == "searchsorted" and draw(st.booleans()) else ()
+    boundaries = np.array(selection_data(draw, (*rows, draw(st.integers(0, 4))), dtype), dtype=float)
+    kwargs: dict[str, Any] = {"right": draw(st.booleans()), "out_int32": draw(st.booleans())}
+    sorter = None
+    if op == "searchsorted":
+        side = draw(st.sampled_from((None, "left", "right")))
+        if side is not None:
+            kwargs["side"] = side
+            kwargs["right"] = kwargs["right"] and side == "right"
+        if draw(st.booleans()):  # unsorted boundaries and the order that sorts them
+            sorter = p.given(np.argsort(boundaries, axis=-1, kind="stable").tolist(), "int64")
+    if sorter is None:
+        boundaries = np.sort(boundaries, axis=-1)
+    seq = p.given(boundaries.tolist(), dtype, grad=dtype.startswith("float") and draw(st.booleans()))
+    if sorter is not None:
+        kwargs["sorter"] = Ref(sorter)
+    rejected = draw(st.sampled_from(("side", "rows", "bool")))
+    flags = {"bool": {}, "rows": {}, "side": {"side": "left", "right": True}}[rejected]
+    wrong_dtype = "bool" if rejected == "bool" else dtype
+    wrong = p.given(op_data(draw, (3, 1), wrong_dtype), wrong_dtype)
+    if op == "bucketize":
+        flags.pop("side", None)
+        p.steps.append(Op(p.fresh("t"), op, [Ref(wrong), Ref(wrong if rejected == "bool" else seq)], flags))
+    else:
+        p.steps.append(Op(p.fresh("t"), op, [Ref(wrong if rejected == "bool" else seq), Ref(wrong)], flags))
+    if not rows and draw(st.integers(0, 3)) == 0:  # a number
+        value: Any = draw(st.sampled_from((*boundaries.ravel().tolist(), 0.5, -1, True)) if boundaries.size
+                          else st.sampled_from((0.5, -1, True)))
+        if isinstance(value, float) and dtype.startswith(("int", "uint")) and value.is_integer():
+            value = int(value)
+    else:
+        shape = (*rows, draw(st.integers(0, 3)))
+        if boundaries.size and draw(st.booleans()):  # values among the boundaries: ties
+            kind = dtype
+            found = [draw(st.sampled_from(boundaries.ravel().tolist())) for _ in range(math.prod(shape))]
+        else:  # of the boundaries' dtype or another (compared in the two's result type)
+            kind = draw(st.sampled_from((dtype, *SEARCH_DTYPES)))
+            found = np.ravel(selection_data(draw, shape, kind)).tolist()
+        value = Ref(p.given(np.reshape(found, shape).tolist(), kind))
+    args = [value, Ref(seq)] if op == "bucketize" else [Ref(seq), value]
+    return p.end(p.op(op, *args, **kwargs))
+
+
+@pytest.mark.rule("OPS-008")
+@pytest.mark.parametrize("op", SEARCHES)
+@examples(SORTING_WEIGHT)
+@given(data=st.data())
+def test_searches(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(searches(op), label="program"), backend, reference)
+
+
 @pytest.mark.rule("OPS-008")
 @pytest.mark.parametrize("op", SORTING)
 @examples(SORTING_WEIGHT)
@@ -1425,7 +1489,8 @@ COVERAGE: dict[str, coverage.Targets] = {
         coverage.edges("relu_", "input", "0", "-0.0"),
         coverage.clause("clamp_", "input", {"at min": _at("min"), "at max": _at("max")}),
     ),
-    "OPS-008": coverage.Targets(coverage.keywords(*SORTING), coverage.clause(SORTING, "input", TIES)),
+    "OPS-008": coverage.Targets(coverage.keywords(*SORTING, *SEARCHES),
+                                coverage.clause(SORTING, "input", TIES)),
     "OPS-009": coverage.Targets(
         coverage.keywords(*SHAPE_OPS, "scatter", "scatter_", "scatter_add", "scatter_add_", *INDEX_OPS),
         coverage.clause(("scatter_add", "scatter_add_", "index_add", "index_add_"), "index", {

@@ -205,7 +205,7 @@ from impl._ops.shapes import (
     triu,
     unflatten,
 )
-from impl._ops.sorting import argsort, kthvalue, median, msort, sort, topk
+from impl._ops.sorting import argsort, bucketize, kthvalue, median, msort, searchsorted, sort, topk
 from impl._ops.special import erf, erfc
 from impl._ops.stacking import (
     broadcast_tensors,
@@ -466,6 +466,8 @@ __all__ = [
     "amax",
     "amin",
     "argsort",
+    "bucketize",
+    "searchsorted",
     "kthvalue",
     "median",
     "msort",

@@ -92,6 +92,16 @@ OVERLOADS: dict[str, tuple[str, ...]] = {
         "(Tensor condition, Tensor input, Number other)",
         "(Tensor condition, Number self, Number other)",
     ),
+    "searchsorted": (
+        "(Tensor sorted_sequence, Tensor input, *, bool out_int32 = False, bool right = False, "
+        "str side = None, Tensor sorter = None, Tensor out = None)",
+        "(Tensor sorted_sequence, Number self, *, bool out_int32 = False, bool right = False, "
+        "str side = None, Tensor sorter = None, Tensor out = None)",
+    ),
+    "bucketize": (
+        "(Tensor input, Tensor boundaries, *, bool out_int32 = False, bool right = False, Tensor out = None)",
+        "(Number self, Tensor boundaries, *, bool out_int32 = False, bool right = False)",
+    ),
     "clamp": (
         f"(Tensor input, Tensor min = None, Tensor max = None, {_OUT})",
         f"(Tensor input, Number min = None, Number max = None, {_OUT})",

@@ -1207,3 +1207,62 @@ def reduction_dtype_ignored() -> Iterator[None]:
 
     with patched(reductions, "accumulated_dtype", make):
         yield
+
+
+# -- searchsorted / bucketize (OPS-008) ----------------------------------------------------------
+@fault({"OPS-008": "value"})
+def searchsorted_right_ignored() -> Iterator[None]:
+    """searchsorted and bucketize give the left insertion point whatever ``right`` and ``side`` say."""
+    from impl._ops import sorting
+
+    def make(original: Callable) -> Callable:
+        return lambda seq, values, out_int32, _right, sorter: original(seq, values, out_int32, False, sorter)
+
+    with patched(sorting, "_searched", make):
+        yield
+
+
+@fault({"OPS-008": "value"})
+def searchsorted_sorter_ignored() -> Iterator[None]:
+    """searchsorted reads the boundaries in their stored order, as if they were sorted, whatever
+    ``sorter`` says."""
+    from impl._ops import sorting
+
+    def make(original: Callable) -> Callable:
+        return lambda seq, values, out_int32, right, _sorter: original(seq, values, out_int32, right, None)
+
+    with patched(sorting, "_searched", make):
+        yield
+
+
+@fault({"OPS-008": "error"})
+def searchsorted_opposite_side_accepted() -> Iterator[None]:
+    """searchsorted(side="left", right=True) is accepted (side wins) instead of refused."""
+    from impl._ops import sorting
+
+    def make(original: Callable) -> Callable:
+        def check(seq: Any, values: Any, scalar: bool, right: bool, side: Any, sorter: Any) -> None:
+            original(seq, values, scalar, False if side == "left" else right, side, sorter)
+
+        return check
+
+    with patched(sorting, "_check_search", make):
+        yield
+
+
+@fault({"OPS-008": "value"})
+def searchsorted_in_boundaries_dtype() -> Iterator[None]:
+    """Values are compared in the boundaries' dtype, not the two tensors' result type (0.5 searched
+    in int64 boundaries is 0)."""
+    from impl._ops import sorting
+    from impl._tensor import Tensor
+
+    def make(original: Callable) -> Callable:
+        def searched(seq: Any, values: Any, out_int32: bool, right: bool, sorter: Any) -> Any:
+            narrowed = Tensor._from_array(values._data.astype(seq._data.dtype))
+            return original(seq, narrowed, out_int32, right, sorter)
+
+        return searched
+
+    with patched(sorting, "_searched", make):
+        yield

@@ -90,7 +90,7 @@ OPS.update(
         **_table("bmm addmm trace cat stack gather index_select masked_fill", "function"),
         **_table("from_numpy tensor flatten permute", "function"),
         **_table("cumsum cumprod flip sgn", "function"),
-        **_table("sort argsort msort topk kthvalue median", "function"),
+        **_table("sort argsort msort topk kthvalue median searchsorted bucketize", "function"),
         **_table("logsumexp nansum nanmean all any count_nonzero cummax cummin logcumsumexp", "function"),
         **_table("var_mean std_mean aminmax", "function"),
         **_table("__add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __truediv__ __rtruediv__", "method"),

@@ -24,6 +24,7 @@ from impl._ops.scatter import (
 from impl._ops.table import D, OpDef, apply, number_array
 from impl._signatures import invalid_call
 from impl._tensor import Tensor, _wrap_dim
+from impl._xp import namespace_of
 
 
 # -- kernels -------------------------------------------------------------------------------------
@@ -278,6 +279,119 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     return return_types.median((values, indices))
 
 
+# -- searchsorted, bucketize ---------------------------------------------------------------------
+def _insertion_points(xp: Any, seq: Any, values: Any, right: bool, order: Any) -> Any:
+    """Per lane of ``seq`` (rows of an (L, M) array, or its one row for all), where each value of
+    the same lane of ``values`` (L, K) goes: torch's lower (upper, ``right``) bound, a binary search
+    whose comparisons with NaN are false, so a NaN value goes last and NaN boundaries count as
+    above every value. ``order`` (L, M), or (1, M) for every lane, is the sorter: the lane read in
+    that order."""
+    lanes, m = values.shape[0], seq.shape[-1]
+    start = xp.zeros(values.shape, dtype=np.int64)
+    end = xp.full(values.shape, m, dtype=np.int64)
+    rows = xp.arange(lanes)[:, None] if seq.shape[0] > 1 else 0
+    order_rows = rows if order.shape[0] > 1 else 0
+    while bool((start < end).any()):
+        active = start < end
+        mid = start + (end - start) // 2
+        at = xp.minimum(mid, m - 1)
+        mid_val = seq[rows, order[order_rows, at]]
+        below = ~(mid_val > values) if right else ~(mid_val >= values)
+        start = xp.where(active & below, mid + 1, start)
+        end = xp.where(active & ~below, mid, end)
+    return start
+
+
+def _scalar_tensor(value: bool | int | float) -> Tensor:
+    """A Python number as torch's scalar overload takes it: a 0-d bool, int64 or float64 tensor."""
+    kind = np.bool_ if isinstance(value, bool) else np.int64 if isinstance(value, int) else np.float64
+    return Tensor._from_array(np.asarray(value, dtype=kind))
+
+
+def searchsorted(
+    sorted_sequence: Tensor,
+    input: Any,
+    *,
+    out_int32: bool = False,
+    right: bool = False,
+    side: str | None = None,
+    sorter: Tensor | None = None,
+) -> Tensor:
+    """The indices at which ``input``'s values would go into the innermost dim of ``sorted_sequence``
+    (the same lane of it, when it has more than one dim) to keep it sorted; no gradient."""
+    scalar = isinstance(input, (bool, int, float))
+    bad_sorter = sorter is not None and not isinstance(sorter, Tensor)
+    if not isinstance(sorted_sequence, Tensor) or not (scalar or isinstance(input, Tensor)) or bad_sorter:
+        raise invalid_call(searchsorted, locals())
+    values = _scalar_tensor(input) if scalar else input
+    _check_search(sorted_sequence, values, scalar, right, side, sorter)
+    return _searched(sorted_sequence, values, out_int32, bool(right) or side == "right", sorter)
+
+
+def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
+    """The bucket of ``boundaries`` (1-d, sorted) each value of ``input`` falls in; no gradient."""
+    scalar = isinstance(input, (bool, int, float))
+    if not isinstance(boundaries, Tensor) or not (scalar or isinstance(input, Tensor)):
+        raise invalid_call(bucketize, locals())
+    if boundaries.dim() != 1:
+        raise RuntimeError(f"boundaries tensor must be 1 dimension, but got dim({boundaries.dim()})")
+    return searchsorted(boundaries, input, out_int32=out_int32, right=right)
+
+
+_WHO = "torch.searchsorted(): "
+
+
+def _check_search(
+    seq: Tensor, values: Tensor, scalar: bool, right: bool, side: str | None, sorter: Tensor | None
+) -> None:
+    """torch's checks of a searchsorted call, in its order."""
+    if side is not None:
+        if side not in ("left", "right"):
+            raise RuntimeError(f"{_WHO}side can only be 'left' or 'right' but got {side}")
+        if side == "left" and right:
+            raise RuntimeError(
+                f"{_WHO}side and right can't be set to opposites, got side of left while right was True"
+            )
+    if seq.dim() == 0:
+        raise RuntimeError(f"{_WHO}boundaries tensor should have positive dimension, but got 0 dimension")
+    if scalar and seq.dim() != 1:
+        raise RuntimeError(
+            f"{_WHO}input value can be a scalar only when boundaries tensor dimension is 1, but we got "
+            f"boundaries tensor dim({seq.dim()}) and input value's dim(0) numel(1)"
+        )
+    if seq.dim() != 1 and (seq.dim() != values.dim() or tuple(seq.shape[:-1]) != tuple(values.shape[:-1])):
+        raise RuntimeError(
+            f"{_WHO}boundaries tensor should be 1 dimension or the first N-1 dimensions of boundaries tensor "
+            f"and input value tensor must match, but we got boundaries tensor {list(seq.shape)} and input "
+            f"value tensor {list(values.shape)}"
+        )
+    if sorter is not None:
+        if sorter.dtype is not dtypes.int64:
+            raise RuntimeError(f"{_WHO}sorter must be a tensor of long dtype but got dtype "
+                               f"{dtypes.scalar_type(sorter.dtype)}")
+        if tuple(sorter.shape) != tuple(seq.shape):
+            raise RuntimeError(f"{_WHO}boundary and sorter must have the same size, but got boundary tensor "
+                               f"{list(seq.shape)}and got sorter tensor {list(sorter.shape)}")
+        if sorter.numel() and (int(sorter._data.min()) < 0 or int(sorter._data.max()) >= seq.shape[-1]):
+            raise RuntimeError(f"{_WHO}sorter index out of range")
+    if dtypes.result_type(seq, values) is dtypes.bool_:
+        raise dtypes.kernel_missing("searchsorted_out_cpu", dtypes.bool_)
+
+
+def _searched(seq: Tensor, values: Tensor, out_int32: bool, right: bool, sorter: Tensor | None) -> Tensor:
+    """The insertion points, compared in the two tensors' result type."""
+    xp, kind, width = namespace_of(seq._data), dtypes.result_type(seq, values).np, seq.shape[-1]
+    lanes = int(np.prod(seq.shape[:-1]))  # 1 for a 1-d sequence: its one lane for every value
+    flat = values._data.astype(kind).reshape(lanes, -1)
+    if width == 0:
+        found = xp.zeros(flat.shape, dtype=np.int64)
+    else:
+        bounds = seq._data.astype(kind).reshape(-1, width)
+        order = sorter._data.reshape(-1, width) if sorter is not None else xp.arange(width)[None, :]
+        found = _insertion_points(xp, bounds, flat, right, order)
+    return Tensor._from_array(found.astype(np.int32 if out_int32 else np.int64).reshape(values.shape))
+
+
 METHODS = {
     "sort": sort,
     "argsort": argsort,
@@ -286,4 +400,4 @@ METHODS = {
     "kthvalue": kthvalue,
     "median": median,
 }
-FUNCTIONS = tuple(METHODS)
+FUNCTIONS = (*METHODS, "searchsorted", "bucketize")

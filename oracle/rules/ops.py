@@ -84,7 +84,9 @@ RULES = [
         "largest and sorted, kthvalue, median of all elements or along a dim) give torch's values "
         "and indices (NaN sorting as the largest value, ties in torch's order on lanes of up to "
         "three elements), dtypes, value-selecting gradients and graph, and torch's errors for bad "
-        "dims, an out-of-range k, empty dims and bool inputs.",
+        "dims, an out-of-range k, empty dims and bool inputs; searchsorted and bucketize give torch's "
+        "insertion points (left or right, with a sorter, lane by lane, NaN last, compared in the "
+        "result type) and its errors.",
         f"{_DOCS}/generated/torch.sort.html",
     ),
     Rule(
