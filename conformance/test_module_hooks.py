@@ -209,15 +209,13 @@ def test_hooks_on_module_trees(program: Program, backend: Backend, reference: Ba
     check(program, backend, reference)
 
 
-# each kind of state-dict hook with each of its actions; "return" and "refuse" make the call raise
-FEATURED = [(on, action) for on, actions in state_dict_hooks.ACTIONS.items() for action in actions]
-
 
 @st.composite
-def state_dict_programs(draw: Any) -> Program:
+def state_dict_programs(draw: Any, featured: str) -> Program:
     """A module tree (sometimes called and backpropagated first, so kept parameters have grads)
-    and its twin (the same tree, values negated); one state-dict hook of a kind and action drawn
-    from FEATURED, on the module whose call runs it, and up to four more that log or edit, saving
+    and its twin (the same tree, values negated); one state-dict hook of kind ``featured`` doing
+    one of its actions ("return" and "refuse" make the call raise), on the module whose call runs
+    it, and up to four more of any kind that log or edit, saving
     ones on the tree's nodes, loading ones on the twin's, maybe one removed; the tree's state_dict
     (with a prefix or not, keeping vars or not) loaded into the twin or one of its nodes once or
     twice (strict or not, assigning or not), then the twin's state_dict."""
@@ -229,8 +227,8 @@ def state_dict_programs(draw: Any) -> Program:
         b.finish()
     twin = b.twin(net)
     into = b.pick([twin, *b.modules_of[twin]])
-    on, action = b.pick(FEATURED)
-    b.state_dict_hook(into if "load" in on else net, on, (action,))
+    actions = tuple(state_dict_hooks.ACTIONS[featured])
+    b.state_dict_hook(into if "load" in featured else net, featured, actions)
     for _ in range(draw(st.integers(0, 4))):
         on = b.pick(list(state_dict_hooks.KINDS))
         quiet = tuple(a for a in ("log", "edit") if a in state_dict_hooks.ACTIONS[on])
@@ -246,7 +244,8 @@ def state_dict_programs(draw: Any) -> Program:
 
 
 @pytest.mark.rule("MHOOK-009")
-@settings(deadline=None)
-@given(program=state_dict_programs())
-def test_state_dict_hooks(program: Program, backend: Backend, reference: Backend) -> None:
-    check(program, backend, reference)
+@pytest.mark.parametrize("kind", list(state_dict_hooks.KINDS))
+@examples(1 / 3)  # each kind: 33 programs in ci, each of its actions featured
+@given(data=st.data())
+def test_state_dict_hooks(kind: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(state_dict_programs(kind), label="program"), backend, reference)

@@ -179,7 +179,7 @@ def state_dict_post_hook_return_kept() -> Iterator[None]:
         yield
 
 
-@fault({"MHOOK-009": "keys differs"})
+@fault({"MHOOK-009": ", module)"})  # the dict returned: its keys or metadata
 def legacy_state_dict_hook_return_ignored() -> Iterator[None]:
     """What a legacy ``_register_state_dict_hook`` hook returns is dropped."""
     with _registering("_register_state_dict_hook", _returning_none):
