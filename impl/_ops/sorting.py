@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from impl import dtypes, return_types
-from impl._creation import zeros
+from impl._creation import scalar_tensor, zeros
 from impl._ops.indexing import _gather_key
 from impl._ops.reductions import _evenly
 from impl._ops.scatter import (
@@ -302,10 +302,13 @@ def _insertion_points(xp: Any, seq: Any, values: Any, right: bool, order: Any) -
     return start
 
 
-def _scalar_tensor(value: bool | int | float) -> Tensor:
-    """A Python number as torch's scalar overload takes it: a 0-d bool, int64 or float64 tensor."""
-    kind = np.bool_ if isinstance(value, bool) else np.int64 if isinstance(value, int) else np.float64
-    return Tensor._from_array(np.asarray(value, dtype=kind))
+def _scalar_tensor(value: bool | int | float, like: Tensor) -> Tensor:
+    """A Python number as torch's scalar overload takes it (``scalar_to_tensor``): a 0-d bool,
+    int64 or float64 tensor on ``like``'s device that promotes as a tensor, not as a wrapped number
+    (300 searched in uint8 boundaries wraps, as in torch)."""
+    t = scalar_tensor(value, like)
+    t._wrapped_number = False
+    return t
 
 
 def searchsorted(
@@ -323,7 +326,7 @@ def searchsorted(
     bad_sorter = sorter is not None and not isinstance(sorter, Tensor)
     if not isinstance(sorted_sequence, Tensor) or not (scalar or isinstance(input, Tensor)) or bad_sorter:
         raise invalid_call(searchsorted, locals())
-    values = _scalar_tensor(input) if scalar else input
+    values = _scalar_tensor(input, sorted_sequence) if scalar else input
     _check_search(sorted_sequence, values, scalar, right, side, sorter)
     return _searched(sorted_sequence, values, out_int32, bool(right) or side == "right", sorter)
 
