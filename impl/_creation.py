@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from impl import _api as api
 from impl import _random, dtypes
 from impl._layout import as_strided_array, contiguous_strides, preserved_strides, strided_array
 from impl._signatures import invalid_call
@@ -87,6 +88,7 @@ def _contains_numpy(data: Any) -> bool:
     return False
 
 
+@api.function("tensor")
 def tensor(
     data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, pin_memory: bool = False
 ) -> Tensor:
@@ -100,6 +102,7 @@ def tensor(
     return _finish(xp.array(arr, copy=True), requires_grad)
 
 
+@api.function("as_tensor")
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     """Shares memory with a tensor or numpy array when dtype and device allow, else copies."""
     if isinstance(data, Tensor):  # itself, or converted (a ToCopyBackward0 if it requires grad)
@@ -113,6 +116,7 @@ def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     return tensor(data, dtype=dtype, device=device)
 
 
+@api.function("from_numpy")
 def from_numpy(array: np.ndarray) -> Tensor:
     """A tensor sharing ``array``'s memory: writes through either are seen by both."""
     if not isinstance(array, np.ndarray):
@@ -152,18 +156,22 @@ def _filled(fill: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool
     return _finish(_xp(device).full(_size(size), fill, dtype=_dt(dtype)), requires_grad)
 
 
+@api.function("zeros")
 def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
     return _filled(0, size, dtype, device, requires_grad)
 
 
+@api.function("ones")
 def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
     return _filled(1, size, dtype, device, requires_grad)
 
 
+@api.function("empty")
 def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
     return _filled(0, size, dtype, device, requires_grad)
 
 
+@api.function("full")
 def full(
     size: Any, fill_value: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
 ) -> Tensor:
@@ -184,6 +192,7 @@ def _like(fill: Any, t: Tensor, dtype: Any, device: Any, requires_grad: bool) ->
     return _finish(strided_array(_xp(dev), tuple(t.shape), strides, _dt(d), fill), requires_grad)
 
 
+@api.function("zeros_like")
 def zeros_like(
     input: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
 ) -> Tensor:
@@ -192,6 +201,7 @@ def zeros_like(
     return _like(0, input, dtype, device, requires_grad)
 
 
+@api.function("ones_like")
 def ones_like(
     input: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
 ) -> Tensor:
@@ -200,6 +210,7 @@ def ones_like(
     return _like(1, input, dtype, device, requires_grad)
 
 
+@api.function("empty_like")
 def empty_like(
     input: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
 ) -> Tensor:
@@ -208,6 +219,7 @@ def empty_like(
     return _like(0, input, dtype, device, requires_grad)
 
 
+@api.function("full_like")
 def full_like(
     input: Tensor,
     fill_value: Any,
@@ -221,6 +233,7 @@ def full_like(
     return _like(fill_value, input, dtype, device, requires_grad)
 
 
+@api.function("arange")
 def arange(
     start: Any,
     end: Any = None,
@@ -245,6 +258,7 @@ def arange(
     return _finish(_xp(device).asarray(arr.astype(_dt(dtype))), requires_grad)
 
 
+@api.function("linspace")
 def linspace(
     start: float,
     end: float,
@@ -258,6 +272,7 @@ def linspace(
     return _computed(arr, device, requires_grad)
 
 
+@api.function("eye")
 def eye(
     n: int, m: int | None = None, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
@@ -265,17 +280,20 @@ def eye(
 
 
 # -- random (torch's CPU stream, see impl._random) ------------------------------------------------
+@api.function("manual_seed")
 def manual_seed(seed: int) -> _random.Generator:
     """Seed the default generator: the same seed gives torch's numbers for rand/randn/randint."""
     return _random.default_generator.manual_seed(seed)
 
 
+@api.function("seed")
 def seed() -> int:
     s = int(np.random.SeedSequence().entropy) % (2**63)
     manual_seed(s)
     return s
 
 
+@api.function("initial_seed")
 def initial_seed() -> int:
     return _random.default_generator.initial_seed()
 
@@ -293,6 +311,7 @@ def _computed(arr: np.ndarray, device: Any, requires_grad: bool) -> Tensor:
     return _finish(xp.asarray(arr), requires_grad)
 
 
+@api.function("rand")
 def rand(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, generator: Any = None
 ) -> Tensor:
@@ -300,6 +319,7 @@ def rand(
     return _computed(arr, device, requires_grad)
 
 
+@api.function("randn")
 def randn(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, generator: Any = None
 ) -> Tensor:
@@ -307,6 +327,7 @@ def randn(
     return _computed(arr, device, requires_grad)
 
 
+@api.function("randint")
 def randint(
     low: int,
     high: Any = None,
@@ -323,11 +344,13 @@ def randint(
     return _computed(arr, device, requires_grad)
 
 
+@api.function("rand_like")
 def rand_like(input: Tensor, dtype: Any = None, **kw: Any) -> Tensor:
     kw["device"] = kw.get("device") or input.device  # as every ``*_like``: the input's by default
     return _laid_out_like(rand(input.numel(), dtype=dtype or input.dtype, **kw), input)
 
 
+@api.function("randn_like")
 def randn_like(input: Tensor, dtype: Any = None, **kw: Any) -> Tensor:
     kw["device"] = kw.get("device") or input.device
     shape = tuple(input.shape)

@@ -9,6 +9,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+from impl import _api as api
+
 
 class _State(threading.local):
     """Per-thread grad mode; class attributes are the defaults every new thread starts from."""
@@ -20,6 +22,7 @@ class _State(threading.local):
 _state = _State()
 
 
+@api.function("is_grad_enabled")
 def is_grad_enabled() -> bool:
     return _state.enabled
 
@@ -28,6 +31,7 @@ def _set_enabled(mode: bool) -> None:
     _state.enabled = bool(mode)
 
 
+@api.function("is_inference_mode_enabled")
 def is_inference_mode_enabled() -> bool:
     return _state.inference
 
@@ -133,6 +137,7 @@ class _NoParamDecorator(_GradModeContext):
         return cls()(orig_func)
 
 
+@api.function("no_grad")
 class no_grad(_NoParamDecorator):
     """Disable gradient recording: results of ops are leaves that do not require grad."""
 
@@ -140,11 +145,13 @@ class no_grad(_NoParamDecorator):
         return False
 
 
+@api.function("enable_grad")
 class enable_grad(_NoParamDecorator):
     def _target(self) -> bool:
         return True
 
 
+@api.function("set_grad_enabled")
 class set_grad_enabled(_GradModeContext):
     """Sets the mode on construction (like torch, it also works as a plain function call)."""
 
@@ -167,6 +174,7 @@ class set_grad_enabled(_GradModeContext):
         return set_grad_enabled(self.mode)  # each call switches the mode, keeping the one before
 
 
+@api.function("inference_mode")
 class inference_mode(_GradModeContext):
     """Like no_grad for this engine (tensors made inside are not recorded)."""
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from impl import _api as api
 from impl import _creation, dtypes
 from impl._names import type_name
 from impl._ops import views as vw
@@ -290,6 +291,8 @@ ShortTensor = LEGACY_TYPES[dtypes.int16]
 CharTensor = LEGACY_TYPES[dtypes.int8]
 ByteTensor = LEGACY_TYPES[dtypes.uint8]
 BoolTensor = LEGACY_TYPES[dtypes.bool_]
+for _type in LEGACY_TYPES.values():  # torch.FloatTensor ...
+    api.public(_type, _type.__name__)
 
 
 def _tensor_new(cls: type, *args: Any, **kwargs: Any) -> Tensor:

@@ -1,5 +1,6 @@
-"""Binds the functional API to Tensor methods and operators (``x.sum()``, ``x + y``, ``x[i] = v``),
-plus conversions (``to``/``type``/``float()`` ...) and the in-place method forms."""
+"""Tensor's methods and operators (``x.sum()``, ``x + y``, ``x[i] = v``): the op families declare
+them in ``impl._api``, where this module adds the conversions (``to``/``type``/``float()`` ...)
+and random fills, and ``bind`` sets them all on Tensor with torch's argument checks."""
 
 from __future__ import annotations
 
@@ -8,19 +9,28 @@ from typing import Any
 
 import numpy as np
 
+from impl import _api as api
 from impl import _grad_mode as grad_mode
 from impl import _new, _random, dtypes
 from impl._layout import copy_like, new_like
 from impl._legacy import tensortype
 from impl._names import type_name
-from impl._ops import binary_math as bm
-from impl._ops import elementwise as ew
+
+# the op families, imported for the spellings they declare
+from impl._ops import (  # noqa: F401
+    binary_math,
+    inplace_views,
+    pointwise_ternary,
+    reductions_more,
+    scatter,
+    shapes,
+    sorting,
+    special,
+    stacking,
+    unary_math,
+)
 from impl._ops import functions as F
 from impl._ops import inplace as ip
-from impl._ops import inplace_views, reductions_more, scatter, shapes, sorting, special, stacking, unary_math
-from impl._ops import pointwise_ternary as pt
-from impl._ops import reductions as rd
-from impl._ops.indexing import MASKED_FILL, MASKED_FILL_TENSOR
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
 from impl._signatures import described, method_error
 from impl._tensor import Tensor, view_rebase_error
@@ -136,83 +146,38 @@ def _caster(d: dtypes.dtype) -> Any:
     return cast
 
 
-def _operator(fn: Any) -> Any:
-    """A binary operator: an operand that is neither a tensor nor a number gives NotImplemented,
-    so Python raises its own TypeError (``unsupported operand type(s) for +``) and ``x == None``
-    is False, as with torch."""
-
-    def operator(self: Tensor, other: Any) -> Any:
-        if isinstance(other, NOT_OPERANDS):
-            return NotImplemented
-        return fn(self, other)
-
-    return operator
+for _name, _dtype in {
+    "float": dtypes.float32, "double": dtypes.float64, "half": dtypes.float16, "bfloat16": dtypes.bfloat16,
+    "long": dtypes.int64, "int": dtypes.int32, "short": dtypes.int16, "bool": dtypes.bool_,
+    "byte": dtypes.uint8, "char": dtypes.int8,
+}.items():  # fmt: skip
+    api.method(_name)(_caster(_dtype))
+api.method("to")(to)
+api.method("type")(type_)
 
 
-def _inplace(fn: Any) -> Any:
-    """The in-place method form of a binary/unary table op: ``x.add_(y)``."""
-
-    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
-        op, others, attrs = fn(self, *args, **kwargs)
-        return ip.apply_inplace(op, self, *others, **attrs)
-
-    return method
+@api.method("type_as", tensor="other")
+def type_as(self: Tensor, other: Tensor) -> Tensor:
+    return type_(self, type_(other))  # torch: self.type(other.type())
 
 
-def _invert(self: Tensor) -> Tensor:
-    """``~t``: bitwise_not, which torch's operator refuses for floating tensors first."""
-    if self.dtype.is_floating_point:
-        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
-    return F.bitwise_not(self)
+@api.method("cpu")
+def cpu(self: Tensor) -> Tensor:
+    return to(self, "cpu")
 
 
-def _rev(fn: Any) -> Any:
-    return lambda self, other: fn(other, self)
+@api.method("cuda")
+def cuda(self: Tensor, device: Any = None, **kwargs: Any) -> Tensor:
+    return to(self, _cuda_device(device))
 
 
-def _binary_inplace(op: OpDef, promote_alpha: bool = False) -> Any:
-    def spec(self: Tensor, other: Any, *, alpha: Any = 1) -> tuple:
-        return op, (other,), ({"alpha": alpha} if promote_alpha else {})
-
-    return spec
+@api.method("is_floating_point")
+def is_floating_point(self: Tensor) -> bool:
+    return self.dtype.is_floating_point
 
 
-def _div_spec(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> tuple:
-    """``x.div_(other, rounding_mode=)``: div_'s own op when rounding (DivBackward2)."""
-    if rounding_mode is None:
-        return ew.DIV, (other,), {}
-    F.check_rounding_mode(rounding_mode)
-    return ew.DIV_MODE, (other,), {"rounding_mode": rounding_mode}
-
-
-def _sub_spec(self: Tensor, other: Any, *, alpha: Any = 1) -> tuple:
-    ew.check_bool_subtraction(self, other)
-    return ew.SUB, (other,), {"alpha": alpha}
-
-
-def _pow_spec(self: Tensor, exponent: Any) -> tuple:
-    if isinstance(exponent, Tensor):
-        return ew.POW_TT, (exponent,), {}
-    negative = isinstance(exponent, int) and not isinstance(exponent, bool) and exponent < 0
-    if not negative:  # the kernel refuses a negative integer power of integers, before this cast
-        ip._check_cast(dtypes.result_type(self, exponent), self.dtype)  # x.pow_(0.5) of an integer x
-    return ew.POW_TS, (), {"exponent": exponent}
-
-
-def _masked_fill_spec(self: Tensor, mask: Tensor, value: Any) -> tuple:
-    F.check_masked_fill(self, mask, in_place=True)
-    if isinstance(value, Tensor):
-        F.check_fill_value(value)
-        return MASKED_FILL_TENSOR, (value,), {"mask": mask}
-    return MASKED_FILL, (), {"mask": mask, "value": value}
-
-
-def _unary_spec(op: OpDef) -> Any:
-    return lambda self: (op, (), {})
-
-
-def _size_arg(fn: Any) -> Any:
-    return lambda self, *shape: fn(self, *shape)
+for _name in ("new", "new_tensor", "new_zeros", "new_ones", "new_full", "new_empty"):
+    api.method(_name)(getattr(_new, _name))
 
 
 def _random_fill(sample: Any) -> Any:
@@ -249,237 +214,12 @@ def _random_ints(g: Any, shape: tuple, dt: Any, low: int = 0, high: int | None =
     return _random.randint(low, high, shape, dt, gen=g)
 
 
-METHODS: dict[str, Any] = {
-    # arithmetic and math
-    "add": F.add,
-    "sub": F.sub,
-    "mul": F.mul,
-    "div": F.div,
-    "true_divide": F.div,
-    "neg": F.neg,
-    "pow": F.pow,
-    "reciprocal": F.reciprocal,
-    "exp": F.exp,
-    "erf": special.erf,
-    "erfc": special.erfc,
-    "log": F.log,
-    "sqrt": F.sqrt,
-    "sin": F.sin,
-    "cos": F.cos,
-    "tanh": F.tanh,
-    "sigmoid": F.sigmoid,
-    "relu": F.relu,
-    "abs": F.abs,
-    "sign": F.sign,
-    "sgn": F.sgn,
-    "clamp": F.clamp,
-    "clip": F.clamp,
-    "maximum": F.maximum,
-    "minimum": F.minimum,
-    "floor": F.floor,
-    "ceil": F.ceil,
-    "trunc": F.trunc,
-    "clone": F.clone,
-    "isfinite": F.isfinite,
-    "isnan": F.isnan,
-    "multiply": F.mul,
-    "subtract": F.sub,
-    "divide": F.div,
-    "negative": F.neg,
-    "eq": F.eq,
-    "ne": F.ne,
-    "lt": F.lt,
-    "le": F.le,
-    "gt": F.gt,
-    "ge": F.ge,
-    "equal": F.equal,
-    "logical_and": F.logical_and,
-    "logical_or": F.logical_or,
-    "logical_not": F.logical_not,
-    "logical_xor": F.logical_xor,
-    "bitwise_and": F.bitwise_and,
-    "bitwise_or": F.bitwise_or,
-    "bitwise_xor": F.bitwise_xor,
-    "bitwise_not": F.bitwise_not,
-    "allclose": F.allclose,
-    "where": lambda self, cond, other: F.where(cond, self, other),
-    # reductions
-    "sum": F.sum,
-    "mean": F.mean,
-    "prod": F.prod,
-    "cumsum": F.cumsum,
-    "cumprod": F.cumprod,
-    "max": F.max,
-    "min": F.min,
-    "var": F.var,
-    "std": F.std,
-    "amax": F.amax,
-    "amin": F.amin,
-    "square": F.square,
-    "argmax": F.argmax,
-    "argmin": F.argmin,
-    "softmax": F.softmax,
-    "log_softmax": F.log_softmax,
-    # products
-    "matmul": F.matmul,
-    "mm": F.mm,
-    "bmm": F.bmm,
-    "dot": F.dot,
-    "mv": F.mv,
-    "addmm": F.addmm,
-    "trace": F.trace,
-    "outer": rd.outer,
-    # shape and views
-    "view": F.view,
-    "reshape": F.reshape,
-    "view_as": F.view_as,
-    "reshape_as": F.reshape_as,
-    "t": F.t,
-    "transpose": F.transpose,
-    "swapaxes": F.transpose,
-    "permute": F.permute_method,
-    "flip": F.flip_method,
-    "expand": F.expand,
-    "expand_as": F.expand_as,
-    "squeeze": F.squeeze,
-    "unsqueeze": F.unsqueeze,
-    "flatten": F.flatten,
-    "contiguous": F.contiguous,
-    "select": F.select,
-    "narrow": F.narrow,
-    "as_strided": F.as_strided,
-    "unbind": F.unbind,
-    "split": F.split,
-    "chunk": F.chunk,
-    # indexing
-    "gather": F.gather,
-    "index_select": F.index_select,
-    "index_fill": F.index_fill,
-    "masked_scatter": F.masked_scatter,
-    "masked_fill": F.masked_fill,
-    "masked_select": F.masked_select,
-    "__getitem__": F.getitem,
-    "__setitem__": F.setitem,
-    # conversions
-    "to": to,
-    "type": type_,
-    "float": _caster(dtypes.float32),
-    "double": _caster(dtypes.float64),
-    "half": _caster(dtypes.float16),
-    "bfloat16": _caster(dtypes.bfloat16),
-    "long": _caster(dtypes.int64),
-    "int": _caster(dtypes.int32),
-    "short": _caster(dtypes.int16),
-    "bool": _caster(dtypes.bool_),
-    "byte": _caster(dtypes.uint8),
-    "char": _caster(dtypes.int8),
-    "type_as": lambda self, other: type_(self, type_(other)),  # torch: self.type(other.type())
-    "cpu": lambda self: to(self, "cpu"),
-    "cuda": lambda self, device=None, **kw: to(self, _cuda_device(device)),
-    "new": _new.new,
-    "new_tensor": _new.new_tensor,
-    "new_zeros": _new.new_zeros,
-    "new_ones": _new.new_ones,
-    "new_full": _new.new_full,
-    "new_empty": _new.new_empty,
-    "is_floating_point": lambda self: self.dtype.is_floating_point,
-    # operators
-    "__add__": _operator(F.add),
-    "__radd__": _operator(F.add),
-    "__sub__": _operator(F.sub),
-    "__rsub__": _operator(lambda self, o: F.rsub(self, o)),
-    "__mul__": _operator(F.mul),
-    "__rmul__": _operator(F.mul),
-    "__truediv__": _operator(F.div),
-    "__rtruediv__": _operator(lambda self, o: F.mul(F.reciprocal(self), o)),
-    "__pow__": _operator(F.pow),
-    "__rpow__": _operator(lambda self, o: F.pow(o, self)),
-    "__neg__": F.neg,
-    "__matmul__": _operator(F.matmul),
-    "__rmatmul__": _operator(lambda self, o: F.matmul(o, self)),
-    "__abs__": F.abs,
-    "__eq__": _operator(F.eq),
-    "__ne__": _operator(F.ne),
-    "__lt__": _operator(F.lt),
-    "__le__": _operator(F.le),
-    "__gt__": _operator(F.gt),
-    "__ge__": _operator(F.ge),
-    "__and__": _operator(F.bitwise_and),
-    "__or__": _operator(F.bitwise_or),
-    "__xor__": _operator(F.bitwise_xor),
-    "__invert__": _invert,
-    "__rand__": _operator(F.bitwise_and),
-    "__ror__": _operator(F.bitwise_or),
-    "__rxor__": _operator(F.bitwise_xor),
-    "__floordiv__": _operator(F.floor_divide),
-    "__rfloordiv__": _operator(F.rfloor_divide),
-    "floor_divide": F.floor_divide,
-    # in place
-    "copy_": ip.copy_,
-    "fill_": ip.fill_,
-    "zero_": ip.zero_,
-    "clamp_": ip.clamp_,
-    "relu_": ip.relu_,
-    "add_": _inplace(_binary_inplace(ew.ADD, True)),
-    "sub_": _inplace(_sub_spec),
-    "mul_": _inplace(_binary_inplace(ew.MUL)),
-    "div_": _inplace(_div_spec),
-    "pow_": _inplace(_pow_spec),
-    "masked_fill_": _inplace(_masked_fill_spec),
-    "exp_": _inplace(_unary_spec(ew.EXP)),
-    "erf_": _inplace(_unary_spec(special.ERF)),
-    "erfc_": _inplace(_unary_spec(special.ERFC)),
-    "neg_": _inplace(_unary_spec(ew.NEG)),
-    "sigmoid_": _inplace(_unary_spec(ew.SIGMOID)),
-    "tanh_": _inplace(_unary_spec(ew.TANH)),
-    "sqrt_": _inplace(_unary_spec(ew.SQRT)),
-    "abs_": _inplace(_unary_spec(ew.ABS)),
-    "__iadd__": _inplace(_binary_inplace(ew.ADD, True)),
-    "__isub__": _inplace(_sub_spec),
-    "uniform_": _random_fill(_uniform),
-    "normal_": _random_fill(_normal),
-    "bernoulli_": _random_fill(_bernoulli),
-    "random_": _random_fill(_random_ints),
-    "__imul__": _inplace(_binary_inplace(ew.MUL)),
-    "__itruediv__": _inplace(_binary_inplace(ew.DIV)),
-}
-METHODS.update(sorting.METHODS)  # sort, argsort, msort, topk, kthvalue, median
-METHODS.update(unary_math.METHODS)  # unary math
-METHODS.update({name: _inplace(_unary_spec(op)) for name, op in unary_math.INPLACE_OPS.items()})
-METHODS.update({name: _operator(fn) if name.startswith("__") else fn for name, fn in bm.METHODS.items()})
-METHODS.update({name: _inplace(spec) for name, spec in bm.INPLACE.items()})
-METHODS.update(shapes.METHODS)  # shape ops (impl/_ops/shapes.py)
-METHODS.update(reductions_more.METHODS)  # logsumexp, nansum, nanmean, all, any, count_nonzero
-METHODS.update(stacking.METHODS)  # splits (impl/_ops/stacking.py)
-METHODS.update(pt.METHODS)  # lerp, addcmul, addcdiv
-METHODS.update({name: _inplace(spec) for name, spec in pt.INPLACE.items()})
-METHODS.update(inplace_views.METHODS)  # t_, transpose_, squeeze_ ... (impl/_ops/inplace_views.py)
-METHODS.update(scatter.METHODS)  # scatter, scatter_add and their in-place forms (impl/_ops/scatter.py)
+api.method("uniform_")(_random_fill(_uniform))
+api.method("normal_")(_random_fill(_normal))
+api.method("bernoulli_")(_random_fill(_bernoulli))
+api.method("random_")(_random_fill(_random_ints))
 
 
-# Methods whose argument after self torch's argument parser types as Tensor: its name, and whether
-# a Python number passes too (torch wraps it). Anything else raises torch's TypeError as the
-# method words it, the position counted after self: "add(): argument 'other' (position 1) ...".
-TENSOR_ARGUMENTS: dict[str, tuple[str, bool]] = {
-    **dict.fromkeys(["add", "sub", "mul", "div", "add_", "sub_", "mul_", "div_"], ("other", True)),
-    **dict.fromkeys(
-        ["maximum", "minimum", "logical_and", "logical_or", "logical_xor", "matmul", "expand_as", "view_as",
-         "reshape_as", "type_as", "equal", "allclose"],
-        ("other", False),
-    ),
-    "mm": ("mat2", False),
-    "bmm": ("mat2", False),
-    "dot": ("tensor", False),
-    "mv": ("vec", False),
-    "outer": ("vec2", False),
-    **bm.TENSOR_ARGUMENTS,
-}
-# Methods torch declares twice, for a Tensor and for a Number: anything else fails both signatures.
-TENSOR_OR_NUMBER = {
-    **dict.fromkeys(["pow", "pow_"], "exponent"),
-    **dict.fromkeys(["eq", "ne", "lt", "le", "gt", "ge", "multiply", "true_divide"], "other"),
-    **bm.TENSOR_OR_NUMBER,
-}
 NUMBERS = (int, float, complex, np.number, np.bool_)
 
 
@@ -590,13 +330,29 @@ def _regenerate_grad_fn(self: Tensor) -> None:
     self._view_version = self._vc.value
 
 
+def _operator(fn: Any) -> Any:
+    """A binary operator: an operand that is neither a tensor nor a number gives NotImplemented,
+    so Python raises its own TypeError (``unsupported operand type(s) for +``) and ``x == None``
+    is False, as with torch."""
+
+    def operator(self: Tensor, other: Any) -> Any:
+        if isinstance(other, NOT_OPERANDS):
+            return NotImplemented
+        return fn(self, other)
+
+    return operator
+
+
 def bind() -> None:
+    """Set every declared method on Tensor, with torch's argument checks."""
     Tensor._regenerate_grad_fn = _regenerate_grad_fn
-    for name, fn in METHODS.items():
-        if name in TENSOR_ARGUMENTS:
-            fn = _tensor_argument(name, fn, *TENSOR_ARGUMENTS[name])
-        elif name in TENSOR_OR_NUMBER:
-            fn = _tensor_or_number(name, fn, TENSOR_OR_NUMBER[name])
+    for name, fn in api.METHODS.items():
+        if name in api.OPERATORS:
+            fn = _operator(fn)
+        if name in api.TENSOR_ARGUMENTS:
+            fn = _tensor_argument(name, fn, *api.TENSOR_ARGUMENTS[name])
+        elif name in api.TENSOR_OR_NUMBER:
+            fn = _tensor_or_number(name, fn, api.TENSOR_OR_NUMBER[name])
         if not name.startswith("__"):
             fn = _parsed_as_method(name, fn)
         setattr(Tensor, name, fn)

@@ -8,9 +8,12 @@ import math
 
 import numpy as np
 
+from impl import _api as api
+
 DEFAULT_SEED = 67280421310721
 
 
+@api.function("Generator")
 class Generator:
     """torch.Generator subset for the CPU: seed, manual_seed, initial_seed."""
 
@@ -59,7 +62,7 @@ class Generator:
         return r * math.cos(theta)
 
 
-default_generator = Generator()
+default_generator = api.public(Generator(), "default_generator")
 
 
 def uniform(

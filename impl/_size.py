@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from impl import _api as api
 
+
+@api.function("Size")
 class Size(tuple):
     _torch_type_name = "torch.Size"  # as torch's messages name it
 

@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from impl import _api as api
 from impl import _grad_mode as grad_mode
 from impl import dtypes
 from impl._graph import Node
@@ -64,6 +65,7 @@ class VersionCounter:
         self.value += 1
 
 
+@api.function("Tensor")
 class Tensor:
     """A torch.Tensor look-alike on numpy/cupy arrays."""
 

@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from impl import _api as api
 from impl import dtypes
 
 
@@ -91,6 +92,7 @@ def _type_name(value: Any) -> str:
     return "torch.dtype" if isinstance(value, dtypes.dtype) else type(value).__name__
 
 
+@api.function("finfo")
 class finfo(_TypeInfo):
     """``torch.finfo(dtype)`` (the default dtype without one): bits, eps, max, min, tiny,
     smallest_normal (the same as tiny) and resolution (10 to the minus the decimal digits eps
@@ -114,6 +116,7 @@ class finfo(_TypeInfo):
         }
 
 
+@api.function("iinfo")
 class iinfo(_TypeInfo):
     """``torch.iinfo(dtype)``: bits, min and max (Python ints) of an integer dtype."""
 

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 import warnings
 
+from impl import _api as api
+
 _state = {"always": False}
 _warned: set[str] = set()
 
 
+@api.function("set_warn_always")
 def set_warn_always(b: bool, /) -> None:
     """When True, warnings torch gives once per process are given every time."""
     if type(b) is not bool:
@@ -19,6 +22,7 @@ def set_warn_always(b: bool, /) -> None:
     _state["always"] = b
 
 
+@api.function("is_warn_always_enabled")
 def is_warn_always_enabled() -> bool:
     """Whether ``set_warn_always(True)`` is in effect."""
     return _state["always"]

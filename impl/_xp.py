@@ -9,6 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from impl import _api as api
+
 try:  # pragma: no cover - only on machines with a GPU
     import cupy as _cupy
 except Exception:  # ImportError, or a CUDA runtime that fails to load
@@ -22,6 +24,7 @@ TORCH_DEVICE_TYPES = (
 )
 
 
+@api.function("device")
 class device:
     """torch.device for impl's two devices: ``device('cpu')``, ``device('cuda:0')``,
     ``device('cuda', 0)``, ``device(0)`` (the accelerator's device 0); parsed, refused, printed

@@ -13,7 +13,10 @@ import math
 import ml_dtypes as _ml_dtypes  # bfloat16, which numpy lacks: a dependency of impl, not optional
 import numpy as np
 
+from impl import _api as api
 
+
+@api.function("dtype")
 class dtype:
     """A torch dtype (``impl.float32`` ...); ``str`` gives ``torch.float32`` like torch."""
 
@@ -60,6 +63,10 @@ ALIASES = {
     "long": int64,
     "bool": bool_,
 }
+for _d in ALL:  # torch.float32 ..., torch.float ...
+    api.public(_d, _d.name)
+for _alias, _d in ALIASES.items():
+    api.public(_d, _alias)
 _BY_NP = {d.np: d for d in ALL}
 _BY_LEGACY = {d._legacy: d for d in ALL}
 
@@ -117,10 +124,12 @@ def kernel_missing(kernel: str, d: object) -> NotImplementedError:
     return NotImplementedError(f"\"{kernel}\" not implemented for '{scalar_type(found)}'")
 
 
+@api.function("get_default_dtype")
 def get_default_dtype() -> dtype:
     return _default
 
 
+@api.function("set_default_dtype")
 def set_default_dtype(d: dtype) -> None:
     """Set the floating dtype used for Python floats (float32/float64 only, as torch)."""
     global _default
@@ -153,6 +162,7 @@ def _category(d: dtype) -> int:
     return 0 if d is bool_ else (2 if d.is_floating_point else 1)
 
 
+@api.function("promote_types")
 def promote_types(a: dtype, b: dtype) -> dtype:
     """torch.promote_types for the supported dtypes."""
     if a is b:
@@ -224,6 +234,7 @@ def overflows(value: object, d: dtype) -> bool:
     return not lowest <= v <= info.max
 
 
+@api.function("result_type")
 def result_type(*operands: object) -> dtype:
     """torch.result_type over tensors and Python numbers. A tensor is told by its
     ``_wrapped_number`` flag (False, or True for a number an op wrapped), which nothing else has:

@@ -17,9 +17,11 @@ from typing import Any
 
 import numpy as np
 
+from impl import _api as api
 from impl import dtypes
 from impl._creation import zeros_like
 from impl._ops import functions as F
+from impl._ops import inplace as ip
 from impl._ops.cpu_kernels import fma
 from impl._ops.elementwise import (
     BINARY,
@@ -313,14 +315,43 @@ def _tensor_or_number(op: OpDef, number_op: OpDef, name: str, to_float: bool = F
 
 
 _NUMBERS = (bool, int, float)
-atan2, arctan2 = _tensors_only(ATAN2, "atan2"), _tensors_only(ATAN2, "arctan2")
-hypot = _tensors_only(HYPOT, "hypot")
-fmax = _tensors_only(FMAX, "fmax")
-fmin = _tensors_only(FMIN, "fmin")
-logaddexp = _tensors_only(LOGADDEXP, "logaddexp")
-logaddexp2 = _tensors_only(LOGADDEXP2, "logaddexp2")
-fmod = _tensor_or_number(FMOD, FMOD_NUMBER, "fmod")
+_OTHER = {"tensor": "other"}  # the methods' argument torch's parser types as Tensor
+_OTHER_OVERLOADED = {"tensor_or_number": "other"}  # ... of the methods with a Number overload too
+
+
+def _declare(
+    fn: Any, op: OpDef, number_op: OpDef | None = None, to_float: bool = False, **method: Any
+) -> Any:
+    """``fn`` as ``torch.<name>`` and ``x.<name>()``, and ``x.<name>_()`` in place (``method``: the
+    methods' argument typing, as ``api.method``'s)."""
+    api.variants(fn.__name__, **method)(fn)
+    api.method(fn.__name__ + "_", **method)(ip.inplace_method(_inplace_spec(op, number_op, to_float)))
+    return fn
+
+
+def _inplace_spec(op: OpDef, number_op: OpDef | None = None, to_float: bool = False) -> Any:
+    """What ``x.<op>_(other)`` runs in place: the Tensor overload, or the Scalar one, whose result
+    type is checked against ``x``'s dtype as torch checks it."""
+
+    def spec(self: Tensor, other: Any) -> tuple:
+        if isinstance(other, Tensor) or number_op is None:
+            return op, (other,), {}
+        check_cast(_number_operand(self, other, to_float).dtype, self.dtype)
+        return number_op, (), {"other": other}
+
+    return spec
+
+
+atan2 = _declare(_tensors_only(ATAN2, "atan2"), ATAN2, **_OTHER)
+arctan2 = _declare(_tensors_only(ATAN2, "arctan2"), ATAN2, **_OTHER)
+hypot = _declare(_tensors_only(HYPOT, "hypot"), HYPOT, **_OTHER)
+fmax = api.variants("fmax", **_OTHER)(_tensors_only(FMAX, "fmax"))
+fmin = api.variants("fmin", **_OTHER)(_tensors_only(FMIN, "fmin"))
+logaddexp = api.variants("logaddexp", **_OTHER)(_tensors_only(LOGADDEXP, "logaddexp"))
+logaddexp2 = api.variants("logaddexp2", **_OTHER)(_tensors_only(LOGADDEXP2, "logaddexp2"))
+fmod = _declare(_tensor_or_number(FMOD, FMOD_NUMBER, "fmod"), FMOD, FMOD_NUMBER, **_OTHER_OVERLOADED)
 copysign = _tensor_or_number(COPYSIGN, COPYSIGN_NUMBER, "copysign", to_float=True)
+_declare(copysign, COPYSIGN, COPYSIGN_NUMBER, to_float=True, **_OTHER_OVERLOADED)
 _remainder = _tensor_or_number(REMAINDER, REMAINDER_NUMBER, "remainder")
 _xlogy_fn = _tensor_or_number(XLOGY, XLOGY_NUMBER, "xlogy", to_float=True)
 
@@ -334,11 +365,24 @@ def remainder(input: Any, other: Any) -> Tensor:
     return _remainder(input, other)
 
 
+_declare(remainder, REMAINDER, REMAINDER_NUMBER, **_OTHER_OVERLOADED)
+api.operator("__mod__")(remainder)
+api.method("__imod__")(ip.inplace_method(_inplace_spec(REMAINDER, REMAINDER_NUMBER)))
+
+
+@api.operator("__rmod__")
+def _rmod(self: Tensor, other: Any) -> Tensor:
+    return remainder(other, self)
+
+
 def xlogy(input: Any, other: Any) -> Tensor:
     """``input * log(other)``, 0 where input is 0 (nan where other is nan); either may be a number."""
     if isinstance(other, Tensor) and isinstance(input, _NUMBERS):
         return apply(XLOGY_OF_NUMBER, _number_operand(other, input, True), number=input)
     return _xlogy_fn(input, other)
+
+
+_declare(xlogy, XLOGY, XLOGY_NUMBER, to_float=True, **_OTHER_OVERLOADED)
 
 
 # torch's signatures of the functions with a Scalar overload, for its "invalid combination" error
@@ -377,6 +421,7 @@ def _check_heaviside(input: Tensor, values: Tensor) -> None:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
 
 
+@api.variants("heaviside", tensor="values")
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
     """0 where ``input`` < 0 (and nan), 1 where > 0, ``values`` where 0; both of one dtype."""
     if not (isinstance(input, Tensor) and isinstance(values, Tensor)):
@@ -385,6 +430,7 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
     return apply(HEAVISIDE, input, values)
 
 
+@api.variants("float_power", tensor_or_number="exponent")
 def float_power(input: Any, exponent: Any) -> Tensor:
     """``pow`` in float64, as torch's composite writes it: ``input.to(double).pow(exponent)``
     (ToCopyBackward0 then PowBackward0/1/2), a number exponent as a float."""
@@ -405,12 +451,14 @@ OVERLOADS["float_power"] = (
 
 
 # -- methods ---------------------------------------------------------------------------------------
-def _heaviside_spec(self: Tensor, values: Tensor) -> tuple:
+@api.method("heaviside_", tensor="values")
+def _heaviside_(self: Tensor, values: Tensor) -> Tensor:
     _check_heaviside(self, values)
-    return HEAVISIDE_, (values,), {}
+    return ip.apply_inplace(HEAVISIDE_, self, values)
 
 
-def _float_power_spec(self: Tensor, exponent: Any) -> tuple:
+@api.method("float_power_", tensor_or_number="exponent")
+def _float_power_(self: Tensor, exponent: Any) -> Tensor:
     """``x.float_power_(exponent)``: ``x.pow_(exponent in float64)``, for a float64 ``x`` only."""
     if self.dtype is not dtypes.float64:
         raise RuntimeError(
@@ -418,61 +466,5 @@ def _float_power_spec(self: Tensor, exponent: Any) -> tuple:
             "result requires dtype Double"
         )
     if isinstance(exponent, Tensor):
-        return POW_TT, (exponent.to(dtypes.float64),), {}
-    return POW_TS, (), {"exponent": float(exponent)}
-
-
-def _inplace_spec(op: OpDef, number_op: OpDef | None = None, to_float: bool = False) -> Any:
-    """What ``x.<op>_(other)`` runs in place: the Tensor overload, or the Scalar one, whose result
-    type is checked against ``x``'s dtype as torch checks it."""
-
-    def spec(self: Tensor, other: Any) -> tuple:
-        if isinstance(other, Tensor) or number_op is None:
-            return op, (other,), {}
-        check_cast(_number_operand(self, other, to_float).dtype, self.dtype)
-        return number_op, (), {"other": other}
-
-    return spec
-
-
-def _reflected(fn: Any) -> Any:
-    return lambda self, other: fn(other, self)
-
-
-METHODS: dict[str, Any] = {
-    "atan2": atan2,
-    "arctan2": arctan2,
-    "hypot": hypot,
-    "fmod": fmod,
-    "remainder": remainder,
-    "fmax": fmax,
-    "fmin": fmin,
-    "copysign": copysign,
-    "xlogy": xlogy,
-    "logaddexp": logaddexp,
-    "logaddexp2": logaddexp2,
-    "float_power": float_power,
-    "heaviside": heaviside,
-    "__mod__": remainder,
-    "__rmod__": _reflected(remainder),
-}
-INPLACE: dict[str, Any] = {  # in-place specs (impl._methods makes them methods)
-    "atan2_": _inplace_spec(ATAN2),
-    "arctan2_": _inplace_spec(ATAN2),
-    "hypot_": _inplace_spec(HYPOT),
-    "fmod_": _inplace_spec(FMOD, FMOD_NUMBER),
-    "remainder_": _inplace_spec(REMAINDER, REMAINDER_NUMBER),
-    "__imod__": _inplace_spec(REMAINDER, REMAINDER_NUMBER),
-    "copysign_": _inplace_spec(COPYSIGN, COPYSIGN_NUMBER, to_float=True),
-    "xlogy_": _inplace_spec(XLOGY, XLOGY_NUMBER, to_float=True),
-    "float_power_": _float_power_spec,
-    "heaviside_": _heaviside_spec,
-}
-# the method's argument torch's parser types as Tensor (and whether a number passes too)
-TENSOR_ARGUMENTS = dict.fromkeys(
-    ["atan2", "arctan2", "hypot", "fmax", "fmin", "logaddexp", "logaddexp2", "atan2_", "arctan2_", "hypot_"],
-    ("other", False),
-) | dict.fromkeys(["heaviside", "heaviside_"], ("values", False))
-TENSOR_OR_NUMBER = dict.fromkeys(
-    ["fmod", "remainder", "copysign", "xlogy", "fmod_", "remainder_", "copysign_", "xlogy_"], "other"
-) | dict.fromkeys(["float_power", "float_power_"], "exponent")
+        return ip.apply_inplace(POW_TT, self, exponent.to(dtypes.float64))
+    return ip.apply_inplace(POW_TS, self, exponent=float(exponent))

@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from impl import _api as api
 from impl import _grad_mode as grad_mode
 from impl import _layout, dtypes, return_types
 from impl._graph import Node, input_meta
@@ -34,15 +35,21 @@ def _t(x: Any) -> bool:
 # -- arithmetic --------------------------------------------------------------------------------
 # The hottest function forms (every ``x + y``, ``x * y`` and unary math) call their op's generated
 # call directly: ``apply(op, *tensors, **attrs)`` is that call behind one more frame.
+@api.function("add")
+@api.method("add", tensor="other", numbers=True)
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     return ew.ADD._call((input, other), {"alpha": alpha})
 
 
+@api.function("sub", "subtract")
+@api.method("sub", tensor="other", numbers=True)
+@api.method("subtract")
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     ew.check_bool_subtraction(input, other)
     return apply(ew.SUB, input, other, alpha=alpha)
 
 
+@api.function("rsub")
 def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     if not isinstance(input, Tensor) or isinstance(other, NOT_OPERANDS):
         raise invalid_call(rsub, locals())
@@ -52,6 +59,9 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     return apply(ew.RSUB_NUMBER, input, other=other, alpha=alpha)
 
 
+@api.function("mul", "multiply")
+@api.method("mul", tensor="other", numbers=True)
+@api.method("multiply", tensor_or_number="other")
 def mul(input: Any, other: Any) -> Tensor:
     if getattr(input, "_efficient_zero", False) or getattr(other, "_efficient_zero", False):
         return _efficient_zero_of(ew.MUL, input, other)
@@ -68,6 +78,10 @@ def _efficient_zero_of(op: OpDef, *args: Any) -> Tensor:
     return out
 
 
+@api.function("div", "divide", "true_divide")
+@api.method("div", tensor="other", numbers=True)
+@api.method("divide")
+@api.method("true_divide", tensor_or_number="other")
 def div(input: Any, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     if getattr(input, "_efficient_zero", False) and rounding_mode is None:
         return _efficient_zero_of(ew.DIV, input, other)
@@ -84,6 +98,7 @@ def check_rounding_mode(rounding_mode: Any) -> None:
         )
 
 
+@api.variants("floor_divide")
 def floor_divide(input: Any, other: Any) -> Tensor:
     """Python's floor division (torch's div_floor), without a derivative (NotImplemented)."""
     if not isinstance(input, Tensor) or isinstance(other, NOT_OPERANDS):
@@ -115,6 +130,8 @@ multiply = mul
 subtract = sub
 
 
+@api.function("neg", "negative")
+@api.method("neg", "negative", "__neg__")
 def neg(input: Tensor) -> Tensor:
     return apply(ew.NEG, input)
 
@@ -122,10 +139,13 @@ def neg(input: Tensor) -> Tensor:
 negative = neg
 
 
+@api.variants("reciprocal")
 def reciprocal(input: Tensor) -> Tensor:
     return apply(ew.RECIPROCAL, input)
 
 
+@api.function("pow")
+@api.method("pow", tensor_or_number="exponent")
 def pow(input: Any, exponent: Any) -> Tensor:
     if not _t(input):
         if not _t(exponent) or isinstance(input, NOT_OPERANDS):
@@ -153,10 +173,25 @@ def _unary(op: OpDef) -> Any:
     return fn
 
 
-exp, log, sqrt = _unary(ew.EXP), _unary(ew.LOG), _unary(ew.SQRT)
-sin, cos, tanh, sigmoid = _unary(ew.SIN), _unary(ew.COS), _unary(ew.TANH), _unary(ew.SIGMOID)
-relu, abs, sign, sgn = _unary(ew.RELU), _unary(ew.ABS), _unary(ew.SIGN), _unary(ew.SGN)
-floor, ceil, trunc = _unary(ew.FLOOR), _unary(ew.CEIL), _unary(ew.TRUNC)  # round: unary_math.py
+def _declare_unary(op: OpDef, *names: str, inplace: bool = True) -> Any:
+    """``torch.<name>(input)``, ``x.<name>()`` and (``inplace``) ``x.<name>_()`` for each name."""
+    fn = api.variants(*names)(_unary(op))
+    if inplace:
+        api.method(*(name + "_" for name in names))(ip.unary_inplace(op))
+    return fn
+
+
+exp, log, sqrt = _declare_unary(ew.EXP, "exp"), _declare_unary(ew.LOG, "log"), _declare_unary(ew.SQRT, "sqrt")
+sin, cos = _declare_unary(ew.SIN, "sin"), _declare_unary(ew.COS, "cos")
+tanh, sigmoid = _declare_unary(ew.TANH, "tanh"), _declare_unary(ew.SIGMOID, "sigmoid")
+relu = _declare_unary(ew.RELU, "relu", inplace=False)  # relu_: impl/_ops/inplace.py
+sign, sgn = _declare_unary(ew.SIGN, "sign"), _declare_unary(ew.SGN, "sgn")
+floor, ceil = _declare_unary(ew.FLOOR, "floor"), _declare_unary(ew.CEIL, "ceil")
+trunc = _declare_unary(ew.TRUNC, "trunc")  # round: unary_math.py
+abs = api.function("abs", "absolute")(api.method("abs", "__abs__")(_unary(ew.ABS)))
+api.method("abs_")(ip.unary_inplace(ew.ABS))
+api.method("neg_")(ip.unary_inplace(ew.NEG))
+api.method("reciprocal_")(ip.unary_inplace(ew.RECIPROCAL))
 
 
 def _named_unary(op: OpDef, name: str) -> Any:
@@ -171,14 +206,17 @@ def _named_unary(op: OpDef, name: str) -> Any:
     return fn
 
 
-isfinite, isnan = _named_unary(ew.ISFINITE, "isfinite"), _named_unary(ew.ISNAN, "isnan")
-logical_not, bitwise_not = _named_unary(ew.LOGICAL_NOT, "logical_not"), _named_unary(ew.NOT, "bitwise_not")
+isfinite = api.variants("isfinite")(_named_unary(ew.ISFINITE, "isfinite"))
+isnan = api.variants("isnan")(_named_unary(ew.ISNAN, "isnan"))
+logical_not = api.variants("logical_not")(_named_unary(ew.LOGICAL_NOT, "logical_not"))
+bitwise_not = api.variants("bitwise_not")(_named_unary(ew.NOT, "bitwise_not"))
 clone_op = _unary(ew.CLONE)
 absolute = abs
 
 
 
 
+@api.variants("clone")
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(clone, locals())
@@ -188,6 +226,7 @@ def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
 NOT_BOUNDS = NOT_OPERANDS[1:]  # what clamp refuses as a bound (None means none)
 
 
+@api.variants("clamp", "clip")
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if not isinstance(input, Tensor) or isinstance(min, NOT_BOUNDS) or isinstance(max, NOT_BOUNDS):
         raise invalid_call(clamp, locals())
@@ -206,14 +245,17 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
 clip = clamp
 
 
+@api.variants("maximum", tensor="other")
 def maximum(input: Tensor, other: Tensor) -> Tensor:
     return apply(ew.MAXIMUM, input, other)
 
 
+@api.variants("minimum", tensor="other")
 def minimum(input: Tensor, other: Tensor) -> Tensor:
     return apply(ew.MINIMUM, input, other)
 
 
+@api.function("where")
 def where(condition: Tensor, input: Any = _ABSENT, other: Any = _ABSENT) -> Any:
     if (
         not isinstance(condition, Tensor)
@@ -247,21 +289,31 @@ def _cmp(op: OpDef, name: str, numbers: bool = True) -> Any:
     return fn
 
 
-eq, ne, lt, le, gt, ge = (_cmp(getattr(ew, n.upper()), n) for n in ("eq", "ne", "lt", "le", "gt", "ge"))
+eq, ne, lt, le, gt, ge = (
+    api.variants(n, tensor_or_number="other")(_cmp(getattr(ew, n.upper()), n))
+    for n in ("eq", "ne", "lt", "le", "gt", "ge")
+)
 _JOINS = ("and", "or", "xor")
 logical_and, logical_or, logical_xor = (
-    _cmp(getattr(ew, f"LOGICAL_{n.upper()}"), f"logical_{n}", numbers=False) for n in _JOINS
+    api.variants(f"logical_{n}", tensor="other")(
+        _cmp(getattr(ew, f"LOGICAL_{n.upper()}"), f"logical_{n}", numbers=False)
+    )
+    for n in _JOINS
 )
-bitwise_and, bitwise_or, bitwise_xor = (_cmp(getattr(ew, n.upper()), f"bitwise_{n}") for n in _JOINS)
+bitwise_and, bitwise_or, bitwise_xor = (
+    api.variants(f"bitwise_{n}")(_cmp(getattr(ew, n.upper()), f"bitwise_{n}")) for n in _JOINS
+)
 greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
 
 
+@api.variants("equal", tensor="other")
 def equal(input: Tensor, other: Tensor) -> bool:
     if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
         raise invalid_call(equal, locals())
     return tuple(input.shape) == tuple(other.shape) and bool((input._data == other._data).all())
 
 
+@api.variants("allclose", tensor="other")
 def allclose(
     input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
 ) -> bool:
@@ -289,6 +341,7 @@ def _dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
 _ALL = object()  # dim not given: torch's full-reduction overload (SumBackward0); dim=None picks the dim one
 
 
+@api.variants("sum")
 def sum(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(sum, locals())
@@ -300,12 +353,14 @@ def sum(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = N
     return apply(rd.SUM_DIM, input, dim=dims, keepdim=keepdim, dtype=out_dt.np)
 
 
+@api.variants("cumsum")
 def cumsum(input: Tensor, dim: Any = _ALL, *, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(cumsum, locals())
     return _scan(rd.CUMSUM, "cumsum", input, dim, dtype)
 
 
+@api.variants("cumprod")
 def cumprod(input: Tensor, dim: Any = _ALL, *, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(cumprod, locals())
@@ -324,6 +379,7 @@ def _scan(op: Any, name: str, input: Tensor, dim: Any, dtype: Any) -> Tensor:
     return apply(op, input, dim=d, dtype=out.np, in_dtype=input.dtype)
 
 
+@api.function("flip")
 def flip(input: Tensor, dims: Any) -> Tensor:
     """A copy with the order of the elements reversed along ``dims``."""
     if not isinstance(input, Tensor):
@@ -356,6 +412,7 @@ def reduced_dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
     return tuple(sorted(dims)) if dims and ndim else None
 
 
+@api.variants("mean")
 def mean(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(mean, locals())
@@ -371,6 +428,7 @@ def mean(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = 
     return apply(rd.MEAN_DIM, input, dim=_dims(dim, input.dim()), keepdim=keepdim, dtype=dt.np)
 
 
+@api.variants("prod")
 def prod(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(prod, locals())
@@ -399,36 +457,42 @@ def _minmax(kind: str, input: Tensor, dim: Any = None, keepdim: bool = False) ->
     return (return_types.max if kind == "max" else return_types.min)((values, indices))
 
 
+@api.variants("max")
 def max(input: Tensor, dim: Any = _ABSENT, keepdim: bool = False) -> Any:
     if not isinstance(input, Tensor) or isinstance(dim, (float, *NOT_OPERANDS)):
         raise invalid_call(max, locals())
     return _minmax("max", input, None if dim is _ABSENT else dim, keepdim)
 
 
+@api.variants("min")
 def min(input: Tensor, dim: Any = _ABSENT, keepdim: bool = False) -> Any:
     if not isinstance(input, Tensor) or isinstance(dim, (float, *NOT_OPERANDS)):
         raise invalid_call(min, locals())
     return _minmax("min", input, None if dim is _ABSENT else dim, keepdim)
 
 
+@api.variants("amax")
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(amax, locals())
     return apply(rd.AMAX, input, dim=_dims(dim, input.dim()), keepdim=keepdim)
 
 
+@api.variants("amin")
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(amin, locals())
     return apply(rd.AMIN, input, dim=_dims(dim, input.dim()), keepdim=keepdim)
 
 
+@api.variants("square")
 def square(input: Tensor) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(square, locals())
     return pow(input, 2)
 
 
+@api.variants("argmax")
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(argmax, locals())
@@ -438,6 +502,7 @@ def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
     return max(input, dim, keepdim).indices
 
 
+@api.variants("argmin")
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(argmin, locals())
@@ -494,6 +559,7 @@ def _spread(
     return apply(op, input, dim=dims, correction=corr, keepdim=keepdim)
 
 
+@api.variants("var")
 def var(
     input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
 ) -> Tensor:
@@ -502,6 +568,7 @@ def var(
     return _spread(rd.VAR, "var", input, dim, unbiased, keepdim, correction)
 
 
+@api.variants("std")
 def std(
     input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
 ) -> Tensor:
@@ -510,6 +577,7 @@ def std(
     return _spread(rd.STD, "std", input, dim, unbiased, keepdim, correction)
 
 
+@api.variants("softmax")
 def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(softmax, locals())
@@ -517,6 +585,7 @@ def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     return apply(rd.SOFTMAX, x, dim=_wrap_dim(dim, x.dim()))
 
 
+@api.variants("log_softmax")
 def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(log_softmax, locals())
@@ -534,6 +603,7 @@ def _check_same_dtype(a: Tensor, b: Tensor) -> None:
         )
 
 
+@api.variants("mm", tensor="mat2")
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(mat2, Tensor)):
         raise invalid_call(mm, locals())
@@ -550,6 +620,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
     return apply(rd.MM, input, mat2)
 
 
+@api.variants("bmm", tensor="mat2")
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(mat2, Tensor)):
         raise invalid_call(bmm, locals())
@@ -566,6 +637,7 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     return apply(rd.BMM, input, mat2)
 
 
+@api.variants("dot", tensor="tensor")
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(tensor, Tensor)):
         raise invalid_call(dot, locals())
@@ -585,6 +657,7 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
     return apply(rd.DOT, input, tensor)
 
 
+@api.variants("mv", tensor="vec")
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(vec, Tensor)):
         raise invalid_call(mv, locals())
@@ -601,6 +674,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     return apply(rd.MV, input, vec)
 
 
+@api.variants("addmm")
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(mat1, Tensor) and isinstance(mat2, Tensor)):
         raise invalid_call(addmm, locals())
@@ -626,6 +700,7 @@ def _unsafe_view(t: Tensor, shape: tuple) -> Tensor:
     return apply(vw.UNSAFE_VIEW, t, size=tuple(shape))
 
 
+@api.variants("matmul", tensor="other")
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """torch.matmul's dispatch: dot, mv, mm, folded mm/mv, or broadcast bmm."""
     if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
@@ -688,6 +763,7 @@ def _should_fold(a: Tensor, b: Tensor) -> bool:
     return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(t1.dim() - 2))
 
 
+@api.variants("trace")
 def trace(input: Tensor) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(trace, locals())
@@ -703,6 +779,7 @@ def _shape_args(shape: tuple) -> tuple:
     return shape
 
 
+@api.method("view")
 def view(input: Tensor, *shape: Any) -> Tensor:
     if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
         raise NotImplementedError("view(dtype) is not supported")
@@ -710,6 +787,7 @@ def view(input: Tensor, *shape: Any) -> Tensor:
     return apply(vw.VIEW, input, size=size)
 
 
+@api.variants("reshape")
 def reshape(input: Tensor, *shape: Any) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(reshape, locals())
@@ -720,14 +798,17 @@ def reshape(input: Tensor, *shape: Any) -> Tensor:
     return apply(vw.VIEW if input.is_contiguous() else vw.RESHAPE_ALIAS, input, size=size)
 
 
+@api.method("view_as", tensor="other")
 def view_as(input: Tensor, other: Tensor) -> Tensor:
     return view(input, tuple(other.shape))
 
 
+@api.method("reshape_as", tensor="other")
 def reshape_as(input: Tensor, other: Tensor) -> Tensor:
     return reshape(input, tuple(other.shape))
 
 
+@api.function("t")
 def t(input: Tensor) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(t, locals())
@@ -736,6 +817,7 @@ def t(input: Tensor) -> Tensor:
     return apply(vw.T, input)
 
 
+@api.function("transpose", "swapaxes", "swapdims")
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(transpose, locals())
@@ -746,6 +828,7 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 swapaxes = swapdims = transpose
 
 
+@api.function("permute")
 def permute(input: Tensor, dims: Any) -> Tensor:
     """torch.permute: ``dims`` is one sequence (the method takes them spread too)."""
     if not isinstance(input, Tensor):
@@ -757,11 +840,13 @@ def permute(input: Tensor, dims: Any) -> Tensor:
     return permute_method(input, *dims)
 
 
+@api.method("flip")
 def flip_method(input: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
     """``x.flip(0)``, ``x.flip(1, 0)``, ``x.flip([0])`` or ``x.flip(dims=[0])``."""
     return flip(input, list(kwargs["dims"]) if "dims" in kwargs else list(_shape_args(dims)))
 
 
+@api.method("permute")
 def permute_method(input: Tensor, *dims: Any) -> Tensor:
     dims = tuple(_wrap_dim(int(d), input.dim()) for d in _shape_args(dims))
     if len(dims) != input.dim():
@@ -783,6 +868,7 @@ def _tensor_type(t: Tensor) -> str:
     return f"torch.{'cuda.' if t.device.type == 'cuda' else ''}{t.dtype._legacy}"
 
 
+@api.method("expand")
 def expand(input: Tensor, *sizes: Any) -> Tensor:
     sizes = tuple(int(s) for s in _shape_args(sizes))
     if len(sizes) < input.dim():
@@ -821,10 +907,12 @@ def expand(input: Tensor, *sizes: Any) -> Tensor:
     return out
 
 
+@api.method("expand_as", tensor="other")
 def expand_as(input: Tensor, other: Tensor) -> Tensor:
     return expand(input, tuple(other.shape))
 
 
+@api.function("squeeze")
 def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(squeeze, locals())
@@ -835,12 +923,14 @@ def squeeze(input: Tensor, dim: Any = None) -> Tensor:
     return apply(vw.SQUEEZE_DIM, input, dim=_wrap_dim(dim, input.dim()))
 
 
+@api.function("unsqueeze")
 def unsqueeze(input: Tensor, dim: int) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(unsqueeze, locals())
     return apply(vw.UNSQUEEZE, input, dim=_wrap_dim(dim, input.dim() + 1))
 
 
+@api.variants("flatten")
 def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(flatten, locals())
@@ -856,10 +946,12 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     return reshape(input, shape[:s] + (-1,) + shape[e + 1 :])
 
 
+@api.method("contiguous")
 def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
     return input if input.is_contiguous() else apply(ew.CLONE_CONTIGUOUS, input)
 
 
+@api.variants("select")
 def select(input: Tensor, dim: int, index: int) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(select, locals())
@@ -870,6 +962,7 @@ def select(input: Tensor, dim: int, index: int) -> Tensor:
     return apply(vw.SELECT, input, dim=d, index=index % size)
 
 
+@api.variants("narrow")
 def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(narrow, locals())
@@ -1004,6 +1097,7 @@ def _multi_view(input: Tensor, arrays: list, node_name: str, dim: int, stacked: 
     return tuple(outs)
 
 
+@api.variants("unbind")
 def unbind(input: Tensor, dim: int = 0) -> tuple:
     if not isinstance(input, Tensor):
         raise invalid_call(unbind, locals())
@@ -1012,6 +1106,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     return _multi_view(input, arrays, "UnbindBackward0", d, True)
 
 
+@api.variants("split")
 def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     if not isinstance(input, Tensor):  # torch.split is Python calling the method: what it does
         return input.split(split_size_or_sections, dim)
@@ -1036,6 +1131,7 @@ def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
     return _multi_view(input, arrays, name, d, False)
 
 
+@api.variants("chunk")
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     if not isinstance(input, Tensor):
         raise invalid_call(chunk, locals())
@@ -1044,9 +1140,10 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
 
 
 # -- joining and indexing ----------------------------------------------------------------------
-concat = concatenate = cat
+concat = concatenate = api.function("cat", "concat", "concatenate")(cat)
 
 
+@api.function("stack")
 def stack(tensors: Any, dim: int = 0) -> Tensor:
     tensors = tensor_list("stack", tensors)
     if not tensors:
@@ -1060,6 +1157,7 @@ def stack(tensors: Any, dim: int = 0) -> Tensor:
     return apply(ix.stack_op(len(tensors)), *tensors, dim=_wrap_dim(dim, tensors[0].dim() + 1))
 
 
+@api.variants("gather")
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(index, Tensor)):
         raise invalid_call(gather, locals())
@@ -1094,6 +1192,7 @@ def check_gather_shape(input: Tensor, dim: int, index: Tensor) -> None:
             )
 
 
+@api.variants("index_select")
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(index, Tensor)):
         raise invalid_call(index_select, locals())
@@ -1115,6 +1214,7 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     return apply(ix.INDEX_SELECT, input, dim=dim, index=index)
 
 
+@api.variants("masked_fill")
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(mask, Tensor)) or isinstance(value, NOT_OPERANDS):
         raise invalid_call(masked_fill, locals())
@@ -1134,6 +1234,7 @@ def check_fill_value(value: Tensor, fill: str = "masked_fill_") -> None:
         )
 
 
+@api.variants("index_fill")
 def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     """A copy of ``input`` with ``value`` (a number or a 0-d tensor) at ``index`` along ``dim``."""
     if not (isinstance(input, Tensor) and isinstance(index, Tensor)) or isinstance(value, NOT_OPERANDS):
@@ -1171,6 +1272,7 @@ def check_masked_fill(input: Tensor, mask: Tensor, in_place: bool) -> None:
         raise RuntimeError(mismatch)
 
 
+@api.variants("masked_select")
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(mask, Tensor)):
         raise invalid_call(masked_select, locals())
@@ -1182,6 +1284,7 @@ def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     return apply(ix.MASKED_SELECT, input, mask=mask)
 
 
+@api.variants("masked_scatter")
 def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """``input`` with the positions where ``mask`` holds taking ``source``'s elements in order."""
     if not (isinstance(input, Tensor) and isinstance(mask, Tensor) and isinstance(source, Tensor)):
@@ -1295,6 +1398,7 @@ def check_zero_dim_key(t: Tensor, key: Any) -> None:
         raise IndexError(f"index {int(key)} is out of bounds for dimension 0 with size 0")
 
 
+@api.method("__getitem__")
 def getitem(t: Tensor, key: Any) -> Tensor:
     """``t[key]`` as torch's applySlicing (see ``apply_slicing``), then any tensor/list/bool indices
     index the result at the dims they stand at (IndexBackward0, which saves them)."""
@@ -1305,6 +1409,7 @@ def getitem(t: Tensor, key: Any) -> Tensor:
     return apply(vw.ALIAS, t) if out is t else out
 
 
+@api.method("__setitem__")
 def setitem(self: Tensor, key: Any, value: Any) -> None:
     """``self[key] = value`` as torch's set_item: applySlicing makes a view of ``self`` (``self``
     itself when nothing is sliced); without tensor indices the value is copied into it
@@ -1372,3 +1477,139 @@ def _is_full_slice(k: builtins.slice, size: int) -> bool:
     """Whether applySlice skips the slice: its start as written is 0 (a negative start that
     wraps to 0 is still sliced), its step 1 and its stop at or past the end."""
     return k.start in (None, 0) and k.step in (None, 1) and (k.stop is None or k.stop >= size)
+
+
+# -- operators and in-place arithmetic ---------------------------------------------------------------
+api.operator("__add__", "__radd__")(add)
+api.operator("__sub__")(sub)
+api.operator("__mul__", "__rmul__")(mul)
+api.operator("__truediv__")(div)
+api.operator("__pow__")(pow)
+api.operator("__matmul__")(matmul)
+api.operator("__floordiv__")(floor_divide)
+api.operator("__rfloordiv__")(rfloor_divide)
+api.operator("__and__", "__rand__")(bitwise_and)
+api.operator("__or__", "__ror__")(bitwise_or)
+api.operator("__xor__", "__rxor__")(bitwise_xor)
+for _name, _compare in {"eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge}.items():
+    api.operator(f"__{_name}__")(_compare)
+
+
+@api.operator("__rsub__")
+def _rsub(self: Tensor, other: Any) -> Tensor:
+    return rsub(self, other)
+
+
+@api.operator("__rtruediv__")
+def _rtruediv(self: Tensor, other: Any) -> Tensor:
+    return mul(reciprocal(self), other)
+
+
+@api.operator("__rpow__")
+def _rpow(self: Tensor, other: Any) -> Tensor:
+    return pow(other, self)
+
+
+@api.operator("__rmatmul__")
+def _rmatmul(self: Tensor, other: Any) -> Tensor:
+    return matmul(other, self)
+
+
+@api.method("__invert__")
+def _invert(self: Tensor) -> Tensor:
+    """``~t``: bitwise_not, which torch's operator refuses for floating tensors first."""
+    if self.dtype.is_floating_point:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return bitwise_not(self)
+
+
+@api.method("where")
+def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
+    return where(condition, self, other)
+
+
+def _alpha_inplace(op: OpDef) -> Any:
+    """``x.add_(other, alpha=)`` and ``x += other``: ``op`` in place."""
+    return ip.inplace_method(lambda self, other, *, alpha=1: (op, (other,), {"alpha": alpha}))
+
+
+def _other_inplace(op: OpDef) -> Any:
+    """``x.mul_(other)``, ``x *= other``, ``x /= other``: ``op`` in place."""
+    return ip.inplace_method(lambda self, other: (op, (other,), {}))
+
+
+_add_, _mul_ = _alpha_inplace(ew.ADD), _other_inplace(ew.MUL)
+api.method("add_", tensor="other", numbers=True)(_add_)
+api.method("mul_", tensor="other", numbers=True)(_mul_)
+api.method("__iadd__")(_add_)
+api.method("__imul__")(_mul_)
+api.method("__itruediv__")(_other_inplace(ew.DIV))
+
+
+@api.method("__isub__")
+@api.method("sub_", tensor="other", numbers=True)
+def _sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
+    ew.check_bool_subtraction(self, other)
+    return ip.apply_inplace(ew.SUB, self, other, alpha=alpha)
+
+
+@api.method("div_", tensor="other", numbers=True)
+def _div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
+    """``x.div_(other, rounding_mode=)``: div_'s own op when rounding (DivBackward2)."""
+    if rounding_mode is None:
+        return ip.apply_inplace(ew.DIV, self, other)
+    check_rounding_mode(rounding_mode)
+    return ip.apply_inplace(ew.DIV_MODE, self, other, rounding_mode=rounding_mode)
+
+
+@api.method("pow_", tensor_or_number="exponent")
+def _pow_(self: Tensor, exponent: Any) -> Tensor:
+    if isinstance(exponent, Tensor):
+        return ip.apply_inplace(ew.POW_TT, self, exponent)
+    negative = isinstance(exponent, int) and not isinstance(exponent, bool) and exponent < 0
+    if not negative:  # the kernel refuses a negative integer power of integers, before this cast
+        ip._check_cast(dtypes.result_type(self, exponent), self.dtype)  # x.pow_(0.5) of an integer x
+    return ip.apply_inplace(ew.POW_TS, self, exponent=exponent)
+
+
+@api.method("masked_fill_")
+def _masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
+    check_masked_fill(self, mask, in_place=True)
+    if isinstance(value, Tensor):
+        check_fill_value(value)
+        return ip.apply_inplace(ix.MASKED_FILL_TENSOR, self, value, mask=mask)
+    return ip.apply_inplace(ix.MASKED_FILL, self, mask=mask, value=value)
+
+
+# -- questions to a tensor -----------------------------------------------------------------------
+@api.function("is_tensor")
+def is_tensor(obj: object) -> bool:
+    return isinstance(obj, Tensor)
+
+
+@api.function("is_inference")
+def is_inference(*args: Any, **kwargs: Any) -> bool:
+    """Whether ``input`` was made in inference mode."""
+    if not args and not kwargs:
+        raise TypeError('is_inference() missing 1 required positional arguments: "input"')
+    return _is_inference(*args, **kwargs)
+
+
+def _is_inference(input: Tensor) -> bool:
+    if not isinstance(input, Tensor):
+        raise invalid_call(_is_inference, locals(), name="is_inference")
+    return input.is_inference()
+
+
+@api.function("numel")
+def numel(input: Tensor) -> int:
+    if not isinstance(input, Tensor):
+        raise invalid_call(numel, locals())
+    return input.numel()
+
+
+@api.function("detach")
+def detach(input: Tensor) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(detach, locals())
+    return input.detach()

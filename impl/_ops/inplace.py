@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from impl import _api as api
 from impl import _grad_mode as grad_mode
 from impl import _layout, dtypes
 from impl._graph import FREED, Node, SavedTensor, input_meta
@@ -356,6 +357,24 @@ def squeeze_result_(result: Tensor, dim: int) -> Tensor:
     return result
 
 
+
+def inplace_method(spec: Any) -> Any:
+    """The in-place method of ``spec(self, *args, **kwargs) -> (op, others, attrs)``: ``op`` run in
+    place on self (``x.add_(y)``)."""
+
+    def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+        op, others, attrs = spec(self, *args, **kwargs)
+        return apply_inplace(op, self, *others, **attrs)
+
+    return method
+
+
+def unary_inplace(op: OpDef) -> Any:
+    """``x.<op>_()``: a unary op in place."""
+    return inplace_method(lambda self: (op, (), {}))
+
+
+@api.method("copy_")
 def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     """``self.copy_(src)``; ``src`` may lie on another device (torch's copy_ is its cross-device
     copy: ``load_state_dict`` of CPU tensors into a 'cuda' module goes through it)."""
@@ -364,6 +383,7 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     return apply_inplace(COPY, self, src)
 
 
+@api.method("fill_")
 def fill_(self: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
         if value.dim():
@@ -374,10 +394,12 @@ def fill_(self: Tensor, value: Any) -> Tensor:
     return apply_inplace(FILL, self, value=value)
 
 
+@api.method("zero_")
 def zero_(self: Tensor) -> Tensor:
     return apply_inplace(ZERO, self)
 
 
+@api.method("clamp_")
 def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """``x.clamp_(min, max)``: torch's clamp refuses any promotion of an integer or bool ``x`` by
     its bounds in place (a float bound of an integer tensor, an int bound of a bool one), naming
@@ -395,6 +417,7 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     return apply_inplace(CLAMP, self, min=min, max=max)
 
 
+@api.method("relu_")
 def relu_(self: Tensor) -> Tensor:
     return apply_inplace(RELU, self)
 

@@ -15,6 +15,7 @@ import dataclasses
 import operator
 from typing import Any
 
+from impl import _api as api
 from impl import _grad_mode as grad_mode
 from impl._graph import input_meta
 from impl._names import type_name
@@ -98,6 +99,7 @@ def _arguments(name: str, params: tuple[str, ...], args: tuple, kwargs: dict, re
     return [operator.index(values[p]) if p in values else None for p in params]
 
 
+@api.method("t_")
 def t_(self: Tensor, *args: Any) -> Tensor:
     _no_arguments("t_", args)
     check_inplace(self)
@@ -147,11 +149,13 @@ def _squeeze_dim(name: str, args: tuple, kwargs: dict) -> Any:
     return dim
 
 
+@api.method("squeeze")
 def squeeze(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     dim = _squeeze_dim("squeeze", args, kwargs)
     return F.squeeze(self, dim if not isinstance(dim, list) else tuple(dim))
 
 
+@api.method("squeeze_")
 def squeeze_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """``squeeze_()``, ``squeeze_(dim)``, ``squeeze_(dims)``: SqueezeBackward3, 4, 5."""
     dim = _squeeze_dim("squeeze_", args, kwargs)
@@ -164,11 +168,13 @@ def squeeze_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return _restyled(self, SQUEEZE_DIM_, dim=_wrap_dim(operator.index(dim), n))
 
 
+@api.method("unsqueeze")
 def unsqueeze(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     (dim,) = _arguments("unsqueeze", ("dim",), args, kwargs, 1)
     return F.unsqueeze(self, dim)
 
 
+@api.method("unsqueeze_")
 def unsqueeze_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     (dim,) = _arguments("unsqueeze_", ("dim",), args, kwargs, 1)
     check_inplace(self)
@@ -178,11 +184,13 @@ def unsqueeze_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 _AS_STRIDED_PARAMS = ("size", "stride", "storage_offset")
 
 
+@api.method("as_strided")
 def as_strided(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     values = _given("as_strided", _AS_STRIDED_PARAMS, args, kwargs, 2)
     return F.as_strided(self, values["size"], values["stride"], values.get("storage_offset"))
 
 
+@api.method("as_strided_")
 def as_strided_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """``as_strided_(size, stride, storage_offset=None)``: the offset by default ``self``'s."""
     values = _given("as_strided_", _AS_STRIDED_PARAMS, args, kwargs, 2)
@@ -194,21 +202,12 @@ def as_strided_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return _restyled(self, AS_STRIDED_, **geometry, storage=self._storage_array())
 
 
+@api.method("t")
 def t(self: Tensor, *args: Any) -> Tensor:
     _no_arguments("t", args)
     return F.t(self)
 
 
-# the method forms, out of place too: their arguments parsed as torch's parser parses them
-METHODS = {
-    "t": t,
-    "t_": t_,
-    **{name: _transposer(name) for name in ("transpose", "swapdims", "swapaxes")},
-    **{name + "_": _transposer(name + "_") for name in ("transpose", "swapdims", "swapaxes")},
-    "squeeze": squeeze,
-    "squeeze_": squeeze_,
-    "unsqueeze": unsqueeze,
-    "unsqueeze_": unsqueeze_,
-    "as_strided": as_strided,
-    "as_strided_": as_strided_,
-}
+
+for _name in ("transpose", "swapdims", "swapaxes", "transpose_", "swapdims_", "swapaxes_"):
+    api.method(_name)(_transposer(_name))

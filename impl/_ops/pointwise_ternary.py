@@ -16,10 +16,12 @@ from typing import Any
 
 import numpy as np
 
+from impl import _api as api
 from impl import dtypes
 from impl._creation import empty_like
 from impl._ops.cpu_kernels import fma
 from impl._ops.elementwise import floating_only, mul_scalar, opmath
+from impl._ops.inplace import inplace_method
 from impl._ops.table import FLOAT_DTYPES, D, OpDef, apply, number_array
 from impl._signatures import OVERLOADS, invalid_call
 from impl._tensor import Tensor
@@ -173,6 +175,7 @@ def _lerp_call(input: Any, end: Any, weight: Any) -> tuple:
     return LERP_SCALAR, (end,), {"weight": weight}
 
 
+@api.variants("lerp")
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     """``input + weight * (end - input)``; ``weight`` a number (LerpBackward0) or a tensor
     (LerpBackward1)."""
@@ -191,6 +194,7 @@ def _check_tensors(name: str, values: dict, method: bool = False) -> None:
         raise TypeError(f"{name}(): argument 'value' must be Number, not {type(values['value']).__name__}")
 
 
+@api.function("addcmul")
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """``input + value * tensor1 * tensor2``."""
     _check_tensors("addcmul", {"input": input, "tensor1": tensor1, "tensor2": tensor2, "value": value})
@@ -203,6 +207,7 @@ def _check_addcdiv(tensor1: Tensor, tensor2: Tensor) -> None:
         raise RuntimeError(ADDCDIV_INTEGERS)
 
 
+@api.function("addcdiv")
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """``input + value * tensor1 / tensor2`` (floating tensor1 or tensor2 only)."""
     _check_tensors("addcdiv", {"input": input, "tensor1": tensor1, "tensor2": tensor2, "value": value})
@@ -241,13 +246,9 @@ def _method(spec: Any) -> Any:
     return method
 
 
-METHODS: dict[str, Any] = {
-    "lerp": lerp,
-    "addcmul": _method(_addc_spec(ADDCMUL, "addcmul")),
-    "addcdiv": _method(_addc_spec(ADDCDIV, "addcdiv")),
-}
-INPLACE: dict[str, Any] = {  # in-place specs (impl._methods makes them methods)
-    "lerp_": _lerp_call,
-    "addcmul_": _addc_spec(ADDCMUL, "addcmul_"),
-    "addcdiv_": _addc_spec(ADDCDIV, "addcdiv_"),
-}
+
+api.method("addcmul")(_method(_addc_spec(ADDCMUL, "addcmul")))
+api.method("addcdiv")(_method(_addc_spec(ADDCDIV, "addcdiv")))
+api.method("lerp_")(inplace_method(_lerp_call))
+api.method("addcmul_")(inplace_method(_addc_spec(ADDCMUL, "addcmul_")))
+api.method("addcdiv_")(inplace_method(_addc_spec(ADDCDIV, "addcdiv_")))

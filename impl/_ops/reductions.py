@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from impl import _api as api
 from impl import _grad_mode as grad_mode
 from impl import dtypes
 from impl._creation import arange, ones, zeros, zeros_like
@@ -494,6 +495,7 @@ DOT = OpDef(
 )
 
 
+@api.variants("outer", tensor="vec2")
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """torch's outer: ``input`` reshaped to a column (a view: ViewBackward0) times ``vec2``."""
     if not (isinstance(input, Tensor) and isinstance(vec2, Tensor)):

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from impl import _api as api
 from impl import dtypes, return_types
 from impl._creation import full
 from impl._ops import functions as fn
@@ -72,6 +73,7 @@ LOGSUMEXP = OpDef(
 _REQUIRED: Any = object()
 
 
+@api.function("logsumexp")
 def logsumexp(input: Tensor, dim: Any = _REQUIRED, keepdim: bool = False, *, _position: int = 2) -> Tensor:
     """log(sum(exp(input))) over ``dim``, stabilised by the max; integer and bool inputs are
     computed in the default dtype. An empty ``dim`` reduces every dim (torch then fails to add the
@@ -108,6 +110,7 @@ def _nansum_grad(g: Any, c: Any) -> Any:
 NANSUM = OpDef("NansumBackward0", _nansum_fwd, derivatives={"self": D("self dim keepdim", _nansum_grad)})
 
 
+@api.variants("nansum")
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The sum over ``dim`` treating NaN as 0; integers and bools sum in int64 unless ``dtype``."""
     if not isinstance(input, Tensor):
@@ -118,6 +121,7 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     return apply(NANSUM, input, dim=dims, keepdim=bool(keepdim), dtype=out_dt.np)
 
 
+@api.variants("nanmean")
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """torch's composite nanmean: ``nansum(input, dim, keepdim, dtype)`` divided by the count of
     the elements that are not NaN (DivBackward0 on top of NansumBackward0); floating inputs only."""
@@ -165,10 +169,11 @@ def _truth_reduction(kind: str) -> Any:
     return reduce
 
 
-all = _truth_reduction("all")  # noqa: A001 (torch's name)
-any = _truth_reduction("any")  # noqa: A001 (torch's name)
+all = api.variants("all")(_truth_reduction("all"))  # noqa: A001 (torch's name)
+any = api.variants("any")(_truth_reduction("any"))  # noqa: A001 (torch's name)
 
 
+@api.variants("count_nonzero")
 def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
     """The number of non-zero elements over ``dim`` (an int or a tuple of ints), as int64."""
     if not isinstance(input, Tensor):
@@ -247,8 +252,8 @@ def _cumulative_extreme(op: OpDef, kind: str) -> Any:
     return scan
 
 
-cummax = _cumulative_extreme(CUMMAX, "cummax")
-cummin = _cumulative_extreme(CUMMIN, "cummin")
+cummax = api.variants("cummax")(_cumulative_extreme(CUMMAX, "cummax"))
+cummin = api.variants("cummin")(_cumulative_extreme(CUMMIN, "cummin"))
 
 
 def _logcumsumexp_fwd(xp: Any, a: Any, dim: int) -> Any:
@@ -289,6 +294,7 @@ LOGCUMSUMEXP = OpDef(
 )
 
 
+@api.variants("logcumsumexp")
 def logcumsumexp(input: Tensor, dim: Any = _REQUIRED) -> Tensor:
     """log(cumsum(exp(input))) along ``dim``, stable; floating inputs only (even 0-d or empty)."""
     if not isinstance(input, Tensor):
@@ -378,8 +384,8 @@ def _spread_and_mean(op: OpDef, name: str) -> Any:
     return reduce
 
 
-var_mean = _spread_and_mean(VAR_MEAN, "var_mean")
-std_mean = _spread_and_mean(STD_MEAN, "std_mean")
+var_mean = api.function("var_mean")(_spread_and_mean(VAR_MEAN, "var_mean"))
+std_mean = api.function("std_mean")(_spread_and_mean(STD_MEAN, "std_mean"))
 
 
 def _aminmax_fwd(xp: Any, a: Any, dim: int | None, keepdim: bool) -> tuple:
@@ -422,6 +428,7 @@ AMINMAX = OpDef(
 )
 
 
+@api.function("aminmax")
 def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False) -> Any:
     """(min, max) over ``dim`` (every dim when None) as torch.return_types.aminmax; any dtype. No
     reduction over an empty dim: torch has no identity for it."""
@@ -440,6 +447,7 @@ def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False) -> Any:
     return return_types.aminmax(apply(AMINMAX, input, dim=d, keepdim=bool(keepdim)))
 
 
+@api.method("aminmax")
 def _aminmax_method(self: Tensor, *args: Any, dim: Any = None, keepdim: bool = False) -> Any:
     """``Tensor.aminmax``: ``dim`` and ``keepdim`` are keyword-only (torch counts no ``self``)."""
     if args:
@@ -448,16 +456,7 @@ def _aminmax_method(self: Tensor, *args: Any, dim: Any = None, keepdim: bool = F
     return aminmax(self, dim=dim, keepdim=keepdim)
 
 
-METHODS = {
-    "logsumexp": lambda self, *args, **kwargs: logsumexp(self, *args, **kwargs, _position=1),
-    "nansum": nansum,
-    "nanmean": nanmean,
-    "all": all,
-    "any": any,
-    "count_nonzero": count_nonzero,
-    "cummax": cummax,
-    "cummin": cummin,
-    "logcumsumexp": logcumsumexp,
-    "aminmax": _aminmax_method,
-}
-FUNCTIONS = tuple(METHODS)
+
+@api.method("logsumexp")
+def _logsumexp_method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    return logsumexp(self, *args, **kwargs, _position=1)

@@ -12,7 +12,6 @@ last win, as numpy's assignment does); scatter_add and reduce='add' sum every on
 
 torch has no derivative for scatter with ``reduce`` (its node is ``NotImplemented``, whose backward
 raises) and warns once per process that ``reduce`` with a tensor ``src`` is deprecated.
-``METHODS`` holds the Tensor methods (bound by impl._methods).
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from impl import _api as api
 from impl import dtypes
 from impl._names import type_name
 from impl._ops.elementwise import NOT_IMPLEMENTED, _no_derivative, _plain_alpha
@@ -207,6 +207,7 @@ def _scatter_args(fn: Any, given: dict) -> Any:
     return source
 
 
+@api.variants("scatter")
 def scatter(
     input: Tensor,
     dim: int,
@@ -224,6 +225,7 @@ def scatter(
     return apply(op, input, *tensors, **attrs, **_value_attrs(source))
 
 
+@api.method("scatter_")
 def scatter_(
     self: Tensor,
     dim: int,
@@ -248,6 +250,7 @@ def _scatter_add_checked(input: Any, dim: Any, index: Any, src: Any, given: dict
     return _checked("scatter", input, dim, index, src)
 
 
+@api.variants("scatter_add")
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """A copy of ``input`` with ``src``'s elements added at ``index`` along ``dim`` (each of
     duplicate indices adds)."""
@@ -256,6 +259,7 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     )
 
 
+@api.method("scatter_add_")
 def scatter_add_(self: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """``scatter_add`` written into ``self``."""
     if isinstance(self, Tensor):
@@ -389,6 +393,7 @@ def _index_add_call(fn: Any, given: dict) -> dict:
     return _index_add_checked(self, given["dim"], given["index"], source, alpha)
 
 
+@api.variants("index_add")
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     """A copy of ``input`` with ``alpha`` times source's slices along ``dim`` added at ``index``
     (each of duplicate indices adds)."""
@@ -396,6 +401,7 @@ def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: 
     return apply(INDEX_ADD, input, source, **attrs)
 
 
+@api.method("index_add_")
 def index_add_(self: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     """``index_add`` written into ``self``."""
     if isinstance(self, Tensor):
@@ -475,25 +481,15 @@ def _index_copy_call(fn: Any, given: dict) -> dict:
     return _index_copy_checked(self, given["dim"], index, source)
 
 
+@api.variants("index_copy")
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """A copy of ``input`` with source's slices along ``dim`` written at ``index``."""
     return apply(INDEX_COPY, input, source, **_index_copy_call(index_copy, {**locals(), "self": input}))
 
 
+@api.method("index_copy_")
 def index_copy_(self: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """``index_copy`` written into ``self``."""
     if isinstance(self, Tensor):
         check_inplace(self, (source,))  # torch refuses a leaf first
     return apply_inplace(INDEX_COPY, self, source, **_index_copy_call(index_copy_, locals()))
-
-
-METHODS: dict[str, Any] = {
-    "scatter": scatter,
-    "scatter_": scatter_,
-    "scatter_add": scatter_add,
-    "scatter_add_": scatter_add_,
-    "index_add": index_add,
-    "index_add_": index_add_,
-    "index_copy": index_copy,
-    "index_copy_": index_copy_,
-}

@@ -4,8 +4,7 @@ broadcast_to), flips of the first two dims (flipud/fliplr), ravel, unflatten, re
 Those torch composes of other ops are composed here of the same ones, so their results are the
 same views or copies with the same grad_fn names: movedim is a permute (PermuteBackward0),
 broadcast_to an expand (ExpandBackward0), ravel ``contiguous().view(-1)``, unflatten a view,
-flipud/fliplr a flip, tile a repeat. ``METHODS`` holds the Tensor methods (bound by
-impl._methods).
+flipud/fliplr a flip, tile a repeat.
 """
 
 from __future__ import annotations
@@ -13,6 +12,7 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+from impl import _api as api
 from impl import _layout
 from impl._creation import zeros
 from impl._ops import functions as F
@@ -57,6 +57,7 @@ def _triangle_args(name: str, input: Tensor, diagonal: int) -> dict:
     return {"diagonal": int(diagonal)}
 
 
+@api.variants("tril")
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle (on and below diagonal ``diagonal``) of the last two dims; zeros above."""
     if not isinstance(input, Tensor):
@@ -64,6 +65,7 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     return apply(TRIL, input, **_triangle_args("tril", input, diagonal))
 
 
+@api.variants("triu")
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle (on and above diagonal ``diagonal``) of the last two dims; zeros below."""
     if not isinstance(input, Tensor):
@@ -71,11 +73,13 @@ def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     return apply(TRIU, input, **_triangle_args("triu", input, diagonal))
 
 
+@api.method("tril_")
 def tril_(self: Tensor, diagonal: int = 0) -> Tensor:
     check_inplace(self)  # torch refuses a leaf first
     return apply_inplace(TRIL, self, **_triangle_args("tril", self, diagonal))
 
 
+@api.method("triu_")
 def triu_(self: Tensor, diagonal: int = 0) -> Tensor:
     check_inplace(self)
     return apply_inplace(TRIU, self, **_triangle_args("triu", self, diagonal))
@@ -95,6 +99,7 @@ ROLL = OpDef(
 )
 
 
+@api.variants("roll")
 def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
     """Elements shifted circularly by ``shifts`` along ``dims`` (one shift per dim); without dims,
     along the flattened tensor (one shift)."""
@@ -169,6 +174,7 @@ DIAGONAL_COPY = OpDef(
 )
 
 
+@api.variants("diagonal")
 def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Tensor:
     """The diagonal ``offset`` of the planes of ``dim1`` x ``dim2``, as a view whose last dim it is."""
     if not isinstance(input, Tensor):
@@ -199,6 +205,7 @@ DIAG_EMBED = OpDef(
 )
 
 
+@api.variants("diag_embed")
 def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
     """A tensor whose planes ``dim1`` x ``dim2`` (two new dims) hold the input's last dim on their
     diagonal ``offset``, zeros elsewhere."""
@@ -210,6 +217,7 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     return apply(DIAG_EMBED, input, offset=int(offset), dim1=d1, dim2=d2)
 
 
+@api.variants("diag")
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """Of a 1-d tensor, the square matrix with it on diagonal ``diagonal`` (diag_embed); of a 2-d
     one, a copy of its diagonal ``diagonal`` (diagonal_copy)."""
@@ -242,6 +250,7 @@ ROT90 = OpDef(
 )
 
 
+@api.variants("rot90")
 def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
     """The input rotated by ``k`` quarter turns in the plane of ``dims``, from the first dim
     towards the second."""
@@ -263,6 +272,7 @@ def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
 
 
 # -- moving, broadcasting, flipping and flattening dims -----------------------------------------
+@api.variants("movedim", "moveaxis")
 def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     """A view with dims ``source`` moved to positions ``destination``, the others keeping their
     order: torch's permute (PermuteBackward0)."""
@@ -293,6 +303,7 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
 moveaxis = movedim
 
 
+@api.variants("broadcast_to")
 def broadcast_to(input: Tensor, size: Any) -> Tensor:
     """``input.expand(size)``: a view (ExpandBackward0), with expand's errors."""
     if not isinstance(input, Tensor):
@@ -300,6 +311,7 @@ def broadcast_to(input: Tensor, size: Any) -> Tensor:
     return F.expand(input, _ints(size))
 
 
+@api.function("flipud")
 def flipud(input: Tensor) -> Tensor:
     """A copy with the first dim reversed (FlipBackward0)."""
     if not isinstance(input, Tensor):
@@ -309,6 +321,7 @@ def flipud(input: Tensor) -> Tensor:
     return F.flip(input, [0])
 
 
+@api.function("fliplr")
 def fliplr(input: Tensor) -> Tensor:
     """A copy with the second dim reversed (FlipBackward0)."""
     if not isinstance(input, Tensor):
@@ -318,6 +331,7 @@ def fliplr(input: Tensor) -> Tensor:
     return F.flip(input, [1])
 
 
+@api.variants("ravel")
 def ravel(input: Tensor) -> Tensor:
     """``input.contiguous().view(-1)``: a view of a contiguous input, else a view of a copy."""
     if not isinstance(input, Tensor):
@@ -325,6 +339,7 @@ def ravel(input: Tensor) -> Tensor:
     return F.view(F.contiguous(input), -1)
 
 
+@api.variants("unflatten")
 def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
     """A view with dim ``dim`` split into ``sizes`` (one of them may be -1)."""
     if not isinstance(input, Tensor):
@@ -386,6 +401,7 @@ REPEAT = OpDef(
 )
 
 
+@api.method("repeat")
 def repeat(input: Tensor, *repeats: Any) -> Tensor:
     """``x.repeat(*repeats)``: a copy tiled ``repeats[i]`` times along dim i (new leading dims for
     repeats beyond the input's dims)."""
@@ -405,6 +421,7 @@ def repeat(input: Tensor, *repeats: Any) -> Tensor:
     return apply(REPEAT, input, repeats=repeats)
 
 
+@api.function("tile")
 def tile(input: Tensor, dims: Any) -> Tensor:
     """``repeat`` with ``dims`` padded with leading ones to the input's number of dims."""
     if not isinstance(input, Tensor):
@@ -417,26 +434,6 @@ def tile(input: Tensor, dims: Any) -> Tensor:
     return repeat(input, (1,) * (input.dim() - len(dims)) + dims)
 
 
+@api.method("tile")
 def _tile_method(self: Tensor, *dims: Any) -> Tensor:
     return tile(self, _ints(F._shape_args(dims)))
-
-
-METHODS: dict[str, Any] = {
-    "diag": diag,
-    "diag_embed": diag_embed,
-    "rot90": rot90,
-    "tril": tril,
-    "triu": triu,
-    "tril_": tril_,
-    "triu_": triu_,
-    "roll": roll,
-    "diagonal": diagonal,
-    "movedim": movedim,
-    "moveaxis": moveaxis,
-    "broadcast_to": broadcast_to,
-    "ravel": ravel,
-    "unflatten": unflatten,
-    "repeat": repeat,
-    "tile": _tile_method,
-    "swapdims": F.transpose,
-}

@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from impl import _api as api
 from impl import dtypes, return_types
 from impl._creation import scalar_tensor, zeros
 from impl._ops.indexing import _gather_key
@@ -197,6 +198,7 @@ def _check_nonempty(name: str, input: Tensor, dim: int) -> None:
 _UNSET: Any = object()  # not given (sort: the overload without ``stable``, SortBackward0)
 
 
+@api.variants("sort")
 def sort(input: Tensor, dim: Any = -1, descending: bool = False, *, stable: Any = _UNSET) -> Any:
     """torch.sort: (values, indices) along ``dim``, ascending unless ``descending``; the order of
     ties is the stable one (torch's for lanes of up to 16 elements, or with ``stable=True``)."""
@@ -208,6 +210,7 @@ def sort(input: Tensor, dim: Any = -1, descending: bool = False, *, stable: Any 
     return return_types.sort((values, indices))
 
 
+@api.variants("argsort")
 def argsort(input: Tensor, dim: Any = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """The indices of ``sort`` (no gradient)."""
     if not isinstance(input, Tensor):
@@ -215,6 +218,7 @@ def argsort(input: Tensor, dim: Any = -1, descending: bool = False, stable: bool
     return sort(input, dim, descending, stable=stable).indices
 
 
+@api.variants("msort")
 def msort(input: Tensor) -> Tensor:
     """The values of ``sort`` along dim 0."""
     if not isinstance(input, Tensor):
@@ -222,6 +226,7 @@ def msort(input: Tensor) -> Tensor:
     return sort(input, 0).values
 
 
+@api.variants("topk")
 def topk(input: Tensor, k: Any = _UNSET, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
     """The ``k`` largest (or smallest) along ``dim``, in order, NaN counting as the largest."""
     if (
@@ -242,6 +247,7 @@ def topk(input: Tensor, k: Any = _UNSET, dim: int = -1, largest: bool = True, so
     return return_types.topk((values, indices))
 
 
+@api.variants("kthvalue")
 def kthvalue(input: Tensor, k: Any = _UNSET, dim: int = -1, keepdim: bool = False) -> Any:
     """The ``k``-th smallest along ``dim`` and its index (as torch's quickselect picks among ties)."""
     if (
@@ -263,6 +269,7 @@ def kthvalue(input: Tensor, k: Any = _UNSET, dim: int = -1, keepdim: bool = Fals
     return return_types.kthvalue((values, indices))
 
 
+@api.variants("median")
 def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """Without ``dim``: the lower middle value of all elements (NaN if any is). With it:
     (values, indices) along ``dim``."""
@@ -311,6 +318,7 @@ def _scalar_tensor(value: bool | int | float, like: Tensor) -> Tensor:
     return t
 
 
+@api.function("searchsorted")
 def searchsorted(
     sorted_sequence: Tensor,
     input: Any,
@@ -331,6 +339,7 @@ def searchsorted(
     return _searched(sorted_sequence, values, out_int32, bool(right) or side == "right", sorter)
 
 
+@api.function("bucketize")
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
     """The bucket of ``boundaries`` (1-d, sorted) each value of ``input`` falls in; no gradient."""
     scalar = isinstance(input, (bool, int, float))
@@ -394,13 +403,3 @@ def _searched(seq: Tensor, values: Tensor, out_int32: bool, right: bool, sorter:
         found = _insertion_points(xp, bounds, flat, right, order)
     return Tensor._from_array(found.astype(np.int32 if out_int32 else np.int64).reshape(values.shape))
 
-
-METHODS = {
-    "sort": sort,
-    "argsort": argsort,
-    "msort": msort,
-    "topk": topk,
-    "kthvalue": kthvalue,
-    "median": median,
-}
-FUNCTIONS = (*METHODS, "searchsorted", "bucketize")

@@ -20,7 +20,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from impl import _api as api
 from impl._ops.elementwise import UNARY, mul_scalar
+from impl._ops.inplace import unary_inplace
 from impl._ops.table import D, OpDef
 
 # CALERF's coefficients: erf on |x| <= 0.46875 (A/B), erfc on 0.46875 < |x| <= 4 (C/D), erfc beyond (P/Q)
@@ -171,11 +173,17 @@ ERFC = OpDef(
 )
 
 
+@api.variants("erf")
 def erf(input: Any) -> Any:
     """torch.erf: the error function, elementwise (integers and bools give float32)."""
     return ERF._call((input,), {})
 
 
+@api.variants("erfc")
 def erfc(input: Any) -> Any:
     """torch.erfc: ``1 - erf(x)``, accurate where erf is near 1."""
     return ERFC._call((input,), {})
+
+
+api.method("erf_")(unary_inplace(ERF))
+api.method("erfc_")(unary_inplace(ERFC))

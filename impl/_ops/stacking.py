@@ -6,7 +6,6 @@ They are composed here of the same ops as torch's, so their results are the same
 with the same grad_fn names: broadcast_tensors' results are ExpandBackward0 views (an input of
 the broadcast shape comes back itself), the stacks one CatBackward0 over the inputs' 1-, 2- or
 3-d views (ViewBackward0, UnsqueezeBackward0), the splits SliceBackward0 views, one per piece.
-``METHODS`` holds the Tensor methods (bound by impl._methods).
 """
 
 from __future__ import annotations
@@ -14,6 +13,7 @@ from __future__ import annotations
 import builtins
 from typing import Any
 
+from impl import _api as api
 from impl import dtypes
 from impl._ops import functions as F
 from impl._ops import indexing as ix
@@ -23,6 +23,7 @@ from impl._tensor import Tensor, _wrap_dim
 
 
 # -- broadcast_tensors -------------------------------------------------------------------------
+@api.function("broadcast_tensors")
 def broadcast_tensors(*tensors: Any) -> tuple:
     """The tensors expanded to their common broadcast shape (an input of that shape as itself)."""
     for i, t in enumerate(tensors):
@@ -61,25 +62,28 @@ def _stacked(name: str, tensors: Any, ndim: int) -> list:
     return [_at_least(t, ndim) for t in tensors]
 
 
+@api.function("hstack")
 def hstack(tensors: Any) -> Tensor:
     """The tensors (0-d ones as 1-d) concatenated along dim 1, or along dim 0 if they are 1-d."""
     parts = _stacked("hstack", tensors, 1)
     return ix.cat(parts, 0 if parts[0].dim() == 1 else 1)
 
 
+@api.function("vstack", "row_stack")
 def vstack(tensors: Any) -> Tensor:
     """The tensors, raised to at least 2 dims, concatenated along dim 0 (``row_stack``)."""
     return ix.cat(_stacked("vstack", tensors, 2), 0)
 
 
-row_stack = vstack
 
 
+@api.function("dstack")
 def dstack(tensors: Any) -> Tensor:
     """The tensors, raised to at least 3 dims, concatenated along dim 2."""
     return ix.cat(_stacked("dstack", tensors, 3), 2)
 
 
+@api.function("column_stack")
 def column_stack(tensors: Any) -> Tensor:
     """The tensors side by side as columns: a 0-d or 1-d one reshaped to a column, then hstack."""
     tensors = ix.tensor_list("column_stack", tensors)
@@ -106,6 +110,7 @@ def _section_bounds(size: int, sections: int) -> list[int]:
     return [i * small + builtins.min(i, extra) for i in range(1, sections)]
 
 
+@api.variants("tensor_split")
 def tensor_split(
     input: Tensor,
     indices_or_sections: Any = None,
@@ -162,25 +167,20 @@ def _split_along(name: str, input: Tensor, split: Any, min_dims: int, dim: int) 
     return tensor_split(input, split, dim)
 
 
+@api.variants("hsplit")
 def hsplit(input: Tensor, indices_or_sections: Any) -> tuple:
     """tensor_split along dim 1 (dim 0 of a 1-d tensor)."""
     dim = 1 if isinstance(input, Tensor) and input.dim() > 1 else 0
     return _split_along("hsplit", input, indices_or_sections, 1, dim)
 
 
+@api.variants("vsplit")
 def vsplit(input: Tensor, indices_or_sections: Any) -> tuple:
     """tensor_split along dim 0 of a tensor of at least 2 dims."""
     return _split_along("vsplit", input, indices_or_sections, 2, 0)
 
 
+@api.variants("dsplit")
 def dsplit(input: Tensor, indices_or_sections: Any) -> tuple:
     """tensor_split along dim 2 of a tensor of at least 3 dims."""
     return _split_along("dsplit", input, indices_or_sections, 3, 2)
-
-
-METHODS: dict[str, Any] = {
-    "tensor_split": tensor_split,
-    "hsplit": hsplit,
-    "vsplit": vsplit,
-    "dsplit": dsplit,
-}

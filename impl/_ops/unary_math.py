@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from impl import _api as api
 from impl import _grad_mode as grad_mode
 from impl import dtypes
 from impl._creation import full, zeros
@@ -239,6 +240,7 @@ def _rounded(self: Tensor, decimals: Any, inplace: bool) -> Tensor:
     return ip.apply_inplace(op, self, **attrs) if inplace else apply(op, self, **attrs)
 
 
+@api.function("round")
 def round(input: Tensor, *args: Any, decimals: int = _UNSET) -> Tensor:
     """Round half to even, to ``decimals`` decimal places when given (negative: tens, hundreds
     ...), in the opmath dtype; integers are copied without decimals and refused with them."""
@@ -289,7 +291,7 @@ SIGNBIT = OpDef(  # negative signed integers too; the sign bit of floats (-0.0 a
 )
 
 
-# -- functions ---------------------------------------------------------------------------------
+# -- functions, methods and in-place forms --------------------------------------------------------
 def _function(op: OpDef, name: str) -> Any:
     """``torch.<name>(input)``; anything but a tensor raises torch's TypeError naming ``name``."""
 
@@ -302,52 +304,6 @@ def _function(op: OpDef, name: str) -> Any:
     return fn
 
 
-tan, arctan = _function(TAN, "tan"), _function(ATAN, "arctan")
-asin, acos, atan = _function(ASIN, "asin"), _function(ACOS, "acos"), _function(ATAN, "atan")
-arcsin, arccos = _function(ASIN, "arcsin"), _function(ACOS, "arccos")
-sinh, cosh = _function(SINH, "sinh"), _function(COSH, "cosh")
-asinh, acosh, atanh = _function(ASINH, "asinh"), _function(ACOSH, "acosh"), _function(ATANH, "atanh")
-arcsinh, arccosh, arctanh = (
-    _function(ASINH, "arcsinh"),
-    _function(ACOSH, "arccosh"),
-    _function(ATANH, "arctanh"),
-)
-log1p, expm1 = _function(LOG1P, "log1p"), _function(EXPM1, "expm1")
-log2, log10, exp2 = _function(LOG2, "log2"), _function(LOG10, "log10"), _function(EXP2, "exp2")
-rsqrt, frac, sinc = _function(RSQRT, "rsqrt"), _function(FRAC, "frac"), _function(SINC, "sinc")
-deg2rad, rad2deg = _function(DEG2RAD, "deg2rad"), _function(RAD2DEG, "rad2deg")
-isinf, isposinf = _function(ISINF, "isinf"), _function(ISPOSINF, "isposinf")
-isneginf, signbit = _function(ISNEGINF, "isneginf"), _function(SIGNBIT, "signbit")
-fix = _function(ew.TRUNC, "fix")
-
-
-def logit(input: Tensor, eps: float | None = None) -> Tensor:
-    """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given (and not negative)."""
-    if not isinstance(input, Tensor):
-        raise invalid_call(logit, locals())
-    return apply(LOGIT, input, eps=eps)
-
-
-def nan_to_num(
-    input: Tensor, nan: float | None = 0.0, posinf: float | None = None, neginf: float | None = None
-) -> Tensor:
-    """nan, inf and -inf replaced by ``nan``, ``posinf`` and ``neginf`` (defaults: 0 and the
-    dtype's extremes)."""
-    if not isinstance(input, Tensor):
-        raise invalid_call(nan_to_num, locals())
-    return apply(NAN_TO_NUM, input, nan=nan, posinf=posinf, neginf=neginf)
-
-
-def positive(input: Tensor) -> Tensor:
-    """``input`` itself (the same tensor object), which torch refuses for bool."""
-    if not isinstance(input, Tensor):
-        raise invalid_call(positive, locals())
-    if input.dtype is dtypes.bool_:
-        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
-    return input
-
-
-# -- methods and in-place forms ----------------------------------------------------------------
 def _no_inplace_derivative(op: OpDef) -> OpDef:
     """The in-place form of asinh/acosh/atanh: torch records it (``AsinhBackward1``), but its
     derivative raises when the backward reaches it."""
@@ -360,59 +316,81 @@ def _no_inplace_derivative(op: OpDef) -> OpDef:
     return unary_op(op.node_name[:-1] + "1", op.forward, "", formula)
 
 
+def declare(op: OpDef, *names: str, inplace: OpDef | bool = True) -> Any:
+    """``torch.<name>(input)`` and ``x.<name>()`` for each of ``names`` (aliases), and ``x.<name>_()``
+    running ``inplace`` (the op itself if True, none if False) in place; the functions."""
+    fns = tuple(api.variants(name)(_function(op, name)) for name in names)
+    if inplace:
+        method = ip.unary_inplace(op if inplace is True else inplace)
+        api.method(*(name + "_" for name in names))(method)
+    return fns[0] if len(fns) == 1 else fns
+
+
+tan = declare(TAN, "tan")
+asin, arcsin = declare(ASIN, "asin", "arcsin")
+acos, arccos = declare(ACOS, "acos", "arccos")
+atan, arctan = declare(ATAN, "atan", "arctan")
+sinh, cosh = declare(SINH, "sinh"), declare(COSH, "cosh")
+asinh, arcsinh = declare(ASINH, "asinh", "arcsinh", inplace=_no_inplace_derivative(ASINH))
+acosh, arccosh = declare(ACOSH, "acosh", "arccosh", inplace=_no_inplace_derivative(ACOSH))
+atanh, arctanh = declare(ATANH, "atanh", "arctanh", inplace=_no_inplace_derivative(ATANH))
+log1p, expm1 = declare(LOG1P, "log1p"), declare(EXPM1, "expm1")
+log2, log10, exp2 = declare(LOG2, "log2"), declare(LOG10, "log10"), declare(EXP2, "exp2")
+rsqrt, frac, sinc = declare(RSQRT, "rsqrt"), declare(FRAC, "frac"), declare(SINC, "sinc")
+deg2rad, rad2deg = declare(DEG2RAD, "deg2rad"), declare(RAD2DEG, "rad2deg")
+isinf, isposinf = declare(ISINF, "isinf", inplace=False), declare(ISPOSINF, "isposinf", inplace=False)
+isneginf = declare(ISNEGINF, "isneginf", inplace=False)
+signbit = declare(SIGNBIT, "signbit", inplace=False)
+fix = declare(ew.TRUNC, "fix")
+
+
+@api.variants("logit")
+def logit(input: Tensor, eps: float | None = None) -> Tensor:
+    """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given (and not negative)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(logit, locals())
+    return apply(LOGIT, input, eps=eps)
+
+
+@api.method("logit_")
 def _logit_(self: Tensor, eps: float | None = None) -> Tensor:
     return ip.apply_inplace(LOGIT, self, eps=eps)
 
 
+@api.variants("nan_to_num")
+def nan_to_num(
+    input: Tensor, nan: float | None = 0.0, posinf: float | None = None, neginf: float | None = None
+) -> Tensor:
+    """nan, inf and -inf replaced by ``nan``, ``posinf`` and ``neginf`` (defaults: 0 and the
+    dtype's extremes)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(nan_to_num, locals())
+    return apply(NAN_TO_NUM, input, nan=nan, posinf=posinf, neginf=neginf)
+
+
+@api.method("nan_to_num_")
 def _nan_to_num_(
     self: Tensor, nan: float | None = 0.0, posinf: float | None = None, neginf: float | None = None
 ) -> Tensor:
     return ip.apply_inplace(NAN_TO_NUM, self, nan=nan, posinf=posinf, neginf=neginf)
 
 
-_NO_INPLACE = {"asinh": ASINH, "acosh": ACOSH, "atanh": ATANH, "arcsinh": ASINH, "arccosh": ACOSH}
-_NO_INPLACE["arctanh"] = ATANH
-_FUNCTIONS = {
-    "tan": tan, "asin": asin, "acos": acos, "atan": atan, "sinh": sinh, "cosh": cosh, "asinh": asinh,
-    "acosh": acosh, "atanh": atanh, "arcsin": arcsin, "arccos": arccos, "arctan": arctan,
-    "arcsinh": arcsinh, "arccosh": arccosh, "arctanh": arctanh, "log1p": log1p, "expm1": expm1,
-    "log2": log2, "log10": log10, "exp2": exp2, "rsqrt": rsqrt, "frac": frac, "sinc": sinc,
-    "deg2rad": deg2rad, "rad2deg": rad2deg, "fix": fix,
-}  # fmt: skip
-_OPS = {
-    "tan": TAN, "asin": ASIN, "acos": ACOS, "atan": ATAN, "sinh": SINH, "cosh": COSH, "asinh": ASINH,
-    "acosh": ACOSH, "atanh": ATANH, "arcsin": ASIN, "arccos": ACOS, "arctan": ATAN, "arcsinh": ASINH,
-    "arccosh": ACOSH, "arctanh": ATANH, "log1p": LOG1P, "expm1": EXPM1, "log2": LOG2, "log10": LOG10,
-    "exp2": EXP2, "rsqrt": RSQRT, "frac": FRAC, "sinc": SINC, "deg2rad": DEG2RAD, "rad2deg": RAD2DEG,
-    "fix": ew.TRUNC,
-    **{name: _no_inplace_derivative(op) for name, op in _NO_INPLACE.items()},
-    # elementwise.py's unary ops, whose in-place forms live here
-    "sin": ew.SIN, "cos": ew.COS, "log": ew.LOG, "floor": ew.FLOOR, "ceil": ew.CEIL,
-    "trunc": ew.TRUNC, "sign": ew.SIGN, "sgn": ew.SGN, "reciprocal": ew.RECIPROCAL,
-}  # fmt: skip
+@api.variants("positive")
+def positive(input: Tensor) -> Tensor:
+    """``input`` itself (the same tensor object), which torch refuses for bool."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(positive, locals())
+    if input.dtype is dtypes.bool_:
+        raise RuntimeError("The `+` operator, on a bool tensor is not supported.")
+    return input
 
 
+@api.method("square_")
 def _square_(self: Tensor) -> Tensor:
     """``x.square_()``: ``x.pow_(2)`` (a bool tensor's square is Long, which it cannot hold)."""
     ip._check_cast(dtypes.result_type(self, 2), self.dtype)
     return ip.apply_inplace(ew.POW_TS, self, exponent=2)
 
 
-# the ops whose in-place method ``x.<name>()`` writes them into x (bound by impl/_methods.py)
-INPLACE_OPS = {name + "_": op for name, op in _OPS.items()}
-# Tensor methods (bound by impl/_methods.py)
-METHODS: dict[str, Any] = {
-    **_FUNCTIONS,
-    "logit": logit,
-    "logit_": _logit_,
-    "nan_to_num": nan_to_num,
-    "nan_to_num_": _nan_to_num_,
-    "positive": positive,
-    "isinf": isinf,
-    "isposinf": isposinf,
-    "isneginf": isneginf,
-    "signbit": signbit,
-    "square_": _square_,
-    "round": _round_method("round", inplace=False),
-    "round_": _round_method("round_", inplace=True),
-}
+api.method("round")(_round_method("round", inplace=False))
+api.method("round_")(_round_method("round_", inplace=True))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from impl import _api as api
 from impl import dtypes
 from impl._names import type_name
 from impl._ops.functions import _tensor_type
@@ -143,6 +144,7 @@ def _check_tensors(weight: Any, indices: Any) -> None:
             )
 
 
+@api.function("embedding")
 def embedding_op(
     weight: Tensor,
     indices: Tensor,
