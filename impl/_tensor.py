@@ -616,3 +616,14 @@ def _wrap_dim(dim: int, ndim: int) -> int:
             f"Dimension out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})"
         )
     return dim % n
+
+
+def _dim_list(dims: Any, ndim: int) -> tuple[int, ...]:
+    """Dims wrapped and checked one by one, as torch's dim_list_to_bitset."""
+    wrapped: list[int] = []
+    for d in dims:
+        d = _wrap_dim(int(d), ndim)
+        if d in wrapped:
+            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
+        wrapped.append(d)
+    return tuple(wrapped)

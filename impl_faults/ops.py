@@ -62,24 +62,24 @@ def broadcast_grad_averaged() -> Iterator[None]:
 @fault({"OPS-003": ": value"})
 def var_ignores_correction() -> Iterator[None]:
     """var and std compute the population variance (correction 0) whatever the correction asked."""
-    from impl._ops import reductions
+    from impl._ops import moments
 
     def make(original: Callable) -> Callable:
         return lambda xp, a, dim, correction, keepdim: original(xp, a, dim, 0, keepdim)
 
-    with patched(reductions, "_variance", make):
+    with patched(moments, "_variance", make):
         yield
 
 
 @fault({"OPS-004": ".grad: value"})
 def addmm_grad_ignores_alpha() -> Iterator[None]:
     """addmm's gradients for mat1 and mat2 are not scaled by alpha."""
-    from impl._ops import reductions
+    from impl._ops import products
 
     def make(original: Callable) -> Callable:
         return lambda g, mat, sizes, strides, alpha=1: original(g, mat, sizes, strides)
 
-    with patched(reductions, "mm_mat1_backward", make), patched(reductions, "mm_mat2_backward", make):
+    with patched(products, "mm_mat1_backward", make), patched(products, "mm_mat2_backward", make):
         yield
 
 
@@ -205,7 +205,7 @@ def amax_ignores_keepdim() -> Iterator[None]:
 def trace_grad_fills_row() -> Iterator[None]:
     """trace's gradient fills every (m)-th element instead of every (m + 1)-th: not the diagonal
     of a non-square matrix."""
-    from impl._ops import reductions
+    from impl._ops import products
 
     def make(_original: Callable) -> Callable:
         def trace_back(g: Any, c: Any) -> Any:
@@ -217,7 +217,7 @@ def trace_grad_fills_row() -> Iterator[None]:
 
         return trace_back
 
-    with derivative_replaced(reductions.TRACE, "self", make):
+    with derivative_replaced(products.TRACE, "self", make):
         yield
 
 
@@ -438,7 +438,8 @@ def max_all_grad_not_shared() -> Iterator[None]:
 @fault({"OPS-003": "message differs"})
 def bad_dim_range_off_by_one() -> Iterator[None]:
     """The error for a dim out of range states the range as [-n, n] instead of [-n, n - 1]."""
-    from impl._ops import functions
+    from impl import _tensor
+    from impl._ops import reductions
 
     def make(original: Callable) -> Callable:
         def wrap(dim: int, ndim: int) -> int:
@@ -451,14 +452,14 @@ def bad_dim_range_off_by_one() -> Iterator[None]:
 
         return wrap
 
-    with patched(functions, "_wrap_dim", make):
+    with patched(reductions, "_wrap_dim", make), patched(_tensor, "_wrap_dim", make):
         yield
 
 
 @fault({"OPS-003": ": value"})
 def std_ignores_correction() -> Iterator[None]:
     """std uses Bessel's correction (1) whatever the correction asked (var honours it)."""
-    from impl._ops.reductions import STD
+    from impl._ops.moments import STD
 
     def make(original: Callable) -> Callable:
         return lambda xp, a, dim, correction, keepdim: original(xp, a, dim, 1, keepdim)
@@ -487,8 +488,8 @@ def sum_keeps_integer_dtype() -> Iterator[None]:
 def mm_shape_unchecked() -> Iterator[None]:
     """mm does not check that the inner sizes agree (numpy's ValueError escapes instead of torch's
     RuntimeError)."""
-    from impl._ops import functions
-    from impl._ops.reductions import MM
+    from impl._ops import products
+    from impl._ops.products import MM
     from impl._ops.table import apply
 
     def make(original: Callable) -> Callable:
@@ -499,14 +500,14 @@ def mm_shape_unchecked() -> Iterator[None]:
 
         return mm
 
-    with patched(functions, "mm", make):
+    with patched(products, "mm", make):
         yield
 
 
 @fault({"OPS-004": "graph differs"})
 def mv_node_named_mm() -> Iterator[None]:
     """A matrix-vector product's grad_fn is named MmBackward0 instead of MvBackward0."""
-    from impl._ops.reductions import MV
+    from impl._ops.products import MV
 
     with renamed(MV, "MmBackward0"):
         yield
@@ -515,7 +516,7 @@ def mv_node_named_mm() -> Iterator[None]:
 @fault({"OPS-004": ": value"})
 def addmm_ignores_beta() -> Iterator[None]:
     """addmm adds its input unscaled: beta is ignored."""
-    from impl._ops.reductions import ADDMM
+    from impl._ops.products import ADDMM
 
     def make(original: Callable) -> Callable:
         return lambda xp, c, a, b, beta, alpha: original(xp, c, a, b, 1, alpha)
@@ -528,7 +529,7 @@ def addmm_ignores_beta() -> Iterator[None]:
 def addmm_integer_scales_not_cast() -> Iterator[None]:
     """addmm of integer tensors scales by beta and alpha as given (floats promote the result)
     instead of converting them to the tensors' dtype as torch does."""
-    from impl._ops.reductions import ADDMM
+    from impl._ops.products import ADDMM
 
     def make(original: Callable) -> Callable:
         def forward(xp: Any, c: Any, a: Any, b: Any, beta: Any, alpha: Any) -> Any:
@@ -545,7 +546,7 @@ def addmm_integer_scales_not_cast() -> Iterator[None]:
 @fault({"OPS-004": "dtype"})
 def trace_keeps_integer_dtype() -> Iterator[None]:
     """The trace of an integer matrix keeps its dtype instead of accumulating into int64."""
-    from impl._ops.reductions import TRACE
+    from impl._ops.products import TRACE
 
     def make(original: Callable) -> Callable:
         return lambda xp, a: xp.trace(a, dtype=a.dtype) if a.dtype.kind in "iu" else original(xp, a)
@@ -811,27 +812,27 @@ def movedim_rest_reversed() -> Iterator[None]:
 
 
 # -- more reductions and scans: logsumexp, nansum, nanmean, all, any, count_nonzero, cummax, cummin,
-# logcumsumexp (impl/_ops/reductions_more.py)
+# logcumsumexp (impl/_ops/reductions.py, impl/_ops/scans.py)
 @fault({"OPS-003": ".grad: value"})
 def logsumexp_grad_without_exp() -> Iterator[None]:
     """logsumexp's gradient is ``grad * (self - result)``, its exp (the softmax) forgotten."""
-    from impl._ops import reductions_more
+    from impl._ops import reductions
 
     def make(original: Callable) -> Callable:
         return lambda g, c: (
-            reductions_more._unsqueezed(g, c) * (c.self - reductions_more._unsqueezed(c.result, c))
+            reductions._unsqueezed(g, c) * (c.self - reductions._unsqueezed(c.result, c))
         )
 
-    with derivative_replaced(reductions_more.LOGSUMEXP, "self", make):
+    with derivative_replaced(reductions.LOGSUMEXP, "self", make):
         yield
 
 
 @fault({"OPS-003": ".grad: value"})
 def nansum_grad_through_nan() -> Iterator[None]:
     """nansum's gradient reaches the NaN elements too (sum's gradient), where torch's is 0."""
-    from impl._ops import reductions, reductions_more
+    from impl._ops import reductions
 
-    with derivative_replaced(reductions_more.NANSUM, "self", lambda formula: reductions._expand_back):
+    with derivative_replaced(reductions.NANSUM, "self", lambda formula: reductions._expand_back):
         yield
 
 
@@ -839,9 +840,9 @@ def nansum_grad_through_nan() -> Iterator[None]:
 def all_any_of_uint8_bool() -> Iterator[None]:
     """all and any of a uint8 tensor give bool, where torch keeps uint8."""
     from impl import dtypes
-    from impl._ops import reductions_more
+    from impl._ops import reductions
 
-    with patched(reductions_more, "truth_dtype", lambda original: lambda dtype: dtypes.bool_):
+    with patched(reductions, "truth_dtype", lambda original: lambda dtype: dtypes.bool_):
         yield
 
 
@@ -849,16 +850,16 @@ def all_any_of_uint8_bool() -> Iterator[None]:
 def cummax_ignores_nan() -> Iterator[None]:
     """cummax and cummin let a NaN set the running value but not take over the index, so the NaN
     is not what they return from there on."""
-    from impl._ops import reductions_more
+    from impl._ops import scans
 
-    with patched(reductions_more, "taking_over", lambda original: lambda xp, a, running: a == running):
+    with patched(scans, "taking_over", lambda original: lambda xp, a, running: a == running):
         yield
 
 
 @fault({"OPS-003": ": value"})
 def logcumsumexp_unstabilised() -> Iterator[None]:
     """logcumsumexp computed as ``log(cumsum(exp(x)))``: large elements overflow to inf."""
-    from impl._ops import reductions_more
+    from impl._ops import scans
 
     def make(original: Callable) -> Callable:
         def forward(xp: Any, a: Any, dim: int) -> Any:
@@ -869,7 +870,7 @@ def logcumsumexp_unstabilised() -> Iterator[None]:
 
         return forward
 
-    with patched(reductions_more.LOGCUMSUMEXP, "forward", make):
+    with patched(scans.LOGCUMSUMEXP, "forward", make):
         yield
 
 
@@ -1058,7 +1059,7 @@ def scatter_reduce_multiply_adds() -> Iterator[None]:
 @fault({"OPS-003": ".grad: expected a tensor, got None"})
 def var_mean_ignores_mean_gradient() -> Iterator[None]:
     """var_mean's formula uses only the variance's gradient: the mean's never reaches the input."""
-    from impl._ops.reductions_more import VAR_MEAN
+    from impl._ops.moments import VAR_MEAN
 
     def make(original: Callable) -> Callable:
         return lambda grads, c: None if grads[0] is None else original((grads[0], None), c)
@@ -1072,7 +1073,7 @@ def std_mean_zeros_for_undefined_gradient() -> Iterator[None]:
     """std_mean's formula materialises zeros for an output's undefined gradient (torch's skips it):
     the zero gradient's path multiplies infinities and NaN of the input into a NaN gradient."""
     import impl
-    from impl._ops.reductions_more import STD_MEAN
+    from impl._ops.moments import STD_MEAN
 
     def make(original: Callable) -> Callable:
         def formula(grads: tuple, c: Any) -> Any:
@@ -1089,7 +1090,7 @@ def std_mean_zeros_for_undefined_gradient() -> Iterator[None]:
 def aminmax_mask_from_wrong_output() -> Iterator[None]:
     """aminmax's gradient of the min goes where the input equals the max (and the max's where it
     equals the min): each mask is built from the other output."""
-    from impl._ops import reductions_more
+    from impl._ops import reductions
 
     def make(original: Callable) -> Callable:
         def swapped(grads: tuple, c: Any) -> Any:
@@ -1101,7 +1102,7 @@ def aminmax_mask_from_wrong_output() -> Iterator[None]:
 
         return swapped
 
-    with derivative_replaced(reductions_more.AMINMAX, "self", make):
+    with derivative_replaced(reductions.AMINMAX, "self", make):
         yield
 
 
@@ -1109,12 +1110,12 @@ def aminmax_mask_from_wrong_output() -> Iterator[None]:
 def spread_takes_unbiased_with_correction() -> Iterator[None]:
     """var_mean/std_mean (and var/std) take ``unbiased`` and ``correction`` together (the correction
     wins) where torch's parser refuses the call."""
-    from impl._ops import functions
+    from impl._ops import moments
 
     def make(original: Callable) -> Callable:
         return lambda input, dim, unbiased, correction: original(input, dim, None, correction)
 
-    with patched(functions, "spread_call_fits", make):
+    with patched(moments, "spread_call_fits", make):
         yield
 
 
@@ -1183,9 +1184,9 @@ def inplace_div_ignores_rounding_mode() -> Iterator[None]:
 def spread_ignores_unbiased() -> Iterator[None]:
     """var and std apply Bessel's correction whatever ``unbiased`` says (``unbiased=False``
     ignored); an explicit correction still counts."""
-    from impl._ops import functions
+    from impl._ops import moments
 
-    with patched(functions, "_correction", lambda _orig: lambda unbiased, correction: (
+    with patched(moments, "_correction", lambda _orig: lambda unbiased, correction: (
             1 if correction is None else correction)):
         yield
 

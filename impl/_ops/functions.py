@@ -10,19 +10,17 @@ import numpy as np
 
 from impl import _api as api
 from impl import _grad_mode as grad_mode
-from impl import _layout, dtypes, return_types
+from impl import _layout, dtypes
 from impl._graph import Node, input_meta
 from impl._names import type_name
 from impl._ops import elementwise as ew
 from impl._ops import indexing as ix
 from impl._ops import inplace as ip
-from impl._ops import reductions as rd
 from impl._ops import views as vw
 from impl._ops.indexing import cat, tensor_list
-from impl._ops.inplace import squeeze_result_
 from impl._ops.table import NOT_OPERANDS, OpDef, _view_creation_meta, apply, broadcast_mismatch
 from impl._signatures import invalid_call
-from impl._tensor import Tensor, _wrap_dim, zeros_of
+from impl._tensor import Tensor, _dim_list, _wrap_dim, zeros_of
 from impl._xp import namespace_of
 
 _ABSENT: Any = object()  # an argument not given (where torch tells None given from none)
@@ -214,8 +212,6 @@ clone_op = _unary(ew.CLONE)
 absolute = abs
 
 
-
-
 @api.variants("clone")
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
@@ -324,452 +320,6 @@ def allclose(
 
 
 # -- reductions --------------------------------------------------------------------------------
-def _dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
-    """Reduction dims, wrapped and sorted; None for all dims (also for a 0-d tensor, which torch
-    lets reduce over dim 0/-1 as over everything)."""
-    if dim is None:
-        return None
-    if isinstance(dim, (list, tuple)):
-        if len(dim) == 0:
-            return None
-        dims = tuple(sorted(_dim_list(dim, ndim)))  # (a repeated dim raises torch's error)
-    else:
-        dims = (_wrap_dim(int(dim), ndim),)
-    return dims if ndim else None
-
-
-_ALL = object()  # dim not given: torch's full-reduction overload (SumBackward0); dim=None picks the dim one
-
-
-@api.variants("sum")
-def sum(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise invalid_call(sum, locals())
-    out_dt = rd.accumulated_dtype(input, dtype)
-    dims = None if dim is _ALL else _dims(dim, input.dim())  # (checked before the dtype's grad)
-    rd.check_differentiable(input, out_dt)
-    if dim is _ALL:
-        return apply(rd.SUM, input, dim=None, keepdim=False, dtype=out_dt.np)
-    return apply(rd.SUM_DIM, input, dim=dims, keepdim=keepdim, dtype=out_dt.np)
-
-
-@api.variants("cumsum")
-def cumsum(input: Tensor, dim: Any = _ALL, *, dtype: Any = None) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise invalid_call(cumsum, locals())
-    return _scan(rd.CUMSUM, "cumsum", input, dim, dtype)
-
-
-@api.variants("cumprod")
-def cumprod(input: Tensor, dim: Any = _ALL, *, dtype: Any = None) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise invalid_call(cumprod, locals())
-    return _scan(rd.CUMPROD, "cumprod", input, dim, dtype)
-
-
-def _scan(op: Any, name: str, input: Tensor, dim: Any, dtype: Any) -> Tensor:
-    """cumsum/cumprod: integer and bool inputs scan in int64 unless ``dtype`` says otherwise."""
-    if dim is _ALL:
-        raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
-    out = rd.accumulated_dtype(input, dtype)
-    d = _wrap_dim(int(dim), input.dim())
-    if out is dtypes.bool_ and input.dim() and input.numel():  # 0-d and empty inputs run no kernel
-        raise dtypes.kernel_missing(f"{name}_out_cpu", dtypes.bool_)
-    rd.check_differentiable(input, out)
-    return apply(op, input, dim=d, dtype=out.np, in_dtype=input.dtype)
-
-
-@api.function("flip")
-def flip(input: Tensor, dims: Any) -> Tensor:
-    """A copy with the order of the elements reversed along ``dims``."""
-    if not isinstance(input, Tensor):
-        raise invalid_call(flip, locals())
-    if not isinstance(dims, (list, tuple)):
-        raise TypeError(
-            f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}"
-        )
-    wrapped = _dim_list(dims, input.dim())
-    return apply(rd.FLIP, input, dims=wrapped if input.dim() else ())
-
-
-def _dim_list(dims: Any, ndim: int) -> tuple[int, ...]:
-    """Dims wrapped and checked one by one, as torch's dim_list_to_bitset."""
-    wrapped: list[int] = []
-    for d in dims:
-        d = _wrap_dim(int(d), ndim)
-        if d in wrapped:
-            raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
-        wrapped.append(d)
-    return tuple(wrapped)
-
-
-def reduced_dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
-    """torch's dim list of a reduction: an int or a list of ints, wrapped, each once (a repeated
-    dim raises), sorted; None (every dim) for an empty list, None, or a 0-d input."""
-    if dim is None:
-        return None
-    dims = _dim_list(dim if isinstance(dim, (list, tuple)) else (dim,), ndim)
-    return tuple(sorted(dims)) if dims and ndim else None
-
-
-@api.variants("mean")
-def mean(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise invalid_call(mean, locals())
-    dt = dtypes.to_dtype(dtype) if dtype is not None else input.dtype
-    if not dt.is_floating_point:
-        which = "Input" if dtype is None else "Optional"
-        raise RuntimeError(
-            f"mean(): could not infer output dtype. {which} dtype must be either a floating point or "
-            f"complex dtype. Got: {dtypes.scalar_type(dt)}"
-        )
-    if dim is _ALL:
-        return apply(rd.MEAN, input, dim=None, keepdim=False, dtype=dt.np)
-    return apply(rd.MEAN_DIM, input, dim=_dims(dim, input.dim()), keepdim=keepdim, dtype=dt.np)
-
-
-@api.variants("prod")
-def prod(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise invalid_call(prod, locals())
-    if dim is None:
-        raise TypeError("prod(): argument 'dim' (position 2) must be int, not NoneType")
-    out_dt = rd.accumulated_dtype(input, dtype)
-    dims = None if dim is _ALL else _dims(dim, input.dim())  # (checked before the dtype's grad)
-    rd.check_differentiable(input, out_dt)
-    if dim is _ALL:
-        return apply(rd.PROD, input, dim=None, keepdim=False, dtype=out_dt.np)
-    return apply(rd.PROD_DIM, input, dim=dims, keepdim=keepdim, dtype=out_dt.np)
-
-
-def _minmax(kind: str, input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
-    if _t(dim):
-        return maximum(input, dim) if kind == "max" else minimum(input, dim)
-    if dim is None:
-        if input.numel() == 0:
-            raise RuntimeError(
-                f"{kind}(): Expected reduction dim to be specified for input.numel() == 0. "
-                "Specify the reduction dim with the 'dim' argument."
-            )
-        return apply(rd.MAX_ALL if kind == "max" else rd.MIN_ALL, input)
-    d = _wrap_dim(dim, input.dim())
-    values, indices = apply(rd.MAX_DIM if kind == "max" else rd.MIN_DIM, input, dim=d, keepdim=keepdim)
-    return (return_types.max if kind == "max" else return_types.min)((values, indices))
-
-
-@api.variants("max")
-def max(input: Tensor, dim: Any = _ABSENT, keepdim: bool = False) -> Any:
-    if not isinstance(input, Tensor) or isinstance(dim, (float, *NOT_OPERANDS)):
-        raise invalid_call(max, locals())
-    return _minmax("max", input, None if dim is _ABSENT else dim, keepdim)
-
-
-@api.variants("min")
-def min(input: Tensor, dim: Any = _ABSENT, keepdim: bool = False) -> Any:
-    if not isinstance(input, Tensor) or isinstance(dim, (float, *NOT_OPERANDS)):
-        raise invalid_call(min, locals())
-    return _minmax("min", input, None if dim is _ABSENT else dim, keepdim)
-
-
-@api.variants("amax")
-def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise invalid_call(amax, locals())
-    return apply(rd.AMAX, input, dim=_dims(dim, input.dim()), keepdim=keepdim)
-
-
-@api.variants("amin")
-def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise invalid_call(amin, locals())
-    return apply(rd.AMIN, input, dim=_dims(dim, input.dim()), keepdim=keepdim)
-
-
-@api.variants("square")
-def square(input: Tensor) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise invalid_call(square, locals())
-    return pow(input, 2)
-
-
-@api.variants("argmax")
-def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise invalid_call(argmax, locals())
-    if dim is None:
-        xp = namespace_of(input._data)
-        return Tensor._from_array(xp.asarray(xp.argmax(input._data), dtype=np.int64))
-    return max(input, dim, keepdim).indices
-
-
-@api.variants("argmin")
-def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise invalid_call(argmin, locals())
-    if dim is None:
-        xp = namespace_of(input._data)
-        return Tensor._from_array(xp.asarray(xp.argmin(input._data), dtype=np.int64))
-    return min(input, dim, keepdim).indices
-
-
-def _correction(unbiased: Any, correction: Any) -> float:
-    if correction is not None:
-        return correction
-    return 1 if unbiased is None or unbiased else 0
-
-
-def spread_call_fits(input: Any, dim: Any, unbiased: Any, correction: Any) -> bool:
-    """Whether torch's parser takes a var/std/var_mean/std_mean call: a tensor, a dim that is an int
-    or a list of ints (or a bool standing for ``unbiased``), and not both ``unbiased`` and
-    ``correction`` (no signature has both)."""
-    if not isinstance(input, Tensor):
-        return False
-    dims = dim if isinstance(dim, (list, tuple)) else () if dim is None or isinstance(dim, bool) else (dim,)
-    given_unbiased = unbiased is not None or isinstance(dim, bool)
-    return all(isinstance(d, int) and not isinstance(d, bool) for d in dims) and not (
-        given_unbiased and correction is not None
-    )
-
-
-def _spread(
-    op: Any, name: str, input: Tensor, dim: Any, unbiased: Any, keepdim: bool, correction: Any
-) -> Tensor:
-    """std/var (and var_mean/std_mean): torch's checks (floating input, each dim once), and its
-    warning when the correction leaves no degrees of freedom: the elements reduced into each output
-    (none of an empty input, whatever the dims) minus the correction."""
-    if not input.dtype.is_floating_point:
-        which = "std and var" if name in ("var", "std") else name
-        raise RuntimeError(f"{which} only support floating point and complex dtypes")
-    if isinstance(dim, bool):
-        dim, unbiased = None, dim
-    dims = reduced_dims(dim, input.dim())
-    corr = _correction(unbiased, correction)
-    shape = tuple(input.shape)
-    factor = int(np.prod([shape[d] for d in dims] if dims is not None else shape)) if input.numel() else 0
-    if factor - corr <= 0:
-        import warnings
-
-        warnings.warn(
-            f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
-            "factor (input numel divided by output numel). (Triggered internally at /__w/pytorch/pytorch/"
-            "aten/src/ATen/native/ReduceOps.cpp:1861.)",
-            UserWarning,
-            stacklevel=3,
-        )
-    return apply(op, input, dim=dims, correction=corr, keepdim=keepdim)
-
-
-@api.variants("var")
-def var(
-    input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
-) -> Tensor:
-    if not spread_call_fits(input, dim, unbiased, correction):
-        raise invalid_call(var, locals())
-    return _spread(rd.VAR, "var", input, dim, unbiased, keepdim, correction)
-
-
-@api.variants("std")
-def std(
-    input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
-) -> Tensor:
-    if not spread_call_fits(input, dim, unbiased, correction):
-        raise invalid_call(std, locals())
-    return _spread(rd.STD, "std", input, dim, unbiased, keepdim, correction)
-
-
-@api.variants("softmax")
-def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise invalid_call(softmax, locals())
-    x = input.to(dtype) if dtype is not None else input
-    return apply(rd.SOFTMAX, x, dim=_wrap_dim(dim, x.dim()))
-
-
-@api.variants("log_softmax")
-def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise invalid_call(log_softmax, locals())
-    x = input.to(dtype) if dtype is not None else input
-    return apply(rd.LOG_SOFTMAX, x, dim=_wrap_dim(dim, x.dim()))
-
-
-# -- matrix products ---------------------------------------------------------------------------
-def _check_same_dtype(a: Tensor, b: Tensor) -> None:
-    """mm's check, which spells dtypes as C++ types (``double != float``)."""
-    if a.dtype is not b.dtype:
-        cpp = dtypes.CPP_NAMES
-        raise RuntimeError(
-            f"expected m1 and m2 to have the same dtype, but got: {cpp[a.dtype.name]} != {cpp[b.dtype.name]}"
-        )
-
-
-@api.variants("mm", tensor="mat2")
-def mm(input: Tensor, mat2: Tensor) -> Tensor:
-    if not (isinstance(input, Tensor) and isinstance(mat2, Tensor)):
-        raise invalid_call(mm, locals())
-    if input.dim() != 2 or mat2.dim() != 2:
-        bad = input if input.dim() != 2 else mat2
-        which = "self" if bad is input else "mat2"
-        raise RuntimeError(f"{which} must be a matrix")
-    if input.shape[1] != mat2.shape[0]:
-        raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x{input.shape[1]} and "
-            f"{mat2.shape[0]}x{mat2.shape[1]})"
-        )
-    _check_same_dtype(input, mat2)
-    return apply(rd.MM, input, mat2)
-
-
-@api.variants("bmm", tensor="mat2")
-def bmm(input: Tensor, mat2: Tensor) -> Tensor:
-    if not (isinstance(input, Tensor) and isinstance(mat2, Tensor)):
-        raise invalid_call(bmm, locals())
-    if input.dim() != 3 or mat2.dim() != 3:
-        raise RuntimeError("batch1 must be a 3D tensor")
-    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
-        raise RuntimeError(
-            f"Expected size for first two dimensions of batch2 tensor to be: "
-            f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}]."
-        )
-    if input.dtype is not mat2.dtype:
-        expected, found = dtypes.scalar_type(input.dtype), dtypes.scalar_type(mat2.dtype)
-        raise RuntimeError(f"expected scalar type {expected} but found {found}")
-    return apply(rd.BMM, input, mat2)
-
-
-@api.variants("dot", tensor="tensor")
-def dot(input: Tensor, tensor: Tensor) -> Tensor:
-    if not (isinstance(input, Tensor) and isinstance(tensor, Tensor)):
-        raise invalid_call(dot, locals())
-    if input.dim() != 1 or tensor.dim() != 1:
-        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {tensor.dim()}D tensors")
-    if input.dtype is not tensor.dtype:
-        raise RuntimeError(
-            "dot : expected both vectors to have same dtype, but found "
-            f"{dtypes.scalar_type(input.dtype)} and {dtypes.scalar_type(tensor.dtype)}"
-        )
-    if input.numel() != tensor.numel():
-        raise RuntimeError(
-            f"inconsistent tensor size, expected tensor [{input.numel()}] and src "
-            f"[{tensor.numel()}] to have the same number of elements, but got {input.numel()} "
-            f"and {tensor.numel()} elements respectively"
-        )
-    return apply(rd.DOT, input, tensor)
-
-
-@api.variants("mv", tensor="vec")
-def mv(input: Tensor, vec: Tensor) -> Tensor:
-    if not (isinstance(input, Tensor) and isinstance(vec, Tensor)):
-        raise invalid_call(mv, locals())
-    if input.shape[1] != vec.shape[0]:
-        raise RuntimeError(
-            f"size mismatch, got input ({input.shape[0]}), mat ({input.shape[0]}x{input.shape[1]}), "
-            f"vec ({vec.shape[0]})"
-        )
-    if input.dtype is not vec.dtype:  # torch's mv is addmv into a result of vec's dtype
-        raise RuntimeError(
-            f"addmv input tensors must have the same dtype, but got {dtypes.scalar_type(vec.dtype)}, "
-            f"{dtypes.scalar_type(input.dtype)}, and {dtypes.scalar_type(vec.dtype)}"
-        )
-    return apply(rd.MV, input, vec)
-
-
-@api.variants("addmm")
-def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
-    if not (isinstance(input, Tensor) and isinstance(mat1, Tensor) and isinstance(mat2, Tensor)):
-        raise invalid_call(addmm, locals())
-    for name, t in (("self", input), ("mat1", mat1)):
-        if isinstance(t, Tensor) and t.dtype is not mat2.dtype:
-            got = f"{dtypes.scalar_type(t.dtype)} and {dtypes.scalar_type(mat2.dtype)}"
-            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {got}")
-    for name, t in (("mat1", mat1), ("mat2", mat2)):
-        if t.dim() != 2:
-            raise RuntimeError(f"{name} must be a matrix, got {t.dim()}-D tensor")
-    if mat1.shape[1] != mat2.shape[0]:
-        raise RuntimeError(
-            f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
-            f"{mat2.shape[0]}x{mat2.shape[1]})"
-        )
-    n, p = mat1.shape[0], mat2.shape[1]
-    if isinstance(input, Tensor) and tuple(input.shape) not in ((p,), (n, p)):
-        input.expand(n, p)  # torch expands ``input`` to the result's shape: expand's errors
-    return apply(rd.ADDMM, input, mat1, mat2, beta=beta, alpha=alpha)
-
-
-def _unsafe_view(t: Tensor, shape: tuple) -> Tensor:
-    return apply(vw.UNSAFE_VIEW, t, size=tuple(shape))
-
-
-@api.variants("matmul", tensor="other")
-def matmul(input: Tensor, other: Tensor) -> Tensor:
-    """torch.matmul's dispatch: dot, mv, mm, folded mm/mv, or broadcast bmm."""
-    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
-        raise invalid_call(matmul, locals())
-    da, db = input.dim(), other.dim()
-    if da == 0 or db == 0:
-        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
-    if da == 1 and db == 1:
-        return dot(input, other)
-    if da == 2 and db == 1:
-        return mv(input, other)
-    if da == 1 and db == 2:  # torch squeezes the mm result in place: not a view, at version 1
-        return squeeze_result_(mm(input.unsqueeze(0), other), 0)
-    if da == 2 and db == 2:
-        return mm(input, other)
-    if da == db == 3 and input.shape[0] != other.shape[0]:
-        # torch drops a batch of one that requires grad (its gradient is then one mm, not a sum
-        # over the expanded batch): the rest folds into mm
-        if input.shape[0] == 1 and input.requires_grad:
-            return matmul(squeeze(input, 0), other)
-        if other.shape[0] == 1 and other.requires_grad:
-            return matmul(input, squeeze(other, 0))
-    if _should_fold(input, other):
-        transpose = db > da
-        t1 = other.transpose(-1, -2) if transpose else input
-        t2 = (input.t() if da == 2 else input) if transpose else other
-        out_shape = tuple(t1.shape[:-1]) + ((t2.shape[1],) if t2.dim() == 2 else ())
-        folded = t1.reshape(-1, t1.shape[-1])
-        out = _unsafe_view(folded.mm(t2) if t2.dim() == 2 else folded.mv(t2), out_shape)
-        return out.transpose(-1, -2).contiguous() if transpose and t2.dim() == 2 else out
-    a = input.unsqueeze(0) if da == 1 else input
-    b = other.unsqueeze(-1) if db == 1 else other
-    mismatch = broadcast_mismatch([tuple(a.shape[:-2]), tuple(b.shape[:-2])])
-    if mismatch is not None:
-        raise RuntimeError(mismatch)
-    batch = tuple(np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
-    n, m, p = a.shape[-2], a.shape[-1], b.shape[-1]
-    a3 = a.expand(*batch, n, m).reshape(-1, n, m)
-    b3 = b.expand(*batch, b.shape[-2], p).reshape(-1, b.shape[-2], p)
-    out = bmm(a3, b3)
-    if db == 1:
-        out = out.squeeze(-1)
-    return _unsafe_view(out, batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ()))
-
-
-def _should_fold(a: Tensor, b: Tensor) -> bool:
-    """torch's test for computing a batched matmul as one mm/mv on a folded operand."""
-    t1, t2 = (a, b) if a.dim() >= b.dim() else (b, a)
-    if not (t1.dim() >= 3 and t2.dim() <= 2):
-        return False
-    if t2.requires_grad:
-        return True
-    if a.dim() == 2:
-        return False
-    if t1.numel() == 0:
-        return True
-    shape, strides = list(t1.shape), list(t1.stride())
-    if t1 is not a:  # torch checks the larger operand as it will be used: transposed
-        shape[-2:], strides[-2:] = shape[:-3:-1], strides[:-3:-1]
-    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(t1.dim() - 2))
-
-
-@api.variants("trace")
-def trace(input: Tensor) -> Tensor:
-    if not isinstance(input, Tensor):
-        raise invalid_call(trace, locals())
-    if input.dim() != 2:
-        raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input.dim()))
-    return apply(rd.TRACE, input)
 
 
 # -- views -------------------------------------------------------------------------------------
@@ -838,12 +388,6 @@ def permute(input: Tensor, dims: Any) -> Tensor:
             f"permute(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}"
         )
     return permute_method(input, *dims)
-
-
-@api.method("flip")
-def flip_method(input: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
-    """``x.flip(0)``, ``x.flip(1, 0)``, ``x.flip([0])`` or ``x.flip(dims=[0])``."""
-    return flip(input, list(kwargs["dims"]) if "dims" in kwargs else list(_shape_args(dims)))
 
 
 @api.method("permute")
@@ -1485,7 +1029,6 @@ api.operator("__sub__")(sub)
 api.operator("__mul__", "__rmul__")(mul)
 api.operator("__truediv__")(div)
 api.operator("__pow__")(pow)
-api.operator("__matmul__")(matmul)
 api.operator("__floordiv__")(floor_divide)
 api.operator("__rfloordiv__")(rfloor_divide)
 api.operator("__and__", "__rand__")(bitwise_and)
@@ -1508,11 +1051,6 @@ def _rtruediv(self: Tensor, other: Any) -> Tensor:
 @api.operator("__rpow__")
 def _rpow(self: Tensor, other: Any) -> Tensor:
     return pow(other, self)
-
-
-@api.operator("__rmatmul__")
-def _rmatmul(self: Tensor, other: Any) -> Tensor:
-    return matmul(other, self)
 
 
 @api.method("__invert__")
@@ -1613,3 +1151,7 @@ def detach(input: Tensor) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(detach, locals())
     return input.detach()
+
+
+def _unsafe_view(t: Tensor, shape: tuple) -> Tensor:
+    return apply(vw.UNSAFE_VIEW, t, size=tuple(shape))

@@ -9,17 +9,15 @@ import numpy as np
 
 from impl import _api as api
 from impl import _grad_mode as grad_mode
-from impl import dtypes
-from impl._creation import arange, ones, zeros, zeros_like
-from impl._grad_mode import is_grad_enabled
-from impl._layout import new_like
-from impl._ops import backward_ops as bw
-from impl._ops import cpu_kernels, elementwise
-from impl._ops.elementwise import WHERE, masked
+from impl import dtypes, return_types
+from impl._creation import ones, zeros_like
+from impl._ops import elementwise
+from impl._ops.elementwise import masked
+from impl._ops.functions import _ABSENT, maximum, minimum
 from impl._ops.indexing import cat
-from impl._ops.table import D, OpDef, _wrap, apply, fill_array
+from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
 from impl._signatures import invalid_call
-from impl._tensor import Tensor
+from impl._tensor import Tensor, _dim_list, _wrap_dim
 from impl._xp import namespace_of
 
 
@@ -145,127 +143,6 @@ PROD_DIM = OpDef(
 )
 
 
-# -- scans and flip ------------------------------------------------------------------------------
-def _scan_fwd(scan: str) -> Any:
-    """cumsum/cumprod along ``dim`` into ``dtype``, as torch's CPU kernel: the running value kept in
-    its accumulate type (float32 in float64, float16 in float32), each step rounded to ``dtype``,
-    the sum started from +0.0 (so -0.0 + ... is never -0.0, where numpy's starts from the first
-    element); a 0-d input is its own scan."""
-
-    def forward(xp: Any, a: Any, dim: int, dtype: Any, in_dtype: Any) -> Any:
-        if a.ndim == 0:
-            out = a.astype(dtype, copy=True)
-        else:
-            acc = _SCAN_ACCUMULATE.get(np.dtype(dtype), dtype)
-            out = getattr(xp, scan)(a, axis=dim, dtype=acc).astype(dtype, copy=False)
-        if scan == "cumsum" and out.dtype.kind == "f":
-            out += 0.0  # -0.0 becomes +0.0, nothing else changes
-        return out
-
-    return forward
-
-
-# the type torch's CPU scans keep their running value in (at::acc_type<T, /*is_cuda=*/false>)
-_SCAN_ACCUMULATE = {
-    np.dtype(np.float16): np.float32,
-    dtypes.bfloat16.np: np.float32,
-    np.dtype(np.float32): np.float64,
-}
-
-
-def reversed_cumsum(t: Any, dim: int) -> Any:
-    """The sums from each element to the end along ``dim`` (flip, cumsum, flip as torch)."""
-    return t.flip([dim]).cumsum(dim).flip([dim])
-
-
-def _as_input(g: Any, c: Any) -> Any:
-    """``grad.to(self.scalar_type())``: a scan computed in another dtype sends its input's back."""
-    return g if g.dtype is c.in_dtype else g.to(c.in_dtype)
-
-
-def _cumsum_grad(g: Any, c: Any) -> Any:
-    g = _as_input(g, c)
-    if g.numel() <= 1 or g.shape[c.dim] == 1:
-        return g
-    return reversed_cumsum(g, c.dim)
-
-
-def _cumprod_grad(g: Any, c: Any) -> Any:
-    """torch's cumprod_backward: without zeros, reversed_cumsum(result * grad) / self; with
-    zeros, for each k the sum over i >= k of grad[i] times the product of the elements up to i
-    but k, built from prod and cumprod of slices and written into zeros a slice at a time (as
-    torch, so it has derivatives of every order)."""
-    g, x, dim = _as_input(g, c), c.self, c.dim
-    if x.numel() <= 1 or x.shape[dim] == 1:
-        return g
-    if not bool((x._data == 0).any()):
-        return reversed_cumsum(c.result * g, dim).div(x)
-
-    if not is_grad_enabled():
-        return _cumprod_grad_with_zeros(g, x, c.result, dim)
-    n = x.shape[dim]
-    edge = [1 if d == dim else s for d, s in enumerate(x.shape)]
-    one = ones(1, dtype=g.dtype, device=x.device).expand(*edge)
-    out = zeros_like(x, dtype=g.dtype)
-    for k in range(n):
-        if k == 0:
-            omitted = cat([one, x.narrow(dim, 1, n - 1).cumprod(dim)], dim)
-        else:
-            until = x.narrow(dim, 0, k).prod(dim, True)
-            if k < n - 1:
-                after = x.narrow(dim, k + 1, n - k - 1).cumprod(dim)
-                omitted = cat([until, until.expand_as(after) * after], dim)
-            else:
-                omitted = until
-        out.select(dim, k).copy_((g.narrow(dim, k, n - k) * omitted).sum(dim))
-    return out
-
-
-def _cumprod_grad_with_zeros(g: Any, x: Any, result: Any, dim: int) -> Any:
-    """torch's O(n) cumprod_backward where the input has zeros and no graph is wanted: before the
-    first zero of a lane, reversed_cumsum(result * grad) / self; at the first zero, the sum of
-    grad times the cumprod of the elements up to the second zero, times the product before it;
-    after it, zero (inf and nan come out where torch's do)."""
-
-    xp = namespace_of(x._data)
-    a, grad, out = (xp.moveaxis(xp.asarray(t._data), dim, -1) for t in (x, g, result))
-    zeros_so_far = xp.cumsum(a == 0, axis=-1)
-    before = zeros_so_far == 0
-    with np.errstate(all="ignore"):
-        w = xp.where(before, out * grad, 0)
-        head = xp.flip(xp.cumsum(xp.flip(w, -1), -1), -1) / a
-        first = xp.argmax(zeros_so_far == 1, axis=-1)[..., None]
-        at_first = (xp.arange(a.shape[-1]) == first) & (zeros_so_far == 1)
-        between = (zeros_so_far == 1) & ~at_first
-        products = xp.cumprod(xp.where(between, a, 1), axis=-1) * xp.where(zeros_so_far == 1, grad, 0)
-        prior = xp.where(first == 0, 1, xp.take_along_axis(out, xp.maximum(first - 1, 0), axis=-1))
-        value = products.sum(-1, keepdims=True) * prior
-    grad_input = xp.where(at_first, value, xp.where(before, head, 0)).astype(a.dtype, copy=False)
-    return Tensor._from_array(xp.ascontiguousarray(xp.moveaxis(grad_input, -1, dim)))
-
-
-CUMSUM = OpDef("CumsumBackward0", _scan_fwd("cumsum"), derivatives={"self": D("dim in_dtype", _cumsum_grad)})
-CUMPROD = OpDef(
-    "CumprodBackward0",
-    _scan_fwd("cumprod"),
-    derivatives={"self": D("self dim result in_dtype", _cumprod_grad)},
-)
-
-
-def _flip_fwd(xp: Any, a: Any, dims: tuple) -> Any:
-    """The flipped copy, laid out like the input (torch allocates it with empty_like)."""
-    out = new_like(xp, a)
-    out[...] = xp.flip(a, axis=dims) if dims else a
-    return out
-
-
-FLIP = OpDef(
-    "FlipBackward0",
-    _flip_fwd,
-    derivatives={"self": D("dims", lambda g, c: g.flip(list(c.dims)))},
-)
-
-
 def _evenly(g: Any, c: Any) -> Any:
     """torch's evenly_distribute_backward: the gradient shared by the elements equal to the
     max/min, or by the nans when it is nan."""
@@ -344,227 +221,371 @@ MIN_DIM = OpDef(
 )
 
 
-def _variance(xp: Any, a: Any, dim: Any, correction: float, keepdim: bool) -> Any:
-    """The variance in float64 (torch's Welford kernel accumulates every floating type in double: a
-    float32 variance may overflow where its std does not), not yet rounded to ``a``'s dtype."""
-    a = a.astype(np.float64, copy=False)
-    n = a.size if dim is None else int(np.prod([a.shape[d] for d in dim]))  # elements per result
-    if n - correction > 0:
-        return xp.var(a, axis=dim, ddof=correction, keepdims=keepdim)
-    # no degrees of freedom: the squared deviations over max(0, n - correction), as numpy and torch
-    # compute it, without numpy's RuntimeWarning (std/var raise torch's own warning)
-    squares = xp.var(a, axis=dim, keepdims=keepdim) * n if n else xp.sum(a * 0, axis=dim, keepdims=keepdim)
-    return squares / max(0, n - correction)
+def _dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
+    """Reduction dims, wrapped and sorted; None for all dims (also for a 0-d tensor, which torch
+    lets reduce over dim 0/-1 as over everything)."""
+    if dim is None:
+        return None
+    if isinstance(dim, (list, tuple)):
+        if len(dim) == 0:
+            return None
+        dims = tuple(sorted(_dim_list(dim, ndim)))  # (a repeated dim raises torch's error)
+    else:
+        dims = (_wrap_dim(int(dim), ndim),)
+    return dims if ndim else None
 
 
-def _var_fwd(xp: Any, a: Any, dim: Any, correction: float, keepdim: bool) -> Any:
-    return _variance(xp, a, dim, correction, keepdim).astype(a.dtype, copy=False)
+_ALL = object()  # dim not given: torch's full-reduction overload (SumBackward0); dim=None picks the dim one
 
 
-def _std_fwd(xp: Any, a: Any, dim: Any, correction: float, keepdim: bool) -> Any:
-    return xp.sqrt(_variance(xp, a, dim, correction, keepdim)).astype(a.dtype, copy=False)
+@api.variants("sum")
+def sum(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(sum, locals())
+    out_dt = accumulated_dtype(input, dtype)
+    dims = None if dim is _ALL else _dims(dim, input.dim())  # (checked before the dtype's grad)
+    check_differentiable(input, out_dt)
+    if dim is _ALL:
+        return apply(SUM, input, dim=None, keepdim=False, dtype=out_dt.np)
+    return apply(SUM_DIM, input, dim=dims, keepdim=keepdim, dtype=out_dt.np)
 
 
-def _centered(c: Any) -> Any:
-    x = c.self
-    return x - x.mean(c.dim, keepdim=True) if c.dim is not None else x - x.mean()
+def reduced_dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
+    """torch's dim list of a reduction: an int or a list of ints, wrapped, each once (a repeated
+    dim raises), sorted; None (every dim) for an empty list, None, or a 0-d input."""
+    if dim is None:
+        return None
+    dims = _dim_list(dim if isinstance(dim, (list, tuple)) else (dim,), ndim)
+    return tuple(sorted(dims)) if dims and ndim else None
 
 
-def _var_grad(g: Any, c: Any) -> Any:
-    """torch's var_backward: (2 / dof) * grad * (self - mean), the grad unsqueezed (not expanded)
-    over the reduced dims of a self of more than one dim; a full reduction without degrees of
-    freedom gives grad * (nan where self is its mean, else inf)."""
-    if c.dim is not None and not c.keepdim and len(c.shape()) > 1:
-        for d in sorted(c.dim):
-            g = g.unsqueeze(d)
-    dof = float(_count(c) - c.correction)  # may be <= 0: torch's formula divides by it as is
-    if dof <= 0 and c.dim is None:
-
-        x = c.self
-        mean = x.mean(c.dim, keepdim=True) if c.dim is not None else x.mean()
-        nan, inf = _wrap(float("nan"), x), _wrap(float("inf"), x)  # numbers on x's device
-        return g * apply(WHERE, nan, inf, condition=x == mean)
-    return elementwise.mul_scalar(g, 2.0 / dof if dof else float("inf")) * _centered(c)
-
-
-def std_grad(g: Any, std: Any, c: Any) -> Any:
-    """torch's std_backward: var's gradient of grad / (2 * std), zeroed where std is 0."""
-    return _var_grad((g / elementwise.mul_scalar(std, 2)).masked_fill(std == 0, 0), c)
+@api.variants("mean")
+def mean(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(mean, locals())
+    dt = dtypes.to_dtype(dtype) if dtype is not None else input.dtype
+    if not dt.is_floating_point:
+        which = "Input" if dtype is None else "Optional"
+        raise RuntimeError(
+            f"mean(): could not infer output dtype. {which} dtype must be either a floating point or "
+            f"complex dtype. Got: {dtypes.scalar_type(dt)}"
+        )
+    if dim is _ALL:
+        return apply(MEAN, input, dim=None, keepdim=False, dtype=dt.np)
+    return apply(MEAN_DIM, input, dim=_dims(dim, input.dim()), keepdim=keepdim, dtype=dt.np)
 
 
-def _std_grad(g: Any, c: Any) -> Any:
-    return std_grad(g, c.result, c)
+@api.variants("prod")
+def prod(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(prod, locals())
+    if dim is None:
+        raise TypeError("prod(): argument 'dim' (position 2) must be int, not NoneType")
+    out_dt = accumulated_dtype(input, dtype)
+    dims = None if dim is _ALL else _dims(dim, input.dim())  # (checked before the dtype's grad)
+    check_differentiable(input, out_dt)
+    if dim is _ALL:
+        return apply(PROD, input, dim=None, keepdim=False, dtype=out_dt.np)
+    return apply(PROD_DIM, input, dim=dims, keepdim=keepdim, dtype=out_dt.np)
 
 
-VAR = OpDef("VarBackward0", _var_fwd, derivatives={"self": D("self dim correction keepdim", _var_grad)})
-STD = OpDef(
-    "StdBackward0", _std_fwd, derivatives={"self": D("self result dim correction keepdim", _std_grad)}
-)
+def _minmax(kind: str, input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+    if isinstance(dim, Tensor):
+        return maximum(input, dim) if kind == "max" else minimum(input, dim)
+    if dim is None:
+        if input.numel() == 0:
+            raise RuntimeError(
+                f"{kind}(): Expected reduction dim to be specified for input.numel() == 0. "
+                "Specify the reduction dim with the 'dim' argument."
+            )
+        return apply(MAX_ALL if kind == "max" else MIN_ALL, input)
+    d = _wrap_dim(dim, input.dim())
+    values, indices = apply(MAX_DIM if kind == "max" else MIN_DIM, input, dim=d, keepdim=keepdim)
+    return (return_types.max if kind == "max" else return_types.min)((values, indices))
 
 
-def _softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
-    if xp is np and a.dtype == np.float32 and a.ndim:
-        return cpu_kernels.softmax(a, dim)  # torch's order of float32 operations
-    e = xp.exp(a - xp.max(a, axis=dim, keepdims=True))
-    return e / xp.sum(e, axis=dim, keepdims=True)
+@api.variants("max")
+def max(input: Tensor, dim: Any = _ABSENT, keepdim: bool = False) -> Any:
+    if not isinstance(input, Tensor) or isinstance(dim, (float, *NOT_OPERANDS)):
+        raise invalid_call(max, locals())
+    return _minmax("max", input, None if dim is _ABSENT else dim, keepdim)
 
 
-def _log_softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
-    if xp is np and a.dtype == np.float32 and a.ndim:
-        return cpu_kernels.log_softmax(a, dim)  # torch's order of float32 operations
-    shifted = a - xp.max(a, axis=dim, keepdims=True)
-    return shifted - xp.log(xp.sum(xp.exp(shifted), axis=dim, keepdims=True))
+@api.variants("min")
+def min(input: Tensor, dim: Any = _ABSENT, keepdim: bool = False) -> Any:
+    if not isinstance(input, Tensor) or isinstance(dim, (float, *NOT_OPERANDS)):
+        raise invalid_call(min, locals())
+    return _minmax("min", input, None if dim is _ABSENT else dim, keepdim)
 
 
-def _floating_kernel(name: str, forward: Any) -> Any:
-    """``forward`` behind torch's CPU (log_)softmax dispatch: kernels exist for floating dtypes
-    only, one for the last dimension and one for the others (the error names which); an empty
-    input returns an empty result of its own dtype before any kernel runs."""
+@api.variants("amax")
+def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(amax, locals())
+    return apply(AMAX, input, dim=_dims(dim, input.dim()), keepdim=keepdim)
 
-    def run(xp: Any, a: Any, dim: int) -> Any:
+
+@api.variants("amin")
+def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(amin, locals())
+    return apply(AMIN, input, dim=_dims(dim, input.dim()), keepdim=keepdim)
+
+
+@api.variants("square")
+def square(input: Tensor) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(square, locals())
+    return pow(input, 2)
+
+
+@api.variants("argmax")
+def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(argmax, locals())
+    if dim is None:
+        xp = namespace_of(input._data)
+        return Tensor._from_array(xp.asarray(xp.argmax(input._data), dtype=np.int64))
+    return max(input, dim, keepdim).indices
+
+
+@api.variants("argmin")
+def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(argmin, locals())
+    if dim is None:
+        xp = namespace_of(input._data)
+        return Tensor._from_array(xp.asarray(xp.argmin(input._data), dtype=np.int64))
+    return min(input, dim, keepdim).indices
+
+
+def _unsqueezed(t: Any, c: Any) -> Any:
+    """``t`` (a gradient or result of a reduction over the dims ``c.dim``) unsqueezed back over
+    them, as torch's unsqueeze_multiple does without keepdim (over none for an empty list, which
+    reduced every dim: the 0-d ``t`` broadcasts)."""
+    if c.keepdim or not c.shape():
+        return t
+    for d in c.dim:
+        t = t.unsqueeze(d)
+    return t
+
+
+def _logsumexp_fwd(xp: Any, a: Any, dim: tuple, keepdim: bool) -> Any:
+    """torch's logsumexp_out_impl: the max over ``dim`` (every dim when empty) set to 0 where it
+    is infinite, subtracted before the exponentials and added after the log; of no elements,
+    log(0) = -inf. Each step rounded to ``a``'s dtype as torch's kernels round it (the exp and log
+    evaluated in float64, the sum of half types accumulated in float32)."""
+    dim = (dim or None) if a.ndim else None
+    wide = np.float64 if a.dtype == np.float64 else np.float32
+
+    def rounded(f: Any, v: Any) -> Any:
+        return f(v.astype(np.float64)).astype(a.dtype)
+
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         if a.size == 0:
-            return new_like(xp, a)
-        if a.dtype.kind == "f":
-            return forward(xp, a, dim)
-        kernel = f"{name}_lastdim_kernel_impl" if dim == max(a.ndim, 1) - 1 else f"{name}_kernel_impl"
-        raise dtypes.kernel_missing(kernel, a.dtype)
-
-    return run
-
-
-SOFTMAX = OpDef(
-    "SoftmaxBackward0",
-    _floating_kernel("softmax", _softmax_fwd),
-    derivatives={"self": D("result dim", lambda g, c: bw.softmax_backward_data(g, c.result, c.dim))},
-)
-LOG_SOFTMAX = OpDef(
-    "LogSoftmaxBackward0",
-    _floating_kernel("log_softmax", _log_softmax_fwd),
-    derivatives={"self": D("result dim", lambda g, c: bw.log_softmax_backward_data(g, c.result, c.dim))},
-)
+            return rounded(xp.log, xp.sum(rounded(xp.exp, a), axis=dim, keepdims=keepdim, dtype=wide))
+        maxes = xp.max(a, axis=dim, keepdims=True)
+        maxes = xp.where(xp.isinf(maxes), xp.zeros_like(maxes), maxes)
+        exps = rounded(xp.exp, (a - maxes).astype(a.dtype))
+        total = xp.sum(exps, axis=dim, keepdims=keepdim, dtype=wide).astype(a.dtype)
+        shift = maxes if keepdim else maxes.reshape(total.shape)
+        return (rounded(xp.log, total).astype(wide) + shift).astype(a.dtype)
 
 
-# -- matrix products ---------------------------------------------------------------------------
-def mm_mat1_backward(g: Any, mat2: Any, sizes: tuple, strides: tuple, alpha: Any = 1) -> Any:
-    """Gradient of ``mat1 @ mat2`` for mat1; a column-major mat1 gets a column-major gradient
-    (torch's mm_mat1_backward: ``.grad`` then keeps the parameter's layout and is not copied)."""
-    if strides[0] == 1 and strides[1] == sizes[0]:
-        out = mat2.mm(g.t()).t()
-    else:
-        out = g.mm(mat2.t())
-    return out if alpha == 1 else out * alpha
+def _logsumexp_grad(g: Any, c: Any) -> Any:
+    """torch's logsumexp_backward: ``grad * (self - result).exp()``, grad and result unsqueezed
+    back over the reduced dims."""
+    return _unsqueezed(g, c) * (c.self - _unsqueezed(c.result, c)).exp()
 
 
-def mm_mat2_backward(g: Any, mat1: Any, sizes: tuple, strides: tuple, alpha: Any = 1) -> Any:
-    """Gradient of ``mat1 @ mat2`` for mat2, column-major when mat2 was (torch's mm_mat2_backward;
-    a Linear's ``weight.t()`` is, so the weight's gradient comes out contiguous)."""
-    if strides[0] == 1 and strides[1] == sizes[0]:
-        out = g.t().mm(mat1).t()
-    else:
-        out = mat1.t().mm(g)
-    return out if alpha == 1 else out * alpha
-
-
-MM = OpDef(
-    "MmBackward0",
-    lambda xp, a, b: a @ b,
-    ("self", "mat2"),
-    {
-        "self": D(
-            "mat2 self.strides", lambda g, c: mm_mat1_backward(g, c.mat2, c.shape("self"), c.strides("self"))
-        ),
-        "mat2": D(
-            "self mat2.strides", lambda g, c: mm_mat2_backward(g, c.self, c.shape("mat2"), c.strides("mat2"))
-        ),
-    },
-)
-BMM = OpDef(
-    "BmmBackward0",
-    lambda xp, a, b: a @ b,
-    ("self", "mat2"),
-    {
-        "self": D("mat2", lambda g, c: g.bmm(c.mat2.transpose(1, 2))),
-        "mat2": D("self", lambda g, c: c.self.transpose(1, 2).bmm(g)),
-    },
-)
-DOT = OpDef(
-    "DotBackward0",
-    lambda xp, a, b: xp.dot(a, b),
-    ("self", "tensor"),
-    {"self": D("tensor", lambda g, c: g * c.tensor), "tensor": D("self", lambda g, c: g * c.self)},
+LOGSUMEXP = OpDef(
+    "LogsumexpBackward0",
+    _logsumexp_fwd,
+    derivatives={"self": D("self result dim keepdim", _logsumexp_grad)},
 )
 
 
-@api.variants("outer", tensor="vec2")
-def outer(input: Tensor, vec2: Tensor) -> Tensor:
-    """torch's outer: ``input`` reshaped to a column (a view: ViewBackward0) times ``vec2``."""
-    if not (isinstance(input, Tensor) and isinstance(vec2, Tensor)):
-        raise invalid_call(outer, locals())
-    return input.reshape(input.shape[0], 1) * vec2
+_REQUIRED: Any = object()
 
 
-# -- views -------------------------------------------------------------------------------------
+@api.function("logsumexp")
+def logsumexp(input: Tensor, dim: Any = _REQUIRED, keepdim: bool = False, *, _position: int = 2) -> Tensor:
+    """log(sum(exp(input))) over ``dim``, stabilised by the max; integer and bool inputs are
+    computed in the default dtype. An empty ``dim`` reduces every dim (torch then fails to add the
+    kept max to the result of a non-0-d input unless ``keepdim``)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(logsumexp, locals())
+    if dim is _REQUIRED:
+        raise TypeError('logsumexp() missing 1 required positional arguments: "dim"')
+    if dim is None:
+        raise TypeError(
+            f"logsumexp(): argument 'dim' (position {_position}) must be tuple of ints, not NoneType"
+        )
+    dims = tuple(sorted(_dim_list(dim if isinstance(dim, (list, tuple)) else (dim,), input.dim())))
+    if isinstance(dim, (list, tuple)) and not dim and not keepdim and input.dim() and input.numel():
+        raise RuntimeError(f"output with shape [] doesn't match the broadcast shape {[1] * input.dim()}")
+    if not input.dtype.is_floating_point:
+        input = input.to(dtypes.get_default_dtype())
+    return apply(LOGSUMEXP, input, dim=dims, keepdim=bool(keepdim))
 
 
-def _outer(g: Any, vec: Any) -> Any:
-    """derivatives.yaml's ``grad.ger(vec)``."""
-    return outer(g, vec)
+def _nansum_fwd(xp: Any, a: Any, dim: Any, keepdim: bool, dtype: Any) -> Any:
+    """The sum of the elements that are not NaN (as sum does: half types accumulated in float32)."""
+    if a.dtype.kind not in "biu":  # floating, bfloat16 (numpy kind "V") included
+        a = xp.where(xp.isnan(a), xp.zeros_like(a), a)
+    return _sum_fwd(xp, a, dim, keepdim, dtype)
 
 
-MV = OpDef(
-    "MvBackward0",
-    lambda xp, a, v: a @ v,
-    ("self", "vec"),
-    {"self": D("vec", lambda g, c: _outer(g, c.vec)), "vec": D("self", lambda g, c: c.self.t().mv(g))},
+def _nansum_grad(g: Any, c: Any) -> Any:
+    """torch's nansum_backward: the gradient expanded back, times ``self.isnan().logical_not()``."""
+    return _expand_back(g, c) * c.self.isnan().logical_not()
+
+
+NANSUM = OpDef("NansumBackward0", _nansum_fwd, derivatives={"self": D("self dim keepdim", _nansum_grad)})
+
+
+@api.variants("nansum")
+def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """The sum over ``dim`` treating NaN as 0; integers and bools sum in int64 unless ``dtype``."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(nansum, locals())
+    out_dt = accumulated_dtype(input, dtype)
+    dims = reduced_dims(dim, input.dim())  # (checked before the dtype's grad)
+    check_differentiable(input, out_dt)
+    return apply(NANSUM, input, dim=dims, keepdim=bool(keepdim), dtype=out_dt.np)
+
+
+@api.variants("nanmean")
+def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+    """torch's composite nanmean: ``nansum(input, dim, keepdim, dtype)`` divided by the count of
+    the elements that are not NaN (DivBackward0 on top of NansumBackward0); floating inputs only."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(nanmean, locals())
+    if not input.dtype.is_floating_point:
+        raise RuntimeError(
+            "nanmean(): expected input to have floating point or complex dtype but got "
+            f"{dtypes.scalar_type(input.dtype)}"
+        )
+    if dtype is not None and not dtypes.to_dtype(dtype).is_floating_point:
+        raise RuntimeError(
+            "nanmean(): could not infer output dtype. Optional dtype must be either a floating point or "
+            f"complex dtype. Got: {dtypes.scalar_type(dtypes.to_dtype(dtype))}"
+        )
+    dims = reduced_dims(dim, input.dim())  # checked first (sum does not refuse a repeated dim)
+    counted = input.isnan().logical_not()
+    factor = counted.sum() if dim is None else counted.sum(dims or (), keepdim)
+    return nansum(input, dim, keepdim, dtype=dtype).div(factor)
+
+
+def truth_dtype(dtype: Any) -> Any:
+    """The dtype of all/any: uint8 for uint8 (torch's legacy byte masks), else bool."""
+    return dtypes.uint8 if dtype is dtypes.uint8 else dtypes.bool_
+
+
+def _truth_reduction(kind: str) -> Any:
+    """torch.all / torch.any: over every dim, a dim or a list of dims (an empty list reduces over
+    none: each element's truth); uint8 inputs give uint8, every other dtype bool. No gradient."""
+
+    def reduce(input: Tensor, dim: Any = None, keepdim: bool = False) -> Tensor:
+        if not isinstance(input, Tensor):
+            raise invalid_call(reduce, locals())
+        xp = namespace_of(input._data)
+        truth = input._data != 0
+        if isinstance(dim, (list, tuple)) and not dim:
+            out = truth
+        else:
+            dims = reduced_dims(dim, input.dim())
+            out = getattr(xp, kind)(truth, axis=dims, keepdims=bool(keepdim))
+        return Tensor._from_array(xp.asarray(out, dtype=truth_dtype(input.dtype).np))
+
+    reduce.__name__ = reduce.__qualname__ = kind
+    return reduce
+
+
+all = api.variants("all")(_truth_reduction("all"))  # noqa: A001 (torch's name)
+
+
+any = api.variants("any")(_truth_reduction("any"))  # noqa: A001 (torch's name)
+
+
+@api.variants("count_nonzero")
+def count_nonzero(input: Tensor, dim: Any = None) -> Tensor:
+    """The number of non-zero elements over ``dim`` (an int or a tuple of ints), as int64."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(count_nonzero, locals())
+    xp = namespace_of(input._data)
+    counts = xp.sum(input._data != 0, axis=reduced_dims(dim, input.dim()), dtype=np.int64)
+    return Tensor._from_array(xp.asarray(counts, dtype=np.int64))
+
+
+def _aminmax_fwd(xp: Any, a: Any, dim: int | None, keepdim: bool) -> tuple:
+    """The min and the max over ``dim`` (every dim when None; a 0-d input is its own)."""
+    axis = dim if a.ndim else None
+    return xp.min(a, axis=axis, keepdims=keepdim), xp.max(a, axis=axis, keepdims=keepdim)
+
+
+def _restore_reduced_dims(t: Any, dims: tuple, keepdim: bool) -> Any:
+    """torch's restore_reduced_dims: ``t`` reshaped with a 1 back at each reduced dim (a view)."""
+    if keepdim:
+        return t
+    shape = [0] * (t.dim() + len(dims))
+    for d in dims:
+        shape[d] = 1
+    sizes = iter(t.shape)
+    return t.reshape([1 if size else next(sizes) for size in shape])
+
+
+def _aminmax_grad(grads: tuple, c: Any) -> Any:
+    """torch's aminmax_backward: for each output whose gradient is defined, scale_grad_by_count's
+    ``(grad / mask.sum(dims, True)) * mask`` with the mask of the elements equal to that output
+    (ties share), grad and output restored over the reduced dim; the sum when both are."""
+    dims = () if c.dim is None else (c.dim,)
+    gself = None
+    for g, result in zip(grads, (c.min, c.max), strict=True):
+        if g is not None:
+            mask = _restore_reduced_dims(result, dims, c.keepdim) == c.self
+            part = (_restore_reduced_dims(g, dims, c.keepdim) / mask.sum(dims, keepdim=True)) * mask
+            gself = part if gself is None else gself + part
+    return gself
+
+
+AMINMAX = OpDef(
+    "AminmaxBackward0",
+    _aminmax_fwd,
+    outputs=("min", "max"),
+    derivatives={"self": D("self min max dim keepdim", _aminmax_grad)},
+    differentiable_outputs=2,
 )
 
 
-def _addmm_fwd(xp: Any, s: Any, a: Any, b: Any, beta: Any, alpha: Any) -> Any:
-    if (beta, alpha) == (1, 1):
-        return s + a @ b
-    if s.dtype.kind in "iu":  # torch converts the scalars to an integer input's dtype as a fill's
-        beta, alpha = (fill_array(xp, v, s.dtype) for v in (beta, alpha))  # (0.5 -> 0, -1 -> 255 in uint8)
-    product = alpha * (a @ b)
-    return product if beta == 0 else beta * s + product  # beta 0: the input is not read (nan, inf)
+@api.function("aminmax")
+def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False) -> Any:
+    """(min, max) over ``dim`` (every dim when None) as torch.return_types.aminmax; any dtype. No
+    reduction over an empty dim: torch has no identity for it."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(aminmax, locals())
+    if dim is not None and (not isinstance(dim, int) or isinstance(dim, bool)):
+        raise TypeError(f"aminmax(): argument 'dim' must be int, not {type(dim).__name__}")
+    d = None if dim is None else _wrap_dim(dim, input.dim())
+    if not input.numel():
+        if d is None:
+            raise RuntimeError(
+                "aminmax(): cannot compute aminmax over an empty dimension as the operation has no identity."
+            )
+        if input.shape[d] == 0:
+            raise IndexError(f"aminmax: Expected reduction dim {d} to have non-zero size.")
+    return return_types.aminmax(apply(AMINMAX, input, dim=d, keepdim=bool(keepdim)))
 
 
-ADDMM = OpDef(
-    "AddmmBackward0",
-    _addmm_fwd,
-    ("self", "mat1", "mat2"),
-    {
-        "self": D("beta", lambda g, c: g if c.beta == 1 else g * c.beta),
-        "mat1": D(
-            "mat2 alpha mat1.strides",
-            lambda g, c: mm_mat1_backward(g, c.mat2, c.shape("mat1"), c.strides("mat1"), c.alpha),
-        ),
-        "mat2": D(
-            "mat1 alpha mat2.strides",
-            lambda g, c: mm_mat2_backward(g, c.mat1, c.shape("mat2"), c.strides("mat2"), c.alpha),
-        ),
-    },
-    promote="common",
-)
+@api.method("aminmax")
+def _aminmax_method(self: Tensor, *args: Any, dim: Any = None, keepdim: bool = False) -> Any:
+    """``Tensor.aminmax``: ``dim`` and ``keepdim`` are keyword-only (torch counts no ``self``)."""
+    if args:
+        given = f"{len(args)} was" if len(args) == 1 else f"{len(args)} were"
+        raise TypeError(f"aminmax() takes 0 positional arguments but {given} given")
+    return aminmax(self, dim=dim, keepdim=keepdim)
 
 
-def _trace_back(g: Any, c: Any) -> Any:
-    """torch's trace_backward: zeros with the gradient filled in at every (m + 1)-th element, viewed
-    as the matrix (the others +0.0; graph ViewBackward0 <- IndexFillBackward1)."""
-
-    n, m = c.shape()
-    diagonal = arange(0, n * m, m + 1, device=g.device)
-    return zeros(n * m, dtype=g.dtype, device=g.device).index_fill(0, diagonal, g).view(n, m)
-
-
-def _trace(xp: Any, a: Any) -> Any:
-    """The trace; of integers an int64 (numpy's of uint8 would be a uint64); none of bools."""
-    if a.dtype.kind == "b":
-        raise dtypes.kernel_missing("trace", dtypes.bool_)
-    return xp.trace(a, dtype=xp.int64 if a.dtype.kind in "iu" else None)
-
-
-TRACE = OpDef(
-    "TraceBackward0",
-    _trace,
-    derivatives={"self": D("", _trace_back)},
-)
+@api.method("logsumexp")
+def _logsumexp_method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
+    return logsumexp(self, *args, **kwargs, _position=1)

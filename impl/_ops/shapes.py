@@ -15,13 +15,13 @@ from typing import Any
 from impl import _api as api
 from impl import _layout
 from impl._creation import zeros
+from impl._layout import new_like
 from impl._ops import functions as F
 from impl._ops import views as vw
 from impl._ops.inplace import apply_inplace, check_inplace
-from impl._ops.reductions import _flip_fwd
 from impl._ops.table import D, OpDef, apply
 from impl._signatures import invalid_call
-from impl._tensor import Tensor, _wrap_dim
+from impl._tensor import Tensor, _dim_list, _wrap_dim
 
 
 def _ints(value: Any) -> tuple[int, ...]:
@@ -437,3 +437,36 @@ def tile(input: Tensor, dims: Any) -> Tensor:
 @api.method("tile")
 def _tile_method(self: Tensor, *dims: Any) -> Tensor:
     return tile(self, _ints(F._shape_args(dims)))
+
+
+@api.function("flip")
+def flip(input: Tensor, dims: Any) -> Tensor:
+    """A copy with the order of the elements reversed along ``dims``."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(flip, locals())
+    if not isinstance(dims, (list, tuple)):
+        raise TypeError(
+            f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}"
+        )
+    wrapped = _dim_list(dims, input.dim())
+    return apply(FLIP, input, dims=wrapped if input.dim() else ())
+
+
+def _flip_fwd(xp: Any, a: Any, dims: tuple) -> Any:
+    """The flipped copy, laid out like the input (torch allocates it with empty_like)."""
+    out = new_like(xp, a)
+    out[...] = xp.flip(a, axis=dims) if dims else a
+    return out
+
+
+FLIP = OpDef(
+    "FlipBackward0",
+    _flip_fwd,
+    derivatives={"self": D("dims", lambda g, c: g.flip(list(c.dims)))},
+)
+
+
+@api.method("flip")
+def flip_method(input: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
+    """``x.flip(0)``, ``x.flip(1, 0)``, ``x.flip([0])`` or ``x.flip(dims=[0])``."""
+    return flip(input, list(kwargs["dims"]) if "dims" in kwargs else list(F._shape_args(dims)))

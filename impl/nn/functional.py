@@ -12,6 +12,7 @@ import numpy as np
 from impl import _creation, dtypes
 from impl import _grad_mode as grad_mode
 from impl._ops import functions as _fn
+from impl._ops import products
 from impl._ops.elementwise import add_scalar, mul_scalar
 from impl._ops.inplace import apply_inplace, check_inplace
 from impl._ops.table import apply, broadcast_mismatch
@@ -85,13 +86,13 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
         dims = f"{input.dim()}D and {weight.dim()}D"
         raise RuntimeError(f"both arguments to linear need to be at least 1D, but they are {dims}")
     if bias is not None and input.dim() == 2:
-        return _fn.addmm(bias, input, weight.t())
+        return products.addmm(bias, input, weight.t())
     if bias is not None and _fusable_bias(bias) and input.is_contiguous():
         batch = tuple(input.shape[:-1])
         flat = input.reshape(int(np.prod(batch, dtype=np.int64)), input.shape[-1])
-        out = _fn.addmm(bias, flat, weight.t())
+        out = products.addmm(bias, flat, weight.t())
         return out.view(*batch, out.shape[1])
-    out = _fn.matmul(input, weight.t())
+    out = products.matmul(input, weight.t())
     return out if bias is None else out.add_(bias)
 
 

@@ -21,7 +21,7 @@ import pytest
 import torch
 
 import impl
-from impl._ops import backward_ops, cpu_kernels
+from impl._ops import cpu_kernels, softmax
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")  # numpy on NaN/overflow inputs here
 SEEDS = [0, 1, 2, 3, 4]
@@ -170,7 +170,7 @@ def log_softmax_backward_matches(x: Any, dim: int, grad: Any) -> bool:
     """impl's log_softmax backward, given torch's forward output, gives torch's bits."""
     out = torch.log_softmax(torch.from_numpy(x), dim)
     theirs = torch.ops.aten._log_softmax_backward_data(torch.from_numpy(grad), out, dim, torch.float32)
-    ours = backward_ops.log_softmax_backward_data(impl.tensor(grad), impl.tensor(out.numpy()), dim)
+    ours = softmax.log_softmax_backward_data(impl.tensor(grad), impl.tensor(out.numpy()), dim)
     return same_bits(ours.numpy(), theirs.numpy())
 
 

@@ -1,4 +1,4 @@
-"""Corner cases of the reductions and scans of impl/_ops/reductions_more.py that generated
+"""Corner cases of the reductions and scans of impl/_ops/reductions.py and impl/_ops/scans.py that generated
 programs rarely reach, each compared with torch directly: empty dim lists, result dtypes, errors,
 -0.0, NaN among ties, and the gradients' graphs."""
 

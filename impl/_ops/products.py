@@ -1,0 +1,325 @@
+"""Matrix products: mm, bmm, dot, mv, addmm, outer, trace and matmul, which torch composes of them
+(folding batch dims into mm, or broadcasting into bmm) with torch's views and grad_fn names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from impl import _api as api
+from impl import dtypes
+from impl._creation import arange, zeros
+from impl._ops.functions import _unsafe_view, squeeze
+from impl._ops.inplace import squeeze_result_
+from impl._ops.table import D, OpDef, apply, broadcast_mismatch, fill_array
+from impl._signatures import invalid_call
+from impl._tensor import Tensor
+
+
+def mm_mat1_backward(g: Any, mat2: Any, sizes: tuple, strides: tuple, alpha: Any = 1) -> Any:
+    """Gradient of ``mat1 @ mat2`` for mat1; a column-major mat1 gets a column-major gradient
+    (torch's mm_mat1_backward: ``.grad`` then keeps the parameter's layout and is not copied)."""
+    if strides[0] == 1 and strides[1] == sizes[0]:
+        out = mat2.mm(g.t()).t()
+    else:
+        out = g.mm(mat2.t())
+    return out if alpha == 1 else out * alpha
+
+
+def mm_mat2_backward(g: Any, mat1: Any, sizes: tuple, strides: tuple, alpha: Any = 1) -> Any:
+    """Gradient of ``mat1 @ mat2`` for mat2, column-major when mat2 was (torch's mm_mat2_backward;
+    a Linear's ``weight.t()`` is, so the weight's gradient comes out contiguous)."""
+    if strides[0] == 1 and strides[1] == sizes[0]:
+        out = g.t().mm(mat1).t()
+    else:
+        out = mat1.t().mm(g)
+    return out if alpha == 1 else out * alpha
+
+
+MM = OpDef(
+    "MmBackward0",
+    lambda xp, a, b: a @ b,
+    ("self", "mat2"),
+    {
+        "self": D(
+            "mat2 self.strides", lambda g, c: mm_mat1_backward(g, c.mat2, c.shape("self"), c.strides("self"))
+        ),
+        "mat2": D(
+            "self mat2.strides", lambda g, c: mm_mat2_backward(g, c.self, c.shape("mat2"), c.strides("mat2"))
+        ),
+    },
+)
+
+
+BMM = OpDef(
+    "BmmBackward0",
+    lambda xp, a, b: a @ b,
+    ("self", "mat2"),
+    {
+        "self": D("mat2", lambda g, c: g.bmm(c.mat2.transpose(1, 2))),
+        "mat2": D("self", lambda g, c: c.self.transpose(1, 2).bmm(g)),
+    },
+)
+
+
+DOT = OpDef(
+    "DotBackward0",
+    lambda xp, a, b: xp.dot(a, b),
+    ("self", "tensor"),
+    {"self": D("tensor", lambda g, c: g * c.tensor), "tensor": D("self", lambda g, c: g * c.self)},
+)
+
+
+@api.variants("outer", tensor="vec2")
+def outer(input: Tensor, vec2: Tensor) -> Tensor:
+    """torch's outer: ``input`` reshaped to a column (a view: ViewBackward0) times ``vec2``."""
+    if not (isinstance(input, Tensor) and isinstance(vec2, Tensor)):
+        raise invalid_call(outer, locals())
+    return input.reshape(input.shape[0], 1) * vec2
+
+
+def _outer(g: Any, vec: Any) -> Any:
+    """derivatives.yaml's ``grad.ger(vec)``."""
+    return outer(g, vec)
+
+
+MV = OpDef(
+    "MvBackward0",
+    lambda xp, a, v: a @ v,
+    ("self", "vec"),
+    {"self": D("vec", lambda g, c: _outer(g, c.vec)), "vec": D("self", lambda g, c: c.self.t().mv(g))},
+)
+
+
+def _addmm_fwd(xp: Any, s: Any, a: Any, b: Any, beta: Any, alpha: Any) -> Any:
+    if (beta, alpha) == (1, 1):
+        return s + a @ b
+    if s.dtype.kind in "iu":  # torch converts the scalars to an integer input's dtype as a fill's
+        beta, alpha = (fill_array(xp, v, s.dtype) for v in (beta, alpha))  # (0.5 -> 0, -1 -> 255 in uint8)
+    product = alpha * (a @ b)
+    return product if beta == 0 else beta * s + product  # beta 0: the input is not read (nan, inf)
+
+
+ADDMM = OpDef(
+    "AddmmBackward0",
+    _addmm_fwd,
+    ("self", "mat1", "mat2"),
+    {
+        "self": D("beta", lambda g, c: g if c.beta == 1 else g * c.beta),
+        "mat1": D(
+            "mat2 alpha mat1.strides",
+            lambda g, c: mm_mat1_backward(g, c.mat2, c.shape("mat1"), c.strides("mat1"), c.alpha),
+        ),
+        "mat2": D(
+            "mat1 alpha mat2.strides",
+            lambda g, c: mm_mat2_backward(g, c.mat1, c.shape("mat2"), c.strides("mat2"), c.alpha),
+        ),
+    },
+    promote="common",
+)
+
+
+def _trace_back(g: Any, c: Any) -> Any:
+    """torch's trace_backward: zeros with the gradient filled in at every (m + 1)-th element, viewed
+    as the matrix (the others +0.0; graph ViewBackward0 <- IndexFillBackward1)."""
+
+    n, m = c.shape()
+    diagonal = arange(0, n * m, m + 1, device=g.device)
+    return zeros(n * m, dtype=g.dtype, device=g.device).index_fill(0, diagonal, g).view(n, m)
+
+
+def _trace(xp: Any, a: Any) -> Any:
+    """The trace; of integers an int64 (numpy's of uint8 would be a uint64); none of bools."""
+    if a.dtype.kind == "b":
+        raise dtypes.kernel_missing("trace", dtypes.bool_)
+    return xp.trace(a, dtype=xp.int64 if a.dtype.kind in "iu" else None)
+
+
+TRACE = OpDef(
+    "TraceBackward0",
+    _trace,
+    derivatives={"self": D("", _trace_back)},
+)
+
+
+def _check_same_dtype(a: Tensor, b: Tensor) -> None:
+    """mm's check, which spells dtypes as C++ types (``double != float``)."""
+    if a.dtype is not b.dtype:
+        cpp = dtypes.CPP_NAMES
+        raise RuntimeError(
+            f"expected m1 and m2 to have the same dtype, but got: {cpp[a.dtype.name]} != {cpp[b.dtype.name]}"
+        )
+
+
+@api.variants("mm", tensor="mat2")
+def mm(input: Tensor, mat2: Tensor) -> Tensor:
+    if not (isinstance(input, Tensor) and isinstance(mat2, Tensor)):
+        raise invalid_call(mm, locals())
+    if input.dim() != 2 or mat2.dim() != 2:
+        bad = input if input.dim() != 2 else mat2
+        which = "self" if bad is input else "mat2"
+        raise RuntimeError(f"{which} must be a matrix")
+    if input.shape[1] != mat2.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({input.shape[0]}x{input.shape[1]} and "
+            f"{mat2.shape[0]}x{mat2.shape[1]})"
+        )
+    _check_same_dtype(input, mat2)
+    return apply(MM, input, mat2)
+
+
+@api.variants("bmm", tensor="mat2")
+def bmm(input: Tensor, mat2: Tensor) -> Tensor:
+    if not (isinstance(input, Tensor) and isinstance(mat2, Tensor)):
+        raise invalid_call(bmm, locals())
+    if input.dim() != 3 or mat2.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if input.shape[0] != mat2.shape[0] or input.shape[2] != mat2.shape[1]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{input.shape[0]}, {input.shape[2]}] but got: [{mat2.shape[0]}, {mat2.shape[1]}]."
+        )
+    if input.dtype is not mat2.dtype:
+        expected, found = dtypes.scalar_type(input.dtype), dtypes.scalar_type(mat2.dtype)
+        raise RuntimeError(f"expected scalar type {expected} but found {found}")
+    return apply(BMM, input, mat2)
+
+
+@api.variants("dot", tensor="tensor")
+def dot(input: Tensor, tensor: Tensor) -> Tensor:
+    if not (isinstance(input, Tensor) and isinstance(tensor, Tensor)):
+        raise invalid_call(dot, locals())
+    if input.dim() != 1 or tensor.dim() != 1:
+        raise RuntimeError(f"1D tensors expected, but got {input.dim()}D and {tensor.dim()}D tensors")
+    if input.dtype is not tensor.dtype:
+        raise RuntimeError(
+            "dot : expected both vectors to have same dtype, but found "
+            f"{dtypes.scalar_type(input.dtype)} and {dtypes.scalar_type(tensor.dtype)}"
+        )
+    if input.numel() != tensor.numel():
+        raise RuntimeError(
+            f"inconsistent tensor size, expected tensor [{input.numel()}] and src "
+            f"[{tensor.numel()}] to have the same number of elements, but got {input.numel()} "
+            f"and {tensor.numel()} elements respectively"
+        )
+    return apply(DOT, input, tensor)
+
+
+@api.variants("mv", tensor="vec")
+def mv(input: Tensor, vec: Tensor) -> Tensor:
+    if not (isinstance(input, Tensor) and isinstance(vec, Tensor)):
+        raise invalid_call(mv, locals())
+    if input.shape[1] != vec.shape[0]:
+        raise RuntimeError(
+            f"size mismatch, got input ({input.shape[0]}), mat ({input.shape[0]}x{input.shape[1]}), "
+            f"vec ({vec.shape[0]})"
+        )
+    if input.dtype is not vec.dtype:  # torch's mv is addmv into a result of vec's dtype
+        raise RuntimeError(
+            f"addmv input tensors must have the same dtype, but got {dtypes.scalar_type(vec.dtype)}, "
+            f"{dtypes.scalar_type(input.dtype)}, and {dtypes.scalar_type(vec.dtype)}"
+        )
+    return apply(MV, input, vec)
+
+
+@api.variants("addmm")
+def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    if not (isinstance(input, Tensor) and isinstance(mat1, Tensor) and isinstance(mat2, Tensor)):
+        raise invalid_call(addmm, locals())
+    for name, t in (("self", input), ("mat1", mat1)):
+        if isinstance(t, Tensor) and t.dtype is not mat2.dtype:
+            got = f"{dtypes.scalar_type(t.dtype)} and {dtypes.scalar_type(mat2.dtype)}"
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {got}")
+    for name, t in (("mat1", mat1), ("mat2", mat2)):
+        if t.dim() != 2:
+            raise RuntimeError(f"{name} must be a matrix, got {t.dim()}-D tensor")
+    if mat1.shape[1] != mat2.shape[0]:
+        raise RuntimeError(
+            f"mat1 and mat2 shapes cannot be multiplied ({mat1.shape[0]}x{mat1.shape[1]} and "
+            f"{mat2.shape[0]}x{mat2.shape[1]})"
+        )
+    n, p = mat1.shape[0], mat2.shape[1]
+    if isinstance(input, Tensor) and tuple(input.shape) not in ((p,), (n, p)):
+        input.expand(n, p)  # torch expands ``input`` to the result's shape: expand's errors
+    return apply(ADDMM, input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+@api.variants("matmul", tensor="other")
+def matmul(input: Tensor, other: Tensor) -> Tensor:
+    """torch.matmul's dispatch: dot, mv, mm, folded mm/mv, or broadcast bmm."""
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        raise invalid_call(matmul, locals())
+    da, db = input.dim(), other.dim()
+    if da == 0 or db == 0:
+        raise RuntimeError(f"both arguments to matmul need to be at least 1D, but they are {da}D and {db}D")
+    if da == 1 and db == 1:
+        return dot(input, other)
+    if da == 2 and db == 1:
+        return mv(input, other)
+    if da == 1 and db == 2:  # torch squeezes the mm result in place: not a view, at version 1
+        return squeeze_result_(mm(input.unsqueeze(0), other), 0)
+    if da == 2 and db == 2:
+        return mm(input, other)
+    if da == db == 3 and input.shape[0] != other.shape[0]:
+        # torch drops a batch of one that requires grad (its gradient is then one mm, not a sum
+        # over the expanded batch): the rest folds into mm
+        if input.shape[0] == 1 and input.requires_grad:
+            return matmul(squeeze(input, 0), other)
+        if other.shape[0] == 1 and other.requires_grad:
+            return matmul(input, squeeze(other, 0))
+    if _should_fold(input, other):
+        transpose = db > da
+        t1 = other.transpose(-1, -2) if transpose else input
+        t2 = (input.t() if da == 2 else input) if transpose else other
+        out_shape = tuple(t1.shape[:-1]) + ((t2.shape[1],) if t2.dim() == 2 else ())
+        folded = t1.reshape(-1, t1.shape[-1])
+        out = _unsafe_view(folded.mm(t2) if t2.dim() == 2 else folded.mv(t2), out_shape)
+        return out.transpose(-1, -2).contiguous() if transpose and t2.dim() == 2 else out
+    a = input.unsqueeze(0) if da == 1 else input
+    b = other.unsqueeze(-1) if db == 1 else other
+    mismatch = broadcast_mismatch([tuple(a.shape[:-2]), tuple(b.shape[:-2])])
+    if mismatch is not None:
+        raise RuntimeError(mismatch)
+    batch = tuple(np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
+    n, m, p = a.shape[-2], a.shape[-1], b.shape[-1]
+    a3 = a.expand(*batch, n, m).reshape(-1, n, m)
+    b3 = b.expand(*batch, b.shape[-2], p).reshape(-1, b.shape[-2], p)
+    out = bmm(a3, b3)
+    if db == 1:
+        out = out.squeeze(-1)
+    return _unsafe_view(out, batch + ((n,) if da > 1 else ()) + ((p,) if db > 1 else ()))
+
+
+def _should_fold(a: Tensor, b: Tensor) -> bool:
+    """torch's test for computing a batched matmul as one mm/mv on a folded operand."""
+    t1, t2 = (a, b) if a.dim() >= b.dim() else (b, a)
+    if not (t1.dim() >= 3 and t2.dim() <= 2):
+        return False
+    if t2.requires_grad:
+        return True
+    if a.dim() == 2:
+        return False
+    if t1.numel() == 0:
+        return True
+    shape, strides = list(t1.shape), list(t1.stride())
+    if t1 is not a:  # torch checks the larger operand as it will be used: transposed
+        shape[-2:], strides[-2:] = shape[:-3:-1], strides[:-3:-1]
+    return all(strides[i] == strides[i + 1] * shape[i + 1] for i in range(t1.dim() - 2))
+
+
+@api.variants("trace")
+def trace(input: Tensor) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(trace, locals())
+    if input.dim() != 2:
+        raise RuntimeError("trace: expected a matrix, but got tensor with dim " + str(input.dim()))
+    return apply(TRACE, input)
+
+
+api.operator("__matmul__")(matmul)
+
+
+@api.operator("__rmatmul__")
+def _rmatmul(self: Tensor, other: Any) -> Tensor:
+    return matmul(other, self)
