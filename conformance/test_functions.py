@@ -21,10 +21,13 @@ from oracle.program import (
     ObserveLayout,
     Program,
     Ref,
+    RegisterHook,
 )
 
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
+# outputs of a Function that are not its tensors ("again": its first output a second time)
+OTHER_OUTPUTS = (3, 2.5, None, "bar", "again")
 UNARY = ("exp", "sin", "tanh", "sigmoid", "square", "neg")
 BINARY = ("mul", "add", "sub")
 
@@ -67,7 +70,7 @@ def functions(draw: Any, dirty: bool = False, extras: bool = False, double: bool
     for _ in range(draw(st.integers(0 if dirty else 1, 3))):
         forward.append(body_op(draw, f"f{len(forward)}", names))
         names.append(forward[-1]["out"])
-    outputs = ["f0" if dirty else names[-1]]
+    outputs: list = ["f0" if dirty else names[-1]]
     kinds = ("non_differentiable", "unused") if extras else (None, "non_differentiable", "unused")
     extra = None if dirty else draw(st.sampled_from(kinds))
     if extra:
@@ -103,7 +106,8 @@ def functions(draw: Any, dirty: bool = False, extras: bool = False, double: bool
         once_differentiable=draw(st.booleans()),
     )
     outs = ["o", *(["o2"] if extra else [])]
-    p.steps += [fn, ApplyFunction(outs, "Fn", [Ref(i) for i in inputs])]
+    applied = ApplyFunction(outs, "Fn", [Ref(i) for i in inputs])
+    p.steps += [fn, applied]
     p.names += outs
     p.steps.append(ObserveGraph("o"))
     if dirty:
@@ -116,7 +120,20 @@ def functions(draw: Any, dirty: bool = False, extras: bool = False, double: bool
         p.steps.append(Backward(p.op("sum", Ref("gx"))))
     else:
         p.steps += [Backward(loss), Backward(loss)]
+    if not (dirty or extras or double):  # drawn last, so that the other rules' programs stay as they were
+        other_outputs(draw, fn, applied, p)
     return p.observed()
+
+
+def other_outputs(draw: Any, fn: Function, applied: ApplyFunction, p: OpProgram) -> None:
+    """FN-001's numbers, strings and None among a Function's outputs, or its first output again,
+    after the first (not observed: no tensors); maybe a pre-hook on the node, which gets one
+    gradient per output."""
+    others = draw(st.lists(st.sampled_from(OTHER_OUTPUTS), max_size=3))
+    fn.outputs[1:1] = [fn.outputs[0] if o == "again" else {"const": o} for o in others]
+    applied.outs[1:1] = [f"c{k}" for k in range(len(others))]
+    if others and draw(st.booleans()):
+        p.steps.insert(p.steps.index(applied) + 1, RegisterHook("fn_pre", "o", on="grad_fn_pre"))
 
 
 @pytest.mark.rule("FN-001")

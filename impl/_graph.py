@@ -142,6 +142,10 @@ class Node:
         """Free saved tensors (called after the node ran in a backward without retain_graph)."""
 
     def __call__(self, *grads: Any) -> Any:
+        """Run the node on one gradient per output of its forward, as torch's C++ nodes take them."""
+        expected = len(self._input_meta) or 1
+        if len(grads) != expected:
+            raise TypeError(f"expected {expected} arguments, got {len(grads)} instead")
         out = self.apply(tuple(grads))
         return out[0] if len(out) == 1 else out
 

@@ -419,6 +419,12 @@ class Tensor:
     def data(self) -> None:
         raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
 
+    def __delattr__(self, name: str) -> None:
+        """torch refuses to delete a tensor's history and its hooks (its own attributes go as usual)."""
+        if name in _UNDELETABLE:
+            raise RuntimeError(_UNDELETABLE[name])
+        super().__delattr__(name)
+
     # -- conversions --------------------------------------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:
         if self._efficient_zero and not force:
@@ -502,6 +508,10 @@ class Tensor:
         return t
 
 
+_UNDELETABLE = {
+    "_grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
+    "_backward_hooks": "Deletion of _backwards_hooks not allowed!",
+}
 _SLOTS = tuple(n for n in Tensor.__slots__ if not n.startswith("__"))
 _grad_state = grad_mode._state  # read directly: _from_array runs for every tensor made
 _DTYPES = dtypes._BY_NP  # numpy dtype -> impl dtype (the hot path of Tensor.dtype)

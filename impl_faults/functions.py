@@ -228,3 +228,21 @@ def mark_dirty_does_not_bump_version() -> Iterator[None]:
 
     with patched(function, "_wire_output", make):
         yield
+
+
+@fault({"FN-001": "hook grad_outputs"})
+def function_non_tensor_outputs_take_no_slot() -> Iterator[None]:
+    """A custom Function's outputs that are no tensors get no gradient slot: the later outputs'
+    gradients shift, and backward gets one gradient per tensor output, not one per output."""
+    from impl.autograd import function
+
+    def make(original: Callable) -> Callable:
+        def wire_output(ctx: Any, out: Any, i: int, inputs: tuple, kind: str) -> Any:
+            if not isinstance(out, function.Tensor):
+                return out
+            return original(ctx, out, i, inputs, kind)
+
+        return wire_output
+
+    with patched(function, "_wire_output", make):
+        yield

@@ -661,7 +661,7 @@ class _Run:
                 ctx.mark_non_differentiable(*[env[n] for n in s.non_differentiable])
             if s.dirty:
                 ctx.mark_dirty(*[env[n] for n in s.dirty])
-            outputs = tuple(env[n] for n in s.outputs)
+            outputs = tuple(o["const"] if isinstance(o, dict) else env[o] for o in s.outputs)
             return outputs[0] if len(outputs) == 1 else outputs
 
         def backward(ctx, *grads):

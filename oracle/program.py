@@ -1037,7 +1037,8 @@ class Function(Step):
     ``forward`` ops (dicts ``{"out", "op", "args", "kwargs"}`` over the inputs ``i<k>`` and earlier
     outs), saves ``saves`` with ``save_for_backward``, marks ``non_differentiable`` outputs and
     ``dirty`` inputs, calls ``set_materialize_grads`` if asked, and returns ``outputs`` (one or a
-    tuple). ``backward(ctx, g0, g1, ...)`` (``once_differentiable`` if asked) records
+    tuple; an output ``{"const": value}`` is that number, string or None).
+    ``backward(ctx, g0, g1, ...)`` (``once_differentiable`` if asked) records
     ``needs_input_grad`` and the gradients it receives, binds the saved tensors to their forward
     names, runs the ``backward`` ops and returns, per input, the tensor named in ``grads`` or None."""
 

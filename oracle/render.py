@@ -461,7 +461,7 @@ def body_lines(ops: list[dict]) -> list[str]:
 
 
 def _returned(names: list) -> str:
-    values = ["None" if n is None else n for n in names]
+    values = [repr(n["const"]) if isinstance(n, dict) else "None" if n is None else n for n in names]
     return values[0] if len(values) == 1 else "(" + ", ".join(values) + ")"
 
 

@@ -7,15 +7,34 @@ generated ``<Class>Backward`` node) the grad_fn of the differentiable outputs.
 from __future__ import annotations
 
 import functools
+import warnings
 from collections.abc import Callable
 from typing import Any
 
 from impl import _grad_mode as grad_mode
 from impl._graph import FREED, Node, SavedTensor, input_meta
+from impl._ops.inplace import _rebase_history
 from impl._tensor import Tensor, zeros_of
 
 DIRTY_LEAF = "a leaf Variable that requires grad has been used in an in-place operation."
 ONCE_DIFF = "trying to differentiate twice a function that was marked with @once_differentiable"
+BOTH_BACKWARD_AND_VJP = (
+    "Implementing both 'backward' and 'vjp' for a custom Function is not allowed. You should only "
+    "implement one of them."
+)
+DIRTY_VIEW_OUTPUTS = (
+    "If your Function modifies inplace an input that is a view of another Tensor, your Function cannot "
+    "return more than one Tensor. This is not supported by the current autograd engine. You should "
+    "either make sure the input is not a view (using .clone() for example) or make your Function only "
+    "return one Tensor (potentially splitting it into two Functions: one doing the inplace that returns "
+    "a single Tensor and a second one that does the other operations). You can ask on the forum "
+    "https://discuss.pytorch.org/ if you need help to do this change."
+)
+LEGACY = (
+    "Legacy autograd function with non-static forward method is deprecated. Please use new-style "
+    "autograd function with static forward method. (Example: "
+    "https://pytorch.org/docs/stable/autograd.html#torch.autograd.Function)"
+)
 
 
 def view_kind(differentiable_outputs: int) -> str:
@@ -75,8 +94,10 @@ class BackwardCFunction(Node, FunctionCtx):
     def apply(self, grads: tuple) -> tuple:
         if self.materialize_grads:
             metas = self._input_meta
-            grads = tuple(g if g is not None else zeros_of(m) for g, m in zip(grads, metas, strict=False))
-        result = self._forward_cls.backward(self, *grads)
+            grads = tuple(
+                g if g is not None or m is None else zeros_of(m) for g, m in zip(grads, metas, strict=False)
+            )
+        result = _user_backward(self._forward_cls)(self, *grads)
         result = result if isinstance(result, tuple) else (result,)
         n_inputs = len(self._is_tensor_input)
         if len(result) != n_inputs:
@@ -89,6 +110,10 @@ class BackwardCFunction(Node, FunctionCtx):
                 )
         return tuple(r for r, is_t in zip(result, self._is_tensor_input, strict=False) if is_t)
 
+    def __call__(self, *grads: Any) -> Any:
+        """torch's Python nodes are not callable; only C++ nodes are."""
+        raise TypeError(f"'{type(self).__name__}' object is not callable")
+
     def __repr__(self) -> str:
         return f"<torch.autograd.function.{type(self).__name__} object at {hex(id(self))}>"
 
@@ -97,6 +122,15 @@ class BackwardCFunction(Node, FunctionCtx):
         for s in self._saved:
             if s is not None:
                 s.release()
+
+
+def _user_backward(cls: type) -> Callable:
+    """The Function's ``vjp`` if it defines one, else its ``backward``; defining both is torch's error."""
+    if cls.vjp is Function.vjp:
+        return cls.backward
+    if cls.backward is not Function.backward:
+        raise RuntimeError(BOTH_BACKWARD_AND_VJP)
+    return cls.vjp
 
 
 class FunctionMeta(type):
@@ -109,6 +143,18 @@ class FunctionMeta(type):
 
 class Function(metaclass=FunctionMeta):
     """Base class of custom autograd functions (static ``forward(ctx, ...)``, ``backward(ctx, ...)``)."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        warnings.warn(
+            f"{self.__class__} should not be instantiated. Methods on autograd functions are all static, "
+            "so you should invoke them on the class itself. Instantiating an autograd function will raise "
+            "an error in a future version of PyTorch.",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError(LEGACY)
 
     @staticmethod
     def forward(ctx: Any, *args: Any, **kwargs: Any) -> Any:
@@ -145,6 +191,8 @@ class Function(metaclass=FunctionMeta):
         outs = (outputs,) if single else outputs
         if executable:
             ctx._next = tuple(a._edge() for a, t in zip(args, is_tensor, strict=False) if t)
+            if len(outs) > 1 and any(isinstance(t, Tensor) and t._base is not None for t in ctx._dirty):
+                raise RuntimeError(DIRTY_VIEW_OUTPUTS)
             kind = view_kind(sum(_differentiable(ctx, o) for o in outs))
             outs = tuple(_wire_output(ctx, o, i, args, kind) for i, o in enumerate(outs))
         ctx._saved = tuple(SavedTensor(t) if t is not None else None for t in ctx._to_save)
@@ -160,7 +208,8 @@ def _differentiable(ctx: BackwardCFunction, out: Any) -> bool:
 
 
 def _wire_output(ctx: BackwardCFunction, out: Any, i: int, inputs: tuple, kind: str) -> Any:
-    if not isinstance(out, Tensor):
+    if not isinstance(out, Tensor):  # still an output: backward gets a gradient for it, always None
+        ctx._input_meta.append(None)
         return out
     ctx._input_meta.append(input_meta(out))
     if any(out is t for t in ctx._non_differentiable):
@@ -171,6 +220,11 @@ def _wire_output(ctx: BackwardCFunction, out: Any, i: int, inputs: tuple, kind: 
         if out._grad_fn is None and out._requires_grad:
             raise RuntimeError(DIRTY_LEAF)
         out._vc.bump()
+        if out._base is not None and out.dtype.is_floating_point:
+            # a view edited in place: as an in-place op on it, the base gets a CopySlices node
+            # around the Function's node, and the view an as_strided view of the base's new history
+            _rebase_history(out, ctx)
+            return out
     elif is_input:
         view = out.detach()  # an unmodified input comes back as a new tensor: a view of it
         view._base, view._view_version = out._base if out._base is not None else out, out._vc.value

@@ -11,8 +11,10 @@ RULES = [
         "FN-001",
         FAMILY,
         "Function.apply records a node named <Class>Backward whose next_functions follow the "
-        "inputs; backward receives one gradient per output and ctx.needs_input_grad as torch's, "
-        "and what it returns becomes the inputs' gradients (None for no gradient).",
+        "inputs; backward and the node's pre-hooks receive one gradient per output (None for an "
+        "output that is a number, a string or None; an output returned twice gets its gradient in "
+        "its last place), backward sees ctx.needs_input_grad as torch's, and what it returns becomes "
+        "the inputs' gradients (None for no gradient).",
         _DOCS,
     ),
     Rule(
