@@ -217,13 +217,14 @@ def _guarded_uses(op: OpDef) -> set[str]:
     somewhere: torch's codegen (gen_variable_type's guard_for) guards a saved tensor with
     ``should_compute_output`` only when the op has several differentiable inputs, exactly one of
     their derivatives uses it and the op is no backward op; anything else is saved whenever the
-    node is recorded (an ``exp`` of a view whose gradient goes nowhere still saves its result)."""
+    node is recorded (an ``exp`` of a view whose gradient goes nowhere still saves its result), and
+    outputs always (torch saves them unguarded: ``pow(a, b)`` keeps its result for b's gradient)."""
     plan = op._plan
     if sum(d is not None for d in plan.diff) <= 1 or op.node_name.count("Backward") > 1:
         return set()
     users: dict[str, int] = {}
     for sources in plan.sources:
-        for use in {use for use, kind, _, _ in sources or () if kind != "strides"}:
+        for use in {use for use, kind, _, _ in sources or () if kind not in ("strides", "output")}:
             users[use] = users.get(use, 0) + 1
     return {use for use, n in users.items() if n == 1}
 

@@ -301,6 +301,8 @@ def _saved_value(node: OpNode, saved: str, source: str, raw: bool) -> Any:
             raise AttributeError(f"'{type(node).__name__}' object has no attribute '_raw_saved_{saved}'")
         shape = tuple(int(n) for n in node._in_meta[2 * op.inputs.index(name)])
         return shape if part == "sizes" else int(np.prod(shape, dtype=np.int64))
+    if part == "strides" and node._edge_fn(op.inputs.index(name)) is None:
+        return ()  # (torch keeps an input's strides only when its gradient is computed)
     slot = op._saved_slots.get(source)
     value = getattr(node, slot) if slot is not None else node._attrs.get(source)
     tensor = slot is not None or isinstance(value, (Tensor, SavedTensor))
