@@ -303,6 +303,7 @@ _RESERVED = {
     "numpy",
     "e",
     "result",
+    "context",
     "DEVICE",
     *CUSTOM_MODULES,  # the module families' custom classes
 }
@@ -469,13 +470,14 @@ def _functional_lines(step: AutogradFunctional, index: int) -> list[str]:
 
 
 def _saved_hooks_lines(step: SavedHooks) -> list[str]:
-    """Enter the step's context; for saved_tensors_hooks, first define its logging hooks."""
+    """Enter the step's context (its name bound once entered, as the interpreter binds it); for
+    saved_tensors_hooks, first define its logging hooks."""
     graph = "torch.autograd.graph"
+    enter = ["context.__enter__()", f"{step.name} = context"]
     if step.context == "save_on_cpu":
-        return [f"{step.name} = {graph}.save_on_cpu()", f"{step.name}.__enter__()"]
+        return [f"context = {graph}.save_on_cpu()", *enter]
     if step.context == "disable_saved_tensors_hooks":
-        disable = f"{graph}.disable_saved_tensors_hooks({step.name!r})"
-        return [f"{step.name} = {disable}", f"{step.name}.__enter__()"]
+        return [f"context = {graph}.disable_saved_tensors_hooks({step.name!r})", *enter]
     packed = "t.detach() * 2" if step.packing == "double" else "t.detach()"
     return [
         f"def pack_{step.name}(t):",
@@ -485,8 +487,8 @@ def _saved_hooks_lines(step: SavedHooks) -> list[str]:
         f"def unpack_{step.name}(packed):",
         f"    show_hook({step.name!r}, 'unpack', '', tensor=packed)",
         f"    return {'1.0' if step.packing == 'number' else 'packed'}",
-        f"{step.name} = {graph}.saved_tensors_hooks(pack_{step.name}, unpack_{step.name})",
-        f"{step.name}.__enter__()",
+        f"context = {graph}.saved_tensors_hooks(pack_{step.name}, unpack_{step.name})",
+        *enter,
     ]
 
 
