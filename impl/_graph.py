@@ -10,12 +10,15 @@ and four hook lists, run by the engine in torch's order: tensor pre-hooks (per o
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import re
+import threading
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from impl._names import type_name
 from impl._xp import namespace_of
 from impl.dtypes import legacy_name
 from impl.utils.hooks import RemovableHandle
@@ -153,34 +156,175 @@ class Node:
         return f"<{type(self).__name__} object at {hex(id(self))}>"
 
 
+class _SavedHooks(threading.local):
+    """Per thread, as torch's: the default pack/unpack hook pairs (innermost last), and the message
+    of ``disable_saved_tensors_hooks`` while it is in force."""
+
+    stack: tuple[tuple[Callable, Callable], ...] = ()
+    disabled: str | None = None
+
+
+saved_hooks = _SavedHooks()
+# the context pack hooks run in (torch runs them without grad); impl.autograd sets no_grad here
+packing: Callable[[], Any] = contextlib.nullcontext
+# the Tensor class, set by impl._tensor below which it sits: what an unpack hook must return
+TENSOR: type = object
+
+PACK_INPLACE = (
+    "A saved tensor pack hook is modifying its input in place. Tensors provided as input to pack hook "
+    "cannot be modified by in-place operations as this can lead to unexpected side-effects. Please open "
+    "an issue if you need to perform in-place operations on the input to a pack hook."
+)
+HOOKS_SET = (
+    "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one pair "
+    "of hooks is allowed at a time."
+)
+HOOKS_AFTER_FREE = (
+    "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values of the "
+    "graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you "
+    "need to backward through the graph a second time or if you need to access saved variables after "
+    "calling backward."
+)
+
+
 class SavedTensor:
-    """A tensor saved for backward: checks the version counter on use, raises once freed."""
+    """A tensor saved for backward (torch's SavedVariable, ``grad_fn._raw_saved_<name>``): checks the
+    version counter on use, raises once freed. Saved while ``saved_tensors_hooks`` are in force
+    (a wrapped number excepted, as torch's), it keeps what the pack hook returned instead of the
+    tensor, and each use rebuilds a tensor from the unpack hook's result with the saved one's
+    grad_fn (or, for a leaf, its gradient accumulator); no version check then, as in torch.
+    ``held``: the unpacked tensor while a node's backward runs (one unpack per saved tensor)."""
 
-    __slots__ = ("tensor", "version", "freed", "output_of")
+    __slots__ = ("tensor", "version", "freed", "output_of", "hooks", "held")
 
-    def __init__(self, tensor: Tensor, output_of: Node | None = None) -> None:
-        if tensor._inference:
-            raise RuntimeError(INFERENCE_SAVED)
-        self.tensor: Tensor | None = tensor
-        self.version = tensor._version
+    def __init__(
+        self, tensor: Tensor | None = None, output_of: Node | None = None, pack: bool = True
+    ) -> None:
+        self.hooks: tuple | None = None
+        self.held: Tensor | None = None
         self.freed = False
         self.output_of = output_of  # the node that saved its own output (named in torch's message)
+        self.tensor: Tensor | None = tensor
+        self.version = 0
+        if tensor is None:  # torch's default-constructed SavedVariable: nothing was saved
+            return
+        if tensor._inference:
+            raise RuntimeError(INFERENCE_SAVED)
+        self.version = tensor._version
+        if pack and saved_hooks.stack and not tensor._wrapped_number:
+            self._pack(saved_hooks.stack[-1])
 
-    def unpack(self) -> Tensor:
+    def _pack(self, hooks: tuple[Callable, Callable], detached: bool = False) -> None:
+        """Keep what ``pack_hook(tensor)`` returns (run without grad; given the tensor ``detached``
+        when registered on the saved tensor) and what rebuilds the tensor."""
+        tensor = self.tensor
+        assert tensor is not None
+        pack_hook, unpack_hook = hooks
+        version = tensor._version
+        if self.output_of is not None and tensor._grad_fn is None:  # the hook sees the output's
+            tensor._grad_fn, tensor._output_nr = self.output_of, 0  # grad_fn, about to be set
+        with packing():
+            packed = pack_hook(tensor.detach() if detached else tensor)
+        if tensor._version != version:
+            raise RuntimeError(PACK_INPLACE)
+        fn = None if self.output_of is not None else tensor.grad_fn
+        acc = tensor._grad_accumulator() if fn is None and tensor._requires_grad else None
+        self.hooks = (unpack_hook, packed, fn, tensor._output_nr, acc)
+        self.tensor = None
+
+    def unpack(self) -> Tensor | None:
         if self.freed:
             raise RuntimeError(FREED)
+        if self.held is not None:
+            return self.held
+        if self.hooks is not None:
+            return self._unpacked()
         t = self.tensor
-        assert t is not None
+        if t is None:
+            return None
         if t._version != self.version:
             raise RuntimeError(_modified_message(t, self.version, self.output_of))
         return t
+
+    def _unpacked(self) -> Tensor:
+        unpack_hook, packed, fn, output_nr, acc = self.hooks  # type: ignore[misc]
+        data = unpack_hook(packed)
+        if not isinstance(data, TENSOR):
+            raise TypeError(
+                "Output of saved tensor unpack_hook expected to be a Tensor but got result of type "
+                + type_name(data)
+            )
+        var = data.detach()
+        fn = self.output_of if self.output_of is not None else fn
+        if fn is not None:
+            var._grad_fn, var._output_nr = fn, output_nr
+        elif acc is not None:
+            var._requires_grad, var._grad_acc = True, acc
+        return var
+
+    def register_hooks(self, pack_hook: Callable, unpack_hook: Callable) -> None:
+        """Pack the saved tensor now with ``pack_hook`` (torch's SavedTensor.register_hooks)."""
+        if self.hooks is not None:
+            raise RuntimeError(HOOKS_SET)
+        if self.tensor is None:
+            raise RuntimeError(HOOKS_AFTER_FREE if self.freed else
+                               "Calling register_hooks on a saved tensor with value None is forbidden")
+        self._pack((pack_hook, unpack_hook), detached=True)
 
     def release(self) -> None:
         """Free the tensor. ``output_of`` goes too: a node saving its own output is a reference
         cycle (node -> saved -> node) that only the cycle collector could free otherwise."""
         self.tensor = None
         self.output_of = None
+        self.hooks = None
+        self.held = None
         self.freed = True
+
+
+class saved_tensors_hooks:
+    """Pack/unpack hooks for the tensors saved for backward inside the block (the innermost pair
+    applies); entering while ``disable_saved_tensors_hooks`` is in force raises its message."""
+
+    def __init__(self, pack_hook: Callable[[Tensor], Any], unpack_hook: Callable[[Any], Tensor]) -> None:
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self) -> None:
+        if saved_hooks.disabled is not None:
+            raise RuntimeError(saved_hooks.disabled)
+        saved_hooks.stack = (*saved_hooks.stack, (self.pack_hook, self.unpack_hook))
+
+    def __exit__(self, *args: object) -> None:
+        saved_hooks.stack = saved_hooks.stack[:-1]
+
+
+class save_on_cpu(saved_tensors_hooks):
+    """Saved tensors kept on the CPU, moved back to their device when used (torch's save_on_cpu;
+    no memory is pinned here, which changes nothing a program sees)."""
+
+    def __init__(self, pin_memory: bool = False, device_type: str = "cuda") -> None:
+        def pack_to_cpu(tensor: Tensor) -> tuple[Any, Tensor]:
+            return (tensor.device, tensor.cpu())
+
+        def unpack_from_cpu(packed: tuple[Any, Tensor]) -> Tensor:
+            device, tensor = packed
+            return tensor.to(device, non_blocking=pin_memory)
+
+        super().__init__(pack_to_cpu, unpack_from_cpu)
+
+
+@contextlib.contextmanager
+def disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
+    """Refuse saved-tensor hooks inside the block with ``error_message`` (raised at once if hooks
+    are in force); the message in force before comes back after."""
+    previous = saved_hooks.disabled
+    try:
+        if saved_hooks.stack:
+            raise RuntimeError(error_message)
+        saved_hooks.disabled = error_message
+        yield
+    finally:
+        saved_hooks.disabled = previous
 
 
 def _modified_message(t: Tensor, expected: int, output_of: Node | None = None) -> str:

@@ -19,7 +19,7 @@ import numpy as np
 
 from impl import _api as api
 from impl import _grad_mode as grad_mode
-from impl import dtypes
+from impl import _graph, dtypes
 from impl._graph import Node
 from impl._layout import contiguous_strides, flat_storage
 from impl._names import type_name
@@ -637,3 +637,6 @@ def _dim_list(dims: Any, ndim: int) -> tuple[int, ...]:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         wrapped.append(d)
     return tuple(wrapped)
+
+
+_graph.TENSOR = Tensor  # what an unpack hook of saved_tensors_hooks must return

@@ -83,6 +83,7 @@ _FIELDS.update(dict.fromkeys(("parameters", "state_dict", "training"), "module")
 _FIELDS.update(dict.fromkeys(("keys", "metadata", "missing", "unexpected", "result"), "module"))
 _FIELDS.update(dict.fromkeys(("hook", "on", "target", "arguments"), "hook"))
 _FIELDS["nesting"] = "dtype"  # how a result's tensors are nested in tuples
+_FIELDS.update({"names": "graph", "values": "value"})  # what a grad_fn saved (observe_saved)
 _UNCOMPARED = ("kind", "step", "name", "value", "received", "unsupported", "gradient", "once")
 
 
@@ -227,7 +228,8 @@ Indexed = tuple[int, dict]  # an event and its position in the compared events
 Found = tuple[str, str, str | None]  # (class, reason, the name lacked for "unsupported")
 OBSERVATION_CLASS = {"value": "value", "grad": "gradient", "graph": "graph", "layout": "layout",
                      "module": "module", "array": "value", "grad_mode": "flag", "hook": "hook",
-                     "state_dict": "module", "load_state_dict": "module", "result": "dtype"}
+                     "state_dict": "module", "load_state_dict": "module", "result": "dtype",
+                     "saved": "graph"}
 
 
 def _by_step(events: list[dict]) -> dict[int, list[Indexed]]:

@@ -69,6 +69,7 @@ from oracle.program import (
     ObserveGraph,
     ObserveLayout,
     ObserveModule,
+    ObserveSaved,
     Op,
     Optimizer,
     OptimizerStep,
@@ -79,6 +80,7 @@ from oracle.program import (
     RemoveHook,
     RequiresGrad,
     RetainGrad,
+    SavedHooks,
     StateDict,
     StateDictHook,
     Step,
@@ -88,6 +90,7 @@ from oracle.program import (
 from oracle.tolerance import LOW_PRECISION
 from oracle.trace import (
     Trace,
+    _is_tensor,
     _number,
     describe,
     describe_all,
@@ -150,6 +153,35 @@ def post_accumulate_action(torch: Any, action: Action, tensor: Any) -> Any:
 def needs_input_grad_text(ctx: Any) -> str:
     """How a custom Function's backward logs ``ctx.needs_input_grad`` (as the target of its call)."""
     return f"needs_input_grad={tuple(bool(f) for f in ctx.needs_input_grad)}"
+
+
+def saved_text(value: Any, torch: Any) -> Any:
+    """A saved value as the trace keeps it: a tensor described, its values to 6 significant
+    digits (what was saved, not how an op rounds), anything else as JSON holds it."""
+    if not _is_tensor(value, torch):
+        return plain(value)
+    described = describe(value, torch)
+    data = described["data"]
+    if isinstance(data, list):
+        described["data"] = [float(f"{v:.6g}") if isinstance(v, float) else v for v in data]
+    return described
+
+
+def saved_hook_pair(torch: Any, s: SavedHooks, log: Callable[..., None]) -> tuple[Callable, Callable]:
+    """The pack and unpack hooks of a saved_hooks step: each logs what it received (a hook event
+    ``<name>`` on ``pack``/``unpack``), then does the step's ``packing``."""
+
+    def pack(t: Any) -> Any:
+        log(s.name, "pack", "", tensor=t)
+        if s.packing == "in_place":
+            t.mul_(1)
+        return t.detach() * 2 if s.packing == "double" else t.detach()
+
+    def unpack(packed: Any) -> Any:
+        log(s.name, "unpack", "", tensor=packed)
+        return 1.0 if s.packing == "number" else packed
+
+    return pack, unpack
 
 
 def _named(hook: str, body: Callable[..., Any]) -> Callable[..., Any]:
@@ -603,6 +635,33 @@ class _Run:
         context.__exit__(None, None, None)
         self._grad_mode_event(self.mode_of[s.name])
 
+    # -- saved tensors: torch.autograd.graph's saved-tensor hooks, grad_fn._saved_* --------------
+    def _saved_hooks(self, s: SavedHooks) -> None:
+        graph = self.torch.autograd.graph
+        if s.context == "saved_tensors_hooks":
+            context = graph.saved_tensors_hooks(*saved_hook_pair(self.torch, s, self._log))
+        elif s.context == "save_on_cpu":
+            context = graph.save_on_cpu()
+        else:
+            context = graph.disable_saved_tensors_hooks(s.name)
+        context.__enter__()
+        self.modes.append((s.name, context))
+        self.names[s.name] = context
+        self.mode_of[s.name] = s.context
+
+    def _observe_saved(self, s: ObserveSaved) -> None:
+        fn = self.names[s.tensor].grad_fn
+        names = sorted(n for n in dir(fn) if n.startswith(("_saved_", "_raw_saved_")))
+        values = {}
+        for name in (n for n in names if n.startswith("_saved_")):
+            try:
+                value = getattr(fn, name)
+            except Exception as exc:  # noqa: BLE001 - a freed saved tensor: torch's error, recorded
+                values[name] = {"error": type(exc).__name__, "message": normalise(str(exc))}
+                continue
+            values[name] = saved_text(value, self.torch)
+        self.trace.add("saved", self.step, tensor=s.tensor, names=names, values=values)
+
     def _decorated_op(self, s: DecoratedOp) -> None:
         factory = getattr(self.torch, s.mode)
         decorator = factory if s.bare else (factory() if s.flag is None else factory(s.flag))
@@ -729,7 +788,7 @@ class _Run:
 
 
 # the steps that change the grad mode (the run restores the mode they found)
-GRAD_MODE_STEPS = (GradMode, ExitMode, DecoratedOp)
+GRAD_MODE_STEPS = (GradMode, ExitMode, DecoratedOp, SavedHooks)
 
 
 def run(

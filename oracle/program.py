@@ -44,6 +44,8 @@ Vocabulary (one dataclass per step kind, ``kind`` is the JSON discriminator):
                     ``apply_function`` applies it
 ``functional``      ``torch.autograd.functional.<api>(f, inputs, v, ...)`` of a function given as an op
                     list; every tensor of the result observed
+``saved_hooks``     enter a saved-tensor hooks context (``exit_mode`` leaves it); ``observe_saved``
+                    records what a grad_fn saved (``_saved_*``)
 """
 
 from __future__ import annotations
@@ -1221,3 +1223,46 @@ class AutogradFunctional(Step):
 
     def names_read(self) -> list[str]:
         return [*self.inputs, *(self.v or [])]
+
+
+SAVED_HOOKS = ("saved_tensors_hooks", "save_on_cpu", "disable_saved_tensors_hooks")
+# what a saved_tensors_hooks pair does: pack returns the tensor detached and unpack what it got
+# ("detach"), pack returns it doubled ("double": backward computes with the doubled values), unpack
+# returns a number ("number": torch's TypeError), pack writes its input in place ("in_place")
+PACKINGS = ("detach", "double", "number", "in_place")
+
+
+@_step
+@dataclass
+class SavedHooks(Step):
+    """Enter ``torch.autograd.graph.<context>`` (``SAVED_HOOKS``), left by ``exit_mode`` or at the
+    end of the program: saved_tensors_hooks with logging pack/unpack hooks doing ``packing``
+    (``PACKINGS``), save_on_cpu, or disable_saved_tensors_hooks with ``name`` as its message."""
+
+    kind: ClassVar[str] = "saved_hooks"
+    name: str
+    context: str = "saved_tensors_hooks"
+    packing: str = "detach"
+
+    def __post_init__(self) -> None:
+        if self.context not in SAVED_HOOKS:
+            raise ValueError(f"unknown saved-tensor context {self.context!r}; known: {SAVED_HOOKS}")
+        if self.packing not in PACKINGS:
+            raise ValueError(f"unknown packing {self.packing!r}; known: {PACKINGS}")
+
+    def names_bound(self) -> list[str]:
+        return [self.name]
+
+
+@_step
+@dataclass
+class ObserveSaved(Step):
+    """What ``tensor.grad_fn`` saved: its ``_saved_*`` and ``_raw_saved_*`` names (sorted), then
+    each ``_saved_<name>`` value (a tensor described, a number or tuple as is, or the error its
+    access raised)."""
+
+    kind: ClassVar[str] = "observe_saved"
+    tensor: str
+
+    def names_read(self) -> list[str]:
+        return [self.tensor]

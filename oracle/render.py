@@ -45,6 +45,7 @@ from oracle.program import (
     ObserveGraph,
     ObserveLayout,
     ObserveModule,
+    ObserveSaved,
     Op,
     Optimizer,
     OptimizerStep,
@@ -55,6 +56,7 @@ from oracle.program import (
     RemoveHook,
     RequiresGrad,
     RetainGrad,
+    SavedHooks,
     StateDict,
     StateDictHook,
     Step,
@@ -181,6 +183,26 @@ def show_result(step, name, result):
     show_event("result", step, name=name, nesting=nesting(result))
     shown(name, result)
 ''', ("show_event", "observe")),
+    "show_saved": ('''
+def show_saved(step, name, fn):
+    names = sorted(n for n in dir(fn) if n.startswith(("_saved_", "_raw_saved_")))
+    values = {}
+    for n in (n for n in names if n.startswith("_saved_")):
+        try:
+            v = getattr(fn, n)
+        except Exception as e:
+            values[n] = {"error": type(e).__name__, "message": str(e)}
+            continue
+        if isinstance(v, torch.Tensor):
+            d = v.detach().reshape(-1).tolist()
+            values[n] = {"dtype": str(v.dtype).removeprefix("torch."), "shape": list(v.shape),
+                         "data": [float(f"{x:.6g}") if isinstance(x, float) else x for x in d],
+                         "is_leaf": v.is_leaf, "requires_grad": v.requires_grad,
+                         "grad_fn": None if v.grad_fn is None else type(v.grad_fn).__name__}
+        else:
+            values[n] = list(v) if isinstance(v, tuple) else v
+    show_event("saved", step, tensor=name, names=names, values=values)
+''', ("show_event",)),
     "show_layout": ('''
 def show_layout(step, name, t):
     show_event("layout", step, name=name, stride=list(t.stride()), offset=t.storage_offset(),
@@ -281,6 +303,7 @@ _RESERVED = {
     "numpy",
     "e",
     "result",
+    "context",
     "DEVICE",
     *CUSTOM_MODULES,  # the module families' custom classes
 }
@@ -414,6 +437,10 @@ def _more_statements(step: Step, index: int) -> list[str] | None:
             f"generator_{step.out}.close()",
             mode_now,
         ]
+    if isinstance(step, SavedHooks):
+        return _saved_hooks_lines(step)
+    if isinstance(step, ObserveSaved):
+        return [f"show_saved({index}, {step.tensor!r}, {step.tensor}.grad_fn)"]
     if isinstance(step, ApplyFunction):
         call = f"{step.function}.apply({', '.join(map(_arg, step.inputs))})"
         return [f"{', '.join(step.outs)}, = _outputs({call})"]
@@ -442,11 +469,35 @@ def _functional_lines(step: AutogradFunctional, index: int) -> list[str]:
     ]
 
 
+def _saved_hooks_lines(step: SavedHooks) -> list[str]:
+    """Enter the step's context (its name bound once entered, as the interpreter binds it); for
+    saved_tensors_hooks, first define its logging hooks."""
+    graph = "torch.autograd.graph"
+    enter = ["context.__enter__()", f"{step.name} = context"]
+    if step.context == "save_on_cpu":
+        return [f"context = {graph}.save_on_cpu()", *enter]
+    if step.context == "disable_saved_tensors_hooks":
+        return [f"context = {graph}.disable_saved_tensors_hooks({step.name!r})", *enter]
+    packed = "t.detach() * 2" if step.packing == "double" else "t.detach()"
+    return [
+        f"def pack_{step.name}(t):",
+        f"    show_hook({step.name!r}, 'pack', '', tensor=t)",
+        *(["    t.mul_(1)"] if step.packing == "in_place" else []),
+        f"    return {packed}",
+        f"def unpack_{step.name}(packed):",
+        f"    show_hook({step.name!r}, 'unpack', '', tensor=packed)",
+        f"    return {'1.0' if step.packing == 'number' else 'packed'}",
+        f"context = {graph}.saved_tensors_hooks(pack_{step.name}, unpack_{step.name})",
+        *enter,
+    ]
+
+
 def _grad_modes_left(program: Program) -> list[str]:
     """Leave the grad modes the program left open, latest first, as the interpreter does at the
     end of a run (so that scripts run one after another start alike)."""
     exited = {s.name for s in program.steps if isinstance(s, ExitMode)}
-    still_open = [s.name for s in program.steps if isinstance(s, GradMode) and s.name not in exited]
+    entered = (GradMode, SavedHooks)
+    still_open = [s.name for s in program.steps if isinstance(s, entered) and s.name not in exited]
     if not still_open:
         return []
     lines = ["# leave the grad modes still open"]

@@ -217,13 +217,14 @@ def _guarded_uses(op: OpDef) -> set[str]:
     somewhere: torch's codegen (gen_variable_type's guard_for) guards a saved tensor with
     ``should_compute_output`` only when the op has several differentiable inputs, exactly one of
     their derivatives uses it and the op is no backward op; anything else is saved whenever the
-    node is recorded (an ``exp`` of a view whose gradient goes nowhere still saves its result)."""
+    node is recorded (an ``exp`` of a view whose gradient goes nowhere still saves its result), and
+    outputs always (torch saves them unguarded: ``pow(a, b)`` keeps its result for b's gradient)."""
     plan = op._plan
     if sum(d is not None for d in plan.diff) <= 1 or op.node_name.count("Backward") > 1:
         return set()
     users: dict[str, int] = {}
     for sources in plan.sources:
-        for use in {use for use, kind, _, _ in sources or () if kind != "strides"}:
+        for use in {use for use, kind, _, _ in sources or () if kind not in ("strides", "output")}:
             users[use] = users.get(use, 0) + 1
     return {use for use, n in users.items() if n == 1}
 
@@ -259,18 +260,18 @@ def apply_source(op: OpDef) -> str:
     formula ``f<i>(grad, ctx)`` (``f<i>(grads, ctx)``, the tuple of every differentiable output's
     gradient, for an op with several: see ``OpDef.differentiable_outputs``)."""
     plan = op._plan
-    lines = ["def apply(node, grads):"]
+    lines = ["def apply(node, grads):", "    held = False"]
     for slot in op._slot_names:  # a bare tensor without a version counter was never written
         lines += [
             f"    v = node.{slot}",
             "    if v is not None and (type(v) is SavedTensor or v._counter is not None):",
-            "        _unpack(v)",
+            "        held = _hold(v) or held",
         ]
     lines += [
         "    attrs = node._attrs",
         "    if attrs:",
         "        for v in attrs.values():",
-        "            _unpack(v)",
+        "            held = _hold(v) or held",
     ]
     if op.differentiable_outputs == 1:
         lines += ["    g = grads[0]", "    if g is None:"]
@@ -278,6 +279,8 @@ def apply_source(op: OpDef) -> str:
         undefined = " and ".join(f"g[{nr}] is None" for nr in range(op.differentiable_outputs))
         lines += ["    g = grads", f"    if {undefined}:"]
     lines += [
+        "        if held:",
+        "            _drop(node)",
         f"        return {(None,) * len(op.inputs)!r}",
         "    ctx = _new(ctx_class)  # OpCtx(node) without an __init__ frame",
         "    ctx._node = node",
@@ -287,11 +290,12 @@ def apply_source(op: OpDef) -> str:
         edge = "node._fn0" if i == 0 else f"node._rest[{2 * i - 2}]"
         grads.append("None" if d is None else f"None if {edge} is None else f{i}(g, ctx)")
     if len(grads) == 1:
-        lines.append(f"    return ({grads[0]},)")
+        result = [f"return ({grads[0]},)"]
     else:
-        lines.append("    return (")
-        lines += [f"        {grad}," for grad in grads]
-        lines.append("    )")
+        result = ["return (", *(f"    {grad}," for grad in grads), ")"]
+    # tensors the unpack hooks of saved_tensors_hooks gave are let go once the formulas ran
+    lines += ["    if held:", "        try:", *("            " + line for line in result)]
+    lines += ["        finally:", "            _drop(node)", *("    " + line for line in result)]
     return "\n".join(lines) + "\n"
 
 

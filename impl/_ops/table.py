@@ -19,9 +19,10 @@ import numpy as np
 from impl import _grad_mode as grad_mode
 from impl import _layout, dtypes
 from impl._creation import scalar_tensor
-from impl._graph import Node, SavedTensor, _modified_message, _sequence, input_meta
+from impl._graph import Node, SavedTensor, _modified_message, _sequence, input_meta, saved_hooks
 from impl._names import type_name
 from impl._ops import codegen
+from impl._ops.saved_names import saved_sources
 from impl._tensor import Tensor
 from impl._xp import namespace_of, quiet_enter, quiet_exit
 from impl.dtypes import from_numpy_dtype
@@ -161,8 +162,9 @@ class OpCtx:
 NOTHING_SAVED: Any = MappingProxyType({})
 _grad_state = grad_mode._state
 _new = object.__new__
-RELEASED = SavedTensor.__new__(SavedTensor)  # what a released node keeps in place of a bare saved tensor
-RELEASED.tensor, RELEASED.version, RELEASED.freed, RELEASED.output_of = None, 0, True, None
+RELEASED = SavedTensor()  # what a released node keeps in place of a bare saved tensor
+RELEASED.freed = True
+_saved_hooks = saved_hooks
 
 
 def _unpack(v: Any) -> Any:
@@ -181,8 +183,27 @@ def _save(v: Any, owner: Node | None) -> Any:
     the bulk of what the cycle collector walks in a long graph. Outputs (named in torch's message)
     and inputs already written keep a SavedTensor."""
     if owner is None and not v._inference and (v._counter is None or v._counter.value == 0):
-        return v
+        if not _saved_hooks.stack:  # (under saved_tensors_hooks every saved tensor is packed)
+            return v
     return SavedTensor(v, owner)
+
+
+def _hold(v: Any) -> bool:
+    """``_unpack(v)`` before a node's formulas run; a SavedTensor with hooks keeps the tensor its
+    unpack hook gave (``held``) for the formulas, so that each runs once per backward, as torch's.
+    Whether one was held (``_drop`` lets them go after the formulas)."""
+    if type(v) is SavedTensor and v.hooks is not None:
+        v.held = v.unpack()
+        return True
+    _unpack(v)
+    return False
+
+
+def _drop(node: Any) -> None:
+    """Let go of the tensors ``_hold`` kept for ``node``'s formulas."""
+    for v in (*(getattr(node, slot) for slot in node.op._slot_names), *node._attrs.values()):
+        if type(v) is SavedTensor:
+            v.held = None
 
 
 class OpNode(Node):
@@ -214,6 +235,22 @@ class OpNode(Node):
             if v is not None:
                 saved[name] = v
         return saved
+
+    def __getattr__(self, name: str) -> Any:
+        """``_saved_<name>``: what the node saved under torch's name (a tensor unpacked, checked);
+        ``_raw_saved_<name>``: a saved tensor as the SavedTensor holding it (see saved_names)."""
+        if name.startswith(("_saved_", "_raw_saved_")):
+            raw = name.startswith("_raw")
+            saved = name[11 if raw else 7:]
+            source = saved_sources(self.op).get(saved)
+            if source is not None:
+                return _saved_value(self, saved, source, raw)
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __dir__(self) -> list[str]:
+        saved = [f"_saved_{name}" for name in saved_sources(self.op)]
+        raw = [f"_raw{name}" for name in saved if _is_tensor(self, name)]
+        return [*super().__dir__(), *saved, *raw]
 
     @property  # type: ignore[override]
     def _next(self) -> tuple:
@@ -250,6 +287,45 @@ class OpNode(Node):
     def release(self) -> None:
         type(self).release = codegen.compile_node_method(self.op, "release", _NODE_HELPERS)
         self.release()
+
+
+def _saved_value(node: OpNode, saved: str, source: str, raw: bool) -> Any:
+    """``_saved_<saved>`` of ``node`` (``_raw_saved_<saved>`` with ``raw``), from ``source`` (see
+    saved_names): an input's sizes, numel or strides, or a use; a saved tensor unpacked, or with
+    ``raw`` as a SavedTensor (a bare one made one, in place, so that hooks registered on it stay;
+    an unsaved one as torch's empty SavedTensor)."""
+    op = node.op
+    name, _, part = source.partition(".")
+    if part in ("sizes", "numel"):
+        if raw:
+            raise AttributeError(f"'{type(node).__name__}' object has no attribute '_raw_saved_{saved}'")
+        shape = tuple(int(n) for n in node._in_meta[2 * op.inputs.index(name)])
+        return shape if part == "sizes" else int(np.prod(shape, dtype=np.int64))
+    if part == "strides" and node._edge_fn(op.inputs.index(name)) is None:
+        return ()  # (torch keeps an input's strides only when its gradient is computed)
+    slot = op._saved_slots.get(source)
+    value = getattr(node, slot) if slot is not None else node._attrs.get(source)
+    tensor = slot is not None or isinstance(value, (Tensor, SavedTensor))
+    if not raw:
+        return _unpack(value) if tensor and value is not None else value
+    if not tensor:
+        raise AttributeError(f"'{type(node).__name__}' object has no attribute '_raw_saved_{saved}'")
+    if value is None:
+        return SavedTensor()
+    if type(value) is not SavedTensor:  # a bare input, saved at version 0
+        value = SavedTensor(value, pack=False)
+        value.version = 0
+        if slot is not None:
+            setattr(node, slot, value)
+        else:
+            node._attrs[source] = value
+    return value
+
+
+def _is_tensor(node: OpNode, saved: str) -> bool:
+    """Whether torch keeps ``saved`` (``_saved_<name>``) as a SavedVariable (it has a raw form)."""
+    source = saved_sources(node.op)[saved[len("_saved_"):]]
+    return source in node.op._saved_slots or isinstance(node._attrs.get(source), (Tensor, SavedTensor))
 
 
 _WRAPPED: dict[type, dict] = {float: {}, int: {}, bool: {}}  # CPU wrapped numbers, by type then value
@@ -570,6 +646,7 @@ _RECORD_HELPERS = {
 }
 _NODE_HELPERS = {
     "_unpack": _unpack, "_new": _new, "SavedTensor": SavedTensor, "RELEASED": RELEASED, "Tensor": Tensor,
+    "_hold": _hold, "_drop": _drop,
 }
 _CALL_HELPERS = {
     "np": np, "Tensor": Tensor, "namespace_of": namespace_of, "_wrap_numbers": _wrap_numbers,

@@ -22,6 +22,7 @@ from impl.autograd.variable import Variable
 # cannot live in this package, whose import runs this file, which needs Tensor and the ops)
 sys.modules[f"{__name__}.grad_mode"] = grad_mode
 sys.modules[f"{__name__}.graph"] = graph
+graph.packing = no_grad  # saved_tensors_hooks' pack hooks run without grad, as torch's
 
 __all__ = [
     "backward",

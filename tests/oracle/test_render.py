@@ -15,6 +15,7 @@ from oracle.program import (
     AutogradFunctional,
     Backward,
     CallModule,
+    ExitMode,
     Grad,
     Leaf,
     LoadStateDict,
@@ -22,12 +23,14 @@ from oracle.program import (
     ModuleHook,
     Observe,
     ObserveGraph,
+    ObserveSaved,
     Op,
     Program,
     Ref,
     RegisterHook,
     RemoveHook,
     RetainGrad,
+    SavedHooks,
     StateDict,
     StateDictHook,
     ZeroGrad,
@@ -142,6 +145,28 @@ FUNCTIONALS = Program(
 )
 
 
+# saved-tensor hooks (nested, doubling, save_on_cpu, refused while disabled) and grad_fn._saved_*
+SAVED = Program(
+    [
+        Leaf("x", [1.0, 2.0], "float64", True),
+        Leaf("y", [0.5, -1.0], "float64", True),
+        SavedHooks("h", packing="double"),
+        SavedHooks("c", "save_on_cpu"),
+        Op("p", "mul", [Ref("x"), Ref("y")]),
+        ExitMode("c"),
+        Op("q", "exp", [Ref("p")]),
+        ExitMode("h"),
+        SavedHooks("d", "disable_saved_tensors_hooks"),
+        SavedHooks("n", packing="number"),
+        Op("s", "sum", [Ref("q")]),
+        ObserveSaved("q"),
+        Backward("s"),
+        Observe("x"),
+        ObserveSaved("q"),
+    ]
+)
+
+
 def run_script(script: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
 
@@ -168,8 +193,8 @@ def assert_script_reproduces(program: Program) -> None:
     assert shown - once == sum(warnings.values()), done.stderr
 
 
-@pytest.mark.parametrize("program", [EVERY_KIND, seed_000_hooks(), STATE_DICTS, FUNCTIONALS],
-                         ids=["every-kind", "seed-000", "state-dicts", "functionals"])
+@pytest.mark.parametrize("program", [EVERY_KIND, seed_000_hooks(), STATE_DICTS, FUNCTIONALS, SAVED],
+                         ids=["every-kind", "seed-000", "state-dicts", "functionals", "saved"])
 def test_rendered_script_prints_the_reference_trace(program: Program) -> None:
     assert_script_reproduces(program)
 

@@ -1,0 +1,122 @@
+"""Saved tensors (oracle/rules/saved_tensors.py): op chains run inside saved_tensors_hooks (nested,
+left midway, with hooks that log, double what they pack, unpack a number or write in place),
+save_on_cpu and disable_saved_tensors_hooks, then backward (twice, maybe); and grad_fn._saved_*
+observed before and after backward for ops of many kinds."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from conformance.test_functions import body_op
+from conformance.test_ops import OpProgram
+from oracle.backends import Backend
+from oracle.differential import check
+from oracle.program import (
+    PACKINGS,
+    Backward,
+    ExitMode,
+    Observe,
+    ObserveSaved,
+    Op,
+    Program,
+    Ref,
+    SavedHooks,
+)
+
+KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
+
+
+@st.composite
+def hooked_chains(draw: Any) -> Program:
+    """Two float64 leaves, then one to four elementwise ops, some inside saved-tensor contexts
+    (saved_tensors_hooks with a drawn packing, maybe nested, save_on_cpu, or a disabled block
+    refusing hooks), a sum, its saved tensors observed, backward (retaining or not) and a second
+    backward, the leaves' gradients observed after each."""
+    p = OpProgram(draw)
+    shape = draw(st.sampled_from(((), (2,), (2, 2))))
+    names = [p.leaf(shape, "float64", grad=draw(st.integers(0, 3)) > 0) for _ in range(2)]
+    leaves = list(names)
+    open_contexts: list[str] = []
+    for _ in range(draw(st.integers(1, 4))):
+        move = draw(st.sampled_from(("op", "op", "enter", "exit")))
+        if move == "enter" and len(open_contexts) < 2:
+            context = draw(st.sampled_from(("saved_tensors_hooks",) * 4 + ("save_on_cpu", "disable")))
+            name = p.fresh("h")
+            if context == "disable":
+                p.steps.append(SavedHooks(name, "disable_saved_tensors_hooks"))
+                p.steps.append(SavedHooks(p.fresh("h"), packing="detach"))  # refused inside
+            else:
+                packing = draw(st.sampled_from(PACKINGS + ("detach", "double")))
+                p.steps.append(SavedHooks(name, context, packing))
+            open_contexts.append(name)
+        elif move == "exit" and open_contexts:
+            p.steps.append(ExitMode(open_contexts.pop()))
+        spec = body_op(draw, p.fresh("f"), names)
+        p.steps.append(Op(**spec))
+        names.append(spec["out"])
+    loss = p.fresh("s")
+    p.steps += [Op(loss, "sum", [Ref(names[-1])]), ObserveSaved(names[-1])]
+    for name in reversed(open_contexts if draw(st.booleans()) else []):
+        p.steps.append(ExitMode(name))
+    p.steps += [Backward(loss, retain_graph=draw(st.booleans()) or None), *map(Observe, leaves)]
+    p.steps += [ObserveSaved(names[-1]), Backward(loss), *map(Observe, leaves)]
+    return Program(p.steps)
+
+
+# ops whose nodes save tensors, numbers and sizes: (op, args from two (2, 2) leaves a and b)
+SAVING_OPS: dict[str, Any] = {
+    "unary": lambda a, b: (st.sampled_from(("exp", "log", "sqrt", "sin", "tanh", "sigmoid", "relu", "abs",
+                                            "sgn", "neg", "square")), [a]),
+    "binary": lambda a, b: (st.sampled_from(("mul", "div", "add", "sub", "pow", "maximum", "atan2", "hypot")),
+                            [a, b]),
+    "number": lambda a, b: (st.sampled_from(("mul", "div", "add", "pow", "__rpow__", "__rsub__")), [a, 2.0]),
+    "ternary": lambda a, b: (st.sampled_from(("lerp", "addcmul")), [a, b, 0.5]),
+    "reduction": lambda a, b: (st.sampled_from(("sum", "mean", "prod", "amax", "max")), [a]),
+    "matrix": lambda a, b: (st.sampled_from(("mm", "matmul")), [a, b]),
+    "dim": lambda a, b: (st.sampled_from(("cumsum", "softmax")), [a, 0]),
+    "shape": lambda a, b: (st.sampled_from(("flip", "select")), [a, [0]]),
+}
+
+
+@st.composite
+def saving_ops(draw: Any) -> Program:
+    """Two (2, 2) float64 leaves (each requiring grad or not) and an op of a drawn kind on them, its
+    grad_fn's saved values observed, then a backward (retaining or not) and the observation again."""
+    p = OpProgram(draw)
+    a = Ref(p.leaf((2, 2), "float64", grad=True))
+    b = Ref(p.leaf((2, 2), "float64", grad=draw(st.booleans())))
+    kind = draw(st.sampled_from(sorted(SAVING_OPS)))
+    op_strategy, args = SAVING_OPS[kind](a, b)
+    op = draw(op_strategy)
+    if kind == "ternary" and op == "addcmul":
+        args = [a, a, b]
+    # amax reduces over a dim here: impl's AmaxBackward0._saved_dim of amax() is None, torch's ()
+    if kind == "reduction" and op in ("sum", "mean", "amax") and (op == "amax" or draw(st.booleans())):
+        args = [a, draw(st.sampled_from((0, 1)))]
+    if op == "select":
+        args = [a, 0, 1]
+    if op == "lerp":
+        args = [a, b, draw(st.sampled_from((0.5, Ref(b.name))))]
+    out = p.op(op, *args)
+    loss = p.op("sum", Ref(out))
+    retain = draw(st.booleans()) or None
+    p.steps += [ObserveSaved(out), Backward(loss, retain_graph=retain), ObserveSaved(out)]
+    return Program(p.steps)
+
+
+@pytest.mark.rule("SAVED-001")
+@settings(deadline=None)
+@given(program=hooked_chains())
+def test_saved_tensors_hooks(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@pytest.mark.rule("SAVED-002")
+@settings(deadline=None)
+@given(program=saving_ops())
+def test_saved_attributes(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)

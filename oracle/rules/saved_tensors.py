@@ -1,0 +1,30 @@
+"""Rules of the family "saved tensors": torch.autograd.graph's saved-tensor hooks and what a grad_fn
+saved, ``_saved_<name>`` (conformance/test_saved_tensors.py)."""
+
+from oracle.rules import Rule
+
+FAMILY = "saved tensors"
+_DOCS = "https://pytorch.org/docs/stable/autograd.html"
+
+RULES = [
+    Rule(
+        "SAVED-001",
+        FAMILY,
+        "Inside saved_tensors_hooks(pack, unpack) pack runs, without grad, on each tensor an op saves "
+        "for backward when it saves it (the innermost pair only, never on a wrapped Python number), "
+        "and unpack runs on what pack returned each time backward uses it, the gradient being computed "
+        "from what unpack returns; an unpack returning no tensor raises torch's TypeError, a pack "
+        "writing its input in place torch's RuntimeError; save_on_cpu changes no gradient; inside "
+        "disable_saved_tensors_hooks(message) entering hooks raises RuntimeError(message).",
+        f"{_DOCS}#hooks-for-saved-tensors",
+    ),
+    Rule(
+        "SAVED-002",
+        FAMILY,
+        "A grad_fn exposes what its op saved as _saved_<name> under derivatives.yaml's names (tensors, "
+        "numbers, size tuples; None for a tensor not saved because no gradient needed it) and each saved "
+        "tensor as _raw_saved_<name>; once backward freed the graph, reading a saved tensor raises "
+        "torch's 'Trying to backward through the graph a second time' RuntimeError.",
+        f"{_DOCS}#saved-tensors",
+    ),
+]
