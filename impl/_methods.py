@@ -18,11 +18,17 @@ from impl._names import type_name
 
 # the op families, imported for the spellings they declare
 from impl._ops import (  # noqa: F401
+    arithmetic,
     binary_math,
+    comparison,
+    indexing,
+    inplace,
     inplace_views,
     moments,
     pointwise_ternary,
     products,
+    queries,
+    reductions,
     scans,
     scatter,
     shapes,
@@ -31,10 +37,11 @@ from impl._ops import (  # noqa: F401
     special,
     stacking,
     unary_math,
+    views,
 )
-from impl._ops import functions as F
 from impl._ops import inplace as ip
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
+from impl._ops.views import as_strided, permute_method, transpose
 from impl._signatures import described, method_error
 from impl._tensor import Tensor, view_rebase_error
 from impl._warn import warn_once
@@ -301,7 +308,7 @@ def reversed_dims(self: Tensor) -> Tensor:
     if n != 2:
         kind = "0-d" if n == 0 else "n-d"
         warn_once(f"T {kind}", T_DEPRECATED[kind])  # torch's TORCH_WARN_ONCE
-    return F.permute_method(self, *reversed(range(n)))
+    return permute_method(self, *reversed(range(n)))
 
 
 def adjoint(self: Tensor) -> Tensor:
@@ -318,7 +325,7 @@ def adjoint(self: Tensor) -> Tensor:
     if n != 2:
         hint = " For batches of matrices, consider using tensor.mH" if n > 2 else ""
         raise RuntimeError(f"tensor.H is only supported on matrices (2-D tensors). Got {n}-D tensor.{hint}")
-    return F.transpose(self, 0, 1)
+    return transpose(self, 0, 1)
 
 
 def _regenerate_grad_fn(self: Tensor) -> None:
@@ -327,7 +334,7 @@ def _regenerate_grad_fn(self: Tensor) -> None:
     if self._creation_meta:
         raise view_rebase_error(self, indirect=True)
     with grad_mode.recording():
-        fresh = F.as_strided(self._base, tuple(self.shape), self.stride(), self.storage_offset())
+        fresh = as_strided(self._base, tuple(self.shape), self.stride(), self.storage_offset())
     ip._move_retain_grad(self, fresh._grad_fn)  # other hooks stay with the old node, as torch's
     self._grad_fn, self._output_nr = fresh._grad_fn, 0
     self._view_version = self._vc.value
@@ -360,5 +367,5 @@ def bind() -> None:
             fn = _parsed_as_method(name, fn)
         setattr(Tensor, name, fn)
     Tensor.T = property(reversed_dims)
-    Tensor.mT = property(lambda self: F.transpose(self, -2, -1))
+    Tensor.mT = property(lambda self: transpose(self, -2, -1))
     Tensor.H = property(adjoint)

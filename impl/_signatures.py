@@ -24,6 +24,8 @@ from typing import Any
 from impl._names import type_name
 from impl._tensor import Tensor
 
+ABSENT: Any = object()  # an argument not given (where torch tells None given from none)
+
 # torch's signatures of the functions with several (as torch's error lists them, in its order),
 # and of those whose impl parameters do not say which take a tensor
 _OUT = "*, Tensor out = None"

@@ -11,7 +11,7 @@ from impl_faults import derivative_replaced, fault
 @fault({"NUM-001": "gradients differ from finite differences"})
 def div_divisor_grad_sign_flipped() -> Iterator[None]:
     """div's gradient for the divisor is grad * a / b**2 instead of -grad * a / b**2."""
-    from impl._ops.elementwise import DIV
+    from impl._ops.arithmetic import DIV
 
     def make(original: Callable) -> Callable:
         return lambda g, c: -original(g, c)

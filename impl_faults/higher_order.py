@@ -12,7 +12,8 @@ from impl_faults import derivative_replaced, fault, patched
         "NUM-002": "second derivatives differ from finite differences"})
 def tanh_second_derivative_sign() -> Iterator[None]:
     """tanh's second derivative has the wrong sign: tanh_backward's derivative for output uses +2*y."""
-    from impl._ops.elementwise import TANH_BACKWARD, mul_scalar
+    from impl._ops.elementwise import mul_scalar
+    from impl._ops.unary_math import TANH_BACKWARD
 
     def formula(gg: Any, c: Any) -> Any:
         return gg * (mul_scalar(c.output, 2) * c.grad_output)
@@ -24,7 +25,7 @@ def tanh_second_derivative_sign() -> Iterator[None]:
 @fault({"HO-001": "grad_fn differs"})
 def sigmoid_backward_composed() -> Iterator[None]:
     """sigmoid's gradient is built from mul/rsub ops instead of the sigmoid_backward op (another graph)."""
-    from impl._ops import elementwise
+    from impl._ops import unary_math
 
     def make(_original: Callable) -> Callable:
         def sigmoid_backward(grad: Any, output: Any) -> Any:
@@ -32,7 +33,7 @@ def sigmoid_backward_composed() -> Iterator[None]:
 
         return sigmoid_backward
 
-    with patched(elementwise, "sigmoid_backward", make):
+    with patched(unary_math, "sigmoid_backward", make):
         yield
 
 
@@ -124,7 +125,7 @@ def double_backward_treats_grad_output_as_constant() -> Iterator[None]:
     derivatives are right but the third derivatives through it are lost."""
     from contextlib import ExitStack
 
-    from impl._ops.elementwise import SIGMOID_BACKWARD, TANH_BACKWARD
+    from impl._ops.unary_math import SIGMOID_BACKWARD, TANH_BACKWARD
 
     def detached_grad_output(formula: Callable) -> Callable:
         class Detached:

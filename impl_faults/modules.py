@@ -735,12 +735,12 @@ def pos_weight_scales_negative_targets() -> Iterator[None]:
 def abs_grad_at_zero_passes() -> Iterator[None]:
     """abs's gradient at 0 is the incoming gradient (the sign of x >= 0 taken as 1) where torch's
     ``sgn(x)`` gives 0: L1Loss of an input equal to its target gets a gradient."""
-    from impl._ops import elementwise as ew
+    from impl._ops import unary_math
 
     def make(original: Callable) -> Callable:
         return lambda g, c: g * ((c.self >= 0).to(g.dtype) * 2 - 1)
 
-    with derivative_replaced(ew.ABS, "self", make):
+    with derivative_replaced(unary_math.ABS, "self", make):
         yield
 
 

@@ -21,7 +21,7 @@ def sigmoid_grad_off() -> Iterator[None]:
     The backward op's forward is patched rather than the derivative formula, so the graph built
     with ``create_graph=True`` keeps torch's node names: only the numbers are wrong.
     """
-    from impl._ops.elementwise import SIGMOID_BACKWARD
+    from impl._ops.unary_math import SIGMOID_BACKWARD
 
     def make(original: Callable) -> Callable:
         return lambda xp, *arrays: original(xp, *arrays) * (1 + GRAD_ERROR)
@@ -33,7 +33,8 @@ def sigmoid_grad_off() -> Iterator[None]:
 @fault({"OPS-001": ".grad: value"})
 def pow_grad_exponent_not_lowered() -> Iterator[None]:
     """pow(x, e)'s gradient is e * x**e instead of e * x**(e - 1): the exponent is not lowered."""
-    from impl._ops.elementwise import POW_TS, mul_scalar
+    from impl._ops.arithmetic import POW_TS
+    from impl._ops.elementwise import mul_scalar
 
     def make(_original: Callable) -> Callable:
         return lambda g, c: g * mul_scalar(c.self.pow(c.exponent), c.exponent)
@@ -144,7 +145,7 @@ def inplace_graph_not_rewired() -> Iterator[None]:
 @fault({"OPS-001": ": value"})
 def clamp_crossed_bounds_keep_min() -> Iterator[None]:
     """clamp applies max before min, so where min > max every element is min instead of max."""
-    from impl._ops.elementwise import CLAMP
+    from impl._ops.pointwise_ternary import CLAMP
 
     def make(original: Callable) -> Callable:
         def clamp(xp: Any, a: Any, min: Any, max: Any) -> Any:
@@ -161,7 +162,7 @@ def clamp_crossed_bounds_keep_min() -> Iterator[None]:
 @fault({"OPS-001": ".grad: value"})
 def tanh_grad_not_squared() -> Iterator[None]:
     """tanh's gradient is g * (1 - tanh(x)) instead of g * (1 - tanh(x)**2)."""
-    from impl._ops.elementwise import TANH
+    from impl._ops.unary_math import TANH
 
     with derivative_replaced(TANH, "self", lambda _original: lambda g, c: g * (1 - c.result)):
         yield
@@ -171,10 +172,10 @@ def tanh_grad_not_squared() -> Iterator[None]:
 def float_unary_keeps_integer_dtype() -> Iterator[None]:
     """exp, log, sqrt, sin, cos, tanh and sigmoid of an integer tensor are not promoted to the
     default float dtype: the result takes numpy's float64."""
-    from impl._ops import elementwise as ew
+    from impl._ops import unary_math as um
 
     with ExitStack() as stack:
-        for op in (ew.EXP, ew.LOG, ew.SQRT, ew.SIN, ew.COS, ew.TANH, ew.SIGMOID):
+        for op in (um.EXP, um.LOG, um.SQRT, um.SIN, um.COS, um.TANH, um.SIGMOID):
             stack.enter_context(patched(op, "promote", lambda _original: "common"))
         yield
 
@@ -183,9 +184,14 @@ def float_unary_keeps_integer_dtype() -> Iterator[None]:
 def bool_subtraction_allowed() -> Iterator[None]:
     """Subtraction with a bool operand is not refused with torch's RuntimeError (numpy's TypeError
     escapes instead)."""
-    from impl._ops import elementwise
+    from impl._ops import arithmetic, elementwise
 
-    with patched(elementwise, "check_bool_subtraction", lambda _original: lambda input, other: None):
+    def make(_original: Callable) -> Callable:
+        return lambda input, other: None
+
+    with patched(elementwise, "check_bool_subtraction", make), patched(
+        arithmetic, "check_bool_subtraction", make
+    ):
         yield
 
 
@@ -225,9 +231,9 @@ def trace_grad_fills_row() -> Iterator[None]:
 def gather_index_shape_unchecked() -> Iterator[None]:
     """gather does not check that its index has the input's dims, no larger off ``dim`` (numpy's
     ValueError escapes instead of torch's RuntimeError)."""
-    from impl._ops import functions
+    from impl._ops import indexing
 
-    with patched(functions, "check_gather_shape", lambda _original: lambda input, dim, index: None):
+    with patched(indexing, "check_gather_shape", lambda _original: lambda input, dim, index: None):
         yield
 
 
@@ -235,7 +241,7 @@ def gather_index_shape_unchecked() -> Iterator[None]:
 def int32_index_refused() -> Iterator[None]:
     """gather and index_select take only int64 indices (torch takes int32 ones too)."""
     from impl import dtypes
-    from impl._ops import functions
+    from impl._ops import indexing
 
     def make(original: Callable) -> Callable:
         def check(index: Any, message: str) -> None:
@@ -244,7 +250,7 @@ def int32_index_refused() -> Iterator[None]:
 
         return check
 
-    with patched(functions, "check_index_dtype", make):
+    with patched(indexing, "check_index_dtype", make):
         yield
 
 
@@ -281,7 +287,7 @@ def renamed(op: Any, name: str) -> Iterator[None]:
 @fault({"OPS-001": "graph differs"})
 def sgn_node_named_sign() -> Iterator[None]:
     """sgn's grad_fn is named SignBackward0 (sign's) instead of SgnBackward0."""
-    from impl._ops.elementwise import SGN
+    from impl._ops.unary_math import SGN
 
     with renamed(SGN, "SignBackward0"):
         yield
@@ -291,7 +297,7 @@ def sgn_node_named_sign() -> Iterator[None]:
 def exp_result_never_released() -> Iterator[None]:
     """exp's node keeps its saved result after a backward without retain_graph: a second backward
     through it runs instead of raising."""
-    from impl._ops.elementwise import EXP
+    from impl._ops.unary_math import EXP
 
     with patched(EXP.node_class, "release", lambda _original: lambda node: None):
         yield
@@ -300,7 +306,8 @@ def exp_result_never_released() -> Iterator[None]:
 @fault({"OPS-001": ".grad: value"})
 def pow_zero_exponent_grad_unmasked() -> Iterator[None]:
     """pow(x, 0)'s gradient is computed as 0 * x**-1 (nan at x = 0) instead of zeros."""
-    from impl._ops.elementwise import POW_TS, mul_scalar
+    from impl._ops.arithmetic import POW_TS
+    from impl._ops.elementwise import mul_scalar
 
     def make(_original: Callable) -> Callable:
         return lambda g, c: g * mul_scalar(c.self.pow(c.exponent - 1), c.exponent)
@@ -313,7 +320,7 @@ def pow_zero_exponent_grad_unmasked() -> Iterator[None]:
 def clamp_grad_excludes_bounds() -> Iterator[None]:
     """clamp's gradient is 0 where the input equals a bound (a strict comparison) instead of
     passing there."""
-    from impl._ops.elementwise import CLAMP, masked
+    from impl._ops.pointwise_ternary import CLAMP, masked
 
     def make(_original: Callable) -> Callable:
         def grad(g: Any, c: Any) -> Any:
@@ -330,7 +337,7 @@ def clamp_grad_excludes_bounds() -> Iterator[None]:
 @fault({"OPS-001": ": value"})
 def sgn_of_nan_is_nan() -> Iterator[None]:
     """sgn (and sign) of nan is nan (numpy's sign) instead of 0."""
-    from impl._ops.elementwise import SGN
+    from impl._ops.unary_math import SGN
 
     def make(original: Callable) -> Callable:
         def forward(xp: Any, a: Any) -> Any:
@@ -346,7 +353,7 @@ def sgn_of_nan_is_nan() -> Iterator[None]:
 @fault({"OPS-002": ": value"})
 def rsub_not_reflected() -> Iterator[None]:
     """number - tensor (__rsub__) computes tensor - number: the operands are not swapped."""
-    from impl._ops.elementwise import RSUB_NUMBER
+    from impl._ops.arithmetic import RSUB_NUMBER
 
     with patched(RSUB_NUMBER, "forward", lambda _original: lambda xp, a, other, alpha: a * alpha - other):
         yield
@@ -356,7 +363,7 @@ def rsub_not_reflected() -> Iterator[None]:
 def rsub_number_promotes_as_numpy() -> Iterator[None]:
     """number - tensor computes in numpy's result type: an integer tensor from a float number is
     float64 (torch: the default dtype), as numpy promotes a Python float with an integer array."""
-    from impl._ops.elementwise import RSUB_NUMBER
+    from impl._ops.arithmetic import RSUB_NUMBER
 
     with patched(RSUB_NUMBER, "forward", lambda _original: lambda xp, a, other, alpha: other - a * alpha):
         yield
@@ -379,7 +386,9 @@ def float_scalar_promotes_as_double() -> Iterator[None]:
 def maximum_tie_grad_not_shared() -> Iterator[None]:
     """maximum and minimum give the full gradient to both operands where they tie instead of half
     to each."""
-    from impl._ops.elementwise import MAXIMUM, MINIMUM, WHERE, apply
+    from impl._ops.binary_math import MAXIMUM, MINIMUM
+    from impl._ops.pointwise_ternary import WHERE
+    from impl._ops.table import apply
 
     def make(_original: Callable) -> Callable:
         def grad(g: Any, c: Any) -> Any:
@@ -397,7 +406,7 @@ def maximum_tie_grad_not_shared() -> Iterator[None]:
 def where_grad_other_unmasked() -> Iterator[None]:
     """where's gradient reaches its second operand everywhere, not only where the condition is
     False."""
-    from impl._ops.elementwise import WHERE
+    from impl._ops.pointwise_ternary import WHERE
 
     with derivative_replaced(WHERE, "other", lambda _original: lambda g, c: g):
         yield
@@ -559,7 +568,7 @@ def trace_keeps_integer_dtype() -> Iterator[None]:
 def rpow_base_cast_checked() -> Iterator[None]:
     """A number's power of an integer tensor refuses a base its dtype cannot hold ((-1) ** a uint8
     tensor raises) instead of wrapping it as torch does."""
-    from impl._ops.elementwise import POW_ST, _pow_fwd
+    from impl._ops.arithmetic import POW_ST, _pow_fwd
 
     def make(original: Callable) -> Callable:
         return lambda xp, e, base: _pow_fwd(xp, xp.asarray(base, dtype=e.dtype), e)
@@ -919,12 +928,12 @@ def broadcast_tensors_expands_all() -> Iterator[None]:
     """broadcast_tensors expands every input, also one already of the broadcast shape (torch returns
     that one itself, with its own grad_fn)."""
     import impl
-    from impl._ops import functions
+    from impl._ops import views
 
     def make(original: Callable) -> Callable:
         def broadcast_tensors(*tensors: Any) -> tuple:
             return tuple(
-                functions.expand(t, r.shape) for t, r in zip(tensors, original(*tensors), strict=True)
+                views.expand(t, r.shape) for t, r in zip(tensors, original(*tensors), strict=True)
             )
 
         return broadcast_tensors
@@ -947,7 +956,7 @@ def arccos_bound_to_asin() -> Iterator[None]:
 @fault({"OPS-001": ": value"})
 def round_ignores_decimals() -> Iterator[None]:
     """round(x, decimals=d) of a floating x rounds to an integer, ignoring d."""
-    from impl._ops.elementwise import FLOAT_DTYPES
+    from impl._ops.table import FLOAT_DTYPES
     from impl._ops.unary_math import ROUND_DECIMALS
 
     def make(original: Callable) -> Callable:
@@ -960,7 +969,7 @@ def round_ignores_decimals() -> Iterator[None]:
 @fault({"OPS-001": "expected error"})
 def neg_of_bool_allowed() -> Iterator[None]:
     """neg of a bool tensor inverts it instead of raising torch's "Negation, the `-` operator" error."""
-    from impl._ops.elementwise import NEG
+    from impl._ops.arithmetic import NEG
 
     def make(original: Callable) -> Callable:
         return lambda xp, a: ~a if a.dtype.kind == "b" else original(xp, a)
@@ -1013,7 +1022,7 @@ def scatter_self_grad_kept() -> Iterator[None]:
 def scatter_int32_index_refused() -> Iterator[None]:
     """scatter refuses an int32 index (torch takes int32 and int64)."""
     from impl import dtypes
-    from impl._ops import scatter
+    from impl._ops.scatter import scatter
 
     def make(original: Callable) -> Callable:
         def checked(name: str, self: Any, dim: int, index: Any, src: Any, reduce: Any = None) -> dict:
@@ -1049,7 +1058,7 @@ def scatter_add_duplicates_once() -> Iterator[None]:
 @fault({"OPS-009": ": value"})
 def scatter_reduce_multiply_adds() -> Iterator[None]:
     """scatter with reduce='multiply' adds the value instead of multiplying by it."""
-    from impl._ops import scatter
+    from impl._ops.scatter import scatter
 
     with patched(scatter, "_REDUCTIONS", lambda original: {**original, "multiply": "add"}):
         yield
@@ -1145,7 +1154,7 @@ def index_copy_self_grad_kept() -> Iterator[None]:
 def clamp_tensor_ties_go_to_the_bound() -> Iterator[None]:
     """clamp with tensor bounds gives the gradient of an element equal to a bound to that bound
     instead of to the element (torch's clamp_backward passes it where ``min <= x <= max``)."""
-    from impl._ops import elementwise as ew
+    from impl._ops import pointwise_ternary
 
     def grads(c: Any) -> tuple[Any, Any, Any]:
         below = c.self <= c.min if c.has_min else None
@@ -1153,18 +1162,18 @@ def clamp_tensor_ties_go_to_the_bound() -> Iterator[None]:
         inside = [~m for m in (below, above) if m is not None]
         return (inside[0] & inside[1] if len(inside) == 2 else inside[0]), below, above
 
-    with patched(ew, "_clamp_tensor_grads", lambda _orig: grads):
+    with patched(pointwise_ternary, "_clamp_tensor_grads", lambda _orig: grads):
         yield
 
 
 @fault({"OPS-002": ".grad: value"})
 def add_alpha_lost_in_other_grad() -> Iterator[None]:
     """add's and sub's gradient for ``other`` is not scaled by ``alpha``."""
-    from impl._ops import elementwise as ew
+    from impl._ops import arithmetic
 
     with ExitStack() as stack:
-        stack.enter_context(derivative_replaced(ew.ADD, "other", lambda _orig: lambda g, c: g))
-        stack.enter_context(derivative_replaced(ew.SUB, "other", lambda _orig: lambda g, c: -g))
+        stack.enter_context(derivative_replaced(arithmetic.ADD, "other", lambda _orig: lambda g, c: g))
+        stack.enter_context(derivative_replaced(arithmetic.SUB, "other", lambda _orig: lambda g, c: -g))
         yield
 
 

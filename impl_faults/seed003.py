@@ -159,8 +159,8 @@ def ready_queue_fifo() -> Iterator[None]:
 @fault({"SEED-003-13": "stdout line"})
 def module_parameter_not_registered() -> Iterator[None]:
     """A Parameter assigned as a Module attribute is stored as a plain attribute, not registered."""
-    from impl.nn import Parameter
     from impl.nn.modules.module import Module
+    from impl.nn.parameter import Parameter
 
     def make(original: Callable) -> Callable:
         def setattr_(self: Module, name: str, value: Any) -> None:

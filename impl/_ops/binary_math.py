@@ -1,5 +1,5 @@
-"""Binary math ops: atan2, hypot, fmod, remainder, fmax, fmin, copysign, xlogy, logaddexp,
-logaddexp2, float_power, heaviside (functions, methods, in-place forms and the ``%`` operators).
+"""Binary math ops: maximum, minimum, atan2, hypot, fmod, remainder, fmax, fmin, copysign, xlogy,
+logaddexp, logaddexp2, float_power, heaviside (functions, methods, in-place forms, ``%``).
 
 Kernels follow torch's CPU ones (TensorIterator over the promoted operands): half precision runs in
 float32 and is rounded once (``opmath``); transcendentals of float32 are evaluated in float64 and
@@ -20,23 +20,23 @@ import numpy as np
 from impl import _api as api
 from impl import dtypes
 from impl._creation import zeros_like
-from impl._ops import functions as F
 from impl._ops import inplace as ip
-from impl._ops.cpu_kernels import fma
+from impl._ops.arithmetic import POW_TS, POW_TT, pow
+from impl._ops.cpu_kernels import fma, vector_elements
 from impl._ops.elementwise import (
     BINARY,
-    NOT_IMPLEMENTED,
-    POW_TS,
-    POW_TT,
     UNARY,
+    _keep_first_on_tie,
     _no_derivative,
     add_scalar,
     floating_only,
     mul_scalar,
     opmath,
 )
+from impl._ops.indexing import masked_fill
 from impl._ops.inplace import _check_cast as check_cast
-from impl._ops.table import FLOAT_DTYPES, D, Derivative, OpDef, apply, number_array
+from impl._ops.pointwise_ternary import WHERE
+from impl._ops.table import FLOAT_DTYPES, NOT_IMPLEMENTED, D, Derivative, OpDef, apply, number_array
 from impl._signatures import OVERLOADS, invalid_call
 from impl._tensor import Tensor
 
@@ -138,7 +138,7 @@ def _logaddexp2(xp: Any, a: Any, b: Any) -> Any:
 def _atan2_recip(c: Any) -> Any:
     """atan2_backward's ``1 / (self^2 + other^2)``, 0 where that sum is 0."""
     denominator = c.self * c.self + c.other * c.other
-    return F.masked_fill(denominator.reciprocal(), denominator == 0, 0)
+    return masked_fill(denominator.reciprocal(), denominator == 0, 0)
 
 
 def _quotient_grad(rounding_mode: str) -> Any:
@@ -154,26 +154,26 @@ def _fpick_grads(ge: str) -> dict:
         return getattr(c.self, ge)(c.other) | c.other.isnan()
 
     return {
-        "self": D("self other", lambda g, c: F.masked_fill(g, picked(c).logical_not(), 0)),
-        "other": D("self other", lambda g, c: F.masked_fill(g, picked(c), 0)),
+        "self": D("self other", lambda g, c: masked_fill(g, picked(c).logical_not(), 0)),
+        "other": D("self other", lambda g, c: masked_fill(g, picked(c), 0)),
     }
 
 
 def _copysign_grad(g: Any, c: Any) -> Any:
     """copysign_tensor_self_backward: grad * (result / self), 0 where self is 0."""
-    return g * F.masked_fill(c.result / c.self, c.self == 0, 0)
+    return g * masked_fill(c.result / c.self, c.self == 0, 0)
 
 
 def _xlogy_self_grad(g: Any, c: Any) -> Any:
     """xlogy(grad, other), 0 where self is 0 and other <= 0 (torch's choice of the directional
     derivative along x = 0 there)."""
-    return F.masked_fill(xlogy(g, c.other), (c.self == 0) & (c.other <= 0), 0)
+    return masked_fill(xlogy(g, c.other), (c.self == 0) & (c.other <= 0), 0)
 
 
 def _xlogy_number_grad(g: Any, c: Any) -> Any:
     """XlogyBackward2's: xlogy(grad, other), masked where self is 0 unless the number other > 0."""
     out = xlogy(g, c.other)
-    return out if c.other > 0 else F.masked_fill(out, c.self == 0, 0)
+    return out if c.other > 0 else masked_fill(out, c.self == 0, 0)
 
 
 def _logaddexp_grad(first: str, second: str, base2: bool) -> Any:
@@ -181,7 +181,7 @@ def _logaddexp_grad(first: str, second: str, base2: bool) -> Any:
 
     def formula(g: Any, c: Any) -> Any:
         d = getattr(c, first) - getattr(c, second)
-        return g / add_scalar(F.pow(2, d) if base2 else d.exp(), 1)
+        return g / add_scalar(pow(2, d) if base2 else d.exp(), 1)
 
     return formula
 
@@ -435,11 +435,11 @@ def float_power(input: Any, exponent: Any) -> Tensor:
     """``pow`` in float64, as torch's composite writes it: ``input.to(double).pow(exponent)``
     (ToCopyBackward0 then PowBackward0/1/2), a number exponent as a float."""
     if isinstance(input, Tensor) and isinstance(exponent, Tensor):
-        return F.pow(input.to(dtypes.float64), exponent.to(dtypes.float64))
+        return pow(input.to(dtypes.float64), exponent.to(dtypes.float64))
     if isinstance(input, Tensor) and isinstance(exponent, _NUMBERS):
-        return F.pow(input.to(dtypes.float64), float(exponent))
+        return pow(input.to(dtypes.float64), float(exponent))
     if isinstance(input, _NUMBERS) and isinstance(exponent, Tensor):
-        return F.pow(input, exponent.to(dtypes.float64))
+        return pow(input, exponent.to(dtypes.float64))
     raise invalid_call(float_power, {"input": input, "exponent": exponent})
 
 
@@ -468,3 +468,74 @@ def _float_power_(self: Tensor, exponent: Any) -> Tensor:
     if isinstance(exponent, Tensor):
         return ip.apply_inplace(POW_TT, self, exponent.to(dtypes.float64))
     return ip.apply_inplace(POW_TS, self, exponent=float(exponent))
+
+
+def _minmax_grad(sign: int) -> Any:
+    """derivatives.yaml's maximum/minimum: ties share the gradient, the losing side gets 0, and a
+    nan comparison (neither wins) passes the full gradient to both."""
+
+    def shared(g: Any, a: Any, b: Any) -> Any:
+        return apply(WHERE, g / 2, g, condition=a == b)
+
+    def self_grad(g: Any, c: Any) -> Any:
+        a, b = c.self, c.other
+        return apply(WHERE, 0, shared(g, a, b), condition=(a < b) if sign > 0 else (a > b))
+
+    def other_grad(g: Any, c: Any) -> Any:
+        a, b = c.self, c.other
+        return apply(WHERE, 0, shared(g, a, b), condition=(a > b) if sign > 0 else (a < b))
+
+    return {"self": D("self other", self_grad), "other": D("self other", other_grad)}
+
+
+# torch registers maximum's and minimum's CPU kernels without an AVX512 build: AVX512 machines
+# run the AVX2 code, and the baseline build emulates 32-byte vectors too
+MINMAX_VECTOR_BYTES = 32
+
+
+def _pick(numpy_pick: str) -> Any:
+    """maximum/minimum as torch's CPU kernel computes them: nan propagating, and on a tie (of
+    zeros of two signs, the only tie one can see) the scalar loop keeps ``a`` (``std::max``) where
+    the vector code keeps ``b`` (``_mm256_max_ps``; see cpu_kernels.vector_elements)."""
+
+    def fwd(xp: Any, a: Any, b: Any) -> Any:
+        if xp.result_type(a, b) not in FLOAT_DTYPES:  # integers tie only on equal values
+            return xp.asarray(getattr(xp, numpy_pick)(a, b))
+        out = _keep_first_on_tie(xp, numpy_pick, a, b)
+        if xp is np and out.size >= 8:  # fewer elements fill no two vectors (of 4 doubles)
+            vector = vector_elements(out.shape, [a, b], MINMAX_VECTOR_BYTES)
+            if vector is not None:
+                xp.copyto(out, b, where=(a == b) & vector)
+        return out
+
+    return fwd
+
+
+MAXIMUM = OpDef(
+    "MaximumBackward0",
+    _pick("maximum"),
+    ("self", "other"),
+    _minmax_grad(1),
+    promote="common",
+    iterator_operands=BINARY,
+)
+
+
+MINIMUM = OpDef(
+    "MinimumBackward0",
+    _pick("minimum"),
+    ("self", "other"),
+    _minmax_grad(-1),
+    promote="common",
+    iterator_operands=BINARY,
+)
+
+
+@api.variants("maximum", tensor="other")
+def maximum(input: Tensor, other: Tensor) -> Tensor:
+    return apply(MAXIMUM, input, other)
+
+
+@api.variants("minimum", tensor="other")
+def minimum(input: Tensor, other: Tensor) -> Tensor:
+    return apply(MINIMUM, input, other)

@@ -1,17 +1,24 @@
-"""Joining and gathering ops: cat, stack, gather, index_select, masked_fill, advanced indexing."""
+"""Indexing: ``x[key]`` and ``x[key] = v`` (basic and advanced, index_put), cat, gather,
+index_select, index_fill, masked_fill, masked_select and masked_scatter, with torch's errors."""
 
 from __future__ import annotations
 
+import builtins
 import functools
 from typing import Any
 
 import numpy as np
 
+from impl import _api as api
+from impl import dtypes
 from impl._creation import zeros
 from impl._ops.elementwise import _add_scaled, _plain_alpha, mul_scalar
-from impl._ops.table import D, OpDef, apply, fill_array
+from impl._ops.inplace import apply_inplace, check_inplace, copy_, fill_
+from impl._ops.table import NOT_OPERANDS, D, OpDef, apply, broadcast_mismatch, fill_array
+from impl._ops.views import ALIAS, _slice, select, unsqueeze
+from impl._signatures import invalid_call
 from impl._tensor import Tensor, _wrap_dim
-from impl._xp import namespace_of
+from impl._xp import namespace_of, to_numpy
 
 
 def _cat_fwd(xp: Any, *arrays: Any, dim: int, sizes: tuple) -> Any:
@@ -492,3 +499,483 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
     # (an empty 1-d tensor among tensors of other dims is skipped: its size None)
     sizes = tuple(None if _legacy_empty(t) and ref.dim() != 1 else t.shape[d] for t in tensors)
     return apply(cat_op(len(tensors)), *tensors, dim=d, sizes=sizes)
+
+
+def _index_put_fwd(xp: Any, a: Any, values: Any, key: tuple) -> Any:
+    out = a.copy()
+
+    try:
+        out[key] = values.astype(a.dtype, copy=False)
+    except IndexError as exc:
+        if empty_result(a.shape, mask_free(key)):  # torch writes nothing and checks no index
+            return out
+        raise IndexError(str(exc).replace(" for axis ", " for dimension ")) from None  # numpy's "axis"
+    return out
+
+
+def _values_grad(g: Any, c: Any) -> Any:
+    return index_key(g, c.key)
+
+
+@functools.cache
+def index_put_op(n: int) -> OpDef:
+    """IndexPutBackward0 over ``n`` index tensors, each saved (``indices0`` ...) as torch saves
+    ``indices``; ``key`` is the numpy key built from them."""
+    uses = " ".join(["key"] + [f"indices{i}" for i in range(n)])
+    return OpDef(
+        "IndexPutBackward0",
+        lambda xp, a, values, key, **indices: _index_put_fwd(xp, a, values, key),
+        ("self", "values"),
+        {"self": D(uses, lambda g, c: _zero_at(g, c.key)), "values": D(uses, _values_grad)},
+    )
+
+
+def _zero_at(g: Any, key: tuple) -> Any:
+    return index_put(g, key, 0.0)
+
+
+def index_put(input: Tensor, key: tuple, values: Any) -> Tensor:
+    return apply(index_put_op(0), input, values, key=key)
+
+
+def _value_tensor(self: Tensor, value: Any) -> Tensor:
+    """torch's valueToTensor: a Python number becomes a 0-d tensor of ``self``'s dtype (a
+    one-element fill: see dtypes.check_number)."""
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, (bool, int, float, np.number, np.bool_)):
+        # on self's device, as torch's scalarToTensor makes it
+        if isinstance(value, int) and not -(2**63) <= value < 2**63:
+            raise ValueError("Overflow when unpacking long long")
+        return Tensor._from_array(fill_array(namespace_of(self._data), value, self._data.dtype, single=True))
+    tensor_type = f"torch.{dtypes.scalar_type(self.dtype)}Tensor"
+    raise TypeError(f"can't assign a {type(value).__name__} to a {tensor_type}")
+
+
+def _drop_leading_ones(shape: tuple) -> tuple:
+    """torch's slicePrefix1sSize: the shape without its leading size-1 dims."""
+    while shape and shape[0] == 1:
+        shape = shape[1:]
+    return shape
+
+
+def _copy_to(dst: Tensor, src: Tensor) -> None:
+    """torch's indexing copy_to: copy_ when the shapes agree, fill_ from a 0-d value, otherwise
+    copy_ from the value viewed without leading ones and expanded to ``dst``."""
+    if tuple(dst.shape) == tuple(src.shape):
+        copy_(dst, src)
+    elif src.dim() == 0:
+        fill_(dst, src)
+    else:
+        src = src.view(_drop_leading_ones(tuple(src.shape)))
+        copy_(dst, src if tuple(src.shape) == tuple(dst.shape) else src.expand(tuple(dst.shape)))
+
+
+def _index_put_(self: Tensor, indices: dict[int, Tensor], values: Tensor) -> None:
+    """index_put_ of ``values`` at tensor indices standing at the given dims of ``self``, with
+    torch's checks in its order: the shape, then the dtype (not checked where ATen dispatches to
+    masked_fill_: one bool mask and one value), then the bounds (when writing)."""
+
+    check_inplace(self, (values,))  # autograd's checks come before the kernel's
+    key = numpy_key(indices)
+    broadcast_indices(mask_free(key))
+    target = _indexed_shape(tuple(self.shape), key)
+    if target is not None and not _broadcasts_to(tuple(values.shape), target):
+        raise RuntimeError(
+            f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to indexing "
+            f"result of shape {list(target)}"
+        )
+    (first,) = indices.values() if len(indices) == 1 else (None,)
+    masked_fill = first is not None and first.dtype is dtypes.bool_ and first.dim() > 0
+    if values.dtype is not self.dtype and not (masked_fill and values.numel() == 1):
+        raise RuntimeError(
+            "Index put requires the source and destination dtypes match, got "
+            f"{dtypes.scalar_type(self.dtype)} for the destination and {dtypes.scalar_type(values.dtype)} "
+            "for the source."
+        )
+    _check_bounds(self, key, values)
+    apply_inplace(index_put_op(len(indices)), self, values, key=key, **saved_indices(indices))
+
+
+def _check_bounds(self: Tensor, key: tuple, values: Tensor) -> None:
+    """torch's CPU kernel walks the indexing result in C order and raises at the first index out
+    of range, after writing the elements before it (no version bump: the write never finished)."""
+
+    items = mask_free(key)
+    found = first_out_of_range(tuple(self.shape), items)
+    if found is None:
+        return
+    at, bad, error = found
+    # refused before the kernel runs, or on 'cuda', where the partial write below (the CPU
+    # kernel's) does not apply (torch's CUDA kernel asserts on the device): nothing written
+    if bad is None or namespace_of(self._data) is not np:
+        raise error
+    dims = [d for d, k in enumerate(items) if not isinstance(k, slice)]
+    for d, a in zip(dims, broadcast_indices(items), strict=True):
+        items[d] = np.where(bad, 0, a)
+    grids = np.indices(tuple(self.shape), sparse=True)
+    coords = [np.broadcast_to(g, tuple(self.shape))[tuple(items)] for g in grids]
+    # the result holds the index dims where the first index stands if the indices are adjacent,
+    # else first; the failing element has them at ``at`` and every sliced dim at 0
+    before = dims[0] if dims == list(range(dims[0], dims[-1] + 1)) else 0
+    rest = coords[0].ndim - before - bad.ndim
+    stop = int(np.ravel_multi_index((0,) * before + at + (0,) * rest, coords[0].shape))
+    written = np.broadcast_to(values._data, coords[0].shape).reshape(-1)[:stop]
+    self._data[tuple(c.reshape(-1)[:stop] for c in coords)] = written
+    raise error
+
+
+def _broadcasts_to(shape: tuple, target: tuple) -> bool:
+    try:
+        return np.broadcast_shapes(shape, target) == target
+    except ValueError:
+        return False
+
+
+def _indexed_shape(shape: tuple, key: tuple) -> tuple | None:
+    """The shape ``key`` selects from ``shape`` (integer indices read as in range, so the shape
+    check comes before the bounds check as in torch); None where numpy cannot tell."""
+    probe = tuple(  # on the host: only the shape is wanted
+        k if isinstance(k, slice) else to_numpy(k) if k.dtype.kind == "b" else np.zeros(k.shape, k.dtype)
+        for k in key
+    )
+    try:
+        return np.broadcast_to(np.empty((), dtype=bool), shape)[probe].shape
+    except (IndexError, ValueError):
+        return None
+
+
+concat = concatenate = api.function("cat", "concat", "concatenate")(cat)
+
+
+@api.variants("gather")
+def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    if not (isinstance(input, Tensor) and isinstance(index, Tensor)):
+        raise invalid_call(gather, locals())
+    dim = _wrap_dim(dim, input.dim())
+    if index.numel():  # torch checks the dtype and shape of a non-empty index only
+        check_index_dtype(index, "gather(): Expected dtype int32/int64 for index")
+        check_gather_shape(input, dim, index)
+    size = input.shape[dim] if input.dim() else 1
+    idx = index._data.reshape(-1)
+    outside = idx[(idx < 0) | (idx >= size)]
+    if outside.size:
+        raise RuntimeError(f"index {int(outside[0])} is out of bounds for dimension {dim} with size {size}")
+    return apply(GATHER, input, dim=dim, index=index)
+
+
+def check_index_dtype(index: Tensor, message: str) -> None:
+    """gather and index_select take an int64 or int32 index."""
+    if index.dtype not in (dtypes.int64, dtypes.int32):
+        raise RuntimeError(message)
+
+
+def check_gather_shape(input: Tensor, dim: int, index: Tensor) -> None:
+    """gather's index has input's number of dims (a 0-d tensor counts as 1-d) and is no larger
+    than input along every dim but ``dim``."""
+    if builtins.max(index.dim(), 1) != builtins.max(input.dim(), 1):
+        raise RuntimeError("Index tensor must have the same number of dimensions as input tensor")
+    for d in range(index.dim()):
+        if d != dim and index.shape[d] > (input.shape[d] if input.dim() else 1):
+            raise RuntimeError(
+                f"Size does not match at dimension {d} expected index {list(index.shape)} to be no larger "
+                f"than self {list(input.shape)} apart from dimension {dim}"
+            )
+
+
+@api.variants("index_select")
+def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
+    if not (isinstance(input, Tensor) and isinstance(index, Tensor)):
+        raise invalid_call(index_select, locals())
+    dim = _wrap_dim(dim, input.dim())
+    if index.dim() > 1:
+        raise IndexError("index_select(): Index is supposed to be a vector")
+    if not input.dim() and index.numel() != 1:
+        n = index.numel()
+        raise RuntimeError(f"index_select(): Index to scalar can have only 1 value, got {n} value(s)")
+    check_index_dtype(index, "index_select(): Expected dtype int32 or int64 for index")
+    size = input.shape[dim] if input.dim() else 1
+    idx = index._data.reshape(-1)
+    outside = idx[(idx < 0) | (idx >= size)]
+    if outside.size:
+        # torch's CPU kernel checks dim 1 in its gather path (the second message), others up front
+        if dim == 1 and input.dim() >= 2:
+            raise RuntimeError(f"INDICES element is out of DATA bounds, id={int(outside[0])} axis_dim={size}")
+        raise IndexError("index out of range in self")
+    return apply(INDEX_SELECT, input, dim=dim, index=index)
+
+
+@api.variants("masked_fill")
+def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
+    if not (isinstance(input, Tensor) and isinstance(mask, Tensor)) or isinstance(value, NOT_OPERANDS):
+        raise invalid_call(masked_fill, locals())
+    check_masked_fill(input, mask, in_place=False)
+    if isinstance(value, Tensor):
+        check_fill_value(value)
+        return apply(MASKED_FILL_TENSOR, input, value, mask=mask)
+    return apply(MASKED_FILL, input, mask=mask, value=value)
+
+
+def check_fill_value(value: Tensor, fill: str = "masked_fill_") -> None:
+    """A fill's tensor value: one number (its gradient is the sum of the filled ones')."""
+    if value.dim() != 0:
+        raise RuntimeError(
+            f"{fill} only supports a 0-dimensional value tensor, but got tensor with {value.dim()} "
+            "dimension(s)."
+        )
+
+
+@api.variants("index_fill")
+def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """A copy of ``input`` with ``value`` (a number or a 0-d tensor) at ``index`` along ``dim``."""
+    if not (isinstance(input, Tensor) and isinstance(index, Tensor)) or isinstance(value, NOT_OPERANDS):
+        raise invalid_call(index_fill, locals())
+    d = _wrap_dim(dim, input.dim())
+    if index.dtype is not dtypes.int64:
+        raise IndexError("index_fill_(): Expected dtype int64 for index.")
+    if index.dim() > 1:
+        raise RuntimeError("Index has to be a vector/scalar")
+    size = input.shape[d] if input.dim() else 1
+    idx = index._data.reshape(-1)
+    outside = idx[(idx < -size) | (idx >= size)]
+    if outside.size:
+        raise IndexError(f"index {int(outside[0])} is out of bounds for dimension {d} with size {size}")
+    if isinstance(value, Tensor):
+        check_fill_value(value, "index_fill_")
+        return apply(INDEX_FILL_TENSOR, input, value, dim=d, index=index)
+    return apply(INDEX_FILL, input, dim=d, index=index, value=value)
+
+
+def check_masked_fill(input: Tensor, mask: Tensor, in_place: bool) -> None:
+    """torch's checks, in its order: out of place, the mask and the input broadcast together
+    (expand_outplace(mask, self)) before the mask's dtype is looked at; in place, the dtype first,
+    then the input and the mask broadcast."""
+    shapes = [tuple(input.shape), tuple(mask.shape)] if in_place else [tuple(mask.shape), tuple(input.shape)]
+    mismatch = broadcast_mismatch(shapes)
+    if mismatch is not None and not in_place:
+        raise RuntimeError(mismatch)
+    if mask.dtype is not dtypes.bool_:
+        raise RuntimeError(
+            f"masked_fill_ only supports boolean masks, but got mask with dtype "
+            f"{mask.dtype.name.replace('int64', 'long int')}"
+        )
+    if mismatch is not None:
+        raise RuntimeError(mismatch)
+
+
+@api.variants("masked_select")
+def masked_select(input: Tensor, mask: Tensor) -> Tensor:
+    if not (isinstance(input, Tensor) and isinstance(mask, Tensor)):
+        raise invalid_call(masked_select, locals())
+    if mask.dtype is not dtypes.bool_:
+        raise RuntimeError("masked_select: expected BoolTensor for mask")
+    mismatch = broadcast_mismatch([tuple(mask.shape), tuple(input.shape)])
+    if mismatch is not None:
+        raise RuntimeError(mismatch)
+    return apply(MASKED_SELECT, input, mask=mask)
+
+
+@api.variants("masked_scatter")
+def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """``input`` with the positions where ``mask`` holds taking ``source``'s elements in order."""
+    if not (isinstance(input, Tensor) and isinstance(mask, Tensor) and isinstance(source, Tensor)):
+        raise invalid_call(masked_scatter, locals())
+    if mask.dtype is not dtypes.bool_:
+        found = dtypes.scalar_type(mask.dtype)
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype {found}")
+    if source.dtype is not input.dtype:
+        raise RuntimeError(
+            "masked_scatter: expected self and source to have same dtypes but got"
+            f"{dtypes.scalar_type(input.dtype)} and {dtypes.scalar_type(source.dtype)}"
+        )
+    mismatch = broadcast_mismatch([tuple(input.shape), tuple(mask.shape)])
+    if mismatch is not None:
+        raise RuntimeError(mismatch)
+    xp = namespace_of(mask._data)
+    ones = int(xp.broadcast_to(mask._data, np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))).sum())
+    if source.numel() < ones:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    return apply(MASKED_SCATTER, input, source, mask=mask)
+
+
+def _plain_list(v: Any) -> Any:
+    if isinstance(v, Tensor):
+        return v._data
+    if isinstance(v, list):
+        return [_plain_list(x) for x in v]
+    return v
+
+
+_SEQUENCE_AS_TUPLE = (
+    "Using a non-tuple sequence for multidimensional indexing is deprecated and will be changed in pytorch "
+    "2.9; use x[tuple(seq)] instead of x[seq]. In pytorch 2.9 this will be interpreted as tensor index, "
+    "x[torch.tensor(seq)], which will result either in an error or a different result (Triggered internally "
+    "at /__w/pytorch/pytorch/torch/csrc/autograd/python_variable_indexing.cpp:349.)"
+)
+
+
+def _key_items(key: Any) -> tuple:
+    """The key as a tuple of items; a list holding slices, None, Ellipsis, sequences or tensors is
+    read as a tuple (torch's treatSequenceAsTuple, with its deprecation warning)."""
+    if isinstance(key, tuple):
+        return key
+    if isinstance(key, list) and len(key) < 32:
+        nested = (builtins.slice, list, tuple, Tensor)
+        if any(k is None or k is Ellipsis or isinstance(k, nested) for k in key):
+            import warnings
+
+            warnings.warn(_SEQUENCE_AS_TUPLE, UserWarning, stacklevel=3)
+            return tuple(key)
+    return (key,)
+
+
+def _is_integer(k: Any) -> bool:
+    """An integer index (a Python or numpy int, or a 0-d integer tensor): torch selects."""
+    if isinstance(k, Tensor):
+        return k.dim() == 0 and not k.dtype.is_floating_point and k.dtype is not dtypes.bool_
+    return isinstance(k, (int, np.integer)) and not isinstance(k, (bool, np.bool_))
+
+
+def _byte_as_mask(k: Any) -> Any:
+    """A uint8 tensor index is read as a bool mask, with torch's deprecation warning (not for a
+    0-d one)."""
+    if not (isinstance(k, Tensor) and k.dtype is dtypes.uint8):
+        return k
+    if k.dim():
+        import warnings
+
+        warnings.warn(BYTE_INDEX, UserWarning, stacklevel=4)
+    return Tensor._from_array(k._data.astype(bool))
+
+
+BYTE_INDEX = (
+    "indexing with dtype torch.uint8 is now deprecated, please use a dtype torch.bool instead. (Triggered "
+    "internally at /__w/pytorch/pytorch/aten/src/ATen/native/IndexingUtils.h:37.)"
+)
+
+
+def _index_tensor(k: Any, xp: Any = np) -> Tensor:
+    """An advanced index as a tensor (a list becomes a new one, as torch.tensor would make it, in
+    ``xp``, the namespace of the indexed tensor's device, where torch makes it; but an empty list
+    is an empty integer index)."""
+    if isinstance(k, Tensor):
+        if k.dtype not in (dtypes.int64, dtypes.int32, dtypes.bool_):  # uint8 is read as bool before
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        return k
+    array = xp.asarray(_plain_list(k))
+    return Tensor._from_array(array.astype(np.int64) if array.size == 0 else array)  # [] indexes nothing
+
+
+def _dims_consumed(k: Any) -> int:
+    """How many of the tensor's dims an index item uses up (a bool mask: its own dims)."""
+    if isinstance(k, Tensor) and k.dtype is dtypes.bool_:
+        return k.dim()
+    return 0 if k is None or k is Ellipsis or isinstance(k, bool) else 1
+
+
+def check_zero_dim_key(t: Tensor, key: Any) -> None:
+    """torch's errors for a lone integer or slice indexing a 0-dim tensor (its single-index paths,
+    taken before applySlicing: a tuple key or a tensor index says "too many indices" there)."""
+    if t.dim() != 0 or isinstance(key, tuple):
+        return
+    if isinstance(key, builtins.slice):
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    if isinstance(key, (int, np.integer)) and not isinstance(key, (bool, np.bool_)):
+        if key == 0:
+            raise IndexError(
+                "invalid index of a 0-dim tensor. Use `tensor.item()` in Python or `tensor.item<T>()` in "
+                "C++ to convert a 0-dim tensor to a number"
+            )
+        raise IndexError(f"index {int(key)} is out of bounds for dimension 0 with size 0")
+
+
+@api.method("__getitem__")
+def getitem(t: Tensor, key: Any) -> Tensor:
+    """``t[key]`` as torch's applySlicing (see ``apply_slicing``), then any tensor/list/bool indices
+    index the result at the dims they stand at (IndexBackward0, which saves them)."""
+    check_zero_dim_key(t, key)
+    out, indices = apply_slicing(t, _key_items(key), skip_full_slices=isinstance(key, tuple))
+    if indices:
+        return index(out, indices)
+    return apply(ALIAS, t) if out is t else out
+
+
+@api.method("__setitem__")
+def setitem(self: Tensor, key: Any, value: Any) -> None:
+    """``self[key] = value`` as torch's set_item: applySlicing makes a view of ``self`` (``self``
+    itself when nothing is sliced); without tensor indices the value is copied into it
+    (``copy_to``), otherwise ``index_put_`` writes the view, so a sliced view gets CopySlices."""
+    if key is False:  # torch writes nothing (and checks nothing) for a False key
+        return
+    check_zero_dim_key(self, key)
+    byte_mask = any(isinstance(k, Tensor) and k.dtype is dtypes.uint8 for k in _key_items(key))
+    if byte_mask and (not isinstance(value, Tensor) or value.numel() == 1):
+        # torch writes a single value through a mask with masked_fill_, which takes bool masks only
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
+    value = _value_tensor(self, value)
+    if key is None or key is True or key is Ellipsis:
+        _copy_to(self.unsqueeze(0) if key is not Ellipsis else self, value)
+        return
+    sliced, indices = apply_slicing(self, _key_items(key), skip_full_slices=True)
+    if not indices:
+        _copy_to(sliced, value)
+        return
+    shape = _drop_leading_ones(tuple(value.shape))
+    _index_put_(sliced, indices, value.view(shape) if shape != tuple(value.shape) else value)
+
+
+def apply_slicing(t: Tensor, items: tuple, skip_full_slices: bool) -> tuple[Tensor, dict[int, Tensor]]:
+    """torch's applySlicing: integers select, slices slice (a full slice is skipped where torch
+    skips it), None and bool scalars unsqueeze; returns the view (``t`` itself when nothing was
+    sliced) and the tensor indices left to apply, by the view's dim they stand at."""
+    if builtins.sum(1 for k in items if k is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    xp = namespace_of(t._data)
+    items = tuple(_index_tensor(k, xp) if isinstance(k, list) else _byte_as_mask(k) for k in items)
+    consumed = builtins.sum(_dims_consumed(k) for k in items)
+    if consumed > t.dim():
+        raise IndexError(f"too many indices for tensor of dimension {t.dim()}")
+    out, dim = t, 0
+    indices: dict[int, Tensor] = {}
+    for k in items:
+        if k is Ellipsis:
+            dim += t.dim() - consumed
+        elif k is None:
+            out = unsqueeze(out, dim)
+            dim += 1
+        elif isinstance(k, builtins.slice):
+            if not (skip_full_slices and _is_full_slice(k, out.shape[dim])):
+                out = _slice(out, dim, k.start, k.stop, k.step)
+            dim += 1
+        elif _is_integer(k):
+            out = select(out, dim, int(k))
+        elif isinstance(k, (bool, np.bool_)) or (
+            isinstance(k, Tensor) and k.dim() == 0 and k.dtype is dtypes.bool_
+        ):
+            out = unsqueeze(out, dim)  # a bool scalar: a new dim
+            indices[dim] = k if isinstance(k, Tensor) else Tensor._from_array(xp.asarray(bool(k)))
+            dim += 1
+        elif isinstance(k, Tensor):
+            indices[dim] = _index_tensor(k)
+            dim += k.dim() if k.dtype is dtypes.bool_ else 1
+        else:
+            raise IndexError(
+                "only integers, slices (`:`), ellipsis (`...`), None and long or byte Variables are valid "
+                f"indices (got {type(k).__name__})"
+            )
+    return out, indices
+
+
+def _is_full_slice(k: builtins.slice, size: int) -> bool:
+    """Whether applySlice skips the slice: its start as written is 0 (a negative start that
+    wraps to 0 is still sliced), its step 1 and its stop at or past the end."""
+    return k.start in (None, 0) and k.step in (None, 1) and (k.stop is None or k.stop >= size)
+
+
+@api.method("masked_fill_")
+def _masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
+    check_masked_fill(self, mask, in_place=True)
+    if isinstance(value, Tensor):
+        check_fill_value(value)
+        return apply_inplace(MASKED_FILL_TENSOR, self, value, mask=mask)
+    return apply_inplace(MASKED_FILL, self, mask=mask, value=value)

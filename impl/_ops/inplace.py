@@ -9,7 +9,7 @@ CopySlices node and the view becomes an as_strided view of the new base history,
 from __future__ import annotations
 
 import dataclasses
-import functools
+import warnings
 from typing import Any
 
 import numpy as np
@@ -19,21 +19,10 @@ from impl import _grad_mode as grad_mode
 from impl import _layout, dtypes
 from impl._graph import FREED, Node, SavedTensor, input_meta
 from impl._ops import views as vw
-from impl._ops.elementwise import CLAMP, CLAMP_TENSOR, RELU, clamp_tensor_operands, zero_grad
-from impl._ops.indexing import (
-    MASKED_FILL,
-    MASKED_FILL_TENSOR,
-    broadcast_indices,
-    empty_result,
-    first_out_of_range,
-    index_key,
-    mask_free,
-    numpy_key,
-    saved_indices,
-)
+from impl._ops.elementwise import zero_grad
 from impl._ops.table import D, OpDef, _raise_if_unbroadcastable, apply, compute_dtype, fill_array
 from impl._tensor import Tensor, view_rebase_error
-from impl._xp import namespace_of, to_numpy, transferred
+from impl._xp import namespace_of, transferred
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
@@ -79,43 +68,6 @@ ZERO = OpDef(
     lambda xp, a: xp.zeros(a.shape, dtype=a.dtype),
     derivatives={"self": D("", zero_grad)},
 )
-
-
-def _index_put_fwd(xp: Any, a: Any, values: Any, key: tuple) -> Any:
-    out = a.copy()
-
-    try:
-        out[key] = values.astype(a.dtype, copy=False)
-    except IndexError as exc:
-        if empty_result(a.shape, mask_free(key)):  # torch writes nothing and checks no index
-            return out
-        raise IndexError(str(exc).replace(" for axis ", " for dimension ")) from None  # numpy's "axis"
-    return out
-
-
-def _values_grad(g: Any, c: Any) -> Any:
-    return index_key(g, c.key)
-
-
-@functools.cache
-def index_put_op(n: int) -> OpDef:
-    """IndexPutBackward0 over ``n`` index tensors, each saved (``indices0`` ...) as torch saves
-    ``indices``; ``key`` is the numpy key built from them."""
-    uses = " ".join(["key"] + [f"indices{i}" for i in range(n)])
-    return OpDef(
-        "IndexPutBackward0",
-        lambda xp, a, values, key, **indices: _index_put_fwd(xp, a, values, key),
-        ("self", "values"),
-        {"self": D(uses, lambda g, c: _zero_at(g, c.key)), "values": D(uses, _values_grad)},
-    )
-
-
-def _zero_at(g: Any, key: tuple) -> Any:
-    return index_put(g, key, 0.0)
-
-
-def index_put(input: Tensor, key: tuple, values: Any) -> Tensor:
-    return apply(index_put_op(0), input, values, key=key)
 
 
 def check_inplace(t: Tensor, others: tuple = ()) -> None:
@@ -164,10 +116,8 @@ def _check_overlap(op: OpDef, t: Tensor, value: Any, attrs: dict) -> None:
     if op is FILL or op is ZERO or not _overlaps(t):
         return
 
-    fill = op is MASKED_FILL or op is MASKED_FILL_TENSOR
+    fill = "mask" in attrs  # masked_fill_
     if fill or op.node_name == "IndexPutBackward0":
-        import warnings
-
         # index_put_ of one value under a single bool mask is torch's masked_fill_
         masked = fill or (_single_mask(attrs.get("key")) and getattr(value, "size", 1) == 1)
         text = _EXPANDED_DEPRECATED.format(
@@ -357,7 +307,6 @@ def squeeze_result_(result: Tensor, dim: int) -> Tensor:
     return result
 
 
-
 def inplace_method(spec: Any) -> Any:
     """The in-place method of ``spec(self, *args, **kwargs) -> (op, others, attrs)``: ``op`` run in
     place on self (``x.add_(y)``)."""
@@ -398,132 +347,3 @@ def fill_(self: Tensor, value: Any) -> Tensor:
 def zero_(self: Tensor) -> Tensor:
     return apply_inplace(ZERO, self)
 
-
-@api.method("clamp_")
-def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
-    """``x.clamp_(min, max)``: torch's clamp refuses any promotion of an integer or bool ``x`` by
-    its bounds in place (a float bound of an integer tensor, an int bound of a bool one), naming
-    ``x``'s C++ type; of tensor bounds (clamp.Tensor), TensorIterator's check names its dtype."""
-    if isinstance(min, Tensor) or isinstance(max, Tensor):
-        operands, attrs = clamp_tensor_operands(self, min, max)
-        return apply_inplace(CLAMP_TENSOR, *operands, **attrs)
-    if not self.dtype.is_floating_point:
-        found = dtypes.result_type(self, *(b for b in (min, max) if b is not None))
-        if found is not self.dtype:
-            raise RuntimeError(
-                f"result type {dtypes.scalar_type(found)} can't be cast to the desired output type "
-                f"{dtypes.CPP_NAMES[str(self.dtype).removeprefix('torch.')]}"
-            )
-    return apply_inplace(CLAMP, self, min=min, max=max)
-
-
-@api.method("relu_")
-def relu_(self: Tensor) -> Tensor:
-    return apply_inplace(RELU, self)
-
-
-def _value_tensor(self: Tensor, value: Any) -> Tensor:
-    """torch's valueToTensor: a Python number becomes a 0-d tensor of ``self``'s dtype (a
-    one-element fill: see dtypes.check_number)."""
-    if isinstance(value, Tensor):
-        return value
-    if isinstance(value, (bool, int, float, np.number, np.bool_)):
-        # on self's device, as torch's scalarToTensor makes it
-        if isinstance(value, int) and not -(2**63) <= value < 2**63:
-            raise ValueError("Overflow when unpacking long long")
-        return Tensor._from_array(fill_array(namespace_of(self._data), value, self._data.dtype, single=True))
-    tensor_type = f"torch.{dtypes.scalar_type(self.dtype)}Tensor"
-    raise TypeError(f"can't assign a {type(value).__name__} to a {tensor_type}")
-
-
-def _drop_leading_ones(shape: tuple) -> tuple:
-    """torch's slicePrefix1sSize: the shape without its leading size-1 dims."""
-    while shape and shape[0] == 1:
-        shape = shape[1:]
-    return shape
-
-
-def _copy_to(dst: Tensor, src: Tensor) -> None:
-    """torch's indexing copy_to: copy_ when the shapes agree, fill_ from a 0-d value, otherwise
-    copy_ from the value viewed without leading ones and expanded to ``dst``."""
-    if tuple(dst.shape) == tuple(src.shape):
-        copy_(dst, src)
-    elif src.dim() == 0:
-        fill_(dst, src)
-    else:
-        src = src.view(_drop_leading_ones(tuple(src.shape)))
-        copy_(dst, src if tuple(src.shape) == tuple(dst.shape) else src.expand(tuple(dst.shape)))
-
-
-def _index_put_(self: Tensor, indices: dict[int, Tensor], values: Tensor) -> None:
-    """index_put_ of ``values`` at tensor indices standing at the given dims of ``self``, with
-    torch's checks in its order: the shape, then the dtype (not checked where ATen dispatches to
-    masked_fill_: one bool mask and one value), then the bounds (when writing)."""
-
-    check_inplace(self, (values,))  # autograd's checks come before the kernel's
-    key = numpy_key(indices)
-    broadcast_indices(mask_free(key))
-    target = _indexed_shape(tuple(self.shape), key)
-    if target is not None and not _broadcasts_to(tuple(values.shape), target):
-        raise RuntimeError(
-            f"shape mismatch: value tensor of shape {list(values.shape)} cannot be broadcast to indexing "
-            f"result of shape {list(target)}"
-        )
-    (first,) = indices.values() if len(indices) == 1 else (None,)
-    masked_fill = first is not None and first.dtype is dtypes.bool_ and first.dim() > 0
-    if values.dtype is not self.dtype and not (masked_fill and values.numel() == 1):
-        raise RuntimeError(
-            "Index put requires the source and destination dtypes match, got "
-            f"{dtypes.scalar_type(self.dtype)} for the destination and {dtypes.scalar_type(values.dtype)} "
-            "for the source."
-        )
-    _check_bounds(self, key, values)
-    apply_inplace(index_put_op(len(indices)), self, values, key=key, **saved_indices(indices))
-
-
-def _check_bounds(self: Tensor, key: tuple, values: Tensor) -> None:
-    """torch's CPU kernel walks the indexing result in C order and raises at the first index out
-    of range, after writing the elements before it (no version bump: the write never finished)."""
-
-    items = mask_free(key)
-    found = first_out_of_range(tuple(self.shape), items)
-    if found is None:
-        return
-    at, bad, error = found
-    # refused before the kernel runs, or on 'cuda', where the partial write below (the CPU
-    # kernel's) does not apply (torch's CUDA kernel asserts on the device): nothing written
-    if bad is None or namespace_of(self._data) is not np:
-        raise error
-    dims = [d for d, k in enumerate(items) if not isinstance(k, slice)]
-    for d, a in zip(dims, broadcast_indices(items), strict=True):
-        items[d] = np.where(bad, 0, a)
-    grids = np.indices(tuple(self.shape), sparse=True)
-    coords = [np.broadcast_to(g, tuple(self.shape))[tuple(items)] for g in grids]
-    # the result holds the index dims where the first index stands if the indices are adjacent,
-    # else first; the failing element has them at ``at`` and every sliced dim at 0
-    before = dims[0] if dims == list(range(dims[0], dims[-1] + 1)) else 0
-    rest = coords[0].ndim - before - bad.ndim
-    stop = int(np.ravel_multi_index((0,) * before + at + (0,) * rest, coords[0].shape))
-    written = np.broadcast_to(values._data, coords[0].shape).reshape(-1)[:stop]
-    self._data[tuple(c.reshape(-1)[:stop] for c in coords)] = written
-    raise error
-
-
-def _broadcasts_to(shape: tuple, target: tuple) -> bool:
-    try:
-        return np.broadcast_shapes(shape, target) == target
-    except ValueError:
-        return False
-
-
-def _indexed_shape(shape: tuple, key: tuple) -> tuple | None:
-    """The shape ``key`` selects from ``shape`` (integer indices read as in range, so the shape
-    check comes before the bounds check as in torch); None where numpy cannot tell."""
-    probe = tuple(  # on the host: only the shape is wanted
-        k if isinstance(k, slice) else to_numpy(k) if k.dtype.kind == "b" else np.zeros(k.shape, k.dtype)
-        for k in key
-    )
-    try:
-        return np.broadcast_to(np.empty((), dtype=bool), shape)[probe].shape
-    except (IndexError, ValueError):
-        return None

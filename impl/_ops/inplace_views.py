@@ -19,11 +19,11 @@ from impl import _api as api
 from impl import _grad_mode as grad_mode
 from impl._graph import input_meta
 from impl._names import type_name
-from impl._ops import functions as F
+from impl._ops import views
 from impl._ops import views as vw
-from impl._ops.functions import _dim_list, as_strided_geometry
 from impl._ops.inplace import INFERENCE_INPLACE, SQUEEZE_DIM_, check_inplace
 from impl._ops.table import OpDef, apply
+from impl._ops.views import _dim_list, as_strided_geometry
 from impl._signatures import _invalid_combination, _Signature
 from impl._tensor import Tensor, _wrap_dim
 
@@ -122,7 +122,7 @@ def _transposer(name: str) -> Any:
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         dim0, dim1 = _arguments(name, params, args, kwargs, 2)
         if not name.endswith("_"):
-            return F.transpose(self, dim0, dim1)
+            return views.transpose(self, dim0, dim1)
         check_inplace(self)
         n = self.dim()
         return _restyled(self, TRANSPOSE_, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
@@ -152,7 +152,7 @@ def _squeeze_dim(name: str, args: tuple, kwargs: dict) -> Any:
 @api.method("squeeze")
 def squeeze(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     dim = _squeeze_dim("squeeze", args, kwargs)
-    return F.squeeze(self, dim if not isinstance(dim, list) else tuple(dim))
+    return views.squeeze(self, dim if not isinstance(dim, list) else tuple(dim))
 
 
 @api.method("squeeze_")
@@ -171,7 +171,7 @@ def squeeze_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 @api.method("unsqueeze")
 def unsqueeze(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     (dim,) = _arguments("unsqueeze", ("dim",), args, kwargs, 1)
-    return F.unsqueeze(self, dim)
+    return views.unsqueeze(self, dim)
 
 
 @api.method("unsqueeze_")
@@ -187,7 +187,7 @@ _AS_STRIDED_PARAMS = ("size", "stride", "storage_offset")
 @api.method("as_strided")
 def as_strided(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     values = _given("as_strided", _AS_STRIDED_PARAMS, args, kwargs, 2)
-    return F.as_strided(self, values["size"], values["stride"], values.get("storage_offset"))
+    return views.as_strided(self, values["size"], values["stride"], values.get("storage_offset"))
 
 
 @api.method("as_strided_")
@@ -205,7 +205,7 @@ def as_strided_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
 @api.method("t")
 def t(self: Tensor, *args: Any) -> Tensor:
     _no_arguments("t", args)
-    return F.t(self)
+    return views.t(self)
 
 
 

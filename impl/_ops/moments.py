@@ -8,7 +8,8 @@ from typing import Any
 import numpy as np
 
 from impl import _api as api
-from impl._ops.elementwise import WHERE, mul_scalar
+from impl._ops.elementwise import mul_scalar
+from impl._ops.pointwise_ternary import WHERE
 from impl._ops.reductions import _count, _mean_grad, reduced_dims
 from impl._ops.table import D, OpDef, _wrap, apply
 from impl._signatures import invalid_call

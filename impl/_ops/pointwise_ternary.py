@@ -1,4 +1,5 @@
-"""Pointwise ops of three operands: lerp, addcmul, addcdiv (functions, methods, in-place forms).
+"""Pointwise ops of three operands: lerp, addcmul, addcdiv, where and clamp (functions, methods,
+in-place forms).
 
 Kernels are torch's CPU ones: lerp and addcmul end in one fused multiply-add (one rounding),
 addcdiv computes ``self + (value * tensor1) / tensor2``; half precision runs in float32 and is
@@ -20,10 +21,10 @@ from impl import _api as api
 from impl import dtypes
 from impl._creation import empty_like
 from impl._ops.cpu_kernels import fma
-from impl._ops.elementwise import floating_only, mul_scalar, opmath
-from impl._ops.inplace import inplace_method
-from impl._ops.table import FLOAT_DTYPES, D, OpDef, apply, number_array
-from impl._signatures import OVERLOADS, invalid_call
+from impl._ops.elementwise import UNARY, _keep_first_on_tie, floating_only, mul_scalar, opmath
+from impl._ops.inplace import apply_inplace, inplace_method
+from impl._ops.table import FLOAT_DTYPES, NOT_OPERANDS, D, OpDef, apply, fill_array, number_array
+from impl._signatures import ABSENT, OVERLOADS, invalid_call
 from impl._tensor import Tensor
 from impl._xp import namespace_of
 
@@ -252,3 +253,171 @@ api.method("addcdiv")(_method(_addc_spec(ADDCDIV, "addcdiv")))
 api.method("lerp_")(inplace_method(_lerp_call))
 api.method("addcmul_")(inplace_method(_addc_spec(ADDCMUL, "addcmul_")))
 api.method("addcdiv_")(inplace_method(_addc_spec(ADDCDIV, "addcdiv_")))
+
+
+def _clamp_fwd(xp: Any, a: Any, min: Any, max: Any) -> Any:
+    numbers = all(isinstance(b, (bool, int, float, np.generic)) for b in (min, max) if b is not None)
+    if a.dtype.kind == "b" and numbers:  # torch's clamp kernels of number bounds have no bool version
+        kernel = "clamp_min" if max is None else "clamp_max" if min is None else "clamp"
+        raise dtypes.kernel_missing(f"{kernel}_scalar_cpu", a.dtype)
+    out = a
+    if min is not None:
+        out = _keep_first_on_tie(xp, "maximum", out, fill_array(xp, min, a.dtype))
+    if max is not None:
+        out = _keep_first_on_tie(xp, "minimum", out, fill_array(xp, max, a.dtype))
+    return out if out is not a else a.copy()
+
+
+def _clamp_grad(g: Any, c: Any) -> Any:
+    mask = None
+    if c.min is not None:
+        mask = c.self >= c.min
+    if c.max is not None:
+        upper = c.self <= c.max
+        mask = upper if mask is None else mask & upper
+    return masked(g, mask)
+
+
+CLAMP = OpDef(
+    "ClampBackward1",
+    _clamp_fwd,
+    derivatives={"self": D("self min max", _clamp_grad)},
+    iterator_operands=UNARY,
+)
+
+
+def _clamp_tensor_fwd(xp: Any, a: Any, lo: Any, hi: Any, has_min: bool, has_max: bool) -> Any:
+    """clamp.Tensor's kernel: ``min(max(a, lo), hi)`` of the bounds given, nan propagating and
+    ``a`` kept on a tie; an absent bound is a placeholder operand (``False``)."""
+    out = a
+    if has_min:
+        out = _keep_first_on_tie(xp, "maximum", out, lo)
+    if has_max:
+        out = _keep_first_on_tie(xp, "minimum", out, hi)
+    return out if out is not a else a.copy()
+
+
+def _clamp_tensor_grads(c: Any) -> tuple[Any, Any, Any]:
+    """clamp_backward's and clamp_backward_min_max's masks: where ``self``, ``min`` and ``max``
+    get the gradient (with both bounds, min where it wins and is below max; max where it wins or
+    is below min)."""
+    below = c.self < c.min if c.has_min else None
+    above = c.self > c.max if c.has_max else None
+    inside = [m for m in (c.self >= c.min if c.has_min else None, c.self <= c.max if c.has_max else None)
+              if m is not None]
+    if below is not None and above is not None:
+        below, above = below & (c.min < c.max), above | (c.max < c.min)
+    return (inside[0] & inside[1] if len(inside) == 2 else inside[0]), below, above
+
+
+def clamp_tensor_operands(input: Any, min: Any, max: Any) -> tuple[tuple, dict]:
+    """clamp.Tensor's operands and attributes: an absent bound is ``False``, a wrapped bool that
+    changes no result type and gets no edge; the attributes say which bounds there are."""
+    operands = (input, False if min is None else min, False if max is None else max)
+    return operands, {"has_min": min is not None, "has_max": max is not None}
+
+
+CLAMP_TENSOR = OpDef(
+    "ClampBackward0",
+    _clamp_tensor_fwd,
+    ("self", "min", "max"),
+    {
+        "self": D("self min max", lambda g, c: masked(g, _clamp_tensor_grads(c)[0])),
+        "min": D("self min max", lambda g, c: masked(g, _clamp_tensor_grads(c)[1])),
+        "max": D("self min max", lambda g, c: masked(g, _clamp_tensor_grads(c)[2])),
+    },
+    promote="common",
+    iterator_operands=("self", "min", "max"),
+)
+
+
+def _where_grad(pick_self: bool) -> Any:
+    """derivatives.yaml's where(condition, grad, 0) for self, where(condition, 0, grad) for other."""
+
+    def grad(g: Any, c: Any) -> Any:
+        if pick_self:
+            return apply(WHERE, g, 0, condition=c.condition)
+        return apply(WHERE, 0, g, condition=c.condition)
+
+    return grad
+
+
+WHERE = OpDef(
+    "WhereBackward0",
+    lambda xp, a, b, condition: xp.where(condition._data, a, b),
+    ("self", "other"),
+    {"self": D("condition", _where_grad(True)), "other": D("condition", _where_grad(False))},
+    promote="common",
+    iterator_operands=("condition", "self", "other"),
+)
+
+
+NOT_BOUNDS = NOT_OPERANDS[1:]  # what clamp refuses as a bound (None means none)
+
+
+@api.variants("clamp", "clip")
+def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    if not isinstance(input, Tensor) or isinstance(min, NOT_BOUNDS) or isinstance(max, NOT_BOUNDS):
+        raise invalid_call(clamp, locals())
+    if min is None and max is None:
+        raise RuntimeError("torch.clamp: At least one of 'min' or 'max' must not be None")
+    if isinstance(min, Tensor) or isinstance(max, Tensor):  # clamp.Tensor (a number bound wrapped)
+        operands, attrs = clamp_tensor_operands(input, min, max)
+        return apply(CLAMP_TENSOR, *operands, **attrs)
+    bounds = [b for b in (min, max) if b is not None]
+    dt = dtypes.result_type(input, *bounds)
+    if dt is not input.dtype:  # an integer tensor clamped by float bounds is float, as in torch
+        input = input.to(dt)
+    return apply(CLAMP, input, min=min, max=max)
+
+
+clip = clamp
+
+
+@api.function("where")
+def where(condition: Tensor, input: Any = ABSENT, other: Any = ABSENT) -> Any:
+    if (
+        not isinstance(condition, Tensor)
+        or isinstance(input, NOT_OPERANDS)
+        or isinstance(other, NOT_OPERANDS)
+        or (input is ABSENT) != (other is ABSENT)
+    ):
+        raise invalid_call(where, locals())
+    if input is ABSENT:
+        return tuple(Tensor._from_array(i) for i in condition._data.nonzero())  # numpy or cupy's own
+    if condition.dtype is not dtypes.bool_:
+        raise RuntimeError(
+            f"where expected condition to be a boolean tensor, but got a tensor with dtype "
+            f"{condition.dtype.name.capitalize()}"
+        )
+    for number in [v for v in (input, other) if not isinstance(v, Tensor)]:  # a one-element fill
+        dtypes.check_number(number, dtypes.result_type(input, other), single=True)
+    return apply(WHERE, input, other, condition=condition)
+
+
+@api.method("where")
+def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
+    return where(condition, self, other)
+
+
+@api.method("clamp_")
+def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
+    """``x.clamp_(min, max)``: torch's clamp refuses any promotion of an integer or bool ``x`` by
+    its bounds in place (a float bound of an integer tensor, an int bound of a bool one), naming
+    ``x``'s C++ type; of tensor bounds (clamp.Tensor), TensorIterator's check names its dtype."""
+    if isinstance(min, Tensor) or isinstance(max, Tensor):
+        operands, attrs = clamp_tensor_operands(self, min, max)
+        return apply_inplace(CLAMP_TENSOR, *operands, **attrs)
+    if not self.dtype.is_floating_point:
+        found = dtypes.result_type(self, *(b for b in (min, max) if b is not None))
+        if found is not self.dtype:
+            raise RuntimeError(
+                f"result type {dtypes.scalar_type(found)} can't be cast to the desired output type "
+                f"{dtypes.CPP_NAMES[str(self.dtype).removeprefix('torch.')]}"
+            )
+    return apply_inplace(CLAMP, self, min=min, max=max)
+
+
+def masked(g: Any, mask: Any) -> Any:
+    """``g`` where ``mask`` holds, else 0 (a select, not a product: inf * 0 would give nan)."""
+    return apply(WHERE, g, 0, condition=mask)

@@ -10,9 +10,9 @@ import numpy as np
 from impl import _api as api
 from impl import dtypes
 from impl._creation import arange, zeros
-from impl._ops.functions import _unsafe_view, squeeze
 from impl._ops.inplace import squeeze_result_
 from impl._ops.table import D, OpDef, apply, broadcast_mismatch, fill_array
+from impl._ops.views import _unsafe_view, squeeze
 from impl._signatures import invalid_call
 from impl._tensor import Tensor
 

@@ -12,11 +12,11 @@ from impl import _grad_mode as grad_mode
 from impl import dtypes, return_types
 from impl._creation import ones, zeros_like
 from impl._ops import elementwise
-from impl._ops.elementwise import masked
-from impl._ops.functions import _ABSENT, maximum, minimum
+from impl._ops.binary_math import maximum, minimum
 from impl._ops.indexing import cat
+from impl._ops.pointwise_ternary import masked
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
-from impl._signatures import invalid_call
+from impl._signatures import ABSENT, invalid_call
 from impl._tensor import Tensor, _dim_list, _wrap_dim
 from impl._xp import namespace_of
 
@@ -305,17 +305,17 @@ def _minmax(kind: str, input: Tensor, dim: Any = None, keepdim: bool = False) ->
 
 
 @api.variants("max")
-def max(input: Tensor, dim: Any = _ABSENT, keepdim: bool = False) -> Any:
+def max(input: Tensor, dim: Any = ABSENT, keepdim: bool = False) -> Any:
     if not isinstance(input, Tensor) or isinstance(dim, (float, *NOT_OPERANDS)):
         raise invalid_call(max, locals())
-    return _minmax("max", input, None if dim is _ABSENT else dim, keepdim)
+    return _minmax("max", input, None if dim is ABSENT else dim, keepdim)
 
 
 @api.variants("min")
-def min(input: Tensor, dim: Any = _ABSENT, keepdim: bool = False) -> Any:
+def min(input: Tensor, dim: Any = ABSENT, keepdim: bool = False) -> Any:
     if not isinstance(input, Tensor) or isinstance(dim, (float, *NOT_OPERANDS)):
         raise invalid_call(min, locals())
-    return _minmax("min", input, None if dim is _ABSENT else dim, keepdim)
+    return _minmax("min", input, None if dim is ABSENT else dim, keepdim)
 
 
 @api.variants("amax")

@@ -12,8 +12,8 @@ from impl import dtypes, return_types
 from impl._creation import full, ones, zeros_like
 from impl._grad_mode import is_grad_enabled
 from impl._ops import indexing
-from impl._ops.functions import where
 from impl._ops.indexing import cat
+from impl._ops.pointwise_ternary import where
 from impl._ops.reductions import accumulated_dtype, check_differentiable
 from impl._ops.table import D, OpDef, apply
 from impl._signatures import invalid_call

@@ -25,10 +25,10 @@ import numpy as np
 from impl import _api as api
 from impl import dtypes
 from impl._names import type_name
-from impl._ops.elementwise import NOT_IMPLEMENTED, _no_derivative, _plain_alpha
+from impl._ops.elementwise import _no_derivative, _plain_alpha
 from impl._ops.indexing import INDEX_ADD, SCATTER_ADD, _gather_key, combine_at, leading, picked_source
 from impl._ops.inplace import apply_inplace, check_inplace
-from impl._ops.table import D, OpDef, apply, fill_array
+from impl._ops.table import NOT_IMPLEMENTED, D, OpDef, apply, fill_array
 from impl._signatures import _wrong_argument, invalid_call
 from impl._tensor import Tensor, _wrap_dim
 from impl._warn import is_warn_always_enabled

@@ -16,10 +16,10 @@ from impl import _api as api
 from impl import _layout
 from impl._creation import zeros
 from impl._layout import new_like
-from impl._ops import functions as F
 from impl._ops import views as vw
 from impl._ops.inplace import apply_inplace, check_inplace
 from impl._ops.table import D, OpDef, apply
+from impl._ops.views import _shape_args, contiguous, expand, view
 from impl._signatures import invalid_call
 from impl._tensor import Tensor, _dim_list, _wrap_dim
 
@@ -308,7 +308,7 @@ def broadcast_to(input: Tensor, size: Any) -> Tensor:
     """``input.expand(size)``: a view (ExpandBackward0), with expand's errors."""
     if not isinstance(input, Tensor):
         raise invalid_call(broadcast_to, locals())
-    return F.expand(input, _ints(size))
+    return expand(input, _ints(size))
 
 
 @api.function("flipud")
@@ -318,7 +318,7 @@ def flipud(input: Tensor) -> Tensor:
         raise invalid_call(flipud, locals())
     if input.dim() < 1:
         raise RuntimeError("Input must be >= 1-d.")
-    return F.flip(input, [0])
+    return flip(input, [0])
 
 
 @api.function("fliplr")
@@ -328,7 +328,7 @@ def fliplr(input: Tensor) -> Tensor:
         raise invalid_call(fliplr, locals())
     if input.dim() < 2:
         raise RuntimeError("Input must be >= 2-d.")
-    return F.flip(input, [1])
+    return flip(input, [1])
 
 
 @api.variants("ravel")
@@ -336,7 +336,7 @@ def ravel(input: Tensor) -> Tensor:
     """``input.contiguous().view(-1)``: a view of a contiguous input, else a view of a copy."""
     if not isinstance(input, Tensor):
         raise invalid_call(ravel, locals())
-    return F.view(F.contiguous(input), -1)
+    return view(contiguous(input), -1)
 
 
 @api.variants("unflatten")
@@ -361,7 +361,7 @@ def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
             ) from None
         raise RuntimeError(f"unflatten got an unexpected error:\n{e}") from None
     shape = tuple(input.shape)
-    return F.view(input, shape[:d] + inferred + shape[d + 1 :])
+    return view(input, shape[:d] + inferred + shape[d + 1 :])
 
 
 # -- repeat / tile -----------------------------------------------------------------------------
@@ -407,7 +407,7 @@ def repeat(input: Tensor, *repeats: Any) -> Tensor:
     repeats beyond the input's dims)."""
     if not repeats:
         raise TypeError('repeat() missing 1 required positional arguments: "repeats"')
-    repeats = _ints(F._shape_args(repeats))
+    repeats = _ints(_shape_args(repeats))
     if len(repeats) < input.dim():
         raise RuntimeError(
             "Number of dimensions of repeat dims can not be smaller than number of dimensions of tensor"
@@ -436,7 +436,7 @@ def tile(input: Tensor, dims: Any) -> Tensor:
 
 @api.method("tile")
 def _tile_method(self: Tensor, *dims: Any) -> Tensor:
-    return tile(self, _ints(F._shape_args(dims)))
+    return tile(self, _ints(_shape_args(dims)))
 
 
 @api.function("flip")
@@ -469,4 +469,4 @@ FLIP = OpDef(
 @api.method("flip")
 def flip_method(input: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
     """``x.flip(0)``, ``x.flip(1, 0)``, ``x.flip([0])`` or ``x.flip(dims=[0])``."""
-    return flip(input, list(kwargs["dims"]) if "dims" in kwargs else list(F._shape_args(dims)))
+    return flip(input, list(kwargs["dims"]) if "dims" in kwargs else list(_shape_args(dims)))

@@ -1,6 +1,7 @@
-"""Stacking and splitting ops torch composes of others: broadcast_tensors (expand), hstack, vstack,
-dstack and column_stack (cat of the inputs raised to enough dims), tensor_split, hsplit, vsplit
-and dsplit (slices).
+"""Stacking and splitting: stack, unbind, split and chunk (views with one multi-output node), and
+those torch composes of others: broadcast_tensors (expand), hstack, vstack, dstack and
+column_stack (cat of the inputs raised to enough dims), tensor_split, hsplit, vsplit and dsplit
+(slices).
 
 They are composed here of the same ops as torch's, so their results are the same views or copies
 with the same grad_fn names: broadcast_tensors' results are ExpandBackward0 views (an input of
@@ -14,12 +15,15 @@ import builtins
 from typing import Any
 
 from impl import _api as api
+from impl import _grad_mode as grad_mode
 from impl import dtypes
-from impl._ops import functions as F
+from impl._graph import Node, input_meta
 from impl._ops import indexing as ix
-from impl._ops.table import broadcast_mismatch
+from impl._ops.indexing import cat, tensor_list
+from impl._ops.table import _view_creation_meta, apply, broadcast_mismatch
+from impl._ops.views import _slice, expand, reshape, unsqueeze
 from impl._signatures import invalid_call
-from impl._tensor import Tensor, _wrap_dim
+from impl._tensor import Tensor, _wrap_dim, zeros_of
 
 
 # -- broadcast_tensors -------------------------------------------------------------------------
@@ -38,7 +42,7 @@ def broadcast_tensors(*tensors: Any) -> tuple:
     ndim = builtins.max(len(s) for s in shapes)
     padded = [(1,) * (ndim - len(s)) + s for s in shapes]
     shape = tuple(builtins.max(sizes) if 0 not in sizes else 0 for sizes in zip(*padded, strict=True))
-    return tuple(t if tuple(t.shape) == shape else F.expand(t, shape) for t in tensors)
+    return tuple(t if tuple(t.shape) == shape else expand(t, shape) for t in tensors)
 
 
 # -- hstack / vstack / dstack / column_stack ---------------------------------------------------
@@ -48,11 +52,11 @@ def _at_least(t: Tensor, ndim: int) -> Tensor:
     if t.dim() >= ndim:
         return t
     if t.dim() == 0:
-        return F.reshape(t, (1,) * ndim)
+        return reshape(t, (1,) * ndim)
     if t.dim() == 1:
-        t = F.unsqueeze(t, 0)
-        return F.unsqueeze(t, -1) if ndim == 3 else t
-    return F.unsqueeze(t, -1)
+        t = unsqueeze(t, 0)
+        return unsqueeze(t, -1) if ndim == 3 else t
+    return unsqueeze(t, -1)
 
 
 def _stacked(name: str, tensors: Any, ndim: int) -> list:
@@ -89,7 +93,7 @@ def column_stack(tensors: Any) -> Tensor:
     tensors = ix.tensor_list("column_stack", tensors)
     if not tensors:
         raise RuntimeError("column_stack expects a non-empty TensorList")
-    return hstack([F.reshape(t, (t.numel(), 1)) if t.dim() <= 1 else t for t in tensors])
+    return hstack([reshape(t, (t.numel(), 1)) if t.dim() <= 1 else t for t in tensors])
 
 
 # -- tensor_split / hsplit / vsplit / dsplit ---------------------------------------------------
@@ -98,7 +102,7 @@ def _pieces(input: Tensor, dim: int, bounds: list[int]) -> tuple:
     sliced as torch slices: a negative bound counts from the end, one past the end is the end, an
     end before its start gives an empty piece."""
     starts, ends = [0, *bounds], [*bounds, input.shape[dim]]
-    return tuple(F._slice(input, dim, s, e, 1) for s, e in zip(starts, ends, strict=True))
+    return tuple(_slice(input, dim, s, e, 1) for s, e in zip(starts, ends, strict=True))
 
 
 def _section_bounds(size: int, sections: int) -> list[int]:
@@ -184,3 +188,98 @@ def vsplit(input: Tensor, indices_or_sections: Any) -> tuple:
 def dsplit(input: Tensor, indices_or_sections: Any) -> tuple:
     """tensor_split along dim 2 of a tensor of at least 3 dims."""
     return _split_along("dsplit", input, indices_or_sections, 3, 2)
+
+
+@api.function("stack")
+def stack(tensors: Any, dim: int = 0) -> Tensor:
+    tensors = tensor_list("stack", tensors)
+    if not tensors:
+        raise RuntimeError("stack expects a non-empty TensorList")
+    for i, t in enumerate(tensors):
+        if tuple(t.shape) != tuple(tensors[0].shape):
+            raise RuntimeError(
+                f"stack expects each tensor to be equal size, but got {list(tensors[0].shape)} at "
+                f"entry 0 and {list(t.shape)} at entry {i}"
+            )
+    return apply(ix.stack_op(len(tensors)), *tensors, dim=_wrap_dim(dim, tensors[0].dim() + 1))
+
+
+class _MultiViewNode(Node):
+    """grad_fn shared by the views ``split``/``chunk``/``unbind`` return (one output per view):
+    missing gradients are zeros, the pieces are joined back along ``dim``."""
+
+    def __init__(self, dim: int, stacked: bool) -> None:
+        super().__init__()
+        self.dim, self.stacked = dim, stacked
+
+    def apply(self, grads: tuple) -> tuple:
+        if all(g is None for g in grads):
+            return (None,)
+        parts = [g if g is not None else zeros_of(m) for g, m in zip(grads, self._input_meta, strict=True)]
+        return ((stack if self.stacked else cat)(parts, self.dim),)
+
+
+_MULTI_VIEW_NODES = {
+    name: type(name, (_MultiViewNode,), {})
+    for name in ("SplitBackward0", "SplitWithSizesBackward0", "UnbindBackward0")
+}
+
+
+def _multi_view(input: Tensor, arrays: list, node_name: str, dim: int, stacked: bool) -> tuple:
+    root = input._base if input._base is not None else input
+    outs = []
+    for a in arrays:
+        t = Tensor._from_array(a)
+        t._base, t._vc, t._view_version = root, input._vc, input._vc.value
+        t._inference = input._inference  # torch's MULTI_OUTPUT_NODE views (see _view_creation_meta)
+        t._creation_meta = _view_creation_meta(input, "multiple")
+        outs.append(t)
+    if grad_mode.is_recording() and input.requires_grad:
+        node = _MULTI_VIEW_NODES[node_name](dim, stacked)
+        node._next = (input._edge(),)
+        node._input_meta = [input_meta(t) for t in outs]
+        for i, t in enumerate(outs):
+            t._grad_fn, t._output_nr = node, i
+    return tuple(outs)
+
+
+@api.variants("unbind")
+def unbind(input: Tensor, dim: int = 0) -> tuple:
+    if not isinstance(input, Tensor):
+        raise invalid_call(unbind, locals())
+    d = _wrap_dim(dim, input.dim())
+    arrays = [input._data[(builtins.slice(None),) * d + (i, Ellipsis)] for i in range(input.shape[d])]
+    return _multi_view(input, arrays, "UnbindBackward0", d, True)
+
+
+@api.variants("split")
+def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    if not isinstance(input, Tensor):  # torch.split is Python calling the method: what it does
+        return input.split(split_size_or_sections, dim)
+    d = _wrap_dim(dim, input.dim())
+    n = input.shape[d]
+    if isinstance(split_size_or_sections, int):
+        size = split_size_or_sections
+        sizes = [size] * (n // size) + ([n % size] if n % size else [])
+        name = "SplitBackward0"
+    else:
+        sizes = list(split_size_or_sections)
+        if builtins.sum(sizes) != n:
+            raise RuntimeError(
+                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+                f"at dimension {d}), but got split_sizes={sizes}"
+            )
+        name = "SplitWithSizesBackward0"
+    arrays, start = [], 0
+    for s in sizes:
+        arrays.append(input._data[(builtins.slice(None),) * d + (builtins.slice(start, start + s),)])
+        start += s
+    return _multi_view(input, arrays, name, d, False)
+
+
+@api.variants("chunk")
+def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    if not isinstance(input, Tensor):
+        raise invalid_call(chunk, locals())
+    n = input.shape[_wrap_dim(dim, input.dim())]
+    return split(input, -(-n // chunks), dim)

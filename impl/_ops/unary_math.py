@@ -1,7 +1,8 @@
-"""Unary math ops beyond elementwise.py's: trigonometric and hyperbolic functions and their
-inverses, logarithms and exponentials of other bases, rsqrt, frac, sinc, logit, deg2rad/rad2deg,
-nan_to_num, and the predicates isinf/isposinf/isneginf/signbit; their aliases (arcsin, fix,
-positive ...), methods and in-place forms, and the in-place forms of elementwise.py's unary ops.
+"""Unary math ops: exp, log, sqrt, sin, cos, tanh, sigmoid, relu, sign, sgn, abs, floor, ceil,
+round and trunc; trigonometric and hyperbolic functions and their inverses, logarithms and
+exponentials of other bases, rsqrt, frac, sinc, logit, deg2rad/rad2deg, nan_to_num, and the
+predicates isinf/isposinf/isneginf/signbit; their aliases (arcsin, fix, positive ...), methods
+and in-place forms; and the backward ops their formulas call by name (tanh_backward ...).
 
 Backward formulas are derivatives.yaml's (FunctionsManual.cpp's for sinc and logit), written
 with the same ops, so a create_graph=True graph carries torch's node names. Integer and bool
@@ -21,20 +22,177 @@ from impl._creation import full, zeros
 from impl._names import type_name
 from impl._ops import elementwise as ew
 from impl._ops import inplace as ip
+from impl._ops.arithmetic import POW_TS
+from impl._ops.comparison import ISFINITE
 from impl._ops.elementwise import (
     UNARY,
+    _keep_first_on_tie,
     add_scalar,
+    efficient_zero,
     mul_scalar,
     opmath,
+    refuses_bool,
     rounded,
     scalar_minus,
     sub_scalar,
     unary_op,
+    zero_grad,
 )
-from impl._ops.table import OpDef, apply
+from impl._ops.inplace import apply_inplace
+from impl._ops.pointwise_ternary import WHERE
+from impl._ops.table import FLOAT_DTYPES, D, OpDef, apply
 from impl._signatures import _invalid_combination, _Signature, invalid_call
 from impl._tensor import Tensor
 from impl._type_info import finfo
+
+# -- the elementwise basics: exp, log, sqrt, sin, cos, tanh, sigmoid, relu, sign, abs, rounding --
+EXP = unary_op("ExpBackward0", rounded("exp"), "result", lambda g, c: g * c.result)
+
+
+LOG = unary_op("LogBackward0", rounded("log"), "self", lambda g, c: g / c.self)
+
+
+SQRT = unary_op("SqrtBackward0", lambda xp, a: xp.sqrt(a), "result", lambda g, c: g / mul_scalar(c.result, 2))
+
+
+SIN = unary_op("SinBackward0", rounded("sin"), "self", lambda g, c: g * c.self.cos())
+
+
+COS = unary_op("CosBackward0", rounded("cos"), "self", lambda g, c: g * -c.self.sin())
+
+
+TANH = unary_op("TanhBackward0", rounded("tanh"), "result", lambda g, c: tanh_backward(g, c.result))
+
+
+def _sigmoid_fwd(xp: Any, a: Any) -> Any:
+    """torch's CPU sigmoid, ``1 / (1 + exp(-x))`` in float32 arithmetic for float32 and the half
+    types (rounded at the end), with exp correctly rounded to float32 as the scalar loop's
+    std::exp gives it (numpy's float32 exp is an ulp off at times: exp(2) = 7.3890557); its
+    vector code's Sleef exp may still differ by an ulp on longer rows."""
+    if a.dtype == xp.float64:
+        return 1 / (1 + xp.exp(-a))
+    e = xp.exp(-a.astype(xp.float64)).astype(xp.float32)
+    return (1 / (1 + e)).astype(a.dtype)
+
+
+SIGMOID = unary_op(
+    "SigmoidBackward0",
+    _sigmoid_fwd,
+    "result",
+    lambda g, c: sigmoid_backward(g, c.result),
+)
+
+
+def _relu_fwd(xp: Any, a: Any) -> Any:
+    """clamp_min(a, 0), which torch's relu refuses for bool (clamp_min itself takes it)."""
+    if a.dtype.kind == "b":
+        raise RuntimeError("Boolean inputs not supported for relu")
+    return _keep_first_on_tie(xp, "maximum", a, xp.zeros((), a.dtype))
+
+
+RELU = unary_op(
+    "ReluBackward0",
+    _relu_fwd,
+    "result",
+    lambda g, c: threshold_backward(g, c.result, 0),
+    promote=None,
+)
+
+
+def _sign_fwd(xp: Any, a: Any) -> Any:
+    """sign/sgn: nan stays 0 as torch's; a bool is its own sign."""
+    if a.dtype.kind == "b":
+        return a.copy()
+    return xp.where(xp.isnan(a), xp.zeros((), a.dtype), xp.sign(a)) if a.dtype in FLOAT_DTYPES else xp.sign(a)
+
+
+SIGN = unary_op("SignBackward0", _sign_fwd, "", zero_grad, promote=None)
+
+
+SGN = unary_op("SgnBackward0", _sign_fwd, "self result", efficient_zero, promote=None)  # abs calls it
+
+
+ABS = unary_op(
+    "AbsBackward0",
+    refuses_bool("abs_cpu", lambda xp, a: xp.abs(a)),
+    "self",
+    lambda g, c: g * apply(SGN, c.self),
+    promote=None,
+)
+
+
+STEP = {"self": D("", zero_grad)}  # the derivatives of a step function (floor, ceil, round, trunc)
+
+
+def _step(name: str, kernel: str, fwd: Any) -> OpDef:
+    """A rounding op (no bool kernel in torch: ``kernel``'s error), its derivative zeros."""
+    return OpDef(name, refuses_bool(kernel, fwd), derivatives=STEP, iterator_operands=UNARY)
+
+
+FLOOR = _step("FloorBackward0", "floor_vml_cpu", lambda xp, a: xp.floor(a))
+
+
+CEIL = _step("CeilBackward0", "ceil_vml_cpu", lambda xp, a: xp.ceil(a))
+
+
+ROUND = _step("RoundBackward0", "round_vml_cpu", lambda xp, a: xp.round(a))
+
+
+TRUNC = _step("TruncBackward0", "trunc_vml_cpu", lambda xp, a: xp.trunc(a))
+
+
+# with create_graph=True has torch's grad_fn (TanhBackwardBackward0 ...) and its own derivatives
+TANH_BACKWARD = OpDef(
+    "TanhBackwardBackward0",
+    opmath(lambda xp, g, out: g * (1 - out * out)),
+    ("grad_output", "output"),
+    {
+        "grad_output": D("output", lambda gg, c: tanh_backward(gg, c.output)),
+        "output": D("grad_output output", lambda gg, c: gg * (mul_scalar(c.output, -2) * c.grad_output)),
+    },
+    promote="common",
+    iterator_operands=("grad_output", "output"),
+)
+
+
+SIGMOID_BACKWARD = OpDef(
+    "SigmoidBackwardBackward0",
+    opmath(lambda xp, g, out: g * out * (1 - out)),
+    ("grad_output", "output"),
+    {
+        "grad_output": D("output", lambda gg, c: sigmoid_backward(gg, c.output)),
+        "output": D(
+            "grad_output output",
+            lambda gg, c: gg * c.grad_output * add_scalar(mul_scalar(c.output, -2), 1),
+        ),
+    },
+    promote="common",
+    iterator_operands=("grad_output", "output"),
+)
+
+
+THRESHOLD_BACKWARD = OpDef(
+    "ThresholdBackwardBackward0",
+    lambda xp, g, x, threshold: xp.where(x <= threshold, xp.zeros((), g.dtype), g),
+    ("grad_output", "self"),
+    {
+        "grad_output": D("self threshold", lambda gg, c: threshold_backward(gg, c.self, c.threshold)),
+        "self": D("", zero_grad),
+    },
+    iterator_operands=("self", "grad_output"),  # torch's order: self first
+)
+
+
+def tanh_backward(grad: Any, output: Any) -> Any:
+    return apply(TANH_BACKWARD, grad, output)
+
+
+def sigmoid_backward(grad: Any, output: Any) -> Any:
+    return apply(SIGMOID_BACKWARD, grad, output)
+
+
+def threshold_backward(grad: Any, x: Any, threshold: float) -> Any:
+    return apply(THRESHOLD_BACKWARD, grad, x, threshold=threshold)
 
 
 def _rsqrt(t: Tensor) -> Tensor:
@@ -109,7 +267,7 @@ def _sinc_grad(g: Any, c: Any) -> Any:
     self_pi = mul_scalar(c.self, math.pi)
     self_squared_pi = mul_scalar(c.self * c.self, math.pi)
     out = g * ((self_pi * self_pi.cos() - self_pi.sin()) / self_squared_pi)
-    return apply(ew.WHERE, zeros((), dtype=g.dtype, device=g.device), out, condition=self_squared_pi == 0.0)
+    return apply(WHERE, zeros((), dtype=g.dtype, device=g.device), out, condition=self_squared_pi == 0.0)
 
 
 SINC = unary_op("SincBackward0", opmath(_sinc_fwd), "self", _sinc_grad)
@@ -162,7 +320,7 @@ def _logit_grad(g: Any, c: Any) -> Any:
     x, eps = c.self, c.eps
     lo, hi = (0.0, 1.0) if eps is None else (eps, 1.0 - eps)
     fill = full((), math.nan if eps is None else 0.0, dtype=x.dtype, device=x.device)
-    return apply(ew.WHERE, g / (x * scalar_minus(1, x)), fill, condition=(x >= lo) & (x <= hi))
+    return apply(WHERE, g / (x * scalar_minus(1, x)), fill, condition=(x >= lo) & (x <= hi))
 
 
 LOGIT = unary_op("LogitBackward0", _logit_fwd, "self eps", _logit_grad)
@@ -185,7 +343,7 @@ RAD2DEG = unary_op(
 def _nan_to_num_fwd(xp: Any, a: Any, nan: float | None, posinf: float | None, neginf: float | None) -> Any:
     """nan, +inf and -inf replaced (by 0 and the dtype's largest and lowest by default, the
     replacements cast to the dtype: 1e10 is inf in float16); integers and bool are copied."""
-    if a.dtype not in ew.FLOAT_DTYPES:
+    if a.dtype not in FLOAT_DTYPES:
         return a.copy()
     largest, dt = finfo(dtypes.from_numpy_dtype(a.dtype)).max, a.dtype.type
     out = xp.where(xp.isnan(a), dt(0.0 if nan is None else nan), a)
@@ -194,7 +352,7 @@ def _nan_to_num_fwd(xp: Any, a: Any, nan: float | None, posinf: float | None, ne
 
 
 NAN_TO_NUM = unary_op(
-    "NanToNumBackward0", _nan_to_num_fwd, "self", lambda g, c: g * apply(ew.ISFINITE, c.self), promote=None
+    "NanToNumBackward0", _nan_to_num_fwd, "self", lambda g, c: g * apply(ISFINITE, c.self), promote=None
 )
 
 
@@ -203,7 +361,8 @@ def _round_scaled(xp: Any, a: Any, decimals: int) -> Any:
     """torch's round_decimals kernel (in the opmath dtype): rint(a * 10^d) / 10^d, or for d < 0
     rint(a / 10^-d) * 10^-d, the power of ten a double (std::pow) cast to the dtype (inf where it
     overflows, so an overflowing scale gives nan)."""
-    scale = math.inf if abs(decimals) > 308 else 10.0 ** abs(decimals)
+    places = -decimals if decimals < 0 else decimals
+    scale = math.inf if places > 308 else 10.0**places
     ten = a.dtype.type(scale if scale <= finfo(dtypes.from_numpy_dtype(a.dtype)).max else math.inf)
     return xp.rint(a / ten) * ten if decimals < 0 else xp.rint(a * ten) / ten
 
@@ -214,7 +373,7 @@ _ROUND_DECIMALS = ew.floating_only("round_cpu", opmath(_round_scaled))
 ROUND_DECIMALS = OpDef(
     "RoundBackward1",
     lambda xp, a, decimals: (_ROUND_DECIMALS if decimals else _ROUND_ZERO)(xp, a, decimals=decimals),
-    derivatives=ew.STEP,
+    derivatives=STEP,
     iterator_operands=UNARY,
 )
 _UNSET: Any = object()  # decimals not given: round's own overload (RoundBackward0, integers copied)
@@ -236,7 +395,7 @@ def _decimals(value: Any) -> int | None:
 
 def _rounded(self: Tensor, decimals: Any, inplace: bool) -> Tensor:
     """round (RoundBackward0) or round to ``decimals`` (RoundBackward1), in place or not."""
-    op, attrs = (ew.ROUND, {}) if decimals is _UNSET else (ROUND_DECIMALS, {"decimals": decimals})
+    op, attrs = (ROUND, {}) if decimals is _UNSET else (ROUND_DECIMALS, {"decimals": decimals})
     return ip.apply_inplace(op, self, **attrs) if inplace else apply(op, self, **attrs)
 
 
@@ -276,7 +435,7 @@ def _predicate(fwd: Any) -> OpDef:
     """A predicate of floating values: integer and bool tensors give False everywhere."""
 
     def run(xp: Any, a: Any) -> Any:
-        return fwd(xp, a) if a.dtype in ew.FLOAT_DTYPES else xp.zeros(a.shape, dtype=bool)
+        return fwd(xp, a) if a.dtype in FLOAT_DTYPES else xp.zeros(a.shape, dtype=bool)
 
     return OpDef("NotDifferentiable", run, iterator_operands=UNARY)
 
@@ -286,7 +445,7 @@ ISPOSINF = _predicate(lambda xp, a: a == a.dtype.type(math.inf))
 ISNEGINF = _predicate(lambda xp, a: a == a.dtype.type(-math.inf))
 SIGNBIT = OpDef(  # negative signed integers too; the sign bit of floats (-0.0 and -nan included)
     "NotDifferentiable",
-    lambda xp, a: xp.signbit(a) if a.dtype in ew.FLOAT_DTYPES else (a < 0) & (a.dtype.kind == "i"),
+    lambda xp, a: xp.signbit(a) if a.dtype in FLOAT_DTYPES else (a < 0) & (a.dtype.kind == "i"),
     iterator_operands=UNARY,
 )
 
@@ -341,7 +500,7 @@ deg2rad, rad2deg = declare(DEG2RAD, "deg2rad"), declare(RAD2DEG, "rad2deg")
 isinf, isposinf = declare(ISINF, "isinf", inplace=False), declare(ISPOSINF, "isposinf", inplace=False)
 isneginf = declare(ISNEGINF, "isneginf", inplace=False)
 signbit = declare(SIGNBIT, "signbit", inplace=False)
-fix = declare(ew.TRUNC, "fix")
+fix = declare(TRUNC, "fix")
 
 
 @api.variants("logit")
@@ -389,8 +548,58 @@ def positive(input: Tensor) -> Tensor:
 def _square_(self: Tensor) -> Tensor:
     """``x.square_()``: ``x.pow_(2)`` (a bool tensor's square is Long, which it cannot hold)."""
     ip._check_cast(dtypes.result_type(self, 2), self.dtype)
-    return ip.apply_inplace(ew.POW_TS, self, exponent=2)
+    return ip.apply_inplace(POW_TS, self, exponent=2)
 
 
 api.method("round")(_round_method("round", inplace=False))
 api.method("round_")(_round_method("round_", inplace=True))
+
+
+# -- the backward ops formulas call by name (tanh_backward ...): declared as ops, so a gradient made
+
+
+def _unary(op: OpDef) -> Any:
+    def fn(input: Tensor) -> Tensor:
+        return op._call((input,), {})
+
+    return fn
+
+
+def _declare_unary(op: OpDef, *names: str, inplace: bool = True) -> Any:
+    """``torch.<name>(input)``, ``x.<name>()`` and (``inplace``) ``x.<name>_()`` for each name."""
+    fn = api.variants(*names)(_unary(op))
+    if inplace:
+        api.method(*(name + "_" for name in names))(ip.unary_inplace(op))
+    return fn
+
+
+exp, log, sqrt = _declare_unary(EXP, "exp"), _declare_unary(LOG, "log"), _declare_unary(SQRT, "sqrt")
+
+
+sin, cos = _declare_unary(SIN, "sin"), _declare_unary(COS, "cos")
+
+
+tanh, sigmoid = _declare_unary(TANH, "tanh"), _declare_unary(SIGMOID, "sigmoid")
+
+
+relu = _declare_unary(RELU, "relu", inplace=False)  # relu_: impl/_ops/inplace.py
+
+
+sign, sgn = _declare_unary(SIGN, "sign"), _declare_unary(SGN, "sgn")
+
+
+floor, ceil = _declare_unary(FLOOR, "floor"), _declare_unary(CEIL, "ceil")
+
+
+trunc = _declare_unary(TRUNC, "trunc")  # round: unary_math.py
+
+
+abs = api.function("abs", "absolute")(api.method("abs", "__abs__")(_unary(ABS)))
+
+
+api.method("abs_")(ip.unary_inplace(ABS))
+
+
+@api.method("relu_")
+def relu_(self: Tensor) -> Tensor:
+    return apply_inplace(RELU, self)

@@ -1,4 +1,6 @@
-"""View ops: results share memory and the version counter with their base (numpy views).
+"""View ops: view, reshape, t, transpose, permute, expand, squeeze, unsqueeze, flatten, select,
+narrow, as_strided, detach; and the copies torch makes in their place (contiguous, clone,
+reshape's copy). Views share memory and the version counter with their base (numpy views).
 
 ``view`` follows torch's stride rule (a view is possible only when each group of merged/split
 dimensions is contiguous in memory) and raises torch's error otherwise; ``reshape`` views when it
@@ -7,14 +9,19 @@ can and copies when it cannot.
 
 from __future__ import annotations
 
+import builtins
 from typing import Any
 
 import numpy as np
 
+from impl import _api as api
+from impl import _layout, dtypes
 from impl._creation import zeros
-from impl._layout import VIEW_ERROR, addresses, as_strided_array, min_storage_size, view_strides
+from impl._layout import VIEW_ERROR, addresses, as_strided_array, copy_like, min_storage_size, view_strides
+from impl._names import type_name
 from impl._ops.table import D, OpDef, apply
-from impl._tensor import Tensor
+from impl._signatures import invalid_call
+from impl._tensor import Tensor, _dim_list, _wrap_dim
 from impl._xp import namespace_of
 
 
@@ -242,3 +249,306 @@ def sum_to(g: Any, shape: tuple) -> Any:
     dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and g.shape[lead + i] != 1]
     out = g.sum(dims, keepdim=True) if dims else g
     return out.reshape(shape) if tuple(out.shape) != shape else out
+
+
+CLONE = OpDef("CloneBackward0", copy_like, derivatives={"self": D("", lambda g, c: g)})  # preserve_format
+
+
+CLONE_CONTIGUOUS = OpDef("CloneBackward0", lambda xp, a: a.copy(), derivatives=CLONE.derivatives)
+
+
+@api.variants("clone")
+def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(clone, locals())
+    return CLONE._call((input,), {})
+
+
+def _shape_args(shape: tuple) -> tuple:
+    if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
+        return tuple(shape[0])
+    return shape
+
+
+def _unsafe_view(t: Tensor, shape: tuple) -> Tensor:
+    return apply(UNSAFE_VIEW, t, size=tuple(shape))
+
+
+@api.method("view")
+def view(input: Tensor, *shape: Any) -> Tensor:
+    if len(shape) == 1 and isinstance(shape[0], dtypes.dtype):
+        raise NotImplementedError("view(dtype) is not supported")
+    size = _layout.infer_size(_shape_args(shape), input.numel())
+    return apply(VIEW, input, size=size)
+
+
+@api.variants("reshape")
+def reshape(input: Tensor, *shape: Any) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(reshape, locals())
+    size = _layout.infer_size(_shape_args(shape), input.numel())
+    strides = _layout.view_strides(tuple(input.shape), input.stride(), size)
+    if strides is None:
+        return _unsafe_view(apply(CLONE_CONTIGUOUS, input), size)
+    return apply(VIEW if input.is_contiguous() else RESHAPE_ALIAS, input, size=size)
+
+
+@api.method("view_as", tensor="other")
+def view_as(input: Tensor, other: Tensor) -> Tensor:
+    return view(input, tuple(other.shape))
+
+
+@api.method("reshape_as", tensor="other")
+def reshape_as(input: Tensor, other: Tensor) -> Tensor:
+    return reshape(input, tuple(other.shape))
+
+
+@api.function("t")
+def t(input: Tensor) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(t, locals())
+    if input.dim() > 2:
+        raise RuntimeError(f"t() expects a tensor with <= 2 dimensions, but self is {input.dim()}D")
+    return apply(T, input)
+
+
+@api.function("transpose", "swapaxes", "swapdims")
+def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(transpose, locals())
+    n = input.dim()
+    return apply(TRANSPOSE, input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
+
+
+swapaxes = swapdims = transpose
+
+
+@api.function("permute")
+def permute(input: Tensor, dims: Any) -> Tensor:
+    """torch.permute: ``dims`` is one sequence (the method takes them spread too)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(permute, locals())
+    if not isinstance(dims, (tuple, list)):
+        raise TypeError(
+            f"permute(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}"
+        )
+    return permute_method(input, *dims)
+
+
+@api.method("permute")
+def permute_method(input: Tensor, *dims: Any) -> Tensor:
+    dims = tuple(_wrap_dim(int(d), input.dim()) for d in _shape_args(dims))
+    if len(dims) != input.dim():
+        raise RuntimeError(
+            f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
+            f"length of the desired ordering of dimensions i.e. input.dim() = {input.dim()} is not "
+            f"equal to len(dims) = {len(dims)}"
+        )
+    if len(set(dims)) != len(dims):
+        raise RuntimeError("permute(): duplicate dims are not allowed.")
+    return apply(PERMUTE, input, dims=dims)
+
+
+def _tensor_type(t: Tensor) -> str:
+    """How torch's messages name a tensor's type: its legacy class (``torch.FloatTensor``), or for
+    bfloat16 and bool, which have none there, ``CPUBFloat16Type``/``CPUBoolType``."""
+    if t.dtype in (dtypes.bfloat16, dtypes.bool_):
+        return f"{t.device.type.upper()}{dtypes.scalar_type(t.dtype)}Type"
+    return f"torch.{'cuda.' if t.device.type == 'cuda' else ''}{t.dtype._legacy}"
+
+
+@api.method("expand")
+def expand(input: Tensor, *sizes: Any) -> Tensor:
+    sizes = tuple(int(s) for s in _shape_args(sizes))
+    if len(sizes) < input.dim():
+        raise RuntimeError(
+            f"expand({_tensor_type(input)}{{[{', '.join(map(str, input.shape))}]}}, "
+            f"size=[{', '.join(map(str, sizes))}]): the number of sizes provided ({len(sizes)}) must "
+            f"be greater or equal to the number of dimensions in the tensor ({input.dim()})"
+        )
+    if input.dim() == 0 and builtins.any(s < 0 for s in sizes):  # torch multiplies the sizes out first
+        raise RuntimeError("numel: integer multiplication overflow")
+    lead = len(sizes) - input.dim()
+    target = list(sizes)
+    for i in reversed(range(len(sizes))):  # torch's inferExpandGeometry checks from the last dim
+        s = sizes[i]
+        if i < lead:
+            if s == -1:
+                raise RuntimeError(
+                    "The expanded size of the tensor (-1) isn't allowed in a leading, non-existing "
+                    f"dimension {i}"
+                )
+            continue
+        cur = input.shape[i - lead]
+        if s == -1:
+            target[i] = cur
+        elif cur != 1 and cur != s:
+            raise RuntimeError(
+                f"The expanded size of the tensor ({s}) must match the existing size ({cur}) at "
+                f"non-singleton dimension {i}.  Target sizes: [{', '.join(map(str, sizes))}].  "
+                f"Tensor sizes: [{', '.join(map(str, input.shape))}]"
+            )
+    if builtins.any(s < 0 for s in target):  # a new leading dim of negative size
+        raise RuntimeError("numel: integer multiplication overflow")
+    out = apply(EXPAND, input, size=tuple(target))
+    if input._efficient_zero:  # a view of torch's efficient zero tensor is one too
+        out._efficient_zero = True
+    return out
+
+
+@api.method("expand_as", tensor="other")
+def expand_as(input: Tensor, other: Tensor) -> Tensor:
+    return expand(input, tuple(other.shape))
+
+
+@api.function("squeeze")
+def squeeze(input: Tensor, dim: Any = None) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(squeeze, locals())
+    if dim is None:
+        return apply(SQUEEZE, input)
+    if isinstance(dim, (tuple, list)):
+        return apply(SQUEEZE_DIMS, input, dims=_dim_list(dim, input.dim()))
+    return apply(SQUEEZE_DIM, input, dim=_wrap_dim(dim, input.dim()))
+
+
+@api.function("unsqueeze")
+def unsqueeze(input: Tensor, dim: int) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(unsqueeze, locals())
+    return apply(UNSQUEEZE, input, dim=_wrap_dim(dim, input.dim() + 1))
+
+
+@api.variants("flatten")
+def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(flatten, locals())
+    if input.dim() == 0:
+        _wrap_dim(start_dim, 0), _wrap_dim(end_dim, 0)
+        return reshape(input, 1)
+    s, e = _wrap_dim(start_dim, input.dim()), _wrap_dim(end_dim, input.dim())
+    if s > e:
+        raise RuntimeError("flatten() has invalid args: start_dim cannot come after end_dim")
+    if s == e:
+        return input
+    shape = tuple(input.shape)
+    return reshape(input, shape[:s] + (-1,) + shape[e + 1 :])
+
+
+@api.method("contiguous")
+def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
+    return input if input.is_contiguous() else apply(CLONE_CONTIGUOUS, input)
+
+
+@api.variants("select")
+def select(input: Tensor, dim: int, index: int) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(select, locals())
+    d = _wrap_dim(dim, input.dim())
+    size = input.shape[d]
+    if not -size <= index < size:
+        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {size}")
+    return apply(SELECT, input, dim=d, index=index % size)
+
+
+@api.variants("narrow")
+def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(narrow, locals())
+    d = _wrap_dim(dim, input.dim())
+    start = start % input.shape[d] if start < 0 else start
+    return _slice(input, d, start, start + length, 1)
+
+
+def _slice(input: Tensor, dim: int, start: int | None, stop: int | None, step: int | None) -> Tensor:
+    step = 1 if step is None else step
+    if step <= 0:
+        raise ValueError("step must be greater than zero")
+    start, stop, _ = builtins.slice(start, stop, step).indices(input.shape[dim])
+    stop = builtins.max(stop, start)
+    return apply(SLICE, input, dim=dim, start=start, end=stop, step=step)
+
+
+def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None = None) -> Tensor:
+    """A view of ``input``'s storage with the given geometry (the offset by default ``input``'s),
+    as torch's as_strided; its backward reads ``input``'s geometry (_as_strided_back)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(as_strided, locals())
+    size, stride, offset = as_strided_geometry("as_strided", input, size, stride, storage_offset, 1)
+    out = apply(
+        AS_STRIDED,
+        input,
+        size=size,
+        stride=stride,
+        offset=offset,
+        in_offset=input.storage_offset(),
+        storage=input._storage_array(),
+    )
+    fn = out._grad_fn
+    if fn is not None:  # the storage is the forward's, not the node's to keep
+        fn._attrs.pop("storage", None)
+    return out
+
+
+def as_strided_geometry(
+    name: str, input: Tensor, size: Any, stride: Any, storage_offset: Any, position: int
+) -> tuple[tuple[int, ...], tuple[int, ...], int]:
+    """The arguments of ``as_strided``/``as_strided_`` (``name``) checked as torch checks them,
+    in its order: their types (``position``: that of ``size`` in the call), the lengths, the
+    strides, the offset, the sizes and the storage's bounds."""
+    size = _int_tuple(name, "size", size, position)
+    stride = _int_tuple(name, "stride", stride, position + 1)
+    if storage_offset is not None and not _is_int(storage_offset):
+        where = f"argument 'storage_offset' (position {position + 2})"
+        raise TypeError(f"{name}(): {where} must be int, not {type_name(storage_offset)}")
+    offset = input.storage_offset() if storage_offset is None else int(storage_offset)
+    if len(size) != len(stride):
+        raise RuntimeError("mismatch in length of strides and shape")
+    if any(s < 0 for s in stride):
+        shown = ", ".join(map(str, stride))
+        raise RuntimeError(
+            f"as_strided: Negative strides are not supported at the moment, got strides: [{shown}]"
+        )
+    if offset < 0:
+        raise RuntimeError(f"Tensor: invalid storage offset {offset}")
+    if any(n < 0 for n in size):
+        if name == "as_strided_":
+            raise RuntimeError("numel: integer multiplication overflow")
+        sizes, strides = ", ".join(map(str, size)), ", ".join(map(str, stride))
+        raise RuntimeError(
+            f"Storage size calculation overflowed with sizes=[{sizes}] and strides=[{strides}]"
+        )
+    itemsize = input._data.itemsize
+    needed = _layout.min_storage_size(size, stride, offset) * itemsize
+    available = input._storage_array().size * itemsize
+    if 0 not in size and needed > available:
+        sizes, strides = ", ".join(map(str, size)), ", ".join(map(str, stride))
+        raise RuntimeError(
+            f"setStorage: sizes [{sizes}], strides [{strides}], storage offset {offset}, and itemsize "
+            f"{itemsize} requiring a storage size of {needed} are out of bounds for storage of size "
+            f"{available}"
+        )
+    return size, stride, offset
+
+
+def _is_int(value: Any) -> bool:
+    """Whether torch's parser takes ``value`` as an int (a bool it does not)."""
+    return type(value) is not bool and hasattr(value, "__index__")
+
+
+def _int_tuple(name: str, argument: str, value: Any, position: int) -> tuple[int, ...]:
+    """A ``tuple of ints`` argument, refused as torch's parser refuses it."""
+    where = f"{name}(): argument '{argument}' (position {position}) must be tuple of ints"
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"{where}, not {type_name(value)}")
+    for i, item in enumerate(value):
+        if not _is_int(item):
+            raise TypeError(f"{where}, but found element of type {type_name(item)} at pos {i}")
+    return tuple(int(item) for item in value)
+
+
+@api.function("detach")
+def detach(input: Tensor) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(detach, locals())
+    return input.detach()

@@ -11,7 +11,7 @@ from impl import _grad_mode as grad_mode
 from impl import _graph as graph
 from impl._creation import ones_like, zeros_like
 from impl._grad_mode import enable_grad, inference_mode, is_grad_enabled, no_grad, set_grad_enabled
-from impl._ops.functions import stack
+from impl._ops.stacking import stack
 from impl._size import Size
 from impl._tensor import Tensor
 from impl.autograd import engine

@@ -25,8 +25,9 @@ import numpy as np
 from impl import _grad_mode as grad_mode
 from impl._graph import MAX_SEQUENCE_NR, Node, input_meta
 from impl._layout import is_expandable_to, non_overlapping_and_dense, strided_array
-from impl._ops import elementwise, views
+from impl._ops import views
 from impl._ops.table import apply
+from impl._ops.views import CLONE_CONTIGUOUS
 from impl._tensor import Tensor
 from impl._xp import namespace_of
 from impl.dtypes import legacy_name
@@ -400,7 +401,7 @@ def _clone_obey_contract(grad: Tensor, var: Tensor) -> Tensor:
     else a contiguous clone (CloneBackward0)."""
     shape, strides = tuple(var.shape), var.stride()
     if not non_overlapping_and_dense(shape, strides):
-        return apply(elementwise.CLONE_CONTIGUOUS, grad)
+        return apply(CLONE_CONTIGUOUS, grad)
     out = Tensor._from_array(strided_array(namespace_of(grad._data), shape, strides, var._data.dtype))
     out.copy_(grad)
     return out

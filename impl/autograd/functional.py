@@ -15,7 +15,7 @@ from typing import Any
 
 from impl._creation import zeros_like
 from impl._grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
-from impl._ops.functions import stack
+from impl._ops.stacking import stack
 from impl._tensor import Tensor
 from impl.autograd import grad as _autograd_grad_api
 

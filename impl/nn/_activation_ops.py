@@ -14,20 +14,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from impl._ops.elementwise import (
-    UNARY,
-    _clamp_fwd,
-    add_scalar,
-    mul_scalar,
-    opmath,
-    scalar_minus,
-    sigmoid_backward,
-    sub_scalar,
-    zero_grad,
-)
+from impl._ops.elementwise import UNARY, add_scalar, mul_scalar, opmath, scalar_minus, sub_scalar, zero_grad
+from impl._ops.pointwise_ternary import _clamp_fwd
 from impl._ops.special import _erf_fwd
 from impl._ops.table import D, OpDef, apply
-from impl._ops.unary_math import LOG1P
+from impl._ops.unary_math import LOG1P, sigmoid_backward
 
 
 def computed(fwd: Any) -> Any:

@@ -13,8 +13,8 @@ from typing import Any
 from impl import _api as api
 from impl import dtypes
 from impl._names import type_name
-from impl._ops.functions import _tensor_type
 from impl._ops.table import D, OpDef, apply
+from impl._ops.views import _tensor_type
 from impl._tensor import Tensor
 from impl._xp import namespace_of
 

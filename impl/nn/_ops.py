@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from impl import _creation
-from impl._ops.elementwise import threshold_backward, zero_grad
+from impl._ops.elementwise import zero_grad
 from impl._ops.table import D, OpDef, apply
+from impl._ops.unary_math import threshold_backward
 from impl.nn._activation_ops import computed, log_sigmoid_backward
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}

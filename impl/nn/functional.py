@@ -11,8 +11,7 @@ import numpy as np
 
 from impl import _creation, dtypes
 from impl import _grad_mode as grad_mode
-from impl._ops import functions as _fn
-from impl._ops import products
+from impl._ops import products, unary_math
 from impl._ops.elementwise import add_scalar, mul_scalar
 from impl._ops.inplace import apply_inplace, check_inplace
 from impl._ops.table import apply, broadcast_mismatch
@@ -102,7 +101,7 @@ def _fusable_bias(bias: Tensor) -> bool:
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
-    return input.relu_() if inplace else _fn.relu(input)
+    return input.relu_() if inplace else unary_math.relu(input)
 
 
 def relu_(input: Tensor) -> Tensor:

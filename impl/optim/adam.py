@@ -7,7 +7,7 @@ from typing import Any
 
 from impl import _creation, dtypes
 from impl import _grad_mode as grad_mode
-from impl._ops import functions as _fn
+from impl._ops.binary_math import maximum
 from impl._tensor import Tensor
 from impl.optim._pointwise import add_scaled, addcdiv_, addcmul_, lerp_
 from impl.optim.optimizer import Optimizer, _closure_loss, _params_with_grad
@@ -91,7 +91,7 @@ class Adam(Optimizer):
         step_size = lr / (1 - beta1**step)
         bias_correction2_sqrt = (1 - beta2**step) ** 0.5
         if group["amsgrad"]:
-            state["max_exp_avg_sq"].copy_(_fn.maximum(state["max_exp_avg_sq"], exp_avg_sq))
+            state["max_exp_avg_sq"].copy_(maximum(state["max_exp_avg_sq"], exp_avg_sq))
             second = state["max_exp_avg_sq"]
         else:
             second = exp_avg_sq

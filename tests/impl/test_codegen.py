@@ -11,7 +11,7 @@ import pytest
 
 import impl
 import impl._ops
-from impl._ops import codegen, elementwise
+from impl._ops import arithmetic, codegen
 from impl._ops.table import OpDef
 
 
@@ -36,7 +36,7 @@ def test_every_op_compiles_its_call_recorder_and_node_methods(op: OpDef) -> None
 def test_the_documented_example_is_what_mul_generates() -> None:
     doc = codegen.__doc__
     example = doc[doc.index("    def record"):doc.index("\n\nThe node's ``apply``")]
-    assert textwrap.dedent(example) + "\n" == elementwise.MUL.record_source
+    assert textwrap.dedent(example) + "\n" == arithmetic.MUL.record_source
 
 
 CALLS = {

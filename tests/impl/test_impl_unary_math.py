@@ -1,4 +1,4 @@
-"""Corner cases of the unary math ops (impl/_ops/unary_math.py, elementwise.py's unary ops) that
+"""Corner cases of the unary math ops (impl/_ops/unary_math.py) that
 generated programs rarely reach, each compared with torch directly: logit's two gradient paths,
 sinc at 0, the in-place nodes whose backward raises, round with decimals, torch's errors, and the
 second-order graphs (create_graph=True) of every op."""

@@ -1,0 +1,170 @@
+"""Comparisons and logic: eq, ne, lt, le, gt, ge, the logical and bitwise ops, isfinite and isnan,
+equal and allclose, and their operators; none has a derivative (their results are bool, or of an
+integer dtype for the bitwise ops), so they record no node."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from impl import _api as api
+from impl import dtypes
+from impl._ops.elementwise import BINARY, UNARY
+from impl._ops.table import NOT_OPERANDS, OpDef, apply
+from impl._signatures import invalid_call
+from impl._tensor import Tensor
+from impl._xp import namespace_of
+
+
+def _nondiff(fwd: Any, promote: str | None = "common") -> OpDef:
+    return OpDef("NotDifferentiable", fwd, BINARY, promote=promote, iterator_operands=BINARY)
+
+
+EQ = _nondiff(lambda xp, a, b: a == b)
+
+
+NE = _nondiff(lambda xp, a, b: a != b)
+
+
+LT = _nondiff(lambda xp, a, b: a < b)
+
+
+LE = _nondiff(lambda xp, a, b: a <= b)
+
+
+GT = _nondiff(lambda xp, a, b: a > b)
+
+
+GE = _nondiff(lambda xp, a, b: a >= b)
+
+
+def _bitwise(name: str, fwd: Any) -> Any:
+    """A bitwise kernel, which torch has for integers and bool only (the common dtype's)."""
+
+    def run(xp: Any, *arrays: Any) -> Any:
+        if arrays[0].dtype.kind not in "iub":
+            raise dtypes.kernel_missing(f"{name}_cpu", arrays[0].dtype)
+        return fwd(xp, *arrays)
+
+    return run
+
+
+AND = _nondiff(_bitwise("bitwise_and", lambda xp, a, b: a & b))
+
+
+OR = _nondiff(_bitwise("bitwise_or", lambda xp, a, b: a | b))
+
+
+XOR = _nondiff(_bitwise("bitwise_xor", lambda xp, a, b: a ^ b))
+
+
+NOT = OpDef("NotDifferentiable", _bitwise("bitwise_not", lambda xp, a: ~a), iterator_operands=UNARY)
+
+
+LOGICAL_AND = _nondiff(lambda xp, a, b: xp.logical_and(a, b))  # nonzero tests: a bool result
+
+
+LOGICAL_OR = _nondiff(lambda xp, a, b: xp.logical_or(a, b))
+
+
+LOGICAL_XOR = _nondiff(lambda xp, a, b: xp.logical_xor(a, b))
+
+
+LOGICAL_NOT = OpDef("NotDifferentiable", lambda xp, a: xp.logical_not(a), iterator_operands=UNARY)
+
+
+ISFINITE = OpDef("NotDifferentiable", lambda xp, a: xp.isfinite(a), iterator_operands=UNARY)
+
+
+ISNAN = OpDef("NotDifferentiable", lambda xp, a: xp.isnan(a), iterator_operands=UNARY)
+
+
+def _named_unary(op: OpDef, name: str) -> Any:
+    """A unary op whose node says nothing of its name (a not differentiable one), for the
+    errors torch words with it (``isnan(): argument 'input' ...``)."""
+
+    def fn(input: Tensor) -> Tensor:
+        if not isinstance(input, Tensor):
+            raise invalid_call(fn, locals(), name)
+        return apply(op, input)
+
+    return fn
+
+
+isfinite = api.variants("isfinite")(_named_unary(ISFINITE, "isfinite"))
+
+
+isnan = api.variants("isnan")(_named_unary(ISNAN, "isnan"))
+
+
+logical_not = api.variants("logical_not")(_named_unary(LOGICAL_NOT, "logical_not"))
+
+
+bitwise_not = api.variants("bitwise_not")(_named_unary(NOT, "bitwise_not"))
+
+
+def _cmp(op: OpDef, name: str, numbers: bool = True) -> Any:
+    """The function ``name`` (a comparison, logical or bitwise op, which torch names in its
+    errors); ``numbers``: whether ``other`` may be a Python number (not for the logical ones)."""
+
+    def fn(input: Any, other: Any) -> Tensor:
+        refused = isinstance(other, NOT_OPERANDS) or not (numbers or isinstance(other, Tensor))
+        if refused or not isinstance(input, Tensor):
+            raise invalid_call(fn, locals(), name)
+        return apply(op, input, other)
+
+    return fn
+
+
+def _declare(op: OpDef, name: str, numbers: bool = True) -> Any:
+    """``torch.<name>`` and ``x.<name>()``: the method's argument a tensor, or also a number."""
+    options = {"tensor_or_number": "other"} if numbers else {"tensor": "other"}
+    return api.variants(name, **options)(_cmp(op, name, numbers))
+
+
+eq, ne, lt, le = _declare(EQ, "eq"), _declare(NE, "ne"), _declare(LT, "lt"), _declare(LE, "le")
+gt, ge = _declare(GT, "gt"), _declare(GE, "ge")
+logical_and = _declare(LOGICAL_AND, "logical_and", numbers=False)
+logical_or = _declare(LOGICAL_OR, "logical_or", numbers=False)
+logical_xor = _declare(LOGICAL_XOR, "logical_xor", numbers=False)
+bitwise_and = api.variants("bitwise_and")(_cmp(AND, "bitwise_and"))
+bitwise_or = api.variants("bitwise_or")(_cmp(OR, "bitwise_or"))
+bitwise_xor = api.variants("bitwise_xor")(_cmp(XOR, "bitwise_xor"))
+greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
+
+
+@api.variants("equal", tensor="other")
+def equal(input: Tensor, other: Tensor) -> bool:
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        raise invalid_call(equal, locals())
+    return tuple(input.shape) == tuple(other.shape) and bool((input._data == other._data).all())
+
+
+@api.variants("allclose", tensor="other")
+def allclose(
+    input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> bool:
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        raise invalid_call(allclose, locals())
+    xp = namespace_of(input._data)
+    return bool(xp.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
+
+
+api.operator("__and__", "__rand__")(bitwise_and)
+
+
+api.operator("__or__", "__ror__")(bitwise_or)
+
+
+api.operator("__xor__", "__rxor__")(bitwise_xor)
+
+
+for _name, _compare in {"eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge}.items():
+    api.operator(f"__{_name}__")(_compare)
+
+
+@api.method("__invert__")
+def _invert(self: Tensor) -> Tensor:
+    """``~t``: bitwise_not, which torch's operator refuses for floating tensors first."""
+    if self.dtype.is_floating_point:
+        raise TypeError("~ (operator.invert) is only implemented on integer and Boolean-type tensors")
+    return bitwise_not(self)
