@@ -286,3 +286,9 @@ def _tensor_backward(
 
 _tensor_backward.__name__, _tensor_backward.__qualname__ = "backward", "Tensor.backward"
 Tensor.backward = _tensor_backward
+
+# torch.autograd.gradcheck is the function; its module (GradcheckError ...) stays importable by name
+from impl.autograd import gradcheck as _gradcheck  # noqa: E402  (it uses grad, above)
+
+gradcheck, gradgradcheck = _gradcheck.gradcheck, _gradcheck.gradgradcheck
+__all__ += ["gradcheck", "gradgradcheck"]
