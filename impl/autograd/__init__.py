@@ -37,6 +37,8 @@ __all__ = [
     "inference_mode",
     "is_grad_enabled",
     "graph",
+    "gradcheck",  # bound by impl's package, which imports impl.autograd.gradcheck
+    "gradgradcheck",
 ]
 
 
@@ -286,9 +288,3 @@ def _tensor_backward(
 
 _tensor_backward.__name__, _tensor_backward.__qualname__ = "backward", "Tensor.backward"
 Tensor.backward = _tensor_backward
-
-# torch.autograd.gradcheck is the function; its module (GradcheckError ...) stays importable by name
-from impl.autograd import gradcheck as _gradcheck  # noqa: E402  (it uses grad, above)
-
-gradcheck, gradgradcheck = _gradcheck.gradcheck, _gradcheck.gradgradcheck
-__all__ += ["gradcheck", "gradgradcheck"]
