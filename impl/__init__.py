@@ -14,6 +14,10 @@ from impl import cuda as cuda
 from impl import dtypes as dtypes
 from impl import utils as utils
 from impl.autograd import functional as _functional  # noqa: F401  (torch.autograd.functional)
+from impl.autograd import gradcheck as _gradcheck
+
+# torch.autograd.gradcheck is the function; its module (GradcheckError ...) stays importable by name
+autograd.gradcheck, autograd.gradgradcheck = _gradcheck.gradcheck, _gradcheck.gradgradcheck
 
 __version__ = "2.13.0+impl"
 

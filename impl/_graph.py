@@ -6,6 +6,10 @@ metadata (shape, dtype, device) of each forward output (the engine checks incomi
 against it, as torch's InputMetadata; see ``input_meta``),
 and four hook lists, run by the engine in torch's order: tensor pre-hooks (per output, from
 ``Tensor.register_hook``), retain_grad hooks, node pre-hooks, the node, node post-hooks.
+
+The engine records here which backward call is running (``GraphTask``), so that hooks can ask
+what torch's ``_current_graph_task_id`` and ``_will_engine_execute_node`` answer;
+``register_multi_grad_hook`` is built on them, as torch builds it.
 """
 
 from __future__ import annotations
@@ -336,6 +340,109 @@ def _modified_message(t: Tensor, expected: int, output_of: Node | None = None) -
         "one of the variables needed for gradient computation has been modified by an inplace operation: "
         f"{desc}{where} is at version {t._vc.value}; expected version {expected} instead. {ANOMALY_HINT}"
     )
+
+
+class GraphTask:
+    """One backward call (torch's GraphTask) as hooks see it: its id, the nodes reachable from its
+    roots, and which of them run (``needed`` None: all; else those needed or ``captured``)."""
+
+    __slots__ = ("id", "roots", "reached", "needed", "captured")
+    _ids = itertools.count()
+
+    def __init__(self, roots: list, reached: dict, needed: set | None, captured: dict) -> None:
+        self.id = next(GraphTask._ids)
+        self.roots, self.reached, self.needed, self.captured = roots, reached, needed, captured
+
+    def will_execute(self, node: Node) -> bool:
+        """torch's ``_will_engine_execute_node``: reached, and run or captured by this call."""
+        if node not in self.reached and node not in self.roots:
+            return False
+        if self.needed is None or node in self.needed:
+            return True
+        if node not in self.captured:
+            return False
+        if all(n is None for n, _ in node._next):  # torch: topological_nr 0, a leaf's node
+            raise RuntimeError(
+                "A leaf node was passed to _will_engine_execute_node but we are currently running "
+                "autograd.grad(). This is currently not supported."
+            )
+        return True
+
+
+class _Tasks(threading.local):
+    def __init__(self) -> None:
+        self.stack: list[GraphTask] = []  # the running backward calls, innermost (reentrant) last
+
+
+graph_tasks = _Tasks()
+
+
+def _current_task() -> GraphTask:
+    if not graph_tasks.stack:
+        raise AssertionError("expected this hook to be called inside a backward call")
+    return graph_tasks.stack[-1]
+
+
+def _grad_fn_or_grad_acc(t: Tensor) -> Node:
+    node = t.grad_fn if t.grad_fn is not None or not t.requires_grad else t._grad_accumulator()
+    if node is None:
+        raise AssertionError("Expected gradient function to be set")
+    return node
+
+
+class _MultiHandle(RemovableHandle):
+    """The handle of a multi-grad hook: removes the hook from every tensor it was registered on."""
+
+    def __init__(self, handles: tuple[RemovableHandle, ...]) -> None:
+        self.handles = handles
+
+    def remove(self) -> None:
+        for handle in self.handles:
+            handle.remove()
+
+    def __getstate__(self) -> tuple[RemovableHandle, ...]:
+        return self.handles
+
+    def __setstate__(self, state: tuple[RemovableHandle, ...]) -> None:
+        self.handles = state
+
+
+def register_multi_grad_hook(tensors: Any, fn: Callable, *, mode: str = "all") -> RemovableHandle:
+    """``fn`` called once per backward call: in mode "all" with every tensor's gradient (None for
+    those the call does not compute) once the last one the call computes is ready; in mode "any"
+    with the first gradient computed. Built, as torch's, on one tensor hook per tensor."""
+    supported_modes = ("all", "any")
+    if mode not in supported_modes:
+        raise ValueError(f"Expects mode to be one of {supported_modes} but got {mode}")
+    if mode == "any":
+        ran: set[int] = set()
+
+        def first(grad: Tensor) -> None:
+            task = _current_task().id
+            if task not in ran:
+                ran.add(task)
+                fn(grad)
+
+        return _MultiHandle(tuple(t.register_hook(first) for t in tensors if t.requires_grad))
+    nodes = [_grad_fn_or_grad_acc(t) for t in tensors]
+    buffers: dict[int, list] = {}  # per backward call: the gradients so far
+    expected: dict[int, int] = {}  # per backward call: how many of the tensors' nodes it runs
+
+    def inner(idx: int) -> Callable:
+        def hook(grad: Tensor) -> None:
+            task = _current_task()
+            if task.id not in buffers:
+                buffers[task.id] = [None] * len(nodes)
+                expected[task.id] = sum(map(task.will_execute, nodes))
+            buffers[task.id][idx] = grad
+            expected[task.id] -= 1
+            if expected[task.id] == 0:
+                del expected[task.id]
+                fn(buffers.pop(task.id))
+
+        return hook
+
+    return _MultiHandle(tuple(t.register_hook(inner(i)) for i, t in enumerate(tensors)))
 
 
 class GraphRoot(Node):

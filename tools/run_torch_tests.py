@@ -117,8 +117,20 @@ def load(path: Path, backend: str) -> types.ModuleType:
     if backend == "impl":
         for name in ("gradcheck", "gradgradcheck"):  # the harness's wrappers call real torch's
             if name in ns:
-                ns[name] = Missing(f"torch.autograd.{name}")
+                ns[name] = with_harness_defaults(getattr(importlib.import_module("impl.autograd"), name))
     return module
+
+
+def with_harness_defaults(check: Any) -> Any:
+    """``check`` (impl's gradcheck or gradgradcheck) with the defaults the harness's wrappers of
+    torch's give it (``check_batched_grad`` and ``fast_mode`` True unless passed)."""
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        for key in ("check_batched_grad", "fast_mode"):
+            kwargs[key] = True if kwargs.get(key) is None else kwargs[key]
+        return check(*args, **kwargs)
+
+    return wrapper
 
 
 def to_real(obj: Any, impl: types.ModuleType, torch: types.ModuleType) -> Any:

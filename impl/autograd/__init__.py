@@ -37,6 +37,8 @@ __all__ = [
     "inference_mode",
     "is_grad_enabled",
     "graph",
+    "gradcheck",  # bound by impl's package, which imports impl.autograd.gradcheck
+    "gradgradcheck",
 ]
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from impl import _grad_mode as grad_mode
-from impl._graph import MAX_SEQUENCE_NR, Node, input_meta
+from impl._graph import MAX_SEQUENCE_NR, GraphTask, Node, graph_tasks, input_meta
 from impl._layout import is_expandable_to, non_overlapping_and_dense, strided_array
 from impl._ops import views
 from impl._ops.table import apply
@@ -229,9 +229,14 @@ def execute(
     for node in roots:
         if deps.get(node, 0) == 0:
             heapq.heappush(ready, (-node._sequence_nr, next(counter), node))
-    with grad_mode.set_grad_enabled(create_graph):
-        lone_root = roots[0] if len(root_edges) == 1 else None
-        _run(ready, counter, buffers, deps, needed, captures, captured, keep_graph, lone_root)
+    tasks = graph_tasks.stack
+    tasks.append(GraphTask(roots, deps, needed, captures))
+    try:
+        with grad_mode.set_grad_enabled(create_graph):
+            lone_root = roots[0] if len(root_edges) == 1 else None
+            _run(ready, counter, buffers, deps, needed, captures, captured, keep_graph, lone_root)
+    finally:
+        tasks.pop()
     return captured
 
 
