@@ -22,7 +22,7 @@ from typing import Any
 
 from impl._creation import empty, rand, randn_like, zeros, zeros_like
 from impl._graph import Node, input_meta
-from impl._ops.functions import stack
+from impl._ops.stacking import stack
 from impl._random import Generator
 from impl._tensor import Tensor
 from impl.autograd import grad as _grad
