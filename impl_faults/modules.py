@@ -166,9 +166,9 @@ def zero_grad_ignores_set_to_none() -> Iterator[None]:
 def bce_mean_backward_not_averaged() -> Iterator[None]:
     """The backward of BCELoss and BCEWithLogitsLoss with ``reduction='mean'`` is not divided by
     the number of elements."""
-    from impl.nn import _ops
+    from impl.nn import _losses
 
-    with patched(_ops, "_scale_back", lambda _orig: lambda grad, c, name="self": grad):
+    with patched(_losses, "_scale_back", lambda _orig: lambda grad, c, name="self": grad):
         yield
 
 
@@ -176,7 +176,7 @@ def bce_mean_backward_not_averaged() -> Iterator[None]:
 def soft_cross_entropy_mean_over_elements() -> Iterator[None]:
     """CrossEntropyLoss with class-probability targets and ``reduction='mean'`` divides the summed
     loss by the number of elements instead of the number of rows (``numel // classes``)."""
-    from impl.nn import _ops
+    from impl.nn import _losses
     from impl.nn import functional as F
 
     def make(original: Callable) -> Callable:
@@ -184,7 +184,7 @@ def soft_cross_entropy_mean_over_elements() -> Iterator[None]:
             if code != 1:
                 return original(logp, target, weight, code, *rest)
             total = original(logp, target, weight, 2, *rest)
-            return _ops.apply(_ops.DIV_SCALAR, total, other=logp.numel())
+            return _losses.apply(_losses.DIV_SCALAR, total, other=logp.numel())
 
         return probabilities
 
@@ -196,7 +196,7 @@ def soft_cross_entropy_mean_over_elements() -> Iterator[None]:
 def mse_sum_backward_averaged() -> Iterator[None]:
     """The backward of MSELoss with ``reduction='sum'`` is divided by the number of elements, as
     for 'mean' (the reduction code tested for non-zero instead of 'mean')."""
-    from impl.nn import _ops
+    from impl.nn import _losses
 
     def make(original: Callable) -> Callable:
         def grad(g: Any, c: Any) -> Any:
@@ -204,7 +204,7 @@ def mse_sum_backward_averaged() -> Iterator[None]:
 
         return grad
 
-    with derivative_replaced(_ops.MSE_LOSS, "self", make):
+    with derivative_replaced(_losses.MSE_LOSS, "self", make):
         yield
 
 
@@ -212,7 +212,7 @@ def mse_sum_backward_averaged() -> Iterator[None]:
 def nll_backward_ignores_row_gradients() -> Iterator[None]:
     """The backward of NLLLoss (and CrossEntropyLoss with class indices) with ``reduction='none'``
     spreads the first row's incoming gradient over every row instead of each row's own."""
-    from impl.nn import _ops
+    from impl.nn import _losses
 
     def make(original: Callable) -> Callable:
         def backward(xp: Any, g: Any, x: Any, **options: Any) -> Any:
@@ -222,7 +222,7 @@ def nll_backward_ignores_row_gradients() -> Iterator[None]:
 
         return backward
 
-    with patched(_ops.NLL_LOSS_BACKWARD, "forward", make):
+    with patched(_losses.NLL_LOSS_BACKWARD, "forward", make):
         yield
 
 
@@ -247,7 +247,7 @@ def l1_sum_averaged() -> Iterator[None]:
 def bce_logits_target_grad_sign() -> Iterator[None]:
     """The gradient of BCEWithLogitsLoss (without pos_weight) with respect to its target is ``x``
     instead of ``-x``."""
-    from impl.nn import _ops
+    from impl.nn import _losses
 
     def make(original: Callable) -> Callable:
         def grad(g: Any, c: Any) -> Any:
@@ -255,7 +255,7 @@ def bce_logits_target_grad_sign() -> Iterator[None]:
 
         return grad
 
-    with derivative_replaced(_ops.BCE_WITH_LOGITS, "target", make):
+    with derivative_replaced(_losses.BCE_WITH_LOGITS, "target", make):
         yield
 
 
@@ -497,7 +497,7 @@ def leaky_relu_module_ignores_inplace() -> Iterator[None]:
 def gelu_double_backward_drops_curvature() -> Iterator[None]:
     """GELU's second derivative is ``2 * pdf`` without the ``- x^2 * pdf`` term of
     FunctionsManual's gelu_double_backward (approximate='none')."""
-    from impl.nn import _activation_ops as ops
+    from impl.nn import _activations as ops
 
     def make(original: Callable) -> Callable:
         def double_backward(ggi: Any, go: Any, x: Any, approximate: str) -> Any:
@@ -516,7 +516,7 @@ def gelu_double_backward_drops_curvature() -> Iterator[None]:
 def elu_inplace_negative_alpha_accepted() -> Iterator[None]:
     """The backward of an in-place ELU with a negative alpha computes a gradient from the result
     instead of raising torch's RuntimeError (the result no longer tells the input's sign)."""
-    from impl.nn import _activation_ops as ops
+    from impl.nn import _activations as ops
 
     def make(original: Callable) -> Callable:
         def elu_backward(grad: Any, x: Any, alpha: float, *args: Any, **kwargs: Any) -> Any:
@@ -534,7 +534,7 @@ def elu_inplace_negative_alpha_accepted() -> Iterator[None]:
 @fault({"MOD-007": ": value"})
 def softplus_not_divided_by_beta() -> Iterator[None]:
     """Softplus below its threshold is ``log(1 + exp(beta x))``, not divided by ``beta``."""
-    from impl.nn import _activation_ops as ops
+    from impl.nn import _activations as ops
 
     def forward(xp: Any, x: Any, beta: float, threshold: float) -> Any:
         return xp.where(x * beta > threshold, x, xp.log1p(xp.exp(x * beta)))
@@ -547,7 +547,7 @@ def softplus_not_divided_by_beta() -> Iterator[None]:
 def hardtanh_grad_passes_at_bounds() -> Iterator[None]:
     """Hardtanh's gradient passes at ``x == min_val`` and ``x == max_val`` (open bounds) where
     torch's hardtanh_backward gives 0."""
-    from impl.nn import _activation_ops as ops
+    from impl.nn import _activations as ops
 
     def forward(xp: Any, g: Any, x: Any, min_val: float, max_val: float) -> Any:
         return xp.where((x < min_val) | (x > max_val), xp.zeros((), g.dtype), g)
@@ -656,7 +656,7 @@ def nll_mean_counts_ignored_targets() -> Iterator[None]:
     """NLLLoss (and CrossEntropyLoss with class indices) with ``reduction='mean'`` divides by the
     total weight of every target, the ignored ones included (so all targets ignored give 0, not
     NaN)."""
-    from impl.nn import _ops
+    from impl.nn import _losses
 
     def coefficients(xp: Any, target: Any, weight: Any, ignore_index: int, reduction: int, classes: int,
                      dtype: Any) -> Any:
@@ -670,7 +670,7 @@ def nll_mean_counts_ignored_targets() -> Iterator[None]:
         coef[xp.arange(t.shape[0]), safe] = -w * keep
         return coef
 
-    with patched(_ops, "_nll_coefficients", lambda _orig: coefficients):
+    with patched(_losses, "_nll_coefficients", lambda _orig: coefficients):
         yield
 
 
@@ -698,16 +698,16 @@ def label_smoothing_ignored_for_class_indices() -> Iterator[None]:
 def bce_log_not_clamped() -> Iterator[None]:
     """BCELoss takes the logs of its input unclamped, so an input of exactly 0 or 1 gives an
     infinite (or NaN) loss where torch clamps each log at -100."""
-    from impl.nn import _ops
+    from impl.nn import _losses
 
     def forward(xp: Any, x: Any, t: Any, weight: Any, reduction: int) -> Any:
         with np.errstate(divide="ignore", invalid="ignore"):
             loss = -(t * xp.log(x) + (1 - t) * xp.log(1 - x))
         if weight is not None:
             loss = loss * weight._data
-        return _ops._reduce_array(xp, loss.astype(x.dtype), reduction)
+        return _losses._reduce_array(xp, loss.astype(x.dtype), reduction)
 
-    with patched(_ops.BINARY_CROSS_ENTROPY, "forward", lambda _orig: forward):
+    with patched(_losses.BINARY_CROSS_ENTROPY, "forward", lambda _orig: forward):
         yield
 
 
@@ -715,7 +715,7 @@ def bce_log_not_clamped() -> Iterator[None]:
 def pos_weight_scales_negative_targets() -> Iterator[None]:
     """BCEWithLogitsLoss multiplies the whole log-sigmoid term by ``pos_weight``, for negative
     targets too, instead of by ``1 + (pos_weight - 1) * target``."""
-    from impl.nn import _ops
+    from impl.nn import _losses
 
     def make(original: Callable) -> Callable:
         def forward(xp: Any, x: Any, t: Any, weight: Any, pos_weight: Any, reduction: int) -> Any:
@@ -723,11 +723,11 @@ def pos_weight_scales_negative_targets() -> Iterator[None]:
                 return original(xp, x, t, weight, pos_weight, reduction)
             loss = (1 - t) * x + pos_weight._data * (xp.log1p(xp.exp(-xp.abs(x))) + xp.maximum(-x, 0))
             loss = loss if weight is None else loss * weight._data
-            return _ops._reduce_array(xp, loss.astype(x.dtype), reduction)
+            return _losses._reduce_array(xp, loss.astype(x.dtype), reduction)
 
         return forward
 
-    with patched(_ops.BCE_WITH_LOGITS, "forward", make):
+    with patched(_losses.BCE_WITH_LOGITS, "forward", make):
         yield
 
 
@@ -760,7 +760,7 @@ def dropout_inplace_ignored() -> Iterator[None]:
 def elu_grad_at_zero_passes() -> Iterator[None]:
     """ELU's gradient at exactly 0 is the incoming gradient (the linear side, ``x >= 0``) where
     torch's elu_backward takes the exponential side's ``alpha`` (``x <= 0``)."""
-    from impl.nn import _activation_ops as ops
+    from impl.nn import _activations as ops
 
     def make(original: Callable) -> Callable:
         def forward(xp: Any, g: Any, x: Any, alpha: float, scale: float, **options: Any) -> Any:

@@ -19,7 +19,7 @@ from impl._signatures import invalid_call
 from impl._tensor import Tensor
 from impl._xp import to_numpy
 from impl.dtypes import legacy_name
-from impl.nn import _ops
+from impl.nn import _activations, _losses
 from impl.nn._activations import (  # noqa: F401  (re-exported)
     _float_only,
     elu,
@@ -115,8 +115,8 @@ def leaky_relu(input: Tensor, negative_slope: float = 0.01, inplace: bool = Fals
         raise invalid_call(leaky_relu, locals(), "leaky_relu_" if inplace else "leaky_relu")
     _float_only(input, "leaky_relu_cpu")
     if inplace:
-        return apply_inplace(_ops.LEAKY_RELU_INPLACE, input, negative_slope=negative_slope)
-    return apply(_ops.LEAKY_RELU, input, negative_slope=negative_slope)
+        return apply_inplace(_activations.LEAKY_RELU_INPLACE, input, negative_slope=negative_slope)
+    return apply(_activations.LEAKY_RELU, input, negative_slope=negative_slope)
 
 
 def leaky_relu_(input: Tensor, negative_slope: float = 0.01) -> Tensor:
@@ -135,10 +135,11 @@ def threshold_(input: Tensor, threshold: float, value: float) -> Tensor:
 
 def _threshold(input: Tensor, limit: float, value: float, inplace: bool) -> Tensor:
     if not inplace:
-        return apply(_ops.THRESHOLD, input, threshold=limit, value=value)
+        return apply(_activations.THRESHOLD, input, threshold=limit, value=value)
     check_inplace(input)
     original = input.clone() if grad_mode.is_recording() and input.requires_grad else None
-    return apply_inplace(_ops.THRESHOLD_INPLACE, input, threshold=limit, value=value, original=original)
+    op = _activations.THRESHOLD_INPLACE
+    return apply_inplace(op, input, threshold=limit, value=value, original=original)
 
 
 def sigmoid(input: Tensor) -> Tensor:
@@ -192,9 +193,9 @@ def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool 
 
 # -- losses -----------------------------------------------------------------------------------
 def _reduction_code(reduction: str) -> int:
-    if reduction not in _ops.REDUCTIONS:
+    if reduction not in _losses.REDUCTIONS:
         raise ValueError(f"{reduction} is not a valid value for reduction")
-    return _ops.REDUCTIONS[reduction]
+    return _losses.REDUCTIONS[reduction]
 
 
 def _legacy_reduction(size_average: bool | None, reduce: bool | None, reduction: str) -> str:
@@ -242,7 +243,7 @@ def mse_loss(
     if weight is not None:
         return _reduce(weight * (input - target) ** 2, reduction)
     input, target = _broadcast_pair(input, target)
-    return apply(_ops.MSE_LOSS, input, target, reduction=_reduction_code(reduction))
+    return apply(_losses.MSE_LOSS, input, target, reduction=_reduction_code(reduction))
 
 
 def _broadcast_pair(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
@@ -330,7 +331,7 @@ def nll_loss(
         if weight is not None
         else _creation.ones(classes, dtype=input.dtype, device=input.device)
     )
-    out = apply(_ops.NLL_LOSS, flat, target=t, weight=w, ignore_index=ignore_index, reduction=code)
+    out = apply(_losses.NLL_LOSS, flat, target=t, weight=w, ignore_index=ignore_index, reduction=code)
     if code == 0 and input.dim() > 2:
         out = out.reshape(none_shape) if none_shape else out.reshape(())
     return out
@@ -382,8 +383,8 @@ def cross_entropy(
         return loss
     smooth = _smooth_term(logp, target, weight, ignore_index, code, class_dim)
     classes = logp.shape[class_dim]
-    return apply(_ops.MUL_SCALAR, loss, other=1 - label_smoothing) + apply(
-        _ops.MUL_SCALAR, smooth, other=label_smoothing / classes
+    return apply(_losses.MUL_SCALAR, loss, other=1 - label_smoothing) + apply(
+        _losses.MUL_SCALAR, smooth, other=label_smoothing / classes
     )
 
 
@@ -407,7 +408,7 @@ def _cross_entropy_probabilities(
     if code == 1 and logp.numel() == 0:
         return -terms.sum().fill_(float("nan"))
     total = -terms.sum()
-    return total if code == 2 else apply(_ops.DIV_SCALAR, total, other=logp.numel() // classes)
+    return total if code == 2 else apply(_losses.DIV_SCALAR, total, other=logp.numel() // classes)
 
 
 def _smooth_term(
@@ -451,7 +452,7 @@ def binary_cross_entropy(
     if weight is not None and weight.requires_grad:
         raise RuntimeError(_not_differentiable("binary_cross_entropy", "weight"))
     w = weight.expand(tuple(input.shape)) if weight is not None else None
-    return apply(_ops.BINARY_CROSS_ENTROPY, input, target, weight=w, reduction=code)
+    return apply(_losses.BINARY_CROSS_ENTROPY, input, target, weight=w, reduction=code)
 
 
 def _not_differentiable(function: str, argument: str) -> str:
@@ -481,4 +482,4 @@ def binary_cross_entropy_with_logits(
             raise RuntimeError(_not_differentiable("binary_cross_entropy_with_logits", argument))
     w = weight.expand(tuple(input.shape)) if weight is not None else None
     pw = pos_weight.expand(tuple(input.shape)) if pos_weight is not None else None
-    return apply(_ops.BCE_WITH_LOGITS, input, target, weight=w, pos_weight=pw, reduction=code)
+    return apply(_losses.BCE_WITH_LOGITS, input, target, weight=w, pos_weight=pw, reduction=code)

@@ -1,9 +1,6 @@
-"""Differentiable ops that nn.functional needs and the core op table does not declare (yet).
-
-Each is declared with the engine's own mechanism (``impl._ops.table.OpDef``): forward on the
-array namespace, one backward formula per differentiable input written with Tensor ops (so
-``create_graph`` works), what each formula uses (that is what gets saved), and torch's grad_fn
-name. They are candidates to move into the op table.
+"""The losses of nn.functional as ops: mse_loss, binary_cross_entropy (with logits too) and
+nll_loss (with nll_loss_backward for the next order), with torch's reductions and grad_fn names;
+and the Scalar overloads torch's C++ losses divide and multiply by (DivBackward1, MulBackward1).
 """
 
 from __future__ import annotations
@@ -11,10 +8,8 @@ from __future__ import annotations
 from typing import Any
 
 from impl import _creation
-from impl._ops.elementwise import zero_grad
 from impl._ops.table import D, OpDef, apply
-from impl._ops.unary_math import threshold_backward
-from impl.nn._activation_ops import computed, log_sigmoid_backward
+from impl.nn._activations import LOG_SIGMOID
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 EPSILON = 1e-12  # torch's clamp of x*(1-x) in binary_cross_entropy's backward
@@ -36,82 +31,6 @@ def _scale_back(grad: Any, c: Any, name: str = "self") -> Any:
             numel *= s
         return grad / numel
     return grad
-
-
-# -- activations ------------------------------------------------------------------------------
-def _leaky_relu_fwd(xp: Any, a: Any, negative_slope: float) -> Any:
-    return xp.where(a > 0, a, a * negative_slope).astype(a.dtype)
-
-
-LEAKY_RELU_BACKWARD = OpDef(
-    "LeakyReluBackwardBackward0",
-    lambda xp, g, a, negative_slope: xp.where(a > 0, g, g * negative_slope).astype(g.dtype),
-    ("grad_output", "self"),
-    {
-        "grad_output": D(
-            "self negative_slope", lambda gg, c: leaky_relu_backward(gg, c.self, c.negative_slope)
-        ),
-        "self": D("", zero_grad),
-    },
-    iterator_operands=("self", "grad_output"),  # torch's order: self first
-)
-"""ATen's leaky_relu_backward (what LeakyReluBackward0/1 compute), an op so create_graph has it."""
-
-NEGATIVE_SLOPE_INPLACE = (
-    "In-place leakyReLu backward calculation is triggered with a negative slope which is not supported. "
-    "This is caused by calling in-place forward function with a negative slope, please call out-of-place "
-    "version instead. File an issue at https://github.com/pytorch/pytorch if you do require supporting "
-    "in-place leakRelu backward calculation with negative slope"
-)
-
-
-def leaky_relu_backward(grad: Any, self: Any, negative_slope: float, self_is_result: bool = False) -> Any:
-    """``grad`` where ``self > 0``, ``grad * negative_slope`` elsewhere; from the result of the
-    in-place form only for a non-negative slope (torch's check, made at backward time)."""
-    if self_is_result and negative_slope < 0:
-        raise RuntimeError(NEGATIVE_SLOPE_INPLACE)
-    return apply(LEAKY_RELU_BACKWARD, grad, self, negative_slope=negative_slope)
-
-
-LEAKY_RELU = OpDef(
-    "LeakyReluBackward0",
-    _leaky_relu_fwd,
-    derivatives={
-        "self": D("self negative_slope", lambda g, c: leaky_relu_backward(g, c.self, c.negative_slope))
-    },
-    iterator_operands=("self",),
-)
-LEAKY_RELU_INPLACE = OpDef(
-    "LeakyReluBackward1",
-    _leaky_relu_fwd,
-    derivatives={
-        "self": D(
-            "result negative_slope", lambda g, c: leaky_relu_backward(g, c.result, c.negative_slope, True)
-        )
-    },
-)
-"""leaky_relu_: the gradient is read off the result (the input is overwritten)."""
-
-
-def _threshold_fwd(xp: Any, a: Any, threshold: float, value: float, **_: Any) -> Any:
-    return xp.where(a <= threshold, xp.asarray(value, dtype=a.dtype), a)
-
-
-THRESHOLD = OpDef(
-    "ThresholdBackward0",
-    _threshold_fwd,
-    derivatives={"self": D("self threshold", lambda g, c: threshold_backward(g, c.self, c.threshold))},
-    iterator_operands=("self",),
-)
-THRESHOLD_INPLACE = OpDef(
-    "ThresholdBackward1",
-    _threshold_fwd,
-    derivatives={
-        "self": D("original threshold", lambda g, c: threshold_backward(g, c.original, c.threshold))
-    },
-)
-"""threshold_: torch saves a clone of the input made before the write (``original``, recorded as
-CloneBackward0), so later writes to the result do not invalidate it."""
 
 
 # -- arithmetic -------------------------------------------------------------------------------
@@ -202,20 +121,6 @@ BINARY_CROSS_ENTROPY = OpDef(
     },
 )
 """``weight`` is an attribute, not an input: torch's node has edges for self and target only."""
-
-
-@computed
-def _log_sigmoid_fwd(xp: Any, x: Any) -> Any:
-    """``min(x, 0) - log1p(exp(-|x|))`` (the half types in float32: logsigmoid(25) is -0.0)."""
-    return xp.minimum(x, 0) - xp.log1p(xp.exp(-xp.abs(x)))
-
-
-LOG_SIGMOID = OpDef(
-    "LogSigmoidBackward0",
-    _log_sigmoid_fwd,
-    derivatives={"self": D("self", lambda g, c: log_sigmoid_backward(g, c.self))},
-    iterator_operands=("self",),
-)
 
 
 def _bce_logits_fwd(xp: Any, x: Any, t: Any, weight: Any, pos_weight: Any, reduction: int) -> Any:
