@@ -87,8 +87,8 @@ class LRScheduler:
                     raise KeyError(
                         f"param 'initial_lr' is not specified in param_groups[{i}] when resuming scheduler "
                         "with last_epoch >= 0.\nThis typically happens when:\n1. You're trying to resume "
-                        "training from a checkpoint but haven't properly loaded the optimizer state\n2. You're "
-                        "using last_epoch >= 0 for a fresh training run (not recommended)"
+                        "training from a checkpoint but haven't properly loaded the optimizer state\n"
+                        "2. You're using last_epoch >= 0 for a fresh training run (not recommended)"
                     )
         self.base_lrs: list[Any] = _group_values(optimizer, "initial_lr")
         self.last_epoch = last_epoch
@@ -194,7 +194,8 @@ class LambdaLR(LRScheduler):
             self.lr_lambdas = [lr_lambda] * len(optimizer.param_groups)
         else:
             if len(lr_lambda) != len(optimizer.param_groups):
-                raise ValueError(f"Expected {len(optimizer.param_groups)} lr_lambdas, but got {len(lr_lambda)}")
+                groups = len(optimizer.param_groups)
+                raise ValueError(f"Expected {groups} lr_lambdas, but got {len(lr_lambda)}")
             self.lr_lambdas = list(lr_lambda)
         super().__init__(optimizer, last_epoch)
 
@@ -216,13 +217,16 @@ class LambdaLR(LRScheduler):
 
     def get_lr(self) -> list[Any]:
         self._warn_outside_step()
-        return [base_lr * fn(self.last_epoch) for fn, base_lr in zip(self.lr_lambdas, self.base_lrs, strict=True)]
+        lambdas = zip(self.lr_lambdas, self.base_lrs, strict=True)
+        return [base_lr * fn(self.last_epoch) for fn, base_lr in lambdas]
 
 
 class StepLR(LRScheduler):
     """lr multiplied by gamma every step_size epochs."""
 
-    def __init__(self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1) -> None:
+    def __init__(
+        self, optimizer: Optimizer, step_size: int, gamma: float = 0.1, last_epoch: int = -1
+    ) -> None:
         self.step_size = step_size
         self.gamma = gamma
         super().__init__(optimizer, last_epoch)
@@ -251,11 +255,13 @@ class MultiStepLR(LRScheduler):
         self._warn_outside_step()
         if self.last_epoch not in self.milestones:
             return _group_values(self.optimizer, "lr")
-        return [group["lr"] * self.gamma ** self.milestones[self.last_epoch] for group in self.optimizer.param_groups]
+        times = self.milestones[self.last_epoch]
+        return [group["lr"] * self.gamma**times for group in self.optimizer.param_groups]
 
     def _get_closed_form_lr(self) -> list[Any]:
         milestones = sorted(self.milestones.elements())
-        return [base_lr * self.gamma ** bisect_right(milestones, self.last_epoch) for base_lr in self.base_lrs]
+        passed = bisect_right(milestones, self.last_epoch)
+        return [base_lr * self.gamma**passed for base_lr in self.base_lrs]
 
 
 class ExponentialLR(LRScheduler):
@@ -295,12 +301,13 @@ class CosineAnnealingLR(LRScheduler):
         if (self.last_epoch - 1 - t_max) % (2 * t_max) == 0:
             return [group["lr"] + (base_lr - eta_min) * (1 - math.cos(math.pi / t_max)) / 2
                     for base_lr, group in zip(self.base_lrs, groups, strict=True)]
-        return [(1 + math.cos(math.pi * self.last_epoch / t_max)) / (1 + math.cos(math.pi * (self.last_epoch - 1) / t_max))
-                * (group["lr"] - eta_min) + eta_min for group in groups]
+        epoch = self.last_epoch
+        ratio = (1 + math.cos(math.pi * epoch / t_max)) / (1 + math.cos(math.pi * (epoch - 1) / t_max))
+        return [ratio * (group["lr"] - eta_min) + eta_min for group in groups]
 
     def _get_closed_form_lr(self) -> list[Any]:
-        return [self.eta_min + (base_lr - self.eta_min) * (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
-                for base_lr in self.base_lrs]
+        cosine = 1 + math.cos(math.pi * self.last_epoch / self.T_max)
+        return [self.eta_min + (base_lr - self.eta_min) * cosine / 2 for base_lr in self.base_lrs]
 
 
 class ReduceLROnPlateau(LRScheduler):
@@ -463,11 +470,14 @@ class OneCycleLR(LRScheduler):
                 _phase(last, "initial_lr", "min_lr", "max_momentum", "max_momentum"),
             ]
         else:
-            self._schedule_phases = [warm_up, _phase(last, "max_lr", "min_lr", "base_momentum", "max_momentum")]
+            annealing = _phase(last, "max_lr", "min_lr", "base_momentum", "max_momentum")
+            self._schedule_phases = [warm_up, annealing]
         if pct_start < 0 or pct_start > 1 or not isinstance(pct_start, float):
             raise ValueError(f"Expected float between 0 and 1 pct_start, but got {pct_start}")
         if anneal_strategy not in ["cos", "linear"]:
-            raise ValueError(f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}")
+            raise ValueError(
+                f"anneal_strategy must be one of 'cos' or 'linear', instead got {anneal_strategy}"
+            )
         self._anneal_func_type = anneal_strategy
         max_lrs = _format_param("max_lr", self.optimizer, max_lr)
         if last_epoch == -1:
@@ -478,13 +488,15 @@ class OneCycleLR(LRScheduler):
         self.cycle_momentum = cycle_momentum
         if self.cycle_momentum:
             if "momentum" not in self.optimizer.defaults and "betas" not in self.optimizer.defaults:
-                raise ValueError("optimizer must support momentum or beta1 with `cycle_momentum` option enabled")
+                raise ValueError(
+                    "optimizer must support momentum or beta1 with `cycle_momentum` option enabled"
+                )
             self.use_beta1 = "betas" in self.optimizer.defaults
             max_momentums = _format_param("max_momentum", optimizer, max_momentum)
             base_momentums = _format_param("base_momentum", optimizer, base_momentum)
             if last_epoch == -1:
-                for m_momentum, b_momentum, group in zip(max_momentums, base_momentums, optimizer.param_groups,
-                                                         strict=True):
+                groups = optimizer.param_groups
+                for m_momentum, b_momentum, group in zip(max_momentums, base_momentums, groups, strict=True):
                     self._set_momentum(group, m_momentum)
                     group["max_momentum"] = m_momentum
                     group["base_momentum"] = b_momentum
@@ -517,7 +529,8 @@ class OneCycleLR(LRScheduler):
                     pct = (step_num - start_step) / (end_step - start_step)
                     lrs.append(self._anneal_func(group[phase["start_lr"]], group[phase["end_lr"]], pct))
                     if self.cycle_momentum:
-                        momentum = self._anneal_func(group[phase["start_momentum"]], group[phase["end_momentum"]], pct)
+                        start, end = group[phase["start_momentum"]], group[phase["end_momentum"]]
+                        momentum = self._anneal_func(start, end, pct)
                         self._set_momentum(group, momentum)
                     break
                 start_step = phase["end_step"]
