@@ -227,7 +227,8 @@ Indexed = tuple[int, dict]  # an event and its position in the compared events
 Found = tuple[str, str, str | None]  # (class, reason, the name lacked for "unsupported")
 OBSERVATION_CLASS = {"value": "value", "grad": "gradient", "graph": "graph", "layout": "layout",
                      "module": "module", "array": "value", "grad_mode": "flag", "hook": "hook",
-                     "state_dict": "module", "load_state_dict": "module", "result": "dtype"}
+                     "state_dict": "module", "load_state_dict": "module", "result": "dtype",
+                     "scheduler": "value"}
 
 
 def _by_step(events: list[dict]) -> dict[int, list[Indexed]]:
