@@ -12,6 +12,15 @@ from impl.optim._pointwise import add_scaled, add_scaled_, addcdiv_, addcmul_, l
 from impl.optim.optimizer import _check_options, _PerParameter, _step_count
 
 
+# RAdam rectifies its update once the approximated SMA length passes this
+RECTIFIED_ABOVE = 5.0
+
+
+def momentum_coefficient(beta1: float, step: float, momentum_decay: float) -> float:
+    """NAdam's mu_t = beta1 (1 - 0.96^(t psi) / 2), in torch's float arithmetic."""
+    return beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
+
+
 class _Moments(_PerParameter):
     """Adam's state (a step count and the moments, ``second`` naming the second) and its weight
     decay: the L2 penalty added to the gradient, or, decoupled, the parameter shrunk first."""
@@ -108,8 +117,8 @@ class NAdam(_Moments):
         step = state["step"].add_(1).item()
         bias_correction2 = 1 - beta2**step
         grad = self._decay(p, grad, group)
-        mu = beta1 * (1.0 - 0.5 * (0.96 ** (step * momentum_decay)))
-        mu_next = beta1 * (1.0 - 0.5 * (0.96 ** ((step + 1) * momentum_decay)))
+        mu = momentum_coefficient(beta1, step, momentum_decay)
+        mu_next = momentum_coefficient(beta1, step + 1, momentum_decay)
         mu_product = state["mu_product"].mul_(mu).item()  # a float32 tensor: rounded as torch's
         exp_avg, exp_avg_sq = self._moments(grad, group, state)
         denom = exp_avg_sq.div(bias_correction2).sqrt().add_(group["eps"])
@@ -150,7 +159,7 @@ class RAdam(_Moments):
         corrected = exp_avg / (1 - beta1**step)
         rho_inf = 2 / (1 - beta2) - 1
         rho_t = rho_inf - 2 * step * (beta2**step) / bias_correction2
-        if rho_t > 5.0:
+        if rho_t > RECTIFIED_ABOVE:
             rect = ((rho_t - 4) * (rho_t - 2) * rho_inf / ((rho_inf - 4) * (rho_inf - 2) * rho_t)) ** 0.5
             adaptive = (bias_correction2**0.5) / exp_avg_sq.sqrt().add_(group["eps"])
             add_scaled_(p, corrected * lr * adaptive * rect, -1.0)
