@@ -11,7 +11,6 @@ from impl._tensor import Tensor
 from impl.optim._pointwise import add_scaled, add_scaled_, addcdiv_, addcmul_, lerp_
 from impl.optim.optimizer import _check_options, _PerParameter, _step_count
 
-
 # RAdam rectifies its update once the approximated SMA length passes this
 RECTIFIED_ABOVE = 5.0
 
