@@ -1,6 +1,6 @@
 """Optimisers (oracle/rules/modules.py, family "optimisers"): generated few-step training loops
 (module tree + loss + optimiser steps + zero_grad) move the parameters as torch's do; parameters
-are compared after every step."""
+are compared after every step. Learning-rate schedulers set the learning rates torch's do."""
 
 from __future__ import annotations
 
@@ -18,13 +18,15 @@ from oracle.program import (
     Module,
     ModuleZeroGrad,
     Observe,
+    ObserveScheduler,
     Op,
     OptimizerStep,
     OptimizerZeroGrad,
     Program,
     Ref,
+    SchedulerStep,
 )
-from oracle.strategies import ModuleBuilder
+from oracle.strategies import PLATEAU_METRICS, SCHEDULER_OPTIONS, ModuleBuilder
 
 # Rule -> what impl does differently (strict xfails on the impl backend only; the goal is none).
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
@@ -36,12 +38,22 @@ _DEFAULT_EPS = (
     "torch's eps (1e-8) turns a gradient that rounding leaves near 0 into a whole lr step, whose sign the "
     "last bit decides: the loops draw WELL_CONDITIONED_EPS; tests/impl/test_impl_optim.py checks it"
 )
+ADAPTIVE = ("RMSprop", "Adagrad", "Adadelta")
+ADAM_VARIANTS = ("Adamax", "NAdam", "RAdam")
+SCHEDULERS = tuple(SCHEDULER_OPTIONS)
+
+
+def _optimizer_targets(*classes: str) -> coverage.Targets:
+    return coverage.Targets(coverage.keywords(*(f"optim.{cls}" for cls in classes)), _ZERO_GRADS,
+                            excluded={f"optim.{cls}(eps): default": _DEFAULT_EPS for cls in classes})
+
+
 COVERAGE: dict[str, coverage.Targets] = {
     "OPT-001": coverage.Targets(coverage.keywords("optim.SGD"), _ZERO_GRADS),
-    "OPT-002": coverage.Targets(
-        coverage.keywords("optim.Adam", "optim.AdamW"), _ZERO_GRADS,
-        excluded={f"optim.{cls}(eps): default": _DEFAULT_EPS for cls in ("Adam", "AdamW")},
-    ),
+    "OPT-002": _optimizer_targets("Adam", "AdamW"),
+    "OPT-003": _optimizer_targets(*ADAPTIVE),
+    "OPT-004": _optimizer_targets(*ADAM_VARIANTS),
+    "OPT-005": coverage.Targets(coverage.keywords(*(f"lr_scheduler.{cls}" for cls in SCHEDULERS))),
 }
 
 # Adam divides each gradient element by its running RMS plus eps. With torch's eps=1e-8 a float32
@@ -62,13 +74,16 @@ WELL_CONDITIONED_EPS = (0.1, 0.5)
 STABLE_SGD_LR = 0.01
 
 
-def training_loops(optimizers: tuple[str, ...]) -> st.SearchStrategy[Program]:
+def training_loops(
+    optimizers: tuple[str, ...], steps: tuple[int, int] = (2, 3)
+) -> st.SearchStrategy[Program]:
     """A Linear layer then a random tree on (2, 3) inputs, an MSE or L1 loss against a fixed
     target, an optimiser of ``optimizers`` over all parameters, then two or three steps of
     zero_grad (optimiser's or module's), forward, loss, backward, step, with every parameter
     observed after each step. At least two: what an optimiser carries from step to step (SGD's
     momentum buffer and its dampening, Adam's moments, step count and amsgrad maximum) and a
-    zero_grad between steps only act from the second step on; the first is observed too.
+    zero_grad between steps only act from the second step on; the first is observed too. RAdam
+    takes ``steps`` of at least six where it is drawn: its rectified update starts at the sixth.
 
     The layers have bounded gain (``ModuleBuilder.weights``): with PARAM_VALUES as they are, a
     tree of ten Linear layers multiplies values by up to 3**10, SGD's first step moves weights by
@@ -87,11 +102,8 @@ def training_loops(optimizers: tuple[str, ...]) -> st.SearchStrategy[Program]:
         b.add_module(Module(first, "Linear", [3, 3], params))
         net, out_shape = b.tree((2, 3), depth=2)
         optimizer = b.optimizer(b.params, b.pick(optimizers))
-        if b.steps[-1].cls != "SGD":
-            b.steps[-1].kwargs["eps"] = b.pick(WELL_CONDITIONED_EPS)
-        elif "lr" in b.steps[-1].kwargs:  # (torch's default, 0.001, is stable too)
-            b.steps[-1].kwargs["lr"] = STABLE_SGD_LR
-        for _ in range(draw(st.integers(2, 3))):
+        _well_conditioned(b)
+        for _ in range(draw(st.integers(*(steps if b.steps[-1].cls == "RAdam" else (2, 3))))):
             if b.coin():
                 b.steps.append(OptimizerZeroGrad(optimizer, b.coin()))
             else:
@@ -109,6 +121,69 @@ def training_loops(optimizers: tuple[str, ...]) -> st.SearchStrategy[Program]:
     return build()
 
 
+def _well_conditioned(b: ModuleBuilder) -> None:
+    """The drawn optimiser (the last step) given a well-conditioned eps or a stable lr."""
+    optimizer = b.steps[-1]
+    if optimizer.cls != "SGD":
+        optimizer.kwargs["eps"] = b.pick(WELL_CONDITIONED_EPS)
+    elif "lr" in optimizer.kwargs:  # (torch's default, 0.001, is stable too)
+        optimizer.kwargs["lr"] = STABLE_SGD_LR
+
+
+# one program in EVERY_FORM (the first drawn, whose choices are all the smallest) runs a scheduler
+# of every class in every form of SCHEDULER_OPTIONS (drawn one by one, the forms past the first of
+# a class were all but never drawn in the derandomized ci programs)
+EVERY_FORM = 4
+SCHEDULED_OPTIMIZERS = ("SGD", "Adam", "RMSprop", "NAdam", "Adagrad")
+
+
+@st.composite
+def scheduled_loops(draw: Any) -> Program:
+    """A Linear layer, its MSE loss summed, backward once; an optimiser over its parameters (one of
+    momentum or betas, for OneCycleLR to cycle, or Adagrad, which has neither) with a scheduler of
+    a drawn class and form, or one of each (``EVERY_FORM``); then six to eight rounds of the
+    optimiser's step and the scheduler's (mostly in torch's order, sometimes the scheduler first
+    in the first two rounds, which torch warns of once), a ReduceLROnPlateau stepped with a metric
+    of PLATEAU_METRICS, the others now and then with the deprecated epoch (their closed form);
+    each scheduler observed after each round (get_last_lr(), each group's lr, momentum and betas,
+    its state_dict), the parameters at the end."""
+    b = ModuleBuilder(draw, bounded_gain=True, smooth=True)
+    x = b.input((2, 3), requires_grad=False)
+    layer = b.fresh("m")
+    params = {"weight": b.weights((3, 3), fan_in=3), "bias": b.weights((3,))}
+    b.add_module(Module(layer, "Linear", [3, 3], params))
+    loss = b.loss(b.call(layer, [x], (2, 3)), "MSELoss")
+    if b.shapes[loss]:
+        total = b.fresh("t")
+        loss = b.bind(total, (), Op(total, "sum", [Ref(loss)]))
+    b.steps.append(Backward(loss))
+    rounds = draw(st.integers(6, 8))
+    if draw(st.integers(0, EVERY_FORM - 1)) == 0:
+        plans = [(cls, form) for cls in SCHEDULERS for form in SCHEDULER_OPTIONS[cls]]
+    else:
+        plans = [(b.pick(SCHEDULERS), None)]
+    scheduled = []
+    for cls, form in plans:
+        optimizer = b.optimizer(b.params, b.pick(SCHEDULED_OPTIMIZERS))
+        _well_conditioned(b)
+        scheduled.append((optimizer, b.scheduler(optimizer, cls, rounds, form), cls))
+    for i in range(rounds):
+        for optimizer, scheduler, cls in scheduled:
+            first = b.pick((False, False, False, True)) if i < 2 else False
+            if not first:
+                b.steps.append(OptimizerStep(optimizer))
+            if cls == "ReduceLROnPlateau":
+                b.steps.append(SchedulerStep(scheduler, metrics=b.pick(PLATEAU_METRICS)))
+            else:
+                closed = cls != "OneCycleLR" and b.pick((False, False, False, True))
+                b.steps.append(SchedulerStep(scheduler, epoch=i + 1 if closed else None))
+            if first:
+                b.steps.append(OptimizerStep(optimizer))
+            b.steps.append(ObserveScheduler(scheduler))
+    b.steps.extend(Observe(p) for p in b.params)
+    return b.program()
+
+
 @pytest.mark.rule("OPT-001")
 @settings(deadline=None)
 @given(program=training_loops(("SGD",)))
@@ -120,4 +195,25 @@ def test_sgd_steps(program: Program, backend: Backend, reference: Backend) -> No
 @settings(deadline=None)
 @given(program=training_loops(("Adam", "AdamW")))
 def test_adam_and_adamw_steps(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@pytest.mark.rule("OPT-003")
+@settings(deadline=None)
+@given(program=training_loops(ADAPTIVE))
+def test_rmsprop_adagrad_and_adadelta_steps(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@pytest.mark.rule("OPT-004")
+@settings(deadline=None)
+@given(program=training_loops(ADAM_VARIANTS, steps=(6, 7)))
+def test_adamax_nadam_and_radam_steps(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@pytest.mark.rule("OPT-005")
+@settings(deadline=None)
+@given(program=scheduled_loops())
+def test_schedulers_set_the_learning_rates(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)

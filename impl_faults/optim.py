@@ -1,4 +1,4 @@
-"""Planted faults that break optimisers (rules OPT-*)."""
+"""Planted faults that break optimisers and learning-rate schedulers (rules OPT-*)."""
 
 from __future__ import annotations
 
@@ -201,4 +201,234 @@ def sgd_default_lr_tenfold() -> Iterator[None]:
         return init
 
     with patched(SGD, "__init__", make):
+        yield
+
+
+# -- RMSprop, Adagrad, Adadelta (OPT-003) ---------------------------------------------------------
+@fault({"OPT-003": ": value"})
+def rmsprop_centered_term_dropped() -> Iterator[None]:
+    """Centered RMSprop divides by the root of the mean square alone, without subtracting the
+    squared running mean of the gradient (as plain RMSprop)."""
+    from impl.optim.adaptive import RMSprop
+
+    with option_replaced(RMSprop, "centered", lambda group: False):
+        yield
+
+
+@fault({"OPT-003": ": value"})
+def rmsprop_momentum_ignored() -> Iterator[None]:
+    """RMSprop with momentum steps along the scaled gradient of this step, not its momentum buffer."""
+    from impl.optim.adaptive import RMSprop
+
+    with option_replaced(RMSprop, "momentum", lambda group: 0):
+        yield
+
+
+@fault({"OPT-003": ": value"})
+def adagrad_lr_decay_off_by_one() -> Iterator[None]:
+    """Adagrad decays its lr by the step count (lr / (1 + t lr_decay)) instead of by the steps
+    before this one (lr / (1 + (t - 1) lr_decay)): its first step is already decayed."""
+    from impl.optim.adaptive import Adagrad
+
+    def make(original: Callable) -> Callable:
+        def update(self: Adagrad, p: Any, grad: Any, group: dict[str, Any], state: dict[str, Any]) -> None:
+            state["step"].add_(1)
+            original(self, p, grad, group, state)
+            state["step"].sub_(1)
+
+        return update
+
+    with patched(Adagrad, "_update", make):
+        yield
+
+
+@fault({"OPT-003": ": value"})
+def adagrad_initial_accumulator_ignored() -> Iterator[None]:
+    """Adagrad's sum of squares starts at zero whatever initial_accumulator_value says."""
+    import impl
+    from impl.optim.adaptive import Adagrad
+
+    def make(original: Callable) -> Callable:
+        def init_state(self: Adagrad, p: Any, group: dict[str, Any], state: dict[str, Any]) -> None:
+            original(self, p, group, state)
+            state["sum"] = impl.zeros_like(p)
+
+        return init_state
+
+    with patched(Adagrad, "_init_state", make):
+        yield
+
+
+@fault({"OPT-003": ": value"})
+def adadelta_rho_inverted() -> Iterator[None]:
+    """Adadelta keeps 1 - rho of its running averages (and adds rho of the new squares) instead of
+    keeping rho."""
+    from impl.optim.adaptive import Adadelta
+
+    with option_replaced(Adadelta, "rho", lambda group: 1 - group["rho"]):
+        yield
+
+
+# -- Adamax, NAdam, RAdam (OPT-004) ---------------------------------------------------------------
+@fault({"OPT-004": ": value"})
+def adamax_step_count_not_kept() -> Iterator[None]:
+    """Adamax's step count restarts at every step, so its bias correction is always the first
+    step's (1 - beta1) while the first moment runs on."""
+    from impl.optim.adam_variants import Adamax
+
+    def make(original: Callable) -> Callable:
+        def update(self: Adamax, p: Any, grad: Any, group: dict[str, Any], state: dict[str, Any]) -> None:
+            state["step"].zero_()
+            original(self, p, grad, group, state)
+
+        return update
+
+    with patched(Adamax, "_update", make):
+        yield
+
+
+@fault({"OPT-004": ": value"})
+def nadam_momentum_decay_off_by_one() -> Iterator[None]:
+    """NAdam's momentum coefficients run a step ahead: mu_t is computed at t + 1 (and the next
+    step's at t + 2), so the momentum decays one step early."""
+    from impl.optim import adam_variants
+
+    def make(original: Callable) -> Callable:
+        return lambda beta1, step, momentum_decay: original(beta1, step + 1, momentum_decay)
+
+    with patched(adam_variants, "momentum_coefficient", make):
+        yield
+
+
+@fault({"OPT-004": ": value"})
+def nadam_mu_product_not_kept() -> Iterator[None]:
+    """NAdam's running product of momentum coefficients restarts at 1 every step."""
+    from impl.optim.adam_variants import NAdam
+
+    def make(original: Callable) -> Callable:
+        def update(self: NAdam, p: Any, grad: Any, group: dict[str, Any], state: dict[str, Any]) -> None:
+            state["mu_product"].fill_(1.0)
+            original(self, p, grad, group, state)
+
+        return update
+
+    with patched(NAdam, "_update", make):
+        yield
+
+
+@fault({"OPT-004": ": value"})
+def radam_never_rectified() -> Iterator[None]:
+    """RAdam never switches to its rectified adaptive update: past the fifth step it still steps
+    by the bias-corrected first moment alone."""
+    from impl.optim import adam_variants
+
+    with patched(adam_variants, "RECTIFIED_ABOVE", lambda original: float("inf")):
+        yield
+
+
+@fault({"OPT-004": ": value"})
+def nadam_radam_decay_coupled() -> Iterator[None]:
+    """NAdam and RAdam with decoupled_weight_decay=True add the decay to the gradient (an L2
+    penalty) instead of shrinking the parameters directly."""
+    from impl.optim.adam_variants import NAdam, RAdam
+
+    with (option_replaced(NAdam, "decoupled_weight_decay", lambda group: False),
+          option_replaced(RAdam, "decoupled_weight_decay", lambda group: False)):
+        yield
+
+
+# -- learning-rate schedulers (OPT-005) -----------------------------------------------------------
+@fault({"OPT-005": "last_lr differs"})
+def onecycle_cos_anneals_linearly() -> Iterator[None]:
+    """OneCycleLR with anneal_strategy='cos' anneals the lr (and the momentum) along a straight
+    line, as 'linear' does."""
+    from impl.optim.lr_scheduler import OneCycleLR
+
+    def make(original: Callable) -> Callable:
+        def anneal(self: OneCycleLR, start: float, end: float, pct: float) -> float:
+            return (end - start) * pct + start
+
+        return anneal
+
+    with patched(OneCycleLR, "_anneal_func", make):
+        yield
+
+
+@fault({"OPT-005": "last_lr differs"})
+def reduce_on_plateau_cooldown_ignored() -> Iterator[None]:
+    """ReduceLROnPlateau counts bad epochs during its cooldown, so it reduces the lr again as soon
+    as the patience runs out, cooldown or not."""
+    from impl.optim.lr_scheduler import ReduceLROnPlateau
+
+    with patched(ReduceLROnPlateau, "in_cooldown", lambda original: property(lambda self: False)):
+        yield
+
+
+@fault({"OPT-005": "last_lr differs"})
+def multistep_repeated_milestone_once() -> Iterator[None]:
+    """MultiStepLR multiplies by gamma once at a milestone listed twice, instead of by gamma**2."""
+    from impl.optim.lr_scheduler import MultiStepLR
+
+    def make(original: Callable) -> Callable:
+        def get_lr(self: MultiStepLR) -> list:
+            counts = self.milestones
+            self.milestones = type(counts)(set(counts))
+            try:
+                return original(self)
+            finally:
+                self.milestones = counts
+
+        return get_lr
+
+    with patched(MultiStepLR, "get_lr", make):
+        yield
+
+
+@fault({"OPT-005": "last_lr differs"})
+def cosine_annealing_closed_form_every_step() -> Iterator[None]:
+    """CosineAnnealingLR computes every lr by its closed form from base_lr instead of torch's
+    recursive form from the current lr: the same schedule, rounded differently."""
+    from impl.optim.lr_scheduler import CosineAnnealingLR
+
+    def make(original: Callable) -> Callable:
+        def get_lr(self: CosineAnnealingLR) -> list:
+            return original(self) if self._is_initial else self._get_closed_form_lr()
+
+        return get_lr
+
+    with patched(CosineAnnealingLR, "get_lr", make):
+        yield
+
+
+@fault({"OPT-005": "expected 'Detected call of `lr_scheduler.step()` before `optimizer.step()`"})
+def scheduler_before_optimizer_not_warned() -> Iterator[None]:
+    """A scheduler stepped before its optimizer ever stepped does not warn that the first value of
+    the schedule is skipped."""
+    from impl.optim import lr_scheduler
+
+    def make(original: Callable) -> Callable:
+        def track(optimizer: Any) -> None:
+            original(optimizer)
+            optimizer._opt_called = True
+
+        return track
+
+    with patched(lr_scheduler, "_track_step_calls", make):
+        yield
+
+
+@fault({"OPT-005": "last_lr differs"})
+def lambda_lr_epoch_off_by_one() -> Iterator[None]:
+    """LambdaLR calls lr_lambda with the next epoch (last_epoch + 1) instead of last_epoch."""
+    from impl.optim.lr_scheduler import LambdaLR
+
+    def make(original: Callable) -> Callable:
+        def get_lr(self: LambdaLR) -> list:
+            self._warn_outside_step()
+            lambdas = zip(self.lr_lambdas, self.base_lrs, strict=True)
+            return [base * fn(self.last_epoch + 1) for fn, base in lambdas]
+
+        return get_lr
+
+    with patched(LambdaLR, "get_lr", make):
         yield

@@ -23,6 +23,7 @@ from oracle.program import (
     MODULES,
     OPS,
     OPTIMIZERS,
+    SCHEDULERS,
 )
 from oracle.state_dict_hooks import KINDS as STATE_DICT_HOOKS
 
@@ -55,7 +56,8 @@ def api() -> dict[str, list[str]]:
                "Module.parameters", "Module.load_state_dict",
                *(f"Module.{registration}" for registration, _, _ in STATE_DICT_HOOKS.values()),
                *(f"torch.nn.modules.module.register_module_{kind}_hook" for kind in GLOBAL_HOOK_FLAGS)],
-        "optim": [f"torch.optim.{cls}" for cls in OPTIMIZERS],
+        "optim": [*(f"torch.optim.{cls}" for cls in OPTIMIZERS),
+                  *(f"torch.optim.lr_scheduler.{cls}" for cls in SCHEDULERS)],
     }
     seen: set[str] = set()
     for area, names in areas.items():

@@ -47,6 +47,7 @@ from oracle.program import (
     CUSTOM_MODULES,
     FUNCTIONAL_APIS,
     FUNCTIONAL_KWARGS,
+    SCHEDULERS,
     AutogradFunctional,
     Backward,
     CallModule,
@@ -67,6 +68,7 @@ from oracle.program import (
     Program,
     Ref,
     RequiresGrad,
+    Scheduler,
     StateDict,
     StateDictHook,
     Step,
@@ -194,6 +196,8 @@ def _step_calls(index: int, step: Step, recorded: Any, nodes: dict[str, ModuleNo
         yield Call(index, f"nn.{node.cls}", {**bind_module(node), **bound, **kwargs})
     elif isinstance(step, Optimizer):
         yield Call(index, f"optim.{step.cls}", dict(step.kwargs))
+    elif isinstance(step, Scheduler):
+        yield Call(index, f"lr_scheduler.{step.cls}", dict(step.kwargs))
     elif isinstance(step, Backward):
         yield Call(index, "Tensor.backward", _given(gradient=step.gradient, retain_graph=step.retain_graph,
                                                       create_graph=step.create_graph, inputs=step.inputs))
@@ -434,6 +438,7 @@ EXCLUDED: dict[tuple[str, str], str] = {
     ("optim.", "fused"): "chooses torch's kernels, not the update",
     ("optim.", "capturable"): "for CUDA graph capture, not the update",
     ("optim.", "differentiable"): "for differentiating through the update, outside the optimiser rules",
+    ("lr_scheduler.", "last_epoch"): "resumes from a checkpoint: tests/impl/test_impl_optim_schedulers.py",
 }
 
 
@@ -443,6 +448,10 @@ def _module_method(name: str) -> Callable[[Any], Callable]:
 
 def _functional(api: str) -> Callable[[Any], Callable]:
     return lambda torch: getattr(torch.autograd.functional, api)
+
+
+def _scheduler(cls: str) -> Callable[[Any], Callable]:
+    return lambda torch: getattr(torch.optim.lr_scheduler, cls).__init__
 
 
 def _global_hook(on: str) -> Callable[[Any], Callable]:
@@ -455,6 +464,7 @@ PYTHON_APIS: dict[str, Callable[[Any], Callable]] = {
     "autograd.grad": lambda torch: torch.autograd.grad,
     **{f"autograd.functional.{api}": _functional(api) for api in FUNCTIONAL_APIS},
     "Optimizer.zero_grad": lambda torch: torch.optim.Optimizer.zero_grad,
+    **{f"lr_scheduler.{cls}": _scheduler(cls) for cls in SCHEDULERS},
     "torch.set_grad_enabled": lambda torch: torch.set_grad_enabled.__init__,
     "torch.inference_mode": lambda torch: torch.inference_mode.__init__,
     **{f"Module.{name}": _module_method(name) for name in (
@@ -516,7 +526,8 @@ def _python_parameters(api: str) -> tuple[Param, ...]:
     else:
         owner, name = api.split(".", 1)
         function = getattr(getattr(torch, owner), name).__init__
-    skip = 1 if api.startswith(("optim.", "Module.register", "nn.modules")) else 0  # params, hook
+    # the parameters, the hook, the optimizer
+    skip = 1 if api.startswith(("optim.", "Module.register", "nn.modules", "lr_scheduler.")) else 0
     return tuple(Param(p.name, (ANNOTATIONS.get((api, p.name)) or _annotation(p.annotation),), p.default)
                  for p in _parameters(function)[skip:])
 

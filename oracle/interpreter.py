@@ -70,6 +70,7 @@ from oracle.program import (
     ObserveLayout,
     ObserveModule,
     ObserveSaved,
+    ObserveScheduler,
     Op,
     Optimizer,
     OptimizerStep,
@@ -81,6 +82,8 @@ from oracle.program import (
     RequiresGrad,
     RetainGrad,
     SavedHooks,
+    Scheduler,
+    SchedulerStep,
     StateDict,
     StateDictHook,
     Step,
@@ -108,6 +111,12 @@ if TYPE_CHECKING:
 def plain(value: Any) -> Any:
     """``value`` as JSON holds it (what JSON cannot hold, as its repr)."""
     return json.loads(json.dumps(value, default=repr))
+
+
+def lr_lambda(body: str) -> Callable[[int], float]:
+    """LambdaLR's ``lr_lambda`` of a program: ``lambda epoch: <body>`` (``body`` one of the
+    program model's ``LR_LAMBDAS``, checked when the step was made)."""
+    return eval(f"lambda epoch: {body}")  # noqa: S307 - a fixed expression of LR_LAMBDAS
 
 
 def hook_function_name(hook: str) -> str:
@@ -572,6 +581,24 @@ class _Run:
 
     def _optimizer_zero_grad(self, s: OptimizerZeroGrad) -> None:
         self.names[s.optimizer].zero_grad(set_to_none=s.set_to_none)
+
+    def _scheduler(self, s: Scheduler) -> None:
+        kwargs = dict(s.kwargs)
+        if "lr_lambda" in kwargs:
+            kwargs["lr_lambda"] = lr_lambda(kwargs["lr_lambda"])
+        make = getattr(self.torch.optim.lr_scheduler, s.cls)
+        self.names[s.name] = make(self.names[s.optimizer], **kwargs)
+
+    def _scheduler_step(self, s: SchedulerStep) -> None:
+        self.names[s.scheduler].step(**s.kwargs())
+
+    def _observe_scheduler(self, s: ObserveScheduler) -> None:
+        scheduler = self.names[s.scheduler]
+        groups = [{k: group[k] for k in ("lr", "momentum", "betas") if k in group}
+                  for group in scheduler.optimizer.param_groups]
+        state = observed(lambda: plain(scheduler.state_dict()), self.torch)
+        self.trace.add("scheduler", self.step, name=s.scheduler, last_lr=plain(scheduler.get_last_lr()),
+                       groups=plain(groups), state=state)
 
     def _assign_attr(self, s: AssignAttr) -> None:
         value = self.names[s.value]

@@ -34,6 +34,8 @@ Vocabulary (one dataclass per step kind, ``kind`` is the JSON discriminator):
 ``observe_module``  record parameters, state_dict keys and training flags of a module
 ``optimizer``       ``torch.optim.<cls>(params, **kwargs)`` (or ``module.parameters()``);
                     ``optimizer_step``, ``optimizer_zero_grad``
+``scheduler``       ``torch.optim.lr_scheduler.<cls>(optimizer, **kwargs)``; ``scheduler_step``
+                    (with a metric, or an epoch); ``observe_scheduler`` records its learning rates
 ``assign_attr``     ``setattr(module, attr, value)``: tie a parameter, share a submodule
 ``observe_layout``  record ``stride()``, ``storage_offset()``, ``is_contiguous()``, ``_version``
 ``numpy_array``     make a numpy array; ``numpy_add`` writes into it; ``observe_array`` records it
@@ -824,7 +826,11 @@ class ObserveModule(Step):
         return [self.module]
 
 
-OPTIMIZERS = ("SGD", "Adam", "AdamW")
+OPTIMIZERS = ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam")
+SCHEDULERS = ("StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LambdaLR", "OneCycleLR",
+              "ReduceLROnPlateau")
+# LambdaLR's lr_lambda, as the program holds it: the body of ``lambda epoch: <body>``, one of these
+LR_LAMBDAS = ("0.9 ** epoch", "1 / (1 + epoch)", "max(0.1, 1 - epoch / 4)", "[1.0, 0.5, 0.25][epoch % 3]")
 
 
 @_step
@@ -877,6 +883,63 @@ class OptimizerZeroGrad(Step):
 
     def names_read(self) -> list[str]:
         return [self.optimizer]
+
+
+@_step
+@dataclass
+class Scheduler(Step):
+    """``name = torch.optim.lr_scheduler.<cls>(optimizer, **kwargs)``; LambdaLR's ``lr_lambda`` is
+    the body of ``lambda epoch: ...``, one of ``LR_LAMBDAS``."""
+
+    kind: ClassVar[str] = "scheduler"
+    name: str
+    cls: str
+    optimizer: str
+    kwargs: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.cls not in SCHEDULERS:
+            raise ValueError(f"unknown scheduler {self.cls!r}; known: {SCHEDULERS}")
+        if self.kwargs.get("lr_lambda", LR_LAMBDAS[0]) not in LR_LAMBDAS:
+            raise ValueError(f"lr_lambda is one of {LR_LAMBDAS}, not {self.kwargs['lr_lambda']!r}")
+
+    def names_read(self) -> list[str]:
+        return [self.optimizer]
+
+    def names_bound(self) -> list[str]:
+        return [self.name]
+
+
+@_step
+@dataclass
+class SchedulerStep(Step):
+    """``scheduler.step()``; ``scheduler.step(metrics)`` (ReduceLROnPlateau), ``step(epoch=...)``
+    (deprecated: the closed form, where a scheduler has one)."""
+
+    kind: ClassVar[str] = "scheduler_step"
+    scheduler: str
+    metrics: float | None = None
+    epoch: int | None = None
+
+    def names_read(self) -> list[str]:
+        return [self.scheduler]
+
+    def kwargs(self) -> dict[str, Any]:
+        given = {"metrics": self.metrics, "epoch": self.epoch}
+        return {k: v for k, v in given.items() if v is not None}
+
+
+@_step
+@dataclass
+class ObserveScheduler(Step):
+    """Record ``scheduler.get_last_lr()``, each param group's ``lr``, ``momentum`` and ``betas``
+    (what schedulers set), and ``scheduler.state_dict()`` (callables by type name)."""
+
+    kind: ClassVar[str] = "observe_scheduler"
+    scheduler: str
+
+    def names_read(self) -> list[str]:
+        return [self.scheduler]
 
 
 @_step

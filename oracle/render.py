@@ -46,6 +46,7 @@ from oracle.program import (
     ObserveLayout,
     ObserveModule,
     ObserveSaved,
+    ObserveScheduler,
     Op,
     Optimizer,
     OptimizerStep,
@@ -57,6 +58,8 @@ from oracle.program import (
     RequiresGrad,
     RetainGrad,
     SavedHooks,
+    Scheduler,
+    SchedulerStep,
     StateDict,
     StateDictHook,
     Step,
@@ -225,6 +228,18 @@ def show_mode_now(step, inference):
     if inference:
         state["inference"] = torch.is_inference_mode_enabled()
     show_event("grad_mode", step, **state)
+''', ("show_event",)),
+    "show_scheduler": ('''
+def show_scheduler(step, name, s):
+    """A scheduler's learning rates, the groups' lr, momentum and betas, and its state_dict."""
+    import json
+
+    def plain(value):
+        return json.loads(json.dumps(value, default=repr))
+
+    groups = [{k: g[k] for k in ("lr", "momentum", "betas") if k in g} for g in s.optimizer.param_groups]
+    show_event("scheduler", step, name=name, last_lr=plain(s.get_last_lr()), groups=plain(groups),
+               state=plain(s.state_dict()))
 ''', ("show_event",)),
     "_outputs": ('''
 def _outputs(result):
@@ -678,6 +693,15 @@ def _module_statements(step: Step, dev: str, index: int) -> list[str] | None:
         return [f"{step.optimizer}.step()"]
     elif isinstance(step, OptimizerZeroGrad):
         return [f"{step.optimizer}.zero_grad(set_to_none={step.set_to_none})"]
+    elif isinstance(step, Scheduler):
+        kwargs = "".join(f", {k}=lambda epoch: {v}" if k == "lr_lambda" else f", {k}={_arg(v)}"
+                         for k, v in step.kwargs.items())
+        return [f"{step.name} = torch.optim.lr_scheduler.{step.cls}({step.optimizer}{kwargs})"]
+    elif isinstance(step, SchedulerStep):
+        args = ", ".join(f"{k}={_arg(v)}" for k, v in step.kwargs().items())
+        return [f"{step.scheduler}.step({args})"]
+    elif isinstance(step, ObserveScheduler):
+        return [f"show_scheduler({index}, {step.scheduler!r}, {step.scheduler})"]
     else:
         return None
     flags = "".join(f", {k}=True" for k in step.flags())

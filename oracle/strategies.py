@@ -20,6 +20,7 @@ from oracle import state_dict_hooks
 from oracle.program import (
     CHILDREN,
     GLOBAL_HOOK_FLAGS,
+    LR_LAMBDAS,
     MODULE_HOOK_FLAGS,
     MODULE_HOOK_KINDS,
     OPTIMIZERS,
@@ -44,6 +45,7 @@ from oracle.program import (
     RemoveHook,
     RequiresGrad,
     RetainGrad,
+    Scheduler,
     StateDictHook,
     Step,
     ZeroGrad,
@@ -550,6 +552,48 @@ EMBEDDING_OPTIONS: tuple[dict, ...] = (
 # MOD-008's weight values: several rows above those max_norms, zeros, a row of -0.0
 EMBEDDING_VALUES = (-2.0, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 3.0)
 LOSSES = ("MSELoss", "L1Loss", "CrossEntropyLoss", "NLLLoss", "BCELoss", "BCEWithLogitsLoss")
+# the options of the optimisers past SGD and Adam (with maximize and weight_decay), torch's default
+# first: Adam's short memory of the second moment (under which it falls between steps), RAdam's
+# beta2 of 0.9 (rectified from the 6th step on, as with torch's 0.999; 0.5 never is)
+_BETAS = ((0.9, 0.999), (0.8, 0.5))
+OPTIMIZER_OPTIONS: dict[str, dict[str, tuple]] = {
+    "RMSprop": {"alpha": (0.99, 0.5), "momentum": (0.0, 0.9), "centered": (False, True)},
+    "Adagrad": {"lr_decay": (0.0, 0.1), "initial_accumulator_value": (0.0, 0.5)},
+    "Adadelta": {"rho": (0.9, 0.5)},
+    "Adamax": {"betas": _BETAS},
+    "NAdam": {"betas": _BETAS, "momentum_decay": (4e-3, 0.5), "decoupled_weight_decay": (False, True)},
+    "RAdam": {"betas": ((0.9, 0.999), (0.8, 0.9)), "decoupled_weight_decay": (False, True)},
+}
+# the options of the learning-rate schedulers: combinations, one drawn, that give every option a
+# value other than its default somewhere (options drawn one by one left whole classes out of the
+# derandomized ci programs); ReduceLROnPlateau's patience and cooldown short enough to end within
+# a loop, its defaults too (the loop then ends before the lr is reduced)
+SCHEDULER_OPTIONS: dict[str, tuple[dict, ...]] = {
+    "StepLR": ({"step_size": 1}, {"step_size": 2, "gamma": 0.5}, {"step_size": 3, "gamma": 0.1}),
+    "MultiStepLR": ({"milestones": [1, 3]}, {"milestones": [2, 2, 4], "gamma": 0.3},
+                    {"milestones": [3], "gamma": 0.1}),
+    "ExponentialLR": ({"gamma": 0.9}, {"gamma": 0.5}),
+    "CosineAnnealingLR": ({"T_max": 2}, {"T_max": 3, "eta_min": 0.001}, {"T_max": 5, "eta_min": 0.0}),
+    "LambdaLR": tuple({"lr_lambda": body} for body in LR_LAMBDAS),
+    "OneCycleLR": (
+        {"max_lr": 0.1},
+        {"max_lr": 1.0, "pct_start": 0.5, "anneal_strategy": "linear", "three_phase": True},
+        {"max_lr": 0.1, "cycle_momentum": False, "div_factor": 10.0, "final_div_factor": 100.0},
+        {"max_lr": 1.0, "base_momentum": 0.8, "max_momentum": 0.9, "anneal_strategy": "cos",
+         "three_phase": False, "pct_start": 0.3},
+    ),
+    "ReduceLROnPlateau": (
+        {},
+        {"patience": 0, "cooldown": 2, "factor": 0.5},
+        {"mode": "max", "patience": 1, "threshold": 0.1, "threshold_mode": "abs", "min_lr": 0.005},
+        {"mode": "min", "patience": 1, "threshold_mode": "rel", "threshold": 1e-4, "cooldown": 1, "eps": 0.01,
+         "factor": 0.1, "min_lr": 0},
+        {"mode": "max", "patience": 2, "cooldown": 0, "factor": 0.5, "eps": 1e-8},
+    ),
+}
+# the metrics a ReduceLROnPlateau is stepped with: improvements, plateaus, small changes that the
+# relative or absolute threshold tells apart
+PLATEAU_METRICS = (1.0, 0.95, 0.5, 0.5, 0.45, 0.2, 0.25)
 REDUCTIONS = ("mean", "sum", "none")
 
 
@@ -925,23 +969,38 @@ class ModuleBuilder(Builder):
         steps and amsgrad's running maximum differs from it (with beta2=0.999 it all but never
         does). AdamW's weight_decay is its default (0.01) or a given 0.01 or 0.1."""
         cls = cls or self.pick(OPTIMIZERS)
-        lr = self.pick((0.1, 0.01, None))  # None: torch's default
+        # None: torch's default (first for the later optimisers, whose loops drew it too seldom)
+        lr = self.pick((0.1, 0.01, None) if cls in ("SGD", "Adam", "AdamW") else (None, 0.1, 0.01))
         kwargs: dict[str, Any] = {} if lr is None else {"lr": lr}
         if cls == "SGD":
             options = {"momentum": (0.0, 0.9, 0.5), "weight_decay": (0.0, 0.01), "maximize": (False, True)}
-        else:
+        elif cls in ("Adam", "AdamW"):
             options = {"betas": ((0.9, 0.999), (0.8, 0.5)), "amsgrad": (False, True),
                        "maximize": (False, True), "weight_decay": (0.0, 0.01, 0.1)}
+        else:
+            options = {**OPTIMIZER_OPTIONS[cls], "maximize": (False, True), "weight_decay": (0.0, 0.01, 0.1)}
         if cls == "Adam":  # AdamW's update (AdamW itself takes no such option)
             options["decoupled_weight_decay"] = (False, True)
         for key, values in options.items():
             value = self.pick(values)
             if value != values[0]:
                 kwargs[key] = value
-        if kwargs.get("momentum"):
+        if kwargs.get("momentum") and cls == "SGD":
             kwargs.update(self.pick(({}, {"nesterov": True}, {"dampening": 0.1})))
         name = self.fresh("opt")
         self.steps.append(Optimizer(name, cls, list(params), kwargs))
+        return name
+
+    def scheduler(self, optimizer: str, cls: str, steps: int, options: dict | None = None) -> str:
+        """A scheduler of ``cls`` on ``optimizer`` with ``options`` (drawn from ``SCHEDULER_OPTIONS``
+        if None), to be stepped ``steps`` times: OneCycleLR's length given as total_steps or as epochs and
+        steps_per_epoch, ``steps``, one more or one less (stepped past it, torch raises)."""
+        kwargs = dict(self.pick(SCHEDULER_OPTIONS[cls]) if options is None else options)
+        if cls == "OneCycleLR":
+            total = self.pick((steps, steps + 1, steps - 1))
+            kwargs.update(self.pick(({"total_steps": total}, {"epochs": total, "steps_per_epoch": 1})))
+        name = self.fresh("sched")
+        self.steps.append(Scheduler(name, cls, optimizer, kwargs))
         return name
 
 

@@ -51,3 +51,9 @@ def addcmul_(a: Tensor, t1: Tensor, t2: Tensor, value: float) -> Tensor:
 def addcdiv_(a: Tensor, t1: Tensor, t2: Tensor, value: float) -> Tensor:
     """``a.addcdiv_(t1, t2, value=value)``: ``a + (value * t1) / t2``."""
     return _write(a, ADDCDIV.forward(namespace_of(a._data), a._data, t1._data, t2._data, value=value))
+
+
+def addcmul(a: Tensor, t1: Tensor, t2: Tensor, value: float) -> Tensor:
+    """``a.addcmul(t1, t2, value=value)`` as a new tensor, rounded as ``addcmul_``."""
+    xp = namespace_of(a._data)
+    return Tensor._from_array(ADDCMUL.forward(xp, a._data, t1._data, t2._data, value=value))

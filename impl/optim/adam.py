@@ -10,7 +10,7 @@ from impl import _grad_mode as grad_mode
 from impl._ops.binary_math import maximum
 from impl._tensor import Tensor
 from impl.optim._pointwise import add_scaled, addcdiv_, addcmul_, lerp_
-from impl.optim.optimizer import Optimizer, _closure_loss, _params_with_grad
+from impl.optim.optimizer import Optimizer, _check_options, _closure_loss, _params_with_grad
 
 
 class Adam(Optimizer):
@@ -30,16 +30,7 @@ class Adam(Optimizer):
         fused: Any = None,
         decoupled_weight_decay: bool = False,
     ) -> None:
-        if not 0.0 <= lr:
-            raise ValueError(f"Invalid learning rate: {lr}")
-        if not 0.0 <= eps:
-            raise ValueError(f"Invalid epsilon value: {eps}")
-        if not 0.0 <= betas[0] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 0: {betas[0]}")
-        if not 0.0 <= betas[1] < 1.0:
-            raise ValueError(f"Invalid beta parameter at index 1: {betas[1]}")
-        if not 0.0 <= weight_decay:
-            raise ValueError(f"Invalid weight_decay value: {weight_decay}")
+        _check_options(lr=lr, eps=eps, betas=betas, weight_decay=weight_decay)
         defaults = {
             "lr": lr,
             "betas": betas,

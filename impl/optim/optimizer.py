@@ -10,6 +10,7 @@ from copy import deepcopy
 from itertools import chain
 from typing import Any
 
+from impl import _creation, dtypes
 from impl import _grad_mode as grad_mode
 from impl._tensor import Tensor
 from impl.nn.modules.module import _typename
@@ -188,6 +189,49 @@ def _cast(param: Tensor, value: Any, key: Any = None) -> Any:
     if isinstance(value, Iterable) and not isinstance(value, str):
         return type(value)(_cast(param, v) for v in value)
     return value
+
+
+class _PerParameter(Optimizer):
+    """An optimiser whose step is torch's single-tensor (CPU) path: each parameter with a gradient,
+    in group order, gets its state on its first step (``_init_state``) and is updated on its own
+    (``_update``, under no_grad) with its gradient, negated where the group maximizes."""
+
+    def step(self, closure: Callable[[], Any] | None = None) -> Any:
+        loss = _closure_loss(closure)
+        with grad_mode.no_grad():
+            for group in self.param_groups:
+                for p in _params_with_grad(group):
+                    state = self.state[p]
+                    if not state:
+                        self._init_state(p, group, state)
+                    self._update(p, p.grad if not group["maximize"] else -p.grad, group, state)
+        return loss
+
+    def _init_state(self, p: Tensor, group: dict[str, Any], state: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+    def _update(self, p: Tensor, grad: Tensor, group: dict[str, Any], state: dict[str, Any]) -> None:
+        raise NotImplementedError
+
+
+_INVALID = {"lr": "Invalid learning rate: {}", "eps": "Invalid epsilon value: {}"}
+
+
+def _check_options(**options: Any) -> None:
+    """torch's ValueError for the first option out of range, in the order given: ``betas`` each
+    in [0, 1), ``rho`` in [0, 1], any other at least 0 (NaN is out of every range)."""
+    for name, value in options.items():
+        if name == "betas":
+            for i, beta in enumerate(value[:2]):
+                if not 0.0 <= beta < 1.0:
+                    raise ValueError(f"Invalid beta parameter at index {i}: {beta}")
+        elif not 0.0 <= value or (name == "rho" and not value <= 1.0):
+            raise ValueError(_INVALID.get(name, f"Invalid {name} value: {{}}").format(value))
+
+
+def _step_count() -> Tensor:
+    """A fresh ``state["step"]``: a float32 scalar tensor, as torch keeps it on the CPU."""
+    return _creation.tensor(0.0, dtype=dtypes.float32)
 
 
 def _params_with_grad(group: dict[str, Any]) -> list[Tensor]:

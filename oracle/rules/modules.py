@@ -159,5 +159,31 @@ RULES = [
         "after step, in a training loop with zero_grad.",
         f"{_OPTIM}.Adam.html",
     ),
+    Rule(
+        "OPT-003",
+        OPTIM,
+        "RMSprop (alpha, momentum, centered), Adagrad (lr_decay, initial_accumulator_value, its state "
+        "made at construction) and Adadelta (rho), with weight_decay and maximize, move the parameters "
+        "as torch's do, step after step, in a training loop with zero_grad.",
+        f"{_OPTIM}.RMSprop.html",
+    ),
+    Rule(
+        "OPT-004",
+        OPTIM,
+        "Adamax (its infinity norm), NAdam (momentum_decay, the running mu product, "
+        "decoupled_weight_decay) and RAdam (rectified from the sixth step on, decoupled_weight_decay), "
+        "with weight_decay and maximize, move the parameters as torch's do over six or seven steps.",
+        f"{_OPTIM}.NAdam.html",
+    ),
+    Rule(
+        "OPT-005",
+        OPTIM,
+        "A learning-rate scheduler (StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, LambdaLR, "
+        "OneCycleLR cycling momentum or beta1, ReduceLROnPlateau with patience, threshold and cooldown) "
+        "sets torch's learning rates after each step(), to the bit (chainable forms, and closed forms "
+        "under step(epoch)), holds torch's state_dict, and warns as torch does when stepped before the "
+        "optimizer or given an epoch.",
+        "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
+    ),
 ]
 
