@@ -324,7 +324,7 @@ def randn(
 
 
 def randint(
-    low: int,
+    low: int = 0,
     high: Any = None,
     size: Any = None,
     *,

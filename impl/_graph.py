@@ -16,9 +16,9 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from impl._hooks import RemovableHandle
 from impl._xp import namespace_of
 from impl.dtypes import legacy_name
-from impl.utils.hooks import RemovableHandle
 
 if TYPE_CHECKING:
     from impl._tensor import Tensor
