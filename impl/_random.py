@@ -256,12 +256,12 @@ def normal(
 
 
 def randint(low: int, high: int, shape: tuple, dtype: np.dtype, gen: Generator | None = None) -> np.ndarray:
-    """torch's random_(low, high): a 32-bit draw modulo the range (a 64-bit one for a range of 2**32
-    or more), plus ``low``."""
+    """torch's random_(low, high): a 32-bit draw modulo the range (a 64-bit one for a range of 2**28
+    or more, torch's bound on the modulo's skew), plus ``low``."""
     g = gen or default_generator
     n = int(np.prod(shape))
     span = high - low
-    raw = g.random64(n) if span >= 2**32 else g.random32(n)
+    raw = g.random64(n) if span >= 2**28 else g.random32(n)
     return ((raw % np.uint64(span)).astype(np.int64) + low).astype(dtype).reshape(shape)
 
 

@@ -42,7 +42,7 @@ def _rebuilt(elem: Any, values: Any, mutable: type) -> Any:
         return dict(values) if isinstance(values, dict) else list(values)
 
 
-def default_collate(batch: list) -> Any:
+def default_collate(batch: Any) -> Any:
     """torch's default_collate: tensors stacked along a new first dim, numpy arrays and scalars
     made tensors, floats a float64 tensor, ints (and bools) a tensor, strings left as a list, and
     mappings, namedtuples and sequences collated per key or position."""
@@ -65,12 +65,12 @@ def default_collate(batch: list) -> Any:
         values = {key: default_collate([d[key] for d in batch]) for key in elem}
         return _rebuilt(elem, values, collections.abc.MutableMapping)
     if isinstance(elem, tuple) and hasattr(elem, "_fields"):  # a namedtuple
-        return type(elem)(*(default_collate(list(samples)) for samples in zip(*batch, strict=False)))
+        return type(elem)(*(default_collate(samples) for samples in zip(*batch, strict=False)))
     if isinstance(elem, collections.abc.Sequence):
         size = len(elem)
         if any(len(e) != size for e in batch):
             raise RuntimeError("each element in list of batch should be of equal size")
-        collated = [default_collate(list(samples)) for samples in zip(*batch, strict=False)]
+        collated = [default_collate(samples) for samples in zip(*batch, strict=False)]
         return (
             collated if isinstance(elem, tuple) else _rebuilt(elem, collated, collections.abc.MutableSequence)
         )
