@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from oracle.backends import Backend
 from oracle.script import check_script
 
-SCRIPT_EXAMPLES = 3  # per test: each example is a script of several drawn cases
+SCRIPT_EXAMPLES = 2  # per test: each example is a script with a case of every kind
 _SETTINGS = settings(
     max_examples=SCRIPT_EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -36,13 +36,17 @@ def _check(source: str, tmp_path: Path, backend: Backend) -> None:
 
 
 # -- RNG-001 -------------------------------------------------------------------------------------
+DRAW_KINDS = ("rand", "randn", "randint", "randperm", "multinomial", "fill")
+
+
 @st.composite
-def draw_calls(draw: Any, gen: str) -> str:
-    """One random call on generator expression ``gen`` (empty: the global stream), printed."""
+def draw_calls(draw: Any, gen: str, kind: str | None = None) -> str:
+    """One random call (of ``kind``, else a drawn one of DRAW_KINDS) on generator expression
+    ``gen`` (empty: the global stream), printed."""
     g = f", generator={gen}" if gen else ""
     n = draw(sizes)
     lo = draw(st.integers(-50, 50))
-    kind = draw(st.sampled_from(["rand", "randn", "randint", "randperm", "multinomial", "fill"]))
+    kind = kind or draw(st.sampled_from(DRAW_KINDS))
     if kind == "rand":
         dtype = draw(st.sampled_from(["float32", "float64"]))
         return f"print(torch.rand({n}, dtype=torch.{dtype}{g}).tolist())"
@@ -50,8 +54,12 @@ def draw_calls(draw: Any, gen: str) -> str:
         dtype = "float64" if n >= 16 else draw(st.sampled_from(["float32", "float64"]))
         return f"print(torch.randn({n}, dtype=torch.{dtype}{g}).tolist())"
     if kind == "randint":
-        span = draw(st.sampled_from([1, 7, 1000, 2**28 - 1, 2**28, 2**31, 2**33]))
-        return f"print(torch.randint({lo}, {lo + span}, ({n},){g}).tolist())"
+        # a narrow range (32-bit draws) and a wide one (64-bit draws from 2**28 on)
+        narrow = draw(st.sampled_from([1, 7, 1000, 2**28 - 1]))
+        wide = draw(st.sampled_from([2**28, 2**31, 2**33]))
+        return "\n".join(
+            f"print(torch.randint({lo}, {lo + span}, ({n},){g}).tolist())" for span in (narrow, wide)
+        )
     if kind == "randperm":
         return f"print(torch.randperm({n}{g}).tolist())"
     if kind == "multinomial":
@@ -81,11 +89,12 @@ def draw_calls(draw: Any, gen: str) -> str:
 
 @st.composite
 def rng_programs(draw: Any) -> str:
-    """Seeded draws on the global stream and on a Generator, interleaved, with a state saved and
-    restored (the draws after set_state repeat those after get_state)."""
+    """Seeded draws of every kind (in a drawn order) on the global stream and on a Generator,
+    interleaved, then a state saved and restored (the draws after set_state repeat those after
+    get_state)."""
     lines = [f"torch.manual_seed({draw(seeds)})", f"g = torch.Generator().manual_seed({draw(seeds)})"]
-    for _ in range(draw(st.integers(2, 6))):
-        lines.append(draw(draw_calls(draw(st.sampled_from(["", "g"])))))
+    for kind in draw(st.permutations(DRAW_KINDS)):
+        lines.append(draw(draw_calls(draw(st.sampled_from(["", "g"])), kind)))
     lines.append("state = g.get_state()")
     replayed = [draw(draw_calls("g")) for _ in range(draw(st.integers(1, 3)))]
     lines += [*replayed, "g.set_state(state)", *replayed, "print(g.initial_seed(), g.device)"]
