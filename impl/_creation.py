@@ -281,9 +281,9 @@ def eye(
 
 # -- random (torch's CPU stream, see impl._random) ------------------------------------------------
 @api.function("manual_seed")
-def manual_seed(seed: int) -> _random.Generator:
+def manual_seed(seed: Any) -> _random.Generator:
     """Seed the default generator: the same seed gives torch's numbers for rand/randn/randint."""
-    return _random.default_generator.manual_seed(seed)
+    return _random.default_generator.manual_seed(int(seed))
 
 
 @api.function("seed")
@@ -296,6 +296,22 @@ def seed() -> int:
 @api.function("initial_seed")
 def initial_seed() -> int:
     return _random.default_generator.initial_seed()
+
+
+def _state_tensor(state: np.ndarray) -> Tensor:
+    return Tensor._from_array(state)
+
+
+def _state_bytes(state: Any) -> np.ndarray:
+    if not isinstance(state, Tensor):
+        raise TypeError(f"expected a torch.ByteTensor, but got {type(state).__name__}")
+    if state.dtype != dtypes.uint8:
+        raise TypeError("RNG state must be a torch.ByteTensor")
+    return np.ascontiguousarray(state.detach().cpu().numpy())
+
+
+_random.Generator._state_tensor = staticmethod(_state_tensor)
+_random.Generator._state_bytes = staticmethod(_state_bytes)
 
 
 def _float_dtype(dtype: Any) -> np.dtype:
@@ -329,7 +345,7 @@ def randn(
 
 @api.function("randint")
 def randint(
-    low: int,
+    low: int = 0,
     high: Any = None,
     size: Any = None,
     *,
@@ -342,6 +358,64 @@ def randint(
         low, high, size = 0, low, high
     arr = _random.randint(int(low), int(high), tuple(size), _dt(dtype, dtypes.int64), gen=generator)
     return _computed(arr, device, requires_grad)
+
+
+@api.function("randperm")
+def randperm(
+    n: int,
+    *,
+    generator: Any = None,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """A random permutation of 0..n-1 (int64 by default) drawn as torch's CPU randperm draws it."""
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise invalid_call(randperm, locals())
+    if n < 0:
+        raise RuntimeError(f"Trying to create tensor with negative dimension {n}: [{n}]")
+    dt = dtypes.to_dtype(dtype) if dtype is not None else dtypes.int64
+    if dt == dtypes.bool_:
+        raise dtypes.kernel_missing("randperm", dt)
+    if n > 0 and not dt.is_floating_point and n - 1 > np.iinfo(dt.np).max:
+        raise RuntimeError(
+            f"value cannot be converted to type {dtypes.CONVERT_NAMES[dt.name]} without overflow"
+        )
+    if requires_grad and not dt.is_floating_point:
+        raise RuntimeError(INT_GRAD_ERROR)
+    return _computed(_random.randperm(n, generator).astype(dt.np), device, requires_grad)
+
+
+@api.function("multinomial")
+def multinomial(
+    input: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None
+) -> Tensor:
+    """Indices drawn from the rows of ``input`` (weights) as torch's CPU multinomial draws them: with
+    replacement by the cumulative distribution, without (or for one sample) as the largest
+    ``input / q`` for ``q`` exponentials (torch's Gumbel trick)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(multinomial, locals())
+    if not 0 < input.dim() <= 2:
+        raise RuntimeError("prob_dist must be 1 or 2 dim")
+    if not input.dtype.is_floating_point:
+        name = dtypes.scalar_type(input.dtype)
+        raise RuntimeError(f"multinomial only supports floating-point dtypes for input, got: {name}")
+    if num_samples <= 0:
+        raise RuntimeError("cannot sample n_sample <= 0 samples")
+    if not replacement and num_samples > input.shape[-1]:
+        raise RuntimeError("cannot sample n_sample > prob_dist.size(-1) samples without replacement")
+    probs = np.asarray(input.detach().cpu().numpy())
+    if replacement and num_samples > 1:
+        drawn = _random.multinomial_with_replacement(probs, num_samples, generator)
+        return _computed(drawn, input.device, False)
+    if not (np.isfinite(probs).all() and (probs >= 0).all()):
+        raise RuntimeError("probability tensor contains either `inf`, `nan` or element < 0")
+    if (probs.sum(-1) == 0).any():
+        raise RuntimeError("invalid multinomial distribution (sum of probabilities <= 0)")
+    q = _random.exponential(probs.shape, probs.dtype, 1.0, generator)
+    keys = probs / q
+    order = np.argsort(-keys, axis=-1, kind="stable")[..., :num_samples]
+    return _computed(order.astype(np.int64), input.device, False)
 
 
 @api.function("rand_like")

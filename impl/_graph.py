@@ -22,10 +22,10 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
+from impl._hooks import RemovableHandle
 from impl._names import type_name
 from impl._xp import namespace_of
 from impl.dtypes import legacy_name
-from impl.utils.hooks import RemovableHandle
 
 if TYPE_CHECKING:
     from impl._tensor import Tensor

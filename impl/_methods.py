@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from impl import _api as api
+from impl import _creation, _new, _random, dtypes
 from impl import _grad_mode as grad_mode
-from impl import _new, _random, dtypes
 from impl._layout import copy_like, new_like
 from impl._legacy import tensortype
 from impl._names import type_name
@@ -218,16 +218,32 @@ def _bernoulli(g: Any, shape: tuple, dt: Any, p: float = 0.5) -> Any:
     return (_random.uniform(shape, np.float64, gen=g) < p).astype(dt)
 
 
-def _random_ints(g: Any, shape: tuple, dt: Any, low: int = 0, high: int | None = None) -> Any:
+def _random_ints(g: Any, shape: tuple, dt: Any, low: int | None = None, high: int | None = None) -> Any:
+    if low is None and high is None:
+        return _random.random_full(shape, dt, gen=g)
     if high is None:
-        low, high = 0, (low if low else 2**24)
+        low, high = 0, low
     return _random.randint(low, high, shape, dt, gen=g)
+
+
+def _exponential(g: Any, shape: tuple, dt: Any, lambd: float = 1.0) -> Any:
+    if dt.kind != "f" and dt != dtypes.bfloat16.np:
+        name = dtypes.scalar_type(dtypes.from_numpy_dtype(dt))
+        raise RuntimeError(
+            "Exponential distribution is a continuous probability distribution. dtype must be a floating "
+            f"point but you specified {name}"
+        )
+    if not lambd > 0.0:
+        raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
+    return _random.exponential(shape, dt, lambd, gen=g)
 
 
 api.method("uniform_")(_random_fill(_uniform))
 api.method("normal_")(_random_fill(_normal))
 api.method("bernoulli_")(_random_fill(_bernoulli))
 api.method("random_")(_random_fill(_random_ints))
+api.method("exponential_")(_random_fill(_exponential))
+api.method("multinomial")(_creation.multinomial)
 
 
 NUMBERS = (int, float, complex, np.number, np.bool_)

@@ -21,12 +21,12 @@ from impl import _api as api
 from impl import _grad_mode as grad_mode
 from impl import _graph, dtypes
 from impl._graph import Node
+from impl._hooks import RemovableHandle
 from impl._layout import contiguous_strides, flat_storage
 from impl._names import type_name
 from impl._repr import tensor_repr
 from impl._size import Size
 from impl._xp import device_of, to_numpy
-from impl.utils.hooks import RemovableHandle
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "

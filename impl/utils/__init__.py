@@ -1,5 +1,5 @@
-"""torch.utils subset: hooks."""
+"""torch.utils subset: hooks, data."""
 
-from impl.utils import hooks
+from impl.utils import data, hooks
 
-__all__ = ["hooks"]
+__all__ = ["data", "hooks"]

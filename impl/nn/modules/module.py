@@ -16,12 +16,12 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from impl import _grad_mode as grad_mode
+from impl._hooks import RemovableHandle
 from impl._tensor import Tensor
 from impl.dtypes import dtype as dtype_cls
 from impl.dtypes import legacy_name
 from impl.nn.modules._backward_hook import BackwardHook
 from impl.nn.parameter import Buffer, Parameter
-from impl.utils.hooks import RemovableHandle
 
 __all__ = [
     "Module",

@@ -1,0 +1,212 @@
+"""Planted faults that break the random stream and torch.utils.data (rules RNG-001, DATA-*)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from impl_faults import fault, patched
+
+
+@fault({"RNG-001": "stdout line", "DATA-001": "stdout line"})
+def randperm_draws_modulo_n() -> Iterator[None]:
+    """randperm's swap shuffle draws each position modulo n instead of n - i."""
+    import numpy as np
+
+    from impl import _random
+
+    def make(original: Callable) -> Callable:
+        def randperm(n: int, gen: Any = None) -> Any:
+            g = gen or _random.default_generator
+            perm = np.arange(n, dtype=np.int64)
+            for i, z in enumerate((g.random32(max(n - 1, 0)) % np.uint64(max(n, 1))).tolist()):
+                j = min(i + z, n - 1)
+                perm[i], perm[j] = perm[j], perm[i]
+            return perm
+
+        return randperm
+
+    with patched(_random, "randperm", make):
+        yield
+
+
+@fault({"RNG-001": "stdout line"})
+def randint_wide_draws_from_2_32() -> Iterator[None]:
+    """randint takes 64-bit draws only from a range of 2**32 (torch: from 2**28)."""
+    import numpy as np
+
+    from impl import _random
+
+    def make(original: Callable) -> Callable:
+        def randint(low: int, high: int, shape: tuple, dtype: Any, gen: Any = None) -> Any:
+            if high - low >= 2**32:
+                return original(low, high, shape, dtype, gen)
+            g = gen or _random.default_generator
+            raw = g.random32(int(np.prod(shape))) % np.uint64(high - low)
+            return (raw.astype(np.int64) + low).astype(dtype).reshape(shape)
+
+        return randint
+
+    with patched(_random, "randint", make):
+        yield
+
+
+@fault({"RNG-001": "stdout line"})
+def multinomial_without_replacement_repeats() -> Iterator[None]:
+    """multinomial without replacement draws as with replacement (indices may repeat)."""
+    from impl import _creation, _random
+
+    def make(original: Callable) -> Callable:
+        def multinomial(
+            input: Any, num_samples: int, replacement: bool = False, *, generator: Any = None
+        ) -> Any:
+            probs = input.numpy()
+            return _creation.tensor(_random.multinomial_with_replacement(probs, num_samples, generator))
+
+        return multinomial
+
+    import impl
+
+    with patched(impl, "multinomial", make):
+        yield
+
+
+@fault({"RNG-001": "stdout line"})
+def set_state_keeps_the_position() -> Iterator[None]:
+    """Generator.set_state leaves the generator where it is (the saved draws are not replayed)."""
+    from impl import _random
+
+    with patched(_random.Generator, "set_state", lambda original: lambda self, state: self):
+        yield
+
+
+@fault({"RNG-001": "stdout line"})
+def exponential_of_log_u() -> Iterator[None]:
+    """exponential_ transforms a uniform u by -log(u) / lambda instead of -log1p(-u) / lambda."""
+    import numpy as np
+
+    from impl import _random
+
+    def make(original: Callable) -> Callable:
+        def exponential(shape: tuple, dtype: Any, lambd: float = 1.0, gen: Any = None) -> Any:
+            u = (gen or _random.default_generator).uniform(int(np.prod(shape)), True)
+            return (-np.log(u) / lambd).astype(dtype).reshape(shape)
+
+        return exponential
+
+    with patched(_random, "exponential", make):
+        yield
+
+
+@fault({"DATA-001": "stdout line"})
+def shuffle_with_a_fresh_seed() -> Iterator[None]:
+    """A RandomSampler without a generator seeds its own from the system's entropy instead of a
+    draw of the global stream."""
+    from impl import _random
+    from impl.utils.data import sampler
+
+    def own_generator() -> Any:
+        generator = _random.Generator()
+        generator.seed()
+        return generator
+
+    with patched(sampler, "_own_generator", lambda original: own_generator):
+        yield
+
+
+@fault({"DATA-001": "stdout line"})
+def drop_last_ignored() -> Iterator[None]:
+    """BatchSampler keeps the last, short batch even with drop_last."""
+    import itertools
+
+    from impl.utils.data import BatchSampler
+
+    def make(original: Callable) -> Callable:
+        def batches(self: Any) -> Iterator[list[int]]:
+            indices = iter(self.sampler)
+            while batch := list(itertools.islice(indices, self.batch_size)):
+                yield batch
+
+        return batches
+
+    with patched(BatchSampler, "__iter__", make):
+        yield
+
+
+@fault({"DATA-001": "stdout line"})
+def loader_draws_no_base_seed() -> Iterator[None]:
+    """A DataLoader iterator draws no base seed from the stream (torch draws one per iterator)."""
+    from impl.utils.data import dataloader
+
+    def make(original: Callable) -> Callable:
+        def init(self: Any, loader: Any) -> None:
+            self._loader = loader
+            self._indices = iter(loader._index_sampler)
+            self._dataset_iter = iter(loader.dataset) if loader._iterable else None
+            self._ended = False
+            self._num_yielded = 0
+
+        return init
+
+    with patched(dataloader._LoaderIter, "__init__", make):
+        yield
+
+
+@fault({"DATA-002": "stdout line"})
+def collate_dict_as_list_of_values() -> Iterator[None]:
+    """default_collate of dict samples gives a list of the collated values, not a dict."""
+    from impl.utils.data import dataloader
+
+    def make(original: Callable) -> Callable:
+        def collate(batch: list) -> Any:
+            if isinstance(batch[0], dict):
+                return [collate([d[key] for d in batch]) for key in batch[0]]
+            return original(batch)
+
+        return collate
+
+    with patched(dataloader, "default_collate", make):
+        yield
+
+
+@fault({"DATA-002": "stdout line"})
+def collate_floats_as_float32() -> Iterator[None]:
+    """default_collate makes float samples a float32 tensor (torch: float64)."""
+    from impl import dtypes
+    from impl._creation import tensor
+    from impl.utils.data import dataloader
+
+    def make(original: Callable) -> Callable:
+        def collate(batch: list) -> Any:
+            if isinstance(batch[0], float):
+                return tensor(batch, dtype=dtypes.float32)
+            return original(batch)
+
+        return collate
+
+    with patched(dataloader, "default_collate", make):
+        yield
+
+
+@fault({"DATA-002": "stdout line"})
+def random_split_remainder_to_the_last() -> Iterator[None]:
+    """random_split by fractions gives the items the floors leave over to the last subset (torch:
+    one each, from the first)."""
+    import math
+
+    from impl.utils.data import dataset
+
+    def make(original: Callable) -> Callable:
+        def random_split(data: Any, lengths: Any, generator: Any = dataset._random.default_generator) -> Any:
+            if math.isclose(sum(lengths), 1) and sum(lengths) <= 1:
+                counts = [int(math.floor(len(data) * f)) for f in lengths]
+                counts[-1] += len(data) - sum(counts)
+                lengths = counts
+            return original(data, lengths, generator)
+
+        return random_split
+
+    import impl.utils.data as data_package
+
+    with patched(data_package, "random_split", make):
+        yield
