@@ -344,18 +344,24 @@ def _modified_message(t: Tensor, expected: int, output_of: Node | None = None) -
 
 class GraphTask:
     """One backward call (torch's GraphTask) as hooks see it: its id, the nodes reachable from its
-    roots, and which of them run (``needed`` None: all; else those needed or ``captured``)."""
+    roots, and which of them run (``needed`` None: all; else those needed or ``captured``).
+    ``lone_root``: the root node of a call from one root edge, where torch's engine starts from
+    that node itself instead of a GraphRoot, so that it is no node of the graph it records."""
 
-    __slots__ = ("id", "roots", "reached", "needed", "captured")
+    __slots__ = ("id", "roots", "reached", "needed", "captured", "lone_root")
     _ids = itertools.count()
 
-    def __init__(self, roots: list, reached: dict, needed: set | None, captured: dict) -> None:
+    def __init__(
+        self, roots: list, reached: dict, needed: set | None, captured: dict, lone_root: Node | None = None
+    ) -> None:
         self.id = next(GraphTask._ids)
         self.roots, self.reached, self.needed, self.captured = roots, reached, needed, captured
+        self.lone_root = lone_root
 
     def will_execute(self, node: Node) -> bool:
-        """torch's ``_will_engine_execute_node``: reached, and run or captured by this call."""
-        if node not in self.reached and node not in self.roots:
+        """torch's ``_will_engine_execute_node``: reached, and run or captured by this call (a lone
+        root: never, as torch answers)."""
+        if node is self.lone_root or (node not in self.reached and node not in self.roots):
             return False
         if self.needed is None or node in self.needed:
             return True

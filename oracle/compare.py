@@ -230,7 +230,8 @@ OBSERVATION_CLASS = {"value": "value", "grad": "gradient", "graph": "graph", "la
                      "module": "module", "array": "value", "grad_mode": "flag", "hook": "hook",
                      "state_dict": "module", "load_state_dict": "module", "result": "dtype",
                      "saved": "graph",
-                     "scheduler": "value"}
+                     "scheduler": "value",
+                     "gradcheck": "value"}
 
 
 def _by_step(events: list[dict]) -> dict[int, list[Indexed]]:

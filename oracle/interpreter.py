@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import struct
 import warnings
 from collections.abc import Callable, Iterator
@@ -53,6 +54,7 @@ from oracle.program import (
     Function,
     GlobalModuleHook,
     Grad,
+    Gradcheck,
     GradMode,
     Leaf,
     LoadStateDict,
@@ -62,6 +64,7 @@ from oracle.program import (
     ModuleNode,
     ModuleRequiresGrad,
     ModuleZeroGrad,
+    MultiGradHook,
     NumpyAdd,
     NumpyArray,
     Observe,
@@ -804,6 +807,47 @@ class _Run:
         self.trace.add("result", self.step, name=name, nesting=nesting(result))
         observe(name, result)
 
+    # -- multi-grad hooks and gradcheck (issue 21) -----------------------------------------------
+    def _multi_grad_hook(self, s: MultiGradHook) -> None:
+        log, target = self._log, ",".join(s.tensors)
+
+        def body(grads):
+            log(s.hook, s.on(), target, grads=grads)
+
+        kwargs = {} if s.mode is None else {"mode": s.mode}
+        tensors = [self.names[n] for n in s.tensors]
+        graph = self.torch.autograd.graph
+        self.names[s.hook] = graph.register_multi_grad_hook(tensors, _named(s.hook, body), **kwargs)
+
+    def _gradcheck(self, s: Gradcheck) -> None:
+        run, torch = self, self.torch
+        function = self.names[s.function] if s.function else None
+
+        def f(*inputs: Any) -> Any:
+            env = {f"i{k}": v for k, v in enumerate(inputs)}
+            if function is not None:
+                applied = function.apply(*inputs)
+                applied = applied if isinstance(applied, tuple) else (applied,)
+                env.update((f"a{k}", v) for k, v in enumerate(applied))
+            for spec in s.body:
+                run._call(spec, env)
+            outputs = tuple(env[n] for n in s.outputs)
+            return outputs if len(outputs) > 1 else outputs[0]
+
+        args: list = [f, tuple(self.names[n] for n in s.inputs)]
+        if s.grad_outputs is not None:
+            args.append(tuple(self.names[n] for n in s.grad_outputs))
+        torch.manual_seed(s.seed)
+        try:
+            returned = getattr(torch.autograd, s.api)(*args, **s.kwargs)
+        except Exception as e:
+            message, scalars = gradcheck_scalars(str(e))
+            if not scalars:
+                raise
+            self._observe_tensor(f"{s.out}_scalars", torch.tensor(scalars, dtype=torch.float64))
+            raise type(e)(message) from None
+        self.trace.add("gradcheck", self.step, name=s.out, returned=plain(returned))
+
     def close(self, grad_enabled: bool | None) -> None:
         """Leave the grad modes a program left open (latest first), and restore the grad mode it
         started in (``grad_enabled``, read when the program uses grad modes: a backend's broken
@@ -812,6 +856,22 @@ class _Run:
             self.modes.pop()[1].__exit__(None, None, None)
         if grad_enabled is not None and self.torch.is_grad_enabled() != grad_enabled:
             self.torch.set_grad_enabled(grad_enabled)
+
+
+# The numbers a gradcheck message prints at full precision: fast mode's v^T J u, numerical and
+# analytical, and the largest difference of the slow-mode Jacobians it recomputes. Their last
+# digits differ between engines (numpy's dot and torch's round differently, and finite
+# differences magnify a forward's last-ulp differences by 1/eps), so the message is compared with
+# them masked, and they are compared as float64 values with the oracle's float64 tolerance.
+GRADCHECK_SCALARS = re.compile(
+    r"(?m)(^numerical:|^analytical:|\(slow mode\) is: )(-?(?:\d+(?:\.\d*)?(?:e[+-]?\d+)?|inf|nan))"
+)
+
+
+def gradcheck_scalars(message: str) -> tuple[str, list[float]]:
+    """``message`` with its full-precision numbers (``GRADCHECK_SCALARS``) masked, and the numbers."""
+    scalars = [float(m.group(2)) for m in GRADCHECK_SCALARS.finditer(message)]
+    return GRADCHECK_SCALARS.sub(lambda m: m.group(1) + "<float>", message), scalars
 
 
 # the steps that change the grad mode (the run restores the mode they found)

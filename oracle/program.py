@@ -48,6 +48,9 @@ Vocabulary (one dataclass per step kind, ``kind`` is the JSON discriminator):
                     list; every tensor of the result observed
 ``saved_hooks``     enter a saved-tensor hooks context (``exit_mode`` leaves it); ``observe_saved``
                     records what a grad_fn saved (``_saved_*``)
+``multi_grad_hook``  ``torch.autograd.graph.register_multi_grad_hook(tensors, fn, mode=)``, ``fn`` logging
+``gradcheck``       ``torch.autograd.gradcheck``/``gradgradcheck`` of a function given as an op list (a
+                    custom Function applied first, maybe); what it returns recorded
 """
 
 from __future__ import annotations
@@ -1329,3 +1332,77 @@ class ObserveSaved(Step):
 
     def names_read(self) -> list[str]:
         return [self.tensor]
+
+
+# -- torch.autograd.graph.register_multi_grad_hook, torch.autograd.gradcheck (issue 21) ----------
+MULTI_GRAD_MODES = ("all", "any")
+
+
+@_step
+@dataclass
+class MultiGradHook(Step):
+    """``hook = torch.autograd.graph.register_multi_grad_hook(tensors, fn, mode=mode)`` (no
+    ``mode`` passed where it is None; any other string is passed as is, which torch refuses).
+    ``fn`` logs what it receives: in mode "all" the tensors' gradients (None where a backward
+    computed none), in mode "any" the one gradient. ``remove_hook`` removes it."""
+
+    kind: ClassVar[str] = "multi_grad_hook"
+    hook: str
+    tensors: list[str]
+    mode: str | None = None
+
+    def on(self) -> str:
+        """The hook kind its calls are logged under."""
+        return f"multi_grad_{self.mode or 'all'}"
+
+    def names_read(self) -> list[str]:
+        return list(self.tensors)
+
+    def names_bound(self) -> list[str]:
+        return [self.hook]
+
+
+GRADCHECK_APIS = ("gradcheck", "gradgradcheck")
+GRADCHECK_KWARGS = ("eps", "atol", "rtol", "raise_exception", "nondet_tol", "check_undefined_grad",
+                    "check_grad_dtypes", "check_batched_grad", "fast_mode")
+
+
+@_step
+@dataclass
+class Gradcheck(Step):
+    """``out = torch.autograd.<api>(f, inputs[, grad_outputs], **kwargs)`` (``GRADCHECK_APIS``,
+    keyword arguments of ``GRADCHECK_KWARGS``), after ``torch.manual_seed(seed)``: gradgradcheck's
+    random grad_outputs and the batched-gradient check draw from the global generator.
+    ``f(i0, i1, ...)`` applies the custom Function ``function`` to its inputs first where one is
+    named (its outputs bound as ``a0, a1, ...``), runs the ``body`` ops and returns ``outputs`` (a
+    tuple where there are several). What it returns is recorded; what it raises and warns is the
+    step's (see ``oracle.interpreter.gradcheck_scalars`` for the numbers of a fast-mode failure)."""
+
+    kind: ClassVar[str] = "gradcheck"
+    out: str
+    api: str
+    body: list
+    outputs: list[str]
+    inputs: list[str]
+    grad_outputs: list[str] | None = None
+    function: str | None = None
+    kwargs: dict = field(default_factory=dict)
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        if self.api not in GRADCHECK_APIS:
+            raise ValueError(f"unknown gradcheck API {self.api!r}; known: {GRADCHECK_APIS}")
+        _check_body(self.body, f"gradcheck {self.out}")
+        unknown = sorted(set(self.kwargs) - set(GRADCHECK_KWARGS))
+        if unknown:
+            raise ValueError(f"gradcheck {self.out}: unknown keyword arguments {unknown}")
+        if self.grad_outputs is not None and self.api != "gradgradcheck":
+            raise ValueError("only gradgradcheck takes grad_outputs")
+        if not self.outputs:
+            raise ValueError(f"gradcheck {self.out}: the function returns at least one tensor")
+
+    def names_read(self) -> list[str]:
+        return [*([self.function] if self.function else []), *self.inputs, *(self.grad_outputs or [])]
+
+    def names_bound(self) -> list[str]:
+        return [self.out]

@@ -11,7 +11,7 @@ import keyword
 import math
 import re
 
-from oracle.interpreter import MODULE_HOOK_REGISTRATION, hook_function_name
+from oracle.interpreter import GRADCHECK_SCALARS, MODULE_HOOK_REGISTRATION, hook_function_name
 from oracle.program import (
     CHILDREN,
     CUSTOM_MODULES,
@@ -29,6 +29,7 @@ from oracle.program import (
     Function,
     GlobalModuleHook,
     Grad,
+    Gradcheck,
     GradMode,
     Leaf,
     LoadStateDict,
@@ -38,6 +39,7 @@ from oracle.program import (
     ModuleNode,
     ModuleRequiresGrad,
     ModuleZeroGrad,
+    MultiGradHook,
     NumpyAdd,
     NumpyArray,
     Observe,
@@ -246,6 +248,20 @@ def _outputs(result):
     """A custom Function's outputs as a tuple (apply returns one tensor or a tuple)."""
     return result if isinstance(result, tuple) else (result,)
 ''', ()),
+    "gradcheck_masked": ('''
+def gradcheck_masked(step, name, call):
+    """call() (a gradcheck): a failure's full-precision numbers shown as a value, masked in its message."""
+    import re
+    try:
+        return call()
+    except Exception as e:
+        pattern = re.compile(''' + repr(GRADCHECK_SCALARS.pattern) + ''')
+        scalars = [float(m.group(2)) for m in pattern.finditer(str(e))]
+        if not scalars:
+            raise
+        observe(step, f"{name}_scalars", torch.tensor(scalars, dtype=torch.float64))
+        raise type(e)(pattern.sub(lambda m: m.group(1) + "<float>", str(e))) from None
+''', ("observe",)),
 }
 _HELPER_CALL = re.compile(r"\b(" + "|".join(HELPERS) + r")\(")
 
@@ -320,6 +336,7 @@ _RESERVED = {
     "result",
     "context",
     "DEVICE",
+    "applied",
     *CUSTOM_MODULES,  # the module families' custom classes
 }
 
@@ -461,7 +478,44 @@ def _more_statements(step: Step, index: int) -> list[str] | None:
         return [f"{', '.join(step.outs)}, = _outputs({call})"]
     if isinstance(step, AutogradFunctional):
         return _functional_lines(step, index)
+    if isinstance(step, MultiGradHook):
+        function = hook_function_name(step.hook)
+        mode = "" if step.mode is None else f", mode={step.mode!r}"
+        return [
+            f"def {function}(grads):",
+            f"    show_hook({step.hook!r}, {step.on()!r}, {','.join(step.tensors)!r}, grads=grads)",
+            f"{step.hook} = torch.autograd.graph.register_multi_grad_hook("
+            f"{_names(step.tensors)}, {function}{mode})",
+        ]
+    if isinstance(step, Gradcheck):
+        return _gradcheck_lines(step, index)
     return None
+
+
+def _gradcheck_lines(step: Gradcheck, index: int) -> list[str]:
+    """``def f_<out>(i0, ...)`` (the Function applied first, the body), the seed, the call."""
+    function = f"f_{step.out}"
+    lines = [f"def {function}({', '.join(f'i{k}' for k in range(len(step.inputs)))}):"]
+    if step.function is not None:
+        used = [a.name for spec in step.body for a in spec["args"] if isinstance(a, Ref)] + step.outputs
+        applied = {int(n[1:]) for n in used if re.fullmatch(r"a\d+", n)}
+        inputs = ", ".join(f"i{k}" for k in range(len(step.inputs)))
+        lines.append(f"    applied = _outputs({step.function}.apply({inputs}))")
+        lines += [f"    a{k} = applied[{k}]" for k in range(max(applied, default=-1) + 1)]
+    lines += ["    " + line for line in body_lines(step.body)]
+    outputs = step.outputs[0] if len(step.outputs) == 1 else "(" + ", ".join(step.outputs) + ")"
+    lines.append(f"    return {outputs}")
+    args = [function, _arg(tuple(Ref(n) for n in step.inputs))]
+    if step.grad_outputs is not None:
+        args.append(_arg(tuple(Ref(n) for n in step.grad_outputs)))
+    args += [f"{k}={_arg(v)}" for k, v in step.kwargs.items()]
+    call = f"torch.autograd.{step.api}({', '.join(args)})"
+    return [
+        *lines,
+        f"torch.manual_seed({step.seed})",
+        f"{step.out} = gradcheck_masked({index}, {step.out!r}, lambda: {call})",
+        f"show_event('gradcheck', {index}, name={step.out!r}, returned={step.out})",
+    ]
 
 
 def _functional_lines(step: AutogradFunctional, index: int) -> list[str]:

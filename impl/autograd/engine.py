@@ -229,11 +229,11 @@ def execute(
     for node in roots:
         if deps.get(node, 0) == 0:
             heapq.heappush(ready, (-node._sequence_nr, next(counter), node))
+    lone_root = roots[0] if len(root_edges) == 1 else None
     tasks = graph_tasks.stack
-    tasks.append(GraphTask(roots, deps, needed, captures))
+    tasks.append(GraphTask(roots, deps, needed, captures, lone_root))
     try:
         with grad_mode.set_grad_enabled(create_graph):
-            lone_root = roots[0] if len(root_edges) == 1 else None
             _run(ready, counter, buffers, deps, needed, captures, captured, keep_graph, lone_root)
     finally:
         tasks.pop()

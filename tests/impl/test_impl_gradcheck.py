@@ -156,6 +156,21 @@ h2 = torch.autograd.graph.register_multi_grad_hook((c,), lambda g: reentrant(g[0
 h.remove(); h2.remove()
 print(round(a.grad.sum().item(), 4), round(b.grad.sum().item(), 4))
 """,
+    # torch's engine starts a backward from one root edge at the root's node, which is then no node
+    # of the graph it records: a hook in mode "all" on the root alone never fires, on the root and
+    # another tensor it fires twice
+    "multi-grad hook on the root": """
+a = torch.rand(2, dtype=torch.float64, requires_grad=True)
+c = a * 2
+s = c.sum()
+for ts in ((a,), (c,), (s,), (s, a)):
+    torch.autograd.graph.register_multi_grad_hook(ts, lambda g, n=len(ts): print(n, [x is None for x in g]))
+s.backward(retain_graph=True)
+c.backward(torch.ones(2), retain_graph=True)
+a.backward(torch.ones(2))
+torch.autograd.grad(s, (c,), retain_graph=True)
+torch.autograd.backward([s, c.sum()])
+""",
 }
 
 

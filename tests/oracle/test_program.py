@@ -12,10 +12,12 @@ from oracle.program import (
     AutogradFunctional,
     Backward,
     Grad,
+    Gradcheck,
     Leaf,
     LoadStateDict,
     Module,
     ModuleHook,
+    MultiGradHook,
     Observe,
     ObserveGraph,
     Op,
@@ -52,6 +54,9 @@ EVERY_KIND = Program(
         LoadStateDict("m", "sd", strict=False, assign=True),
         AutogradFunctional("r", "jacobian", [{"out": "f0", "op": "exp", "args": [Ref("i0")], "kwargs": {}}],
                            ["f0"], ["x"], tuple_outputs=False, kwargs={"vectorize": True}),
+        MultiGradHook("mh", ["x", "y"], "any"),
+        Gradcheck("gc", "gradgradcheck", [{"out": "f0", "op": "exp", "args": [Ref("i0")], "kwargs": {}}],
+                  ["f0"], ["x"], ["x"], kwargs={"fast_mode": True, "atol": 1e-3}, seed=3),
     ]
 )
 
@@ -96,6 +101,11 @@ def test_generated_programs_round_trip(program: Program) -> None:
          "v": ["x"]},
         {"kind": "grad", "outs": ["a"], "outputs": ["y"], "inputs": ["x", "z"]},
         {"kind": "module", "name": "m", "cls": "Linear", "params": {"gamma": [1.0]}},
+        {"kind": "gradcheck", "out": "r", "api": "jacobcheck", "body": [], "outputs": ["x"], "inputs": ["x"]},
+        {"kind": "gradcheck", "out": "r", "api": "gradcheck", "body": [], "outputs": ["x"], "inputs": ["x"],
+         "kwargs": {"check_forward_ad": True}},
+        {"kind": "gradcheck", "out": "r", "api": "gradcheck", "body": [], "outputs": ["x"], "inputs": ["x"],
+         "grad_outputs": ["x"]},
     ],
 )
 def test_invalid_steps_are_rejected(bad: dict) -> None:

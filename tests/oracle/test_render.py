@@ -16,11 +16,14 @@ from oracle.program import (
     Backward,
     CallModule,
     ExitMode,
+    Function,
     Grad,
+    Gradcheck,
     Leaf,
     LoadStateDict,
     Module,
     ModuleHook,
+    MultiGradHook,
     Observe,
     ObserveGraph,
     ObserveSaved,
@@ -167,6 +170,40 @@ SAVED = Program(
 )
 
 
+# multi-grad hooks of both modes (a removed one, a refused mode) and gradcheck calls: passing, a
+# wrong custom backward failing in slow and fast mode (its numbers masked), not raising, float32
+def _mul(out: str, a: str, b: object) -> dict:
+    return {"out": out, "op": "mul", "args": [Ref(a), Ref(b) if isinstance(b, str) else b], "kwargs": {}}
+
+
+MULTI_GRAD_AND_GRADCHECK = Program(
+    [
+        Leaf("x", [0.5, -1.0, 2.0], "float64", True),
+        Leaf("y", [1.5, 2.0, 0.25], "float64", True),
+        Op("c", "mul", [Ref("x"), Ref("y")]),
+        MultiGradHook("h", ["x", "y", "c"]),
+        MultiGradHook("k", ["x", "c"], "any"),
+        Op("s", "sum", [Ref("c")]),
+        Backward("s", retain_graph=True, inputs=["x"]),
+        Grad(["g"], ["s"], ["c"], retain_graph=True),
+        RemoveHook("h"),
+        RemoveHook("k"),
+        Backward("s"),
+        MultiGradHook("bad", ["x"], "some"),
+        Function("Sq", 1, [_mul("o", "i0", "i0")], ["o"], [_mul("b", "g0", "i0"), _mul("w", "b", 2.1)], ["w"],
+                 saves=["i0"]),
+        Gradcheck("slow", "gradcheck", [], ["a0"], ["x"], function="Sq"),
+        Gradcheck("fast", "gradcheck", [_mul("e", "a0", 3.0)], ["e"], ["x"], function="Sq",
+                  kwargs={"fast_mode": True}),
+        Gradcheck("gg", "gradgradcheck", [_mul("e", "i0", "i1")], ["e", "i1"], ["x", "y"],
+                  kwargs={"fast_mode": True}),
+        Gradcheck("quiet", "gradcheck", [], ["a0"], ["x"], function="Sq", kwargs={"raise_exception": False}),
+        Leaf("z", [1.0, 2.0], "float32", True),
+        Gradcheck("f32", "gradcheck", [_mul("e", "i0", 2.0)], ["e"], ["z"], kwargs={"atol": 0.1}),
+    ]
+)
+
+
 def run_script(script: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
 
@@ -193,8 +230,9 @@ def assert_script_reproduces(program: Program) -> None:
     assert shown - once == sum(warnings.values()), done.stderr
 
 
-@pytest.mark.parametrize("program", [EVERY_KIND, seed_000_hooks(), STATE_DICTS, FUNCTIONALS, SAVED],
-                         ids=["every-kind", "seed-000", "state-dicts", "functionals", "saved"])
+@pytest.mark.parametrize("program", [EVERY_KIND, seed_000_hooks(), STATE_DICTS, FUNCTIONALS, SAVED,
+                                     MULTI_GRAD_AND_GRADCHECK],
+                         ids=["every-kind", "seed-000", "state-dicts", "functionals", "saved", "gradcheck"])
 def test_rendered_script_prints_the_reference_trace(program: Program) -> None:
     assert_script_reproduces(program)
 
