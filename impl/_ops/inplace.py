@@ -128,6 +128,8 @@ def check_inplace(t: Tensor, others: tuple = ()) -> None:
     requires_grad = t.requires_grad
     if not requires_grad and not any(isinstance(o, Tensor) and o.requires_grad for o in others):
         return
+    if t._inference and all(isinstance(o, Tensor) and o._inference for o in others):
+        return  # only inference tensors: torch runs it below autograd (its inference error follows)
     base = t._base
     if base is not None:
         if t._creation_meta:

@@ -85,6 +85,10 @@ class BackwardCFunction(Node, FunctionCtx):
     def __init__(self) -> None:
         Node.__init__(self)
         self.materialize_grads = True
+        # torch's ctx._materialize_non_diff_grads: False passes None, not zeros, for the gradients
+        # of outputs that are not differentiable (_non_diff_slots), even with materialize_grads
+        self._materialize_non_diff_grads = True
+        self._non_diff_slots: set[int] = set()
         self._dirty: tuple = ()
         self._non_differentiable: tuple = ()
         self._to_save: tuple = ()
@@ -93,9 +97,10 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def apply(self, grads: tuple) -> tuple:
         if self.materialize_grads:
-            metas = self._input_meta
+            metas, skip = self._input_meta, () if self._materialize_non_diff_grads else self._non_diff_slots
             grads = tuple(
-                g if g is not None or m is None else zeros_of(m) for g, m in zip(grads, metas, strict=False)
+                g if g is not None or m is None or i in skip else zeros_of(m)
+                for i, (g, m) in enumerate(zip(grads, metas, strict=False))
             )
         result = _user_backward(self._forward_cls)(self, *grads)
         result = result if isinstance(result, tuple) else (result,)
@@ -212,6 +217,8 @@ def _wire_output(ctx: BackwardCFunction, out: Any, i: int, inputs: tuple, kind: 
         ctx._input_meta.append(None)
         return out
     ctx._input_meta.append(input_meta(out))
+    if not _differentiable(ctx, out):
+        ctx._non_diff_slots.add(i)
     if any(out is t for t in ctx._non_differentiable):
         return out
     is_input = any(out is a for a in inputs)
