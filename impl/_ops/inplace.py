@@ -326,10 +326,9 @@ class CopySlices(Node):
         result = self._like_base(g)
         region = result.as_strided(self.size, self.stride, self.offset)
         res = self.fn.apply((region.clone(),))
-        if res[0] is None:
-            region.zero_()
-        else:
-            region.copy_(res[0])
+        if res[0] is None:  # as torch: no gradient for the base at all (a custom Function's None)
+            return res
+        region.copy_(res[0])
         return (result,) + tuple(res[1:])
 
     def release(self) -> None:

@@ -196,12 +196,24 @@ class Function(metaclass=FunctionMeta):
         outs = (outputs,) if single else outputs
         if executable:
             ctx._next = tuple(a._edge() for a, t in zip(args, is_tensor, strict=False) if t)
-            if len(outs) > 1 and any(isinstance(t, Tensor) and t._base is not None for t in ctx._dirty):
-                raise RuntimeError(DIRTY_VIEW_OUTPUTS)
+            _bump_dirty(ctx)
+            _check_dirty_views(ctx, outs)
             kind = view_kind(sum(_differentiable(ctx, o) for o in outs))
             outs = tuple(_wire_output(ctx, o, i, args, kind) for i, o in enumerate(outs))
         ctx._saved = tuple(SavedTensor(t) if t is not None else None for t in ctx._to_save)
         return outs[0] if single else outs
+
+
+def _bump_dirty(ctx: BackwardCFunction) -> None:
+    """The versions of the inputs marked dirty, bumped first (whatever error wiring the outputs raises)."""
+    for t in ctx._dirty:
+        t._vc.bump()
+
+
+def _check_dirty_views(ctx: BackwardCFunction, outs: tuple) -> None:
+    """torch refuses a Function that edits a view in place (marked dirty) and returns several outputs."""
+    if len(outs) > 1 and any(isinstance(t, Tensor) and t._base is not None for t in ctx._dirty):
+        raise RuntimeError(DIRTY_VIEW_OUTPUTS)
 
 
 def _differentiable(ctx: BackwardCFunction, out: Any) -> bool:
@@ -226,7 +238,6 @@ def _wire_output(ctx: BackwardCFunction, out: Any, i: int, inputs: tuple, kind: 
     if dirty:
         if out._grad_fn is None and out._requires_grad:
             raise RuntimeError(DIRTY_LEAF)
-        out._vc.bump()
         if out._base is not None and out.dtype.is_floating_point:
             # a view edited in place: as an in-place op on it, the base gets a CopySlices node
             # around the Function's node, and the view an as_strided view of the base's new history
