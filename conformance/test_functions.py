@@ -13,12 +13,15 @@ from conformance.test_ops import OpProgram
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import (
+    FUNCTION_STYLES,
     ApplyFunction,
     Backward,
+    CallGradFn,
     Function,
     Grad,
     ObserveGraph,
     ObserveLayout,
+    Op,
     Program,
     Ref,
     RegisterHook,
@@ -44,8 +47,19 @@ def body_op(draw: Any, out: str, names: list[str]) -> dict:
     return {"out": out, "op": op, "args": [a, other], "kwargs": {}}
 
 
+def outside_view(draw: Any, p: OpProgram, base: str, shape: tuple[int, ...]) -> str:
+    """A view of ``base`` keeping its shape (view, t, [...], narrow), as a Function's input (FN-003)."""
+    views = {"view": [list(shape)], "t": [], "__getitem__": [Ellipsis]}
+    if shape:
+        views["narrow"] = [0, 0, 2]
+    op = draw(st.sampled_from(sorted(views)))
+    return p.op(op, Ref(base), *views[op])
+
+
 @st.composite
-def functions(draw: Any, dirty: bool = False, extras: bool = False, double: bool | None = None) -> Program:
+def functions(
+    draw: Any, dirty: bool = False, extras: bool = False, double: bool | None = None, defs: bool = False
+) -> Program:
     """A Function of one or two inputs: forward ops (an in-place one marked dirty with ``dirty``),
     saved tensors, maybe a second non-differentiable or unused output, a backward from op
     combinations of the gradient and saved tensors; applied, graph observed, then backward twice
@@ -60,8 +74,13 @@ def functions(draw: Any, dirty: bool = False, extras: bool = False, double: bool
     dtype = draw(st.sampled_from(("float32", "float64")))
     n = draw(st.integers(1, 2))
     inputs = [p.leaf(shape, dtype, grad=i == 0 or draw(st.booleans())) for i in range(n)]
+    viewed = False
     if dirty:  # an in-place edit of a leaf that requires grad is refused: apply to a copy
         inputs[0] = p.op("mul", Ref(inputs[0]), 1.0)
+        base = inputs[0]
+        viewed = draw(st.booleans())  # or to a view of the copy, made outside the Function
+        if viewed:
+            inputs[0] = outside_view(draw, p, base, shape)
     names = [f"i{k}" for k in range(n)]
     forward = []
     if dirty:
@@ -72,7 +91,7 @@ def functions(draw: Any, dirty: bool = False, extras: bool = False, double: bool
         names.append(forward[-1]["out"])
     outputs: list = ["f0" if dirty else names[-1]]
     kinds = ("non_differentiable", "unused") if extras else (None, "non_differentiable", "unused")
-    extra = None if dirty else draw(st.sampled_from(kinds))
+    extra = None if dirty and not viewed else draw(st.sampled_from(kinds))  # a view: torch's error
     if extra:
         forward.append(body_op(draw, "extra", names))
         outputs.append("extra")
@@ -112,6 +131,8 @@ def functions(draw: Any, dirty: bool = False, extras: bool = False, double: bool
     p.steps.append(ObserveGraph("o"))
     if dirty:
         p.steps.append(ObserveLayout(inputs[0]))
+    if viewed:
+        p.steps.append(ObserveGraph(base))
     squared = chained and draw(st.sampled_from((True, True, False)))
     loss = p.op("sum", Ref(p.op("mul", Ref("o"), Ref("o")) if squared else "o"))
     if draw(st.booleans()) if double is None else double:
@@ -122,6 +143,11 @@ def functions(draw: Any, dirty: bool = False, extras: bool = False, double: bool
         p.steps += [Backward(loss), Backward(loss)]
     if not (dirty or extras or double):  # drawn last, so that the other rules' programs stay as they were
         other_outputs(draw, fn, applied, p)
+    if extras:  # FN-002: None for the non-differentiable outputs' gradients, or zeros
+        fn.materialize_non_diff_grads = draw(st.sampled_from((None, False, True)))
+    if defs:  # FN-005: how the methods are defined, and the legacy call of an instance
+        fn.style = draw(st.sampled_from(FUNCTION_STYLES))
+        applied.instance = draw(st.integers(0, 3)) == 0
     return p.observed()
 
 
@@ -161,4 +187,55 @@ def test_mark_dirty(program: Program, backend: Backend, reference: Backend) -> N
 @settings(deadline=None)
 @given(program=functions(double=True))
 def test_double_backward_through_a_function(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@pytest.mark.rule("FN-005")
+@settings(deadline=None)
+@given(program=functions(defs=True))
+def test_function_styles_and_legacy_calls(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def grad_fn_calls(draw: Any) -> Program:
+    """A grad_fn called as a function: of a unary or binary op, of var_mean (a node of two
+    outputs) or of a custom Function, maybe after a backward freed it, with zero to three
+    arguments, each a gradient (of the output's shape: what a wrong shape does is each formula's
+    own), None or a number."""
+    p = OpProgram(draw)
+    shape = draw(st.sampled_from(((), (2,), (2, 2))))
+    x = p.leaf(shape, "float32", grad=True)
+    w = p.leaf(shape, "float32", grad=draw(st.booleans()))
+    kind = draw(st.sampled_from(("unary", "binary", "var_mean", "function")))
+    if kind == "var_mean" and shape:  # one node for both results
+        p.steps.append(Op("parts", "var_mean", [Ref(x)]))  # a tuple: not observed
+        t, piece = p.op("__getitem__", Ref("parts"), draw(st.sampled_from((0, 1)))), ()
+    elif kind == "function":
+        p.steps += [Function("Fn", 1, [body_op(draw, "f0", ["i0"])], ["f0"], [], ["g0"]),
+                    ApplyFunction(["o"], "Fn", [Ref(x)])]
+        t, piece = "o", shape
+        p.names.append(t)
+    else:
+        spec = body_op(draw, "", [x, w])
+        t, piece = p.op(spec["op"], *spec["args"]), shape
+    before = draw(st.booleans())
+    grads: list = []
+    expected = 2 if kind == "var_mean" and shape else 1  # var_mean's node has two outputs
+    for _ in range(draw(st.sampled_from((expected, expected, 0, expected + 1)))):
+        arg = draw(st.sampled_from(("tensor", "tensor", "none", "number")))
+        if arg == "tensor":
+            grads.append(Ref(p.leaf(piece, "float32", grad=False)))
+        else:
+            grads.append(None if arg == "none" else 1.0)
+    if before:
+        p.steps.append(Backward(p.op("sum", Ref(t))))
+    p.steps.append(CallGradFn("called", t, grads))
+    return p.observed()
+
+
+@pytest.mark.rule("FN-006")
+@settings(deadline=None)
+@given(program=grad_fn_calls())
+def test_grad_fn_called_as_a_function(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)

@@ -40,11 +40,13 @@ def some_ops(p: OpProgram, draw: Any, sources: list[str]) -> None:
 
 @st.composite
 def modes(draw: Any, kinds: tuple[str, ...]) -> Program:
-    """Leaves, then nested grad modes (entered and left in order) with ops inside and outside,
-    then a backward from the latest result and every tensor observed."""
+    """Leaves, then nested grad modes (entered and left in order) with ops inside and outside
+    (and in inference mode, maybe a leaf made there), then a backward from the latest result and
+    every tensor observed."""
     p = OpProgram(draw)
     sources = [p.leaf((2,), "float32", grad=True), p.leaf((2,), "float32")]
     open_modes: list[str] = []
+    inference: list[str] = []  # leaves made in inference mode
     for i in range(draw(st.integers(1, 4))):
         if open_modes and draw(st.booleans()):
             p.steps.append(ExitMode(open_modes.pop()))
@@ -55,11 +57,17 @@ def modes(draw: Any, kinds: tuple[str, ...]) -> Program:
                 flag = draw(st.booleans())
             open_modes.append(f"mode{i}")
             p.steps.append(GradMode(open_modes[-1], mode, flag))
+            if mode == "inference_mode" and draw(st.booleans()):  # a tensor made in the mode
+                inference.append(p.leaf((2,), "float32", grad=draw(st.booleans())))
+                sources.append(inference[-1])
         some_ops(p, draw, sources)
     while open_modes and draw(st.booleans()):
         p.steps.append(ExitMode(open_modes.pop()))
     if draw(st.booleans()):
         some_ops(p, draw, sources)
+    if inference and draw(st.booleans()):  # a view of one, or an op on it alone (maybe outside the mode)
+        op = draw(st.sampled_from(("view", "exp")))
+        p.op(op, Ref(draw(st.sampled_from(inference))), *ARGS[op])
     return backward_from_last(p)
 
 

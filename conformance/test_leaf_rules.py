@@ -13,7 +13,19 @@ from conformance.conftest import examples
 from oracle import coverage
 from oracle.backends import Backend
 from oracle.differential import check
-from oracle.program import Detach, Leaf, Observe, Op, Program, Ref
+from oracle.program import (
+    DELETABLE,
+    Backward,
+    DelAttr,
+    Detach,
+    Leaf,
+    Observe,
+    Op,
+    Program,
+    Ref,
+    RegisterHook,
+    RetainGrad,
+)
 from oracle.strategies import BINARY, UNARY, Builder, programs
 
 # Which (API, argument, value class) items each rule's programs must exercise (oracle.coverage).
@@ -142,4 +154,31 @@ def test_detach_gives_a_leaf_sharing_values(program: Program, backend: Backend, 
 @examples(2)
 @given(program=programs(features=("op", "requires_grad", "backward"), max_actions=6))
 def test_requires_grad_flag_changes(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def deletions(draw: Any) -> Program:
+    """A leaf that requires grad and an op on it (maybe retaining its grad, maybe with a hook), a
+    backward that keeps the graph, then ``del`` of one or two attributes of either, a second
+    backward and both observed."""
+    x = Leaf("x", [1.0, -2.0], "float32", True)
+    op = draw(st.sampled_from(("mul", "exp", "add")))
+    steps: list = [x, Op("y", op, [Ref("x"), *([] if op == "exp" else [2.0])])]
+    if draw(st.booleans()):
+        steps.append(RetainGrad("y"))
+    hook = draw(st.sampled_from((None, "tensor", "post_accumulate_grad")))
+    if hook:
+        steps.append(RegisterHook("h", "y" if hook == "tensor" else "x", on=hook))
+    steps += [Op("s", "sum", [Ref("y")]), Backward("s", retain_graph=True)]
+    for _ in range(draw(st.integers(1, 2))):
+        steps.append(DelAttr(draw(st.sampled_from(("x", "y"))), draw(st.sampled_from(DELETABLE))))
+    steps += [Backward("s"), Observe("x"), Observe("y")]
+    return Program(steps)
+
+
+@pytest.mark.rule("LEAF-007")
+@examples(2)
+@given(program=deletions())
+def test_deleted_attributes(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)

@@ -153,6 +153,9 @@ class Node:
         expected = len(self._input_meta) or 1
         if len(grads) != expected:
             raise TypeError(f"expected {expected} arguments, got {len(grads)} instead")
+        for i, g in enumerate(grads):
+            if g is not None and not isinstance(g, TENSOR):
+                raise TypeError(f"argument {i} is not a Variable")
         out = self.apply(tuple(grads))
         return out[0] if len(out) == 1 else out
 

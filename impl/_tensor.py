@@ -382,6 +382,8 @@ class Tensor:
         return self._efficient_zero
 
     def detach_(self) -> Tensor:
+        if self._inference or grad_mode.is_inference_mode_enabled():
+            return self  # torch's detach_ lives in the autograd layers, which these skip: nothing happens
         if self._base is not None:
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using "
@@ -423,6 +425,8 @@ class Tensor:
         """torch refuses to delete a tensor's history and its hooks (its own attributes go as usual)."""
         if name in _UNDELETABLE:
             raise RuntimeError(_UNDELETABLE[name])
+        if name == "_base":  # a slot here, a read-only property of torch's C tensor
+            _read_only(Tensor._is_view, "_base").__delete__(self)
         super().__delattr__(name)
 
     # -- conversions --------------------------------------------------------------------------
@@ -511,6 +515,7 @@ class Tensor:
 _UNDELETABLE = {
     "_grad_fn": "Deletion of _grad_fn not allowed. Detach tensor instead!",
     "_backward_hooks": "Deletion of _backwards_hooks not allowed!",
+    "_post_accumulate_grad_hooks": "Deletion of _post_accumulate_grad_hooks not allowed!",
 }
 _SLOTS = tuple(n for n in Tensor.__slots__ if not n.startswith("__"))
 _grad_state = grad_mode._state  # read directly: _from_array runs for every tensor made

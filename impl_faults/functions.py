@@ -215,18 +215,7 @@ def mark_dirty_does_not_bump_version() -> Iterator[None]:
     """An input marked dirty comes back with the version its in-place forward op left, not bumped again."""
     from impl._api import function
 
-    def make(original: Callable) -> Callable:
-        def wire_output(ctx: Any, out: Any, i: int, inputs: tuple, kind: str) -> Any:
-            if not any(out is t for t in ctx._dirty):
-                return original(ctx, out, i, inputs, kind)
-            version = out._vc.value
-            out = original(ctx, out, i, inputs, kind)
-            out._vc.value = version
-            return out
-
-        return wire_output
-
-    with patched(function, "_wire_output", make):
+    with patched(function, "_bump_dirty", lambda _original: lambda ctx: None):
         yield
 
 
@@ -245,4 +234,148 @@ def function_non_tensor_outputs_take_no_slot() -> Iterator[None]:
         return wire_output
 
     with patched(function, "_wire_output", make):
+        yield
+
+
+@fault({"FN-002": "expected None, got a tensor"})
+def materialize_non_diff_grads_ignored() -> Iterator[None]:
+    """ctx._materialize_non_diff_grads = False is ignored: non-differentiable outputs' gradients are zeros."""
+    from impl.autograd.function import BackwardCFunction
+
+    def make(original: Callable) -> Callable:
+        def apply(self: BackwardCFunction, grads: tuple) -> tuple:
+            self._materialize_non_diff_grads = True
+            return original(self, grads)
+
+        return apply
+
+    with patched(BackwardCFunction, "apply", make):
+        yield
+
+
+@fault({"FN-003": "graph differs"})
+def dirty_view_not_rebased() -> Iterator[None]:
+    """An input view marked dirty keeps its view node and its base its history: the Function's
+    node is left out of the graph (no CopySlices, no AsStridedBackward0)."""
+    from impl.autograd import function
+
+    with patched(function, "_rebase_history", lambda _original: lambda out, node: None):
+        yield
+
+
+@fault({"FN-003": "expected error"})
+def dirty_view_with_several_outputs_accepted() -> Iterator[None]:
+    """A Function that edits a view in place and returns several outputs is accepted."""
+    from impl.autograd import function
+
+    with patched(function, "_check_dirty_views", lambda _original: lambda ctx, outs: None):
+        yield
+
+
+@fault({"FN-005": "warning"})
+def function_instantiated_silently() -> Iterator[None]:
+    """Instantiating a Function gives no DeprecationWarning."""
+    from impl.autograd.function import Function
+
+    with patched(Function, "__init__", lambda _original: lambda self, *args, **kwargs: None):
+        yield
+
+
+@fault({"FN-005": "expected error"})
+def legacy_call_applies() -> Iterator[None]:
+    """Calling a Function instance applies the Function instead of raising torch's legacy error."""
+    from impl.autograd.function import Function
+
+    with patched(Function, "__call__", lambda _original: lambda self, *args: type(self).apply(*args)):
+        yield
+
+
+@fault({"FN-005": "expected error"})
+def backward_and_vjp_accepted() -> Iterator[None]:
+    """A Function defining both backward and vjp runs its vjp instead of raising torch's error."""
+    from impl.autograd import function
+
+    def make(_original: Callable) -> Callable:
+        return lambda cls: cls.backward if cls.vjp is function.Function.vjp else cls.vjp
+
+    with patched(function, "_user_backward", make):
+        yield
+
+
+@fault({"FN-005": "type differs"})
+def vjp_ignored() -> Iterator[None]:
+    """A Function's vjp is not used as its backward: backward raises NotImplementedError."""
+    from impl.autograd import function
+
+    with patched(function, "_user_backward", lambda _original: lambda cls: cls.backward):
+        yield
+
+
+@fault({"FN-005": "the reference raised none"})
+def legacy_methods_refused() -> Iterator[None]:
+    """A Function whose forward is a plain method (torch's legacy style) cannot be applied."""
+    from impl.autograd.function import LEGACY, Function
+
+    def make(original: Callable) -> Callable:
+        def apply(cls: type, *args: Any, **kwargs: Any) -> Any:
+            if not isinstance(vars(cls).get("forward"), staticmethod):
+                raise RuntimeError(LEGACY)
+            return original.__func__(cls, *args, **kwargs)
+
+        return classmethod(apply)
+
+    with patched(Function, "apply", make):
+        yield
+
+
+@fault({"FN-006": "type differs"})
+def grad_fn_call_counts_nothing() -> Iterator[None]:
+    """A grad_fn called with too few or too many gradients runs on what it got."""
+    from impl._graph import Node
+
+    def make(_original: Callable) -> Callable:
+        def call(self: Node, *grads: Any) -> Any:
+            n = max(len(self._input_meta), 1)
+            out = self.apply((*grads, *(None,) * n)[:n])
+            return out[0] if len(out) == 1 else out
+
+        return call
+
+    with patched(Node, "__call__", make):
+        yield
+
+
+@fault({"FN-006": "expected error"})
+def grad_fn_call_takes_numbers() -> Iterator[None]:
+    """A grad_fn called with a number takes it as a gradient instead of raising torch's TypeError."""
+    from impl import _graph
+
+    with patched(_graph, "TENSOR", lambda original: (original, int, float)):
+        yield
+
+
+@fault({"FN-006": "type differs"})
+def custom_function_node_callable() -> Iterator[None]:
+    """A custom Function's node can be called as a function, as built-in nodes can."""
+    from impl._graph import Node
+    from impl.autograd.function import BackwardCFunction
+
+    with patched(BackwardCFunction, "__call__", lambda _original: Node.__call__):
+        yield
+
+
+@fault({"FN-006": "is_leaf differs"})
+def grad_fn_call_unrecorded() -> Iterator[None]:
+    """A grad_fn called as a function computes without recording: its results never have a grad_fn."""
+    from impl import _grad_mode as grad_mode
+    from impl._graph import Node
+
+    def make(original: Callable) -> Callable:
+        def call(self: Node, *grads: Any) -> Any:
+            with grad_mode.no_grad():
+                return original(self, *grads)
+
+        return call
+
+    with patched(Node, "__call__", make):
         yield

@@ -197,3 +197,46 @@ def decorated_generator_keeps_the_mode_at_yield() -> Iterator[None]:
 
     with _generators(wrap):
         yield
+
+
+def _calls_edited(edit: Callable[[str], str]) -> AbstractContextManager[None]:
+    """Every op's generated call (``codegen.call_source``) compiled from ``edit(source)`` while
+    the fault lasts."""
+    import sys
+    from contextlib import ExitStack
+
+    from impl._ops import codegen, table
+
+    stack = ExitStack()
+    ops = {id(v): v for m in list(sys.modules.values()) if m and m.__name__.startswith("impl.")
+           for v in vars(m).values() if isinstance(v, table.OpDef)}
+    for op in ops.values():
+        source = codegen.call_source(op)
+        edited = edit(source)
+        if edited != source:
+            call = codegen._compile(edited, "call", op, {**table._CALL_HELPERS, "op": op})
+            stack.enter_context(patched(op, "_call", lambda _orig, call=call: call))
+    return stack
+
+
+@fault({"GM-002": "requires_grad"})
+def inference_views_are_views() -> Iterator[None]:
+    """A view of an inference tensor is a view of it (requiring grad as it does), not an
+    inference tensor of its own."""
+    def edit(source: str) -> str:
+        return source.replace("    if t0._inference:  #", "    if False:  #").replace(
+            "        main._inference = False", "        main._inference = t0._inference")
+
+    with _calls_edited(edit):
+        yield
+
+
+@fault({"GM-002": "the backend raised none"})
+def inference_operands_recorded() -> Iterator[None]:
+    """Outside inference mode, an op whose operands are all inference tensors is recorded (or
+    refuses to save them) as any other."""
+    def edit(source: str) -> str:
+        return source.replace(") and (not t0._inference", ") and (True or not t0._inference")
+
+    with _calls_edited(edit):
+        yield

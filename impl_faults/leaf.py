@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, ExitStack
 from typing import Any
 
 from impl_faults import fault, patched
@@ -359,4 +359,42 @@ def inplace_with_grad_copies_on_write() -> Iterator[None]:
     """An in-place op on a tensor that requires grad writes into a fresh copy of its memory, so a
     tensor detached from it earlier does not see the edit."""
     with _inplace_copy_on_write(lambda t: t.requires_grad):
+        yield
+
+
+@fault({"LEAF-007": ".grad: value"})
+def del_grad_keeps_grad() -> Iterator[None]:
+    """``del t.grad`` does nothing: the next backward accumulates onto the old gradient."""
+    from impl._tensor import Tensor
+
+    def make(original: property) -> property:
+        return property(original.fget, original.fset, lambda self: None)
+
+    with patched(Tensor, "grad", make):
+        yield
+
+
+@fault({"LEAF-007": "type differs"})
+def history_and_hooks_deletable() -> Iterator[None]:
+    """``del`` of _grad_fn, _backward_hooks or _post_accumulate_grad_hooks is not refused."""
+    from impl import _tensor
+
+    with patched(_tensor, "_UNDELETABLE", lambda _original: {}):
+        yield
+
+
+@fault({"LEAF-007": "expected error"})
+def read_only_attributes_deletable() -> Iterator[None]:
+    """``del`` of a read-only attribute (grad_fn, is_leaf, _base, data, requires_grad) does nothing."""
+    from impl._tensor import Tensor, _read_only
+
+    def make(original: property) -> property:
+        return property(original.fget, original.fset, lambda self: None)
+
+    with ExitStack() as stack:
+        stack.enter_context(patched(_read_only, "__delete__", lambda _original: lambda self, obj: None))
+        for name in ("data", "requires_grad"):
+            stack.enter_context(patched(Tensor, name, make))
+        stack.enter_context(patched(Tensor, "__delattr__", lambda original: lambda self, name: (
+            None if name == "_base" else original(self, name))))
         yield

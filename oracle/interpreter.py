@@ -46,8 +46,10 @@ from oracle.program import (
     AssignAttr,
     AutogradFunctional,
     Backward,
+    CallGradFn,
     CallModule,
     DecoratedOp,
+    DelAttr,
     Detach,
     DType,
     ExitMode,
@@ -194,6 +196,15 @@ def saved_hook_pair(torch: Any, s: SavedHooks, log: Callable[..., None]) -> tupl
         return 1.0 if s.packing == "number" else packed
 
     return pack, unpack
+
+
+def function_body(s: Function, forward: Callable, backward: Callable) -> dict[str, Any]:
+    """The class body of a Function step's class in its ``style``: static methods, plain methods
+    (legacy), backward named vjp, or the one backward under both names."""
+    if s.style == "legacy":
+        return {"forward": forward, "backward": backward}
+    names = {"static": ("backward",), "vjp": ("vjp",), "both": ("backward", "vjp")}[s.style]
+    return {"forward": staticmethod(forward), **{n: staticmethod(backward) for n in names}}
 
 
 def _named(hook: str, body: Callable[..., Any]) -> Callable[..., Any]:
@@ -745,6 +756,8 @@ class _Run:
                 run._call(spec, env)
             if s.materialize_grads is not None:
                 ctx.set_materialize_grads(s.materialize_grads)
+            if s.materialize_non_diff_grads is not None:
+                ctx._materialize_non_diff_grads = s.materialize_non_diff_grads
             ctx.save_for_backward(*[env[n] for n in s.saves])
             if s.non_differentiable:
                 ctx.mark_non_differentiable(*[env[n] for n in s.non_differentiable])
@@ -764,11 +777,12 @@ class _Run:
 
         if s.once_differentiable:
             backward = self.torch.autograd.function.once_differentiable(backward)
-        body = {"forward": staticmethod(forward), "backward": staticmethod(backward)}
+        body = function_body(s, forward, backward)
         self.names[s.name] = type(s.name, (self.torch.autograd.Function,), body)
 
     def _apply_function(self, s: ApplyFunction) -> None:
-        result = self.names[s.function].apply(*[self._value(a) for a in s.inputs])
+        fn = self.names[s.function]
+        result = (fn() if s.instance else fn.apply)(*[self._value(a) for a in s.inputs])
         results = result if isinstance(result, tuple) else (result,)
         for name, value in zip(s.outs, results, strict=True):
             self.names[name] = value
@@ -847,6 +861,14 @@ class _Run:
             self._observe_tensor(f"{s.out}_scalars", torch.tensor(scalars, dtype=torch.float64))
             raise type(e)(message) from None
         self.trace.add("gradcheck", self.step, name=s.out, returned=plain(returned))
+
+    def _call_grad_fn(self, s: CallGradFn) -> None:
+        result = self.names[s.tensor].grad_fn(*[self._value(g) for g in s.grads])
+        self.names[s.out] = result
+        self._observe_result(s.out, result)
+
+    def _del_attr(self, s: DelAttr) -> None:
+        delattr(self.names[s.tensor], s.attr)
 
     def close(self, grad_enabled: bool | None) -> None:
         """Leave the grad modes a program left open (latest first), and restore the grad mode it

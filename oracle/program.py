@@ -51,6 +51,8 @@ Vocabulary (one dataclass per step kind, ``kind`` is the JSON discriminator):
 ``multi_grad_hook``  ``torch.autograd.graph.register_multi_grad_hook(tensors, fn, mode=)``, ``fn`` logging
 ``gradcheck``       ``torch.autograd.gradcheck``/``gradgradcheck`` of a function given as an op list (a
                     custom Function applied first, maybe); what it returns recorded
+``call_grad_fn``    ``out = t.grad_fn(*grads)``: call a node directly; what it returns observed
+``del_attr``        ``del t.<attr>`` (one of ``DELETABLE``)
 """
 
 from __future__ import annotations
@@ -1098,14 +1100,20 @@ def _check_body(ops: list[dict], where: str) -> None:
             raise ValueError(f"{where}: an op needs 'out', an 'op' of OPS, 'args' (and 'kwargs'): {spec}")
 
 
+# How a Function defines its methods: static forward/backward ("static"), plain methods (torch's
+# legacy style, "legacy"), its backward named vjp ("vjp"), or both backward and vjp ("both")
+FUNCTION_STYLES = ("static", "legacy", "vjp", "both")
+
+
 @_step
 @dataclass
 class Function(Step):
     """Define ``class <name>(torch.autograd.Function)``: ``forward(ctx, i0, i1, ...)`` runs the
     ``forward`` ops (dicts ``{"out", "op", "args", "kwargs"}`` over the inputs ``i<k>`` and earlier
     outs), saves ``saves`` with ``save_for_backward``, marks ``non_differentiable`` outputs and
-    ``dirty`` inputs, calls ``set_materialize_grads`` if asked, and returns ``outputs`` (one or a
-    tuple; an output ``{"const": value}`` is that number, string or None).
+    ``dirty`` inputs, calls ``set_materialize_grads`` and sets ``ctx._materialize_non_diff_grads``
+    if asked, and returns ``outputs`` (one or a tuple; an output ``{"const": value}`` is that
+    number, string or None). ``style`` (``FUNCTION_STYLES``) says how the methods are defined.
     ``backward(ctx, g0, g1, ...)`` (``once_differentiable`` if asked) records
     ``needs_input_grad`` and the gradients it receives, binds the saved tensors to their forward
     names, runs the ``backward`` ops and returns, per input, the tensor named in ``grads`` or None."""
@@ -1122,8 +1130,12 @@ class Function(Step):
     dirty: list[str] = field(default_factory=list)
     materialize_grads: bool | None = None
     once_differentiable: bool = False
+    materialize_non_diff_grads: bool | None = None
+    style: str = "static"
 
     def __post_init__(self) -> None:
+        if self.style not in FUNCTION_STYLES:
+            raise ValueError(f"unknown Function style {self.style!r}; known: {FUNCTION_STYLES}")
         _check_body(self.forward, f"function {self.name} forward")
         _check_body(self.backward, f"function {self.name} backward")
         if len(self.grads) != self.inputs:
@@ -1136,12 +1148,14 @@ class Function(Step):
 @_step
 @dataclass
 class ApplyFunction(Step):
-    """``outs = Function.apply(*inputs)`` (one name per output; inputs are Refs or numbers)."""
+    """``outs = Function.apply(*inputs)`` (one name per output; inputs are Refs or numbers); with
+    ``instance``, ``Function()(*inputs)``, the legacy call torch warns about and refuses."""
 
     kind: ClassVar[str] = "apply_function"
     outs: list[str]
     function: str
     inputs: list = field(default_factory=list)
+    instance: bool = False
 
     def names_read(self) -> list[str]:
         return [self.function, *(a.name for a in self.inputs if isinstance(a, Ref))]
@@ -1406,3 +1420,41 @@ class Gradcheck(Step):
 
     def names_bound(self) -> list[str]:
         return [self.out]
+@_step
+@dataclass
+class CallGradFn(Step):
+    """``out = tensor.grad_fn(*grads)``: a node called as a function (``grads``: Refs, None or
+    numbers); the result's nesting and every tensor in it observed, as ``functional``'s."""
+
+    kind: ClassVar[str] = "call_grad_fn"
+    out: str
+    tensor: str
+    grads: list = field(default_factory=list)
+
+    def names_read(self) -> list[str]:
+        return [self.tensor, *(g.name for g in self.grads if isinstance(g, Ref))]
+
+    def names_bound(self) -> list[str]:
+        return [self.out]
+
+
+# attributes a ``del_attr`` step deletes: torch sets .grad to None, refuses the others
+DELETABLE = ("grad", "data", "_grad_fn", "_backward_hooks", "_post_accumulate_grad_hooks", "requires_grad",
+             "grad_fn", "is_leaf", "_base")
+
+
+@_step
+@dataclass
+class DelAttr(Step):
+    """``del tensor.<attr>`` (``attr`` one of ``DELETABLE``)."""
+
+    kind: ClassVar[str] = "del_attr"
+    tensor: str
+    attr: str
+
+    def __post_init__(self) -> None:
+        if self.attr not in DELETABLE:
+            raise ValueError(f"del_attr deletes one of {DELETABLE}, not {self.attr!r}")
+
+    def names_read(self) -> list[str]:
+        return [self.tensor]

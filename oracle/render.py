@@ -21,8 +21,10 @@ from oracle.program import (
     AssignAttr,
     AutogradFunctional,
     Backward,
+    CallGradFn,
     CallModule,
     DecoratedOp,
+    DelAttr,
     Detach,
     DType,
     ExitMode,
@@ -474,8 +476,13 @@ def _more_statements(step: Step, index: int) -> list[str] | None:
     if isinstance(step, ObserveSaved):
         return [f"show_saved({index}, {step.tensor!r}, {step.tensor}.grad_fn)"]
     if isinstance(step, ApplyFunction):
-        call = f"{step.function}.apply({', '.join(map(_arg, step.inputs))})"
+        call = f"{step.function}{'()' if step.instance else '.apply'}({', '.join(map(_arg, step.inputs))})"
         return [f"{', '.join(step.outs)}, = _outputs({call})"]
+    if isinstance(step, CallGradFn):
+        return [f"{step.out} = {step.tensor}.grad_fn({', '.join(map(_arg, step.grads))})",
+                f"show_result({index}, {step.out!r}, {step.out})"]
+    if isinstance(step, DelAttr):
+        return [f"del {step.tensor}.{step.attr}"]
     if isinstance(step, AutogradFunctional):
         return _functional_lines(step, index)
     if isinstance(step, MultiGradHook):
@@ -591,6 +598,8 @@ def _function_lines(s: Function) -> list[str]:
     forward = body_lines(s.forward)
     if s.materialize_grads is not None:
         forward.append(f"ctx.set_materialize_grads({s.materialize_grads})")
+    if s.materialize_non_diff_grads is not None:
+        forward.append(f"ctx._materialize_non_diff_grads = {s.materialize_non_diff_grads}")
     forward.append(f"ctx.save_for_backward({', '.join(s.saves)})")
     if s.non_differentiable:
         forward.append(f"ctx.mark_non_differentiable({', '.join(s.non_differentiable)})")
@@ -603,18 +612,21 @@ def _function_lines(s: Function) -> list[str]:
     # the interpreter reads saved_tensors even when nothing was saved (after release it raises)
     backward.append(f"{', '.join(s.saves)}, = ctx.saved_tensors" if s.saves else "ctx.saved_tensors")
     backward += body_lines(s.backward) + [f"return {_returned(s.grads)}"]
-    decorators = ["    @staticmethod"]
+    static = [] if s.style == "legacy" else ["    @staticmethod"]  # legacy: plain methods
+    decorators = list(static)
     if s.once_differentiable:
         decorators.append("    @torch.autograd.function.once_differentiable")
+    name = "vjp" if s.style == "vjp" else "backward"
     return [
         f"class {s.name}(torch.autograd.Function):",
-        "    @staticmethod",
+        *static,
         f"    def forward(ctx, {inputs}):",
         *("        " + line for line in forward),
         "",
         *decorators,
-        "    def backward(ctx, *grads):",
+        f"    def {name}(ctx, *grads):",
         *("        " + line for line in backward),
+        *(["", "    vjp = backward"] if s.style == "both" else []),
     ]
 
 

@@ -105,12 +105,16 @@ def call_source(op: OpDef) -> str:
     ]
     if op.view:  # the result shares t0's memory and version counter
         lines += [
-            "    main._base = t0._base if t0._base is not None else t0",
-            "    main._vc = t0._vc",
-            "    main._view_version = t0._vc.value",
-            "    main._inference = t0._inference  # a view of a normal tensor is normal in inference mode",
-            "    if not _grad_state.enabled or _grad_state.inference or t0._creation_meta:",
-            "        main._creation_meta = _view_creation_meta(t0)",
+            "    if t0._inference:  # torch tracks no view of an inference tensor: an inference tensor",
+            "        main._inference = True  # on the same memory (its storage, for storage_offset)",
+            "        main._storage = t0._storage_array()",
+            "    else:  # a view of a normal tensor is normal, in inference mode too",
+            "        main._base = t0._base if t0._base is not None else t0",
+            "        main._vc = t0._vc",
+            "        main._view_version = t0._vc.value",
+            "        main._inference = False",
+            "        if not _grad_state.enabled or _grad_state.inference or t0._creation_meta:",
+            "            main._creation_meta = _view_creation_meta(t0)",
         ]
     # an input needs a gradient if it requires grad itself or, being a view, through its base
     needs = [
@@ -119,10 +123,13 @@ def call_source(op: OpDef) -> str:
         for i, d in enumerate(op._plan.diff)
         if d
     ]
+    # torch runs an op whose operands are all inference tensors below autograd (they lack its
+    # dispatch keys): nothing is recorded, whatever requires grad
+    normal = " or ".join(f"not t{i}._inference" for i in range(n))
     if needs:
         lines += [
             "    if _grad_state.enabled and not _grad_state.inference and main._data.dtype in FLOAT_DTYPES:",
-            f"        if {' or '.join(needs)}:",
+            f"        if ({' or '.join(needs)}) and ({normal}):",
             "            op._record(tensors, attrs, results or (main,))",
         ]
     lines.append("    return main if results is None or len(results) == 1 else results")

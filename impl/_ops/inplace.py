@@ -80,6 +80,8 @@ def check_inplace(t: Tensor, others: tuple = ()) -> None:
     requires_grad = t.requires_grad
     if not requires_grad and not any(isinstance(o, Tensor) and o.requires_grad for o in others):
         return
+    if t._inference and all(isinstance(o, Tensor) and o._inference for o in others):
+        return  # only inference tensors: torch runs it below autograd (its inference error follows)
     base = t._base
     if base is not None:
         if t._creation_meta:
@@ -274,10 +276,9 @@ class CopySlices(Node):
         result = self._like_base(g)
         region = result.as_strided(self.size, self.stride, self.offset)
         res = self.fn.apply((region.clone(),))
-        if res[0] is None:
-            region.zero_()
-        else:
-            region.copy_(res[0])
+        if res[0] is None:  # as torch: no gradient for the base at all (a custom Function's None)
+            return res
+        region.copy_(res[0])
         return (result,) + tuple(res[1:])
 
     def release(self) -> None:

@@ -230,11 +230,14 @@ def _multi_view(input: Tensor, arrays: list, node_name: str, dim: int, stacked: 
     outs = []
     for a in arrays:
         t = Tensor._from_array(a)
-        t._base, t._vc, t._view_version = root, input._vc, input._vc.value
-        t._inference = input._inference  # torch's MULTI_OUTPUT_NODE views (see _view_creation_meta)
-        t._creation_meta = _view_creation_meta(input, "multiple")
         outs.append(t)
-    if grad_mode.is_recording() and input.requires_grad:
+        if input._inference:  # torch tracks no view of an inference tensor (as codegen's views)
+            t._inference, t._storage = True, input._storage_array()
+            continue
+        t._base, t._vc, t._view_version = root, input._vc, input._vc.value
+        t._inference = False  # torch's MULTI_OUTPUT_NODE views (see _view_creation_meta)
+        t._creation_meta = _view_creation_meta(input, "multiple")
+    if grad_mode.is_recording() and input.requires_grad and not input._inference:
         node = _MULTI_VIEW_NODES[node_name](dim, stacked)
         node._next = (input._edge(),)
         node._input_meta = [input_meta(t) for t in outs]

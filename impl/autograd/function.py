@@ -85,6 +85,10 @@ class BackwardCFunction(Node, FunctionCtx):
     def __init__(self) -> None:
         Node.__init__(self)
         self.materialize_grads = True
+        # torch's ctx._materialize_non_diff_grads: False passes None, not zeros, for the gradients
+        # of outputs that are not differentiable (_non_diff_slots), even with materialize_grads
+        self._materialize_non_diff_grads = True
+        self._non_diff_slots: set[int] = set()
         self._dirty: tuple = ()
         self._non_differentiable: tuple = ()
         self._to_save: tuple = ()
@@ -93,9 +97,10 @@ class BackwardCFunction(Node, FunctionCtx):
 
     def apply(self, grads: tuple) -> tuple:
         if self.materialize_grads:
-            metas = self._input_meta
+            metas, skip = self._input_meta, () if self._materialize_non_diff_grads else self._non_diff_slots
             grads = tuple(
-                g if g is not None or m is None else zeros_of(m) for g, m in zip(grads, metas, strict=False)
+                g if g is not None or m is None or i in skip else zeros_of(m)
+                for i, (g, m) in enumerate(zip(grads, metas, strict=False))
             )
         result = _user_backward(self._forward_cls)(self, *grads)
         result = result if isinstance(result, tuple) else (result,)
@@ -191,12 +196,24 @@ class Function(metaclass=FunctionMeta):
         outs = (outputs,) if single else outputs
         if executable:
             ctx._next = tuple(a._edge() for a, t in zip(args, is_tensor, strict=False) if t)
-            if len(outs) > 1 and any(isinstance(t, Tensor) and t._base is not None for t in ctx._dirty):
-                raise RuntimeError(DIRTY_VIEW_OUTPUTS)
+            _bump_dirty(ctx)
+            _check_dirty_views(ctx, outs)
             kind = view_kind(sum(_differentiable(ctx, o) for o in outs))
             outs = tuple(_wire_output(ctx, o, i, args, kind) for i, o in enumerate(outs))
         ctx._saved = tuple(SavedTensor(t) if t is not None else None for t in ctx._to_save)
         return outs[0] if single else outs
+
+
+def _bump_dirty(ctx: BackwardCFunction) -> None:
+    """The versions of the inputs marked dirty, bumped first (whatever error wiring the outputs raises)."""
+    for t in ctx._dirty:
+        t._vc.bump()
+
+
+def _check_dirty_views(ctx: BackwardCFunction, outs: tuple) -> None:
+    """torch refuses a Function that edits a view in place (marked dirty) and returns several outputs."""
+    if len(outs) > 1 and any(isinstance(t, Tensor) and t._base is not None for t in ctx._dirty):
+        raise RuntimeError(DIRTY_VIEW_OUTPUTS)
 
 
 def _differentiable(ctx: BackwardCFunction, out: Any) -> bool:
@@ -212,6 +229,8 @@ def _wire_output(ctx: BackwardCFunction, out: Any, i: int, inputs: tuple, kind: 
         ctx._input_meta.append(None)
         return out
     ctx._input_meta.append(input_meta(out))
+    if not _differentiable(ctx, out):
+        ctx._non_diff_slots.add(i)
     if any(out is t for t in ctx._non_differentiable):
         return out
     is_input = any(out is a for a in inputs)
@@ -219,7 +238,6 @@ def _wire_output(ctx: BackwardCFunction, out: Any, i: int, inputs: tuple, kind: 
     if dirty:
         if out._grad_fn is None and out._requires_grad:
             raise RuntimeError(DIRTY_LEAF)
-        out._vc.bump()
         if out._base is not None and out.dtype.is_floating_point:
             # a view edited in place: as an in-place op on it, the base gets a CopySlices node
             # around the Function's node, and the view an as_strided view of the base's new history

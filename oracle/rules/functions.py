@@ -22,14 +22,18 @@ RULES = [
         FAMILY,
         "save_for_backward gives back the saved tensors in backward (a second backward without "
         "retain_graph raises), mark_non_differentiable outputs do not require grad, "
-        "set_materialize_grads(False) passes None for unused outputs' gradients.",
+        "set_materialize_grads(False) passes None for unused outputs' gradients, and "
+        "ctx._materialize_non_diff_grads = False None for non-differentiable outputs' gradients.",
         "https://pytorch.org/docs/stable/autograd.html#context-method-mixins",
     ),
     Rule(
         "FN-003",
         FAMILY,
         "A Function that modifies an input in place and marks it dirty returns that input with "
-        "the Function's node as its grad_fn and a bumped version.",
+        "the Function's node as its grad_fn and a bumped version; an input that is a view made "
+        "outside the Function comes back as an AsStridedBackward0 view whose base's grad_fn is a "
+        "CopySlices over the Function's node, and a Function returning more than one tensor then "
+        "raises torch's error.",
         "https://pytorch.org/docs/stable/generated/torch.autograd.function.FunctionCtx.mark_dirty.html",
     ),
     Rule(
@@ -38,5 +42,24 @@ RULES = [
         "A Function's backward made of differentiable ops can be differentiated again "
         "(create_graph); with @once_differentiable the double backward raises torch's error.",
         _DOCS,
+    ),
+    Rule(
+        "FN-005",
+        FAMILY,
+        "A Function's methods may be static, plain methods (torch's legacy style: apply still runs "
+        "them), a vjp instead of backward (used as backward), or both backward and vjp (backward "
+        "raises torch's error); instantiating a Function warns with torch's DeprecationWarning and "
+        "calling the instance raises torch's legacy-Function RuntimeError.",
+        _DOCS,
+    ),
+    Rule(
+        "FN-006",
+        FAMILY,
+        "A built-in op's grad_fn called as a function takes one gradient (a tensor or None) per "
+        "output of its op, else raises TypeError 'expected N arguments, got M instead' (a number: "
+        "'argument i is not a Variable'), and returns its inputs' gradients (with a graph when they "
+        "require grad; after a backward freed its saved tensors it raises); a custom Function's "
+        "node is not callable.",
+        "https://pytorch.org/docs/stable/autograd.html#torch.autograd.graph.Node",
     ),
 ]

@@ -20,7 +20,10 @@ RULES = [
         FAMILY,
         "Under inference_mode results are inference tensors without grad_fn; using them in "
         "autograd outside the mode, or editing them in place there, raises torch's errors; "
-        "is_inference_mode_enabled reports the mode.",
+        "is_inference_mode_enabled reports the mode. A tensor made there with requires_grad=True "
+        "requires grad, but a view of an inference tensor (in the mode or outside) is an inference "
+        "tensor that is no view and does not require grad, and outside the mode an op whose "
+        "operands are all inference tensors records nothing.",
         _DOCS,
     ),
     Rule(

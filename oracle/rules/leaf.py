@@ -49,4 +49,13 @@ RULES = [
         "RuntimeError, and a leaf that stops requiring grad gets no .grad.",
         f"{_DOCS}.requires_grad_.html",
     ),
+    Rule(
+        "LEAF-007",
+        FAMILY,
+        "del t.grad sets .grad to None (the next backward accumulates afresh); deleting data, "
+        "_grad_fn, _backward_hooks, _post_accumulate_grad_hooks or requires_grad raises torch's "
+        "RuntimeError, and grad_fn, is_leaf or _base torch's AttributeError (not writable); the "
+        "tensor stays as it was.",
+        "https://github.com/pytorch/pytorch/blob/main/torch/csrc/autograd/python_variable.cpp",
+    ),
 ]

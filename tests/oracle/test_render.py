@@ -12,9 +12,12 @@ from hypothesis import strategies as st
 from oracle.interpreter import run
 from oracle.program import (
     Action,
+    ApplyFunction,
     AutogradFunctional,
     Backward,
+    CallGradFn,
     CallModule,
+    DelAttr,
     ExitMode,
     Function,
     Grad,
@@ -204,6 +207,40 @@ MULTI_GRAD_AND_GRADCHECK = Program(
 )
 
 
+# Functions of every style, called as apply and as legacy instances; mark_dirty on an outside view;
+# grad_fn calls with several argument counts; del of tensor attributes
+_DOUBLE = [{"out": "f0", "op": "mul", "args": [Ref("i0"), 2.0], "kwargs": {}}]
+_DIRTY = [{"out": "f0", "op": "mul_", "args": [Ref("i0"), 2.0], "kwargs": {}}]
+FUNCTIONS = Program(
+    [
+        Leaf("x", [1.0, 2.0], "float64", True),
+        *(Function(f"F{style}", 1, _DOUBLE, ["f0"], [], ["g0"], style=style)
+          for style in ("static", "legacy", "vjp", "both")),
+        *(step for style in ("static", "legacy", "vjp", "both") for step in (
+            ApplyFunction([f"o{style}"], f"F{style}", [Ref("x")]), Op(f"s{style}", "sum", [Ref(f"o{style}")]),
+            Backward(f"s{style}"))),
+        ApplyFunction(["oi"], "Fstatic", [Ref("x")], instance=True),
+        Op("b", "mul", [Ref("x"), 1.0]),
+        Op("v", "narrow", [Ref("b"), 0, 0, 1]),
+        Function("D", 1, _DIRTY, ["f0"], [], [None], dirty=["f0"], materialize_non_diff_grads=False),
+        ApplyFunction(["d"], "D", [Ref("v")]),
+        ObserveGraph("b"),
+        ObserveGraph("d"),
+        Leaf("g", [1.0, 1.0], "float64"),
+        Op("m", "mul", [Ref("x"), Ref("x")]),
+        CallGradFn("c1", "m", [Ref("g")]),
+        CallGradFn("c0", "m", []),
+        CallGradFn("cn", "m", [1.0]),
+        CallGradFn("cf", "ostatic", [Ref("g")]),
+        DelAttr("x", "grad"),
+        DelAttr("x", "_grad_fn"),
+        DelAttr("m", "is_leaf"),
+        Observe("x"),
+        Observe("b"),
+    ]
+)
+
+
 def run_script(script: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
 
@@ -230,9 +267,11 @@ def assert_script_reproduces(program: Program) -> None:
     assert shown - once == sum(warnings.values()), done.stderr
 
 
-@pytest.mark.parametrize("program", [EVERY_KIND, seed_000_hooks(), STATE_DICTS, FUNCTIONALS, SAVED,
-                                     MULTI_GRAD_AND_GRADCHECK],
-                         ids=["every-kind", "seed-000", "state-dicts", "functionals", "saved", "gradcheck"])
+@pytest.mark.parametrize(
+    "program",
+    [EVERY_KIND, seed_000_hooks(), STATE_DICTS, FUNCTIONALS, SAVED, MULTI_GRAD_AND_GRADCHECK, FUNCTIONS],
+    ids=["every-kind", "seed-000", "state-dicts", "functionals", "saved", "gradcheck", "functions"],
+)
 def test_rendered_script_prints_the_reference_trace(program: Program) -> None:
     assert_script_reproduces(program)
 
