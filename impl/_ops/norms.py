@@ -169,7 +169,8 @@ def vector_norm(
                     "this dimension is empty and the operation does not have an identity"
                 )
     dt = _check_dtype(dtype, input, "linalg.vector_norm")
-    dims = tuple(sorted(_dim_list(given, input.dim()))) if given and input.dim() else None
+    dims = tuple(sorted(_dim_list(given, input.dim())))  # (checked on a 0-d input too)
+    dims = dims if dims and input.dim() else None
     out_dt = (dt or input.dtype).np
     return apply(LINALG_VECTOR_NORM, input, ord=p, dim=dims, keepdim=bool(keepdim), dtype=out_dt)
 
