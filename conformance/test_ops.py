@@ -565,6 +565,111 @@ def test_reductions_of_integers(
 
 
 # (left shape, right shape) of matmul; some do not fit, which torch rejects
+NORMS = ("linalg.vector_norm", "linalg.matrix_norm", "linalg.norm", "norm")
+VECTOR_ORDS = (2, 1, 0, INF, -INF, 3, 0.5, 1.5, -1, -2.5)
+MATRIX_ORDS = ("fro", 1, -1, INF, -INF)
+NORM_SHAPES = ((), (3,), (2, 3), (3, 1), (2, 1, 3), (2, 2, 3))
+NORM_WEIGHT = 0.3
+
+
+def norm_data(draw: Any, shape: tuple[int, ...], dtype: str) -> Any:
+    """Values of ``shape`` for a norm: drawn (edge values now and then), a first row of zeros (a
+    zero norm along the other dims: torch's subgradient), all zeros, or ties of |x| (the inf
+    norm's shared gradient)."""
+    kind = draw(st.sampled_from(("drawn", "edge", "zero row", "zeros", "ties")))
+    data = np.array(op_data(draw, shape, dtype, edge=kind == "edge"), dtype=float)
+    if kind == "ties":
+        ties = [draw(st.sampled_from((-2.0, 2.0, 1.0, 0.0))) for _ in range(data.size)]
+        data = np.array(ties).reshape(shape)
+    elif kind == "zeros" or kind == "zero row" and not shape:
+        data = data * 0
+    elif kind == "zero row":
+        data[0] = 0
+    return data.tolist()
+
+
+def two_dims(draw: Any, ndim: int) -> list[int]:
+    first = draw(st.integers(-ndim, ndim - 1))
+    second = draw(st.integers(-ndim, ndim - 1).filter(lambda d: d % ndim != first % ndim))
+    return [first, second]
+
+
+def norm_arguments(draw: Any, op: str, ndim: int) -> tuple[list, dict[str, Any]]:
+    """Arguments of ``op`` that torch takes: an order, dims (None, one, a list; two different
+    ones for a matrix norm), keepdim and, now and then, a wider dtype."""
+    rank = max(ndim, 1)
+    kwargs: dict[str, Any] = {"keepdim": draw(st.booleans())}
+    if draw(st.integers(0, 3)) == 0:
+        kwargs["dtype"] = DType("float64")
+    matrix = op == "linalg.matrix_norm" or op != "linalg.vector_norm" and ndim >= 2 and draw(st.booleans())
+    if matrix:
+        ord = draw(st.sampled_from(MATRIX_ORDS))
+        dim: Any = two_dims(draw, ndim)
+        if op == "linalg.norm" and ndim == 2 and draw(st.booleans()):
+            dim = None
+        if op == "norm" and ord != "fro":  # torch.norm takes numbers for vector norms only
+            ord, dim = "fro", dim if draw(st.booleans()) else None
+    else:
+        ord = draw(st.sampled_from((*VECTOR_ORDS, None)))
+        dim = draw(st.sampled_from((None, draw(st.integers(-rank, rank - 1)), list(range(ndim)))))
+        if op == "linalg.norm" and dim is None and ord is not None and ndim not in (1, 2):
+            ord = None
+        if op == "linalg.norm" and isinstance(dim, list) and len(dim) not in (1, 2):
+            dim = None
+        if op == "linalg.norm" and isinstance(dim, list) and len(dim) == 2 and ord is not None:
+            ord = draw(st.sampled_from(MATRIX_ORDS[1:]))  # a matrix norm (2 and -2 need an SVD)
+        if op == "linalg.norm" and dim is None and ndim == 2 and ord is not None:
+            dim = draw(st.integers(-rank, rank - 1))
+        if op == "linalg.vector_norm" and ord is None:
+            ord = 2
+    if op == "norm" and ord is None and draw(st.booleans()):
+        ord = "fro"
+    return [ord, dim], kwargs
+
+
+NORM_ERRORS = (
+    ("linalg.vector_norm", ["fro"], {}),
+    ("linalg.vector_norm", [2, 5], {}),
+    ("linalg.vector_norm", [2, [0, 0]], {}),
+    ("linalg.vector_norm", [2], {"dtype": DType("int64")}),
+    ("linalg.matrix_norm", [3], {}),
+    ("linalg.matrix_norm", ["abc"], {}),
+    ("linalg.matrix_norm", ["fro", [0]], {}),
+    ("linalg.norm", [2, [0, 1, 2]], {}),
+    ("norm", ["abc"], {}),
+)
+
+
+@st.composite
+def norm_programs(draw: Any, op: str) -> Program:
+    """``op`` of NORMS on a float leaf (zero rows, zeros and ties now and then): twice with drawn
+    arguments (an order, dims, keepdim, a wider dtype), then a call torch refuses (an integer
+    input, a bad order, dim or dtype); each result backpropagated twice."""
+    p = OpProgram(draw)
+    shapes = [s for s in NORM_SHAPES if op != "linalg.matrix_norm" or len(s) >= 2]
+    shape = draw(st.sampled_from(shapes))
+    dtype = dtype_of(draw)
+    x = p.given(norm_data(draw, shape, dtype), dtype, grad=draw(st.integers(0, 4)) > 0)
+    ends = []
+    for _ in range(2):
+        args, kwargs = norm_arguments(draw, op, len(shape))
+        ends.append(p.op(op, Ref(x), *args, **kwargs))
+    if draw(st.booleans()):  # an integer input
+        p.steps.append(Op(p.fresh("t"), op, [Ref(p.leaf(shape or (3,), "int64"))], {}))
+    else:
+        bad, args, kwargs = draw(st.sampled_from(NORM_ERRORS))
+        p.steps.append(Op(p.fresh("t"), bad, [Ref(x), *args], kwargs))
+    return p.end(*ends)
+
+
+@pytest.mark.rule("OPS-003")
+@pytest.mark.parametrize("op", NORMS)
+@examples(NORM_WEIGHT)
+@given(data=st.data())
+def test_norms(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(norm_programs(op), label="program"), backend, reference)
+
+
 MATMUL_SHAPES = (
     ((3,), (3,)),
     ((2, 3), (3,)),

@@ -15,6 +15,7 @@ from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import (
     Backward,
+    Leaf,
     Module,
     ModuleZeroGrad,
     Observe,
@@ -26,7 +27,7 @@ from oracle.program import (
     Ref,
     SchedulerStep,
 )
-from oracle.strategies import PLATEAU_METRICS, SCHEDULER_OPTIONS, ModuleBuilder
+from oracle.strategies import PLATEAU_METRICS, SCHEDULER_OPTIONS, ModuleBuilder, backprop_twice, op_data
 
 # Rule -> what impl does differently (strict xfails on the impl backend only; the goal is none).
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
@@ -44,8 +45,11 @@ SCHEDULERS = tuple(SCHEDULER_OPTIONS)
 
 
 def _optimizer_targets(*classes: str) -> coverage.Targets:
-    return coverage.Targets(coverage.keywords(*(f"optim.{cls}" for cls in classes)), _ZERO_GRADS,
-                            excluded={f"optim.{cls}(eps): default": _DEFAULT_EPS for cls in classes})
+    return coverage.Targets(
+        coverage.keywords(*(f"optim.{cls}" for cls in classes)),
+        _ZERO_GRADS,
+        excluded={f"optim.{cls}(eps): default": _DEFAULT_EPS for cls in classes},
+    )
 
 
 COVERAGE: dict[str, coverage.Targets] = {
@@ -216,4 +220,54 @@ def test_adamax_nadam_and_radam_steps(program: Program, backend: Backend, refere
 @settings(deadline=None)
 @given(program=scheduled_loops())
 def test_schedulers_set_the_learning_rates(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+CLIP_NORM_TYPES = (2.0, 1, float("inf"), float("-inf"), 0.5, 3)
+CLIP_MAX_NORMS = (1.0, 0.5, 100.0, 0.0)
+CLIP_SHAPES = ((), (3,), (2, 3))
+
+
+@st.composite
+def clipped_gradients(draw: Any) -> Program:
+    """Two to four leaves (float32, now and then one float64, one without a gradient; values with
+    zeros, infinities and NaN now and then) given gradients by a backward of sum(x * x * 1.5)
+    each, then clip_grad_norm_ with a drawn max_norm and norm_type (error_if_nonfinite now and
+    then), the total and every .grad observed, then clip_grad_value_ and every .grad again."""
+    steps: list = []
+    leaves = []
+    for i in range(draw(st.integers(2, 4))):
+        shape, dtype = (
+            draw(st.sampled_from(CLIP_SHAPES)),
+            draw(st.sampled_from(("float32", "float32", "float64"))),
+        )
+        name = f"x{i}"
+        grad = i == 0 or draw(st.integers(0, 4)) > 0
+        steps.append(Leaf(name, op_data(draw, shape, dtype, edge=draw(st.integers(0, 3)) == 0), dtype, grad))
+        leaves.append(name)
+        if grad:
+            steps.append(Op(f"s{i}", "mul", [Ref(name), Ref(name)]))
+            backprop_twice(steps, f"s{i}", shape, f"loss{i}")
+    tensors = tuple(Ref(name) for name in leaves)
+    kwargs = {"error_if_nonfinite": True} if draw(st.integers(0, 3)) == 0 else {}
+    norm_type = draw(st.sampled_from(CLIP_NORM_TYPES))
+    steps.append(
+        Op(
+            "total",
+            "nn.utils.clip_grad_norm_",
+            [tensors, draw(st.sampled_from(CLIP_MAX_NORMS)), norm_type],
+            kwargs,
+        )
+    )
+    steps += [Observe("total")] if not kwargs else []
+    steps += [Observe(name) for name in leaves]
+    steps.append(Op("none", "nn.utils.clip_grad_value_", [tensors, draw(st.sampled_from((0.5, 2.0, 0.0)))]))
+    steps += [Observe(name) for name in leaves]
+    return Program(steps)
+
+
+@pytest.mark.rule("OPT-006")
+@settings(deadline=None)
+@given(program=clipped_gradients())
+def test_gradient_clipping(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)

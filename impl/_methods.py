@@ -25,6 +25,7 @@ from impl._ops import (  # noqa: F401
     inplace,
     inplace_views,
     moments,
+    norms,
     pointwise_ternary,
     products,
     queries,

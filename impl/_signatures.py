@@ -138,6 +138,10 @@ OVERLOADS: dict[str, tuple[str, ...]] = {
         "(Tensor input, int dim, Tensor index, Tensor value)",
         "(Tensor input, int dim, Tensor index, Number value)",
     ),
+    "linalg_vector_norm": (
+        "(Tensor input, Number ord = 2, tuple of ints dim = None, bool keepdim = False, *, "
+        "ScalarType dtype = None, Tensor out = None)",
+    ),
     **{name: _COMPARE for name in ("eq", "ne", "lt", "le", "gt", "ge")},
     **{
         name: (_COMPARE[0], "(Number self, Tensor other)", _COMPARE[1])

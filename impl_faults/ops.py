@@ -1276,3 +1276,39 @@ def searchsorted_in_boundaries_dtype() -> Iterator[None]:
 
     with patched(sorting, "_searched", make):
         yield
+
+
+@fault({"OPS-003": ".grad: value"})
+def vector_norm_inf_grad_spread_evenly() -> Iterator[None]:
+    """The inf/-inf norm's gradient is shared by every element of a lane (sgn(x) * grad / n), not
+    only by the elements whose |x| is the norm."""
+    from impl._ops import norms
+
+    def make(original: Callable) -> Callable:
+        def formula(g: Any, c: Any) -> Any:
+            if abs(c.ord) != math.inf:
+                return original(g, c)
+            grad, x = norms._unsqueezed(g, c), c.self
+            return x.sgn() * grad / (x.abs() == x.abs()).sum(c.dim or (), True)
+
+        return formula
+
+    with derivative_replaced(norms.LINALG_VECTOR_NORM, "self", make):
+        yield
+
+
+@fault({"OPS-003": ".grad: value"})
+def vector_norm_zero_norm_grad_nan() -> Iterator[None]:
+    """The 2-norm's gradient is grad * x / norm without torch's mask: NaN where the norm is 0."""
+    from impl._ops import norms
+
+    def make(original: Callable) -> Callable:
+        def formula(g: Any, c: Any) -> Any:
+            if c.ord != 2:
+                return original(g, c)
+            return norms._unsqueezed(g, c) * (c.self / norms._unsqueezed(c.result, c))
+
+        return formula
+
+    with derivative_replaced(norms.LINALG_VECTOR_NORM, "self", make):
+        yield

@@ -432,3 +432,36 @@ def lambda_lr_epoch_off_by_one() -> Iterator[None]:
 
     with patched(LambdaLR, "get_lr", make):
         yield
+
+
+@fault({"OPT-006": ": value"})
+def clip_coef_not_clamped() -> Iterator[None]:
+    """clip_grad_norm_ multiplies the gradients by max_norm / (total + 1e-6) unclamped: gradients
+    whose total norm is under max_norm grow."""
+    from impl.nn.utils import clip_grad
+
+    def make(_original: Callable) -> Callable:
+        def clip(parameters: Any, max_norm: float, total_norm: Any, foreach: Any = None) -> None:
+            for p in parameters:
+                if p.grad is not None:
+                    p.grad.mul_((float(max_norm) / (total_norm + 1e-6)).to(p.grad.dtype))
+
+        return clip
+
+    with patched(clip_grad, "clip_grads_with_norm_", make):
+        yield
+
+
+@fault({"OPT-006": ": value"})
+def clip_total_inf_norm_summed() -> Iterator[None]:
+    """clip_grad_norm_'s total norm of norm_type inf is the sum of |grad| (the 1-norm), not the max."""
+    from impl.nn.utils import clip_grad
+
+    def make(original: Callable) -> Callable:
+        def total(tensors: Any, norm_type: float = 2.0, *args: Any) -> Any:
+            return original(tensors, 1.0 if norm_type == float("inf") else norm_type, *args)
+
+        return total
+
+    with patched(clip_grad, "get_total_norm", make):
+        yield

@@ -24,6 +24,7 @@ the reference is asked; recording reads values and changes nothing the trace obs
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -332,7 +333,7 @@ class _Run:
         if OPS[s.op].style == "method":
             result = getattr(args[0], s.op)(*args[1:], **kwargs)
         else:
-            result = getattr(self.torch, s.op)(*args, **kwargs)
+            result = functools.reduce(getattr, s.op.split("."), self.torch)(*args, **kwargs)
         self.names[s.out] = result
 
     def _detach(self, s: Detach) -> None:

@@ -132,6 +132,11 @@ OPS.update(
         **_table("index_add_ index_copy_", "method", inplace=True),
     }
 )
+# the norms (conformance/test_ops.py, OPS-003): torch.norm and torch.linalg's (a dotted name is an
+# attribute path from torch)
+OPS.update(_table("norm linalg.vector_norm linalg.matrix_norm linalg.norm", "function"))
+# gradient clipping (conformance/test_optim.py, OPT-006): in place on the .grad of the tensors given
+OPS.update(_table("nn.utils.clip_grad_norm_ nn.utils.clip_grad_value_", "function"))
 # the error function (conformance/test_ops.py; GELU's exact form computes with it)
 OPS.update({**_table("erf erfc", "function"), **_table("erf_ erfc_", "method", inplace=True)})
 # the legacy typed constructors and the new_* methods (conformance/test_tensors.py, TEN-001)

@@ -318,10 +318,27 @@ def min(input: Tensor, dim: Any = ABSENT, keepdim: bool = False) -> Any:
     return _minmax("min", input, None if dim is ABSENT else dim, keepdim)
 
 
+def _check_identity(name: str, input: Tensor, dim: Any) -> None:
+    """amax/amin have no identity: torch refuses to reduce an empty dim (or, without dims, an
+    empty tensor)."""
+    if input.numel():
+        return
+    given = tuple(dim) if isinstance(dim, (list, tuple)) else (dim,)
+    if not given:
+        raise RuntimeError(
+            f"{name}(): Expected reduction dim to be specified for input.numel() == 0. "
+            "Specify the reduction dim with the 'dim' argument."
+        )
+    for d in given:
+        if input.shape[_wrap_dim(d, input.dim())] == 0:
+            raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
+
+
 @api.variants("amax")
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(amax, locals())
+    _check_identity("amax", input, dim)
     return apply(AMAX, input, dim=_dims(dim, input.dim()), keepdim=keepdim)
 
 
@@ -329,6 +346,7 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(amin, locals())
+    _check_identity("amin", input, dim)
     return apply(AMIN, input, dim=_dims(dim, input.dim()), keepdim=keepdim)
 
 

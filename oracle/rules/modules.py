@@ -185,5 +185,14 @@ RULES = [
         "optimizer or given an epoch.",
         "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
     ),
+    Rule(
+        "OPT-006",
+        OPTIM,
+        "nn.utils.clip_grad_norm_ returns torch's total norm (the norm_type norm of the gradients' "
+        "norms, inf and -inf included, of mixed dtypes) and multiplies each .grad in place by "
+        "max_norm / (total + 1e-6) clamped to 1 (NaN and inf gradients scaled as torch's, or refused "
+        "with error_if_nonfinite); clip_grad_value_ clamps each .grad in place into [-v, v].",
+        "https://pytorch.org/docs/stable/generated/torch.nn.utils.clip_grad_norm_.html",
+    ),
 ]
 

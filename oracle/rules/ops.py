@@ -43,8 +43,10 @@ RULES = [
         "count_nonzero) over all elements, a dim or a list of dims, with keepdim, the two-output "
         "reductions aminmax, var_mean and std_mean (one node for both outputs, backpropagated through "
         "either or both), and scans (cumsum, cumprod, logcumsumexp, cummax, cummin: which index among "
-        "ties and NaN), on every dtype, give torch's values, indices, dtypes, gradients and errors for "
-        "bad dims and arguments.",
+        "ties and NaN), and the norms (linalg.vector_norm of every ord, linalg.matrix_norm 'fro', 1, -1, "
+        "inf, -inf, linalg.norm, torch.norm: LinalgVectorNormBackward0 with torch's subgradient at a zero "
+        "norm and the inf norm's gradient shared by the maxima), on every dtype, give torch's values, "
+        "indices, dtypes, gradients and errors for bad dims and arguments.",
         f"{_DOCS}/torch.html#reduction-ops",
     ),
     Rule(
