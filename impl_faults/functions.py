@@ -59,7 +59,7 @@ def mark_dirty_ignored() -> Iterator[None]:
 @fault({"FN-003": "graph differs"})
 def dirty_output_keeps_its_grad_fn() -> Iterator[None]:
     """An input marked dirty and returned keeps the grad_fn it had instead of the Function's node."""
-    from impl._api import function
+    from impl.autograd import function
 
     def make(original: Callable) -> Callable:
         def wire_output(ctx: Any, out: Any, i: int, inputs: tuple, kind: str) -> Any:
@@ -79,7 +79,7 @@ def dirty_output_keeps_its_grad_fn() -> Iterator[None]:
 @fault({"FN-004": "is_leaf"})
 def once_differentiable_is_a_no_op() -> Iterator[None]:
     """@once_differentiable returns backward unchanged, so create_graph records its graph."""
-    from impl._api import function
+    from impl.autograd import function
 
     def make(_original: Callable) -> Callable:
         def once_differentiable(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -111,7 +111,7 @@ def function_backward_never_recorded() -> Iterator[None]:
 @fault({"FN-004": "is_leaf"})
 def once_differentiable_drops_its_error() -> Iterator[None]:
     """@once_differentiable returns its unrecorded result without its Error node: it does not require grad."""
-    from impl._api import function
+    from impl.autograd import function
 
     with patched(function, "_delayed_error", lambda _original: lambda outs: outs):
         yield
@@ -213,7 +213,7 @@ def function_keeps_saved_tensors_after_backward() -> Iterator[None]:
 @fault({"FN-003": "version differs"})
 def mark_dirty_does_not_bump_version() -> Iterator[None]:
     """An input marked dirty comes back with the version its in-place forward op left, not bumped again."""
-    from impl._api import function
+    from impl.autograd import function
 
     with patched(function, "_bump_dirty", lambda _original: lambda ctx: None):
         yield
@@ -223,7 +223,7 @@ def mark_dirty_does_not_bump_version() -> Iterator[None]:
 def function_non_tensor_outputs_take_no_slot() -> Iterator[None]:
     """A custom Function's outputs that are no tensors get no gradient slot: the later outputs'
     gradients shift, and backward gets one gradient per tensor output, not one per output."""
-    from impl._api import function
+    from impl.autograd import function
 
     def make(original: Callable) -> Callable:
         def wire_output(ctx: Any, out: Any, i: int, inputs: tuple, kind: str) -> Any:

@@ -1022,7 +1022,7 @@ def scatter_self_grad_kept() -> Iterator[None]:
 def scatter_int32_index_refused() -> Iterator[None]:
     """scatter refuses an int32 index (torch takes int32 and int64)."""
     from impl import dtypes
-    from impl._ops.scatter import scatter
+    from impl._ops import scatter
 
     def make(original: Callable) -> Callable:
         def checked(name: str, self: Any, dim: int, index: Any, src: Any, reduce: Any = None) -> dict:
@@ -1058,7 +1058,7 @@ def scatter_add_duplicates_once() -> Iterator[None]:
 @fault({"OPS-009": ": value"})
 def scatter_reduce_multiply_adds() -> Iterator[None]:
     """scatter with reduce='multiply' adds the value instead of multiplying by it."""
-    from impl._ops.scatter import scatter
+    from impl._ops import scatter
 
     with patched(scatter, "_REDUCTIONS", lambda original: {**original, "multiply": "add"}):
         yield
