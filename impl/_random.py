@@ -13,7 +13,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from impl import _api as api
-from impl import dtypes
+from impl import _avx_mathfun, dtypes
 from impl._xp import cuda_available, device
 
 DEFAULT_SEED = 67280421310721
@@ -177,11 +177,11 @@ default_generator = api.public(Generator(), "default_generator")
 
 
 def fma(a: np.ndarray, b: Any, c: Any) -> np.ndarray:
-    """``a * b + c`` with one rounding (torch's kernels fuse them): float32 exactly through float64;
-    float64 from the exact product (Veltkamp/Dekker) and the exact sum's error terms."""
+    """``a * b + c`` with one rounding (torch's kernels fuse them): float32 through float64 rounded
+    to odd; float64 from the exact product (Veltkamp/Dekker) and the exact sum's error terms."""
     a = np.asarray(a)
     if a.dtype != np.float64:
-        return (a.astype(np.float64) * np.float64(b) + np.float64(c)).astype(a.dtype)
+        return _avx_mathfun.fma32(a, b, c)
     b, c = np.float64(b), np.float64(c)
     p = a * b
     a_hi, a_lo = _split(a)
@@ -236,12 +236,21 @@ def _fill_16(data: np.ndarray, dt: np.dtype, mean: float, std: float) -> None:
 def normal(
     shape: tuple, dtype: np.dtype, mean: float = 0.0, std: float = 1.0, gen: Generator | None = None
 ) -> np.ndarray:
-    """torch's normal_(mean, std): 16 at a time (the last 16 redrawn) from 16 elements on, else
-    one double at a time (``normal * std + mean``, cast)."""
+    """torch's normal_(mean, std): 16 at a time (the last 16 redrawn) from 16 elements on (float32
+    by torch's AVX2 block, impl._avx_mathfun), else one double at a time (``normal * std + mean``,
+    cast)."""
     g = gen or default_generator
     dt = np.dtype(dtype)
     n = int(np.prod(shape))
-    if n >= 16:
+    if n >= 16 and dt == np.float32:
+        data = g.uniform(n, False).astype(dt)
+        whole = n - n % 16
+        data[:whole] = _avx_mathfun.normal_fill_16(data[:whole].reshape(-1, 16), mean, std).reshape(-1)
+        if n % 16:
+            tail = g.uniform(16, False).astype(dt).reshape(1, 16)
+            data[n - 16 :] = _avx_mathfun.normal_fill_16(tail, mean, std).reshape(-1)
+        out = data
+    elif n >= 16:
         op = _opmath(dt)
         double = op == np.float64
         data = g.uniform(n, double).astype(op)
