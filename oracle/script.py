@@ -18,7 +18,10 @@ status. The two records are compared channel by channel, line by line, token by 
 * numbers compare as printed values: a difference of one unit in the last printed digit (a
   rounding difference) is tolerated when both are written with the same number of decimals, at
   least ``ROUNDED_DECIMALS`` of them (torch's and numpy's rounded formats); anything more is a
-  divergence, so a relative error of 1e-3 in a printed tensor is caught. Integers compare exactly.
+  divergence, so a relative error of 1e-3 in a printed tensor is caught. A float32 value printed
+  in full (``loss.item()`` of a float32 tensor: a double that is exactly a float32) tolerates one
+  float32 unit in the last place, the rounding difference the trace comparison's float32
+  tolerance accepts (a BLAS summing in another order). Integers compare exactly.
 * everything else compares exactly, after normalising only what is machine-specific: addresses
   (``0x7f...``), file paths, torch's "(Triggered internally at ...)" tails, and the backend
   package's name where it prints its own module path (``impl.autograd...`` reads ``torch.autograd...``).
@@ -35,6 +38,7 @@ import json
 import os
 import re
 import runpy
+import struct
 import subprocess
 import sys
 import tempfile
@@ -181,11 +185,31 @@ def numbers_match(a: str, b: str) -> bool:
     x, y = Decimal(a), Decimal(b)
     if x == y:
         return True
+    if _adjacent_float32(float(a), float(b)):
+        return True
     (da, ea), (db, eb) = _decimals_and_exponent(a), _decimals_and_exponent(b)
     if da != db or ea != eb or da < ROUNDED_DECIMALS:
         return False
     unit = Decimal(1).scaleb(ea - da)
     return abs(x - y) <= unit
+
+
+def _float32_bits(x: float) -> int | None:
+    """The float32 bit pattern of ``x`` as an ordered integer, if ``x`` is exactly a float32."""
+    try:
+        packed = struct.pack("<f", x)
+    except OverflowError:
+        return None
+    if struct.unpack("<f", packed)[0] != x:
+        return None
+    bits = struct.unpack("<i", packed)[0]
+    return bits if bits >= 0 else -(bits & 0x7FFFFFFF)
+
+
+def _adjacent_float32(x: float, y: float) -> bool:
+    """Whether ``x`` and ``y`` are both float32 values one float32 unit in the last place apart."""
+    bx, by = _float32_bits(x), _float32_bits(y)
+    return bx is not None and by is not None and abs(bx - by) == 1
 
 
 def lines_match(a: str, b: str) -> bool:

@@ -43,6 +43,8 @@ SEEDS = ROOT / "examples" / "seeds"
         ("0.6784629225730896", "0.6784629225730897"),
         ("1e-3", "0.001"),
         ("7", "7"),
+        ("1.3306416273117065", "1.330641508102417"),  # float32 values (.item()) one float32 ulp apart
+        ("-2.0", "-1.9999998807907104"),
     ],
 )
 def test_numbers_that_agree(a: str, b: str) -> None:
@@ -63,6 +65,9 @@ def test_numbers_that_agree(a: str, b: str) -> None:
         ("1", "2"),  # integers are exact
         ("4", "4."),  # an integer and a float: another dtype
         ("0.12", "0.13"),
+        ("1.3306416273117065", "1.3306413888931274"),  # two float32 ulps apart
+        ("0.1", "0.10000000149011612"),  # 0.1 is no float32: a double, exact
+        ("2.0", "2.000000000000001"),  # doubles a double-ulp apart, not float32s
     ],
 )
 def test_numbers_that_differ(a: str, b: str) -> None:
