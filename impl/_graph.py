@@ -228,8 +228,8 @@ class SavedTensor:
         assert tensor is not None
         pack_hook, unpack_hook = hooks
         version = tensor._version
-        if self.output_of is not None and tensor._grad_fn is None:  # the hook sees the output's
-            tensor._grad_fn, tensor._output_nr = self.output_of, 0  # grad_fn, about to be set
+        if self.output_of is not None and tensor._grad_fn_ is None:  # the hook sees the output's
+            tensor._grad_fn_, tensor._output_nr = self.output_of, 0  # grad_fn, about to be set
         with packing():
             packed = pack_hook(tensor.detach() if detached else tensor)
         if tensor._version != version:
@@ -264,7 +264,7 @@ class SavedTensor:
         var = data.detach()
         fn = self.output_of if self.output_of is not None else fn
         if fn is not None:
-            var._grad_fn, var._output_nr = fn, output_nr
+            var._grad_fn_, var._output_nr = fn, output_nr
         elif acc is not None:
             var._requires_grad, var._grad_acc = True, acc
         return var

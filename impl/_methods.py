@@ -351,9 +351,9 @@ def _regenerate_grad_fn(self: Tensor) -> None:
     if self._creation_meta:
         raise view_rebase_error(self, indirect=True)
     with grad_mode.recording():
-        fresh = as_strided(self._base, tuple(self.shape), self.stride(), self.storage_offset())
-    ip._move_retain_grad(self, fresh._grad_fn)  # other hooks stay with the old node, as torch's
-    self._grad_fn, self._output_nr = fresh._grad_fn, 0
+        fresh = as_strided(self._base_, tuple(self.shape), self.stride(), self.storage_offset())
+    ip._move_retain_grad(self, fresh._grad_fn_)  # other hooks stay with the old node, as torch's
+    self._grad_fn_, self._output_nr = fresh._grad_fn_, 0
     self._view_version = self._vc.value
 
 

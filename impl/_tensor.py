@@ -75,8 +75,8 @@ class Tensor:
     __slots__ = (
         "_data",
         "_counter",  # the VersionCounter, made on first need (see _vc)
-        "_base",
-        "_grad_fn",
+        "_base_",  # the slots of _base and _grad_fn (properties, so that del is refused)
+        "_grad_fn_",
         "_output_nr",
         "_requires_grad",
         "_grad",
@@ -112,8 +112,8 @@ class Tensor:
         t = object.__new__(Tensor)
         t._data = array
         t._counter = None
-        t._base = None
-        t._grad_fn = None
+        t._base_ = None
+        t._grad_fn_ = None
         t._output_nr = 0
         t._requires_grad = requires_grad
         t._grad = None
@@ -161,14 +161,14 @@ class Tensor:
         return st if dim is None else st[_wrap_dim(dim, self.dim())]
 
     def _is_view(self) -> bool:
-        return self._base is not None
+        return self._base_ is not None
 
     def storage_offset(self) -> int:
         return (self.data_ptr() - _address(self._storage_array())) // self._data.itemsize
 
     def _storage_array(self) -> Any:
         """The memory this tensor (a view: its base) lies in, as a 1-d array from its start."""
-        root = self._base if self._base is not None else self
+        root = self._base_ if self._base_ is not None else self
         if root._storage is not None:
             return root._storage
         return flat_storage(root._data)
@@ -215,19 +215,19 @@ class Tensor:
         history, when it had a grad_fn or its base requires grad now: torch's VariableHooks::grad_fn
         regenerates it so, and refuses a view made in no_grad or inference mode or by a function
         returning several views."""
-        base = self._base
+        base = self._base_
         if (
             base is not None
             and self._view_version != self._vc.value
-            and (self._grad_fn is not None or base.requires_grad)
+            and (self._grad_fn_ is not None or base.requires_grad)
         ):
             self._regenerate_grad_fn()
-        return self._grad_fn
+        return self._grad_fn_
 
     @_read_only
     def output_nr(self) -> int:
         """Which output of its grad_fn this tensor is (0 for a leaf)."""
-        return self._output_nr if self._grad_fn is not None else 0
+        return self._output_nr if self._grad_fn_ is not None else 0
 
     @_read_only
     def is_leaf(self) -> bool:
@@ -239,15 +239,15 @@ class Tensor:
         its base requiring grad (whenever the base came to)."""
         return (
             self._requires_grad
-            or self._grad_fn is not None
-            or (self._base is not None and self._base.requires_grad)
+            or self._grad_fn_ is not None
+            or (self._base_ is not None and self._base_.requires_grad)
         )
 
     @requires_grad.setter
     def requires_grad(self, value: bool) -> None:
         if type(value) is not bool:
             raise RuntimeError("requires_grad must be a bool")
-        if self._grad_fn is not None:  # torch's C++ is_leaf: a stale view's grad_fn is not regenerated
+        if self._grad_fn_ is not None:  # torch's C++ is_leaf: a stale view's grad_fn is not regenerated
             raise RuntimeError(_leaf_flags_error(value))
         if value and not self.dtype.is_floating_point:
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
@@ -265,14 +265,14 @@ class Tensor:
         if type(requires_grad) is not bool:
             where = "argument 'requires_grad' (position 1)"
             raise TypeError(f"requires_grad_(): {where} must be bool, not {type_name(requires_grad)}")
-        if requires_grad and self._grad_fn is not None:  # torch: only the attribute form refuses
+        if requires_grad and self._grad_fn_ is not None:  # torch: only the attribute form refuses
             return self
         self.requires_grad = requires_grad
         return self
 
     @property
     def grad(self) -> Tensor | None:
-        if self._grad_fn is not None and not self._retains_grad:
+        if self._grad_fn_ is not None and not self._retains_grad:
             warnings.warn(NON_LEAF_GRAD_WARNING, UserWarning, stacklevel=2)
         return self._grad
 
@@ -321,7 +321,7 @@ class Tensor:
     def _edge(self) -> tuple[Node | None, int]:
         """Where gradient for this tensor flows: its grad_fn, a leaf's AccumulateGrad, or nowhere."""
         if self.grad_fn is not None:
-            return (self._grad_fn, self._output_nr)
+            return (self._grad_fn_, self._output_nr)
         if self._requires_grad:
             return (self._grad_accumulator(), 0)
         return (None, 0)
@@ -352,7 +352,7 @@ class Tensor:
         """Keep ``.grad`` of a non-leaf after backward; its hook always runs after tensor hooks."""
         if not self.requires_grad:
             raise RuntimeError("can't retain_grad on Tensor that has requires_grad=False")
-        if self._grad_fn is None or self._retains_grad:  # C++ is_leaf: no regeneration (then grad_fn is)
+        if self._grad_fn_ is None or self._retains_grad:  # C++ is_leaf: no regeneration (then grad_fn is)
             return
         ref = weakref.ref(self)
 
@@ -384,7 +384,7 @@ class Tensor:
     def detach_(self) -> Tensor:
         if self._inference or grad_mode.is_inference_mode_enabled():
             return self  # torch's detach_ lives in the autograd layers, which these skip: nothing happens
-        if self._base is not None:
+        if self._base_ is not None:
             raise RuntimeError(
                 "Can't detach views in-place. Use detach() instead. If you are using "
                 "DistributedDataParallel (DDP) for training, and gradient_as_bucket_view "
@@ -393,7 +393,7 @@ class Tensor:
                 "the Optimizer.zero_grad() function in torch/optim/optimizer.py as the "
                 "solution."
             )
-        self._grad_fn = None
+        self._grad_fn_ = None
         self._output_nr = 0
         self._requires_grad = False
         return self
@@ -420,14 +420,6 @@ class Tensor:
     @data.deleter
     def data(self) -> None:
         raise RuntimeError("Deleting tensor data is not allowed. Delete tensor instead!")
-
-    def __delattr__(self, name: str) -> None:
-        """torch refuses to delete a tensor's history and its hooks (its own attributes go as usual)."""
-        if name in _UNDELETABLE:
-            raise RuntimeError(_UNDELETABLE[name])
-        if name == "_base":  # a slot here, a read-only property of torch's C tensor
-            _read_only(Tensor._is_view, "_base").__delete__(self)
-        super().__delattr__(name)
 
     # -- conversions --------------------------------------------------------------------------
     def numpy(self, *, force: bool = False) -> np.ndarray:
@@ -517,6 +509,32 @@ _UNDELETABLE = {
     "_backward_hooks": "Deletion of _backwards_hooks not allowed!",
     "_post_accumulate_grad_hooks": "Deletion of _post_accumulate_grad_hooks not allowed!",
 }
+
+
+def _guard_deletion(name: str, slot: Any = None) -> None:
+    """``Tensor.<name>``, whose ``del`` torch refuses (``_UNDELETABLE``; ``_base`` is a read-only
+    property of torch's C tensor): a property reading and writing ``slot`` with the slot's own
+    accessors (None: no such attribute). Not a ``__delattr__``: that would slow every attribute
+    write of every tensor; impl's own code reads the slots (``_grad_fn_``, ``_base_``) directly."""
+
+    def missing(self: Tensor, *value: object) -> None:
+        raise AttributeError(f"'Tensor' object has no attribute '{name}'")
+
+    def delete(self: Tensor) -> None:
+        if name == "_base":
+            _read_only(Tensor._is_view, "_base").__delete__(self)
+        elif name in _UNDELETABLE:
+            raise RuntimeError(_UNDELETABLE[name])
+        (slot.__delete__ if slot is not None else missing)(self)
+
+    get, put = (slot.__get__, slot.__set__) if slot is not None else (missing, missing)
+    setattr(Tensor, name, property(get, put, delete))
+
+
+_guard_deletion("_grad_fn", Tensor._grad_fn_)
+_guard_deletion("_base", Tensor._base_)
+_guard_deletion("_backward_hooks")
+_guard_deletion("_post_accumulate_grad_hooks")
 _SLOTS = tuple(n for n in Tensor.__slots__ if not n.startswith("__"))
 _grad_state = grad_mode._state  # read directly: _from_array runs for every tensor made
 _DTYPES = dtypes._BY_NP  # numpy dtype -> impl dtype (the hot path of Tensor.dtype)
@@ -558,7 +576,7 @@ _REBASE_WHY = {
 def view_rebase_error(t: Tensor, indirect: bool) -> RuntimeError:
     """torch's handle_view_on_rebase error for view ``t`` of a non-default creation: written in
     place (``indirect`` False), or read after its base or another view of it was."""
-    meta, fn = t._creation_meta, t._grad_fn
+    meta, fn = t._creation_meta, t._grad_fn_
     modified = "its base or another view of its base has been" if indirect else "is being"
     if meta in ("no_grad", "inference") or fn is None:
         if fn is not None:

@@ -395,6 +395,4 @@ def read_only_attributes_deletable() -> Iterator[None]:
         stack.enter_context(patched(_read_only, "__delete__", lambda _original: lambda self, obj: None))
         for name in ("data", "requires_grad"):
             stack.enter_context(patched(Tensor, name, make))
-        stack.enter_context(patched(Tensor, "__delattr__", lambda original: lambda self, name: (
-            None if name == "_base" else original(self, name))))
         yield

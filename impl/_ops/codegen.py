@@ -30,7 +30,7 @@ baked in; ``OpDef.record_source`` shows it. For ``MulBackward0``::
         if saved:
             node._attrs = saved
         result = results[0]
-        result._grad_fn = node
+        result._grad_fn_ = node
         result._output_nr = 0
         node._input_meta = output_meta(result)
 
@@ -109,7 +109,7 @@ def call_source(op: OpDef) -> str:
             "        main._inference = True  # on the same memory (its storage, for storage_offset)",
             "        main._storage = t0._storage_array()",
             "    else:  # a view of a normal tensor is normal, in inference mode too",
-            "        main._base = t0._base if t0._base is not None else t0",
+            "        main._base_ = t0._base_ if t0._base_ is not None else t0",
             "        main._vc = t0._vc",
             "        main._view_version = t0._vc.value",
             "        main._inference = False",
@@ -118,8 +118,8 @@ def call_source(op: OpDef) -> str:
         ]
     # an input needs a gradient if it requires grad itself or, being a view, through its base
     needs = [
-        f"t{i}._requires_grad or t{i}._grad_fn is not None or "
-        f"t{i}._base is not None and t{i}._base.requires_grad"
+        f"t{i}._requires_grad or t{i}._grad_fn_ is not None or "
+        f"t{i}._base_ is not None and t{i}._base_.requires_grad"
         for i, d in enumerate(op._plan.diff)
         if d
     ]
@@ -207,14 +207,14 @@ def record_source(op: OpDef) -> str:
     if op.differentiable_outputs == 1:
         lines += [
             "    result = results[0]",
-            "    result._grad_fn = node",
+            "    result._grad_fn_ = node",
             "    result._output_nr = 0",
             "    node._input_meta = output_meta(result)",
         ]
     else:  # the node is the grad_fn of each differentiable output, in order
         outputs = range(op.differentiable_outputs)
         for nr in outputs:
-            lines += [f"    results[{nr}]._grad_fn = node", f"    results[{nr}]._output_nr = {nr}"]
+            lines += [f"    results[{nr}]._grad_fn_ = node", f"    results[{nr}]._output_nr = {nr}"]
         lines.append(f"    node._input_meta = {' + '.join(f'output_meta(results[{nr}])' for nr in outputs)}")
     return "\n".join(lines) + "\n"
 

@@ -82,13 +82,13 @@ def check_inplace(t: Tensor, others: tuple = ()) -> None:
         return
     if t._inference and all(isinstance(o, Tensor) and o._inference for o in others):
         return  # only inference tensors: torch runs it below autograd (its inference error follows)
-    base = t._base
+    base = t._base_
     if base is not None:
         if t._creation_meta:
             raise view_rebase_error(t, indirect=False)
-        if requires_grad and base._grad_fn is None:
+        if requires_grad and base._grad_fn_ is None:
             raise RuntimeError(VIEW_OF_LEAF_INPLACE)
-    if requires_grad and t._grad_fn is None:  # C++ is_leaf: a stale view's grad_fn is not regenerated
+    if requires_grad and t._grad_fn_ is None:  # C++ is_leaf: a stale view's grad_fn is not regenerated
         raise RuntimeError(LEAF_INPLACE)
 
 
@@ -163,7 +163,7 @@ def _check_broadcast_to_self(self: Tensor, operands: list) -> None:
 def _old_value(t: Tensor) -> Tensor:
     """A copy of ``t``'s current value carrying ``t``'s autograd identity (its edge)."""
     old = Tensor._from_array(t._data.copy())
-    old._grad_fn, old._output_nr = t.grad_fn, t._output_nr
+    old._grad_fn_, old._output_nr = t.grad_fn, t._output_nr
     old._requires_grad, old._grad_acc = t._requires_grad, t._grad_acc
     return old
 
@@ -195,10 +195,10 @@ def apply_inplace(op: OpDef, self: Tensor, *others: Any, **attrs: Any) -> Tensor
     if self._inference and not grad_mode.is_inference_mode_enabled():  # torch checks after writing
         raise RuntimeError(INFERENCE_INPLACE)
     self._vc.bump()
-    if records and result._grad_fn is not None:
-        _save_original_self(result._grad_fn, source)
-        _save_self_as_result(result._grad_fn, result, self)
-        _rebase_history(self, result._grad_fn)
+    if records and result._grad_fn_ is not None:
+        _save_original_self(result._grad_fn_, source)
+        _save_self_as_result(result._grad_fn_, result, self)
+        _rebase_history(self, result._grad_fn_)
     return self
 
 
@@ -221,23 +221,23 @@ def _save_self_as_result(node: Node, result: Tensor, self: Tensor) -> None:
 
 def _rebase_history(t: Tensor, node: Node) -> None:
     node._input_meta = [input_meta(t)]
-    if t._base is None:
+    if t._base_ is None:
         _move_retain_grad(t, node)
-        t._grad_fn, t._output_nr = node, 0
+        t._grad_fn_, t._output_nr = node, 0
         return
-    base = t._base
+    base = t._base_
     copy_slices = CopySlices(base, node, tuple(t.shape), t.stride(), t.storage_offset())
     _move_retain_grad(base, copy_slices)
-    base._grad_fn, base._output_nr = copy_slices, 0
+    base._grad_fn_, base._output_nr = copy_slices, 0
     regenerated = base.as_strided(tuple(t.shape), t.stride(), t.storage_offset())
-    _move_retain_grad(t, regenerated._grad_fn)
-    t._grad_fn, t._output_nr = regenerated._grad_fn, 0
+    _move_retain_grad(t, regenerated._grad_fn_)
+    t._grad_fn_, t._output_nr = regenerated._grad_fn_, 0
     t._view_version = t._vc.value
 
 
 def _move_retain_grad(t: Tensor, node: Node | None) -> None:
-    if t._retains_grad and t._grad_fn is not None and node is not None:
-        hook = t._grad_fn._retains_grad_hooks.pop(t._output_nr, None)
+    if t._retains_grad and t._grad_fn_ is not None and node is not None:
+        hook = t._grad_fn_._retains_grad_hooks.pop(t._output_nr, None)
         if hook is not None:
             node._own("_retains_grad_hooks")[0] = hook
 
@@ -298,13 +298,13 @@ def squeeze_result_(result: Tensor, dim: int) -> Tensor:
     its mm result so): ``result`` takes the new shape in place, not as a view, its version goes up
     by one and its history moves onto a SqueezeBackward4 node. A fresh result is neither a leaf
     nor a view, so none of the checks of an in-place write on those apply."""
-    if result._base is not None or (result._grad_fn is None and result._requires_grad):
+    if result._base_ is not None or (result._grad_fn_ is None and result._requires_grad):
         raise ValueError("squeeze_result_ takes an op's fresh result, not a view or a leaf")
     squeezed = apply(SQUEEZE_DIM_, result, dim=dim)
     result._data = squeezed._data
     result._vc.bump()
-    if squeezed._grad_fn is not None:
-        _rebase_history(result, squeezed._grad_fn)
+    if squeezed._grad_fn_ is not None:
+        _rebase_history(result, squeezed._grad_fn_)
     return result
 
 

@@ -49,21 +49,21 @@ def _restyled(self: Tensor, op: OpDef, **attrs: Any) -> Tensor:
     records = grad_mode.is_recording() and self.requires_grad
     source = Tensor._from_array(self._data)
     if records:  # an alias carrying self's history: the node's edge is self's old one
-        source._grad_fn, source._output_nr = self.grad_fn, self._output_nr
+        source._grad_fn_, source._output_nr = self.grad_fn, self._output_nr
         source._requires_grad, source._grad_acc = self._requires_grad, self._grad_acc
     result = apply(op, source, **attrs)
     if op is AS_STRIDED_:
-        if result._grad_fn is not None:
-            result._grad_fn._attrs.pop("storage", None)
-        if self._base is None and self._storage is None:  # the memory no longer starts at its data
+        if result._grad_fn_ is not None:
+            result._grad_fn_._attrs.pop("storage", None)
+        if self._base_ is None and self._storage is None:  # the memory no longer starts at its data
             self._storage = attrs["storage"]
     self._data = result._data
     self._vc.bump()
     if records:
-        node = result._grad_fn
+        node = result._grad_fn_
         node._input_meta = [input_meta(self)]
-        self._grad_fn, self._output_nr = node, 0
-        if self._base is not None:  # its grad_fn is current: not to be regenerated
+        self._grad_fn_, self._output_nr = node, 0
+        if self._base_ is not None:  # its grad_fn is current: not to be regenerated
             self._view_version = self._vc.value
     return self
 

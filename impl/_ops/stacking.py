@@ -226,7 +226,7 @@ _MULTI_VIEW_NODES = {
 
 
 def _multi_view(input: Tensor, arrays: list, node_name: str, dim: int, stacked: bool) -> tuple:
-    root = input._base if input._base is not None else input
+    root = input._base_ if input._base_ is not None else input
     outs = []
     for a in arrays:
         t = Tensor._from_array(a)
@@ -234,7 +234,7 @@ def _multi_view(input: Tensor, arrays: list, node_name: str, dim: int, stacked: 
         if input._inference:  # torch tracks no view of an inference tensor (as codegen's views)
             t._inference, t._storage = True, input._storage_array()
             continue
-        t._base, t._vc, t._view_version = root, input._vc, input._vc.value
+        t._base_, t._vc, t._view_version = root, input._vc, input._vc.value
         t._inference = False  # torch's MULTI_OUTPUT_NODE views (see _view_creation_meta)
         t._creation_meta = _view_creation_meta(input, "multiple")
     if grad_mode.is_recording() and input.requires_grad and not input._inference:
@@ -242,7 +242,7 @@ def _multi_view(input: Tensor, arrays: list, node_name: str, dim: int, stacked: 
         node._next = (input._edge(),)
         node._input_meta = [input_meta(t) for t in outs]
         for i, t in enumerate(outs):
-            t._grad_fn, t._output_nr = node, i
+            t._grad_fn_, t._output_nr = node, i
     return tuple(outs)
 
 

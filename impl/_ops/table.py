@@ -586,8 +586,8 @@ def _view_creation_meta(base: Any, in_grad_mode: str = "") -> str:
 
 def _edge_of(t: Any) -> tuple:
     """``t._edge()`` without the view check when ``t`` is no view (the common case)."""
-    if t._base is None:
-        fn = t._grad_fn
+    if t._base_ is None:
+        fn = t._grad_fn_
         if fn is not None:
             return (fn, t._output_nr)
         if not t._requires_grad:  # a constant, a wrapped number: its gradient goes nowhere

@@ -484,7 +484,7 @@ def as_strided(input: Tensor, size: Any, stride: Any, storage_offset: int | None
         in_offset=input.storage_offset(),
         storage=input._storage_array(),
     )
-    fn = out._grad_fn
+    fn = out._grad_fn_
     if fn is not None:  # the storage is the forward's, not the node's to keep
         fn._attrs.pop("storage", None)
     return out

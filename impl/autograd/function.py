@@ -212,7 +212,7 @@ def _bump_dirty(ctx: BackwardCFunction) -> None:
 
 def _check_dirty_views(ctx: BackwardCFunction, outs: tuple) -> None:
     """torch refuses a Function that edits a view in place (marked dirty) and returns several outputs."""
-    if len(outs) > 1 and any(isinstance(t, Tensor) and t._base is not None for t in ctx._dirty):
+    if len(outs) > 1 and any(isinstance(t, Tensor) and t._base_ is not None for t in ctx._dirty):
         raise RuntimeError(DIRTY_VIEW_OUTPUTS)
 
 
@@ -236,22 +236,22 @@ def _wire_output(ctx: BackwardCFunction, out: Any, i: int, inputs: tuple, kind: 
     is_input = any(out is a for a in inputs)
     dirty = any(out is t for t in ctx._dirty)
     if dirty:
-        if out._grad_fn is None and out._requires_grad:
+        if out._grad_fn_ is None and out._requires_grad:
             raise RuntimeError(DIRTY_LEAF)
-        if out._base is not None and out.dtype.is_floating_point:
+        if out._base_ is not None and out.dtype.is_floating_point:
             # a view edited in place: as an in-place op on it, the base gets a CopySlices node
             # around the Function's node, and the view an as_strided view of the base's new history
             _rebase_history(out, ctx)
             return out
     elif is_input:
         view = out.detach()  # an unmodified input comes back as a new tensor: a view of it
-        view._base, view._view_version = out._base if out._base is not None else out, out._vc.value
+        view._base_, view._view_version = out._base_ if out._base_ is not None else out, out._vc.value
         out = view
     # a view made in forward, or an input returned as-is, is a view of the Function's ``kind``
     # (view_kind); views of it inherit that
-    out._creation_meta = kind if out._base is not None else ""
+    out._creation_meta = kind if out._base_ is not None else ""
     if out.dtype.is_floating_point:
-        out._grad_fn, out._output_nr = ctx, i
+        out._grad_fn_, out._output_nr = ctx, i
     return out
 
 
@@ -301,7 +301,7 @@ def _delayed_error(outs: tuple) -> tuple:
         node._input_meta.append(input_meta(out))
         edges.append(out.detach().requires_grad_()._edge())
         out = Tensor._from_array(out._data)
-        out._grad_fn, out._output_nr = node, i
+        out._grad_fn_, out._output_nr = node, i
         wrapped.append(out)
     node._next = tuple(edges)
     return tuple(wrapped)

@@ -461,7 +461,7 @@ def undefined_grad(t: Tensor) -> Tensor:
     node._next = (t._edge(),)
     node._input_meta.append(input_meta(t))
     out = Tensor._from_array(t.detach().clone()._data)
-    out._grad_fn, out._output_nr = node, 0
+    out._grad_fn_, out._output_nr = node, 0
     return out
 
 

@@ -150,7 +150,7 @@ def convolution_backward(
         node = ConvolutionBackwardBackward0(grad, input, weight, p)
         for nr, t in enumerate(outs):
             if t is not None:
-                t._grad_fn, t._output_nr = node, nr
+                t._grad_fn_, t._output_nr = node, nr
     return outs  # type: ignore[return-value]
 
 

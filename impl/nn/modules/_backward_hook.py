@@ -54,10 +54,10 @@ def _identity_outputs(tensors: list[Tensor]) -> list[Tensor]:
     for i, t in enumerate(tensors):
         alias = t.detach()
         if t.requires_grad:
-            alias._grad_fn = node
+            alias._grad_fn_ = node
             alias._output_nr = i
             alias._creation_meta = kind
-            alias._base = t._base if t._base is not None else t
+            alias._base_ = t._base_ if t._base_ is not None else t
             alias._view_version = t._vc.value
         outs.append(alias)
     return outs
