@@ -535,6 +535,7 @@ _guard_deletion("_grad_fn", Tensor._grad_fn_)
 _guard_deletion("_base", Tensor._base_)
 _guard_deletion("_backward_hooks")
 _guard_deletion("_post_accumulate_grad_hooks")
+
 _SLOTS = tuple(n for n in Tensor.__slots__ if not n.startswith("__"))
 _grad_state = grad_mode._state  # read directly: _from_array runs for every tensor made
 _DTYPES = dtypes._BY_NP  # numpy dtype -> impl dtype (the hot path of Tensor.dtype)
