@@ -402,22 +402,10 @@ def rfloor_divide(input: Tensor, other: Any) -> Tensor:
     return _floor_divide_one(input, other, reverse=True)
 
 
-true_divide = divide = div
-
-
-multiply = mul
-
-
-subtract = sub
-
-
 @api.function("neg", "negative")
 @api.method("neg", "negative", "__neg__")
 def neg(input: Tensor) -> Tensor:
     return apply(NEG, input)
-
-
-negative = neg
 
 
 @api.variants("reciprocal")

@@ -129,7 +129,6 @@ logical_xor = _declare(LOGICAL_XOR, "logical_xor", numbers=False)
 bitwise_and = api.variants("bitwise_and")(_cmp(AND, "bitwise_and"))
 bitwise_or = api.variants("bitwise_or")(_cmp(OR, "bitwise_or"))
 bitwise_xor = api.variants("bitwise_xor")(_cmp(XOR, "bitwise_xor"))
-greater, less, greater_equal, less_equal, not_equal = gt, lt, ge, le, ne
 
 
 @api.variants("equal", tensor="other")

@@ -645,7 +645,7 @@ def _indexed_shape(shape: tuple, key: tuple) -> tuple | None:
         return None
 
 
-concat = concatenate = api.function("cat", "concat", "concatenate")(cat)
+api.function("cat", "concat", "concatenate")(cat)
 
 
 @api.variants("gather")

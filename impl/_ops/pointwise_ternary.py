@@ -247,7 +247,6 @@ def _method(spec: Any) -> Any:
     return method
 
 
-
 api.method("addcmul")(_method(_addc_spec(ADDCMUL, "addcmul")))
 api.method("addcdiv")(_method(_addc_spec(ADDCDIV, "addcdiv")))
 api.method("lerp_")(inplace_method(_lerp_call))
@@ -369,9 +368,6 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if dt is not input.dtype:  # an integer tensor clamped by float bounds is float, as in torch
         input = input.to(dt)
     return apply(CLAMP, input, min=min, max=max)
-
-
-clip = clamp
 
 
 @api.function("where")

@@ -300,9 +300,6 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
     return apply(vw.PERMUTE, input, dims=tuple(order))
 
 
-moveaxis = movedim
-
-
 @api.variants("broadcast_to")
 def broadcast_to(input: Tensor, size: Any) -> Tensor:
     """``input.expand(size)``: a view (ExpandBackward0), with expand's errors."""

@@ -320,9 +320,6 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     return apply(TRANSPOSE, input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
 
 
-swapaxes = swapdims = transpose
-
-
 @api.function("permute")
 def permute(input: Tensor, dims: Any) -> Tensor:
     """torch.permute: ``dims`` is one sequence (the method takes them spread too)."""
