@@ -22,6 +22,8 @@ from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from oracle.faults import patched  # the catalogue's faults patch with it, as oracle's own do
+
 
 @dataclass(frozen=True)
 class Fault:
@@ -51,30 +53,6 @@ def fault(catches: dict[str, str]) -> Callable[[Callable[[], Iterator[None]]], C
         return plant
 
     return register
-
-
-@contextmanager
-def patched(owner: Any, name: str, make: Callable[[Any], Any]) -> Iterator[None]:
-    """Replace ``owner.name`` (or ``owner[name]`` of a dict) by ``make(original)`` for the
-    duration of the block (an attribute ``owner`` inherits is shadowed, then deleted again)."""
-    if isinstance(owner, dict):
-        original = owner[name]
-        owner[name] = make(original)
-        try:
-            yield
-        finally:
-            owner[name] = original
-        return
-    own = name in vars(owner)  # else inherited (a class's method from its base): deleted afterwards
-    original = vars(owner)[name] if own else getattr(owner, name)
-    setattr(owner, name, make(original))
-    try:
-        yield
-    finally:
-        if own:
-            setattr(owner, name, original)
-        else:
-            delattr(owner, name)
 
 
 @contextmanager

@@ -35,11 +35,20 @@ FREED_GRAPH_MESSAGE = "Trying to backward through the graph a second time"
 
 
 @contextmanager
-def _patched(owner: object, name: str, make: Callable[[object], object]) -> Iterator[None]:
-    """Replace ``owner.name`` by ``make(original)`` for the duration of the block; then ``owner``
-    is as it was (an attribute it inherited is inherited again)."""
+def patched(owner: Any, name: str, make: Callable[[Any], Any]) -> Iterator[None]:
+    """Replace ``owner.name`` (or ``owner[name]`` of a dict) by ``make(original)`` for the
+    duration of the block; then ``owner`` is as it was (an attribute it inherited is inherited
+    again). The planted faults of torch here and of impl (``impl_faults``) are made with it."""
+    if isinstance(owner, dict):
+        original = owner[name]
+        owner[name] = make(original)
+        try:
+            yield
+        finally:
+            owner[name] = original
+        return
     own = name in vars(owner)
-    original = owner.__dict__[name] if own else getattr(owner, name)
+    original = vars(owner)[name] if own else getattr(owner, name)
     setattr(owner, name, make(original))
     try:
         yield
@@ -55,7 +64,7 @@ def _patched_op(name: str, make: Callable[[object], object]) -> Iterator[None]:
     """Replace the op ``name`` both as ``torch.name`` and as ``Tensor.name`` (each ``make(original)``)."""
     import torch
 
-    with _patched(torch, name, make), _patched(torch.Tensor, name, make):
+    with patched(torch, name, make), patched(torch.Tensor, name, make):
         yield
 
 
@@ -69,7 +78,7 @@ def _tensor_base():
 def is_leaf_inverted() -> Iterator[None]:
     """``Tensor.is_leaf`` answers the opposite."""
     tensor, base = _tensor_base()
-    with _patched(tensor, "is_leaf", lambda _orig: property(lambda t: not base.is_leaf.__get__(t))):
+    with patched(tensor, "is_leaf", lambda _orig: property(lambda t: not base.is_leaf.__get__(t))):
         yield
 
 
@@ -85,7 +94,7 @@ def grad_off() -> Iterator[None]:
     def make(_orig):
         return property(read, lambda t, v: base.grad.__set__(t, v), lambda t: base.grad.__delete__(t))
 
-    with _patched(tensor, "grad", make):
+    with patched(tensor, "grad", make):
         yield
 
 
@@ -102,7 +111,7 @@ def warning_dropped() -> Iterator[None]:
     def make(_orig):
         return property(read, lambda t, v: base.grad.__set__(t, v), lambda t: base.grad.__delete__(t))
 
-    with _patched(tensor, "grad", make):
+    with patched(tensor, "grad", make):
         yield
 
 
@@ -121,7 +130,7 @@ def _on_backward_error(handle: Callable[[RuntimeError], object]) -> Iterator[Non
 
         return backward
 
-    with _patched(torch.autograd, "backward", wrap):
+    with patched(torch.autograd, "backward", wrap):
         yield
 
 
@@ -174,7 +183,7 @@ def hook_order_swapped() -> Iterator[None]:
 
         return register_hook
 
-    with _patched(tensor, "register_hook", make):
+    with patched(tensor, "register_hook", make):
         yield
 
 
@@ -242,7 +251,7 @@ def everything_contiguous() -> Iterator[None]:
     """``Tensor.is_contiguous()`` answers True for every tensor, transposed views included (a
     backend that does not track strides)."""
     tensor, _ = _tensor_base()
-    with _patched(tensor, "is_contiguous", lambda _orig: lambda t, *args, **kwargs: True):
+    with patched(tensor, "is_contiguous", lambda _orig: lambda t, *args, **kwargs: True):
         yield
 
 
@@ -258,7 +267,7 @@ def parameters_sorted() -> Iterator[None]:
 
         return named_parameters
 
-    with _patched(torch.nn.Module, "named_parameters", ordered):
+    with patched(torch.nn.Module, "named_parameters", ordered):
         yield
 
 
@@ -288,7 +297,7 @@ def pow_segfault() -> Iterator[None]:
 
         return pow
 
-    with _patched(torch, "pow", crash):
+    with patched(torch, "pow", crash):
         yield
 
 

@@ -21,7 +21,7 @@ import impl
 import impl._xp
 from oracle.backends import InProcess, load_backend
 from oracle.differential import DivergenceError, check, recording, version_only
-from oracle.faults import _patched
+from oracle.faults import patched
 from oracle.program import Backward, Leaf, Observe, Op, Program, Ref
 from oracle.reference import VERSION_VARIABLE, pinned_version
 from oracle.results import ConformanceResult, build_results
@@ -104,7 +104,7 @@ def impl_backward_reworded() -> Iterator[None]:
 
         return backward
 
-    with _patched(impl.Tensor, "backward", wrap):
+    with patched(impl.Tensor, "backward", wrap):
         yield
 
 
