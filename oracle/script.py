@@ -27,6 +27,9 @@ status. The two records are compared channel by channel, line by line, token by 
   package's name where it prints its own module path (``impl.autograd...`` reads ``torch.autograd...``).
   Whitespace inside a line only separates tokens (its width follows the printed numbers' widths);
   indentation compares exactly.
+
+Both runs start with torch's, numpy's and Python's global generators seeded alike (``SCRIPT_SEED``):
+torch seeds a fresh process from the OS, so the draws of an unseeded script would differ run to run.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import importlib.abc
 import importlib.machinery
 import json
 import os
+import random
 import re
 import runpy
 import struct
@@ -48,12 +52,15 @@ from dataclasses import asdict, dataclass, field
 from decimal import Decimal
 from pathlib import Path
 
+import numpy
+
 from oracle.backends import REFERENCE, BackendError
 from oracle.faults import plant_impl_fault_from_environment
 from oracle.runner import worker_path
 from oracle.stats import count_program
 
 ROUNDED_DECIMALS = 4
+SCRIPT_SEED = 0  # torch's, numpy's and Python's global generators, at the start of both runs
 DEFAULT_TIMEOUT_S = 300.0
 CHANNELS = ("stdout", "warnings", "stderr", "exception", "exit")
 
@@ -473,6 +480,7 @@ def _run_in_this_process(backend_spec: str, device: str, script: str) -> dict:
         device = "cpu"  # the reference build has no GPU: torch on cpu is the reference
     if device != "cpu":
         backend.module.set_default_device(device)
+    _seed_everything(backend.module)
     warnings.showwarning = record_warning
     sys.argv = [script]
     sys.path[0] = os.path.dirname(script)
@@ -490,6 +498,17 @@ def _run_in_this_process(backend_spec: str, device: str, script: str) -> dict:
         sys.stdout.flush()
         sys.stderr.flush()
     return {"warnings": shown, "exception": exception, "exit": exit_status}
+
+
+def _seed_everything(module) -> None:
+    """Start both runs from one seed: a fresh torch process seeds itself from the OS (as numpy's
+    and Python's global generators do), so an unseeded script's random draws could never agree;
+    a script that seeds itself is unaffected. A backend without ``manual_seed`` keeps its own."""
+    random.seed(SCRIPT_SEED)
+    numpy.random.seed(SCRIPT_SEED)
+    manual_seed = getattr(module, "manual_seed", None)
+    if callable(manual_seed):
+        manual_seed(SCRIPT_SEED)
 
 
 def _script_line(exc: BaseException, script: str) -> str:

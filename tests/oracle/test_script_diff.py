@@ -254,6 +254,18 @@ def test_sys_exit_status_is_compared(tmp_path: Path) -> None:
     assert run_script(script, "torch").exit == "3"
 
 
+def test_unseeded_draws_start_alike_on_both_sides(tmp_path: Path) -> None:
+    """torch seeds a fresh process from the OS (numpy and Python too): both runs start seeded alike,
+    so an unseeded script's draws compare (two processes of real torch here)."""
+    script = tmp_path / "draws.py"
+    script.write_text("import random\nimport numpy\nimport torch\n"
+                      "print(torch.rand(3), numpy.random.rand(2), random.random())\n")
+    diff = diff_script(script, "torch")
+    assert diff.identical, diff.describe()
+    torch.manual_seed(0)
+    assert str(torch.rand(3)) in diff.reference_run.stdout
+
+
 # ------------------------------------------------------------------ seed scripts
 
 
