@@ -17,6 +17,7 @@ prints them).
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -382,3 +383,81 @@ def method_error(error: TypeError, self: Any, name: str, function: str) -> TypeE
         return error
     method.name = name
     return method.error()
+
+
+# NumPy's spellings torch's parser takes for these parameters, first found first taken
+# (python_arg_parser.cpp's numpy_compatibility_arg_names); only the functions and methods torch
+# parses in C take them, not those torch defines in Python (torch.functional, torch._tensor)
+NUMPY_NAMES: dict[str, tuple[str, ...]] = {
+    "dim": ("axis",),
+    "keepdim": ("keepdims",),
+    "input": ("x", "a", "x1"),
+    "other": ("x2",),
+}
+NUMPY_ALIASES = frozenset(alias for aliases in NUMPY_NAMES.values() for alias in aliases)
+PYTHON_DEFINED = frozenset({"norm", "split", "unflatten", "broadcast_tensors"})
+
+
+class Spellings:
+    """What torch's parser reads NumPy's spellings into for one function or method: the parameters
+    they name, each with its position (None where it cannot be given by position; a method's self
+    takes none, torch's method parser does not list it), and every parameter's name."""
+
+    def __init__(self, fn: Callable, name: str, method: bool = False) -> None:
+        self.name = name
+        self.params = frozenset(inspect.signature(fn).parameters)
+        self.targets: list[tuple[str, int | None]] = []
+        position: int | None = 0
+        for index, p in enumerate(inspect.signature(fn).parameters.values()):
+            if p.kind is p.VAR_POSITIONAL:
+                position = None
+            elif p.name in NUMPY_NAMES and not (method and index == 0) and name not in PYTHON_DEFINED:
+                positional = p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and position is not None
+                self.targets.append((p.name, index if positional else None))
+
+    def renamed(self, nargs: int, kwargs: dict) -> dict:
+        """``kwargs`` with NumPy's spellings renamed as torch's parser reads them: a parameter given
+        neither by position nor by name takes its first alias given. One left over is torch's
+        TypeError, which names the first keyword that is no parameter's own name (``sum() got an
+        unexpected keyword argument 'axis'``)."""
+        taken: dict[str, str] = {}
+        for param, position in self.targets:
+            if param in kwargs or (position is not None and position < nargs):
+                continue
+            alias = next((a for a in NUMPY_NAMES[param] if a in kwargs), None)
+            if alias is not None:
+                taken[alias] = param
+        if any(key in NUMPY_ALIASES and key not in taken for key in kwargs):
+            key = next(k for k in kwargs if k in NUMPY_ALIASES or k not in self.params)
+            raise TypeError(f"{self.name}() got an unexpected keyword argument '{key}'")
+        return {taken.get(key, key): value for key, value in kwargs.items()}
+
+
+def numpy_names(fn: Callable, name: str) -> Callable:
+    """Function ``fn`` (``torch.<name>``) taking NumPy's spellings of its parameters as torch's
+    parser does; ``fn`` itself where none applies."""
+    spellings = Spellings(fn, name)
+    if not spellings.targets:
+        return fn
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if kwargs and not NUMPY_ALIASES.isdisjoint(kwargs):
+            kwargs = spellings.renamed(len(args), kwargs)
+        try:
+            return fn(*args, **kwargs)
+        except TypeError as error:
+            raise named(error, fn, name) from None
+
+    return call
+
+
+def named(error: TypeError, fn: Callable, name: str) -> TypeError:
+    """Python's TypeError of a call of ``fn`` that its parameters refused (``fn() got an unexpected
+    keyword argument``), worded for ``name`` as torch words it; any other error as it is."""
+    text = str(error)
+    own = f"{getattr(fn, '__qualname__', name)}() "
+    python_words = ("got an unexpected keyword", "got multiple values", "missing ", "takes ")
+    if text.startswith(own) and own != f"{name}() " and text[len(own) :].startswith(python_words):
+        return TypeError(f"{name}() {text[len(own):]}")
+    return error
