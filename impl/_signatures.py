@@ -461,16 +461,18 @@ def numpy_names(fn: Callable, name: str) -> Callable:
 
 
 # The functions impl takes ``out=`` of (torch's signatures with ``Tensor out``), each with how
-# torch's kernel fits its result to out's dtype: "cast" (TensorIterator: computed, then cast where
-# torch's canCast allows), "accumulate" (computed in out's dtype), "exact" (out's dtype must be the
-# result's), "cat" (as "cast", worded as torch.cat words it), "matmul" (as "exact", worded as
-# torch's dot where both operands are vectors)
+# torch's kernel fits its result to out's dtype: "cast" (computed, then cast where torch's canCast
+# allows), "elementwise" (as "cast"; TensorIterator resizes out twice, warning twice, when it
+# casts), "accumulate" (computed in out's dtype), "exact" (out's dtype must be the result's),
+# "cat" (as "cast", worded as torch.cat words it), "matmul" (as "exact", worded as torch's dot
+# where both operands are vectors)
 OUT_DTYPES: dict[str, str] = {
     **dict.fromkeys(
         "add sub mul div true_divide divide multiply subtract neg negative exp log sin cos tanh sigmoid abs "
-        "sqrt pow maximum minimum eq ne lt le gt ge mean".split(),
-        "cast",
+        "sqrt pow maximum minimum".split(),
+        "elementwise",
     ),
+    **dict.fromkeys("eq ne lt le gt ge mean".split(), "cast"),
     **dict.fromkeys("sum nansum prod cumsum cumprod".split(), "accumulate"),
     **dict.fromkeys("mm bmm addmm mv softmax log_softmax".split(), "exact"),
     **dict.fromkeys("cat concat concatenate stack hstack vstack".split(), "cat"),
@@ -549,7 +551,8 @@ def _into(name: str, fn: Callable, args: tuple, kwargs: dict) -> Tensor:
     shape = tuple(result.shape)
     if tuple(out.shape) != shape:
         if out.numel():
-            warnings.warn(OUT_RESIZED.format(list(out.shape), list(shape)), UserWarning, stacklevel=3)
+            for _ in range(2 if policy == "elementwise" and source is not target else 1):
+                warnings.warn(OUT_RESIZED.format(list(out.shape), list(shape)), UserWarning, stacklevel=3)
         out._data = namespace_of(out._data).empty(shape, dtype=out._data.dtype)
     out._data[...] = result._data.astype(out._data.dtype, copy=False)
     out._vc.bump()
