@@ -141,6 +141,16 @@ def scalar_tensor(value: Any, like: Tensor | None = None) -> Tensor:
     return t
 
 
+def _sized(name: str, size: tuple, keywords: dict) -> tuple:
+    """The size of creation function ``name`` given by position (``zeros(2, 3)``, ``zeros((2, 3))``)
+    or by keyword (``zeros(size=(2, 3))``), as torch's parser takes it."""
+    if "size" not in keywords:
+        return size
+    if size:
+        raise TypeError(f"{name}() got multiple values for argument 'size'")
+    return (keywords.pop("size"),)
+
+
 def _size(size: tuple) -> tuple[int, ...]:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
         size = tuple(size[0])
@@ -157,18 +167,24 @@ def _filled(fill: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool
 
 
 @api.function("zeros")
-def zeros(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
-    return _filled(0, size, dtype, device, requires_grad)
+def zeros(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
+) -> Tensor:
+    return _filled(0, _sized("zeros", size, kw), dtype, device, requires_grad)
 
 
 @api.function("ones")
-def ones(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
-    return _filled(1, size, dtype, device, requires_grad)
+def ones(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
+) -> Tensor:
+    return _filled(1, _sized("ones", size, kw), dtype, device, requires_grad)
 
 
 @api.function("empty")
-def empty(*size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any) -> Tensor:
-    return _filled(0, size, dtype, device, requires_grad)
+def empty(
+    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
+) -> Tensor:
+    return _filled(0, _sized("empty", size, kw), dtype, device, requires_grad)
 
 
 @api.function("full")
@@ -235,7 +251,7 @@ def full_like(
 
 @api.function("arange")
 def arange(
-    start: Any,
+    start: Any = None,
     end: Any = None,
     step: Any = 1,
     *,
@@ -245,6 +261,8 @@ def arange(
 ) -> Tensor:
     if end is None:
         start, end = 0, start
+    elif start is None:  # arange(end=n)
+        start = 0
     if dtype is None:
         dtype = dtypes.result_type(start, end, step)
         if not isinstance(start, float) and not isinstance(end, float) and not isinstance(step, float):
@@ -329,16 +347,32 @@ def _computed(arr: np.ndarray, device: Any, requires_grad: bool) -> Tensor:
 
 @api.function("rand")
 def rand(
-    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, generator: Any = None
+    *size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    generator: Any = None,
+    **kw: Any,
 ) -> Tensor:
+    size = _sized("rand", size, kw)
+    if kw:
+        raise TypeError(f"rand() got an unexpected keyword argument '{next(iter(kw))}'")
     arr = _random.uniform(_size(size), _float_dtype(dtype), gen=generator)
     return _computed(arr, device, requires_grad)
 
 
 @api.function("randn")
 def randn(
-    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, generator: Any = None
+    *size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    generator: Any = None,
+    **kw: Any,
 ) -> Tensor:
+    size = _sized("randn", size, kw)
+    if kw:
+        raise TypeError(f"randn() got an unexpected keyword argument '{next(iter(kw))}'")
     arr = _random.normal(_size(size), _float_dtype(dtype), gen=generator)
     return _computed(arr, device, requires_grad)
 

@@ -5,6 +5,7 @@ and random fills, and ``bind`` sets them all on Tensor with torch's argument che
 from __future__ import annotations
 
 import functools
+import inspect
 from typing import Any
 
 import numpy as np
@@ -43,7 +44,14 @@ from impl._ops import (  # noqa: F401
 from impl._ops import inplace as ip
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
 from impl._ops.views import as_strided, permute_method, transpose
-from impl._signatures import described, method_error
+from impl._signatures import (
+    NUMPY_ALIASES,
+    Spellings,
+    described,
+    method_error,
+    named,
+    numpy_names,
+)
 from impl._tensor import Tensor, view_rebase_error
 from impl._warn import warn_once
 from impl._xp import device as _device
@@ -287,17 +295,22 @@ def _tensor_or_number(name: str, fn: Any, argument: str) -> Any:
     return method
 
 
-def _parsed_as_method(name: str, fn: Any) -> Any:
+def _parsed_as_method(name: str, fn: Any, spellings: Spellings | None = None) -> Any:
     """``fn`` as Tensor method ``name`` whose argument-parser TypeError (raised by ``invalid_call``
-    for the function) is worded as torch's method parser words it (``method_error``)."""
+    for the function) is worded as torch's method parser words it (``method_error``), taking
+    NumPy's spellings of its parameters (``x.sum(axis=0)``) as torch's parser does."""
     function = getattr(fn, "__name__", name)
+    spellings = spellings or Spellings(fn, name, method=True)
+    targets = spellings.targets
 
     @functools.wraps(fn)
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        if targets and kwargs and not NUMPY_ALIASES.isdisjoint(kwargs):
+            kwargs = spellings.renamed(len(args) + 1, kwargs)
         try:
             return fn(self, *args, **kwargs)
         except TypeError as error:
-            recast = method_error(error, self, name, function)
+            recast = method_error(named(error, fn, name), self, name, function)
             if recast is error:
                 raise
             raise recast from None
@@ -373,7 +386,11 @@ def _operator(fn: Any) -> Any:
 def bind() -> None:
     """Set every declared method on Tensor, with torch's argument checks."""
     Tensor._regenerate_grad_fn = _regenerate_grad_fn
+    for name, fn in api.FUNCTIONS.items():
+        if inspect.isfunction(fn):
+            api.FUNCTIONS[name] = numpy_names(fn, name)
     for name, fn in api.METHODS.items():
+        spellings = Spellings(fn, name, method=True)
         if name in api.OPERATORS:
             fn = _operator(fn)
         if name in api.TENSOR_ARGUMENTS:
@@ -381,7 +398,7 @@ def bind() -> None:
         elif name in api.TENSOR_OR_NUMBER:
             fn = _tensor_or_number(name, fn, api.TENSOR_OR_NUMBER[name])
         if not name.startswith("__"):
-            fn = _parsed_as_method(name, fn)
+            fn = _parsed_as_method(name, fn, spellings)
         setattr(Tensor, name, fn)
     Tensor.T = property(reversed_dims)
     Tensor.mT = property(lambda self: transpose(self, -2, -1))

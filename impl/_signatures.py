@@ -17,12 +17,17 @@ prints them).
 
 from __future__ import annotations
 
+import functools
 import inspect
+import warnings
 from collections.abc import Callable
 from typing import Any
 
+from impl import dtypes
+from impl._grad_mode import is_grad_enabled
 from impl._names import type_name
 from impl._tensor import Tensor
+from impl._xp import namespace_of
 
 ABSENT: Any = object()  # an argument not given (where torch tells None given from none)
 
@@ -382,3 +387,184 @@ def method_error(error: TypeError, self: Any, name: str, function: str) -> TypeE
         return error
     method.name = name
     return method.error()
+
+
+# NumPy's spellings torch's parser takes for these parameters, first found first taken
+# (python_arg_parser.cpp's numpy_compatibility_arg_names); only the functions and methods torch
+# parses in C take them, not those torch defines in Python (torch.functional, torch._tensor)
+NUMPY_NAMES: dict[str, tuple[str, ...]] = {
+    "dim": ("axis",),
+    "keepdim": ("keepdims",),
+    "input": ("x", "a", "x1"),
+    "other": ("x2",),
+}
+NUMPY_ALIASES = frozenset(alias for aliases in NUMPY_NAMES.values() for alias in aliases)
+PYTHON_DEFINED = frozenset({"norm", "split", "unflatten", "broadcast_tensors"})
+
+
+class Spellings:
+    """What torch's parser reads NumPy's spellings into for one function or method: the parameters
+    they name, each with its position (None where it cannot be given by position; a method's self
+    takes none, torch's method parser does not list it), and every parameter's name."""
+
+    def __init__(self, fn: Callable, name: str, method: bool = False) -> None:
+        self.name = name
+        self.params = frozenset(inspect.signature(fn).parameters)
+        self.targets: list[tuple[str, int | None]] = []
+        position: int | None = 0
+        for index, p in enumerate(inspect.signature(fn).parameters.values()):
+            if p.kind is p.VAR_POSITIONAL:
+                position = None
+            elif p.name in NUMPY_NAMES and not (method and index == 0) and name not in PYTHON_DEFINED:
+                positional = p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and position is not None
+                self.targets.append((p.name, index if positional else None))
+
+    def renamed(self, nargs: int, kwargs: dict) -> dict:
+        """``kwargs`` with NumPy's spellings renamed as torch's parser reads them: a parameter given
+        neither by position nor by name takes its first alias given. One left over is torch's
+        TypeError, which names the first keyword that is no parameter's own name (``sum() got an
+        unexpected keyword argument 'axis'``)."""
+        taken: dict[str, str] = {}
+        for param, position in self.targets:
+            if param in kwargs or (position is not None and position < nargs):
+                continue
+            alias = next((a for a in NUMPY_NAMES[param] if a in kwargs), None)
+            if alias is not None:
+                taken[alias] = param
+        if any(key in NUMPY_ALIASES and key not in taken for key in kwargs):
+            key = next(k for k in kwargs if k in NUMPY_ALIASES or k not in self.params)
+            raise TypeError(f"{self.name}() got an unexpected keyword argument '{key}'")
+        return {taken.get(key, key): value for key, value in kwargs.items()}
+
+
+def numpy_names(fn: Callable, name: str) -> Callable:
+    """Function ``fn`` (``torch.<name>``) taking NumPy's spellings of its parameters as torch's
+    parser does, and ``out=`` where torch's signatures have it; ``fn`` itself where neither applies."""
+    spellings = Spellings(fn, name)
+    takes_out = name in OUT_DTYPES
+    if not spellings.targets and not takes_out:
+        return fn
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if kwargs and not NUMPY_ALIASES.isdisjoint(kwargs):
+            kwargs = spellings.renamed(len(args), kwargs)
+        try:
+            if takes_out and kwargs.get("out") is not None:
+                return _into(name, fn, args, kwargs)
+            kwargs.pop("out", None) if takes_out else None
+            return fn(*args, **kwargs)
+        except TypeError as error:
+            raise named(error, fn, name) from None
+
+    return call
+
+
+# The functions impl takes ``out=`` of (torch's signatures with ``Tensor out``), each with how
+# torch's kernel fits its result to out's dtype: "cast" (computed, then cast where torch's canCast
+# allows), "elementwise" (as "cast"; TensorIterator resizes out twice, warning twice, when it
+# casts), "accumulate" (computed in out's dtype), "exact" (out's dtype must be the result's),
+# "cat" (as "cast", worded as torch.cat words it), "matmul" (as "exact", worded as torch's dot
+# where both operands are vectors)
+OUT_DTYPES: dict[str, str] = {
+    **dict.fromkeys(
+        "add sub mul div true_divide divide multiply subtract neg negative exp log sin cos tanh sigmoid abs "
+        "sqrt pow maximum minimum".split(),
+        "elementwise",
+    ),
+    **dict.fromkeys("eq ne lt le gt ge mean".split(), "cast"),
+    **dict.fromkeys("sum nansum prod cumsum cumprod".split(), "accumulate"),
+    **dict.fromkeys("mm bmm addmm mv softmax log_softmax".split(), "exact"),
+    **dict.fromkeys("cat concat concatenate stack hstack vstack".split(), "cat"),
+    "matmul": "matmul",
+    "dot": "matmul",
+}
+# a dtype as torch's TypeMeta names it (its C++ type), as out='s exact-dtype errors print it
+TYPE_META_NAMES = {
+    "float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
+    "int64": "long int", "int32": "int", "int16": "short int", "int8": "signed char",
+    "uint8": "unsigned char", "bool": "bool",
+    "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
+}  # fmt: skip
+OUT_RESIZED = (
+    "An output with one or more elements was resized since it had shape {}, which does not match the "
+    "required output shape {}. This behavior is deprecated, and in a future PyTorch release outputs will "
+    "not be resized unless they have zero elements. You can explicitly reuse an out tensor t by resizing "
+    "it, inplace, to zero elements with t.resize_(0). (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)"
+)
+
+
+def _can_cast(source: dtypes.dtype, target: dtypes.dtype) -> bool:
+    """torch's canCast: no complex into a real dtype, no float into an integer, nothing into bool."""
+    if source.is_complex and not target.is_complex:
+        return False
+    if source.is_floating_point and not (target.is_floating_point or target.is_complex):
+        return False
+    return source is dtypes.bool_ or target is not dtypes.bool_
+
+
+def _tensors(values: Any) -> list[Tensor]:
+    """The tensors among call arguments, a list's or tuple's included (``cat([a, b])``)."""
+    found: list[Tensor] = []
+    for value in values:
+        if isinstance(value, Tensor):
+            found.append(value)
+        elif isinstance(value, (list, tuple)):
+            found.extend(_tensors(value))
+    return found
+
+
+def _into(name: str, fn: Callable, args: tuple, kwargs: dict) -> Tensor:
+    """``fn(*args, **kwargs)`` written into ``kwargs["out"]`` as torch's out= variant writes it:
+    refused where autograd would record it, the result fitted to out's dtype (OUT_DTYPES), out
+    resized to the result's shape (with torch's warning where it held elements), its version
+    bumped; out itself is returned."""
+    kwargs = dict(kwargs)
+    out = kwargs.pop("out")
+    if not isinstance(out, Tensor):
+        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type_name(out)}")
+    if is_grad_enabled() and any(t.requires_grad for t in _tensors([*args, *kwargs.values(), out])):
+        raise RuntimeError(
+            f"{name}(): functions with out=... arguments don't support automatic differentiation, but one "
+            "of the arguments requires grad."
+        )
+    policy = OUT_DTYPES[name]
+    if policy == "accumulate":
+        kwargs["dtype"] = out.dtype
+    result = fn(*args, **kwargs)
+    source, target = result.dtype, out.dtype
+    if policy in ("exact", "matmul") and source is not target:
+        if policy == "matmul" and all(t.dim() == 1 for t in _tensors(args)[:2]):
+            wanted, given = dtypes.scalar_type(target), dtypes.scalar_type(source)
+            raise RuntimeError(f"result dtype {wanted} does not match input dtype {given}")
+        wanted, given = TYPE_META_NAMES[source.name], TYPE_META_NAMES[target.name]
+        raise RuntimeError(f"Expected out tensor to have dtype {wanted}, but got {given} instead")
+    if not _can_cast(source, target):
+        if policy == "cat":
+            wanted = dtypes.scalar_type(target)
+            raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {wanted}")
+        raise RuntimeError(
+            f"result type {dtypes.scalar_type(source)} can't be cast to the desired output type "
+            f"{dtypes.scalar_type(target)}"
+        )
+    shape = tuple(result.shape)
+    if tuple(out.shape) != shape:
+        if out.numel():
+            for _ in range(2 if policy == "elementwise" and source is not target else 1):
+                warnings.warn(OUT_RESIZED.format(list(out.shape), list(shape)), UserWarning, stacklevel=3)
+        out._data = namespace_of(out._data).empty(shape, dtype=out._data.dtype)
+    out._data[...] = result._data.astype(out._data.dtype, copy=False)
+    out._vc.bump()
+    return out
+
+
+def named(error: TypeError, fn: Callable, name: str) -> TypeError:
+    """Python's TypeError of a call of ``fn`` that its parameters refused (``fn() got an unexpected
+    keyword argument``), worded for ``name`` as torch words it; any other error as it is."""
+    text = str(error)
+    own = f"{getattr(fn, '__qualname__', name)}() "
+    python_words = ("got an unexpected keyword", "got multiple values", "missing ", "takes ")
+    if text.startswith(own) and own != f"{name}() " and text[len(own) :].startswith(python_words):
+        return TypeError(f"{name}() {text[len(own) :]}")
+    return error

@@ -1,0 +1,29 @@
+"""Rules of the family "argument spellings": the keywords torch's argument parser takes besides a
+parameter's own name, and ``out=`` (conformance/test_api.py)."""
+
+from oracle.rules import Rule
+
+FAMILY = "argument spellings"
+
+RULES = [
+    Rule(
+        "API-001",
+        FAMILY,
+        "A function or method torch parses in C takes NumPy's spellings of its parameters, axis for dim, "
+        "keepdims for keepdim, x, a or x1 for input and x2 for other, with the same result as the "
+        "parameter's own name; a spelling of a parameter already given (by position or by name) raises "
+        "torch's 'got an unexpected keyword argument' TypeError.",
+        "https://github.com/pytorch/pytorch/blob/main/torch/csrc/utils/python_arg_parser.cpp",
+    ),
+    Rule(
+        "API-002",
+        FAMILY,
+        "A function called with out=r writes its result into r and returns r: r is resized to the "
+        "result's shape (silently when empty, else with torch's 'An output with one or more elements was "
+        "resized' UserWarning), its version bumps, the result is cast to r's dtype where torch's canCast "
+        "allows (else torch's 'result type ... can't be cast' RuntimeError), and with an argument that "
+        "requires grad (grad mode on) the call raises torch's 'functions with out=... arguments don't "
+        "support automatic differentiation' RuntimeError.",
+        "https://pytorch.org/docs/stable/generated/torch.add.html",
+    ),
+]
