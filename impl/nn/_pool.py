@@ -490,7 +490,8 @@ def max_pool1d_checks(input: Tensor, k: int, s: int, p: int, d: int, ceil_mode: 
     """ATen's check_max_pool1d (the messages of max_pool1d without indices)."""
     if input.dim() not in (2, 3):
         raise RuntimeError(
-            "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, but got:"
+            "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, "
+            "but got:"
             f"{list(input.shape)}"
         )
     if k <= 0:
@@ -501,7 +502,8 @@ def max_pool1d_checks(input: Tensor, k: int, s: int, p: int, d: int, ceil_mode: 
         raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
     if p > k // 2:
         raise RuntimeError(
-            f"max_pool1d() padding should be at most half of kernel size, but got padding={p} and kernel_size={k}"
+            "max_pool1d() padding should be at most half of kernel size, but got "
+            f"padding={p} and kernel_size={k}"
         )
     if d <= 0:
         raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")

@@ -36,6 +36,7 @@ from impl.nn._activations import (  # noqa: F401  (re-exported)
 )
 from impl.nn._conv import conv2d
 from impl.nn._embedding import embedding  # noqa: F401  (re-exported)
+from impl.nn._norm import batch_norm, group_norm, layer_norm  # noqa: F401  (re-exported)
 from impl.nn._pad import pad
 from impl.nn._pool import (  # noqa: F401  (re-exported)
     adaptive_avg_pool1d,
@@ -92,6 +93,9 @@ __all__ = [
     "adaptive_avg_pool2d",
     "adaptive_max_pool2d",
     "adaptive_max_pool2d_with_indices",
+    "batch_norm",
+    "layer_norm",
+    "group_norm",
 ]
 
 
