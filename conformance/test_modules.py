@@ -5,6 +5,7 @@ reduction agree with torch."""
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 import numpy as np
@@ -29,6 +30,8 @@ from oracle.program import (
     Op,
     Program,
     Ref,
+    StateDict,
+    parameter_names,
 )
 from oracle.strategies import (
     ACTIVATION_LAYERS,
@@ -476,3 +479,144 @@ def embedding_layers(draw: Any, options: dict) -> Program:
 @given(data=st.data())
 def test_embedding(options: dict, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(embedding_layers(options), label="program"), backend, reference)
+
+
+def _pool_out(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
+    """torch's pooling output length (the last window starts inside the input or left padding)."""
+    out = (size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    return out - 1 if ceil_mode and (out - 1) * s >= size + p else out
+
+
+POOLS = ("MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
+         "AdaptiveMaxPool2d")
+
+
+def pool_layer(b: ModuleBuilder, cls: str, size: tuple[int, ...]) -> tuple[list, dict, tuple[int, ...]]:
+    """Constructor arguments and keywords of a pooling layer ``cls`` on planes of ``size`` (one
+    or two dims), drawn within torch's constraints, and the output's plane size."""
+    if cls.startswith("Adaptive"):
+        out = tuple(b.pick((1, 2, 3)) for _ in size)
+        if len(size) == 2 and b.coin():
+            return [[None, out[1]]], {}, (size[0], out[1])
+        return [out[0] if len(out) == 1 or b.coin() and out[0] == out[1] else list(out)], {}, out
+    n = len(size)
+    kernel = tuple(b.pick((1, 2, 3)) for _ in range(n))
+    stride = tuple(b.pick((1, 2)) for _ in range(n))
+    dilation = tuple(b.pick((1, 2)) for _ in range(n)) if cls.startswith("Max") else (1,) * n
+    padding = tuple(b.pick(range(k // 2 + 1)) for k in kernel)
+    ceil_mode = b.coin()
+    out = tuple(_pool_out(*a, ceil_mode) for a in zip(size, kernel, stride, padding, dilation, strict=True))
+    if min(out) < 1:
+        kernel = stride = dilation = (1,) * n
+        padding, out = (0,) * n, size
+    one = (lambda v: v[0]) if n == 1 else list
+    kwargs: dict[str, Any] = {"padding": one(padding), "ceil_mode": ceil_mode}
+    if b.coin():
+        kwargs["stride"] = one(stride)
+    else:
+        out = tuple(
+            _pool_out(*a, ceil_mode) for a in zip(size, kernel, kernel, padding, dilation, strict=True)
+        )
+        if min(out) < 1:
+            kwargs["stride"], out = one(stride), tuple(
+                _pool_out(*a, ceil_mode) for a in zip(size, kernel, stride, padding, dilation, strict=True))
+    if cls.startswith("Max"):
+        kwargs["dilation"] = one(dilation)
+    else:
+        kwargs["count_include_pad"] = b.coin()
+        if cls == "AvgPool2d" and b.coin():
+            kwargs["divisor_override"] = b.pick((1, 3))
+    return [one(kernel)], kwargs, out
+
+
+@st.composite
+def pooling_layers(draw: Any, cls: str) -> Program:
+    """The pooling layer ``cls`` with its options drawn (``pool_layer``) on batched or unbatched
+    inputs of small multiples of 0.5 (tied maxima; float32 sums exact), called once or twice, then
+    backward and every tensor observed (values, MaxPool2DWithIndicesBackward0 ... and gradients)."""
+    b = ModuleBuilder(draw)
+    two = cls.endswith("2d")
+    size = tuple(b.pick((1, 2, 3, 5)) for _ in range(2 if two else 1))
+    if cls.startswith("Adaptive"):
+        size = tuple(max(n, 2) for n in size)
+    batch = b.pick(((), (2,)))
+    shape = (*batch, b.pick((1, 2)), *size)
+    args, kwargs, out = pool_layer(b, cls, size)
+    name = b.fresh("m")
+    b.add_module(Module(name, cls, args, {}, kwargs))
+    for _ in range(draw(st.integers(1, 2))):
+        b.call(name, [b.input(shape)], (*shape[:-len(size)], *out))
+    b.finish()
+    return b.program()
+
+
+# snake-case ids: a planted fault named after one (max_pool2d_...) runs that test first
+POOL_IDS = [re.sub(r"(?<!^)(?=[A-Z])", "_", cls).lower() for cls in POOLS]
+
+
+@pytest.mark.rule("MOD-009")
+@pytest.mark.parametrize("cls", POOLS, ids=POOL_IDS)
+@examples(0.2)  # each layer: 20 programs in ci (one small layer)
+@given(data=st.data())
+def test_pooling_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(pooling_layers(cls), label="program"), backend, reference)
+
+
+NORMS = ("BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm")
+
+
+def norm_layer(b: ModuleBuilder, cls: str) -> tuple[list, dict, tuple[int, ...]]:
+    """Constructor arguments and keywords of a normalisation layer ``cls``, options drawn, and the
+    shape of an input it takes."""
+    kwargs: dict[str, Any] = {}
+    if b.coin():
+        kwargs["eps"] = b.pick((1e-3, 0.5))
+    if cls.startswith("BatchNorm"):
+        c = b.pick((1, 2, 3))
+        kwargs.update(b.pick(({}, {"momentum": None}, {"momentum": 0.5}, {"affine": False},
+                              {"bias": False}, {"track_running_stats": False})))
+        shape = (b.pick((2, 3)), c, *((b.pick((1, 2)), 2) if cls == "BatchNorm2d" else b.pick(((), (3,)))))
+        return [c], kwargs, shape
+    if cls == "LayerNorm":
+        normalized = b.pick(((3,), (2, 3)))
+        kwargs.update(b.pick(({}, {"elementwise_affine": False}, {"bias": False})))
+        return [list(normalized) if len(normalized) > 1 or b.coin() else normalized[0]], kwargs, (
+            *b.pick(((), (2,), (2, 2))), *normalized)
+    groups, c = b.pick(((1, 2), (2, 4), (3, 3), (2, 2)))
+    kwargs.update(b.pick(({}, {"affine": False}, {"bias": False})))
+    return [groups, c], kwargs, (2, c, *b.pick(((), (3,), (2, 2))))
+
+
+@st.composite
+def norm_layers(draw: Any, cls: str) -> Program:
+    """The normalisation layer ``cls`` (``norm_layer``), its weight and bias drawn, switched between
+    train and eval mode (several calls each), its state_dict (running statistics,
+    num_batches_tracked) observed after each call, then backward and every tensor observed."""
+    b = ModuleBuilder(draw)
+    args, kwargs, shape = norm_layer(b, cls)
+    name = b.fresh("m")
+    affine = (args[1] if cls == "GroupNorm" else (args[0],) if isinstance(args[0], int) else tuple(args[0]))
+    affine = (affine,) if isinstance(affine, int) else affine
+    params = {p: b.weights(affine) for p in ("weight", "bias")}
+    step = Module(name, cls, args, {}, kwargs)
+    step.params = {p: params[p] for p in module_nodes_params(step)}
+    b.add_module(step)
+    for _ in range(draw(st.integers(1, 3))):
+        b.steps.append(ModuleMode(name, b.coin()))
+        b.call(name, [b.input(shape)], shape)
+        sd = b.fresh("sd")
+        b.steps.append(StateDict(sd, name))
+    b.finish()
+    return b.program()
+
+
+def module_nodes_params(step: Module) -> tuple[str, ...]:
+    return parameter_names(step.cls, step.kwargs)
+
+
+@pytest.mark.rule("MOD-010")
+@pytest.mark.parametrize("cls", NORMS)
+@examples(0.2)  # each layer: 20 programs in ci (one small layer)
+@given(data=st.data())
+def test_normalization_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(norm_layers(cls), label="program"), backend, reference)

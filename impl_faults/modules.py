@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
@@ -779,4 +780,51 @@ def flatten_ignores_end_dim() -> Iterator[None]:
     from impl.nn.modules.dropout import Flatten
 
     with patched(Flatten, "forward", lambda _orig: lambda self, input: input.flatten(self.start_dim)):
+        yield
+
+
+@fault({"MOD-009": ".grad: value"})
+def max_pool2d_last_of_tied_maxima() -> Iterator[None]:
+    """Max pooling picks the last of a window's tied maxima (its index, where the gradient goes)
+    instead of the first."""
+    from impl.nn import _pool
+
+    def make(original: Callable) -> Callable:
+        def select(xp: Any, vals: Any, valid: Any, pos: Any) -> tuple:
+            return original(xp, vals[..., ::-1], valid[..., ::-1], pos[..., ::-1])
+
+        return select
+
+    with patched(_pool, "_select_max", make):
+        yield
+
+
+@fault({"MOD-009": ": value"})
+def adaptive_avg_pool2d_window_end_floored() -> Iterator[None]:
+    """Adaptive pooling ends each window at floor((o + 1) * size / out) instead of its ceiling,
+    leaving out the element the windows share."""
+    from impl.nn import _pool
+
+    def bounds(size: int, out: int) -> list[tuple[int, int]]:
+        return [((o * size) // out, max((o + 1) * size // out, (o * size) // out + 1)) for o in range(out)]
+
+    with patched(_pool, "_adaptive_bounds", lambda _orig: bounds):
+        yield
+
+
+@fault({"MOD-010": ": value"})
+def batch_norm_running_var_biased() -> Iterator[None]:
+    """BatchNorm's running_var is updated with the biased batch variance (divided by n) instead of
+    the unbiased one (n - 1)."""
+    from impl.nn import _norm
+
+    def make(original: Callable) -> Callable:
+        def stats(a: Any, axes: tuple, eps: float) -> tuple:
+            mean, rstd, squares = original(a, axes, eps)
+            n = math.prod(a.shape[i] for i in axes)
+            return mean, rstd, squares * (n - 1) / n
+
+        return stats
+
+    with patched(_norm, "_stats", make):
         yield

@@ -193,6 +193,9 @@ MODULES: dict[str, tuple[str, ...]] = {
     **{n: () for n in "LeakyReLU Softmax LogSoftmax Flatten Identity Dropout".split()},
     **{n: () for n in "GELU SiLU Mish ELU Softplus Hardtanh ReLU6 LogSigmoid Softsign".split()},
     "Embedding": ("weight",),
+    **{n: () for n in "MaxPool1d MaxPool2d AvgPool1d AvgPool2d AdaptiveAvgPool1d AdaptiveAvgPool2d".split()},
+    "AdaptiveMaxPool2d": (),
+    **{n: ("weight", "bias") for n in "BatchNorm1d BatchNorm2d LayerNorm GroupNorm".split()},
     **{n: () for n in "MSELoss L1Loss CrossEntropyLoss NLLLoss BCELoss BCEWithLogitsLoss".split()},
     **{n: () for n in "Sequential ModuleList ModuleDict Residual TwoBranch Stack Router Twice".split()},
 }
@@ -645,6 +648,8 @@ class ModuleNode:
 def parameter_names(cls: str, kwargs: dict) -> tuple[str, ...]:
     """The parameters a module of ``cls`` built with ``kwargs`` owns (``bias=False``: no bias)."""
     names = MODULES[cls]
+    if kwargs.get("affine") is False or kwargs.get("elementwise_affine") is False:  # norm layers
+        return ()
     return tuple(n for n in names if not (n == "bias" and kwargs.get("bias") is False))
 
 

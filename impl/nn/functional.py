@@ -36,7 +36,20 @@ from impl.nn._activations import (  # noqa: F401  (re-exported)
 )
 from impl.nn._conv import conv2d
 from impl.nn._embedding import embedding  # noqa: F401  (re-exported)
+from impl.nn._norm import batch_norm, group_norm, layer_norm  # noqa: F401  (re-exported)
 from impl.nn._pad import pad
+from impl.nn._pool import (  # noqa: F401  (re-exported)
+    adaptive_avg_pool1d,
+    adaptive_avg_pool2d,
+    adaptive_max_pool2d,
+    adaptive_max_pool2d_with_indices,
+    avg_pool1d,
+    avg_pool2d,
+    max_pool1d,
+    max_pool1d_with_indices,
+    max_pool2d,
+    max_pool2d_with_indices,
+)
 
 __all__ = [
     "linear",
@@ -70,6 +83,19 @@ __all__ = [
     "relu6",
     "logsigmoid",
     "softsign",
+    "max_pool1d",
+    "max_pool2d",
+    "max_pool1d_with_indices",
+    "max_pool2d_with_indices",
+    "avg_pool1d",
+    "avg_pool2d",
+    "adaptive_avg_pool1d",
+    "adaptive_avg_pool2d",
+    "adaptive_max_pool2d",
+    "adaptive_max_pool2d_with_indices",
+    "batch_norm",
+    "layer_norm",
+    "group_norm",
 ]
 
 

@@ -146,6 +146,24 @@ RULES = [
         f"{_NN}.Embedding.html",
     ),
     Rule(
+        "MOD-009",
+        MODULES,
+        "MaxPool1d/2d (stride, padding, dilation, ceil_mode), AvgPool1d/2d (count_include_pad, "
+        "divisor_override) and AdaptiveAvgPool1d/2d and AdaptiveMaxPool2d give torch's values (the "
+        "first of tied maxima), MaxPool2DWithIndicesBackward0, AvgPool2DBackward0 and the adaptive "
+        "pools' nodes, and their gradients.",
+        f"{_NN}.MaxPool2d.html",
+    ),
+    Rule(
+        "MOD-010",
+        MODULES,
+        "BatchNorm1d/2d normalise by the batch's statistics in training and update running_mean, the "
+        "unbiased running_var (momentum, or a cumulative average with momentum=None) and "
+        "num_batches_tracked, and by the running statistics in eval mode; LayerNorm and GroupNorm "
+        "normalise per sample; all with torch's values, Native*NormBackward0 nodes and gradients.",
+        f"{_NN}.BatchNorm2d.html",
+    ),
+    Rule(
         "OPT-001",
         OPTIM,
         "SGD (lr, momentum, dampening, weight_decay, nesterov, maximize) moves the parameters as "

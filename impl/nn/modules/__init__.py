@@ -18,6 +18,16 @@ from impl.nn.modules.dropout import Dropout, Flatten
 from impl.nn.modules.linear import Identity, Linear
 from impl.nn.modules.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from impl.nn.modules.module import Module
+from impl.nn.modules.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
+from impl.nn.modules.pooling import (
+    AdaptiveAvgPool1d,
+    AdaptiveAvgPool2d,
+    AdaptiveMaxPool2d,
+    AvgPool1d,
+    AvgPool2d,
+    MaxPool1d,
+    MaxPool2d,
+)
 from impl.nn.modules.sparse import Embedding
 
 __all__ = [
@@ -44,6 +54,17 @@ __all__ = [
     "Embedding",
     "Dropout",
     "Flatten",
+    "MaxPool1d",
+    "MaxPool2d",
+    "AvgPool1d",
+    "AvgPool2d",
+    "AdaptiveAvgPool1d",
+    "AdaptiveAvgPool2d",
+    "AdaptiveMaxPool2d",
+    "BatchNorm1d",
+    "BatchNorm2d",
+    "LayerNorm",
+    "GroupNorm",
     "Sequential",
     "ModuleList",
     "ModuleDict",

@@ -1,0 +1,587 @@
+"""Pooling over the last two dims, as ATen's CPU kernels compute it: max pooling with indices
+(MaxPool2DWithIndicesBackward0), average pooling (AvgPool2DBackward0), adaptive average and max
+pooling (AdaptiveAvgPool2DBackward0, AdaptiveMaxPool2DBackward0); the 1-D forms are the 2-D ones
+of an unsqueezed input, as torch's.
+
+Regular windows are gathered tap by tap (the conv's ``_overlap``: which outputs read a real input
+element at each kernel position); sums run tap after tap in the kernel's row-major order, as
+ATen's per-window loops add, so float32 results are torch's bit for bit. A max window picks its
+first largest element, or its last NaN (ATen's ``val > maxval || isnan(val)``); indices are flat
+within the input's plane. Backward adds each output's gradient into its window in output order.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from impl import _creation
+from impl._ops.table import D, OpDef, apply
+from impl._tensor import Tensor
+from impl.nn._conv import _overlap
+
+
+def _tuple(v: Any, n: int, name: str, fn: str) -> tuple[int, ...]:
+    """An int or a sequence of ``n`` ints (or of one) as ``n`` ints (torch's int[n] argument)."""
+    if isinstance(v, (tuple, list)):
+        if len(v) == 1:
+            return (int(v[0]),) * n
+        if len(v) != n:
+            raise RuntimeError(f"{fn}: {name} must either be a single int, or a tuple of {_WORDS[n]} ints")
+        return tuple(int(x) for x in v)
+    return (int(v),) * n
+
+
+_WORDS = {2: "two"}
+
+
+def output_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
+    """ATen's pooling_output_shape: the last window must start inside the input or left padding."""
+    out = (size + 2 * p - d * (k - 1) - 1 + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
+
+
+# -- kernels on arrays (planes in the last two dims) -------------------------------------------
+def _windows(xp: Any, a: Any, k: tuple, s: tuple, p: tuple, d: tuple, out: tuple, fill: Any) -> tuple:
+    """Every window of ``a`` as (..., oh, ow, kh*kw) (``fill`` at padding), which taps are real
+    (oh, ow, kh*kw), and each tap's flat index in the plane."""
+    h, w = a.shape[-2:]
+    taps = k[0] * k[1]
+    vals = xp.full((*a.shape[:-2], *out, taps), fill, dtype=a.dtype)
+    valid = np.zeros((*out, taps), dtype=bool)
+    rows = (np.arange(out[0]) * s[0] - p[0])[:, None, None]
+    cols = (np.arange(out[1]) * s[1] - p[1])[None, :, None]
+    offsets = np.arange(taps)
+    pos = (rows + (offsets // k[1]) * d[0]) * w + cols + (offsets % k[1]) * d[1]
+    for i in range(k[0]):
+        out_r, in_r = _overlap(i * d[0], p[0], h, s[0], out[0])
+        for j in range(k[1]):
+            out_c, in_c = _overlap(j * d[1], p[1], w, s[1], out[1])
+            vals[..., out_r, out_c, i * k[1] + j] = a[..., in_r, in_c]
+            valid[out_r, out_c, i * k[1] + j] = True
+    return vals, valid, pos
+
+
+def _select_max(xp: Any, vals: Any, valid: Any, pos: Any) -> tuple[Any, Any]:
+    """Each window's first largest real element (or its last NaN) and its plane index."""
+    valid = xp.asarray(valid)
+    low = -np.inf if vals.dtype.kind == "f" else np.iinfo(vals.dtype).min
+    best = xp.where(valid, vals, low).max(axis=-1, keepdims=True)
+    choice = xp.argmax(valid & (vals == best), axis=-1)
+    if vals.dtype.kind == "f":
+        nan = valid & xp.isnan(vals)
+        last_nan = nan.shape[-1] - 1 - xp.argmax(nan[..., ::-1], axis=-1)
+        choice = xp.where(nan.any(axis=-1), last_nan, choice)
+    picked = xp.take_along_axis(vals, choice[..., None], axis=-1)[..., 0]
+    index = xp.take_along_axis(xp.broadcast_to(xp.asarray(pos), vals.shape), choice[..., None], axis=-1)
+    return picked, index[..., 0].astype(np.int64)
+
+
+def _max_pool_fwd(
+    xp: Any, a: Any, kernel_size: tuple, stride: tuple, padding: tuple, dilation: tuple, ceil_mode: bool
+) -> tuple:
+    out = tuple(
+        output_size(a.shape[i - 2], kernel_size[i], stride[i], padding[i], dilation[i], ceil_mode)
+        for i in range(2)
+    )
+    low = -np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).min
+    vals, valid, pos = _windows(xp, a, kernel_size, stride, padding, dilation, out, low)
+    values, indices = _select_max(xp, vals, valid, pos)
+    empty = ~valid.any(axis=-1)
+    if empty.any():  # a window all padding (dilated): ATen's index of its first tap at or past 0
+        first = [np.arange(o) * s - p for o, s, p in zip(out, stride, padding, strict=True)]
+        first = [np.where(f < 0, f + -(f // d) * d, f) for f, d in zip(first, dilation, strict=True)]
+        start = first[0][:, None] * a.shape[-1] + first[1][None, :]
+        indices = xp.where(xp.asarray(empty), xp.asarray(start), indices)
+    return values, indices
+
+
+def _scatter_fwd(xp: Any, g: Any, a: Any, indices: Any) -> Any:
+    """The gradient ``g`` added at the plane ``indices`` of an input shaped like ``a``, in output order."""
+    planes = int(np.prod(a.shape[:-2], dtype=np.int64))
+    out = xp.zeros((planes, a.shape[-2] * a.shape[-1]), dtype=g.dtype)
+    idx = getattr(indices, "_data", indices).reshape(planes, -1)
+    # flat over all planes, as ATen's pointer arithmetic (an all-padding window's index may lie past
+    # its plane, in the next one)
+    flat = (np.arange(planes)[:, None] * out.shape[1] + idx).reshape(-1)
+    inside = flat < out.size
+    np.add.at(out.reshape(-1), flat[inside], g.reshape(-1)[inside])
+    return out.reshape(a.shape)
+
+
+def _avg_divisors(
+    size: tuple, k: tuple, s: tuple, p: tuple, out: tuple, include_pad: bool, divisor: int | None
+) -> Any:
+    """ATen's divide_factor of each output position (oh, ow)."""
+    spans = []
+    for n, kk, ss, pp, o in zip(size, k, s, p, out, strict=True):
+        start = np.arange(o) * ss - pp
+        end = np.minimum(start + kk, n + pp)
+        padded = end - start
+        real = np.minimum(end, n) - np.maximum(start, 0)
+        spans.append(padded if include_pad else real)
+    if divisor is not None:
+        return np.full(out, divisor, dtype=np.int64)
+    return spans[0][:, None] * spans[1][None, :]
+
+
+def _acc_dtype(dtype: Any) -> Any:
+    return np.float32 if dtype in (np.float16,) or dtype.name == "bfloat16" else dtype
+
+
+def _divide(xp: Any, total: Any, divisors: Any, dtype: Any) -> Any:
+    if total.dtype.kind in "iu":  # C++ integer division truncates
+        q = xp.abs(total) // divisors
+        return (xp.sign(total) * q).astype(dtype)
+    return (total / xp.asarray(divisors).astype(total.dtype)).astype(dtype, copy=False)
+
+
+def _avg_pool_fwd(
+    xp: Any,
+    a: Any,
+    kernel_size: tuple,
+    stride: tuple,
+    padding: tuple,
+    ceil_mode: bool,
+    count_include_pad: bool,
+    divisor_override: int | None,
+) -> Any:
+    size = a.shape[-2:]
+    out = tuple(output_size(size[i], kernel_size[i], stride[i], padding[i], 1, ceil_mode) for i in range(2))
+    total = xp.zeros((*a.shape[:-2], *out), dtype=_acc_dtype(a.dtype))
+    for i in range(kernel_size[0]):
+        out_r, in_r = _overlap(i, padding[0], size[0], stride[0], out[0])
+        for j in range(kernel_size[1]):
+            out_c, in_c = _overlap(j, padding[1], size[1], stride[1], out[1])
+            total[..., out_r, out_c] += a[..., in_r, in_c]
+    divisors = _avg_divisors(size, kernel_size, stride, padding, out, count_include_pad, divisor_override)
+    return _divide(xp, total, divisors, a.dtype)
+
+
+def _avg_pool_backward_fwd(
+    xp: Any,
+    g: Any,
+    a: Any,
+    kernel_size: tuple,
+    stride: tuple,
+    padding: tuple,
+    ceil_mode: bool,
+    count_include_pad: bool,
+    divisor_override: int | None,
+) -> Any:
+    size, out = a.shape[-2:], g.shape[-2:]
+    divisors = _avg_divisors(size, kernel_size, stride, padding, out, count_include_pad, divisor_override)
+    delta = g / xp.asarray(divisors).astype(g.dtype)
+    result = xp.zeros(a.shape, dtype=g.dtype)
+    for i in reversed(range(kernel_size[0])):  # an input element gets its windows in output order
+        out_r, in_r = _overlap(i, padding[0], size[0], stride[0], out[0])
+        for j in reversed(range(kernel_size[1])):
+            out_c, in_c = _overlap(j, padding[1], size[1], stride[1], out[1])
+            result[..., in_r, in_c] += delta[..., out_r, out_c]
+    return result
+
+
+def _adaptive_bounds(size: int, out: int) -> list[tuple[int, int]]:
+    return [((o * size) // out, -(-((o + 1) * size) // out)) for o in range(out)]
+
+
+def _adaptive_avg_fwd(xp: Any, a: Any, output_size: tuple) -> Any:
+    rows, cols = (_adaptive_bounds(a.shape[i - 2], output_size[i]) for i in range(2))
+    result = xp.empty((*a.shape[:-2], *output_size), dtype=a.dtype)
+    for oh, (h0, h1) in enumerate(rows):
+        for ow, (w0, w1) in enumerate(cols):
+            total = xp.zeros(a.shape[:-2], dtype=_acc_dtype(a.dtype))
+            for ih in range(h0, h1):
+                for iw in range(w0, w1):
+                    total += a[..., ih, iw]
+            result[..., oh, ow] = total / (h1 - h0) / (w1 - w0)
+    return result
+
+
+def _adaptive_avg_backward_fwd(xp: Any, g: Any, a: Any) -> Any:
+    rows, cols = (_adaptive_bounds(a.shape[i - 2], g.shape[i - 2]) for i in range(2))
+    result = xp.zeros(a.shape, dtype=g.dtype)
+    for oh, (h0, h1) in enumerate(rows):
+        for ow, (w0, w1) in enumerate(cols):
+            result[..., h0:h1, w0:w1] += g[..., oh, ow, None, None] / (h1 - h0) / (w1 - w0)
+    return result
+
+
+def _adaptive_max_fwd(xp: Any, a: Any, output_size: tuple) -> tuple:
+    rows, cols = (_adaptive_bounds(a.shape[i - 2], output_size[i]) for i in range(2))
+    w = a.shape[-1]
+    values = xp.empty((*a.shape[:-2], *output_size), dtype=a.dtype)
+    indices = xp.empty((*a.shape[:-2], *output_size), dtype=np.int64)
+    for oh, (h0, h1) in enumerate(rows):
+        for ow, (w0, w1) in enumerate(cols):
+            window = a[..., h0:h1, w0:w1].reshape(*a.shape[:-2], -1)
+            pos = ((np.arange(h0, h1) * w)[:, None] + np.arange(w0, w1)[None, :]).reshape(-1)
+            valid = np.ones(pos.shape, dtype=bool)
+            values[..., oh, ow], indices[..., oh, ow] = _select_max(xp, window, valid, pos)
+    return values, indices
+
+
+# -- ops -------------------------------------------------------------------------------------------
+def _zeros_like_self(g: Any, c: Any) -> Tensor:
+    return _creation.zeros(c.shape("self"), dtype=g.dtype, device=g.device)
+
+
+def _gathered(gg: Tensor, indices: Tensor, out_shape: tuple) -> Tensor:
+    """max_pool_double_backward: the gradient's gradient read back at each output's index."""
+    flat = gg.reshape(*gg.shape[:-2], -1)
+    return flat.gather(-1, indices.reshape(*indices.shape[:-2], -1)).reshape(out_shape)
+
+
+MAX_POOL2D_BACKWARD = OpDef(
+    "MaxPool2DWithIndicesBackwardBackward0",
+    lambda xp, g, a, indices, **_: _scatter_fwd(xp, g, a, indices),
+    ("grad_output", "self"),
+    {
+        "grad_output": D("indices", lambda gg, c: _gathered(gg, c.indices, c.shape("grad_output"))),
+        "self": D("", _zeros_like_self),
+    },
+)
+MAX_POOL2D = OpDef(
+    "MaxPool2DWithIndicesBackward0",
+    _max_pool_fwd,
+    outputs=("result", "indices"),
+    derivatives={
+        "self": D("self indices", lambda g, c: apply(MAX_POOL2D_BACKWARD, g, c.self, indices=c.indices))
+    },
+)
+ADAPTIVE_MAX_POOL2D_BACKWARD = OpDef(
+    "AdaptiveMaxPool2DBackwardBackward0",
+    lambda xp, g, a, indices: _scatter_fwd(xp, g, a, indices),
+    ("grad_output", "self"),
+    {
+        "grad_output": D("indices", lambda gg, c: _gathered(gg, c.indices, c.shape("grad_output"))),
+        "self": D("", _zeros_like_self),
+    },
+)
+ADAPTIVE_MAX_POOL2D = OpDef(
+    "AdaptiveMaxPool2DBackward0",
+    _adaptive_max_fwd,
+    outputs=("result", "indices"),
+    derivatives={
+        "self": D(
+            "self indices", lambda g, c: apply(ADAPTIVE_MAX_POOL2D_BACKWARD, g, c.self, indices=c.indices)
+        )
+    },
+)
+_AVG = "kernel_size stride padding ceil_mode count_include_pad divisor_override"
+
+
+def _avg_attrs(c: Any) -> dict:
+    return {name: getattr(c, name) for name in _AVG.split()}
+
+
+AVG_POOL2D = OpDef(  # (its derivative's op is declared below: the lambda reads it when it runs)
+    "AvgPool2DBackward0",
+    _avg_pool_fwd,
+    derivatives={
+        "self": D("self " + _AVG, lambda g, c: apply(AVG_POOL2D_BACKWARD, g, c.self, **_avg_attrs(c)))
+    },
+)
+AVG_POOL2D_BACKWARD = OpDef(
+    "AvgPool2DBackwardBackward0",
+    _avg_pool_backward_fwd,
+    ("grad_output", "self"),
+    {
+        "grad_output": D(_AVG, lambda gg, c: apply(AVG_POOL2D, gg, **_avg_attrs(c))),
+        "self": D("", _zeros_like_self),
+    },
+)
+ADAPTIVE_AVG_POOL2D = OpDef(
+    "AdaptiveAvgPool2DBackward0",
+    _adaptive_avg_fwd,
+    derivatives={"self": D("self", lambda g, c: apply(ADAPTIVE_AVG_POOL2D_BACKWARD, g, c.self))},
+)
+ADAPTIVE_AVG_POOL2D_BACKWARD = OpDef(
+    "AdaptiveAvgPool2DBackwardBackward0",
+    _adaptive_avg_backward_fwd,
+    ("grad_output", "self"),
+    {
+        "grad_output": D(
+            "grad_output",
+            lambda gg, c: apply(ADAPTIVE_AVG_POOL2D, gg, output_size=tuple(c.shape("grad_output")[-2:])),
+        ),
+        "self": D("", _zeros_like_self),
+    },
+)
+
+
+# -- checks (ATen's pool2d_shape_check and friends) ------------------------------------------------
+def _check_input(input: Tensor, fn: str) -> None:
+    if fn == "avg_pool2d" and input.dim() < 3:  # (avg_pool2d reads the size of dim -3 first)
+        raise IndexError(
+            f"Dimension out of range (expected to be in range of [{-max(input.dim(), 1)}, "
+            f"{max(input.dim(), 1) - 1}], but got -3)"
+        )
+    if input.dim() not in (3, 4):
+        raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
+    if any(n == 0 for n in input.shape[-3:]):
+        raise RuntimeError(
+            "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
+            f"but got:{list(input.shape)}"
+        )
+
+
+def _check_pool2d(input: Tensor, k: tuple, s: tuple, p: tuple, d: tuple, out: tuple) -> None:
+    if any(n <= 0 for n in k):
+        raise RuntimeError(f"kernel size should be greater than zero, but got kH: {k[0]} kW: {k[1]}")
+    if any(n <= 0 for n in s):
+        raise RuntimeError(f"stride should be greater than zero, but got dH: {s[0]} dW: {s[1]}")
+    if any(n <= 0 for n in d):
+        raise RuntimeError(
+            f"dilation should be greater than zero, but got dilationH: {d[0]} dilationW: {d[1]}"
+        )
+    for kk, pp, dd in zip(k, p, d, strict=True):
+        if pp > ((kk - 1) * dd + 1) // 2:
+            raise RuntimeError(
+                f"pad should be at most half of effective kernel size, but got pad={pp}, "
+                f"kernel_size={kk} and dilation={dd}"
+            )
+    c, h, w = input.shape[-3:]
+    if out[0] < 1 or out[1] < 1:
+        raise RuntimeError(
+            f"Given input size: ({c}x{h}x{w}). Calculated output size: ({c}x{out[0]}x{out[1]}). "
+            "Output size is too small"
+        )
+
+
+def _pool_args(
+    input: Tensor, kernel_size: Any, stride: Any, padding: Any, dilation: Any, ceil_mode: bool, fn: str
+) -> tuple:
+    k = _tuple(kernel_size, 2, "kernel_size", fn)
+    if stride is None or (isinstance(stride, (tuple, list)) and not stride):
+        s = k
+    else:
+        s = _tuple(stride, 2, "stride", fn)
+    if any(n == 0 for n in s):
+        raise RuntimeError("stride should not be zero")
+    p = _tuple(padding, 2, "padding", fn)
+    d = _tuple(dilation, 2, "dilation", fn)
+    if any(n < 0 for n in p):
+        raise RuntimeError(f"pad must be non-negative, but got pad: {min(p)}")
+    _check_input(input, fn)
+    out = tuple(
+        output_size(input.shape[i - 2], k[i], s[i], p[i], d[i], ceil_mode) if k[i] > 0 and d[i] > 0 else 0
+        for i in range(2)
+    )
+    _check_pool2d(input, k, s, p, d, out)
+    return k, s, p, d
+
+
+def max_pool2d_with_indices(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = True,
+) -> tuple:
+    """The max of each window and its index within the input's plane (MaxPool2DWithIndicesBackward0)."""
+    k, s, p, d = _pool_args(input, kernel_size, stride, padding, dilation, ceil_mode, "max_pool2d")
+    return apply(MAX_POOL2D, input, kernel_size=k, stride=s, padding=p, dilation=d, ceil_mode=bool(ceil_mode))
+
+
+def avg_pool2d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+    divisor_override: int | None = None,
+) -> Tensor:
+    """The mean of each window (AvgPool2DBackward0); the divisor counts padding with
+    ``count_include_pad``, or is ``divisor_override``."""
+    if divisor_override is not None and divisor_override == 0:
+        raise RuntimeError("divisor must be not zero")
+    k, s, p, _ = _pool_args(input, kernel_size, stride, padding, 1, ceil_mode, "avg_pool2d")
+    return apply(
+        AVG_POOL2D,
+        input,
+        kernel_size=k,
+        stride=s,
+        padding=p,
+        ceil_mode=bool(ceil_mode),
+        count_include_pad=bool(count_include_pad),
+        divisor_override=divisor_override,
+    )
+
+
+def _adaptive_size(input: Tensor, output_size: Any, fn: str) -> tuple[int, int]:
+    if input.dim() not in (3, 4):
+        colon = ":" if fn == "adaptive_max_pool2d" else ""
+        raise RuntimeError(f"{fn}(): Expected 3D or 4D tensor, but got{colon} {list(input.shape)}")
+    for i in range(input.dim() - 2, input.dim()):
+        if input.shape[i] == 0:
+            raise RuntimeError(
+                f"{fn}(): Expected input to have non-zero size for non-batch dimensions, but input has sizes "
+                f"{list(input.shape)} with dimension {i} being empty"
+            )
+    sizes = output_size if isinstance(output_size, (tuple, list)) else (output_size, output_size)
+    if len(sizes) != 2:
+        raise RuntimeError(f"{fn}: output_size must be 2")
+    out = tuple(input.shape[i - 2] if n is None else int(n) for i, n in enumerate(sizes))
+    if any(n < 0 for n in out):
+        raise RuntimeError(
+            f"{fn}: elements of output_size must be greater than or equal to 0 but received "
+            f"{{{out[0]}, {out[1]}}}"
+        )
+    return out  # type: ignore[return-value]
+
+
+def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
+    """Adaptive average pooling (AdaptiveAvgPool2DBackward0); a 1x1 output is a mean over the
+    plane (MeanBackward1), as torch's."""
+    out = _adaptive_size(input, output_size, "adaptive_avg_pool2d")
+    if out == (1, 1):
+        return input.mean((-1, -2), keepdim=True)
+    return apply(ADAPTIVE_AVG_POOL2D, input, output_size=out)
+
+
+def adaptive_max_pool2d_with_indices(input: Tensor, output_size: Any, return_indices: bool = True) -> tuple:
+    out = _adaptive_size(input, output_size, "adaptive_max_pool2d")
+    return apply(ADAPTIVE_MAX_POOL2D, input, output_size=out)
+
+
+def unsqueezed(fn: Any, input: Tensor, *args: Any) -> Any:
+    """A 2-D pooling of ``input`` with a height-1 dim added before its last, then removed."""
+    result = fn(input.unsqueeze(-2), *args)
+    if isinstance(result, tuple):
+        return tuple(t.squeeze(-2) for t in result)
+    return result.squeeze(-2)
+
+
+def check_pool1d_input(input: Tensor, fn: str) -> None:
+    """ATen's checkDimRange(2, 4) of a 1-D pooling's input."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            f"Expected 2 to 3 dimensions, but got {input.dim()}-dimensional tensor for argument #1 "
+            f"'self' (while checking arguments for {fn})"
+        )
+
+
+def _single(v: Any, name: str, fn: str) -> int:
+    if isinstance(v, (tuple, list)):
+        if len(v) != 1:
+            raise RuntimeError(f"{fn}() {name} must be a single int, or a tuple of one int")
+        return int(v[0])
+    return int(v)
+
+
+def pool1d_args(kernel_size: Any, stride: Any, padding: Any, dilation: Any, fn: str) -> tuple:
+    k = _single(kernel_size, "kernel_size", fn)
+    s = (
+        k
+        if stride is None or (isinstance(stride, (tuple, list)) and not stride)
+        else _single(stride, "stride", fn)
+    )
+    return k, s, _single(padding, "padding", fn), _single(dilation, "dilation", fn)
+
+
+def max_pool1d_checks(input: Tensor, k: int, s: int, p: int, d: int, ceil_mode: bool) -> None:
+    """ATen's check_max_pool1d (the messages of max_pool1d without indices)."""
+    if input.dim() not in (2, 3):
+        raise RuntimeError(
+            "max_pool1d: Expected 2D or 3D (batch mode) tensor with optional 0 dim batch size for input, "
+            "but got:"
+            f"{list(input.shape)}"
+        )
+    if k <= 0:
+        raise RuntimeError(f"max_pool1d() kernel_size must be greater than zero, but got {k}")
+    if s <= 0:
+        raise RuntimeError(f"max_pool1d() stride must be greater than zero, but got {s}")
+    if p < 0:
+        raise RuntimeError(f"max_pool1d() padding must be non-negative, but got {p}")
+    if p > k // 2:
+        raise RuntimeError(
+            "max_pool1d() padding should be at most half of kernel size, but got "
+            f"padding={p} and kernel_size={k}"
+        )
+    if d <= 0:
+        raise RuntimeError(f"max_pool1d() dilation must be greater than zero, but got {d}")
+    out = output_size(input.shape[-1], k, s, p, d, ceil_mode)
+    if out < 0 or out == 0:
+        raise RuntimeError(f"max_pool1d() Invalid computed output size: {out}")
+
+
+# -- torch.nn.functional's pooling -------------------------------------------------------------------
+def max_pool2d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
+    result = max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return result if return_indices else result[0]
+
+
+def max_pool1d_with_indices(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = True,
+) -> tuple:
+    """max_pool2d_with_indices of the input with a height-1 dim (SqueezeBackward1 on top)."""
+    k, s, p, d = pool1d_args(kernel_size, stride, padding, dilation, "max_pool1d")
+    check_pool1d_input(input, "max_pool1d")
+    return unsqueezed(max_pool2d_with_indices, input, (1, k), (1, s), (0, p), (1, d), ceil_mode)
+
+
+def max_pool1d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    dilation: Any = 1,
+    ceil_mode: bool = False,
+    return_indices: bool = False,
+) -> Any:
+    if return_indices:
+        return max_pool1d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    k, s, p, d = pool1d_args(kernel_size, stride, padding, dilation, "max_pool1d")
+    max_pool1d_checks(input, k, s, p, d, ceil_mode)
+    return unsqueezed(max_pool2d_with_indices, input, (1, k), (1, s), (0, p), (1, d), ceil_mode)[0]
+
+
+def avg_pool1d(
+    input: Tensor,
+    kernel_size: Any,
+    stride: Any = None,
+    padding: Any = 0,
+    ceil_mode: bool = False,
+    count_include_pad: bool = True,
+) -> Tensor:
+    """avg_pool2d of the input with a height-1 dim (SqueezeBackward1 on top)."""
+    k, s, p, _ = pool1d_args(kernel_size, stride, padding, 1, "avg_pool1d")
+    check_pool1d_input(input, "avg_pool1d")
+    return unsqueezed(avg_pool2d, input, (1, k), (1, s), (0, p), ceil_mode, count_include_pad)
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    check_pool1d_input(input, "adaptive_avg_pool1d")
+    if isinstance(output_size, (tuple, list)) and len(output_size) != 1:
+        raise RuntimeError(
+            f"adaptive_avg_pool1d() argument 'output_size' should contain one int (got {len(output_size)})"
+        )
+    return unsqueezed(
+        adaptive_avg_pool2d, input, (1, _single(output_size, "output_size", "adaptive_avg_pool1d"))
+    )
+
+
+def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    result = adaptive_max_pool2d_with_indices(input, output_size)
+    return result if return_indices else result[0]
