@@ -1,7 +1,8 @@
 """The command line, ``python -m oracle SUBCOMMAND``.
 
-  diff-script FILE.py [--backend B] [--device D] [--json]
-      run an unmodified torch script on torch and on a backend, report the first differing line
+  diff-script FILE.py [FILE.py | FOLDER ...] [--backend B] [--device D] [--json]
+      run unmodified torch scripts on torch and on a backend, report each one's first differing
+      line (and, for several, how many are identical)
   record --out corpus.json[.gz] [--count N] [--seed S]
       generate N programs (deterministically), run them on torch, store programs + traces
       (needs hypothesis; pytest conformance --record-corpus stores the suite's own programs)
@@ -37,17 +38,45 @@ class UsageError(Exception):
     """A command line that names something missing or invalid (exit status 2)."""
 
 
+def _scripts(paths: list[str]) -> list[Path]:
+    """The scripts named: files as given, a folder's ``*.py`` files in name order."""
+    scripts: list[Path] = []
+    for name in paths:
+        path = Path(name)
+        if path.is_dir():
+            scripts.extend(sorted(p for p in path.glob("*.py") if p.is_file()))
+        elif path.is_file():
+            scripts.append(path)
+        else:
+            raise UsageError(f"no such script: {name}")
+    if not scripts:
+        raise UsageError(f"no scripts in {' '.join(paths)}")
+    return scripts
+
+
 def _diff_script(args: argparse.Namespace) -> int:
+    """Diff each script; with several, a last line counts those identical and names the others."""
     from oracle.script import diff_script
 
-    if not Path(args.file).is_file():
-        raise UsageError(f"no such script: {args.file}")
-    try:  # each run loads its backend in its own process, and says if it could not
-        diff = diff_script(args.file, args.backend, args.device, python=args.backend_python)
-    except BackendError as exc:
-        raise UsageError(str(exc)) from None
-    print(json.dumps(diff.to_dict(), indent=1) if args.json else diff.describe())
-    return 0 if diff.identical else 1
+    diffs = []
+    for script in _scripts(args.files):
+        try:  # each run loads its backend in its own process, and says if it could not
+            diff = diff_script(str(script), args.backend, args.device, python=args.backend_python)
+        except BackendError as exc:
+            raise UsageError(str(exc)) from None
+        diffs.append(diff)
+        if not args.json:
+            print(diff.describe(), flush=True)
+    divergent = [d for d in diffs if not d.identical]
+    if args.json:
+        found = [d.to_dict() for d in diffs]
+        one_file = len(args.files) == 1 and Path(args.files[0]).is_file()
+        print(json.dumps(found[0] if one_file else found, indent=1))
+    elif len(diffs) > 1:
+        where = ", ".join(f"{Path(d.path).name} ({d.channel} line {d.line})" for d in divergent)
+        print(f"{len(diffs) - len(divergent)} of {len(diffs)} scripts identical on {args.backend}"
+              + (f"; divergent: {where}" if divergent else ""))
+    return 1 if divergent else 0
 
 
 def _record(args: argparse.Namespace) -> int:
@@ -197,7 +226,7 @@ def parser() -> argparse.ArgumentParser:
     sub = top.add_subparsers(dest="command", required=True, metavar="SUBCOMMAND")
 
     diff = sub.add_parser("diff-script", help="diff an unmodified torch script on torch and a backend")
-    diff.add_argument("file", help="the torch script to run")
+    diff.add_argument("files", nargs="+", metavar="FILE", help="torch scripts to run (a folder: its *.py)")
     _backend_options(diff)
     diff.add_argument("--backend-python", default=None, metavar="PYTHON",
                       help="the Python of the backend's own environment (default: this Python)")

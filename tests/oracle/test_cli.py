@@ -49,10 +49,28 @@ def test_diff_script_json(capsys: pytest.CaptureFixture) -> None:
     assert result["test_run"]["stdout"] == result["reference_run"]["stdout"]
 
 
+def test_diff_script_of_several_counts_the_identical(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """Files and folders (their *.py): each verdict, then a count naming the divergent ones."""
+    folder = tmp_path / "scripts"
+    folder.mkdir()
+    for name in ("a_leaf.py", "b_leaf.py"):
+        (folder / name).write_text(LEAF_SCRIPT.read_text())
+    (folder / "notes.txt").write_text("not a script")
+    assert main(["diff-script", str(folder), str(LEAF_SCRIPT), "--backend", "fault:is_leaf_inverted"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    assert out[-1] == ("0 of 3 scripts identical on fault:is_leaf_inverted; divergent: a_leaf.py (stdout "
+                       "line 3), b_leaf.py (stdout line 3), seed002_leaf_grad_fn.py (stdout line 3)")
+    assert main(["diff-script", str(folder), "--backend", "torch", "--json"]) == 0
+    assert [Path(d["path"]).name for d in json.loads(capsys.readouterr().out)] == ["a_leaf.py", "b_leaf.py"]
+    assert main(["diff-script", str(folder / "a_leaf.py"), str(LEAF_SCRIPT), "--backend", "torch"]) == 0
+    assert capsys.readouterr().out.splitlines()[-1] == "2 of 2 scripts identical on torch"
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
         (["diff-script", "no_such_script.py"], "no such script"),
+        (["diff-script", str(ROOT / "docs")], "no scripts in"),
         (["diff-script", str(LEAF_SCRIPT), "--backend", "fault:nope"], "unknown planted fault"),
         (["diff-script", str(LEAF_SCRIPT), "--backend", "no_such_module_xyz"], "cannot import backend"),
         (["replay", "no_such_corpus.json"], "cannot read corpus"),
