@@ -18,6 +18,7 @@ from impl.nn.modules.dropout import Dropout, Flatten
 from impl.nn.modules.linear import Identity, Linear
 from impl.nn.modules.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from impl.nn.modules.module import Module
+from impl.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from impl.nn.modules.sparse import Embedding
 
 __all__ = [
@@ -42,6 +43,14 @@ __all__ = [
     "LogSigmoid",
     "Softsign",
     "Embedding",
+    "RNNBase",
+    "RNN",
+    "LSTM",
+    "GRU",
+    "RNNCellBase",
+    "RNNCell",
+    "LSTMCell",
+    "GRUCell",
     "Dropout",
     "Flatten",
     "Sequential",
