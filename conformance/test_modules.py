@@ -18,7 +18,9 @@ from oracle import coverage
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import (
+    RECURRENT,
     Backward,
+    CallModule,
     Grad,
     Leaf,
     Module,
@@ -620,3 +622,118 @@ def module_nodes_params(step: Module) -> tuple[str, ...]:
 @given(data=st.data())
 def test_normalization_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(norm_layers(cls), label="program"), backend, reference)
+def _recurrent_options(b: ModuleBuilder, cls: str, hidden: int) -> dict:
+    """Constructor keyword arguments of a recurrent layer ``cls``, each drawn: the sequence layers'
+    num_layers, bidirectional, batch_first, bias, dropout (p=1 between layers in train mode, which
+    zeroes, or p=0.5 in eval mode, which keeps; see ``recurrent_layers``) and LSTM's proj_size;
+    RNN's and RNNCell's nonlinearity."""
+    kwargs: dict[str, Any] = {} if b.pick((True, True, False)) else {"bias": False}
+    if cls in ("RNN", "RNNCell") and b.coin():
+        kwargs["nonlinearity"] = "relu"
+    if cls.endswith("Cell"):
+        return kwargs
+    for option, values in (("num_layers", (1, 2)), ("bidirectional", (False, True)),
+                           ("batch_first", (False, True))):
+        value = b.pick(values)
+        if value != values[0]:
+            kwargs[option] = value
+    if kwargs.get("num_layers", 1) > 1 and b.coin():
+        kwargs["dropout"] = b.pick((1.0, 0.5))
+    if cls == "LSTM" and hidden > 1 and b.draw(st.integers(0, 2)) == 0:
+        kwargs["proj_size"] = 1
+    return kwargs
+
+
+def _item(b: ModuleBuilder, source: str, index: int, shape: tuple[int, ...]) -> str:
+    """``source[index]`` of a tuple (a layer's result), bound to a fresh name of ``shape``."""
+    out = b.fresh("t")
+    return b.bind(out, shape, Op(out, "__getitem__", [Ref(source), index]), tracked=True)
+
+
+@st.composite
+def recurrent_layers(draw: Any, cls: str) -> Program:
+    """One recurrent layer ``cls`` with drawn sizes, options (``_recurrent_options``) and parameter
+    values, observed (parameter names, state_dict keys, printed form), called on a batched or
+    unbatched input (sequence first, or batch first), with or without an initial state (h0 and
+    c0 given as ``broadcast_tensors(h0, c0)``: a tuple of the tensors themselves); each part of the
+    result taken out, the output's graph observed, backward from a weighted sum of them all."""
+    b = ModuleBuilder(draw)
+    size, hidden = b.pick((1, 2, 3)), b.pick((1, 2, 3))
+    kwargs = _recurrent_options(b, cls, hidden)
+    name = b.fresh("m")
+    names = parameter_names(cls, kwargs)
+    shapes = _recurrent_shapes(cls, size, hidden, kwargs)
+    params = {p: b.weights(s) for p, s in zip(names, shapes, strict=True)}
+    b.add_module(Module(name, cls, [size, hidden], params, kwargs))
+    b.steps.append(ObserveModule(name))
+    if kwargs.get("dropout") == 0.5:
+        b.steps.append(ModuleMode(name, False))
+    batch = b.pick(((), (1,), (2,)))
+    out_size = kwargs.get("proj_size") or hidden
+    if cls.endswith("Cell"):
+        shape, states = (*batch, size), [(*batch, hidden)] * (2 if cls == "LSTMCell" else 1)
+        outs = states
+    else:
+        steps, directions = b.pick((1, 2, 3)), 2 if kwargs.get("bidirectional") else 1
+        first = kwargs.get("batch_first") and batch
+        shape = (*batch, steps, size) if first else (steps, *batch, size)
+        out_shape = (*shape[:-1], directions * out_size)
+        layers = (directions * kwargs.get("num_layers", 1),)
+        states = [(*layers, *batch, out_size)] + ([(*layers, *batch, hidden)] if cls == "LSTM" else [])
+        outs = [out_shape, *states]
+    x = b.input(shape)
+    inputs = [x]
+    if b.coin() and not kwargs.get("proj_size"):
+        given = [b.input(s) for s in states]
+        if len(given) == 2:
+            pair = b.fresh("t")
+            b.steps.append(Op(pair, "broadcast_tensors", [Ref(given[0]), Ref(given[1])]))
+            given = [pair]
+        inputs.append(given[0])
+    result = b.fresh("t")
+    b.steps.append(CallModule(result, name, inputs))
+    if cls in ("RNNCell", "GRUCell"):  # a tensor, not a tuple
+        b.shapes[result] = outs[0]
+        b.tracked.add(result)
+        parts = [result]
+    elif cls == "LSTMCell":
+        parts = [_item(b, result, k, s) for k, s in enumerate(outs)]
+    else:
+        parts = [_item(b, result, 0, outs[0])]
+        if cls == "LSTM":  # (output, (h_n, c_n))
+            pair = b.fresh("t")
+            b.steps.append(Op(pair, "__getitem__", [Ref(result), 1]))
+            parts += [_item(b, pair, k, s) for k, s in enumerate(outs[1:])]
+        else:
+            parts.append(_item(b, result, 1, outs[1]))
+    b.steps.append(ObserveGraph(parts[0]))
+    weighted = [combine(b, "mul", [p, b.input(b.shapes[p], requires_grad=False)], b.shapes[p]) for p in parts]
+    total = b.summed(weighted)
+    b.steps.append(Backward(total))
+    b.steps.extend(Observe(n) for n in b.shapes)
+    return b.program()
+
+
+def _recurrent_shapes(cls: str, size: int, hidden: int, kwargs: dict) -> list[tuple[int, ...]]:
+    """The shapes of ``parameter_names(cls, kwargs)``, in that order."""
+    gates = hidden * {"LSTM": 4, "GRU": 3}.get(cls.removesuffix("Cell"), 1)
+    bias = kwargs.get("bias", True)
+    if cls.endswith("Cell"):
+        return [(gates, size), (gates, hidden), *([(gates,)] * 2 * bias)]
+    proj = kwargs.get("proj_size", 0)
+    directions = 2 if kwargs.get("bidirectional") else 1
+    shapes = []
+    for layer in range(kwargs.get("num_layers", 1)):
+        for _ in range(directions):
+            into = size if layer == 0 else (proj or hidden) * directions
+            shapes += [(gates, into), (gates, proj or hidden), *([(gates,)] * 2 * bias)]
+            shapes += [(proj, hidden)] if proj else []
+    return shapes
+
+
+@pytest.mark.rule("MOD-011")
+@pytest.mark.parametrize("cls", RECURRENT)
+@examples(0.2)  # each layer: 20 programs in ci (short sequences, sizes up to 3)
+@given(data=st.data())
+def test_recurrent_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(recurrent_layers(cls), label="program"), backend, reference)

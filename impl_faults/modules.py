@@ -828,3 +828,66 @@ def batch_norm_running_var_biased() -> Iterator[None]:
 
     with patched(_norm, "_stats", make):
         yield
+
+
+@fault({"MOD-011": "graph differs"})
+def lstm_input_and_forget_gates_swapped() -> Iterator[None]:
+    """LSTM cells read the gate chunks in the order f, i, g, o: the input gate takes the forget
+    gate's rows of the weights and the forget gate the input gate's."""
+    from impl.nn import _rnn
+
+    def make(original: Callable) -> Callable:
+        def cell(x: Any, hidden: tuple, p: tuple, pre: bool = False) -> tuple:
+            def swapped(t: Any, chunks: int, dim: int = 1) -> tuple:
+                i, f, g, o = chunk(t, chunks, dim)
+                return f, i, g, o
+
+            chunk, _rnn.unsafe_chunk = _rnn.unsafe_chunk, swapped
+            try:
+                return original(x, hidden, p, pre)
+            finally:
+                _rnn.unsafe_chunk = chunk
+
+        return cell
+
+    with patched(_rnn, "lstm_cell", make):
+        yield
+
+
+@fault({"MOD-011": "graph differs"})
+def gru_reset_gate_outside_hidden_bias() -> Iterator[None]:
+    """GRU cells apply the reset gate to ``h @ W_hn.T`` alone and add ``b_hn`` after it (cuDNN's
+    formula), where torch's CPU cell takes ``r * (h @ W_hn.T + b_hn)``."""
+    from impl.nn import _rnn
+    from impl.nn import functional as F
+
+    def make(original: Callable) -> Callable:
+        def cell(x: Any, h: Any, p: tuple, pre: bool = False) -> Any:
+            xr, xz, xn = _rnn.unsafe_chunk(x if pre else F.linear(x, p[0], p[2]), 3, 1)
+            hr, hz, hn = _rnn.unsafe_chunk(F.linear(h, p[1]), 3, 1)
+            br, bz, bn = (0, 0, 0) if p[3] is None else p[3].chunk(3)
+            r, z = (hr + br + xr).sigmoid(), (hz + bz + xz).sigmoid()
+            n = (xn + hn * r + bn).tanh()
+            return ((h - n) * z) + n
+
+        return cell
+
+    with patched(_rnn, "gru_cell", make):
+        yield
+
+
+@fault({"MOD-011": "graph differs"})
+def reverse_direction_not_reversed() -> Iterator[None]:
+    """A bidirectional RNN or GRU runs its reverse direction forwards in time over the sequence."""
+    from impl.nn import _rnn
+
+    def make(original: Callable) -> Callable:
+        def layer(cell: Callable, input: Any, hidden: tuple, p: tuple) -> tuple:
+            fw, fw_hidden = _rnn._full_layer(cell, input, hidden[0], p[0])
+            rev, rev_hidden = _rnn._full_layer(cell, input, hidden[1], p[1])
+            return _rnn.cat([fw, rev], fw.dim() - 1), (fw_hidden, rev_hidden)
+
+        return layer
+
+    with patched(_rnn, "_bidirectional_layer", make):
+        yield

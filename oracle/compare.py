@@ -55,7 +55,7 @@ CLASSES: dict[str, str] = {
     "message": "an exception's message",
     "warning": "a warning, its category or message",
     "layout": "strides, storage offset, contiguity, version counter",
-    "module": "a module's parameters, state_dict keys or training flags",
+    "module": "a module's parameters, state_dict keys, training flags or printed form",
     "unsupported": "the backend lacks a name, keyword or submodule of torch's API",
     "crash": "the backend's process died or timed out",
 }
@@ -79,7 +79,7 @@ _FACETS = {"dtype": "dtype", "shape": "dtype", "is_leaf": "flag", "requires_grad
 _FIELDS = {"graph": "graph", "enabled": "flag", "inference": "flag", "category": "warning", "type": "error",
            "message": "message"}
 _FIELDS.update(dict.fromkeys(("stride", "offset", "contiguous", "version"), "layout"))
-_FIELDS.update(dict.fromkeys(("parameters", "state_dict", "training"), "module"))
+_FIELDS.update(dict.fromkeys(("parameters", "state_dict", "training", "repr"), "module"))
 _FIELDS.update(dict.fromkeys(("keys", "metadata", "missing", "unexpected", "result"), "module"))
 _FIELDS.update(dict.fromkeys(("hook", "on", "target", "arguments"), "hook"))
 _FIELDS["nesting"] = "dtype"  # how a result's tensors are nested in tuples

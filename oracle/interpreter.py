@@ -991,4 +991,5 @@ def module_view(module: Any, torch: Any = None) -> dict:
         ),
         "state_dict": observed(lambda: list(module.state_dict()), torch),
         "training": observed(lambda: [[n, bool(m.training)] for n, m in module.named_modules()], torch),
+        "repr": observed(lambda: repr(module), torch),
     }

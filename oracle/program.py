@@ -196,6 +196,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     **{n: () for n in "MaxPool1d MaxPool2d AvgPool1d AvgPool2d AdaptiveAvgPool1d AdaptiveAvgPool2d".split()},
     "AdaptiveMaxPool2d": (),
     **{n: ("weight", "bias") for n in "BatchNorm1d BatchNorm2d LayerNorm GroupNorm".split()},
+    # recurrent layers: their parameters follow from their options (``recurrent_parameters``)
+    **{n: () for n in "RNN LSTM GRU RNNCell LSTMCell GRUCell".split()},
     **{n: () for n in "MSELoss L1Loss CrossEntropyLoss NLLLoss BCELoss BCEWithLogitsLoss".split()},
     **{n: () for n in "Sequential ModuleList ModuleDict Residual TwoBranch Stack Router Twice".split()},
 }
@@ -645,8 +647,27 @@ class ModuleNode:
         return parameter_names(self.cls, self.kwargs)
 
 
+def recurrent_parameters(cls: str, kwargs: dict) -> tuple[str, ...]:
+    """The parameters of a recurrent layer built with ``kwargs`` (num_layers, bidirectional, bias,
+    proj_size), in torch's registration order: ``weight_ih_l0``, ``weight_hh_l0``, ``bias_ih_l0``,
+    ``bias_hh_l0``, ``weight_hr_l0``, then ``..._l0_reverse``, then the next layer; a cell's
+    ``weight_ih``, ``weight_hh``, ``bias_ih``, ``bias_hh``."""
+    kinds = ["weight_ih", "weight_hh", *(["bias_ih", "bias_hh"] if kwargs.get("bias", True) else [])]
+    if cls.endswith("Cell"):
+        return tuple(kinds)
+    kinds += ["weight_hr"] if kwargs.get("proj_size", 0) else []
+    suffixes = ("", "_reverse") if kwargs.get("bidirectional") else ("",)
+    return tuple(f"{k}_l{layer}{suffix}" for layer in range(kwargs.get("num_layers", 1))
+                 for suffix in suffixes for k in kinds)
+
+
+RECURRENT = ("GRU", "LSTMCell", "RNN", "LSTM", "RNNCell", "GRUCell")  # (the order MOD-011 tests them)
+
+
 def parameter_names(cls: str, kwargs: dict) -> tuple[str, ...]:
     """The parameters a module of ``cls`` built with ``kwargs`` owns (``bias=False``: no bias)."""
+    if cls in RECURRENT:
+        return recurrent_parameters(cls, kwargs)
     names = MODULES[cls]
     if kwargs.get("affine") is False or kwargs.get("elementwise_affine") is False:  # norm layers
         return ()

@@ -745,7 +745,8 @@ def _module_statements(step: Step, dev: str, index: int) -> list[str] | None:
             "           parameters=[[n, list(p.shape), p.requires_grad]",
             f"                       for n, p in {m}.named_parameters()],",
             f"           state_dict=list({m}.state_dict()),",
-            f"           training=[[n, s.training] for n, s in {m}.named_modules()])",
+            f"           training=[[n, s.training] for n, s in {m}.named_modules()],",
+            f"           repr=repr({m}))",
         ]
     elif isinstance(step, Optimizer):
         kwargs = "".join(f", {k}={_arg(v)}" for k, v in step.kwargs.items())

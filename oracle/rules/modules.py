@@ -164,6 +164,15 @@ RULES = [
         f"{_NN}.BatchNorm2d.html",
     ),
     Rule(
+        "MOD-011",
+        MODULES,
+        "RNN (tanh, relu), LSTM (proj_size) and GRU with num_layers, bias, batch_first, dropout and "
+        "bidirectional, and RNNCell, LSTMCell and GRUCell, on batched or unbatched inputs with or "
+        "without h0/c0, give torch's outputs and final states, graphs (UnsafeSplitBackward0, "
+        "MkldnnRnnLayerBackward0 ...), gradients, parameter names and printed forms.",
+        f"{_NN}.LSTM.html",
+    ),
+    Rule(
         "OPT-001",
         OPTIM,
         "SGD (lr, momentum, dampening, weight_decay, nesterov, maximize) moves the parameters as "

@@ -28,6 +28,7 @@ from impl.nn.modules.pooling import (
     MaxPool1d,
     MaxPool2d,
 )
+from impl.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from impl.nn.modules.sparse import Embedding
 
 __all__ = [
@@ -52,6 +53,14 @@ __all__ = [
     "LogSigmoid",
     "Softsign",
     "Embedding",
+    "RNNBase",
+    "RNN",
+    "LSTM",
+    "GRU",
+    "RNNCellBase",
+    "RNNCell",
+    "LSTMCell",
+    "GRUCell",
     "Dropout",
     "Flatten",
     "MaxPool1d",
