@@ -4,6 +4,7 @@ and the legacy typed constructors (``torch.Tensor``, ``torch.FloatTensor`` ...).
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from typing import Any
 
@@ -362,6 +363,51 @@ def eye(
     return _finish(_xp(device).eye(n, m if m is not None else n, dtype=_dt(dtype)), requires_grad)
 
 
+def _triangle(name: str, row: int, col: int, offset: int, dtype: Any, device: Any, upper: bool) -> Tensor:
+    """The (2, N) coordinates of the lower (upper) triangle of a row x col matrix, row by row."""
+    for what, value in (("row", row), ("col", col)):
+        if value < 0:
+            raise RuntimeError(f"{what} must be non-negative, got{value}")
+    d = dtypes.to_dtype(dtype) if dtype is not None else dtypes.int64
+    if d.is_floating_point or d is dtypes.bool_:
+        raise dtypes.kernel_missing(name, d)
+    rows, cols = (np.triu_indices if upper else np.tril_indices)(row, offset, col)
+    return _finish(_xp(device).asarray(np.stack([rows, cols]).astype(d.np).reshape(2, -1)), False)
+
+
+@api.function("tril_indices")
+def tril_indices(
+    row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None, **_: Any
+) -> Tensor:
+    return _triangle("tril_indices", row, col, offset, dtype, device, upper=False)
+
+
+@api.function("triu_indices")
+def triu_indices(
+    row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None, **_: Any
+) -> Tensor:
+    return _triangle("triu_indices", row, col, offset, dtype, device, upper=True)
+
+
+@api.function("get_num_threads")
+def get_num_threads() -> int:
+    """The threads torch's intra-op pool would use: impl computes on one, but reports and keeps
+    what was set, as programs read it back."""
+    return _THREADS[0]
+
+
+@api.function("set_num_threads")
+def set_num_threads(n: int) -> None:
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise RuntimeError(f"set_num_threads expects an int, but got {type(n).__name__}")
+    if n <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    _THREADS[0] = n
+
+
+_THREADS = [max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)]
+
+
 # -- random (torch's CPU stream, see impl._random) ------------------------------------------------
 @api.function("manual_seed")
 def manual_seed(seed: Any) -> _random.Generator:
@@ -374,6 +420,17 @@ def seed() -> int:
     s = int(np.random.SeedSequence().entropy) % (2**63)
     manual_seed(s)
     return s
+
+
+@api.function("get_rng_state")
+def get_rng_state() -> Tensor:
+    """The default generator's state: torch's ByteTensor of 5056 bytes."""
+    return _random.default_generator.get_state()
+
+
+@api.function("set_rng_state")
+def set_rng_state(new_state: Tensor) -> None:
+    _random.default_generator.set_state(new_state)
 
 
 @api.function("initial_seed")
