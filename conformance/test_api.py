@@ -1,7 +1,7 @@
 """Argument spellings (oracle/rules/api.py): reductions, scans and joins called with NumPy's
 keyword spellings (now and then one torch refuses), and functions called with out= of a drawn
 shape and dtype (empty, of the result's shape, of another shape; an argument requiring grad now
-and then), every tensor observed."""
+and then), every tensor observed; factory functions under a drawn default dtype and device."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from conformance.test_ops import OpProgram
 from oracle.backends import Backend
 from oracle.differential import check
-from oracle.program import Program, Ref
+from oracle.program import DeviceMode, DType, ExitDevice, ObserveDefaults, Program, Ref
 
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
@@ -91,4 +91,51 @@ def test_numpy_spellings(program: Program, backend: Backend, reference: Backend)
 @settings(deadline=None)
 @given(program=out_calls())
 def test_out(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+FLOAT_DEFAULTS = ("float32", "float64", "float16", "bfloat16")
+# factory calls whose dtype the default dtype decides (or, for the int ones, does not)
+FACTORIES: list[tuple[str, tuple]] = [
+    ("tensor", (1.5,)), ("tensor", ([1, 2.5],)), ("tensor", ([[1, 2], [3, 4.0]],)), ("tensor", ([],)),
+    ("tensor", ([True, 2],)), ("arange", (0.0, 2.0, 0.5)), ("arange", (3,)), ("arange", (0, 1, 0.25)),
+    ("linspace", (0, 1, 5)), ("logspace", (0, 2, 3)), ("logspace", (0, 1, 4, 2)), ("full", ([2], 1.5)),
+    ("full", ([2], 2)), ("zeros", (2, 3)), ("ones", ([2],)), ("eye", (2,)),
+]  # fmt: skip
+# calls on an int64 and a float32 tensor: promotion to the default dtype, or the input's dtype kept
+ON_TENSORS = ("div", "mul", "sqrt", "zeros_like", "ones_like", "full_like")
+
+
+@st.composite
+def default_calls(draw: Any) -> Program:
+    """The defaults observed; set_default_dtype of a drawn floating dtype (now and then an integer
+    one, refused), set_default_device('cpu') or a 'with torch.device' block (nested now and then),
+    the defaults observed again; factory calls and calls on an int64 and a float32 leaf; the block
+    left or not; every tensor observed."""
+    p = OpProgram(draw)
+    p.steps.append(ObserveDefaults())
+    dtype = draw(st.sampled_from(FLOAT_DEFAULTS + FLOAT_DEFAULTS + ("int64", "bool")))
+    p.op("set_default_dtype", DType(dtype))
+    if draw(st.booleans()):
+        p.op("set_default_device", draw(st.sampled_from(("cpu", "cpu:0"))))
+    blocks = draw(st.integers(0, 2))
+    for i in range(blocks):
+        p.steps.append(DeviceMode(f"d{i}", draw(st.sampled_from(("cpu", "cpu:0")))))
+    p.steps.append(ObserveDefaults())
+    for op, args in draw(st.lists(st.sampled_from(FACTORIES), min_size=2, max_size=4)):
+        p.op(op, *args)
+    whole, real = p.given([1, 2, 4], "int64"), p.given([0.5, 2.0], "float32")
+    for op in draw(st.lists(st.sampled_from(ON_TENSORS), min_size=1, max_size=2, unique=True)):
+        source = draw(st.sampled_from((whole, real)))
+        args = {"div": (2,), "mul": (0.5,), "full_like": (2.5,)}.get(op, ())
+        p.op(op, Ref(source), *args)
+    if blocks and draw(st.booleans()):
+        p.steps.append(ExitDevice(f"d{blocks - 1}"))
+    return p.observed()
+
+
+@pytest.mark.rule("API-003")
+@settings(deadline=None)
+@given(program=default_calls())
+def test_defaults(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)

@@ -4,6 +4,7 @@ and the legacy typed constructors (``torch.Tensor``, ``torch.FloatTensor`` ...).
 from __future__ import annotations
 
 import math
+import os
 import warnings
 from typing import Any
 
@@ -14,8 +15,8 @@ from impl import _random, dtypes
 from impl._layout import as_strided_array, contiguous_strides, preserved_strides, strided_array
 from impl._signatures import invalid_call
 from impl._tensor import Tensor
+from impl._xp import default_device, namespace_for, namespace_of
 from impl._xp import device as _device
-from impl._xp import namespace_for, namespace_of
 
 INT_GRAD_ERROR = "Only Tensors of floating point and complex dtype can require gradients"
 COPY_CONSTRUCT_WARNING = (
@@ -25,7 +26,19 @@ COPY_CONSTRUCT_WARNING = (
 
 
 def _xp(device: Any) -> Any:
-    return namespace_for(_device(device) if device is not None else _device("cpu"))
+    """The namespace of ``device``, else of the default device (torch.set_default_device, a
+    ``with torch.device(...)`` block), else numpy (cpu)."""
+    return namespace_for(_device(device) if device is not None else default_device() or _device("cpu"))
+
+
+@api.function("get_default_device")
+def get_default_device() -> _device:
+    """The default device; one set without an index gets the index of the device a tensor made
+    there lands on (so 'cuda' reads as 'cuda:0', and raises where there is no cuda)."""
+    dev = default_device() or _device("cpu")
+    if dev.index is not None or dev.type == "cpu":
+        return dev
+    return tensor([], device=dev).device
 
 
 def _finish(array: Any, requires_grad: bool) -> Tensor:
@@ -58,10 +71,8 @@ def _infer(data: Any, dtype: dtypes.dtype | None = None) -> np.ndarray:
         arr = np.array(_plain(data))
         if arr.dtype.kind not in "fiub":
             raise TypeError(f"new(): invalid data type '{arr.dtype.name}'")
-        if dtype is None and arr.dtype.kind == "f" and not _contains_numpy(data):
-            arr = arr.astype(dtypes.get_default_dtype().np)
-        elif dtype is None and arr.dtype.kind in "iu":
-            arr = arr.astype(np.int64)
+        if dtype is None:
+            arr = arr.astype(_inferred(data).np)
     if dtype is None:
         return arr
     with np.errstate(over="ignore"):  # float16(1e10) is inf, without numpy's warning
@@ -78,14 +89,24 @@ def _check_range(data: Any, d: dtypes.dtype) -> None:
         raise RuntimeError(f"value cannot be converted to type {d.name} without overflow")
 
 
-def _contains_numpy(data: Any) -> bool:
-    if isinstance(data, (np.ndarray, np.floating)):
-        return True
+def _inferred(data: Any) -> dtypes.dtype:
+    """torch's infer_scalar_type: a tensor's, an array's or a numpy scalar's own dtype, bool,
+    int64 for an int, the default dtype for a float, and for a sequence its items' dtypes
+    promoted (``[np.float32(1), 2.5]`` is float32; an empty one takes the default dtype)."""
     if isinstance(data, Tensor):
-        return data.dtype is not dtypes.get_default_dtype()
-    if isinstance(data, (list, tuple)):
-        return any(_contains_numpy(d) for d in data)
-    return False
+        return data.dtype
+    if isinstance(data, (np.ndarray, np.generic)):
+        return dtypes.from_numpy_dtype(data.dtype)
+    if isinstance(data, bool):
+        return dtypes.bool_
+    if isinstance(data, int):
+        return dtypes.int64
+    if isinstance(data, (list, tuple)) and data:
+        found = _inferred(data[0])
+        for item in data[1:]:
+            found = dtypes.promote_types(found, _inferred(item))
+        return found
+    return dtypes.get_default_dtype()
 
 
 @api.function("tensor")
@@ -96,7 +117,7 @@ def tensor(
     else on the device of ``data`` if it is a tensor, else on cpu."""
     if isinstance(data, Tensor):
         warnings.warn(COPY_CONSTRUCT_WARNING, UserWarning, stacklevel=2)
-        device = data.device if device is None else device
+        device = data.device if device is None and default_device() is None else device
     arr = _infer(data, None if dtype is None else dtypes.to_dtype(dtype))
     xp = _xp(device)
     return _finish(xp.array(arr, copy=True), requires_grad)
@@ -105,12 +126,13 @@ def tensor(
 @api.function("as_tensor")
 def as_tensor(data: Any, dtype: Any = None, device: Any = None) -> Tensor:
     """Shares memory with a tensor or numpy array when dtype and device allow, else copies."""
+    device = default_device() if device is None else device
     if isinstance(data, Tensor):  # itself, or converted (a ToCopyBackward0 if it requires grad)
         return data.to(device=data.device if device is None else device, dtype=dtype or data.dtype)
     if (
         isinstance(data, np.ndarray)
         and (dtype is None or dtypes.to_dtype(dtype).np == data.dtype)
-        and device in (None, "cpu")
+        and (device is None or _device(device).type == "cpu")
     ):
         return from_numpy(data)
     return tensor(data, dtype=dtype, device=device)
@@ -286,7 +308,51 @@ def linspace(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    arr = np.linspace(float(start), float(end), int(steps)).astype(_dt(dtype))
+    arr = _ramp(start, end, steps, _dt(dtype)).astype(_dt(dtype))
+    return _computed(arr, device, requires_grad)
+
+
+def _ramp(start: Any, end: Any, steps: Any, dtype: np.dtype) -> np.ndarray:
+    """``steps`` evenly spaced values from start to end as torch's range kernels space them: the
+    first half counted up from start, the second half down from end, in float32 for a floating
+    ``dtype`` of 32 bits or fewer, else in float64."""
+    steps = int(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    op = np.float32 if dtype.kind == "f" and dtype.itemsize <= 4 else np.float64
+    start, end = op(start), op(end)
+    if steps == 1:
+        return np.full(1, start)
+    step = (end - start) / op(steps - 1)
+    i = np.arange(steps, dtype=op)
+    return np.where(i < steps // 2, start + step * i, end - step * (op(steps - 1) - i))
+
+
+def _pow(base: float, x: float) -> float:
+    """libm's pow (torch's std::pow; numpy's vectorised power differs in the last bit), inf where
+    it overflows."""
+    try:
+        return math.pow(base, x)
+    except OverflowError:
+        return math.inf
+
+
+@api.function("logspace")
+def logspace(
+    start: float,
+    end: float,
+    steps: int,
+    base: float = 10.0,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
+    """``base`` to the powers ``linspace(start, end, steps)``."""
+    ramp = _ramp(start, end, steps, _dt(dtype))
+    with np.errstate(over="ignore"):
+        powers = [_pow(float(base), x) for x in ramp.tolist()]
+        arr = np.array(powers, dtype=ramp.dtype).astype(_dt(dtype))
     return _computed(arr, device, requires_grad)
 
 
@@ -295,6 +361,51 @@ def eye(
     n: int, m: int | None = None, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
     return _finish(_xp(device).eye(n, m if m is not None else n, dtype=_dt(dtype)), requires_grad)
+
+
+def _triangle(name: str, row: int, col: int, offset: int, dtype: Any, device: Any, upper: bool) -> Tensor:
+    """The (2, N) coordinates of the lower (upper) triangle of a row x col matrix, row by row."""
+    for what, value in (("row", row), ("col", col)):
+        if value < 0:
+            raise RuntimeError(f"{what} must be non-negative, got{value}")
+    d = dtypes.to_dtype(dtype) if dtype is not None else dtypes.int64
+    if d.is_floating_point or d is dtypes.bool_:
+        raise dtypes.kernel_missing(name, d)
+    rows, cols = (np.triu_indices if upper else np.tril_indices)(row, offset, col)
+    return _finish(_xp(device).asarray(np.stack([rows, cols]).astype(d.np).reshape(2, -1)), False)
+
+
+@api.function("tril_indices")
+def tril_indices(
+    row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None, **_: Any
+) -> Tensor:
+    return _triangle("tril_indices", row, col, offset, dtype, device, upper=False)
+
+
+@api.function("triu_indices")
+def triu_indices(
+    row: int, col: int, offset: int = 0, *, dtype: Any = None, device: Any = None, **_: Any
+) -> Tensor:
+    return _triangle("triu_indices", row, col, offset, dtype, device, upper=True)
+
+
+@api.function("get_num_threads")
+def get_num_threads() -> int:
+    """The threads torch's intra-op pool would use: impl computes on one, but reports and keeps
+    what was set, as programs read it back."""
+    return _THREADS[0]
+
+
+@api.function("set_num_threads")
+def set_num_threads(n: int) -> None:
+    if isinstance(n, bool) or not isinstance(n, int):
+        raise RuntimeError(f"set_num_threads expects an int, but got {type(n).__name__}")
+    if n <= 0:
+        raise RuntimeError("set_num_threads expects a positive integer")
+    _THREADS[0] = n
+
+
+_THREADS = [max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)]
 
 
 # -- random (torch's CPU stream, see impl._random) ------------------------------------------------
@@ -309,6 +420,17 @@ def seed() -> int:
     s = int(np.random.SeedSequence().entropy) % (2**63)
     manual_seed(s)
     return s
+
+
+@api.function("get_rng_state")
+def get_rng_state() -> Tensor:
+    """The default generator's state: torch's ByteTensor of 5056 bytes."""
+    return _random.default_generator.get_state()
+
+
+@api.function("set_rng_state")
+def set_rng_state(new_state: Tensor) -> None:
+    _random.default_generator.set_state(new_state)
 
 
 @api.function("initial_seed")

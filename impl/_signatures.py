@@ -54,8 +54,10 @@ _MAX = (
 )
 _MM = (f"(Tensor input, Tensor mat2, {_OUT})", f"(Tensor input, Tensor mat2, torch.dtype out_dtype, {_OUT})")
 _COMPARE = (f"(Tensor input, Tensor other, {_OUT})", f"(Tensor input, Number other, {_OUT})")
+_AT_LEAST = ("(Tensor input)", "(tuple of Tensors tensors)")
 _SPLIT = ("(Tensor input, int sections)", "(Tensor input, tuple of ints indices)")
 OVERLOADS: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("atleast_1d", "atleast_2d", "atleast_3d"), _AT_LEAST),
     "tensor_split": (
         "(Tensor input, tuple of ints indices, int dim = 0)",
         "(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)",

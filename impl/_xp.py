@@ -69,6 +69,35 @@ class device:
         idx = "" if self.index is None else f", index={self.index}"
         return f"device(type='{self.type}'{idx})"
 
+    def __enter__(self) -> device:
+        """``with torch.device(d):`` makes ``d`` the default device of the factory functions
+        until the block ends (the innermost block wins over ``set_default_device``)."""
+        _ENTERED.append(self)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self in _ENTERED:
+            del _ENTERED[len(_ENTERED) - 1 - _ENTERED[::-1].index(self)]
+
+
+_ENTERED: list[device] = []  # the devices of the ``with torch.device(...)`` blocks open, innermost last
+_GLOBAL: list[device] = []  # set_default_device's device, if one is set
+
+
+def default_device() -> device | None:
+    """The device the factory functions take when given none (None: cpu, nothing set)."""
+    if _ENTERED:
+        return _ENTERED[-1]
+    return _GLOBAL[0] if _GLOBAL else None
+
+
+@api.function("set_default_device")
+def set_default_device(dev: Any) -> None:
+    """The device factory functions (zeros, tensor, arange, rand ... not the ``*_like`` ones, nor
+    ``torch.Tensor(...)``) use when called without one; None for cpu again. Checked as
+    ``torch.device(dev)`` checks it, not reached until a tensor is made there."""
+    _GLOBAL[:] = [] if dev is None else [device(dev)]
+
 
 def cuda_available() -> bool:
     if _cupy is None:

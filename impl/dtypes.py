@@ -131,10 +131,14 @@ def get_default_dtype() -> dtype:
 
 @api.function("set_default_dtype")
 def set_default_dtype(d: dtype) -> None:
-    """Set the floating dtype used for Python floats (float32/float64 only, as torch)."""
+    """Set the floating dtype Python floats and the factory functions take (a floating dtype only,
+    torch's TypeError else, worded as torch words it for a dtype and for anything else)."""
     global _default
-    if d not in (float32, float64, float16):
-        raise TypeError("only floating-point types are supported as the default type")
+    refused = "only floating-point types are supported as the default type"
+    if not isinstance(d, dtype):
+        raise TypeError(f"invalid dtype object: {refused}")
+    if not d.is_floating_point:
+        raise TypeError(refused)
     _default = d
 
 

@@ -53,3 +53,46 @@ def out_resize_warning_missing() -> Iterator[None]:
     """A non-empty out= of another shape is resized without torch's UserWarning."""
     with patched(_signatures(), "warnings", lambda _original: SimpleNamespace(warn=lambda *a, **k: None)):
         yield
+
+
+def _creation() -> Any:
+    from impl import _creation
+
+    return _creation
+
+
+def _dtypes() -> Any:
+    from impl import dtypes
+
+    return dtypes
+
+
+@fault({"API-003": "dtype differs"})
+def float_list_default_ignored() -> Iterator[None]:
+    """tensor() of Python floats (alone or among ints) makes float32 whatever the default dtype."""
+
+    def inferred(original: Callable) -> Callable:
+        def infer(data: Any) -> Any:
+            found = original(data)
+            return _dtypes().float32 if found is _dtypes().get_default_dtype() else found
+
+        return infer
+
+    with patched(_creation(), "_inferred", inferred):
+        yield
+
+
+@fault({"API-003": "error"})
+def integer_default_dtype_accepted() -> Iterator[None]:
+    """set_default_dtype(torch.int64) is taken instead of refused with torch's TypeError."""
+
+    def accepting(original: Callable) -> Callable:
+        def set_default(d: Any) -> None:
+            original(_dtypes().float64 if d in (_dtypes().int64, _dtypes().bool_) else d)
+
+        return set_default
+
+    import impl  # the name programs call (impl's namespace holds the function itself)
+
+    with patched(impl, "set_default_dtype", accepting):
+        yield

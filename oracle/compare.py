@@ -232,6 +232,7 @@ OBSERVATION_CLASS = {"value": "value", "grad": "gradient", "graph": "graph", "la
                      "saved": "graph",
                      "scheduler": "value",
                      "gradcheck": "value"}
+OBSERVATION_CLASS["defaults"] = "dtype"  # the default dtype and device (API-003)
 
 
 def _by_step(events: list[dict]) -> dict[int, list[Indexed]]:

@@ -41,6 +41,7 @@ from oracle.coverage import Seen
 from oracle.program import (
     CHILDREN,
     CUSTOM_MODULES,
+    DEFAULT_SETTERS,
     OPS,
     Action,
     ApplyFunction,
@@ -52,7 +53,9 @@ from oracle.program import (
     DecoratedOp,
     DelAttr,
     Detach,
+    DeviceMode,
     DType,
+    ExitDevice,
     ExitMode,
     Function,
     GlobalModuleHook,
@@ -72,6 +75,7 @@ from oracle.program import (
     NumpyArray,
     Observe,
     ObserveArray,
+    ObserveDefaults,
     ObserveGraph,
     ObserveLayout,
     ObserveModule,
@@ -677,6 +681,30 @@ class _Run:
         context.__exit__(None, None, None)
         self._grad_mode_event(self.mode_of[s.name])
 
+    # -- defaults: the default dtype and device (API-003) ---------------------------------------
+    def _observe_defaults(self, s: ObserveDefaults | None = None) -> None:
+        torch = self.torch
+        self.trace.add(
+            "defaults",
+            self.step,
+            dtype=observed(lambda: str(torch.get_default_dtype()).removeprefix("torch."), torch),
+            device=observed(lambda: str(torch.get_default_device()), torch),
+        )
+
+    def _device_mode(self, s: DeviceMode) -> None:
+        context = self.torch.device(s.device)
+        context.__enter__()
+        self.modes.append((s.name, context))
+        self.names[s.name] = context
+        self._observe_defaults()
+
+    def _exit_device(self, s: ExitDevice) -> None:
+        context = self.names[s.name]
+        if (s.name, context) in self.modes:
+            self.modes.remove((s.name, context))
+        context.__exit__(None, None, None)
+        self._observe_defaults()
+
     # -- saved tensors: torch.autograd.graph's saved-tensor hooks, grad_fn._saved_* --------------
     def _saved_hooks(self, s: SavedHooks) -> None:
         graph = self.torch.autograd.graph
@@ -915,7 +943,9 @@ def run(
     index before the step runs; ``seen`` gets what each op and module call received."""
     state = _Run(backend, float64, nudge, seen)
     widened = _default_float64(backend.module) if float64 else nullcontext()
-    with backend.active(), widened:
+    sets = any(isinstance(step, Op) and step.op in DEFAULT_SETTERS for step in program.steps)
+    defaults = _defaults(backend.module) if sets else nullcontext()  # none leaks into a later program
+    with backend.active(), widened, defaults:
         # the harness calls nothing the program does not: the grad mode is read to be restored only
         # where the program changes it
         changes_mode = any(isinstance(step, GRAD_MODE_STEPS) for step in program.steps)
@@ -944,6 +974,18 @@ def nudged(torch: Any, values: Any) -> Any:
     signs = [1.0 if hashlib.blake2b(struct.pack("<d", v)).digest()[0] & 1 else -1.0 for v in flat]
     step = torch.tensor(signs, dtype=torch.float64).reshape(values.shape) * torch.finfo(values.dtype).eps
     return (values.double() * (1 + step)).to(values.dtype)
+
+
+@contextmanager
+def _defaults(torch: Any) -> Iterator[None]:
+    """The default dtype restored and the default device unset when the context ends, for a program
+    that sets them (so that they do not leak into the programs after it)."""
+    previous = torch.get_default_dtype()
+    try:
+        yield
+    finally:
+        torch.set_default_dtype(previous)
+        torch.set_default_device(None)
 
 
 @contextmanager

@@ -1489,3 +1489,45 @@ class DelAttr(Step):
 
     def names_read(self) -> list[str]:
         return [self.tensor]
+
+
+# -- defaults (conformance/test_api.py, API-003): the default dtype and device ------------------
+# the factory functions and the setters of the defaults (a dtype argument is a DType)
+OPS.update(_table("zeros ones full eye arange linspace logspace zeros_like ones_like full_like", "function"))
+OPS.update(_table("set_default_dtype set_default_device", "function"))
+# the ops that change a default, which the run restores at its end (oracle/interpreter.py: run)
+DEFAULT_SETTERS = ("set_default_dtype", "set_default_device")
+
+
+@_step
+@dataclass
+class ObserveDefaults(Step):
+    """Record ``torch.get_default_dtype()`` and ``torch.get_default_device()`` (each on its own)."""
+
+    kind: ClassVar[str] = "observe_defaults"
+
+
+@_step
+@dataclass
+class DeviceMode(Step):
+    """Enter ``torch.device(device)`` as a context (the default device of the factory functions
+    until ``exit_device`` or the end of the program); record the defaults after entering."""
+
+    kind: ClassVar[str] = "device_mode"
+    name: str
+    device: str
+
+    def names_bound(self) -> list[str]:
+        return [self.name]
+
+
+@_step
+@dataclass
+class ExitDevice(Step):
+    """Leave a ``device_mode`` context; record the defaults after leaving."""
+
+    kind: ClassVar[str] = "exit_device"
+    name: str
+
+    def names_read(self) -> list[str]:
+        return [self.name]

@@ -15,6 +15,7 @@ from oracle.interpreter import GRADCHECK_SCALARS, MODULE_HOOK_REGISTRATION, hook
 from oracle.program import (
     CHILDREN,
     CUSTOM_MODULES,
+    DEFAULT_SETTERS,
     OPS,
     Action,
     ApplyFunction,
@@ -26,7 +27,9 @@ from oracle.program import (
     DecoratedOp,
     DelAttr,
     Detach,
+    DeviceMode,
     DType,
+    ExitDevice,
     ExitMode,
     Function,
     GlobalModuleHook,
@@ -46,6 +49,7 @@ from oracle.program import (
     NumpyArray,
     Observe,
     ObserveArray,
+    ObserveDefaults,
     ObserveGraph,
     ObserveLayout,
     ObserveModule,
@@ -226,6 +230,11 @@ def show_grad_mode(step, context):
         state["inference"] = torch.is_inference_mode_enabled()
     show_event("grad_mode", step, **state)
 ''', ("show_event",)),
+    "show_defaults": ('''
+def show_defaults(step):
+    dtype, device = str(torch.get_default_dtype()).removeprefix("torch."), str(torch.get_default_device())
+    show_event("defaults", step, dtype=dtype, device=device)
+''', ("show_event",)),
     "show_mode_now": ('''
 def show_mode_now(step, inference):
     state = {"enabled": torch.is_grad_enabled()}
@@ -317,6 +326,7 @@ def render(program: Program, device: str = "cpu") -> str:
         lines.append("")
     lines.extend(_global_hooks_removed(program))
     lines.extend(_grad_modes_left(program))
+    lines.extend(_defaults_restored(program))
     body = "\n".join(lines)
     return PREAMBLE + helpers_used(body) + "\n\n" + body
 
@@ -440,6 +450,13 @@ def _more_statements(step: Step, index: int) -> list[str] | None:
         ]
     if isinstance(step, ExitMode):
         return [f"{step.name}.__exit__(None, None, None)", f"show_grad_mode({index}, {step.name})"]
+    if isinstance(step, ObserveDefaults):
+        return [f"show_defaults({index})"]
+    if isinstance(step, DeviceMode):
+        entered = [f"{step.name} = torch.device({step.device!r})", f"{step.name}.__enter__()"]
+        return [*entered, f"show_defaults({index})"]
+    if isinstance(step, ExitDevice):
+        return [f"{step.name}.__exit__(None, None, None)", f"show_defaults({index})"]
     if isinstance(step, Function):
         return _function_lines(step)
     if isinstance(step, DecoratedOp):
@@ -571,8 +588,8 @@ def _saved_hooks_lines(step: SavedHooks) -> list[str]:
 def _grad_modes_left(program: Program) -> list[str]:
     """Leave the grad modes the program left open, latest first, as the interpreter does at the
     end of a run (so that scripts run one after another start alike)."""
-    exited = {s.name for s in program.steps if isinstance(s, ExitMode)}
-    entered = (GradMode, SavedHooks)
+    exited = {s.name for s in program.steps if isinstance(s, (ExitMode, ExitDevice))}
+    entered = (GradMode, SavedHooks, DeviceMode)
     still_open = [s.name for s in program.steps if isinstance(s, entered) and s.name not in exited]
     if not still_open:
         return []
@@ -580,6 +597,16 @@ def _grad_modes_left(program: Program) -> list[str]:
     for name in reversed(still_open):
         lines += ["try:", f"    {name}.__exit__(None, None, None)", "except NameError:", "    pass"]
     return lines
+
+
+def _defaults_restored(program: Program) -> list[str]:
+    """The default dtype and device back to torch's own where the program set them, as the
+    interpreter restores them at the end of a run (so that scripts run one after another start
+    alike)."""
+    if not any(isinstance(s, Op) and s.op in DEFAULT_SETTERS for s in program.steps):
+        return []
+    restored = ["torch.set_default_dtype(torch.float32)", "torch.set_default_device(None)"]
+    return ["# the defaults back to torch's", *restored]
 
 
 def body_lines(ops: list[dict]) -> list[str]:

@@ -148,6 +148,25 @@ def allclose(
     return bool(xp.allclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan))
 
 
+@api.variants("isclose", tensor="other")
+def isclose(
+    input: Tensor, other: Tensor, rtol: float = 1e-05, atol: float = 1e-08, equal_nan: bool = False
+) -> Tensor:
+    """Elementwise ``|input - other| <= atol + rtol * |other|`` (equal values, infinities included,
+    always close; NaNs close with ``equal_nan``), broadcast; operands of one dtype, as torch wants."""
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        raise invalid_call(isclose, locals())
+    if input.dtype is not other.dtype:
+        names = dtypes.scalar_type(input.dtype), dtypes.scalar_type(other.dtype)
+        raise RuntimeError("{} did not match {}".format(*names))
+    for name, value in (("rtol", rtol), ("atol", atol)):
+        if value < 0:
+            raise RuntimeError(f"{name} must be greater than or equal to zero, but got {value}")
+    xp = namespace_of(input._data)
+    close = xp.isclose(input._data, other._data, rtol=rtol, atol=atol, equal_nan=equal_nan)
+    return Tensor._from_array(xp.asarray(close))
+
+
 api.operator("__and__", "__rand__")(bitwise_and)
 
 

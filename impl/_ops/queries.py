@@ -33,3 +33,18 @@ def numel(input: Tensor) -> int:
     if not isinstance(input, Tensor):
         raise invalid_call(numel, locals())
     return input.numel()
+
+
+@api.function("is_floating_point")
+def is_floating_point(input: Tensor) -> bool:
+    if not isinstance(input, Tensor):
+        raise invalid_call(is_floating_point, locals())
+    return input.dtype.is_floating_point
+
+
+@api.variants("is_complex")
+def is_complex(input: Tensor) -> bool:
+    """False: impl has no complex dtype."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(is_complex, locals())
+    return False

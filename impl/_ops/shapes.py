@@ -13,10 +13,11 @@ import builtins
 from typing import Any
 
 from impl import _api as api
-from impl import _layout
+from impl import _layout, dtypes
 from impl._creation import zeros
 from impl._layout import new_like
 from impl._ops import views as vw
+from impl._ops.indexing import cat
 from impl._ops.inplace import apply_inplace, check_inplace
 from impl._ops.table import D, OpDef, apply
 from impl._ops.views import _shape_args, contiguous, expand, view
@@ -467,3 +468,77 @@ FLIP = OpDef(
 def flip_method(input: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
     """``x.flip(0)``, ``x.flip(1, 0)``, ``x.flip([0])`` or ``x.flip(dims=[0])``."""
     return flip(input, list(kwargs["dims"]) if "dims" in kwargs else list(_shape_args(dims)))
+
+
+def _at_least(rank: int, name: str, tensors: tuple) -> Any:
+    """atleast_1d/2d/3d: one tensor, or each of several (given apart or as one sequence, a tuple
+    back): reshaped from 0-d (ViewBackward0), unsqueezed from fewer dims as torch's composite does
+    (a 1-d tensor becomes (1, n, 1) in 3d), else itself."""
+    single = len(tensors) == 1 and isinstance(tensors[0], Tensor)
+    if len(tensors) == 1 and isinstance(tensors[0], (tuple, list)):
+        tensors = tuple(tensors[0])
+    if len(tensors) == 1 and not isinstance(tensors[0], Tensor):
+        raise invalid_call(_given, {"tensors": tensors}, name=name)
+    for i, t in enumerate(tensors):
+        if not isinstance(t, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument 0, but got {type(t).__name__}")
+    results = tuple(_raised(t, rank) for t in tensors)
+    return results[0] if single else results
+
+
+def _given(*tensors: Any) -> None:
+    """The parameters atleast_*'s parse reports (torch's overloads are in OVERLOADS)."""
+
+
+def _raised(t: Tensor, rank: int) -> Tensor:
+    if t.dim() == 0:
+        return t.reshape((1,) * rank)
+    if t.dim() == 1 and rank == 2:
+        return t.unsqueeze(0)
+    if t.dim() == 1 and rank == 3:
+        return t.unsqueeze(0).unsqueeze(-1)
+    if t.dim() == 2 and rank == 3:
+        return t.unsqueeze(-1)
+    return t
+
+
+@api.function("atleast_1d")
+def atleast_1d(*tensors: Any) -> Any:
+    return _at_least(1, "atleast_1d", tensors)
+
+
+@api.function("atleast_2d")
+def atleast_2d(*tensors: Any) -> Any:
+    return _at_least(2, "atleast_2d", tensors)
+
+
+@api.function("atleast_3d")
+def atleast_3d(*tensors: Any) -> Any:
+    return _at_least(3, "atleast_3d", tensors)
+
+
+@api.variants("diff")
+def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
+    """The n-th forward difference along ``dim`` (prepend/append joined first), composed as torch's:
+    ``narrow(1, ...) - narrow(0, ...)`` n times (SubBackward0 over SliceBackward0s; logical_xor for
+    bool), stopping once the dim is empty; n=0 a copy (CopyBackwards)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(diff, locals())
+    if input.dim() == 0:
+        raise RuntimeError("diff expects input to be at least one-dimensional")
+    if n < 0:
+        raise RuntimeError(f"order must be non-negative but got {n}")
+    joined = [t for t in (prepend, input, append) if t is not None]
+    for t in joined:
+        if t.dim() != input.dim():
+            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    out = input if len(joined) == 1 else cat(joined, dim)
+    if n == 0:
+        return out.new_empty(tuple(out.shape)).copy_(out) if out is input else out
+    for _ in range(n):
+        size = out.shape[dim]
+        if size == 0:
+            break
+        later, earlier = out.narrow(dim, 1, size - 1), out.narrow(dim, 0, size - 1)
+        out = later.logical_xor(earlier) if out.dtype is dtypes.bool_ else later - earlier
+    return out

@@ -26,4 +26,16 @@ RULES = [
         "support automatic differentiation' RuntimeError.",
         "https://pytorch.org/docs/stable/generated/torch.add.html",
     ),
+    Rule(
+        "API-003",
+        FAMILY,
+        "torch.set_default_dtype takes a floating dtype (float32, float64, float16, bfloat16) and "
+        "refuses any other with torch's 'only floating-point types are supported as the default type' "
+        "TypeError; the default dtype is then the dtype of Python floats in tensor() (lists mixing ints "
+        "and floats included), arange, linspace and logspace of floats, full with a float fill, zeros, "
+        "ones and eye, and of integer tensors divided or scaled by a float, while *_like keeps its "
+        "input's; torch.set_default_device and 'with torch.device(d)' (nested, the innermost block "
+        "winning) set the device get_default_device reports and the factory functions use.",
+        "https://pytorch.org/docs/stable/generated/torch.set_default_dtype.html",
+    ),
 ]

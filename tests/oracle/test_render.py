@@ -18,6 +18,9 @@ from oracle.program import (
     CallGradFn,
     CallModule,
     DelAttr,
+    DeviceMode,
+    DType,
+    ExitDevice,
     ExitMode,
     Function,
     Grad,
@@ -28,6 +31,7 @@ from oracle.program import (
     ModuleHook,
     MultiGradHook,
     Observe,
+    ObserveDefaults,
     ObserveGraph,
     ObserveSaved,
     Op,
@@ -241,6 +245,26 @@ FUNCTIONS = Program(
 )
 
 
+# the defaults (API-003): set_default_dtype (refused, then float64), a device block left and one
+# left open, factory calls under them; the script restores the defaults at its end
+DEFAULTS = Program(
+    [
+        ObserveDefaults(),
+        Op("s0", "set_default_dtype", [DType("int64")]),
+        Op("s1", "set_default_dtype", [DType("float64")]),
+        Op("s2", "set_default_device", ["cpu"]),
+        DeviceMode("d0", "cpu"),
+        DeviceMode("d1", "cpu:0"),
+        Op("f", "logspace", [0, 2, 3]),
+        Op("t", "tensor", [[1, 2.5]]),
+        ExitDevice("d1"),
+        ObserveDefaults(),
+        Observe("f"),
+        Observe("t"),
+    ]
+)
+
+
 def run_script(script: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
 
@@ -269,8 +293,14 @@ def assert_script_reproduces(program: Program) -> None:
 
 @pytest.mark.parametrize(
     "program",
-    [EVERY_KIND, seed_000_hooks(), STATE_DICTS, FUNCTIONALS, SAVED, MULTI_GRAD_AND_GRADCHECK, FUNCTIONS],
-    ids=["every-kind", "seed-000", "state-dicts", "functionals", "saved", "gradcheck", "functions"],
+    [
+        *(EVERY_KIND, seed_000_hooks(), STATE_DICTS, FUNCTIONALS, SAVED, MULTI_GRAD_AND_GRADCHECK, FUNCTIONS),
+        DEFAULTS,
+    ],
+    ids=[
+        *("every-kind", "seed-000", "state-dicts", "functionals", "saved", "gradcheck", "functions"),
+        "defaults",
+    ],
 )
 def test_rendered_script_prints_the_reference_trace(program: Program) -> None:
     assert_script_reproduces(program)
