@@ -542,6 +542,8 @@ def _into(name: str, fn: Callable, args: tuple, kwargs: dict) -> Tensor:
             raise RuntimeError(f"result dtype {wanted} does not match input dtype {given}")
         wanted, given = TYPE_META_NAMES[source.name], TYPE_META_NAMES[target.name]
         raise RuntimeError(f"Expected out tensor to have dtype {wanted}, but got {given} instead")
+    if name == "stack":  # stack_out resizes out before cat_out checks the cast
+        _resize(out, tuple(result.shape), 1)
     if not _can_cast(source, target):
         if policy == "cat":
             wanted = dtypes.scalar_type(target)
@@ -550,15 +552,26 @@ def _into(name: str, fn: Callable, args: tuple, kwargs: dict) -> Tensor:
             f"result type {dtypes.scalar_type(source)} can't be cast to the desired output type "
             f"{dtypes.scalar_type(target)}"
         )
-    shape = tuple(result.shape)
-    if tuple(out.shape) != shape:
-        if out.numel():
-            for _ in range(2 if policy == "elementwise" and source is not target else 1):
-                warnings.warn(OUT_RESIZED.format(list(out.shape), list(shape)), UserWarning, stacklevel=3)
-        out._data = namespace_of(out._data).empty(shape, dtype=out._data.dtype)
+    _resize(out, tuple(result.shape), 2 if policy == "elementwise" and source is not target else 1)
     out._data[...] = result._data.astype(out._data.dtype, copy=False)
     out._vc.bump()
     return out
+
+
+def _resize(out: Tensor, shape: tuple, warnings_shown: int) -> None:
+    """Resize ``out`` to ``shape`` as torch's resize_output: silently when it holds no elements,
+    else with torch's deprecation warning (``warnings_shown`` times: TensorIterator resizes twice
+    when it also casts)."""
+    if tuple(out.shape) == shape:
+        return
+    if out.numel():
+        for _ in range(warnings_shown):
+            warnings.warn(OUT_RESIZED.format(list(out.shape), list(shape)), UserWarning, stacklevel=4)
+    xp = namespace_of(out._data)
+    data = xp.zeros(shape, dtype=out._data.dtype)  # torch's new bytes are uninitialized; impl's 0
+    kept = min(out._data.size, data.size)  # the storage keeps its bytes as far as they reach
+    data.reshape(-1)[:kept] = out._data.reshape(-1)[:kept]
+    out._data = data
 
 
 def named(error: TypeError, fn: Callable, name: str) -> TypeError:
