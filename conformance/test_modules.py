@@ -21,6 +21,7 @@ from oracle.program import (
     Backward,
     Grad,
     Leaf,
+    ManualSeed,
     Module,
     ModuleMode,
     ModuleZeroGrad,
@@ -620,3 +621,64 @@ def module_nodes_params(step: Module) -> tuple[str, ...]:
 @given(data=st.data())
 def test_normalization_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(norm_layers(cls), label="program"), backend, reference)
+
+
+DROPOUTS = ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout")
+# input shapes each dropout layer is drawn on: those it takes, and those torch warns about and
+# still drops (Dropout2d on 2-D and 3-D inputs, Dropout3d on 3-D ones)
+DROPOUT_SHAPES: dict[str, tuple[tuple[int, ...], ...]] = {
+    "Dropout": ((3,), (2, 3), (2, 2, 3)),
+    "Dropout1d": ((2, 3), (2, 3, 2)),
+    "Dropout2d": ((2, 3, 2, 2), (3, 2, 2), (2, 3)),
+    "Dropout3d": ((2, 2, 2, 1, 2), (3, 2, 1, 2), (3, 2, 2)),
+    "AlphaDropout": ((3,), (2, 3, 2)),
+    "FeatureAlphaDropout": ((2, 3), (2, 3, 2, 2)),
+}
+# the functional and native forms of each layer (torch.<native>(input, p, train))
+DROPOUT_FUNCTIONS = {
+    "Dropout": ("nn.functional.dropout", "dropout"),
+    "Dropout1d": ("nn.functional.dropout1d", None),
+    "Dropout2d": ("nn.functional.dropout2d", "feature_dropout"),
+    "Dropout3d": ("nn.functional.dropout3d", None),
+    "AlphaDropout": ("nn.functional.alpha_dropout", "alpha_dropout"),
+    "FeatureAlphaDropout": ("nn.functional.feature_alpha_dropout", "feature_alpha_dropout"),
+}
+DROPOUT_P = (0.5, 0.25, 0.8, 0.0, 1.0)
+
+
+@st.composite
+def seeded_dropouts(draw: Any, cls: str) -> Program:
+    """The dropout layer ``cls`` (p drawn, in place or not) after ``torch.manual_seed``, switched
+    between train and eval mode and called on inputs of the shapes it takes or warns about (through
+    a clone when in place), then its functional and native forms on the same input; all outputs
+    summed, backward, every tensor observed: torch's masks, scales, grad_fn and gradients."""
+    b = ModuleBuilder(draw)
+    b.steps.append(ManualSeed(draw(st.integers(0, 2**32 - 1))))
+    shape = b.pick(DROPOUT_SHAPES[cls])
+    x = b.input(shape, requires_grad=True)
+    name, p, inplace = b.fresh("m"), b.pick(DROPOUT_P), b.coin()
+    b.add_module(Module(name, cls, kwargs={"p": p, **({"inplace": True} if inplace else {})}))
+    outs = []
+    for _ in range(draw(st.integers(1, 3))):
+        b.steps.append(ModuleMode(name, b.draw(st.integers(0, 3)) > 0))
+        outs.append(b.call(name, [combine(b, "clone", [x], shape) if inplace else x], shape))
+    functional, native = DROPOUT_FUNCTIONS[cls]
+    training, inplace = b.coin(), b.coin()
+    out = b.fresh("t")
+    source = combine(b, "clone", [x], shape) if inplace else x
+    kwargs = {"p": p, "training": training, **({"inplace": True} if inplace else {})}
+    outs.append(b.bind(out, shape, Op(out, functional, [Ref(source)], kwargs), tracked=True))
+    if native is not None and len(shape) >= 2:
+        out = b.fresh("t")
+        outs.append(b.bind(out, shape, Op(out, native, [Ref(x), p, True]), tracked=True))
+    b.summed(outs)
+    b.finish()
+    return b.program()
+
+
+@pytest.mark.rule("MOD-011")
+@pytest.mark.parametrize("cls", DROPOUTS, ids=[re.sub(r"(?<!^)(?=[A-Z])", "_", c).lower() for c in DROPOUTS])
+@examples(0.1)  # each layer: 10 programs in ci (one small layer)
+@given(data=st.data())
+def test_seeded_dropout_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(seeded_dropouts(cls), label="program"), backend, reference)

@@ -828,3 +828,16 @@ def batch_norm_running_var_biased() -> Iterator[None]:
 
     with patched(_norm, "_stats", make):
         yield
+
+
+@fault({"MOD-011": ": value"})
+def feature_alpha_dropout_noise_per_element() -> Iterator[None]:
+    """Feature (alpha) dropout draws its noise per element, like plain dropout, instead of one
+    draw per channel (shape (N, C, 1, ...))."""
+    from impl.nn import _dropout
+
+    def make(original: Callable) -> Callable:
+        return lambda input, p, feature, scaled: original(input, p, False, scaled)
+
+    with patched(_dropout, "_noise", make):
+        yield

@@ -35,6 +35,7 @@ from oracle.program import (
     GradMode,
     Leaf,
     LoadStateDict,
+    ManualSeed,
     Module,
     ModuleHook,
     ModuleMode,
@@ -49,6 +50,7 @@ from oracle.program import (
     ObserveGraph,
     ObserveLayout,
     ObserveModule,
+    ObserveRepr,
     ObserveSaved,
     ObserveScheduler,
     Op,
@@ -747,6 +749,10 @@ def _module_statements(step: Step, dev: str, index: int) -> list[str] | None:
             f"           state_dict=list({m}.state_dict()),",
             f"           training=[[n, s.training] for n, s in {m}.named_modules()])",
         ]
+    elif isinstance(step, ManualSeed):
+        return [f"torch.manual_seed({step.seed})"]
+    elif isinstance(step, ObserveRepr):
+        return [f"show_event('repr', {index}, name={step.module!r}, repr=repr({step.module}))"]
     elif isinstance(step, Optimizer):
         kwargs = "".join(f", {k}={_arg(v)}" for k, v in step.kwargs.items())
         params = _names(step.params) if step.module is None else f"{step.module}.parameters()"

@@ -33,6 +33,11 @@ class Parameter(Tensor):
     def __repr__(self) -> str:
         return "Parameter containing:\n" + super().__repr__()
 
+    __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        return object.__format__(self, spec)  # a 0-dim one too: torch formats only plain Tensors' items
+
     def __deepcopy__(self, memo: dict) -> Parameter:
         if id(self) in memo:
             return memo[id(self)]

@@ -164,6 +164,16 @@ RULES = [
         f"{_NN}.BatchNorm2d.html",
     ),
     Rule(
+        "MOD-011",
+        MODULES,
+        "After torch.manual_seed, Dropout, Dropout1d/2d/3d, AlphaDropout and FeatureAlphaDropout in "
+        "train mode (and F.dropout ..., torch.dropout, feature_dropout, alpha_dropout, in place or not) "
+        "draw torch's masks from its CPU stream, per element or per channel, scale (and shift) the "
+        "kept values as torch's, give MulBackward0 or AddBackward0 and torch's gradients, warn as torch "
+        "on inputs of other dimensions (Dropout2d on 3-D input), and are the identity in eval mode.",
+        f"{_NN}.Dropout2d.html",
+    ),
+    Rule(
         "OPT-001",
         OPTIM,
         "SGD (lr, momentum, dampening, weight_decay, nesterov, maximize) moves the parameters as "
