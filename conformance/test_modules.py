@@ -28,6 +28,7 @@ from oracle.program import (
     Observe,
     ObserveGraph,
     ObserveModule,
+    ObserveRepr,
     Op,
     Program,
     Ref,
@@ -682,3 +683,85 @@ def seeded_dropouts(draw: Any, cls: str) -> Program:
 @given(data=st.data())
 def test_seeded_dropout_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(seeded_dropouts(cls), label="program"), backend, reference)
+
+
+def printed_layer(b: ModuleBuilder) -> dict:
+    """A layer spec with options drawn that its printed form shows (extra_repr): Linear, Conv2d,
+    Flatten, Unflatten, the dropout layers, activations, pooling, normalisation and Embedding."""
+    kind = b.pick(("Linear", "Conv2d", "Flatten", "Unflatten", "dropout", "activation", "pool", "norm",
+                   "Embedding", "Identity"))
+    if kind == "Linear":
+        n, k, bias = b.pick((1, 3)), b.pick((2, 4)), b.coin()
+        params = {"weight": b.weights((k, n)), **({"bias": b.weights((k,))} if bias else {})}
+        return {"cls": "Linear", "args": [n, k], "kwargs": {} if bias else {"bias": False}, "params": params}
+    if kind == "Conv2d":
+        return b.conv2d((b.pick((1, 2)), 4, 4))[0]
+    if kind == "Flatten":
+        return {"cls": "Flatten", "kwargs": b.pick(({}, {"start_dim": 0}, {"start_dim": 2, "end_dim": -2}))}
+    if kind == "Unflatten":
+        return {"cls": "Unflatten", "args": [b.pick((1, -1)), b.pick(([2, 3], [-1, 2], [6]))]}
+    if kind == "dropout":
+        return {"cls": b.pick(DROPOUTS), "kwargs": b.pick(({}, {"p": 0.25}, {"p": 1.0, "inplace": True}))}
+    if kind == "activation":
+        cls = b.pick(("ReLU", "LeakyReLU", "Softmax", *ACTIVATION_LAYERS))
+        options = {"Softmax": ({}, {"dim": 1}), "LeakyReLU": ({}, {"negative_slope": 0.2, "inplace": True})}
+        return {"cls": cls, "kwargs": dict(b.pick(options.get(cls) or ACTIVATION_OPTIONS.get(cls, ({},))))}
+    if kind == "pool":
+        cls = b.pick(POOLS)
+        if cls.startswith("Adaptive"):
+            return {"cls": cls, "args": [b.pick((2, [2, 1]) if cls.endswith("2d") else (2, 3))]}
+        args, kwargs, _ = pool_layer(b, cls, (5, 5) if cls.endswith("2d") else (5,))
+        return {"cls": cls, "args": args, "kwargs": kwargs}
+    if kind == "norm":
+        cls = b.pick(NORMS)
+        args, kwargs, _ = norm_layer(b, cls)
+        first = tuple(args[0]) if isinstance(args[0], list) else (args[0],)
+        shape = (args[1],) if cls == "GroupNorm" else first
+        params = {p: b.weights(shape) for p in parameter_names(cls, kwargs)}
+        return {"cls": cls, "args": args, "kwargs": kwargs, "params": params}
+    if kind == "Embedding":
+        kwargs = b.pick(({}, {"padding_idx": 1}, {"max_norm": 1.0}, {"scale_grad_by_freq": True}))
+        return {"cls": "Embedding", "args": [4, 2], "kwargs": kwargs, "params": {"weight": b.weights((4, 2))}}
+    return {"cls": "Identity"}
+
+
+@st.composite
+def printed_trees(draw: Any) -> Program:
+    """A nested tree (Sequential, ModuleList, ModuleDict) of layers with printed options
+    (``printed_layer``), its printed form and a child's observed (``print(model)``); then a
+    Sequential that unflattens a (2, 6) input, drops (in eval mode) and flattens it back, called."""
+    b = ModuleBuilder(draw)
+
+    def node(depth: int) -> dict:
+        if depth == 0 or b.draw(st.integers(0, 2)) == 0:
+            return printed_layer(b)
+        cls = b.pick(("Sequential", "Sequential", "ModuleList", "ModuleDict"))
+        children = [node(depth - 1) for _ in range(b.draw(st.integers(1, 3)))]
+        if cls == "ModuleDict":
+            return {"cls": cls, "children": {f"{b.pick('abc')}{i}": c for i, c in enumerate(children)}}
+        return {"cls": cls, "children": children}
+
+    name = b.fresh("m")
+    children = [node(2) for _ in range(b.draw(st.integers(1, 3)))]
+    b.add_module(Module(name, "Sequential", children=children))
+    b.steps.append(ObserveRepr(name))
+    b.steps.append(ObserveRepr(b.pick(b.modules_of[name])))
+    dim, sizes = b.pick(((1, [2, 3]), (-1, [3, -1]), (1, [6]), (1, [1, 2, 3])))
+    out = (2, 6) if b.coin() else (12,)
+    flatten = {"start_dim": 1} if out == (2, 6) else {"start_dim": 0, "end_dim": -1}
+    layers = [{"cls": "Unflatten", "args": [dim, sizes]}, {"cls": b.pick(DROPOUTS)}, {"cls": "Flatten",
+                                                                                      "kwargs": flatten}]
+    chain = b.fresh("m")
+    b.add_module(Module(chain, "Sequential", children=layers))
+    b.steps.append(ModuleMode(chain, False))
+    b.steps.append(ObserveRepr(chain))
+    b.call(chain, [b.input((2, 6))], out)
+    b.finish()
+    return b.program()
+
+
+@pytest.mark.rule("MOD-012")
+@examples(0.4)  # 40 programs in ci (no call but the small chain's)
+@given(program=printed_trees())
+def test_printed_forms(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)

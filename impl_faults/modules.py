@@ -841,3 +841,12 @@ def feature_alpha_dropout_noise_per_element() -> Iterator[None]:
 
     with patched(_dropout, "_noise", make):
         yield
+
+
+@fault({"MOD-012": "repr differs"})
+def dropout_repr_drops_inplace() -> Iterator[None]:
+    """The dropout layers print ``p`` only: their extra_repr leaves out ``inplace``."""
+    from impl.nn.modules.dropout import _DropoutNd
+
+    with patched(_DropoutNd, "extra_repr", lambda _orig: lambda self: f"p={self.p}"):
+        yield

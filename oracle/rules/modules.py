@@ -174,6 +174,15 @@ RULES = [
         f"{_NN}.Dropout2d.html",
     ),
     Rule(
+        "MOD-012",
+        MODULES,
+        "print(model) of nested Sequential, ModuleList and ModuleDict trees shows torch's text: each "
+        "child on its own line under its name, indented, with its extra_repr options (Linear, Conv2d, "
+        "Flatten, Unflatten, the dropout, activation, pooling and normalisation layers, Embedding); "
+        "Unflatten and Flatten compute torch's views.",
+        f"{_NN}.Module.html#torch.nn.Module.extra_repr",
+    ),
+    Rule(
         "OPT-001",
         OPTIM,
         "SGD (lr, momentum, dampening, weight_decay, nesterov, maximize) moves the parameters as "
