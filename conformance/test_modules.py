@@ -765,3 +765,46 @@ def printed_trees(draw: Any) -> Program:
 @given(program=printed_trees())
 def test_printed_forms(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
+
+
+LAZY = ("LazyLinear", "LazyConv2d")
+
+
+@st.composite
+def lazy_layers(draw: Any, cls: str) -> Program:
+    """A lazy layer ``cls`` (options drawn) after ``torch.manual_seed``: its printed form, parameters
+    (torch's error for the shape of an uninitialized one) and state_dict keys observed before the
+    first call; then called once or twice (the first call materializes and initialises the
+    parameters from the random stream and turns it into Linear or Conv2d), observed again, its
+    state_dict's values (torch's initial weights) and, after backward, their gradients."""
+    b = ModuleBuilder(draw)
+    b.steps.append(ManualSeed(draw(st.integers(0, 2**32 - 1))))
+    name = b.fresh("m")
+    bias = b.draw(st.integers(0, 3)) > 0
+    if cls == "LazyLinear":
+        out = b.pick((1, 3))
+        args, kwargs = [out], {} if bias else {"bias": False}
+        shape = (*b.pick(((), (2,), (2, 2))), b.pick((1, 4)))
+        out_shape = (*shape[:-1], out)
+    else:
+        spec, out_shape = b.conv2d((*b.pick(((), (2,))), b.pick((1, 2)), 4, 4))
+        args, kwargs = [spec["args"][1], *spec["args"][2:]], {k: v for k, v in spec["kwargs"].items()}
+        shape = (*out_shape[:-3], spec["args"][0], 4, 4)
+        if bias and "bias" in kwargs:
+            del kwargs["bias"]
+    b.add_module(Module(name, cls, args, {}, kwargs))
+    b.steps += [ObserveRepr(name), ObserveModule(name), StateDict(b.fresh("sd"), name)]
+    for _ in range(draw(st.integers(1, 2))):
+        b.call(name, [b.input(shape)], out_shape)
+        b.steps += [ObserveRepr(name), ObserveModule(name)]
+    b.finish()
+    b.steps.append(StateDict(b.fresh("sd"), name, keep_vars=True))
+    return b.program()
+
+
+@pytest.mark.rule("MOD-013")
+@pytest.mark.parametrize("cls", LAZY, ids=["lazy_linear", "lazy_conv2d"])
+@examples(0.15)  # each layer: 15 programs in ci
+@given(data=st.data())
+def test_lazy_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(lazy_layers(cls), label="program"), backend, reference)

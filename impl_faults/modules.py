@@ -850,3 +850,22 @@ def dropout_repr_drops_inplace() -> Iterator[None]:
 
     with patched(_DropoutNd, "extra_repr", lambda _orig: lambda self: f"p={self.p}"):
         yield
+
+
+@fault({"MOD-013": ": value"})
+def lazy_linear_bias_initialised_first() -> Iterator[None]:
+    """LazyLinear's first call initialises the bias before the weight, so each draws the other's
+    numbers from the random stream."""
+    from impl.nn import init
+    from impl.nn.modules.lazy import LazyLinear
+
+    def reset(self: Any) -> None:
+        if self.has_uninitialized_params() or self.in_features == 0:
+            return
+        if self.bias is not None:
+            bound = 1 / math.sqrt(self.in_features)
+            init.uniform_(self.bias, -bound, bound)
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+
+    with patched(LazyLinear, "reset_parameters", lambda _orig: reset):
+        yield

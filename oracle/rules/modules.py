@@ -183,6 +183,16 @@ RULES = [
         f"{_NN}.Module.html#torch.nn.Module.extra_repr",
     ),
     Rule(
+        "MOD-013",
+        MODULES,
+        "LazyLinear and LazyConv2d hold UninitializedParameters (printed with in_features=0 or 0 "
+        "channels; their shape refused with torch's RuntimeError) until the first call, which infers "
+        "the input's features, materializes and initialises the parameters on torch's random stream "
+        "(weight, then bias: a seeded program gets torch's weights) and turns the module into Linear "
+        "or Conv2d, printed and computed as torch's.",
+        f"{_NN}.LazyLinear.html",
+    ),
+    Rule(
         "OPT-001",
         OPTIM,
         "SGD (lr, momentum, dampening, weight_decay, nesterov, maximize) moves the parameters as "

@@ -24,6 +24,7 @@ from impl.nn.modules.dropout import (
     Flatten,
     Unflatten,
 )
+from impl.nn.modules.lazy import LazyConv2d, LazyLinear
 from impl.nn.modules.linear import Identity, Linear
 from impl.nn.modules.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from impl.nn.modules.module import Module
@@ -42,6 +43,8 @@ from impl.nn.modules.sparse import Embedding
 __all__ = [
     "Module",
     "Linear",
+    "LazyLinear",
+    "LazyConv2d",
     "Identity",
     "Conv2d",
     "ReLU",
