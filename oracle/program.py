@@ -209,7 +209,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     # the dropout variants and Unflatten (MOD-011, MOD-012); the lazy layers (MOD-013) own no
     # parameters a program could set: theirs are made, from the random stream, by the first call
     **{n: () for n in "Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout Unflatten".split()},
-    **{n: () for n in "LazyLinear LazyConv1d LazyConv2d".split()},
+    **{n: () for n in "LazyLinear LazyConv2d".split()},
 }
 
 
