@@ -23,12 +23,14 @@ from oracle.program import (
     CallModule,
     Grad,
     Leaf,
+    ManualSeed,
     Module,
     ModuleMode,
     ModuleZeroGrad,
     Observe,
     ObserveGraph,
     ObserveModule,
+    ObserveRepr,
     Op,
     Program,
     Ref,
@@ -737,3 +739,189 @@ def _recurrent_shapes(cls: str, size: int, hidden: int, kwargs: dict) -> list[tu
 @given(data=st.data())
 def test_recurrent_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(recurrent_layers(cls), label="program"), backend, reference)
+
+
+DROPOUTS = ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout")
+# input shapes each dropout layer is drawn on: those it takes, and those torch warns about and
+# still drops (Dropout2d on 2-D and 3-D inputs, Dropout3d on 3-D ones)
+DROPOUT_SHAPES: dict[str, tuple[tuple[int, ...], ...]] = {
+    "Dropout": ((3,), (2, 3), (2, 2, 3)),
+    "Dropout1d": ((2, 3), (2, 3, 2)),
+    "Dropout2d": ((2, 3, 2, 2), (3, 2, 2), (2, 3)),
+    "Dropout3d": ((2, 2, 2, 1, 2), (3, 2, 1, 2), (3, 2, 2)),
+    "AlphaDropout": ((3,), (2, 3, 2)),
+    "FeatureAlphaDropout": ((2, 3), (2, 3, 2, 2)),
+}
+# the functional and native forms of each layer (torch.<native>(input, p, train))
+DROPOUT_FUNCTIONS = {
+    "Dropout": ("nn.functional.dropout", "dropout"),
+    "Dropout1d": ("nn.functional.dropout1d", None),
+    "Dropout2d": ("nn.functional.dropout2d", "feature_dropout"),
+    "Dropout3d": ("nn.functional.dropout3d", None),
+    "AlphaDropout": ("nn.functional.alpha_dropout", "alpha_dropout"),
+    "FeatureAlphaDropout": ("nn.functional.feature_alpha_dropout", "feature_alpha_dropout"),
+}
+DROPOUT_P = (0.5, 0.25, 0.8, 0.0, 1.0)
+
+
+@st.composite
+def seeded_dropouts(draw: Any, cls: str) -> Program:
+    """The dropout layer ``cls`` (p drawn, in place or not) after ``torch.manual_seed``, switched
+    between train and eval mode and called on inputs of the shapes it takes or warns about (through
+    a clone when in place), then its functional and native forms on the same input; all outputs
+    summed, backward, every tensor observed: torch's masks, scales, grad_fn and gradients."""
+    b = ModuleBuilder(draw)
+    b.steps.append(ManualSeed(draw(st.integers(0, 2**32 - 1))))
+    shape = b.pick(DROPOUT_SHAPES[cls])
+    x = b.input(shape, requires_grad=True)
+    name, p, inplace = b.fresh("m"), b.pick(DROPOUT_P), b.coin()
+    b.add_module(Module(name, cls, kwargs={"p": p, **({"inplace": True} if inplace else {})}))
+    outs = []
+    for _ in range(draw(st.integers(1, 3))):
+        b.steps.append(ModuleMode(name, b.draw(st.integers(0, 3)) > 0))
+        outs.append(b.call(name, [combine(b, "clone", [x], shape) if inplace else x], shape))
+    functional, native = DROPOUT_FUNCTIONS[cls]
+    training, inplace = b.coin(), b.coin()
+    out = b.fresh("t")
+    source = combine(b, "clone", [x], shape) if inplace else x
+    kwargs = {"p": p, "training": training, **({"inplace": True} if inplace else {})}
+    outs.append(b.bind(out, shape, Op(out, functional, [Ref(source)], kwargs), tracked=True))
+    if native is not None and len(shape) >= 2:
+        out = b.fresh("t")
+        outs.append(b.bind(out, shape, Op(out, native, [Ref(x), p, True]), tracked=True))
+    b.summed(outs)
+    b.finish()
+    return b.program()
+
+
+@pytest.mark.rule("MOD-012")
+@pytest.mark.parametrize("cls", DROPOUTS, ids=[re.sub(r"(?<!^)(?=[A-Z])", "_", c).lower() for c in DROPOUTS])
+@examples(0.1)  # each layer: 10 programs in ci (one small layer)
+@given(data=st.data())
+def test_seeded_dropout_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(seeded_dropouts(cls), label="program"), backend, reference)
+
+
+def printed_layer(b: ModuleBuilder) -> dict:
+    """A layer spec with options drawn that its printed form shows (extra_repr): Linear, Conv2d,
+    Flatten, Unflatten, the dropout layers, activations, pooling, normalisation and Embedding."""
+    kind = b.pick(("Linear", "Conv2d", "Flatten", "Unflatten", "dropout", "activation", "pool", "norm",
+                   "Embedding", "Identity"))
+    if kind == "Linear":
+        n, k, bias = b.pick((1, 3)), b.pick((2, 4)), b.coin()
+        params = {"weight": b.weights((k, n)), **({"bias": b.weights((k,))} if bias else {})}
+        return {"cls": "Linear", "args": [n, k], "kwargs": {} if bias else {"bias": False}, "params": params}
+    if kind == "Conv2d":
+        return b.conv2d((b.pick((1, 2)), 4, 4))[0]
+    if kind == "Flatten":
+        return {"cls": "Flatten", "kwargs": b.pick(({}, {"start_dim": 0}, {"start_dim": 2, "end_dim": -2}))}
+    if kind == "Unflatten":
+        return {"cls": "Unflatten", "args": [b.pick((1, -1)), b.pick(([2, 3], [-1, 2], [6]))]}
+    if kind == "dropout":
+        return {"cls": b.pick(DROPOUTS), "kwargs": b.pick(({}, {"p": 0.25}, {"p": 1.0, "inplace": True}))}
+    if kind == "activation":
+        cls = b.pick(("ReLU", "LeakyReLU", "Softmax", *ACTIVATION_LAYERS))
+        options = {"Softmax": ({}, {"dim": 1}), "LeakyReLU": ({}, {"negative_slope": 0.2, "inplace": True})}
+        return {"cls": cls, "kwargs": dict(b.pick(options.get(cls) or ACTIVATION_OPTIONS.get(cls, ({},))))}
+    if kind == "pool":
+        cls = b.pick(POOLS)
+        if cls.startswith("Adaptive"):
+            return {"cls": cls, "args": [b.pick((2, [2, 1]) if cls.endswith("2d") else (2, 3))]}
+        args, kwargs, _ = pool_layer(b, cls, (5, 5) if cls.endswith("2d") else (5,))
+        return {"cls": cls, "args": args, "kwargs": kwargs}
+    if kind == "norm":
+        cls = b.pick(NORMS)
+        args, kwargs, _ = norm_layer(b, cls)
+        first = tuple(args[0]) if isinstance(args[0], list) else (args[0],)
+        shape = (args[1],) if cls == "GroupNorm" else first
+        params = {p: b.weights(shape) for p in parameter_names(cls, kwargs)}
+        return {"cls": cls, "args": args, "kwargs": kwargs, "params": params}
+    if kind == "Embedding":
+        kwargs = b.pick(({}, {"padding_idx": 1}, {"max_norm": 1.0}, {"scale_grad_by_freq": True}))
+        return {"cls": "Embedding", "args": [4, 2], "kwargs": kwargs, "params": {"weight": b.weights((4, 2))}}
+    return {"cls": "Identity"}
+
+
+@st.composite
+def printed_trees(draw: Any) -> Program:
+    """A nested tree (Sequential, ModuleList, ModuleDict) of layers with printed options
+    (``printed_layer``), its printed form and a child's observed (``print(model)``); then a
+    Sequential that unflattens a (2, 6) input, drops (in eval mode) and flattens it back, called."""
+    b = ModuleBuilder(draw)
+
+    def node(depth: int) -> dict:
+        if depth == 0 or b.draw(st.integers(0, 2)) == 0:
+            return printed_layer(b)
+        cls = b.pick(("Sequential", "Sequential", "ModuleList", "ModuleDict"))
+        children = [node(depth - 1) for _ in range(b.draw(st.integers(1, 3)))]
+        if cls == "ModuleDict":
+            return {"cls": cls, "children": {f"{b.pick('abc')}{i}": c for i, c in enumerate(children)}}
+        return {"cls": cls, "children": children}
+
+    name = b.fresh("m")
+    children = [node(2) for _ in range(b.draw(st.integers(1, 3)))]
+    b.add_module(Module(name, "Sequential", children=children))
+    b.steps.append(ObserveRepr(name))
+    b.steps.append(ObserveRepr(b.pick(b.modules_of[name])))
+    dim, sizes = b.pick(((1, [2, 3]), (-1, [3, -1]), (1, [6]), (1, [1, 2, 3])))
+    out = (2, 6) if b.coin() else (12,)
+    flatten = {"start_dim": 1} if out == (2, 6) else {"start_dim": 0, "end_dim": -1}
+    layers = [{"cls": "Unflatten", "args": [dim, sizes]}, {"cls": b.pick(DROPOUTS)}, {"cls": "Flatten",
+                                                                                      "kwargs": flatten}]
+    chain = b.fresh("m")
+    b.add_module(Module(chain, "Sequential", children=layers))
+    b.steps.append(ModuleMode(chain, False))
+    b.steps.append(ObserveRepr(chain))
+    b.call(chain, [b.input((2, 6))], out)
+    b.finish()
+    return b.program()
+
+
+@pytest.mark.rule("MOD-013")
+@examples(0.4)  # 40 programs in ci (no call but the small chain's)
+@given(program=printed_trees())
+def test_printed_forms(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+LAZY = ("LazyLinear", "LazyConv2d")
+
+
+@st.composite
+def lazy_layers(draw: Any, cls: str) -> Program:
+    """A lazy layer ``cls`` (options drawn) after ``torch.manual_seed``: its printed form, parameters
+    (torch's error for the shape of an uninitialized one) and state_dict keys observed before the
+    first call; then called once or twice (the first call materializes and initialises the
+    parameters from the random stream and turns it into Linear or Conv2d), observed again, its
+    state_dict's values (torch's initial weights) and, after backward, their gradients."""
+    b = ModuleBuilder(draw)
+    b.steps.append(ManualSeed(draw(st.integers(0, 2**32 - 1))))
+    name = b.fresh("m")
+    bias = b.draw(st.integers(0, 3)) > 0
+    if cls == "LazyLinear":
+        out = b.pick((1, 3))
+        args, kwargs = [out], {} if bias else {"bias": False}
+        shape = (*b.pick(((), (2,), (2, 2))), b.pick((1, 4)))
+        out_shape = (*shape[:-1], out)
+    else:
+        spec, out_shape = b.conv2d((*b.pick(((), (2,))), b.pick((1, 2)), 4, 4))
+        args, kwargs = [spec["args"][1], *spec["args"][2:]], {k: v for k, v in spec["kwargs"].items()}
+        shape = (*out_shape[:-3], spec["args"][0], 4, 4)
+        if bias and "bias" in kwargs:
+            del kwargs["bias"]
+    b.add_module(Module(name, cls, args, {}, kwargs))
+    b.steps += [ObserveRepr(name), ObserveModule(name), StateDict(b.fresh("sd"), name)]
+    for _ in range(draw(st.integers(1, 2))):
+        b.call(name, [b.input(shape)], out_shape)
+        b.steps += [ObserveRepr(name), ObserveModule(name)]
+    b.finish()
+    b.steps.append(StateDict(b.fresh("sd"), name, keep_vars=True))
+    return b.program()
+
+
+@pytest.mark.rule("MOD-014")
+@pytest.mark.parametrize("cls", LAZY, ids=["lazy_linear", "lazy_conv2d"])
+@examples(0.15)  # each layer: 15 programs in ci
+@given(data=st.data())
+def test_lazy_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(lazy_layers(cls), label="program"), backend, reference)

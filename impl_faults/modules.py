@@ -891,3 +891,44 @@ def reverse_direction_not_reversed() -> Iterator[None]:
 
     with patched(_rnn, "_bidirectional_layer", make):
         yield
+
+
+@fault({"MOD-012": ": value"})
+def feature_alpha_dropout_noise_per_element() -> Iterator[None]:
+    """Feature (alpha) dropout draws its noise per element, like plain dropout, instead of one
+    draw per channel (shape (N, C, 1, ...))."""
+    from impl.nn import _dropout
+
+    def make(original: Callable) -> Callable:
+        return lambda input, p, feature, scaled: original(input, p, False, scaled)
+
+    with patched(_dropout, "_noise", make):
+        yield
+
+
+@fault({"MOD-013": "repr differs"})
+def dropout_repr_drops_inplace() -> Iterator[None]:
+    """The dropout layers print ``p`` only: their extra_repr leaves out ``inplace``."""
+    from impl.nn.modules.dropout import _DropoutNd
+
+    with patched(_DropoutNd, "extra_repr", lambda _orig: lambda self: f"p={self.p}"):
+        yield
+
+
+@fault({"MOD-014": ": value"})
+def lazy_linear_bias_initialised_first() -> Iterator[None]:
+    """LazyLinear's first call initialises the bias before the weight, so each draws the other's
+    numbers from the random stream."""
+    from impl.nn import init
+    from impl.nn.modules.lazy import LazyLinear
+
+    def reset(self: Any) -> None:
+        if self.has_uninitialized_params() or self.in_features == 0:
+            return
+        if self.bias is not None:
+            bound = 1 / math.sqrt(self.in_features)
+            init.uniform_(self.bias, -bound, bound)
+        init.kaiming_uniform_(self.weight, a=math.sqrt(5))
+
+    with patched(LazyLinear, "reset_parameters", lambda _orig: reset):
+        yield

@@ -81,6 +81,7 @@ _FIELDS = {"graph": "graph", "enabled": "flag", "inference": "flag", "category":
 _FIELDS.update(dict.fromkeys(("stride", "offset", "contiguous", "version"), "layout"))
 _FIELDS.update(dict.fromkeys(("parameters", "state_dict", "training", "repr"), "module"))
 _FIELDS.update(dict.fromkeys(("keys", "metadata", "missing", "unexpected", "result"), "module"))
+_FIELDS["repr"] = "module"  # a module's printed form (observe_repr)
 _FIELDS.update(dict.fromkeys(("hook", "on", "target", "arguments"), "hook"))
 _FIELDS["nesting"] = "dtype"  # how a result's tensors are nested in tuples
 _FIELDS.update({"names": "graph", "values": "value"})  # what a grad_fn saved (observe_saved)
@@ -231,7 +232,8 @@ OBSERVATION_CLASS = {"value": "value", "grad": "gradient", "graph": "graph", "la
                      "state_dict": "module", "load_state_dict": "module", "result": "dtype",
                      "saved": "graph",
                      "scheduler": "value",
-                     "gradcheck": "value"}
+                     "gradcheck": "value",
+                     "repr": "module"}
 OBSERVATION_CLASS["defaults"] = "dtype"  # the default dtype and device (API-003)
 
 

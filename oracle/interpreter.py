@@ -64,6 +64,7 @@ from oracle.program import (
     GradMode,
     Leaf,
     LoadStateDict,
+    ManualSeed,
     Module,
     ModuleHook,
     ModuleMode,
@@ -79,6 +80,7 @@ from oracle.program import (
     ObserveGraph,
     ObserveLayout,
     ObserveModule,
+    ObserveRepr,
     ObserveSaved,
     ObserveScheduler,
     Op,
@@ -590,6 +592,12 @@ class _Run:
 
     def _observe_module(self, s: ObserveModule) -> None:
         self.trace.add("module", self.step, name=s.module, **module_view(self.names[s.module], self.torch))
+
+    def _manual_seed(self, s: ManualSeed) -> None:
+        self.torch.manual_seed(s.seed)
+
+    def _observe_repr(self, s: ObserveRepr) -> None:
+        self.trace.add("repr", self.step, name=s.module, repr=repr(self.names[s.module]))
 
     def _optimizer(self, s: Optimizer) -> None:
         params = [self.names[n] for n in s.params] if s.module is None else self.names[s.module].parameters()

@@ -53,6 +53,9 @@ Vocabulary (one dataclass per step kind, ``kind`` is the JSON discriminator):
                     custom Function applied first, maybe); what it returns recorded
 ``call_grad_fn``    ``out = t.grad_fn(*grads)``: call a node directly; what it returns observed
 ``del_attr``        ``del t.<attr>`` (one of ``DELETABLE``)
+``manual_seed``     ``torch.manual_seed(seed)``: the random draws after it (dropout masks, a lazy
+                    module's first weights) are the seed's
+``observe_repr``    record ``repr(module)``, its printed form (``print(model)``)
 """
 
 from __future__ import annotations
@@ -139,6 +142,11 @@ OPS.update(_table("norm linalg.vector_norm linalg.matrix_norm linalg.norm", "fun
 OPS.update(_table("nn.utils.clip_grad_norm_ nn.utils.clip_grad_value_", "function"))
 # the error function (conformance/test_ops.py; GELU's exact form computes with it)
 OPS.update({**_table("erf erfc", "function"), **_table("erf_ erfc_", "method", inplace=True)})
+# the dropout functions (conformance/test_modules.py, MOD-012): torch's native forms and F's
+OPS.update(_table("dropout feature_dropout alpha_dropout feature_alpha_dropout", "function"))
+OPS.update(_table("dropout_ feature_dropout_ alpha_dropout_ feature_alpha_dropout_", "function", True))
+OPS.update(_table(" ".join(f"nn.functional.{f}" for f in (
+    "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")), "function"))
 # the legacy typed constructors and the new_* methods (conformance/test_tensors.py, TEN-001)
 OPS.update(_table("FloatTensor DoubleTensor HalfTensor BFloat16Tensor LongTensor IntTensor", "function"))
 OPS.update(_table("ShortTensor CharTensor ByteTensor BoolTensor", "function"))
@@ -200,6 +208,10 @@ MODULES: dict[str, tuple[str, ...]] = {
     **{n: () for n in "RNN LSTM GRU RNNCell LSTMCell GRUCell".split()},
     **{n: () for n in "MSELoss L1Loss CrossEntropyLoss NLLLoss BCELoss BCEWithLogitsLoss".split()},
     **{n: () for n in "Sequential ModuleList ModuleDict Residual TwoBranch Stack Router Twice".split()},
+    # the dropout variants and Unflatten (MOD-012, MOD-013); the lazy layers (MOD-014) own no
+    # parameters a program could set: theirs are made, from the random stream, by the first call
+    **{n: () for n in "Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout Unflatten".split()},
+    **{n: () for n in "LazyLinear LazyConv2d".split()},
 }
 
 
@@ -1531,3 +1543,26 @@ class ExitDevice(Step):
 
     def names_read(self) -> list[str]:
         return [self.name]
+
+
+@_step
+@dataclass
+class ManualSeed(Step):
+    """``torch.manual_seed(seed)``: the draws after it on the default CPU generator (dropout masks,
+    the weights a lazy module makes on its first call) are the seed's."""
+
+    kind: ClassVar[str] = "manual_seed"
+    seed: int
+
+
+@_step
+@dataclass
+class ObserveRepr(Step):
+    """Record ``repr(module)``: the module's printed form (``print(model)``), children and
+    ``extra_repr`` included."""
+
+    kind: ClassVar[str] = "observe_repr"
+    module: str
+
+    def names_read(self) -> list[str]:
+        return [self.module]

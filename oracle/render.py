@@ -38,6 +38,7 @@ from oracle.program import (
     GradMode,
     Leaf,
     LoadStateDict,
+    ManualSeed,
     Module,
     ModuleHook,
     ModuleMode,
@@ -53,6 +54,7 @@ from oracle.program import (
     ObserveGraph,
     ObserveLayout,
     ObserveModule,
+    ObserveRepr,
     ObserveSaved,
     ObserveScheduler,
     Op,
@@ -775,6 +777,10 @@ def _module_statements(step: Step, dev: str, index: int) -> list[str] | None:
             f"           training=[[n, s.training] for n, s in {m}.named_modules()],",
             f"           repr=repr({m}))",
         ]
+    elif isinstance(step, ManualSeed):
+        return [f"torch.manual_seed({step.seed})"]
+    elif isinstance(step, ObserveRepr):
+        return [f"show_event('repr', {index}, name={step.module!r}, repr=repr({step.module}))"]
     elif isinstance(step, Optimizer):
         kwargs = "".join(f", {k}={_arg(v)}" for k, v in step.kwargs.items())
         params = _names(step.params) if step.module is None else f"{step.module}.parameters()"

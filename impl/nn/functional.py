@@ -35,6 +35,14 @@ from impl.nn._activations import (  # noqa: F401  (re-exported)
     softsign,
 )
 from impl.nn._conv import conv2d
+from impl.nn._dropout import (  # noqa: F401  (re-exported)
+    alpha_dropout,
+    dropout,
+    dropout1d,
+    dropout2d,
+    dropout3d,
+    feature_alpha_dropout,
+)
 from impl.nn._embedding import embedding  # noqa: F401  (re-exported)
 from impl.nn._norm import batch_norm, group_norm, layer_norm  # noqa: F401  (re-exported)
 from impl.nn._pad import pad
@@ -64,6 +72,11 @@ __all__ = [
     "softmax",
     "log_softmax",
     "dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
+    "alpha_dropout",
+    "feature_alpha_dropout",
     "mse_loss",
     "l1_loss",
     "nll_loss",
@@ -196,25 +209,6 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
     return input.log_softmax(dim) if dtype is None else input.log_softmax(dim, dtype=dtype)
-
-
-def dropout(input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False) -> Tensor:
-    """Zero each element with probability ``p`` and scale the rest by ``1/(1-p)`` (training only)."""
-    if p < 0.0 or p > 1.0:
-        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
-    if not isinstance(input, Tensor):
-        raise invalid_call(dropout, locals(), "dropout_" if inplace else "dropout")
-    if not training or p == 0 or input.numel() == 0:
-        return input
-    with grad_mode.no_grad():
-        if p == 1:
-            mask = _creation.zeros_like(input)
-        else:
-            keep = _creation.rand(tuple(input.shape), dtype=input.dtype, device=input.device) < (1 - p)
-            mask = keep.to(input.dtype) * (1.0 / (1 - p))
-    if inplace:
-        return input.mul_(mask)
-    return input * mask
 
 
 # -- losses -----------------------------------------------------------------------------------

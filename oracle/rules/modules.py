@@ -173,6 +173,35 @@ RULES = [
         f"{_NN}.LSTM.html",
     ),
     Rule(
+        "MOD-012",
+        MODULES,
+        "After torch.manual_seed, Dropout, Dropout1d/2d/3d, AlphaDropout and FeatureAlphaDropout in "
+        "train mode (and F.dropout ..., torch.dropout, feature_dropout, alpha_dropout, in place or not) "
+        "draw torch's masks from its CPU stream, per element or per channel, scale (and shift) the "
+        "kept values as torch's, give MulBackward0 or AddBackward0 and torch's gradients, warn as torch "
+        "on inputs of other dimensions (Dropout2d on 3-D input), and are the identity in eval mode.",
+        f"{_NN}.Dropout2d.html",
+    ),
+    Rule(
+        "MOD-013",
+        MODULES,
+        "print(model) of nested Sequential, ModuleList and ModuleDict trees shows torch's text: each "
+        "child on its own line under its name, indented, with its extra_repr options (Linear, Conv2d, "
+        "Flatten, Unflatten, the dropout, activation, pooling and normalisation layers, Embedding); "
+        "Unflatten and Flatten compute torch's views.",
+        f"{_NN}.Module.html#torch.nn.Module.extra_repr",
+    ),
+    Rule(
+        "MOD-014",
+        MODULES,
+        "LazyLinear and LazyConv2d hold UninitializedParameters (printed with in_features=0 or 0 "
+        "channels; their shape refused with torch's RuntimeError) until the first call, which infers "
+        "the input's features, materializes and initialises the parameters on torch's random stream "
+        "(weight, then bias: a seeded program gets torch's weights) and turns the module into Linear "
+        "or Conv2d, printed and computed as torch's.",
+        f"{_NN}.LazyLinear.html",
+    ),
+    Rule(
         "OPT-001",
         OPTIM,
         "SGD (lr, momentum, dampening, weight_decay, nesterov, maximize) moves the parameters as "

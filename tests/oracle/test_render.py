@@ -358,3 +358,16 @@ def test_script_defines_only_the_helpers_it_calls() -> None:
     hooks = render(seed_000_hooks())
     assert {"show_hook", "texts", "text"} <= defined(hooks)
     assert not {"show_event", "show_layout", "show_array", "show_grad_mode", "_outputs"} & defined(hooks)
+
+
+def test_seeded_dropout_and_printed_forms_render_as_the_reference_trace() -> None:
+    """manual_seed and observe_repr: the script draws torch's masks and prints the module's text."""
+    from oracle.program import ManualSeed, ModuleMode, ObserveRepr
+
+    children = [{"cls": "Unflatten", "args": [1, [2, 3]]}, {"cls": "Dropout2d", "kwargs": {"p": 0.5}},
+                {"cls": "Flatten"}]
+    assert_script_reproduces(Program([
+        ManualSeed(3), Leaf("x", [[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]] * 2, requires_grad=True),
+        Module("m", "Sequential", children=children), ObserveRepr("m"), CallModule("y", "m", ["x"]),
+        ModuleMode("m", False), ObserveRepr("m_1"), CallModule("z", "m", ["x"]), Observe("y"), Observe("z"),
+    ]))

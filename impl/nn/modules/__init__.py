@@ -14,7 +14,17 @@ from impl.nn.modules.activation_more import (
 )
 from impl.nn.modules.container import ModuleDict, ModuleList, Sequential
 from impl.nn.modules.conv import Conv2d
-from impl.nn.modules.dropout import Dropout, Flatten
+from impl.nn.modules.dropout import (
+    AlphaDropout,
+    Dropout,
+    Dropout1d,
+    Dropout2d,
+    Dropout3d,
+    FeatureAlphaDropout,
+    Flatten,
+    Unflatten,
+)
+from impl.nn.modules.lazy import LazyConv2d, LazyLinear
 from impl.nn.modules.linear import Identity, Linear
 from impl.nn.modules.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from impl.nn.modules.module import Module
@@ -34,6 +44,8 @@ from impl.nn.modules.sparse import Embedding
 __all__ = [
     "Module",
     "Linear",
+    "LazyLinear",
+    "LazyConv2d",
     "Identity",
     "Conv2d",
     "ReLU",
@@ -62,7 +74,13 @@ __all__ = [
     "LSTMCell",
     "GRUCell",
     "Dropout",
+    "Dropout1d",
+    "Dropout2d",
+    "Dropout3d",
+    "AlphaDropout",
+    "FeatureAlphaDropout",
     "Flatten",
+    "Unflatten",
     "MaxPool1d",
     "MaxPool2d",
     "AvgPool1d",
