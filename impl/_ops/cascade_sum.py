@@ -60,7 +60,7 @@ def _seq(x: Any, axis: int = 0) -> Any:
     n = x.shape[0]
     if n == 0:
         return np.zeros(x.shape[1:], x.dtype)
-    if n > 32:
+    if n > 32 or x[0].size <= 256:  # (one call; over large rows numpy's accumulate is slow)
         return np.add.accumulate(x, axis=0)[-1]
     acc = x[0].copy()
     for i in range(1, n):
