@@ -234,16 +234,20 @@ def _broadcast_strides(shape: tuple, operand: tuple) -> list[int]:
     return out
 
 
-def iteration_order(shape: tuple, operands: list) -> list[int]:
+def iteration_order(shape: tuple, operands: list, reduction: bool = False) -> list[int]:
     """torch's TensorIterator reorder_dimensions (and infer_dense_strides, for one operand): the
     dimensions innermost first, sorted by insertion from the last dimension. Two dimensions are
     compared by the first operand that tells them apart: a broadcast (stride 0) dimension tells
-    nothing, the smaller stride goes inside, and of equal strides the larger size goes outside."""
+    nothing, the smaller stride goes inside, and of equal strides the larger size goes outside.
+    ``reduction``: the first operand is a reduction's output, whose reduced (stride 0)
+    dimensions go inside the others."""
     strides = [_broadcast_strides(shape, op) for op in operands]
 
     def should_swap(d0: int, d1: int) -> int:
-        for st in strides:
+        for i, st in enumerate(strides):
             s0, s1 = st[d0], st[d1]
+            if reduction and i == 0 and (s0 == 0) != (s1 == 0):
+                return 1 if s1 == 0 else -1
             if s0 == 0 or s1 == 0:
                 continue
             if s0 != s1:

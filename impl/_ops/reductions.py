@@ -13,6 +13,7 @@ from impl import dtypes, return_types
 from impl._creation import ones, zeros_like
 from impl._ops import elementwise
 from impl._ops.binary_math import maximum, minimum
+from impl._ops.cascade_sum import cascade_mean, cascade_sum, summable
 from impl._ops.indexing import cat
 from impl._ops.pointwise_ternary import masked
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
@@ -58,17 +59,23 @@ def check_differentiable(input: Any, out: Any) -> None:
 
 
 def _sum_fwd(xp: Any, a: Any, dim: Any, keepdim: bool, dtype: Any) -> Any:
-    """The sum in ``dtype``; float16/bfloat16 accumulated in float32 and rounded once, as torch's."""
+    """The sum in ``dtype``: a floating one on the CPU in the order of torch's kernel (bit for
+    bit); else float16/bfloat16 accumulated in float32 and rounded once, as torch's."""
     out = np.dtype(dtype) if dtype is not None else a.dtype
+    if xp is np and summable(out):
+        return cascade_sum(a, dim, keepdim, out)
     if out.kind not in "biuf" or out.kind == "f" and out.itemsize < 4:
         return xp.sum(a.astype(out, copy=False), axis=dim, keepdims=keepdim, dtype=np.float32).astype(out)
     return xp.sum(a, axis=dim, keepdims=keepdim, dtype=dtype)
 
 
 def _mean_fwd(xp: Any, a: Any, dim: Any, keepdim: bool, dtype: Any) -> Any:
-    """The mean, half types accumulated in float32 and rounded once (as torch's kernel); over no
-    elements NaN, without numpy's "Mean of empty slice" warning."""
+    """The mean, half types accumulated in float32 and rounded once (as torch's kernel; on the
+    CPU torch's sum divided by the count, bit for bit); over no elements NaN, without numpy's
+    "Mean of empty slice" warning."""
     out = dtype or a.dtype
+    if xp is np and summable(out):
+        return cascade_mean(a, dim, keepdim, out)
     wide = np.float32 if np.dtype(out).itemsize < 4 else out
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -449,6 +456,8 @@ def logsumexp(input: Tensor, dim: Any = _REQUIRED, keepdim: bool = False, *, _po
 
 def _nansum_fwd(xp: Any, a: Any, dim: Any, keepdim: bool, dtype: Any) -> Any:
     """The sum of the elements that are not NaN (as sum does: half types accumulated in float32)."""
+    if xp is np and summable(dtype):
+        return cascade_sum(a, dim, keepdim, dtype, ignore_nan=True)
     if a.dtype.kind not in "biu":  # floating, bfloat16 (numpy kind "V") included
         a = xp.where(xp.isnan(a), xp.zeros_like(a), a)
     return _sum_fwd(xp, a, dim, keepdim, dtype)

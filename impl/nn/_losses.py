@@ -7,7 +7,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from impl import _creation
+from impl._ops.cascade_sum import cascade_mean, cascade_sum, summable
 from impl._ops.table import D, OpDef, apply
 from impl.nn._activations import LOG_SIGMOID
 
@@ -16,6 +19,10 @@ EPSILON = 1e-12  # torch's clamp of x*(1-x) in binary_cross_entropy's backward
 
 
 def _reduce_array(xp: Any, a: Any, reduction: int) -> Any:
+    """The unreduced loss ``a`` reduced as torch's apply_loss_reduction: ``mean()`` or ``sum()``
+    (on the CPU in the order of torch's kernel)."""
+    if reduction and xp is np and summable(a.dtype):
+        return (cascade_mean if reduction == 1 else cascade_sum)(a, None, False, a.dtype)
     if reduction == 1:
         return xp.mean(a) if a.size else xp.asarray(float("nan"), dtype=a.dtype)
     if reduction == 2:
