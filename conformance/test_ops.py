@@ -86,6 +86,7 @@ NUMBER_OTHER = ("fmod", "remainder", "__mod__", "copysign", "xlogy", "float_powe
 TERNARY = ("lerp", "addcmul", "addcdiv")
 TERNARY_NUMBERS = (0.3, 0.7, -1.5, 2, True, 1e300)
 BINARY = (*ARITHMETIC, "maximum", "minimum", "where", *REFLECTED, *BINARY_MATH, *NUMBER_OTHER, "__rmod__")
+BINARY += ("isclose",)  # operands of one dtype only (torch refuses others)
 REDUCTIONS = ("sum", "mean", "prod", "var", "std", "max", "min", "amax", "cumsum", "cumprod", "flip")
 REDUCTIONS += ("logsumexp", "nansum", "nanmean", "all", "any", "count_nonzero")
 REDUCTIONS += ("cummax", "cummin", "logcumsumexp")
@@ -318,6 +319,7 @@ BINARY_OPTIONS: dict[str, tuple[dict, ...]] = {
     "add": ({"alpha": 2}, {"alpha": -1.5}, {"alpha": 0.5}),
     "sub": ({"alpha": -1.5}, {"alpha": 2}, {"alpha": 0.5}),
     "div": ({"rounding_mode": "trunc"}, {"rounding_mode": "floor"}),
+    "isclose": ({"rtol": 0.5, "atol": 0.0}, {"equal_nan": True}, {"atol": 1.5, "equal_nan": False}),
 }
 
 
@@ -1147,6 +1149,8 @@ SHAPE_OPS = ("tril", "triu", "tril_", "triu_", "roll", "diagonal", "movedim", "m
 SHAPE_OPS += ("swapdims", "broadcast_to", "flipud", "fliplr", "ravel", "unflatten", "repeat", "tile")
 SHAPE_OPS += ("diag", "diag_embed", "rot90", "broadcast_tensors", "hstack", "vstack", "row_stack", "dstack")
 SHAPE_OPS += ("column_stack", "tensor_split", "hsplit", "vsplit", "dsplit")
+AT_LEAST = ("atleast_1d", "atleast_2d", "atleast_3d")  # of one tensor, or of several: a tuple
+SHAPE_OPS += ("diff", *AT_LEAST)
 # the ops of SHAPE_OPS taking a list of tensors, and those returning a tuple of them
 STACKING = ("hstack", "vstack", "row_stack", "dstack", "column_stack")
 SPLITTING = ("broadcast_tensors", "tensor_split", "hsplit", "vsplit", "dsplit")
@@ -1202,6 +1206,8 @@ def shape_op_args(draw: Any, op: str, shape: tuple[int, ...]) -> tuple[list, dic
         n = draw(st.sampled_from((2, 2, 2, 1, 3, 0)))  # now and then not two dims, or none: the default
         dims = [draw(st.lists(dim, min_size=n, max_size=n))] if n else []
         return [draw(st.integers(-5, 5)), *dims], {}
+    if op == "diff":  # n (now and then negative, refused), dim; prepend/append: shape_ops
+        return [draw(st.integers(-1, 3)), draw(dim)], {}
     if op in ("tensor_split", "hsplit", "vsplit", "dsplit"):
         if draw(st.booleans()):
             split: Any = draw(st.integers(0 if op == "tensor_split" else 1, 4))  # sections (0 refused)
@@ -1261,6 +1267,14 @@ def shape_ops(draw: Any, op: str) -> Program:
         args = list(args[0])  # the method's sizes spread: x.repeat(2, 3)
     if op == "tensor_split":
         args = split_indices(draw, p, args)
+    if op == "diff":
+        kwargs = joined_ends(draw, p, shape, dtype)
+    if op in AT_LEAST and draw(st.booleans()):  # several tensors: a tuple of them
+        parts = [Ref(base), Ref(p.leaf(draw(st.sampled_from(SHAPE_OP_SHAPES)), dtype_of(draw)))]
+        y = p.op(op, *parts) if draw(st.booleans()) else p.op(op, parts)
+        first, last = (p.op("__getitem__", Ref(y), i) for i in (0, -1))
+        p.names.remove(y)
+        return p.end(weighted(p, first), weighted(p, last))
     if op in STACKING:
         y = p.op(op, [Ref(base), Ref(stacked_partner(draw, p, op, shape, dtype))])
     elif op == "broadcast_tensors":
@@ -1282,7 +1296,21 @@ def shape_ops(draw: Any, op: str) -> Program:
     return p.end(weighted(p, y))
 
 
+def joined_ends(draw: Any, p: OpProgram, shape: tuple[int, ...], dtype: str) -> dict[str, Any]:
+    """diff's prepend and append, each now and then: of the input's shape (its dims joined along
+    ``dim``) or of any shape (another rank, or sizes off ``dim`` that do not fit: refused)."""
+    ends: dict[str, Any] = {}
+    for name in ("prepend", "append"):
+        kind = draw(st.sampled_from((None, None, "same", "other")))
+        if kind == "same":
+            ends[name] = Ref(p.leaf(shape, dtype, edge=draw(st.booleans())))
+        elif kind == "other":
+            ends[name] = Ref(p.leaf(draw(st.sampled_from(SHAPE_OP_SHAPES)), dtype))
+    return ends
+
+
 INDICES = object()  # in SHAPE_FORMS: an int64 tensor of the indices [1, 3]
+SLAB = object()  # in SHAPE_FORMS: a leaf of the input's dtype, its shape but size 1 along the last dim
 _TRIANGLE = ((3, 4), [((), {}), ((1,), {}), ((-1,), {})])
 _SPLITS = [((2,), {}), (([1, 3],), {})]
 # each shape op with keyword targets (COVERAGE), a shape and every form of its arguments valid there
@@ -1294,6 +1322,8 @@ SHAPE_FORMS: dict[str, tuple[tuple[int, ...], list[tuple[tuple, dict]]]] = {
     "rot90": ((2, 4, 6), [((), {}), ((2,), {}), ((1, [1, 2]), {})]),
     "tensor_split": ((2, 4, 6), [((3,), {}), (([1, 3],), {"dim": 2}), ((INDICES,), {"dim": 1})]),
     **dict.fromkeys(("hsplit", "vsplit", "dsplit"), ((2, 4, 6), _SPLITS)),
+    "diff": ((2, 4, 6), [((), {}), ((2,), {}), ((1, 1), {}), ((0,), {}), ((3, 0), {}),
+                         ((), {"prepend": SLAB}), ((2,), {"append": SLAB, "prepend": SLAB})]),
 }
 
 
@@ -1301,10 +1331,12 @@ def shape_forms(draw: Any, p: OpProgram, op: str) -> list[str]:
     """``op`` in each of its SHAPE_FORMS on a float leaf requiring grad (in place on copies of
     it), each result (of a split, its first part) weighted."""
     shape, forms = SHAPE_FORMS[op]
-    x = p.leaf(shape, dtype_of(draw, ("float32", "float64")), grad=True)
+    dtype = dtype_of(draw, ("float32", "float64"))
+    x = p.leaf(shape, dtype, grad=True)
     results = []
     for args, kwargs in forms:
         args = tuple(Ref(p.indices([1, 3])) if a is INDICES else a for a in args)
+        kwargs = {k: Ref(p.leaf((*shape[:-1], 1), dtype)) if v is SLAB else v for k, v in kwargs.items()}
         if op.endswith("_"):
             results.append(p.op("mul", Ref(x), 2))
             p.op(op, Ref(results[-1]), *args, **kwargs)
@@ -1323,6 +1355,31 @@ def shape_forms(draw: Any, p: OpProgram, op: str) -> list[str]:
 @given(data=st.data())
 def test_shape_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(shape_ops(op), label="program"), backend, reference)
+
+
+TRIANGLE_INDICES = ("tril_indices", "triu_indices")
+TRIANGLE_DTYPES = (None, None, DType("int32"), DType("int16"), DType("float32"), DType("bool"))
+
+
+@st.composite
+def triangle_indices(draw: Any, op: str) -> Program:
+    """tril_indices/triu_indices of a few matrices (empty, wide, tall) at offsets inside and past
+    the matrix, of an index dtype (or a float or bool one, or a negative size: torch's errors)."""
+    p = OpProgram(draw)
+    for _ in range(draw(st.integers(1, 3))):
+        row, col = draw(st.integers(-1, 4)), draw(st.integers(0, 5))
+        args = [row, col] + ([draw(st.integers(-5, 5))] if draw(st.booleans()) else [])
+        dtype = draw(st.sampled_from(TRIANGLE_DTYPES))
+        p.op(op, *args, **({} if dtype is None else {"dtype": dtype}))
+    return p.observed()
+
+
+@pytest.mark.rule("OPS-009")
+@pytest.mark.parametrize("op", TRIANGLE_INDICES)
+@examples(0.1)
+@given(data=st.data())
+def test_triangle_indices(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(triangle_indices(op), label="program"), backend, reference)
 
 
 # the scatter ops of OPS-009 (impl/_ops/scatter.py)
@@ -1597,7 +1654,8 @@ COVERAGE: dict[str, coverage.Targets] = {
     "OPS-008": coverage.Targets(coverage.keywords(*SORTING, *SEARCHES),
                                 coverage.clause(SORTING, "input", TIES)),
     "OPS-009": coverage.Targets(
-        coverage.keywords(*SHAPE_OPS, "scatter", "scatter_", "scatter_add", "scatter_add_", *INDEX_OPS),
+        coverage.keywords(*SHAPE_OPS, *TRIANGLE_INDICES, "scatter", "scatter_", "scatter_add", "scatter_add_",
+                          *INDEX_OPS),
         coverage.clause(("scatter_add", "scatter_add_", "index_add", "index_add_"), "index", {
             "repeated": _repeated,
         }),

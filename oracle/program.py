@@ -1531,3 +1531,6 @@ class ExitDevice(Step):
 
     def names_read(self) -> list[str]:
         return [self.name]
+
+# -- tutorial functions (conformance/test_ops.py: isclose in OPS-002, the others in OPS-009) -----
+OPS.update(_table("isclose diff atleast_1d atleast_2d atleast_3d tril_indices triu_indices", "function"))

@@ -521,7 +521,7 @@ def atleast_3d(*tensors: Any) -> Any:
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
     """The n-th forward difference along ``dim`` (prepend/append joined first), composed as torch's:
     ``narrow(1, ...) - narrow(0, ...)`` n times (SubBackward0 over SliceBackward0s; logical_xor for
-    bool), stopping once the dim is empty; n=0 a copy (CopyBackwards)."""
+    bool), stopping once the dim is empty; n=0 a copy of the input alone (CopyBackwards)."""
     if not isinstance(input, Tensor):
         raise invalid_call(diff, locals())
     if input.dim() == 0:
@@ -530,15 +530,29 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: 
         raise RuntimeError(f"order must be non-negative but got {n}")
     joined = [t for t in (prepend, input, append) if t is not None]
     for t in joined:
-        if t.dim() != input.dim():
-            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
-    out = input if len(joined) == 1 else cat(joined, dim)
+        if t is not input:
+            _joinable(input, t, dim)
     if n == 0:
-        return out.new_empty(tuple(out.shape)).copy_(out) if out is input else out
+        return input.new_empty(tuple(input.shape)).copy_(input)
+    out = input if len(joined) == 1 else cat(joined, dim)
     for _ in range(n):
-        size = out.shape[dim]
+        size = out.shape[_wrap_dim(dim, out.dim())]
         if size == 0:
             break
         later, earlier = out.narrow(dim, 1, size - 1), out.narrow(dim, 0, size - 1)
         out = later.logical_xor(earlier) if out.dtype is dtypes.bool_ else later - earlier
     return out
+
+
+def _joinable(input: Tensor, other: Tensor, dim: int) -> None:
+    """torch's check of diff's prepend or append: the input's rank, its sizes off ``dim``."""
+    wrapped = _wrap_dim(dim, input.dim())
+    if other.dim() != input.dim():
+        raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    for i in range(other.dim()):
+        if i != wrapped and other.shape[i] != input.shape[i]:
+            raise RuntimeError(
+                "diff expects the shape of tensor to prepend or append to match that of input except along "
+                f"the differencing dimension; input.size({i}) = {input.shape[i]}, but got tensor.size({i}) = "
+                f"{other.shape[i]}"
+            )

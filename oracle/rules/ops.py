@@ -29,7 +29,8 @@ RULES = [
         "OPS-002",
         FAMILY,
         "Binary ops (+ - * / ** % and their reflected forms, maximum, minimum, where, atan2, hypot, "
-        "fmod, remainder, fmax, fmin, copysign, xlogy, logaddexp, logaddexp2, float_power, heaviside) "
+        "fmod, remainder, fmax, fmin, copysign, xlogy, logaddexp, logaddexp2, float_power, heaviside, "
+        "isclose with rtol/atol/equal_nan) "
         "and the ternary lerp, addcmul and addcdiv (with their in-place forms) broadcast their "
         "operands, promote dtypes as torch does (tensors and Python scalars), reduce gradients "
         "back to each operand's shape, and reject the dtype combinations (and integer division by "
@@ -97,7 +98,9 @@ RULES = [
         "Shape ops (tril, triu and tril_/triu_, roll, diagonal, movedim/moveaxis, swapaxes/swapdims, "
         "broadcast_to, flipud, fliplr, ravel, unflatten, repeat, tile, diag, diag_embed, rot90, "
         "broadcast_tensors, hstack, vstack/row_stack, dstack, column_stack, tensor_split, hsplit, vsplit, "
-        "dsplit, and the scatter ops scatter (a tensor src or a number, reduce='add'/'multiply'), "
+        "dsplit, diff (n, dim, prepend/append), atleast_1d/2d/3d (of one tensor or several), "
+        "tril_indices/triu_indices (offset, index dtypes), and the scatter ops scatter (a tensor src or "
+        "a number, reduce='add'/'multiply'), "
         "scatter_add, index_add (alpha), index_copy and their in-place forms scatter_/scatter_add_/"
         "index_add_/index_copy_) give torch's values, dtypes, views "
         "(a view shares the base's memory and version counter exactly where torch's does), gradients "
