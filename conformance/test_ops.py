@@ -98,7 +98,7 @@ LARGE_VALUES = (-100.0, 0.5, 90.0, 100.0)
 SELECTING_SCANS = ("cummax", "cummin")  # drawn with ties and NaN
 LIST_DIMS = ("logsumexp", *NAN_REDUCTIONS, "all", "any", "count_nonzero")  # taking a list of dims
 DIM_REQUIRED = ("amax", "logsumexp")  # reducing over everything only with a list of dims
-MATRIX = ("matmul", "__matmul__", "mm", "bmm", "addmm", "trace")
+MATRIX = ("matmul", "__matmul__", "mm", "bmm", "addmm", "trace", "einsum")
 SCALARS = (2, -1, 0, 0.5, -2.0, True)
 CLAMP_BOUNDS = ({"min": -1.0}, {"max": 0.5}, {"min": -1.0, "max": 1.0}, {"min": 1, "max": 0})
 # the ops of gather_and_friends (OPS-005), one test each
@@ -115,6 +115,7 @@ TERNARY_WEIGHT = 0.4
 REDUCTION_WEIGHT = 0.25
 INTEGRAL_REDUCTION_WEIGHT = 0.03  # three programs per reduction and integer dtype
 MATRIX_WEIGHT = 0.4
+EINSUM_WEIGHT = 0.6
 
 
 class OpProgram:
@@ -707,15 +708,48 @@ def matrix_ops(draw: Any, op: str | None = None) -> Program:
         a = p.leaf((2, 2, 3), dtype)
         b = p.leaf(draw(st.sampled_from(((2, 3, 2), (2, 3, 1), (1, 3, 2)))), dtype)
         return p.end(p.op("bmm", Ref(a), Ref(b)))
+    if op == "einsum":
+        return einsum_program(draw, p, dtype)
     return p.end(p.op("trace", Ref(p.leaf(draw(st.sampled_from(((2, 3), (3, 3), (1, 2)))), dtype))))
 
 
+# einsum's equations, each with operand shapes that fit (size-1 dims broadcast): products, batch
+# products, traces and diagonals, outer products, transposes, sums, implicit outputs (``...``, then the
+# subscripts seen once, capitals first), ellipses, three operands, and equations torch refuses
+EINSUM_FORMS = (
+    ("ij,jk->ik", ((2, 3), (3, 4))), ("ij,jk", ((2, 3), (3, 1))), ("bij,bjk->bik", ((2, 2, 3), (2, 3, 2))),
+    ("ii->", ((3, 3),)), ("ii->i", ((3, 3),)), ("ii", ((2, 2),)), ("bii->bi", ((2, 3, 3),)),
+    ("i,j->ij", ((3,), (2,))), ("i,i->", ((3,), (3,))), ("i,i", ((3,), (1,))), ("ij->ji", ((2, 3),)),
+    ("ba", ((2, 3),)), ("ij->", ((2, 3),)), ("ij->j", ((2, 3),)), ("ij,ij->i", ((2, 3), (2, 3))),
+    ("ij,ij->ij", ((2, 3), (1, 3))), ("...ij,...jk->...ik", ((2, 2, 3), (3, 2))),
+    ("...ii->...", ((2, 3, 3),)),
+    ("b...->...b", ((2, 3, 1),)), ("Ab,bA", ((2, 3), (3, 2))), ("ij,jk,kl->il", ((2, 3), (3, 2), (2, 2))),
+    ("i,,j", ((2,), (), (3,))), ("ij,jk->ik", ((2, 3), (2, 3))), ("ij->ii", ((2, 3),)), ("ij", ((3,),)),
+    ("i,j->k", ((2,), (3,))), ("iij->", ((2, 3, 3),)), ("ij;jk", ((2, 3), (3, 4))), ("i.j", ((2, 3),)),
+)
+
+
+def einsum_program(draw: Any, p: OpProgram, dtype: str) -> Program:
+    """einsum of one of EINSUM_FORMS (its operands as arguments or one list), on leaves of ``dtype``."""
+    equation, shapes = draw(st.sampled_from(EINSUM_FORMS))
+    operands = [Ref(p.leaf(shape, dtype, edge=draw(st.booleans()))) for shape in shapes]
+    spread = draw(st.booleans())
+    return p.end(p.op("einsum", equation, *operands) if spread else p.op("einsum", equation, operands))
+
+
 @pytest.mark.rule("OPS-004")
-@pytest.mark.parametrize("op", MATRIX)
+@pytest.mark.parametrize("op", MATRIX[:-1])
 @examples(MATRIX_WEIGHT)
 @given(data=st.data())
 def test_matrix_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(matrix_ops(op), label="program"), backend, reference)
+
+
+@pytest.mark.rule("OPS-004")
+@examples(EINSUM_WEIGHT)
+@given(data=st.data())
+def test_einsum(data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(matrix_ops("einsum"), label="program"), backend, reference)
 
 
 @st.composite

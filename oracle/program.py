@@ -1534,3 +1534,4 @@ class ExitDevice(Step):
 
 # -- tutorial functions (conformance/test_ops.py: isclose in OPS-002, the others in OPS-009) -----
 OPS.update(_table("isclose diff atleast_1d atleast_2d atleast_3d tril_indices triu_indices", "function"))
+OPS.update(_table("einsum", "function"))

@@ -53,8 +53,10 @@ RULES = [
     Rule(
         "OPS-004",
         FAMILY,
-        "Matrix products (matmul and @ with 1-d, 2-d and batched operands, mm, bmm, addmm, trace) "
-        "give torch's values, gradients, grad_fn names and shape errors.",
+        "Matrix products (matmul and @ with 1-d, 2-d and batched operands, mm, bmm, addmm, trace, "
+        "einsum with explicit and implicit outputs, ellipses, diagonals and several operands) "
+        "give torch's values, gradients, grad_fn names (einsum's: the permutes, bmm and views torch "
+        "decomposes it into) and shape and equation errors.",
         f"{_DOCS}/generated/torch.matmul.html",
     ),
     Rule(
