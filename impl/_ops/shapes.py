@@ -23,6 +23,7 @@ from impl._ops.table import D, OpDef, apply
 from impl._ops.views import _shape_args, contiguous, expand, view
 from impl._signatures import invalid_call
 from impl._tensor import Tensor, _dim_list, _wrap_dim
+from impl._xp import namespace_of
 
 
 def _ints(value: Any) -> tuple[int, ...]:
@@ -556,3 +557,52 @@ def _joinable(input: Tensor, other: Tensor, dim: int) -> None:
                 f"the differencing dimension; input.size({i}) = {input.shape[i]}, but got tensor.size({i}) = "
                 f"{other.shape[i]}"
             )
+
+
+@api.variants("repeat_interleave")
+def repeat_interleave(
+    input: Tensor, repeats: Any = None, dim: Any = None, *, output_size: Any = None
+) -> Tensor:
+    """Each element (slice along ``dim``; of the flattened input without one) repeated, as torch
+    composes it: an int count by unsqueeze, expand, clone and flatten; a tensor of counts by
+    index_select of ``repeat_interleave(repeats)``, the indices each position repeated by its count."""
+    if repeats is None:
+        return _repeated_indices(input, output_size)
+    if not isinstance(input, Tensor) or isinstance(repeats, bool):
+        raise invalid_call(repeat_interleave, locals())
+    flat = input.flatten() if dim is None else input
+    d = _wrap_dim(0 if dim is None else int(dim), input.dim())
+    if isinstance(repeats, int):
+        if repeats < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        sizes = list(flat.shape)
+        sizes.insert(d + 1, repeats)
+        return flat.unsqueeze(d + 1).expand(sizes).clone().flatten(d, d + 1)
+    if not isinstance(repeats, Tensor):
+        raise invalid_call(repeat_interleave, locals())
+    if repeats.dim() == 0 or (repeats.dim() == 1 and repeats.shape[0] == 1):
+        repeats = repeats.reshape(1).expand(flat.shape[d])
+    elif repeats.dim() == 1:
+        if repeats.shape[0] != flat.shape[d]:
+            raise RuntimeError(
+                "repeats must have the same size as input along dim, but got repeats.size(0) = "
+                f"{repeats.shape[0]} and input.size({d}) = {flat.shape[d]}"
+            )
+    else:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    return flat.index_select(d, _repeated_indices(repeats, output_size))
+
+
+def _repeated_indices(repeats: Tensor, output_size: Any) -> Tensor:
+    """``torch.repeat_interleave(repeats)``: 0, 1, ... each repeated by its count (int32 or int64)."""
+    if repeats.dtype not in (dtypes.int32, dtypes.int64):
+        raise dtypes.kernel_missing("repeat_interleave_cpu", repeats.dtype)
+    if repeats.dim() != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    counts = repeats._data
+    if counts.size and counts.min() < 0:
+        raise RuntimeError("repeats can not be negative")
+    if output_size is not None and counts.size and output_size != int(counts.sum()):
+        raise RuntimeError("allocated size does not match required size")
+    xp = namespace_of(counts)
+    return Tensor._from_array(xp.repeat(xp.arange(counts.size, dtype=counts.dtype), counts))
