@@ -1416,6 +1416,108 @@ def test_triangle_indices(op: str, data: st.DataObject, backend: Backend, refere
     check(data.draw(triangle_indices(op), label="program"), backend, reference)
 
 
+# the selecting and counting ops of OPS-008 (their results hold indices or counts), and the
+# repeating ones of OPS-009, one test each
+COUNTING = ("unique", "unique_consecutive", "nonzero", "argwhere", "bincount")
+REPEATING = ("repeat_interleave", "meshgrid")
+COUNT_VALUES = (0.0, 1.0, 1.0, 2.0, -0.0, NAN)  # ties, zeros of both signs, NaN
+
+
+@st.composite
+def counting_ops(draw: Any, op: str) -> Program:
+    """``op`` on a leaf of any dtype holding ties, zeros and NaN (bincount: non-negative integers, a
+    weight now and then, or what torch refuses), with its options drawn; tuples read part by part.
+    unique's values keep the input's grad_fn requirement: its backward raises, as torch's."""
+    p = OpProgram(draw)
+    shape = draw(st.sampled_from(SORT_SHAPES))
+    dtype = dtype_of(draw, ALL_DTYPES)
+    size = math.prod(shape)
+    values = draw(st.lists(st.sampled_from(COUNT_VALUES), min_size=size, max_size=size))
+    data = np.array(values, dtype=np.float64).reshape(shape)
+    if dtype != "bool" and not dtype.startswith("float"):
+        data = np.nan_to_num(data).astype(np.int64)
+    if op == "bincount":
+        counts = draw(st.lists(st.integers(-1 if draw(st.integers(0, 5)) == 0 else 0, 4), max_size=5))
+        x = p.given(counts, dtype_of(draw, ("int64", "int64", "uint8", "int32", "float32")))
+        kwargs: dict[str, Any] = {"minlength": draw(st.sampled_from((0, 0, 3, 7)))}
+        if draw(st.booleans()):
+            n = len(counts) + (draw(st.integers(0, 5)) == 0)
+            kwargs["weights"] = Ref(p.leaf((n,), dtype_of(draw, ALL_DTYPES), grad=False))
+        return p.end(p.op("bincount", Ref(x), **kwargs))
+    x = p.given(data.tolist(), dtype, grad=dtype.startswith("float") and draw(st.booleans()))
+    if op in ("nonzero", "argwhere"):
+        as_tuple = op == "nonzero" and draw(st.booleans())
+        y = p.op(op, Ref(x), **({"as_tuple": True} if as_tuple else {}))
+        if as_tuple:
+            p.op("__getitem__", Ref(y), 0)
+            p.names.remove(y)
+        return p.observed()
+    kwargs = {k: True for k in ("return_inverse", "return_counts") if draw(st.booleans())}
+    if draw(st.booleans()):
+        kwargs["dim"] = draw(st.integers(-len(shape) - 1, max(len(shape), 1)))
+    if op == "unique" and draw(st.booleans()):
+        kwargs["sorted"] = draw(st.booleans())
+    y = p.op(op, Ref(x), **kwargs)
+    extra = len(kwargs.keys() & {"return_inverse", "return_counts"})
+    if extra:
+        parts = [p.op("__getitem__", Ref(y), i) for i in range(1 + extra)]
+        p.names.remove(y)
+        y = parts[0]
+    return p.end(y) if dtype.startswith("float") else p.observed()
+
+
+@st.composite
+def repeating_ops(draw: Any, op: str) -> Program:
+    """repeat_interleave by an int, a tensor of counts (0-d, of one, of the dim's size or not, negative
+    or float ones now and then: refused), over a dim or the flattened input, with output_size; or
+    meshgrid of 0-d and 1-d tensors (a 2-d one, or dtypes that differ: refused) with indexing 'ij',
+    'xy' or omitted (torch's warning). The results weighted and backpropagated twice."""
+    p = OpProgram(draw)
+    dtype = dtype_of(draw, ("float32", "float64"))
+    if op == "meshgrid":
+        shapes = draw(st.lists(st.sampled_from(((), (2,), (3,), (1,), (0,))), min_size=1, max_size=3))
+        grids = [Ref(p.leaf(s, dtype if draw(st.integers(0, 7)) else "float16")) for s in shapes]
+        kwargs = draw(st.sampled_from(({}, {"indexing": "ij"}, {"indexing": "xy"})))
+        y = p.op(op, *grids, **kwargs) if draw(st.booleans()) else p.op(op, grids, **kwargs)
+        first, last = (p.op("__getitem__", Ref(y), i) for i in (0, -1))
+        p.names.remove(y)
+        return p.end(weighted(p, first), weighted(p, last))
+    shape = draw(st.sampled_from(((), (3,), (2, 3), (2, 0), (1, 3))))
+    x = p.leaf(shape, dtype)
+    dim = draw(st.sampled_from((None, 0, -1, 1)))
+    size = (math.prod(shape) if dim is None else shape[dim % len(shape)]) if shape else 1
+    kind = draw(st.sampled_from(("int", "tensor", "tensor", "one")))
+    if kind == "int":
+        repeats: Any = draw(st.sampled_from((2, 0, 3, -1)))
+    else:
+        n = 1 if kind == "one" else size + (draw(st.integers(0, 5)) == 0)
+        least = -1 if draw(st.integers(0, 7)) == 0 else 0
+        counts = draw(st.lists(st.integers(least, 3), min_size=n, max_size=n))
+        rdtype = draw(st.sampled_from(("int64", "int64", "int32", "float32")))
+        held = counts[0] if kind == "one" and draw(st.booleans()) else counts
+        repeats = Ref(p.given(held, rdtype, prefix="i"))
+    kwargs = {} if dim is None else {"dim": dim}
+    if draw(st.integers(0, 3)) == 0:
+        kwargs["output_size"] = draw(st.integers(0, 9))
+    return p.end(weighted(p, p.op(op, Ref(x), repeats, **kwargs)))
+
+
+@pytest.mark.rule("OPS-008")
+@pytest.mark.parametrize("op", COUNTING)
+@examples(0.15)
+@given(data=st.data())
+def test_counting_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(counting_ops(op), label="program"), backend, reference)
+
+
+@pytest.mark.rule("OPS-009")
+@pytest.mark.parametrize("op", REPEATING)
+@examples(0.2)
+@given(data=st.data())
+def test_repeating_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(repeating_ops(op), label="program"), backend, reference)
+
+
 # the scatter ops of OPS-009 (impl/_ops/scatter.py)
 SCATTER_OPS = ("scatter", "scatter_value", "scatter_reduce_value", "scatter_", "scatter_add", "scatter_add_")
 SCATTER_WEIGHT = 0.3
@@ -1685,10 +1787,11 @@ COVERAGE: dict[str, coverage.Targets] = {
         coverage.edges("relu_", "input", "0", "-0.0"),
         coverage.clause("clamp_", "input", {"at min": _at("min"), "at max": _at("max")}),
     ),
-    "OPS-008": coverage.Targets(coverage.keywords(*SORTING, *SEARCHES),
+    "OPS-008": coverage.Targets(coverage.keywords(*SORTING, *SEARCHES, *COUNTING),
                                 coverage.clause(SORTING, "input", TIES)),
     "OPS-009": coverage.Targets(
-        coverage.keywords(*SHAPE_OPS, *TRIANGLE_INDICES, "scatter", "scatter_", "scatter_add", "scatter_add_",
+        coverage.keywords(*SHAPE_OPS, *TRIANGLE_INDICES, *REPEATING, "scatter", "scatter_", "scatter_add",
+                          "scatter_add_",
                           *INDEX_OPS),
         coverage.clause(("scatter_add", "scatter_add_", "index_add", "index_add_"), "index", {
             "repeated": _repeated,

@@ -627,7 +627,7 @@ def bincount(input: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:
     xp = namespace_of(a)
     length = int(a.max()) + 1 if a.size else 0
     length = length if length > minlength else minlength
-    if weights is None:
+    if weights is None or not a.size:  # torch's empty input: int64 zeros, whatever the weights
         return Tensor._from_array(xp.bincount(a, minlength=length).astype(np.int64))
     out = weights.dtype if weights.dtype in (dtypes.float32, dtypes.float64) else dtypes.float64
     return Tensor._from_array(xp.bincount(a, weights=weights._data.astype(np.float64), minlength=length)

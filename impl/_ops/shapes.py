@@ -571,13 +571,21 @@ def repeat_interleave(
     if not isinstance(input, Tensor) or isinstance(repeats, bool):
         raise invalid_call(repeat_interleave, locals())
     flat = input.flatten() if dim is None else input
+    if isinstance(repeats, Tensor) and flat.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
     d = _wrap_dim(0 if dim is None else int(dim), input.dim())
     if isinstance(repeats, int):
         if repeats < 0:
             raise RuntimeError("Repeats must be non-negative")
-        sizes = list(flat.shape)
-        sizes.insert(d + 1, repeats)
-        return flat.unsqueeze(d + 1).expand(sizes).clone().flatten(d, d + 1)
+        unsqueezed = flat.unsqueeze(d + 1)  # (a 0-d input with a dim: torch's range error here)
+        total = flat.shape[d] * repeats
+        if output_size is not None and output_size != total:
+            raise RuntimeError(
+                f"repeat_interleave: Invalid output_size, expected {total} but got {output_size}"
+            )
+        sizes = list(unsqueezed.shape)
+        sizes[d + 1] = repeats
+        return unsqueezed.expand(sizes).clone().flatten(d, d + 1)
     if not isinstance(repeats, Tensor):
         raise invalid_call(repeat_interleave, locals())
     if repeats.dim() == 0 or (repeats.dim() == 1 and repeats.shape[0] == 1):

@@ -91,7 +91,9 @@ RULES = [
         "three elements), dtypes, value-selecting gradients and graph, and torch's errors for bad "
         "dims, an out-of-range k, empty dims and bool inputs; searchsorted and bucketize give torch's "
         "insertion points (left or right, with a sorter, lane by lane, NaN last, compared in the "
-        "result type) and its errors.",
+        "result type) and its errors; unique and unique_consecutive (inverse indices, counts, dim), "
+        "nonzero (as_tuple), argwhere and bincount (weights, minlength) give torch's values, dtypes, "
+        "nodes (unique's, whose backward raises) and errors.",
         f"{_DOCS}/generated/torch.sort.html",
     ),
     Rule(
@@ -101,8 +103,9 @@ RULES = [
         "broadcast_to, flipud, fliplr, ravel, unflatten, repeat, tile, diag, diag_embed, rot90, "
         "broadcast_tensors, hstack, vstack/row_stack, dstack, column_stack, tensor_split, hsplit, vsplit, "
         "dsplit, diff (n, dim, prepend/append), atleast_1d/2d/3d (of one tensor or several), "
-        "tril_indices/triu_indices (offset, index dtypes), and the scatter ops scatter (a tensor src or "
-        "a number, reduce='add'/'multiply'), "
+        "tril_indices/triu_indices (offset, index dtypes), repeat_interleave (int or tensor counts, "
+        "dim, output_size), meshgrid (indexing, torch's warning without it), and the scatter ops "
+        "scatter (a tensor src or a number, reduce='add'/'multiply'), "
         "scatter_add, index_add (alpha), index_copy and their in-place forms scatter_/scatter_add_/"
         "index_add_/index_copy_) give torch's values, dtypes, views "
         "(a view shares the base's memory and version counter exactly where torch's does), gradients "
