@@ -716,8 +716,9 @@ def matrix_ops(draw: Any, op: str | None = None) -> Program:
 # einsum's equations, each with operand shapes that fit (size-1 dims broadcast): products, batch
 # products, traces and diagonals, outer products, transposes, sums, implicit outputs (``...``, then the
 # subscripts seen once, capitals first), ellipses, three operands, and equations torch refuses
-EINSUM_FORMS = (
-    ("ij,jk->ik", ((2, 3), (3, 4))), ("ij,jk", ((2, 3), (3, 1))), ("bij,bjk->bik", ((2, 2, 3), (2, 3, 2))),
+EINSUM_FORMS = (  # an implicit output whose subscripts are not in sorted order first: drawn most
+    ("kj,ji", ((2, 3), (3, 4))), ("ij,jk->ik", ((2, 3), (3, 4))), ("ij,jk", ((2, 3), (3, 1))),
+    ("bij,bjk->bik", ((2, 2, 3), (2, 3, 2))),
     ("ii->", ((3, 3),)), ("ii->i", ((3, 3),)), ("ii", ((2, 2),)), ("bii->bi", ((2, 3, 3),)),
     ("i,j->ij", ((3,), (2,))), ("i,i->", ((3,), (3,))), ("i,i", ((3,), (1,))), ("ij->ji", ((2, 3),)),
     ("ba", ((2, 3),)), ("ij->", ((2, 3),)), ("ij->j", ((2, 3),)), ("ij,ij->i", ((2, 3), (2, 3))),
