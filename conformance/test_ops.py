@@ -717,7 +717,7 @@ def matrix_ops(draw: Any, op: str | None = None) -> Program:
 # products, traces and diagonals, outer products, transposes, sums, implicit outputs (``...``, then the
 # subscripts seen once, capitals first), ellipses, three operands, and equations torch refuses
 EINSUM_FORMS = (  # an implicit output whose subscripts are not in sorted order first: drawn most
-    ("kj,ji", ((2, 3), (3, 4))), ("ij,jk->ik", ((2, 3), (3, 4))), ("ij,jk", ((2, 3), (3, 1))),
+    ("cab", ((2, 3, 1),)), ("ij,jk->ik", ((2, 3), (3, 4))), ("ij,jk", ((2, 3), (3, 1))),
     ("bij,bjk->bik", ((2, 2, 3), (2, 3, 2))),
     ("ii->", ((3, 3),)), ("ii->i", ((3, 3),)), ("ii", ((2, 2),)), ("bii->bi", ((2, 3, 3),)),
     ("i,j->ij", ((3,), (2,))), ("i,i->", ((3,), (3,))), ("i,i", ((3,), (1,))), ("ij->ji", ((2, 3),)),
