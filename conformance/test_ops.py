@@ -86,6 +86,7 @@ NUMBER_OTHER = ("fmod", "remainder", "__mod__", "copysign", "xlogy", "float_powe
 TERNARY = ("lerp", "addcmul", "addcdiv")
 TERNARY_NUMBERS = (0.3, 0.7, -1.5, 2, True, 1e300)
 BINARY = (*ARITHMETIC, "maximum", "minimum", "where", *REFLECTED, *BINARY_MATH, *NUMBER_OTHER, "__rmod__")
+BINARY += ("isclose",)  # operands of one dtype only (torch refuses others)
 REDUCTIONS = ("sum", "mean", "prod", "var", "std", "max", "min", "amax", "cumsum", "cumprod", "flip")
 REDUCTIONS += ("logsumexp", "nansum", "nanmean", "all", "any", "count_nonzero")
 REDUCTIONS += ("cummax", "cummin", "logcumsumexp")
@@ -97,7 +98,7 @@ LARGE_VALUES = (-100.0, 0.5, 90.0, 100.0)
 SELECTING_SCANS = ("cummax", "cummin")  # drawn with ties and NaN
 LIST_DIMS = ("logsumexp", *NAN_REDUCTIONS, "all", "any", "count_nonzero")  # taking a list of dims
 DIM_REQUIRED = ("amax", "logsumexp")  # reducing over everything only with a list of dims
-MATRIX = ("matmul", "__matmul__", "mm", "bmm", "addmm", "trace")
+MATRIX = ("matmul", "__matmul__", "mm", "bmm", "addmm", "trace", "einsum")
 SCALARS = (2, -1, 0, 0.5, -2.0, True)
 CLAMP_BOUNDS = ({"min": -1.0}, {"max": 0.5}, {"min": -1.0, "max": 1.0}, {"min": 1, "max": 0})
 # the ops of gather_and_friends (OPS-005), one test each
@@ -114,6 +115,7 @@ TERNARY_WEIGHT = 0.4
 REDUCTION_WEIGHT = 0.25
 INTEGRAL_REDUCTION_WEIGHT = 0.03  # three programs per reduction and integer dtype
 MATRIX_WEIGHT = 0.4
+EINSUM_WEIGHT = 0.6
 
 
 class OpProgram:
@@ -318,6 +320,7 @@ BINARY_OPTIONS: dict[str, tuple[dict, ...]] = {
     "add": ({"alpha": 2}, {"alpha": -1.5}, {"alpha": 0.5}),
     "sub": ({"alpha": -1.5}, {"alpha": 2}, {"alpha": 0.5}),
     "div": ({"rounding_mode": "trunc"}, {"rounding_mode": "floor"}),
+    "isclose": ({"rtol": 0.5, "atol": 0.0}, {"equal_nan": True}, {"atol": 1.5, "equal_nan": False}),
 }
 
 
@@ -705,15 +708,49 @@ def matrix_ops(draw: Any, op: str | None = None) -> Program:
         a = p.leaf((2, 2, 3), dtype)
         b = p.leaf(draw(st.sampled_from(((2, 3, 2), (2, 3, 1), (1, 3, 2)))), dtype)
         return p.end(p.op("bmm", Ref(a), Ref(b)))
+    if op == "einsum":
+        return einsum_program(draw, p, dtype)
     return p.end(p.op("trace", Ref(p.leaf(draw(st.sampled_from(((2, 3), (3, 3), (1, 2)))), dtype))))
 
 
+# einsum's equations, each with operand shapes that fit (size-1 dims broadcast): products, batch
+# products, traces and diagonals, outer products, transposes, sums, implicit outputs (``...``, then the
+# subscripts seen once, capitals first), ellipses, three operands, and equations torch refuses
+EINSUM_FORMS = (  # an implicit output whose subscripts are not in sorted order first: drawn most
+    ("cab", ((2, 3, 1),)), ("ij,jk->ik", ((2, 3), (3, 4))), ("ij,jk", ((2, 3), (3, 1))),
+    ("bij,bjk->bik", ((2, 2, 3), (2, 3, 2))),
+    ("ii->", ((3, 3),)), ("ii->i", ((3, 3),)), ("ii", ((2, 2),)), ("bii->bi", ((2, 3, 3),)),
+    ("i,j->ij", ((3,), (2,))), ("i,i->", ((3,), (3,))), ("i,i", ((3,), (1,))), ("ij->ji", ((2, 3),)),
+    ("ba", ((2, 3),)), ("ij->", ((2, 3),)), ("ij->j", ((2, 3),)), ("ij,ij->i", ((2, 3), (2, 3))),
+    ("ij,ij->ij", ((2, 3), (1, 3))), ("...ij,...jk->...ik", ((2, 2, 3), (3, 2))),
+    ("...ii->...", ((2, 3, 3),)),
+    ("b...->...b", ((2, 3, 1),)), ("Ab,bA", ((2, 3), (3, 2))), ("ij,jk,kl->il", ((2, 3), (3, 2), (2, 2))),
+    ("i,,j", ((2,), (), (3,))), ("ij,jk->ik", ((2, 3), (2, 3))), ("ij->ii", ((2, 3),)), ("ij", ((3,),)),
+    ("i,j->k", ((2,), (3,))), ("iij->", ((2, 3, 3),)), ("ij;jk", ((2, 3), (3, 4))), ("i.j", ((2, 3),)),
+)
+
+
+def einsum_program(draw: Any, p: OpProgram, dtype: str) -> Program:
+    """einsum of one of EINSUM_FORMS (its operands as arguments or one list), on leaves of ``dtype``."""
+    equation, shapes = draw(st.sampled_from(EINSUM_FORMS))
+    operands = [Ref(p.leaf(shape, dtype, edge=draw(st.booleans()))) for shape in shapes]
+    spread = draw(st.booleans())
+    return p.end(p.op("einsum", equation, *operands) if spread else p.op("einsum", equation, operands))
+
+
 @pytest.mark.rule("OPS-004")
-@pytest.mark.parametrize("op", MATRIX)
+@pytest.mark.parametrize("op", MATRIX[:-1])
 @examples(MATRIX_WEIGHT)
 @given(data=st.data())
 def test_matrix_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(matrix_ops(op), label="program"), backend, reference)
+
+
+@pytest.mark.rule("OPS-004")
+@examples(EINSUM_WEIGHT)
+@given(data=st.data())
+def test_einsum(data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(matrix_ops("einsum"), label="program"), backend, reference)
 
 
 @st.composite
@@ -1147,6 +1184,8 @@ SHAPE_OPS = ("tril", "triu", "tril_", "triu_", "roll", "diagonal", "movedim", "m
 SHAPE_OPS += ("swapdims", "broadcast_to", "flipud", "fliplr", "ravel", "unflatten", "repeat", "tile")
 SHAPE_OPS += ("diag", "diag_embed", "rot90", "broadcast_tensors", "hstack", "vstack", "row_stack", "dstack")
 SHAPE_OPS += ("column_stack", "tensor_split", "hsplit", "vsplit", "dsplit")
+AT_LEAST = ("atleast_1d", "atleast_2d", "atleast_3d")  # of one tensor, or of several: a tuple
+SHAPE_OPS += ("diff", *AT_LEAST)
 # the ops of SHAPE_OPS taking a list of tensors, and those returning a tuple of them
 STACKING = ("hstack", "vstack", "row_stack", "dstack", "column_stack")
 SPLITTING = ("broadcast_tensors", "tensor_split", "hsplit", "vsplit", "dsplit")
@@ -1202,6 +1241,8 @@ def shape_op_args(draw: Any, op: str, shape: tuple[int, ...]) -> tuple[list, dic
         n = draw(st.sampled_from((2, 2, 2, 1, 3, 0)))  # now and then not two dims, or none: the default
         dims = [draw(st.lists(dim, min_size=n, max_size=n))] if n else []
         return [draw(st.integers(-5, 5)), *dims], {}
+    if op == "diff":  # n (now and then negative, refused), dim; prepend/append: shape_ops
+        return [draw(st.integers(-1, 3)), draw(dim)], {}
     if op in ("tensor_split", "hsplit", "vsplit", "dsplit"):
         if draw(st.booleans()):
             split: Any = draw(st.integers(0 if op == "tensor_split" else 1, 4))  # sections (0 refused)
@@ -1261,6 +1302,14 @@ def shape_ops(draw: Any, op: str) -> Program:
         args = list(args[0])  # the method's sizes spread: x.repeat(2, 3)
     if op == "tensor_split":
         args = split_indices(draw, p, args)
+    if op == "diff":
+        kwargs = joined_ends(draw, p, shape, dtype)
+    if op in AT_LEAST and draw(st.booleans()):  # several tensors: a tuple of them
+        parts = [Ref(base), Ref(p.leaf(draw(st.sampled_from(SHAPE_OP_SHAPES)), dtype_of(draw)))]
+        y = p.op(op, *parts) if draw(st.booleans()) else p.op(op, parts)
+        first, last = (p.op("__getitem__", Ref(y), i) for i in (0, -1))
+        p.names.remove(y)
+        return p.end(weighted(p, first), weighted(p, last))
     if op in STACKING:
         y = p.op(op, [Ref(base), Ref(stacked_partner(draw, p, op, shape, dtype))])
     elif op == "broadcast_tensors":
@@ -1282,7 +1331,21 @@ def shape_ops(draw: Any, op: str) -> Program:
     return p.end(weighted(p, y))
 
 
+def joined_ends(draw: Any, p: OpProgram, shape: tuple[int, ...], dtype: str) -> dict[str, Any]:
+    """diff's prepend and append, each now and then: of the input's shape (its dims joined along
+    ``dim``) or of any shape (another rank, or sizes off ``dim`` that do not fit: refused)."""
+    ends: dict[str, Any] = {}
+    for name in ("prepend", "append"):
+        kind = draw(st.sampled_from((None, None, "same", "other")))
+        if kind == "same":
+            ends[name] = Ref(p.leaf(shape, dtype, edge=draw(st.booleans())))
+        elif kind == "other":
+            ends[name] = Ref(p.leaf(draw(st.sampled_from(SHAPE_OP_SHAPES)), dtype))
+    return ends
+
+
 INDICES = object()  # in SHAPE_FORMS: an int64 tensor of the indices [1, 3]
+SLAB = object()  # in SHAPE_FORMS: a leaf of the input's dtype, its shape but size 1 along the last dim
 _TRIANGLE = ((3, 4), [((), {}), ((1,), {}), ((-1,), {})])
 _SPLITS = [((2,), {}), (([1, 3],), {})]
 # each shape op with keyword targets (COVERAGE), a shape and every form of its arguments valid there
@@ -1294,6 +1357,8 @@ SHAPE_FORMS: dict[str, tuple[tuple[int, ...], list[tuple[tuple, dict]]]] = {
     "rot90": ((2, 4, 6), [((), {}), ((2,), {}), ((1, [1, 2]), {})]),
     "tensor_split": ((2, 4, 6), [((3,), {}), (([1, 3],), {"dim": 2}), ((INDICES,), {"dim": 1})]),
     **dict.fromkeys(("hsplit", "vsplit", "dsplit"), ((2, 4, 6), _SPLITS)),
+    "diff": ((2, 4, 6), [((), {}), ((2,), {}), ((1, 1), {}), ((0,), {}), ((3, 0), {}),
+                         ((), {"prepend": SLAB}), ((2,), {"append": SLAB, "prepend": SLAB})]),
 }
 
 
@@ -1301,10 +1366,12 @@ def shape_forms(draw: Any, p: OpProgram, op: str) -> list[str]:
     """``op`` in each of its SHAPE_FORMS on a float leaf requiring grad (in place on copies of
     it), each result (of a split, its first part) weighted."""
     shape, forms = SHAPE_FORMS[op]
-    x = p.leaf(shape, dtype_of(draw, ("float32", "float64")), grad=True)
+    dtype = dtype_of(draw, ("float32", "float64"))
+    x = p.leaf(shape, dtype, grad=True)
     results = []
     for args, kwargs in forms:
         args = tuple(Ref(p.indices([1, 3])) if a is INDICES else a for a in args)
+        kwargs = {k: Ref(p.leaf((*shape[:-1], 1), dtype)) if v is SLAB else v for k, v in kwargs.items()}
         if op.endswith("_"):
             results.append(p.op("mul", Ref(x), 2))
             p.op(op, Ref(results[-1]), *args, **kwargs)
@@ -1323,6 +1390,133 @@ def shape_forms(draw: Any, p: OpProgram, op: str) -> list[str]:
 @given(data=st.data())
 def test_shape_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(shape_ops(op), label="program"), backend, reference)
+
+
+TRIANGLE_INDICES = ("tril_indices", "triu_indices")
+TRIANGLE_DTYPES = (None, None, DType("int32"), DType("int16"), DType("float32"), DType("bool"))
+
+
+@st.composite
+def triangle_indices(draw: Any, op: str) -> Program:
+    """tril_indices/triu_indices of a few matrices (empty, wide, tall) at offsets inside and past
+    the matrix, of an index dtype (or a float or bool one, or a negative size: torch's errors)."""
+    p = OpProgram(draw)
+    for _ in range(draw(st.integers(1, 3))):
+        row, col = draw(st.integers(-1, 4)), draw(st.integers(0, 5))
+        args = [row, col] + ([draw(st.integers(-5, 5))] if draw(st.booleans()) else [])
+        dtype = draw(st.sampled_from(TRIANGLE_DTYPES))
+        p.op(op, *args, **({} if dtype is None else {"dtype": dtype}))
+    return p.observed()
+
+
+@pytest.mark.rule("OPS-009")
+@pytest.mark.parametrize("op", TRIANGLE_INDICES)
+@examples(0.1)
+@given(data=st.data())
+def test_triangle_indices(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(triangle_indices(op), label="program"), backend, reference)
+
+
+# the selecting and counting ops of OPS-008 (their results hold indices or counts), and the
+# repeating ones of OPS-009, one test each
+COUNTING = ("unique", "unique_consecutive", "nonzero", "argwhere", "bincount")
+REPEATING = ("repeat_interleave", "meshgrid")
+COUNT_VALUES = (0.0, 1.0, 1.0, 2.0, -0.0, NAN)  # ties, zeros of both signs, NaN
+
+
+@st.composite
+def counting_ops(draw: Any, op: str) -> Program:
+    """``op`` on a leaf of any dtype holding ties, zeros and NaN (bincount: non-negative integers, a
+    weight now and then, or what torch refuses), with its options drawn; tuples read part by part.
+    unique's values keep the input's grad_fn requirement: its backward raises, as torch's."""
+    p = OpProgram(draw)
+    shape = draw(st.sampled_from(SORT_SHAPES))
+    dtype = dtype_of(draw, ALL_DTYPES)
+    size = math.prod(shape)
+    values = draw(st.lists(st.sampled_from(COUNT_VALUES), min_size=size, max_size=size))
+    data = np.array(values, dtype=np.float64).reshape(shape)
+    if dtype != "bool" and not dtype.startswith("float"):
+        data = np.nan_to_num(data).astype(np.int64)
+    if op == "bincount":
+        counts = draw(st.lists(st.integers(-1 if draw(st.integers(0, 5)) == 0 else 0, 4), max_size=5))
+        x = p.given(counts, dtype_of(draw, ("int64", "int64", "uint8", "int32", "float32")))
+        kwargs: dict[str, Any] = {"minlength": draw(st.sampled_from((0, 0, 3, 7)))}
+        if draw(st.booleans()):
+            n = len(counts) + (draw(st.integers(0, 5)) == 0)
+            kwargs["weights"] = Ref(p.leaf((n,), dtype_of(draw, ALL_DTYPES), grad=False))
+        return p.end(p.op("bincount", Ref(x), **kwargs))
+    x = p.given(data.tolist(), dtype, grad=dtype.startswith("float") and draw(st.booleans()))
+    if op in ("nonzero", "argwhere"):
+        as_tuple = op == "nonzero" and draw(st.booleans())
+        y = p.op(op, Ref(x), **({"as_tuple": True} if as_tuple else {}))
+        if as_tuple:
+            p.op("__getitem__", Ref(y), 0)
+            p.names.remove(y)
+        return p.observed()
+    kwargs = {k: True for k in ("return_inverse", "return_counts") if draw(st.booleans())}
+    if draw(st.booleans()):
+        kwargs["dim"] = draw(st.integers(-len(shape) - 1, max(len(shape), 1)))
+    if op == "unique" and draw(st.booleans()):
+        kwargs["sorted"] = draw(st.booleans())
+    y = p.op(op, Ref(x), **kwargs)
+    extra = len(kwargs.keys() & {"return_inverse", "return_counts"})
+    if extra:
+        parts = [p.op("__getitem__", Ref(y), i) for i in range(1 + extra)]
+        p.names.remove(y)
+        y = parts[0]
+    return p.end(y) if dtype.startswith("float") else p.observed()
+
+
+@st.composite
+def repeating_ops(draw: Any, op: str) -> Program:
+    """repeat_interleave by an int, a tensor of counts (0-d, of one, of the dim's size or not, negative
+    or float ones now and then: refused), over a dim or the flattened input, with output_size; or
+    meshgrid of 0-d and 1-d tensors (a 2-d one, or dtypes that differ: refused) with indexing 'ij',
+    'xy' or omitted (torch's warning). The results weighted and backpropagated twice."""
+    p = OpProgram(draw)
+    dtype = dtype_of(draw, ("float32", "float64"))
+    if op == "meshgrid":
+        shapes = draw(st.lists(st.sampled_from(((), (2,), (3,), (1,), (0,))), min_size=1, max_size=3))
+        grids = [Ref(p.leaf(s, dtype if draw(st.integers(0, 7)) else "float16")) for s in shapes]
+        kwargs = draw(st.sampled_from(({}, {"indexing": "ij"}, {"indexing": "xy"})))
+        y = p.op(op, *grids, **kwargs) if draw(st.booleans()) else p.op(op, grids, **kwargs)
+        first, last = (p.op("__getitem__", Ref(y), i) for i in (0, -1))
+        p.names.remove(y)
+        return p.end(weighted(p, first), weighted(p, last))
+    shape = draw(st.sampled_from(((), (3,), (2, 3), (2, 0), (1, 3))))
+    x = p.leaf(shape, dtype)
+    dim = draw(st.sampled_from((None, 0, -1, 1)))
+    size = (math.prod(shape) if dim is None else shape[dim % len(shape)]) if shape else 1
+    kind = draw(st.sampled_from(("int", "tensor", "tensor", "one")))
+    if kind == "int":
+        repeats: Any = draw(st.sampled_from((2, 0, 3, -1)))
+    else:
+        n = 1 if kind == "one" else size + (draw(st.integers(0, 5)) == 0)
+        least = -1 if draw(st.integers(0, 7)) == 0 else 0
+        counts = draw(st.lists(st.integers(least, 3), min_size=n, max_size=n))
+        rdtype = draw(st.sampled_from(("int64", "int64", "int32", "float32")))
+        held = counts[0] if kind == "one" and draw(st.booleans()) else counts
+        repeats = Ref(p.given(held, rdtype, prefix="i"))
+    kwargs = {} if dim is None else {"dim": dim}
+    if draw(st.integers(0, 3)) == 0:
+        kwargs["output_size"] = draw(st.integers(0, 9))
+    return p.end(weighted(p, p.op(op, Ref(x), repeats, **kwargs)))
+
+
+@pytest.mark.rule("OPS-008")
+@pytest.mark.parametrize("op", COUNTING)
+@examples(0.15)
+@given(data=st.data())
+def test_counting_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(counting_ops(op), label="program"), backend, reference)
+
+
+@pytest.mark.rule("OPS-009")
+@pytest.mark.parametrize("op", REPEATING)
+@examples(0.2)
+@given(data=st.data())
+def test_repeating_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(repeating_ops(op), label="program"), backend, reference)
 
 
 # the scatter ops of OPS-009 (impl/_ops/scatter.py)
@@ -1594,10 +1788,12 @@ COVERAGE: dict[str, coverage.Targets] = {
         coverage.edges("relu_", "input", "0", "-0.0"),
         coverage.clause("clamp_", "input", {"at min": _at("min"), "at max": _at("max")}),
     ),
-    "OPS-008": coverage.Targets(coverage.keywords(*SORTING, *SEARCHES),
+    "OPS-008": coverage.Targets(coverage.keywords(*SORTING, *SEARCHES, *COUNTING),
                                 coverage.clause(SORTING, "input", TIES)),
     "OPS-009": coverage.Targets(
-        coverage.keywords(*SHAPE_OPS, "scatter", "scatter_", "scatter_add", "scatter_add_", *INDEX_OPS),
+        coverage.keywords(*SHAPE_OPS, *TRIANGLE_INDICES, *REPEATING, "scatter", "scatter_", "scatter_add",
+                          "scatter_add_",
+                          *INDEX_OPS),
         coverage.clause(("scatter_add", "scatter_add_", "index_add", "index_add_"), "index", {
             "repeated": _repeated,
         }),

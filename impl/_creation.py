@@ -369,7 +369,7 @@ def _triangle(name: str, row: int, col: int, offset: int, dtype: Any, device: An
         if value < 0:
             raise RuntimeError(f"{what} must be non-negative, got{value}")
     d = dtypes.to_dtype(dtype) if dtype is not None else dtypes.int64
-    if d.is_floating_point or d is dtypes.bool_:
+    if d not in (dtypes.int32, dtypes.int64):  # torch's kernel takes the index types only
         raise dtypes.kernel_missing(name, d)
     rows, cols = (np.triu_indices if upper else np.tril_indices)(row, offset, col)
     return _finish(_xp(device).asarray(np.stack([rows, cols]).astype(d.np).reshape(2, -1)), False)

@@ -1312,3 +1312,40 @@ def vector_norm_zero_norm_grad_nan() -> Iterator[None]:
 
     with derivative_replaced(norms.LINALG_VECTOR_NORM, "self", make):
         yield
+
+
+# -- the tutorial ops (einsum: OPS-004; unique: OPS-008) ------------------------------------------
+@fault({"OPS-008": ": value"})
+def unique_inverse_from_one() -> Iterator[None]:
+    """unique's inverse indices count from 1 (positions in a 1-based list), not from 0."""
+    from impl._ops.sorting import UNIQUE
+
+    def make(original: Callable) -> Callable:
+        def forward(xp: Any, a: Any, dim: Any, consecutive: bool) -> tuple:
+            values, inverse, counts = original(xp, a, dim, consecutive)
+            return values, inverse + 1, counts
+
+        return forward
+
+    with patched(UNIQUE, "forward", make):
+        yield
+
+
+@fault({"OPS-004": "differs"})
+def einsum_implicit_output_as_written() -> Iterator[None]:
+    """einsum's implicit output keeps the subscripts seen once in the order they appear, not
+    sorted (``'ba'`` is then the input itself, not its transpose)."""
+    from impl._ops import products
+
+    def make(original: Callable) -> Callable:
+        def places(equation: str, arrow: int, lhs: str, count: list, ell_dims: int) -> tuple:
+            if arrow >= 0:
+                return original(equation, arrow, lhs, count, ell_dims)
+            seen = [c for c in lhs if c.isalpha() and count[products._subscript(c)] == 1]
+            return original(equation + "->..." + "".join(seen), len(equation), lhs, count, ell_dims)
+
+        return places
+
+    with patched(products, "_output_places", make):
+        yield
+

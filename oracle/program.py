@@ -1545,6 +1545,12 @@ class ExitDevice(Step):
         return [self.name]
 
 
+# -- tutorial functions (conformance/test_ops.py: isclose in OPS-002, the others in OPS-009) -----
+OPS.update(_table("isclose diff atleast_1d atleast_2d atleast_3d tril_indices triu_indices", "function"))
+OPS.update(_table("einsum unique unique_consecutive nonzero argwhere bincount", "function"))
+OPS.update(_table("meshgrid repeat_interleave", "function"))
+
+
 @_step
 @dataclass
 class ManualSeed(Step):

@@ -979,3 +979,25 @@ def _masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
         check_fill_value(value)
         return apply_inplace(MASKED_FILL_TENSOR, self, value, mask=mask)
     return apply_inplace(MASKED_FILL, self, mask=mask, value=value)
+
+
+@api.variants("nonzero")
+def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
+    """The int64 (n, ndim) coordinates of the nonzero elements (a 0-d input: (1, 0) or (0, 0)); with
+    ``as_tuple``, one 1-d tensor per dim (a 0-d input counts as 1-d)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(nonzero, locals())
+    xp = namespace_of(input._data)
+    a = input._data
+    if as_tuple:
+        found = xp.nonzero(xp.reshape(a, (1,)) if a.ndim == 0 else a)
+        return tuple(Tensor._from_array(xp.ascontiguousarray(f.astype(np.int64))) for f in found)
+    coords = xp.argwhere(a) if a.ndim else xp.zeros((int(bool(a)), 0), np.int64)
+    return Tensor._from_array(xp.ascontiguousarray(coords.astype(np.int64)))
+
+
+@api.variants("argwhere")
+def argwhere(input: Tensor) -> Tensor:
+    if not isinstance(input, Tensor):
+        raise invalid_call(argwhere, locals())
+    return nonzero(input)

@@ -323,3 +323,225 @@ api.operator("__matmul__")(matmul)
 @api.operator("__rmatmul__")
 def _rmatmul(self: Tensor, other: Any) -> Tensor:
     return matmul(other, self)
+
+
+# -- einsum: torch's algorithm (aten's einsum and sumproduct_pair), so its graph is torch's -------
+_LETTERS = 26
+_ELLIPSIS = 2 * _LETTERS
+
+
+def _subscript(label: str) -> int:
+    return ord(label) - ord("A") if label.isupper() else ord(label) - ord("a") + _LETTERS
+
+
+def _label(s: int) -> str:
+    return chr(s + ord("A")) if s < _LETTERS else chr(s - _LETTERS + ord("a"))
+
+
+def _need(ok: bool, *message: Any) -> None:
+    if not ok:
+        raise RuntimeError("einsum(): " + "".join(str(m) for m in message))
+
+
+def _parse_operands(lhs: str, num_ops: int) -> list[list[int]]:
+    """Each operand's subscripts (``_ELLIPSIS`` for ``...``), with torch's checks."""
+    labels: list[list[int]] = [[] for _ in range(num_ops)]
+    ellipsis, current, i = False, 0, 0
+    while i < len(lhs):
+        c = lhs[i]
+        if c == ".":
+            _need(not ellipsis, f"found '.' for operand {current} for which an ellipsis was already found")
+            _need(lhs[i:i + 3] == "..." and i + 2 < len(lhs),
+                          f"found '.' for operand {current} that is not part of any ellipsis")
+            labels[current].append(_ELLIPSIS)
+            ellipsis, i = True, i + 2
+        elif c == ",":
+            current += 1
+            _need(current < num_ops, "fewer operands were provided than specified in the equation")
+            ellipsis = False
+        elif c != " ":
+            _need(c.isascii() and c.isalpha(), f"invalid subscript given at index {i} in the equation "
+                          "string, subscripts must be in [a-zA-Z]")
+            labels[current].append(_subscript(c))
+        i += 1
+    _need(current == num_ops - 1, "more operands were provided than specified in the equation")
+    return labels
+
+
+@api.function("einsum")
+def einsum(*args: Any) -> Tensor:
+    """Einstein summation as torch computes it: operands aligned (diagonals of repeated subscripts,
+    unsqueezed missing dims, permuted to output dims then contracted ones), then contracted left to
+    right by ``sumproduct_pair`` (permute, reshape, bmm, view, permute; mul when nothing is summed),
+    the remaining contracted dims viewed away (summed, for one operand)."""
+    if len(args) < 2:
+        raise ValueError("einsum(): must specify the equation string and at least one operand, or at least "
+                         "one operand and its subscripts list")
+    equation, operands = args[0], list(args[1:])
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = list(operands[0])
+    if not isinstance(equation, str) or not all(isinstance(t, Tensor) for t in operands):
+        raise TypeError("einsum(): argument 'equation' must be str and 'tensors' a sequence of Tensors")
+    arrow = equation.find("->")
+    lhs = equation if arrow < 0 else equation[:arrow]
+    labels = _parse_operands(lhs, len(operands))
+    count = [0] * (2 * _LETTERS)
+    ell_dims = 0
+    for i, (t, subs) in enumerate(zip(operands, labels, strict=True)):
+        n = len(subs) - (_ELLIPSIS in subs)
+        for s in subs:
+            if s == _ELLIPSIS:
+                ell_dims = max(ell_dims, t.dim() - n)
+            else:
+                count[s] += 1
+        has = _ELLIPSIS in subs
+        _need(n <= t.dim() if has else n == t.dim(), f"the number of subscripts in the equation ({n}",
+                      ") is more than the number of dimensions (" if has else
+                      ") does not match the number of dimensions (", f"{t.dim()}) for operand {i}",
+                      "" if has else " and no ellipsis was given")
+    place, out_dims, ell_at, ell_out = _output_places(equation, arrow, lhs, count, ell_dims)
+    total = out_dims
+    if not ell_out:
+        ell_at, total = total, total + ell_dims
+    for s in range(2 * _LETTERS):
+        if count[s] and place[s] == -1:
+            place[s] = total
+            total += 1
+    ops, dim_counts = _aligned(operands, labels, place, ell_at, ell_dims, total)
+    while len(ops) > 1:
+        a, b = ops.pop(0), ops.pop(0)
+        sum_dims, a_sum, b_sum = [], [], []
+        for d in range(out_dims, total):
+            if a.shape[d] != 1 and b.shape[d] != 1:
+                dim_counts[d] -= 1
+                if dim_counts[d] == 1:
+                    sum_dims.append(d)
+                    dim_counts[d] = 0
+            elif dim_counts[d] == 1:
+                if a.shape[d] != 1:
+                    a_sum.append(d)
+                    dim_counts[d] = 0
+                elif b.shape[d] != 1:
+                    b_sum.append(d)
+                    dim_counts[d] = 0
+        a = a.sum(a_sum, True) if a_sum else a
+        b = b.sum(b_sum, True) if b_sum else b
+        ops.insert(0, _sumproduct_pair(a, b, sum_dims))
+    if total > out_dims:
+        if len(operands) > 1:
+            return ops[0].view(tuple(ops[0].shape[:out_dims]))
+        return ops[0].sum(list(range(out_dims, total)))
+    return ops[0]
+
+
+def _output_places(equation: str, arrow: int, lhs: str, count: list, ell_dims: int) -> tuple:
+    """Each subscript's place among the output dims (-1: contracted), how many output dims, where
+    the ellipsis dims go and whether they are in the output (implicit output: ``...`` then the
+    subscripts seen once, in alphabetical order, capitals first)."""
+    place = [-1] * (2 * _LETTERS)
+    if arrow < 0:
+        at = ell_dims
+        for s in range(2 * _LETTERS):
+            if count[s] == 1:
+                place[s], at = at, at + 1
+        return place, at, 0, True
+    rhs, at, ell_at, ell_out, i = equation[arrow + 2:], 0, 0, False, 0
+    while i < len(rhs):
+        c = rhs[i]
+        if c == ".":
+            _need(not ell_out, "found '.' for output but an ellipsis (...) was already found")
+            _need(rhs[i:i + 3] == "..." and i + 2 < len(rhs),
+                          "found '.' for output that is not part of any ellipsis (...)")
+            ell_at, at, ell_out, i = at, at + ell_dims, True, i + 2
+        elif c != " ":
+            _need(c.isascii() and c.isalpha(), f"invalid subscript given at index {len(lhs) + 2 + i} in "
+                          "the equation string, subscripts must be in [a-zA-Z]")
+            s = _subscript(c)
+            _need(count[s] > 0 and place[s] == -1, f"output subscript {c}",
+                          " appears more than once in the output" if place[s] > -1
+                          else " does not appear in the equation for any input operand")
+            place[s], at = at, at + 1
+        i += 1
+    return place, at, ell_at, ell_out
+
+
+def _aligned(operands: list, labels: list, place: list, ell_at: int, ell_dims: int, total: int) -> tuple:
+    """The operands with torch's diagonals, unsqueezes and permutation to ``total`` aligned dims,
+    and per aligned dim how many operands have it of a size other than 1."""
+    label_size = [1] * (2 * _LETTERS)
+    ell_sizes = [1] * ell_dims
+    dim_counts = [0] * total
+    ops = []
+    for i, (op, subs) in enumerate(zip(operands, labels, strict=True)):
+        perm = [-1] * total
+        dim = 0
+        for s in subs:
+            if s == _ELLIPSIS:
+                covered = op.dim() - (len(subs) - 1)
+                for j in range(ell_dims - covered, ell_dims):
+                    size = op.shape[dim]
+                    if size != 1:
+                        _need(ell_sizes[j] in (1, size), f"dimension {dim} covered by ellipsis in operand "
+                                      f"{i}has size {size} which does not broadcast with previously seen "
+                                      f"ellipsis with size {ell_sizes[j]} for the respective dimension")
+                        ell_sizes[j] = size
+                        dim_counts[ell_at + j] += 1
+                    perm[ell_at + j], dim = dim, dim + 1
+            elif perm[place[s]] == -1:
+                size = op.shape[dim]
+                if size != 1:
+                    _need(label_size[s] in (1, size), f"subscript {_label(s)} has size {size} for operand "
+                                  f"{i} which does not broadcast with previously seen size {label_size[s]}")
+                    label_size[s] = size
+                    dim_counts[place[s]] += 1
+                perm[place[s]], dim = dim, dim + 1
+            else:
+                prev = perm[place[s]]
+                _need(op.shape[dim] == op.shape[prev], f"subscript {_label(s)} is repeated for operand {i} "
+                              f"but the sizes don't match, {op.shape[dim]} != {op.shape[prev]}")
+                op = op.diagonal(0, prev, dim).movedim(-1, prev)
+        for k, value in enumerate(perm):
+            if value == -1:
+                op = op.unsqueeze(dim)
+                perm[k], dim = dim, dim + 1
+        ops.append(op.permute(perm))
+    return ops, dim_counts
+
+
+def _sumproduct_pair(left: Tensor, right: Tensor, sum_dims: list[int]) -> Tensor:
+    """``(left * right).sum(sum_dims, keepdim=True)`` by permute, reshape, bmm, view and permute."""
+    if not sum_dims:
+        return left.mul(right)
+    lro, lo, ro = [], [], []
+    lro_size = lo_size = ro_size = sum_size = 1
+    for i in range(left.dim()):
+        sl, sr = left.shape[i] != 1, right.shape[i] != 1
+        if i in sum_dims:
+            if sl and sr:
+                if left.shape[i] != right.shape[i]:
+                    raise RuntimeError("non-broadcast dimensions must match")
+                sum_size *= left.shape[i]
+            elif sl:
+                left = left.sum(i, True)
+            elif sr:
+                right = right.sum(i, True)
+        elif sl and sr:
+            if left.shape[i] != right.shape[i]:
+                raise RuntimeError("non-broadcast dimensions must match")
+            lro.append(i)
+            lro_size *= left.shape[i]
+        elif sl:
+            lo.append(i)
+            lo_size *= left.shape[i]
+        else:
+            ro.append(i)
+            ro_size *= right.shape[i]
+    out_size = [left.shape[d] for d in lro] + [left.shape[d] for d in lo] + [1] * len(sum_dims)
+    out_size += [right.shape[d] for d in ro]
+    order = lro + lo + sum_dims + ro
+    operm = [0] * len(order)
+    for k, d in enumerate(order):
+        operm[d] = k
+    a = left.permute(order).reshape(lro_size, lo_size, sum_size)
+    b = right.permute(lro + sum_dims + ro + lo).reshape(lro_size, sum_size, ro_size)
+    return bmm(a, b).view(out_size).permute(operm)

@@ -616,3 +616,28 @@ def _aminmax_method(self: Tensor, *args: Any, dim: Any = None, keepdim: bool = F
 @api.method("logsumexp")
 def _logsumexp_method(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     return logsumexp(self, *args, **kwargs, _position=1)
+
+
+@api.variants("bincount")
+def bincount(input: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:
+    """Counts of each value of a 1-d non-negative integer tensor (int64), or sums of ``weights``
+    (of their float dtype; double for other weights), at least ``minlength`` long."""
+    if not isinstance(input, Tensor) or not (weights is None or isinstance(weights, Tensor)):
+        raise invalid_call(bincount, locals())
+    if input.dtype.is_floating_point or input.dtype is dtypes.bool_:
+        raise dtypes.kernel_missing("bincount_cpu", input.dtype)
+    if minlength < 0:
+        raise RuntimeError("minlength should be >= 0")
+    a = input._data
+    if input.dim() != 1 or (a.size and a.min() < 0):
+        raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
+    if weights is not None and (weights.dim() != 1 or weights.shape[0] != input.shape[0]):
+        raise RuntimeError("weights should be 1-d and have the same length as input")
+    xp = namespace_of(a)
+    length = int(a.max()) + 1 if a.size else 0
+    length = length if length > minlength else minlength
+    if weights is None or not a.size:  # torch's empty input: int64 zeros, whatever the weights
+        return Tensor._from_array(xp.bincount(a, minlength=length).astype(np.int64))
+    out = weights.dtype if weights.dtype in (dtypes.float32, dtypes.float64) else dtypes.float64
+    return Tensor._from_array(xp.bincount(a, weights=weights._data.astype(np.float64), minlength=length)
+                              .astype(out.np))

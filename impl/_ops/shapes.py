@@ -23,6 +23,7 @@ from impl._ops.table import D, OpDef, apply
 from impl._ops.views import _shape_args, contiguous, expand, view
 from impl._signatures import invalid_call
 from impl._tensor import Tensor, _dim_list, _wrap_dim
+from impl._xp import namespace_of
 
 
 def _ints(value: Any) -> tuple[int, ...]:
@@ -521,7 +522,7 @@ def atleast_3d(*tensors: Any) -> Any:
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
     """The n-th forward difference along ``dim`` (prepend/append joined first), composed as torch's:
     ``narrow(1, ...) - narrow(0, ...)`` n times (SubBackward0 over SliceBackward0s; logical_xor for
-    bool), stopping once the dim is empty; n=0 a copy (CopyBackwards)."""
+    bool), stopping once the dim is empty; n=0 a copy of the input alone (CopyBackwards)."""
     if not isinstance(input, Tensor):
         raise invalid_call(diff, locals())
     if input.dim() == 0:
@@ -530,15 +531,86 @@ def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: 
         raise RuntimeError(f"order must be non-negative but got {n}")
     joined = [t for t in (prepend, input, append) if t is not None]
     for t in joined:
-        if t.dim() != input.dim():
-            raise RuntimeError("diff expects prepend or append to be the same dimension as input")
-    out = input if len(joined) == 1 else cat(joined, dim)
+        if t is not input:
+            _joinable(input, t, dim)
     if n == 0:
-        return out.new_empty(tuple(out.shape)).copy_(out) if out is input else out
+        return input.new_empty(tuple(input.shape)).copy_(input)
+    out = input if len(joined) == 1 else cat(joined, dim)
     for _ in range(n):
-        size = out.shape[dim]
+        size = out.shape[_wrap_dim(dim, out.dim())]
         if size == 0:
             break
         later, earlier = out.narrow(dim, 1, size - 1), out.narrow(dim, 0, size - 1)
         out = later.logical_xor(earlier) if out.dtype is dtypes.bool_ else later - earlier
     return out
+
+
+def _joinable(input: Tensor, other: Tensor, dim: int) -> None:
+    """torch's check of diff's prepend or append: the input's rank, its sizes off ``dim``."""
+    wrapped = _wrap_dim(dim, input.dim())
+    if other.dim() != input.dim():
+        raise RuntimeError("diff expects prepend or append to be the same dimension as input")
+    for i in range(other.dim()):
+        if i != wrapped and other.shape[i] != input.shape[i]:
+            raise RuntimeError(
+                "diff expects the shape of tensor to prepend or append to match that of input except along "
+                f"the differencing dimension; input.size({i}) = {input.shape[i]}, but got tensor.size({i}) = "
+                f"{other.shape[i]}"
+            )
+
+
+@api.variants("repeat_interleave")
+def repeat_interleave(
+    input: Tensor, repeats: Any = None, dim: Any = None, *, output_size: Any = None
+) -> Tensor:
+    """Each element (slice along ``dim``; of the flattened input without one) repeated, as torch
+    composes it: an int count by unsqueeze, expand, clone and flatten; a tensor of counts by
+    index_select of ``repeat_interleave(repeats)``, the indices each position repeated by its count."""
+    if repeats is None:
+        return _repeated_indices(input, output_size)
+    if not isinstance(input, Tensor) or isinstance(repeats, bool):
+        raise invalid_call(repeat_interleave, locals())
+    flat = input.flatten() if dim is None else input
+    if isinstance(repeats, Tensor) and flat.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = _wrap_dim(0 if dim is None else int(dim), input.dim())
+    if isinstance(repeats, int):
+        if repeats < 0:
+            raise RuntimeError("Repeats must be non-negative")
+        unsqueezed = flat.unsqueeze(d + 1)  # (a 0-d input with a dim: torch's range error here)
+        total = flat.shape[d] * repeats
+        if output_size is not None and output_size != total:
+            raise RuntimeError(
+                f"repeat_interleave: Invalid output_size, expected {total} but got {output_size}"
+            )
+        sizes = list(unsqueezed.shape)
+        sizes[d + 1] = repeats
+        return unsqueezed.expand(sizes).clone().flatten(d, d + 1)
+    if not isinstance(repeats, Tensor):
+        raise invalid_call(repeat_interleave, locals())
+    if repeats.dim() == 0 or (repeats.dim() == 1 and repeats.shape[0] == 1):
+        repeats = repeats.reshape(1).expand(flat.shape[d])
+    elif repeats.dim() == 1:
+        if repeats.shape[0] != flat.shape[d]:
+            raise RuntimeError(
+                "repeats must have the same size as input along dim, but got repeats.size(0) = "
+                f"{repeats.shape[0]} and input.size({d}) = {flat.shape[d]}"
+            )
+    else:
+        raise RuntimeError("repeats must be 0-dim or 1-dim tensor")
+    return flat.index_select(d, _repeated_indices(repeats, output_size))
+
+
+def _repeated_indices(repeats: Tensor, output_size: Any) -> Tensor:
+    """``torch.repeat_interleave(repeats)``: 0, 1, ... each repeated by its count (int32 or int64)."""
+    if repeats.dtype not in (dtypes.int32, dtypes.int64):
+        raise dtypes.kernel_missing("repeat_interleave_cpu", repeats.dtype)
+    if repeats.dim() != 1:
+        raise RuntimeError("repeat_interleave only accept 1D vector as repeat")
+    counts = repeats._data
+    if counts.size and counts.min() < 0:
+        raise RuntimeError("repeats can not be negative")
+    if output_size is not None and counts.size and output_size != int(counts.sum()):
+        raise RuntimeError("allocated size does not match required size")
+    xp = namespace_of(counts)
+    return Tensor._from_array(xp.repeat(xp.arange(counts.size, dtype=counts.dtype), counts))

@@ -403,3 +403,91 @@ def _searched(seq: Tensor, values: Tensor, out_int32: bool, right: bool, sorter:
         found = _insertion_points(xp, bounds, flat, right, order)
     return Tensor._from_array(found.astype(np.int32 if out_int32 else np.int64).reshape(values.shape))
 
+
+
+# -- unique, unique_consecutive: torch records a node whose derivative is not implemented ---------
+def _not_differentiable(name: str) -> Any:
+    def formula(g: Any, c: Any) -> Any:
+        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+
+    return {"self": D("", formula)}
+
+
+def _unique_fwd(xp: Any, a: Any, dim: Any, consecutive: bool) -> tuple:
+    """Sorted distinct values (NaNs apart, as torch keeps them), or consecutive runs collapsed;
+    along ``dim`` slices compare whole (lexicographically sorted); with inverse indices and counts."""
+    if dim is None:
+        flat = xp.reshape(a, -1)
+        if consecutive:
+            starts = xp.concatenate([xp.ones(min(flat.size, 1), bool), flat[1:] != flat[:-1]])
+            values, inverse = flat[starts], xp.cumsum(starts) - 1
+            counts = xp.diff(xp.append(xp.nonzero(starts)[0], flat.size))
+        else:
+            found = np.unique(flat, return_inverse=True, return_counts=True, equal_nan=False)
+            values, inverse, counts = found
+        return values, xp.reshape(inverse, a.shape).astype(np.int64), counts.astype(np.int64)
+    moved = xp.moveaxis(a, dim, 0)
+    rows = xp.reshape(moved, (moved.shape[0], int(np.prod(moved.shape[1:]))))
+    if consecutive:
+        starts = xp.ones(rows.shape[0], bool)
+        starts[1:] = (rows[1:] != rows[:-1]).any(axis=1)
+        keep, inverse = xp.nonzero(starts)[0], xp.cumsum(starts) - 1
+        counts = xp.diff(xp.append(keep, rows.shape[0]))
+    else:
+        _, keep, inverse, counts = np.unique(rows, axis=0, return_index=True, return_inverse=True,
+                                             return_counts=True)
+    values = xp.moveaxis(moved[keep], 0, dim)
+    return xp.ascontiguousarray(values), xp.reshape(inverse, -1).astype(np.int64), counts.astype(np.int64)
+
+
+_UNIQUE_OUTPUTS = ("result", "inverse", "counts")
+UNIQUE = OpDef(
+    "Unique2Backward0", _unique_fwd, outputs=_UNIQUE_OUTPUTS, derivatives=_not_differentiable("_unique2")
+)
+UNIQUE_DIM = OpDef(
+    "UniqueDimBackward0", _unique_fwd, outputs=_UNIQUE_OUTPUTS, derivatives=_not_differentiable("unique_dim")
+)
+UNIQUE_CONSECUTIVE = OpDef(
+    "UniqueConsecutiveBackward0", _unique_fwd, outputs=_UNIQUE_OUTPUTS,
+    derivatives=_not_differentiable("unique_consecutive"),
+)
+
+
+def _uniques(op: OpDef, input: Tensor, dim: Any, consecutive: bool, inverse: bool, counts: bool) -> Any:
+    """``op``'s values, then the inverse indices and counts asked for; torch's checks of ``dim``."""
+    if dim is not None and input.dim() == 0:
+        raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
+    d = None if dim is None else _wrap_dim(int(dim), input.dim())
+    zero_dims = tuple(input.shape).count(0)
+    if d is not None and input.shape[d] == 0 and zero_dims > 1:
+        raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")
+    if d is not None and input.shape[d] != 0 and zero_dims:
+        raise RuntimeError(
+            "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied"
+        )
+    values, inverse_indices, counted = apply(op, input, dim=d, consecutive=consecutive)
+    picked = (values, *([inverse_indices] if inverse else []), *([counted] if counts else []))
+    return picked[0] if len(picked) == 1 else picked
+
+
+@api.variants("unique")
+def unique(
+    input: Tensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
+    dim: Any = None,
+) -> Any:
+    """torch.unique: the sorted distinct values (torch sorts on the CPU even when not asked), or
+    slices along ``dim``; with the inverse indices and the counts if asked."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(unique, locals(), name="_unique2")
+    op = UNIQUE if dim is None else UNIQUE_DIM
+    return _uniques(op, input, dim, False, return_inverse, return_counts)
+
+
+@api.variants("unique_consecutive")
+def unique_consecutive(
+    input: Tensor, return_inverse: bool = False, return_counts: bool = False, dim: Any = None
+) -> Any:
+    """Each run of equal consecutive values (slices along ``dim``) collapsed to one."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(unique_consecutive, locals())
+    return _uniques(UNIQUE_CONSECUTIVE, input, dim, True, return_inverse, return_counts)

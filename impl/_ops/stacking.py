@@ -24,6 +24,7 @@ from impl._ops.table import _view_creation_meta, apply, broadcast_mismatch
 from impl._ops.views import _slice, expand, reshape, unsqueeze
 from impl._signatures import invalid_call
 from impl._tensor import Tensor, _wrap_dim, zeros_of
+from impl._warn import warn_once
 
 
 # -- broadcast_tensors -------------------------------------------------------------------------
@@ -286,3 +287,46 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
         raise invalid_call(chunk, locals())
     n = input.shape[_wrap_dim(dim, input.dim())]
     return split(input, -(-n // chunks), dim)
+
+
+@api.function("meshgrid")
+def meshgrid(*tensors: Any, indexing: Any = None) -> tuple:
+    """The grids of 0-d and 1-d tensors, each its input viewed along its own dim and expanded (with
+    ``indexing='xy'`` the first two swapped); torch's warning once when ``indexing`` is omitted."""
+    if len(tensors) == 1 and isinstance(tensors[0], (list, tuple)):
+        tensors = tuple(tensors[0])
+    if not all(isinstance(t, Tensor) for t in tensors):
+        raise invalid_call(meshgrid, {"tensors": tensors, "indexing": indexing})
+    if indexing is None:
+        warn_once("meshgrid", MESHGRID_WARNING)
+    if not tensors:
+        raise RuntimeError("meshgrid expects a non-empty TensorList")
+    for t in tensors[1:]:
+        if t.dtype is not tensors[0].dtype:
+            raise RuntimeError("meshgrid expects all tensors to have the same dtype")
+    order = "ij" if indexing is None else indexing
+    if order not in ("xy", "ij"):
+        raise RuntimeError(f'torch.meshgrid: indexing must be one of "xy" or "ij", but received: {order}')
+    for t in tensors:
+        if t.dim() > 1:
+            raise RuntimeError("torch.meshgrid: Expected 0D or 1D tensor in the tensor list but got: "
+                               f"{t}\n[ {t.type()}{{{','.join(map(str, t.shape))}}} ]")
+    refs = list(tensors)
+    swap = order == "xy" and len(refs) >= 2
+    if swap:
+        refs[0], refs[1] = refs[1], refs[0]
+    shape = [t.numel() for t in refs]
+    grids = []
+    for i, t in enumerate(refs):
+        view_shape = [1] * len(refs)
+        view_shape[i] = -1
+        grids.append(t.view(view_shape).expand(shape))
+    if swap:
+        grids[0], grids[1] = grids[1], grids[0]
+    return tuple(grids)
+
+
+MESHGRID_WARNING = (
+    "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument. (Triggered "
+    "internally at /__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:4215.)"
+)

@@ -29,7 +29,8 @@ RULES = [
         "OPS-002",
         FAMILY,
         "Binary ops (+ - * / ** % and their reflected forms, maximum, minimum, where, atan2, hypot, "
-        "fmod, remainder, fmax, fmin, copysign, xlogy, logaddexp, logaddexp2, float_power, heaviside) "
+        "fmod, remainder, fmax, fmin, copysign, xlogy, logaddexp, logaddexp2, float_power, heaviside, "
+        "isclose with rtol/atol/equal_nan) "
         "and the ternary lerp, addcmul and addcdiv (with their in-place forms) broadcast their "
         "operands, promote dtypes as torch does (tensors and Python scalars), reduce gradients "
         "back to each operand's shape, and reject the dtype combinations (and integer division by "
@@ -52,8 +53,10 @@ RULES = [
     Rule(
         "OPS-004",
         FAMILY,
-        "Matrix products (matmul and @ with 1-d, 2-d and batched operands, mm, bmm, addmm, trace) "
-        "give torch's values, gradients, grad_fn names and shape errors.",
+        "Matrix products (matmul and @ with 1-d, 2-d and batched operands, mm, bmm, addmm, trace, "
+        "einsum with explicit and implicit outputs, ellipses, diagonals and several operands) "
+        "give torch's values, gradients, grad_fn names (einsum's: the permutes, bmm and views torch "
+        "decomposes it into) and shape and equation errors.",
         f"{_DOCS}/generated/torch.matmul.html",
     ),
     Rule(
@@ -88,7 +91,9 @@ RULES = [
         "three elements), dtypes, value-selecting gradients and graph, and torch's errors for bad "
         "dims, an out-of-range k, empty dims and bool inputs; searchsorted and bucketize give torch's "
         "insertion points (left or right, with a sorter, lane by lane, NaN last, compared in the "
-        "result type) and its errors.",
+        "result type) and its errors; unique and unique_consecutive (inverse indices, counts, dim), "
+        "nonzero (as_tuple), argwhere and bincount (weights, minlength) give torch's values, dtypes, "
+        "nodes (unique's, whose backward raises) and errors.",
         f"{_DOCS}/generated/torch.sort.html",
     ),
     Rule(
@@ -97,7 +102,10 @@ RULES = [
         "Shape ops (tril, triu and tril_/triu_, roll, diagonal, movedim/moveaxis, swapaxes/swapdims, "
         "broadcast_to, flipud, fliplr, ravel, unflatten, repeat, tile, diag, diag_embed, rot90, "
         "broadcast_tensors, hstack, vstack/row_stack, dstack, column_stack, tensor_split, hsplit, vsplit, "
-        "dsplit, and the scatter ops scatter (a tensor src or a number, reduce='add'/'multiply'), "
+        "dsplit, diff (n, dim, prepend/append), atleast_1d/2d/3d (of one tensor or several), "
+        "tril_indices/triu_indices (offset, index dtypes), repeat_interleave (int or tensor counts, "
+        "dim, output_size), meshgrid (indexing, torch's warning without it), and the scatter ops "
+        "scatter (a tensor src or a number, reduce='add'/'multiply'), "
         "scatter_add, index_add (alpha), index_copy and their in-place forms scatter_/scatter_add_/"
         "index_add_/index_copy_) give torch's values, dtypes, views "
         "(a view shares the base's memory and version counter exactly where torch's does), gradients "

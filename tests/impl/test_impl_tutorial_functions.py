@@ -48,6 +48,12 @@ CALLS = [
     "torch.diff(torch.tensor([1, 5, 2]))",
     "torch.diff(torch.tensor(1.))",
     f"torch.diff({X}, n=-1)",
+    f"torch.diff({X}, n=0, dim=5)",  # n=0: a copy, no dim check, prepend ignored
+    f"torch.diff({X}, n=0, prepend=torch.zeros(2, 1))",
+    f"torch.diff({X}, dim=0, prepend=torch.zeros(2, 1))",
+    f"torch.diff({X}, dim=2)",
+    "torch.tril_indices(3, 3, dtype=torch.int16)",
+    "torch.triu_indices(3, 3, dtype=torch.int32)",
     f"torch.diff({X}, prepend=torch.zeros(2))",
     "torch.atleast_1d(torch.tensor(2., requires_grad=True))",
     "torch.atleast_2d(torch.tensor([1., 2]))",
