@@ -758,7 +758,8 @@ with torch.inference_mode():
     t = torch.ones(3, requires_grad=True)
     inside = t.detach()
 for text in ["t.detach()", "t.data", "t.detach().add_(1)", "t.data.mul_(2)", "t.detach()[0:2]", "inside",
-             "t.clone()", "torch.clone(t)", "t.detach().detach()"]:
+             "t.clone()", "torch.clone(t)", "t.detach().detach()", "t.detach().unsqueeze_(0)",
+             "t.detach().__setitem__(0, 5.0)"]:
     show(text)
 (t.clone() * 2).sum().backward()
 print(t.grad, graph(t.clone().grad_fn))
