@@ -14,7 +14,7 @@ from conformance.test_ops import OpProgram
 from oracle import coverage
 from oracle.backends import Backend
 from oracle.differential import check
-from oracle.program import Backward, DecoratedOp, ExitMode, GradMode, Program, Ref
+from oracle.program import Backward, DecoratedOp, Detach, ExitMode, GradMode, ObserveLayout, Program, Ref
 
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
@@ -81,6 +81,36 @@ def backward_from_last(p: OpProgram) -> Program:
 @examples(2)
 @given(program=modes(("no_grad", "enable_grad", "set_grad_enabled")))
 def test_no_grad_and_friends(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def inference_copies(draw: Any) -> Program:
+    """A tensor made in inference mode (requiring grad or not), the mode left or not, then a copy of
+    it: clone() (outside the mode torch's is a copy_ into a normal tensor, version 1, recording
+    CopyBackwards from an input requiring grad) or a detach() alias (outside the mode an inference
+    tensor with a version counter of its own), maybe written in place; its layout and version
+    observed, a backward from the sum of the copy, every tensor observed."""
+    p = OpProgram(draw)
+    p.steps.append(GradMode("mode", "inference_mode", None))
+    source = p.leaf((2,), "float32", grad=draw(st.booleans()))
+    if draw(st.integers(0, 3)):
+        p.steps.append(ExitMode("mode"))
+    if draw(st.booleans()):
+        p.op("clone", Ref(source))
+    else:
+        p.steps.append(Detach(p.fresh("d"), source))
+        p.names.append(p.steps[-1].out)
+        if draw(st.booleans()):
+            p.op("add_", Ref(p.names[-1]), 1.0)
+    p.steps.append(ObserveLayout(p.names[-1]))
+    return backward_from_last(p)
+
+
+@pytest.mark.rule("GM-002")
+@examples(0.1)
+@given(program=inference_copies())
+def test_inference_copies(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
 
 

@@ -19,11 +19,25 @@ from hypothesis import strategies as st
 
 from conformance.conftest import examples
 from conformance.test_ops import OpProgram
+from oracle import coverage
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import Function, Gradcheck, Observe, Program, Ref
 
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
+
+# Which (API, argument, value class) items each rule's programs must exercise (oracle.coverage): each
+# keyword argument gradcheck_calls draws, not passed and passed with each value it draws.
+DRAWN_KWARGS: dict[str, tuple] = {
+    "fast_mode": (True,), "atol": (1e-2, 0.5, 0.0), "rtol": (0.0, 0.1), "raise_exception": (False, True),
+    "check_batched_grad": (True,), "check_undefined_grad": (False,), "eps": (1e-3,),
+}
+COVERAGE: dict[str, coverage.Targets] = {
+    rule: coverage.Targets(
+        *(coverage.passed(f"autograd.{api}", key, values) for key, values in DRAWN_KWARGS.items())
+    )
+    for rule, api in (("GCHK-001", "gradcheck"), ("GCHK-002", "gradgradcheck"))
+}
 
 # ops whose forward numpy and torch round alike (float32 finite differences show any last-ulp
 # difference), and smooth ones for float64
@@ -87,9 +101,7 @@ def gradcheck_calls(draw: Any, api: str) -> Program:
     if draw(st.integers(0, 3)) == 0 and names[0] != names[-1]:
         outputs.append(names[0])
     kwargs: dict[str, Any] = {"fast_mode": True} if draw(st.booleans()) else {}
-    for key, values in ( ("atol", (1e-2, 0.5, 0.0)), ("rtol", (0.0, 0.1)),
-                        ("raise_exception", (False, True)), ("check_batched_grad", (True,)),
-                        ("check_undefined_grad", (False,)), ("eps", (1e-3,))):
+    for key, values in list(DRAWN_KWARGS.items())[1:]:
         if draw(st.integers(0, 2)) == 0:
             kwargs[key] = draw(st.sampled_from(values))
     if function is not None:

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from conformance.conftest import examples
 from oracle.backends import Backend
 from oracle.differential import check
-from oracle.program import HOOK_KINDS, Action, Program, RemoveHook
+from oracle.program import HOOK_KINDS, Action, ObserveBackwardHooks, Program, RemoveHook
 from oracle.strategies import Builder
 
 # Rule -> what impl does differently (strict xfails on the impl backend only; the goal is none).
@@ -120,6 +120,36 @@ def test_wrong_gradient_from_a_hook_raises(program: Program, backend: Backend, r
 
 
 @st.composite
+def hook_tables(draw: Any) -> Program:
+    """Tensor hooks (and retain_grad) on a chain's tensors and its first leaf, some removed, maybe an
+    in-place op on a hooked non-leaf (its new grad_fn has none of them); every tensor's
+    ``_backward_hooks`` observed, then backward."""
+    builder = Builder(draw)
+    builder.start()
+    chain = builder.chain(draw(st.integers(1, 2)))
+    for _ in range(draw(st.integers(0, 3))):
+        target = builder.pick(chain + builder.leaves[:1])
+        if builder.coin():
+            builder.register(target, "tensor", Action("log"))
+        else:
+            builder.steps.append(builder.retain_grad_step(target))
+    for hook in draw(st.lists(st.sampled_from(builder.hooks), max_size=2)) if builder.hooks else ():
+        builder.steps.append(RemoveHook(hook))
+    if builder.coin():
+        builder.inplace(builder.pick(chain))
+    builder.steps += [ObserveBackwardHooks(name) for name in builder.shapes]
+    builder.finish()
+    return builder.program()
+
+
+@pytest.mark.rule("HOOK-005")
+@examples(0.1)
+@given(program=hook_tables())
+def test_backward_hooks_table(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
 def removed_hooks(draw: Any) -> Program:
     """Hooks of every kind on a chain's tensors and leaves, often several on one tensor, then some
     of them removed (now and then one twice), more actions, backward."""
@@ -143,6 +173,7 @@ def removed_hooks(draw: Any) -> Program:
 @given(program=removed_hooks())
 def test_removed_hooks_do_not_fire(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
+
 
 
 @st.composite

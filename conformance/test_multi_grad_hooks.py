@@ -12,12 +12,23 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from conformance.conftest import examples
+from oracle import coverage
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import Backward, Grad, MultiGradHook, Program, RemoveHook
 from oracle.strategies import Builder
 
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
+
+# Which (API, argument, value class) items each rule's programs must exercise (oracle.coverage): the
+# mode, not passed (the default "all") and passed.
+_API = "autograd.graph.register_multi_grad_hook"
+COVERAGE: dict[str, coverage.Targets] = {
+    "MGH-001": coverage.Targets(coverage.passed(_API, "mode", ("all",))),
+    "MGH-002": coverage.Targets(
+        coverage.clause(_API, "mode", {"'any'": lambda c: c.arguments.get("mode") == "any"})
+    ),
+}
 
 
 @st.composite

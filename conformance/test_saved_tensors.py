@@ -11,8 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conformance.conftest import examples
 from conformance.test_functions import body_op
 from conformance.test_ops import OpProgram
+from oracle import coverage
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import (
@@ -28,6 +30,14 @@ from oracle.program import (
 )
 
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
+
+# Which (API, argument, value class) items each rule's programs must exercise (oracle.coverage): what
+# the pack/unpack pair of saved_tensors_hooks does (a step's packing, as if an argument).
+COVERAGE: dict[str, coverage.Targets] = {
+    "SAVED-001": coverage.Targets(coverage.clause(
+        "autograd.graph.saved_tensors_hooks", "packing",
+        {packing: (lambda c, p=packing: c.arguments["packing"] == p) for packing in PACKINGS})),
+}
 
 
 @st.composite
@@ -119,4 +129,31 @@ def test_saved_tensors_hooks(program: Program, backend: Backend, reference: Back
 @settings(deadline=None)
 @given(program=saving_ops())
 def test_saved_attributes(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+# var/std calls by the overload torch's parser picks: its node saves correction None unless a dim
+# or unbiased is given (the dim overload's 1 or 0) or a correction is (as given)
+SPREAD_CALLS: tuple[tuple[tuple, dict], ...] = (
+    ((), {}), ((0,), {}), ((None,), {}), ((), {"unbiased": False}), ((), {"correction": None}),
+    ((1,), {"correction": 0}), ((), {"dim": 0, "keepdim": True}),
+)
+
+
+@st.composite
+def spread_calls(draw: Any) -> Program:
+    """A (2, 3) float64 leaf, var or std of it called one of SPREAD_CALLS' ways, its saved values
+    observed."""
+    p = OpProgram(draw)
+    a = Ref(p.leaf((2, 3), "float64", grad=True))
+    rest, kwargs = draw(st.sampled_from(SPREAD_CALLS))
+    out = p.op(draw(st.sampled_from(("var", "std"))), a, *rest, **kwargs)
+    p.steps.append(ObserveSaved(out))
+    return Program(p.steps)
+
+
+@pytest.mark.rule("SAVED-002")
+@examples(0.1)
+@given(program=spread_calls())
+def test_spread_saved_correction(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)

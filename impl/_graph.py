@@ -334,6 +334,21 @@ def disable_saved_tensors_hooks(error_message: str) -> Iterator[None]:
         saved_hooks.disabled = previous
 
 
+def increment_version(tensor: Any) -> None:
+    """Bump the version counter of ``tensor`` (or of each tensor of an iterable), as an in-place
+    write would (torch.autograd.graph.increment_version); an inference tensor has none to bump."""
+    tensors = (tensor,) if isinstance(tensor, TENSOR) else tensor
+    try:
+        tensors = tuple(tensors)
+    except TypeError:
+        raise RuntimeError("increment_version expect a Iterable[Tensor] as input") from None
+    if not all(isinstance(t, TENSOR) for t in tensors):
+        raise RuntimeError("increment_version expects each element of the iterable to be a tensor")
+    for t in tensors:
+        if not t._inference or t._tracked_inference:
+            t._vc.bump()
+
+
 def _modified_message(t: Tensor, expected: int, output_of: Node | None = None) -> str:
     desc = f"[{legacy_name(t.dtype)} [{', '.join(str(s) for s in t.shape)}]]"
     fn = output_of if output_of is not None else t.grad_fn

@@ -98,6 +98,9 @@ class Tensor:
     _wrapped_number = False  # a Python number wrapped by an op (promotion treats it apart)
     # torch's efficient zero tensor (a gradient of sgn): zeros no storage backs; set per instance
     _efficient_zero = False
+    # an inference tensor that detach() or .data made outside inference mode: torch gives it a
+    # version counter of its own (fresh, shared with nothing) that in-place writes bump
+    _tracked_inference = False
     # the 1-d array of a root tensor's whole memory, set once an in-place view op (t_, as_strided_
     # ...) changed the tensor's geometry; otherwise its memory starts at its first element
     _storage: Any = None
@@ -299,7 +302,7 @@ class Tensor:
 
     @_read_only
     def _version(self) -> int:
-        if self._inference:
+        if self._inference and not self._tracked_inference:
             raise RuntimeError("Inference tensors do not track version counter.")
         counter = self._counter
         return 0 if counter is None else counter.value
@@ -333,6 +336,9 @@ class Tensor:
         fn = self.grad_fn  # a view's regenerated first (torch 2.13 itself crashes there)
         node = fn if fn is not None else self._grad_accumulator()
         hooks = node._tensor_hooks(self._output_nr if fn is not None else 0)
+        assigned = self.__dict__.get(_ASSIGNED_HOOKS)
+        if fn is not None and isinstance(assigned, dict):  # torch adds to an assigned _backward_hooks,
+            hooks = assigned  # which a non-leaf's node never runs (see _set_backward_hooks)
         handle = RemovableHandle(hooks)
         hooks[handle.id] = hook
         return handle
@@ -370,8 +376,11 @@ class Tensor:
 
     def detach(self) -> Tensor:
         t = Tensor._from_array(self._data)
-        t._vc = self._vc
         t._inference = self._inference  # an alias is an inference tensor as its source is
+        if not self._inference:
+            t._vc = self._vc
+        elif not grad_mode.is_inference_mode_enabled():
+            t._tracked_inference = True
         if self._storage is not None:
             t._storage = self._storage
         if self._efficient_zero:
@@ -402,6 +411,8 @@ class Tensor:
     def data(self) -> Tensor:
         t = Tensor._from_array(self._data)
         t._inference = self._inference
+        if self._inference and not grad_mode.is_inference_mode_enabled():
+            t._tracked_inference = True  # as detach()'s
         return t
 
     @data.setter
@@ -533,7 +544,48 @@ def _guard_deletion(name: str, slot: Any = None) -> None:
 
 _guard_deletion("_grad_fn", Tensor._grad_fn_)
 _guard_deletion("_base", Tensor._base_)
-_guard_deletion("_backward_hooks")
+
+_ASSIGNED_HOOKS = "_assigned_backward_hooks"  # the instance-dict key of an assigned _backward_hooks
+
+
+def _hook_node(t: Tensor) -> tuple[Node | None, int]:
+    """The node whose tensor pre-hooks are ``t``'s, and the slot: its grad_fn's at its output
+    number, a leaf's gradient accumulator's (only if made already), or none."""
+    if t._grad_fn_ is not None:
+        return t._grad_fn_, t._output_nr
+    return (t._grad_acc, 0) if t._requires_grad else (None, 0)
+
+
+def _get_backward_hooks(t: Tensor) -> Any:
+    """torch's ``Tensor._backward_hooks``: the OrderedDict of the tensor's hooks (its node's table
+    for its slot, so that an in-place op that gave the tensor a new node gives None), None while it
+    has none, or what was assigned to it."""
+    assigned = t.__dict__.get(_ASSIGNED_HOOKS, _hook_node)
+    if assigned is not _hook_node:
+        return assigned
+    node, slot = _hook_node(t)
+    return None if node is None else node._tensor_pre_hooks.get(slot)
+
+
+def _set_backward_hooks(t: Tensor, hooks: Any) -> None:
+    """Assigning ``_backward_hooks`` (any object, as torch takes): kept as the tensor's; on a leaf
+    that requires grad, a dict (or None) becomes the hook table of its gradient accumulator, whose
+    hooks run as torch runs a leaf's; a non-leaf's assigned dict does not run (torch registers it
+    with its grad_fn only through register_hook)."""
+    t.__dict__[_ASSIGNED_HOOKS] = hooks
+    if t._grad_fn_ is None and t._requires_grad and (hooks is None or isinstance(hooks, dict)):
+        table = t._grad_accumulator()._own("_tensor_pre_hooks")
+        if hooks is None:
+            table.pop(0, None)
+        else:
+            table[0] = hooks
+
+
+def _delete_backward_hooks(t: Tensor) -> None:
+    raise RuntimeError(_UNDELETABLE["_backward_hooks"])
+
+
+Tensor._backward_hooks = property(_get_backward_hooks, _set_backward_hooks, _delete_backward_hooks)
 _guard_deletion("_post_accumulate_grad_hooks")
 
 _SLOTS = tuple(n for n in Tensor.__slots__ if not n.startswith("__"))

@@ -240,3 +240,31 @@ def inference_operands_recorded() -> Iterator[None]:
 
     with _calls_edited(edit):
         yield
+
+
+@fault({"GM-002": "the reference raised none"})
+def inference_alias_untracked() -> Iterator[None]:
+    """detach() of an inference tensor outside inference mode gives an alias without a version
+    counter (torch's has one of its own)."""
+    from impl._tensor import Tensor
+
+    def make(original: Callable) -> Callable:
+        def detach(self: Tensor) -> Tensor:
+            alias = original(self)
+            alias.__dict__.pop("_tracked_inference", None)
+            return alias
+
+        return detach
+
+    with patched(Tensor, "detach", make):
+        yield
+
+
+@fault({"GM-002": "version differs"})
+def inference_clone_records_nothing() -> Iterator[None]:
+    """clone() of an inference tensor outside inference mode records nothing, as an op on inference
+    operands alone (torch's clone is a copy_ into a normal tensor: CopyBackwards, version 1)."""
+    from impl._ops import views
+
+    with patched(views, "_clone_of_inference", lambda _original: lambda t: views.CLONE._call((t,), {})):
+        yield

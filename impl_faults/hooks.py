@@ -84,9 +84,9 @@ def tensor_hook_result_not_passed_on() -> Iterator[None]:
         yield
 
 
-@fault({"HOOK-005": "hook differs"})
+@fault({"HOOK-005": "hooks differs"})
 def removed_hook_still_fires() -> Iterator[None]:
-    """RemovableHandle.remove leaves the hook registered."""
+    """RemovableHandle.remove leaves the hook registered (first seen in the tensor's hook table)."""
     from impl.utils.hooks import RemovableHandle
 
     with patched(RemovableHandle, "remove", lambda _orig: lambda self: None):
@@ -400,4 +400,23 @@ def second_remove_raises() -> Iterator[None]:
         return remove
 
     with patched(RemovableHandle, "remove", make):
+        yield
+
+
+@fault({"HOOK-005": "hooks differs"})
+def backward_hooks_never_none() -> Iterator[None]:
+    """``Tensor._backward_hooks`` reads as an empty OrderedDict where torch's is None (no hook yet,
+    or a new grad_fn after an in-place op)."""
+    from collections import OrderedDict
+
+    from impl._tensor import Tensor
+
+    def make(original: property) -> property:
+        def read(t: Tensor) -> Any:
+            hooks = original.fget(t)
+            return OrderedDict() if hooks is None else hooks
+
+        return property(read, original.fset, original.fdel)
+
+    with patched(Tensor, "_backward_hooks", make):
         yield

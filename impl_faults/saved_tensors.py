@@ -99,3 +99,22 @@ def freed_saved_tensor_readable() -> Iterator[None]:
 
     with patched(_table(), "_saved_value", value):
         yield
+
+
+@fault({"SAVED-002": "own differs"})
+def saved_output_unpacked_as_itself() -> Iterator[None]:
+    """A saved output reads as the output itself (torch unpacks it into a new tensor)."""
+    with patched(_table(), "_output_alias", lambda original: lambda t: t):
+        yield
+
+
+@fault({"SAVED-002": "values differs"})
+def spread_saves_numeric_correction() -> Iterator[None]:
+    """var/std called without dim, unbiased or correction save correction 1, not torch's None."""
+    from impl._ops import moments
+
+    def correction(original: Callable) -> Callable:
+        return lambda dim, unbiased, correction: moments._numeric(original(dim, unbiased, correction))
+
+    with patched(moments, "_correction", correction):
+        yield

@@ -230,7 +230,7 @@ Found = tuple[str, str, str | None]  # (class, reason, the name lacked for "unsu
 OBSERVATION_CLASS = {"value": "value", "grad": "gradient", "graph": "graph", "layout": "layout",
                      "module": "module", "array": "value", "grad_mode": "flag", "hook": "hook",
                      "state_dict": "module", "load_state_dict": "module", "result": "dtype",
-                     "saved": "graph",
+                     "saved": "graph", "backward_hooks": "hook",
                      "scheduler": "value",
                      "gradcheck": "value",
                      "repr": "module"}

@@ -55,6 +55,7 @@ from oracle.program import (
     DType,
     GlobalModuleHook,
     Grad,
+    Gradcheck,
     GradMode,
     LoadStateDict,
     Module,
@@ -62,12 +63,14 @@ from oracle.program import (
     ModuleNode,
     ModuleRequiresGrad,
     ModuleZeroGrad,
+    MultiGradHook,
     Op,
     Optimizer,
     OptimizerZeroGrad,
     Program,
     Ref,
     RequiresGrad,
+    SavedHooks,
     Scheduler,
     StateDict,
     StateDictHook,
@@ -228,6 +231,13 @@ def _step_calls(index: int, step: Step, recorded: Any, nodes: dict[str, ModuleNo
     elif isinstance(step, AutogradFunctional):  # its flags, False where not passed
         flags = FUNCTIONAL_KWARGS if step.api in ("jacobian", "hessian") else FUNCTIONAL_KWARGS[:2]
         yield Call(index, f"autograd.functional.{step.api}", {k: step.kwargs.get(k, False) for k in flags})
+    elif isinstance(step, SavedHooks):  # what the pack/unpack pair does, as if an argument of the context
+        packing = {"packing": step.packing} if step.context == "saved_tensors_hooks" else {}
+        yield Call(index, f"autograd.graph.{step.context}", packing)
+    elif isinstance(step, MultiGradHook):
+        yield Call(index, "autograd.graph.register_multi_grad_hook", _given(mode=step.mode))
+    elif isinstance(step, Gradcheck):
+        yield Call(index, f"autograd.{step.api}", dict(step.kwargs))
 
 
 def _is_layer(node: ModuleNode) -> bool:
@@ -635,6 +645,15 @@ def clause(
 
     names = [apis] if isinstance(apis, str) else list(apis)
     return [Clause(api, argument, tuple(classes), classify) for api in names]
+
+
+def passed(apis: str | Iterable[str], argument: str, values: Iterable[Any]) -> list[Clause]:
+    """Classes of ``argument`` of ``apis`` that the calls pass or not: ``absent`` (not passed) and
+    each of ``values`` (its repr), for arguments a step passes as given (no default filled in)."""
+    classes: dict[str, Callable[[Call], Any]] = {"absent": lambda c: argument not in c.arguments}
+    for value in values:
+        classes[repr(value)] = lambda c, v=value: argument in c.arguments and c.arguments[argument] == v
+    return clause(apis, argument, classes)
 
 
 def differentiable(call: Call, *names: str, gradient: bool = True) -> list[np.ndarray]:

@@ -76,6 +76,7 @@ from oracle.program import (
     NumpyArray,
     Observe,
     ObserveArray,
+    ObserveBackwardHooks,
     ObserveDefaults,
     ObserveGraph,
     ObserveLayout,
@@ -728,9 +729,12 @@ class _Run:
         self.mode_of[s.name] = s.context
 
     def _observe_saved(self, s: ObserveSaved) -> None:
-        fn = self.names[s.tensor].grad_fn
+        """The node's saved values, and which of them are the observed tensor itself (``own``:
+        torch unpacks a saved output into a new tensor, a saved input as the input)."""
+        tensor = self.names[s.tensor]
+        fn = tensor.grad_fn
         names = sorted(n for n in dir(fn) if n.startswith(("_saved_", "_raw_saved_")))
-        values = {}
+        values, own = {}, []
         for name in (n for n in names if n.startswith("_saved_")):
             try:
                 value = getattr(fn, name)
@@ -738,7 +742,9 @@ class _Run:
                 values[name] = {"error": type(exc).__name__, "message": normalise(str(exc))}
                 continue
             values[name] = saved_text(value, self.torch)
-        self.trace.add("saved", self.step, tensor=s.tensor, names=names, values=values)
+            if value is tensor:
+                own.append(name)
+        self.trace.add("saved", self.step, tensor=s.tensor, names=names, values=values, own=own)
 
     def _decorated_op(self, s: DecoratedOp) -> None:
         factory = getattr(self.torch, s.mode)
@@ -906,6 +912,11 @@ class _Run:
 
     def _del_attr(self, s: DelAttr) -> None:
         delattr(self.names[s.tensor], s.attr)
+
+    def _observe_backward_hooks(self, s: ObserveBackwardHooks) -> None:
+        hooks = self.names[s.tensor]._backward_hooks
+        shown = None if hooks is None else {"type": type(hooks).__name__, "size": len(hooks)}
+        self.trace.add("backward_hooks", self.step, name=s.tensor, hooks=shown)
 
     def close(self, grad_enabled: bool | None) -> None:
         """Leave the grad modes a program left open (latest first), and restore the grad mode it

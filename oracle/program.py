@@ -1572,3 +1572,16 @@ class ObserveRepr(Step):
 
     def names_read(self) -> list[str]:
         return [self.module]
+
+
+@_step
+@dataclass
+class ObserveBackwardHooks(Step):
+    """Record ``tensor._backward_hooks``: None, or its type's name and how many hooks it holds (not
+    its keys: they are handle ids, numbered per process)."""
+
+    kind: ClassVar[str] = "observe_backward_hooks"
+    tensor: str
+
+    def names_read(self) -> list[str]:
+        return [self.tensor]

@@ -50,6 +50,7 @@ from oracle.program import (
     NumpyArray,
     Observe,
     ObserveArray,
+    ObserveBackwardHooks,
     ObserveDefaults,
     ObserveGraph,
     ObserveLayout,
@@ -197,9 +198,9 @@ def show_result(step, name, result):
     shown(name, result)
 ''', ("show_event", "observe")),
     "show_saved": ('''
-def show_saved(step, name, fn):
+def show_saved(step, name, fn, tensor):
     names = sorted(n for n in dir(fn) if n.startswith(("_saved_", "_raw_saved_")))
-    values = {}
+    values, own = {}, []
     for n in (n for n in names if n.startswith("_saved_")):
         try:
             v = getattr(fn, n)
@@ -214,12 +215,19 @@ def show_saved(step, name, fn):
                          "grad_fn": None if v.grad_fn is None else type(v.grad_fn).__name__}
         else:
             values[n] = list(v) if isinstance(v, tuple) else v
-    show_event("saved", step, tensor=name, names=names, values=values)
+        if v is tensor:
+            own.append(n)
+    show_event("saved", step, tensor=name, names=names, values=values, own=own)
 ''', ("show_event",)),
     "show_layout": ('''
 def show_layout(step, name, t):
     show_event("layout", step, name=name, stride=list(t.stride()), offset=t.storage_offset(),
                contiguous=t.is_contiguous(), version=t._version)
+''', ("show_event",)),
+    "show_backward_hooks": ('''
+def show_backward_hooks(step, name, hooks):
+    shown = None if hooks is None else {"type": type(hooks).__name__, "size": len(hooks)}
+    show_event("backward_hooks", step, name=name, hooks=shown)
 ''', ("show_event",)),
     "show_array": ('''
 def show_array(step, name, a):
@@ -493,7 +501,7 @@ def _more_statements(step: Step, index: int) -> list[str] | None:
     if isinstance(step, SavedHooks):
         return _saved_hooks_lines(step)
     if isinstance(step, ObserveSaved):
-        return [f"show_saved({index}, {step.tensor!r}, {step.tensor}.grad_fn)"]
+        return [f"show_saved({index}, {step.tensor!r}, {step.tensor}.grad_fn, {step.tensor})"]
     if isinstance(step, ApplyFunction):
         call = f"{step.function}{'()' if step.instance else '.apply'}({', '.join(map(_arg, step.inputs))})"
         return [f"{', '.join(step.outs)}, = _outputs({call})"]
@@ -502,6 +510,8 @@ def _more_statements(step: Step, index: int) -> list[str] | None:
                 f"show_result({index}, {step.out!r}, {step.out})"]
     if isinstance(step, DelAttr):
         return [f"del {step.tensor}.{step.attr}"]
+    if isinstance(step, ObserveBackwardHooks):
+        return [f"show_backward_hooks({index}, {step.tensor!r}, {step.tensor}._backward_hooks)"]
     if isinstance(step, AutogradFunctional):
         return _functional_lines(step, index)
     if isinstance(step, MultiGradHook):

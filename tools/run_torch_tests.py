@@ -28,6 +28,7 @@ import argparse
 import ast
 import builtins
 import collections
+import contextlib
 import importlib
 import json
 import re
@@ -118,7 +119,24 @@ def load(path: Path, backend: str) -> types.ModuleType:
         for name in ("gradcheck", "gradgradcheck"):  # the harness's wrappers call real torch's
             if name in ns:
                 ns[name] = with_harness_defaults(getattr(importlib.import_module("impl.autograd"), name))
+        if "set_warn_always_context" in ns:  # the harness's sets real torch's flag
+            ns["set_warn_always_context"] = warn_always_context(importlib.import_module("impl"))
     return module
+
+
+def warn_always_context(impl: types.ModuleType) -> Any:
+    """The harness's ``set_warn_always_context``, setting impl's warn-always flag."""
+
+    @contextlib.contextmanager
+    def context(new_val: bool) -> Any:
+        old_val = impl.is_warn_always_enabled()
+        impl.set_warn_always(new_val)
+        try:
+            yield
+        finally:
+            impl.set_warn_always(old_val)
+
+    return context
 
 
 def with_harness_defaults(check: Any) -> Any:

@@ -192,8 +192,8 @@ def apply_inplace(op: OpDef, self: Tensor, *others: Any, **attrs: Any) -> Tensor
         namespace_of(self._data).copyto(self._data, written, where=attrs["mask"]._data)
     else:
         self._data[...] = written
-    if self._inference and not grad_mode.is_inference_mode_enabled():  # torch checks after writing
-        raise RuntimeError(INFERENCE_INPLACE)
+    if self._inference and not self._tracked_inference and not grad_mode.is_inference_mode_enabled():
+        raise RuntimeError(INFERENCE_INPLACE)  # torch checks after writing
     self._vc.bump()
     if records and result._grad_fn_ is not None:
         _save_original_self(result._grad_fn_, source)

@@ -44,7 +44,7 @@ AS_STRIDED_ = _in_place(vw.AS_STRIDED, "AsStridedBackward1")
 def _restyled(self: Tensor, op: OpDef, **attrs: Any) -> Tensor:
     """Give ``self`` the geometry ``op`` computes from it, in place (see the module doc); the
     caller has made torch's checks of an in-place op (check_inplace) and of the arguments."""
-    if self._inference and not grad_mode.is_inference_mode_enabled():
+    if self._inference and not self._tracked_inference and not grad_mode.is_inference_mode_enabled():
         raise RuntimeError(INFERENCE_INPLACE)
     records = grad_mode.is_recording() and self.requires_grad
     source = Tensor._from_array(self._data)

@@ -16,7 +16,8 @@ from impl._signatures import invalid_call
 from impl._tensor import Tensor
 
 
-def _variance(xp: Any, a: Any, dim: Any, correction: float, keepdim: bool) -> Any:
+def _variance(xp: Any, a: Any, dim: Any, correction: float | None, keepdim: bool) -> Any:
+    correction = _numeric(correction)
     """The variance in float64 (torch's Welford kernel accumulates every floating type in double: a
     float32 variance may overflow where its std does not), not yet rounded to ``a``'s dtype."""
     a = a.astype(np.float64, copy=False)
@@ -49,7 +50,7 @@ def _var_grad(g: Any, c: Any) -> Any:
     if c.dim is not None and not c.keepdim and len(c.shape()) > 1:
         for d in sorted(c.dim):
             g = g.unsqueeze(d)
-    dof = float(_count(c) - c.correction)  # may be <= 0: torch's formula divides by it as is
+    dof = float(_count(c) - _numeric(c.correction))  # may be <= 0: torch's formula divides by it as is
     if dof <= 0 and c.dim is None:
 
         x = c.self
@@ -76,9 +77,30 @@ STD = OpDef(
 )
 
 
-def _correction(unbiased: Any, correction: Any) -> float:
-    if correction is not None:
+class _Unset:
+    """The default of var/std's ``dim`` and ``correction``: whether they were given decides which of
+    torch's overloads a call takes, and so what its node saves as ``correction``."""
+
+    def __repr__(self) -> str:
+        return "None"
+
+
+UNSET: Any = _Unset()
+
+
+def _numeric(correction: float | None) -> float:
+    """The correction computed with: None (the correction overload's default) is 1."""
+    return 1 if correction is None else correction
+
+
+def _correction(dim: Any, unbiased: Any, correction: Any) -> float | None:
+    """The correction torch's node saves: the correction overload's (None unless given) when a call
+    gives neither ``dim`` nor ``unbiased``, or gives ``correction``; else the dim (or bool)
+    overload's ``unbiased`` as 1 or 0."""
+    if correction is not UNSET:
         return correction
+    if dim is UNSET and unbiased is None:
+        return None
     return 1 if unbiased is None or unbiased else 0
 
 
@@ -88,6 +110,8 @@ def spread_call_fits(input: Any, dim: Any, unbiased: Any, correction: Any) -> bo
     ``correction`` (no signature has both)."""
     if not isinstance(input, Tensor):
         return False
+    dim = None if dim is UNSET else dim
+    correction = None if correction is UNSET else correction
     dims = dim if isinstance(dim, (list, tuple)) else () if dim is None or isinstance(dim, bool) else (dim,)
     given_unbiased = unbiased is not None or isinstance(dim, bool)
     return all(isinstance(d, int) and not isinstance(d, bool) for d in dims) and not (
@@ -106,11 +130,11 @@ def _spread(
         raise RuntimeError(f"{which} only support floating point and complex dtypes")
     if isinstance(dim, bool):
         dim, unbiased = None, dim
-    dims = reduced_dims(dim, input.dim())
-    corr = _correction(unbiased, correction)
+    corr = _correction(dim, unbiased, correction)
+    dims = reduced_dims(None if dim is UNSET else dim, input.dim())
     shape = tuple(input.shape)
     factor = int(np.prod([shape[d] for d in dims] if dims is not None else shape)) if input.numel() else 0
-    if factor - corr <= 0:
+    if factor - _numeric(corr) <= 0:
         import warnings
 
         warnings.warn(
@@ -125,7 +149,7 @@ def _spread(
 
 @api.variants("var")
 def var(
-    input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
+    input: Tensor, dim: Any = UNSET, unbiased: Any = None, keepdim: bool = False, *, correction: Any = UNSET
 ) -> Tensor:
     if not spread_call_fits(input, dim, unbiased, correction):
         raise invalid_call(var, locals())
@@ -134,7 +158,7 @@ def var(
 
 @api.variants("std")
 def std(
-    input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
+    input: Tensor, dim: Any = UNSET, unbiased: Any = None, keepdim: bool = False, *, correction: Any = UNSET
 ) -> Tensor:
     if not spread_call_fits(input, dim, unbiased, correction):
         raise invalid_call(std, locals())
@@ -209,7 +233,12 @@ def _spread_and_mean(op: OpDef, name: str) -> Any:
     and the mean over the same dims, as a plain tuple; floating inputs only."""
 
     def reduce(
-        input: Tensor, dim: Any = None, unbiased: Any = None, keepdim: bool = False, *, correction: Any = None
+        input: Tensor,
+        dim: Any = UNSET,
+        unbiased: Any = None,
+        keepdim: bool = False,
+        *,
+        correction: Any = UNSET,
     ) -> tuple:
         if not spread_call_fits(input, dim, unbiased, correction):
             raise invalid_call(reduce, locals())

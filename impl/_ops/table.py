@@ -307,7 +307,12 @@ def _saved_value(node: OpNode, saved: str, source: str, raw: bool) -> Any:
     value = getattr(node, slot) if slot is not None else node._attrs.get(source)
     tensor = slot is not None or isinstance(value, (Tensor, SavedTensor))
     if not raw:
-        return _unpack(value) if tensor and value is not None else value
+        if not tensor or value is None:
+            return value
+        unpacked = _unpack(value)
+        if type(value) is SavedTensor and value.output_of is not None and value.hooks is None:
+            unpacked = _output_alias(unpacked)
+        return unpacked
     if not tensor:
         raise AttributeError(f"'{type(node).__name__}' object has no attribute '_raw_saved_{saved}'")
     if value is None:
@@ -320,6 +325,14 @@ def _saved_value(node: OpNode, saved: str, source: str, raw: bool) -> Any:
         else:
             node._attrs[source] = value
     return value
+
+
+def _output_alias(t: Tensor) -> Tensor:
+    """A saved output as torch unpacks it: a new tensor on the output's memory and version counter,
+    with its history (torch saves an output without itself, which would be a cycle)."""
+    alias = t.detach()
+    alias._grad_fn_, alias._output_nr = t._grad_fn_, t._output_nr
+    return alias
 
 
 def _is_tensor(node: OpNode, saved: str) -> bool:

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from impl import _api as api
+from impl import _grad_mode as grad_mode
 from impl import _layout, dtypes
 from impl._creation import zeros
 from impl._layout import VIEW_ERROR, addresses, as_strided_array, copy_like, min_storage_size, view_strides
@@ -261,7 +262,17 @@ CLONE_CONTIGUOUS = OpDef("CloneBackward0", lambda xp, a: a.copy(), derivatives=C
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(clone, locals())
+    if input._inference and not grad_mode.is_inference_mode_enabled():
+        return _clone_of_inference(input)
     return CLONE._call((input,), {})
+
+
+def _clone_of_inference(input: Tensor) -> Tensor:
+    """clone() of an inference tensor outside inference mode, as torch's clone is: empty_like then
+    copy_, so the copy is a normal tensor written once (version 1), and a copy_ from an input that
+    requires grad records CopyBackwards."""
+    xp = namespace_of(input._data)
+    return Tensor._from_array(_layout.new_like(xp, input._data)).copy_(input)
 
 
 def _shape_args(shape: tuple) -> tuple:

@@ -14,6 +14,7 @@ from impl._grad_mode import enable_grad, inference_mode, is_grad_enabled, no_gra
 from impl._ops.stacking import stack
 from impl._size import Size
 from impl._tensor import Tensor
+from impl._warn import warn_once
 from impl.autograd import engine
 from impl.autograd.function import Function, FunctionCtx, once_differentiable
 from impl.autograd.variable import Variable
@@ -160,6 +161,15 @@ def _vmap_batch_size(grads: list) -> int:
     return sizes[0]
 
 
+CREATE_GRAPH_CYCLE = (
+    "Using backward() with create_graph=True will create a reference cycle between the parameter and its "
+    "gradient which can cause a memory leak. We recommend using autograd.grad when creating the graph to "
+    "avoid this. If you have to use this function, make sure to reset the .grad fields of your parameters "
+    "to None after use to break the cycle and avoid the leak. (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/autograd/engine.cpp:1307.)"
+)
+
+
 def backward(
     tensors: Any,
     grad_tensors: Any = None,
@@ -197,6 +207,8 @@ def backward(
             node = t._edge()[0]
             if node is not None:  # (a view requiring grad through its base: torch's edge leads nowhere)
                 targets.add(node)
+    if create_graph:
+        warn_once("backward(create_graph=True)", CREATE_GRAPH_CYCLE)
     engine.execute(edges, grads, retain_graph, create_graph, accumulate_only=targets)
 
 

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from impl import _grad_mode as grad_mode
-from impl._graph import MAX_SEQUENCE_NR, GraphTask, Node, graph_tasks, input_meta
+from impl._graph import MAX_SEQUENCE_NR, GraphTask, Node, graph_tasks, input_meta, saved_hooks
 from impl._layout import is_expandable_to, non_overlapping_and_dense, strided_array
 from impl._ops import views
 from impl._ops.table import apply
@@ -232,11 +232,15 @@ def execute(
     lone_root = roots[0] if len(root_edges) == 1 else None
     tasks = graph_tasks.stack
     tasks.append(GraphTask(roots, deps, needed, captures, lone_root))
+    # saved-tensor hooks entered or left during backward do not outlive it (torch's engine restores
+    # its thread-local state)
+    hooks = saved_hooks.stack
     try:
         with grad_mode.set_grad_enabled(create_graph):
             _run(ready, counter, buffers, deps, needed, captures, captured, keep_graph, lone_root)
     finally:
         tasks.pop()
+        saved_hooks.stack = hooks
     return captured
 
 

@@ -67,6 +67,13 @@ class FunctionCtx:
             raise RuntimeError(FREED)
         return tuple(s.unpack() if s is not None else None for s in getattr(self, "_saved", ()))
 
+    @property
+    def saved_variables(self) -> tuple:
+        """``saved_tensors`` under its deprecated name, with torch's DeprecationWarning."""
+        message = "'saved_variables' is deprecated; use 'saved_tensors'"
+        warnings.warn(message, DeprecationWarning, stacklevel=2)
+        return self.saved_tensors
+
     def mark_dirty(self, *args: Any) -> None:
         self._dirty = args
 
@@ -270,6 +277,14 @@ def once_differentiable(fn: Callable) -> Callable:
         return wrapped if isinstance(result, tuple) else wrapped[0]
 
     return wrapper
+
+
+class InplaceFunction(Function):
+    """A Function with an ``inplace`` flag, kept by torch for backward compatibility only."""
+
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
 
 
 class Error(Node):

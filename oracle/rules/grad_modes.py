@@ -23,7 +23,10 @@ RULES = [
         "is_inference_mode_enabled reports the mode. A tensor made there with requires_grad=True "
         "requires grad, but a view of an inference tensor (in the mode or outside) is an inference "
         "tensor that is no view and does not require grad, and outside the mode an op whose "
-        "operands are all inference tensors records nothing.",
+        "operands are all inference tensors records nothing. Outside the mode, detach() of an "
+        "inference tensor is an inference tensor with a version counter of its own (writable in "
+        "place), and clone() a normal tensor at version 1 (empty_like then copy_: CopyBackwards from "
+        "an input requiring grad).",
         _DOCS,
     ),
     Rule(

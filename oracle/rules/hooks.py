@@ -39,7 +39,9 @@ RULES = [
     Rule(
         "HOOK-005",
         FAMILY,
-        "A hook removed through its handle no longer fires.",
+        "A hook removed through its handle no longer fires. A tensor's _backward_hooks is None until "
+        "a tensor hook is registered on it (retain_grad adds none), then the OrderedDict of its hooks "
+        "(a removed one leaves it); an in-place op that gives it a new grad_fn leaves it None.",
         f"{_DOCS}.register_hook.html",
     ),
     Rule(

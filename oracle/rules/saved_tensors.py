@@ -23,8 +23,11 @@ RULES = [
         FAMILY,
         "A grad_fn exposes what its op saved as _saved_<name> under derivatives.yaml's names (tensors, "
         "numbers, size tuples; None for a tensor not saved because no gradient needed it) and each saved "
-        "tensor as _raw_saved_<name>; once backward freed the graph, reading a saved tensor raises "
-        "torch's 'Trying to backward through the graph a second time' RuntimeError.",
+        "tensor as _raw_saved_<name>; a saved input reads as the input itself, a saved output as a new "
+        "tensor with the output's history (not the output); var and std save correction None unless "
+        "the call gives a dim, unbiased (the dim overload: 1 or 0) or a correction; once backward "
+        "freed the graph, reading a saved tensor raises torch's 'Trying to backward through the graph "
+        "a second time' RuntimeError.",
         f"{_DOCS}#saved-tensors",
     ),
 ]

@@ -710,3 +710,118 @@ def test_decorating_a_class_warns() -> None:
         return [(w.category.__name__, str(w.message)) for w in seen]
 
     assert caught(impl) == caught(torch) != []
+
+
+def test_backward_hooks_attribute() -> None:
+    """``_backward_hooks``: None until a hook, the hooks' OrderedDict (retain_grad adds none), None
+    after an in-place op; assigned, kept as given, and a leaf's assigned dict runs as its hooks."""
+    same(
+        """
+from collections import OrderedDict
+a = torch.tensor([1.0, 2.0], requires_grad=True)
+b = a * 2
+print(a._backward_hooks, b._backward_hooks)
+h = b.register_hook(lambda g: g * 3)
+b.retain_grad()
+print(type(b._backward_hooks).__name__, len(b._backward_hooks))
+h.remove()
+print(len(b._backward_hooks))
+b.mul_(2)
+print(b._backward_hooks)
+c = torch.ones(2)
+c._backward_hooks = OrderedDict([("k", lambda g: 1 / 0)])
+print(list(c._backward_hooks), (c + a).sum().backward(), a.grad)
+a._backward_hooks = OrderedDict([("x", lambda g: g * 10)])
+(a * 1).sum().backward()
+print(a.grad)
+a._backward_hooks = None
+(a * 1).sum().backward()
+print(a.grad, a._backward_hooks)
+d = a * 1
+d._backward_hooks = [1]
+print(d._backward_hooks)
+try:
+    del d._backward_hooks
+except RuntimeError as e:
+    print(e)
+"""
+    )
+
+
+def test_inference_copies_and_spread_correction() -> None:
+    """detach()/.data of an inference tensor outside inference mode: an inference tensor with a
+    version counter of its own; clone(): a normal tensor at version 1 (CopyBackwards where it
+    requires grad); var/std's saved correction by the overload a call takes."""
+    same(
+        """
+with torch.inference_mode():
+    t = torch.ones(3, requires_grad=True)
+    inside = t.detach()
+for text in ["t.detach()", "t.data", "t.detach().add_(1)", "t.data.mul_(2)", "t.detach()[0:2]", "inside",
+             "t.clone()", "torch.clone(t)", "t.detach().detach()", "t.detach().unsqueeze_(0)",
+             "t.detach().__setitem__(0, 5.0)"]:
+    show(text)
+(t.clone() * 2).sum().backward()
+print(t.grad, graph(t.clone().grad_fn))
+with torch.no_grad():
+    show("t.clone()")
+x = torch.ones(3, 2, requires_grad=True)
+for call in ["x.var()", "x.var(0)", "x.var(None)", "x.std(unbiased=False)", "x.var(correction=None)",
+             "torch.var_mean(x)[0]", "torch.std_mean(x, 1, correction=0)[0]", "x.var(True)"]:
+    print(call, eval(call).grad_fn._saved_correction)
+"""
+    )
+
+
+def test_autograd_odds_and_ends() -> None:
+    """increment_version, InplaceFunction, ctx.saved_variables's deprecation, the create_graph
+    warning of backward (warned every time under set_warn_always), a saved output unpacked into a
+    new tensor, and saved-tensor hooks entered during backward not outliving it."""
+    same(
+        """
+from torch.autograd.function import InplaceFunction
+a = torch.zeros(2)
+torch.autograd.graph.increment_version(a)
+torch.autograd.graph.increment_version([a, a])
+print(a._version)
+show("torch.autograd.graph.increment_version(3)")
+show("torch.autograd.graph.increment_version([a, 3])")
+print(InplaceFunction.__mro__[1].__name__, InplaceFunction(True).inplace, InplaceFunction().inplace)
+
+class F(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * 2
+
+    @staticmethod
+    def backward(ctx, g):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            (x,) = ctx.saved_variables
+        print([(w.category.__name__, str(w.message)) for w in caught])
+        return g * x
+
+x = torch.ones(2, requires_grad=True)
+F.apply(x).sum().backward()
+torch.set_warn_always(True)
+show("(x * x).sum().backward(create_graph=True)")
+show("torch.autograd.grad((x * x).sum(), x, create_graph=True)")
+torch.set_warn_always(False)
+y = x.exp()
+saved = y.grad_fn._saved_result
+print(saved is y, saved.grad_fn is y.grad_fn, x.sin().grad_fn._saved_self is x)
+calls = []
+context = torch.autograd.graph.saved_tensors_hooks(lambda t: calls.append("leaked") or t, lambda t: t)
+
+def unpack(t):
+    context.__enter__()
+    return t
+
+with torch.autograd.graph.saved_tensors_hooks(lambda t: t, unpack):
+    z = x.sin()
+z.sum().backward()
+x.sin()
+print(calls)
+"""
+    )
