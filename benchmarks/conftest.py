@@ -77,7 +77,14 @@ def pytest_configure(config: pytest.Config) -> None:
     counts = _counts(config)
     pools = {count: limit_threads(count) for count in reversed(counts)}  # the first one stays in effect
     config.stash[SETTINGS] = {"threads": list(counts), "thread_pools": {str(k): v for k, v in pools.items()},
-                              "load_average": list(os.getloadavg())}
+                              "timer": _timer_name(config), "load_average": list(os.getloadavg())}
+
+
+def _timer_name(config: pytest.Config) -> str:
+    """pytest-benchmark's clock (``--benchmark-timer``): wall time unless a CPU clock was asked for
+    (``time.process_time``: on a shared machine, what other processes take is not counted)."""
+    timer = config.getoption("benchmark_timer", default=None)
+    return getattr(timer, "__name__", None) or str(timer or "time.perf_counter")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -202,7 +209,8 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     for line in [*format_table(rows).splitlines(), *format_scaling(scaling(rows)).splitlines()]:
         terminalreporter.write_line(line)
     settings = config.stash.get(SETTINGS, {})
-    terminalreporter.write_line(f"threads per engine: {settings.get('threads')} "
-                                f"(in effect: {settings.get('thread_pools')}); load average at start: "
+    terminalreporter.write_line(f"timer: {settings.get('timer')}; threads per engine: "
+                                f"{settings.get('threads')} (in effect: {settings.get('thread_pools')}); "
+                                "load average at start: "
                                 f"{settings.get('load_average')}")
     terminalreporter.write_line(f"saved: {_json_path(config)}")
