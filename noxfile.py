@@ -184,8 +184,9 @@ BENCH_ARGS = ("-p", "no:xdist", "--benchmark-columns=median,iqr,rounds")
 
 @nox.session
 def bench(session: nox.Session) -> None:
-    """CPU benchmarks: impl, torch and HIPS autograd side by side (one compute thread each unless
-    ``-- --bench-threads N``); the ratio table is printed and saved as reports/benchmarks.json."""
+    """CPU benchmarks: impl, torch and HIPS autograd side by side, with one and with two compute
+    threads each (``-- --bench-threads N[,M...]`` chooses); the ratio table of each setting is printed
+    and saved as reports/benchmarks.json."""
     install(session, "reference", "test", "bench")
     session.run("pytest", "benchmarks", "-m", "not gpu", *BENCH_ARGS, *session.posargs)
 

@@ -3,7 +3,9 @@ end of the session a table of medians and ratios impl/torch, saved as ``reports/
 
 Run with ``nox -s bench`` (CPU) or ``nox -s bench_gpu`` (cupy vs torch CUDA), or directly:
 ``pytest benchmarks -m "not gpu" -p no:xdist``. ``--bench-json PATH`` moves the JSON file;
-``--bench-threads N`` (default 1) sets the compute threads of every engine (see ``limit_threads``).
+``--bench-threads 1,2`` (the default) times every workload once with each of these compute thread
+counts for every engine (see ``limit_threads``; ``0`` keeps the libraries' defaults): each setting
+has its rows, named with their thread count, and its ratios.
 Benchmarks are not tests: nothing here fails on a time. When impl cannot run a workload yet, the
 impl side is skipped with the error that stopped it (the missing feature), and torch still runs.
 
@@ -32,6 +34,7 @@ import pytest
 from benchmarks.engines import Engine, EngineUnavailable, limit_threads, load_engine
 from benchmarks.results import (
     Measurement,
+    by_threads,
     document,
     format_scaling,
     format_table,
@@ -41,6 +44,7 @@ from benchmarks.results import (
 )
 
 DEFAULT_JSON = Path("reports") / "benchmarks.json"
+DEFAULT_THREADS = "1,2"
 MEASUREMENTS = pytest.StashKey[list[Measurement]]()
 SETTINGS = pytest.StashKey[dict[str, Any]]()
 UNDER_CONSTRUCTION = ("impl",)  # engines whose failures are reported as skips, not errors
@@ -50,14 +54,52 @@ DEVICES = (pytest.param("cpu"), pytest.param("cuda", marks=pytest.mark.gpu))
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--bench-json", type=Path, default=None,
                      help=f"where the benchmark results go (default {DEFAULT_JSON} under the rootdir)")
-    parser.addoption("--bench-threads", type=int, default=1,
-                     help="compute threads for every engine (torch, numpy's BLAS); 0 keeps library defaults")
+    parser.addoption("--bench-threads", type=thread_counts, default=DEFAULT_THREADS,
+                     help="comma-separated compute thread counts for every engine (torch, numpy's BLAS), "
+                          f"each timed in turn (default {DEFAULT_THREADS}); 0 keeps library defaults")
+
+
+def thread_counts(text: str) -> tuple[int, ...]:
+    """``"1,2"`` -> (1, 2): the thread settings to time every workload with."""
+    counts = tuple(dict.fromkeys(int(part) for part in str(text).split(",") if part.strip()))
+    if not counts or any(count < 0 for count in counts) or (0 in counts and len(counts) > 1):
+        raise ValueError(f"thread counts are positive integers, or 0 alone: {text!r}")
+    return counts
+
+
+def _counts(config: pytest.Config) -> tuple[int, ...]:
+    chosen = config.getoption("bench_threads", default=DEFAULT_THREADS)
+    return chosen if isinstance(chosen, tuple) else thread_counts(chosen)
 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.stash[MEASUREMENTS] = []
-    threads = limit_threads(config.getoption("bench_threads", default=1))
-    config.stash[SETTINGS] = {"threads": threads, "load_average": list(os.getloadavg())}
+    counts = _counts(config)
+    pools = {count: limit_threads(count) for count in reversed(counts)}  # the first one stays in effect
+    config.stash[SETTINGS] = {"threads": list(counts), "thread_pools": {str(k): v for k, v in pools.items()},
+                              "timer": _timer_name(config), "load_average": list(os.getloadavg())}
+
+
+def _timer_name(config: pytest.Config) -> str:
+    """pytest-benchmark's clock (``--benchmark-timer``): wall time unless a CPU clock was asked for
+    (``time.process_time``: on a shared machine, what other processes take is not counted)."""
+    timer = config.getoption("benchmark_timer", default=None)
+    return getattr(timer, "__name__", None) or str(timer or "time.perf_counter")
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Every timed benchmark (one using ``recorder``) once per thread setting."""
+    if "bench_threads" in metafunc.fixturenames:
+        counts = _counts(metafunc.config)
+        metafunc.parametrize("bench_threads", counts, indirect=True, ids=[f"threads{n}" for n in counts])
+
+
+@pytest.fixture
+def bench_threads(request: pytest.FixtureRequest) -> int:
+    """This benchmark's compute threads per engine, put in effect (0: the libraries' defaults)."""
+    count = getattr(request, "param", 0)
+    limit_threads(count)
+    return count
 
 
 def engine_or_skip(name: str, device: str) -> Engine:
@@ -85,15 +127,20 @@ def ready_or_skip(label: str, workload: str, build: Callable[[], Callable[[], An
 class Recorder:
     """Times a workload with pytest-benchmark and keeps its median for the session table."""
 
-    def __init__(self, benchmark: Any, store: list[Measurement]) -> None:
+    def __init__(self, benchmark: Any, store: list[Measurement], threads: int = 0) -> None:
         self.benchmark = benchmark
         self.store = store
+        self.threads = threads
 
     def time(self, name: str, label: str, device: str, build: Callable[[], Callable[[], Any]],
              params: dict[str, Any], rounds: int) -> None:
         """Warm up once, freeze what is alive (see the module's docstring), then time ``rounds``
         calls; record the median under ``label``. Unfrozen afterwards: a frozen object is hidden
-        from ``gc.get_objects()`` for the rest of the process."""
+        from ``gc.get_objects()`` for the rest of the process. Under a thread setting, the name
+        and the params say it."""
+        if self.threads:
+            name = f"{name} ({self.threads} thread{'s' if self.threads > 1 else ''})"
+            params = {**params, "threads": self.threads}
         fn = ready_or_skip(label, name, build)
         gc.collect()
         gc.freeze()
@@ -114,8 +161,8 @@ class Recorder:
 
 
 @pytest.fixture
-def recorder(benchmark: Any, pytestconfig: pytest.Config) -> Recorder:
-    return Recorder(benchmark, pytestconfig.stash[MEASUREMENTS])
+def recorder(benchmark: Any, pytestconfig: pytest.Config, bench_threads: int) -> Recorder:
+    return Recorder(benchmark, pytestconfig.stash[MEASUREMENTS], bench_threads)
 
 
 @pytest.fixture
@@ -150,7 +197,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     measurements = session.config.stash.get(MEASUREMENTS, [])
     if measurements:
         meta = {**versions(), **session.config.stash.get(SETTINGS, {})}
-        write_document(_json_path(session.config), document(pair_rows(measurements), meta))
+        write_document(_json_path(session.config), document(by_threads(pair_rows(measurements)), meta))
 
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
@@ -158,10 +205,12 @@ def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> Non
     if not measurements:
         return
     terminalreporter.write_sep("=", "impl vs torch: medians and ratios")
-    rows = pair_rows(measurements)
+    rows = by_threads(pair_rows(measurements))
     for line in [*format_table(rows).splitlines(), *format_scaling(scaling(rows)).splitlines()]:
         terminalreporter.write_line(line)
     settings = config.stash.get(SETTINGS, {})
-    terminalreporter.write_line(f"threads: {settings.get('threads')}; load average at start: "
+    terminalreporter.write_line(f"timer: {settings.get('timer')}; threads per engine: "
+                                f"{settings.get('threads')} (in effect: {settings.get('thread_pools')}); "
+                                "load average at start: "
                                 f"{settings.get('load_average')}")
     terminalreporter.write_line(f"saved: {_json_path(config)}")

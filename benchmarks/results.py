@@ -185,31 +185,46 @@ def write_document(path: Path, doc: dict[str, Any]) -> Path:
 def scaling(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """How time grows with ``n`` within a workload (rows whose params hold ``n``): for each engine,
     the time at each ``n`` over the time at the previous ``n`` (10x the ops should cost ~10x)."""
-    series: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    series: dict[tuple[str, str, Any], list[dict[str, Any]]] = {}
     for row in rows:
-        n = row.get("params", {}).get("n")
+        params = row.get("params", {})
+        n = params.get("n")
         if row.get("unit") == "s" and isinstance(n, int):
-            series.setdefault((row["params"].get("workload", row["name"]), row["device"]), []).append(row)
+            key = (params.get("workload", row["name"]), row["device"], params.get("threads"))
+            series.setdefault(key, []).append(row)
     found = []
-    for (workload, device), group in series.items():
+    for (workload, device, threads), group in series.items():
         group.sort(key=lambda row: row["params"]["n"])
         for smaller, larger in zip(group, group[1:], strict=False):
             engines = {name: (smaller[name], larger[name]) for name in MAIN_ENGINES}
             engines.update({name: (smaller.get("peers", {}).get(name), value)
                             for name, value in larger.get("peers", {}).items()})
-            found.append({"workload": workload, "device": device, "from_n": smaller["params"]["n"],
-                          "to_n": larger["params"]["n"],
-                          "growth": {name: ratio(big, small) for name, (small, big) in engines.items()}})
+            step = {"workload": workload, "device": device, "from_n": smaller["params"]["n"],
+                    "to_n": larger["params"]["n"],
+                    "growth": {name: ratio(big, small) for name, (small, big) in engines.items()}}
+            found.append(step if threads is None else {**step, "threads": threads})
     return found
 
 
 def format_scaling(found: list[dict[str, Any]]) -> str:
     """One line per step of ``n``: each engine's time growth."""
     return "\n".join(
-        f"{s['workload']} [{s['device']}] time growth N={_short(s['from_n'])} -> N={_short(s['to_n'])}: "
+        f"{s['workload']} [{s['device']}{_threads_note(s)}] time growth "
+        f"N={_short(s['from_n'])} -> N={_short(s['to_n'])}: "
         + ", ".join(f"{name} {_ratio_cell(value)}" for name, value in s["growth"].items())
         for s in found
     )
+
+
+def _threads_note(step: dict[str, Any]) -> str:
+    threads = step.get("threads")
+    return "" if threads is None else f", {threads} thread{'s' if threads > 1 else ''}"
+
+
+def by_threads(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows of each thread setting together (fewest threads first), each setting's rows in the
+    order they were measured."""
+    return sorted(rows, key=lambda row: row.get("params", {}).get("threads") or 0)
 
 
 def _short(n: int) -> str:

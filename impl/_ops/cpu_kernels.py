@@ -210,20 +210,23 @@ def _fma_narrow(acc: Any, g: Any, o: Any, out: Any, scratch: tuple) -> None:
     so the float64 sum is the exact one rounded once; rounding that to ``out``'s dtype rounds the
     exact sum, unless it landed exactly on a midpoint of the dtype (or in its subnormal range):
     those few are redone, rounded to odd. ``scratch``: float64, uint64 and two bool arrays of
-    ``out``'s size."""
+    ``out``'s size. ``out`` may be ``acc`` itself: the operands are all read before it is written."""
     wide, low, midpoint, tiny = scratch
     np.multiply(g, o, out=wide, dtype=np.float64)
     wide += acc
-    out[...] = wide
     mask, half, smallest = _midpoint_bits(out.dtype)
     np.bitwise_and(wide.view(np.uint64), mask, out=low)
     np.equal(low, half, out=midpoint)
-    np.less(np.abs(wide, out=wide), smallest, out=tiny)
+    np.less(np.abs(wide, out=low.view(np.float64)), smallest, out=tiny)
     redo = np.flatnonzero(np.logical_or(midpoint, tiny, out=midpoint))
+    redone = None
     if redo.size:
         pick = lambda a: a[redo] if np.ndim(a) else a  # noqa: E731
         a, p = pick(acc).astype(np.float64), pick(g).astype(np.float64) * pick(o)
-        out[redo] = _odd(*_two_sum(a, p))
+        redone = _odd(*_two_sum(a, p))
+    out[...] = wide
+    if redone is not None:
+        out[redo] = redone
 
 
 # Elements per block: the blocks of the operands and the scratch stay in cache, and no
@@ -242,15 +245,20 @@ def _scratch_blocks() -> tuple:
     return blocks
 
 
-def fma(acc: Any, g: Any, o: Any) -> Any:
+def fma(acc: Any, g: Any, o: Any, out: Any = None) -> Any:
     """``acc + g * o`` rounded once (a fused multiply-add), as a new array of ``acc``'s dtype
-    (float16, float32 or float64): torch's kernels fuse ``add(alpha=)``, ``lerp``, ``addcmul``
-    and the dot products of softmax's backward. The operands are arrays of one shape or numpy
-    scalars of that dtype; they go through in blocks (the values do not depend on it)."""
+    (float16, float32 or float64), or written into ``out`` (C-contiguous, of the result's shape
+    and dtype; it may be ``acc``: an optimiser's update in place): torch's kernels fuse
+    ``add(alpha=)``, ``lerp``, ``addcmul`` and the dot products of softmax's backward. The
+    operands are arrays of one shape or numpy scalars of that dtype; they go through in blocks
+    (the values do not depend on it)."""
     dtype = acc.dtype
     shape = np.broadcast_shapes(*(np.shape(a) for a in (acc, g, o)))
     flat = [np.ascontiguousarray(np.broadcast_to(x, shape)).ravel() if np.ndim(x) else x for x in (acc, g, o)]
-    out = np.empty(shape, dtype)
+    if out is None:
+        out = np.empty(shape, dtype)
+    elif out.shape != shape or out.dtype != dtype or not out.flags.c_contiguous:
+        raise ValueError(f"fma's out must be C-contiguous {dtype} of shape {shape}")
     out_flat = out.reshape(-1)
     blocks = _scratch_blocks()
     for start in range(0, out_flat.size, _BLOCK):

@@ -16,12 +16,23 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
+from impl import _grad_mode as grad_mode
+from impl._ops.cpu_kernels import fma
 from impl._ops.pointwise_ternary import ADDCDIV, ADDCMUL, LERP_SCALAR, fused
 from impl._tensor import Tensor
 from impl._xp import namespace_of
 
+_IN_PLACE_DTYPES = (np.dtype(np.float32), np.dtype(np.float64))
+
 
 def _write(target: Tensor, array: Any) -> Tensor:
+    """``target.copy_(array)``; ``array`` may be ``target``'s own array, already written in place
+    (``add_scaled_``): then only its version moves, as the copy_ would move it."""
+    if array is target._data:
+        target._vc.bump()
+        return target
     target.copy_(Tensor._from_array(array))
     return target
 
@@ -32,7 +43,17 @@ def add_scaled(a: Tensor, b: Tensor, alpha: float) -> Tensor:
 
 
 def add_scaled_(a: Tensor, b: Tensor, alpha: float) -> Tensor:
-    """``a.add_(b, alpha=alpha)`` in place, rounded once."""
+    """``a.add_(b, alpha=alpha)`` in place, rounded once. Not recorded, on numpy arrays of one
+    float32/float64 layout that share no memory (an SGD step's), the fused multiply-add writes
+    ``a``'s array itself (``_write`` then moves its version, as the ``copy_`` would): no fresh
+    array the size of the parameter, no copy (an MLP step's update took 2.4 ms, torch's 0.4)."""
+    x, y = a._data, b._data
+    if (
+        type(x) is np.ndarray and type(y) is np.ndarray and x.dtype in _IN_PLACE_DTYPES and y.dtype == x.dtype
+        and x.shape == y.shape and x.flags.c_contiguous and x.flags.writeable and not a._inference
+        and not grad_mode.is_recording() and not np.may_share_memory(x, y)
+    ):
+        return _write(a, fma(x, np.asarray(x.dtype.type(alpha), x.dtype), y, out=x))  # (fused's order)
     return _write(a, fused(a._data.dtype.type(alpha), b._data, a._data))
 
 

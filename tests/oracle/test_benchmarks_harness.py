@@ -9,8 +9,10 @@ import hypothesis  # noqa: F401  (imported before pytester snapshots sys.modules
 import pytest
 import torch  # noqa: F401  (a C extension cannot be imported twice: keep it out of pytester's cleanup)
 
+from benchmarks.conftest import thread_counts
 from benchmarks.results import (
     Measurement,
+    by_threads,
     document,
     format_scaling,
     format_table,
@@ -210,6 +212,31 @@ def test_scaling_gives_each_engines_time_growth_between_successive_n() -> None:
     assert format_scaling([step]) == line
 
 
+def test_each_thread_setting_has_its_own_scaling_and_rows_group_by_setting() -> None:
+    rows = pair_rows([
+        Measurement(f"W1 N={n} ({t})", "cpu", engine, n * t / 1000,
+                    params={"workload": "W1", "n": n, "threads": t})
+        for t in (2, 1) for n in (1_000, 10_000) for engine in ("impl", "torch")
+    ])
+    assert [row["params"]["threads"] for row in by_threads(rows)] == [1, 1, 2, 2]
+    steps = scaling(rows)
+    assert [(s["threads"], s["growth"]["impl"]) for s in steps] == [(2, pytest.approx(10)),
+                                                                     (1, pytest.approx(10))]
+    assert format_scaling(steps[1:]).startswith("W1 [cpu, 1 thread] time growth N=1e3 -> N=1e4: impl 10.00x")
+
+
+@pytest.mark.parametrize(("text", "expected"),
+                         [("1,2", (1, 2)), ("2", (2,)), ("0", (0,)), ("1, 1,4", (1, 4))])
+def test_thread_counts(text: str, expected: tuple) -> None:
+    assert thread_counts(text) == expected
+
+
+@pytest.mark.parametrize("text", ["", "0,1", "-1", "a"])
+def test_thread_counts_refused(text: str) -> None:
+    with pytest.raises(ValueError):
+        thread_counts(text)
+
+
 def test_session_prints_the_table_saves_rows_and_skips_impl_failures(pytester, monkeypatch) -> None:
     """The conftest end to end on fake workloads: each engine timed, the ratio table printed, the
     JSON written; impl's failure is a skip naming the error, torch's a failure."""
@@ -230,3 +257,20 @@ def test_session_prints_the_table_saves_rows_and_skips_impl_failures(pytester, m
     assert row["name"] == "fake sum" and row["params"] == {"n": 100}
     assert row["impl"] > 0 and row["torch"] > 0 and row["ratio"] == pytest.approx(row["impl"] / row["torch"])
     assert {"machine", "date", "torch", "numpy", "threads"} <= set(doc)
+
+
+def test_every_thread_setting_times_every_workload(pytester, monkeypatch) -> None:
+    """``--bench-threads 1,2``: each workload timed under each setting, a row (and ratio) per setting,
+    named with its thread count, the settings in the document."""
+    monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
+    pytester.makeconftest('pytest_plugins = ["benchmarks.conftest"]')
+    pytester.makepyfile(test_fake=FAKE_BENCHMARKS)
+    out = pytester.path / "bench.json"
+    result = pytester.runpytest("-p", "no:xdist", "-p", "no:cacheprovider", "--bench-threads", "1,2",
+                                "--bench-json", str(out), "-k", "test_sum")
+    result.assert_outcomes(passed=4)
+    result.stdout.fnmatch_lines(["fake sum (1 thread) *cpu*x*", "fake sum (2 threads) *cpu*x*"])
+    doc = json.loads(out.read_text())
+    assert [(row["name"], row["params"]) for row in doc["results"]] == [
+        ("fake sum (1 thread)", {"n": 100, "threads": 1}), ("fake sum (2 threads)", {"n": 100, "threads": 2})]
+    assert doc["threads"] == [1, 2] and all(row["ratio"] > 0 for row in doc["results"])
