@@ -12,6 +12,7 @@ import numpy as np
 
 from impl import _api as api
 from impl import _random, dtypes
+from impl._cpu import GRAIN_SIZE, cpu_capability, fma, intraop_threads, parallel_chunks
 from impl._layout import as_strided_array, contiguous_strides, preserved_strides, strided_array
 from impl._signatures import invalid_call
 from impl._tensor import Tensor
@@ -291,11 +292,40 @@ def arange(
             dtype = dtypes.int64
     n = max(0, math.ceil((float(end) - float(start)) / float(step)))
     arr = (
-        (np.arange(n, dtype=np.float64) * float(step) + float(start))
+        _arange_values(float(start), float(step), n, _dt(dtype))
         if dtypes.to_dtype(dtype).is_floating_point
         else np.arange(int(start), int(end), int(step))
     )
     return _finish(_xp(device).asarray(arr.astype(_dt(dtype))), requires_grad)
+
+
+def _fused(fused: bool, acc: Any, g: Any, o: Any) -> Any:
+    """``acc + g * o`` in ``acc``'s dtype, rounded once where torch's build fuses it."""
+    if fused:
+        return fma(*np.broadcast_arrays(acc, g, o))
+    return acc + g * o
+
+
+def _arange_values(start: float, step: float, n: int, dtype: np.dtype) -> np.ndarray:
+    """``n`` floating values ``start + i * step`` as torch's CPU arange kernel computes them
+    (RangeFactoriesKernel.cpp): in the accumulate type (float64 for float32 and float64, float32
+    for the half types), ``parallel_for``'s chunks each through ``vectorized_loop``: blocks of two
+    32-byte vectors (the kernel runs its AVX2 build on AVX512 too), each vector from its first
+    index's value ``base`` (rounded to ``dtype``) as ``base + k * step``, the chunk's rest
+    element by element; the AVX2 build fuses each multiply-add, the baseline one does not."""
+    acc = np.dtype(np.float64 if dtype.itemsize >= 4 else np.float32)
+    fused = cpu_capability() != "default"
+    start_, step_ = acc.type(start), acc.type(step)
+    out = _fused(fused, start_, step_, np.arange(n, dtype=acc)).astype(dtype)
+    lanes = 32 // dtype.itemsize
+    for begin, end in parallel_chunks(n, GRAIN_SIZE, intraop_threads()):
+        whole = (end - begin) - (end - begin) % (2 * lanes)
+        if whole:
+            firsts = np.arange(begin, begin + whole, lanes, dtype=acc)
+            base = _fused(fused, start_, step_, firsts).astype(dtype).astype(acc)
+            vectors = _fused(fused, base[:, None], np.arange(lanes, dtype=acc)[None, :], step_)
+            out[begin : begin + whole] = vectors.reshape(-1).astype(dtype)
+    return out
 
 
 @api.function("linspace")
@@ -312,20 +342,38 @@ def linspace(
     return _computed(arr, device, requires_grad)
 
 
+def _floating(dtype: np.dtype) -> bool:
+    """Whether ``dtype`` is floating (ml_dtypes' bfloat16 included, which numpy files as "V")."""
+    return dtype.kind == "f" or dtype.name == "bfloat16"
+
+
 def _ramp(start: Any, end: Any, steps: Any, dtype: np.dtype) -> np.ndarray:
-    """``steps`` evenly spaced values from start to end as torch's range kernels space them: the
-    first half counted up from start, the second half down from end, in float32 for a floating
-    ``dtype`` of 32 bits or fewer, else in float64."""
+    """``steps`` evenly spaced values from start to end in ``dtype`` as torch's CPU linspace kernel
+    computes them (RangeFactoriesKernel.cpp): start and end converted to ``dtype``, ``step = (end
+    - start) / (steps - 1)`` (in float64 for integers), the first half ``start + step * i``, the
+    second half ``end - step * (steps - 1 - i)``. Its AVX2/AVX512 builds fuse those into one
+    rounding; the half types round each operation to ``dtype`` (c10::Half's operators go through
+    float32)."""
     steps = int(steps)
     if steps < 0:
         raise RuntimeError("number of steps must be non-negative")
-    op = np.float32 if dtype.kind == "f" and dtype.itemsize <= 4 else np.float64
-    start, end = op(start), op(end)
     if steps == 1:
-        return np.full(1, start)
-    step = (end - start) / op(steps - 1)
-    i = np.arange(steps, dtype=op)
-    return np.where(i < steps // 2, start + step * i, end - step * (op(steps - 1) - i))
+        return np.full(1, start).astype(dtype)
+    i = np.arange(steps)
+    up = i < steps // 2
+    count = np.where(up, i, steps - 1 - i)
+    if _floating(dtype) and dtype.itemsize < 4:
+        f = np.float32
+        first, last = dtype.type(start), dtype.type(end)
+        with np.errstate(over="ignore"):  # steps beyond float16's range: a step of 0, as in torch
+            step = dtype.type(f(dtype.type(f(last) - f(first))) / f(dtype.type(steps - 1)))
+        moved = (f(step) * count.astype(f).astype(dtype).astype(f)).astype(dtype).astype(f)
+        return np.where(up, f(first) + moved, f(last) - moved).astype(dtype)
+    wide = np.dtype(dtype if dtype.kind == "f" else np.float64)
+    first, last = (wide.type(dtype.type(v) if dtype.kind == "f" else int(v)) for v in (start, end))
+    step = (last - first) / wide.type(steps - 1)
+    base = np.where(up, first, last)
+    return _fused(cpu_capability() != "default", base, np.where(up, step, -step), count.astype(wide))
 
 
 def _pow(base: float, x: float) -> float:
@@ -348,12 +396,29 @@ def logspace(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
-    """``base`` to the powers ``linspace(start, end, steps)``."""
-    ramp = _ramp(start, end, steps, _dt(dtype))
-    with np.errstate(over="ignore"):
-        powers = [_pow(float(base), x) for x in ramp.tolist()]
-        arr = np.array(powers, dtype=ramp.dtype).astype(_dt(dtype))
-    return _computed(arr, device, requires_grad)
+    """``base`` to the powers from start to end, as torch's CPU logspace (RangeFactories.cpp, not
+    fused) computes them: start and end converted to ``dtype``, their difference in ``dtype``,
+    then in float64 ``step = difference / (steps - 1)`` and the powers ``start + step * i`` for
+    the first half, ``end - step * (steps - 1 - i)`` for the second, each through libm's pow,
+    rounded to ``dtype`` (the half types through float32)."""
+    dt = _dt(dtype)
+    steps = int(steps)
+    if steps < 0:
+        raise RuntimeError("number of steps must be non-negative")
+    if steps == 1:
+        exponents = np.array([float(start)])
+    else:
+        convert = dt.type if _floating(dt) else int
+        first, last = convert(start), convert(end)
+        with np.errstate(over="ignore"):
+            step = float(last - first) / (steps - 1)
+        i = np.arange(steps)
+        exponents = np.where(i < steps // 2, float(first) + step * i, float(last) - step * (steps - 1 - i))
+    powers = np.array([_pow(float(base), x) for x in exponents.tolist()])
+    with np.errstate(over="ignore", invalid="ignore"):
+        if dt.itemsize < 4:  # double to c10::Half goes through float
+            powers = powers.astype(np.float32)
+        return _computed(powers.astype(dt), device, requires_grad)
 
 
 @api.function("eye")

@@ -248,10 +248,15 @@ _POW_SPECIAL = {
 
 def _pow_fwd(xp: Any, a: Any, b: Any) -> Any:
     """Elementwise pow of arrays of one dtype; integer powers as torch's powi: a negative exponent
-    gives 1 for base 1, +-1 for base -1 (by parity) and 0 otherwise."""
+    gives 1 for base 1, +-1 for base -1 (by parity) and 0 otherwise. float32 as glibc's powf (torch's
+    std::pow, which its loop takes wherever the rows are too short for vectors, as for a base
+    broadcast against a few exponents): the float64 pow rounded, where numpy's float32 power
+    is an ulp off for ~20% of such inputs. (torch's vector code, Sleef's powf, is not emulated.)"""
     if a.dtype.kind not in "iu":
         if a.shape != b.shape:  # numpy computes a broadcast (stride-0) exponent of 0.5 as a sqrt:
             a, b = (x.copy() for x in xp.broadcast_arrays(a, b))  # nan for -inf, -0 for -0 (torch: inf, 0)
+        if a.dtype == xp.float32:
+            return xp.power(a.astype(xp.float64), b.astype(xp.float64)).astype(xp.float32)
         return xp.power(a, b)
     negative = b < 0
     if not negative.any():

@@ -37,7 +37,7 @@ from typing import Any
 import numpy as np
 
 from impl import _layout
-from impl._ops.cpu_kernels import GRAIN_SIZE, intraop_threads
+from impl._cpu import GRAIN_SIZE, intraop_threads, parallel_chunks
 
 _LEVELS = 4  # multi_row_sum's cascade levels
 # The sum kernel is registered with REGISTER_DISPATCH, which registers no AVX512 build (its
@@ -242,22 +242,13 @@ def _range_sum(it: _Iter, begin: int, end: int, acc: Any) -> Any:
     return _accumulate(np.concatenate(values), it.out.dtype)
 
 
-def _chunks(n: int, grain: int, threads: int) -> list[tuple[int, int]]:
-    """parallel_for's ranges: ``min(threads, ceil(n / grain))`` chunks of ``ceil(n / chunks)``."""
-    if n <= grain or threads == 1:
-        return [(0, n)]
-    used = min(threads, -(-n // max(grain, 1)))
-    size = -(-n // used)
-    return [(b, min(n, b + size)) for b in range(0, n, size)]
-
-
 def _parallel(it: _Iter, acc: Any, threads: int) -> None:
     """parallel_reduce above the grain size: two passes for one output, else split along a kept
     dimension (find_split_dim, columns rounded to 128 bytes when contiguous)."""
     x = it.x
     if it.out.size == 1:
         partials = np.zeros(threads, it.out.dtype)
-        for t, (b, e) in enumerate(_chunks(x.size, GRAIN_SIZE, threads)):
+        for t, (b, e) in enumerate(parallel_chunks(x.size, GRAIN_SIZE, threads)):
             partials[t] = _range_sum(it, b, e, acc)
         final = _iterator(partials, (0,), True, np.zeros(1, it.out.dtype))
         it.out[...] = _serial(final, acc).reshape(it.out.shape)
@@ -274,7 +265,7 @@ def _parallel(it: _Iter, acc: Any, threads: int) -> None:
     dim = best if dim is None else dim
     cols = shape[dim]
     multiple = 128 // x.itemsize if it.strides[dim] == 1 else 1
-    for b, e in _chunks(cols, 1, threads):
+    for b, e in parallel_chunks(cols, 1, threads):
         b -= b % multiple
         e = e if e == cols else e - e % multiple
         if b != e:
