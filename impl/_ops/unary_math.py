@@ -40,28 +40,37 @@ from impl._ops.elementwise import (
 )
 from impl._ops.inplace import apply_inplace
 from impl._ops.pointwise_ternary import WHERE
-from impl._ops.table import FLOAT_DTYPES, D, OpDef, apply
+from impl._ops.table import FLOAT_DTYPES, D, OpDef, apply, auto_element_wise
 from impl._signatures import _invalid_combination, _Signature, invalid_call
 from impl._tensor import Tensor
 from impl._type_info import finfo
 
 # -- the elementwise basics: exp, log, sqrt, sin, cos, tanh, sigmoid, relu, sign, abs, rounding --
-EXP = unary_op("ExpBackward0", rounded("exp"), "result", lambda g, c: g * c.result)
+# jvp: derivatives.yaml's ``result: auto_element_wise`` for each
+EXP = unary_op("ExpBackward0", rounded("exp"), "result", lambda g, c: g * c.result, jvp=auto_element_wise)
 
 
-LOG = unary_op("LogBackward0", rounded("log"), "self", lambda g, c: g / c.self)
+LOG = unary_op("LogBackward0", rounded("log"), "self", lambda g, c: g / c.self, jvp=auto_element_wise)
 
 
-SQRT = unary_op("SqrtBackward0", lambda xp, a: xp.sqrt(a), "result", lambda g, c: g / mul_scalar(c.result, 2))
+SQRT = unary_op(
+    "SqrtBackward0",
+    lambda xp, a: xp.sqrt(a),
+    "result",
+    lambda g, c: g / mul_scalar(c.result, 2),
+    jvp=auto_element_wise,
+)
 
 
-SIN = unary_op("SinBackward0", rounded("sin"), "self", lambda g, c: g * c.self.cos())
+SIN = unary_op("SinBackward0", rounded("sin"), "self", lambda g, c: g * c.self.cos(), jvp=auto_element_wise)
 
 
-COS = unary_op("CosBackward0", rounded("cos"), "self", lambda g, c: g * -c.self.sin())
+COS = unary_op("CosBackward0", rounded("cos"), "self", lambda g, c: g * -c.self.sin(), jvp=auto_element_wise)
 
 
-TANH = unary_op("TanhBackward0", rounded("tanh"), "result", lambda g, c: tanh_backward(g, c.result))
+TANH = unary_op(
+    "TanhBackward0", rounded("tanh"), "result", lambda g, c: tanh_backward(g, c.result), jvp=auto_element_wise
+)
 
 
 def _sigmoid_fwd(xp: Any, a: Any) -> Any:
@@ -80,6 +89,7 @@ SIGMOID = unary_op(
     _sigmoid_fwd,
     "result",
     lambda g, c: sigmoid_backward(g, c.result),
+    jvp=auto_element_wise,
 )
 
 
@@ -96,6 +106,7 @@ RELU = unary_op(
     "result",
     lambda g, c: threshold_backward(g, c.result, 0),
     promote=None,
+    jvp=auto_element_wise,
 )
 
 
@@ -118,6 +129,7 @@ ABS = unary_op(
     "self",
     lambda g, c: g * apply(SGN, c.self),
     promote=None,
+    jvp=auto_element_wise,  # self_t * self_p.sgn()
 )
 
 
