@@ -16,7 +16,7 @@ import numpy as np
 from impl import dtypes
 from impl._creation import full_like, zeros_like
 from impl._ops.cpu_kernels import fma, vector_bytes
-from impl._ops.table import FLOAT_DTYPES, D, OpDef, apply, auto_linear
+from impl._ops.table import FLOAT_DTYPES, D, OpDef, apply, auto_element_wise, auto_linear
 from impl._tensor import Tensor
 
 # the operands torch's TensorIterator runs over, in its order (OpDef.iterator_operands)
@@ -208,9 +208,11 @@ def opmath(fwd: Any) -> Any:
 
 # -- unary math ------------------------------------------------------------------------------
 def unary_op(
-    name: str, fwd: Any, uses: str, formula: Any, promote: str | None = "float", jvp: Any = None
+    name: str, fwd: Any, uses: str, formula: Any, promote: str | None = "float", jvp: Any = auto_element_wise
 ) -> OpDef:
-    """A unary op of the table: its node name, forward, the derivative of its input, its jvp."""
+    """A unary op of the table: its node name, forward, the derivative of its input, its jvp (by
+    default derivatives.yaml's ``auto_element_wise``: an elementwise op's Jacobian is diagonal, so
+    its backward formula with the tangent for the gradient is its jvp)."""
     return OpDef(
         name, fwd, derivatives={"self": D(uses, formula)}, promote=promote, iterator_operands=UNARY, jvp=jvp
     )

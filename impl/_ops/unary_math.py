@@ -46,11 +46,10 @@ from impl._tensor import Tensor
 from impl._type_info import finfo
 
 # -- the elementwise basics: exp, log, sqrt, sin, cos, tanh, sigmoid, relu, sign, abs, rounding --
-# jvp: derivatives.yaml's ``result: auto_element_wise`` for each
-EXP = unary_op("ExpBackward0", rounded("exp"), "result", lambda g, c: g * c.result, jvp=auto_element_wise)
+EXP = unary_op("ExpBackward0", rounded("exp"), "result", lambda g, c: g * c.result)
 
 
-LOG = unary_op("LogBackward0", rounded("log"), "self", lambda g, c: g / c.self, jvp=auto_element_wise)
+LOG = unary_op("LogBackward0", rounded("log"), "self", lambda g, c: g / c.self)
 
 
 SQRT = unary_op(
@@ -58,14 +57,13 @@ SQRT = unary_op(
     lambda xp, a: xp.sqrt(a),
     "result",
     lambda g, c: g / mul_scalar(c.result, 2),
-    jvp=auto_element_wise,
 )
 
 
-SIN = unary_op("SinBackward0", rounded("sin"), "self", lambda g, c: g * c.self.cos(), jvp=auto_element_wise)
+SIN = unary_op("SinBackward0", rounded("sin"), "self", lambda g, c: g * c.self.cos())
 
 
-COS = unary_op("CosBackward0", rounded("cos"), "self", lambda g, c: g * -c.self.sin(), jvp=auto_element_wise)
+COS = unary_op("CosBackward0", rounded("cos"), "self", lambda g, c: g * -c.self.sin())
 
 
 TANH = unary_op(
@@ -89,7 +87,6 @@ SIGMOID = unary_op(
     _sigmoid_fwd,
     "result",
     lambda g, c: sigmoid_backward(g, c.result),
-    jvp=auto_element_wise,
 )
 
 
@@ -106,7 +103,6 @@ RELU = unary_op(
     "result",
     lambda g, c: threshold_backward(g, c.result, 0),
     promote=None,
-    jvp=auto_element_wise,
 )
 
 
@@ -129,7 +125,6 @@ ABS = unary_op(
     "self",
     lambda g, c: g * apply(SGN, c.self),
     promote=None,
-    jvp=auto_element_wise,  # self_t * self_p.sgn()
 )
 
 
@@ -138,7 +133,8 @@ STEP = {"self": D("", zero_grad)}  # the derivatives of a step function (floor, 
 
 def _step(name: str, kernel: str, fwd: Any) -> OpDef:
     """A rounding op (no bool kernel in torch: ``kernel``'s error), its derivative zeros."""
-    return OpDef(name, refuses_bool(kernel, fwd), derivatives=STEP, iterator_operands=UNARY)
+    fwd = refuses_bool(kernel, fwd)
+    return OpDef(name, fwd, derivatives=STEP, iterator_operands=UNARY, jvp=auto_element_wise)
 
 
 FLOOR = _step("FloorBackward0", "floor_vml_cpu", lambda xp, a: xp.floor(a))

@@ -99,11 +99,11 @@ def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:
     if not isinstance(tensor, Tensor):
         got = type_name(tensor)
         raise TypeError(f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not {got}")
-    if level != forward_level.level:
-        raise RuntimeError("Invalid level given to _fw_primal")
     tangent = tangent_of(tensor)
     if tangent is None:
         return UnpackedDualTensor(tensor, None)
+    if level != forward_level.level:
+        raise RuntimeError("Invalid level given to _fw_primal")
     forward_level.propagating = False
     try:
         primal = apply(FW_PRIMAL, tensor)
