@@ -195,6 +195,8 @@ AS_STRIDED = OpDef(
     _as_strided_fwd,
     derivatives={"self": D("size stride offset in_offset self.strides", lambda g, c: _as_strided_back(g, c))},
     view=True,
+    # auto_linear on the tangent's own memory (laid out as the primal's, see forward_ad.make_dual)
+    jvp=lambda c: as_strided(c.self_t, c.size, c.stride, c.offset),
 )
 ALIAS = OpDef(
     "AliasBackward0",
