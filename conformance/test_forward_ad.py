@@ -26,7 +26,7 @@ IN_PLACE = ("mul_", "add_", "sub_", "div_")
 def _op_on(draw: Any, p: OpProgram, t: str, shape: tuple, other: str, other_shape: tuple) -> tuple:
     """One op on ``t`` (of ``shape``), maybe with ``other`` (a dual or plain tensor, used where it
     broadcasts): the result's name and shape."""
-    fits = other_shape == shape[len(shape) - len(other_shape):] if len(other_shape) <= len(shape) else False
+    fits = other_shape == shape[len(shape) - len(other_shape) :] if len(other_shape) <= len(shape) else False
     kinds = ["unary", "number", "reduce", "view", "in_place"] + ["binary"] * fits
     kind = draw(st.sampled_from(kinds + ["matrix"] * (len(shape) == 2 and shape == other_shape)))
     if kind == "unary":
@@ -42,7 +42,7 @@ def _op_on(draw: Any, p: OpProgram, t: str, shape: tuple, other: str, other_shap
         if shape and draw(st.booleans()):
             dim = draw(st.integers(0, len(shape) - 1))
             keep = draw(st.booleans())
-            return p.op(op, Ref(t), dim, keepdim=keep), shape[:dim] + (1,) * keep + shape[dim + 1:]
+            return p.op(op, Ref(t), dim, keepdim=keep), shape[:dim] + (1,) * keep + shape[dim + 1 :]
         return p.op(op, Ref(t)), ()
     if kind == "matrix":
         op = draw(st.sampled_from(("mm", "matmul")))

@@ -23,6 +23,7 @@ def _forward_ad() -> Any:
 @fault({"FWAD-001": "value"})
 def op_tangent_doubled() -> Iterator[None]:
     """Every op's result gets twice the tangent its jvp formula computed."""
+
     def doubled(original: Callable) -> Callable:
         return lambda t, tangent: original(t, None if tangent is None else tangent * 2)
 
@@ -33,6 +34,7 @@ def op_tangent_doubled() -> Iterator[None]:
 @fault({"FWAD-002": "error"})
 def tangent_size_unchecked() -> Iterator[None]:
     """make_dual takes a tangent of another size without refusing it (the dual's tangent is zeros)."""
+
     def lenient(original: Callable) -> Callable:
         def make_dual(tensor: Any, tangent: Any, *, level: Any = None) -> Any:
             if tuple(tangent.shape) != tuple(tensor.shape):

@@ -90,8 +90,8 @@ class UnpackedDualTensor(NamedTuple):
 
 
 def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:
-    """``tensor``'s primal, a view of it (``tensor`` itself when it has no tangent), and its tangent
-    as is (None when it has none)."""
+    """``tensor``'s primal, inside a level a view of it (``tensor`` itself outside), and its
+    tangent as is (None when it has none)."""
     if level is None:
         level = forward_level.level
     if level < 0:
@@ -100,9 +100,7 @@ def unpack_dual(tensor: Any, *, level: int | None = None) -> UnpackedDualTensor:
         got = type_name(tensor)
         raise TypeError(f"_unpack_dual(): argument 'dual' (position 1) must be Tensor, not {got}")
     tangent = tangent_of(tensor)
-    if tangent is None:
-        return UnpackedDualTensor(tensor, None)
-    if level != forward_level.level:
+    if tangent is not None and level != forward_level.level:
         raise RuntimeError("Invalid level given to _fw_primal")
     forward_level.propagating = False
     try:

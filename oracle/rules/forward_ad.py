@@ -14,7 +14,7 @@ RULES = [
         "(a view of its primal, the tangent); each op on dual tensors (arithmetic with broadcasting "
         "and numbers, unary math, sum/mean, mm/matmul, views and indexing, softmax, in-place ops, a "
         "view's in-place op reaching its base) gives its result the tangent J·t torch computes (of "
-        "the result's dtype and shape), a plain tensor's unpack_dual is (itself, None), and once the "
+        "the result's dtype and shape), a plain tensor's unpack_dual is (a view of it, None), and once the "
         "level is left every tangent is gone.",
         _DOCS,
     ),
