@@ -200,3 +200,25 @@ class inference_mode(_GradModeContext):
 
     def clone(self) -> inference_mode:
         return inference_mode(self.mode)
+
+
+class forward_level:
+    """The forward-AD level in force, process-wide as torch's (which allows one: level 0). A
+    tangent is kept on its tensor with the ``token`` of the level it was set at, so that exiting
+    the level drops every tangent at once; ``propagating`` is off while a jvp formula runs (its
+    ops, on primals and tangents, carry no tangent of their own)."""
+
+    level = -1
+    token: object | None = None
+    propagating = True
+
+
+def tangent_of(t: Any) -> Any:
+    """``t``'s tangent at the current forward-AD level, or None."""
+    fw = getattr(t, "_fw", None)
+    return fw[1] if fw is not None and fw[0] is forward_level.token else None
+
+
+def set_tangent(t: Any, tangent: Any) -> None:
+    """Give ``t`` the tangent ``tangent`` at the current level (None: take it away)."""
+    t._fw = None if tangent is None else (forward_level.token, tangent)

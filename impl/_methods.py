@@ -42,7 +42,7 @@ from impl._ops import (  # noqa: F401
     views,
 )
 from impl._ops import inplace as ip
-from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
+from impl._ops.table import NOT_OPERANDS, D, OpDef, apply, auto_linear
 from impl._ops.views import as_strided, permute_method, transpose
 from impl._signatures import (
     NUMPY_ALIASES,
@@ -61,6 +61,7 @@ TO_COPY = OpDef(
     "ToCopyBackward0",
     copy_like,
     derivatives={"self": D("", lambda g, c: g.to(c.dtype("self")))},
+    jvp=auto_linear,
 )
 
 

@@ -127,7 +127,8 @@ def _add_suffixes(text: str, suffixes: list[str], indent: int) -> str:
     return "".join(parts)
 
 
-def tensor_repr(t: Any) -> str:
+def tensor_repr(t: Any, tangent: Any = None) -> str:
+    """torch's repr of ``t`` (a dual tensor of forward AD: with its ``tangent``)."""
     prefix = "tensor("
     indent = len(prefix)
     suffixes = []
@@ -149,4 +150,6 @@ def tensor_repr(t: Any) -> str:
         suffixes.append(f"grad_fn=<{type(fn).__name__}>")
     elif t.requires_grad:
         suffixes.append("requires_grad=True")
+    if tangent is not None:  # (a 0-d tangent prints as its number, as torch's does)
+        suffixes.append(f"tangent={tangent.item() if tangent.dim() == 0 else tangent}")
     return _add_suffixes(prefix + body, suffixes, indent)

@@ -104,6 +104,8 @@ class Tensor:
     # the 1-d array of a root tensor's whole memory, set once an in-place view op (t_, as_strided_
     # ...) changed the tensor's geometry; otherwise its memory starts at its first element
     _storage: Any = None
+    # (level token, tangent) of a dual tensor of forward AD (see _grad_mode.tangent_of)
+    _fw: Any = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:  # construction happens in __new__
         pass
@@ -496,7 +498,7 @@ class Tensor:
         return object.__format__(self, spec)
 
     def __repr__(self) -> str:
-        return tensor_repr(self)
+        return tensor_repr(self, grad_mode.tangent_of(self))
 
     __str__ = __repr__
 

@@ -55,6 +55,7 @@ from oracle.program import (
     Detach,
     DeviceMode,
     DType,
+    DualLevel,
     ExitDevice,
     ExitMode,
     Function,
@@ -64,6 +65,7 @@ from oracle.program import (
     GradMode,
     Leaf,
     LoadStateDict,
+    MakeDual,
     ManualSeed,
     Module,
     ModuleHook,
@@ -100,6 +102,7 @@ from oracle.program import (
     StateDict,
     StateDictHook,
     Step,
+    UnpackDual,
     ZeroGrad,
     module_nodes,
 )
@@ -727,6 +730,28 @@ class _Run:
         self.modes.append((s.name, context))
         self.names[s.name] = context
         self.mode_of[s.name] = s.context
+
+    # -- forward-mode AD (FWAD-001/002) ---------------------------------------------------------
+    def _dual_level(self, s: DualLevel) -> None:
+        context = self.torch.autograd.forward_ad.dual_level()
+        context.__enter__()
+        self.modes.append((s.name, context))
+        self.names[s.name] = context
+        self.mode_of[s.name] = "dual_level"
+
+    def _make_dual(self, s: MakeDual) -> None:
+        level = {} if s.level is None else {"level": s.level}
+        tensor, tangent = self.names[s.tensor], self.names[s.tangent]
+        self.names[s.out] = self.torch.autograd.forward_ad.make_dual(tensor, tangent, **level)
+
+    def _unpack_dual(self, s: UnpackDual) -> None:
+        tensor = self.names[s.tensor]
+        primal, tangent = self.torch.autograd.forward_ad.unpack_dual(tensor)
+        self.names[s.out] = primal
+        tangent = None if tangent is None else tangent.detach()
+        self.trace.add("value", self.step, name=f"{s.out}.tangent", value=describe(tangent, self.torch))
+        view = primal._base is not None
+        self.trace.add("dual", self.step, name=s.out, primal_is_input=primal is tensor, primal_is_view=view)
 
     def _observe_saved(self, s: ObserveSaved) -> None:
         """The node's saved values, and which of them are the observed tensor itself (``own``:

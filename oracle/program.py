@@ -56,6 +56,8 @@ Vocabulary (one dataclass per step kind, ``kind`` is the JSON discriminator):
 ``manual_seed``     ``torch.manual_seed(seed)``: the random draws after it (dropout masks, a lazy
                     module's first weights) are the seed's
 ``observe_repr``    record ``repr(module)``, its printed form (``print(model)``)
+``dual_level``      enter ``torch.autograd.forward_ad.dual_level()`` (``exit_mode`` leaves it);
+                    ``make_dual`` makes a dual tensor, ``unpack_dual`` records its tangent
 """
 
 from __future__ import annotations
@@ -1585,3 +1587,53 @@ class ObserveBackwardHooks(Step):
 
     def names_read(self) -> list[str]:
         return [self.tensor]
+
+
+# -- forward-mode AD: torch.autograd.forward_ad (issue 21) ---------------------------------------
+@_step
+@dataclass
+class DualLevel(Step):
+    """Enter ``torch.autograd.forward_ad.dual_level()`` as a context (bound as ``name``), left by
+    ``exit_mode`` or at the end of the program."""
+
+    kind: ClassVar[str] = "dual_level"
+    name: str
+
+    def names_bound(self) -> list[str]:
+        return [self.name]
+
+
+@_step
+@dataclass
+class MakeDual(Step):
+    """``out = torch.autograd.forward_ad.make_dual(tensor, tangent[, level=level])``."""
+
+    kind: ClassVar[str] = "make_dual"
+    out: str
+    tensor: str
+    tangent: str
+    level: int | None = None
+
+    def names_read(self) -> list[str]:
+        return [self.tensor, self.tangent]
+
+    def names_bound(self) -> list[str]:
+        return [self.out]
+
+
+@_step
+@dataclass
+class UnpackDual(Step):
+    """``out, tangent = torch.autograd.forward_ad.unpack_dual(tensor)``: ``out`` (the primal) bound;
+    recorded: the tangent's values (detached: its own graph is not compared) as ``<out>.tangent``,
+    whether the primal is ``tensor`` itself and whether it is a view."""
+
+    kind: ClassVar[str] = "unpack_dual"
+    out: str
+    tensor: str
+
+    def names_read(self) -> list[str]:
+        return [self.tensor]
+
+    def names_bound(self) -> list[str]:
+        return [self.out]

@@ -29,6 +29,7 @@ from oracle.program import (
     Detach,
     DeviceMode,
     DType,
+    DualLevel,
     ExitDevice,
     ExitMode,
     Function,
@@ -38,6 +39,7 @@ from oracle.program import (
     GradMode,
     Leaf,
     LoadStateDict,
+    MakeDual,
     ManualSeed,
     Module,
     ModuleHook,
@@ -74,6 +76,7 @@ from oracle.program import (
     StateDict,
     StateDictHook,
     Step,
+    UnpackDual,
     ZeroGrad,
     module_nodes,
 )
@@ -498,6 +501,20 @@ def _more_statements(step: Step, index: int) -> list[str] | None:
             f"generator_{step.out}.close()",
             mode_now,
         ]
+    if isinstance(step, DualLevel):
+        enter = ["context = torch.autograd.forward_ad.dual_level()", "context.__enter__()"]
+        return [*enter, f"{step.name} = context"]
+    if isinstance(step, MakeDual):
+        level = "" if step.level is None else f", level={step.level}"
+        call = f"torch.autograd.forward_ad.make_dual({step.tensor}, {step.tangent}{level})"
+        return [f"{step.out} = {call}"]
+    if isinstance(step, UnpackDual):
+        return [
+            f"{step.out}, tangent = torch.autograd.forward_ad.unpack_dual({step.tensor})",
+            f"print(f'{step.out}.tangent = {{text(None if tangent is None else tangent.detach())}}')",
+            f"show_event('dual', {index}, name={step.out!r}, primal_is_input={step.out} is {step.tensor}, "
+            f"primal_is_view={step.out}._base is not None)",
+        ]
     if isinstance(step, SavedHooks):
         return _saved_hooks_lines(step)
     if isinstance(step, ObserveSaved):
@@ -601,7 +618,7 @@ def _grad_modes_left(program: Program) -> list[str]:
     """Leave the grad modes the program left open, latest first, as the interpreter does at the
     end of a run (so that scripts run one after another start alike)."""
     exited = {s.name for s in program.steps if isinstance(s, (ExitMode, ExitDevice))}
-    entered = (GradMode, SavedHooks, DeviceMode)
+    entered = (GradMode, SavedHooks, DeviceMode, DualLevel)
     still_open = [s.name for s in program.steps if isinstance(s, entered) and s.name not in exited]
     if not still_open:
         return []

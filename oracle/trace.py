@@ -61,6 +61,9 @@ def normalise(message: str) -> str:
 ONCE_PER_PROCESS = (
     "Using backward() with create_graph=True will create a reference cycle",
     "Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy",
+    # torch's first make_dual imports torch._decomp.decompositions_for_jvp, whose torch.jit.script
+    # calls warn (each time a decomposition is scripted, at that one import)
+    "`torch.jit.script` is deprecated. Please switch to `torch.compile` or `torch.export`.",
 )
 
 

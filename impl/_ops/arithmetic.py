@@ -25,7 +25,16 @@ from impl._ops.elementwise import (
 )
 from impl._ops.inplace import _check_cast, apply_inplace, inplace_method, unary_inplace
 from impl._ops.pointwise_ternary import WHERE
-from impl._ops.table import NOT_IMPLEMENTED, NOT_OPERANDS, D, OpDef, apply, number_array
+from impl._ops.table import (
+    NOT_IMPLEMENTED,
+    NOT_OPERANDS,
+    D,
+    OpDef,
+    apply,
+    auto_linear,
+    bilinear,
+    number_array,
+)
 from impl._signatures import invalid_call
 from impl._tensor import Tensor
 from impl._xp import namespace_of
@@ -37,6 +46,7 @@ ADD = OpDef(
     {"self": D("", lambda g, c: g), "other": D("alpha", lambda g, c: g if c.alpha == 1 else g * c.alpha)},
     promote="common",
     iterator_operands=BINARY,
+    jvp=auto_linear,  # self_t + maybe_multiply(other_t, alpha)
 )
 
 
@@ -47,6 +57,7 @@ SUB = OpDef(
     {"self": D("", lambda g, c: g), "other": D("alpha", lambda g, c: -g if c.alpha == 1 else -g * c.alpha)},
     promote="common",
     iterator_operands=BINARY,
+    jvp=auto_linear,  # self_t - maybe_multiply(other_t, alpha)
 )
 
 
@@ -72,6 +83,7 @@ RSUB = OpDef(
     {"self": D("alpha", lambda g, c: -g if c.alpha == 1 else -g * c.alpha), "other": D("", lambda g, c: g)},
     promote="common",
     iterator_operands=("other", "self"),
+    jvp=auto_linear,  # -maybe_multiply(self_t, alpha) + other_t
 )
 
 
@@ -81,6 +93,7 @@ RSUB_NUMBER = OpDef(
     ("self",),
     {"self": RSUB.derivatives["self"]},
     iterator_operands=("other", "self"),
+    jvp=lambda c: -c.self_t if c.alpha == 1 else c.self_t * -c.alpha,
 )
 
 
@@ -91,6 +104,7 @@ MUL = OpDef(
     {"self": D("other", lambda g, c: g * c.other), "other": D("self", lambda g, c: g * c.self)},
     promote="common",
     iterator_operands=BINARY,
+    jvp=bilinear,  # other_t * self_p + self_t * other_p
 )
 
 
@@ -104,7 +118,18 @@ DIV = OpDef(
     },
     promote="float",
     iterator_operands=BINARY,
+    jvp=lambda c: _div_jvp(c),
 )
+
+
+def _div_jvp(c: Any) -> Any:
+    """derivatives.yaml's ``(self_t - other_t * result) / other_p``, a term of an undefined
+    tangent (torch's zero tensor) left out."""
+    self_t, other_t = c.tangent("self"), c.tangent("other")
+    if other_t is None:
+        return self_t / c.other
+    moved = other_t * c.result
+    return (-moved if self_t is None else self_t - moved) / c.other
 
 
 def _div_mode_fwd(xp: Any, a: Any, b: Any, rounding_mode: str) -> Any:
@@ -173,7 +198,13 @@ def _neg_fwd(xp: Any, a: Any) -> Any:
     return -a
 
 
-NEG = OpDef("NegBackward0", _neg_fwd, derivatives={"self": D("", lambda g, c: -g)}, iterator_operands=UNARY)
+NEG = OpDef(
+    "NegBackward0",
+    _neg_fwd,
+    derivatives={"self": D("", lambda g, c: -g)},
+    iterator_operands=UNARY,
+    jvp=auto_linear,
+)
 
 
 RECIPROCAL = OpDef(
@@ -273,6 +304,7 @@ POW_TS = OpDef(
     derivatives={"self": D("self exponent", _pow_scalar_grad)},
     promote="common",
     iterator_operands=UNARY,
+    jvp=lambda c: _pow_scalar_grad(c.self_t, c),  # pow_backward(self_t, self_p, exponent)
 )
 
 

@@ -132,6 +132,11 @@ def call_source(op: OpDef) -> str:
             f"        if ({' or '.join(needs)}) and ({normal}):",
             "            op._record(tensors, attrs, results or (main,))",
         ]
+    if op.derivatives:  # forward AD: tangents in, a tangent out (see table._forward_grad)
+        lines += [
+            "    if forward_level.token is not None and forward_level.propagating:",
+            "        _forward_grad(op, tensors, attrs, results or (main,))",
+        ]
     lines.append("    return main if results is None or len(results) == 1 else results")
     return "\n".join(lines) + "\n"
 

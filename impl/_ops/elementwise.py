@@ -16,7 +16,7 @@ import numpy as np
 from impl import dtypes
 from impl._creation import full_like, zeros_like
 from impl._ops.cpu_kernels import fma, vector_bytes
-from impl._ops.table import FLOAT_DTYPES, D, OpDef, apply
+from impl._ops.table import FLOAT_DTYPES, D, OpDef, apply, auto_element_wise, auto_linear
 from impl._tensor import Tensor
 
 # the operands torch's TensorIterator runs over, in its order (OpDef.iterator_operands)
@@ -106,24 +106,28 @@ MUL_SCALAR = OpDef(
     lambda xp, a, other: _mul_number(xp, a, other),
     derivatives={"self": D("other", lambda g, c: mul_scalar(g, c.other))},
     iterator_operands=BINARY,
+    jvp=auto_linear,
 )
 DIV_SCALAR = OpDef(
     "DivBackward1",
     lambda xp, a, other: a / xp.asarray(other, dtype=a.dtype),
     derivatives={"self": D("other", lambda g, c: div_scalar(g, c.other))},
     iterator_operands=BINARY,
+    jvp=auto_linear,
 )
 ADD_SCALAR = OpDef(
     "AddBackward1",
     lambda xp, a, other: a + xp.asarray(other, dtype=a.dtype),
     derivatives={"self": D("", lambda g, c: g)},
     iterator_operands=BINARY,
+    jvp=lambda c: c.self_t.clone(),
 )
 SUB_SCALAR = OpDef(
     "SubBackward1",
     lambda xp, a, other: a - xp.asarray(other, dtype=a.dtype),
     derivatives={"self": D("", lambda g, c: g)},
     iterator_operands=BINARY,
+    jvp=lambda c: c.self_t.clone(),
 )
 
 
@@ -203,9 +207,15 @@ def opmath(fwd: Any) -> Any:
 
 
 # -- unary math ------------------------------------------------------------------------------
-def unary_op(name: str, fwd: Any, uses: str, formula: Any, promote: str | None = "float") -> OpDef:
-    """A unary op of the table: its node name, forward, and the derivative of its input."""
-    return OpDef(name, fwd, derivatives={"self": D(uses, formula)}, promote=promote, iterator_operands=UNARY)
+def unary_op(
+    name: str, fwd: Any, uses: str, formula: Any, promote: str | None = "float", jvp: Any = auto_element_wise
+) -> OpDef:
+    """A unary op of the table: its node name, forward, the derivative of its input, its jvp (by
+    default derivatives.yaml's ``auto_element_wise``: an elementwise op's Jacobian is diagonal, so
+    its backward formula with the tangent for the gradient is its jvp)."""
+    return OpDef(
+        name, fwd, derivatives={"self": D(uses, formula)}, promote=promote, iterator_operands=UNARY, jvp=jvp
+    )
 
 
 def _keep_first_on_tie(xp: Any, pick: str, a: Any, b: Any) -> Any:

@@ -17,10 +17,11 @@ import numpy as np
 from impl import _api as api
 from impl import _grad_mode as grad_mode
 from impl import _layout, dtypes
+from impl._grad_mode import forward_level, set_tangent, tangent_of
 from impl._graph import FREED, Node, SavedTensor, input_meta
 from impl._ops import views as vw
 from impl._ops.elementwise import zero_grad
-from impl._ops.table import D, OpDef, _raise_if_unbroadcastable, apply, compute_dtype, fill_array
+from impl._ops.table import D, OpDef, _raise_if_unbroadcastable, apply, auto_linear, compute_dtype, fill_array
 from impl._tensor import Tensor, view_rebase_error
 from impl._xp import namespace_of, transferred
 
@@ -42,6 +43,7 @@ COPY = OpDef(
     ("self", "src"),
     {"self": D("", zero_grad), "src": D("", lambda g, c: g)},
     qualified_name="torch::autograd::CopyBackwards",
+    jvp=auto_linear,  # self_t.copy_(src_t)
 )
 
 
@@ -165,6 +167,8 @@ def _old_value(t: Tensor) -> Tensor:
     old = Tensor._from_array(t._data.copy())
     old._grad_fn_, old._output_nr = t.grad_fn, t._output_nr
     old._requires_grad, old._grad_acc = t._requires_grad, t._grad_acc
+    if t._fw is not None:  # and its tangent (forward AD)
+        old._fw = t._fw
     return old
 
 
@@ -195,11 +199,38 @@ def apply_inplace(op: OpDef, self: Tensor, *others: Any, **attrs: Any) -> Tensor
     if self._inference and not self._tracked_inference and not grad_mode.is_inference_mode_enabled():
         raise RuntimeError(INFERENCE_INPLACE)  # torch checks after writing
     self._vc.bump()
+    if forward_level.token is not None and forward_level.propagating:
+        _write_tangent(self, tangent_of(result))
     if records and result._grad_fn_ is not None:
         _save_original_self(result._grad_fn_, source)
         _save_self_as_result(result._grad_fn_, result, self)
         _rebase_history(self, result._grad_fn_)
     return self
+
+
+def _write_tangent(self: Tensor, new: Tensor | None) -> None:
+    """Forward AD of an in-place op: ``self``'s tangent becomes ``new`` (the out-of-place op's),
+    written into the tangent ``self`` has (which a view's shares with its base's), else into a
+    view of its base's tangent (made zeros if the base had none) when ``self`` is a view."""
+    if new is None:
+        return
+    mine = tangent_of(self)
+    base = self._base_
+    if mine is None and base is not None:
+        base_tangent = tangent_of(base)
+        if base_tangent is None:
+            base_tangent = Tensor._from_array(namespace_of(base._data).zeros_like(base._data))
+            set_tangent(base, base_tangent)
+        mine = vw.as_strided(base_tangent, tuple(self.shape), self.stride(), self.storage_offset())
+        set_tangent(self, mine)
+    if mine is None:
+        set_tangent(self, new)
+        return
+    forward_level.propagating = False
+    try:
+        mine.copy_(new)
+    finally:
+        forward_level.propagating = True
 
 
 def _save_original_self(node: Node, old: Tensor) -> None:

@@ -16,7 +16,7 @@ from impl._ops.binary_math import maximum, minimum
 from impl._ops.cascade_sum import cascade_mean, cascade_sum, summable
 from impl._ops.indexing import cat
 from impl._ops.pointwise_ternary import masked
-from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
+from impl._ops.table import NOT_OPERANDS, D, OpDef, apply, auto_linear
 from impl._signatures import ABSENT, invalid_call
 from impl._tensor import Tensor, _dim_list, _wrap_dim
 from impl._xp import namespace_of
@@ -82,17 +82,20 @@ def _mean_fwd(xp: Any, a: Any, dim: Any, keepdim: bool, dtype: Any) -> Any:
         return xp.mean(a, axis=dim, keepdims=keepdim, dtype=wide).astype(out, copy=False)
 
 
-SUM = OpDef("SumBackward0", _sum_fwd, derivatives={"self": D("dim keepdim", _expand_back)})
-SUM_DIM = OpDef("SumBackward1", _sum_fwd, derivatives={"self": D("dim keepdim", _expand_back)})
+_SUM_DERIVATIVES = {"self": D("dim keepdim", _expand_back)}
+SUM = OpDef("SumBackward0", _sum_fwd, derivatives=_SUM_DERIVATIVES, jvp=auto_linear)
+SUM_DIM = OpDef("SumBackward1", _sum_fwd, derivatives=_SUM_DERIVATIVES, jvp=auto_linear)
 MEAN = OpDef(
     "MeanBackward0",
     _mean_fwd,
     derivatives={"self": D("dim keepdim", lambda g, c: _mean_grad(g, c))},
+    jvp=auto_linear,
 )
 MEAN_DIM = OpDef(
     "MeanBackward1",
     _mean_fwd,
     derivatives={"self": D("dim keepdim", lambda g, c: _mean_grad(g, c))},
+    jvp=auto_linear,
 )
 
 

@@ -25,6 +25,8 @@ def _sum(xp: Any, a: Any, dim: int) -> Any:
     if xp is np and dim == a.ndim - 1:
         return xp.sum(a, axis=dim, keepdims=True, initial=-0.0)
     return xp.sum(a, axis=dim, keepdims=True)
+
+
 SOFTMAX_BACKWARD_DATA = OpDef(
     "SoftmaxBackwardDataBackward0",
     cpu_kernels.softmax_backward,
@@ -107,6 +109,7 @@ SOFTMAX = OpDef(
     "SoftmaxBackward0",
     _floating_kernel("softmax", _softmax_fwd),
     derivatives={"self": D("result dim", lambda g, c: softmax_backward_data(g, c.result, c.dim))},
+    jvp=lambda c: c.result * (c.self_t - _logsumexp_jvp(c.self, c.self_t, c.dim)),
 )
 
 
@@ -114,7 +117,14 @@ LOG_SOFTMAX = OpDef(
     "LogSoftmaxBackward0",
     _floating_kernel("log_softmax", _log_softmax_fwd),
     derivatives={"self": D("result dim", lambda g, c: log_softmax_backward_data(g, c.result, c.dim))},
+    jvp=lambda c: c.self_t - _logsumexp_jvp(c.self, c.self_t, c.dim),
 )
+
+
+def _logsumexp_jvp(self_p: Tensor, self_t: Tensor, dim: int) -> Tensor:
+    """FunctionsManual's logsumexp_jvp over ``dim``, kept: ``sum(exp(p - max) * t) / sum(exp(p - max))``."""
+    exp = (self_p - self_p.amax(dim, True)).exp() if self_p.numel() > 0 else self_p.exp()
+    return (exp * self_t).sum(dim, True) / exp.sum(dim, True)
 
 
 @api.variants("softmax")

@@ -18,7 +18,8 @@ import numpy as np
 
 from impl import _grad_mode as grad_mode
 from impl import _layout, dtypes
-from impl._creation import scalar_tensor
+from impl._creation import scalar_tensor, zeros_like
+from impl._grad_mode import forward_level, set_tangent, tangent_of
 from impl._graph import Node, SavedTensor, _modified_message, _sequence, input_meta, saved_hooks
 from impl._names import type_name
 from impl._ops import codegen
@@ -62,6 +63,10 @@ class OpDef:
     # one gradient, None where one is undefined (torch's ``grads[i]``, which the formula treats as
     # zero), and the node runs its formulas when any of them is defined (torch's any_grad_defined)
     differentiable_outputs: int = 1
+    # the forward derivative (derivatives.yaml's ``result:``): ``jvp(c) -> tangent`` (a tuple, one
+    # per differentiable output, for several), ``c`` a JvpCtx; the helpers below write torch's
+    # ``auto_linear`` / ``auto_element_wise``. None: the op has none (forward AD raises torch's error)
+    jvp: Callable[[JvpCtx], Any] | None = None
 
     def __post_init__(self) -> None:
         # a slot per tensor a derivative may use, as torch's generated nodes hold SavedVariables
@@ -652,6 +657,101 @@ def shared_in_meta(meta: tuple) -> tuple:
     return meta
 
 
+class JvpCtx:
+    """What a jvp formula sees, by derivatives.yaml's names: each input's primal by its name
+    (``c.self``), its tangent as ``<name>_t`` (zeros where it has none; ``tangent(name)`` gives
+    None there), the outputs (``c.result``), the op's attrs; ``shape``/``dtype`` as OpCtx's, so
+    that a backward formula can serve as an elementwise op's jvp."""
+
+    def __init__(self, op: OpDef, tensors: tuple, attrs: dict, results: tuple, tangents: list) -> None:
+        self.op, self.tensors, self.attrs, self.tangents = op, tensors, attrs, tangents
+        values = dict(attrs)
+        values.update(zip(op.outputs, results, strict=False))
+        values.update(zip(op.inputs, tensors, strict=True))
+        self.__dict__.update(values)
+
+    def __getattr__(self, name: str) -> Any:  # ``<input>_t``, made on first use
+        if name.endswith("_t") and name[:-2] in self.op.inputs:
+            i = self.op.inputs.index(name[:-2])
+            value = self.tangents[i]
+            if value is None:
+                value = zeros_like(self.tensors[i])
+                value._wrapped_number = self.tensors[i]._wrapped_number
+            self.__dict__[name] = value
+            return value
+        raise AttributeError(name)
+
+    def tangent(self, name: str) -> Any:
+        return self.tangents[self.op.inputs.index(name)]
+
+    def zero_tangents(self) -> list:
+        return [getattr(self, name + "_t") for name in self.op.inputs]
+
+    def shape(self, name: str = "self") -> tuple[int, ...]:
+        return tuple(self.tensors[self.op.inputs.index(name)]._data.shape)
+
+    def dtype(self, name: str = "self") -> Any:
+        return self.tensors[self.op.inputs.index(name)].dtype
+
+    def strides(self, name: str) -> tuple[int, ...]:
+        return self.tensors[self.op.inputs.index(name)].stride()
+
+    def needs(self, name: str) -> bool:
+        return True
+
+
+def auto_linear(c: JvpCtx) -> Any:
+    """derivatives.yaml's ``auto_linear``: the op is linear in its inputs, its jvp the op itself
+    applied to the tangents (zeros for an input without one), with the same attrs."""
+    return apply(c.op, *c.zero_tangents(), **c.attrs)
+
+
+def auto_element_wise(c: JvpCtx) -> Any:
+    """derivatives.yaml's ``auto_element_wise``: an elementwise op's jvp is its backward formula
+    with the tangent in place of the gradient."""
+    return c.op.derivatives["self"].formula(c.self_t, c)
+
+
+def bilinear(c: JvpCtx) -> Any:
+    """The jvp of a product bilinear in its two inputs (mm, bmm, mv, dot, mul): ``op(a_t, b) +
+    op(a, b_t)``, a term left out where the tangent is undefined (torch's zero tensor)."""
+    (a, b), (ta, tb) = c.tensors, c.tangents
+    first = None if ta is None else apply(c.op, ta, b, **c.attrs)
+    second = None if tb is None else apply(c.op, a, tb, **c.attrs)
+    return second if first is None else first if second is None else first + second
+
+
+def _aten_name(op: OpDef) -> str:
+    """The aten name torch's forward-AD error gives an op, from its node's name."""
+    base = re.sub(r"Backward\d*$", "", op.node_name)
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", base).lower()
+
+
+def _forward_grad(op: OpDef, tensors: tuple, attrs: dict, results: tuple) -> None:
+    """Forward AD after ``op`` ran: the tangents of its differentiable float outputs from the
+    tangents of its differentiable inputs (``op.jvp``, run without forward AD), or torch's
+    NotImplementedError for an op without one."""
+    tangents = [tangent_of(t) if d is not None else None for t, d in zip(tensors, op._plan.diff, strict=True)]
+    if all(t is None for t in tangents) or results[0]._data.dtype not in FLOAT_DTYPES:
+        return
+    if op.jvp is None:
+        raise NotImplementedError(
+            f"Trying to use forward AD with {_aten_name(op)} that does not support it because it has not "
+            "been implemented yet.\nPlease file an issue to PyTorch at https://github.com/pytorch/pytorch/"
+            "issues/new?template=feature-request.yml so that we can prioritize its implementation or "
+            "submit a PR adding the implementation to derivatives.yaml"
+        )
+    forward_level.propagating = False
+    try:
+        out = op.jvp(JvpCtx(op, tensors, attrs, results, tangents))
+    finally:
+        forward_level.propagating = True
+    outs = out if op.differentiable_outputs > 1 else (out,)
+    for result, tangent in zip(results, outs, strict=False):
+        if tangent is not None and result._data.dtype in FLOAT_DTYPES:
+            set_tangent(result, tangent)
+
+
 # what the generated recording functions and node methods call (impl/_ops/codegen.py)
 _RECORD_HELPERS = {
     "_edge_of": _edge_of, "_save": _save, "_tail": _tail, "output_meta": output_meta,
@@ -668,4 +768,5 @@ _CALL_HELPERS = {
     "_across_devices": _across_devices,
     "_from_array": Tensor._from_array, "_torch_layout": _torch_layout, "_grad_state": _grad_state,
     "FLOAT_DTYPES": FLOAT_DTYPES, "_view_creation_meta": _view_creation_meta,
+    "forward_level": forward_level, "_forward_grad": _forward_grad,
 }

@@ -42,7 +42,7 @@ from impl._ops.elementwise import (
 )
 from impl._ops.inplace import apply_inplace
 from impl._ops.pointwise_ternary import WHERE
-from impl._ops.table import FLOAT_DTYPES, D, OpDef, apply
+from impl._ops.table import FLOAT_DTYPES, D, OpDef, apply, auto_element_wise
 from impl._signatures import _invalid_combination, _Signature, invalid_call
 from impl._tensor import Tensor
 from impl._type_info import finfo
@@ -54,7 +54,12 @@ EXP = unary_op("ExpBackward0", rounded("exp"), "result", lambda g, c: g * c.resu
 LOG = unary_op("LogBackward0", rounded("log"), "self", lambda g, c: g / c.self)
 
 
-SQRT = unary_op("SqrtBackward0", lambda xp, a: xp.sqrt(a), "result", lambda g, c: g / mul_scalar(c.result, 2))
+SQRT = unary_op(
+    "SqrtBackward0",
+    lambda xp, a: xp.sqrt(a),
+    "result",
+    lambda g, c: g / mul_scalar(c.result, 2),
+)
 
 
 SIN = unary_op("SinBackward0", rounded("sin"), "self", lambda g, c: g * c.self.cos())
@@ -63,7 +68,9 @@ SIN = unary_op("SinBackward0", rounded("sin"), "self", lambda g, c: g * c.self.c
 COS = unary_op("CosBackward0", rounded("cos"), "self", lambda g, c: g * -c.self.sin())
 
 
-TANH = unary_op("TanhBackward0", rounded("tanh"), "result", lambda g, c: tanh_backward(g, c.result))
+TANH = unary_op(
+    "TanhBackward0", rounded("tanh"), "result", lambda g, c: tanh_backward(g, c.result), jvp=auto_element_wise
+)
 
 
 def _sigmoid_fwd(xp: Any, a: Any) -> Any:
@@ -144,7 +151,8 @@ STEP = {"self": D("", zero_grad)}  # the derivatives of a step function (floor, 
 
 def _step(name: str, kernel: str, fwd: Any) -> OpDef:
     """A rounding op (no bool kernel in torch: ``kernel``'s error), its derivative zeros."""
-    return OpDef(name, refuses_bool(kernel, fwd), derivatives=STEP, iterator_operands=UNARY)
+    fwd = refuses_bool(kernel, fwd)
+    return OpDef(name, fwd, derivatives=STEP, iterator_operands=UNARY, jvp=auto_element_wise)
 
 
 FLOOR = _step("FloorBackward0", "floor_vml_cpu", lambda xp, a: xp.floor(a))

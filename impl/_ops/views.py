@@ -20,7 +20,7 @@ from impl import _layout, dtypes
 from impl._creation import zeros
 from impl._layout import VIEW_ERROR, addresses, as_strided_array, copy_like, min_storage_size, view_strides
 from impl._names import type_name
-from impl._ops.table import D, OpDef, apply
+from impl._ops.table import D, OpDef, apply, auto_linear
 from impl._signatures import invalid_call
 from impl._tensor import Tensor, _dim_list, _wrap_dim
 from impl._xp import namespace_of
@@ -50,37 +50,52 @@ def _view_fwd(xp: Any, a: Any, size: tuple) -> Any:
 
 
 VIEW = OpDef(
-    "ViewBackward0", _view_fwd, derivatives={"self": D("", lambda g, c: g.reshape(c.shape()))}, view=True
+    "ViewBackward0",
+    _view_fwd,
+    derivatives={"self": D("", lambda g, c: g.reshape(c.shape()))},
+    view=True,
+    jvp=auto_linear,
 )
 RESHAPE_ALIAS = OpDef(
     "ReshapeAliasBackward0",
     _view_fwd,
     derivatives={"self": D("", lambda g, c: g.reshape(c.shape()))},
     view=True,
+    jvp=auto_linear,
 )
 UNSAFE_VIEW = OpDef(
     "UnsafeViewBackward0",
     lambda xp, a, size: a.reshape(size),
     derivatives={"self": D("", lambda g, c: g.reshape(c.shape()))},
+    jvp=auto_linear,
 )
 TRANSPOSE = OpDef(
     "TransposeBackward0",
     lambda xp, a, dim0, dim1: xp.swapaxes(a, dim0, dim1) if a.ndim else a[...],
     derivatives={"self": D("dim0 dim1", lambda g, c: g.transpose(c.dim0, c.dim1))},
     view=True,
+    jvp=auto_linear,
 )
-T = OpDef("TBackward0", lambda xp, a: a.T, derivatives={"self": D("", lambda g, c: g.t())}, view=True)
+T = OpDef(
+    "TBackward0",
+    lambda xp, a: a.T,
+    derivatives={"self": D("", lambda g, c: g.t())},
+    view=True,
+    jvp=auto_linear,
+)
 PERMUTE = OpDef(
     "PermuteBackward0",
     lambda xp, a, dims: xp.transpose(a, dims),
     derivatives={"self": D("dims", lambda g, c: g.permute(*[int(i) for i in np.argsort(c.dims)]))},
     view=True,
+    jvp=auto_linear,
 )
 EXPAND = OpDef(
     "ExpandBackward0",
     _expand_fwd,
     derivatives={"self": D("", lambda g, c: sum_to(g, c.shape()))},
     view=True,
+    jvp=auto_linear,
 )
 
 
@@ -113,24 +128,28 @@ UNSQUEEZE = OpDef(
     _unsqueeze_fwd,
     derivatives={"self": D("dim", lambda g, c: g.squeeze(c.dim))},
     view=True,
+    jvp=auto_linear,
 )
 SQUEEZE = OpDef(
     "SqueezeBackward0",
     lambda xp, a: _squeezed(xp, a, range(a.ndim)),
     derivatives={"self": D("", lambda g, c: _unsqueeze_to(g, tuple(c.shape()), range(len(c.shape()))))},
     view=True,
+    jvp=auto_linear,
 )
 SQUEEZE_DIM = OpDef(
     "SqueezeBackward1",
     lambda xp, a, dim: _squeezed(xp, a, (dim,)),
     derivatives={"self": D("dim", lambda g, c: _unsqueeze_to(g, tuple(c.shape()), (c.dim,)))},
     view=True,
+    jvp=auto_linear,
 )
 SQUEEZE_DIMS = OpDef(
     "SqueezeBackward2",
     lambda xp, a, dims: _squeezed(xp, a, dims),
     derivatives={"self": D("dims", lambda g, c: _unsqueeze_to(g, tuple(c.shape()), c.dims))},
     view=True,
+    jvp=auto_linear,
 )
 SELECT = OpDef(
     "SelectBackward0",
@@ -142,6 +161,7 @@ SELECT = OpDef(
         )
     },
     view=True,
+    jvp=auto_linear,
 )
 SLICE = OpDef(
     "SliceBackward0",
@@ -158,6 +178,7 @@ SLICE = OpDef(
         )
     },
     view=True,
+    jvp=auto_linear,
 )
 
 
@@ -174,8 +195,25 @@ AS_STRIDED = OpDef(
     _as_strided_fwd,
     derivatives={"self": D("size stride offset in_offset self.strides", lambda g, c: _as_strided_back(g, c))},
     view=True,
+    # auto_linear on the tangent's own memory (laid out as the primal's, see forward_ad.make_dual)
+    jvp=lambda c: as_strided(c.self_t, c.size, c.stride, c.offset),
 )
-ALIAS = OpDef("AliasBackward0", lambda xp, a: a[...], derivatives={"self": D("", lambda g, c: g)}, view=True)
+ALIAS = OpDef(
+    "AliasBackward0",
+    lambda xp, a: a[...],
+    derivatives={"self": D("", lambda g, c: g)},
+    view=True,
+    jvp=auto_linear,
+)
+# the primal of a dual tensor (forward AD's unpack_dual): torch's _fw_primal, a view whose node is
+# the C++ Identity function
+FW_PRIMAL = OpDef(
+    "CppFunction",
+    lambda xp, a: a[...],
+    derivatives={"self": D("", lambda g, c: g)},
+    view=True,
+    qualified_name="torch::autograd::Identity",
+)
 
 
 def _embed_fwd(xp: Any, g: Any, shape: tuple, key: tuple) -> Any:
@@ -252,10 +290,13 @@ def sum_to(g: Any, shape: tuple) -> Any:
     return out.reshape(shape) if tuple(out.shape) != shape else out
 
 
-CLONE = OpDef("CloneBackward0", copy_like, derivatives={"self": D("", lambda g, c: g)})  # preserve_format
+# preserve_format
+CLONE = OpDef("CloneBackward0", copy_like, derivatives={"self": D("", lambda g, c: g)}, jvp=auto_linear)
 
 
-CLONE_CONTIGUOUS = OpDef("CloneBackward0", lambda xp, a: a.copy(), derivatives=CLONE.derivatives)
+CLONE_CONTIGUOUS = OpDef(
+    "CloneBackward0", lambda xp, a: a.copy(), derivatives=CLONE.derivatives, jvp=auto_linear
+)
 
 
 @api.variants("clone")

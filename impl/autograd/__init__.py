@@ -16,6 +16,7 @@ from impl._size import Size
 from impl._tensor import Tensor
 from impl._warn import warn_once
 from impl.autograd import engine
+from impl.autograd import forward_ad as forward_ad
 from impl.autograd.function import Function, FunctionCtx, once_differentiable
 from impl.autograd.variable import Variable
 
