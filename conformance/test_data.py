@@ -36,7 +36,7 @@ def _check(source: str, tmp_path: Path, backend: Backend) -> None:
 
 
 # -- RNG-001 -------------------------------------------------------------------------------------
-DRAW_KINDS = ("rand", "randn", "randint", "randperm", "multinomial", "fill")
+DRAW_KINDS = ("rand", "randn", "randint", "randperm", "multinomial", "fill", "normal", "bernoulli", "poisson")
 
 
 @st.composite
@@ -62,6 +62,8 @@ def draw_calls(draw: Any, gen: str, kind: str | None = None) -> str:
         )
     if kind == "randperm":
         return f"print(torch.randperm({n}{g}).tolist())"
+    if kind in ("normal", "bernoulli", "poisson"):
+        return draw(sampling_calls(kind, n, g))
     if kind == "multinomial":
         weights = draw(st.lists(st.floats(0.125, 10, width=32), min_size=2, max_size=8))
         replacement = draw(st.booleans())
@@ -85,6 +87,43 @@ def draw_calls(draw: Any, gen: str, kind: str | None = None) -> str:
     args = [repr(a) for a in args] + ([f"generator={gen}"] if gen else [])
     dtype = draw(st.sampled_from(dtypes))
     return f"print(torch.empty({n}, dtype=torch.{dtype}).{name}({', '.join(args)}).tolist())"
+
+
+@st.composite
+def sampling_calls(draw: Any, kind: str, n: int, g: str) -> str:
+    """torch.normal in a drawn overload (tensor or float mean and std, or floats and a size),
+    torch.bernoulli of a tensor of probabilities or with a float p, bernoulli_ with a tensor p, or
+    torch.poisson of rates below and above 10 (its two samplers), printed."""
+    dtype = "float64" if n >= 16 else draw(st.sampled_from(["float32", "float64"]))
+    spread = f"torch.linspace(0, 1, {n}, dtype=torch.{dtype})"
+    if kind == "normal":
+        mean, std = f"torch.linspace(-3, 3, {n}, dtype=torch.{dtype})", f"(2 * {spread})"
+        args = draw(
+            st.sampled_from(
+                [
+                    f"{mean}, {std}",
+                    f"{mean}, 0.5",
+                    f"{mean}",
+                    f"1.5, {std}",
+                    f"-2, 3, ({n},), dtype=torch.{dtype}",
+                ]
+            )
+        )
+        return f"print(torch.normal({args}{g}).tolist())"
+    if kind == "poisson":
+        top = draw(st.sampled_from([5, 40, 500]))
+        return f"print(torch.poisson(torch.linspace(0, {top}, {n}, dtype=torch.{dtype}){g}).tolist())"
+    call = draw(
+        st.sampled_from(
+            [
+                f"torch.bernoulli({spread}{g})",
+                f"torch.bernoulli({spread}, {draw(st.sampled_from([0.0, 0.3, 1.0]))}{g})",
+                f"torch.zeros(2, {n}, dtype=torch.{draw(st.sampled_from(['float32', 'int64', 'bool']))})"
+                f".bernoulli_({spread}{g})",
+            ]
+        )
+    )
+    return f"print({call}.tolist())"
 
 
 @st.composite
