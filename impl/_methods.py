@@ -22,6 +22,7 @@ from impl._ops import (  # noqa: F401
     arithmetic,
     binary_math,
     comparison,
+    distances,
     distributions,
     indexing,
     inplace,

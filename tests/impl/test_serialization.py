@@ -152,13 +152,19 @@ def _outcome(call, *args, **kwargs):
 LOADS = [
     {"map_location": "cuda"}, {"map_location": "foo"}, {"map_location": "cpu"},
     {"map_location": {"cpu": "cpu"}}, {"map_location": {"cpu": "cuda:0"}}, {"map_location": lambda s, loc: s},
-    {"map_location": lambda s, loc: None}, {"pickle_module": pickle},
+    {"map_location": lambda s, loc: None}, {"map_location": lambda s, loc: s.cpu()},
+    {"pickle_module": pickle},
     {"pickle_module": pickle, "weights_only": True},
     {"encoding": "latin1"}, {"weights_only": False, "encoding": "latin1"},
 ]
 
 
-@pytest.mark.parametrize("kwargs", LOADS, ids=[str(sorted(k.items())) for k in LOADS])
+def _label(kwargs):
+    shown = {k: getattr(v, "__name__", v) for k, v in kwargs.items()}  # lambdas, modules by name
+    return ",".join(f"{k}={v}" for k, v in sorted(shown.items()))
+
+
+@pytest.mark.parametrize("kwargs", LOADS, ids=[_label(k) for k in LOADS])
 def test_load_options_and_their_errors(kwargs):
     outcomes = []
     for mod in (impl, torch):
