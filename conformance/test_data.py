@@ -84,6 +84,8 @@ def draw_calls(draw: Any, gen: str, kind: str | None = None) -> str:
     dtypes = ["float64", "int64"] if name == "random_" else ["float64"]
     if name == "uniform_" or name == "normal_" and n < 16:
         dtypes.append("float32")
+    if name == "normal_":  # a float buffer per 16-block from 16 elements on, then rounded
+        dtypes += ["float16", "bfloat16"]
     args = [repr(a) for a in args] + ([f"generator={gen}"] if gen else [])
     dtype = draw(st.sampled_from(dtypes))
     return f"print(torch.empty({n}, dtype=torch.{dtype}).{name}({', '.join(args)}).tolist())"
@@ -92,12 +94,14 @@ def draw_calls(draw: Any, gen: str, kind: str | None = None) -> str:
 @st.composite
 def sampling_calls(draw: Any, kind: str, n: int, g: str) -> str:
     """torch.normal in a drawn overload (tensor or float mean and std, or floats and a size),
-    torch.bernoulli of a tensor of probabilities or with a float p, bernoulli_ with a tensor p, or
+    torch.bernoulli or bernoulli_ of float32 probabilities, then of float64 ones or a float p, or
     torch.poisson of rates below and above 10 (its two samplers), printed."""
     dtype = "float64" if n >= 16 else draw(st.sampled_from(["float32", "float64"]))
-    spread = f"torch.linspace(0, 1, {n}, dtype=torch.{dtype})"
+    # exact values (arange over powers of two): torch's linspace rounds otherwise than impl's
+    counting = f"torch.arange({n}, dtype=torch.{dtype})"
+    spread = f"({counting} / 64)"
     if kind == "normal":
-        mean, std = f"torch.linspace(-3, 3, {n}, dtype=torch.{dtype})", f"(2 * {spread})"
+        mean, std = f"(({counting} - 8) / 4)", f"({counting} / 8)"
         args = draw(
             st.sampled_from(
                 [
@@ -111,19 +115,17 @@ def sampling_calls(draw: Any, kind: str, n: int, g: str) -> str:
         )
         return f"print(torch.normal({args}{g}).tolist())"
     if kind == "poisson":
-        top = draw(st.sampled_from([5, 40, 500]))
-        return f"print(torch.poisson(torch.linspace(0, {top}, {n}, dtype=torch.{dtype}){g}).tolist())"
-    call = draw(
-        st.sampled_from(
-            [
-                f"torch.bernoulli({spread}{g})",
-                f"torch.bernoulli({spread}, {draw(st.sampled_from([0.0, 0.3, 1.0]))}{g})",
-                f"torch.zeros(2, {n}, dtype=torch.{draw(st.sampled_from(['float32', 'int64', 'bool']))})"
-                f".bernoulli_({spread}{g})",
-            ]
-        )
-    )
-    return f"print({call}.tolist())"
+        scale = draw(st.sampled_from([0.25, 2, 25]))
+        return f"print(torch.poisson({counting} * {scale}{g}).tolist())"
+    # a float32 tensor of probabilities (float uniforms), then a float64 one or a float p (doubles)
+    single = spread.replace(f"torch.{dtype}", "torch.float32")
+    into = draw(st.sampled_from(["float32", "int64", "bool"]))
+    in_place = f"torch.zeros(2, {n}, dtype=torch.{into}).bernoulli_({single}{g})"
+    first = draw(st.sampled_from([f"torch.bernoulli({single}{g})", in_place]))
+    double = spread.replace(f"torch.{dtype}", "torch.float64")
+    p = draw(st.sampled_from([0.0, 0.3, 1.0]))
+    second = draw(st.sampled_from([f"torch.bernoulli({double}{g})", f"torch.bernoulli({spread}, {p}{g})"]))
+    return f"print({first}.tolist())\nprint({second}.tolist())"
 
 
 @st.composite
