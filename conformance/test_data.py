@@ -36,7 +36,7 @@ def _check(source: str, tmp_path: Path, backend: Backend) -> None:
 
 
 # -- RNG-001 -------------------------------------------------------------------------------------
-DRAW_KINDS = ("rand", "randn", "randint", "randperm", "multinomial", "fill")
+DRAW_KINDS = ("rand", "randn", "randint", "randperm", "multinomial", "fill", "normal", "bernoulli", "poisson")
 
 
 @st.composite
@@ -62,6 +62,8 @@ def draw_calls(draw: Any, gen: str, kind: str | None = None) -> str:
         )
     if kind == "randperm":
         return f"print(torch.randperm({n}{g}).tolist())"
+    if kind in ("normal", "bernoulli", "poisson"):
+        return draw(sampling_calls(kind, n, g))
     if kind == "multinomial":
         weights = draw(st.lists(st.floats(0.125, 10, width=32), min_size=2, max_size=8))
         replacement = draw(st.booleans())
@@ -82,9 +84,48 @@ def draw_calls(draw: Any, gen: str, kind: str | None = None) -> str:
     dtypes = ["float64", "int64"] if name == "random_" else ["float64"]
     if name == "uniform_" or name == "normal_" and n < 16:
         dtypes.append("float32")
+    if name == "normal_":  # a float buffer per 16-block from 16 elements on, then rounded
+        dtypes += ["float16", "bfloat16"]
     args = [repr(a) for a in args] + ([f"generator={gen}"] if gen else [])
     dtype = draw(st.sampled_from(dtypes))
     return f"print(torch.empty({n}, dtype=torch.{dtype}).{name}({', '.join(args)}).tolist())"
+
+
+@st.composite
+def sampling_calls(draw: Any, kind: str, n: int, g: str) -> str:
+    """torch.normal in a drawn overload (tensor or float mean and std, or floats and a size),
+    torch.bernoulli or bernoulli_ of float32 probabilities, then of float64 ones or a float p, or
+    torch.poisson of rates below and above 10 (its two samplers), printed."""
+    dtype = "float64" if n >= 16 else draw(st.sampled_from(["float32", "float64"]))
+    # exact values (arange over powers of two): torch's linspace rounds otherwise than impl's
+    counting = f"torch.arange({n}, dtype=torch.{dtype})"
+    spread = f"({counting} / 64)"
+    if kind == "normal":
+        mean, std = f"(({counting} - 8) / 4)", f"({counting} / 8)"
+        args = draw(
+            st.sampled_from(
+                [
+                    f"{mean}, {std}",
+                    f"{mean}, 0.5",
+                    f"{mean}",
+                    f"1.5, {std}",
+                    f"-2, 3, ({n},), dtype=torch.{dtype}",
+                ]
+            )
+        )
+        return f"print(torch.normal({args}{g}).tolist())"
+    if kind == "poisson":
+        scale = draw(st.sampled_from([0.25, 2, 25]))
+        return f"print(torch.poisson({counting} * {scale}{g}).tolist())"
+    # a float32 tensor of probabilities (float uniforms), then a float64 one or a float p (doubles)
+    single = spread.replace(f"torch.{dtype}", "torch.float32")
+    into = draw(st.sampled_from(["float32", "int64", "bool"]))
+    in_place = f"torch.zeros(2, {n}, dtype=torch.{into}).bernoulli_({single}{g})"
+    first = draw(st.sampled_from([f"torch.bernoulli({single}{g})", in_place]))
+    double = spread.replace(f"torch.{dtype}", "torch.float64")
+    p = draw(st.sampled_from([0.0, 0.3, 1.0]))
+    second = draw(st.sampled_from([f"torch.bernoulli({double}{g})", f"torch.bernoulli({spread}, {p}{g})"]))
+    return f"print({first}.tolist())\nprint({second}.tolist())"
 
 
 @st.composite

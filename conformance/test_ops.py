@@ -673,6 +673,57 @@ def test_norms(op: str, data: st.DataObject, backend: Backend, reference: Backen
     check(data.draw(norm_programs(op), label="program"), backend, reference)
 
 
+DISTANCES = ("cdist", "cosine_similarity", "pairwise_distance")
+DISTANCE_PS = (2, 1, 0, INF, 3, 0.5, 1.5)
+CDIST_MODES = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist")
+CDIST_MODES += ("donot_use_mm_for_euclid_dist",)
+DISTANCE_ERRORS = {
+    "cdist": ([(3,), (2, 3)], [(2, 3), (2, 4)], [(2, 2, 3), (3, 2, 3)]),
+    "cosine_similarity": ([(2, 3), (3, 3)],),
+    "pairwise_distance": ([(2, 3), (3, 4)],),
+}
+
+
+@st.composite
+def distance_programs(draw: Any, op: str) -> Program:
+    """``op`` of DISTANCES on two float leaves (rows of zeros and ties now and then): cdist with a
+    drawn p and compute mode, batched or not, with more than 25 rows now and then (torch's matrix
+    product path); cosine_similarity along a drawn dim with broadcasting and eps; pairwise_distance
+    with p, eps and keepdim; then a call torch refuses (shapes that do not fit, an integer input)."""
+    p = OpProgram(draw)
+    dtype = dtype_of(draw, ("float32", "float64"))
+    m = draw(st.integers(1, 4))
+    if op == "cdist":
+        rows = draw(st.sampled_from((1, 2, 3, 27)))
+        batch = draw(st.sampled_from(((), (2,))))
+        shapes = [(*batch, rows, m), (draw(st.integers(1, 3)), m)]
+        kwargs: dict[str, Any] = {"p": draw(st.sampled_from(DISTANCE_PS))}
+        kwargs["compute_mode"] = draw(st.sampled_from(CDIST_MODES))
+    elif op == "cosine_similarity":
+        shapes = [(2, m), draw(st.sampled_from(((2, m), (m,), (1, m))))]
+        kwargs = {"dim": draw(st.sampled_from((1, -1, 0))), "eps": draw(st.sampled_from((1e-8, 0.5)))}
+    else:
+        shapes = [(2, m), draw(st.sampled_from(((2, m), (m,))))]
+        kwargs = {"p": draw(st.sampled_from(DISTANCE_PS)), "eps": draw(st.sampled_from((1e-6, 0.0)))}
+        kwargs["keepdim"] = draw(st.booleans())
+    x1, x2 = (p.given(norm_data(draw, s, dtype), dtype, grad=draw(st.integers(0, 4)) > 0) for s in shapes)
+    end = p.op(op, Ref(x1), Ref(x2), **kwargs)
+    if draw(st.booleans()):
+        bad = [Ref(p.leaf(s, "float32", grad=False)) for s in draw(st.sampled_from(DISTANCE_ERRORS[op]))]
+    else:
+        bad = [Ref(p.leaf((2, 3), "int64")), Ref(p.leaf((2, 3), "int64"))]
+    p.steps.append(Op(p.fresh("t"), op, bad, {}))
+    return p.end(end)
+
+
+@pytest.mark.rule("OPS-003")
+@pytest.mark.parametrize("op", DISTANCES)
+@examples(NORM_WEIGHT)
+@given(data=st.data())
+def test_distances(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(distance_programs(op), label="program"), backend, reference)
+
+
 MATMUL_SHAPES = (
     ((3,), (3,)),
     ((2, 3), (3,)),

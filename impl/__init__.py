@@ -29,6 +29,7 @@ for _name in ("inf", "nan", "pi", "e"):
 
 from impl import nn as nn  # noqa: E402  (torch.nn and torch.optim load with the package)
 from impl import optim as optim  # noqa: E402
+from impl import serialization as serialization  # noqa: E402  (torch.save, torch.load)
 
 globals().update(_api.FUNCTIONS)
 __all__ = sorted(_api.FUNCTIONS)

@@ -22,6 +22,8 @@ from impl._ops import (  # noqa: F401
     arithmetic,
     binary_math,
     comparison,
+    distances,
+    distributions,
     indexing,
     inplace,
     inplace_views,
@@ -220,14 +222,6 @@ def _uniform(g: Any, shape: tuple, dt: Any, a: float = 0.0, b: float = 1.0) -> A
     return _random.uniform(shape, dt, a, b, gen=g)
 
 
-def _normal(g: Any, shape: tuple, dt: Any, mean: float = 0.0, std: float = 1.0) -> Any:
-    return _random.normal(shape, dt, mean, std, gen=g)
-
-
-def _bernoulli(g: Any, shape: tuple, dt: Any, p: float = 0.5) -> Any:
-    return (_random.uniform(shape, np.float64, gen=g) < p).astype(dt)
-
-
 def _random_ints(g: Any, shape: tuple, dt: Any, low: int | None = None, high: int | None = None) -> Any:
     if low is None and high is None:
         return _random.random_full(shape, dt, gen=g)
@@ -249,8 +243,6 @@ def _exponential(g: Any, shape: tuple, dt: Any, lambd: float = 1.0) -> Any:
 
 
 api.method("uniform_")(_random_fill(_uniform))
-api.method("normal_")(_random_fill(_normal))
-api.method("bernoulli_")(_random_fill(_bernoulli))
 api.method("random_")(_random_fill(_random_ints))
 api.method("exponential_")(_random_fill(_exponential))
 api.method("multinomial")(_creation.multinomial)

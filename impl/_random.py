@@ -237,8 +237,8 @@ def normal(
     shape: tuple, dtype: np.dtype, mean: float = 0.0, std: float = 1.0, gen: Generator | None = None
 ) -> np.ndarray:
     """torch's normal_(mean, std): 16 at a time (the last 16 redrawn) from 16 elements on (float32
-    by torch's AVX2 block, impl._avx_mathfun), else one double at a time (``normal * std + mean``,
-    cast)."""
+    by torch's AVX2 block, impl._avx_mathfun), else one double at a time (``fma(normal, std,
+    mean)``, cast)."""
     g = gen or default_generator
     dt = np.dtype(dtype)
     n = int(np.prod(shape))
@@ -253,7 +253,11 @@ def normal(
     elif n >= 16:
         op = _opmath(dt)
         double = op == np.float64
-        data = g.uniform(n, double).astype(op)
+        # float64 draws every uniform first; float16/bfloat16 one 16-block of float uniforms at a
+        # time (a buffer of the opmath type), so the last block's draws follow the whole blocks'
+        drawn = n if op == dt else n - n % 16
+        data = np.zeros(n, op)
+        data[:drawn] = g.uniform(drawn, double).astype(op)
         for i in range(0, n - 15, 16):
             _fill_16(data[i : i + 16], op, mean, std)
         if n % 16:
@@ -262,7 +266,9 @@ def normal(
             data[n - 16 :] = tail
         out = data.astype(dt)
     else:
-        out = np.array([g.normal_one(True) * std + mean for _ in range(n)], dtype=np.float64).astype(dt)
+        # normal_distribution<double>'s ``ret * stdv + mean``, which torch's build fuses
+        standard = np.array([g.normal_one(True) for _ in range(n)], dtype=np.float64)
+        out = fma(standard, np.float64(std), np.float64(mean)).astype(dt)
     return out.reshape(shape)
 
 

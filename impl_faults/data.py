@@ -210,3 +210,20 @@ def random_split_remainder_to_the_last() -> Iterator[None]:
 
     with patched(data_package, "random_split", make):
         yield
+
+
+@fault({"RNG-001": "stdout line"})
+def bernoulli_of_float_p_draws_doubles() -> Iterator[None]:
+    """bernoulli with a tensor of float32 probabilities draws double uniforms (torch: float ones)."""
+    import numpy as np
+
+    from impl import _random
+
+    def make(original: Callable) -> Callable:
+        def bernoulli(p: Any, dtype: Any, gen: Any = None) -> Any:
+            return original(p.astype(np.float64), dtype, gen)
+
+        return bernoulli
+
+    with patched(_random, "bernoulli", make):
+        yield

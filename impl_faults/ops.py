@@ -1349,3 +1349,24 @@ def einsum_implicit_output_as_written() -> Iterator[None]:
     with patched(products, "_output_places", make):
         yield
 
+
+
+@fault({"OPS-003": "differs"})
+def cosine_similarity_of_clamped_product() -> Iterator[None]:
+    """cosine_similarity as torch computed it before 1.12: ``<x1, x2> / sqrt(max(|x1|^2 |x2|^2,
+    eps^2))`` (one clamp of the product, a DivBackward0 on top), not each input divided by its
+    own clamped norm."""
+    import impl
+
+    def make(original: Callable) -> Callable:
+        def cosine_similarity(x1: Any, x2: Any, dim: int = 1, eps: float = 1e-8) -> Any:
+            if not (x1.dtype.is_floating_point and x2.dtype.is_floating_point):
+                return original(x1, x2, dim, eps)  # torch's errors as they are
+            w12 = (x1 * x2).sum(dim)
+            w1, w2 = (x1 * x1).sum(dim), (x2 * x2).sum(dim)
+            return w12 / (w1 * w2).clamp(min=eps * eps).sqrt()
+
+        return cosine_similarity
+
+    with patched(impl, "cosine_similarity", make):
+        yield

@@ -140,6 +140,8 @@ OPS.update(
 # the norms (conformance/test_ops.py, OPS-003): torch.norm and torch.linalg's (a dotted name is an
 # attribute path from torch)
 OPS.update(_table("norm linalg.vector_norm linalg.matrix_norm linalg.norm", "function"))
+# distances and similarities (conformance/test_ops.py, OPS-003)
+OPS.update(_table("cdist cosine_similarity pairwise_distance", "function"))
 # gradient clipping (conformance/test_optim.py, OPT-006): in place on the .grad of the tensors given
 OPS.update(_table("nn.utils.clip_grad_norm_ nn.utils.clip_grad_value_", "function"))
 # the error function (conformance/test_ops.py; GELU's exact form computes with it)

@@ -12,6 +12,7 @@ import numpy as np
 from impl import _creation, dtypes
 from impl import _grad_mode as grad_mode
 from impl._ops import products, unary_math
+from impl._ops.distances import cosine_similarity, pairwise_distance  # noqa: F401  (re-exported)
 from impl._ops.elementwise import add_scalar, mul_scalar
 from impl._ops.inplace import apply_inplace, check_inplace
 from impl._ops.table import apply, broadcast_mismatch

@@ -10,7 +10,8 @@ RULES = [
     Rule(
         "RNG-001",
         FAMILY,
-        "After the same seed, rand, randn, randint, randperm, multinomial and the in-place uniform_, "
+        "After the same seed, rand, randn, randint, randperm, multinomial, normal (tensor or float mean "
+        "and std), bernoulli (a tensor or a float p, bernoulli_), poisson and the in-place uniform_, "
         "normal_, random_ and exponential_ draw torch's numbers, from the global stream or a "
         "torch.Generator, and a generator's get_state/set_state replays them.",
         f"{_DOCS}/generated/torch.Generator.html",

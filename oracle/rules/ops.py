@@ -46,7 +46,10 @@ RULES = [
         "either or both), and scans (cumsum, cumprod, logcumsumexp, cummax, cummin: which index among "
         "ties and NaN), and the norms (linalg.vector_norm of every ord, linalg.matrix_norm 'fro', 1, -1, "
         "inf, -inf, linalg.norm, torch.norm: LinalgVectorNormBackward0 with torch's subgradient at a zero "
-        "norm and the inf norm's gradient shared by the maxima), on every dtype, give torch's values, "
+        "norm and the inf norm's gradient shared by the maxima), and the distances (cdist of every p "
+        "and compute mode, batched, CdistBackward0 or EuclideanDistBackward0 on torch's matrix product "
+        "path; cosine_similarity with dim, eps and broadcasting; pairwise_distance with p, eps, keepdim), "
+        "on every dtype, give torch's values, "
         "indices, dtypes, gradients and errors for bad dims and arguments.",
         f"{_DOCS}/torch.html#reduction-ops",
     ),

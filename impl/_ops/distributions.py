@@ -1,0 +1,294 @@
+"""Sampling ops on torch's CPU random stream (impl._random): ``torch.normal`` in its four overloads,
+``torch.bernoulli`` and ``Tensor.bernoulli_`` (a float or a tensor of probabilities),
+``Tensor.normal_``, ``torch.poisson``. Each computes as ATen's CPU templates do (normal of a tensor
+mean: ``normal_(0, std)`` then ``add_(mean)``; of a tensor std: ``normal_(0, 1)``, ``mul_(std)``,
+``add_(mean)``), and its node gives zero gradients, as derivatives.yaml's ``zeros_like(grad)``."""
+
+from __future__ import annotations
+
+import math
+import numbers
+from typing import Any
+
+import numpy as np
+
+from impl import _api as api
+from impl import _creation, _random, dtypes
+from impl._ops.elementwise import _no_derivative, zero_grad
+from impl._ops.inplace import apply_inplace, check_inplace
+from impl._ops.table import NOT_IMPLEMENTED, D, OpDef, apply, broadcast_mismatch
+from impl._signatures import OVERLOADS, invalid_call
+from impl._tensor import Tensor
+from impl._xp import to_numpy
+
+_GEN = "torch.Generator generator = None"
+OVERLOADS["normal"] = (
+    f"(Tensor mean, Tensor std, *, {_GEN}, Tensor out = None)",
+    f"(Tensor mean, float std = 1, *, {_GEN}, Tensor out = None)",
+    f"(float mean, Tensor std, *, {_GEN}, Tensor out = None)",
+    f"(float mean, float std, tuple of ints size, *, {_GEN}, Tensor out = None, "
+    "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
+    "bool pin_memory = False, bool requires_grad = False)",
+)
+OVERLOADS["bernoulli"] = (
+    f"(Tensor input, *, {_GEN}, Tensor out = None)",
+    f"(Tensor input, float p, *, {_GEN})",
+)
+OVERLOADS["bernoulli_"] = (f"(Tensor p, *, {_GEN})", f"(float p = 0.5, *, {_GEN})")
+P_OUT_OF_RANGE = (
+    "Expected p_in >= 0 && p_in <= 1 to be true, but got false.  (Could this error message be improved?  "
+    "If so, please report an enhancement request to PyTorch.)"
+)
+
+
+def _stream(generator: Any) -> _random.Generator:
+    return generator if generator is not None else _random.default_generator
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _standard(shape: tuple, dt: np.dtype, std: float, generator: Any) -> np.ndarray:
+    """``empty(shape, dt).normal_(0, std)``: torch's normal kernel, refused for a dtype that is not
+    floating."""
+    if not dtypes.from_numpy_dtype(dt).is_floating_point:
+        raise dtypes.kernel_missing("normal_kernel_cpu", dt)
+    return _random.normal(shape, dt, 0.0, std, gen=_stream(generator))
+
+
+def _in(dt: np.dtype, a: Any, b: Any, op: Any) -> np.ndarray:
+    """``a.<op>_(b)`` into ``a``'s dtype: computed in the common type, then cast (an in-place op's
+    TensorIterator)."""
+    common = np.promote_types(np.asarray(a).dtype, np.asarray(b).dtype)
+    return op(np.asarray(a, common), np.asarray(b, common)).astype(dt)
+
+
+def _normal_tensor_float(xp: Any, mean: Any, std: float, generator: Any) -> Any:
+    draws = _standard(mean.shape, mean.dtype, std, generator)
+    return xp.asarray(_in(mean.dtype, draws, to_numpy(mean), np.add))
+
+
+def _normal_float_tensor(xp: Any, std: Any, mean: float, generator: Any) -> Any:
+    draws = _standard(std.shape, std.dtype, 1.0, generator)
+    scaled = _in(std.dtype, draws, to_numpy(std), np.multiply)
+    return xp.asarray(_in(std.dtype, scaled, np.asarray(mean, std.dtype), np.add))
+
+
+def _normal_tensor_tensor(xp: Any, mean: Any, std: Any, generator: Any) -> Any:
+    shape = np.broadcast_shapes(mean.shape, std.shape)
+    draws = _standard(shape, mean.dtype, 1.0, generator)
+    scaled = _in(mean.dtype, draws, to_numpy(std), np.multiply)
+    return xp.asarray(_in(mean.dtype, scaled, to_numpy(mean), np.add))
+
+
+NORMAL_TENSOR_FLOAT = OpDef("NormalBackward1", _normal_tensor_float, ("mean",), {"mean": D("", zero_grad)})
+NORMAL_FLOAT_TENSOR = OpDef("NormalBackward2", _normal_float_tensor, ("std",), {"std": D("", zero_grad)})
+NORMAL_TENSOR_TENSOR = OpDef(
+    "NormalBackward3",
+    _normal_tensor_tensor,
+    ("mean", "std"),
+    {"mean": D("", zero_grad), "std": D("", zero_grad)},
+)
+
+
+def _check_std(std: Any) -> None:
+    if isinstance(std, Tensor):
+        if std.numel() and not bool((to_numpy(std._data) >= 0).all()):
+            raise RuntimeError("normal expects all elements of std >= 0.0")
+    elif not std >= 0.0:
+        raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
+
+
+@api.function("normal")
+def normal(
+    mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None, dtype: Any = None,
+    layout: Any = None, device: Any = None, pin_memory: bool = False, requires_grad: bool = False,
+) -> Tensor:
+    """torch.normal: a tensor mean and/or std (one draw per element), or floats and a size."""
+    mean_tensor, std_tensor = isinstance(mean, Tensor), isinstance(std, Tensor)
+    factory = size is not None or dtype is not None or device is not None or requires_grad
+    if factory:
+        if not (_is_number(mean) and _is_number(std) and size is not None):
+            raise invalid_call(normal, locals())
+        _check_std(std)
+        out = _creation.empty(size, dtype=dtype, device=device)
+        return normal_(out, mean, std, generator=generator).requires_grad_(requires_grad)
+    if mean_tensor and std_tensor:
+        _check_std(std)
+        mismatch = broadcast_mismatch([tuple(mean.shape), tuple(std.shape)])
+        if mismatch:
+            raise RuntimeError(mismatch)
+        return apply(NORMAL_TENSOR_TENSOR, mean, std, generator=generator)
+    if mean_tensor and _is_number(std):
+        _check_std(std)
+        return apply(NORMAL_TENSOR_FLOAT, mean, std=float(std), generator=generator)
+    if std_tensor and _is_number(mean):
+        _check_std(std)
+        return apply(NORMAL_FLOAT_TENSOR, std, mean=float(mean), generator=generator)
+    raise invalid_call(normal, locals())
+
+
+def _normal_inplace(xp: Any, a: Any, mean: float, std: float, generator: Any) -> Any:
+    return xp.asarray(_random.normal(a.shape, a.dtype, mean, std, gen=_stream(generator)))
+
+
+NORMAL_ = OpDef("NormalBackward0", _normal_inplace, derivatives={"self": D("", zero_grad)})
+
+
+@api.method("normal_")
+def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, *, generator: Any = None) -> Tensor:
+    """``Tensor.normal_``: torch's normal kernel in place (NormalBackward0 on a graph)."""
+    _check_std(std)
+    if not self.dtype.is_floating_point:
+        raise dtypes.kernel_missing("normal_kernel_cpu", self.dtype)
+    return apply_inplace(NORMAL_, self, mean=float(mean), std=float(std), generator=generator)
+
+
+def _bernoulli_draws(p: np.ndarray, dt: np.dtype, generator: Any) -> np.ndarray:
+    """torch's tensor-p bernoulli kernel: one uniform per element in order (a double one for double
+    probabilities, a float one otherwise), ``u < p``."""
+    if not dtypes.from_numpy_dtype(p.dtype).is_floating_point:
+        raise dtypes.kernel_missing("bernoulli_tensor_cpu_p_", p.dtype)
+    if p.size and not bool(((p >= 0) & (p <= 1)).all()):
+        raise RuntimeError(P_OUT_OF_RANGE)
+    return _random.bernoulli(np.ascontiguousarray(p), dt, gen=_stream(generator))
+
+
+def _bernoulli_scalar(shape: tuple, dt: np.dtype, p: float, generator: Any) -> np.ndarray:
+    """torch's float-p bernoulli on this CPU: a double uniform per element, ``u < p``."""
+    return (_stream(generator).uniform(int(np.prod(shape)), True) < p).reshape(shape).astype(dt)
+
+
+def _bernoulli_fwd(xp: Any, p: Any, generator: Any) -> Any:
+    return xp.asarray(_bernoulli_draws(to_numpy(p), p.dtype, generator))
+
+
+def _bernoulli_p_fwd(xp: Any, a: Any, p: float, generator: Any) -> Any:
+    return xp.asarray(_bernoulli_scalar(a.shape, a.dtype, p, generator))
+
+
+def _bernoulli_tensor_fwd(xp: Any, a: Any, p: Any, generator: Any) -> Any:
+    probabilities = np.broadcast_to(to_numpy(p), a.shape)
+    return xp.asarray(_bernoulli_draws(probabilities, a.dtype, generator))
+
+
+BERNOULLI = OpDef("BernoulliBackward0", _bernoulli_fwd, derivatives={"self": D("", zero_grad)})
+BERNOULLI_TENSOR_ = OpDef(
+    "BernoulliBackward1", _bernoulli_tensor_fwd, ("self", "p"),
+    {"self": D("", zero_grad), "p": D("", zero_grad)},
+)
+BERNOULLI_FLOAT_ = OpDef("BernoulliBackward2", _bernoulli_p_fwd, derivatives={"self": D("", zero_grad)})
+BERNOULLI_P = OpDef(  # torch has no derivative for bernoulli.p
+    "NotImplemented",
+    _bernoulli_p_fwd,
+    derivatives={"self": D("", _no_derivative("bernoulli"))},
+    qualified_name=NOT_IMPLEMENTED,
+)
+
+
+def _check_p(p: float) -> None:
+    if not 0 <= p <= 1:
+        raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
+
+
+@api.variants("bernoulli")
+def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
+    """torch.bernoulli: one draw per element with the probabilities ``input`` holds, or ``p``."""
+    if not isinstance(input, Tensor) or not (p is None or _is_number(p)):
+        raise invalid_call(bernoulli, locals())
+    if p is None:
+        return apply(BERNOULLI, input, generator=generator)
+    _check_p(p)
+    return apply(BERNOULLI_P, input, p=float(p), generator=generator)
+
+
+@api.method("bernoulli_")
+def bernoulli_(self: Tensor, p: Any = 0.5, *, generator: Any = None) -> Tensor:
+    """``Tensor.bernoulli_(p)``: a float p, or a tensor of probabilities expanded to self."""
+    if isinstance(p, Tensor):
+        check_inplace(self)
+        if p.dim() > self.dim() or broadcast_mismatch([tuple(p.shape), tuple(self.shape)]):
+            raise RuntimeError(_expand_error(p, tuple(self.shape)))
+        return apply_inplace(BERNOULLI_TENSOR_, self, p, generator=generator)
+    if not _is_number(p):
+        raise invalid_call(_bernoulli_p, {"p": p, "generator": generator}, "bernoulli_")
+    _check_p(p)
+    return apply_inplace(BERNOULLI_FLOAT_, self, p=float(p), generator=generator)
+
+
+def _bernoulli_p(p: Any = 0.5, *, generator: Any = None) -> None:
+    """The parameters of ``bernoulli_`` after self, as torch's method parser words its error."""
+
+
+def _expand_error(p: Tensor, shape: tuple) -> str:
+    legacy = f"{dtypes.legacy_name(p.dtype)}{{[{', '.join(map(str, p.shape))}]}}"
+    size = f"[{', '.join(map(str, shape))}]"
+    if p.dim() > len(shape):
+        return (
+            f"expand({legacy}, size={size}): the number of sizes provided ({len(shape)}) must be greater or "
+            f"equal to the number of dimensions in the tensor ({p.dim()})"
+        )
+    for i in range(1, p.dim() + 1):
+        if p.shape[-i] not in (1, shape[-i]):
+            return (
+                f"The expanded size of the tensor ({shape[-i]}) must match the existing size ({p.shape[-i]}) "
+                f"at non-singleton dimension {len(shape) - i}.  Target sizes: {size}.  Tensor sizes: "
+                f"[{', '.join(map(str, p.shape))}]"
+            )
+    raise AssertionError("p expands to self")
+
+
+def _poisson_one(rate: float, g: _random.Generator) -> int:
+    """ATen's sample_poisson: Hoermann's transformed rejection from a rate of 10 on, else the
+    product of uniforms (Knuth); double uniforms from the stream."""
+    if not rate >= 0:
+        raise RuntimeError("invalid Poisson rate, expected rate to be non-negative")
+    if rate == 0:
+        return 0
+    if rate < 10:
+        limit, count, product = math.exp(-rate), 0, 1.0
+        while True:
+            product *= float(g.uniform(1, True)[0])
+            if product <= limit:
+                return count
+            count += 1
+    slam, loglam = math.sqrt(rate), math.log(rate)
+    b = 0.931 + 2.53 * slam
+    a = -0.059 + 0.02483 * b
+    invalpha = 1.1239 + 1.1328 / (b - 3.4)
+    vr = 0.9277 - 3.6224 / (b - 2)
+    while True:
+        u = float(g.uniform(1, True)[0]) - 0.5
+        v = float(g.uniform(1, True)[0])
+        us = 0.5 - abs(u)
+        k = math.floor((2 * a / us + b) * u + rate + 0.43)
+        if us >= 0.07 and v <= vr:
+            return k
+        if k < 0 or (us < 0.013 and v > us):
+            continue
+        bound = -rate + k * loglam - math.lgamma(k + 1)
+        if math.log(v) + math.log(invalpha) - math.log(a / (us * us) + b) <= bound:
+            return k
+
+
+def _poisson_fwd(xp: Any, rates: Any, generator: Any) -> Any:
+    if not dtypes.from_numpy_dtype(rates.dtype).is_floating_point:
+        raise dtypes.kernel_missing("poisson_cpu", rates.dtype)
+    g = _stream(generator)
+    flat = np.ascontiguousarray(to_numpy(rates)).astype(np.float64).reshape(-1)
+    drawn = np.array([_poisson_one(rate, g) for rate in flat.tolist()], dtype=np.float64)
+    return xp.asarray(drawn.astype(rates.dtype).reshape(rates.shape))
+
+
+POISSON = OpDef("PoissonBackward0", _poisson_fwd, derivatives={"self": D("", zero_grad)})
+
+
+@api.function("poisson")
+def poisson(input: Tensor, generator: Any = None) -> Tensor:
+    """torch.poisson: one draw per element with the rate ``input`` holds (ATen's sample_poisson)."""
+    if not isinstance(input, Tensor):
+        raise TypeError(
+            f"poisson(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
+        )
+    return apply(POISSON, input, generator=generator)
