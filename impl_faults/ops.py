@@ -1195,8 +1195,8 @@ def spread_ignores_unbiased() -> Iterator[None]:
     ignored); an explicit correction still counts."""
     from impl._ops import moments
 
-    with patched(moments, "_correction", lambda _orig: lambda unbiased, correction: (
-            1 if correction is None else correction)):
+    with patched(moments, "_correction", lambda original: lambda dim, unbiased, correction: original(
+            dim, True if unbiased is False else unbiased, correction)):
         yield
 
 

@@ -15,11 +15,16 @@ from impl_faults import fault, patched
 
 @fault({"TEN-001": "dtype differs"})
 def python_floats_inferred_float64() -> Iterator[None]:
-    """torch.tensor keeps numpy's float64 for Python floats instead of the default dtype (float32):
-    every piece of data is taken for numpy data, whose dtype is kept."""
-    from impl import _creation
+    """torch.tensor infers numpy's float64 for Python floats instead of the default dtype (float32)."""
+    from impl import _creation, dtypes
 
-    with patched(_creation, "_contains_numpy", lambda _original: lambda data: True):
+    def make(original: Callable) -> Callable:
+        def inferred(data: Any) -> Any:
+            return dtypes.float64 if isinstance(data, float) else original(data)
+
+        return inferred
+
+    with patched(_creation, "_inferred", make):
         yield
 
 

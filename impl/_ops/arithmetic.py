@@ -4,6 +4,7 @@ type promotion, its alpha and rounding rules and derivatives.yaml's formulas."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -339,8 +340,6 @@ def _pow_base_scalar_grad(g: Any, c: Any) -> Any:
 
 
 def _log_scalar(v: float) -> float:
-    import math
-
     return math.log(v) if v > 0 else (float("-inf") if v == 0 else float("nan"))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import warnings
 from typing import Any
 
 import numpy as np
@@ -822,8 +823,6 @@ def _key_items(key: Any) -> tuple:
     if isinstance(key, list) and len(key) < 32:
         nested = (builtins.slice, list, tuple, Tensor)
         if any(k is None or k is Ellipsis or isinstance(k, nested) for k in key):
-            import warnings
-
             warnings.warn(_SEQUENCE_AS_TUPLE, UserWarning, stacklevel=3)
             return tuple(key)
     return (key,)
@@ -842,8 +841,6 @@ def _byte_as_mask(k: Any) -> Any:
     if not (isinstance(k, Tensor) and k.dtype is dtypes.uint8):
         return k
     if k.dim():
-        import warnings
-
         warnings.warn(BYTE_INDEX, UserWarning, stacklevel=4)
     return Tensor._from_array(k._data.astype(bool))
 

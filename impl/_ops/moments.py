@@ -3,6 +3,7 @@ give both and take a gradient for each, with torch's correction (``unbiased``) r
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -135,8 +136,6 @@ def _spread(
     shape = tuple(input.shape)
     factor = int(np.prod([shape[d] for d in dims] if dims is not None else shape)) if input.numel() else 0
     if factor - _numeric(corr) <= 0:
-        import warnings
-
         warnings.warn(
             f"{name}(): degrees of freedom is <= 0. Correction should be strictly less than the reduction "
             "factor (input numel divided by output numel). (Triggered internally at /__w/pytorch/pytorch/"

@@ -4,7 +4,12 @@ input's shape (or, for feature dropout, of shape ``(N, C, 1, ...)``) filled by `
 scaled by ``a`` and shifted by ``b``), and multiplied into the input: MulBackward0 (AddBackward0
 after alpha dropout's shift). p == 0, eval mode and an empty input return the input itself; p == 1
 multiplies by a 0-dim zero. ``torch.dropout`` ... are the native functions, ``F.dropout`` ... their
-Python wrappers with torch's checks and warnings."""
+Python wrappers with torch's checks and warnings.
+
+This is torch's default ``bernoulli_`` stream, the one it uses on AMD and other CPUs. On an Intel
+CPU, torch built with MKL (the pip wheels) draws a scalar-p ``bernoulli_`` from MKL's own generator
+instead (seeded from the default generator), which impl does not reproduce: seeded masks there
+differ from torch's (MOD-012's seeded programs and the unit tests assume a non-Intel CPU)."""
 
 from __future__ import annotations
 
