@@ -64,6 +64,8 @@ ONCE_PER_PROCESS = (
     # torch's first make_dual imports torch._decomp.decompositions_for_jvp, whose torch.jit.script
     # calls warn (each time a decomposition is scripted, at that one import)
     "`torch.jit.script` is deprecated. Please switch to `torch.compile` or `torch.export`.",
+    # torch.meshgrid without indexing= (TORCH_WARN_ONCE in TensorShape.cpp)
+    "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
 )
 
 
