@@ -66,6 +66,8 @@ ONCE_PER_PROCESS = (
     "`torch.jit.script` is deprecated. Please switch to `torch.compile` or `torch.export`.",
     # torch.meshgrid without indexing= (TORCH_WARN_ONCE in TensorShape.cpp)
     "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
+    # nn.LSTM(proj_size=) on CPU (TORCH_WARN_ONCE in RNN.cpp)
+    "LSTM with projections is not supported with oneDNN. Using default implementation.",
 )
 
 
