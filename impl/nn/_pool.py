@@ -235,42 +235,30 @@ def _gathered(gg: Tensor, indices: Tensor, out_shape: tuple) -> Tensor:
     return flat.gather(-1, indices.reshape(*indices.shape[:-2], -1)).reshape(out_shape)
 
 
-MAX_POOL2D_BACKWARD = OpDef(
-    "MaxPool2DWithIndicesBackwardBackward0",
-    lambda xp, g, a, indices, **_: _scatter_fwd(xp, g, a, indices),
-    ("grad_output", "self"),
-    {
-        "grad_output": D("indices", lambda gg, c: _gathered(gg, c.indices, c.shape("grad_output"))),
-        "self": D("", _zeros_like_self),
-    },
-)
-MAX_POOL2D = OpDef(
-    "MaxPool2DWithIndicesBackward0",
-    _max_pool_fwd,
-    outputs=("result", "indices"),
-    derivatives={
-        "self": D("self indices", lambda g, c: apply(MAX_POOL2D_BACKWARD, g, c.self, indices=c.indices))
-    },
-)
-ADAPTIVE_MAX_POOL2D_BACKWARD = OpDef(
-    "AdaptiveMaxPool2DBackwardBackward0",
-    lambda xp, g, a, indices: _scatter_fwd(xp, g, a, indices),
-    ("grad_output", "self"),
-    {
-        "grad_output": D("indices", lambda gg, c: _gathered(gg, c.indices, c.shape("grad_output"))),
-        "self": D("", _zeros_like_self),
-    },
-)
-ADAPTIVE_MAX_POOL2D = OpDef(
-    "AdaptiveMaxPool2DBackward0",
-    _adaptive_max_fwd,
-    outputs=("result", "indices"),
-    derivatives={
-        "self": D(
-            "self indices", lambda g, c: apply(ADAPTIVE_MAX_POOL2D_BACKWARD, g, c.self, indices=c.indices)
-        )
-    },
-)
+def _max_pool_ops(name: str, forward: Any) -> tuple[OpDef, OpDef]:
+    """A max pool's op (result and indices, ``<name>Backward0``) and its backward's op
+    (``<name>BackwardBackward0``: the gradient scattered to each window's maximum; its own gradient
+    read back at the indices, max_pool_double_backward)."""
+    backward = OpDef(
+        f"{name}BackwardBackward0",
+        lambda xp, g, a, indices, **_: _scatter_fwd(xp, g, a, indices),
+        ("grad_output", "self"),
+        {
+            "grad_output": D("indices", lambda gg, c: _gathered(gg, c.indices, c.shape("grad_output"))),
+            "self": D("", _zeros_like_self),
+        },
+    )
+    op = OpDef(
+        f"{name}Backward0",
+        forward,
+        outputs=("result", "indices"),
+        derivatives={"self": D("self indices", lambda g, c: apply(backward, g, c.self, indices=c.indices))},
+    )
+    return op, backward
+
+
+MAX_POOL2D, MAX_POOL2D_BACKWARD = _max_pool_ops("MaxPool2DWithIndices", _max_pool_fwd)
+ADAPTIVE_MAX_POOL2D, ADAPTIVE_MAX_POOL2D_BACKWARD = _max_pool_ops("AdaptiveMaxPool2D", _adaptive_max_fwd)
 _AVG = "kernel_size stride padding ceil_mode count_include_pad divisor_override"
 
 
