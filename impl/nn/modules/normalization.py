@@ -13,6 +13,28 @@ from impl.nn.modules.module import Module
 from impl.nn.parameter import Parameter
 
 
+def _affine_parameters(module: Module, shape: Any, affine: bool, bias: bool, kw: dict) -> None:
+    """Register weight and bias of ``shape`` (weight only when ``bias`` is False), or both as None
+    when not ``affine``, as torch's normalisation layers do."""
+    if affine:
+        module.weight = Parameter(_creation.empty(shape, **kw))
+        if bias:
+            module.bias = Parameter(_creation.empty(shape, **kw))
+        else:
+            module.register_parameter("bias", None)
+    else:
+        module.register_parameter("weight", None)
+        module.register_parameter("bias", None)
+
+
+def _reset_affine(module: Module, affine: bool) -> None:
+    """Weight ones, bias zeros (where they exist): torch's reset_parameters of these layers."""
+    if affine:
+        init.ones_(module.weight)
+        if module.bias is not None:
+            init.zeros_(module.bias)
+
+
 class _BatchNorm(Module):
     _version = 2
 
@@ -35,15 +57,7 @@ class _BatchNorm(Module):
         self.momentum = momentum
         self.affine = affine
         self.track_running_stats = track_running_stats
-        if affine:
-            self.weight = Parameter(_creation.empty(num_features, **kw))
-            if bias:
-                self.bias = Parameter(_creation.empty(num_features, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, num_features, affine, bias, kw)
         if track_running_stats:
             self.register_buffer("running_mean", _creation.zeros(num_features, **kw))
             self.register_buffer("running_var", _creation.ones(num_features, **kw))
@@ -64,10 +78,7 @@ class _BatchNorm(Module):
 
     def reset_parameters(self) -> None:
         self.reset_running_stats()
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self, self.affine)
 
     def extra_repr(self) -> str:
         return (
@@ -126,22 +137,11 @@ class LayerNorm(Module):
         self.normalized_shape = tuple(shape)
         self.eps = eps
         self.elementwise_affine = elementwise_affine
-        if elementwise_affine:
-            self.weight = Parameter(_creation.empty(self.normalized_shape, **kw))
-            if bias:
-                self.bias = Parameter(_creation.empty(self.normalized_shape, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, self.normalized_shape, elementwise_affine, bias, kw)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.elementwise_affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self, self.elementwise_affine)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.layer_norm(input, self.normalized_shape, self.weight, self.bias, self.eps)
@@ -173,22 +173,11 @@ class GroupNorm(Module):
         self.num_channels = num_channels
         self.eps = eps
         self.affine = affine
-        if affine:
-            self.weight = Parameter(_creation.empty(num_channels, **kw))
-            if bias:
-                self.bias = Parameter(_creation.empty(num_channels, **kw))
-            else:
-                self.register_parameter("bias", None)
-        else:
-            self.register_parameter("weight", None)
-            self.register_parameter("bias", None)
+        _affine_parameters(self, num_channels, affine, bias, kw)
         self.reset_parameters()
 
     def reset_parameters(self) -> None:
-        if self.affine:
-            init.ones_(self.weight)
-            if self.bias is not None:
-                init.zeros_(self.bias)
+        _reset_affine(self, self.affine)
 
     def forward(self, input: Tensor) -> Tensor:
         return F.group_norm(input, self.num_groups, self.weight, self.bias, self.eps)
