@@ -85,6 +85,7 @@ _FIELDS["repr"] = "module"  # a module's printed form (observe_repr)
 _FIELDS.update(dict.fromkeys(("hook", "on", "target", "arguments"), "hook"))
 _FIELDS["nesting"] = "dtype"  # how a result's tensors are nested in tuples
 _FIELDS.update({"names": "graph", "values": "value"})  # what a grad_fn saved (observe_saved)
+_FIELDS["freed"] = "graph"  # whether a grad_fn was freed by reference counting (observe_freed)
 _UNCOMPARED = ("kind", "step", "name", "value", "received", "unsupported", "gradient", "once")
 
 
@@ -235,6 +236,7 @@ OBSERVATION_CLASS = {"value": "value", "grad": "gradient", "graph": "graph", "la
                      "gradcheck": "value",
                      "repr": "module"}
 OBSERVATION_CLASS["defaults"] = "dtype"  # the default dtype and device (API-003)
+OBSERVATION_CLASS["freed"] = "graph"  # whether a grad_fn was freed (observe_freed, SAVED-002)
 
 
 def _by_step(events: list[dict]) -> dict[int, list[Indexed]]:

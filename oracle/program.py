@@ -1639,3 +1639,23 @@ class UnpackDual(Step):
 
     def names_bound(self) -> list[str]:
         return [self.out]
+
+
+# -- a graph's lifetime (SAVED-002): a node keeps no reference to its own output ---------------
+OPS.update(_table("detach_", "method", inplace=True))
+
+
+@_step
+@dataclass
+class ObserveFreed(Step):
+    """With Python's cycle collector off, the names ``drop`` unbound; recorded: whether the grad_fn
+    of ``tensor`` (one of them) was freed then, by reference counting alone (a do-nothing post hook
+    registered on it before, held by nothing else, gone): a node saving its own output with the
+    output's history would be a reference cycle."""
+
+    kind: ClassVar[str] = "observe_freed"
+    tensor: str
+    drop: list[str]
+
+    def names_read(self) -> list[str]:
+        return [self.tensor, *self.drop]

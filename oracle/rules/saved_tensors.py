@@ -24,7 +24,11 @@ RULES = [
         "A grad_fn exposes what its op saved as _saved_<name> under derivatives.yaml's names (tensors, "
         "numbers, size tuples; None for a tensor not saved because no gradient needed it) and each saved "
         "tensor as _raw_saved_<name>; a saved input reads as the input itself, a saved output as a new "
-        "tensor with the output's history (not the output); var and std save correction None unless "
+        "tensor with the output's history (not the output): a node keeps no reference to its own "
+        "output, so a graph is freed by reference counting alone, and a later write of an output saved "
+        "in place through a view names the view's grad_fn while the view holds it; a saved input that "
+        "detach_() took the history of after it was saved raises torch's 'Trying to use a saved tensor "
+        "that has been detached in-place' RuntimeError in backward; var and std save correction None unless "
         "the call gives a dim, unbiased (the dim overload: 1 or 0) or a correction; once backward "
         "freed the graph, reading a saved tensor raises torch's 'Trying to backward through the graph "
         "a second time' RuntimeError.",

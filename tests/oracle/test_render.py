@@ -35,6 +35,7 @@ from oracle.program import (
     Observe,
     ObserveBackwardHooks,
     ObserveDefaults,
+    ObserveFreed,
     ObserveGraph,
     ObserveSaved,
     Op,
@@ -177,6 +178,11 @@ SAVED = Program(
         Backward("s"),
         Observe("x"),
         ObserveSaved("q"),
+        Op("r", "clone", [Ref("x")]),
+        Op("v", "select", [Ref("r"), 0, 1]),
+        Op("w", "relu_", [Ref("v")]),
+        Op("t", "tanh", [Ref("r")]),
+        ObserveFreed("r", ["r", "v", "w", "t"]),
     ]
 )
 
