@@ -109,8 +109,7 @@ def saving_ops(draw: Any) -> Program:
     op = draw(op_strategy)
     if kind == "ternary" and op == "addcmul":
         args = [a, a, b]
-    # amax reduces over a dim here: impl's AmaxBackward0._saved_dim of amax() is None, torch's ()
-    if kind == "reduction" and op in ("sum", "mean", "amax") and (op == "amax" or draw(st.booleans())):
+    if kind == "reduction" and op in ("sum", "mean", "amax") and draw(st.booleans()):
         args = [a, draw(st.sampled_from((0, 1)))]
     if op == "select":
         args = [a, 0, 1]
@@ -161,6 +160,35 @@ def spread_calls(draw: Any) -> Program:
 @examples(0.1)
 @given(program=spread_calls())
 def test_spread_saved_correction(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+# calls whose nodes save a dim list or a norm's order: amax/amin keep the dims as given (() for
+# none), a vector norm the order as given (an int stays an int) or its function's default
+REDUCTION_CALLS: tuple[tuple[str, tuple, dict], ...] = (
+    ("amax", (), {}), ("amin", (), {}), ("amax", ((1, 0),), {"keepdim": True}), ("amin", (1,), {}),
+    ("norm", (), {}), ("norm", (3,), {}), ("norm", (None,), {}), ("norm", ("fro", 1), {}),
+    ("norm", (1.0,), {"dim": 0, "keepdim": True}), ("linalg.vector_norm", (), {}),
+    ("linalg.vector_norm", (1, 0), {}), ("linalg.vector_norm", (0.5,), {}), ("linalg.norm", (), {}),
+    ("linalg.norm", (None, 1), {}), ("linalg.norm", (2, 0), {}),
+)
+
+
+@st.composite
+def reduction_saves(draw: Any) -> Program:
+    """A (2, 3) float64 leaf requiring grad, each of REDUCTION_CALLS on it and what its node saved
+    observed."""
+    p = OpProgram(draw)
+    a = Ref(p.leaf((2, 3), "float64", grad=True))
+    for op, args, kwargs in REDUCTION_CALLS:
+        p.steps.append(ObserveSaved(p.op(op, a, *args, **kwargs)))
+    return Program(p.steps)
+
+
+@pytest.mark.rule("SAVED-002")
+@examples(0.03)
+@given(program=reduction_saves())
+def test_reduction_saved_values(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
 
 

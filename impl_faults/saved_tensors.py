@@ -183,3 +183,21 @@ def inplace_on_view_saves_no_view_fn() -> Iterator[None]:
 
     with patched(inplace, "_save_self_as_result", save):
         yield
+
+
+@fault({"SAVED-002": "values differs"})
+def amax_saves_all_dims_as_none() -> Iterator[None]:
+    """amax()/amin() over every dim save dim None, not the () torch's node keeps."""
+    from impl._ops import reductions
+
+    with patched(reductions, "_amax_dims", lambda original: lambda dim, ndim: original(dim, ndim) or None):
+        yield
+
+
+@fault({"SAVED-002": "values differs"})
+def norm_saves_order_as_float() -> Iterator[None]:
+    """A vector norm saves its order as a float (2.0), not as given (torch's node keeps an int)."""
+    from impl._ops import norms
+
+    with patched(norms, "_order", lambda original: lambda ord: float(original(ord))):
+        yield

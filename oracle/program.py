@@ -1643,6 +1643,7 @@ class UnpackDual(Step):
 
 # -- a graph's lifetime (SAVED-002): a node keeps no reference to its own output ---------------
 OPS.update(_table("detach_", "method", inplace=True))
+OPS.update(_table("amin", "function"))  # (what a grad_fn saved, SAVED-002)
 
 
 @_step

@@ -28,7 +28,9 @@ RULES = [
         "output, so a graph is freed by reference counting alone, and a later write of an output saved "
         "in place through a view names the view's grad_fn while the view holds it; a saved input that "
         "detach_() took the history of after it was saved raises torch's 'Trying to use a saved tensor "
-        "that has been detached in-place' RuntimeError in backward; var and std save correction None unless "
+        "that has been detached in-place' RuntimeError in backward; amax and amin save their dims as "
+        "given (() for none), a vector norm its order as given, Python type and all (an int stays an "
+        "int; vector_norm's default is 2, linalg.norm's 2.0); var and std save correction None unless "
         "the call gives a dim, unbiased (the dim overload: 1 or 0) or a correction; once backward "
         "freed the graph, reading a saved tensor raises torch's 'Trying to backward through the graph "
         "a second time' RuntimeError.",
