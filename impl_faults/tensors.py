@@ -476,3 +476,38 @@ def new_methods_take_the_default_dtype() -> Iterator[None]:
         for name in ("new_tensor", "new_zeros", "new_ones", "new_full"):
             stack.enter_context(patched(impl.Tensor, name, make))
         yield
+
+
+@fault({"TEN-004": "requires_grad"})
+def pickled_tensor_drops_requires_grad() -> Iterator[None]:
+    """A tensor pickled (or copied by copy.copy) comes back not requiring grad."""
+    from impl._tensor import Tensor
+
+    def reduce_ex(original: Callable) -> Callable:
+        def reduce(self: Any, protocol: Any) -> Any:
+            rebuild, args = original(self, protocol)
+            return rebuild, (*args[:4], False, *args[5:])
+
+        return reduce
+
+    with patched(Tensor, "__reduce_ex__", reduce_ex):
+        yield
+
+
+@fault({"TEN-004": "version differs"})
+def rebuilt_tensor_at_version_0() -> Iterator[None]:
+    """A tensor rebuilt by unpickling (pickle, copy.copy, torch.load) is at version 0, not at the
+    1 torch's storage-setting write leaves."""
+    from impl import serialization
+
+    def rebuild(original: Callable) -> Callable:
+        def rebuilt(*args: Any) -> Any:
+            t = original(*args)
+            t._vc.value = 0
+            return t
+
+        rebuilt.__qualname__, rebuilt.__module__ = original.__qualname__, original.__module__  # (by name)
+        return rebuilt
+
+    with patched(serialization, "_rebuild_tensor_v2", rebuild):
+        yield

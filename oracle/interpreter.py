@@ -24,10 +24,12 @@ the reference is asked; recording reads values and changes nothing the trace obs
 
 from __future__ import annotations
 
+import copy
 import functools
 import gc
 import hashlib
 import json
+import pickle
 import re
 import struct
 import warnings
@@ -93,6 +95,7 @@ from oracle.program import (
     Optimizer,
     OptimizerStep,
     OptimizerZeroGrad,
+    Pickled,
     Program,
     Ref,
     RegisterHook,
@@ -753,6 +756,13 @@ class _Run:
         level = {} if s.level is None else {"level": s.level}
         tensor, tangent = self.names[s.tensor], self.names[s.tangent]
         self.names[s.out] = self.torch.autograd.forward_ad.make_dual(tensor, tangent, **level)
+
+    def _pickled(self, s: Pickled) -> None:
+        tensor = self.names[s.tensor]
+        if s.how == "copy":
+            self.names[s.out] = copy.copy(tensor)
+        else:
+            self.names[s.out] = pickle.loads(pickle.dumps(tensor, protocol=0 if s.how == "pickle0" else None))
 
     def _observe_freed(self, s: ObserveFreed) -> None:
         hook = _Watch()

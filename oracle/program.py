@@ -1660,3 +1660,29 @@ class ObserveFreed(Step):
 
     def names_read(self) -> list[str]:
         return [self.tensor, *self.drop]
+
+
+# -- pickling and copying a tensor (TEN-004) ------------------------------------------------------
+PICKLINGS = ("pickle", "pickle0", "copy")
+
+
+@_step
+@dataclass
+class Pickled(Step):
+    """``out = pickle.loads(pickle.dumps(tensor))`` (``pickle0``: protocol 0) or, with ``copy``,
+    ``out = copy.copy(tensor)``."""
+
+    kind: ClassVar[str] = "pickled"
+    out: str
+    tensor: str
+    how: str = "pickle"
+
+    def __post_init__(self) -> None:
+        if self.how not in PICKLINGS:
+            raise ValueError(f"unknown pickling {self.how!r}; known: {PICKLINGS}")
+
+    def names_read(self) -> list[str]:
+        return [self.tensor]
+
+    def names_bound(self) -> list[str]:
+        return [self.out]

@@ -39,6 +39,7 @@ from oracle.program import (
     ObserveGraph,
     ObserveSaved,
     Op,
+    Pickled,
     Program,
     Ref,
     RegisterHook,
@@ -183,6 +184,10 @@ SAVED = Program(
         Op("w", "relu_", [Ref("v")]),
         Op("t", "tanh", [Ref("r")]),
         ObserveFreed("r", ["r", "v", "w", "t"]),
+        Pickled("pk", "x", "pickle0"),
+        Pickled("cp", "x", "copy"),
+        Observe("pk"),
+        Observe("cp"),
     ]
 )
 
