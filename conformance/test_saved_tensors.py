@@ -257,3 +257,32 @@ def saved_lifetimes(draw: Any) -> Program:
 @given(program=saved_lifetimes())
 def test_saved_lifetimes(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
+
+
+@st.composite
+def hooks_enabled(draw: Any) -> Program:
+    """torch._C._autograd._saved_tensors_hooks_is_enabled() read (as a tensor of the flag) before,
+    inside one or two nested disable_saved_tensors_hooks blocks, and after leaving some."""
+    p = OpProgram(draw)
+
+    def read() -> None:
+        flag = p.fresh("e")
+        p.steps.append(Op(flag, "_C._autograd._saved_tensors_hooks_is_enabled"))
+        p.op("tensor", Ref(flag))
+
+    read()
+    opened = [p.fresh("h") for _ in range(draw(st.integers(1, 2)))]
+    for name in opened:
+        p.steps.append(SavedHooks(name, "disable_saved_tensors_hooks"))
+        read()
+    for name in reversed(opened[len(opened) - draw(st.integers(0, len(opened))):]):
+        p.steps.append(ExitMode(name))
+        read()
+    return p.observed()
+
+
+@pytest.mark.rule("SAVED-001")
+@examples(0.05)
+@given(program=hooks_enabled())
+def test_saved_tensors_hooks_enabled(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)

@@ -379,3 +379,16 @@ def grad_fn_call_unrecorded() -> Iterator[None]:
 
     with patched(Node, "__call__", make):
         yield
+
+
+@fault({"FN-002": "hook grads[0]"})
+def undefined_grad_passes_zeros() -> Iterator[None]:
+    """torch._C._functions.UndefinedGrad's node passes zeros on, not an undefined gradient: a
+    Function that set_materialize_grads(False) gets zeros instead of None."""
+    from impl.autograd.gradcheck import UndefinedGradBackward
+
+    def apply(original: Callable) -> Callable:
+        return lambda self, grads: tuple(None if g is None else g * 0 for g in grads)
+
+    with patched(UndefinedGradBackward, "apply", apply):
+        yield

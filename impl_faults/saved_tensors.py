@@ -201,3 +201,13 @@ def norm_saves_order_as_float() -> Iterator[None]:
 
     with patched(norms, "_order", lambda original: lambda ord: float(original(ord))):
         yield
+
+
+@fault({"SAVED-001": "value 0 differs"})
+def saved_tensors_hooks_always_enabled() -> Iterator[None]:
+    """torch._C._autograd._saved_tensors_hooks_is_enabled() answers True inside
+    disable_saved_tensors_hooks too."""
+    from impl import _C
+
+    with patched(_C._autograd, "_saved_tensors_hooks_is_enabled", lambda original: lambda: True):
+        yield

@@ -1644,6 +1644,10 @@ class UnpackDual(Step):
 # -- a graph's lifetime (SAVED-002): a node keeps no reference to its own output ---------------
 OPS.update(_table("detach_", "method", inplace=True))
 OPS.update(_table("amin", "function"))  # (what a grad_fn saved, SAVED-002)
+# torch._C's names (FN-002, SAVED-001): an UndefinedGrad() object is called through its class's
+# __call__ (UndefinedGrad.__call__(u, t) is u(t))
+OPS.update(_table("_C._functions.UndefinedGrad _C._functions.UndefinedGrad.__call__", "function"))
+OPS.update(_table("_C._autograd._saved_tensors_hooks_is_enabled", "function"))
 
 
 @_step

@@ -15,7 +15,8 @@ RULES = [
         "and unpack runs on what pack returned each time backward uses it, the gradient being computed "
         "from what unpack returns; an unpack returning no tensor raises torch's TypeError, a pack "
         "writing its input in place torch's RuntimeError; save_on_cpu changes no gradient; inside "
-        "disable_saved_tensors_hooks(message) entering hooks raises RuntimeError(message).",
+        "disable_saved_tensors_hooks(message) entering hooks raises RuntimeError(message) (and "
+        "torch._C._autograd._saved_tensors_hooks_is_enabled() is False there, True outside).",
         f"{_DOCS}#hooks-for-saved-tensors",
     ),
     Rule(

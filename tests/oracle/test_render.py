@@ -188,6 +188,10 @@ SAVED = Program(
         Pickled("cp", "x", "copy"),
         Observe("pk"),
         Observe("cp"),
+        Op("e0", "_C._autograd._saved_tensors_hooks_is_enabled"),
+        Op("u", "_C._functions.UndefinedGrad"),
+        Op("uc", "_C._functions.UndefinedGrad.__call__", [Ref("u"), Ref("x")]),
+        Observe("uc"),
     ]
 )
 
