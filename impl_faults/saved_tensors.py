@@ -136,24 +136,6 @@ def saved_output_kept_with_history() -> Iterator[None]:
         yield
 
 
-@fault({"SAVED-002": "error"})
-def detach_in_place_unseen_by_saved_inputs() -> Iterator[None]:
-    """detach_() does not record when it took a tensor's history: a node that saved the tensor
-    before computes its gradient from it instead of raising torch's error."""
-    from impl._tensor import Tensor
-
-    def detach_(original: Callable) -> Callable:
-        def detach(self: Any) -> Any:
-            original(self)
-            vars(self).pop("_detached_at", None)
-            return self
-
-        return detach
-
-    with patched(Tensor, "detach_", detach_):
-        yield
-
-
 @fault({"SAVED-002": "values differs"})
 def spread_saves_numeric_correction() -> Iterator[None]:
     """var/std called without dim, unbiased or correction save correction 1, not torch's None."""
@@ -166,11 +148,23 @@ def spread_saves_numeric_correction() -> Iterator[None]:
         yield
 
 
-@fault({"SAVED-002": "message"})
-def inplace_on_view_saves_no_view_fn() -> Iterator[None]:
-    """An op saving its output, in place on a view, does not keep the view's grad_fn: a later write
-    is reported against the op's node, not the view's grad_fn torch names while the view lives."""
+@fault({"SAVED-002": "error"})
+def inplace_bookkeeping_of_saved_tensors_lost() -> Iterator[None]:
+    """In-place changes are lost on saved tensors: detach_() does not record when it took a
+    tensor's history (a node that saved the tensor before computes its gradient from it instead of
+    raising torch's error), and an op saving its output in place on a view does not keep the view's
+    grad_fn (a later write is reported against the op's node, not the view's grad_fn torch names).
+    Each half alone is caught too (by test_saved_lifetimes, "error" and "message")."""
     from impl._ops import inplace
+    from impl._tensor import Tensor
+
+    def detach_(original: Callable) -> Callable:
+        def detach(self: Any) -> Any:
+            original(self)
+            vars(self).pop("_detached_at", None)
+            return self
+
+        return detach
 
     def save(original: Callable) -> Callable:
         def save_self_as_result(node: Any, self: Any) -> None:
@@ -181,33 +175,20 @@ def inplace_on_view_saves_no_view_fn() -> Iterator[None]:
 
         return save_self_as_result
 
-    with patched(inplace, "_save_self_as_result", save):
+    with patched(Tensor, "detach_", detach_), patched(inplace, "_save_self_as_result", save):
         yield
 
 
 @fault({"SAVED-002": "values differs"})
-def amax_saves_all_dims_as_none() -> Iterator[None]:
-    """amax()/amin() over every dim save dim None, not the () torch's node keeps."""
-    from impl._ops import reductions
+def reductions_save_normalised_values() -> Iterator[None]:
+    """amax()/amin() over every dim save dim None, not the () torch's node keeps, and a vector norm
+    saves its order as a float (2.0), not as given (torch's node keeps an int). Each half alone is
+    caught too (by test_reduction_saved_values)."""
+    from impl._ops import norms, reductions
 
-    with patched(reductions, "_amax_dims", lambda original: lambda dim, ndim: original(dim, ndim) or None):
-        yield
+    def all_dims(original: Callable) -> Callable:
+        return lambda dim, ndim: original(dim, ndim) or None
 
-
-@fault({"SAVED-002": "values differs"})
-def norm_saves_order_as_float() -> Iterator[None]:
-    """A vector norm saves its order as a float (2.0), not as given (torch's node keeps an int)."""
-    from impl._ops import norms
-
-    with patched(norms, "_order", lambda original: lambda ord: float(original(ord))):
-        yield
-
-
-@fault({"SAVED-001": "value 0 differs"})
-def saved_tensors_hooks_always_enabled() -> Iterator[None]:
-    """torch._C._autograd._saved_tensors_hooks_is_enabled() answers True inside
-    disable_saved_tensors_hooks too."""
-    from impl import _C
-
-    with patched(_C._autograd, "_saved_tensors_hooks_is_enabled", lambda original: lambda: True):
+    with patched(reductions, "_amax_dims", all_dims), \
+            patched(norms, "_order", lambda original: lambda ord: float(original(ord))):
         yield

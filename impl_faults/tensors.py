@@ -478,9 +478,13 @@ def new_methods_take_the_default_dtype() -> Iterator[None]:
         yield
 
 
-@fault({"TEN-004": "requires_grad"})
-def pickled_tensor_drops_requires_grad() -> Iterator[None]:
-    """A tensor pickled (or copied by copy.copy) comes back not requiring grad."""
+@fault({"TEN-004": "version differs"})
+def pickled_tensor_rebuilt_wrong() -> Iterator[None]:
+    """A tensor pickled (or copied by copy.copy) comes back not requiring grad, and a tensor rebuilt
+    by unpickling (pickle, copy.copy, torch.load) at version 0, not at the 1 torch's
+    storage-setting write leaves. Each half alone is caught too (by test_pickle_copies_copy_shares,
+    "requires_grad" and "version differs")."""
+    from impl import serialization
     from impl._tensor import Tensor
 
     def reduce_ex(original: Callable) -> Callable:
@@ -489,16 +493,6 @@ def pickled_tensor_drops_requires_grad() -> Iterator[None]:
             return rebuild, (*args[:4], False, *args[5:])
 
         return reduce
-
-    with patched(Tensor, "__reduce_ex__", reduce_ex):
-        yield
-
-
-@fault({"TEN-004": "version differs"})
-def rebuilt_tensor_at_version_0() -> Iterator[None]:
-    """A tensor rebuilt by unpickling (pickle, copy.copy, torch.load) is at version 0, not at the
-    1 torch's storage-setting write leaves."""
-    from impl import serialization
 
     def rebuild(original: Callable) -> Callable:
         def rebuilt(*args: Any) -> Any:
@@ -509,5 +503,5 @@ def rebuilt_tensor_at_version_0() -> Iterator[None]:
         rebuilt.__qualname__, rebuilt.__module__ = original.__qualname__, original.__module__  # (by name)
         return rebuilt
 
-    with patched(serialization, "_rebuild_tensor_v2", rebuild):
+    with patched(Tensor, "__reduce_ex__", reduce_ex), patched(serialization, "_rebuild_tensor_v2", rebuild):
         yield
