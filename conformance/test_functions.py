@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conformance.conftest import examples
 from conformance.test_ops import OpProgram
 from oracle.backends import Backend
 from oracle.differential import check
@@ -238,4 +239,28 @@ def grad_fn_calls(draw: Any) -> Program:
 @settings(deadline=None)
 @given(program=grad_fn_calls())
 def test_grad_fn_called_as_a_function(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def undefined_gradients(draw: Any) -> Program:
+    """A leaf through a custom Function returning a clone of its input (set_materialize_grads
+    drawn, backward returning its gradient), then torch._C._functions.UndefinedGrad()'s clone of
+    the output, whose backward gives the Function an undefined gradient: None under
+    set_materialize_grads(False), zeros otherwise."""
+    p = OpProgram(draw)
+    x = p.leaf((2,), "float64", grad=True)
+    body = [{"out": "f0", "op": "clone", "args": [Ref("i0")], "kwargs": {}}]
+    materialize = draw(st.sampled_from((False, None, True)))
+    p.steps += [Function("Fn", 1, body, ["f0"], [], ["g0"], materialize_grads=materialize),
+                ApplyFunction(["o"], "Fn", [Ref(x)]), Op("u", "_C._functions.UndefinedGrad")]
+    undefined = p.op("_C._functions.UndefinedGrad.__call__", Ref("u"), Ref("o"))
+    p.steps.append(Backward(p.op("sum", Ref(undefined))))
+    return p.observed()
+
+
+@pytest.mark.rule("FN-002")
+@examples(0.05)
+@given(program=undefined_gradients())
+def test_undefined_gradients(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)

@@ -1,7 +1,8 @@
 """Saved tensors (oracle/rules/saved_tensors.py): op chains run inside saved_tensors_hooks (nested,
 left midway, with hooks that log, double what they pack, unpack a number or write in place),
-save_on_cpu and disable_saved_tensors_hooks, then backward (twice, maybe); and grad_fn._saved_*
-observed before and after backward for ops of many kinds."""
+save_on_cpu and disable_saved_tensors_hooks, then backward (twice, maybe); grad_fn._saved_*
+observed before and after backward for ops of many kinds; graphs whose nodes saved their outputs
+freed by reference counting, and saved inputs detach_()ed before or after they were saved."""
 
 from __future__ import annotations
 
@@ -19,13 +20,17 @@ from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import (
     PACKINGS,
+    ApplyFunction,
     Backward,
     ExitMode,
+    Function,
     Observe,
+    ObserveFreed,
     ObserveSaved,
     Op,
     Program,
     Ref,
+    RequiresGrad,
     SavedHooks,
 )
 
@@ -104,8 +109,7 @@ def saving_ops(draw: Any) -> Program:
     op = draw(op_strategy)
     if kind == "ternary" and op == "addcmul":
         args = [a, a, b]
-    # amax reduces over a dim here: impl's AmaxBackward0._saved_dim of amax() is None, torch's ()
-    if kind == "reduction" and op in ("sum", "mean", "amax") and (op == "amax" or draw(st.booleans())):
+    if kind == "reduction" and op in ("sum", "mean", "amax") and draw(st.booleans()):
         args = [a, draw(st.sampled_from((0, 1)))]
     if op == "select":
         args = [a, 0, 1]
@@ -156,4 +160,129 @@ def spread_calls(draw: Any) -> Program:
 @examples(0.1)
 @given(program=spread_calls())
 def test_spread_saved_correction(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+# calls whose nodes save a dim list or a norm's order: amax/amin keep the dims as given (() for
+# none), a vector norm the order as given (an int stays an int) or its function's default
+REDUCTION_CALLS: tuple[tuple[str, tuple, dict], ...] = (
+    ("amax", (), {}), ("amin", (), {}), ("amax", ((1, 0),), {"keepdim": True}), ("amin", (1,), {}),
+    ("norm", (), {}), ("norm", (3,), {}), ("norm", (None,), {}), ("norm", ("fro", 1), {}),
+    ("norm", (1.0,), {"dim": 0, "keepdim": True}), ("linalg.vector_norm", (), {}),
+    ("linalg.vector_norm", (1, 0), {}), ("linalg.vector_norm", (0.5,), {}), ("linalg.norm", (), {}),
+    ("linalg.norm", (None, 1), {}), ("linalg.norm", (2, 0), {}),
+)
+
+
+@st.composite
+def reduction_saves(draw: Any) -> Program:
+    """A (2, 3) float64 leaf requiring grad, each of REDUCTION_CALLS on it and what its node saved
+    observed."""
+    p = OpProgram(draw)
+    a = Ref(p.leaf((2, 3), "float64", grad=True))
+    for op, args, kwargs in REDUCTION_CALLS:
+        p.steps.append(ObserveSaved(p.op(op, a, *args, **kwargs)))
+    return Program(p.steps)
+
+
+@pytest.mark.rule("SAVED-002")
+@examples(0.03)
+@given(program=reduction_saves())
+def test_reduction_saved_values(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+# ops whose node saves its output: out of place, in place (on a view too) and a custom Function's
+OUTPUT_SAVING = ("exp", "tanh", "sigmoid", "relu", "sqrt")
+VIEWS = (("view", [4]), ("select", [0, 1]), ("__getitem__", [(slice(None), 0)]))
+# ops whose node saves its input (sin, mul) or only its output (exp)
+INPUT_SAVING = ("sin", "mul", "exp")
+
+
+@st.composite
+def saved_lifetimes(draw: Any) -> Program:
+    """A (2, 2) float64 leaf requiring grad and a clone of it. Either an op saving its output
+    (applied to the clone, in place on the clone or on a view of it, or a custom Function's that
+    saves the output it returns), after which the names but the leaf are dropped with the cycle
+    collector off and whether the op's node (the clone's, in place) was freed is observed; or an op
+    saving its input (the clone or the leaf), which is detach_()ed after it (or before it, and made
+    to require grad again), then what the node saved observed and a backward; or an op saving its
+    output in place on a view of the clone, then the view or the clone written again and a
+    backward (the error names the view's grad_fn while the view holds it, else the op's node)."""
+    p = OpProgram(draw)
+    a = p.leaf((2, 2), "float64", grad=True)
+    b = p.op("clone", Ref(a))
+    kinds = ("detach_", "out of place", "in place", "view", "function", "detach_", "view written")
+    kind = draw(st.sampled_from(kinds))
+    if kind == "detach_":
+        source = draw(st.sampled_from((b, a, b)))
+        before = draw(st.integers(0, 2)) == 2
+        if before:
+            p.op("detach_", Ref(source))
+            p.steps.append(RequiresGrad(source))
+        op = draw(st.sampled_from(INPUT_SAVING))
+        out = p.op(op, *([Ref(source), Ref(source)] if op == "mul" else [Ref(source)]))
+        if not before:
+            p.op("detach_", Ref(source))
+        p.steps += [ObserveSaved(out), Backward(p.op("sum", Ref(out))), Observe(a)]
+        return Program(p.steps)
+    op = draw(st.sampled_from(OUTPUT_SAVING))
+    watch = b
+    if kind == "view written":  # the error names the view's grad_fn while the view keeps it
+        view, args = draw(st.sampled_from(VIEWS))
+        v = p.op(view, Ref(b), *args)
+        p.op(op + "_", Ref(v))
+        p.op("mul_", Ref(draw(st.sampled_from((b, v)))), 2.0)
+        p.steps += [Backward(p.op("sum", Ref(b))), Observe(a)]
+        return Program(p.steps)
+    if kind == "out of place":
+        watch = p.op(op, Ref(b))
+    elif kind == "in place":
+        p.op(op + "_", Ref(b))
+    elif kind == "view":
+        view, args = draw(st.sampled_from(VIEWS))
+        p.op(op + "_", Ref(p.op(view, Ref(b), *args)))
+    else:
+        body = [{"out": "f0", "op": op, "args": [Ref("i0")], "kwargs": {}}]
+        backward = [{"out": "g", "op": "mul", "args": [Ref("g0"), Ref("f0")], "kwargs": {}}]
+        p.steps += [Function("Fn", 1, body, ["f0"], backward, ["g"], saves=["f0"]),
+                    ApplyFunction([watch := p.fresh("o")], "Fn", [Ref(b)])]
+        p.names.append(watch)
+    p.steps += [ObserveFreed(watch, [n for n in p.names if n != a]), Observe(a)]
+    return Program(p.steps)
+
+
+@pytest.mark.rule("SAVED-002")
+@examples(0.3)
+@given(program=saved_lifetimes())
+def test_saved_lifetimes(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def hooks_enabled(draw: Any) -> Program:
+    """torch._C._autograd._saved_tensors_hooks_is_enabled() read (as a tensor of the flag) before,
+    inside one or two nested disable_saved_tensors_hooks blocks, and after leaving some."""
+    p = OpProgram(draw)
+
+    def read() -> None:
+        flag = p.fresh("e")
+        p.steps.append(Op(flag, "_C._autograd._saved_tensors_hooks_is_enabled"))
+        p.op("tensor", Ref(flag))
+
+    read()
+    opened = [p.fresh("h") for _ in range(draw(st.integers(1, 2)))]
+    for name in opened:
+        p.steps.append(SavedHooks(name, "disable_saved_tensors_hooks"))
+        read()
+    for name in reversed(opened[len(opened) - draw(st.integers(0, len(opened))):]):
+        p.steps.append(ExitMode(name))
+        read()
+    return p.observed()
+
+
+@pytest.mark.rule("SAVED-001")
+@examples(0.05)
+@given(program=hooks_enabled())
+def test_saved_tensors_hooks_enabled(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)

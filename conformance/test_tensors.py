@@ -15,7 +15,9 @@ from conformance.test_ops import ALL_DTYPES, SMALL_INTS, OpProgram
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import (
+    PICKLINGS,
     Backward,
+    Detach,
     DType,
     NumpyAdd,
     NumpyArray,
@@ -23,6 +25,8 @@ from oracle.program import (
     ObserveArray,
     ObserveGraph,
     ObserveLayout,
+    Op,
+    Pickled,
     Program,
     Ref,
 )
@@ -251,6 +255,34 @@ def numpy_sharing(draw: Any) -> Program:
 @settings(deadline=None)
 @given(program=numpy_sharing())
 def test_numpy_shares_memory(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def pickled_copies(draw: Any) -> Program:
+    """A tensor (a leaf, requiring grad or not, an op's result or a view of the leaf) pickled (at
+    the default protocol or 0) or copied by copy.copy, the result observed, the tensor's memory
+    then written through a detached alias and the result observed again (only copy.copy shares)."""
+    p = OpProgram(draw)
+    x = p.leaf((2, 3), draw(st.sampled_from(("float64", "float32", "int64"))))
+    source = draw(st.sampled_from(("leaf", "op", "t", "narrow")))
+    if source == "op":
+        x = p.op("mul", Ref(x), 2)
+    elif source == "t":
+        x = p.op("t", Ref(x))
+    elif source == "narrow":
+        x = p.op("narrow", Ref(x), 1, 1, 2)
+    out = p.fresh("c")
+    p.steps += [Pickled(out, x, draw(st.sampled_from(PICKLINGS))), Observe(out), ObserveLayout(out)]
+    alias = p.fresh("d")
+    p.steps += [Detach(alias, x), Op(p.fresh("w"), "add_", [Ref(alias), 1]), Observe(out)]
+    return Program(p.steps)
+
+
+@pytest.mark.rule("TEN-004")
+@examples(0.2)
+@given(program=pickled_copies())
+def test_pickle_copies_copy_shares(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math as _math
 
+from impl import _C as _C  # torch._C's few names programs call
 from impl import _api, _methods
 from impl import autograd as autograd  # the submodules torch has
 from impl import cuda as cuda

@@ -186,6 +186,10 @@ HOOKS_SET = (
     "Calling register_hooks on a saved tensor whose hooks have already been set. Hint: only one pair "
     "of hooks is allowed at a time."
 )
+DETACHED = (
+    "Trying to use a saved tensor that has been detached in-place, i.e. with .detach_()."
+    "This is not supported, please use out-of-place `.detach()` instead"
+)
 HOOKS_AFTER_FREE = (
     "Calling register_hooks on a saved tensor after it has been freed. Saved intermediate values of the "
     "graph are freed when you call .backward() or autograd.grad(). Specify retain_graph=True if you "
@@ -196,13 +200,20 @@ HOOKS_AFTER_FREE = (
 
 class SavedTensor:
     """A tensor saved for backward (torch's SavedVariable, ``grad_fn._raw_saved_<name>``): checks the
-    version counter on use, raises once freed. Saved while ``saved_tensors_hooks`` are in force
-    (a wrapped number excepted, as torch's), it keeps what the pack hook returned instead of the
+    version counter on use, raises once freed. An input is kept as itself; an output (``output_of``,
+    the node saving it) as torch's ``tensor_data()``, an alias on its memory and version counter
+    without its history, which each use with history gives back with the node's (``saved_for``,
+    torch's argument to unpack) as grad_fn: the node -> output -> node cycle torch avoids so, and
+    that only the cycle collector could free. An output written in place through a view keeps the
+    view's grad_fn weakly (``weak_fn``, named in torch's message while it lives). An input that had a
+    history when saved (``nonleaf``) and lost it to ``detach_()`` raises torch's error when used
+    without ``saved_for`` (by a formula). Saved while ``saved_tensors_hooks`` are in force (a
+    wrapped number excepted, as torch's), it keeps what the pack hook returned instead of the
     tensor, and each use rebuilds a tensor from the unpack hook's result with the saved one's
     grad_fn (or, for a leaf, its gradient accumulator); no version check then, as in torch.
     ``held``: the unpacked tensor while a node's backward runs (one unpack per saved tensor)."""
 
-    __slots__ = ("tensor", "version", "freed", "output_of", "hooks", "held")
+    __slots__ = ("tensor", "version", "freed", "is_output", "weak_fn", "nonleaf", "hooks", "held")
 
     def __init__(
         self, tensor: Tensor | None = None, output_of: Node | None = None, pack: bool = True
@@ -210,7 +221,9 @@ class SavedTensor:
         self.hooks: tuple | None = None
         self.held: Tensor | None = None
         self.freed = False
-        self.output_of = output_of  # the node that saved its own output (named in torch's message)
+        self.is_output = output_of is not None
+        self.weak_fn: Callable[[], Node | None] | None = None
+        self.nonleaf = False
         self.tensor: Tensor | None = tensor
         self.version = 0
         if tensor is None:  # torch's default-constructed SavedVariable: nothing was saved
@@ -219,41 +232,63 @@ class SavedTensor:
             raise RuntimeError(INFERENCE_SAVED)
         self.version = tensor._version
         if pack and saved_hooks.stack and not tensor._wrapped_number:
-            self._pack(saved_hooks.stack[-1])
+            self._pack(saved_hooks.stack[-1], output_of=output_of)
+        elif output_of is not None:
+            self.tensor = tensor.detach()
+        else:
+            self.nonleaf = tensor._grad_fn_ is not None
 
-    def _pack(self, hooks: tuple[Callable, Callable], detached: bool = False) -> None:
+    def _pack(
+        self, hooks: tuple[Callable, Callable], detached: bool = False, output_of: Node | None = None
+    ) -> None:
         """Keep what ``pack_hook(tensor)`` returns (run without grad; given the tensor ``detached``
         when registered on the saved tensor) and what rebuilds the tensor."""
         tensor = self.tensor
         assert tensor is not None
         pack_hook, unpack_hook = hooks
         version = tensor._version
-        if self.output_of is not None and tensor._grad_fn_ is None:  # the hook sees the output's
-            tensor._grad_fn_, tensor._output_nr = self.output_of, 0  # grad_fn, about to be set
+        if output_of is not None and tensor._grad_fn_ is None:  # the hook sees the output's
+            tensor._grad_fn_, tensor._output_nr = output_of, 0  # grad_fn, about to be set
         with packing():
             packed = pack_hook(tensor.detach() if detached else tensor)
         if tensor._version != version:
             raise RuntimeError(PACK_INPLACE)
-        fn = None if self.output_of is not None else tensor.grad_fn
+        fn = None if self.is_output else tensor.grad_fn
         acc = tensor._grad_accumulator() if fn is None and tensor._requires_grad else None
         self.hooks = (unpack_hook, packed, fn, tensor._output_nr, acc)
         self.tensor = None
 
-    def unpack(self) -> Tensor | None:
+    def _output_fn(self, saved_for: Node | None) -> Node | None:
+        """A saved output's grad_fn: the view's it was written through while that lives, else the
+        node using it."""
+        fn = self.weak_fn() if self.weak_fn is not None else None
+        return saved_for if fn is None else fn
+
+    def unpack(self, saved_for: Node | None = None, history: bool = True) -> Tensor | None:
+        """The saved tensor, checked (as torch's ``SavedVariable::unpack(saved_for)``); a saved
+        output without ``history`` is given back as kept, without the node's history (for a
+        backward that records no graph, which reads only its values)."""
         if self.freed:
             raise RuntimeError(FREED)
         if self.held is not None:
             return self.held
         if self.hooks is not None:
-            return self._unpacked()
+            return self._unpacked(saved_for)
         t = self.tensor
         if t is None:
             return None
+        fn = self._output_fn(saved_for) if self.is_output else None
+        if self.nonleaf and saved_for is None and t._grad_fn_ is None:
+            raise RuntimeError(DETACHED)
         if t._version != self.version:
-            raise RuntimeError(_modified_message(t, self.version, self.output_of))
-        return t
+            raise RuntimeError(_modified_message(t, self.version, fn))
+        if not self.is_output or not history or fn is None:
+            return t
+        var = t.detach()
+        var._grad_fn_, var._output_nr = fn, 0
+        return var
 
-    def _unpacked(self) -> Tensor:
+    def _unpacked(self, saved_for: Node | None) -> Tensor:
         unpack_hook, packed, fn, output_nr, acc = self.hooks  # type: ignore[misc]
         data = unpack_hook(packed)
         if not isinstance(data, TENSOR):
@@ -262,7 +297,7 @@ class SavedTensor:
                 + type_name(data)
             )
         var = data.detach()
-        fn = self.output_of if self.output_of is not None else fn
+        fn = self._output_fn(saved_for) if self.is_output else fn
         if fn is not None:
             var._grad_fn_, var._output_nr = fn, output_nr
         elif acc is not None:
@@ -279,10 +314,9 @@ class SavedTensor:
         self._pack((pack_hook, unpack_hook), detached=True)
 
     def release(self) -> None:
-        """Free the tensor. ``output_of`` goes too: a node saving its own output is a reference
-        cycle (node -> saved -> node) that only the cycle collector could free otherwise."""
+        """Free the tensor (and what rebuilds it)."""
         self.tensor = None
-        self.output_of = None
+        self.weak_fn = None
         self.hooks = None
         self.held = None
         self.freed = True

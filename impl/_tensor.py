@@ -106,6 +106,9 @@ class Tensor:
     _storage: Any = None
     # (level token, tangent) of a dual tensor of forward AD (see _grad_mode.tangent_of)
     _fw: Any = None
+    # when detach_() took the tensor's history, as a node sequence number: a node made before it
+    # that kept the tensor for backward (bare, see impl._ops.table._save) raises torch's error
+    _detached_at = -1
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:  # construction happens in __new__
         pass
@@ -404,6 +407,9 @@ class Tensor:
                 "the Optimizer.zero_grad() function in torch/optim/optimizer.py as the "
                 "solution."
             )
+        if self._grad_fn_ is not None:
+            self._detached_at = next(_graph._sequence)
+            self._vc  # noqa: B018 (made now: a node's backward checks a tensor it kept bare once it has one)
         self._grad_fn_ = None
         self._output_nr = 0
         self._requires_grad = False

@@ -276,6 +276,9 @@ class _Storage:
     def __init__(self, array: Any) -> None:
         self.array = array
 
+    def __reduce__(self) -> tuple:
+        return _Storage, (self.array,)  # (by value: the array's elements)
+
     @property
     def device(self) -> device:
         return device(_location(self.array))
@@ -321,11 +324,13 @@ def _rebuild_tensor_v2(
     storage: _Storage, storage_offset: int, size: tuple, stride: tuple, requires_grad: bool,
     backward_hooks: Any, metadata: Any = None,
 ) -> Tensor:
-    """A tensor over a loaded storage (tensors of one storage share its memory)."""
+    """A tensor over a loaded storage (tensors of one storage share its memory), at version 1 (torch
+    sets its storage in place)."""
     memory = storage.array
     start = memory[storage_offset:] if memory.size else memory
     t = Tensor._from_array(_strided(start, tuple(size), tuple(stride)), requires_grad)
     t._storage = memory
+    t._vc.bump()
     return t
 
 
@@ -361,6 +366,21 @@ def _set_state(obj: Any, state: Any) -> None:
         state, slots = state
     for name, value in {**(state or {}), **(slots or {})}.items():
         setattr(obj, name, value)
+
+
+def _tensor_reduce_ex(self: Tensor, protocol: Any) -> tuple:
+    """``Tensor.__reduce_ex__``, as torch's: ``pickle`` and ``copy.copy`` rebuild a leaf (its
+    requires_grad kept, its history not) by ``_rebuild_tensor_v2`` over its storage, which pickles
+    by value (a pickled tensor shares no memory) and which ``copy.copy`` keeps (the copy shares
+    the memory); a subclass keeps its type and attributes."""
+    args = (_Storage(self._storage_array()), self.storage_offset(), tuple(self.shape), self.stride(),
+            self.requires_grad, OrderedDict())
+    if type(self) is Tensor:
+        return _rebuild_tensor_v2, args
+    return _rebuild_from_type_v2, (_rebuild_tensor_v2, type(self), args, dict(vars(self)) or None)
+
+
+Tensor.__reduce_ex__ = _tensor_reduce_ex  # type: ignore[method-assign,assignment]
 
 
 # globals torch's weights_only unpickler allows, by their full names, as impl's objects

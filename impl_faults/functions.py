@@ -379,3 +379,19 @@ def grad_fn_call_unrecorded() -> Iterator[None]:
 
     with patched(Node, "__call__", make):
         yield
+
+
+@fault({"FN-002": "hook grads[0]", "SAVED-001": "value 0 differs"})
+def torch_c_names_wrong() -> Iterator[None]:
+    """impl._C's names answer wrongly: UndefinedGrad's node passes zeros on, not an undefined
+    gradient (a Function that set_materialize_grads(False) gets zeros instead of None), and
+    _saved_tensors_hooks_is_enabled() answers True inside disable_saved_tensors_hooks too."""
+    from impl import _C
+    from impl.autograd.gradcheck import UndefinedGradBackward
+
+    def apply(original: Callable) -> Callable:
+        return lambda self, grads: tuple(None if g is None else g * 0 for g in grads)
+
+    with patched(UndefinedGradBackward, "apply", apply), \
+            patched(_C._autograd, "_saved_tensors_hooks_is_enabled", lambda original: lambda: True):
+        yield

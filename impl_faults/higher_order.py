@@ -109,9 +109,9 @@ def saved_outputs_unpacked_detached() -> Iterator[None]:
     from impl._graph import SavedTensor
 
     def make(original: Callable) -> Callable:
-        def unpack(self: SavedTensor) -> Any:
-            t = original(self)
-            return t.detach() if self.output_of is not None else t
+        def unpack(self: SavedTensor, *args: Any) -> Any:
+            t = original(self, *args)
+            return t.detach() if self.is_output else t
 
         return unpack
 

@@ -476,3 +476,32 @@ def new_methods_take_the_default_dtype() -> Iterator[None]:
         for name in ("new_tensor", "new_zeros", "new_ones", "new_full"):
             stack.enter_context(patched(impl.Tensor, name, make))
         yield
+
+
+@fault({"TEN-004": "version differs"})
+def pickled_tensor_rebuilt_wrong() -> Iterator[None]:
+    """A tensor pickled (or copied by copy.copy) comes back not requiring grad, and a tensor rebuilt
+    by unpickling (pickle, copy.copy, torch.load) at version 0, not at the 1 torch's
+    storage-setting write leaves. Each half alone is caught too (by test_pickle_copies_copy_shares,
+    "requires_grad" and "version differs")."""
+    from impl import serialization
+    from impl._tensor import Tensor
+
+    def reduce_ex(original: Callable) -> Callable:
+        def reduce(self: Any, protocol: Any) -> Any:
+            rebuild, args = original(self, protocol)
+            return rebuild, (*args[:4], False, *args[5:])
+
+        return reduce
+
+    def rebuild(original: Callable) -> Callable:
+        def rebuilt(*args: Any) -> Any:
+            t = original(*args)
+            t._vc.value = 0
+            return t
+
+        rebuilt.__qualname__, rebuilt.__module__ = original.__qualname__, original.__module__  # (by name)
+        return rebuilt
+
+    with patched(Tensor, "__reduce_ex__", reduce_ex), patched(serialization, "_rebuild_tensor_v2", rebuild):
+        yield

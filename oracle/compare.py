@@ -24,6 +24,7 @@ is one divergence: its events are lost.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -85,6 +86,7 @@ _FIELDS["repr"] = "module"  # a module's printed form (observe_repr)
 _FIELDS.update(dict.fromkeys(("hook", "on", "target", "arguments"), "hook"))
 _FIELDS["nesting"] = "dtype"  # how a result's tensors are nested in tuples
 _FIELDS.update({"names": "graph", "values": "value"})  # what a grad_fn saved (observe_saved)
+_FIELDS["freed"] = "graph"  # whether a grad_fn was freed by reference counting (observe_freed)
 _UNCOMPARED = ("kind", "step", "name", "value", "received", "unsupported", "gradient", "once")
 
 
@@ -235,6 +237,7 @@ OBSERVATION_CLASS = {"value": "value", "grad": "gradient", "graph": "graph", "la
                      "gradcheck": "value",
                      "repr": "module"}
 OBSERVATION_CLASS["defaults"] = "dtype"  # the default dtype and device (API-003)
+OBSERVATION_CLASS["freed"] = "graph"  # whether a grad_fn was freed (observe_freed, SAVED-002)
 
 
 def _by_step(events: list[dict]) -> dict[int, list[Indexed]]:
@@ -412,8 +415,9 @@ def _class_of(event: dict) -> str:
 
 def _differ(kind: str, what: str, ref: Any, test: Any) -> Found | None:
     """How two observed parts differ (None if they agree); a part the backend could not read for a
-    name it lacks is "unsupported"."""
-    if ref == test:
+    name it lacks is "unsupported". What a grad_fn saved (``values``) agrees in the Python types
+    of its numbers too: a node saving the int 2 is not one saving 2.0."""
+    if ref == test and (what != "values" or _typed(ref) == _typed(test)):
         return None
     if marker(test) is not None and marker(ref) is None:
         return "unsupported", f"{what}: {marker(test)}", test["unsupported"]
@@ -541,6 +545,11 @@ def _error_aware_difference(
     if allowance is None:
         return "no error-aware judgement: " + "; ".join(notes)
     return f"error-aware: {'; '.join(notes)}; so |got - expected| may be {allowance:.3g}"
+
+
+def _typed(value: Any) -> str:
+    """``value`` as JSON writes it (2 and 2.0, 1 and true apart), keys sorted."""
+    return json.dumps(value, sort_keys=True)
 
 
 def _float(value: Any) -> Any:

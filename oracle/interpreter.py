@@ -24,12 +24,16 @@ the reference is asked; recording reads values and changes nothing the trace obs
 
 from __future__ import annotations
 
+import copy
 import functools
+import gc
 import hashlib
 import json
+import pickle
 import re
 import struct
 import warnings
+import weakref
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from typing import TYPE_CHECKING, Any
@@ -80,6 +84,7 @@ from oracle.program import (
     ObserveArray,
     ObserveBackwardHooks,
     ObserveDefaults,
+    ObserveFreed,
     ObserveGraph,
     ObserveLayout,
     ObserveModule,
@@ -90,6 +95,7 @@ from oracle.program import (
     Optimizer,
     OptimizerStep,
     OptimizerZeroGrad,
+    Pickled,
     Program,
     Ref,
     RegisterHook,
@@ -222,6 +228,13 @@ def _named(hook: str, body: Callable[..., Any]) -> Callable[..., Any]:
     """A hook function named as the rendered script names it."""
     body.__name__ = body.__qualname__ = hook_function_name(hook)
     return body
+
+
+class _Watch:
+    """A post hook that changes nothing (observe_freed: alive while the node holding it is)."""
+
+    def __call__(self, grad_inputs: Any, grad_outputs: Any) -> None:
+        return None
 
 
 class _Run:
@@ -743,6 +756,29 @@ class _Run:
         level = {} if s.level is None else {"level": s.level}
         tensor, tangent = self.names[s.tensor], self.names[s.tangent]
         self.names[s.out] = self.torch.autograd.forward_ad.make_dual(tensor, tangent, **level)
+
+    def _pickled(self, s: Pickled) -> None:
+        tensor = self.names[s.tensor]
+        if s.how == "copy":
+            self.names[s.out] = copy.copy(tensor)
+        else:
+            self.names[s.out] = pickle.loads(pickle.dumps(tensor, protocol=0 if s.how == "pickle0" else None))
+
+    def _observe_freed(self, s: ObserveFreed) -> None:
+        hook = _Watch()
+        self.names[s.tensor].grad_fn.register_hook(hook)
+        watch = weakref.ref(hook)
+        del hook
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            for name in s.drop:
+                del self.names[name]
+            freed = watch() is None
+        finally:
+            if collecting:
+                gc.enable()
+        self.trace.add("freed", self.step, tensor=s.tensor, freed=freed)
 
     def _unpack_dual(self, s: UnpackDual) -> None:
         tensor = self.names[s.tensor]

@@ -1639,3 +1639,54 @@ class UnpackDual(Step):
 
     def names_bound(self) -> list[str]:
         return [self.out]
+
+
+# -- a graph's lifetime (SAVED-002): a node keeps no reference to its own output ---------------
+OPS.update(_table("detach_", "method", inplace=True))
+OPS.update(_table("amin", "function"))  # (what a grad_fn saved, SAVED-002)
+# torch._C's names (FN-002, SAVED-001): an UndefinedGrad() object is called through its class's
+# __call__ (UndefinedGrad.__call__(u, t) is u(t))
+OPS.update(_table("_C._functions.UndefinedGrad _C._functions.UndefinedGrad.__call__", "function"))
+OPS.update(_table("_C._autograd._saved_tensors_hooks_is_enabled", "function"))
+
+
+@_step
+@dataclass
+class ObserveFreed(Step):
+    """With Python's cycle collector off, the names ``drop`` unbound; recorded: whether the grad_fn
+    of ``tensor`` (one of them) was freed then, by reference counting alone (a do-nothing post hook
+    registered on it before, held by nothing else, gone): a node saving its own output with the
+    output's history would be a reference cycle."""
+
+    kind: ClassVar[str] = "observe_freed"
+    tensor: str
+    drop: list[str]
+
+    def names_read(self) -> list[str]:
+        return [self.tensor, *self.drop]
+
+
+# -- pickling and copying a tensor (TEN-004) ------------------------------------------------------
+PICKLINGS = ("pickle", "pickle0", "copy")
+
+
+@_step
+@dataclass
+class Pickled(Step):
+    """``out = pickle.loads(pickle.dumps(tensor))`` (``pickle0``: protocol 0) or, with ``copy``,
+    ``out = copy.copy(tensor)``."""
+
+    kind: ClassVar[str] = "pickled"
+    out: str
+    tensor: str
+    how: str = "pickle"
+
+    def __post_init__(self) -> None:
+        if self.how not in PICKLINGS:
+            raise ValueError(f"unknown pickling {self.how!r}; known: {PICKLINGS}")
+
+    def names_read(self) -> list[str]:
+        return [self.tensor]
+
+    def names_bound(self) -> list[str]:
+        return [self.out]

@@ -54,6 +54,7 @@ from oracle.program import (
     ObserveArray,
     ObserveBackwardHooks,
     ObserveDefaults,
+    ObserveFreed,
     ObserveGraph,
     ObserveLayout,
     ObserveModule,
@@ -64,6 +65,7 @@ from oracle.program import (
     Optimizer,
     OptimizerStep,
     OptimizerZeroGrad,
+    Pickled,
     Program,
     Ref,
     RegisterHook,
@@ -519,6 +521,21 @@ def _more_statements(step: Step, index: int) -> list[str] | None:
         return _saved_hooks_lines(step)
     if isinstance(step, ObserveSaved):
         return [f"show_saved({index}, {step.tensor!r}, {step.tensor}.grad_fn, {step.tensor})"]
+    if isinstance(step, Pickled):
+        if step.how == "copy":
+            return [f"{step.out} = __import__('copy').copy({step.tensor})"]
+        dumped = f"__import__('pickle').dumps({step.tensor}, {0 if step.how == 'pickle0' else None})"
+        return [f"{step.out} = __import__('pickle').loads({dumped})"]
+    if isinstance(step, ObserveFreed):
+        return [
+            "watch = type('Watch', (), {'__call__': lambda self, grad_inputs, grad_outputs: None})()",
+            f"{step.tensor}.grad_fn.register_hook(watch)",
+            "watch = __import__('weakref').ref(watch)",
+            "__import__('gc').disable()",
+            f"del {', '.join(step.drop)}",
+            f"show_event('freed', {index}, tensor={step.tensor!r}, freed=watch() is None)",
+            "__import__('gc').enable()",
+        ]
     if isinstance(step, ApplyFunction):
         call = f"{step.function}{'()' if step.instance else '.apply'}({', '.join(map(_arg, step.inputs))})"
         return [f"{', '.join(step.outs)}, = _outputs({call})"]

@@ -277,13 +277,13 @@ def apply_source(op: OpDef) -> str:
         lines += [
             f"    v = node.{slot}",
             "    if v is not None and (type(v) is SavedTensor or v._counter is not None):",
-            "        held = _hold(v) or held",
+            "        held = _hold(v, node) or held",
         ]
     lines += [
         "    attrs = node._attrs",
         "    if attrs:",
         "        for v in attrs.values():",
-        "            held = _hold(v) or held",
+        "            held = _hold(v, node) or held",
     ]
     if op.differentiable_outputs == 1:
         lines += ["    g = grads[0]", "    if g is None:"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
+import weakref
 from typing import Any
 
 import numpy as np
@@ -202,9 +203,10 @@ def apply_inplace(op: OpDef, self: Tensor, *others: Any, **attrs: Any) -> Tensor
     if forward_level.token is not None and forward_level.propagating:
         _write_tangent(self, tangent_of(result))
     if records and result._grad_fn_ is not None:
-        _save_original_self(result._grad_fn_, source)
-        _save_self_as_result(result._grad_fn_, result, self)
-        _rebase_history(self, result._grad_fn_)
+        node = result._grad_fn_
+        _save_original_self(node, source)
+        _rebase_history(self, node)
+        _save_self_as_result(node, self)
     return self
 
 
@@ -242,12 +244,15 @@ def _save_original_self(node: Node, old: Tensor) -> None:
         setattr(node, slot, old.clone())
 
 
-def _save_self_as_result(node: Node, result: Tensor, self: Tensor) -> None:
-    """A node that saved its result saved ``self`` after the write (so later writes are caught)."""
-
+def _save_self_as_result(node: Node, self: Tensor) -> None:
+    """A node that saved its result saved ``self`` after the write (so later writes are caught),
+    as torch's ``SavedVariable(self, is_output, is_inplace_on_view)``: a view's new grad_fn kept
+    weakly, named in the error of a later write while it lives."""
     for value in getattr(node, "_saved", {}).values():
-        if isinstance(value, SavedTensor) and value.tensor is result:
-            value.tensor, value.version = self, self._vc.value
+        if isinstance(value, SavedTensor) and value.is_output and value.tensor is not None:
+            value.tensor, value.version = self.detach(), self._vc.value
+            if self._base_ is not None:
+                value.weak_fn = weakref.ref(self._grad_fn_)
 
 
 def _rebase_history(t: Tensor, node: Node) -> None:

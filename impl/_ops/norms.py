@@ -33,7 +33,7 @@ def _vector_norm_fwd(xp: Any, a: Any, ord: float, dim: Any, keepdim: bool, dtype
     """torch's CPU norm kernel on ``a`` cast to ``dtype``: each output's elements accumulated one
     after the other (in float32 for the half types), |x|**p evaluated in double and rounded;
     inf/-inf the max/min of |x| (NaN propagates), 0 the count of non-zeros."""
-    a = a.astype(dtype, copy=False)
+    a, ord = a.astype(dtype, copy=False), float(ord)
     acc = np.float32 if a.dtype.itemsize < 4 else a.dtype.type
     lanes = _lanes(xp, a, dim)
     absolute = xp.abs(lanes)
@@ -74,7 +74,7 @@ def _norm_grad(g: Any, c: Any) -> Any:
     """torch's norm_backward: the gradient of |x|_p, with 0 where the norm is 0 (the subgradient
     torch picks), sgn(x) times an even share among the maximal |x| for inf/-inf, and no gradient
     (undefined) for the 0 "norm"."""
-    p, x = c.ord, c.self
+    p, x = float(c.ord), c.self
     grad, norm = _unsqueezed(g, c), _unsqueezed(c.result, c)
     if p == 0:
         return None
@@ -101,9 +101,10 @@ LINALG_VECTOR_NORM = OpDef(
 )
 
 
-def _order(ord: Any) -> float:
-    """The order as torch's Scalar holds it (a bool or a 0-d tensor is a number too)."""
-    return float(ord.item()) if isinstance(ord, Tensor) else float(ord)
+def _order(ord: Any) -> Any:
+    """The order as torch's Scalar holds it, its Python type kept (what ``_saved_ord`` shows): a
+    bool or a 0-d tensor is a number too."""
+    return ord.item() if isinstance(ord, Tensor) else ord
 
 
 def _shown(ord: float) -> str:
@@ -254,7 +255,7 @@ def linalg_norm(
         and (len(given or ()) == 2 or given is None and input.dim() == 2)
     ):
         return matrix_norm(input, ord, given or [0, 1], keepdim, dtype=dtype)
-    return vector_norm(input, 2 if ord is None else ord, given, keepdim, dtype=dtype)
+    return vector_norm(input, 2.0 if ord is None else ord, given, keepdim, dtype=dtype)
 
 
 @api.variants("norm")

@@ -164,15 +164,33 @@ def _evenly(g: Any, c: Any) -> Any:
     return zeros_like(c.self).masked_fill(mask, g / mask.sum())
 
 
+def _amax_dims(dim: Any, ndim: int) -> tuple[int, ...]:
+    """The dims amax/amin save, as torch's node keeps them: as given (wrapped), () for none.
+    Checked as every reduction's (a repeated dim raises torch's error)."""
+    _dims(dim, ndim)
+    given = dim if isinstance(dim, (list, tuple)) else () if dim is None else (dim,)
+    return tuple(_wrap_dim(int(d), ndim) for d in given)
+
+
+def _reduced(dim: Any, ndim: int) -> Any:
+    """The dims of an amax/amin over ``dim`` (as saved), None for all (also for a 0-d input)."""
+    return tuple(dim) if dim and ndim else None
+
+
 def _amax_grad(g: Any, c: Any) -> Any:
-    mask = c.self == _expand_back(c.result, c)
-    count = mask.sum(c.dim, keepdim=True) if c.dim is not None else mask.sum()
-    return _expand_back(g, c) * mask / count
+    shape = c.shape()
+    dims, result = _reduced(c.dim, len(shape)), c.result
+    if dims is not None and not c.keepdim:
+        for d in sorted(dims):
+            g, result = g.unsqueeze(d), result.unsqueeze(d)
+    mask = c.self == result.expand(shape)
+    count = mask.sum(dims, keepdim=True) if dims is not None else mask.sum()
+    return g.expand(shape) * mask / count
 
 
 def _amax_fwd(kind: str) -> Any:
     def fwd(xp: Any, a: Any, dim: Any, keepdim: bool) -> Any:
-        return (xp.max if kind == "max" else xp.min)(a, axis=dim, keepdims=keepdim)
+        return (xp.max if kind == "max" else xp.min)(a, axis=_reduced(dim, a.ndim), keepdims=keepdim)
 
     return fwd
 
@@ -349,7 +367,7 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(amax, locals())
     _check_identity("amax", input, dim)
-    return apply(AMAX, input, dim=_dims(dim, input.dim()), keepdim=keepdim)
+    return apply(AMAX, input, dim=_amax_dims(dim, input.dim()), keepdim=keepdim)
 
 
 @api.variants("amin")
@@ -357,7 +375,7 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(amin, locals())
     _check_identity("amin", input, dim)
-    return apply(AMIN, input, dim=_dims(dim, input.dim()), keepdim=keepdim)
+    return apply(AMIN, input, dim=_amax_dims(dim, input.dim()), keepdim=keepdim)
 
 
 @api.variants("square")

@@ -20,7 +20,7 @@ from impl import _grad_mode as grad_mode
 from impl import _layout, dtypes
 from impl._creation import scalar_tensor, zeros_like
 from impl._grad_mode import forward_level, set_tangent, tangent_of
-from impl._graph import Node, SavedTensor, _modified_message, _sequence, input_meta, saved_hooks
+from impl._graph import DETACHED, Node, SavedTensor, _modified_message, _sequence, input_meta, saved_hooks
 from impl._names import type_name
 from impl._ops import codegen
 from impl._ops.saved_names import saved_sources
@@ -119,7 +119,7 @@ def _saved_reader(name: str, slot: str) -> Callable[[OpCtx], Any]:
         if v is None:
             return ctx.__getattr__(name)
         if type(v) is SavedTensor or v._counter is not None:
-            return _unpack(v)
+            return _unpack(v, ctx._node)
         return v  # a bare tensor without a version counter was never written
 
     return read
@@ -141,10 +141,10 @@ class OpCtx:
         if slot is not None:
             v = getattr(node, slot, None)
             if v is not None:
-                return _unpack(v)
+                return _unpack(v, node)
         attrs = node._attrs
         if name in attrs:
-            return _unpack(attrs[name])
+            return _unpack(attrs[name], node)
         raise AttributeError(name)
 
     def shape(self, name: str = "self") -> tuple[int, ...]:
@@ -172,13 +172,18 @@ RELEASED.freed = True
 _saved_hooks = saved_hooks
 
 
-def _unpack(v: Any) -> Any:
-    """A saved value as a formula sees it: SavedTensor unpacked (checked), a bare tensor (an input
-    saved at version 0, see ``_save``) checked for in-place writes since, anything else as is."""
+def _unpack(v: Any, node: Node) -> Any:
+    """A saved value as ``node``'s formulas see it: SavedTensor unpacked (checked; a saved output
+    with the node's history when grad mode records the backward), a bare tensor (an input saved at
+    version 0, see ``_save``) checked for ``detach_()`` and in-place writes since, anything else as
+    is."""
     if type(v) is SavedTensor:
-        return v.unpack()
-    if isinstance(v, Tensor) and v._counter is not None and v._counter.value != 0:
-        raise RuntimeError(_modified_message(v, 0))
+        return v.unpack(node if v.is_output else None, _grad_state.enabled)
+    if isinstance(v, Tensor) and v._counter is not None:
+        if v._detached_at > node._sequence_nr and v._grad_fn_ is None:
+            raise RuntimeError(DETACHED)
+        if v._counter.value != 0:
+            raise RuntimeError(_modified_message(v, 0))
     return v
 
 
@@ -193,14 +198,14 @@ def _save(v: Any, owner: Node | None) -> Any:
     return SavedTensor(v, owner)
 
 
-def _hold(v: Any) -> bool:
-    """``_unpack(v)`` before a node's formulas run; a SavedTensor with hooks keeps the tensor its
-    unpack hook gave (``held``) for the formulas, so that each runs once per backward, as torch's.
-    Whether one was held (``_drop`` lets them go after the formulas)."""
+def _hold(v: Any, node: Node) -> bool:
+    """``_unpack(v, node)`` before a node's formulas run; a SavedTensor with hooks keeps the tensor
+    its unpack hook gave (``held``) for the formulas, so that each runs once per backward, as
+    torch's. Whether one was held (``_drop`` lets them go after the formulas)."""
     if type(v) is SavedTensor and v.hooks is not None:
-        v.held = v.unpack()
+        v.held = v.unpack(node if v.is_output else None)
         return True
-    _unpack(v)
+    _unpack(v, node)
     return False
 
 
@@ -314,30 +319,24 @@ def _saved_value(node: OpNode, saved: str, source: str, raw: bool) -> Any:
     if not raw:
         if not tensor or value is None:
             return value
-        unpacked = _unpack(value)
-        if type(value) is SavedTensor and value.output_of is not None and value.hooks is None:
-            unpacked = _output_alias(unpacked)
-        return unpacked
+        if type(value) is SavedTensor:  # (torch's getter unpacks with the node: no detach_() check)
+            return value.unpack(node)
+        if value._counter is not None and value._counter.value != 0:
+            raise RuntimeError(_modified_message(value, 0))
+        return value
     if not tensor:
         raise AttributeError(f"'{type(node).__name__}' object has no attribute '_raw_saved_{saved}'")
     if value is None:
         return SavedTensor()
     if type(value) is not SavedTensor:  # a bare input, saved at version 0
+        nonleaf = value._grad_fn_ is not None or value._detached_at > node._sequence_nr
         value = SavedTensor(value, pack=False)
-        value.version = 0
+        value.version, value.nonleaf = 0, nonleaf
         if slot is not None:
             setattr(node, slot, value)
         else:
             node._attrs[source] = value
     return value
-
-
-def _output_alias(t: Tensor) -> Tensor:
-    """A saved output as torch unpacks it: a new tensor on the output's memory and version counter,
-    with its history (torch saves an output without itself, which would be a cycle)."""
-    alias = t.detach()
-    alias._grad_fn_, alias._output_nr = t._grad_fn_, t._output_nr
-    return alias
 
 
 def _is_tensor(node: OpNode, saved: str) -> bool:

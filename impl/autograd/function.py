@@ -65,7 +65,7 @@ class FunctionCtx:
         (torch frees the node's buffers as a whole, not per tensor)."""
         if getattr(self, "_released", False):
             raise RuntimeError(FREED)
-        return tuple(s.unpack() if s is not None else None for s in getattr(self, "_saved", ()))
+        return tuple(s.unpack(self) if s is not None else None for s in getattr(self, "_saved", ()))
 
     @property
     def saved_variables(self) -> tuple:
@@ -207,7 +207,10 @@ class Function(metaclass=FunctionMeta):
             _check_dirty_views(ctx, outs)
             kind = view_kind(sum(_differentiable(ctx, o) for o in outs))
             outs = tuple(_wire_output(ctx, o, i, args, kind) for i, o in enumerate(outs))
-        ctx._saved = tuple(SavedTensor(t) if t is not None else None for t in ctx._to_save)
+        # an output (its grad_fn the node) is saved as torch saves one: without its history
+        ctx._saved = tuple(
+            None if t is None else SavedTensor(t, ctx if t._grad_fn_ is ctx else None) for t in ctx._to_save
+        )
         return outs[0] if single else outs
 
 

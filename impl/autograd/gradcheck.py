@@ -450,6 +450,9 @@ def _backward_mul_by_grad_output(outputs: tuple, inputs: tuple) -> None:
 class UndefinedGradBackward(Node):
     """torch's UndefinedGradBackward: passes an undefined gradient (None) on, whatever it gets."""
 
+    def name(self) -> str:
+        return "torch::autograd::UndefinedGradBackward"
+
     def apply(self, grads: tuple) -> tuple:
         return (None,) * len(self._next)
 

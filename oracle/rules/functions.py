@@ -23,7 +23,9 @@ RULES = [
         "save_for_backward gives back the saved tensors in backward (a second backward without "
         "retain_graph raises), mark_non_differentiable outputs do not require grad, "
         "set_materialize_grads(False) passes None for unused outputs' gradients, and "
-        "ctx._materialize_non_diff_grads = False None for non-differentiable outputs' gradients.",
+        "ctx._materialize_non_diff_grads = False None for non-differentiable outputs' gradients; "
+        "an undefined gradient (from torch._C._functions.UndefinedGrad()'s clone of an output) "
+        "reaches backward as None under set_materialize_grads(False), as zeros otherwise.",
         "https://pytorch.org/docs/stable/autograd.html#context-method-mixins",
     ),
     Rule(

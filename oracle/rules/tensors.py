@@ -41,7 +41,10 @@ RULES = [
         "TEN-004",
         FAMILY,
         "torch.from_numpy and Tensor.numpy share memory both ways (torch.tensor copies), keep the "
-        "array's dtype (float64 stays float64), and numpy() of a tensor that requires grad raises.",
+        "array's dtype (float64 stays float64), and numpy() of a tensor that requires grad raises; "
+        "a tensor pickled comes back a leaf with its values, dtype, strides, storage offset and "
+        "requires_grad, at version 1, sharing no memory, and copy.copy gives the same but sharing "
+        "the tensor's memory.",
         "seed 003",
     ),
     Rule(
