@@ -342,7 +342,7 @@ PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
 
 @st.composite
-def conv_layers(draw: Any, mode: str | None = None, same: bool | None = None) -> Program:
+def conv_layers(draw: Any, mode: str | None = None, same: bool | None = None, cls: str = "Conv2d") -> Program:
     """One Conv2d with padding_mode ``mode``, padding 'same' (``same``) or else one of ints, pairs
     and 'valid' (each drawn when not given), and the other options drawn at random
     (``ModuleBuilder.conv2d``: kernel, stride, dilation, groups, bias), sometimes followed by a ReLU
@@ -351,14 +351,21 @@ def conv_layers(draw: Any, mode: str | None = None, same: bool | None = None) ->
     rule, not rounding."""
     b = ModuleBuilder(draw)
     batch = b.pick(((), (1,), (2,)))
-    shape = (*batch, b.pick((1, 2, 2, 4)), b.pick((3, 4, 5)), b.pick((3, 4, 5)))
-    conv, out = b.conv2d(shape, mode=mode, same=same)
+    if cls == "Conv2d":
+        shape = (*batch, b.pick((1, 2, 2, 4)), b.pick((3, 4, 5)), b.pick((3, 4, 5)))
+        conv, out = b.conv2d(shape, mode=mode, same=same)
+    else:  # Conv1d, ConvTranspose1d, ConvTranspose2d (``ModuleBuilder.conv``), printed too
+        sizes = [b.pick((2, 3, 5)) for _ in range(2 if cls.endswith("2d") else 1)]
+        shape = (*batch, b.pick((1, 2, 2, 4)), *sizes)
+        conv, out = b.conv(shape, cls)
     layers = [conv]
     activation = b.pick((None, "ReLU", "LeakyReLU"))
     if activation:
         layers.append({"cls": activation, "kwargs": b.inplace_flag(activation)})
     name = b.fresh("m")
     b.add_module(Module(name, "Sequential", [], {}, {}, layers))
+    if cls != "Conv2d":
+        b.steps.append(ObserveRepr(name))
     for _ in range(draw(st.integers(1, 2))):
         b.call(name, [b.input(shape)], out)
     b.finish()
@@ -374,6 +381,18 @@ def test_conv2d_options_and_inplace_activations(
     mode: str, same: bool, data: st.DataObject, backend: Backend, reference: Backend
 ) -> None:
     check(data.draw(conv_layers(mode, same), label="program"), backend, reference)
+
+
+# the other convolution layers, with every option drawn (``ModuleBuilder.conv``)
+CONVS = ("Conv1d", "ConvTranspose1d", "ConvTranspose2d")
+
+
+@pytest.mark.rule("MOD-006")
+@pytest.mark.parametrize("cls", CONVS, ids=["conv1d", "conv_transpose1d", "conv_transpose2d"])
+@examples(0.15)  # each layer: 15 programs in ci
+@given(data=st.data())
+def test_conv_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(conv_layers(cls=cls), label="program"), backend, reference)
 
 
 @st.composite
@@ -884,7 +903,7 @@ def test_printed_forms(program: Program, backend: Backend, reference: Backend) -
     check(program, backend, reference)
 
 
-LAZY = ("LazyLinear", "LazyConv2d")
+LAZY = ("LazyLinear", "LazyConv2d", "LazyConv1d")
 
 
 @st.composite
@@ -904,9 +923,10 @@ def lazy_layers(draw: Any, cls: str) -> Program:
         shape = (*b.pick(((), (2,), (2, 2))), b.pick((1, 4)))
         out_shape = (*shape[:-1], out)
     else:
-        spec, out_shape = b.conv2d((*b.pick(((), (2,))), b.pick((1, 2)), 4, 4))
+        size = (4, 4) if cls == "LazyConv2d" else (5,)
+        shape = (*b.pick(((), (2,))), b.pick((1, 2)), *size)
+        spec, out_shape = b.conv2d(shape) if cls == "LazyConv2d" else b.conv(shape, "Conv1d")
         args, kwargs = [spec["args"][1], *spec["args"][2:]], {k: v for k, v in spec["kwargs"].items()}
-        shape = (*out_shape[:-3], spec["args"][0], 4, 4)
         if bias and "bias" in kwargs:
             del kwargs["bias"]
     b.add_module(Module(name, cls, args, {}, kwargs))
@@ -920,7 +940,7 @@ def lazy_layers(draw: Any, cls: str) -> Program:
 
 
 @pytest.mark.rule("MOD-014")
-@pytest.mark.parametrize("cls", LAZY, ids=["lazy_linear", "lazy_conv2d"])
+@pytest.mark.parametrize("cls", LAZY, ids=["lazy_linear", "lazy_conv2d", "lazy_conv1d"])
 @examples(0.15)  # each layer: 15 programs in ci
 @given(data=st.data())
 def test_lazy_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:

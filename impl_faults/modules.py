@@ -338,9 +338,9 @@ def conv_padding_pair_swapped() -> Iterator[None]:
     from impl.nn import _conv
 
     def make(original: Callable) -> Callable:
-        def pads(padding: Any, *rest: Any) -> tuple:
-            if isinstance(padding, str):
-                return original(padding, *rest)
+        def pads(padding: Any, kernel: tuple, *rest: Any) -> tuple:
+            if isinstance(padding, str) or len(kernel) != 2:
+                return original(padding, kernel, *rest)
             height, width = _conv._pair(padding)
             return (width, width, height, height)
 
@@ -400,8 +400,8 @@ def grouped_conv_interleaves_channels() -> Iterator[None]:
 
     def make(original: Callable) -> Callable:
         def forward(xp: Any, x: Any, w: Any, b: Any, groups: int, **options: Any) -> Any:
-            n, c, h, width = x.shape
-            x = x.reshape(n, c // groups, groups, h, width).transpose(0, 2, 1, 3, 4).reshape(x.shape)
+            n, c, *size = x.shape
+            x = x.reshape(n, c // groups, groups, *size).swapaxes(1, 2).reshape(x.shape)
             return original(xp, x, w, b, groups=groups, **options)
 
         return forward
@@ -459,6 +459,40 @@ def conv_bias_grad_averaged() -> Iterator[None]:
         return backward
 
     with patched(_conv, "convolution_backward", make):
+        yield
+
+
+@fault({"MOD-006": "differs"})
+def conv_transpose1d_output_padding_ignored() -> Iterator[None]:
+    """A transposed convolution ignores its output_padding: the output lacks the extra rows and
+    columns at the bottom and right."""
+    from dataclasses import replace
+
+    from impl.nn import _conv
+
+    def make(original: Callable) -> Callable:
+        def transposed_hw(input_shape: tuple, kernel: tuple, p: Any) -> tuple:
+            return original(input_shape, kernel, replace(p, output_padding=(0, 0)))
+
+        return transposed_hw
+
+    with patched(_conv, "_transposed_hw", make):
+        yield
+
+
+@fault({"MOD-006": ".grad: value"})
+def conv_transpose2d_input_grad_flipped() -> Iterator[None]:
+    """The input gradient of a transposed convolution convolves the output gradient with the
+    kernel flipped (a true convolution) instead of cross-correlating it."""
+    from impl.nn import _conv
+
+    def make(original: Callable) -> Callable:
+        def direct(xp: Any, x: Any, w: Any, p: Any, out_hw: Any = None) -> Any:
+            return original(xp, x, w[:, :, ::-1, ::-1] if p.transposed else w, p, out_hw)
+
+        return direct
+
+    with patched(_conv, "_direct", make):
         yield
 
 

@@ -202,6 +202,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     "Tanh": (),
     # -- module families (module trees, layers, losses): see the section "module trees" below --
     "Conv2d": ("weight", "bias"),
+    **{n: ("weight", "bias") for n in "Conv1d ConvTranspose1d ConvTranspose2d".split()},
+    **{n: () for n in "CosineSimilarity PairwiseDistance".split()},
     **{n: () for n in "LeakyReLU Softmax LogSoftmax Flatten Identity Dropout".split()},
     **{n: () for n in "GELU SiLU Mish ELU Softplus Hardtanh ReLU6 LogSigmoid Softsign".split()},
     "Embedding": ("weight",),
@@ -215,7 +217,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     # the dropout variants and Unflatten (MOD-012, MOD-013); the lazy layers (MOD-014) own no
     # parameters a program could set: theirs are made, from the random stream, by the first call
     **{n: () for n in "Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout Unflatten".split()},
-    **{n: () for n in "LazyLinear LazyConv2d".split()},
+    **{n: () for n in "LazyLinear LazyConv2d LazyConv1d".split()},
 }
 
 

@@ -397,7 +397,7 @@ def _check_shapes(input: Tensor, weight: Tensor, bias: Tensor | None, groups: in
 def _check_sizes(planar: tuple, kernel: tuple, p: ConvParams, dims: int) -> None:
     """Sizes torch refuses (the input's shape, the kernel and ``p`` in 2-D form): a kernel larger
     than the padded input (direct); of a transposed convolution, an output padding too large, an
-    empty input plane or a negative output size."""
+    empty input plane or an output size below 1."""
     if not p.transposed:
         padded = [n + p.pads[2 * i] + p.pads[2 * i + 1] for i, n in enumerate(planar[2:])]
         extent = [d * (k - 1) + 1 for d, k in zip(p.dilation, kernel, strict=True)]
@@ -420,8 +420,12 @@ def _check_sizes(planar: tuple, kernel: tuple, p: ConvParams, dims: int) -> None
         raise RuntimeError(
             f"Only zero batch or zero channel inputs are supported, but got input shape: {list(planar)}"
         )
-    if min(_transposed_hw(planar, kernel, p)) < 0:
-        raise RuntimeError("could not construct a memory descriptor using a format tag")
+    out = _transposed_hw(planar, kernel, p)
+    if min(out) <= 0:  # torch's slow path (its float32 oneDNN path may give an empty output instead)
+        raise RuntimeError(
+            f"Given input size per channel: ({' x '.join(map(str, planar[2:]))}). Calculated output size per "
+            f"channel: ({' x '.join(map(str, out))}). Output size is too small"
+        )
 
 
 def _convolution(

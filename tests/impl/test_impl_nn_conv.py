@@ -109,14 +109,15 @@ BAD: list[tuple[str, tuple, tuple, Any, dict]] = [
     (T1, (2, 2, 5), (2, 3, 3), None, {"output_padding": -1}),
     (T1, (2, 2, 5), (2, 3, 3), None, {"output_padding": (1, 1)}),
     (T1, (2, 2, 5), (2, 3, 3), None, {"padding": "same"}),
-    (T1, (2, 2, 1), (2, 3, 3), None, {"padding": 3}),
+    (T1, (1, 1, 2), (1, 1, 3), None, {"padding": 2}),
+    (T1, (1, 1, 2), (1, 1, 3), None, {"padding": 3}),
     (T1, (2, 2, 2, 5), (2, 3, 3), None, {}),
     (T1, (2, 3, 5), (3, 3, 3), None, {"groups": 2}),
     (T1, (2, 2, 5), (2, 3, 3), (2,), {}),
     (T1, (2, 2, 0), (2, 3, 3), None, {}),
     (T2, (2, 2, 5), (2, 3, 3, 3), None, {}),
     (T2, (2, 2, 5, 5), (2, 3, 3, 3), None, {"output_padding": (1, 1), "stride": (2, 1)}),
-    (T2, (2, 2, 1, 5), (2, 3, 3, 3), None, {"padding": (2, 0)}),
+    (T2, (1, 1, 2, 2), (1, 1, 3, 3), None, {"padding": (2, 0)}),
 ]
 # dtypes of (input, weight, bias) torch refuses together
 BAD_DTYPES = [("float32", "float64", None), ("float64", "float32", None), ("float64", "float64", "float32"),
