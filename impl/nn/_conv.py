@@ -15,17 +15,29 @@ its page faults, often more than the arithmetic.
 Under create_graph the three gradients are the outputs of one ConvolutionBackwardBackward0 node,
 whose backward is again made of convolutions, so derivatives of every order have torch's
 first-backward graph and torch's values.
+
+Known divergence: a transposed convolution whose output size is below 1 always raises torch's
+slow path's RuntimeError "... Output size is too small". torch's float32 CPU path picks oneDNN by
+batch size, groups, kernel size and thread count, and that path returns an empty tensor (output
+size 0) or raises "could not construct a memory descriptor using a format tag" (below 0) instead;
+the conformance programs keep output sizes above 0 (strict xfail in tests/impl/test_impl_nn_conv.py).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+import numbers
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from impl import _api as api
 from impl import _creation, dtypes
 from impl import _grad_mode as grad_mode
 from impl._graph import Node, SavedTensor, input_meta
 from impl._ops.table import D, OpCtx, OpDef, apply
+from impl._signatures import parse_error
 from impl._tensor import Tensor
 from impl._warn import warn_once
 from impl._xp import namespace_of
@@ -421,7 +433,7 @@ def _check_sizes(planar: tuple, kernel: tuple, p: ConvParams, dims: int) -> None
             f"Only zero batch or zero channel inputs are supported, but got input shape: {list(planar)}"
         )
     out = _transposed_hw(planar, kernel, p)
-    if min(out) <= 0:  # torch's slow path (its float32 oneDNN path may give an empty output instead)
+    if min(out) <= 0:  # torch's slow path's error (a known divergence: see the module's docstring)
         raise RuntimeError(
             f"Given input size per channel: ({' x '.join(map(str, planar[2:]))}). Calculated output size per "
             f"channel: ({' x '.join(map(str, out))}). Output size is too small"
@@ -443,8 +455,6 @@ def _convolution(
     if input.dim() == dims + 1:
         return _convolution(name, dims, input.unsqueeze(0), weight, bias, stride, padding, dilation, groups,
                             transposed, output_padding).squeeze(0)
-    if transposed and isinstance(padding, str):
-        raise TypeError(f"{name}(): argument 'padding' must be tuple of ints, not str")
     nd = weight.dim() - 2
     if nd <= 0:
         raise RuntimeError("weight should have at least three dimensions")
@@ -476,6 +486,50 @@ def _convolution(
     return apply(CONVOLUTION, input, weight, b, **_attrs(p))
 
 
+def _is_int(v: Any) -> bool:
+    """An int torch's parser takes: an integral number (not a bool), or a 0-dim integer tensor."""
+    if isinstance(v, Tensor):
+        kind = v.dtype
+        return v.dim() == 0 and not (kind.is_floating_point or kind.is_complex or kind is dtypes.bool_)
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def _fits(name: str, p: dict[str, Any]) -> bool:
+    """Whether torch's parser takes the bound arguments ``p`` of convolution ``name``."""
+    if not (isinstance(p["input"], Tensor) and isinstance(p["weight"], Tensor)):
+        return False
+    if not (p["bias"] is None or isinstance(p["bias"], Tensor)) or not _is_int(p["groups"]):
+        return False
+    for key in ("stride", "padding", "dilation", "output_padding"):
+        v = p.get(key, 0)
+        if key == "padding" and isinstance(v, str) and "transpose" not in name:
+            continue
+        if not all(_is_int(e) for e in (v if isinstance(v, (tuple, list)) else [v])):
+            return False
+    return True
+
+
+def _parsed(fn: Callable) -> Callable:
+    """``fn`` behind torch's argument parser: a call none of torch's signatures of ``fn`` takes
+    raises torch's TypeError (``parse_error``)."""
+    signature = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def parsed(*args: Any, **kwargs: Any) -> Tensor:
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:
+            raise parse_error(fn.__name__, args, kwargs) from None
+        bound.apply_defaults()
+        if not _fits(fn.__name__, bound.arguments):
+            raise parse_error(fn.__name__, args, kwargs)
+        return fn(*args, **kwargs)
+
+    return parsed
+
+
+@api.function("conv1d")
+@_parsed
 def conv1d(
     input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
     dilation: Any = 1, groups: int = 1,
@@ -484,6 +538,8 @@ def conv1d(
     return _convolution("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
 
 
+@api.function("conv2d")
+@_parsed
 def conv2d(
     input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
     dilation: Any = 1, groups: int = 1,
@@ -492,6 +548,8 @@ def conv2d(
     return _convolution("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
 
 
+@api.function("conv_transpose1d")
+@_parsed
 def conv_transpose1d(
     input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
     output_padding: Any = 0, groups: int = 1, dilation: Any = 1,
@@ -501,6 +559,8 @@ def conv_transpose1d(
                         output_padding)
 
 
+@api.function("conv_transpose2d")
+@_parsed
 def conv_transpose2d(
     input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
     output_padding: Any = 0, groups: int = 1, dilation: Any = 1,
