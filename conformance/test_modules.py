@@ -760,6 +760,42 @@ def test_recurrent_layers(cls: str, data: st.DataObject, backend: Backend, refer
     check(data.draw(recurrent_layers(cls), label="program"), backend, reference)
 
 
+@st.composite
+def padded_sequences(draw: Any, batch_first: bool) -> Program:
+    """nn.utils.rnn.pad_sequence of one to three float32 sequences of lengths 0 to 3 (the first
+    one's trailing shape, the others maybe broadcast to it), padded at a drawn side with a drawn
+    value, its graph observed (a chain of CopySlices) and a weighted sum backpropagated; then a
+    call torch refuses (no sequences, an unknown side)."""
+    b = ModuleBuilder(draw)
+    trailing = b.pick(((), (2,), (1, 2)))
+    count = b.pick((2, 3, 1))
+    leaves = [b.input((b.pick((2, 0, 1, 3)), *(trailing[1:] if i and b.coin() else trailing)))
+              for i in range(count)]
+    length = max(b.shapes[x][0] for x in leaves)
+    shape = (count, length, *trailing) if batch_first else (length, count, *trailing)
+    kwargs = {"batch_first": batch_first, "padding_value": b.pick((0.0, -1.5))}
+    if b.coin():
+        kwargs["padding_side"] = b.pick(("left", "right"))
+    out = b.fresh("t")
+    b.bind(out, shape, Op(out, "nn.utils.rnn.pad_sequence", [[Ref(x) for x in leaves]], kwargs), tracked=True)
+    b.steps.append(ObserveGraph(out))
+    weights = b.input(shape, requires_grad=False)
+    b.steps.append(Backward(b.summed([combine(b, "mul", [out, weights], shape)])))
+    bad = b.pick(([[]], [[Ref(leaves[0])]], ))
+    kwargs = {} if bad == [[]] else {"padding_side": "middle"}
+    b.steps.append(Op(b.fresh("t"), "nn.utils.rnn.pad_sequence", bad, kwargs))
+    b.steps.extend(Observe(n) for n in b.shapes)
+    return b.program()
+
+
+@pytest.mark.rule("MOD-011")
+@pytest.mark.parametrize("batch_first", (False, True), ids=("pad_sequence", "batch_first"))
+@examples(0.05)  # each: 5 programs in ci
+@given(data=st.data())
+def test_pad_sequence(batch_first: bool, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(padded_sequences(batch_first), label="program"), backend, reference)
+
+
 DROPOUTS = ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout")
 # input shapes each dropout layer is drawn on: those it takes, and those torch warns about and
 # still drops (Dropout2d on 2-D and 3-D inputs, Dropout3d on 3-D ones)

@@ -865,6 +865,36 @@ def batch_norm_running_var_biased() -> Iterator[None]:
 
 
 @fault({"MOD-011": "graph differs"})
+def pad_sequence_stacks_padded_copies() -> Iterator[None]:
+    """nn.utils.rnn.pad_sequence pads each sequence (F.pad) and stacks them: torch's values, but a
+    StackBackward0 over ConstantPadNdBackward0s instead of torch's chain of CopySlices."""
+    import impl
+    from impl.nn import functional as F
+    from impl.nn.utils import rnn
+
+    def make(original: Callable) -> Callable:
+        def pad_sequence(sequences: Any, batch_first: bool = False, padding_value: float = 0.0,
+                         padding_side: str = "right") -> Any:
+            sequences = list(sequences)
+            if not sequences or padding_side not in ("left", "right"):
+                return original(sequences, batch_first, padding_value, padding_side)
+            longest = max(seq.shape[0] for seq in sequences)
+            trailing = tuple(sequences[0].shape[1:])
+            padded = []
+            for seq in sequences:
+                seq = seq.to(sequences[0].dtype).expand(seq.shape[0], *trailing)
+                extra = longest - seq.shape[0]
+                ends = (extra, 0) if padding_side == "left" else (0, extra)
+                padded.append(F.pad(seq, (0, 0) * len(trailing) + ends, value=padding_value))
+            return impl.stack(padded, 0 if batch_first else 1)
+
+        return pad_sequence
+
+    with patched(rnn, "pad_sequence", make):
+        yield
+
+
+@fault({"MOD-011": "graph differs"})
 def lstm_input_and_forget_gates_swapped() -> Iterator[None]:
     """LSTM cells read the gate chunks in the order f, i, g, o: the input gate takes the forget
     gate's rows of the weights and the forget gate the input gate's."""

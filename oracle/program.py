@@ -144,6 +144,8 @@ OPS.update(_table("norm linalg.vector_norm linalg.matrix_norm linalg.norm", "fun
 OPS.update(_table("cdist cosine_similarity pairwise_distance", "function"))
 # gradient clipping (conformance/test_optim.py, OPT-006): in place on the .grad of the tensors given
 OPS.update(_table("nn.utils.clip_grad_norm_ nn.utils.clip_grad_value_", "function"))
+# padding variable-length sequences (conformance/test_modules.py, MOD-011)
+OPS.update(_table("nn.utils.rnn.pad_sequence", "function"))
 # the error function (conformance/test_ops.py; GELU's exact form computes with it)
 OPS.update({**_table("erf erfc", "function"), **_table("erf_ erfc_", "method", inplace=True)})
 # the dropout functions (conformance/test_modules.py, MOD-012): torch's native forms and F's

@@ -170,7 +170,9 @@ RULES = [
         "RNN (tanh, relu), LSTM (proj_size) and GRU with num_layers, bias, batch_first, dropout and "
         "bidirectional, and RNNCell, LSTMCell and GRUCell, on batched or unbatched inputs with or "
         "without h0/c0, give torch's outputs and final states, graphs (UnsafeSplitBackward0, "
-        "MkldnnRnnLayerBackward0 ...), gradients, parameter names and printed forms.",
+        "MkldnnRnnLayerBackward0 ...), gradients, parameter names and printed forms; "
+        "nn.utils.rnn.pad_sequence (batch_first, padding_value, padding_side) gives torch's padded "
+        "tensor, CopySlices graph, gradients and errors.",
         f"{_NN}.LSTM.html",
     ),
     Rule(
