@@ -342,7 +342,7 @@ PADDING_MODES = ("zeros", "reflect", "replicate", "circular")
 
 
 @st.composite
-def conv_layers(draw: Any, mode: str | None = None, same: bool | None = None) -> Program:
+def conv_layers(draw: Any, mode: str | None = None, same: bool | None = None, cls: str = "Conv2d") -> Program:
     """One Conv2d with padding_mode ``mode``, padding 'same' (``same``) or else one of ints, pairs
     and 'valid' (each drawn when not given), and the other options drawn at random
     (``ModuleBuilder.conv2d``: kernel, stride, dilation, groups, bias), sometimes followed by a ReLU
@@ -351,14 +351,21 @@ def conv_layers(draw: Any, mode: str | None = None, same: bool | None = None) ->
     rule, not rounding."""
     b = ModuleBuilder(draw)
     batch = b.pick(((), (1,), (2,)))
-    shape = (*batch, b.pick((1, 2, 2, 4)), b.pick((3, 4, 5)), b.pick((3, 4, 5)))
-    conv, out = b.conv2d(shape, mode=mode, same=same)
+    if cls == "Conv2d":
+        shape = (*batch, b.pick((1, 2, 2, 4)), b.pick((3, 4, 5)), b.pick((3, 4, 5)))
+        conv, out = b.conv2d(shape, mode=mode, same=same)
+    else:  # Conv1d, ConvTranspose1d, ConvTranspose2d (``ModuleBuilder.conv``), printed too
+        sizes = [b.pick((2, 3, 5)) for _ in range(2 if cls.endswith("2d") else 1)]
+        shape = (*batch, b.pick((1, 2, 2, 4)), *sizes)
+        conv, out = b.conv(shape, cls)
     layers = [conv]
     activation = b.pick((None, "ReLU", "LeakyReLU"))
     if activation:
         layers.append({"cls": activation, "kwargs": b.inplace_flag(activation)})
     name = b.fresh("m")
     b.add_module(Module(name, "Sequential", [], {}, {}, layers))
+    if cls != "Conv2d":
+        b.steps.append(ObserveRepr(name))
     for _ in range(draw(st.integers(1, 2))):
         b.call(name, [b.input(shape)], out)
     b.finish()
@@ -374,6 +381,18 @@ def test_conv2d_options_and_inplace_activations(
     mode: str, same: bool, data: st.DataObject, backend: Backend, reference: Backend
 ) -> None:
     check(data.draw(conv_layers(mode, same), label="program"), backend, reference)
+
+
+# the other convolution layers, with every option drawn (``ModuleBuilder.conv``)
+CONVS = ("Conv1d", "ConvTranspose1d", "ConvTranspose2d")
+
+
+@pytest.mark.rule("MOD-006")
+@pytest.mark.parametrize("cls", CONVS, ids=["conv1d", "conv_transpose1d", "conv_transpose2d"])
+@examples(0.15)  # each layer: 15 programs in ci
+@given(data=st.data())
+def test_conv_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(conv_layers(cls=cls), label="program"), backend, reference)
 
 
 @st.composite
@@ -741,6 +760,42 @@ def test_recurrent_layers(cls: str, data: st.DataObject, backend: Backend, refer
     check(data.draw(recurrent_layers(cls), label="program"), backend, reference)
 
 
+@st.composite
+def padded_sequences(draw: Any, batch_first: bool) -> Program:
+    """nn.utils.rnn.pad_sequence of one to three float32 sequences of lengths 0 to 3 (the first
+    one's trailing shape, the others maybe broadcast to it), padded at a drawn side with a drawn
+    value, its graph observed (a chain of CopySlices) and a weighted sum backpropagated; then a
+    call torch refuses (no sequences, an unknown side)."""
+    b = ModuleBuilder(draw)
+    trailing = b.pick(((), (2,), (1, 2)))
+    count = b.pick((2, 3, 1))
+    leaves = [b.input((b.pick((2, 0, 1, 3)), *(trailing[1:] if i and b.coin() else trailing)))
+              for i in range(count)]
+    length = max(b.shapes[x][0] for x in leaves)
+    shape = (count, length, *trailing) if batch_first else (length, count, *trailing)
+    kwargs = {"batch_first": batch_first, "padding_value": b.pick((0.0, -1.5))}
+    if b.coin():
+        kwargs["padding_side"] = b.pick(("left", "right"))
+    out = b.fresh("t")
+    b.bind(out, shape, Op(out, "nn.utils.rnn.pad_sequence", [[Ref(x) for x in leaves]], kwargs), tracked=True)
+    b.steps.append(ObserveGraph(out))
+    weights = b.input(shape, requires_grad=False)
+    b.steps.append(Backward(b.summed([combine(b, "mul", [out, weights], shape)])))
+    bad = b.pick(([[]], [[Ref(leaves[0])]], ))
+    kwargs = {} if bad == [[]] else {"padding_side": "middle"}
+    b.steps.append(Op(b.fresh("t"), "nn.utils.rnn.pad_sequence", bad, kwargs))
+    b.steps.extend(Observe(n) for n in b.shapes)
+    return b.program()
+
+
+@pytest.mark.rule("MOD-011")
+@pytest.mark.parametrize("batch_first", (False, True), ids=("pad_sequence", "batch_first"))
+@examples(0.05)  # each: 5 programs in ci
+@given(data=st.data())
+def test_pad_sequence(batch_first: bool, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(padded_sequences(batch_first), label="program"), backend, reference)
+
+
 DROPOUTS = ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout")
 # input shapes each dropout layer is drawn on: those it takes, and those torch warns about and
 # still drops (Dropout2d on 2-D and 3-D inputs, Dropout3d on 3-D ones)
@@ -884,7 +939,7 @@ def test_printed_forms(program: Program, backend: Backend, reference: Backend) -
     check(program, backend, reference)
 
 
-LAZY = ("LazyLinear", "LazyConv2d")
+LAZY = ("LazyLinear", "LazyConv2d", "LazyConv1d")
 
 
 @st.composite
@@ -904,9 +959,10 @@ def lazy_layers(draw: Any, cls: str) -> Program:
         shape = (*b.pick(((), (2,), (2, 2))), b.pick((1, 4)))
         out_shape = (*shape[:-1], out)
     else:
-        spec, out_shape = b.conv2d((*b.pick(((), (2,))), b.pick((1, 2)), 4, 4))
+        size = (4, 4) if cls == "LazyConv2d" else (5,)
+        shape = (*b.pick(((), (2,))), b.pick((1, 2)), *size)
+        spec, out_shape = b.conv2d(shape) if cls == "LazyConv2d" else b.conv(shape, "Conv1d")
         args, kwargs = [spec["args"][1], *spec["args"][2:]], {k: v for k, v in spec["kwargs"].items()}
-        shape = (*out_shape[:-3], spec["args"][0], 4, 4)
         if bias and "bias" in kwargs:
             del kwargs["bias"]
     b.add_module(Module(name, cls, args, {}, kwargs))
@@ -920,7 +976,7 @@ def lazy_layers(draw: Any, cls: str) -> Program:
 
 
 @pytest.mark.rule("MOD-014")
-@pytest.mark.parametrize("cls", LAZY, ids=["lazy_linear", "lazy_conv2d"])
+@pytest.mark.parametrize("cls", LAZY, ids=["lazy_linear", "lazy_conv2d", "lazy_conv1d"])
 @examples(0.15)  # each layer: 15 programs in ci
 @given(data=st.data())
 def test_lazy_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:

@@ -17,7 +17,20 @@ from conformance.conftest import examples
 from oracle import coverage
 from oracle.backends import Backend
 from oracle.differential import check
-from oracle.program import DType, Leaf, Observe, ObserveGraph, ObserveLayout, Op, Program, Ref, Step
+from oracle.program import (
+    CallModule,
+    DType,
+    Leaf,
+    Module,
+    Observe,
+    ObserveGraph,
+    ObserveLayout,
+    ObserveRepr,
+    Op,
+    Program,
+    Ref,
+    Step,
+)
 from oracle.strategies import (
     FLOAT_DTYPES,
     OP_SHAPES,
@@ -682,6 +695,12 @@ DISTANCE_ERRORS = {
     "cosine_similarity": ([(2, 3), (3, 3)],),
     "pairwise_distance": ([(2, 3), (3, 4)],),
 }
+# the module form of a distance, and its constructor's defaults (an option equal to its default is
+# left out of the constructor call)
+DISTANCE_MODULES = {
+    "cosine_similarity": ("CosineSimilarity", {"dim": 1, "eps": 1e-8}),
+    "pairwise_distance": ("PairwiseDistance", {"p": 2, "eps": 1e-6, "keepdim": False}),
+}
 
 
 @st.composite
@@ -689,7 +708,9 @@ def distance_programs(draw: Any, op: str) -> Program:
     """``op`` of DISTANCES on two float leaves (rows of zeros and ties now and then): cdist with a
     drawn p and compute mode, batched or not, with more than 25 rows now and then (torch's matrix
     product path); cosine_similarity along a drawn dim with broadcasting and eps; pairwise_distance
-    with p, eps and keepdim; then a call torch refuses (shapes that do not fit, an integer input)."""
+    with p, eps and keepdim; the latter two also as modules (nn.CosineSimilarity,
+    nn.PairwiseDistance, printed) built with the same options and called on the same leaves; then a
+    call torch refuses (shapes that do not fit, an integer input)."""
     p = OpProgram(draw)
     dtype = dtype_of(draw, ("float32", "float64"))
     m = draw(st.integers(1, 4))
@@ -707,13 +728,20 @@ def distance_programs(draw: Any, op: str) -> Program:
         kwargs = {"p": draw(st.sampled_from(DISTANCE_PS)), "eps": draw(st.sampled_from((1e-6, 0.0)))}
         kwargs["keepdim"] = draw(st.booleans())
     x1, x2 = (p.given(norm_data(draw, s, dtype), dtype, grad=draw(st.integers(0, 4)) > 0) for s in shapes)
-    end = p.op(op, Ref(x1), Ref(x2), **kwargs)
+    ends = [p.op(op, Ref(x1), Ref(x2), **kwargs)]
+    if op in DISTANCE_MODULES:  # no draw: the functional call's options, those not at their default
+        cls, defaults = DISTANCE_MODULES[op]
+        name, out = p.fresh("m"), p.fresh("t")
+        options = {k: v for k, v in kwargs.items() if v != defaults[k]}
+        p.steps += [Module(name, cls, kwargs=options), ObserveRepr(name), CallModule(out, name, [x1, x2])]
+        p.names.append(out)
+        ends.append(out)
     if draw(st.booleans()):
         bad = [Ref(p.leaf(s, "float32", grad=False)) for s in draw(st.sampled_from(DISTANCE_ERRORS[op]))]
     else:
         bad = [Ref(p.leaf((2, 3), "int64")), Ref(p.leaf((2, 3), "int64"))]
     p.steps.append(Op(p.fresh("t"), op, bad, {}))
-    return p.end(end)
+    return p.end(*ends)
 
 
 @pytest.mark.rule("OPS-003")

@@ -56,6 +56,12 @@ _MM = (f"(Tensor input, Tensor mat2, {_OUT})", f"(Tensor input, Tensor mat2, tor
 _COMPARE = (f"(Tensor input, Tensor other, {_OUT})", f"(Tensor input, Number other, {_OUT})")
 _AT_LEAST = ("(Tensor input)", "(tuple of Tensors tensors)")
 _SPLIT = ("(Tensor input, int sections)", "(Tensor input, tuple of ints indices)")
+_CONV = ("(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, {} padding = {}, "
+         "tuple of ints dilation = 1, int groups = 1)")
+_CONV_TRANSPOSE = (
+    "(Tensor input, Tensor weight, Tensor bias = None, tuple of ints stride = 1, tuple of ints padding = 0, "
+    "tuple of ints output_padding = 0, int groups = 1, tuple of ints dilation = 1)",
+)
 OVERLOADS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("atleast_1d", "atleast_2d", "atleast_3d"), _AT_LEAST),
     "tensor_split": (
@@ -149,6 +155,8 @@ OVERLOADS: dict[str, tuple[str, ...]] = {
         "(Tensor input, Number ord = 2, tuple of ints dim = None, bool keepdim = False, *, "
         "ScalarType dtype = None, Tensor out = None)",
     ),
+    **dict.fromkeys(("conv1d", "conv2d"), (_CONV.format("tuple of ints", 0), _CONV.format("str", '"valid"'))),
+    **dict.fromkeys(("conv_transpose1d", "conv_transpose2d"), _CONV_TRANSPOSE),
     **{name: _COMPARE for name in ("eq", "ne", "lt", "le", "gt", "ge")},
     **{
         name: (_COMPARE[0], "(Number self, Tensor other)", _COMPARE[1])
@@ -234,13 +242,18 @@ def _wrong_argument(
 ) -> TypeError | None:
     """The single-signature error for the first argument of the wrong type: a positional one named
     with its position, then a keyword one (``argument 'decimals' must be int, not str``)."""
-    for position, ((kind, param, _), value) in enumerate(zip(params, args, strict=False), 1):
-        if not _takes(kind, value):
+    for position, ((kind, param, optional), value) in enumerate(zip(params, args, strict=False), 1):
+        if not _takes(kind, value) and not (value is None and optional and kind == "Tensor"):  # None: default
             where = f"argument '{param}' (position {position})"
+            if kind == "tuple of ints" and isinstance(value, (tuple, list)):  # the first misfit element
+                pos, item = next((i, v) for i, v in enumerate(value) if not _takes("int", v))
+                return TypeError(f"{name}(): {where} must be {kind}, but found element of type "
+                                 f"{type_name(item)} at pos {pos}")
             return TypeError(f"{name}(): {where} must be {kind}, not {type_name(value)}")
     kinds = {param: kind for kind, param, _ in params}
+    optional = {param for kind, param, has_default in params if has_default and kind == "Tensor"}
     for param, value in (kwargs or {}).items():
-        if param in kinds and not _takes(kinds[param], value):
+        if param in kinds and not _takes(kinds[param], value) and not (value is None and param in optional):
             return TypeError(f"{name}(): argument '{param}' must be {kinds[param]}, not {type_name(value)}")
     return None
 
@@ -373,6 +386,44 @@ def invalid_call(fn: Callable, values: dict[str, Any], name: str | None = None) 
     overloads = OVERLOADS.get(name)
     signatures = [_impl_signature(fn)] if overloads is None else [_Signature(text) for text in overloads]
     return _Call(name, signatures, args, kwargs).error()
+
+
+def parse_error(name: str, args: tuple, kwargs: dict) -> TypeError:
+    """torch's TypeError for a call of ``name`` (one of ``OVERLOADS``) with ``args`` and ``kwargs``
+    as given that none of its signatures takes. With one signature, in the order torch's parser
+    finds them: too many positional arguments; then, parameter by parameter, one of the wrong type
+    or a required one missing (listed with the required ones after it, torch's plural for one
+    missing included); then an unknown or doubly given keyword. With several: the list of them."""
+    signatures = [_Signature(text) for text in OVERLOADS[name]]
+    if len(signatures) > 1:
+        return _Call(name, signatures, args, kwargs).error()
+    (signature,) = signatures
+    params = signature.positional + signature.keyword
+    if len(args) > len(signature.positional):
+        required = sum(not optional for _, _, optional in signature.positional)
+        return TypeError(f"{name}() takes from {required} to {len(signature.positional)} positional "
+                         f"arguments but {len(args)} were given")
+    for index, (_, param, optional) in enumerate(params):
+        if index < len(args):  # (those before it fit)
+            error = _wrong_argument(name, params[:index + 1], args[:index + 1])
+            if error is not None:
+                return error
+        elif param in kwargs:
+            error = _wrong_argument(name, params, (), {param: kwargs[param]})
+            if error is not None:
+                return error
+        elif not optional:
+            missing = [f'"{p}"' for _, p, has_default in params[index:] if not has_default]
+            plural = "" if len(missing) > 1 else "s"  # sic
+            return TypeError(f"{name}() missing {len(missing)} required positional argument{plural}: "
+                             f"{', '.join(missing)}")
+    names = [param for _, param, _ in params]
+    for key in kwargs:
+        if key not in names:
+            return TypeError(f"{name}() got an unexpected keyword argument '{key}'")
+        if names.index(key) < len(args):
+            return TypeError(f"{name}() got multiple values for argument '{key}'")
+    raise AssertionError(f"parse_error: {name}() takes every argument given")
 
 
 def method_error(error: TypeError, self: Any, name: str, function: str) -> TypeError:

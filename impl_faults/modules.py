@@ -338,9 +338,9 @@ def conv_padding_pair_swapped() -> Iterator[None]:
     from impl.nn import _conv
 
     def make(original: Callable) -> Callable:
-        def pads(padding: Any, *rest: Any) -> tuple:
-            if isinstance(padding, str):
-                return original(padding, *rest)
+        def pads(padding: Any, kernel: tuple, *rest: Any) -> tuple:
+            if isinstance(padding, str) or len(kernel) != 2:
+                return original(padding, kernel, *rest)
             height, width = _conv._pair(padding)
             return (width, width, height, height)
 
@@ -400,8 +400,8 @@ def grouped_conv_interleaves_channels() -> Iterator[None]:
 
     def make(original: Callable) -> Callable:
         def forward(xp: Any, x: Any, w: Any, b: Any, groups: int, **options: Any) -> Any:
-            n, c, h, width = x.shape
-            x = x.reshape(n, c // groups, groups, h, width).transpose(0, 2, 1, 3, 4).reshape(x.shape)
+            n, c, *size = x.shape
+            x = x.reshape(n, c // groups, groups, *size).swapaxes(1, 2).reshape(x.shape)
             return original(xp, x, w, b, groups=groups, **options)
 
         return forward
@@ -459,6 +459,40 @@ def conv_bias_grad_averaged() -> Iterator[None]:
         return backward
 
     with patched(_conv, "convolution_backward", make):
+        yield
+
+
+@fault({"MOD-006": "differs"})
+def conv_transpose1d_output_padding_ignored() -> Iterator[None]:
+    """A transposed convolution ignores its output_padding: the output lacks the extra rows and
+    columns at the bottom and right."""
+    from dataclasses import replace
+
+    from impl.nn import _conv
+
+    def make(original: Callable) -> Callable:
+        def transposed_hw(input_shape: tuple, kernel: tuple, p: Any) -> tuple:
+            return original(input_shape, kernel, replace(p, output_padding=(0, 0)))
+
+        return transposed_hw
+
+    with patched(_conv, "_transposed_hw", make):
+        yield
+
+
+@fault({"MOD-006": ".grad: value"})
+def conv_transpose2d_input_grad_flipped() -> Iterator[None]:
+    """The input gradient of a transposed convolution convolves the output gradient with the
+    kernel flipped (a true convolution) instead of cross-correlating it."""
+    from impl.nn import _conv
+
+    def make(original: Callable) -> Callable:
+        def direct(xp: Any, x: Any, w: Any, p: Any, out_hw: Any = None) -> Any:
+            return original(xp, x, w[:, :, ::-1, ::-1] if p.transposed else w, p, out_hw)
+
+        return direct
+
+    with patched(_conv, "_direct", make):
         yield
 
 
@@ -827,6 +861,36 @@ def batch_norm_running_var_biased() -> Iterator[None]:
         return stats
 
     with patched(_norm, "_stats", make):
+        yield
+
+
+@fault({"MOD-011": "graph differs"})
+def pad_sequence_stacks_padded_copies() -> Iterator[None]:
+    """nn.utils.rnn.pad_sequence pads each sequence (F.pad) and stacks them: torch's values, but a
+    StackBackward0 over ConstantPadNdBackward0s instead of torch's chain of CopySlices."""
+    import impl
+    from impl.nn import functional as F
+    from impl.nn.utils import rnn
+
+    def make(original: Callable) -> Callable:
+        def pad_sequence(sequences: Any, batch_first: bool = False, padding_value: float = 0.0,
+                         padding_side: str = "right") -> Any:
+            sequences = list(sequences)
+            if not sequences or padding_side not in ("left", "right"):
+                return original(sequences, batch_first, padding_value, padding_side)
+            longest = max(seq.shape[0] for seq in sequences)
+            trailing = tuple(sequences[0].shape[1:])
+            padded = []
+            for seq in sequences:
+                seq = seq.to(sequences[0].dtype).expand(seq.shape[0], *trailing)
+                extra = longest - seq.shape[0]
+                ends = (extra, 0) if padding_side == "left" else (0, extra)
+                padded.append(F.pad(seq, (0, 0) * len(trailing) + ends, value=padding_value))
+            return impl.stack(padded, 0 if batch_first else 1)
+
+        return pad_sequence
+
+    with patched(rnn, "pad_sequence", make):
         yield
 
 

@@ -1370,3 +1370,19 @@ def cosine_similarity_of_clamped_product() -> Iterator[None]:
 
     with patched(impl, "cosine_similarity", make):
         yield
+
+
+@fault({"OPS-003": "differs"})
+def pairwise_distance_module_ignores_p() -> Iterator[None]:
+    """nn.PairwiseDistance computes the 2-norm whatever its ``p`` (the functional form is right)."""
+    from impl.nn import functional as F
+    from impl.nn.modules.distance import PairwiseDistance
+
+    def make(original: Callable) -> Callable:
+        def forward(self: Any, x1: Any, x2: Any) -> Any:
+            return F.pairwise_distance(x1, x2, 2.0, self.eps, self.keepdim)
+
+        return forward
+
+    with patched(PairwiseDistance, "forward", make):
+        yield

@@ -144,6 +144,8 @@ OPS.update(_table("norm linalg.vector_norm linalg.matrix_norm linalg.norm", "fun
 OPS.update(_table("cdist cosine_similarity pairwise_distance", "function"))
 # gradient clipping (conformance/test_optim.py, OPT-006): in place on the .grad of the tensors given
 OPS.update(_table("nn.utils.clip_grad_norm_ nn.utils.clip_grad_value_", "function"))
+# padding variable-length sequences (conformance/test_modules.py, MOD-011)
+OPS.update(_table("nn.utils.rnn.pad_sequence", "function"))
 # the error function (conformance/test_ops.py; GELU's exact form computes with it)
 OPS.update({**_table("erf erfc", "function"), **_table("erf_ erfc_", "method", inplace=True)})
 # the dropout functions (conformance/test_modules.py, MOD-012): torch's native forms and F's
@@ -202,6 +204,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     "Tanh": (),
     # -- module families (module trees, layers, losses): see the section "module trees" below --
     "Conv2d": ("weight", "bias"),
+    **{n: ("weight", "bias") for n in "Conv1d ConvTranspose1d ConvTranspose2d".split()},
+    **{n: () for n in "CosineSimilarity PairwiseDistance".split()},
     **{n: () for n in "LeakyReLU Softmax LogSoftmax Flatten Identity Dropout".split()},
     **{n: () for n in "GELU SiLU Mish ELU Softplus Hardtanh ReLU6 LogSigmoid Softsign".split()},
     "Embedding": ("weight",),
@@ -215,7 +219,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     # the dropout variants and Unflatten (MOD-012, MOD-013); the lazy layers (MOD-014) own no
     # parameters a program could set: theirs are made, from the random stream, by the first call
     **{n: () for n in "Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout Unflatten".split()},
-    **{n: () for n in "LazyLinear LazyConv2d".split()},
+    **{n: () for n in "LazyLinear LazyConv2d LazyConv1d".split()},
 }
 
 

@@ -702,6 +702,60 @@ class ModuleBuilder(Builder):
         spec = {"cls": "Conv2d", "args": [c, c_out, list(kernel)], "kwargs": kwargs, "params": params}
         return spec, (*shape[:-3], c_out, *out)
 
+    def conv(self, shape: tuple[int, ...], cls: str) -> tuple[dict, tuple[int, ...]]:
+        """A Conv1d, ConvTranspose1d or ConvTranspose2d (``cls``) on inputs of ``shape`` (channels,
+        then one or two spatial sizes; batched or not) with torch's options drawn within its
+        constraints: kernel, stride, padding (Conv1d: ints, 'valid', 'same', and a padding_mode),
+        dilation, groups dividing both channel counts, bias, and a transposed one's output_padding
+        (below its stride or dilation). Returns the layer spec and its output shape. The options
+        are listed so that hypothesis's first choice for a transposed one is a stride of 2 and a
+        nonzero output_padding, so a planted fault of output_padding is caught at once."""
+        dims = 2 if cls.endswith("2d") else 1
+        c, size = shape[-dims - 1], shape[-dims:]
+        groups = self.pick([g for g in (1, 1, 2) if c % g == 0])
+        c_out = groups * self.pick((1, 2))
+        kernel = tuple(self.pick((1, 2, 3)) for _ in size)
+        dilation = tuple(self.pick((1, 1, 2)) for _ in size)
+        kwargs: dict[str, Any] = {"groups": groups}
+        if cls == "Conv1d":
+            padding = self.pick((0, 1, 2, "valid", "same"))
+            stride = (1,) if padding == "same" else (self.pick((1, 1, 2)),)
+            same = dilation[0] * (kernel[0] - 1)
+            pads = (0 if padding in ("valid", "same") else padding,)
+            mode = self.pick(("zeros", "zeros", "reflect", "replicate", "circular"))
+            out = size if padding == "same" else _conv_out(size, kernel, stride, pads, dilation)
+            if min(out) < 1:
+                padding, stride, dilation, out, same = "same", (1,), (1,), size, kernel[0] - 1
+            side = same - same // 2 if padding == "same" else pads[0]  # the larger side's padding
+            if mode == "reflect" and side >= size[0] or mode == "circular" and side > size[0]:
+                mode = "zeros"
+            if mode != "zeros":
+                kwargs["padding_mode"] = mode
+            kwargs["padding"] = padding
+        else:
+            stride = tuple(self.pick((2, 1, 1, 3)) for _ in size)
+            pads = tuple(self.pick(range(d * (k - 1) + 1)) for k, d in zip(kernel, dilation, strict=True))
+            extra = tuple(self.pick(range(max(s, d))[::-1]) for s, d in zip(stride, dilation, strict=True))
+            out = tuple((n - 1) * s - 2 * p + d * (k - 1) + e + 1
+                        for n, k, s, p, d, e in zip(size, kernel, stride, pads, dilation, extra, strict=True))
+            if min(out) < 1:  # torch's kernels disagree there (an error, or an empty output)
+                pads, out = (0,) * dims, tuple(o + 2 * p for o, p in zip(out, pads, strict=True))
+            kwargs["padding"] = list(pads) if dims == 2 else pads[0]
+            kwargs["output_padding"] = list(extra) if dims == 2 else extra[0]
+        kwargs["stride"] = list(stride) if dims == 2 else stride[0]
+        kwargs["dilation"] = list(dilation) if dims == 2 or self.coin() else dilation[0]
+        bias = self.pick((True, True, False))
+        if not bias:
+            kwargs["bias"] = False
+        channels = (c, c_out // groups) if cls.startswith("ConvTranspose") else (c_out, c // groups)
+        fan_in = channels[1] * math.prod(kernel)
+        params = {"weight": self.weights((*channels, *kernel), fan_in)}
+        if bias:
+            params["bias"] = self.weights((c_out,))
+        spec = {"cls": cls, "args": [c, c_out, kernel[0] if dims == 1 and self.coin() else list(kernel)],
+                "kwargs": kwargs, "params": params}
+        return spec, (*shape[:-dims - 1], c_out, *out)
+
     def activation(self, shape: tuple[int, ...]) -> dict:
         """An activation layer for inputs of ``shape``. With ``smooth``, none with a kink (ReLU,
         LeakyReLU): an optimiser step moves parameters off the drawn values, and a pre-activation

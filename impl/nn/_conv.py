@@ -1,49 +1,72 @@
-"""2-D convolution by im2col on the array namespace (ConvolutionBackward0).
+"""1-D and 2-D convolutions, direct and transposed, by im2col on the array namespace
+(ConvolutionBackward0).
 
-The windows of the zero-padded input are copied tap by tap (one strided slice of the input per
+One core serves conv1d, conv2d, conv_transpose1d and conv_transpose2d: a 1-D convolution is a
+2-D one over a unit height (as ATen views it), so the arrays below are always (N, C, H, W). The
+windows of the zero-padded input are copied tap by tap (one strided slice of the input per
 kernel position; the padding is never materialised) into the im2col matrix ``(N, groups,
-C/groups*kH*kW, H_out*W_out)``; the output is one batched matrix product with the weight, already
-laid out as ``(N, O, H_out, W_out)``. The backward adds window gradients back tap by tap (col2im)
-straight into the input's gradient, multiplies the output gradient by the transposed im2col matrix
-for the weight, and sums for the bias. Few fresh large arrays are made: on numpy, a fresh
-multi-megabyte array costs its page faults, often more than the arithmetic.
+C/groups*kH*kW, H_out*W_out)``; a direct convolution is one batched matrix product with the
+weight, already laid out as ``(N, O, H_out, W_out)``. The adjoint adds window gradients back tap
+by tap (col2im): it is a direct convolution's input gradient and a transposed convolution's
+forward. The weight gradient multiplies the output gradient by the transposed im2col matrix, the
+bias gradient sums. Few fresh large arrays are made: on numpy, a fresh multi-megabyte array costs
+its page faults, often more than the arithmetic.
 
 Under create_graph the three gradients are the outputs of one ConvolutionBackwardBackward0 node,
 whose backward is again made of convolutions, so derivatives of every order have torch's
 first-backward graph and torch's values.
+
+Known divergence: a transposed convolution whose output size is below 1 always raises torch's
+slow path's RuntimeError "... Output size is too small". torch's float32 CPU path picks oneDNN by
+batch size, groups, kernel size and thread count, and that path returns an empty tensor (output
+size 0) or raises "could not construct a memory descriptor using a format tag" (below 0) instead;
+the conformance programs keep output sizes above 0 (strict xfail in tests/impl/test_impl_nn_conv.py).
 """
 
 from __future__ import annotations
 
+import functools
+import inspect
+import numbers
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from impl import _creation
+from impl import _api as api
+from impl import _creation, dtypes
 from impl import _grad_mode as grad_mode
 from impl._graph import Node, SavedTensor, input_meta
 from impl._ops.table import D, OpCtx, OpDef, apply
+from impl._signatures import parse_error
 from impl._tensor import Tensor
 from impl._warn import warn_once
 from impl._xp import namespace_of
 from impl.nn._pad import pad
 
 
-def _pair(v: Any) -> tuple[int, int]:
+def _ntuple(v: Any, n: int) -> tuple[int, ...]:
+    """torch's _single/_pair: a number repeated ``n`` times; a sequence as given (one element
+    repeated ``n`` times)."""
     if isinstance(v, (tuple, list)):
-        if len(v) == 1:
-            return int(v[0]), int(v[0])
-        return int(v[0]), int(v[1])
-    return int(v), int(v)
+        return tuple(int(e) for e in v) * (n if len(v) == 1 else 1)
+    return (int(v),) * n
+
+
+def _pair(v: Any) -> tuple[int, int]:
+    return _ntuple(v, 2)[:2]  # type: ignore[return-value]
 
 
 @dataclass(frozen=True)
 class ConvParams:
-    """What a 2-D convolution needs besides its tensors (pads: top, bottom, left, right)."""
+    """What a convolution needs besides its tensors, in 2-D form (a 1-D convolution's height
+    entries are stride 1, no padding, dilation 1); pads: top, bottom, left, right."""
 
     stride: tuple[int, int]
     pads: tuple[int, int, int, int]
     dilation: tuple[int, int]
     groups: int
+    transposed: bool = False
+    output_padding: tuple[int, int] = (0, 0)
 
 
 def _overlap(offset: int, pad: int, size: int, stride: int, out_len: int) -> tuple[slice, slice]:
@@ -78,16 +101,26 @@ def _output_hw(input_shape: tuple, kernel: tuple, p: ConvParams) -> tuple[int, i
     return ho, wo
 
 
-def _columns(xp: Any, x: Any, kh: int, kw: int, p: ConvParams) -> tuple[Any, tuple[int, int]]:
+def _transposed_hw(input_shape: tuple, kernel: tuple, p: ConvParams) -> tuple[int, ...]:
+    """A transposed convolution's output size: the input size its direct convolution maps from."""
+    return tuple(
+        (n - 1) * s - p.pads[2 * i] - p.pads[2 * i + 1] + d * (k - 1) + op + 1
+        for i, (n, k, s, d, op) in enumerate(zip(input_shape[2:], kernel, p.stride, p.dilation,
+                                                 p.output_padding, strict=True))
+    )
+
+
+def _columns(xp: Any, x: Any, kh: int, kw: int, p: ConvParams, out_hw: tuple | None = None) -> Any:
     """im2col: every window of the zero-padded input, copied tap by tap from the input into
     (N, groups, C/groups * kh * kw, Ho * Wo), so that a convolution is one matrix product per
-    sample and group whose result is already laid out as (N, O, Ho, Wo); and (Ho, Wo)."""
+    sample and group whose result is already laid out as (N, O, Ho, Wo). ``out_hw``: the output
+    positions wanted (the convolution's own by default)."""
     n, c = x.shape[:2]
-    ho, wo = _output_hw(x.shape, (kh, kw), p)
+    ho, wo = out_hw or _output_hw(x.shape, (kh, kw), p)
     cols = xp.zeros((n, c, kh, kw, ho, wo), dtype=x.dtype)
     for i, j, out_r, out_c, in_r, in_c in _taps(x.shape, (kh, kw), (ho, wo), p):
         cols[:, :, i, j, out_r, out_c] = x[:, :, in_r, in_c]
-    return cols.reshape(n, p.groups, c // p.groups * kh * kw, ho * wo), (ho, wo)
+    return cols.reshape(n, p.groups, c // p.groups * kh * kw, ho * wo)
 
 
 def _per_group(xp: Any, a: Any, groups: int) -> Any:
@@ -96,20 +129,41 @@ def _per_group(xp: Any, a: Any, groups: int) -> Any:
     return xp.ascontiguousarray(a).reshape(n, groups, c // groups, h * w)
 
 
-def _conv_fwd(
-    xp: Any, x: Any, w: Any, b: Any, stride: tuple, pads: tuple, dilation: tuple, groups: int
-) -> Any:
+def _direct(xp: Any, x: Any, w: Any, p: ConvParams, out_hw: tuple | None = None) -> Any:
+    """The direct convolution of 4-D arrays, without bias, as (N, groups, O/groups, Ho*Wo) and
+    (Ho, Wo)."""
     o, cg, kh, kw = w.shape
-    cols, (ho, wo) = _columns(xp, x, kh, kw, ConvParams(stride, pads, dilation, groups))
-    out = xp.matmul(w.reshape(groups, o // groups, cg * kh * kw), cols)  # (N, groups, O/groups, Ho*Wo)
-    out += b.reshape(1, groups, o // groups, 1)
-    return out.reshape(x.shape[0], o, ho, wo).astype(x.dtype, copy=False)
+    out_hw = out_hw or _output_hw(x.shape, (kh, kw), p)
+    cols = _columns(xp, x, kh, kw, p, out_hw)
+    return xp.matmul(w.reshape(p.groups, o // p.groups, cg * kh * kw), cols), out_hw
+
+
+def _planar(a: Any) -> Any:
+    """A 1-D convolution's array (N, C, L) as the 2-D one's (N, C, 1, L); a 2-D one as it is."""
+    return a[:, :, None] if a.ndim == 3 else a
+
+
+def _conv_fwd(
+    xp: Any, x: Any, w: Any, b: Any, stride: tuple, pads: tuple, dilation: tuple, groups: int,
+    transposed: bool = False, output_padding: tuple = (0, 0),
+) -> Any:
+    p = ConvParams(stride, pads, dilation, groups, transposed, output_padding)
+    x4, w4 = _planar(x), _planar(w)
+    if transposed:
+        c_out = w4.shape[1] * groups
+        out = _input_grad_array(x4, w4, (x4.shape[0], c_out, *_transposed_hw(x4.shape, w4.shape[2:], p)), p)
+        out += b.reshape(1, c_out, 1, 1)
+    else:
+        out, out_hw = _direct(xp, x4, w4, p)
+        out += b.reshape(1, groups, -1, 1)
+        out = out.reshape(x.shape[0], w.shape[0], *out_hw)
+    return out.reshape(*out.shape[:2], *out.shape[4 - (x.ndim - 2):]).astype(x.dtype, copy=False)
 
 
 def _input_grad_array(gd: Any, w: Any, input_shape: tuple, p: ConvParams) -> Any:
-    """col2im: the gradient of the convolution with respect to its input, on arrays (one matrix
-    product per sample and group for the window gradients, then one strided add per kernel
-    position)."""
+    """col2im: the gradient of the convolution with respect to its input, on 4-D arrays (one
+    matrix product per sample and group for the window gradients, then one strided add per
+    kernel position)."""
     xp = namespace_of(gd)
     n, c_in = input_shape[:2]
     o, cg, kh, kw = w.shape
@@ -123,11 +177,11 @@ def _input_grad_array(gd: Any, w: Any, input_shape: tuple, p: ConvParams) -> Any
 
 
 def _weight_grad_array(gd: Any, x: Any, weight_shape: tuple, p: ConvParams) -> Any:
-    """The gradient of the convolution with respect to its weight, on arrays (the output gradient
-    times the transposed im2col matrix, per sample and group, summed over the samples)."""
+    """The gradient of the convolution with respect to its weight, on 4-D arrays (the output
+    gradient times the transposed im2col matrix, per sample and group, summed over the samples)."""
     xp = namespace_of(gd)
     o, cg, kh, kw = weight_shape
-    cols, _ = _columns(xp, x, kh, kw, p)
+    cols = _columns(xp, x, kh, kw, p, gd.shape[2:])
     gw = xp.matmul(_per_group(xp, gd, p.groups), cols.transpose(0, 1, 3, 2)).sum(axis=0)
     return gw.reshape(o, cg, kh, kw).astype(gd.dtype, order="C")
 
@@ -136,12 +190,24 @@ def convolution_backward(
     grad: Tensor, input: Tensor, weight: Tensor, p: ConvParams, mask: tuple[bool, bool, bool]
 ) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
     """ATen's convolution_backward: the gradients for (input, weight, bias) that ``mask`` asks
-    for. Recording (create_graph=True), they are the outputs 0, 1, 2 of one
-    ConvolutionBackwardBackward0 node whose edges are (grad_output, input, weight), as torch's."""
-    gd = grad._data
+    for (of a transposed convolution: the direct convolution of the output gradient, and the
+    weight gradient with input and output gradient in each other's place). Recording
+    (create_graph=True), they are the outputs 0, 1, 2 of one ConvolutionBackwardBackward0 node
+    whose edges are (grad_output, input, weight), as torch's."""
+    gd, xd, wd = _planar(grad._data), _planar(input._data), _planar(weight._data)
+    gi = gw = None
+    if p.transposed:
+        if mask[0]:
+            gi, _ = _direct(namespace_of(gd), gd, wd, p, xd.shape[2:])
+            gi = gi.astype(gd.dtype, copy=False)
+        if mask[1]:
+            gw = _weight_grad_array(xd, gd, wd.shape, p)
+    else:
+        gi = _input_grad_array(gd, wd, xd.shape, p) if mask[0] else None
+        gw = _weight_grad_array(gd, xd, wd.shape, p) if mask[1] else None
     arrays = (
-        _input_grad_array(gd, weight._data, tuple(input.shape), p) if mask[0] else None,
-        _weight_grad_array(gd, input._data, tuple(weight.shape), p) if mask[1] else None,
+        None if gi is None else gi.reshape(input.shape),
+        None if gw is None else gw.reshape(weight.shape),
         gd.sum(axis=(0, 2, 3)).astype(gd.dtype) if mask[2] else None,
     )
     outs = tuple(None if a is None else Tensor._from_array(a) for a in arrays)
@@ -156,13 +222,13 @@ def convolution_backward(
 
 class ConvolutionBackwardBackward0(Node):
     """The node of convolution_backward's outputs (grad_input, grad_weight, grad_bias): its
-    backward is ATen's _convolution_double_backward, written with differentiable ops (conv2d and
-    convolution_backward), so every further order has a graph too."""
+    backward is ATen's _convolution_double_backward, written with differentiable ops (the
+    convolution and convolution_backward), so every further order has a graph too."""
 
     def __init__(self, grad: Tensor, input: Tensor, weight: Tensor, p: ConvParams) -> None:
         super().__init__()
         self._next = tuple(t._edge() if t.requires_grad else (None, 0) for t in (grad, input, weight))
-        bias_meta = ((weight.shape[0],), *input_meta(weight)[1:])
+        bias_meta = ((grad.shape[1],), *input_meta(weight)[1:])
         self._input_meta = [input_meta(input), input_meta(weight), bias_meta]
         self.saved = [SavedTensor(grad), SavedTensor(input), SavedTensor(weight)]
         self.params = p
@@ -176,13 +242,14 @@ class ConvolutionBackwardBackward0(Node):
         need = tuple(fn is not None for fn, _ in self._next)
         g_grad = g_input = g_weight = None
         if need[0]:
+            no_bias = _creation.zeros(grad.shape[1], dtype=weight.dtype, device=weight.device)
             terms = []
             if gg_input is not None:
-                terms.append(apply(CONVOLUTION, gg_input, weight, _no_bias(weight), **_attrs(p)))
+                terms.append(apply(CONVOLUTION, gg_input, weight, no_bias, **_attrs(p)))
             if gg_weight is not None:
-                terms.append(apply(CONVOLUTION, input, gg_weight, _no_bias(weight), **_attrs(p)))
+                terms.append(apply(CONVOLUTION, input, gg_weight, no_bias, **_attrs(p)))
             if gg_bias is not None:
-                terms.append(gg_bias.contiguous().view(1, -1, 1, 1).expand(*grad.shape))
+                terms.append(gg_bias.contiguous().view(1, -1, *[1] * (grad.dim() - 2)).expand(*grad.shape))
             g_grad = terms[0]
             for t in terms[1:]:
                 g_grad = g_grad + t
@@ -197,19 +264,17 @@ class ConvolutionBackwardBackward0(Node):
             s.release()
 
 
-def _no_bias(weight: Tensor) -> Tensor:
-    return _creation.zeros(weight.shape[0], dtype=weight.dtype, device=weight.device)
-
-
 def _attrs(p: ConvParams) -> dict[str, Any]:
-    return {"stride": p.stride, "pads": p.pads, "dilation": p.dilation, "groups": p.groups}
+    return {"stride": p.stride, "pads": p.pads, "dilation": p.dilation, "groups": p.groups,
+            "transposed": p.transposed, "output_padding": p.output_padding}
 
 
 def _params(c: Any) -> ConvParams:
-    return ConvParams(c.stride, c.pads, c.dilation, c.groups)
+    return ConvParams(c.stride, c.pads, c.dilation, c.groups, c.transposed, c.output_padding)
 
 
-_USES = "input weight stride pads dilation groups"  # ATen's one formula for all three saves both
+# ATen's one formula for all three saves both input and weight
+_USES = "input weight stride pads dilation groups transposed output_padding"
 CONVOLUTION = OpDef(
     "ConvolutionBackward0",
     _conv_fwd,
@@ -234,21 +299,21 @@ CONVOLUTION.node_class = type(
 )
 
 
-def _pads(padding: Any, kernel: tuple[int, int], dilation: tuple[int, int], stride: tuple[int, int]) -> tuple:
+def _pads(padding: Any, kernel: tuple[int, ...], dilation: tuple[int, ...], stride: tuple[int, ...]) -> tuple:
+    """(before, after) per spatial dimension, flattened, for a padding string or numbers."""
     if isinstance(padding, str):
         if padding == "valid":
-            return (0, 0, 0, 0)
+            return (0, 0) * len(kernel)
         if padding != "same":
             raise RuntimeError(f"Invalid padding string: '{padding}'")
-        if stride != (1, 1):
+        if any(s != 1 for s in stride):
             raise RuntimeError("padding='same' is not supported for strided convolutions")
         pads = []
         for k, d in zip(kernel, dilation, strict=True):
             total = d * (k - 1)
             pads += [total // 2, total - total // 2]
         return tuple(pads)
-    ph, pw = _pair(padding)
-    return (ph, ph, pw, pw)
+    return tuple(p for p in _expand(padding, "padding", len(kernel)) for _ in range(2))
 
 
 def _pad_extra(input: Tensor, pads: tuple) -> tuple[Tensor, tuple]:
@@ -261,52 +326,246 @@ def _pad_extra(input: Tensor, pads: tuple) -> tuple[Tensor, tuple]:
         "Using padding='same' with even kernel lengths and odd dilation may require a zero-padded copy "
         "of the input be created (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
         "Convolution.cpp:1101.)",
-        stacklevel=4,
+        stacklevel=5,
     )
-    top, bottom, left, right = pads
-    return pad(input, (0, right - left, 0, bottom - top)), (top, top, left, left)
+    extra = [a - b for b, a in zip(pads[::2], pads[1::2], strict=True)]
+    return pad(input, tuple(v for e in reversed(extra) for v in (0, e))), tuple(
+        v for b in pads[::2] for v in (b, b))
 
 
-def conv2d(
-    input: Tensor,
-    weight: Tensor,
-    bias: Tensor | None = None,
-    stride: Any = 1,
-    padding: Any = 0,
-    dilation: Any = 1,
-    groups: int = 1,
-) -> Tensor:
-    """2-D cross-correlation of (N, C, H, W) or (C, H, W) input with (O, C/groups, kH, kW) weight."""
-    if input.dim() not in (3, 4):
+def _expand(value: Any, name: str, dims: int) -> tuple[int, ...]:
+    """ATen's expand_param_if_needed: one value for every spatial dimension, or one each."""
+    values = _ntuple(value, dims)
+    if len(values) != dims:
         raise RuntimeError(
-            f"Expected 3D (unbatched) or 4D (batched) input to conv2d, but got input of size: "
-            f"{list(input.shape)}"
+            f"expected {name} to be a single integer value or a list of {dims} values to match the "
+            f"convolution dimensions, but got {name}={list(values)}"
         )
-    if input.dim() == 3:
-        return conv2d(input.unsqueeze(0), weight, bias, stride, padding, dilation, groups).squeeze(0)
-    stride, dilation = _pair(stride), _pair(dilation)
-    o, cg, kh, kw = weight.shape
-    if input.shape[1] != cg * groups:
+    return values
+
+
+def _check_types(input: Tensor, weight: Tensor, bias: Tensor | None, transposed: bool) -> None:
+    """torch's CPU kernels' errors for operands of different dtypes (a transposed convolution
+    takes a bias of another dtype, but for float32 input)."""
+
+    def dense(name: str, other: Tensor) -> RuntimeError:
+        return RuntimeError(
+            f"Input type ({dtypes.legacy_name(input.dtype)}) and {name} type "
+            f"({dtypes.legacy_name(other.dtype)}) should be the same or input should be a MKLDNN tensor and "
+            f"{name} is a dense tensor"
+        )
+
+    if input.dtype != weight.dtype:
+        if input.dtype == dtypes.float32:
+            raise dense("weight", weight)
         raise RuntimeError(
-            f"Given groups={groups}, weight of size {list(weight.shape)}, expected input"
-            f"{list(input.shape)} to have {cg * groups} channels, but got {input.shape[1]} "
-            "channels instead"
+            f"expected scalar type {dtypes.scalar_type(input.dtype)} but found "
+            f"{dtypes.scalar_type(weight.dtype)}"
         )
-    if o % groups:
+    if bias is None or bias.dtype == input.dtype:
+        return
+    if transposed:
+        if input.dtype == dtypes.float32:
+            raise dense("bias", bias)
+        return
+    raise RuntimeError(
+        f"Input type ({dtypes.CPP_NAMES[input.dtype.name]}) and bias type "
+        f"({dtypes.CPP_NAMES[bias.dtype.name]}) should be the same"
+    )
+
+
+def _check_shapes(input: Tensor, weight: Tensor, bias: Tensor | None, groups: int, transposed: bool) -> None:
+    """ATen's check_shape_forward, but for the kernel size (see ``_check_sizes``)."""
+    ws, k = list(weight.shape), input.dim()
+    if weight.dim() != k:
+        raise RuntimeError(
+            f"Expected {weight.dim()}-dimensional input for {weight.dim()}-dimensional weight {ws}, but "
+            f"got {k}-dimensional input of size {list(input.shape)} instead"
+        )
+    if ws[0] < groups:
+        raise RuntimeError(
+            f"Given groups={groups}, expected weight to be at least {groups} at dimension 0, but got "
+            f"weight of size {ws} instead"
+        )
+    if ws[0] % groups:
         raise RuntimeError(
             f"Given groups={groups}, expected weight to be divisible by {groups} at dimension 0, "
-            f"but got weight of size {list(weight.shape)} instead"
+            f"but got weight of size [{ws}] instead"
         )
-    pads = _pads(padding, (kh, kw), dilation, stride)
-    if pads[0] != pads[1] or pads[2] != pads[3]:  # 'same' with an odd total: torch pads the extra first
-        input, pads = _pad_extra(input, pads)
-    eff_h = input.shape[2] + pads[0] + pads[1]
-    eff_w = input.shape[3] + pads[2] + pads[3]
-    if eff_h < dilation[0] * (kh - 1) + 1 or eff_w < dilation[1] * (kw - 1) + 1:
+    channels, out = (ws[0], ws[1] * groups) if transposed else (ws[1] * groups, ws[0])
+    given = f"transposed={int(transposed)}" if transposed else f"groups={groups}"
+    if input.shape[1] != channels:
         raise RuntimeError(
-            f"Calculated padded input size per channel: ({eff_h} x {eff_w}). Kernel size: "
-            f"({dilation[0] * (kh - 1) + 1} x {dilation[1] * (kw - 1) + 1}). Kernel size can't be "
-            "greater than actual input size"
+            f"Given {given}, weight of size {ws}, expected input{list(input.shape)} to have {channels} "
+            f"channels, but got {input.shape[1]} channels instead"
         )
-    b = bias if bias is not None else _creation.zeros(o, dtype=weight.dtype, device=weight.device)
-    return apply(CONVOLUTION, input, weight, b, stride=stride, pads=pads, dilation=dilation, groups=groups)
+    if bias is not None and (bias.dim() != 1 or bias.shape[0] != out):
+        raise RuntimeError(
+            f"Given {given + ', ' if transposed else ''}weight of size {ws}, expected bias to be "
+            f"1-dimensional with {out} elements, but got bias of size {list(bias.shape)} instead"
+        )
+
+
+def _check_sizes(planar: tuple, kernel: tuple, p: ConvParams, dims: int) -> None:
+    """Sizes torch refuses (the input's shape, the kernel and ``p`` in 2-D form): a kernel larger
+    than the padded input (direct); of a transposed convolution, an output padding too large, an
+    empty input plane or an output size below 1."""
+    if not p.transposed:
+        padded = [n + p.pads[2 * i] + p.pads[2 * i + 1] for i, n in enumerate(planar[2:])]
+        extent = [d * (k - 1) + 1 for d, k in zip(p.dilation, kernel, strict=True)]
+        if any(n < k for n, k in zip(padded, extent, strict=True)):
+            shown = slice(2 - dims, None)  # a 1-D convolution's sizes only
+            raise RuntimeError(
+                f"Calculated padded input size per channel: ({' x '.join(map(str, padded[shown]))}). Kernel "
+                f"size: ({' x '.join(map(str, extent[shown]))}). Kernel size can't be greater than actual "
+                "input size"
+            )
+        return
+    (oh, ow), (sh, sw), (dh, dw) = p.output_padding, p.stride, p.dilation
+    if (oh >= sh and oh >= dh) or (ow >= sw and ow >= dw):
+        raise RuntimeError(
+            "output padding must be smaller than either stride or dilation, but got "
+            f"output_padding_height: {oh} output_padding_width: {ow} stride_height: {sh} stride_width: {sw} "
+            f"dilation_height: {dh} dilation_width: {dw}"
+        )
+    if 0 in planar[2:] and 0 not in planar[:2]:
+        raise RuntimeError(
+            f"Only zero batch or zero channel inputs are supported, but got input shape: {list(planar)}"
+        )
+    out = _transposed_hw(planar, kernel, p)
+    if min(out) <= 0:  # torch's slow path's error (a known divergence: see the module's docstring)
+        raise RuntimeError(
+            f"Given input size per channel: ({' x '.join(map(str, planar[2:]))}). Calculated output size per "
+            f"channel: ({' x '.join(map(str, out))}). Output size is too small"
+        )
+
+
+def _convolution(
+    name: str, dims: int, input: Tensor, weight: Tensor, bias: Tensor | None, stride: Any, padding: Any,
+    dilation: Any, groups: int, transposed: bool = False, output_padding: Any = 0,
+) -> Tensor:
+    """conv{dims}d or conv_transpose{dims}d (``name``): unbatched input batched and back, torch's
+    checks in ATen's order, an odd 'same' padding's extra element padded first, then the
+    convolution op (ConvolutionBackward0)."""
+    if input.dim() not in (dims + 1, dims + 2):
+        raise RuntimeError(
+            f"Expected {dims + 1}D (unbatched) or {dims + 2}D (batched) input to {name}, but got input of "
+            f"size: {list(input.shape)}"
+        )
+    if input.dim() == dims + 1:
+        return _convolution(name, dims, input.unsqueeze(0), weight, bias, stride, padding, dilation, groups,
+                            transposed, output_padding).squeeze(0)
+    nd = weight.dim() - 2
+    if nd <= 0:
+        raise RuntimeError("weight should have at least three dimensions")
+    if groups <= 0:
+        raise RuntimeError("non-positive groups is not supported")
+    stride = _expand(_ntuple(stride, dims), "stride", nd)
+    dilation = _expand(_ntuple(dilation, dims), "dilation", nd)
+    output_padding = _expand(_ntuple(output_padding, dims), "output_padding", nd)
+    pads = _pads(padding if isinstance(padding, str) else _ntuple(padding, dims),
+                 tuple(weight.shape[2:]), dilation, stride)
+    if min(pads) < 0:
+        raise RuntimeError("negative padding is not supported")
+    if min(output_padding) < 0:
+        raise RuntimeError("negative output_padding is not supported")
+    if min(stride) <= 0:
+        raise RuntimeError("non-positive stride is not supported")
+    if min(dilation) <= 0:
+        raise RuntimeError("non-positive dilation is not supported")
+    _check_shapes(input, weight, bias, groups, transposed)
+    _check_types(input, weight, bias, transposed)
+    if pads[::2] != pads[1::2]:  # 'same' with an odd total: torch pads the extra first
+        input, pads = _pad_extra(input, pads)
+    unit = (1,) * (nd == 1)  # the 2-D form of a 1-D convolution: a unit height
+    p = ConvParams((*unit, *stride), (0, 0) * (nd == 1) + pads, (*unit, *dilation), groups, transposed,
+                   (0,) * (nd == 1) + output_padding)
+    _check_sizes((*input.shape[:2], *unit, *input.shape[2:]), (*unit, *weight.shape[2:]), p, nd)
+    out = weight.shape[1] * groups if transposed else weight.shape[0]
+    b = bias if bias is not None else _creation.zeros(out, dtype=weight.dtype, device=weight.device)
+    return apply(CONVOLUTION, input, weight, b, **_attrs(p))
+
+
+def _is_int(v: Any) -> bool:
+    """An int torch's parser takes: an integral number (not a bool), or a 0-dim integer tensor."""
+    if isinstance(v, Tensor):
+        kind = v.dtype
+        return v.dim() == 0 and not (kind.is_floating_point or kind.is_complex or kind is dtypes.bool_)
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def _fits(name: str, p: dict[str, Any]) -> bool:
+    """Whether torch's parser takes the bound arguments ``p`` of convolution ``name``."""
+    if not (isinstance(p["input"], Tensor) and isinstance(p["weight"], Tensor)):
+        return False
+    if not (p["bias"] is None or isinstance(p["bias"], Tensor)) or not _is_int(p["groups"]):
+        return False
+    for key in ("stride", "padding", "dilation", "output_padding"):
+        v = p.get(key, 0)
+        if key == "padding" and isinstance(v, str) and "transpose" not in name:
+            continue
+        if not all(_is_int(e) for e in (v if isinstance(v, (tuple, list)) else [v])):
+            return False
+    return True
+
+
+def _parsed(fn: Callable) -> Callable:
+    """``fn`` behind torch's argument parser: a call none of torch's signatures of ``fn`` takes
+    raises torch's TypeError (``parse_error``)."""
+    signature = inspect.signature(fn)
+
+    @functools.wraps(fn)
+    def parsed(*args: Any, **kwargs: Any) -> Tensor:
+        try:
+            bound = signature.bind(*args, **kwargs)
+        except TypeError:
+            raise parse_error(fn.__name__, args, kwargs) from None
+        bound.apply_defaults()
+        if not _fits(fn.__name__, bound.arguments):
+            raise parse_error(fn.__name__, args, kwargs)
+        return fn(*args, **kwargs)
+
+    return parsed
+
+
+@api.function("conv1d")
+@_parsed
+def conv1d(
+    input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+    dilation: Any = 1, groups: int = 1,
+) -> Tensor:
+    """1-D cross-correlation of (N, C, L) or (C, L) input with (O, C/groups, K) weight."""
+    return _convolution("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
+
+
+@api.function("conv2d")
+@_parsed
+def conv2d(
+    input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+    dilation: Any = 1, groups: int = 1,
+) -> Tensor:
+    """2-D cross-correlation of (N, C, H, W) or (C, H, W) input with (O, C/groups, kH, kW) weight."""
+    return _convolution("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
+
+
+@api.function("conv_transpose1d")
+@_parsed
+def conv_transpose1d(
+    input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+    output_padding: Any = 0, groups: int = 1, dilation: Any = 1,
+) -> Tensor:
+    """The transposed 1-D convolution of (N, C, L) or (C, L) input with (C, O/groups, K) weight."""
+    return _convolution("conv_transpose1d", 1, input, weight, bias, stride, padding, dilation, groups, True,
+                        output_padding)
+
+
+@api.function("conv_transpose2d")
+@_parsed
+def conv_transpose2d(
+    input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+    output_padding: Any = 0, groups: int = 1, dilation: Any = 1,
+) -> Tensor:
+    """The transposed 2-D convolution of (N, C, H, W) or (C, H, W) input with (C, O/groups, kH, kW)
+    weight."""
+    return _convolution("conv_transpose2d", 2, input, weight, bias, stride, padding, dilation, groups, True,
+                        output_padding)

@@ -35,7 +35,7 @@ from impl.nn._activations import (  # noqa: F401  (re-exported)
     softplus,
     softsign,
 )
-from impl.nn._conv import conv2d
+from impl.nn._conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d
 from impl.nn._dropout import (  # noqa: F401  (re-exported)
     alpha_dropout,
     dropout,
@@ -84,7 +84,12 @@ __all__ = [
     "cross_entropy",
     "binary_cross_entropy",
     "binary_cross_entropy_with_logits",
+    "conv1d",
     "conv2d",
+    "conv_transpose1d",
+    "conv_transpose2d",
+    "cosine_similarity",
+    "pairwise_distance",
     "pad",
     "gelu",
     "silu",

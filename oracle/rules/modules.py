@@ -124,7 +124,8 @@ RULES = [
         MODULES,
         "Conv2d with any stride, padding (ints, pairs, 'valid', 'same'), dilation, groups, bias and "
         "padding_mode (zeros, reflect, replicate, circular), followed or not by an in-place ReLU or "
-        "LeakyReLU, gives torch's outputs, graph and gradients, batched or not.",
+        "LeakyReLU, gives torch's outputs, graph and gradients, batched or not; so do Conv1d, "
+        "ConvTranspose1d and ConvTranspose2d (output_padding), printed as torch's.",
         f"{_NN}.Conv2d.html",
     ),
     Rule(
@@ -169,7 +170,9 @@ RULES = [
         "RNN (tanh, relu), LSTM (proj_size) and GRU with num_layers, bias, batch_first, dropout and "
         "bidirectional, and RNNCell, LSTMCell and GRUCell, on batched or unbatched inputs with or "
         "without h0/c0, give torch's outputs and final states, graphs (UnsafeSplitBackward0, "
-        "MkldnnRnnLayerBackward0 ...), gradients, parameter names and printed forms.",
+        "MkldnnRnnLayerBackward0 ...), gradients, parameter names and printed forms; "
+        "nn.utils.rnn.pad_sequence (batch_first, padding_value, padding_side) gives torch's padded "
+        "tensor, CopySlices graph, gradients and errors.",
         f"{_NN}.LSTM.html",
     ),
     Rule(
@@ -194,7 +197,7 @@ RULES = [
     Rule(
         "MOD-014",
         MODULES,
-        "LazyLinear and LazyConv2d hold UninitializedParameters (printed with in_features=0 or 0 "
+        "LazyLinear, LazyConv2d and LazyConv1d hold UninitializedParameters (printed with in_features=0 or 0 "
         "channels; their shape refused with torch's RuntimeError) until the first call, which infers "
         "the input's features, materializes and initialises the parameters on torch's random stream "
         "(weight, then bias: a seeded program gets torch's weights) and turns the module into Linear "

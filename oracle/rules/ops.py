@@ -48,7 +48,8 @@ RULES = [
         "inf, -inf, linalg.norm, torch.norm: LinalgVectorNormBackward0 with torch's subgradient at a zero "
         "norm and the inf norm's gradient shared by the maxima), and the distances (cdist of every p "
         "and compute mode, batched, CdistBackward0 or EuclideanDistBackward0 on torch's matrix product "
-        "path; cosine_similarity with dim, eps and broadcasting; pairwise_distance with p, eps, keepdim), "
+        "path; cosine_similarity with dim, eps and broadcasting; pairwise_distance with p, eps, keepdim; "
+        "both also as the modules nn.CosineSimilarity and nn.PairwiseDistance, printed as torch's), "
         "on every dtype, give torch's values, "
         "indices, dtypes, gradients and errors for bad dims and arguments.",
         f"{_DOCS}/torch.html#reduction-ops",

@@ -13,7 +13,8 @@ from impl.nn.modules.activation_more import (
     Softsign,
 )
 from impl.nn.modules.container import ModuleDict, ModuleList, Sequential
-from impl.nn.modules.conv import Conv2d
+from impl.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from impl.nn.modules.distance import CosineSimilarity, PairwiseDistance
 from impl.nn.modules.dropout import (
     AlphaDropout,
     Dropout,
@@ -24,7 +25,13 @@ from impl.nn.modules.dropout import (
     Flatten,
     Unflatten,
 )
-from impl.nn.modules.lazy import LazyConv2d, LazyLinear
+from impl.nn.modules.lazy import (
+    LazyConv1d,
+    LazyConv2d,
+    LazyConvTranspose1d,
+    LazyConvTranspose2d,
+    LazyLinear,
+)
 from impl.nn.modules.linear import Identity, Linear
 from impl.nn.modules.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
 from impl.nn.modules.module import Module
@@ -45,9 +52,17 @@ __all__ = [
     "Module",
     "Linear",
     "LazyLinear",
+    "LazyConv1d",
     "LazyConv2d",
+    "LazyConvTranspose1d",
+    "LazyConvTranspose2d",
     "Identity",
+    "Conv1d",
     "Conv2d",
+    "ConvTranspose1d",
+    "ConvTranspose2d",
+    "CosineSimilarity",
+    "PairwiseDistance",
     "ReLU",
     "LeakyReLU",
     "Threshold",

@@ -1,7 +1,7 @@
-"""Lazy modules (torch.nn.modules.lazy): LazyLinear and LazyConv2d hold uninitialized parameters
-until their first call, which reads the input's features, materializes the parameters, initialises
+"""Lazy modules (torch.nn.modules.lazy): LazyLinear and the lazy convolutions hold uninitialized
+parameters until their first call, which reads the input's features, materializes the parameters, initialises
 them as the module they become does (on the random stream, weight first) and swaps the module's
-class for that one (``cls_to_become``: Linear, Conv2d)."""
+class for that one (``cls_to_become``: Linear, Conv2d ...)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from impl import _grad_mode as grad_mode
 from impl._tensor import Tensor
-from impl.nn.modules.conv import Conv2d
+from impl.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from impl.nn.modules.linear import Linear
 from impl.nn.modules.module import Module
 from impl.nn.parameter import UninitializedParameter, is_lazy
@@ -93,11 +93,44 @@ class LazyLinear(LazyModuleMixin, Linear):
             self.in_features = input.shape[-1]
 
 
-class LazyConv2d(LazyModuleMixin, Conv2d):
-    """A Conv2d whose in_channels (0 until then) is the channel dimension of its first input."""
+class _LazyConvXdMixin(LazyModuleMixin):
+    """What the lazy convolutions share: in_channels (0 until then) is the channel dimension of
+    the first input, the weight materialized as the module it becomes lays it out."""
 
-    cls_to_become = Conv2d
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.in_channels != 0:
+            super().reset_parameters()
 
+    def initialize_parameters(self, input: Tensor, *args: Any, **kwargs: Any) -> None:
+        if self.has_uninitialized_params():
+            n = self._dims
+            if input.dim() not in (n + 1, n + 2):
+                raise RuntimeError(
+                    f"Expected {n + 1}D (unbatched) or {n + 2}D (batched) input to "
+                    f"{self.__class__.__name__}, but got input of size: {input.shape}"
+                )
+            self.in_channels = input.shape[1] if input.dim() == n + 2 else input.shape[0]
+            if self.in_channels % self.groups != 0:
+                raise ValueError("in_channels must be divisible by groups")
+            if self.transposed:
+                channels = (self.in_channels, self.out_channels // self.groups)
+            else:
+                channels = (self.out_channels, self.in_channels // self.groups)
+            self.weight.materialize((*channels, *self.kernel_size))
+            if self.bias is not None:
+                self.bias.materialize((self.out_channels,))
+            self.reset_parameters()
+
+    def _uninitialized(self, out_channels: int, bias: bool, device: Any, dtype: Any) -> None:
+        """The parameters replaced by uninitialized ones (the constructor made them with no
+        channels)."""
+        self.weight = UninitializedParameter(device=device, dtype=dtype)
+        self.out_channels = out_channels
+        if bias:
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+
+
+class _LazyConv(_LazyConvXdMixin):
     def __init__(
         self,
         out_channels: int,
@@ -112,26 +145,48 @@ class LazyConv2d(LazyModuleMixin, Conv2d):
         dtype: Any = None,
     ) -> None:
         super().__init__(0, 0, kernel_size, stride, padding, dilation, groups, False, padding_mode)
-        self.weight = UninitializedParameter(device=device, dtype=dtype)
-        self.out_channels = out_channels
-        if bias:
-            self.bias = UninitializedParameter(device=device, dtype=dtype)
+        self._uninitialized(out_channels, bias, device, dtype)
 
-    def reset_parameters(self) -> None:
-        if not self.has_uninitialized_params() and self.in_channels != 0:
-            super().reset_parameters()
 
-    def initialize_parameters(self, input: Tensor, *args: Any, **kwargs: Any) -> None:
-        if self.has_uninitialized_params():
-            if input.dim() not in (3, 4):
-                raise RuntimeError(
-                    f"Expected 3D (unbatched) or 4D (batched) input to {self.__class__.__name__}, but "
-                    f"got input of size: {input.shape}"
-                )
-            self.in_channels = input.shape[0] if input.dim() == 3 else input.shape[1]
-            if self.in_channels % self.groups != 0:
-                raise ValueError("in_channels must be divisible by groups")
-            self.weight.materialize((self.out_channels, self.in_channels // self.groups, *self.kernel_size))
-            if self.bias is not None:
-                self.bias.materialize((self.out_channels,))
-            self.reset_parameters()
+class _LazyConvTranspose(_LazyConvXdMixin):
+    def __init__(
+        self,
+        out_channels: int,
+        kernel_size: Any,
+        stride: Any = 1,
+        padding: Any = 0,
+        output_padding: Any = 0,
+        groups: int = 1,
+        bias: bool = True,
+        dilation: Any = 1,
+        padding_mode: str = "zeros",
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__(0, 0, kernel_size, stride, padding, output_padding, groups, False, dilation,
+                         padding_mode)
+        self._uninitialized(out_channels, bias, device, dtype)
+
+
+class LazyConv1d(_LazyConv, Conv1d):
+    """A Conv1d whose in_channels is the channel dimension of its first input."""
+
+    cls_to_become = Conv1d
+
+
+class LazyConv2d(_LazyConv, Conv2d):
+    """A Conv2d whose in_channels is the channel dimension of its first input."""
+
+    cls_to_become = Conv2d
+
+
+class LazyConvTranspose1d(_LazyConvTranspose, ConvTranspose1d):
+    """A ConvTranspose1d whose in_channels is the channel dimension of its first input."""
+
+    cls_to_become = ConvTranspose1d
+
+
+class LazyConvTranspose2d(_LazyConvTranspose, ConvTranspose2d):
+    """A ConvTranspose2d whose in_channels is the channel dimension of its first input."""
+
+    cls_to_become = ConvTranspose2d

@@ -1,5 +1,7 @@
-"""torch.nn.utils' subset impl has: gradient clipping and parameters as one vector."""
+"""torch.nn.utils' subset impl has: gradient clipping, parameters as one vector, and rnn's
+pad_sequence."""
 
+from impl.nn.utils import rnn as rnn
 from impl.nn.utils.clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_
 from impl.nn.utils.convert_parameters import parameters_to_vector, vector_to_parameters
 
