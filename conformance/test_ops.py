@@ -1262,13 +1262,16 @@ def test_sorting_ops(op: str, data: st.DataObject, backend: Backend, reference: 
 SHAPE_OPS = ("tril", "triu", "tril_", "triu_", "roll", "diagonal", "movedim", "moveaxis", "swapaxes")
 SHAPE_OPS += ("swapdims", "broadcast_to", "flipud", "fliplr", "ravel", "unflatten", "repeat", "tile")
 SHAPE_OPS += ("diag", "diag_embed", "rot90", "broadcast_tensors", "hstack", "vstack", "row_stack", "dstack")
-SHAPE_OPS += ("column_stack", "tensor_split", "hsplit", "vsplit", "dsplit")
+SHAPE_OPS += ("column_stack", "tensor_split", "hsplit", "vsplit", "dsplit", "split", "chunk", "unbind")
 AT_LEAST = ("atleast_1d", "atleast_2d", "atleast_3d")  # of one tensor, or of several: a tuple
 SHAPE_OPS += ("diff", *AT_LEAST)
 # the ops of SHAPE_OPS taking a list of tensors, and those returning a tuple of them
 STACKING = ("hstack", "vstack", "row_stack", "dstack", "column_stack")
-SPLITTING = ("broadcast_tensors", "tensor_split", "hsplit", "vsplit", "dsplit")
+SPLITTING = ("broadcast_tensors", "tensor_split", "hsplit", "vsplit", "dsplit", "split", "chunk", "unbind")
 SHAPE_WEIGHT = 0.3
+# split's sizes and chunk's counts: one that leaves a remainder first (the derandomized profile draws
+# the first most often), 0 and negative ones refused
+SPLIT_SIZES = (2, 3, 1, 4, 0, -1)
 # roll's shifts, a nonzero one first (the derandomized profile draws the first most often)
 ROLL_SHIFTS = (1, -2, 3, -1, 2, 0, 4, -4)
 # shapes of the shape ops' inputs: 0-d, empty, size-1 dims, up to 3 dims
@@ -1328,6 +1331,18 @@ def shape_op_args(draw: Any, op: str, shape: tuple[int, ...]) -> tuple[list, dic
         else:
             split = draw(st.lists(st.integers(-1, 5), max_size=3))  # indices, unsorted, out of range
         return [split], ({"dim": draw(dim)} if op == "tensor_split" and draw(st.booleans()) else {})
+    if op == "split":  # a size (0 or negative now and then) or sizes (negative, not summing up)
+        d = draw(dim)
+        if draw(st.booleans()):
+            return [draw(st.sampled_from(SPLIT_SIZES))], {"dim": d}
+        size = shape[d] if -rank <= d < rank else 0
+        cuts = sorted(draw(st.lists(st.integers(0, size), max_size=2)))
+        sizes = [b - a for a, b in zip([0, *cuts], [*cuts, size], strict=True)]
+        return [sizes if draw(st.integers(0, 3)) else draw(st.lists(st.integers(-1, 3), max_size=3))], {"dim": d}
+    if op == "chunk":
+        return [draw(st.sampled_from(SPLIT_SIZES))], {"dim": draw(dim)}
+    if op == "unbind":
+        return [draw(dim)], {}
     return [], {}
 
 
@@ -1436,6 +1451,9 @@ SHAPE_FORMS: dict[str, tuple[tuple[int, ...], list[tuple[tuple, dict]]]] = {
     "rot90": ((2, 4, 6), [((), {}), ((2,), {}), ((1, [1, 2]), {})]),
     "tensor_split": ((2, 4, 6), [((3,), {}), (([1, 3],), {"dim": 2}), ((INDICES,), {"dim": 1})]),
     **dict.fromkeys(("hsplit", "vsplit", "dsplit"), ((2, 4, 6), _SPLITS)),
+    "split": ((3, 5), [((2,), {}), ((2,), {"dim": 1}), (([1, 4],), {"dim": -1})]),
+    "chunk": ((3, 5), [((2,), {}), ((3,), {"dim": 1})]),
+    "unbind": ((2, 3), [((), {}), ((1,), {}), ((-1,), {})]),
     "diff": ((2, 4, 6), [((), {}), ((2,), {}), ((1, 1), {}), ((0,), {}), ((3, 0), {}),
                          ((), {"prepend": SLAB}), ((2,), {"append": SLAB, "prepend": SLAB})]),
 }

@@ -491,9 +491,10 @@ class Tensor:
         return arr if dtype is None else arr.astype(dtype, copy=False)
 
     def __iter__(self) -> Any:
+        """As torch's: the rows are ``unbind(0)``'s views (one UnbindBackward0 node), made at once."""
         if self.dim() == 0:
             raise TypeError("iteration over a 0-d tensor")
-        return (self[i] for i in range(len(self)))
+        return iter(self.unbind(0))
 
     def __hash__(self) -> int:
         return id(self)

@@ -915,6 +915,21 @@ def tensor_split_longer_pieces_last() -> Iterator[None]:
 
 
 @fault({"OPS-009": "graph differs"})
+def split_remainder_first() -> Iterator[None]:
+    """split (and chunk, through it) by a size puts the short remainder piece first, not last."""
+    from impl._ops import stacking
+
+    def make(original: Callable) -> Callable:
+        def views(input: Any, d: int, sizes: list, node_name: str) -> tuple:
+            return original(input, d, sizes[::-1] if node_name == "SplitBackward0" else sizes, node_name)
+
+        return views
+
+    with patched(stacking, "_split_views", make):
+        yield
+
+
+@fault({"OPS-009": "graph differs"})
 def diag_of_matrix_is_a_view() -> Iterator[None]:
     """diag of a 2-d tensor returns the strided diagonal itself, not torch's contiguous copy."""
     from impl._ops.shapes import DIAGONAL_COPY, _diagonal_fwd

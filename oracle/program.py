@@ -125,7 +125,7 @@ OPS.update(
         **_table("repeat", "method"),
         **_table("tril_ triu_", "method", inplace=True),
         **_table("diag diag_embed rot90 broadcast_tensors hstack vstack row_stack dstack", "function"),
-        **_table("column_stack tensor_split hsplit vsplit dsplit", "function"),
+        **_table("column_stack tensor_split hsplit vsplit dsplit split chunk unbind", "function"),
         **_table("arccos arctan arcsinh arccosh arctanh", "function"),
         **_table("arcsin_ arccos_ arctan_ arcsinh_ arccosh_ arctanh_ fix_", "method", True),
         **_table("sgn_ square_ sqrt_ tanh_ abs_ pow_", "method", True),

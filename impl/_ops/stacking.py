@@ -252,40 +252,77 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     if not isinstance(input, Tensor):
         raise invalid_call(unbind, locals())
     d = _wrap_dim(dim, input.dim())
+    if input.dim() == 0:
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     arrays = [input._data[(builtins.slice(None),) * d + (i, Ellipsis)] for i in range(input.shape[d])]
     return _multi_view(input, arrays, "UnbindBackward0", d, True)
 
 
-@api.variants("split")
-def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
-    if not isinstance(input, Tensor):  # torch.split is Python calling the method: what it does
-        return input.split(split_size_or_sections, dim)
+def _at_least_1d(input: Tensor, op: str) -> None:
+    if input.dim() == 0:
+        raise RuntimeError(f"{op} expects at least a 1-dimensional tensor")
+
+
+def _split_sizes(input: Tensor, sizes: list, dim: int) -> tuple:
+    """torch.split_with_sizes: views of the given lengths along ``dim``."""
+    _at_least_1d(input, "split")
     d = _wrap_dim(dim, input.dim())
     n = input.shape[d]
-    if isinstance(split_size_or_sections, int):
-        size = split_size_or_sections
-        sizes = [size] * (n // size) + ([n % size] if n % size else [])
-        name = "SplitBackward0"
-    else:
-        sizes = list(split_size_or_sections)
-        if builtins.sum(sizes) != n:
-            raise RuntimeError(
-                f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
-                f"at dimension {d}), but got split_sizes={sizes}"
-            )
-        name = "SplitWithSizesBackward0"
+    if any(size < 0 for size in sizes):
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={sizes}"
+        )
+    if builtins.sum(sizes) != n:
+        raise RuntimeError(
+            f"split_with_sizes expects split_sizes to sum exactly to {n} (input tensor's size "
+            f"at dimension {dim}), but got split_sizes={sizes}"
+        )
+    return _split_views(input, d, sizes, "SplitWithSizesBackward0")
+
+
+def _split_views(input: Tensor, d: int, sizes: list, node_name: str) -> tuple:
+    """Views of consecutive pieces of ``sizes`` along dim ``d``, sharing one node ``node_name``."""
     arrays, start = [], 0
-    for s in sizes:
-        arrays.append(input._data[(builtins.slice(None),) * d + (builtins.slice(start, start + s),)])
-        start += s
-    return _multi_view(input, arrays, name, d, False)
+    for size in sizes:
+        arrays.append(input._data[(builtins.slice(None),) * d + (builtins.slice(start, start + size),)])
+        start += size
+    return _multi_view(input, arrays, node_name, d, False)
+
+
+@api.variants("split")
+def split(input: Tensor, split_size_or_sections: Any, dim: int = 0) -> tuple:
+    """torch's Tensor.split: an int is a size (the last piece the rest), a list the pieces' sizes."""
+    if not isinstance(input, Tensor):  # torch.split is Python calling the method: what it does
+        return input.split(split_size_or_sections, dim)
+    if not isinstance(split_size_or_sections, int):
+        sizes = split_size_or_sections
+        if not isinstance(sizes, (list, tuple)):
+            raise TypeError("split_with_sizes(): argument 'split_sizes' (position 2) must be tuple of ints, "
+                            f"not {type(sizes).__name__}")
+        return _split_sizes(input, list(sizes), dim)
+    size = split_size_or_sections
+    _at_least_1d(input, "split")
+    if size < 0:
+        raise RuntimeError(f"split expects split_size be non-negative, but got split_size={size}")
+    d = _wrap_dim(dim, input.dim())
+    n = input.shape[d]
+    if size == 0 and n != 0:
+        raise RuntimeError(f"split_size can only be 0 if dimension size is 0, but got dimension size of {n}")
+    count = builtins.max(-(-n // size), 1) if size else 1
+    return _split_views(input, d, [size] * (count - 1) + [n - size * (count - 1)], "SplitBackward0")
 
 
 @api.variants("chunk")
 def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
+    """torch.chunk: ``split`` by ceil(size / chunks); of an empty dim, ``chunks`` empty pieces."""
     if not isinstance(input, Tensor):
         raise invalid_call(chunk, locals())
+    _at_least_1d(input, "chunk")
+    if chunks <= 0:
+        raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")
     n = input.shape[_wrap_dim(dim, input.dim())]
+    if n == 0:
+        return _split_sizes(input, [0] * chunks, dim)
     return split(input, -(-n // chunks), dim)
 
 

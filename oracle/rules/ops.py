@@ -106,7 +106,7 @@ RULES = [
         "Shape ops (tril, triu and tril_/triu_, roll, diagonal, movedim/moveaxis, swapaxes/swapdims, "
         "broadcast_to, flipud, fliplr, ravel, unflatten, repeat, tile, diag, diag_embed, rot90, "
         "broadcast_tensors, hstack, vstack/row_stack, dstack, column_stack, tensor_split, hsplit, vsplit, "
-        "dsplit, diff (n, dim, prepend/append), atleast_1d/2d/3d (of one tensor or several), "
+        "dsplit, split (a size or sizes), chunk, unbind, diff (n, dim, prepend/append), atleast_1d/2d/3d (of one tensor or several), "
         "tril_indices/triu_indices (offset, index dtypes), repeat_interleave (int or tensor counts, "
         "dim, output_size), meshgrid (indexing, torch's warning without it), and the scatter ops "
         "scatter (a tensor src or a number, reduce='add'/'multiply'), "

@@ -201,3 +201,41 @@ def _empty_grad(m: Any) -> Any:
 def test_cat_skips_legacy_empty_tensors(name: str) -> None:
     case = LEGACY_EMPTY_CASES[name]
     assert observe(impl, case) == observe(torch, case)
+
+
+def _pieces(m: Any, case: Callable[[Any], Any]) -> Any:
+    """Each piece's shape and grad_fn name, or the error (type and message)."""
+    try:
+        return [(tuple(t.shape), type(t.grad_fn).__name__) for t in case(m)]
+    except Exception as e:  # noqa: BLE001 - the error is what is compared
+        return f"{type(e).__name__}: {e}"
+
+
+SPLITS: dict[str, Callable[[Any], Any]] = {
+    "iterate": lambda m: list(m.ones(2, 3, requires_grad=True)),
+    "iterate 0-d": lambda m: list(m.tensor(1.0)),
+    "split size": lambda m: m.ones(2, 5, requires_grad=True).split(2, 1),
+    "split -1": lambda m: m.ones(2, 3).split(-1, 1),
+    "split 0": lambda m: m.ones(2, 3).split(0, 1),
+    "split 0 of empty": lambda m: m.ones(2, 0, requires_grad=True).split(0, 1),
+    "split 2 of empty": lambda m: m.ones(2, 0, requires_grad=True).split(2, 1),
+    "split sizes": lambda m: m.split(m.ones(2, 3, requires_grad=True), [1, 2], dim=-1),
+    "split negative sizes": lambda m: m.ones(2, 3).split([-1, 4], 1),
+    "split sizes not summing": lambda m: m.ones(2, 3).split([1, 1], -1),
+    "split float": lambda m: m.ones(2, 3).split(1.5),
+    "split 0-d": lambda m: m.tensor(1.0).split(1),
+    "split -1 dim out of range": lambda m: m.ones(2, 3).split(-1, 5),
+    "chunk": lambda m: m.ones(6, requires_grad=True).chunk(4),
+    "chunk 0": lambda m: m.ones(2, 3).chunk(0, 5),
+    "chunk of empty": lambda m: m.ones(2, 0, requires_grad=True).chunk(2, 1),
+    "chunk 0-d": lambda m: m.tensor(1.0).chunk(1),
+    "unbind": lambda m: m.ones(2, 3, requires_grad=True).unbind(-1),
+    "unbind 0-d": lambda m: m.tensor(1.0).unbind(-1),
+    "unbind 0-d out of range": lambda m: m.tensor(1.0).unbind(1),
+}
+
+
+@pytest.mark.parametrize("name", SPLITS)
+def test_split_chunk_unbind_and_iteration_match_torch(name: str) -> None:
+    """Iteration is unbind(0) (UnbindBackward0 rows); split/chunk/unbind check in torch's order."""
+    assert _pieces(impl, SPLITS[name]) == _pieces(torch, SPLITS[name])
