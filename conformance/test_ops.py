@@ -1338,7 +1338,8 @@ def shape_op_args(draw: Any, op: str, shape: tuple[int, ...]) -> tuple[list, dic
         size = shape[d] if -rank <= d < rank else 0
         cuts = sorted(draw(st.lists(st.integers(0, size), max_size=2)))
         sizes = [b - a for a, b in zip([0, *cuts], [*cuts, size], strict=True)]
-        return [sizes if draw(st.integers(0, 3)) else draw(st.lists(st.integers(-1, 3), max_size=3))], {"dim": d}
+        odd = st.lists(st.integers(-1, 3), max_size=3)  # now and then negative, not summing up
+        return [sizes if draw(st.integers(0, 3)) else draw(odd)], {"dim": d}
     if op == "chunk":
         return [draw(st.sampled_from(SPLIT_SIZES))], {"dim": draw(dim)}
     if op == "unbind":

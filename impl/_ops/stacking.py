@@ -270,7 +270,8 @@ def _split_sizes(input: Tensor, sizes: list, dim: int) -> tuple:
     n = input.shape[d]
     if any(size < 0 for size in sizes):
         raise RuntimeError(
-            f"split_with_sizes expects split_sizes have only non-negative entries, but got split_sizes={sizes}"
+            "split_with_sizes expects split_sizes have only non-negative entries, but got "
+            f"split_sizes={sizes}"
         )
     if builtins.sum(sizes) != n:
         raise RuntimeError(
