@@ -912,15 +912,18 @@ def test_gather_cat_softmax(kind: str, data: st.DataObject, backend: Backend, re
 
 def mixed_key(draw: Any, p: OpProgram, shape: tuple[int, ...]) -> tuple:
     """A key mixing basic items (integers, slices, None, Ellipsis) with advanced ones (lists,
-    integer or bool tensors): torch slices first (a view; a write then gets CopySlices), then
-    indexes what is left (adjacent advanced items or not, which moves the result's dims)."""
+    tuples and ranges, which torch reads as sequences, integer or bool tensors): torch slices first
+    (a view; a write then gets CopySlices), then indexes what is left (adjacent advanced items or
+    not, which moves the result's dims)."""
     first = draw(st.integers(0, len(shape) - 1))  # the dim of the first advanced item
     items: list[Any] = []
     for d, size in enumerate(shape):
         if d == first or (d > first and draw(st.integers(0, 2)) == 0):
-            kind = draw(st.sampled_from(("list", "tensor", "mask")))
+            kind = draw(st.sampled_from(("list", "tensor", "mask", "sequence")))
             if kind == "list":
                 items.append(index_data(draw, (draw(st.integers(1, 3)),), size))
+            elif kind == "sequence":
+                items.append(sequence_key(draw, size))
             elif kind == "tensor":
                 items.append(Ref(p.index((draw(st.integers(1, 2)),), size)))
             else:
@@ -939,6 +942,16 @@ def mixed_key(draw: Any, p: OpProgram, shape: tuple[int, ...]) -> tuple:
     return tuple(items)
 
 
+def sequence_key(draw: Any, size: int) -> Any:
+    """An index item torch reads as a sequence and turns into a tensor: a range (now and then
+    empty, or past the end) or a tuple of integers."""
+    if draw(st.integers(0, 2)) == 2:
+        return tuple(index_data(draw, (draw(st.integers(1, 3)),), size))
+    start = draw(st.integers(0, size - 1))
+    stop = draw(st.sampled_from((size, size, size, start, size + 1)))
+    return range(start, stop, draw(st.sampled_from((2, 1))))
+
+
 @st.composite
 def indexing(draw: Any) -> Program:
     """An indexing read (integer, list, integer or bool tensor, a key mixing basic and advanced
@@ -948,10 +961,14 @@ def indexing(draw: Any) -> Program:
     dtype = dtype_of(draw)
     shape = draw(st.sampled_from(((3,), (2, 3), (3, 1), (2, 1, 3))))
     x = p.leaf(shape, dtype, grad=True)
-    kind = draw(st.sampled_from(("int", "list", "tensor", "mask", "mixed", "mixed", "narrow", "select")))
+    kinds = ("int", "list", "tensor", "mask", "mixed", "mixed", "narrow", "select", "range")
+    kind = draw(st.sampled_from(kinds))
     index: Any
     if kind == "mixed":
         index = mixed_key(draw, p, shape)
+    elif kind == "range":  # a range key: a sequence of integers, an integer tensor index
+        index = sequence_key(draw, shape[0])
+        index = index if isinstance(index, range) else list(index)
     elif kind == "int":
         index = draw(st.integers(-shape[0], shape[0] - (draw(st.integers(0, 5)) > 0)))
     elif kind == "list":

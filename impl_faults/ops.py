@@ -112,6 +112,18 @@ def index_grad_overwrites_duplicates() -> Iterator[None]:
         yield
 
 
+@fault({"OPS-006": "differs"})
+def range_index_without_step() -> Iterator[None]:
+    """A range index item is read as the integers from its start to its stop, its step dropped."""
+    from impl._ops import indexing
+
+    def make(original: Callable) -> Callable:
+        return lambda k, *rest: original(range(k.start, k.stop) if isinstance(k, range) else k, *rest)
+
+    with patched(indexing, "_index_tensor", make):
+        yield
+
+
 @fault({"OPS-005": ".grad: value"})
 def gather_grad_overwrites_duplicates() -> Iterator[None]:
     """gather's backward scatters the gradient into zeros (scatter) instead of adding it

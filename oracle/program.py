@@ -1227,6 +1227,8 @@ def _encode(value: Any) -> Any:
         return {"slice": [_encode(value.start), _encode(value.stop), _encode(value.step)]}
     if value is Ellipsis:
         return {"ellipsis": None}
+    if isinstance(value, range):  # an index item torch reads as a sequence
+        return {"range": [value.start, value.stop, value.step]}
     if isinstance(value, list):
         return [_encode(v) for v in value]
     if isinstance(value, dict):
@@ -1250,6 +1252,8 @@ def _decode(value: Any) -> Any:
             return slice(*(_decode(v) for v in value["slice"]))
         if set(value) == {"ellipsis"}:
             return Ellipsis
+        if set(value) == {"range"}:
+            return range(*value["range"])
         return {k: _decode(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_decode(v) for v in value]

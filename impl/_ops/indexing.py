@@ -802,9 +802,14 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 def _plain_list(v: Any) -> Any:
     if isinstance(v, Tensor):
         return v._data
-    if isinstance(v, list):
+    if isinstance(v, (list, tuple, range)):
         return [_plain_list(x) for x in v]
     return v
+
+
+def _is_sequence(k: Any) -> bool:
+    """An index item torch reads as a sequence (PySequence_Check, a str aside): it becomes a tensor."""
+    return isinstance(k, (list, tuple, range, np.ndarray))
 
 
 _SEQUENCE_AS_TUPLE = (
@@ -820,8 +825,8 @@ def _key_items(key: Any) -> tuple:
     read as a tuple (torch's treatSequenceAsTuple, with its deprecation warning)."""
     if isinstance(key, tuple):
         return key
-    if isinstance(key, list) and len(key) < 32:
-        nested = (builtins.slice, list, tuple, Tensor)
+    if isinstance(key, (list, range)) and len(key) < 32:
+        nested = (builtins.slice, list, tuple, range, np.ndarray, Tensor)
         if any(k is None or k is Ellipsis or isinstance(k, nested) for k in key):
             warnings.warn(_SEQUENCE_AS_TUPLE, UserWarning, stacklevel=3)
             return tuple(key)
@@ -852,15 +857,18 @@ BYTE_INDEX = (
 
 
 def _index_tensor(k: Any, xp: Any = np) -> Tensor:
-    """An advanced index as a tensor (a list becomes a new one, as torch.tensor would make it, in
-    ``xp``, the namespace of the indexed tensor's device, where torch makes it; but an empty list
-    is an empty integer index)."""
+    """An advanced index as a tensor. A sequence (list, tuple, range, numpy array) becomes a new
+    one, in ``xp``, the namespace of the indexed tensor's device, where torch makes it: as torch's
+    indexing_tensor_from_data, bool and uint8 data keep their dtype and anything else is int64
+    (floats truncated)."""
     if isinstance(k, Tensor):
         if k.dtype not in (dtypes.int64, dtypes.int32, dtypes.bool_):  # uint8 is read as bool before
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return k
-    array = xp.asarray(_plain_list(k))
-    return Tensor._from_array(array.astype(np.int64) if array.size == 0 else array)  # [] indexes nothing
+    array = xp.asarray(k if isinstance(k, np.ndarray) else _plain_list(k))
+    if array.dtype not in (np.bool_, np.uint8) or array.size == 0:  # [] indexes nothing
+        array = array.astype(np.int64)
+    return Tensor._from_array(array)
 
 
 def _dims_consumed(k: Any) -> int:
@@ -928,7 +936,7 @@ def apply_slicing(t: Tensor, items: tuple, skip_full_slices: bool) -> tuple[Tens
     if builtins.sum(1 for k in items if k is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     xp = namespace_of(t._data)
-    items = tuple(_index_tensor(k, xp) if isinstance(k, list) else _byte_as_mask(k) for k in items)
+    items = tuple(_byte_as_mask(_index_tensor(k, xp) if _is_sequence(k) else k) for k in items)
     consumed = builtins.sum(_dims_consumed(k) for k in items)
     if consumed > t.dim():
         raise IndexError(f"too many indices for tensor of dimension {t.dim()}")

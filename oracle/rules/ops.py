@@ -72,7 +72,8 @@ RULES = [
     Rule(
         "OPS-006",
         FAMILY,
-        "Indexing reads (integers, lists, integer and boolean tensors, narrow, select) and writes "
+        "Indexing reads (integers, lists, tuples and ranges read as sequences, integer and boolean "
+        "tensors, narrow, select) and writes "
         "(__setitem__ with a scalar or a tensor) give torch's values, gradients and graph.",
         f"{_DOCS}/tensor_view.html",
     ),
