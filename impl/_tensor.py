@@ -68,6 +68,7 @@ class VersionCounter:
 @api.function("Tensor")
 class Tensor:
     """A torch.Tensor look-alike on numpy/cupy arrays."""
+    __module__ = __package__  # torch's class is torch.X, as type() and repr(cls) show
 
     __array_priority__ = 1000  # numpy defers ``ndarray * Tensor`` to Tensor.__rmul__
     # Slots, not a dict: long graphs hold one tensor per op, and the cycle collector walks them all.

@@ -1,0 +1,62 @@
+"""What teaching programs (d2l.ai, "eat pytorch in 20 days", Karpathy's makemore lectures, the
+PyTorch tutorials) call that impl gained: values, dtypes, grad_fn names, printed forms and errors
+against torch, case by case in one loop."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+import impl
+from tests.impl.test_impl_device import outcome
+
+
+def shown(module: Any, call: str) -> tuple[str, str]:
+    """What ``call`` gives on ``module`` (``np`` is numpy): its repr, the grad_fn names of each
+    result, or its error."""
+
+    def run() -> Any:
+        result = eval(call, {"torch": module, "np": np})
+        results = result if isinstance(result, tuple) else (result,)
+        tensors = [r for r in results if isinstance(r, module.Tensor)]
+        return result, [type(r.grad_fn).__name__ for r in tensors if r.grad_fn]
+
+    kind, text = outcome(run)
+    return kind, text.replace("<class 'impl.", "<class 'torch.")
+
+
+X = "torch.arange(12., requires_grad=True).reshape(3, 4)"
+CALLS = [
+    # index items torch reads as sequences: ranges, tuples, numpy arrays, floats truncated
+    f"{X}[range(2)]",
+    f"{X}[range(0, 3, 2), 1]",
+    f"{X}[range(3), range(1, 4)]",
+    f"{X}[:, range(0, 4, 2)]",
+    f"{X}[((0, 1), 0)]",
+    f"{X}[np.array([0, 2])]",
+    f"{X}[np.array([0.7, 1.9])]",
+    f"{X}[[0.7, 1.9]]",
+    f"{X}[np.array([True, False, True])]",
+    f"{X}[np.array([1, 2], dtype=np.int32), 0]",
+    f"{X}[range(0)]",
+    f"{X}[range(4)]",
+    # the classes' names, as type() and repr show them
+    "type(torch.ones(1)), torch.Tensor, type(torch.ones(1).shape), torch.dtype, type(torch.float32)",
+    "type(torch.device('cpu')), type(torch.finfo(torch.float32)), type(torch.iinfo(torch.int8))",
+]
+
+
+def test_as_torch() -> None:
+    assert [shown(impl, call) for call in CALLS] == [shown(torch, call) for call in CALLS]
+
+
+def test_index_writes_with_sequences() -> None:
+    for key in (range(0, 3, 2), (range(3), range(1, 4)), np.array([2, 0]), ([0.2, 2.9], 1)):
+        results = []
+        for module in (torch, impl):
+            x = module.zeros(3, 4)
+            x[key] = 1.0
+            results.append(x.tolist())
+        assert results[0] == results[1], key
