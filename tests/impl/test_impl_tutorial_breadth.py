@@ -4,6 +4,7 @@ against torch, case by case in one loop."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -60,3 +61,23 @@ def test_index_writes_with_sequences() -> None:
             x[key] = 1.0
             results.append(x.tolist())
         assert results[0] == results[1], key
+
+
+def test_float_of_a_tensor_that_requires_grad_warns() -> None:
+    """float() (and complex(), through it) of a tensor that requires grad warns, once per process
+    (every time with set_warn_always); int(), item() and format() do not."""
+    conversions = ("float(t)", "complex(t)", "float(t * 2)", "int(t)", "t.item()", "f'{t:.2f}'",
+                   "float(t.detach())")
+    seen = []
+    for module in (torch, impl):
+        module.set_warn_always(True)
+        try:
+            t = module.tensor(2.5, requires_grad=True)
+            for call in conversions:
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    value = eval(call, {"t": t})
+                seen.append((call, value, [(w.category, str(w.message)) for w in caught]))
+        finally:
+            module.set_warn_always(False)
+    assert seen[: len(conversions)] == seen[len(conversions) :]
