@@ -102,7 +102,7 @@ MATRIX = ("matmul", "__matmul__", "mm", "bmm", "addmm", "trace", "einsum")
 SCALARS = (2, -1, 0, 0.5, -2.0, True)
 CLAMP_BOUNDS = ({"min": -1.0}, {"max": 0.5}, {"min": -1.0, "max": 1.0}, {"min": 1, "max": 0})
 # the ops of gather_and_friends (OPS-005), one test each
-GATHER_KINDS = ("cat", "stack", "gather", "index_select", "masked_fill", "softmax", "log_softmax")
+GATHER_KINDS = ("cat", "stack", "gather", "index_select", "masked_fill", "softmax", "log_softmax", "one_hot")
 GATHER_WEIGHT = 0.4
 # index dtypes gather and index_select refuse (they take int64 and int32)
 INVALID_INDICES = ("int16", "uint8", "float32")
@@ -843,6 +843,13 @@ def gather_and_friends(draw: Any, kind: str | None = None) -> Program:
             p.op(kind, Ref(x), dim, Ref(bad))
         index = p.indices(read_indices(draw, index_shape, size), draw(st.sampled_from(("int64", "int32"))))
         y = p.op(kind, Ref(x), dim, Ref(index))
+    elif kind == "one_hot":  # int64 indices: now and then of another dtype, negative, too large or none
+        classes = draw(st.sampled_from((-1, 4, 3, 0, -2)))
+        bad = draw(st.integers(0, 4)) == 0
+        data = [] if draw(st.integers(0, 5)) == 0 else read_indices(draw, shape, 4, bad=bad)
+        index_dtype = "int64" if draw(st.integers(0, 4)) else draw(st.sampled_from(INVALID_INDICES))
+        given = () if classes == -1 and draw(st.booleans()) else (classes,)
+        y = p.op("nn.functional.one_hot", Ref(p.indices(data, index_dtype)), *given)
     elif kind == "masked_fill":
         mask = p.leaf(broadcast_partner(draw, shape), "bool", grad=False)
         value: Any = draw(st.sampled_from((0.0, -1.5, float("-inf"))))

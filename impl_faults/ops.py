@@ -124,6 +124,23 @@ def range_index_without_step() -> Iterator[None]:
         yield
 
 
+@fault({"OPS-005": "differs"})
+def one_hot_infers_a_class_too_many() -> Iterator[None]:
+    """F.one_hot without num_classes infers the largest index plus two classes."""
+    from impl.nn import functional
+
+    def make(original: Callable) -> Callable:
+        def one_hot(input: Any, num_classes: int = -1) -> Any:
+            if num_classes == -1 and input.numel() and not input.is_floating_point():
+                num_classes = int(input.max()) + 2
+            return original(input, num_classes)
+
+        return one_hot
+
+    with patched(functional, "one_hot", make):
+        yield
+
+
 @fault({"OPS-005": ".grad: value"})
 def gather_grad_overwrites_duplicates() -> Iterator[None]:
     """gather's backward scatters the gradient into zeros (scatter) instead of adding it

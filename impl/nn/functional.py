@@ -62,6 +62,7 @@ from impl.nn._pool import (  # noqa: F401  (re-exported)
 
 __all__ = [
     "linear",
+    "one_hot",
     "relu",
     "relu_",
     "leaky_relu",
@@ -210,6 +211,30 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
     return input.log_softmax(dim) if dtype is None else input.log_softmax(dim, dtype=dtype)
+
+
+def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
+    """torch's one_hot: int64 ``(*input.shape, num_classes)``, 1 at each index (``num_classes`` -1:
+    the largest index plus one), by scatter_ into zeros; torch's checks in its order."""
+    if isinstance(num_classes, Tensor) and num_classes.numel() == 1 and not num_classes.is_floating_point():
+        num_classes = int(num_classes)  # an int argument takes an integer tensor of one element
+    if not isinstance(input, Tensor) or isinstance(num_classes, bool) or not isinstance(num_classes, int):
+        raise invalid_call(one_hot, locals())
+    if input.dtype is not dtypes.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    shape = tuple(input.shape)
+    if input.numel() == 0:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return _creation.zeros(*shape, num_classes, dtype=dtypes.int64, device=input.device)
+    if int(input.min()) < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(input.max()) + 1
+    elif num_classes <= int(input.max()):
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = _creation.zeros(*shape, num_classes, dtype=dtypes.int64, device=input.device)
+    return out.scatter_(-1, input.unsqueeze(-1), 1)
 
 
 # -- losses -----------------------------------------------------------------------------------

@@ -65,8 +65,8 @@ RULES = [
     Rule(
         "OPS-005",
         FAMILY,
-        "cat, stack, gather, index_select, masked_fill, softmax and log_softmax give torch's values, "
-        "gradients and graph, and torch's errors for bad dims, indices and shapes.",
+        "cat, stack, gather, index_select, masked_fill, softmax, log_softmax and nn.functional.one_hot "
+        "give torch's values, gradients and graph, and torch's errors for bad dims, indices and shapes.",
         _DERIVATIVES,
     ),
     Rule(

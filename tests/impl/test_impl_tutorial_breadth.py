@@ -43,6 +43,13 @@ CALLS = [
     f"{X}[np.array([1, 2], dtype=np.int32), 0]",
     f"{X}[range(0)]",
     f"{X}[range(4)]",
+    # torch.fill_ and torch.zero_, the function spellings of the in-place methods
+    "torch.fill_(torch.ones(2, requires_grad=True) * 2, 5)",
+    "torch.fill_(torch.ones(2), torch.tensor(3.))",
+    "torch.fill_(torch.ones(2), torch.ones(2))",
+    "torch.fill_(torch.ones(2, dtype=torch.int32), 2.7)",
+    "torch.zero_(torch.ones(2, requires_grad=True) * 2)",
+    "torch.nn.functional.one_hot(torch.tensor([0, 1]), torch.tensor(3))",
     # the classes' names, as type() and repr show them
     "type(torch.ones(1)), torch.Tensor, type(torch.ones(1).shape), torch.dtype, type(torch.float32)",
     "type(torch.device('cpu')), type(torch.finfo(torch.float32)), type(torch.iinfo(torch.int8))",
