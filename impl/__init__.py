@@ -9,6 +9,7 @@ from __future__ import annotations
 import math as _math
 
 from impl import _api, _methods
+from impl import accelerator as accelerator
 from impl import autograd as autograd  # the submodules torch has
 from impl import cuda as cuda
 from impl import dtypes as dtypes

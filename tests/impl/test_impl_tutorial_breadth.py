@@ -8,6 +8,7 @@ import warnings
 from typing import Any
 
 import numpy as np
+import pytest
 import torch
 
 import impl
@@ -88,3 +89,18 @@ def test_float_of_a_tensor_that_requires_grad_warns() -> None:
         finally:
             module.set_warn_always(False)
     assert seen[: len(conversions)] == seen[len(conversions) :]
+
+
+ACCELERATOR = [
+    "torch.accelerator.is_available(), torch.accelerator.current_accelerator()",
+    "torch.accelerator.device_count()",
+    "torch.accelerator.current_accelerator(check_available=True)",
+    "torch.accelerator.current_device_index()",
+    "torch.accelerator.synchronize()",
+    "torch.accelerator.set_device_index(0)",
+]
+
+
+@pytest.mark.skipif(impl.cuda.is_available() or torch.cuda.is_available(), reason="where neither has one")
+def test_accelerator_as_a_cpu_build_of_torch() -> None:
+    assert [shown(impl, call) for call in ACCELERATOR] == [shown(torch, call) for call in ACCELERATOR]
