@@ -230,6 +230,8 @@ def test_zero_grad_stops_accumulation(program: Program, backend: Backend, refere
 # and 1 ("saturated", where its log is clamped at -100)
 LOSS_CASES: tuple[tuple[str, bool | None, dict], ...] = (
     ("MSELoss", None, {}),
+    ("HuberLoss", None, {}),
+    ("HuberLoss", None, {"delta": 0.3}),
     ("L1Loss", None, {}),
     ("L1Loss", None, {"tied": True}),
     ("CrossEntropyLoss", False, {}),
@@ -284,7 +286,7 @@ def losses(draw: Any, cls: str, soft: bool | None, options: dict) -> Program:
         net, out_shape = b.tree(shape, depth=0)
         if len(out_shape) == len(shape) and out_shape[-1] > 1:
             prediction = b.call(net, [prediction], out_shape)
-    kwargs = {k: options[k] for k in ("ignore_index", "label_smoothing") if k in options}
+    kwargs = {k: options[k] for k in ("ignore_index", "label_smoothing", "delta") if k in options}
     classes = b.shapes[prediction][-1]
     for name in ("weight", "pos_weight"):
         if options.get(name):

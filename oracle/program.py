@@ -218,6 +218,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     # parameters a program could set: theirs are made, from the random stream, by the first call
     **{n: () for n in "Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout Unflatten".split()},
     **{n: () for n in "LazyLinear LazyConv2d".split()},
+    "HuberLoss": (),  # MOD-004
 }
 
 

@@ -61,6 +61,7 @@ from impl.nn._pool import (  # noqa: F401  (re-exported)
 )
 
 __all__ = [
+    "huber_loss",
     "linear",
     "one_hot",
     "relu",
@@ -290,6 +291,29 @@ def mse_loss(
         return _reduce(weight * (input - target) ** 2, reduction)
     input, target = _broadcast_pair(input, target)
     return apply(_losses.MSE_LOSS, input, target, reduction=_reduction_code(reduction))
+
+
+def huber_loss(
+    input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0, weight: Tensor | None = None
+) -> Tensor:
+    """Huber loss (HuberLossBackward0): quadratic below ``delta``, linear above; with ``weight``,
+    the unreduced loss times it, then reduced as torch's Python code does."""
+    _warn_size_mismatch(input, target)
+    input, target = _broadcast_pair(input, target)
+    code = _reduction_code(reduction if weight is None else "none")
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    loss = apply(_losses.HUBER_LOSS, input, target, reduction=code, delta=delta)
+    if weight is None:
+        return loss
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "none":
+        return loss
+    if reduction in ("sum", "mean"):
+        return loss.sum() if reduction == "sum" else loss.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
 
 
 def _broadcast_pair(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:

@@ -51,6 +51,16 @@ CALLS = [
     "torch.fill_(torch.ones(2, dtype=torch.int32), 2.7)",
     "torch.zero_(torch.ones(2, requires_grad=True) * 2)",
     "torch.nn.functional.one_hot(torch.tensor([0, 1]), torch.tensor(3))",
+    # huber_loss's weight, its errors and HuberLoss's printed form (MOD-004 checks the values)
+    "torch.nn.functional.huber_loss(torch.tensor([0., 2, -3], requires_grad=True), torch.zeros(3),"
+    " weight=torch.tensor([1., 2, 3]))",
+    "torch.nn.functional.huber_loss(torch.tensor([0., 2]), torch.zeros(2), weight=torch.ones(2),"
+    " reduction='none')",
+    "torch.nn.functional.huber_loss(torch.tensor([0., 2]), torch.zeros(2), weight=torch.ones(3))",
+    "torch.nn.functional.huber_loss(torch.tensor([0., 2]), torch.zeros(2), delta=0)",
+    "torch.nn.functional.huber_loss(torch.tensor([0., 2]), torch.zeros(2), reduction='avg')",
+    "torch.nn.HuberLoss(delta='a')",
+    "torch.nn.HuberLoss(reduction='sum', delta=0.5), torch.nn.HuberLoss().delta",
     # the classes' names, as type() and repr show them
     "type(torch.ones(1)), torch.Tensor, type(torch.ones(1).shape), torch.dtype, type(torch.float32)",
     "type(torch.device('cpu')), type(torch.finfo(torch.float32)), type(torch.iinfo(torch.int8))",

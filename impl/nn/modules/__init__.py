@@ -26,7 +26,15 @@ from impl.nn.modules.dropout import (
 )
 from impl.nn.modules.lazy import LazyConv2d, LazyLinear
 from impl.nn.modules.linear import Identity, Linear
-from impl.nn.modules.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from impl.nn.modules.loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+)
 from impl.nn.modules.module import Module
 from impl.nn.modules.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
 from impl.nn.modules.pooling import (
@@ -96,6 +104,7 @@ __all__ = [
     "ModuleList",
     "ModuleDict",
     "MSELoss",
+    "HuberLoss",
     "L1Loss",
     "NLLLoss",
     "CrossEntropyLoss",
