@@ -114,3 +114,35 @@ ACCELERATOR = [
 @pytest.mark.skipif(impl.cuda.is_available() or torch.cuda.is_available(), reason="where neither has one")
 def test_accelerator_as_a_cpu_build_of_torch() -> None:
     assert [shown(impl, call) for call in ACCELERATOR] == [shown(torch, call) for call in ACCELERATOR]
+
+
+STORAGE = [
+    "str(torch.arange(6).view(2, 3).t().storage())",
+    "str(torch.tensor([1.5, 0.1]).storage()), str(torch.tensor([True]).storage())",
+    "str(torch.zeros(0).storage())",
+    "(lambda s: (len(s), s[2], s[-1], s.size(), s.dtype, s.element_size(), s.nbytes(), list(s)))"
+    "(torch.arange(6)[2:].storage())",
+    "(lambda a: (a.storage().__setitem__(0, 7), a.storage().__setitem__(slice(1, 3), 9), a))"
+    "(torch.arange(4))",
+    "torch.arange(3).storage()[3]",
+    "torch.arange(3).storage()[-4]",
+    "torch.arange(3).storage()[0:1]",
+    "torch.arange(3).storage()[1.0]",
+    "type(torch.ones(1).storage())",
+]
+
+
+def test_storage_as_torch() -> None:
+    """Tensor.storage(): the memory a tensor (a view: its base) lies in, shared, printed, indexed
+    and refused as torch's TypedStorage; its deprecation warning once per process."""
+    for module in (torch, impl):
+        module.storage._reset_warn_typed_storage_removal()
+    caught = []
+    for module in (torch, impl):
+        with warnings.catch_warnings(record=True) as seen:
+            warnings.simplefilter("always")
+            module.ones(1).storage()
+            module.ones(1).storage().tolist()
+        caught.append([(w.category, str(w.message), w.filename) for w in seen])
+    assert caught[0] == caught[1] and len(caught[0]) == 1 and caught[0][0][2] == __file__
+    assert [shown(impl, call) for call in STORAGE] == [shown(torch, call) for call in STORAGE]
