@@ -12,6 +12,8 @@ import pytest
 import torch
 
 import impl
+from impl import _cpu as impl_cpu
+from impl._ops import unary_math
 from tests.impl.test_impl_device import outcome
 
 
@@ -146,3 +148,18 @@ def test_storage_as_torch() -> None:
         caught.append([(w.category, str(w.message), w.filename) for w in seen])
     assert caught[0] == caught[1] and len(caught[0]) == 1 and caught[0][0][2] == __file__
     assert [shown(impl, call) for call in STORAGE] == [shown(torch, call) for call in STORAGE]
+
+
+def test_tanh_backward_is_torchs_bits() -> None:
+    """tanh_backward ``g * (1 - out * out)`` with torch's fused ``1 - out * out`` (FMA builds), in
+    float32 and float64, on the vector lanes and the scalar tail (Karpathy's backprop-ninja lecture
+    compares its manual tanh gradient with torch's bit for bit)."""
+    if impl_cpu.cpu_capability() == "default":
+        pytest.skip("torch's baseline build does not fuse it")
+    rng = np.random.default_rng(0)
+    for dtype in (np.float32, np.float64):
+        for n in (5, 37, 1000):
+            g, out = (np.tanh(rng.standard_normal(n)).astype(dtype) for _ in range(2))
+            expected = torch.ops.aten.tanh_backward(torch.from_numpy(g), torch.from_numpy(out)).numpy()
+            got = unary_math.tanh_backward(impl.tensor(g), impl.tensor(out)).numpy()
+            assert np.array_equal(got, expected), (dtype, n)
