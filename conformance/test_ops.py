@@ -102,8 +102,10 @@ MATRIX = ("matmul", "__matmul__", "mm", "bmm", "addmm", "trace", "einsum")
 SCALARS = (2, -1, 0, 0.5, -2.0, True)
 CLAMP_BOUNDS = ({"min": -1.0}, {"max": 0.5}, {"min": -1.0, "max": 1.0}, {"min": 1, "max": 0})
 # the ops of gather_and_friends (OPS-005), one test each
-# one_hot first: its planted fault's session stops at the first test that fails
-GATHER_KINDS = ("one_hot", "cat", "stack", "gather", "index_select", "masked_fill", "softmax", "log_softmax")
+# one_hot and take first: their planted faults' sessions stop at the first test that fails
+GATHER_KINDS = (
+    "one_hot", "take", "cat", "stack", "gather", "index_select", "masked_fill", "softmax", "log_softmax"
+)
 GATHER_WEIGHT = 0.4
 # index dtypes gather and index_select refuse (they take int64 and int32)
 INVALID_INDICES = ("int16", "uint8", "float32")
@@ -844,6 +846,17 @@ def gather_and_friends(draw: Any, kind: str | None = None) -> Program:
             p.op(kind, Ref(x), dim, Ref(bad))
         index = p.indices(read_indices(draw, index_shape, size), draw(st.sampled_from(("int64", "int32"))))
         y = p.op(kind, Ref(x), dim, Ref(index))
+    elif kind == "take":  # flat indices, negative too, often repeated; now and then int32 or out of range
+        n = math.prod(shape)
+        index_shape = draw(st.sampled_from(((3,), (2, 2), (), (0,))))
+        flat = [draw(st.integers(1, n)) * sign for sign in
+                (draw(st.sampled_from((-1, 1))) for _ in range(math.prod(index_shape)))]
+        flat = [i if i < 0 else i - 1 for i in flat]  # negative ones count from the end
+        if flat and draw(st.integers(0, 5)) == 0:
+            flat[0] = draw(st.sampled_from((n, -n - 1)))
+        data = np.array(flat, dtype=np.int64).reshape(index_shape).tolist()
+        index_dtype = "int64" if draw(st.integers(0, 5)) else "int32"
+        y = p.op("take", Ref(x), Ref(p.indices(data, index_dtype)))
     elif kind == "one_hot":  # int64 indices: now and then of another dtype, negative, too large or none
         classes = draw(st.sampled_from((-1, 4, 3, 0, -2)))
         bad = draw(st.integers(0, 4)) == 0

@@ -125,6 +125,18 @@ def range_index_without_step() -> Iterator[None]:
 
 
 @fault({"OPS-005": "differs"})
+def take_reads_negative_indices_from_the_start() -> Iterator[None]:
+    """torch.take reads a negative index as its absolute value instead of counting from the end."""
+    from impl._ops import indexing
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a, index: original(xp, a, type(index)._from_array(abs(index._data)))
+
+    with patched(indexing.TAKE, "forward", make):
+        yield
+
+
+@fault({"OPS-005": "differs"})
 def one_hot_infers_a_class_too_many() -> Iterator[None]:
     """F.one_hot without num_classes infers the largest index plus two classes."""
     from impl.nn import functional

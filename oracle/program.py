@@ -151,8 +151,8 @@ OPS.update(_table("dropout feature_dropout alpha_dropout feature_alpha_dropout",
 OPS.update(_table("dropout_ feature_dropout_ alpha_dropout_ feature_alpha_dropout_", "function", True))
 OPS.update(_table(" ".join(f"nn.functional.{f}" for f in (
     "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")), "function"))
-# one_hot (conformance/test_ops.py, OPS-005)
-OPS.update(_table("nn.functional.one_hot", "function"))
+# one_hot and take (conformance/test_ops.py, OPS-005)
+OPS.update(_table("nn.functional.one_hot take", "function"))
 # the legacy typed constructors and the new_* methods (conformance/test_tensors.py, TEN-001)
 OPS.update(_table("FloatTensor DoubleTensor HalfTensor BFloat16Tensor LongTensor IntTensor", "function"))
 OPS.update(_table("ShortTensor CharTensor ByteTensor BoolTensor", "function"))

@@ -706,6 +706,43 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     return apply(INDEX_SELECT, input, dim=dim, index=index)
 
 
+def _take_fwd(xp: Any, a: Any, index: Tensor) -> Any:
+    idx = index._data
+    return xp.ascontiguousarray(a).reshape(-1)[xp.where(idx < 0, idx + a.size, idx)]
+
+
+def _take_grad(g: Tensor, c: Any) -> Tensor:
+    """put_(accumulate=True) of the gradient into zeros of the input's elements, in order."""
+    n = int(np.prod(c.shape(), dtype=np.int64))
+    idx = c.index._data.reshape(-1)
+    idx = idx + n * (idx < 0)
+    flat = accumulate(INDEX_ADD, g.reshape(-1), (n,), (idx,), dim=0, index=Tensor._from_array(idx), alpha=1)
+    return flat.view(c.shape())
+
+
+TAKE = OpDef("TakeBackward0", _take_fwd, derivatives={"self": D("index", _take_grad)})
+
+
+@api.variants("take")
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """The elements of ``input`` read as 1-d (row-major) at ``index`` (negative from the end), in
+    ``index``'s shape."""
+    if not (isinstance(input, Tensor) and isinstance(index, Tensor)):
+        raise invalid_call(take, locals())
+    if index.dtype is not dtypes.int64:
+        got = dtypes.scalar_type(index.dtype)
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {got}")
+    n = input.numel()
+    if index.numel() and n == 0:
+        raise IndexError("take(): tried to take from an empty tensor")
+    idx = to_numpy(index._data).reshape(-1)
+    outside = idx[(idx >= n) | (idx < -n)]
+    if outside.size:
+        first = int(outside[0])
+        raise IndexError(f"out of range: tried to access index {first} on a tensor of {n} elements.")
+    return apply(TAKE, input, index=index)
+
+
 @api.variants("masked_fill")
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(mask, Tensor)) or isinstance(value, NOT_OPERANDS):

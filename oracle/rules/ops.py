@@ -65,7 +65,7 @@ RULES = [
     Rule(
         "OPS-005",
         FAMILY,
-        "cat, stack, gather, index_select, masked_fill, softmax, log_softmax and nn.functional.one_hot "
+        "cat, stack, gather, index_select, take, masked_fill, softmax, log_softmax and nn.functional.one_hot "
         "give torch's values, gradients and graph, and torch's errors for bad dims, indices and shapes.",
         _DERIVATIVES,
     ),

@@ -63,6 +63,10 @@ CALLS = [
     "torch.nn.functional.huber_loss(torch.tensor([0., 2]), torch.zeros(2), reduction='avg')",
     "torch.nn.HuberLoss(delta='a')",
     "torch.nn.HuberLoss(reduction='sum', delta=0.5), torch.nn.HuberLoss().delta",
+    # torch.take's errors (OPS-005 checks its values and gradients)
+    "torch.take(torch.zeros(0), torch.tensor([0]))",
+    "torch.take(torch.ones(2), [1])",
+    "torch.take(torch.tensor(5.), torch.tensor([0, -1]))",
     # the classes' names, as type() and repr show them
     "type(torch.ones(1)), torch.Tensor, type(torch.ones(1).shape), torch.dtype, type(torch.float32)",
     "type(torch.device('cpu')), type(torch.finfo(torch.float32)), type(torch.iinfo(torch.int8))",
