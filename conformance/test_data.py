@@ -57,8 +57,12 @@ def draw_calls(draw: Any, gen: str, kind: str | None = None) -> str:
         # a narrow range (32-bit draws) and a wide one (64-bit draws from 2**28 on)
         narrow = draw(st.sampled_from([1, 7, 1000, 2**28 - 1]))
         wide = draw(st.sampled_from([2**28, 2**31, 2**33]))
+        # torch's two overloads, (low, high, size) and (high, size), spelt with size by position or name
+        spell = draw(st.sampled_from(["{span}, size=({n},)", "{lo}, {hi}, ({n},)", "{span}, ({n},)",
+                                      "high={span}, size=({n},)", "{lo}, {hi}, size=({n},)"]))
         return "\n".join(
-            f"print(torch.randint({lo}, {lo + span}, ({n},){g}).tolist())" for span in (narrow, wide)
+            f"print(torch.randint({spell.format(lo=lo, hi=lo + span, span=span, n=n)}{g}).tolist())"
+            for span in (narrow, wide)
         )
     if kind == "randperm":
         return f"print(torch.randperm({n}{g}).tolist())"

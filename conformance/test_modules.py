@@ -229,6 +229,8 @@ def test_zero_grad_stops_accumulation(program: Program, backend: Backend, refere
 # to the input ("tied", where its gradient's sign is 0); of BCELoss, inputs saturated to exactly 0
 # and 1 ("saturated", where its log is clamped at -100)
 LOSS_CASES: tuple[tuple[str, bool | None, dict], ...] = (
+    ("HuberLoss", None, {}),  # first: its planted fault's session stops at the first test that fails
+    ("HuberLoss", None, {"delta": 0.3}),
     ("MSELoss", None, {}),
     ("L1Loss", None, {}),
     ("L1Loss", None, {"tied": True}),
@@ -284,7 +286,7 @@ def losses(draw: Any, cls: str, soft: bool | None, options: dict) -> Program:
         net, out_shape = b.tree(shape, depth=0)
         if len(out_shape) == len(shape) and out_shape[-1] > 1:
             prediction = b.call(net, [prediction], out_shape)
-    kwargs = {k: options[k] for k in ("ignore_index", "label_smoothing") if k in options}
+    kwargs = {k: options[k] for k in ("ignore_index", "label_smoothing", "delta") if k in options}
     classes = b.shapes[prediction][-1]
     for name in ("weight", "pos_weight"):
         if options.get(name):

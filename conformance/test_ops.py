@@ -115,7 +115,10 @@ MATRIX = ("matmul", "__matmul__", "mm", "bmm", "addmm", "trace", "einsum")
 SCALARS = (2, -1, 0, 0.5, -2.0, True)
 CLAMP_BOUNDS = ({"min": -1.0}, {"max": 0.5}, {"min": -1.0, "max": 1.0}, {"min": 1, "max": 0})
 # the ops of gather_and_friends (OPS-005), one test each
-GATHER_KINDS = ("cat", "stack", "gather", "index_select", "masked_fill", "softmax", "log_softmax")
+# one_hot and take first: their planted faults' sessions stop at the first test that fails
+GATHER_KINDS = (
+    "one_hot", "take", "cat", "stack", "gather", "index_select", "masked_fill", "softmax", "log_softmax"
+)
 GATHER_WEIGHT = 0.4
 # index dtypes gather and index_select refuse (they take int64 and int32)
 INVALID_INDICES = ("int16", "uint8", "float32")
@@ -871,6 +874,24 @@ def gather_and_friends(draw: Any, kind: str | None = None) -> Program:
             p.op(kind, Ref(x), dim, Ref(bad))
         index = p.indices(read_indices(draw, index_shape, size), draw(st.sampled_from(("int64", "int32"))))
         y = p.op(kind, Ref(x), dim, Ref(index))
+    elif kind == "take":  # flat indices, negative too, often repeated; now and then int32 or out of range
+        n = math.prod(shape)
+        index_shape = draw(st.sampled_from(((3,), (2, 2), (), (0,))))
+        flat = [draw(st.integers(1, n)) * sign for sign in
+                (draw(st.sampled_from((-1, 1))) for _ in range(math.prod(index_shape)))]
+        flat = [i if i < 0 else i - 1 for i in flat]  # negative ones count from the end
+        if flat and draw(st.integers(0, 5)) == 0:
+            flat[0] = draw(st.sampled_from((n, -n - 1)))
+        data = np.array(flat, dtype=np.int64).reshape(index_shape).tolist()
+        index_dtype = "int64" if draw(st.integers(0, 5)) else "int32"
+        y = p.op("take", Ref(x), Ref(p.indices(data, index_dtype)))
+    elif kind == "one_hot":  # int64 indices: now and then of another dtype, negative, too large or none
+        classes = draw(st.sampled_from((-1, 4, 3, 0, -2)))
+        bad = draw(st.integers(0, 4)) == 0
+        data = [] if draw(st.integers(0, 5)) == 0 else read_indices(draw, shape, 4, bad=bad)
+        index_dtype = "int64" if draw(st.integers(0, 4)) else draw(st.sampled_from(INVALID_INDICES))
+        given = () if classes == -1 and draw(st.booleans()) else (classes,)
+        y = p.op("nn.functional.one_hot", Ref(p.indices(data, index_dtype)), *given)
     elif kind == "masked_fill":
         mask = p.leaf(broadcast_partner(draw, shape), "bool", grad=False)
         value: Any = draw(st.sampled_from((0.0, -1.5, float("-inf"))))
@@ -940,15 +961,18 @@ def test_gather_cat_softmax(kind: str, data: st.DataObject, backend: Backend, re
 
 def mixed_key(draw: Any, p: OpProgram, shape: tuple[int, ...]) -> tuple:
     """A key mixing basic items (integers, slices, None, Ellipsis) with advanced ones (lists,
-    integer or bool tensors): torch slices first (a view; a write then gets CopySlices), then
-    indexes what is left (adjacent advanced items or not, which moves the result's dims)."""
+    tuples and ranges, which torch reads as sequences, integer or bool tensors): torch slices first
+    (a view; a write then gets CopySlices), then indexes what is left (adjacent advanced items or
+    not, which moves the result's dims)."""
     first = draw(st.integers(0, len(shape) - 1))  # the dim of the first advanced item
     items: list[Any] = []
     for d, size in enumerate(shape):
         if d == first or (d > first and draw(st.integers(0, 2)) == 0):
-            kind = draw(st.sampled_from(("list", "tensor", "mask")))
+            kind = draw(st.sampled_from(("list", "tensor", "mask", "sequence")))
             if kind == "list":
                 items.append(index_data(draw, (draw(st.integers(1, 3)),), size))
+            elif kind == "sequence":
+                items.append(sequence_key(draw, size))
             elif kind == "tensor":
                 items.append(Ref(p.index((draw(st.integers(1, 2)),), size)))
             else:
@@ -967,6 +991,16 @@ def mixed_key(draw: Any, p: OpProgram, shape: tuple[int, ...]) -> tuple:
     return tuple(items)
 
 
+def sequence_key(draw: Any, size: int) -> Any:
+    """An index item torch reads as a sequence and turns into a tensor: a range (now and then
+    empty, or past the end) or a tuple of integers."""
+    if draw(st.integers(0, 2)) == 2:
+        return tuple(index_data(draw, (draw(st.integers(1, 3)),), size))
+    start = draw(st.integers(0, size - 1))
+    stop = draw(st.sampled_from((size, size, size, start, size + 1)))
+    return range(start, stop, draw(st.sampled_from((2, 1))))
+
+
 @st.composite
 def indexing(draw: Any) -> Program:
     """An indexing read (integer, list, integer or bool tensor, a key mixing basic and advanced
@@ -976,10 +1010,14 @@ def indexing(draw: Any) -> Program:
     dtype = dtype_of(draw)
     shape = draw(st.sampled_from(((3,), (2, 3), (3, 1), (2, 1, 3))))
     x = p.leaf(shape, dtype, grad=True)
-    kind = draw(st.sampled_from(("int", "list", "tensor", "mask", "mixed", "mixed", "narrow", "select")))
+    kinds = ("int", "list", "tensor", "mask", "mixed", "mixed", "narrow", "select", "range")
+    kind = draw(st.sampled_from(kinds))
     index: Any
     if kind == "mixed":
         index = mixed_key(draw, p, shape)
+    elif kind == "range":  # a range key: a sequence of integers, an integer tensor index
+        index = sequence_key(draw, shape[0])
+        index = index if isinstance(index, range) else list(index)
     elif kind == "int":
         index = draw(st.integers(-shape[0], shape[0] - (draw(st.integers(0, 5)) > 0)))
     elif kind == "list":

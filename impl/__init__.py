@@ -10,10 +10,12 @@ import math as _math
 
 from impl import _C as _C  # torch._C's few names programs call
 from impl import _api, _methods
+from impl import accelerator as accelerator
 from impl import autograd as autograd  # the submodules torch has
 from impl import cuda as cuda
 from impl import dtypes as dtypes
 from impl import linalg as linalg
+from impl import storage as storage  # torch.storage; declares Tensor.storage before bind()
 from impl import utils as utils
 from impl.autograd import functional as _functional  # noqa: F401  (torch.autograd.functional)
 from impl.autograd import gradcheck as _gradcheck

@@ -575,8 +575,10 @@ def randint(
     requires_grad: bool = False,
     generator: Any = None,
 ) -> Tensor:
-    if size is None:
+    if size is None:  # randint(high, size)
         low, high, size = 0, low, high
+    elif high is None:  # randint(high, size=size): torch's (int high, tuple of ints size) overload
+        low, high = 0, low
     arr = _random.randint(int(low), int(high), tuple(size), _dt(dtype, dtypes.int64), gen=generator)
     return _computed(arr, device, requires_grad)
 

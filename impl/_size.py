@@ -7,6 +7,7 @@ from impl import _api as api
 
 @api.function("Size")
 class Size(tuple):
+    __module__ = __package__  # torch's class is torch.X, as type() and repr(cls) show
     _torch_type_name = "torch.Size"  # as torch's messages name it
 
     def __repr__(self) -> str:

@@ -26,7 +26,14 @@ from impl._layout import contiguous_strides, flat_storage
 from impl._names import type_name
 from impl._repr import tensor_repr
 from impl._size import Size
+from impl._warn import warn_once
 from impl._xp import device_of, to_numpy
+
+SCALAR_OF_GRAD = (
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.\n"
+    "Consider using tensor.detach() first. (Triggered internally at "
+    "/__w/pytorch/pytorch/torch/csrc/autograd/generated/python_variable_methods.cpp:822.)"
+)
 
 NON_LEAF_GRAD_WARNING = (
     "The .grad attribute of a Tensor that is not a leaf Tensor is being accessed. Its .grad attribute "
@@ -68,6 +75,7 @@ class VersionCounter:
 @api.function("Tensor")
 class Tensor:
     """A torch.Tensor look-alike on numpy/cupy arrays."""
+    __module__ = __package__  # torch's class is torch.X, as type() and repr(cls) show
 
     __array_priority__ = 1000  # numpy defers ``ndarray * Tensor`` to Tensor.__rmul__
     # Slots, not a dict: long graphs hold one tensor per op, and the cycle collector walks them all.
@@ -469,6 +477,8 @@ class Tensor:
         return to_numpy(self._data).tolist()
 
     def __float__(self) -> float:
+        if self.requires_grad:  # torch's TORCH_WARN_ONCE in its float (and complex) conversion
+            warn_once("float of requires_grad", SCALAR_OF_GRAD)
         return float(self.item())
 
     def __int__(self) -> int:

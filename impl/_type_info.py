@@ -97,6 +97,7 @@ class finfo(_TypeInfo):
     """``torch.finfo(dtype)`` (the default dtype without one): bits, eps, max, min, tiny,
     smallest_normal (the same as tiny) and resolution (10 to the minus the decimal digits eps
     leaves, as numpy's)."""
+    __module__ = __package__  # torch's class is torch.X, as type() and repr(cls) show
 
     _fields = ("bits", "eps", "max", "min", "tiny", "smallest_normal", "resolution")
     _shown = ("resolution", "min", "max", "eps", "smallest_normal", "tiny")
@@ -119,6 +120,7 @@ class finfo(_TypeInfo):
 @api.function("iinfo")
 class iinfo(_TypeInfo):
     """``torch.iinfo(dtype)``: bits, min and max (Python ints) of an integer dtype."""
+    __module__ = __package__  # torch's class is torch.X, as type() and repr(cls) show
 
     _fields = ("bits", "max", "min")
     _shown = ("min", "max")

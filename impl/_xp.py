@@ -29,6 +29,7 @@ class device:
     """torch.device for impl's two devices: ``device('cpu')``, ``device('cuda:0')``,
     ``device('cuda', 0)``, ``device(0)`` (the accelerator's device 0); parsed, refused, printed
     and compared as torch's (a device never equals a string)."""
+    __module__ = __package__  # torch's class is torch.X, as type() and repr(cls) show
 
     def __init__(self, spec: str | int | device = "cpu", index: int | None = None) -> None:
         if isinstance(spec, device):

@@ -19,6 +19,7 @@ from impl import _api as api
 @api.function("dtype")
 class dtype:
     """A torch dtype (``impl.float32`` ...); ``str`` gives ``torch.float32`` like torch."""
+    __module__ = __package__  # torch's class is torch.X, as type() and repr(cls) show
 
     __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_legacy")
     _torch_type_name = "torch.dtype"  # as torch's messages name it

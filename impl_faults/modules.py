@@ -210,6 +210,22 @@ def mse_sum_backward_averaged() -> Iterator[None]:
 
 
 @fault({"MOD-004": ".grad: value"})
+def huber_backward_unclipped() -> Iterator[None]:
+    """HuberLoss's gradient is its quadratic branch's everywhere (``x * grad``, not clipped at
+    ``delta``): an MSE-like gradient beyond ``delta``."""
+    from impl.nn import _losses
+
+    def make(_original: Callable) -> Callable:
+        def grad(g: Any, c: Any) -> Any:
+            return (c.self - c.target) * (1.0 / c.self.numel() if c.reduction == 1 else 1.0) * g
+
+        return grad
+
+    with derivative_replaced(_losses.HUBER_LOSS, "self", make):
+        yield
+
+
+@fault({"MOD-004": ".grad: value"})
 def nll_backward_ignores_row_gradients() -> Iterator[None]:
     """The backward of NLLLoss (and CrossEntropyLoss with class indices) with ``reduction='none'``
     spreads the first row's incoming gradient over every row instead of each row's own."""

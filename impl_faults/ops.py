@@ -112,6 +112,47 @@ def index_grad_overwrites_duplicates() -> Iterator[None]:
         yield
 
 
+@fault({"OPS-006": "differs"})
+def range_index_without_step() -> Iterator[None]:
+    """A range index item is read as the integers from its start to its stop, its step dropped."""
+    from impl._ops import indexing
+
+    def make(original: Callable) -> Callable:
+        return lambda k, *rest: original(range(k.start, k.stop) if isinstance(k, range) else k, *rest)
+
+    with patched(indexing, "_index_tensor", make):
+        yield
+
+
+@fault({"OPS-005": "differs"})
+def take_reads_negative_indices_from_the_start() -> Iterator[None]:
+    """torch.take reads a negative index as its absolute value instead of counting from the end."""
+    from impl._ops import indexing
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a, index: original(xp, a, type(index)._from_array(abs(index._data)))
+
+    with patched(indexing.TAKE, "forward", make):
+        yield
+
+
+@fault({"OPS-005": "differs"})
+def one_hot_infers_a_class_too_many() -> Iterator[None]:
+    """F.one_hot without num_classes infers the largest index plus two classes."""
+    from impl.nn import functional
+
+    def make(original: Callable) -> Callable:
+        def one_hot(input: Any, num_classes: int = -1) -> Any:
+            if num_classes == -1 and input.numel() and not input.is_floating_point():
+                num_classes = int(input.max()) + 2
+            return original(input, num_classes)
+
+        return one_hot
+
+    with patched(functional, "one_hot", make):
+        yield
+
+
 @fault({"OPS-005": ".grad: value"})
 def gather_grad_overwrites_duplicates() -> Iterator[None]:
     """gather's backward scatters the gradient into zeros (scatter) instead of adding it

@@ -153,6 +153,8 @@ OPS.update(_table("dropout feature_dropout alpha_dropout feature_alpha_dropout",
 OPS.update(_table("dropout_ feature_dropout_ alpha_dropout_ feature_alpha_dropout_", "function", True))
 OPS.update(_table(" ".join(f"nn.functional.{f}" for f in (
     "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")), "function"))
+# one_hot and take (conformance/test_ops.py, OPS-005)
+OPS.update(_table("nn.functional.one_hot take", "function"))
 # the legacy typed constructors and the new_* methods (conformance/test_tensors.py, TEN-001)
 OPS.update(_table("FloatTensor DoubleTensor HalfTensor BFloat16Tensor LongTensor IntTensor", "function"))
 OPS.update(_table("ShortTensor CharTensor ByteTensor BoolTensor", "function"))
@@ -220,6 +222,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     # parameters a program could set: theirs are made, from the random stream, by the first call
     **{n: () for n in "Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout Unflatten".split()},
     **{n: () for n in "LazyLinear LazyConv2d LazyConv1d".split()},
+    "HuberLoss": (),  # MOD-004
 }
 
 
@@ -1231,6 +1234,8 @@ def _encode(value: Any) -> Any:
         return {"slice": [_encode(value.start), _encode(value.stop), _encode(value.step)]}
     if value is Ellipsis:
         return {"ellipsis": None}
+    if isinstance(value, range):  # an index item torch reads as a sequence
+        return {"range": [value.start, value.stop, value.step]}
     if isinstance(value, list):
         return [_encode(v) for v in value]
     if isinstance(value, dict):
@@ -1254,6 +1259,8 @@ def _decode(value: Any) -> Any:
             return slice(*(_decode(v) for v in value["slice"]))
         if set(value) == {"ellipsis"}:
             return Ellipsis
+        if set(value) == {"range"}:
+            return range(*value["range"])
         return {k: _decode(v) for k, v in value.items()}
     if isinstance(value, list):
         return [_decode(v) for v in value]

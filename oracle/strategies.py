@@ -973,7 +973,7 @@ class ModuleBuilder(Builder):
         squashed by Sigmoid for BCELoss, LogSoftmax for NLLLoss) and a target of the kind it takes:
         class indices (NLLLoss; CrossEntropyLoss unless ``soft``, at random if None; with
         ``ignored`` ("some" or "all", ignore_index), the first or every one the index ignored),
-        else ``values`` if given, or values (MSELoss, L1Loss) or probabilities drawn, requiring
+        else ``values`` if given, or values (MSELoss, L1Loss, HuberLoss) or probabilities drawn, requiring
         grad with ``target_grad``."""
         shape = self.shapes[prediction]
         squash = {"BCELoss": "Sigmoid", "NLLLoss": "LogSoftmax"}.get(cls)
@@ -994,7 +994,8 @@ class ModuleBuilder(Builder):
             self.bind(target, shape[:-1], Leaf(target, data if len(shape) == 2 else data[0], "int64"))
             return prediction, target
         if values is None:
-            values = self.data(shape) if cls in ("MSELoss", "L1Loss") else self.probabilities(shape)
+            regression = cls in ("MSELoss", "L1Loss", "HuberLoss")
+            values = self.data(shape) if regression else self.probabilities(shape)
         self.bind(target, shape, Leaf(target, values, "float32", target_grad), tracked=target_grad)
         return prediction, target
 

@@ -68,6 +68,8 @@ ONCE_PER_PROCESS = (
     "torch.meshgrid: in an upcoming release, it will be required to pass the indexing argument.",
     # nn.LSTM(proj_size=) on CPU (TORCH_WARN_ONCE in RNN.cpp)
     "LSTM with projections is not supported with oneDNN. Using default implementation.",
+    # float() (or complex()) of a tensor that requires grad (TORCH_WARN_ONCE in python_variable_methods)
+    "Converting a tensor with requires_grad=True to a scalar may lead to unexpected behavior.",
 )
 
 

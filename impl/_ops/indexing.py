@@ -706,6 +706,43 @@ def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     return apply(INDEX_SELECT, input, dim=dim, index=index)
 
 
+def _take_fwd(xp: Any, a: Any, index: Tensor) -> Any:
+    idx = index._data
+    return xp.ascontiguousarray(a).reshape(-1)[xp.where(idx < 0, idx + a.size, idx)]
+
+
+def _take_grad(g: Tensor, c: Any) -> Tensor:
+    """put_(accumulate=True) of the gradient into zeros of the input's elements, in order."""
+    n = int(np.prod(c.shape(), dtype=np.int64))
+    idx = c.index._data.reshape(-1)
+    idx = idx + n * (idx < 0)
+    flat = accumulate(INDEX_ADD, g.reshape(-1), (n,), (idx,), dim=0, index=Tensor._from_array(idx), alpha=1)
+    return flat.view(c.shape())
+
+
+TAKE = OpDef("TakeBackward0", _take_fwd, derivatives={"self": D("index", _take_grad)})
+
+
+@api.variants("take")
+def take(input: Tensor, index: Tensor) -> Tensor:
+    """The elements of ``input`` read as 1-d (row-major) at ``index`` (negative from the end), in
+    ``index``'s shape."""
+    if not (isinstance(input, Tensor) and isinstance(index, Tensor)):
+        raise invalid_call(take, locals())
+    if index.dtype is not dtypes.int64:
+        got = dtypes.scalar_type(index.dtype)
+        raise RuntimeError(f"take(): Expected a long tensor for index, but got {got}")
+    n = input.numel()
+    if index.numel() and n == 0:
+        raise IndexError("take(): tried to take from an empty tensor")
+    idx = to_numpy(index._data).reshape(-1)
+    outside = idx[(idx >= n) | (idx < -n)]
+    if outside.size:
+        first = int(outside[0])
+        raise IndexError(f"out of range: tried to access index {first} on a tensor of {n} elements.")
+    return apply(TAKE, input, index=index)
+
+
 @api.variants("masked_fill")
 def masked_fill(input: Tensor, mask: Tensor, value: Any) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(mask, Tensor)) or isinstance(value, NOT_OPERANDS):
@@ -802,9 +839,14 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 def _plain_list(v: Any) -> Any:
     if isinstance(v, Tensor):
         return v._data
-    if isinstance(v, list):
+    if isinstance(v, (list, tuple, range)):
         return [_plain_list(x) for x in v]
     return v
+
+
+def _is_sequence(k: Any) -> bool:
+    """An index item torch reads as a sequence (PySequence_Check, a str aside): it becomes a tensor."""
+    return isinstance(k, (list, tuple, range, np.ndarray))
 
 
 _SEQUENCE_AS_TUPLE = (
@@ -820,8 +862,8 @@ def _key_items(key: Any) -> tuple:
     read as a tuple (torch's treatSequenceAsTuple, with its deprecation warning)."""
     if isinstance(key, tuple):
         return key
-    if isinstance(key, list) and len(key) < 32:
-        nested = (builtins.slice, list, tuple, Tensor)
+    if isinstance(key, (list, range)) and len(key) < 32:
+        nested = (builtins.slice, list, tuple, range, np.ndarray, Tensor)
         if any(k is None or k is Ellipsis or isinstance(k, nested) for k in key):
             warnings.warn(_SEQUENCE_AS_TUPLE, UserWarning, stacklevel=3)
             return tuple(key)
@@ -852,15 +894,18 @@ BYTE_INDEX = (
 
 
 def _index_tensor(k: Any, xp: Any = np) -> Tensor:
-    """An advanced index as a tensor (a list becomes a new one, as torch.tensor would make it, in
-    ``xp``, the namespace of the indexed tensor's device, where torch makes it; but an empty list
-    is an empty integer index)."""
+    """An advanced index as a tensor. A sequence (list, tuple, range, numpy array) becomes a new
+    one, in ``xp``, the namespace of the indexed tensor's device, where torch makes it: as torch's
+    indexing_tensor_from_data, bool and uint8 data keep their dtype and anything else is int64
+    (floats truncated)."""
     if isinstance(k, Tensor):
         if k.dtype not in (dtypes.int64, dtypes.int32, dtypes.bool_):  # uint8 is read as bool before
             raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
         return k
-    array = xp.asarray(_plain_list(k))
-    return Tensor._from_array(array.astype(np.int64) if array.size == 0 else array)  # [] indexes nothing
+    array = xp.asarray(k if isinstance(k, np.ndarray) else _plain_list(k))
+    if array.dtype not in (np.bool_, np.uint8) or array.size == 0:  # [] indexes nothing
+        array = array.astype(np.int64)
+    return Tensor._from_array(array)
 
 
 def _dims_consumed(k: Any) -> int:
@@ -928,7 +973,7 @@ def apply_slicing(t: Tensor, items: tuple, skip_full_slices: bool) -> tuple[Tens
     if builtins.sum(1 for k in items if k is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     xp = namespace_of(t._data)
-    items = tuple(_index_tensor(k, xp) if isinstance(k, list) else _byte_as_mask(k) for k in items)
+    items = tuple(_byte_as_mask(_index_tensor(k, xp) if _is_sequence(k) else k) for k in items)
     consumed = builtins.sum(_dims_consumed(k) for k in items)
     if consumed > t.dim():
         raise IndexError(f"too many indices for tensor of dimension {t.dim()}")

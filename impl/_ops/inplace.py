@@ -369,7 +369,7 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
     return apply_inplace(COPY, self, src)
 
 
-@api.method("fill_")
+@api.variants("fill_")
 def fill_(self: Tensor, value: Any) -> Tensor:
     if isinstance(value, Tensor):
         if value.dim():
@@ -380,7 +380,7 @@ def fill_(self: Tensor, value: Any) -> Tensor:
     return apply_inplace(FILL, self, value=value)
 
 
-@api.method("zero_")
+@api.variants("zero_")
 def zero_(self: Tensor) -> Tensor:
     return apply_inplace(ZERO, self)
 

@@ -11,11 +11,15 @@ import numpy as np
 
 from impl import _creation
 from impl._ops.cascade_sum import cascade_mean, cascade_sum, summable
+from impl._ops.cpu_kernels import vector_elements
+from impl._ops.pointwise_ternary import where
 from impl._ops.table import D, OpDef, apply
+from impl._tensor import Tensor
 from impl.nn._activations import LOG_SIGMOID
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 EPSILON = 1e-12  # torch's clamp of x*(1-x) in binary_cross_entropy's backward
+AVX2_BYTES = 32  # kernels torch registers without ALSO_REGISTER_AVX512_DISPATCH run AVX2 code on AVX512
 
 
 def _reduce_array(xp: Any, a: Any, reduction: int) -> Any:
@@ -87,6 +91,51 @@ MSE_LOSS = OpDef(
     _mse_fwd,
     ("self", "target"),
     {"self": D("self target reduction", _mse_grad(1)), "target": D("self target reduction", _mse_grad(-1))},
+    promote="common",
+)
+
+
+def _huber_fwd(xp: Any, a: Any, t: Any, reduction: int, delta: float) -> Any:
+    """torch's huber kernel: ``0.5 * z * z`` below ``delta``, else ``delta * (z - 0.5 * delta)``,
+    with ``z = |a - t|``, in the loss dtype."""
+    z = xp.abs(a - t)
+    d, half = a.dtype.type(delta), a.dtype.type(0.5)
+    return _reduce_array(xp, xp.where(z < d, half * z * z, d * (z - half * d)).astype(a.dtype), reduction)
+
+
+def _huber_grad(first: str, second: str) -> Any:
+    """torch's huber_loss_backward(grad, first, second), ``x = first - second``, ``norm`` 1 / numel
+    for 'mean' (the target's gradient swaps the two): ``norm * x * grad`` inside ``delta``; at or
+    beyond it ``norm * grad`` times the double ``delta`` in the kernel's scalar loop, but ``norm *
+    delta * grad`` in the loss dtype where its (AVX2) vector loop runs (``vector_elements``);
+    negated below ``-delta``."""
+
+    def grad(g: Any, c: Any) -> Any:
+        a, b = getattr(c, first), getattr(c, second)
+        x = a - b
+        numel = 1
+        for s in c.shape("self"):
+            numel *= s
+        norm, delta = (x._data.dtype.type(v) for v in (1.0 / numel if c.reduction == 1 else 1.0, c.delta))
+        inside = x * float(norm) * g
+        scalar = (g * float(norm)).double() * c.delta  # the scalar loop multiplies by the double delta
+        outside = scalar if x.dtype is scalar.dtype else scalar.to(x.dtype)
+        vectors = vector_elements(tuple(x.shape), [a._data, b._data, g._data], AVX2_BYTES)
+        if vectors is not None:
+            outside = where(Tensor._from_array(vectors), g * float(norm * delta), outside)
+        return where(x <= -c.delta, -outside, where(x >= c.delta, outside, inside))
+
+    return grad
+
+
+HUBER_LOSS = OpDef(
+    "HuberLossBackward0",
+    _huber_fwd,
+    ("self", "target"),
+    {
+        "self": D("self target reduction delta", _huber_grad("self", "target")),
+        "target": D("self target reduction delta", _huber_grad("target", "self")),
+    },
     promote="common",
 )
 

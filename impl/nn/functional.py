@@ -61,7 +61,9 @@ from impl.nn._pool import (  # noqa: F401  (re-exported)
 )
 
 __all__ = [
+    "huber_loss",
     "linear",
+    "one_hot",
     "relu",
     "relu_",
     "leaky_relu",
@@ -217,6 +219,30 @@ def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dty
     return input.log_softmax(dim) if dtype is None else input.log_softmax(dim, dtype=dtype)
 
 
+def one_hot(input: Tensor, num_classes: int = -1) -> Tensor:
+    """torch's one_hot: int64 ``(*input.shape, num_classes)``, 1 at each index (``num_classes`` -1:
+    the largest index plus one), by scatter_ into zeros; torch's checks in its order."""
+    if isinstance(num_classes, Tensor) and num_classes.numel() == 1 and not num_classes.is_floating_point():
+        num_classes = int(num_classes)  # an int argument takes an integer tensor of one element
+    if not isinstance(input, Tensor) or isinstance(num_classes, bool) or not isinstance(num_classes, int):
+        raise invalid_call(one_hot, locals())
+    if input.dtype is not dtypes.int64:
+        raise RuntimeError("one_hot is only applicable to index tensor of type LongTensor.")
+    shape = tuple(input.shape)
+    if input.numel() == 0:
+        if num_classes <= 0:
+            raise RuntimeError("Can not infer total number of classes from empty tensor.")
+        return _creation.zeros(*shape, num_classes, dtype=dtypes.int64, device=input.device)
+    if int(input.min()) < 0:
+        raise RuntimeError("Class values must be non-negative.")
+    if num_classes == -1:
+        num_classes = int(input.max()) + 1
+    elif num_classes <= int(input.max()):
+        raise RuntimeError("Class values must be smaller than num_classes.")
+    out = _creation.zeros(*shape, num_classes, dtype=dtypes.int64, device=input.device)
+    return out.scatter_(-1, input.unsqueeze(-1), 1)
+
+
 # -- losses -----------------------------------------------------------------------------------
 def _reduction_code(reduction: str) -> int:
     if reduction not in _losses.REDUCTIONS:
@@ -270,6 +296,29 @@ def mse_loss(
         return _reduce(weight * (input - target) ** 2, reduction)
     input, target = _broadcast_pair(input, target)
     return apply(_losses.MSE_LOSS, input, target, reduction=_reduction_code(reduction))
+
+
+def huber_loss(
+    input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0, weight: Tensor | None = None
+) -> Tensor:
+    """Huber loss (HuberLossBackward0): quadratic below ``delta``, linear above; with ``weight``,
+    the unreduced loss times it, then reduced as torch's Python code does."""
+    _warn_size_mismatch(input, target)
+    input, target = _broadcast_pair(input, target)
+    code = _reduction_code(reduction if weight is None else "none")
+    if delta <= 0:
+        raise RuntimeError("huber_loss does not support non-positive values for delta.")
+    loss = apply(_losses.HUBER_LOSS, input, target, reduction=code, delta=delta)
+    if weight is None:
+        return loss
+    if weight.size() != input.size():
+        raise ValueError("Weights and input must have the same size.")
+    loss = loss * weight
+    if reduction == "none":
+        return loss
+    if reduction in ("sum", "mean"):
+        return loss.sum() if reduction == "sum" else loss.mean()
+    raise ValueError(f"Invalid reduction mode: {reduction}. Expected one of 'none', 'mean', 'sum'.")
 
 
 def _broadcast_pair(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:

@@ -109,7 +109,8 @@ RULES = [
     Rule(
         "MOD-004",
         MODULES,
-        "MSELoss, L1Loss, CrossEntropyLoss (class indices or probabilities), NLLLoss, BCELoss and "
+        "MSELoss, HuberLoss (its delta too), L1Loss, CrossEntropyLoss (class indices or probabilities), "
+        "NLLLoss, BCELoss and "
         "BCEWithLogitsLoss give torch's values and gradients with every reduction.",
         f"{_NN}.CrossEntropyLoss.html",
     ),

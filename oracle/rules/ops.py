@@ -66,14 +66,15 @@ RULES = [
     Rule(
         "OPS-005",
         FAMILY,
-        "cat, stack, gather, index_select, masked_fill, softmax and log_softmax give torch's values, "
-        "gradients and graph, and torch's errors for bad dims, indices and shapes.",
+        "cat, stack, gather, index_select, take, masked_fill, softmax, log_softmax and nn.functional.one_hot "
+        "give torch's values, gradients and graph, and torch's errors for bad dims, indices and shapes.",
         _DERIVATIVES,
     ),
     Rule(
         "OPS-006",
         FAMILY,
-        "Indexing reads (integers, lists, integer and boolean tensors, narrow, select) and writes "
+        "Indexing reads (integers, lists, tuples and ranges read as sequences, integer and boolean "
+        "tensors, narrow, select) and writes "
         "(__setitem__ with a scalar or a tensor) give torch's values, gradients and graph.",
         f"{_DOCS}/tensor_view.html",
     ),

@@ -33,7 +33,15 @@ from impl.nn.modules.lazy import (
     LazyLinear,
 )
 from impl.nn.modules.linear import Identity, Linear
-from impl.nn.modules.loss import BCELoss, BCEWithLogitsLoss, CrossEntropyLoss, L1Loss, MSELoss, NLLLoss
+from impl.nn.modules.loss import (
+    BCELoss,
+    BCEWithLogitsLoss,
+    CrossEntropyLoss,
+    HuberLoss,
+    L1Loss,
+    MSELoss,
+    NLLLoss,
+)
 from impl.nn.modules.module import Module
 from impl.nn.modules.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
 from impl.nn.modules.pooling import (
@@ -111,6 +119,7 @@ __all__ = [
     "ModuleList",
     "ModuleDict",
     "MSELoss",
+    "HuberLoss",
     "L1Loss",
     "NLLLoss",
     "CrossEntropyLoss",
