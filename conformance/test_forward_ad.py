@@ -15,7 +15,7 @@ from conformance.test_ops import OpProgram
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.profiles import examples
-from oracle.program import DualLevel, ExitMode, MakeDual, Program, Ref, UnpackDual
+from oracle.program import ApplyFunction, DualLevel, ExitMode, Function, MakeDual, Program, Ref, UnpackDual
 
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
@@ -23,12 +23,90 @@ UNARY = ("exp", "sin", "cos", "tanh", "sigmoid", "relu", "abs", "neg", "sqrt", "
 IN_PLACE = ("mul_", "add_", "sub_", "div_")
 
 
+def _o(out: str, op: str, *args: Any) -> dict:
+    """One op of a Function's body."""
+    return {"out": out, "op": op, "args": list(args)}
+
+
+# custom Functions of (i0, i1): name -> (forward ops, outputs, saves_for_forward, jvp ops (None: no
+# jvp), tangents, dirty, the output the program goes on with); i1 is the other tensor (fits: it
+# broadcasts to i0) or the number 3.0
+I0, I1, T0, T1 = Ref("i0"), Ref("i1"), Ref("t0"), Ref("t1")
+FUNCTIONS: dict[str, tuple] = {
+    "square": (
+        [_o("h", "mul", I0, I0)],
+        ["h"],
+        ["i0"],
+        [_o("a", "mul", T0, I0), _o("b", "mul", Ref("a"), 2.0)],
+        ["b"],
+        [],
+        0,
+    ),
+    "number": ([_o("h", "mul", I0, I1)], ["h"], [], [_o("b", "mul", T0, 3.0)], ["b"], [], 0),
+    "product": (
+        [_o("h", "mul", I0, I1)],
+        ["h"],
+        ["i0", "i1"],
+        [_o("a", "mul", T0, I1), _o("c", "mul", I0, T1), _o("b", "add", Ref("a"), Ref("c"))],
+        ["b"],
+        [],
+        0,
+    ),
+    "two_outputs": (
+        [_o("h", "mul", I0, 2.0), _o("k", "exp", I0)],
+        ["h", "k"],
+        ["k"],
+        [_o("a", "mul", T0, 2.0), _o("b", "mul", T0, Ref("k"))],
+        ["a", "b"],
+        [],
+        1,
+    ),
+    "view": ([_o("h", "view", I0, -1)], ["h"], [], [_o("b", "view", T0, -1)], ["b"], [], 0),
+    "as_is": ([], ["i0"], [], [_o("b", "view", T0, -1), _o("c", "view_as", Ref("b"), T0)], ["c"], [], 0),
+    "in_place": ([_o("h", "mul_", I0, 2.0)], ["i0"], [], [_o("b", "mul_", T0, 2.0)], ["b"], ["i0"], 0),
+    # refused: no jvp, a view whose tangent is not a view, an in-place one writing a new tangent
+    "no_jvp": ([_o("h", "mul", I0, 2.0)], ["h"], [], None, [], [], 0),
+    "view_not_view": ([_o("h", "view", I0, -1)], ["h"], [], [_o("b", "mul", T0, 1.0)], ["b"], [], 0),
+    "in_place_new": ([_o("h", "mul_", I0, 2.0)], ["i0"], [], [_o("b", "mul", T0, 2.0)], ["b"], ["i0"], 0),
+}
+
+
+def _function_on(draw: Any, p: OpProgram, t: str, shape: tuple, other: str, fits: bool) -> tuple:
+    """A custom Function of ``FUNCTIONS`` applied to ``t`` (a clone of it for an in-place one) and
+    ``other`` (or 3.0): the output's name and shape."""
+    name = draw(st.sampled_from([n for n in sorted(FUNCTIONS) if fits or n != "product"]))
+    forward, outputs, saved, jvp, tangents, dirty, taken = FUNCTIONS[name]
+    fn = p.fresh("F")
+    p.steps.append(
+        Function(
+            fn,
+            2,
+            forward,
+            outputs,
+            [],
+            [None, None],
+            dirty=dirty,
+            jvp=jvp,
+            tangents=tangents,
+            saves_for_forward=saved,
+        )
+    )
+    if dirty:
+        t = p.op("clone", Ref(t))
+    outs = [p.fresh("t") for _ in outputs]
+    p.steps.append(ApplyFunction(outs, fn, [Ref(t), Ref(other) if fits and name != "number" else 3.0]))
+    p.names += outs
+    return outs[taken], (math.prod(shape),) if name in ("view", "view_not_view") else shape
+
+
 def _op_on(draw: Any, p: OpProgram, t: str, shape: tuple, other: str, other_shape: tuple) -> tuple:
     """One op on ``t`` (of ``shape``), maybe with ``other`` (a dual or plain tensor, used where it
     broadcasts): the result's name and shape."""
     fits = other_shape == shape[len(shape) - len(other_shape) :] if len(other_shape) <= len(shape) else False
-    kinds = ["unary", "number", "reduce", "view", "in_place"] + ["binary"] * fits
+    kinds = ["unary", "number", "reduce", "view", "in_place", "function"] + ["binary"] * fits
     kind = draw(st.sampled_from(kinds + ["matrix"] * (len(shape) == 2 and shape == other_shape)))
+    if kind == "function":
+        return _function_on(draw, p, t, shape, other, fits)
     if kind == "unary":
         return p.op(draw(st.sampled_from(UNARY)), Ref(t)), shape
     if kind == "binary":

@@ -45,3 +45,20 @@ def tangent_size_unchecked() -> Iterator[None]:
 
     with patched(_forward_ad(), "make_dual", lenient):
         yield
+
+
+def _function() -> Any:
+    from impl.autograd import function
+
+    return function
+
+
+@fault({"FWAD-001": "error"})
+def save_for_forward_dropped() -> Iterator[None]:
+    """A custom Function's ctx.save_for_forward keeps nothing: jvp's saved_tensors is empty."""
+
+    def dropped(original: Callable) -> Callable:
+        return lambda ctx, *tensors: original(ctx)
+
+    with patched(_function().FunctionCtx, "save_for_forward", dropped):
+        yield

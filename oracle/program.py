@@ -155,6 +155,8 @@ OPS.update(_table(" ".join(f"nn.functional.{f}" for f in (
 OPS.update(_table("FloatTensor DoubleTensor HalfTensor BFloat16Tensor LongTensor IntTensor", "function"))
 OPS.update(_table("ShortTensor CharTensor ByteTensor BoolTensor", "function"))
 OPS.update(_table("new_tensor new_zeros new_ones new_full", "method"))
+# a custom Function's jvp returning a view of a tangent (conformance/test_forward_ad.py, FWAD-001)
+OPS.update(_table("view_as", "method"))
 # the in-place view methods (conformance/test_tensors.py, TEN-006)
 OPS.update(_table("t_ transpose_ swapdims_ swapaxes_ squeeze_ unsqueeze_ as_strided_", "method", True))
 
@@ -1179,12 +1181,19 @@ class Function(Step):
     once_differentiable: bool = False
     materialize_non_diff_grads: bool | None = None
     style: str = "static"
+    # forward AD: ``jvp(ctx, t0, t1, ...)`` runs the ``jvp`` ops (None: the Function has no jvp)
+    # over the tangents ``t<k>`` and the tensors ``saves_for_forward`` kept (bound to their forward
+    # names) and returns, per output, the tensor named in ``tangents`` or None
+    jvp: list | None = None
+    tangents: list = field(default_factory=list)
+    saves_for_forward: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.style not in FUNCTION_STYLES:
             raise ValueError(f"unknown Function style {self.style!r}; known: {FUNCTION_STYLES}")
         _check_body(self.forward, f"function {self.name} forward")
         _check_body(self.backward, f"function {self.name} backward")
+        _check_body(self.jvp or [], f"function {self.name} jvp")
         if len(self.grads) != self.inputs:
             raise ValueError(f"function {self.name}: backward returns one gradient (or None) per input")
 
