@@ -32,9 +32,17 @@ DRAWN_KWARGS: dict[str, tuple] = {
     "fast_mode": (True,), "atol": (1e-2, 0.5, 0.0), "rtol": (0.0, 0.1), "raise_exception": (False, True),
     "check_batched_grad": (True,), "check_undefined_grad": (False,), "eps": (1e-3,),
 }
+# and the forward-mode checks of each API (the custom Functions have a jvp, right or wrong)
+FORWARD_KWARGS: dict[str, dict[str, tuple]] = {
+    "gradcheck": {"check_forward_ad": (True,), "check_backward_ad": (False,)},
+    "gradgradcheck": {"check_fwd_over_rev": (True,)},
+}
 COVERAGE: dict[str, coverage.Targets] = {
     rule: coverage.Targets(
-        *(coverage.passed(f"autograd.{api}", key, values) for key, values in DRAWN_KWARGS.items())
+        *(
+            coverage.passed(f"autograd.{api}", key, values)
+            for key, values in {**DRAWN_KWARGS, **FORWARD_KWARGS[api]}.items()
+        )
     )
     for rule, api in (("GCHK-001", "gradcheck"), ("GCHK-002", "gradgradcheck"))
 }
@@ -53,9 +61,10 @@ def _op(out: str, op: str, *args: Any) -> dict:
 
 
 def custom_function(draw: Any, name: str, inputs: int) -> Function:
-    """A Function of ``inputs`` inputs using one (drawn): x * x with a backward off by a drawn
-    factor (or right), or a clone whose backward adds 0.01 to the gradient (not multiplied by
-    grad_output), or one that does not materialize gradients and fails on an undefined one."""
+    """A Function of ``inputs`` inputs using one (drawn): x * x with a backward and a jvp each off by
+    a drawn factor (or right), or a clone whose backward adds 0.01 to the gradient (not multiplied
+    by grad_output), or one that does not materialize gradients and fails on an undefined one (the
+    clones' jvp is right)."""
     kind = draw(st.sampled_from(("square", "square", "square", "not_multiplied", "undefined")))
     used = draw(st.integers(0, inputs - 1))
     x = Ref(f"i{used}")
@@ -64,12 +73,16 @@ def custom_function(draw: Any, name: str, inputs: int) -> Function:
     if kind == "square":
         factor = draw(st.sampled_from(WRONG_FACTORS))
         backward = [_op("b", "mul", Ref("g0"), x), _op("w", "mul", Ref("b"), factor)]
-        return Function(name, inputs, [_op("o", "mul", x, x)], ["o"], backward, grads, saves=[x.name])
+        tangent = Ref(f"t{used}")
+        jvp = [_op("c", "mul", tangent, x), _op("v", "mul", Ref("c"), draw(st.sampled_from(WRONG_FACTORS)))]
+        return Function(name, inputs, [_op("o", "mul", x, x)], ["o"], backward, grads, saves=[x.name],
+                        jvp=jvp, tangents=["v"], saves_for_forward=[x.name])
     forward = [_op("o", "clone", x)]
+    jvp = {"jvp": [_op("v", "clone", Ref(f"t{used}"))], "tangents": ["v"]}
     if kind == "not_multiplied":
-        return Function(name, inputs, forward, ["o"], [_op("w", "add", Ref("g0"), 0.01)], grads)
+        return Function(name, inputs, forward, ["o"], [_op("w", "add", Ref("g0"), 0.01)], grads, **jvp)
     return Function(name, inputs, forward, ["o"], [_op("w", "mul", Ref("g0"), 1.0)], grads,
-                    materialize_grads=False)
+                    materialize_grads=False, **jvp)
 
 
 @st.composite
@@ -101,7 +114,7 @@ def gradcheck_calls(draw: Any, api: str) -> Program:
     if draw(st.integers(0, 3)) == 0 and names[0] != names[-1]:
         outputs.append(names[0])
     kwargs: dict[str, Any] = {"fast_mode": True} if draw(st.booleans()) else {}
-    for key, values in list(DRAWN_KWARGS.items())[1:]:
+    for key, values in [*list(DRAWN_KWARGS.items())[1:], *FORWARD_KWARGS[api].items()]:
         if draw(st.integers(0, 2)) == 0:
             kwargs[key] = draw(st.sampled_from(values))
     if function is not None:

@@ -1435,6 +1435,8 @@ class MultiGradHook(Step):
 GRADCHECK_APIS = ("gradcheck", "gradgradcheck")
 GRADCHECK_KWARGS = ("eps", "atol", "rtol", "raise_exception", "nondet_tol", "check_undefined_grad",
                     "check_grad_dtypes", "check_batched_grad", "fast_mode")
+# forward AD's checks (conformance/test_gradcheck_api.py)
+GRADCHECK_KWARGS += ("check_forward_ad", "check_backward_ad", "check_fwd_over_rev", "check_rev_over_rev")
 
 
 @_step
