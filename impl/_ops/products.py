@@ -11,7 +11,7 @@ from impl import _api as api
 from impl import dtypes
 from impl._creation import arange, zeros
 from impl._ops.inplace import squeeze_result_
-from impl._ops.table import D, OpDef, apply, bilinear, broadcast_mismatch, fill_array
+from impl._ops.table import D, OpDef, apply, auto_linear, bilinear, broadcast_mismatch, fill_array
 from impl._ops.views import _unsafe_view, squeeze
 from impl._signatures import invalid_call
 from impl._tensor import Tensor
@@ -165,6 +165,7 @@ TRACE = OpDef(
     "TraceBackward0",
     _trace,
     derivatives={"self": D("", _trace_back)},
+    jvp=auto_linear,
 )
 
 

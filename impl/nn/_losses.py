@@ -11,7 +11,7 @@ import numpy as np
 
 from impl import _creation
 from impl._ops.cascade_sum import cascade_mean, cascade_sum, summable
-from impl._ops.table import D, OpDef, apply
+from impl._ops.table import D, OpDef, apply, auto_linear, separable
 from impl.nn._activations import LOG_SIGMOID
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -88,6 +88,7 @@ MSE_LOSS = OpDef(
     ("self", "target"),
     {"self": D("self target reduction", _mse_grad(1)), "target": D("self target reduction", _mse_grad(-1))},
     promote="common",
+    jvp=separable,  # apply_loss_reduction(mse_loss_jvp(...), reduction)
 )
 
 
@@ -126,6 +127,7 @@ BINARY_CROSS_ENTROPY = OpDef(
         "self": D("self target weight reduction", _bce_self_grad),
         "target": D("self weight reduction", _bce_target_grad),
     },
+    jvp=separable,  # binary_cross_entropy_jvp
 )
 """``weight`` is an attribute, not an input: torch's node has edges for self and target only."""
 
@@ -158,6 +160,7 @@ BCE_WITH_LOGITS = OpDef(
         "self": D("self target weight pos_weight reduction", _bce_logits_self_grad),
         "target": D("self weight pos_weight reduction", _bce_logits_target_grad),
     },
+    jvp=separable,
 )
 """``weight`` and ``pos_weight`` are attributes: torch's node has edges for self and target only."""
 
@@ -239,4 +242,6 @@ class _no_errstate:
         pass
 
 
-NLL_LOSS = OpDef("NllLossBackward0", _nll_fwd, derivatives={"self": D("self " + NLL_OPTIONS, _nll_grad)})
+NLL_LOSS = OpDef(
+    "NllLossBackward0", _nll_fwd, derivatives={"self": D("self " + NLL_OPTIONS, _nll_grad)}, jvp=auto_linear
+)
