@@ -16,6 +16,7 @@ from oracle.backends import Backend
 from oracle.differential import check
 from oracle.profiles import examples
 from oracle.program import ApplyFunction, DualLevel, ExitMode, Function, MakeDual, Program, Ref, UnpackDual
+from oracle.strategies import op_data
 
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
@@ -99,6 +100,124 @@ def _function_on(draw: Any, p: OpProgram, t: str, shape: tuple, other: str, fits
     return outs[taken], (math.prod(shape),) if name in ("view", "view_not_view") else shape
 
 
+# ops whose jvp formulas the rule checks beyond the first ones, by what they need: any tensor
+# (elementwise), a second tensor of the same shape or a number, a non-0-d tensor and a dim
+ELEMENTWISE = ("erf", "clamp", "remainder") + tuple(
+    f"nn.functional.{f}"
+    for f in ("gelu", "softplus", "elu", "silu", "mish", "hardtanh", "logsigmoid", "leaky_relu")
+)
+PAIRED = (
+    "atan2",
+    "hypot",
+    "maximum",
+    "minimum",
+    "fmax",
+    "fmin",
+    "logaddexp",
+    "copysign",
+    "lerp",
+    "addcmul",
+    "where",
+    "nn.functional.mse_loss",
+)
+ALONG_DIM = (
+    "prod",
+    "amax",
+    "var",
+    "std",
+    "logsumexp",
+    "nansum",
+    "norm",
+    "linalg.vector_norm",
+    "max",
+    "median",
+    "sort",
+    "var_mean",
+    "cumsum",
+    "cumprod",
+    "logcumsumexp",
+    "cummax",
+    "flip",
+    "roll",
+    "cat",
+    "stack",
+    "gather",
+    "index_select",
+    "scatter_add",
+    "masked_fill",
+    "split",
+    "layer_norm",
+)
+MATRIX = ("tril", "triu", "diagonal", "nll_loss", "cross_entropy")
+FORMULAS = ELEMENTWISE + PAIRED + ALONG_DIM + MATRIX
+
+
+def _formula_on(draw: Any, p: OpProgram, t: str, shape: tuple, other: str, same: bool, op: str) -> tuple:
+    """The op ``op`` of ``FORMULAS`` on ``t`` of ``shape`` (and on ``other`` where it has that
+    shape, ``same``, else on a plain tensor): the result's name and shape."""
+    x = Ref(t)
+    if op in ELEMENTWISE:
+        extra = {"clamp": [-0.5, 1.0], "remainder": [1.5], "nn.functional.leaky_relu": [0.1]}.get(op, [])
+        return p.op(op, x, *extra), shape
+    if op in PAIRED:
+        y = Ref(other) if same and draw(st.booleans()) else Ref(p.op("mul", Ref(p.op("clone", x)), 0.5))
+        if op == "where":
+            mask = p.given(op_data(draw, shape, "bool"), "bool")
+            return p.op("where", Ref(mask), x, y), shape
+        extra = {"lerp": [0.3], "addcmul": [x]}.get(op, [])
+        return p.op(op, x, y, *extra), shape
+    dim = draw(st.integers(0, len(shape) - 1))
+    index = [draw(st.integers(0, shape[dim] - 1)) for _ in range(2)]
+    if op in ("prod", "amax", "var", "std", "logsumexp", "nansum", "norm"):
+        keep = draw(st.booleans())
+        return p.op(op, x, dim=dim, keepdim=keep), shape[:dim] + (1,) * keep + shape[dim + 1 :]
+    if op in ("linalg.vector_norm", "max", "median"):
+        return p.op(op, x), ()
+    if op in ("sort", "cummax", "var_mean"):
+        pair = p.op(op, x, dim)
+        return p.op("__getitem__", Ref(pair), 0), shape[:dim] + shape[
+            dim + 1 :
+        ] if op == "var_mean" else shape
+    if op in ("cumsum", "cumprod", "logcumsumexp"):
+        return p.op(op, x, dim), shape
+    if op in ("flip", "roll"):
+        return p.op(op, x, *([[dim]] if op == "flip" else [1, dim])), shape
+    if op in ("cat", "stack"):
+        parts = [x, Ref(other) if same else x]
+        grown = (
+            shape[:dim] + (2 * shape[dim],) + shape[dim + 1 :] if op == "cat" else shape[:dim] + (2,) + shape
+        )
+        return p.op(op, parts, dim), grown
+    if op in ("gather", "index_select", "scatter_add"):
+        idx_shape = shape[:dim] + (2,) + shape[dim + 1 :] if op == "gather" else (2,)
+        idx = p.given(_indices(draw, idx_shape, shape[dim]), "int64")
+        if op == "scatter_add":
+            idx = p.given(_indices(draw, shape, shape[dim]), "int64")
+            return p.op(op, x, dim, Ref(idx), x), shape
+        return p.op(op, x, dim, Ref(idx)), shape[:dim] + (2,) + shape[dim + 1 :]
+    if op == "masked_fill":
+        return p.op(op, x, Ref(p.given(op_data(draw, shape, "bool"), "bool")), 2.0), shape
+    if op == "split":
+        return p.op("__getitem__", Ref(p.op("split", x, 1, dim)), index[0]), shape[:dim] + (1,) + shape[
+            dim + 1 :
+        ]
+    if op == "layer_norm":
+        return p.op("nn.functional.layer_norm", x, list(shape[-1:])), shape
+    if op in ("tril", "triu"):
+        return p.op(op, x, draw(st.integers(-1, 1))), shape
+    if op == "diagonal":
+        return p.op(op, x), (min(shape),)
+    target = p.given(_indices(draw, shape[:1], shape[1]), "int64")
+    return p.op(f"nn.functional.{op}", x, Ref(target)), ()
+
+
+def _indices(draw: Any, shape: tuple, size: int) -> Any:
+    """In-range int64 indices of ``shape`` into a dim of ``size``."""
+    if not shape:
+        return draw(st.integers(0, size - 1))
+    return [_indices(draw, shape[1:], size) for _ in range(shape[0])]
+
+
 def _op_on(draw: Any, p: OpProgram, t: str, shape: tuple, other: str, other_shape: tuple) -> tuple:
     """One op on ``t`` (of ``shape``), maybe with ``other`` (a dual or plain tensor, used where it
     broadcasts): the result's name and shape."""
@@ -146,13 +265,17 @@ def _op_on(draw: Any, p: OpProgram, t: str, shape: tuple, other: str, other_shap
 
 
 @st.composite
-def dual_programs(draw: Any) -> Program:
+def dual_programs(draw: Any, formula: str | None = None) -> Program:
     """A primal and its tangent (float32 or float64, the primal maybe requiring grad), a second
     tensor (dual or plain, of the same or a broadcasting shape), made dual inside a dual_level; one
-    to three ops; every result's tangent unpacked inside the level, the last one's again after it."""
+    to three ops (the first ``formula``, of ``FORMULAS``, if given, on a shape it takes); every
+    result's tangent unpacked inside the level, the last one's again after it."""
     p = OpProgram(draw)
     dtype = draw(st.sampled_from(("float32", "float64")))
-    shape = draw(st.sampled_from(((), (3,), (2, 3), (3, 3))))
+    shapes = ((), (3,), (2, 3), (3, 3))
+    if formula is not None:
+        shapes = shapes[2:] if formula in MATRIX else shapes[1:] if formula in ALONG_DIM else shapes
+    shape = draw(st.sampled_from(shapes))
     other_shape = draw(st.sampled_from((shape, shape[1:])))
     x, tx = p.leaf(shape, dtype), p.leaf(shape, dtype, grad=False)
     y = p.leaf(other_shape, dtype)
@@ -166,7 +289,10 @@ def dual_programs(draw: Any) -> Program:
         p.steps.append(MakeDual(other, y, p.leaf(other_shape, dtype, grad=False)))
     t, t_shape = d, shape
     results = [d]
-    for _ in range(draw(st.integers(1, 3))):
+    if formula is not None:
+        t, t_shape = _formula_on(draw, p, t, t_shape, other, other_shape == shape, formula)
+        results.append(t)
+    for _ in range(draw(st.integers(0 if formula else 1, 2 if formula else 3))):
         t, t_shape = _op_on(draw, p, t, t_shape, other, other_shape)
         results.append(t)
     p.steps += [UnpackDual(p.fresh("u"), r) for r in results]
@@ -179,6 +305,14 @@ def dual_programs(draw: Any) -> Program:
 @given(program=dual_programs())
 def test_tangents(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
+
+
+@pytest.mark.rule("FWAD-001")
+@pytest.mark.parametrize("formula", FORMULAS)
+@examples(0.02)
+@given(data=st.data())
+def test_formula_tangents(formula: str, data: Any, backend: Backend, reference: Backend) -> None:
+    check(data.draw(dual_programs(formula)), backend, reference)
 
 
 REFUSED = ("outside", "nested", "size", "int_primal", "int_tangent", "twice")

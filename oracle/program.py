@@ -157,6 +157,11 @@ OPS.update(_table("ShortTensor CharTensor ByteTensor BoolTensor", "function"))
 OPS.update(_table("new_tensor new_zeros new_ones new_full", "method"))
 # a custom Function's jvp returning a view of a tangent (conformance/test_forward_ad.py, FWAD-001)
 OPS.update(_table("view_as", "method"))
+# the nn functions whose jvp formulas FWAD-001 checks (conformance/test_forward_ad.py)
+OPS.update(_table(" ".join(f"nn.functional.{f}" for f in (
+    "gelu", "softplus", "elu", "silu", "mish", "hardtanh", "logsigmoid", "leaky_relu", "layer_norm",
+    "nll_loss", "cross_entropy", "mse_loss")), "function"))
+OPS.update(_table("split", "method"))
 # the in-place view methods (conformance/test_tensors.py, TEN-006)
 OPS.update(_table("t_ transpose_ swapdims_ swapaxes_ squeeze_ unsqueeze_ as_strided_", "method", True))
 

@@ -726,6 +726,12 @@ def auto_linear(c: JvpCtx) -> Any:
     return apply(c.op, *c.zero_tangents(), **c.attrs)
 
 
+def defined_sum(*terms: Any) -> Any:
+    """The sum of the terms that are defined (not None), as torch's zero tensor of an undefined
+    tangent drops out of a formula's sums (keeping a -0.0 that adding a real zero would lose)."""
+    return functools.reduce(operator.add, [t for t in terms if t is not None])
+
+
 def linear_part(**attrs: Any) -> Callable[[JvpCtx], Any]:
     """The jvp of an op linear in its inputs but for a constant it adds (a fill value, a padding
     value): the op on the tangents with the constant's attrs replaced (by 0)."""
@@ -752,14 +758,21 @@ def separable(c: JvpCtx) -> Any:
     return _separable(c, 0) if n == 1 else tuple(_separable(c, i) for i in range(n))
 
 
-def _separable(c: JvpCtx, i: int) -> Any:
+def separable_dense(c: JvpCtx) -> Any:
+    """``separable`` with every differentiable input's term, zeros for an undefined tangent (as
+    mse_loss's: an infinite difference times the zeros gives NaN)."""
+    return _separable(c, 0, dense=True)
+
+
+def _separable(c: JvpCtx, i: int, dense: bool = False) -> Any:
     result = getattr(c, c.op.outputs[i])
     ones = ones_like(result)
     n = c.op.differentiable_outputs
     grads = ones if n == 1 else tuple(ones if k == i else None for k in range(n))
+    tangents = c.zero_tangents() if dense else c.tangents
     terms = [
         d.formula(grads, c) * t
-        for d, t in zip(c.op._plan.diff, c.tangents, strict=True)
+        for d, t in zip(c.op._plan.diff, tangents, strict=True)
         if d is not None and t is not None
     ]
     total = functools.reduce(operator.add, terms)
@@ -772,12 +785,19 @@ def _separable(c: JvpCtx, i: int) -> Any:
 
 
 def bilinear(c: JvpCtx) -> Any:
-    """The jvp of a product bilinear in its two inputs (mm, bmm, mv, dot, mul): ``op(a_t, b) +
-    op(a, b_t)``, a term left out where the tangent is undefined (torch's zero tensor)."""
+    """The jvp of a product bilinear in its two inputs (dot, mul): ``op(a_t, b) + op(a, b_t)``, a
+    term left out where the tangent is undefined (torch's zero tensor)."""
     (a, b), (ta, tb) = c.tensors, c.tangents
     first = None if ta is None else apply(c.op, ta, b, **c.attrs)
     second = None if tb is None else apply(c.op, a, tb, **c.attrs)
     return second if first is None else first if second is None else first + second
+
+
+def bilinear_dense(c: JvpCtx) -> Any:
+    """``bilinear`` with zeros for an undefined tangent, as torch's mm, bmm and mv compute it (an
+    infinite primal times the zeros gives NaN)."""
+    (a, b), (ta, tb) = c.tensors, c.zero_tangents()
+    return apply(c.op, ta, b, **c.attrs) + apply(c.op, a, tb, **c.attrs)
 
 
 def _aten_name(op: OpDef) -> str:

@@ -11,7 +11,7 @@ import numpy as np
 
 from impl import _creation
 from impl._ops.cascade_sum import cascade_mean, cascade_sum, summable
-from impl._ops.table import D, OpDef, apply, auto_linear, separable
+from impl._ops.table import D, OpDef, apply, auto_linear, separable, separable_dense
 from impl.nn._activations import LOG_SIGMOID
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
@@ -88,7 +88,7 @@ MSE_LOSS = OpDef(
     ("self", "target"),
     {"self": D("self target reduction", _mse_grad(1)), "target": D("self target reduction", _mse_grad(-1))},
     promote="common",
-    jvp=separable,  # apply_loss_reduction(mse_loss_jvp(...), reduction)
+    jvp=separable_dense,  # apply_loss_reduction(mse_loss_backward(self_t, ...) + (target_t, ...))
 )
 
 
