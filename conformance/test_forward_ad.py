@@ -72,10 +72,10 @@ FUNCTIONS: dict[str, tuple] = {
 }
 
 
-def _function_on(draw: Any, p: OpProgram, t: str, shape: tuple, other: str, fits: bool) -> tuple:
-    """A custom Function of ``FUNCTIONS`` applied to ``t`` (a clone of it for an in-place one) and
-    ``other`` (or 3.0): the output's name and shape."""
-    name = draw(st.sampled_from([n for n in sorted(FUNCTIONS) if fits or n != "product"]))
+def _function_on(p: OpProgram, t: str, shape: tuple, other: str, fits: bool, name: str) -> tuple:
+    """The custom Function ``name`` of ``FUNCTIONS`` applied to ``t`` (a clone of it for an in-place
+    one) and ``other`` (or 3.0; "product" is given ``t`` twice where ``other`` does not fit): the
+    output's name and shape."""
     forward, outputs, saved, jvp, tangents, dirty, taken = FUNCTIONS[name]
     fn = p.fresh("F")
     p.steps.append(
@@ -95,7 +95,8 @@ def _function_on(draw: Any, p: OpProgram, t: str, shape: tuple, other: str, fits
     if dirty:
         t = p.op("clone", Ref(t))
     outs = [p.fresh("t") for _ in outputs]
-    p.steps.append(ApplyFunction(outs, fn, [Ref(t), Ref(other) if fits and name != "number" else 3.0]))
+    second = 3.0 if name == "number" else Ref(other) if fits else Ref(t) if name == "product" else 3.0
+    p.steps.append(ApplyFunction(outs, fn, [Ref(t), second]))
     p.names += outs
     return outs[taken], (math.prod(shape),) if name in ("view", "view_not_view") else shape
 
@@ -121,6 +122,7 @@ PAIRED = (
     "nn.functional.mse_loss",
 )
 ALONG_DIM = (
+    "layer_norm",
     "prod",
     "amax",
     "var",
@@ -146,10 +148,9 @@ ALONG_DIM = (
     "scatter_add",
     "masked_fill",
     "split",
-    "layer_norm",
 )
 MATRIX = ("tril", "triu", "diagonal", "nll_loss", "cross_entropy")
-FORMULAS = ELEMENTWISE + PAIRED + ALONG_DIM + MATRIX
+FORMULAS = ALONG_DIM + ELEMENTWISE + PAIRED + MATRIX
 
 
 def _formula_on(draw: Any, p: OpProgram, t: str, shape: tuple, other: str, same: bool, op: str) -> tuple:
@@ -222,10 +223,8 @@ def _op_on(draw: Any, p: OpProgram, t: str, shape: tuple, other: str, other_shap
     """One op on ``t`` (of ``shape``), maybe with ``other`` (a dual or plain tensor, used where it
     broadcasts): the result's name and shape."""
     fits = other_shape == shape[len(shape) - len(other_shape) :] if len(other_shape) <= len(shape) else False
-    kinds = ["unary", "number", "reduce", "view", "in_place", "function"] + ["binary"] * fits
+    kinds = ["unary", "number", "reduce", "view", "in_place"] + ["binary"] * fits
     kind = draw(st.sampled_from(kinds + ["matrix"] * (len(shape) == 2 and shape == other_shape)))
-    if kind == "function":
-        return _function_on(draw, p, t, shape, other, fits)
     if kind == "unary":
         return p.op(draw(st.sampled_from(UNARY)), Ref(t)), shape
     if kind == "binary":
@@ -265,11 +264,12 @@ def _op_on(draw: Any, p: OpProgram, t: str, shape: tuple, other: str, other_shap
 
 
 @st.composite
-def dual_programs(draw: Any, formula: str | None = None) -> Program:
+def dual_programs(draw: Any, formula: str | None = None, function: str | None = None) -> Program:
     """A primal and its tangent (float32 or float64, the primal maybe requiring grad), a second
     tensor (dual or plain, of the same or a broadcasting shape), made dual inside a dual_level; one
-    to three ops (the first ``formula``, of ``FORMULAS``, if given, on a shape it takes); every
-    result's tangent unpacked inside the level, the last one's again after it."""
+    to three ops (the first the op ``formula`` of ``FORMULAS``, on a shape it takes, or the custom
+    Function ``function`` of ``FUNCTIONS``, if given); every result's tangent unpacked inside the
+    level, the last one's again after it."""
     p = OpProgram(draw)
     dtype = draw(st.sampled_from(("float32", "float64")))
     shapes = ((), (3,), (2, 3), (3, 3))
@@ -289,10 +289,15 @@ def dual_programs(draw: Any, formula: str | None = None) -> Program:
         p.steps.append(MakeDual(other, y, p.leaf(other_shape, dtype, grad=False)))
     t, t_shape = d, shape
     results = [d]
+    first = formula or function
     if formula is not None:
         t, t_shape = _formula_on(draw, p, t, t_shape, other, other_shape == shape, formula)
+    if function is not None:
+        fits = other_shape == shape[len(shape) - len(other_shape) :]
+        t, t_shape = _function_on(p, t, t_shape, other, fits, function)
+    if first is not None:
         results.append(t)
-    for _ in range(draw(st.integers(0 if formula else 1, 2 if formula else 3))):
+    for _ in range(draw(st.integers(0 if first else 1, 2 if first else 3))):
         t, t_shape = _op_on(draw, p, t, t_shape, other, other_shape)
         results.append(t)
     p.steps += [UnpackDual(p.fresh("u"), r) for r in results]
@@ -300,11 +305,13 @@ def dual_programs(draw: Any, formula: str | None = None) -> Program:
     return Program(p.steps)
 
 
+# the parametrized tests first: a planted fault of one Function or formula is caught there at once
 @pytest.mark.rule("FWAD-001")
-@examples(0.5)
-@given(program=dual_programs())
-def test_tangents(program: Program, backend: Backend, reference: Backend) -> None:
-    check(program, backend, reference)
+@pytest.mark.parametrize("function", FUNCTIONS)
+@examples(0.02)
+@given(data=st.data())
+def test_function_tangents(function: str, data: Any, backend: Backend, reference: Backend) -> None:
+    check(data.draw(dual_programs(function=function)), backend, reference)
 
 
 @pytest.mark.rule("FWAD-001")
@@ -313,6 +320,13 @@ def test_tangents(program: Program, backend: Backend, reference: Backend) -> Non
 @given(data=st.data())
 def test_formula_tangents(formula: str, data: Any, backend: Backend, reference: Backend) -> None:
     check(data.draw(dual_programs(formula)), backend, reference)
+
+
+@pytest.mark.rule("FWAD-001")
+@examples(0.5)
+@given(program=dual_programs())
+def test_tangents(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
 
 
 REFUSED = ("outside", "nested", "size", "int_primal", "int_tangent", "twice")

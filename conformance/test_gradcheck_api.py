@@ -61,7 +61,7 @@ def _op(out: str, op: str, *args: Any) -> dict:
 
 
 def custom_function(draw: Any, name: str, inputs: int) -> Function:
-    """A Function of ``inputs`` inputs using one (drawn): x * x with a backward and a jvp each off by
+    """A Function of ``inputs`` inputs using one (drawn): x * x with a backward and a jvp both off by
     a drawn factor (or right), or a clone whose backward adds 0.01 to the gradient (not multiplied
     by grad_output), or one that does not materialize gradients and fails on an undefined one (the
     clones' jvp is right)."""
@@ -74,7 +74,7 @@ def custom_function(draw: Any, name: str, inputs: int) -> Function:
         factor = draw(st.sampled_from(WRONG_FACTORS))
         backward = [_op("b", "mul", Ref("g0"), x), _op("w", "mul", Ref("b"), factor)]
         tangent = Ref(f"t{used}")
-        jvp = [_op("c", "mul", tangent, x), _op("v", "mul", Ref("c"), draw(st.sampled_from(WRONG_FACTORS)))]
+        jvp = [_op("c", "mul", tangent, x), _op("v", "mul", Ref("c"), factor)]
         return Function(name, inputs, [_op("o", "mul", x, x)], ["o"], backward, grads, saves=[x.name],
                         jvp=jvp, tangents=["v"], saves_for_forward=[x.name])
     forward = [_op("o", "clone", x)]
@@ -86,10 +86,11 @@ def custom_function(draw: Any, name: str, inputs: int) -> Function:
 
 
 @st.composite
-def gradcheck_calls(draw: Any, api: str) -> Program:
+def gradcheck_calls(draw: Any, api: str, forward: bool = False) -> Program:
     """One or two leaves (float64 mostly, float32 for gradcheck sometimes; the first requiring grad),
     a function of one or two outputs from zero to three drawn ops (after a custom Function, maybe),
-    ``api`` called on it with drawn keyword arguments, then the leaves observed (unchanged)."""
+    ``api`` called on it with drawn keyword arguments (with ``forward``, its forward-mode check
+    too, ``FORWARD_KWARGS``), then the leaves observed (unchanged)."""
     p = OpProgram(draw)
     dtype = "float32" if api == "gradcheck" and draw(st.integers(0, 4)) == 0 else "float64"
     shape = draw(st.sampled_from(((), (2,), (2, 2))))
@@ -114,15 +115,22 @@ def gradcheck_calls(draw: Any, api: str) -> Program:
     if draw(st.integers(0, 3)) == 0 and names[0] != names[-1]:
         outputs.append(names[0])
     kwargs: dict[str, Any] = {"fast_mode": True} if draw(st.booleans()) else {}
-    for key, values in [*list(DRAWN_KWARGS.items())[1:], *FORWARD_KWARGS[api].items()]:
+    for key, values in list(DRAWN_KWARGS.items())[1:]:
         if draw(st.integers(0, 2)) == 0:
             kwargs[key] = draw(st.sampled_from(values))
     if function is not None:
         # torch checks batched gradients under vmap, where the Function's logging backward (it
         # reads the gradient's values) raises: a harness effect, not gradcheck's behaviour
         kwargs.pop("check_batched_grad", None)
+    seed = draw(st.integers(0, 3))
+    if forward:  # the forward check always, the backward one maybe not
+        forward_kwargs = list(FORWARD_KWARGS[api].items())
+        kwargs[forward_kwargs[0][0]] = True
+        for key, values in forward_kwargs[1:]:
+            if draw(st.booleans()):
+                kwargs[key] = draw(st.sampled_from(values))
     p.steps.append(Gradcheck(p.fresh("gc"), api, body, outputs, leaves, function=function, kwargs=kwargs,
-                             seed=draw(st.integers(0, 3))))
+                             seed=seed))
     p.steps += [Observe(name) for name in leaves]
     return Program(p.steps)
 
@@ -138,4 +146,18 @@ def test_gradcheck(program: Program, backend: Backend, reference: Backend) -> No
 @examples(0.5)
 @given(program=gradcheck_calls("gradgradcheck"))
 def test_gradgradcheck(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@pytest.mark.rule("GCHK-001")
+@examples(0.2)
+@given(program=gradcheck_calls("gradcheck", forward=True))
+def test_gradcheck_forward_ad(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@pytest.mark.rule("GCHK-002")
+@examples(0.1)
+@given(program=gradcheck_calls("gradgradcheck", forward=True))
+def test_gradgradcheck_fwd_over_rev(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
