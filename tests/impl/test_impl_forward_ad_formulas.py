@@ -27,7 +27,6 @@ FORMULAS: dict[str, str] = {
     "erf": "lib.erf(d)",
     "erfc": "lib.erfc(d)",
     "addcmul": "lib.addcmul(d, e, d, value=0.5)",
-    "addcdiv": "lib.addcdiv(d, e, d + 3)",
     "lerp": "lib.lerp(d, e, 0.3)",
     "lerp_tensor": "lib.lerp(d, e, d.sigmoid())",
     "clamp": "d.clamp(-0.6, 1.0)",
