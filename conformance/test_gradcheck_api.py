@@ -32,9 +32,17 @@ DRAWN_KWARGS: dict[str, tuple] = {
     "fast_mode": (True,), "atol": (1e-2, 0.5, 0.0), "rtol": (0.0, 0.1), "raise_exception": (False, True),
     "check_batched_grad": (True,), "check_undefined_grad": (False,), "eps": (1e-3,),
 }
+# and the forward-mode checks of each API (the custom Functions have a jvp, right or wrong)
+FORWARD_KWARGS: dict[str, dict[str, tuple]] = {
+    "gradcheck": {"check_forward_ad": (True,), "check_backward_ad": (False,)},
+    "gradgradcheck": {"check_fwd_over_rev": (True,)},
+}
 COVERAGE: dict[str, coverage.Targets] = {
     rule: coverage.Targets(
-        *(coverage.passed(f"autograd.{api}", key, values) for key, values in DRAWN_KWARGS.items())
+        *(
+            coverage.passed(f"autograd.{api}", key, values)
+            for key, values in {**DRAWN_KWARGS, **FORWARD_KWARGS[api]}.items()
+        )
     )
     for rule, api in (("GCHK-001", "gradcheck"), ("GCHK-002", "gradgradcheck"))
 }
@@ -53,9 +61,10 @@ def _op(out: str, op: str, *args: Any) -> dict:
 
 
 def custom_function(draw: Any, name: str, inputs: int) -> Function:
-    """A Function of ``inputs`` inputs using one (drawn): x * x with a backward off by a drawn
-    factor (or right), or a clone whose backward adds 0.01 to the gradient (not multiplied by
-    grad_output), or one that does not materialize gradients and fails on an undefined one."""
+    """A Function of ``inputs`` inputs using one (drawn): x * x with a backward and a jvp both off by
+    a drawn factor (or right), or a clone whose backward adds 0.01 to the gradient (not multiplied
+    by grad_output), or one that does not materialize gradients and fails on an undefined one (the
+    clones' jvp is right)."""
     kind = draw(st.sampled_from(("square", "square", "square", "not_multiplied", "undefined")))
     used = draw(st.integers(0, inputs - 1))
     x = Ref(f"i{used}")
@@ -64,19 +73,24 @@ def custom_function(draw: Any, name: str, inputs: int) -> Function:
     if kind == "square":
         factor = draw(st.sampled_from(WRONG_FACTORS))
         backward = [_op("b", "mul", Ref("g0"), x), _op("w", "mul", Ref("b"), factor)]
-        return Function(name, inputs, [_op("o", "mul", x, x)], ["o"], backward, grads, saves=[x.name])
+        tangent = Ref(f"t{used}")
+        jvp = [_op("c", "mul", tangent, x), _op("v", "mul", Ref("c"), factor)]
+        return Function(name, inputs, [_op("o", "mul", x, x)], ["o"], backward, grads, saves=[x.name],
+                        jvp=jvp, tangents=["v"], saves_for_forward=[x.name])
     forward = [_op("o", "clone", x)]
+    jvp = {"jvp": [_op("v", "clone", Ref(f"t{used}"))], "tangents": ["v"]}
     if kind == "not_multiplied":
-        return Function(name, inputs, forward, ["o"], [_op("w", "add", Ref("g0"), 0.01)], grads)
+        return Function(name, inputs, forward, ["o"], [_op("w", "add", Ref("g0"), 0.01)], grads, **jvp)
     return Function(name, inputs, forward, ["o"], [_op("w", "mul", Ref("g0"), 1.0)], grads,
-                    materialize_grads=False)
+                    materialize_grads=False, **jvp)
 
 
 @st.composite
-def gradcheck_calls(draw: Any, api: str) -> Program:
+def gradcheck_calls(draw: Any, api: str, forward: bool = False) -> Program:
     """One or two leaves (float64 mostly, float32 for gradcheck sometimes; the first requiring grad),
     a function of one or two outputs from zero to three drawn ops (after a custom Function, maybe),
-    ``api`` called on it with drawn keyword arguments, then the leaves observed (unchanged)."""
+    ``api`` called on it with drawn keyword arguments (with ``forward``, its forward-mode check
+    too, ``FORWARD_KWARGS``), then the leaves observed (unchanged)."""
     p = OpProgram(draw)
     dtype = "float32" if api == "gradcheck" and draw(st.integers(0, 4)) == 0 else "float64"
     shape = draw(st.sampled_from(((), (2,), (2, 2))))
@@ -108,8 +122,15 @@ def gradcheck_calls(draw: Any, api: str) -> Program:
         # torch checks batched gradients under vmap, where the Function's logging backward (it
         # reads the gradient's values) raises: a harness effect, not gradcheck's behaviour
         kwargs.pop("check_batched_grad", None)
+    seed = draw(st.integers(0, 3))
+    if forward:  # the forward check always, the backward one maybe not
+        forward_kwargs = list(FORWARD_KWARGS[api].items())
+        kwargs[forward_kwargs[0][0]] = True
+        for key, values in forward_kwargs[1:]:
+            if draw(st.booleans()):
+                kwargs[key] = draw(st.sampled_from(values))
     p.steps.append(Gradcheck(p.fresh("gc"), api, body, outputs, leaves, function=function, kwargs=kwargs,
-                             seed=draw(st.integers(0, 3))))
+                             seed=seed))
     p.steps += [Observe(name) for name in leaves]
     return Program(p.steps)
 
@@ -125,4 +146,18 @@ def test_gradcheck(program: Program, backend: Backend, reference: Backend) -> No
 @examples(0.5)
 @given(program=gradcheck_calls("gradgradcheck"))
 def test_gradgradcheck(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@pytest.mark.rule("GCHK-001")
+@examples(0.2)
+@given(program=gradcheck_calls("gradcheck", forward=True))
+def test_gradcheck_forward_ad(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@pytest.mark.rule("GCHK-002")
+@examples(0.1)
+@given(program=gradcheck_calls("gradgradcheck", forward=True))
+def test_gradgradcheck_fwd_over_rev(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import threading
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from impl import _api as api
@@ -217,6 +218,19 @@ def tangent_of(t: Any) -> Any:
     """``t``'s tangent at the current forward-AD level, or None."""
     fw = getattr(t, "_fw", None)
     return fw[1] if fw is not None and fw[0] is forward_level.token else None
+
+
+@contextlib.contextmanager
+def fw_grad_disabled() -> Iterator[None]:
+    """torch's ``AutoFwGradMode(false)``, around a custom Function's forward and jvp: no tangent is
+    seen (a fresh token matches none) and none made inside outlives the block."""
+    token = forward_level.token
+    if token is not None:
+        forward_level.token = object()
+    try:
+        yield
+    finally:
+        forward_level.token = token
 
 
 def set_tangent(t: Any, tangent: Any) -> None:

@@ -45,3 +45,39 @@ def tangent_size_unchecked() -> Iterator[None]:
 
     with patched(_forward_ad(), "make_dual", lenient):
         yield
+
+
+def _function() -> Any:
+    from impl.autograd import function
+
+    return function
+
+
+@fault({"FWAD-001": "error"})
+def save_for_forward_dropped() -> Iterator[None]:
+    """A custom Function's ctx.save_for_forward keeps nothing: jvp's saved_tensors is empty."""
+
+    def dropped(original: Callable) -> Callable:
+        return lambda ctx, *tensors: original(ctx)
+
+    with patched(_function().FunctionCtx, "save_for_forward", dropped):
+        yield
+
+
+@fault({"FWAD-001": "value"})
+def layer_norm_jvp_uncentered() -> Iterator[None]:
+    """layer_norm's jvp scales the input's tangent by rstd and the weight, leaving out the
+    normalisation's Jacobian (the tangent's mean and its projection on the normalised input)."""
+    from impl.nn import _norm
+
+    def uncentered(original: Callable) -> Callable:
+        def jvp(c: Any) -> Any:
+            x, dims = c.input, _norm._ln_dims(c)
+            mean, rstd = _norm._row_stats(x, dims, c.eps)
+            term = c.input_t * rstd * c.weight if c.tangent("input") is not None else None
+            return _norm._affine_jvp(c, term, (x - mean) * rstd, tuple(c.weight.shape))
+
+        return jvp
+
+    with patched(_norm, "_ln_jvp", uncentered):
+        yield

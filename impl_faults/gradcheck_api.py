@@ -32,8 +32,8 @@ def gradcheck_ignores_atol() -> Iterator[None]:
 def gradcheck_mismatch_indices_swapped() -> Iterator[None]:
     """A Jacobian mismatch is reported for output <input index> with respect to input <output index>."""
     def message(original: Callable) -> Callable:
-        return lambda analytical, numerical, output_idx, input_idx: original(
-            analytical, numerical, input_idx, output_idx)
+        return lambda analytical, numerical, output_idx, input_idx, **kwargs: original(
+            analytical, numerical, input_idx, output_idx, **kwargs)
 
     with patched(_module(), "_notallclose_msg", message):
         yield
@@ -68,7 +68,7 @@ def gradcheck_true_where_torch_raises() -> Iterator[None]:
 def gradcheck_fast_mode_without_slow_account() -> Iterator[None]:
     """A fast-mode mismatch is reported without the slow-mode Jacobians recomputed for it (so the
     backward calls of that recomputation are missing too)."""
-    with patched(_module(), "_slow_mode_account", lambda _original: lambda *args: ""):
+    with patched(_module(), "_slow_mode_account", lambda _original: lambda *args, **kwargs: ""):
         yield
 
 
@@ -107,4 +107,17 @@ def gradgradcheck_gradients_constant() -> Iterator[None]:
         return check
 
     with patched(sys.modules["impl.autograd"], "gradgradcheck", gradgradcheck):
+        yield
+
+
+@fault({"GCHK-001": "value"})
+def gradcheck_forward_jacobian_doubled() -> Iterator[None]:
+    """check_forward_ad compares the finite differences with twice the Jacobian forward AD gives."""
+    def doubled(original: Callable) -> Callable:
+        def jacobian(*args: Any, **kwargs: Any) -> tuple:
+            return tuple(tuple(j * 2 for j in per_input) for per_input in original(*args, **kwargs))
+
+        return jacobian
+
+    with patched(_module(), "_forward_jacobian", doubled):
         yield

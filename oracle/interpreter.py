@@ -215,13 +215,14 @@ def saved_hook_pair(torch: Any, s: SavedHooks, log: Callable[..., None]) -> tupl
     return pack, unpack
 
 
-def function_body(s: Function, forward: Callable, backward: Callable) -> dict[str, Any]:
+def function_body(s: Function, forward: Callable, backward: Callable, jvp: Callable) -> dict[str, Any]:
     """The class body of a Function step's class in its ``style``: static methods, plain methods
-    (legacy), backward named vjp, or the one backward under both names."""
+    (legacy), backward named vjp, or the one backward under both names; and its jvp if it has one."""
     if s.style == "legacy":
         return {"forward": forward, "backward": backward}
     names = {"static": ("backward",), "vjp": ("vjp",), "both": ("backward", "vjp")}[s.style]
-    return {"forward": staticmethod(forward), **{n: staticmethod(backward) for n in names}}
+    body = {"forward": staticmethod(forward), **{n: staticmethod(backward) for n in names}}
+    return body if s.jvp is None else {**body, "jvp": staticmethod(jvp)}
 
 
 def _named(hook: str, body: Callable[..., Any]) -> Callable[..., Any]:
@@ -863,6 +864,8 @@ class _Run:
             if s.materialize_non_diff_grads is not None:
                 ctx._materialize_non_diff_grads = s.materialize_non_diff_grads
             ctx.save_for_backward(*[env[n] for n in s.saves])
+            if s.saves_for_forward:
+                ctx.save_for_forward(*[env[n] for n in s.saves_for_forward])
             if s.non_differentiable:
                 ctx.mark_non_differentiable(*[env[n] for n in s.non_differentiable])
             if s.dirty:
@@ -879,9 +882,19 @@ class _Run:
             results = tuple(None if n is None else env[n] for n in s.grads)
             return results[0] if len(results) == 1 else results
 
+        def jvp(ctx, *tangents):
+            # the tangents' values (as unpack_dual's observation: impl's tangents carry no history yet)
+            log(s.name, "jvp", "", grads=tuple(None if t is None else t.detach() for t in tangents))
+            env = {f"t{k}": t for k, t in enumerate(tangents)}
+            env.update(zip(s.saves_for_forward, ctx.saved_tensors, strict=True))
+            for spec in s.jvp or ():
+                run._call(spec, env)
+            results = tuple(None if n is None else env[n] for n in s.tangents)
+            return results[0] if len(results) == 1 else results
+
         if s.once_differentiable:
             backward = self.torch.autograd.function.once_differentiable(backward)
-        body = function_body(s, forward, backward)
+        body = function_body(s, forward, backward, jvp)
         self.names[s.name] = type(s.name, (self.torch.autograd.Function,), body)
 
     def _apply_function(self, s: ApplyFunction) -> None:

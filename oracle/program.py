@@ -159,6 +159,13 @@ OPS.update(_table("nn.functional.one_hot take", "function"))
 OPS.update(_table("FloatTensor DoubleTensor HalfTensor BFloat16Tensor LongTensor IntTensor", "function"))
 OPS.update(_table("ShortTensor CharTensor ByteTensor BoolTensor", "function"))
 OPS.update(_table("new_tensor new_zeros new_ones new_full", "method"))
+# a custom Function's jvp returning a view of a tangent (conformance/test_forward_ad.py, FWAD-001)
+OPS.update(_table("view_as", "method"))
+# the nn functions whose jvp formulas FWAD-001 checks (conformance/test_forward_ad.py)
+OPS.update(_table(" ".join(f"nn.functional.{f}" for f in (
+    "gelu", "softplus", "elu", "silu", "mish", "hardtanh", "logsigmoid", "leaky_relu", "layer_norm",
+    "nll_loss", "cross_entropy", "mse_loss")), "function"))
+OPS.update(_table("split", "method"))
 # the in-place view methods (conformance/test_tensors.py, TEN-006)
 OPS.update(_table("t_ transpose_ swapdims_ swapaxes_ squeeze_ unsqueeze_ as_strided_", "method", True))
 
@@ -1186,12 +1193,19 @@ class Function(Step):
     once_differentiable: bool = False
     materialize_non_diff_grads: bool | None = None
     style: str = "static"
+    # forward AD: ``jvp(ctx, t0, t1, ...)`` runs the ``jvp`` ops (None: the Function has no jvp)
+    # over the tangents ``t<k>`` and the tensors ``saves_for_forward`` kept (bound to their forward
+    # names) and returns, per output, the tensor named in ``tangents`` or None
+    jvp: list | None = None
+    tangents: list = field(default_factory=list)
+    saves_for_forward: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.style not in FUNCTION_STYLES:
             raise ValueError(f"unknown Function style {self.style!r}; known: {FUNCTION_STYLES}")
         _check_body(self.forward, f"function {self.name} forward")
         _check_body(self.backward, f"function {self.name} backward")
+        _check_body(self.jvp or [], f"function {self.name} jvp")
         if len(self.grads) != self.inputs:
             raise ValueError(f"function {self.name}: backward returns one gradient (or None) per input")
 
@@ -1437,6 +1451,8 @@ class MultiGradHook(Step):
 GRADCHECK_APIS = ("gradcheck", "gradgradcheck")
 GRADCHECK_KWARGS = ("eps", "atol", "rtol", "raise_exception", "nondet_tol", "check_undefined_grad",
                     "check_grad_dtypes", "check_batched_grad", "fast_mode")
+# forward AD's checks (conformance/test_gradcheck_api.py)
+GRADCHECK_KWARGS += ("check_forward_ad", "check_backward_ad", "check_fwd_over_rev", "check_rev_over_rev")
 
 
 @_step

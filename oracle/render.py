@@ -674,6 +674,8 @@ def _function_lines(s: Function) -> list[str]:
     if s.materialize_non_diff_grads is not None:
         forward.append(f"ctx._materialize_non_diff_grads = {s.materialize_non_diff_grads}")
     forward.append(f"ctx.save_for_backward({', '.join(s.saves)})")
+    if s.saves_for_forward:
+        forward.append(f"ctx.save_for_forward({', '.join(s.saves_for_forward)})")
     if s.non_differentiable:
         forward.append(f"ctx.mark_non_differentiable({', '.join(s.non_differentiable)})")
     if s.dirty:
@@ -700,7 +702,21 @@ def _function_lines(s: Function) -> list[str]:
         f"    def {name}(ctx, *grads):",
         *("        " + line for line in backward),
         *(["", "    vjp = backward"] if s.style == "both" else []),
+        *_jvp_lines(s),
     ]
+
+
+def _jvp_lines(s: Function) -> list[str]:
+    """A Function's ``jvp`` method, as the interpreter defines it (none without jvp ops)."""
+    if s.jvp is None:
+        return []
+    shown = "[None if t is None else t.detach() for t in tangents]"
+    jvp = ["show_hook(" + repr(s.name) + f", 'jvp', '', grads={shown})"]
+    jvp += [f"t{k} = tangents[{k}]" for k in range(s.inputs)]
+    saved = ", ".join(s.saves_for_forward)
+    jvp.append(f"{saved}, = ctx.saved_tensors" if s.saves_for_forward else "ctx.saved_tensors")
+    jvp += body_lines(s.jvp) + [f"return {_returned(s.tangents)}"]
+    return ["", "    @staticmethod", "    def jvp(ctx, *tangents):", *("        " + line for line in jvp)]
 
 
 def _grad_lines(step: Grad) -> list[str]:

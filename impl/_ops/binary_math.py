@@ -36,7 +36,16 @@ from impl._ops.elementwise import (
 from impl._ops.indexing import masked_fill
 from impl._ops.inplace import _check_cast as check_cast
 from impl._ops.pointwise_ternary import WHERE
-from impl._ops.table import FLOAT_DTYPES, NOT_IMPLEMENTED, D, Derivative, OpDef, apply, number_array
+from impl._ops.table import (
+    FLOAT_DTYPES,
+    NOT_IMPLEMENTED,
+    D,
+    Derivative,
+    OpDef,
+    apply,
+    defined_sum,
+    number_array,
+)
 from impl._signatures import OVERLOADS, invalid_call
 from impl._tensor import Tensor
 
@@ -186,8 +195,40 @@ def _logaddexp_grad(first: str, second: str, base2: bool) -> Any:
     return formula
 
 
-def _binary(name: str, fwd: Any, derivatives: dict, promote: str = "common") -> OpDef:
-    return OpDef(name, fwd, BINARY, derivatives, promote=promote, iterator_operands=BINARY)
+def _binary(name: str, fwd: Any, derivatives: dict, promote: str = "common", jvp: Any = None) -> OpDef:
+    return OpDef(name, fwd, BINARY, derivatives, promote=promote, iterator_operands=BINARY, jvp=jvp)
+
+
+def _picked_jvp(picked: Any) -> Any:
+    """torch's jvp of a binary pick (maximum, fmax, ...): ``other_t + picked * (self_t - other_t)``,
+    ``picked(c)`` the share of ``self`` (an infinite tangent of the other operand gives NaN); an
+    undefined tangent drops out of the sums (torch's zero tensor)."""
+
+    def jvp(c: Any) -> Any:
+        self_t, other_t = c.tangent("self"), c.tangent("other")
+        diff = self_t if other_t is None else -other_t if self_t is None else self_t - other_t
+        return c.like_result(defined_sum(other_t, picked(c) * diff))
+
+    return jvp
+
+
+def _atan2_jvp(c: Any) -> Any:
+    """``(-self_p * other_t + other_p * self_t) / (self_p.pow(2) + other_p.pow(2))``."""
+    self_t, other_t = c.tangent("self"), c.tangent("other")
+    top = defined_sum(
+        None if other_t is None else -c.self * other_t, None if self_t is None else c.other * self_t
+    )
+    return c.like_result(top / (c.self.pow(2) + c.other.pow(2)))
+
+
+def _share(compare: str) -> Any:
+    """maximum's and minimum's share of ``self``: 1 where ``compare`` picks it, 0.5 on a tie."""
+    return lambda c: getattr(c.self, compare)(c.other).to(c.result.dtype).masked_fill(c.self == c.other, 0.5)
+
+
+def _fshare(compare: str) -> Any:
+    """fmax's and fmin's share of ``self``: where ``compare`` picks it or ``other`` is NaN."""
+    return lambda c: getattr(c.self, compare)(c.other).logical_or(c.other.isnan())
 
 
 def _with_number(name: str, fwd: Any, self_grad: Derivative) -> OpDef:
@@ -209,6 +250,7 @@ ATAN2 = _binary(
         "other": D("self other", lambda g, c: g * -c.self * _atan2_recip(c)),
     },
     promote="float",
+    jvp=lambda c: _atan2_jvp(c),
 )
 HYPOT = _binary(
     "HypotBackward0",
@@ -235,8 +277,13 @@ REMAINDER_OF_NUMBER = OpDef(
     qualified_name=NOT_IMPLEMENTED,
     iterator_operands=("other",),
 )
-FMAX = _binary("FmaxBackward0", _ignoring_nan("fmax"), _fpick_grads("__ge__"))
-FMIN = _binary("FminBackward0", _ignoring_nan("fmin"), _fpick_grads("__le__"))
+# torch's jvps pick self on a tie in fmin, other in fmax
+FMAX = _binary(
+    "FmaxBackward0", _ignoring_nan("fmax"), _fpick_grads("__ge__"), jvp=_picked_jvp(_fshare("__gt__"))
+)
+FMIN = _binary(
+    "FminBackward0", _ignoring_nan("fmin"), _fpick_grads("__le__"), jvp=_picked_jvp(_fshare("__le__"))
+)
 COPYSIGN_KERNEL = opmath(lambda xp, a, b: xp.copysign(a, b))
 COPYSIGN = _binary(
     "CopysignBackward0",
@@ -518,6 +565,7 @@ MAXIMUM = OpDef(
     _minmax_grad(1),
     promote="common",
     iterator_operands=BINARY,
+    jvp=_picked_jvp(_share("__gt__")),
 )
 
 
@@ -528,6 +576,7 @@ MINIMUM = OpDef(
     _minmax_grad(-1),
     promote="common",
     iterator_operands=BINARY,
+    jvp=_picked_jvp(_share("__lt__")),
 )
 
 

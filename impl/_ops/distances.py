@@ -103,6 +103,7 @@ CDIST = OpDef(
     _cdist_fwd,
     ("x1", "x2"),
     {"x1": D("x1 x2 p result", _cdist_grad("x1")), "x2": D("x1 x2 p result", _cdist_grad("x2"))},
+    aten_name="_cdist_forward",
 )
 
 

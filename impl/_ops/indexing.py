@@ -15,7 +15,16 @@ from impl import dtypes
 from impl._creation import zeros
 from impl._ops.elementwise import _add_scaled, _plain_alpha, mul_scalar
 from impl._ops.inplace import apply_inplace, check_inplace, copy_, fill_
-from impl._ops.table import NOT_OPERANDS, D, OpDef, apply, broadcast_mismatch, fill_array
+from impl._ops.table import (
+    NOT_OPERANDS,
+    D,
+    OpDef,
+    apply,
+    auto_linear,
+    broadcast_mismatch,
+    fill_array,
+    linear_part,
+)
 from impl._ops.views import ALIAS, _slice, select, unsqueeze
 from impl._signatures import invalid_call
 from impl._tensor import Tensor, _wrap_dim
@@ -54,7 +63,7 @@ def _per_arity(name: str, forward: Any, uses: str, grad: Any) -> Any:
     def op(n: int) -> OpDef:
         names = tuple(f"tensors{i}" for i in range(n))
         derivatives = {nm: D(uses, grad(i)) for i, nm in enumerate(names)}
-        return OpDef(name, forward, names, derivatives, promote="common")
+        return OpDef(name, forward, names, derivatives, promote="common", jvp=auto_linear)
 
     return op
 
@@ -141,6 +150,7 @@ SCATTER_ADD = OpDef(
         "self": D("", lambda g, c: g),
         "src": D("dim index", lambda g, c: apply(GATHER, g, dim=c.dim, index=c.index)),
     },
+    jvp=auto_linear,
 )
 
 
@@ -188,6 +198,7 @@ INDEX_ADD = OpDef(
     _index_add_fwd,
     ("self", "source"),
     {"self": D("", lambda g, c: g), "source": D("dim index alpha", _index_add_source_grad)},
+    jvp=auto_linear,
 )
 
 
@@ -268,6 +279,7 @@ def _index_op(n: int) -> OpDef:
         "IndexBackward0",
         _index_fwd,
         derivatives={"self": D(uses, lambda g, c: accumulate(INDEX_PUT_ACC, g, c.shape(), c.key))},
+        jvp=auto_linear,
     )
 
 
@@ -330,6 +342,7 @@ GATHER = OpDef(
             ),
         )
     },
+    jvp=auto_linear,
 )
 INDEX_SELECT = OpDef(
     "IndexSelectBackward0",
@@ -348,11 +361,13 @@ INDEX_SELECT = OpDef(
             ),
         )
     },
+    jvp=auto_linear,
 )
 MASKED_FILL = OpDef(
     "MaskedFillBackward0",
     lambda xp, a, mask, value: xp.where(mask._data, fill_array(xp, value, a.dtype), a),
     derivatives={"self": D("mask", lambda g, c: g.masked_fill(c.mask, 0))},
+    jvp=linear_part(value=0),
 )
 
 
@@ -383,12 +398,14 @@ INDEX_FILL = OpDef(
     "IndexFillBackward0",
     lambda xp, a, dim, index, value: _index_filled(xp, a, dim, index._data, fill_array(xp, value, a.dtype)),
     derivatives={"self": D("dim index", _index_fill_self_grad)},
+    jvp=linear_part(value=0),
 )
 INDEX_FILL_TENSOR = OpDef(  # index_fill with a 0-d tensor value, which gets a gradient too
     "IndexFillBackward1",
     lambda xp, a, value, dim, index: _index_filled(xp, a, dim, index._data, value.astype(a.dtype)),
     ("self", "value"),
     {"self": D("dim index", _index_fill_self_grad), "value": D("dim index", _index_fill_value_grad)},
+    jvp=auto_linear,
 )
 
 
@@ -405,7 +422,10 @@ def _masked_select_grad(g: Any, c: Any) -> Any:
 
 
 MASKED_SELECT = OpDef(
-    "MaskedSelectBackward0", _masked_select_fwd, derivatives={"self": D("self mask", _masked_select_grad)}
+    "MaskedSelectBackward0",
+    _masked_select_fwd,
+    derivatives={"self": D("self mask", _masked_select_grad)},
+    jvp=auto_linear,
 )
 
 
@@ -453,6 +473,7 @@ MASKED_SCATTER = OpDef(
         "self": D("mask", lambda g, c: g.masked_fill(c.mask, 0)),
         "source": D("mask", _masked_scatter_source_grad),
     },
+    jvp=auto_linear,
 )
 MASKED_FILL_TENSOR = OpDef(  # masked_fill with a 0-d tensor value, which gets a gradient too
     "MaskedFillBackward1",
@@ -462,6 +483,7 @@ MASKED_FILL_TENSOR = OpDef(  # masked_fill with a 0-d tensor value, which gets a
         "self": D("mask", lambda g, c: g.masked_fill(c.mask, 0)),
         "value": D("mask", lambda g, c: g.masked_select(c.mask).sum()),  # torch's masked_fill_backward
     },
+    jvp=auto_linear,
 )
 
 

@@ -22,7 +22,16 @@ from impl._grad_mode import forward_level, set_tangent, tangent_of
 from impl._graph import FREED, Node, SavedTensor, input_meta
 from impl._ops import views as vw
 from impl._ops.elementwise import zero_grad
-from impl._ops.table import D, OpDef, _raise_if_unbroadcastable, apply, auto_linear, compute_dtype, fill_array
+from impl._ops.table import (
+    D,
+    OpDef,
+    _raise_if_unbroadcastable,
+    apply,
+    auto_linear,
+    compute_dtype,
+    fill_array,
+    linear_part,
+)
 from impl._tensor import Tensor, view_rebase_error
 from impl._xp import namespace_of, transferred
 
@@ -59,17 +68,20 @@ FILL = OpDef(
     "FillBackward2",
     lambda xp, a, value: xp.full(a.shape, fill_array(xp, value, a.dtype, a.size == 1), dtype=a.dtype),
     derivatives={"self": D("", zero_grad)},
+    jvp=linear_part(value=0),  # self_t.fill_(0)
 )
 FILL_TENSOR = OpDef(
     "FillBackward3",
     lambda xp, a, value: xp.full(a.shape, value, dtype=a.dtype),
     ("self", "value"),
     {"self": D("", zero_grad), "value": D("", lambda g, c: g.sum())},
+    jvp=auto_linear,
 )
 ZERO = OpDef(
     "ZeroBackward0",
     lambda xp, a: xp.zeros(a.shape, dtype=a.dtype),
     derivatives={"self": D("", zero_grad)},
+    jvp=auto_linear,
 )
 
 
@@ -371,6 +383,7 @@ def copy_(self: Tensor, src: Any, non_blocking: bool = False) -> Tensor:
 
 @api.variants("fill_")
 def fill_(self: Tensor, value: Any) -> Tensor:
+
     if isinstance(value, Tensor):
         if value.dim():
             raise RuntimeError(
@@ -383,4 +396,3 @@ def fill_(self: Tensor, value: Any) -> Tensor:
 @api.variants("zero_")
 def zero_(self: Tensor) -> Tensor:
     return apply_inplace(ZERO, self)
-

@@ -12,7 +12,7 @@ from impl import _api as api
 from impl._ops.elementwise import mul_scalar
 from impl._ops.pointwise_ternary import WHERE
 from impl._ops.reductions import _count, _mean_grad, reduced_dims
-from impl._ops.table import D, OpDef, _wrap, apply
+from impl._ops.table import D, OpDef, _wrap, apply, separable
 from impl._signatures import invalid_call
 from impl._tensor import Tensor
 
@@ -70,11 +70,17 @@ def _std_grad(g: Any, c: Any) -> Any:
     return std_grad(g, c.result, c)
 
 
-VAR = OpDef("VarBackward0", _var_fwd, derivatives={"self": D("self dim correction keepdim", _var_grad)})
+# var_jvp, std's ``var_jvp / (2 * result)``: the backward formulas times the tangent, summed
+VAR = OpDef(
+    "VarBackward0", _var_fwd, derivatives={"self": D("self dim correction keepdim", _var_grad)}, jvp=separable
+)
 
 
 STD = OpDef(
-    "StdBackward0", _std_fwd, derivatives={"self": D("self result dim correction keepdim", _std_grad)}
+    "StdBackward0",
+    _std_fwd,
+    derivatives={"self": D("self result dim correction keepdim", _std_grad)},
+    jvp=separable,
 )
 
 
@@ -211,6 +217,7 @@ VAR_MEAN = OpDef(
     outputs=("result0", "result1"),
     derivatives={"self": D("self dim correction keepdim", _with_mean_grad(_var_grad))},
     differentiable_outputs=2,
+    jvp=separable,
 )
 
 
@@ -224,6 +231,7 @@ STD_MEAN = OpDef(
         )
     },
     differentiable_outputs=2,
+    jvp=separable,
 )
 
 

@@ -13,7 +13,7 @@ from impl import _api as api
 from impl import dtypes
 from impl._creation import zeros
 from impl._ops.reductions import amax, amin
-from impl._ops.table import D, OpDef, apply
+from impl._ops.table import D, OpDef, apply, separable
 from impl._signatures import invalid_call
 from impl._tensor import Tensor, _dim_list, _wrap_dim
 
@@ -98,6 +98,7 @@ LINALG_VECTOR_NORM = OpDef(
     "LinalgVectorNormBackward0",
     _vector_norm_fwd,
     derivatives={"self": D("self ord result dim keepdim", _norm_grad)},
+    jvp=separable,  # linalg_vector_norm_jvp
 )
 
 

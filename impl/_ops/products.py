@@ -11,7 +11,16 @@ from impl import _api as api
 from impl import dtypes
 from impl._creation import arange, zeros
 from impl._ops.inplace import squeeze_result_
-from impl._ops.table import D, OpDef, apply, bilinear, broadcast_mismatch, fill_array
+from impl._ops.table import (
+    D,
+    OpDef,
+    apply,
+    auto_linear,
+    bilinear,
+    bilinear_dense,
+    broadcast_mismatch,
+    fill_array,
+)
 from impl._ops.views import _unsafe_view, squeeze
 from impl._signatures import invalid_call
 from impl._tensor import Tensor
@@ -49,7 +58,7 @@ MM = OpDef(
             "self mat2.strides", lambda g, c: mm_mat2_backward(g, c.self, c.shape("mat2"), c.strides("mat2"))
         ),
     },
-    jvp=bilinear,  # self_t.mm(mat2_p) + self_p.mm(mat2_t)
+    jvp=bilinear_dense,  # self_t.mm(mat2_p) + self_p.mm(mat2_t)
 )
 
 
@@ -61,7 +70,7 @@ BMM = OpDef(
         "self": D("mat2", lambda g, c: g.bmm(c.mat2.transpose(1, 2))),
         "mat2": D("self", lambda g, c: c.self.transpose(1, 2).bmm(g)),
     },
-    jvp=bilinear,
+    jvp=bilinear_dense,
 )
 
 
@@ -92,7 +101,7 @@ MV = OpDef(
     lambda xp, a, v: a @ v,
     ("self", "vec"),
     {"self": D("vec", lambda g, c: _outer(g, c.vec)), "vec": D("self", lambda g, c: c.self.t().mv(g))},
-    jvp=bilinear,
+    jvp=bilinear_dense,
 )
 
 
@@ -127,21 +136,16 @@ ADDMM = OpDef(
 
 def _addmm_jvp(c: Any) -> Any:
     """derivatives.yaml's ``maybe_multiply(self_t, beta) + maybe_multiply(mat1_t.mm(mat2_p), alpha)
-    + maybe_multiply(mat1_p.mm(mat2_t), alpha)``, terms of undefined tangents left out."""
+    + maybe_multiply(mat1_p.mm(mat2_t), alpha)``, the self term left out where its tangent is
+    undefined, the products computed with zeros (an infinite primal gives NaN, as torch's)."""
     terms = []
     if c.tangent("self") is not None:
         terms.append(c.self_t if c.beta == 1 else c.self_t * c.beta)
-    for product in (
-        None if c.tangent("mat1") is None else c.mat1_t.mm(c.mat2),
-        None if c.tangent("mat2") is None else c.mat1.mm(c.mat2_t),
-    ):
-        if product is not None:
-            terms.append(product if c.alpha == 1 else product * c.alpha)
+    for product in (c.mat1_t.mm(c.mat2), c.mat1.mm(c.mat2_t)):
+        terms.append(product if c.alpha == 1 else product * c.alpha)
     out = terms[0]
     for term in terms[1:]:
         out = out + term
-    if len(terms) == 1 and c.tangent("self") is not None:  # a new tensor of the result's shape
-        out = out.expand(c.result.shape).clone()
     return out
 
 
@@ -165,6 +169,7 @@ TRACE = OpDef(
     "TraceBackward0",
     _trace,
     derivatives={"self": D("", _trace_back)},
+    jvp=auto_linear,
 )
 
 

@@ -16,7 +16,7 @@ from impl._ops.binary_math import maximum, minimum
 from impl._ops.cascade_sum import cascade_mean, cascade_sum, summable
 from impl._ops.indexing import cat
 from impl._ops.pointwise_ternary import masked
-from impl._ops.table import NOT_OPERANDS, D, OpDef, apply, auto_linear
+from impl._ops.table import NOT_OPERANDS, D, OpDef, apply, auto_linear, separable
 from impl._signatures import ABSENT, invalid_call
 from impl._tensor import Tensor, _dim_list, _wrap_dim
 from impl._xp import namespace_of
@@ -145,11 +145,13 @@ PROD = OpDef(
     "ProdBackward0",
     _prod_fwd,
     derivatives={"self": D("self result dim keepdim", _prod_grad)},
+    jvp=separable,  # (prod_backward(ones, self_p, result) * self_t).sum()
 )
 PROD_DIM = OpDef(
     "ProdBackward1",
     _prod_fwd,
     derivatives={"self": D("self result dim keepdim", _prod_grad)},
+    jvp=separable,
 )
 
 
@@ -195,14 +197,25 @@ def _amax_fwd(kind: str) -> Any:
     return fwd
 
 
+# amaxamin_jvp and evenly_read_jvp: the tangents of the extremes, averaged over ties
 AMAX = OpDef(
-    "AmaxBackward0", _amax_fwd("max"), derivatives={"self": D("self result dim keepdim", _amax_grad)}
+    "AmaxBackward0",
+    _amax_fwd("max"),
+    derivatives={"self": D("self result dim keepdim", _amax_grad)},
+    jvp=separable,
 )
 AMIN = OpDef(
-    "AminBackward0", _amax_fwd("min"), derivatives={"self": D("self result dim keepdim", _amax_grad)}
+    "AminBackward0",
+    _amax_fwd("min"),
+    derivatives={"self": D("self result dim keepdim", _amax_grad)},
+    jvp=separable,
 )
-MAX_ALL = OpDef("MaxBackward1", lambda xp, a: xp.max(a), derivatives={"self": D("self result", _evenly)})
-MIN_ALL = OpDef("MinBackward1", lambda xp, a: xp.min(a), derivatives={"self": D("self result", _evenly)})
+MAX_ALL = OpDef(
+    "MaxBackward1", lambda xp, a: xp.max(a), derivatives={"self": D("self result", _evenly)}, jvp=separable
+)
+MIN_ALL = OpDef(
+    "MinBackward1", lambda xp, a: xp.min(a), derivatives={"self": D("self result", _evenly)}, jvp=separable
+)
 
 
 def _select_reduce_fwd(kind: str) -> Any:
@@ -240,12 +253,14 @@ MAX_DIM = OpDef(
     _select_reduce_fwd("max"),
     outputs=("result", "indices"),
     derivatives={"self": D("indices dim keepdim", _value_selecting_back)},
+    jvp=separable,  # gather_with_keepdimed_indices(self_t, dim, indices, keepdim)
 )
 MIN_DIM = OpDef(
     "MinBackward0",
     _select_reduce_fwd("min"),
     outputs=("result", "indices"),
     derivatives={"self": D("indices dim keepdim", _value_selecting_back)},
+    jvp=separable,
 )
 
 
@@ -448,6 +463,7 @@ LOGSUMEXP = OpDef(
     "LogsumexpBackward0",
     _logsumexp_fwd,
     derivatives={"self": D("self result dim keepdim", _logsumexp_grad)},
+    jvp=separable,  # logsumexp_jvp
 )
 
 
@@ -489,7 +505,9 @@ def _nansum_grad(g: Any, c: Any) -> Any:
     return _expand_back(g, c) * c.self.isnan().logical_not()
 
 
-NANSUM = OpDef("NansumBackward0", _nansum_fwd, derivatives={"self": D("self dim keepdim", _nansum_grad)})
+NANSUM = OpDef(
+    "NansumBackward0", _nansum_fwd, derivatives={"self": D("self dim keepdim", _nansum_grad)}, jvp=separable
+)
 
 
 @api.variants("nansum")

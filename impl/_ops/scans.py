@@ -15,7 +15,7 @@ from impl._ops import indexing
 from impl._ops.indexing import cat
 from impl._ops.pointwise_ternary import where
 from impl._ops.reductions import accumulated_dtype, check_differentiable
-from impl._ops.table import D, OpDef, apply
+from impl._ops.table import D, OpDef, apply, auto_linear
 from impl._signatures import invalid_call
 from impl._tensor import Tensor, _wrap_dim
 from impl._type_info import finfo
@@ -122,14 +122,32 @@ def _cumprod_grad_with_zeros(g: Any, x: Any, result: Any, dim: int) -> Any:
     return Tensor._from_array(xp.ascontiguousarray(xp.moveaxis(grad_input, -1, dim)))
 
 
-CUMSUM = OpDef("CumsumBackward0", _scan_fwd("cumsum"), derivatives={"self": D("dim in_dtype", _cumsum_grad)})
+CUMSUM = OpDef(
+    "CumsumBackward0",
+    _scan_fwd("cumsum"),
+    derivatives={"self": D("dim in_dtype", _cumsum_grad)},
+    jvp=auto_linear,
+)
 
 
 CUMPROD = OpDef(
     "CumprodBackward0",
     _scan_fwd("cumprod"),
     derivatives={"self": D("self dim result in_dtype", _cumprod_grad)},
+    jvp=lambda c: _cumprod_jvp(c.self_t, c.self, c.result, c.dim),
 )
+
+
+def _cumprod_jvp(self_t: Tensor, self_p: Tensor, result: Tensor, dim: int) -> Tensor:
+    """torch's cumprod_jvp: ``cumsum(t / x) * result``, and where the input has zeros, from a
+    lane's first zero on the cumprod of the input with that zero's tangent in its place."""
+    gradient = (self_t / self_p).cumsum(dim) * result
+    zeros = self_p == 0
+    if self_p.dim() == 0:
+        return gradient.masked_fill_(zeros, self_t)
+    first_zero = zeros.logical_and(zeros.cumsum(dim) == 1)
+    after = where(first_zero, self_t, self_p).cumprod(dim)
+    return where(first_zero.cumsum(dim).to(dtypes.bool_), after, gradient)
 
 
 def taking_over(xp: Any, a: Any, running: Any) -> Any:
@@ -172,6 +190,7 @@ CUMMAX = OpDef(
     _cumulative_extreme_fwd("max"),
     outputs=("result", "indices"),
     derivatives={"self": D("self indices dim", _cummaxmin_grad)},
+    jvp=lambda c: c.self_t.gather(c.dim, c.indices),
 )
 
 
@@ -180,6 +199,7 @@ CUMMIN = OpDef(
     _cumulative_extreme_fwd("min"),
     outputs=("result", "indices"),
     derivatives={"self": D("self indices dim", _cummaxmin_grad)},
+    jvp=lambda c: c.self_t.gather(c.dim, c.indices),
 )
 
 
@@ -243,7 +263,14 @@ LOGCUMSUMEXP = OpDef(
     "LogcumsumexpBackward0",
     _logcumsumexp_fwd,
     derivatives={"self": D("self result dim", _logcumsumexp_grad)},
+    jvp=lambda c: _logcumsumexp_jvp(c.self, c.self_t, c.dim),
 )
+
+
+def _logcumsumexp_jvp(self_p: Tensor, self_t: Tensor, dim: int) -> Tensor:
+    """torch's logcumsumexp_jvp: ``cumsum(e * t) / cumsum(e)``, ``e = exp(x - max(x, dim))``."""
+    e = (self_p - self_p.amax(dim, keepdim=True)).exp()
+    return (e * self_t).cumsum(dim) / e.cumsum(dim)
 
 
 @api.variants("logcumsumexp")

@@ -28,7 +28,7 @@ from impl._names import type_name
 from impl._ops.elementwise import _no_derivative, _plain_alpha
 from impl._ops.indexing import INDEX_ADD, SCATTER_ADD, _gather_key, combine_at, leading, picked_source
 from impl._ops.inplace import apply_inplace, check_inplace
-from impl._ops.table import NOT_IMPLEMENTED, D, OpDef, apply, fill_array
+from impl._ops.table import NOT_IMPLEMENTED, D, OpDef, apply, auto_linear, fill_array, linear_part
 from impl._signatures import _wrong_argument, invalid_call
 from impl._tensor import Tensor, _wrap_dim
 from impl._warn import is_warn_always_enabled
@@ -83,9 +83,13 @@ SCATTER = OpDef(
     _scatter_fwd,
     ("self", "src"),
     {"self": D("dim index", _self_grad), "src": D("dim index", lambda g, c: g.gather(c.dim, c.index))},
+    jvp=auto_linear,
 )
 SCATTER_VALUE = OpDef(
-    "ScatterBackward1", _scatter_value_fwd, derivatives={"self": D("dim index", _self_grad)}
+    "ScatterBackward1",
+    _scatter_value_fwd,
+    derivatives={"self": D("dim index", _self_grad)},
+    jvp=linear_part(value=0),
 )
 
 
@@ -426,6 +430,7 @@ INDEX_COPY = OpDef(
         "self": D("dim index", lambda g, c: g.index_fill(c.dim, c.index, 0)),
         "source": D("dim index", picked_source),
     },
+    jvp=auto_linear,
 )
 
 

@@ -19,7 +19,7 @@ from impl._layout import new_like
 from impl._ops import views as vw
 from impl._ops.indexing import cat
 from impl._ops.inplace import apply_inplace, check_inplace
-from impl._ops.table import D, OpDef, apply
+from impl._ops.table import D, OpDef, apply, auto_linear
 from impl._ops.views import _shape_args, contiguous, expand, view
 from impl._signatures import invalid_call
 from impl._tensor import Tensor, _dim_list, _wrap_dim
@@ -44,11 +44,13 @@ TRIL = OpDef(
     "TrilBackward0",
     lambda xp, a, diagonal: xp.tril(a, diagonal),
     derivatives={"self": D("diagonal", lambda g, c: g.tril(c.diagonal))},
+    jvp=auto_linear,
 )
 TRIU = OpDef(
     "TriuBackward0",
     lambda xp, a, diagonal: xp.triu(a, diagonal),
     derivatives={"self": D("diagonal", lambda g, c: g.triu(c.diagonal))},
+    jvp=auto_linear,
 )
 
 
@@ -98,6 +100,7 @@ ROLL = OpDef(
     "RollBackward0",
     _roll_fwd,
     derivatives={"self": D("shifts dims", lambda g, c: g.roll(tuple(-s for s in c.shifts), c.dims))},
+    jvp=auto_linear,
 )
 
 
@@ -152,6 +155,7 @@ DIAGONAL_BACKWARD = OpDef(
     "DiagonalBackwardBackward0",
     _diagonal_backward_fwd,
     derivatives={"self": D("offset dim1 dim2", lambda g, c: g.diagonal(c.offset, c.dim1, c.dim2))},
+    jvp=auto_linear,
 )
 # torch's diagonal_backward: the gradient put on the diagonal of zeros of the input's shape
 _DIAGONAL_DERIVATIVES = {
@@ -160,7 +164,9 @@ _DIAGONAL_DERIVATIVES = {
         lambda g, c: apply(DIAGONAL_BACKWARD, g, shape=c.shape(), offset=c.offset, dim1=c.dim1, dim2=c.dim2),
     )
 }
-DIAGONAL = OpDef("DiagonalBackward0", _diagonal_fwd, derivatives=_DIAGONAL_DERIVATIVES, view=True)
+DIAGONAL = OpDef(
+    "DiagonalBackward0", _diagonal_fwd, derivatives=_DIAGONAL_DERIVATIVES, view=True, jvp=auto_linear
+)
 
 
 def _diagonal_copy_fwd(xp: Any, a: Any, offset: int, dim1: int, dim2: int) -> Any:
@@ -204,6 +210,7 @@ DIAG_EMBED = OpDef(
     "DiagEmbedBackward0",
     _diag_embed_fwd,
     derivatives={"self": D("offset dim1 dim2", lambda g, c: g.diagonal(c.offset, c.dim1, c.dim2))},
+    jvp=auto_linear,
 )
 
 
@@ -249,6 +256,7 @@ ROT90 = OpDef(
     "Rot90Backward0",
     _rot90_fwd,
     derivatives={"self": D("k dims", lambda g, c: g.rot90(-c.k, c.dims))},
+    jvp=auto_linear,
 )
 
 
@@ -397,6 +405,7 @@ REPEAT = OpDef(
     "RepeatBackward0",
     _repeat_fwd,
     derivatives={"self": D("repeats", lambda g, c: repeat_backward(g, c.repeats, c.shape()))},
+    jvp=auto_linear,
 )
 
 
@@ -462,6 +471,7 @@ FLIP = OpDef(
     "FlipBackward0",
     _flip_fwd,
     derivatives={"self": D("dims", lambda g, c: g.flip(list(c.dims)))},
+    jvp=auto_linear,
 )
 
 

@@ -22,7 +22,7 @@ from impl._ops.reductions import _evenly
 from impl._ops.scatter import (
     SCATTER,  # zeros.scatter(dim, index, src), as value-selecting gradients build theirs
 )
-from impl._ops.table import D, OpDef, apply, number_array
+from impl._ops.table import D, OpDef, apply, number_array, separable
 from impl._signatures import invalid_call
 from impl._tensor import Tensor, _wrap_dim
 from impl._xp import namespace_of
@@ -169,19 +169,21 @@ def _selected(keepdim: bool | None = None) -> Any:
     )
 
 
-SORT = OpDef("SortBackward0", _sort_fwd, outputs=("result", "indices"), derivatives={"self": _selected(True)})
+def _gathered(c: Any) -> Any:
+    """The jvp of sort and topk: the tangent at the indices selected."""
+    return c.self_t if c.self.dim() == 0 else c.self_t.gather(c.dim, c.indices)
+
+
+_SELECTING = {"outputs": ("result", "indices"), "derivatives": {"self": _selected(True)}, "jvp": _gathered}
+SORT = OpDef("SortBackward0", _sort_fwd, **_SELECTING)
 # sort's overload taking ``stable`` (given, even as None... or False)
-SORT_STABLE = OpDef(
-    "SortBackward1", _sort_fwd, outputs=("result", "indices"), derivatives={"self": _selected(True)}
-)
-TOPK = OpDef("TopkBackward0", _topk_fwd, outputs=("result", "indices"), derivatives={"self": _selected(True)})
-KTHVALUE = OpDef(
-    "KthvalueBackward0", _kthvalue_fwd, outputs=("result", "indices"), derivatives={"self": _selected()}
-)
-MEDIAN_DIM = OpDef(
-    "MedianBackward1", _median_dim_fwd, outputs=("result", "indices"), derivatives={"self": _selected()}
-)
-MEDIAN = OpDef("MedianBackward0", _median_fwd, derivatives={"self": D("self result", _evenly)})
+SORT_STABLE = OpDef("SortBackward1", _sort_fwd, **_SELECTING)
+TOPK = OpDef("TopkBackward0", _topk_fwd, **_SELECTING)
+# the reductions selecting a value: their jvp the tangent at its index, as their backward
+_REDUCING = {"outputs": ("result", "indices"), "derivatives": {"self": _selected()}, "jvp": separable}
+KTHVALUE = OpDef("KthvalueBackward0", _kthvalue_fwd, **_REDUCING)
+MEDIAN_DIM = OpDef("MedianBackward1", _median_dim_fwd, **_REDUCING)
+MEDIAN = OpDef("MedianBackward0", _median_fwd, derivatives={"self": D("self result", _evenly)}, jvp=separable)
 
 
 # -- functions -----------------------------------------------------------------------------------
@@ -442,7 +444,11 @@ def _unique_fwd(xp: Any, a: Any, dim: Any, consecutive: bool) -> tuple:
 
 _UNIQUE_OUTPUTS = ("result", "inverse", "counts")
 UNIQUE = OpDef(
-    "Unique2Backward0", _unique_fwd, outputs=_UNIQUE_OUTPUTS, derivatives=_not_differentiable("_unique2")
+    "Unique2Backward0",
+    _unique_fwd,
+    outputs=_UNIQUE_OUTPUTS,
+    derivatives=_not_differentiable("_unique2"),
+    aten_name="_unique2",
 )
 UNIQUE_DIM = OpDef(
     "UniqueDimBackward0", _unique_fwd, outputs=_UNIQUE_OUTPUTS, derivatives=_not_differentiable("unique_dim")

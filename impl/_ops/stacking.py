@@ -12,6 +12,7 @@ the broadcast shape comes back itself), the stacks one CatBackward0 over the inp
 from __future__ import annotations
 
 import builtins
+from collections.abc import Callable
 from typing import Any
 
 from impl import _api as api
@@ -226,7 +227,11 @@ _MULTI_VIEW_NODES = {
 }
 
 
-def _multi_view(input: Tensor, arrays: list, node_name: str, dim: int, stacked: bool) -> tuple:
+def _multi_view(
+    input: Tensor, arrays: list, node_name: str, dim: int, stacked: bool, again: Callable[[Tensor], tuple]
+) -> tuple:
+    """The views ``arrays`` of ``input``, with their shared grad_fn; under forward AD each view's
+    tangent the same view of the input's tangent (``again`` makes the views of another tensor)."""
     root = input._base_ if input._base_ is not None else input
     outs = []
     for a in arrays:
@@ -244,6 +249,11 @@ def _multi_view(input: Tensor, arrays: list, node_name: str, dim: int, stacked: 
         node._input_meta = [input_meta(t) for t in outs]
         for i, t in enumerate(outs):
             t._grad_fn_, t._output_nr = node, i
+    fw = grad_mode.forward_level
+    tangent = grad_mode.tangent_of(input) if fw.token is not None and fw.propagating else None
+    if tangent is not None:
+        for t, view in zip(outs, again(tangent), strict=True):
+            grad_mode.set_tangent(t, view)
     return tuple(outs)
 
 
@@ -255,7 +265,7 @@ def unbind(input: Tensor, dim: int = 0) -> tuple:
     if input.dim() == 0:
         raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
     arrays = [input._data[(builtins.slice(None),) * d + (i, Ellipsis)] for i in range(input.shape[d])]
-    return _multi_view(input, arrays, "UnbindBackward0", d, True)
+    return _multi_view(input, arrays, "UnbindBackward0", d, True, lambda t: unbind(t, d))
 
 
 def _at_least_1d(input: Tensor, op: str) -> None:
@@ -287,7 +297,7 @@ def _split_views(input: Tensor, d: int, sizes: list, node_name: str) -> tuple:
     for size in sizes:
         arrays.append(input._data[(builtins.slice(None),) * d + (builtins.slice(start, start + size),)])
         start += size
-    return _multi_view(input, arrays, node_name, d, False)
+    return _multi_view(input, arrays, node_name, d, False, lambda t: _split_views(t, d, sizes, node_name))
 
 
 @api.variants("split")

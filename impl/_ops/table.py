@@ -8,6 +8,8 @@ a second backward without ``retain_graph`` raises torch's error exactly when tor
 
 from __future__ import annotations
 
+import functools
+import operator
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -18,7 +20,7 @@ import numpy as np
 
 from impl import _grad_mode as grad_mode
 from impl import _layout, dtypes
-from impl._creation import scalar_tensor, zeros_like
+from impl._creation import ones_like, scalar_tensor, zeros_like
 from impl._grad_mode import forward_level, set_tangent, tangent_of
 from impl._graph import DETACHED, Node, SavedTensor, _modified_message, _sequence, input_meta, saved_hooks
 from impl._names import type_name
@@ -65,10 +67,16 @@ class OpDef:
     differentiable_outputs: int = 1
     # the forward derivative (derivatives.yaml's ``result:``): ``jvp(c) -> tangent`` (a tuple, one
     # per differentiable output, for several), ``c`` a JvpCtx; the helpers below write torch's
-    # ``auto_linear`` / ``auto_element_wise``. None: the op has none (forward AD raises torch's error)
+    # ``auto_linear`` / ``auto_element_wise``. None: the op has none (forward AD raises torch's error),
+    # except an elementwise op (``iterator_operands``) with derivatives, whose jvp is by default
+    # ``auto_element_wise`` (an elementwise op's Jacobian is diagonal)
     jvp: Callable[[JvpCtx], Any] | None = None
+    # the aten name torch's errors give the op where it is not its node's name less "Backward<n>"
+    aten_name: str | None = None
 
     def __post_init__(self) -> None:
+        if self.jvp is None and self.iterator_operands and self.derivatives and self.qualified_name is None:
+            self.jvp = auto_element_wise
         # a slot per tensor a derivative may use, as torch's generated nodes hold SavedVariables
         names = (*self.inputs, *self.outputs)
         tensor_uses = dict.fromkeys(use for d in self.derivatives.values() for use in d.uses if use in names)
@@ -82,12 +90,12 @@ class OpDef:
         self.ctx_class = type(self.node_name + "Ctx", (OpCtx,), {"__slots__": (), **readers})
         self._plan = _Plan(self)
 
+
     @property
     def links_required_only(self) -> bool:
         """Whether the op's node links only the inputs that require grad: torch's node of an op
         without a derivative (NotImplemented) collects no edge for the others."""
         return self.qualified_name == NOT_IMPLEMENTED
-
 
     @property
     def record_source(self) -> str:
@@ -684,7 +692,19 @@ class JvpCtx:
         return self.tangents[self.op.inputs.index(name)]
 
     def zero_tangents(self) -> list:
-        return [getattr(self, name + "_t") for name in self.op.inputs]
+        """Each differentiable input's tangent (zeros without one), the others' primal."""
+        return [
+            getattr(self, name + "_t") if d is not None else t
+            for name, d, t in zip(self.op.inputs, self.op._plan.diff, self.tensors, strict=True)
+        ]
+
+    def like_result(self, tangent: Any, i: int = 0) -> Any:
+        """``tangent`` broadcast to the ``i``-th result's shape, in its dtype (a term of a formula
+        may have its input's shape, or a wider dtype)."""
+        result = getattr(self, self.op.outputs[i])
+        if tangent.shape != result.shape:
+            tangent = tangent.expand(result.shape).clone()
+        return tangent if tangent.dtype is result.dtype else tangent.to(result.dtype)
 
     def shape(self, name: str = "self") -> tuple[int, ...]:
         return tuple(self.tensors[self.op.inputs.index(name)]._data.shape)
@@ -705,23 +725,84 @@ def auto_linear(c: JvpCtx) -> Any:
     return apply(c.op, *c.zero_tangents(), **c.attrs)
 
 
+def defined_sum(*terms: Any) -> Any:
+    """The sum of the terms that are defined (not None), as torch's zero tensor of an undefined
+    tangent drops out of a formula's sums (keeping a -0.0 that adding a real zero would lose)."""
+    return functools.reduce(operator.add, [t for t in terms if t is not None])
+
+
+def linear_part(**attrs: Any) -> Callable[[JvpCtx], Any]:
+    """The jvp of an op linear in its inputs but for a constant it adds (a fill value, a padding
+    value): the op on the tangents with the constant's attrs replaced (by 0)."""
+    return lambda c: apply(c.op, *c.zero_tangents(), **{**c.attrs, **attrs})
+
+
 def auto_element_wise(c: JvpCtx) -> Any:
     """derivatives.yaml's ``auto_element_wise``: an elementwise op's jvp is its backward formula
-    with the tangent in place of the gradient."""
-    return c.op.derivatives["self"].formula(c.self_t, c)
+    with the tangent in place of the gradient, summed over the inputs that have a tangent."""
+    terms = [
+        d.formula(t, c)
+        for d, t in zip(c.op._plan.diff, c.tangents, strict=True)
+        if d is not None and t is not None
+    ]
+    return c.like_result(functools.reduce(operator.add, terms))
+
+
+def separable(c: JvpCtx) -> Any:
+    """The jvp of an op each of whose result elements depends on its own slice of the inputs (a
+    reduction over ``dim``, or over everything to a 0-d result; or elementwise): the backward
+    formulas with ones for the gradient give each input element's partial derivative, times the
+    tangent, summed back to the result's shape; per differentiable output where it has several."""
+    n = c.op.differentiable_outputs
+    return _separable(c, 0) if n == 1 else tuple(_separable(c, i) for i in range(n))
+
+
+def separable_dense(c: JvpCtx) -> Any:
+    """``separable`` with every differentiable input's term, zeros for an undefined tangent (as
+    mse_loss's: an infinite difference times the zeros gives NaN)."""
+    return _separable(c, 0, dense=True)
+
+
+def _separable(c: JvpCtx, i: int, dense: bool = False) -> Any:
+    result = getattr(c, c.op.outputs[i])
+    ones = ones_like(result)
+    n = c.op.differentiable_outputs
+    grads = ones if n == 1 else tuple(ones if k == i else None for k in range(n))
+    tangents = c.zero_tangents() if dense else c.tangents
+    terms = [
+        d.formula(grads, c) * t
+        for d, t in zip(c.op._plan.diff, tangents, strict=True)
+        if d is not None and t is not None
+    ]
+    total = functools.reduce(operator.add, terms)
+    dim, keepdim = c.attrs.get("dim"), bool(c.attrs.get("keepdim"))
+    if result.dim() == 0:
+        total = total.sum()
+    elif dim is not None and (keepdim or total.dim() != result.dim()):
+        total = total.sum(dim, keepdim=keepdim)
+    return c.like_result(total, i)
 
 
 def bilinear(c: JvpCtx) -> Any:
-    """The jvp of a product bilinear in its two inputs (mm, bmm, mv, dot, mul): ``op(a_t, b) +
-    op(a, b_t)``, a term left out where the tangent is undefined (torch's zero tensor)."""
+    """The jvp of a product bilinear in its two inputs (dot, mul): ``op(a_t, b) + op(a, b_t)``, a
+    term left out where the tangent is undefined (torch's zero tensor)."""
     (a, b), (ta, tb) = c.tensors, c.tangents
     first = None if ta is None else apply(c.op, ta, b, **c.attrs)
     second = None if tb is None else apply(c.op, a, tb, **c.attrs)
     return second if first is None else first if second is None else first + second
 
 
+def bilinear_dense(c: JvpCtx) -> Any:
+    """``bilinear`` with zeros for an undefined tangent, as torch's mm, bmm and mv compute it (an
+    infinite primal times the zeros gives NaN)."""
+    (a, b), (ta, tb) = c.tensors, c.zero_tangents()
+    return apply(c.op, ta, b, **c.attrs) + apply(c.op, a, tb, **c.attrs)
+
+
 def _aten_name(op: OpDef) -> str:
     """The aten name torch's forward-AD error gives an op, from its node's name."""
+    if op.aten_name is not None:
+        return op.aten_name
     base = re.sub(r"Backward\d*$", "", op.node_name)
     return re.sub(r"(?<!^)(?=[A-Z])", "_", base).lower()
 

@@ -67,19 +67,31 @@ def make_dual(tensor: Any, tangent: Any, *, level: int | None = None) -> Tensor:
             "Making a dual Tensor based on a Tensor that already has a forward gradient at the same level "
             f"{level} is not supported."
         )
+    check_tangent_size(tensor, tangent)
+    dual = view(tensor, *tensor.shape)
+    set_fw_grad(dual, tangent)
+    return dual
+
+
+def check_tangent_size(tensor: Tensor, tangent: Tensor) -> None:
+    """torch's refusal of a tangent of another size than its primal's."""
     if tuple(tangent.shape) != tuple(tensor.shape):
         raise RuntimeError(
             "Trying to set a forward gradient that has a different size than that of the original Tensor, "
             f"this is not supported. Tensor is of size {list(tensor.shape)} while the given forward "
             f"gradient is of size {list(tangent.shape)}."
         )
-    dual = view(tensor, *tensor.shape)
+
+
+def set_fw_grad(tensor: Tensor, tangent: Tensor) -> None:
+    """torch's ``_set_fw_grad``: ``tangent`` (of ``tensor``'s size) becomes ``tensor``'s, kept as
+    is when laid out as ``tensor``, else copied into a tensor of ``tensor``'s layout."""
+    check_tangent_size(tensor, tangent)
     same = tangent.stride() == tensor.stride() and tangent.storage_offset() == tensor.storage_offset()
     if not same:  # torch's new_with_same_meta: the primal's layout, the tangent's values
         xp = namespace_of(tangent._data)
         tangent = Tensor._from_array(xp.empty_like(tensor._data, dtype=tangent._data.dtype)).copy_(tangent)
-    set_tangent(dual, tangent)
-    return dual
+    set_tangent(tensor, tangent)
 
 
 class UnpackedDualTensor(NamedTuple):

@@ -12,9 +12,12 @@ from collections.abc import Callable
 from typing import Any
 
 from impl import _grad_mode as grad_mode
+from impl._creation import zeros_like
 from impl._graph import FREED, Node, SavedTensor, input_meta
-from impl._ops.inplace import _rebase_history
+from impl._names import type_name
+from impl._ops.inplace import _rebase_history, _write_tangent
 from impl._tensor import Tensor, zeros_of
+from impl.autograd.forward_ad import check_tangent_size, set_fw_grad
 
 DIRTY_LEAF = "a leaf Variable that requires grad has been used in an in-place operation."
 ONCE_DIFF = "trying to differentiate twice a function that was marked with @once_differentiable"
@@ -29,6 +32,35 @@ DIRTY_VIEW_OUTPUTS = (
     "return one Tensor (potentially splitting it into two Functions: one doing the inplace that returns "
     "a single Tensor and a second one that does the other operations). You can ask on the forum "
     "https://discuss.pytorch.org/ if you need help to do this change."
+)
+NO_JVP = "You must implement the jvp function for custom autograd.Function to use it with forward mode AD."
+JVP_NOT_VIEW = (
+    "A custom Function's forward is returning a view (or an input as-is) but the jvp is not returning a view."
+)
+JVP_NOT_SAME_BASE = (
+    "A custom Function is returning a view but the jvp is not returning a view of the same base as the "
+    "given grad input."
+)
+JVP_NOT_VIEW_OF_GRAD = (
+    "A custom Function is returning a view but the jvp is not returning a view of the given grad input."
+)
+JVP_INPLACE_NOT_MODIFIED = (
+    "An inplace custom Function is not modifying the forward mode gradients inplace. If the forward is "
+    "modifying an input inplace, then the jvp function must modify the corresponding gradient inplace."
+)
+JVP_INPLACE_NOT_RETURNED = (
+    "An inplace custom Function is not returning the forward mode gradients as-is. If the forward is "
+    "modifying an input inplace, then the jvp function must modify the gradient inplace and return it as-is."
+)
+DIRTY_NOT_INPUT = (
+    "Only input Tensors should be given to ctx.mark_dirty(). If a Tensor is not an input, there is no need "
+    "to pass it to mark_dirty()."
+)
+JVP_UNDEFINED = (
+    "(new_grad_base.is_floating_point() || new_grad_base.is_complex()) && (self_base.is_floating_point() "
+    "|| self_base.is_complex()) INTERNAL ASSERT FAILED at "
+    '"/__w/pytorch/pytorch/torch/csrc/autograd/autograd_meta.cpp":159, please report a bug to PyTorch. '
+    "Expected both tensor and its forward grad to be floating point or complex"
 )
 LEGACY = (
     "Legacy autograd function with non-static forward method is deprecated. Please use new-style "
@@ -56,6 +88,12 @@ class FunctionCtx:
         self._to_save = tensors
 
     def save_for_forward(self, *tensors: Any) -> None:
+        """Tensors for ``jvp``, which reads them as ``saved_tensors`` (during ``apply`` only)."""
+        if not all(t is None or isinstance(t, Tensor) for t in tensors):
+            raise AssertionError(
+                "save_for_forward expects all arguments to be tensors; you should save non-tensors as "
+                "attributes on ctx."
+            )
         self._saved_for_forward = tensors
 
     @property
@@ -63,6 +101,9 @@ class FunctionCtx:
         """The tensors given to ``save_for_backward``, checked for in-place writes. Once backward
         has released the node, reading them raises torch's error even when nothing was saved
         (torch frees the node's buffers as a whole, not per tensor)."""
+        for_forward = getattr(self, "_saved_for_forward", None)
+        if for_forward is not None:  # inside jvp
+            return for_forward
         if getattr(self, "_released", False):
             raise RuntimeError(FREED)
         return tuple(s.unpack(self) if s is not None else None for s in getattr(self, "_saved", ()))
@@ -182,6 +223,11 @@ class Function(metaclass=FunctionMeta):
     vjp = backward
 
     @staticmethod
+    def jvp(ctx: Any, *grad_inputs: Any) -> Any:
+        """The forward-mode derivative: the outputs' tangents from the inputs' (None for a non-tensor)."""
+        raise NotImplementedError(NO_JVP)
+
+    @staticmethod
     def setup_context(ctx: Any, inputs: tuple, output: Any) -> None:
         """Override to save for backward when ``forward`` takes no ctx (torch 2 style)."""
         raise NotImplementedError("setup_context is not implemented.")
@@ -190,10 +236,11 @@ class Function(metaclass=FunctionMeta):
     def apply(cls, *args: Any, **kwargs: Any) -> Any:
         ctx = cls._backward_cls()
         is_tensor = tuple(isinstance(a, Tensor) for a in args)
+        tangents = _input_tangents(args)
         ctx._is_tensor_input = is_tensor
         ctx.needs_input_grad = tuple(isinstance(a, Tensor) and a.requires_grad for a in args)
         executable = grad_mode.is_recording() and any(ctx.needs_input_grad)
-        with grad_mode.no_grad():
+        with grad_mode.no_grad(), grad_mode.fw_grad_disabled():
             if cls.setup_context is not Function.setup_context:  # forward without ctx (torch 2 style)
                 outputs = cls.forward(*args, **kwargs)
                 cls.setup_context(ctx, args, outputs)
@@ -206,12 +253,19 @@ class Function(metaclass=FunctionMeta):
             _bump_dirty(ctx)
             _check_dirty_views(ctx, outs)
             kind = view_kind(sum(_differentiable(ctx, o) for o in outs))
-            outs = tuple(_wire_output(ctx, o, i, args, kind) for i, o in enumerate(outs))
+            wired = tuple(_wire_output(ctx, o, i, args, kind) for i, o in enumerate(outs))
+        else:
+            wired = tuple(_unwired_output(ctx, o, args) for o in outs)
+        try:
+            if tangents is not None:
+                _forward_mode(ctx, args, tangents, outs, wired)
+        finally:
+            ctx._saved_for_forward = None
         # an output (its grad_fn the node) is saved as torch saves one: without its history
         ctx._saved = tuple(
             None if t is None else SavedTensor(t, ctx if t._grad_fn_ is ctx else None) for t in ctx._to_save
         )
-        return outs[0] if single else outs
+        return wired[0] if single else wired
 
 
 def _bump_dirty(ctx: BackwardCFunction) -> None:
@@ -254,15 +308,104 @@ def _wire_output(ctx: BackwardCFunction, out: Any, i: int, inputs: tuple, kind: 
             _rebase_history(out, ctx)
             return out
     elif is_input:
-        view = out.detach()  # an unmodified input comes back as a new tensor: a view of it
-        view._base_, view._view_version = out._base_ if out._base_ is not None else out, out._vc.value
-        out = view
+        out = _view_of_input(out)
     # a view made in forward, or an input returned as-is, is a view of the Function's ``kind``
     # (view_kind); views of it inherit that
     out._creation_meta = kind if out._base_ is not None else ""
     if out.dtype.is_floating_point:
         out._grad_fn_, out._output_nr = ctx, i
     return out
+
+
+def _view_of_input(out: Tensor) -> Tensor:
+    """An unmodified input returned as-is comes back as a new tensor: a view of it."""
+    view = out.detach()
+    view._base_, view._view_version = out._base_ if out._base_ is not None else out, out._vc.value
+    return view
+
+
+def _unwired_output(ctx: BackwardCFunction, out: Any, inputs: tuple) -> Any:
+    """An output of a Function that records nothing: an unmodified input comes back as a view of
+    itself (detached where it requires grad), as torch's ``_view_as_self_with_no_grad``."""
+    if not any(out is a for a in inputs) or any(out is t for t in ctx._dirty):
+        return out
+    return out.detach() if out.requires_grad else _view_of_input(out)
+
+
+def _input_tangents(args: tuple) -> list | None:
+    """The tangents of the tensor inputs (None where one has none), or None when none has one."""
+    if grad_mode.forward_level.token is None:
+        return None
+    tangents = [grad_mode.tangent_of(a) if isinstance(a, Tensor) else None for a in args]
+    return tangents if any(t is not None for t in tangents) else None
+
+
+def _forward_mode(ctx: BackwardCFunction, args: tuple, tangents: list, raw: tuple, outs: tuple) -> None:
+    """torch's ``_process_forward_mode_AD``: the user's ``jvp`` (forward AD off) gets each tensor
+    input's tangent (zeros for a floating one without, as materialize_grads has it; None for the
+    others) and gives each output its tangent, with torch's checks of views and in-place outputs."""
+    versions = [None if t is None else t._vc.value for t in tangents]
+    given = [
+        None
+        if not isinstance(a, Tensor)
+        else t
+        if t is not None or not ctx.materialize_grads or not (a.is_floating_point() or a.is_complex())
+        else zeros_like(a)
+        for a, t in zip(args, tangents, strict=True)
+    ]
+    with grad_mode.fw_grad_disabled():
+        result = type(ctx)._forward_cls.jvp(ctx, *given)
+    result = result if isinstance(result, tuple) else (result,)
+    for i, r in enumerate(result):
+        if r is not None and not isinstance(r, Tensor):
+            raise RuntimeError(f"expected Variable or None (got {type_name(r)}) for grad output {i}.")
+    if len(result) != len(raw):
+        raise RuntimeError(
+            f"Function's jvp returned an invalid number of forward gradients (expected {len(raw)} but got "
+            f"{len(result)})"
+        )
+    bases = {}
+    for i, a in enumerate(args):
+        if isinstance(a, Tensor):
+            bases.setdefault(id(a._base_ if a._base_ is not None else a), i)
+    for i, (r, out, grad) in enumerate(zip(raw, outs, result, strict=True)):
+        if not isinstance(r, Tensor):
+            continue
+        if not _differentiable(ctx, r):
+            if grad is not None:
+                raise RuntimeError(
+                    f"Function's jvp returned a gradient at position {i}, but  the corresponding forward "
+                    "output is not a differentiable Tensor.You should return None at that position instead."
+                )
+            continue
+        if grad is None:
+            raise RuntimeError(JVP_UNDEFINED)
+        if any(r is t for t in ctx._dirty):
+            j = next((j for j, a in enumerate(args) if a is r), None)
+            if j is None:
+                raise RuntimeError(DIRTY_NOT_INPUT)
+            if tangents[j] is None:
+                check_tangent_size(out, grad)
+                _write_tangent(out, grad)
+            elif grad._vc.value == versions[j]:
+                raise RuntimeError(JVP_INPLACE_NOT_MODIFIED)
+            elif grad is not tangents[j]:
+                raise RuntimeError(JVP_INPLACE_NOT_RETURNED)
+            continue
+        j = None if out._base_ is None else bases.get(id(out._base_))
+        if j is not None and tangents[j] is None:  # a view of an input without a tangent: as in place
+            check_tangent_size(out, grad)
+            _write_tangent(out, grad)
+            return  # torch stops here
+        if j is not None:
+            if grad._base_ is None:
+                raise RuntimeError(JVP_NOT_VIEW)
+            given_base = tangents[j]._base_
+            if given_base is not None and grad._base_ is not given_base:
+                raise RuntimeError(JVP_NOT_SAME_BASE)
+            if given_base is None and grad._base_ is not tangents[j]:
+                raise RuntimeError(JVP_NOT_VIEW_OF_GRAD)
+        set_fw_grad(out, grad)
 
 
 def once_differentiable(fn: Callable) -> Callable:

@@ -9,8 +9,12 @@ the slow Jacobians for the message. Then, as torch: batched gradients (one ``gra
 batch against one batched ``grad``), a zero ``grad_output`` gives zero gradients, and undefined
 output gradients (torch's UndefinedGrad node) are handled. Messages and their order are torch's.
 
-impl has neither complex dtypes, sparse or MKLDNN layouts, nor forward-mode AD: their paths do
-not arise, and ``check_forward_ad=True`` raises NotImplementedError.
+``check_forward_ad=True`` checks the Jacobian forward AD computes (a column per input element
+through dual inputs, or ``J u`` in fast mode) against the same finite differences, then that an
+input without a tangent and one with a zero tangent give the outputs the same tangents; gradgradcheck
+passes ``check_fwd_over_rev`` on as gradcheck's ``check_forward_ad``. impl has neither complex
+dtypes, sparse or MKLDNN layouts, nor vmap: their paths do not arise, and
+``check_batched_forward_grad=True`` raises NotImplementedError.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from impl._graph import Node, input_meta
 from impl._ops.stacking import stack
 from impl._random import Generator
 from impl._tensor import Tensor
+from impl.autograd import forward_ad as fw
 from impl.autograd import grad as _grad
 from impl.dtypes import float64
 
@@ -304,6 +309,76 @@ def _analytical_jacobian(
     return jacobians
 
 
+def _dual_inputs(inputs: tuple) -> tuple[list, list]:
+    """Inside a dual level: the inputs, each that requires grad made a dual of its detached value
+    with a zero tangent; and those tangents (written in place to pick a direction)."""
+    duals, tangents = [], []
+    for inp in inputs:
+        if isinstance(inp, Tensor) and inp.requires_grad:
+            inp = fw.make_dual(inp.detach(), zeros_like(inp))
+            tangents.append(fw.unpack_dual(inp).tangent)
+        duals.append(inp)
+    return duals, tangents
+
+
+def _forward_jacobian(fn: Callable, inputs: tuple, outputs: tuple, all_u: list | None = None) -> tuple:
+    """Per input that requires grad, per float output: the Jacobian forward AD computes, a row
+    (input numel, output numel) per input element; with ``all_u``, ``J u`` (output numel)."""
+    diff = [t for _, t in _diff_inputs(inputs)]
+    floats = [o for o in outputs if _is_float(o)]
+    rows = [1 if all_u else t.numel() for t in diff]
+    jacobians = tuple(tuple(o.new_zeros((n, o.numel())) for o in floats) for n in rows)
+    with fw.dual_level():
+        duals, tangents = _dual_inputs(inputs)
+
+        def fill(i: int, row: int) -> None:
+            results = [o for o in _as_tuple(fn(*duals)) if _is_float(o)]
+            for jacobian, out in zip(jacobians[i], results, strict=False):
+                tangent = fw.unpack_dual(out).tangent
+                if tangent is None:
+                    jacobian[row].zero_()
+                else:
+                    jacobian[row].copy_(tangent.reshape(-1))
+
+        if all_u:
+            for i, (tangent, u) in enumerate(zip(tangents, all_u, strict=False)):
+                tangent.copy_(u.view_as(tangent))
+                fill(i, 0)
+                tangent.zero_()
+            return tuple(tuple(j.squeeze(0) for j in per_input) for per_input in jacobians)
+        for i, tangent in enumerate(tangents):
+            for row, idx in enumerate(itertools.product(*[range(m) for m in tangent.size()])):
+                tangent[idx] = 1.0
+                fill(i, row)
+                tangent[idx] = 0.0
+    return jacobians
+
+
+def _undefined_forward(func: Callable, inputs: tuple) -> None:
+    """An input without a tangent gives the outputs the tangents a zero tangent gives them (the
+    other inputs' tangents torch's random unit vectors)."""
+    generator = Generator()
+    all_u = [_random_unit(t, generator) for _, t in _diff_inputs(inputs)]
+    with fw.dual_level():
+        duals, tangents = _dual_inputs(inputs)
+        for tangent, u in zip(tangents, all_u, strict=False):
+            tangent.copy_(u.view_as(tangent))
+        for idx, inp in _diff_inputs(inputs):
+            dual = duals[idx]
+            duals[idx] = fw.make_dual(inp.detach(), zeros_like(inp))
+            zero = [o for o in _as_tuple(func(*duals)) if _is_float(o)]
+            duals[idx] = inp.detach()
+            undefined = [o for o in _as_tuple(func(*duals)) if _is_float(o)]
+            duals[idx] = dual
+            for index_o, (o1, o2) in enumerate(zip(zero, undefined, strict=False)):
+                res1, res2 = fw.unpack_dual(o1).tangent, fw.unpack_dual(o2).tangent
+                if res1 is not None and res2 is not None and not res1.allclose(res2):
+                    raise GradcheckError(
+                        "Mismatch in tangent values for output with index: ", index_o, " when input: ", inp,
+                        " has an undefined tangent value. ", " Got: ", res1, " but expected: ", res2,
+                    )  # fmt: skip
+
+
 # -- the comparisons -------------------------------------------------------------------------------
 def _allclose(a: Tensor, b: Tensor, rtol: float, atol: float) -> bool:
     dtype = _promote(a.dtype, b.dtype)
@@ -314,9 +389,12 @@ def _promote(a: Any, b: Any) -> Any:
     return (zeros((), dtype=a) + zeros((), dtype=b)).dtype
 
 
-def _notallclose_msg(analytical: Tensor, numerical: Tensor, output_idx: int, input_idx: int) -> str:
+def _notallclose_msg(
+    analytical: Tensor, numerical: Tensor, output_idx: int, input_idx: int, forward: bool = False
+) -> str:
+    mode = "computed with forward mode " if forward else ""
     return (
-        f"Jacobian mismatch for output {output_idx:d} with respect to input {input_idx:d},\n"
+        f"Jacobian {mode}mismatch for output {output_idx:d} with respect to input {input_idx:d},\n"
         f"numerical:{numerical}\nanalytical:{analytical}\n"
     )
 
@@ -331,7 +409,7 @@ def _zero_numerical(jacobians: list) -> None:
 
 def _slow_gradcheck(
     func: Callable, func_out: Any, inputs: tuple, outputs: tuple, eps: float, rtol: float, atol: float,
-    check_grad_dtypes: bool, nondet_tol: float,
+    check_grad_dtypes: bool, nondet_tol: float, forward: bool = False,
 ) -> bool:  # fmt: skip
     func_out = _as_tuple(func_out)
     numerical = _numerical_jacobian(func, inputs, func_out, eps)
@@ -341,6 +419,14 @@ def _slow_gradcheck(
     per_output = [
         nj for o, nj in zip(func_out, zip(*numerical, strict=False), strict=False) if o.requires_grad
     ]
+    if forward:  # torch indexes the forward Jacobians (of every float output) by the same i
+        analytical_forward = _forward_jacobian(func, inputs, func_out)
+        for i, per_input in enumerate(per_output):
+            for j, n in enumerate(per_input):
+                a = analytical_forward[j][i]
+                if not _allclose(a, n, rtol, atol):
+                    raise GradcheckError(_notallclose_msg(a, n, i, j, forward=True))
+        return True
     for i, o in enumerate(outputs):
         analytical = _analytical_jacobian(inputs, o, nondet_tol, check_grad_dtypes)
         for j, (a, n) in enumerate(zip(analytical, per_output[i], strict=False)):
@@ -357,11 +443,18 @@ def _random_unit(t: Tensor, generator: Any) -> Tensor:
 
 def _slow_mode_account(
     func: Callable, inputs: tuple, outputs: tuple, input_idx: int, output_idx: int, rtol: float,
-    atol: float, eps: float,
+    atol: float, eps: float, forward: bool = False,
 ) -> str:  # fmt: skip
     """The slow Jacobians of a pair fast mode found unequal, for the message."""
     numerical = _numerical_jacobian(func, inputs, outputs, eps)[input_idx][output_idx]
-    analytical = _analytical_jacobian(inputs, outputs[output_idx], float("inf"), False)[input_idx]
+    if forward:  # of that input alone (the others as given), to that output
+
+        def alone(inp: Tensor) -> Any:
+            return _as_tuple(func(*inputs[:input_idx], inp, *inputs[input_idx + 1 :]))[output_idx]
+
+        analytical = _forward_jacobian(alone, (inputs[input_idx],), (outputs[output_idx],))[0][0]
+    else:
+        analytical = _analytical_jacobian(inputs, outputs[output_idx], float("inf"), False)[input_idx]
     max_diff = (numerical - analytical).abs().max()
     msg = (
         "\nThe above quantities relating the numerical and analytical jacobians are computed \n"
@@ -376,10 +469,20 @@ def _slow_mode_account(
 
 def _fast_gradcheck(
     func: Callable, func_out: Any, inputs: tuple, outputs: tuple, eps: float, rtol: float, atol: float,
-    check_grad_dtypes: bool, nondet_tol: float,
+    check_grad_dtypes: bool, nondet_tol: float, forward: bool = False,
 ) -> bool:  # fmt: skip
     generator = Generator()  # a fresh one: torch's vectors, and the user's RNG untouched
     all_u = [_random_unit(t, generator) for _, t in _diff_inputs(inputs)]
+    if forward:  # J u by forward AD against J u by finite differences: no v
+        numerical = _numerical_vJu(func, inputs, _as_tuple(func_out), all_u, None, eps)
+        analytical_forward = _forward_jacobian(func, inputs, _as_tuple(func_out), all_u)
+        for i, per_input in enumerate(numerical):
+            for j, n in enumerate(per_input):
+                a = analytical_forward[i][j]
+                if not _allclose(a, n, rtol, atol * float(all_u[i].sum())):
+                    account = _slow_mode_account(func, inputs, outputs, i, j, rtol, atol, eps, forward=True)
+                    raise GradcheckError(_notallclose_msg(a, n, j, i, forward=True) + account)
+        return True
     all_v = [_random_unit(o, generator) for o in outputs]
     numerical = _numerical_vJu(func, inputs, _as_tuple(func_out), all_u, all_v, eps)
     if not outputs:
@@ -568,7 +671,7 @@ def gradcheck(
     try:
         return _gradcheck(
             func, inputs, eps, atol, rtol, nondet_tol, check_undefined_grad, check_grad_dtypes,
-            check_batched_grad, check_forward_ad, check_backward_ad, fast_mode,
+            check_batched_grad, check_forward_ad, check_backward_ad, fast_mode, check_batched_forward_grad,
         )  # fmt: skip
     except GradcheckError:
         if raise_exception:
@@ -580,6 +683,7 @@ def _gradcheck(
     func: Callable, inputs: Any, eps: float, atol: float, rtol: float, nondet_tol: float,
     check_undefined_grad: bool, check_grad_dtypes: bool, check_batched_grad: bool,
     check_forward_ad: bool, check_backward_ad: bool, fast_mode: bool,
+    check_batched_forward_grad: bool = False,
 ) -> bool:  # fmt: skip
     tupled = _as_tuple(inputs)
     _check_inputs(tupled)
@@ -589,7 +693,11 @@ def _gradcheck(
     if check_backward_ad:
         check(func, func_out, tupled, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol)
     if check_forward_ad:
-        raise NotImplementedError("impl has no forward-mode AD: gradcheck(check_forward_ad=True)")
+        check(func, func_out, tupled, outputs, eps, rtol, atol, check_grad_dtypes, nondet_tol, forward=True)
+        if check_undefined_grad:
+            _undefined_forward(func, tupled)
+    if check_batched_forward_grad:
+        raise NotImplementedError("impl has no vmap: gradcheck(check_batched_forward_grad=True)")
     if not check_backward_ad:
         return True
     if check_batched_grad:

@@ -13,7 +13,7 @@ from typing import Any
 from impl import _api as api
 from impl import dtypes
 from impl._names import type_name
-from impl._ops.table import D, OpDef, apply
+from impl._ops.table import D, OpDef, apply, auto_linear
 from impl._ops.views import _tensor_type
 from impl._tensor import Tensor
 from impl._xp import namespace_of
@@ -83,6 +83,7 @@ EMBEDDING = OpDef(
     _embedding_fwd,
     ("weight",),
     {"weight": D("indices padding_idx scale_grad_by_freq", embedding_backward)},
+    jvp=auto_linear,  # embedding(weight_t, indices, ...)
 )
 
 

@@ -13,7 +13,7 @@ from impl import _creation
 from impl._ops.cascade_sum import cascade_mean, cascade_sum, summable
 from impl._ops.cpu_kernels import vector_elements
 from impl._ops.pointwise_ternary import where
-from impl._ops.table import D, OpDef, apply
+from impl._ops.table import D, OpDef, apply, auto_linear, separable, separable_dense
 from impl._tensor import Tensor
 from impl.nn._activations import LOG_SIGMOID
 
@@ -92,6 +92,7 @@ MSE_LOSS = OpDef(
     ("self", "target"),
     {"self": D("self target reduction", _mse_grad(1)), "target": D("self target reduction", _mse_grad(-1))},
     promote="common",
+    jvp=separable_dense,  # apply_loss_reduction(mse_loss_backward(self_t, ...) + (target_t, ...))
 )
 
 
@@ -175,6 +176,7 @@ BINARY_CROSS_ENTROPY = OpDef(
         "self": D("self target weight reduction", _bce_self_grad),
         "target": D("self weight reduction", _bce_target_grad),
     },
+    jvp=separable,  # binary_cross_entropy_jvp
 )
 """``weight`` is an attribute, not an input: torch's node has edges for self and target only."""
 
@@ -207,6 +209,7 @@ BCE_WITH_LOGITS = OpDef(
         "self": D("self target weight pos_weight reduction", _bce_logits_self_grad),
         "target": D("self weight pos_weight reduction", _bce_logits_target_grad),
     },
+    jvp=separable,
 )
 """``weight`` and ``pos_weight`` are attributes: torch's node has edges for self and target only."""
 
@@ -288,4 +291,6 @@ class _no_errstate:
         pass
 
 
-NLL_LOSS = OpDef("NllLossBackward0", _nll_fwd, derivatives={"self": D("self " + NLL_OPTIONS, _nll_grad)})
+NLL_LOSS = OpDef(
+    "NllLossBackward0", _nll_fwd, derivatives={"self": D("self " + NLL_OPTIONS, _nll_grad)}, jvp=auto_linear
+)

@@ -95,7 +95,28 @@ NATIVE_BATCH_NORM = OpDef(
         "weight": D(_BN_USES, _bn_weight_grad),
         "bias": D("", lambda g, c: g.sum(_reduce_dims(g))),
     },
+    jvp=lambda c: _bn_jvp(c),
 )
+
+
+def _affine_jvp(c: Any, input_term: Tensor | None, normalized: Tensor, shape: tuple) -> Tensor:
+    """The jvp of ``normalized * weight + bias``: the input's term (given), plus ``normalized *
+    weight_t + bias_t``, weight and bias viewed as ``shape``."""
+    terms = [] if input_term is None else [input_term]
+    if c.tangent("weight") is not None:
+        terms.append(normalized * c.weight_t.reshape(shape))
+    if c.tangent("bias") is not None:
+        terms.append(c.bias_t.reshape(shape))
+    return c.like_result(sum(terms[1:], terms[0]))
+
+
+def _bn_jvp(c: Any) -> Tensor:
+    """torch's batch_norm_jvp: the normalisation is linear and symmetric within a channel, whose
+    weight is one number, so the input's term is its backward formula with the tangent."""
+    x = c.input
+    mean, rstd = _batch_stats(x, c)
+    term = None if c.tangent("input") is None else _bn_input_grad(c.input_t, c)
+    return _affine_jvp(c, term, (x - mean) * rstd, _affine_shape(x.dim(), 1, x.shape[1]))
 
 
 def _placeholders(weight: Tensor | None, bias: Tensor | None, shape: tuple, input: Tensor) -> tuple:
@@ -209,7 +230,20 @@ NATIVE_LAYER_NORM = OpDef(
         "weight": D(_LN_USES, _ln_weight_grad),
         "bias": D("normalized_shape", _ln_bias_grad),
     },
+    jvp=lambda c: _ln_jvp(c),
 )
+
+
+def _ln_jvp(c: Any) -> Tensor:
+    """torch's layer_norm_jvp: the normalised input's tangent (the normalisation's Jacobian is
+    symmetric: ``_normalized_grad`` of the tangent) scaled by the weight, plus the affine terms."""
+    x, dims = c.input, _ln_dims(c)
+    mean, rstd = _row_stats(x, dims, c.eps)
+    normalized = (x - mean) * rstd
+    term = None
+    if c.tangent("input") is not None:
+        term = _normalized_grad(c.input_t, normalized, rstd, dims) * c.weight
+    return _affine_jvp(c, term, normalized, tuple(c.weight.shape))
 
 
 def layer_norm(
@@ -283,7 +317,24 @@ NATIVE_GROUP_NORM = OpDef(
         "weight": D(_GN_USES, _gn_weight_grad),
         "bias": D("", lambda g, c: g.sum(_reduce_dims(g))),
     },
+    jvp=lambda c: _gn_jvp(c),
 )
+
+
+def _gn_jvp(c: Any) -> Tensor:
+    """torch's group_norm_jvp: the tangent normalised within each group, scaled by the weight, plus
+    the affine terms."""
+    x = c.input
+    n, ch = x.shape[:2]
+    affine = _affine_shape(x.dim(), 1, ch)
+    grouped = x.reshape(n, c.group, -1)
+    mean, rstd = _row_stats(grouped, (2,), c.eps)
+    normalized = (grouped - mean) * rstd
+    term = None
+    if c.tangent("input") is not None:
+        tangent = _normalized_grad(c.input_t.reshape(n, c.group, -1), normalized, rstd, (2,))
+        term = tangent.reshape(tuple(x.shape)) * c.weight.reshape(affine)
+    return _affine_jvp(c, term, normalized.reshape(tuple(x.shape)), affine)
 
 
 def group_norm(

@@ -14,7 +14,7 @@ from typing import Any
 
 from impl import _creation
 from impl._ops.elementwise import zero_grad
-from impl._ops.table import D, OpDef, apply
+from impl._ops.table import D, OpDef, apply, linear_part
 from impl._tensor import Tensor
 
 _UNSUPPORTED = (
@@ -98,6 +98,7 @@ CONSTANT_PAD = OpDef(
     derivatives={
         "self": D("pad", lambda g, c: apply(CONSTANT_PAD, g, pad=tuple(-p for p in c.pad), value=0))
     },
+    jvp=linear_part(value=0),  # constant_pad_nd(self_t, pad, 0)
 )
 
 

@@ -18,7 +18,9 @@ RULES = [
         "mode adds the slow-mode recomputation), or returns False with raise_exception=False; it then "
         "checks that a zero grad_output gives zero gradients, that undefined output gradients are "
         "handled, and batched gradients if asked, each failure with torch's message; an input requiring "
-        "grad that is not float64 makes it warn.",
+        "grad that is not float64 makes it warn. With check_forward_ad=True it checks the Jacobian "
+        "forward-mode AD computes (J u in fast mode) the same way, with 'computed with forward mode' in "
+        "its message, and that an input without a tangent gives the tangents a zero one gives.",
         _DOCS,
     ),
     Rule(
@@ -26,7 +28,7 @@ RULES = [
         FAMILY,
         "torch.autograd.gradgradcheck is gradcheck of the map from (inputs, grad_outputs) to the "
         "gradients, with torch's random grad_outputs when none are given: it returns, raises and warns "
-        "as that gradcheck does.",
+        "as that gradcheck does (check_fwd_over_rev=True: forward AD through the backward pass).",
         "https://pytorch.org/docs/stable/generated/torch.autograd.gradcheck.gradgradcheck.html",
     ),
 ]

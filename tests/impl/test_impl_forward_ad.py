@@ -213,7 +213,6 @@ def test_refused(case: str) -> None:
     assert impl_result == torch_result
 
 
-@pytest.mark.xfail(strict=True, reason="FWAD-002: impl names the op unique2, torch _unique2 (aten's name)")
 def test_op_without_jvp_formula() -> None:
     torch_result, impl_result = both(_refused("no_jvp"), describe=repr)
     assert impl_result == torch_result

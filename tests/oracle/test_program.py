@@ -103,7 +103,7 @@ def test_generated_programs_round_trip(program: Program) -> None:
         {"kind": "module", "name": "m", "cls": "Linear", "params": {"gamma": [1.0]}},
         {"kind": "gradcheck", "out": "r", "api": "jacobcheck", "body": [], "outputs": ["x"], "inputs": ["x"]},
         {"kind": "gradcheck", "out": "r", "api": "gradcheck", "body": [], "outputs": ["x"], "inputs": ["x"],
-         "kwargs": {"check_forward_ad": True}},
+         "kwargs": {"check_batched_forward_grad": True}},
         {"kind": "gradcheck", "out": "r", "api": "gradcheck", "body": [], "outputs": ["x"], "inputs": ["x"],
          "grad_outputs": ["x"]},
     ],

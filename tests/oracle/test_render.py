@@ -210,6 +210,14 @@ FORWARD_AD = Program(
         Op("c", "clone", [Ref("d")]),
         Op("v", "__getitem__", [Ref("c"), 0]),
         Op("v2", "mul_", [Ref("v"), 3.0]),
+        # a custom Function's jvp reading what save_for_forward kept
+        Function(
+            "Sq", 2, [{"out": "h", "op": "mul", "args": [Ref("i0"), Ref("i0")]}], ["h"], [], [None, None],
+            jvp=[{"out": "b", "op": "mul", "args": [Ref("t0"), Ref("i0")]}], tangents=["b"],
+            saves_for_forward=["i0"],
+        ),
+        ApplyFunction(["f"], "Sq", [Ref("d"), 3.0]),
+        UnpackDual("uf", "f"),
         UnpackDual("u", "q"),
         UnpackDual("uc", "c"),
         UnpackDual("ux", "x"),
