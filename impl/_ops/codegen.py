@@ -39,7 +39,12 @@ baked in; ``OpDef.record_source`` shows it. For ``MulBackward0``::
         node._rest = edge1
         meta = (t0._data.shape, t0._data.dtype, t1._data.shape, t1._data.dtype)
         node._in_meta = _IN_META.get(meta) or shared_in_meta(meta)
-        saved = {k: v for k, v in attrs.items() if not isinstance(v, Tensor)} if attrs else None
+        saved = None
+        if attrs:
+            saved = attrs.copy()
+            for k, v in attrs.items():
+                if isinstance(v, Tensor):
+                    del saved[k]
         if edge0[0] is not None:
             if t1._counter is None and not t1._inference and not _saved_hooks.stack:
                 node._sv_other = t1
@@ -222,12 +227,17 @@ def record_source(op: OpDef) -> str:
         lines.append(f"    node._next = tuple(edge for edge in ({edges}) if edge[0] is not None)")
     meta = ", ".join(f"t{i}._data.shape, t{i}._data.dtype" for i in range(n))
     lines += [f"    meta = ({meta})", "    node._in_meta = _IN_META.get(meta) or shared_in_meta(meta)"]
-    # the node's _attrs: the op's attributes that are no tensors, then strides and attributes used
-    keep_attrs = "{k: v for k, v in attrs.items() if not isinstance(v, Tensor)}"
-    if any(kind in ("strides", "attr") for sources in plan.sources if sources for _, kind, _, _ in sources):
-        lines.append(f"    saved = {keep_attrs} if attrs else {{}}")
-    else:
-        lines.append(f"    saved = {keep_attrs} if attrs else None")
+    # the node's _attrs: the op's attributes that are no tensors (a copy without them: a loop here,
+    # not a comprehension's frame), then strides and attributes used
+    kinds = {kind for sources in plan.sources if sources for _, kind, _, _ in sources}
+    lines += [
+        "    saved = {}" if kinds & {"strides", "attr"} else "    saved = None",
+        "    if attrs:",
+        "        saved = attrs.copy()",
+        "        for k, v in attrs.items():",
+        "            if isinstance(v, Tensor):",
+        "                del saved[k]",
+    ]
     written: set[str] = set()  # slots an earlier input may already have filled
     guarded = _guarded_uses(op)
     for sources in plan.sources:  # what is saved whenever the node is recorded, once each
@@ -355,11 +365,12 @@ def apply_source(op: OpDef) -> str:
             "    if v is not None and (type(v) is SavedTensor or v._counter is not None):",
             "        held = _hold(v) or held",
         ]
-    lines += [
+    lines += [  # (_hold of a value that is no tensor does nothing)
         "    attrs = node._attrs",
         "    if attrs:",
         "        for v in attrs.values():",
-        "            held = _hold(v) or held",
+        "            if type(v) is SavedTensor or isinstance(v, Tensor):",
+        "                held = _hold(v) or held",
     ]
     if op.differentiable_outputs == 1:
         lines += ["    g = grads[0]", "    if g is None:"]
