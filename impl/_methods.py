@@ -296,6 +296,9 @@ def _parsed_as_method(name: str, fn: Any, spellings: Spellings | None = None) ->
     spellings = spellings or Spellings(fn, name, method=True)
     targets = spellings.targets
 
+    def recast(error: TypeError, self: Tensor) -> TypeError:
+        return method_error(named(error, fn, name), self, name, function)
+
     @functools.wraps(fn)
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
         if targets and kwargs and not NUMPY_ALIASES.isdisjoint(kwargs):
@@ -303,12 +306,30 @@ def _parsed_as_method(name: str, fn: Any, spellings: Spellings | None = None) ->
         try:
             return fn(self, *args, **kwargs)
         except TypeError as error:
-            recast = method_error(named(error, fn, name), self, name, function)
-            if recast is error:
+            new = recast(error, self)
+            if new is error:
                 raise
-            raise recast from None
+            raise new from None
 
-    return method
+    op = vars(fn).get("unary_op") if not hasattr(fn, "__wrapped__") else None
+    if op is None:
+        return method
+
+    @functools.wraps(fn)
+    def unary_method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
+        """``x.<name>()`` of a unary op's function (``fn(x)`` is ``op._call((x,), {})``) without
+        the function's frame; with arguments, the method above (which refuses them as torch)."""
+        if args or kwargs:
+            return method(self, *args, **kwargs)
+        try:
+            return op._call((self,), {})
+        except TypeError as error:
+            new = recast(error, self)
+            if new is error:
+                raise
+            raise new from None
+
+    return unary_method
 
 
 T_DEPRECATED = {
@@ -366,7 +387,10 @@ def _regenerate_grad_fn(self: Tensor) -> None:
 def _operator(fn: Any) -> Any:
     """A binary operator: an operand that is neither a tensor nor a number gives NotImplemented,
     so Python raises its own TypeError (``unsupported operand type(s) for +``) and ``x == None``
-    is False, as with torch."""
+    is False, as with torch. An operator that checks its operand itself (``_checks_operands``)
+    stays as it is."""
+    if getattr(fn, "_checks_operands", False):
+        return fn
 
     def operator(self: Tensor, other: Any) -> Any:
         if isinstance(other, NOT_OPERANDS):

@@ -477,13 +477,35 @@ api.method("neg_")(unary_inplace(NEG))
 api.method("reciprocal_")(unary_inplace(RECIPROCAL))
 
 
-api.operator("__add__", "__radd__")(add)
+def _checks_operands(fn: Any) -> Any:
+    """``fn`` as a binary operator that gives NotImplemented itself for an operand that is neither
+    a tensor nor a number (``impl._methods`` wraps other operators in that check: a frame more on
+    the hottest calls)."""
+    fn._checks_operands = True
+    return fn
+
+
+@api.operator("__add__", "__radd__")
+@_checks_operands
+def _add_operator(self: Tensor, other: Any) -> Any:
+    """``x + y``: ``add(x, y)``."""
+    if isinstance(other, NOT_OPERANDS):
+        return NotImplemented
+    return ADD._call((self, other), {"alpha": 1})
 
 
 api.operator("__sub__")(sub)
 
 
-api.operator("__mul__", "__rmul__")(mul)
+@api.operator("__mul__", "__rmul__")
+@_checks_operands
+def _mul_operator(self: Tensor, other: Any) -> Any:
+    """``x * y``: ``mul(x, y)``."""
+    if isinstance(other, NOT_OPERANDS):
+        return NotImplemented
+    if self._efficient_zero or getattr(other, "_efficient_zero", False):
+        return _efficient_zero_of(MUL, self, other)
+    return MUL._call((self, other), {})
 
 
 api.operator("__truediv__")(div)

@@ -14,25 +14,55 @@ value on every call. Generated once per op, the steps are straight-line code wit
 baked in; ``OpDef.record_source`` shows it. For ``MulBackward0``::
 
     def record(tensors, attrs, results):
-        node = node_class()
+        node = _new(node_class)
+        node._sequence_nr = next(_sequence)
+        node._attrs = NOTHING_SAVED
+        node._sv_other = node._sv_self = None
         t0, t1 = tensors
-        edge0 = _edge_of(t0)
-        edge1 = _edge_of(t1)
+        if t0._base_ is not None:
+            edge0 = t0._edge()
+        elif t0._grad_fn_ is not None:
+            edge0 = (t0._grad_fn_, t0._output_nr)
+        elif t0._requires_grad:
+            edge0 = t0._edge()
+        else:
+            edge0 = NO_EDGE
+        if t1._base_ is not None:
+            edge1 = t1._edge()
+        elif t1._grad_fn_ is not None:
+            edge1 = (t1._grad_fn_, t1._output_nr)
+        elif t1._requires_grad:
+            edge1 = t1._edge()
+        else:
+            edge1 = NO_EDGE
         node._fn0, node._nr0 = edge0
         node._rest = edge1
         meta = (t0._data.shape, t0._data.dtype, t1._data.shape, t1._data.dtype)
         node._in_meta = _IN_META.get(meta) or shared_in_meta(meta)
-        saved = {k: v for k, v in attrs.items() if not isinstance(v, Tensor)} if attrs else None
+        saved = None
+        if attrs:
+            saved = attrs.copy()
+            for k, v in attrs.items():
+                if isinstance(v, Tensor):
+                    del saved[k]
         if edge0[0] is not None:
-            node._sv_other = _save(t1, None)
+            if t1._counter is None and not t1._inference and not _saved_hooks.stack:
+                node._sv_other = t1
+            else:
+                node._sv_other = _save(t1, None)
         if edge1[0] is not None:
-            node._sv_self = _save(t0, None)
+            if t0._counter is None and not t0._inference and not _saved_hooks.stack:
+                node._sv_self = t0
+            else:
+                node._sv_self = _save(t0, None)
         if saved:
             node._attrs = saved
         result = results[0]
         result._grad_fn_ = node
         result._output_nr = 0
-        node._input_meta = output_meta(result)
+        data = result._data
+        meta = _OUTPUT_META.get((data.shape, data.dtype, type(data)))
+        node._input_meta = meta or output_meta(result)
 
 The node's ``apply`` (``apply_source``) unpacks every saved value first, then calls the formula
 of each input whose edge leads somewhere; ``release`` (``release_source``) frees its saved tensors.
@@ -68,9 +98,17 @@ def call_source(op: OpDef) -> str:
         "def call(tensors, attrs):",
         f"    {unpack}",
         f"    if not {tensors if n == 1 else f'({tensors})'}:",
-        "        tensors = _wrap_numbers(tensors, op)",
-        f"        {unpack}",
     ]
+    if n == 2:  # a tensor and a float (``h * 1.0001``): _wrap_numbers' first case, without its frame
+        lines += [
+            "        if type(t1) is float and isinstance(t0, Tensor):",
+            "            tensors = (t0, _wrap(t1, t0))",
+            "        else:",
+            "            tensors = _wrap_numbers(tensors, op)",
+        ]
+    else:
+        lines.append("        tensors = _wrap_numbers(tensors, op)")
+    lines.append(f"        {unpack}")
     lines += [f"    a{i} = t{i}._data" for i in range(n)]
     lines.append("    xp = np if type(a0) is np.ndarray else namespace_of(a0)")
     if op.moves_device:  # the result's namespace: the result is wrapped by the target's asarray
@@ -173,10 +211,10 @@ def record_source(op: OpDef) -> str:
     plan = op._plan
     n = len(op.inputs)
     names = [f"t{i}" for i in range(n)]
-    lines = ["def record(tensors, attrs, results):", "    node = node_class()"]
+    lines = ["def record(tensors, attrs, results):", *_new_node_lines(op)]
     lines.append(f"    {_tuple(names)} = tensors")
-    for i, d in enumerate(plan.diff):  # edges: None when the op has no derivative for the input
-        lines.append(f"    edge{i} = {'NO_EDGE' if d is None else f'_edge_of(t{i})'}")
+    for i, d in enumerate(plan.diff):  # edges: NO_EDGE when the op has no derivative for the input
+        lines += [f"    edge{i} = NO_EDGE"] if d is None else _edge_lines(i)
     lines.append("    node._fn0, node._nr0 = edge0")
     if n == 1:
         lines.append("    node._rest = ()")
@@ -189,12 +227,17 @@ def record_source(op: OpDef) -> str:
         lines.append(f"    node._next = tuple(edge for edge in ({edges}) if edge[0] is not None)")
     meta = ", ".join(f"t{i}._data.shape, t{i}._data.dtype" for i in range(n))
     lines += [f"    meta = ({meta})", "    node._in_meta = _IN_META.get(meta) or shared_in_meta(meta)"]
-    # the node's _attrs: the op's attributes that are no tensors, then strides and attributes used
-    keep_attrs = "{k: v for k, v in attrs.items() if not isinstance(v, Tensor)}"
-    if any(kind in ("strides", "attr") for sources in plan.sources if sources for _, kind, _, _ in sources):
-        lines.append(f"    saved = {keep_attrs} if attrs else {{}}")
-    else:
-        lines.append(f"    saved = {keep_attrs} if attrs else None")
+    # the node's _attrs: the op's attributes that are no tensors (a copy without them: a loop here,
+    # not a comprehension's frame), then strides and attributes used
+    kinds = {kind for sources in plan.sources if sources for _, kind, _, _ in sources}
+    lines += [
+        "    saved = {}" if kinds & {"strides", "attr"} else "    saved = None",
+        "    if attrs:",
+        "        saved = attrs.copy()",
+        "        for k, v in attrs.items():",
+        "            if isinstance(v, Tensor):",
+        "                del saved[k]",
+    ]
     written: set[str] = set()  # slots an earlier input may already have filled
     guarded = _guarded_uses(op)
     for sources in plan.sources:  # what is saved whenever the node is recorded, once each
@@ -209,12 +252,14 @@ def record_source(op: OpDef) -> str:
             for use, kind, where, slot in mine:
                 lines += ["        " + line for line in _save_lines(use, kind, where, slot, written)]
     lines += ["    if saved:", "        node._attrs = saved"]
-    if op.differentiable_outputs == 1:
+    if op.differentiable_outputs == 1:  # output_meta's shared tuple, looked up without its frame
         lines += [
             "    result = results[0]",
             "    result._grad_fn_ = node",
             "    result._output_nr = 0",
-            "    node._input_meta = output_meta(result)",
+            "    data = result._data",
+            "    meta = _OUTPUT_META.get((data.shape, data.dtype, type(data)))",
+            "    node._input_meta = meta or output_meta(result)",
         ]
     else:  # the node is the grad_fn of each differentiable output, in order
         outputs = range(op.differentiable_outputs)
@@ -222,6 +267,38 @@ def record_source(op: OpDef) -> str:
             lines += [f"    results[{nr}]._grad_fn_ = node", f"    results[{nr}]._output_nr = {nr}"]
         lines.append(f"    node._input_meta = {' + '.join(f'output_meta(results[{nr}])' for nr in outputs)}")
     return "\n".join(lines) + "\n"
+
+
+def _new_node_lines(op: OpDef) -> list[str]:
+    """The node made as ``node_class()`` makes it (``OpNode.__init__``: a sequence number, nothing
+    saved, every slot empty), written out without the call and the loop over the slots."""
+    init = next(c for c in op.node_class.__mro__ if "__init__" in vars(c))
+    if (init.__module__, init.__name__) != ("impl._ops.table", "OpNode"):  # a node class's own
+        return ["    node = node_class()"]
+    lines = [
+        "    node = _new(node_class)",
+        "    node._sequence_nr = next(_sequence)",
+        "    node._attrs = NOTHING_SAVED",
+    ]
+    if op._slot_names:
+        lines.append(f"    {' = '.join(f'node.{slot}' for slot in op._slot_names)} = None")
+    return lines
+
+
+def _edge_lines(i: int) -> list[str]:
+    """``edge<i> = _edge_of(t<i>)`` written out: a view asks the tensor (``_edge``), an output its
+    grad_fn, a leaf that requires grad its accumulator (``_edge``), anything else leads nowhere."""
+    t = f"t{i}"
+    return [
+        f"    if {t}._base_ is not None:",
+        f"        edge{i} = {t}._edge()",
+        f"    elif {t}._grad_fn_ is not None:",
+        f"        edge{i} = ({t}._grad_fn_, {t}._output_nr)",
+        f"    elif {t}._requires_grad:",
+        f"        edge{i} = {t}._edge()",
+        "    else:",
+        f"        edge{i} = NO_EDGE",
+    ]
 
 
 def _guarded_uses(op: OpDef) -> set[str]:
@@ -258,11 +335,20 @@ def _save_lines(use: str, kind: str, where: Any, slot: str | None, written: set[
             f"elif {use!r} not in saved:",
             f"    saved[{use!r}] = _save(v, None)",
         ]
-    value = f"_save(results[{where}], node)" if kind == "output" else f"_save(t{where}, None)"
+    if kind == "output":
+        lines = [f"node.{slot} = _save(results[{where}], node)"]
+    else:  # an input never written, outside saved_tensors_hooks, is kept bare (_save's first case)
+        t = f"t{where}"
+        lines = [
+            f"if {t}._counter is None and not {t}._inference and not _saved_hooks.stack:",
+            f"    node.{slot} = {t}",
+            "else:",
+            f"    node.{slot} = _save({t}, None)",
+        ]
     if slot in written:
-        return [f"if node.{slot} is None:", f"    node.{slot} = {value}"]
+        return [f"if node.{slot} is None:", *("    " + line for line in lines)]
     written.add(slot)
-    return [f"node.{slot} = {value}"]
+    return lines
 
 
 def apply_source(op: OpDef) -> str:
@@ -279,11 +365,12 @@ def apply_source(op: OpDef) -> str:
             "    if v is not None and (type(v) is SavedTensor or v._counter is not None):",
             "        held = _hold(v, node) or held",
         ]
-    lines += [
+    lines += [  # (_hold of a value that is no tensor does nothing)
         "    attrs = node._attrs",
         "    if attrs:",
         "        for v in attrs.values():",
-        "            held = _hold(v, node) or held",
+        "            if type(v) is SavedTensor or isinstance(v, Tensor):",
+        "                held = _hold(v, node) or held",
     ]
     if op.differentiable_outputs == 1:
         lines += ["    g = grads[0]", "    if g is None:"]

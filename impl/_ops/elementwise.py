@@ -179,6 +179,9 @@ def scalar_minus(value: float, t: Any) -> Any:
     return full_like(t, value).sub_(t)
 
 
+_FLOAT32, _FLOAT64 = np.dtype(np.float32), np.dtype(np.float64)
+
+
 def rounded(name: str) -> Any:
     """numpy's transcendental ``name`` evaluated in float64 and rounded to the input's dtype, the
     half types through float32 (which torch computes them in): torch's float32 kernels are nearly
@@ -186,9 +189,12 @@ def rounded(name: str) -> Any:
 
     def fwd(xp: Any, a: Any) -> Any:
         fn = getattr(xp, name)
-        if a.dtype == xp.float64 or a.dtype not in FLOAT_DTYPES:
+        dt = a.dtype
+        if dt is _FLOAT32:  # the common case, its last cast (to float32 again) a no-op
+            return fn(a.astype(_FLOAT64)).astype(_FLOAT32)
+        if dt == xp.float64 or dt not in FLOAT_DTYPES:
             return fn(a)
-        return fn(a.astype(xp.float64)).astype(xp.float32).astype(a.dtype, copy=False)
+        return fn(a.astype(xp.float64)).astype(xp.float32).astype(dt, copy=False)
 
     return fwd
 

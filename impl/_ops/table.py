@@ -836,13 +836,15 @@ def _forward_grad(op: OpDef, tensors: tuple, attrs: dict, results: tuple) -> Non
 _RECORD_HELPERS = {
     "_edge_of": _edge_of, "_save": _save, "_tail": _tail, "output_meta": output_meta,
     "NO_EDGE": NO_EDGE, "Tensor": Tensor, "_IN_META": _IN_META, "shared_in_meta": shared_in_meta,
+    "_new": _new, "_sequence": _sequence, "NOTHING_SAVED": NOTHING_SAVED, "_saved_hooks": _saved_hooks,
+    "_OUTPUT_META": _OUTPUT_META,
 }
 _NODE_HELPERS = {
     "_unpack": _unpack, "_new": _new, "SavedTensor": SavedTensor, "RELEASED": RELEASED, "Tensor": Tensor,
     "_hold": _hold, "_drop": _drop,
 }
 _CALL_HELPERS = {
-    "np": np, "Tensor": Tensor, "namespace_of": namespace_of, "_wrap_numbers": _wrap_numbers,
+    "np": np, "Tensor": Tensor, "namespace_of": namespace_of, "_wrap_numbers": _wrap_numbers, "_wrap": _wrap,
     "_common_float": _common_float, "compute_dtype": compute_dtype, "_cast": _cast,
     "quiet_enter": quiet_enter, "quiet_exit": quiet_exit, "_raise_broadcast_error": _raise_broadcast_error,
     "_across_devices": _across_devices,

@@ -609,6 +609,7 @@ def _unary(op: OpDef) -> Any:
     def fn(input: Tensor) -> Tensor:
         return op._call((input,), {})
 
+    fn.unary_op = op  # the Tensor method calls the op without this frame (impl._methods)
     return fn
 
 
