@@ -14,7 +14,7 @@ from impl import _api as api
 from impl import _random, dtypes
 from impl._cpu import GRAIN_SIZE, cpu_capability, fma, intraop_threads, parallel_chunks
 from impl._layout import as_strided_array, contiguous_strides, preserved_strides, strided_array
-from impl._signatures import invalid_call
+from impl._signatures import CREATE, CREATE_RESIZED, Out, invalid_call
 from impl._tensor import Tensor
 from impl._xp import default_device, namespace_for, namespace_of
 from impl._xp import device as _device
@@ -189,28 +189,28 @@ def _filled(fill: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool
     return _finish(_xp(device).full(_size(size), fill, dtype=_dt(dtype)), requires_grad)
 
 
-@api.function("zeros")
+@api.function("zeros", out=CREATE.named("aten::zeros"))
 def zeros(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
 ) -> Tensor:
     return _filled(0, _sized("zeros", size, kw), dtype, device, requires_grad)
 
 
-@api.function("ones")
+@api.function("ones", out=CREATE.named("aten::ones"))
 def ones(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
 ) -> Tensor:
     return _filled(1, _sized("ones", size, kw), dtype, device, requires_grad)
 
 
-@api.function("empty")
+@api.function("empty", out=CREATE_RESIZED)
 def empty(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
 ) -> Tensor:
     return _filled(0, _sized("empty", size, kw), dtype, device, requires_grad)
 
 
-@api.function("full")
+@api.function("full", out=CREATE.named("aten::full"))
 def full(
     size: Any, fill_value: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
 ) -> Tensor:
@@ -272,7 +272,7 @@ def full_like(
     return _like(fill_value, input, dtype, device, requires_grad)
 
 
-@api.function("arange")
+@api.function("arange", out=CREATE.named("aten::arange"))
 def arange(
     start: Any = None,
     end: Any = None,
@@ -328,7 +328,7 @@ def _arange_values(start: float, step: float, n: int, dtype: np.dtype) -> np.nda
     return out
 
 
-@api.function("linspace")
+@api.function("linspace", out=CREATE.named("aten::linspace"))
 def linspace(
     start: float,
     end: float,
@@ -385,7 +385,7 @@ def _pow(base: float, x: float) -> float:
         return math.inf
 
 
-@api.function("logspace")
+@api.function("logspace", out=CREATE.named("aten::logspace"))
 def logspace(
     start: float,
     end: float,
@@ -421,7 +421,7 @@ def logspace(
         return _computed(powers.astype(dt), device, requires_grad)
 
 
-@api.function("eye")
+@api.function("eye", out=CREATE.named("aten::eye"))
 def eye(
     n: int, m: int | None = None, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
@@ -532,7 +532,7 @@ def _computed(arr: np.ndarray, device: Any, requires_grad: bool) -> Tensor:
     return _finish(xp.asarray(arr), requires_grad)
 
 
-@api.function("rand")
+@api.function("rand", out=CREATE.named("aten::rand"))
 def rand(
     *size: Any,
     dtype: Any = None,
@@ -548,7 +548,7 @@ def rand(
     return _computed(arr, device, requires_grad)
 
 
-@api.function("randn")
+@api.function("randn", out=CREATE_RESIZED)
 def randn(
     *size: Any,
     dtype: Any = None,
@@ -564,7 +564,7 @@ def randn(
     return _computed(arr, device, requires_grad)
 
 
-@api.function("randint")
+@api.function("randint", out=CREATE.named("aten::randint"))
 def randint(
     low: int = 0,
     high: Any = None,
@@ -581,7 +581,7 @@ def randint(
     return _computed(arr, device, requires_grad)
 
 
-@api.function("randperm")
+@api.function("randperm", out=CREATE.named("aten::randperm"))
 def randperm(
     n: int,
     *,
@@ -607,7 +607,7 @@ def randperm(
     return _computed(_random.randperm(n, generator).astype(dt.np), device, requires_grad)
 
 
-@api.function("multinomial")
+@api.function("multinomial", out=Out("same", "multinomial expects Long tensor out, got: {out}"))
 def multinomial(
     input: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None
 ) -> Tensor:

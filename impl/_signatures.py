@@ -17,12 +17,14 @@ prints them).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import warnings
 from collections.abc import Callable
 from typing import Any
 
+from impl import _api as api
 from impl import dtypes
 from impl._grad_mode import is_grad_enabled
 from impl._names import type_name
@@ -441,9 +443,10 @@ class Spellings:
 
 def numpy_names(fn: Callable, name: str) -> Callable:
     """Function ``fn`` (``torch.<name>``) taking NumPy's spellings of its parameters as torch's
-    parser does, and ``out=`` where torch's signatures have it; ``fn`` itself where neither applies."""
+    parser does, and ``out=`` where its declaration says torch's signatures have it (``api.OUT``);
+    ``fn`` itself where neither applies."""
     spellings = Spellings(fn, name)
-    takes_out = name in OUT_DTYPES
+    takes_out = name in api.OUT
     if not spellings.targets and not takes_out:
         return fn
 
@@ -462,25 +465,6 @@ def numpy_names(fn: Callable, name: str) -> Callable:
     return call
 
 
-# The functions impl takes ``out=`` of (torch's signatures with ``Tensor out``), each with how
-# torch's kernel fits its result to out's dtype: "cast" (computed, then cast where torch's canCast
-# allows), "elementwise" (as "cast"; TensorIterator resizes out twice, warning twice, when it
-# casts), "accumulate" (computed in out's dtype), "exact" (out's dtype must be the result's),
-# "cat" (as "cast", worded as torch.cat words it), "matmul" (as "exact", worded as torch's dot
-# where both operands are vectors)
-OUT_DTYPES: dict[str, str] = {
-    **dict.fromkeys(
-        "add sub mul div true_divide divide multiply subtract neg negative exp log sin cos tanh sigmoid abs "
-        "sqrt pow maximum minimum".split(),
-        "elementwise",
-    ),
-    **dict.fromkeys("eq ne lt le gt ge mean".split(), "cast"),
-    **dict.fromkeys("sum nansum prod cumsum cumprod".split(), "accumulate"),
-    **dict.fromkeys("mm bmm addmm mv softmax log_softmax".split(), "exact"),
-    **dict.fromkeys("cat concat concatenate stack hstack vstack".split(), "cat"),
-    "matmul": "matmul",
-    "dot": "matmul",
-}
 # a dtype as torch's TypeMeta names it (its C++ type), as out='s exact-dtype errors print it
 TYPE_META_NAMES = {
     "float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
@@ -495,6 +479,89 @@ OUT_RESIZED = (
     "it, inplace, to zero elements with t.resize_(0). (Triggered internally at "
     "/__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)"
 )
+# The words of an out= dtype error: {out} and {result} name out's and the result's dtypes as
+# ScalarType does (Float), {out_cpp} and {result_cpp} as TypeMeta does (float), {name} the function
+CANT_CAST = "result type {result} can't be cast to the desired output type {out}"
+FOUND = "Found dtype {out} but expected {result}"
+EXPECTED = "Expected out tensor to have dtype {result_cpp}, but got {out_cpp} instead"
+
+
+@dataclasses.dataclass(frozen=True)
+class Out:
+    """How torch's out= variant of a function writes its result into out, declared with the
+    function (``api.function(name, out=Out(...))``).
+
+    ``fit``: "cast" (the result cast to out's dtype where torch's canCast allows), "same" (out's
+    dtype must be the result's), "floating" (out's dtype must be floating), "accumulate" (computed
+    in out's dtype, passed as ``dtype=``), "accumulate_cast" (as "accumulate" where the result's
+    own dtype casts to out's), "create" (a factory: made in out's dtype, a different ``dtype=``
+    refused); ``message`` and ``error``: torch's error where out's dtype does not fit
+    (``cast_message`` first where canCast refuses it); ``twice``: TensorIterator's resize,
+    which warns twice where it casts; ``resize_first``: out resized before its dtype is checked;
+    ``warn``: a non-empty out resized with torch's warning (factories resize silently); ``parts``:
+    the Out of each output of a function returning a tuple; ``aten``: the op torch's autograd
+    error names (the function's first name unless given), ``refusal`` that error; ``pick``: the
+    Out of a call, for a function whose overloads write differently (``max(x)``, ``max(x, y)``,
+    ``max(x, dim)``)."""
+
+    fit: str = "cast"
+    message: str = CANT_CAST
+    error: type = RuntimeError
+    twice: bool = False
+    resize_first: bool = False
+    warn: bool = True
+    parts: tuple[Out, ...] = ()
+    aten: str = ""
+    pick: Callable[[tuple, dict], Out] | None = None
+    cast_message: str = ""
+    refusal: str = (
+        "{aten}(): functions with out=... arguments don't support automatic differentiation, but one of the "
+        "arguments requires grad."
+    )
+
+    def named(self, name: str) -> Out:
+        """This Out, its autograd error naming ``name`` unless it names another."""
+        return self if self.aten else dataclasses.replace(self, aten=name)
+
+    def check(self, name: str, out: Tensor, result: Tensor) -> None:
+        """torch's error where out's dtype does not fit the result's (out resized first where
+        torch resizes it first)."""
+        source, target = result.dtype, out.dtype
+        if self.resize_first:
+            _resize(out, tuple(result.shape), int(self.warn))
+        if self.fit in ("cast", "accumulate_cast"):
+            fits = _can_cast(source, target)
+        elif self.fit == "floating":
+            fits = target.is_floating_point
+        else:
+            fits = self.fit != "same" or source is target
+        message = self.cast_message if self.cast_message and not _can_cast(source, target) else self.message
+        if not fits:
+            out_name, result_name = dtypes.scalar_type(target), dtypes.scalar_type(source)
+            words = {
+                "out": out_name, "result": result_name, "name": name, "int32": source is dtypes.int32,
+                "out_cpp": TYPE_META_NAMES[target.name], "result_cpp": TYPE_META_NAMES[source.name],
+                "out_type": f"torch.{out_name}Tensor", "result_type": f"torch.{result_name}Tensor",
+            }  # fmt: skip
+            raise self.error(message.format(**words))
+
+    def write(self, out: Tensor, result: Tensor) -> None:
+        """``result`` written into ``out``: resized to its shape (warning as torch does), cast to
+        out's dtype, out's version bumped."""
+        twice = self.twice and result.dtype is not out.dtype
+        _resize(out, tuple(result.shape), (2 if twice else 1) if self.warn else 0)
+        out._data[...] = result._data.astype(out._data.dtype, copy=False)
+        out._vc.bump()
+
+
+ELEMENTWISE = Out(twice=True)  # TensorIterator's ops that compute in the common dtype and cast
+SAME_DTYPE = Out("same", FOUND)  # TensorIterator's ops that take one dtype for all operands
+EXACT = Out("same", EXPECTED)  # structured kernels whose out must have the result's dtype
+ACCUMULATE = Out("accumulate")
+CREATE = Out("create", warn=False)  # a factory's: its autograd error names aten::<name>
+CREATE_RESIZED = Out("create", warn=False, refusal="cannot resize variables that require grad")
+BOOLEAN = Out("same", "{name} does not support non-boolean outputs.")  # out must be bool
+CAT = Out(message="torch.cat(): input types can't be cast to the desired output type {out}", error=TypeError)
 
 
 def _can_cast(source: dtypes.dtype, target: dtypes.dtype) -> bool:
@@ -517,51 +584,60 @@ def _tensors(values: Any) -> list[Tensor]:
     return found
 
 
-def _into(name: str, fn: Callable, args: tuple, kwargs: dict) -> Tensor:
-    """``fn(*args, **kwargs)`` written into ``kwargs["out"]`` as torch's out= variant writes it:
-    refused where autograd would record it, the result fitted to out's dtype (OUT_DTYPES), out
-    resized to the result's shape (with torch's warning where it held elements), its version
-    bumped; out itself is returned."""
+def _out_tensors(name: str, policy: Out, out: Any, args: tuple, kwargs: dict) -> tuple[Tensor, ...]:
+    """The tensors of ``out``, refused with torch's TypeError where they are not what the
+    function's signature takes: a tensor, or a tuple (or list) of as many as it returns."""
+    wanted = "tuple of Tensors" if policy.parts else "Tensor"
+    fits = isinstance(out, (tuple, list)) if policy.parts else isinstance(out, Tensor)
+    if not fits:
+        if name in OVERLOADS:
+            signatures = [_Signature(text) for text in OVERLOADS[name]]
+            raise _invalid_combination(name, signatures, args, {**kwargs, "out": out})
+        raise TypeError(f"{name}(): argument 'out' must be {wanted}, not {type_name(out)}")
+    if not policy.parts:
+        return (out,)
+    if len(out) != len(policy.parts):
+        raise TypeError(f"expected tuple of {len(policy.parts)} elements but got {len(out)}")
+    return tuple(out)
+
+
+def _into(name: str, fn: Callable, args: tuple, kwargs: dict) -> Any:
+    """``fn(*args, **kwargs)`` written into ``kwargs["out"]`` as torch's out= variant writes it
+    (the function's ``api.OUT``): refused where autograd would record it, the result fitted to
+    out's dtype, out resized to the result's shape (with torch's warning where it held elements),
+    its version bumped; out itself is returned (a tuple out as the function's named tuple)."""
+    policy = api.OUT[name]
+    if policy.pick is not None:
+        policy = policy.pick(args, kwargs).named(policy.aten)
     kwargs = dict(kwargs)
     out = kwargs.pop("out")
-    if not isinstance(out, Tensor):
-        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type_name(out)}")
-    if is_grad_enabled() and any(t.requires_grad for t in _tensors([*args, *kwargs.values(), out])):
-        raise RuntimeError(
-            f"{name}(): functions with out=... arguments don't support automatic differentiation, but one "
-            "of the arguments requires grad."
-        )
-    policy = OUT_DTYPES[name]
-    if policy == "accumulate":
+    outs = _out_tensors(name, policy, out, args, kwargs)
+    if is_grad_enabled() and any(t.requires_grad for t in _tensors([*args, *kwargs.values(), *outs])):
+        raise RuntimeError(policy.refusal.format(aten=policy.aten))
+    if policy.fit == "accumulate_cast":
+        policy.check(name, out, fn(*args, **kwargs))
+    if policy.fit in ("accumulate", "accumulate_cast"):
+        kwargs["dtype"] = out.dtype
+    elif policy.fit == "create":
+        given = kwargs.get("dtype")
+        if given is not None and given is not out.dtype:
+            wanted, have = dtypes.scalar_type(given), dtypes.scalar_type(out.dtype)
+            raise RuntimeError(f"dtype {wanted} does not match dtype of out parameter ({have})")
         kwargs["dtype"] = out.dtype
     result = fn(*args, **kwargs)
-    source, target = result.dtype, out.dtype
-    if policy in ("exact", "matmul") and source is not target:
-        if policy == "matmul" and all(t.dim() == 1 for t in _tensors(args)[:2]):
-            wanted, given = dtypes.scalar_type(target), dtypes.scalar_type(source)
-            raise RuntimeError(f"result dtype {wanted} does not match input dtype {given}")
-        wanted, given = TYPE_META_NAMES[source.name], TYPE_META_NAMES[target.name]
-        raise RuntimeError(f"Expected out tensor to have dtype {wanted}, but got {given} instead")
-    if name == "stack":  # stack_out resizes out before cat_out checks the cast
-        _resize(out, tuple(result.shape), 1)
-    if not _can_cast(source, target):
-        if policy == "cat":
-            wanted = dtypes.scalar_type(target)
-            raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {wanted}")
-        raise RuntimeError(
-            f"result type {dtypes.scalar_type(source)} can't be cast to the desired output type "
-            f"{dtypes.scalar_type(target)}"
-        )
-    _resize(out, tuple(result.shape), 2 if policy == "elementwise" and source is not target else 1)
-    out._data[...] = result._data.astype(out._data.dtype, copy=False)
-    out._vc.bump()
-    return out
+    results = tuple(result) if policy.parts else (result,)
+    parts = policy.parts or (policy,)
+    for part, target, produced in zip(parts, outs, results, strict=True):
+        part.check(name, target, produced)
+    for part, target, produced in zip(parts, outs, results, strict=True):
+        part.write(target, produced)
+    return type(result)(outs) if policy.parts else out
 
 
 def _resize(out: Tensor, shape: tuple, warnings_shown: int) -> None:
     """Resize ``out`` to ``shape`` as torch's resize_output: silently when it holds no elements,
     else with torch's deprecation warning (``warnings_shown`` times: TensorIterator resizes twice
-    when it also casts)."""
+    when it also casts; factories resize without it)."""
     if tuple(out.shape) == shape:
         return
     if out.numel():

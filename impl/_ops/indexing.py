@@ -17,7 +17,7 @@ from impl._ops.elementwise import _add_scaled, _plain_alpha, mul_scalar
 from impl._ops.inplace import apply_inplace, check_inplace, copy_, fill_
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply, broadcast_mismatch, fill_array
 from impl._ops.views import ALIAS, _slice, select, unsqueeze
-from impl._signatures import invalid_call
+from impl._signatures import CAT, EXACT, Out, invalid_call
 from impl._tensor import Tensor, _wrap_dim
 from impl._xp import namespace_of, to_numpy
 
@@ -646,10 +646,10 @@ def _indexed_shape(shape: tuple, key: tuple) -> tuple | None:
         return None
 
 
-api.function("cat", "concat", "concatenate")(cat)
+api.function("cat", "concat", "concatenate", out=CAT)(cat)
 
 
-@api.variants("gather")
+@api.variants("gather", out=EXACT)
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(index, Tensor)):
         raise invalid_call(gather, locals())
@@ -684,7 +684,9 @@ def check_gather_shape(input: Tensor, dim: int, index: Tensor) -> None:
             )
 
 
-@api.variants("index_select")
+@api.variants(
+    "index_select", out=Out("same", "index_select(): self and result must have the same scalar type")
+)
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(index, Tensor)):
         raise invalid_call(index_select, locals())
@@ -764,7 +766,9 @@ def check_masked_fill(input: Tensor, mask: Tensor, in_place: bool) -> None:
         raise RuntimeError(mismatch)
 
 
-@api.variants("masked_select")
+@api.variants(
+    "masked_select", out=Out("same", "masked_select(): self and result must have the same scalar type")
+)
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(mask, Tensor)):
         raise invalid_call(masked_select, locals())
@@ -978,7 +982,10 @@ def _masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     return apply_inplace(MASKED_FILL, self, mask=mask, value=value)
 
 
-@api.variants("nonzero")
+@api.variants(
+    "nonzero",
+    out=Out("same", "nonzero: Expected out tensor to have scalar type Long but got scalar type{out}"),
+)
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     """The int64 (n, ndim) coordinates of the nonzero elements (a 0-d input: (1, 0) or (0, 0)); with
     ``as_tuple``, one 1-d tensor per dim (a 0-d input counts as 1-d)."""

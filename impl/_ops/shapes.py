@@ -21,7 +21,7 @@ from impl._ops.indexing import cat
 from impl._ops.inplace import apply_inplace, check_inplace
 from impl._ops.table import D, OpDef, apply
 from impl._ops.views import _shape_args, contiguous, expand, view
-from impl._signatures import invalid_call
+from impl._signatures import ELEMENTWISE, EXACT, EXPECTED, Out, invalid_call
 from impl._tensor import Tensor, _dim_list, _wrap_dim
 from impl._xp import namespace_of
 
@@ -59,7 +59,7 @@ def _triangle_args(name: str, input: Tensor, diagonal: int) -> dict:
     return {"diagonal": int(diagonal)}
 
 
-@api.variants("tril")
+@api.variants("tril", out=EXACT)
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle (on and below diagonal ``diagonal``) of the last two dims; zeros above."""
     if not isinstance(input, Tensor):
@@ -67,7 +67,7 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     return apply(TRIL, input, **_triangle_args("tril", input, diagonal))
 
 
-@api.variants("triu")
+@api.variants("triu", out=EXACT)
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle (on and above diagonal ``diagonal``) of the last two dims; zeros below."""
     if not isinstance(input, Tensor):
@@ -219,7 +219,22 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     return apply(DIAG_EMBED, input, offset=int(offset), dim1=d1, dim2=d2)
 
 
-@api.variants("diag")
+def _diag_out(args: tuple, kwargs: dict) -> Out:
+    """diag's out=: diag_embed's of a vector (a cast refused in diag's words), diagonal_copy's of a
+    matrix."""
+    vector = isinstance(args[0], Tensor) and args[0].dim() == 1
+    return DIAG_EMBED_OUT if vector else EXACT.named("aten::diagonal_copy")
+
+
+DIAG_EMBED_OUT = Out(
+    "same",
+    EXPECTED,
+    cast_message="diag: result type {result} can't be cast to the desired out= type {out}",
+    aten="aten::diag_embed",
+)
+
+
+@api.variants("diag", out=Out(pick=_diag_out))
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """Of a 1-d tensor, the square matrix with it on diagonal ``diagonal`` (diag_embed); of a 2-d
     one, a copy of its diagonal ``diagonal`` (diagonal_copy)."""
@@ -518,7 +533,7 @@ def atleast_3d(*tensors: Any) -> Any:
     return _at_least(3, "atleast_3d", tensors)
 
 
-@api.variants("diff")
+@api.variants("diff", out=ELEMENTWISE.named("sub"))
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
     """The n-th forward difference along ``dim`` (prepend/append joined first), composed as torch's:
     ``narrow(1, ...) - narrow(0, ...)`` n times (SubBackward0 over SliceBackward0s; logical_xor for
