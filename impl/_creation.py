@@ -3,6 +3,7 @@ and the legacy typed constructors (``torch.Tensor``, ``torch.FloatTensor`` ...).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import warnings
@@ -185,6 +186,17 @@ def _dt(dtype: Any, default: dtypes.dtype | None = None) -> np.dtype:
     return d.np
 
 
+# arange's warning where out= holds another number of elements (it resizes out itself)
+ARANGE_RESIZED = (
+    "The number of elements in the out tensor of shape {old} is {numel} which does not match the computed "
+    "number of elements {count}. Note that this may occur as a result of rounding error. The out tensor will "
+    "be resized to a tensor of shape {shape}. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/RangeFactories.cpp:199.)"
+)
+
+ARANGE_OUT = dataclasses.replace(CREATE, aten="aten::arange", warn=True, resized=ARANGE_RESIZED)
+
+
 def _filled(fill: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
     return _finish(_xp(device).full(_size(size), fill, dtype=_dt(dtype)), requires_grad)
 
@@ -272,7 +284,7 @@ def full_like(
     return _like(fill_value, input, dtype, device, requires_grad)
 
 
-@api.function("arange", out=CREATE.named("aten::arange"))
+@api.function("arange", out=ARANGE_OUT)
 def arange(
     start: Any = None,
     end: Any = None,
@@ -290,6 +302,7 @@ def arange(
         dtype = dtypes.result_type(start, end, step)
         if not isinstance(start, float) and not isinstance(end, float) and not isinstance(step, float):
             dtype = dtypes.int64
+    _supported("arange_cpu", dtype)
     n = max(0, math.ceil((float(end) - float(start)) / float(step)))
     arr = (
         _arange_values(float(start), float(step), n, _dt(dtype))
@@ -338,6 +351,7 @@ def linspace(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
+    _supported("linspace_cpu", dtype)
     arr = _ramp(start, end, steps, _dt(dtype)).astype(_dt(dtype))
     return _computed(arr, device, requires_grad)
 
@@ -401,6 +415,7 @@ def logspace(
     then in float64 ``step = difference / (steps - 1)`` and the powers ``start + step * i`` for
     the first half, ``end - step * (steps - 1 - i)`` for the second, each through libm's pow,
     rounded to ``dtype`` (the half types through float32)."""
+    _supported("logspace_cpu", dtype)
     dt = _dt(dtype)
     steps = int(steps)
     if steps < 0:
@@ -519,6 +534,14 @@ _random.Generator._state_tensor = staticmethod(_state_tensor)
 _random.Generator._state_bytes = staticmethod(_state_bytes)
 
 
+def _supported(kernel: str, dtype: Any, floating: bool = False) -> None:
+    """torch's NotImplementedError of a factory's kernel without a version for ``dtype``: bool for
+    every one, any dtype but floating and complex ones for the ``floating`` ones."""
+    d = None if dtype is None else dtypes.to_dtype(dtype)
+    if d is not None and (d is dtypes.bool_ or (floating and not (d.is_floating_point or d.is_complex))):
+        raise dtypes.kernel_missing(kernel, d)
+
+
 def _float_dtype(dtype: Any) -> np.dtype:
     return _dt(dtype)
 
@@ -544,11 +567,12 @@ def rand(
     size = _sized("rand", size, kw)
     if kw:
         raise TypeError(f"rand() got an unexpected keyword argument '{next(iter(kw))}'")
+    _supported("check_uniform_bounds", dtype, floating=True)
     arr = _random.uniform(_size(size), _float_dtype(dtype), gen=generator)
     return _computed(arr, device, requires_grad)
 
 
-@api.function("randn", out=CREATE_RESIZED)
+@api.function("randn", out=dataclasses.replace(CREATE_RESIZED, resize_bumps=True))
 def randn(
     *size: Any,
     dtype: Any = None,
@@ -560,6 +584,7 @@ def randn(
     size = _sized("randn", size, kw)
     if kw:
         raise TypeError(f"randn() got an unexpected keyword argument '{next(iter(kw))}'")
+    _supported("normal_kernel_cpu", dtype, floating=True)
     arr = _random.normal(_size(size), _float_dtype(dtype), gen=generator)
     return _computed(arr, device, requires_grad)
 
@@ -577,6 +602,8 @@ def randint(
 ) -> Tensor:
     if size is None:
         low, high, size = 0, low, high
+    if dtype is not None and dtypes.to_dtype(dtype) is dtypes.bool_:
+        raise RuntimeError("to - 1 is out of bounds for bool")
     arr = _random.randint(int(low), int(high), tuple(size), _dt(dtype, dtypes.int64), gen=generator)
     return _computed(arr, device, requires_grad)
 
@@ -607,7 +634,7 @@ def randperm(
     return _computed(_random.randperm(n, generator).astype(dt.np), device, requires_grad)
 
 
-@api.function("multinomial", out=Out("same", "multinomial expects Long tensor out, got: {out}"))
+@api.function("multinomial", out=Out("same", "multinomial expects Long tensor out, got: {out}", warn=False))
 def multinomial(
     input: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None
 ) -> Tensor:

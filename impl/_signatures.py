@@ -20,12 +20,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
+import math
 import warnings
 from collections.abc import Callable
 from typing import Any
 
 from impl import _api as api
-from impl import dtypes
+from impl import dtypes, return_types
 from impl._grad_mode import is_grad_enabled
 from impl._names import type_name
 from impl._tensor import Tensor
@@ -170,6 +171,8 @@ def _takes(kind: str, value: Any) -> bool:
         return isinstance(value, int) and not isinstance(value, bool)
     if kind == "bool":
         return isinstance(value, bool)
+    if kind == "tuple of Tensors":
+        return isinstance(value, (tuple, list)) and all(isinstance(v, Tensor) for v in value)
     if kind == "tuple of ints":
         items = value if isinstance(value, (tuple, list)) else [value]
         return all(isinstance(v, int) and not isinstance(v, bool) for v in items)
@@ -473,8 +476,8 @@ TYPE_META_NAMES = {
     "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
 }  # fmt: skip
 OUT_RESIZED = (
-    "An output with one or more elements was resized since it had shape {}, which does not match the "
-    "required output shape {}. This behavior is deprecated, and in a future PyTorch release outputs will "
+    "An output with one or more elements was resized since it had shape {old}, which does not match the "
+    "required output shape {new}. This behavior is deprecated, and in a future PyTorch release outputs will "
     "not be resized unless they have zero elements. You can explicitly reuse an out tensor t by resizing "
     "it, inplace, to zero elements with t.resize_(0). (Triggered internally at "
     "/__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)"
@@ -493,16 +496,23 @@ class Out:
 
     ``fit``: "cast" (the result cast to out's dtype where torch's canCast allows), "same" (out's
     dtype must be the result's), "floating" (out's dtype must be floating), "accumulate" (computed
-    in out's dtype, passed as ``dtype=``), "accumulate_cast" (as "accumulate" where the result's
-    own dtype casts to out's), "create" (a factory: made in out's dtype, a different ``dtype=``
-    refused); ``message`` and ``error``: torch's error where out's dtype does not fit
+    in out's dtype, passed as ``dtype=``), "accumulate_cast" and "accumulate_floating" (as
+    "accumulate" where out's dtype passes "cast" or "floating"), "upcast_cast" and
+    "upcast_floating" (the same, the tensor arguments cast to a floating out's dtype), "create"
+    (a factory: made in out's dtype, a different ``dtype=`` refused), "any" (cast to any dtype);
+    ``message`` and ``error``: torch's error where out's dtype does not fit
     (``cast_message`` first where canCast refuses it); ``twice``: TensorIterator's resize,
     which warns twice where it casts; ``resize_first``: out resized before its dtype is checked;
     ``warn``: a non-empty out resized with torch's warning (factories resize silently); ``parts``:
     the Out of each output of a function returning a tuple; ``aten``: the op torch's autograd
     error names (the function's first name unless given), ``refusal`` that error; ``pick``: the
     Out of a call, for a function whose overloads write differently (``max(x)``, ``max(x, y)``,
-    ``max(x, dim)``)."""
+    ``max(x, dim)``); ``writes``: the times torch's kernel writes out (its version bumps);
+    ``differentiable``: False for an op without a derivative (no autograd error); ``order``: the
+    layout of an out it resizes (numpy's "C", or "F": nonzero's transposed one); ``resized``: the
+    warning of a non-empty out resized ({old} and {new} shapes as lists, {shape} the new as a
+    tuple, {numel} and {count} their numbers of elements); ``resize_bumps``: out's version bumps
+    when it is resized (a factory's resize_ of it)."""
 
     fit: str = "cast"
     message: str = CANT_CAST
@@ -514,6 +524,11 @@ class Out:
     aten: str = ""
     pick: Callable[[tuple, dict], Out] | None = None
     cast_message: str = ""
+    writes: int = 1
+    differentiable: bool = True
+    order: str = "C"
+    resized: str = OUT_RESIZED
+    resize_bumps: bool = False
     refusal: str = (
         "{aten}(): functions with out=... arguments don't support automatic differentiation, but one of the "
         "arguments requires grad."
@@ -529,9 +544,9 @@ class Out:
         source, target = result.dtype, out.dtype
         if self.resize_first:
             _resize(out, tuple(result.shape), int(self.warn))
-        if self.fit in ("cast", "accumulate_cast"):
+        if self.fit.endswith("cast"):
             fits = _can_cast(source, target)
-        elif self.fit == "floating":
+        elif self.fit.endswith("floating"):
             fits = target.is_floating_point
         else:
             fits = self.fit != "same" or source is target
@@ -545,19 +560,28 @@ class Out:
             }  # fmt: skip
             raise self.error(message.format(**words))
 
-    def write(self, out: Tensor, result: Tensor) -> None:
-        """``result`` written into ``out``: resized to its shape (warning as torch does), cast to
-        out's dtype, out's version bumped."""
+    def fit_to(self, name: str, out: Tensor, result: Tensor) -> None:
+        """``out`` checked (``check``) and resized to the result's shape, with torch's warning
+        where it held elements (twice where TensorIterator casts)."""
+        self.check(name, out, result)
         twice = self.twice and result.dtype is not out.dtype
-        _resize(out, tuple(result.shape), (2 if twice else 1) if self.warn else 0)
+        if tuple(out.shape) != tuple(result.shape) and self.resize_bumps:
+            out._vc.bump()
+        _resize(out, tuple(result.shape), (2 if twice else 1) if self.warn else 0, self.order, self.resized)
+
+    def write(self, out: Tensor, result: Tensor) -> None:
+        """``result`` written into ``out`` (fitted), cast to out's dtype, its version bumped as
+        many times as torch's kernel writes it."""
         out._data[...] = result._data.astype(out._data.dtype, copy=False)
-        out._vc.bump()
+        for _ in range(self.writes):
+            out._vc.bump()
 
 
 ELEMENTWISE = Out(twice=True)  # TensorIterator's ops that compute in the common dtype and cast
 SAME_DTYPE = Out("same", FOUND)  # TensorIterator's ops that take one dtype for all operands
 EXACT = Out("same", EXPECTED)  # structured kernels whose out must have the result's dtype
 ACCUMULATE = Out("accumulate")
+INDICES = dataclasses.replace(EXACT, differentiable=False)  # argmax's, argsort's: no derivative
 CREATE = Out("create", warn=False)  # a factory's: its autograd error names aten::<name>
 CREATE_RESIZED = Out("create", warn=False, refusal="cannot resize variables that require grad")
 BOOLEAN = Out("same", "{name} does not support non-boolean outputs.")  # out must be bool
@@ -592,7 +616,7 @@ def _out_tensors(name: str, policy: Out, out: Any, args: tuple, kwargs: dict) ->
     if not fits:
         if name in OVERLOADS:
             signatures = [_Signature(text) for text in OVERLOADS[name]]
-            raise _invalid_combination(name, signatures, args, {**kwargs, "out": out})
+            raise _Call(name, signatures, args, {**kwargs, "out": out}).error()
         raise TypeError(f"{name}(): argument 'out' must be {wanted}, not {type_name(out)}")
     if not policy.parts:
         return (out,)
@@ -607,17 +631,20 @@ def _into(name: str, fn: Callable, args: tuple, kwargs: dict) -> Any:
     out's dtype, out resized to the result's shape (with torch's warning where it held elements),
     its version bumped; out itself is returned (a tuple out as the function's named tuple)."""
     policy = api.OUT[name]
-    if policy.pick is not None:
-        policy = policy.pick(args, kwargs).named(policy.aten)
     kwargs = dict(kwargs)
     out = kwargs.pop("out")
+    if policy.pick is not None:
+        policy = policy.pick(args, kwargs).named(policy.aten)
     outs = _out_tensors(name, policy, out, args, kwargs)
-    if is_grad_enabled() and any(t.requires_grad for t in _tensors([*args, *kwargs.values(), *outs])):
+    tensors = _tensors([*args, *kwargs.values(), *outs])
+    if policy.differentiable and is_grad_enabled() and any(t.requires_grad for t in tensors):
         raise RuntimeError(policy.refusal.format(aten=policy.aten))
-    if policy.fit == "accumulate_cast":
-        policy.check(name, out, fn(*args, **kwargs))
-    if policy.fit in ("accumulate", "accumulate_cast"):
+    if policy.fit.startswith(("accumulate_", "upcast")):  # refused before computing in out's dtype
+        policy.check(name, out, out if policy.fit.endswith("floating") else fn(*args, **kwargs))
+    if policy.fit.startswith("accumulate"):
         kwargs["dtype"] = out.dtype
+    elif policy.fit.startswith("upcast") and out.dtype.is_floating_point:
+        args = tuple(a.to(out.dtype) if isinstance(a, Tensor) else a for a in args)
     elif policy.fit == "create":
         given = kwargs.get("dtype")
         if given is not None and given is not out.dtype:
@@ -628,25 +655,29 @@ def _into(name: str, fn: Callable, args: tuple, kwargs: dict) -> Any:
     results = tuple(result) if policy.parts else (result,)
     parts = policy.parts or (policy,)
     for part, target, produced in zip(parts, outs, results, strict=True):
-        part.check(name, target, produced)
+        part.fit_to(name, target, produced)
     for part, target, produced in zip(parts, outs, results, strict=True):
         part.write(target, produced)
-    return type(result)(outs) if policy.parts else out
+    return getattr(return_types, f"{type(result).__name__}_out")(outs) if policy.parts else out
 
 
-def _resize(out: Tensor, shape: tuple, warnings_shown: int) -> None:
+def _resize(
+    out: Tensor, shape: tuple, warnings_shown: int, order: str = "C", warning: str = OUT_RESIZED
+) -> None:
     """Resize ``out`` to ``shape`` as torch's resize_output: silently when it holds no elements,
     else with torch's deprecation warning (``warnings_shown`` times: TensorIterator resizes twice
-    when it also casts; factories resize without it)."""
+    when it also casts; factories resize without it), laid out in ``order`` (numpy's)."""
     if tuple(out.shape) == shape:
         return
     if out.numel():
         for _ in range(warnings_shown):
-            warnings.warn(OUT_RESIZED.format(list(out.shape), list(shape)), UserWarning, stacklevel=4)
+            words = {"old": list(out.shape), "new": list(shape), "shape": shape}
+            text = warning.format(**words, numel=out.numel(), count=math.prod(shape))
+            warnings.warn(text, UserWarning, stacklevel=4)
     xp = namespace_of(out._data)
-    data = xp.zeros(shape, dtype=out._data.dtype)  # torch's new bytes are uninitialized; impl's 0
+    data = xp.zeros(shape, dtype=out._data.dtype, order=order)  # torch's new bytes: uninitialized
     kept = min(out._data.size, data.size)  # the storage keeps its bytes as far as they reach
-    data.reshape(-1)[:kept] = out._data.reshape(-1)[:kept]
+    data.reshape(-1, order=order)[:kept] = out._data.reshape(-1)[:kept]
     out._data = data
 
 

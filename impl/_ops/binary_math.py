@@ -427,6 +427,7 @@ HEAVISIDE_OUT = Out(
 FLOAT_POWER_OUT = Out(
     "same",
     "the output given to float_power has dtype {out} but the operation's result requires dtype {result}",
+    aten="pow",
 )
 
 

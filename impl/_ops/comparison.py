@@ -96,7 +96,9 @@ isfinite = api.variants("isfinite")(_named_unary(ISFINITE, "isfinite"))
 isnan = api.variants("isnan")(_named_unary(ISNAN, "isnan"))
 
 
-logical_not = api.variants("logical_not", out=Out())(_named_unary(LOGICAL_NOT, "logical_not"))
+logical_not = api.variants("logical_not", out=Out(differentiable=False))(
+    _named_unary(LOGICAL_NOT, "logical_not")
+)
 
 
 bitwise_not = api.variants("bitwise_not", out=SAME_DTYPE)(_named_unary(NOT, "bitwise_not"))
@@ -119,7 +121,8 @@ def _declare(op: OpDef, name: str, numbers: bool = True) -> Any:
     """``torch.<name>`` (taking out=; a comparison casts as TensorIterator does, a logical op
     once) and ``x.<name>()``: the method's argument a tensor, or also a number."""
     options = {"tensor_or_number": "other"} if numbers else {"tensor": "other"}
-    return api.variants(name, out=ELEMENTWISE if numbers else Out(), **options)(_cmp(op, name, numbers))
+    out = Out(twice=numbers, differentiable=False)
+    return api.variants(name, out=out, **options)(_cmp(op, name, numbers))
 
 
 eq, ne, lt, le = _declare(EQ, "eq"), _declare(NE, "ne"), _declare(LT, "lt"), _declare(LE, "le")

@@ -102,7 +102,9 @@ def _check_std(std: Any) -> None:
 
 def _normal_out(args: tuple, kwargs: dict) -> Out:
     """normal's out=: a factory's with a size, else the draws cast into out."""
-    return CREATE.named("aten::normal") if len(args) > 2 or kwargs.get("size") is not None else Out()
+    if len(args) > 2 or kwargs.get("size") is not None:
+        return CREATE.named("aten::normal")
+    return Out("upcast_floating", "\"normal_kernel_cpu\" not implemented for '{out}'", NotImplementedError)
 
 
 @api.function("normal", out=Out(pick=_normal_out))
@@ -197,7 +199,7 @@ def _check_p(p: float) -> None:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
 
 
-@api.variants("bernoulli", out=Out())
+@api.variants("bernoulli", out=Out("any", warn=False))  # drawn into out, of any dtype
 def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
     """torch.bernoulli: one draw per element with the probabilities ``input`` holds, or ``p``."""
     if not isinstance(input, Tensor) or not (p is None or _is_number(p)):

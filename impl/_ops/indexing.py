@@ -984,7 +984,12 @@ def _masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
 
 @api.variants(
     "nonzero",
-    out=Out("same", "nonzero: Expected out tensor to have scalar type Long but got scalar type{out}"),
+    out=Out(
+        "same",
+        "nonzero: Expected out tensor to have scalar type Long but got scalar type{out}",
+        differentiable=False,
+        order="F",
+    ),
 )
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     """The int64 (n, ndim) coordinates of the nonzero elements (a 0-d input: (1, 0) or (0, 0)); with

@@ -146,7 +146,7 @@ def _spread(
     return apply(op, input, dim=dims, correction=corr, keepdim=keepdim)
 
 
-@api.variants("var", out=Out())
+@api.variants("var", out=Out("upcast_cast"))
 def var(
     input: Tensor, dim: Any = UNSET, unbiased: Any = None, keepdim: bool = False, *, correction: Any = UNSET
 ) -> Tensor:
@@ -155,7 +155,7 @@ def var(
     return _spread(VAR, "var", input, dim, unbiased, keepdim, correction)
 
 
-@api.variants("std", out=Out())
+@api.variants("std", out=Out("upcast_cast"))
 def std(
     input: Tensor, dim: Any = UNSET, unbiased: Any = None, keepdim: bool = False, *, correction: Any = UNSET
 ) -> Tensor:

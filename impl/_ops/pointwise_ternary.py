@@ -20,6 +20,7 @@ import numpy as np
 from impl import _api as api
 from impl import dtypes
 from impl._creation import empty_like
+from impl._names import type_name
 from impl._ops.cpu_kernels import fma
 from impl._ops.elementwise import UNARY, _keep_first_on_tie, floating_only, mul_scalar, opmath
 from impl._ops.inplace import apply_inplace, inplace_method
@@ -176,18 +177,18 @@ def _lerp_call(input: Any, end: Any, weight: Any) -> tuple:
     return LERP_SCALAR, (end,), {"weight": weight}
 
 
-def _by_tensor_operands(first: int) -> Any:
-    """The out= of lerp (clamp) by overload: with a tensor among the arguments from position
-    ``first`` on, TensorIterator's casting one, else its one of a single dtype."""
+def _by_tensor_operands(first: int, tensors: Out, numbers: Out) -> Any:
+    """The out= of lerp (clamp) by overload: ``tensors`` with a tensor among the arguments from
+    position ``first`` on, else ``numbers``."""
 
     def pick(args: tuple, kwargs: dict) -> Out:
-        tensors = any(isinstance(a, Tensor) for a in (*args[first:], *kwargs.values()))
-        return ELEMENTWISE if tensors else SAME_DTYPE
+        given = any(isinstance(a, Tensor) for a in (*args[first:], *kwargs.values()))
+        return tensors if given else numbers
 
     return pick
 
 
-@api.variants("lerp", out=Out(pick=_by_tensor_operands(2)))
+@api.variants("lerp", out=Out(pick=_by_tensor_operands(2, SAME_DTYPE, ELEMENTWISE)))
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     """``input + weight * (end - input)``; ``weight`` a number (LerpBackward0) or a tensor
     (LerpBackward1)."""
@@ -365,7 +366,7 @@ WHERE = OpDef(
 NOT_BOUNDS = NOT_OPERANDS[1:]  # what clamp refuses as a bound (None means none)
 
 
-@api.variants("clamp", "clip", out=Out(pick=_by_tensor_operands(1)))
+@api.variants("clamp", "clip", out=Out(pick=_by_tensor_operands(1, ELEMENTWISE, SAME_DTYPE)))
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if not isinstance(input, Tensor) or isinstance(min, NOT_BOUNDS) or isinstance(max, NOT_BOUNDS):
         raise invalid_call(clamp, locals())
@@ -381,7 +382,17 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     return apply(CLAMP, input, min=min, max=max)
 
 
-@api.function("where", out=Out("same", "Expected out type to be {result} but got {out}"))
+def _where_out(args: tuple, kwargs: dict) -> Out:
+    """where's out=: its overload of three tensors only (torch's parser refuses a number there)."""
+    for position, name in enumerate(("condition", "input", "other")):
+        value = args[position] if position < len(args) else kwargs.get(name)
+        if value is not None and not isinstance(value, Tensor):
+            where = f"argument '{name}' (position {position + 1})"
+            raise TypeError(f"where(): {where} must be Tensor, not {type_name(value)}")
+    return Out("same", "Expected out type to be {result} but got {out}")
+
+
+@api.function("where", out=Out(pick=_where_out))
 def where(condition: Tensor, input: Any = ABSENT, other: Any = ABSENT) -> Any:
     if (
         not isinstance(condition, Tensor)

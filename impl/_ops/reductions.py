@@ -17,7 +17,7 @@ from impl._ops.cascade_sum import cascade_mean, cascade_sum, summable
 from impl._ops.indexing import cat
 from impl._ops.pointwise_ternary import masked
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply, auto_linear
-from impl._signatures import ABSENT, ACCUMULATE, ELEMENTWISE, EXACT, Out, invalid_call
+from impl._signatures import ABSENT, ACCUMULATE, ELEMENTWISE, EXACT, INDICES, Out, invalid_call
 from impl._tensor import Tensor, _dim_list, _wrap_dim
 from impl._xp import namespace_of
 
@@ -402,7 +402,7 @@ def square(input: Tensor) -> Tensor:
     return pow(input, 2)
 
 
-@api.variants("argmax", out=EXACT)
+@api.variants("argmax", out=INDICES)
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(argmax, locals())
@@ -412,7 +412,7 @@ def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
     return max(input, dim, keepdim).indices
 
 
-@api.variants("argmin", out=EXACT)
+@api.variants("argmin", out=INDICES)
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(argmin, locals())
@@ -473,7 +473,7 @@ _REQUIRED: Any = object()
 
 @api.function(
     "logsumexp",
-    out=Out("floating", "logsumexp(): Expected floating point type for result tensor, but got: {out}"),
+    out=Out("upcast_floating", "logsumexp(): Expected floating point type for result tensor, but got: {out}"),
 )
 def logsumexp(input: Tensor, dim: Any = _REQUIRED, keepdim: bool = False, *, _position: int = 2) -> Tensor:
     """log(sum(exp(input))) over ``dim``, stabilised by the max; integer and bool inputs are
@@ -512,7 +512,10 @@ def _nansum_grad(g: Any, c: Any) -> Any:
 NANSUM = OpDef("NansumBackward0", _nansum_fwd, derivatives={"self": D("self dim keepdim", _nansum_grad)})
 
 
-@api.variants("nansum", out=ACCUMULATE)
+@api.variants(
+    "nansum",
+    out=Out("accumulate_floating", "\"nansum_cpu\" not implemented for '{out}'", NotImplementedError),
+)
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The sum over ``dim`` treating NaN as 0; integers and bools sum in int64 unless ``dtype``."""
     if not isinstance(input, Tensor):
@@ -523,7 +526,16 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     return apply(NANSUM, input, dim=dims, keepdim=bool(keepdim), dtype=out_dt.np)
 
 
-@api.variants("nanmean", out=ACCUMULATE.named("nansum"))
+@api.variants(
+    "nanmean",
+    out=Out(
+        "accumulate_floating",
+        "\"nansum_cpu\" not implemented for '{out}'",
+        NotImplementedError,
+        aten="nansum",
+        writes=2,
+    ),
+)
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """torch's composite nanmean: ``nansum(input, dim, keepdim, dtype)`` divided by the count of
     the elements that are not NaN (DivBackward0 on top of NansumBackward0); floating inputs only."""
@@ -570,10 +582,11 @@ def _truth_reduction(kind: str) -> Any:
     return reduce
 
 
-all = api.variants("all")(_truth_reduction("all"))  # noqa: A001 (torch's name)
+TRUTH_OUT = Out("same", "{name} only supports bool tensor for result, got: {out}", differentiable=False)
+all = api.variants("all", out=TRUTH_OUT)(_truth_reduction("all"))  # noqa: A001 (torch's name)
 
 
-any = api.variants("any")(_truth_reduction("any"))  # noqa: A001 (torch's name)
+any = api.variants("any", out=TRUTH_OUT)(_truth_reduction("any"))  # noqa: A001 (torch's name)
 
 
 @api.variants("count_nonzero")

@@ -10,6 +10,7 @@ flipud/fliplr a flip, tile a repeat.
 from __future__ import annotations
 
 import builtins
+import dataclasses
 from typing import Any
 
 from impl import _api as api
@@ -223,7 +224,7 @@ def _diag_out(args: tuple, kwargs: dict) -> Out:
     """diag's out=: diag_embed's of a vector (a cast refused in diag's words), diagonal_copy's of a
     matrix."""
     vector = isinstance(args[0], Tensor) and args[0].dim() == 1
-    return DIAG_EMBED_OUT if vector else EXACT.named("aten::diagonal_copy")
+    return DIAG_EMBED_OUT if vector else DIAGONAL_OUT
 
 
 DIAG_EMBED_OUT = Out(
@@ -231,7 +232,9 @@ DIAG_EMBED_OUT = Out(
     EXPECTED,
     cast_message="diag: result type {result} can't be cast to the desired out= type {out}",
     aten="aten::diag_embed",
+    resize_first=True,
 )
+DIAGONAL_OUT = dataclasses.replace(EXACT, aten="aten::diagonal_copy", resize_first=True)
 
 
 @api.variants("diag", out=Out(pick=_diag_out))

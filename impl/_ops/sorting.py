@@ -23,7 +23,7 @@ from impl._ops.scatter import (
     SCATTER,  # zeros.scatter(dim, index, src), as value-selecting gradients build theirs
 )
 from impl._ops.table import D, OpDef, apply, number_array
-from impl._signatures import EXACT, Out, invalid_call
+from impl._signatures import EXACT, INDICES, Out, invalid_call
 from impl._tensor import Tensor, _wrap_dim
 from impl._xp import namespace_of
 
@@ -210,7 +210,7 @@ def sort(input: Tensor, dim: Any = -1, descending: bool = False, *, stable: Any 
     return return_types.sort((values, indices))
 
 
-@api.variants("argsort", out=EXACT)
+@api.variants("argsort", out=INDICES)
 def argsort(input: Tensor, dim: Any = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """The indices of ``sort`` (no gradient)."""
     if not isinstance(input, Tensor):
@@ -351,10 +351,12 @@ def _scalar_tensor(value: bool | int | float, like: Tensor) -> Tensor:
 
 SEARCH_OUT = Out(
     "same",
-    "torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or Long(int64) "
+    differentiable=False,
+    message="torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or Long(int64) "
     "depending on whether out_int32 flag is True, but we got output tensor's dtype {out} and "
     "out_int32 flag is {int32}",
 )
+
 
 @api.function("searchsorted", out=SEARCH_OUT)
 def searchsorted(

@@ -190,7 +190,7 @@ def dsplit(input: Tensor, indices_or_sections: Any) -> tuple:
     return _split_along("dsplit", input, indices_or_sections, 3, 2)
 
 
-STACK_OUT = dataclasses.replace(CAT, resize_first=True, aten="cat")  # stack_out resizes before cat_out checks
+STACK_OUT = dataclasses.replace(CAT, resize_first=True)  # stack_out resizes before cat_out checks
 
 
 @api.function("stack", out=STACK_OUT)
