@@ -215,7 +215,7 @@ def ones(
     return _filled(1, _sized("ones", size, kw), dtype, device, requires_grad)
 
 
-@api.function("empty", out=CREATE_RESIZED)
+@api.function("empty", out=dataclasses.replace(CREATE_RESIZED, writes=0, resize_bumps=True))
 def empty(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
 ) -> Tensor:
@@ -303,6 +303,8 @@ def arange(
         if not isinstance(start, float) and not isinstance(end, float) and not isinstance(step, float):
             dtype = dtypes.int64
     _supported("arange_cpu", dtype)
+    if not dtypes.to_dtype(dtype).is_floating_point and int(step) == 0:  # a float step cast to 0
+        raise ValueError("step must be nonzero")
     n = max(0, math.ceil((float(end) - float(start)) / float(step)))
     arr = (
         _arange_values(float(start), float(step), n, _dt(dtype))

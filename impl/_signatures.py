@@ -571,8 +571,9 @@ class Out:
 
     def write(self, out: Tensor, result: Tensor) -> None:
         """``result`` written into ``out`` (fitted), cast to out's dtype, its version bumped as
-        many times as torch's kernel writes it."""
-        out._data[...] = result._data.astype(out._data.dtype, copy=False)
+        many times as torch's kernel writes it (none: empty's out keeps its bytes)."""
+        if self.writes:
+            out._data[...] = result._data.astype(out._data.dtype, copy=False)
         for _ in range(self.writes):
             out._vc.bump()
 
