@@ -20,6 +20,9 @@ METHODS: dict[str, Any] = {}  # Tensor.<name>
 TENSOR_ARGUMENTS: dict[str, tuple[str, bool]] = {}
 TENSOR_OR_NUMBER: dict[str, str] = {}
 OPERATORS: set[str] = set()  # binary operators: an operand that is no tensor nor number gives NotImplemented
+# Functions taking ``out=``: how torch's out= variant writes the result (an ``_signatures.Out``),
+# declared with the function (``function(name, out=...)``)
+OUT: dict[str, Any] = {}
 
 
 def _register(table: dict[str, Any], names: tuple[str, ...], value: Any) -> None:
@@ -29,11 +32,15 @@ def _register(table: dict[str, Any], names: tuple[str, ...], value: Any) -> None
     table.update(dict.fromkeys(names, value))
 
 
-def function(*names: str) -> Callable[[T], T]:
-    """Decorator: the object is ``torch.<name>`` for each of ``names``."""
+def function(*names: str, out: Any = None) -> Callable[[T], T]:
+    """Decorator: the object is ``torch.<name>`` for each of ``names``; ``out`` (an
+    ``_signatures.Out``) where torch's signatures take ``out=``, its autograd error naming the
+    first of ``names`` unless ``out`` names another."""
 
     def register(fn: T) -> T:
         _register(FUNCTIONS, names, fn)
+        if out is not None:
+            OUT.update(dict.fromkeys(names, out.named(names[0])))
         return fn
 
     return register
@@ -75,11 +82,12 @@ def public(value: T, *names: str) -> T:
     return value
 
 
-def variants(*names: str, **options: Any) -> Callable[[T], T]:
+def variants(*names: str, out: Any = None, **options: Any) -> Callable[[T], T]:
     """Decorator: the function is both ``torch.<name>`` and ``Tensor.<name>`` for each of ``names``
-    (derivatives.yaml's ``variants: function, method``); ``options`` as ``method``'s."""
+    (derivatives.yaml's ``variants: function, method``); ``out`` as ``function``'s (the methods
+    take none), ``options`` as ``method``'s."""
 
     def register(fn: T) -> T:
-        return function(*names)(method(*names, **options)(fn))
+        return function(*names, out=out)(method(*names, **options)(fn))
 
     return register

@@ -3,6 +3,7 @@ and the legacy typed constructors (``torch.Tensor``, ``torch.FloatTensor`` ...).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import warnings
@@ -14,7 +15,7 @@ from impl import _api as api
 from impl import _random, dtypes
 from impl._cpu import GRAIN_SIZE, cpu_capability, fma, intraop_threads, parallel_chunks
 from impl._layout import as_strided_array, contiguous_strides, preserved_strides, strided_array
-from impl._signatures import invalid_call
+from impl._signatures import CREATE, CREATE_RESIZED, Out, invalid_call
 from impl._tensor import Tensor
 from impl._xp import default_device, namespace_for, namespace_of
 from impl._xp import device as _device
@@ -185,32 +186,43 @@ def _dt(dtype: Any, default: dtypes.dtype | None = None) -> np.dtype:
     return d.np
 
 
+# arange's warning where out= holds another number of elements (it resizes out itself)
+ARANGE_RESIZED = (
+    "The number of elements in the out tensor of shape {old} is {numel} which does not match the computed "
+    "number of elements {count}. Note that this may occur as a result of rounding error. The out tensor will "
+    "be resized to a tensor of shape {shape}. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/RangeFactories.cpp:199.)"
+)
+
+ARANGE_OUT = dataclasses.replace(CREATE, aten="aten::arange", warn=True, resized=ARANGE_RESIZED)
+
+
 def _filled(fill: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
     return _finish(_xp(device).full(_size(size), fill, dtype=_dt(dtype)), requires_grad)
 
 
-@api.function("zeros")
+@api.function("zeros", out=CREATE.named("aten::zeros"))
 def zeros(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
 ) -> Tensor:
     return _filled(0, _sized("zeros", size, kw), dtype, device, requires_grad)
 
 
-@api.function("ones")
+@api.function("ones", out=CREATE.named("aten::ones"))
 def ones(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
 ) -> Tensor:
     return _filled(1, _sized("ones", size, kw), dtype, device, requires_grad)
 
 
-@api.function("empty")
+@api.function("empty", out=dataclasses.replace(CREATE_RESIZED, writes=0, resize_bumps=True))
 def empty(
     *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
 ) -> Tensor:
     return _filled(0, _sized("empty", size, kw), dtype, device, requires_grad)
 
 
-@api.function("full")
+@api.function("full", out=CREATE.named("aten::full"))
 def full(
     size: Any, fill_value: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
 ) -> Tensor:
@@ -272,7 +284,7 @@ def full_like(
     return _like(fill_value, input, dtype, device, requires_grad)
 
 
-@api.function("arange")
+@api.function("arange", out=ARANGE_OUT)
 def arange(
     start: Any = None,
     end: Any = None,
@@ -290,6 +302,9 @@ def arange(
         dtype = dtypes.result_type(start, end, step)
         if not isinstance(start, float) and not isinstance(end, float) and not isinstance(step, float):
             dtype = dtypes.int64
+    _supported("arange_cpu", dtype)
+    if not dtypes.to_dtype(dtype).is_floating_point and int(step) == 0:  # a float step cast to 0
+        raise ValueError("step must be nonzero")
     n = max(0, math.ceil((float(end) - float(start)) / float(step)))
     arr = (
         _arange_values(float(start), float(step), n, _dt(dtype))
@@ -328,7 +343,7 @@ def _arange_values(start: float, step: float, n: int, dtype: np.dtype) -> np.nda
     return out
 
 
-@api.function("linspace")
+@api.function("linspace", out=CREATE.named("aten::linspace"))
 def linspace(
     start: float,
     end: float,
@@ -338,6 +353,7 @@ def linspace(
     device: Any = None,
     requires_grad: bool = False,
 ) -> Tensor:
+    _supported("linspace_cpu", dtype)
     arr = _ramp(start, end, steps, _dt(dtype)).astype(_dt(dtype))
     return _computed(arr, device, requires_grad)
 
@@ -385,7 +401,7 @@ def _pow(base: float, x: float) -> float:
         return math.inf
 
 
-@api.function("logspace")
+@api.function("logspace", out=CREATE.named("aten::logspace"))
 def logspace(
     start: float,
     end: float,
@@ -401,6 +417,7 @@ def logspace(
     then in float64 ``step = difference / (steps - 1)`` and the powers ``start + step * i`` for
     the first half, ``end - step * (steps - 1 - i)`` for the second, each through libm's pow,
     rounded to ``dtype`` (the half types through float32)."""
+    _supported("logspace_cpu", dtype)
     dt = _dt(dtype)
     steps = int(steps)
     if steps < 0:
@@ -421,7 +438,7 @@ def logspace(
         return _computed(powers.astype(dt), device, requires_grad)
 
 
-@api.function("eye")
+@api.function("eye", out=CREATE.named("aten::eye"))
 def eye(
     n: int, m: int | None = None, *, dtype: Any = None, device: Any = None, requires_grad: bool = False
 ) -> Tensor:
@@ -519,6 +536,14 @@ _random.Generator._state_tensor = staticmethod(_state_tensor)
 _random.Generator._state_bytes = staticmethod(_state_bytes)
 
 
+def _supported(kernel: str, dtype: Any, floating: bool = False) -> None:
+    """torch's NotImplementedError of a factory's kernel without a version for ``dtype``: bool for
+    every one, any dtype but floating and complex ones for the ``floating`` ones."""
+    d = None if dtype is None else dtypes.to_dtype(dtype)
+    if d is not None and (d is dtypes.bool_ or (floating and not (d.is_floating_point or d.is_complex))):
+        raise dtypes.kernel_missing(kernel, d)
+
+
 def _float_dtype(dtype: Any) -> np.dtype:
     return _dt(dtype)
 
@@ -532,7 +557,7 @@ def _computed(arr: np.ndarray, device: Any, requires_grad: bool) -> Tensor:
     return _finish(xp.asarray(arr), requires_grad)
 
 
-@api.function("rand")
+@api.function("rand", out=CREATE.named("aten::rand"))
 def rand(
     *size: Any,
     dtype: Any = None,
@@ -544,11 +569,12 @@ def rand(
     size = _sized("rand", size, kw)
     if kw:
         raise TypeError(f"rand() got an unexpected keyword argument '{next(iter(kw))}'")
+    _supported("check_uniform_bounds", dtype, floating=True)
     arr = _random.uniform(_size(size), _float_dtype(dtype), gen=generator)
     return _computed(arr, device, requires_grad)
 
 
-@api.function("randn")
+@api.function("randn", out=dataclasses.replace(CREATE_RESIZED, resize_bumps=True))
 def randn(
     *size: Any,
     dtype: Any = None,
@@ -560,11 +586,12 @@ def randn(
     size = _sized("randn", size, kw)
     if kw:
         raise TypeError(f"randn() got an unexpected keyword argument '{next(iter(kw))}'")
+    _supported("normal_kernel_cpu", dtype, floating=True)
     arr = _random.normal(_size(size), _float_dtype(dtype), gen=generator)
     return _computed(arr, device, requires_grad)
 
 
-@api.function("randint")
+@api.function("randint", out=CREATE.named("aten::randint"))
 def randint(
     low: int = 0,
     high: Any = None,
@@ -579,11 +606,13 @@ def randint(
         low, high, size = 0, low, high
     elif high is None:  # randint(high, size=size): torch's (int high, tuple of ints size) overload
         low, high = 0, low
+    if dtype is not None and dtypes.to_dtype(dtype) is dtypes.bool_:
+        raise RuntimeError("to - 1 is out of bounds for bool")
     arr = _random.randint(int(low), int(high), tuple(size), _dt(dtype, dtypes.int64), gen=generator)
     return _computed(arr, device, requires_grad)
 
 
-@api.function("randperm")
+@api.function("randperm", out=CREATE.named("aten::randperm"))
 def randperm(
     n: int,
     *,
@@ -609,7 +638,7 @@ def randperm(
     return _computed(_random.randperm(n, generator).astype(dt.np), device, requires_grad)
 
 
-@api.function("multinomial")
+@api.function("multinomial", out=Out("same", "multinomial expects Long tensor out, got: {out}", warn=False))
 def multinomial(
     input: Tensor, num_samples: int, replacement: bool = False, *, generator: Any = None
 ) -> Tensor:

@@ -17,13 +17,16 @@ prints them).
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
+import math
 import warnings
 from collections.abc import Callable
 from typing import Any
 
-from impl import dtypes
+from impl import _api as api
+from impl import dtypes, return_types
 from impl._grad_mode import is_grad_enabled
 from impl._names import type_name
 from impl._tensor import Tensor
@@ -177,6 +180,8 @@ def _takes(kind: str, value: Any) -> bool:
         return isinstance(value, int) and not isinstance(value, bool)
     if kind == "bool":
         return isinstance(value, bool)
+    if kind == "tuple of Tensors":
+        return isinstance(value, (tuple, list)) and all(isinstance(v, Tensor) for v in value)
     if kind == "tuple of ints":
         items = value if isinstance(value, (tuple, list)) else [value]
         return all(isinstance(v, int) and not isinstance(v, bool) for v in items)
@@ -493,9 +498,10 @@ class Spellings:
 
 def numpy_names(fn: Callable, name: str) -> Callable:
     """Function ``fn`` (``torch.<name>``) taking NumPy's spellings of its parameters as torch's
-    parser does, and ``out=`` where torch's signatures have it; ``fn`` itself where neither applies."""
+    parser does, and ``out=`` where its declaration says torch's signatures have it (``api.OUT``);
+    ``fn`` itself where neither applies."""
     spellings = Spellings(fn, name)
-    takes_out = name in OUT_DTYPES
+    takes_out = name in api.OUT
     if not spellings.targets and not takes_out:
         return fn
 
@@ -514,25 +520,6 @@ def numpy_names(fn: Callable, name: str) -> Callable:
     return call
 
 
-# The functions impl takes ``out=`` of (torch's signatures with ``Tensor out``), each with how
-# torch's kernel fits its result to out's dtype: "cast" (computed, then cast where torch's canCast
-# allows), "elementwise" (as "cast"; TensorIterator resizes out twice, warning twice, when it
-# casts), "accumulate" (computed in out's dtype), "exact" (out's dtype must be the result's),
-# "cat" (as "cast", worded as torch.cat words it), "matmul" (as "exact", worded as torch's dot
-# where both operands are vectors)
-OUT_DTYPES: dict[str, str] = {
-    **dict.fromkeys(
-        "add sub mul div true_divide divide multiply subtract neg negative exp log sin cos tanh sigmoid abs "
-        "sqrt pow maximum minimum".split(),
-        "elementwise",
-    ),
-    **dict.fromkeys("eq ne lt le gt ge mean".split(), "cast"),
-    **dict.fromkeys("sum nansum prod cumsum cumprod".split(), "accumulate"),
-    **dict.fromkeys("mm bmm addmm mv softmax log_softmax".split(), "exact"),
-    **dict.fromkeys("cat concat concatenate stack hstack vstack".split(), "cat"),
-    "matmul": "matmul",
-    "dot": "matmul",
-}
 # a dtype as torch's TypeMeta names it (its C++ type), as out='s exact-dtype errors print it
 TYPE_META_NAMES = {
     "float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16",
@@ -541,12 +528,117 @@ TYPE_META_NAMES = {
     "complex64": "c10::complex<float>", "complex128": "c10::complex<double>",
 }  # fmt: skip
 OUT_RESIZED = (
-    "An output with one or more elements was resized since it had shape {}, which does not match the "
-    "required output shape {}. This behavior is deprecated, and in a future PyTorch release outputs will "
+    "An output with one or more elements was resized since it had shape {old}, which does not match the "
+    "required output shape {new}. This behavior is deprecated, and in a future PyTorch release outputs will "
     "not be resized unless they have zero elements. You can explicitly reuse an out tensor t by resizing "
     "it, inplace, to zero elements with t.resize_(0). (Triggered internally at "
     "/__w/pytorch/pytorch/aten/src/ATen/native/Resize.cpp:30.)"
 )
+# The words of an out= dtype error: {out} and {result} name out's and the result's dtypes as
+# ScalarType does (Float), {out_cpp} and {result_cpp} as TypeMeta does (float), {name} the function
+CANT_CAST = "result type {result} can't be cast to the desired output type {out}"
+FOUND = "Found dtype {out} but expected {result}"
+EXPECTED = "Expected out tensor to have dtype {result_cpp}, but got {out_cpp} instead"
+
+
+@dataclasses.dataclass(frozen=True)
+class Out:
+    """How torch's out= variant of a function writes its result into out, declared with the
+    function (``api.function(name, out=Out(...))``).
+
+    ``fit``: "cast" (the result cast to out's dtype where torch's canCast allows), "same" (out's
+    dtype must be the result's), "floating" (out's dtype must be floating), "accumulate" (computed
+    in out's dtype, passed as ``dtype=``), "accumulate_cast" and "accumulate_floating" (as
+    "accumulate" where out's dtype passes "cast" or "floating"), "upcast_cast" and
+    "upcast_floating" (the same, the tensor arguments cast to a floating out's dtype), "create"
+    (a factory: made in out's dtype, a different ``dtype=`` refused), "any" (cast to any dtype);
+    ``message`` and ``error``: torch's error where out's dtype does not fit
+    (``cast_message`` first where canCast refuses it); ``twice``: TensorIterator's resize,
+    which warns twice where it casts; ``resize_first``: out resized before its dtype is checked;
+    ``warn``: a non-empty out resized with torch's warning (factories resize silently); ``parts``:
+    the Out of each output of a function returning a tuple; ``aten``: the op torch's autograd
+    error names (the function's first name unless given), ``refusal`` that error; ``pick``: the
+    Out of a call, for a function whose overloads write differently (``max(x)``, ``max(x, y)``,
+    ``max(x, dim)``); ``writes``: the times torch's kernel writes out (its version bumps);
+    ``differentiable``: False for an op without a derivative (no autograd error); ``order``: the
+    layout of an out it resizes (numpy's "C", or "F": nonzero's transposed one); ``resized``: the
+    warning of a non-empty out resized ({old} and {new} shapes as lists, {shape} the new as a
+    tuple, {numel} and {count} their numbers of elements); ``resize_bumps``: out's version bumps
+    when it is resized (a factory's resize_ of it)."""
+
+    fit: str = "cast"
+    message: str = CANT_CAST
+    error: type = RuntimeError
+    twice: bool = False
+    resize_first: bool = False
+    warn: bool = True
+    parts: tuple[Out, ...] = ()
+    aten: str = ""
+    pick: Callable[[tuple, dict], Out] | None = None
+    cast_message: str = ""
+    writes: int = 1
+    differentiable: bool = True
+    order: str = "C"
+    resized: str = OUT_RESIZED
+    resize_bumps: bool = False
+    refusal: str = (
+        "{aten}(): functions with out=... arguments don't support automatic differentiation, but one of the "
+        "arguments requires grad."
+    )
+
+    def named(self, name: str) -> Out:
+        """This Out, its autograd error naming ``name`` unless it names another."""
+        return self if self.aten else dataclasses.replace(self, aten=name)
+
+    def check(self, name: str, out: Tensor, result: Tensor) -> None:
+        """torch's error where out's dtype does not fit the result's (out resized first where
+        torch resizes it first)."""
+        source, target = result.dtype, out.dtype
+        if self.resize_first:
+            _resize(out, tuple(result.shape), int(self.warn))
+        if self.fit.endswith("cast"):
+            fits = _can_cast(source, target)
+        elif self.fit.endswith("floating"):
+            fits = target.is_floating_point
+        else:
+            fits = self.fit != "same" or source is target
+        message = self.cast_message if self.cast_message and not _can_cast(source, target) else self.message
+        if not fits:
+            out_name, result_name = dtypes.scalar_type(target), dtypes.scalar_type(source)
+            words = {
+                "out": out_name, "result": result_name, "name": name, "int32": source is dtypes.int32,
+                "out_cpp": TYPE_META_NAMES[target.name], "result_cpp": TYPE_META_NAMES[source.name],
+                "out_type": f"torch.{out_name}Tensor", "result_type": f"torch.{result_name}Tensor",
+            }  # fmt: skip
+            raise self.error(message.format(**words))
+
+    def fit_to(self, name: str, out: Tensor, result: Tensor) -> None:
+        """``out`` checked (``check``) and resized to the result's shape, with torch's warning
+        where it held elements (twice where TensorIterator casts)."""
+        self.check(name, out, result)
+        twice = self.twice and result.dtype is not out.dtype
+        if tuple(out.shape) != tuple(result.shape) and self.resize_bumps:
+            out._vc.bump()
+        _resize(out, tuple(result.shape), (2 if twice else 1) if self.warn else 0, self.order, self.resized)
+
+    def write(self, out: Tensor, result: Tensor) -> None:
+        """``result`` written into ``out`` (fitted), cast to out's dtype, its version bumped as
+        many times as torch's kernel writes it (none: empty's out keeps its bytes)."""
+        if self.writes:
+            out._data[...] = result._data.astype(out._data.dtype, copy=False)
+        for _ in range(self.writes):
+            out._vc.bump()
+
+
+ELEMENTWISE = Out(twice=True)  # TensorIterator's ops that compute in the common dtype and cast
+SAME_DTYPE = Out("same", FOUND)  # TensorIterator's ops that take one dtype for all operands
+EXACT = Out("same", EXPECTED)  # structured kernels whose out must have the result's dtype
+ACCUMULATE = Out("accumulate")
+INDICES = dataclasses.replace(EXACT, differentiable=False)  # argmax's, argsort's: no derivative
+CREATE = Out("create", warn=False)  # a factory's: its autograd error names aten::<name>
+CREATE_RESIZED = Out("create", warn=False, refusal="cannot resize variables that require grad")
+BOOLEAN = Out("same", "{name} does not support non-boolean outputs.")  # out must be bool
+CAT = Out(message="torch.cat(): input types can't be cast to the desired output type {out}", error=TypeError)
 
 
 def _can_cast(source: dtypes.dtype, target: dtypes.dtype) -> bool:
@@ -569,60 +661,76 @@ def _tensors(values: Any) -> list[Tensor]:
     return found
 
 
-def _into(name: str, fn: Callable, args: tuple, kwargs: dict) -> Tensor:
-    """``fn(*args, **kwargs)`` written into ``kwargs["out"]`` as torch's out= variant writes it:
-    refused where autograd would record it, the result fitted to out's dtype (OUT_DTYPES), out
-    resized to the result's shape (with torch's warning where it held elements), its version
-    bumped; out itself is returned."""
+def _out_tensors(name: str, policy: Out, out: Any, args: tuple, kwargs: dict) -> tuple[Tensor, ...]:
+    """The tensors of ``out``, refused with torch's TypeError where they are not what the
+    function's signature takes: a tensor, or a tuple (or list) of as many as it returns."""
+    wanted = "tuple of Tensors" if policy.parts else "Tensor"
+    fits = isinstance(out, (tuple, list)) if policy.parts else isinstance(out, Tensor)
+    if not fits:
+        if name in OVERLOADS:
+            signatures = [_Signature(text) for text in OVERLOADS[name]]
+            raise _Call(name, signatures, args, {**kwargs, "out": out}).error()
+        raise TypeError(f"{name}(): argument 'out' must be {wanted}, not {type_name(out)}")
+    if not policy.parts:
+        return (out,)
+    if len(out) != len(policy.parts):
+        raise TypeError(f"expected tuple of {len(policy.parts)} elements but got {len(out)}")
+    return tuple(out)
+
+
+def _into(name: str, fn: Callable, args: tuple, kwargs: dict) -> Any:
+    """``fn(*args, **kwargs)`` written into ``kwargs["out"]`` as torch's out= variant writes it
+    (the function's ``api.OUT``): refused where autograd would record it, the result fitted to
+    out's dtype, out resized to the result's shape (with torch's warning where it held elements),
+    its version bumped; out itself is returned (a tuple out as the function's named tuple)."""
+    policy = api.OUT[name]
     kwargs = dict(kwargs)
     out = kwargs.pop("out")
-    if not isinstance(out, Tensor):
-        raise TypeError(f"{name}(): argument 'out' must be Tensor, not {type_name(out)}")
-    if is_grad_enabled() and any(t.requires_grad for t in _tensors([*args, *kwargs.values(), out])):
-        raise RuntimeError(
-            f"{name}(): functions with out=... arguments don't support automatic differentiation, but one "
-            "of the arguments requires grad."
-        )
-    policy = OUT_DTYPES[name]
-    if policy == "accumulate":
+    if policy.pick is not None:
+        policy = policy.pick(args, kwargs).named(policy.aten)
+    outs = _out_tensors(name, policy, out, args, kwargs)
+    tensors = _tensors([*args, *kwargs.values(), *outs])
+    if policy.differentiable and is_grad_enabled() and any(t.requires_grad for t in tensors):
+        raise RuntimeError(policy.refusal.format(aten=policy.aten))
+    if policy.fit.startswith(("accumulate_", "upcast")):  # refused before computing in out's dtype
+        policy.check(name, out, out if policy.fit.endswith("floating") else fn(*args, **kwargs))
+    if policy.fit.startswith("accumulate"):
+        kwargs["dtype"] = out.dtype
+    elif policy.fit.startswith("upcast") and out.dtype.is_floating_point:
+        args = tuple(a.to(out.dtype) if isinstance(a, Tensor) else a for a in args)
+    elif policy.fit == "create":
+        given = kwargs.get("dtype")
+        if given is not None and given is not out.dtype:
+            wanted, have = dtypes.scalar_type(given), dtypes.scalar_type(out.dtype)
+            raise RuntimeError(f"dtype {wanted} does not match dtype of out parameter ({have})")
         kwargs["dtype"] = out.dtype
     result = fn(*args, **kwargs)
-    source, target = result.dtype, out.dtype
-    if policy in ("exact", "matmul") and source is not target:
-        if policy == "matmul" and all(t.dim() == 1 for t in _tensors(args)[:2]):
-            wanted, given = dtypes.scalar_type(target), dtypes.scalar_type(source)
-            raise RuntimeError(f"result dtype {wanted} does not match input dtype {given}")
-        wanted, given = TYPE_META_NAMES[source.name], TYPE_META_NAMES[target.name]
-        raise RuntimeError(f"Expected out tensor to have dtype {wanted}, but got {given} instead")
-    if name == "stack":  # stack_out resizes out before cat_out checks the cast
-        _resize(out, tuple(result.shape), 1)
-    if not _can_cast(source, target):
-        if policy == "cat":
-            wanted = dtypes.scalar_type(target)
-            raise TypeError(f"torch.cat(): input types can't be cast to the desired output type {wanted}")
-        raise RuntimeError(
-            f"result type {dtypes.scalar_type(source)} can't be cast to the desired output type "
-            f"{dtypes.scalar_type(target)}"
-        )
-    _resize(out, tuple(result.shape), 2 if policy == "elementwise" and source is not target else 1)
-    out._data[...] = result._data.astype(out._data.dtype, copy=False)
-    out._vc.bump()
-    return out
+    results = tuple(result) if policy.parts else (result,)
+    parts = policy.parts or (policy,)
+    for part, target, produced in zip(parts, outs, results, strict=True):
+        part.fit_to(name, target, produced)
+    for part, target, produced in zip(parts, outs, results, strict=True):
+        part.write(target, produced)
+    return getattr(return_types, f"{type(result).__name__}_out")(outs) if policy.parts else out
 
 
-def _resize(out: Tensor, shape: tuple, warnings_shown: int) -> None:
+def _resize(
+    out: Tensor, shape: tuple, warnings_shown: int, order: str = "C", warning: str = OUT_RESIZED
+) -> None:
     """Resize ``out`` to ``shape`` as torch's resize_output: silently when it holds no elements,
     else with torch's deprecation warning (``warnings_shown`` times: TensorIterator resizes twice
-    when it also casts)."""
+    when it also casts; factories resize without it), laid out in ``order`` (numpy's)."""
     if tuple(out.shape) == shape:
         return
     if out.numel():
         for _ in range(warnings_shown):
-            warnings.warn(OUT_RESIZED.format(list(out.shape), list(shape)), UserWarning, stacklevel=4)
+            words = {"old": list(out.shape), "new": list(shape), "shape": shape}
+            text = warning.format(**words, numel=out.numel(), count=math.prod(shape))
+            warnings.warn(text, UserWarning, stacklevel=4)
     xp = namespace_of(out._data)
-    data = xp.zeros(shape, dtype=out._data.dtype)  # torch's new bytes are uninitialized; impl's 0
+    data = xp.zeros(shape, dtype=out._data.dtype, order=order)  # torch's new bytes: uninitialized
     kept = min(out._data.size, data.size)  # the storage keeps its bytes as far as they reach
-    data.reshape(-1)[:kept] = out._data.reshape(-1)[:kept]
+    data.reshape(-1, order=order)[:kept] = out._data.reshape(-1)[:kept]
     out._data = data
 
 

@@ -36,7 +36,7 @@ from impl._ops.table import (
     bilinear,
     number_array,
 )
-from impl._signatures import invalid_call
+from impl._signatures import ELEMENTWISE, SAME_DTYPE, Out, invalid_call
 from impl._tensor import Tensor
 from impl._xp import namespace_of
 
@@ -345,13 +345,13 @@ def _log_scalar(v: float) -> float:
 
 # The hottest function forms (every ``x + y``, ``x * y`` and unary math) call their op's generated
 # call directly: ``apply(op, *tensors, **attrs)`` is that call behind one more frame.
-@api.function("add")
+@api.function("add", out=ELEMENTWISE)
 @api.method("add", tensor="other", numbers=True)
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     return ADD._call((input, other), {"alpha": alpha})
 
 
-@api.function("sub", "subtract")
+@api.function("sub", "subtract", out=ELEMENTWISE)
 @api.method("sub", tensor="other", numbers=True)
 @api.method("subtract")
 def sub(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
@@ -369,7 +369,7 @@ def rsub(input: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     return apply(RSUB_NUMBER, input, other=other, alpha=alpha)
 
 
-@api.function("mul", "multiply")
+@api.function("mul", "multiply", out=ELEMENTWISE)
 @api.method("mul", tensor="other", numbers=True)
 @api.method("multiply", tensor_or_number="other")
 def mul(input: Any, other: Any) -> Tensor:
@@ -388,7 +388,7 @@ def _efficient_zero_of(op: OpDef, *args: Any) -> Tensor:
     return out
 
 
-@api.function("div", "divide", "true_divide")
+@api.function("div", "divide", "true_divide", out=ELEMENTWISE)
 @api.method("div", tensor="other", numbers=True)
 @api.method("divide")
 @api.method("true_divide", tensor_or_number="other")
@@ -408,7 +408,7 @@ def check_rounding_mode(rounding_mode: Any) -> None:
         )
 
 
-@api.variants("floor_divide")
+@api.variants("floor_divide", out=Out(aten="aten::floor_divide"))
 def floor_divide(input: Any, other: Any) -> Tensor:
     """Python's floor division (torch's div_floor), without a derivative (NotImplemented)."""
     if not isinstance(input, Tensor) or isinstance(other, NOT_OPERANDS):
@@ -438,18 +438,18 @@ def rfloor_divide(input: Tensor, other: Any) -> Tensor:
     return _floor_divide_one(input, other, reverse=True)
 
 
-@api.function("neg", "negative")
+@api.function("neg", "negative", out=SAME_DTYPE)
 @api.method("neg", "negative", "__neg__")
 def neg(input: Tensor) -> Tensor:
     return apply(NEG, input)
 
 
-@api.variants("reciprocal")
+@api.variants("reciprocal", out=ELEMENTWISE)
 def reciprocal(input: Tensor) -> Tensor:
     return apply(RECIPROCAL, input)
 
 
-@api.function("pow")
+@api.function("pow", out=ELEMENTWISE)
 @api.method("pow", tensor_or_number="exponent")
 def pow(input: Any, exponent: Any) -> Tensor:
     if not isinstance(input, Tensor):

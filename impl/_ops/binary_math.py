@@ -46,7 +46,7 @@ from impl._ops.table import (
     defined_sum,
     number_array,
 )
-from impl._signatures import OVERLOADS, invalid_call
+from impl._signatures import ELEMENTWISE, OVERLOADS, Out, invalid_call
 from impl._tensor import Tensor
 
 
@@ -367,11 +367,16 @@ _OTHER_OVERLOADED = {"tensor_or_number": "other"}  # ... of the methods with a N
 
 
 def _declare(
-    fn: Any, op: OpDef, number_op: OpDef | None = None, to_float: bool = False, **method: Any
+    fn: Any,
+    op: OpDef,
+    number_op: OpDef | None = None,
+    to_float: bool = False,
+    out: Out = ELEMENTWISE,
+    **method: Any,
 ) -> Any:
-    """``fn`` as ``torch.<name>`` and ``x.<name>()``, and ``x.<name>_()`` in place (``method``: the
-    methods' argument typing, as ``api.method``'s)."""
-    api.variants(fn.__name__, **method)(fn)
+    """``fn`` as ``torch.<name>`` (taking ``out``) and ``x.<name>()``, and ``x.<name>_()`` in place
+    (``method``: the methods' argument typing, as ``api.method``'s)."""
+    api.variants(fn.__name__, out=out, **method)(fn)
     api.method(fn.__name__ + "_", **method)(ip.inplace_method(_inplace_spec(op, number_op, to_float)))
     return fn
 
@@ -390,12 +395,12 @@ def _inplace_spec(op: OpDef, number_op: OpDef | None = None, to_float: bool = Fa
 
 
 atan2 = _declare(_tensors_only(ATAN2, "atan2"), ATAN2, **_OTHER)
-arctan2 = _declare(_tensors_only(ATAN2, "arctan2"), ATAN2, **_OTHER)
+arctan2 = _declare(_tensors_only(ATAN2, "arctan2"), ATAN2, out=ELEMENTWISE.named("atan2"), **_OTHER)
 hypot = _declare(_tensors_only(HYPOT, "hypot"), HYPOT, **_OTHER)
-fmax = api.variants("fmax", **_OTHER)(_tensors_only(FMAX, "fmax"))
-fmin = api.variants("fmin", **_OTHER)(_tensors_only(FMIN, "fmin"))
-logaddexp = api.variants("logaddexp", **_OTHER)(_tensors_only(LOGADDEXP, "logaddexp"))
-logaddexp2 = api.variants("logaddexp2", **_OTHER)(_tensors_only(LOGADDEXP2, "logaddexp2"))
+fmax = api.variants("fmax", out=ELEMENTWISE, **_OTHER)(_tensors_only(FMAX, "fmax"))
+fmin = api.variants("fmin", out=ELEMENTWISE, **_OTHER)(_tensors_only(FMIN, "fmin"))
+logaddexp = api.variants("logaddexp", out=ELEMENTWISE, **_OTHER)(_tensors_only(LOGADDEXP, "logaddexp"))
+logaddexp2 = api.variants("logaddexp2", out=ELEMENTWISE, **_OTHER)(_tensors_only(LOGADDEXP2, "logaddexp2"))
 fmod = _declare(_tensor_or_number(FMOD, FMOD_NUMBER, "fmod"), FMOD, FMOD_NUMBER, **_OTHER_OVERLOADED)
 copysign = _tensor_or_number(COPYSIGN, COPYSIGN_NUMBER, "copysign", to_float=True)
 _declare(copysign, COPYSIGN, COPYSIGN_NUMBER, to_float=True, **_OTHER_OVERLOADED)
@@ -463,12 +468,22 @@ def _heaviside_op(name: str) -> OpDef:
 HEAVISIDE, HEAVISIDE_ = _heaviside_op("heaviside"), _heaviside_op("heaviside_")
 
 
+HEAVISIDE_OUT = Out(
+    "same", "heaviside is not yet implemented for tensors with different dtypes.", aten="aten::heaviside"
+)
+FLOAT_POWER_OUT = Out(
+    "same",
+    "the output given to float_power has dtype {out} but the operation's result requires dtype {result}",
+    aten="pow",
+)
+
+
 def _check_heaviside(input: Tensor, values: Tensor) -> None:
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
 
 
-@api.variants("heaviside", tensor="values")
+@api.variants("heaviside", tensor="values", out=HEAVISIDE_OUT)
 def heaviside(input: Tensor, values: Tensor) -> Tensor:
     """0 where ``input`` < 0 (and nan), 1 where > 0, ``values`` where 0; both of one dtype."""
     if not (isinstance(input, Tensor) and isinstance(values, Tensor)):
@@ -477,7 +492,7 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
     return apply(HEAVISIDE, input, values)
 
 
-@api.variants("float_power", tensor_or_number="exponent")
+@api.variants("float_power", tensor_or_number="exponent", out=FLOAT_POWER_OUT)
 def float_power(input: Any, exponent: Any) -> Tensor:
     """``pow`` in float64, as torch's composite writes it: ``input.to(double).pow(exponent)``
     (ToCopyBackward0 then PowBackward0/1/2), a number exponent as a float."""
@@ -580,11 +595,11 @@ MINIMUM = OpDef(
 )
 
 
-@api.variants("maximum", tensor="other")
+@api.variants("maximum", tensor="other", out=ELEMENTWISE)
 def maximum(input: Tensor, other: Tensor) -> Tensor:
     return apply(MAXIMUM, input, other)
 
 
-@api.variants("minimum", tensor="other")
+@api.variants("minimum", tensor="other", out=ELEMENTWISE)
 def minimum(input: Tensor, other: Tensor) -> Tensor:
     return apply(MINIMUM, input, other)

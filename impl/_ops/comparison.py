@@ -10,7 +10,7 @@ from impl import _api as api
 from impl import dtypes
 from impl._ops.elementwise import BINARY, UNARY
 from impl._ops.table import NOT_OPERANDS, OpDef, apply
-from impl._signatures import invalid_call
+from impl._signatures import ELEMENTWISE, SAME_DTYPE, Out, invalid_call
 from impl._tensor import Tensor
 from impl._xp import namespace_of
 
@@ -96,10 +96,12 @@ isfinite = api.variants("isfinite")(_named_unary(ISFINITE, "isfinite"))
 isnan = api.variants("isnan")(_named_unary(ISNAN, "isnan"))
 
 
-logical_not = api.variants("logical_not")(_named_unary(LOGICAL_NOT, "logical_not"))
+logical_not = api.variants("logical_not", out=Out(differentiable=False))(
+    _named_unary(LOGICAL_NOT, "logical_not")
+)
 
 
-bitwise_not = api.variants("bitwise_not")(_named_unary(NOT, "bitwise_not"))
+bitwise_not = api.variants("bitwise_not", out=SAME_DTYPE)(_named_unary(NOT, "bitwise_not"))
 
 
 def _cmp(op: OpDef, name: str, numbers: bool = True) -> Any:
@@ -116,9 +118,11 @@ def _cmp(op: OpDef, name: str, numbers: bool = True) -> Any:
 
 
 def _declare(op: OpDef, name: str, numbers: bool = True) -> Any:
-    """``torch.<name>`` and ``x.<name>()``: the method's argument a tensor, or also a number."""
+    """``torch.<name>`` (taking out=; a comparison casts as TensorIterator does, a logical op
+    once) and ``x.<name>()``: the method's argument a tensor, or also a number."""
     options = {"tensor_or_number": "other"} if numbers else {"tensor": "other"}
-    return api.variants(name, **options)(_cmp(op, name, numbers))
+    out = Out(twice=numbers, differentiable=False)
+    return api.variants(name, out=out, **options)(_cmp(op, name, numbers))
 
 
 eq, ne, lt, le = _declare(EQ, "eq"), _declare(NE, "ne"), _declare(LT, "lt"), _declare(LE, "le")
@@ -126,9 +130,9 @@ gt, ge = _declare(GT, "gt"), _declare(GE, "ge")
 logical_and = _declare(LOGICAL_AND, "logical_and", numbers=False)
 logical_or = _declare(LOGICAL_OR, "logical_or", numbers=False)
 logical_xor = _declare(LOGICAL_XOR, "logical_xor", numbers=False)
-bitwise_and = api.variants("bitwise_and")(_cmp(AND, "bitwise_and"))
-bitwise_or = api.variants("bitwise_or")(_cmp(OR, "bitwise_or"))
-bitwise_xor = api.variants("bitwise_xor")(_cmp(XOR, "bitwise_xor"))
+bitwise_and = api.variants("bitwise_and", out=ELEMENTWISE)(_cmp(AND, "bitwise_and"))
+bitwise_or = api.variants("bitwise_or", out=ELEMENTWISE)(_cmp(OR, "bitwise_or"))
+bitwise_xor = api.variants("bitwise_xor", out=ELEMENTWISE)(_cmp(XOR, "bitwise_xor"))
 
 
 @api.variants("equal", tensor="other")

@@ -17,7 +17,7 @@ from impl import _creation, _random, dtypes
 from impl._ops.elementwise import _no_derivative, zero_grad
 from impl._ops.inplace import apply_inplace, check_inplace
 from impl._ops.table import NOT_IMPLEMENTED, D, OpDef, apply, broadcast_mismatch
-from impl._signatures import OVERLOADS, invalid_call
+from impl._signatures import CREATE, OVERLOADS, Out, invalid_call
 from impl._tensor import Tensor
 from impl._xp import to_numpy
 
@@ -100,7 +100,14 @@ def _check_std(std: Any) -> None:
         raise RuntimeError(f"normal expects std >= 0.0, but found std {std:g}")
 
 
-@api.function("normal")
+def _normal_out(args: tuple, kwargs: dict) -> Out:
+    """normal's out=: a factory's with a size, else the draws cast into out."""
+    if len(args) > 2 or kwargs.get("size") is not None:
+        return CREATE.named("aten::normal")
+    return Out("upcast_floating", "\"normal_kernel_cpu\" not implemented for '{out}'", NotImplementedError)
+
+
+@api.function("normal", out=Out(pick=_normal_out))
 def normal(
     mean: Any, std: Any = 1.0, size: Any = None, *, generator: Any = None, dtype: Any = None,
     layout: Any = None, device: Any = None, pin_memory: bool = False, requires_grad: bool = False,
@@ -192,7 +199,7 @@ def _check_p(p: float) -> None:
         raise RuntimeError(f"bernoulli_ expects p to be in [0, 1], but got p={p:g}")
 
 
-@api.variants("bernoulli")
+@api.variants("bernoulli", out=Out("any", warn=False))  # drawn into out, of any dtype
 def bernoulli(input: Tensor, p: Any = None, *, generator: Any = None) -> Tensor:
     """torch.bernoulli: one draw per element with the probabilities ``input`` holds, or ``p``."""
     if not isinstance(input, Tensor) or not (p is None or _is_number(p)):

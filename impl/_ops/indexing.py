@@ -26,7 +26,7 @@ from impl._ops.table import (
     linear_part,
 )
 from impl._ops.views import ALIAS, _slice, select, unsqueeze
-from impl._signatures import invalid_call
+from impl._signatures import CAT, EXACT, Out, invalid_call
 from impl._tensor import Tensor, _wrap_dim
 from impl._xp import namespace_of, to_numpy
 
@@ -668,10 +668,10 @@ def _indexed_shape(shape: tuple, key: tuple) -> tuple | None:
         return None
 
 
-api.function("cat", "concat", "concatenate")(cat)
+api.function("cat", "concat", "concatenate", out=CAT)(cat)
 
 
-@api.variants("gather")
+@api.variants("gather", out=EXACT)
 def gather(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(index, Tensor)):
         raise invalid_call(gather, locals())
@@ -706,7 +706,9 @@ def check_gather_shape(input: Tensor, dim: int, index: Tensor) -> None:
             )
 
 
-@api.variants("index_select")
+@api.variants(
+    "index_select", out=Out("same", "index_select(): self and result must have the same scalar type")
+)
 def index_select(input: Tensor, dim: int, index: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(index, Tensor)):
         raise invalid_call(index_select, locals())
@@ -745,7 +747,11 @@ def _take_grad(g: Tensor, c: Any) -> Tensor:
 TAKE = OpDef("TakeBackward0", _take_fwd, derivatives={"self": D("index", _take_grad)})
 
 
-@api.variants("take")
+TAKE_OUT = Out("same", "take(): self and out expected to have the same dtype, but got self.dtype = {result} and "
+              "out.dtype = {out}")
+
+
+@api.variants("take", out=TAKE_OUT)
 def take(input: Tensor, index: Tensor) -> Tensor:
     """The elements of ``input`` read as 1-d (row-major) at ``index`` (negative from the end), in
     ``index``'s shape."""
@@ -823,7 +829,9 @@ def check_masked_fill(input: Tensor, mask: Tensor, in_place: bool) -> None:
         raise RuntimeError(mismatch)
 
 
-@api.variants("masked_select")
+@api.variants(
+    "masked_select", out=Out("same", "masked_select(): self and result must have the same scalar type")
+)
 def masked_select(input: Tensor, mask: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(mask, Tensor)):
         raise invalid_call(masked_select, locals())
@@ -1045,7 +1053,15 @@ def _masked_fill_(self: Tensor, mask: Tensor, value: Any) -> Tensor:
     return apply_inplace(MASKED_FILL, self, mask=mask, value=value)
 
 
-@api.variants("nonzero")
+@api.variants(
+    "nonzero",
+    out=Out(
+        "same",
+        "nonzero: Expected out tensor to have scalar type Long but got scalar type{out}",
+        differentiable=False,
+        order="F",
+    ),
+)
 def nonzero(input: Tensor, *, as_tuple: bool = False) -> Any:
     """The int64 (n, ndim) coordinates of the nonzero elements (a 0-d input: (1, 0) or (0, 0)); with
     ``as_tuple``, one 1-d tensor per dim (a 0-d input counts as 1-d)."""

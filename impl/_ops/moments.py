@@ -13,7 +13,7 @@ from impl._ops.elementwise import mul_scalar
 from impl._ops.pointwise_ternary import WHERE
 from impl._ops.reductions import _count, _mean_grad, reduced_dims
 from impl._ops.table import D, OpDef, _wrap, apply, separable
-from impl._signatures import invalid_call
+from impl._signatures import Out, invalid_call
 from impl._tensor import Tensor
 
 
@@ -152,7 +152,7 @@ def _spread(
     return apply(op, input, dim=dims, correction=corr, keepdim=keepdim)
 
 
-@api.variants("var")
+@api.variants("var", out=Out("upcast_cast"))
 def var(
     input: Tensor, dim: Any = UNSET, unbiased: Any = None, keepdim: bool = False, *, correction: Any = UNSET
 ) -> Tensor:
@@ -161,7 +161,7 @@ def var(
     return _spread(VAR, "var", input, dim, unbiased, keepdim, correction)
 
 
-@api.variants("std")
+@api.variants("std", out=Out("upcast_cast"))
 def std(
     input: Tensor, dim: Any = UNSET, unbiased: Any = None, keepdim: bool = False, *, correction: Any = UNSET
 ) -> Tensor:

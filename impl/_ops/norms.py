@@ -14,7 +14,7 @@ from impl import dtypes
 from impl._creation import zeros
 from impl._ops.reductions import amax, amin
 from impl._ops.table import D, OpDef, apply, separable
-from impl._signatures import invalid_call
+from impl._signatures import EXACT, invalid_call
 from impl._tensor import Tensor, _dim_list, _wrap_dim
 
 INF = math.inf
@@ -259,14 +259,14 @@ def linalg_norm(
     return vector_norm(input, 2.0 if ord is None else ord, given, keepdim, dtype=dtype)
 
 
-@api.variants("norm")
+@api.variants("norm", out=EXACT.named("linalg_vector_norm"))
 def norm(
     input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Any = None, dtype: Any = None
 ) -> Tensor:
     """torch.norm (deprecated): 'fro' over at most two dims and every number are vector norms
     (2 for 'fro' and None); 'fro' over more dims, and 'nuc', go to matrix_norm."""
-    if out is not None:
-        raise NotImplementedError("impl: torch.norm(..., out=) is not supported")
+    if out is not None:  # given by position: torch.norm as called with out= (the declared function)
+        return api.FUNCTIONS["norm"](input, p, dim, keepdim, out=out, dtype=dtype)
     dims = None if dim is None else [dim] if isinstance(dim, int) else dim
     if isinstance(p, str):
         if p == "fro" and (dim is None or isinstance(dim, int) or len(dim) <= 2):

@@ -20,11 +20,12 @@ import numpy as np
 from impl import _api as api
 from impl import dtypes
 from impl._creation import empty_like
+from impl._names import type_name
 from impl._ops.cpu_kernels import fma
 from impl._ops.elementwise import UNARY, _keep_first_on_tie, floating_only, mul_scalar, opmath
 from impl._ops.inplace import apply_inplace, inplace_method
 from impl._ops.table import FLOAT_DTYPES, NOT_OPERANDS, D, OpDef, apply, fill_array, number_array
-from impl._signatures import ABSENT, OVERLOADS, invalid_call
+from impl._signatures import ABSENT, ELEMENTWISE, OVERLOADS, SAME_DTYPE, Out, invalid_call
 from impl._tensor import Tensor
 from impl._xp import namespace_of
 
@@ -176,7 +177,18 @@ def _lerp_call(input: Any, end: Any, weight: Any) -> tuple:
     return LERP_SCALAR, (end,), {"weight": weight}
 
 
-@api.variants("lerp")
+def _by_tensor_operands(first: int, tensors: Out, numbers: Out) -> Any:
+    """The out= of lerp (clamp) by overload: ``tensors`` with a tensor among the arguments from
+    position ``first`` on, else ``numbers``."""
+
+    def pick(args: tuple, kwargs: dict) -> Out:
+        given = any(isinstance(a, Tensor) for a in (*args[first:], *kwargs.values()))
+        return tensors if given else numbers
+
+    return pick
+
+
+@api.variants("lerp", out=Out(pick=_by_tensor_operands(2, SAME_DTYPE, ELEMENTWISE)))
 def lerp(input: Tensor, end: Tensor, weight: Any) -> Tensor:
     """``input + weight * (end - input)``; ``weight`` a number (LerpBackward0) or a tensor
     (LerpBackward1)."""
@@ -195,7 +207,7 @@ def _check_tensors(name: str, values: dict, method: bool = False) -> None:
         raise TypeError(f"{name}(): argument 'value' must be Number, not {type(values['value']).__name__}")
 
 
-@api.function("addcmul")
+@api.function("addcmul", out=ELEMENTWISE)
 def addcmul(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """``input + value * tensor1 * tensor2``."""
     _check_tensors("addcmul", {"input": input, "tensor1": tensor1, "tensor2": tensor2, "value": value})
@@ -208,7 +220,7 @@ def _check_addcdiv(tensor1: Tensor, tensor2: Tensor) -> None:
         raise RuntimeError(ADDCDIV_INTEGERS)
 
 
-@api.function("addcdiv")
+@api.function("addcdiv", out=ELEMENTWISE)
 def addcdiv(input: Tensor, tensor1: Tensor, tensor2: Tensor, *, value: Any = 1) -> Tensor:
     """``input + value * tensor1 / tensor2`` (floating tensor1 or tensor2 only)."""
     _check_tensors("addcdiv", {"input": input, "tensor1": tensor1, "tensor2": tensor2, "value": value})
@@ -354,7 +366,7 @@ WHERE = OpDef(
 NOT_BOUNDS = NOT_OPERANDS[1:]  # what clamp refuses as a bound (None means none)
 
 
-@api.variants("clamp", "clip")
+@api.variants("clamp", "clip", out=Out(pick=_by_tensor_operands(1, ELEMENTWISE, SAME_DTYPE)))
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if not isinstance(input, Tensor) or isinstance(min, NOT_BOUNDS) or isinstance(max, NOT_BOUNDS):
         raise invalid_call(clamp, locals())
@@ -370,7 +382,17 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     return apply(CLAMP, input, min=min, max=max)
 
 
-@api.function("where")
+def _where_out(args: tuple, kwargs: dict) -> Out:
+    """where's out=: its overload of three tensors only (torch's parser refuses a number there)."""
+    for position, name in enumerate(("condition", "input", "other")):
+        value = args[position] if position < len(args) else kwargs.get(name)
+        if value is not None and not isinstance(value, Tensor):
+            where = f"argument '{name}' (position {position + 1})"
+            raise TypeError(f"where(): {where} must be Tensor, not {type_name(value)}")
+    return Out("same", "Expected out type to be {result} but got {out}")
+
+
+@api.function("where", out=Out(pick=_where_out))
 def where(condition: Tensor, input: Any = ABSENT, other: Any = ABSENT) -> Any:
     if (
         not isinstance(condition, Tensor)

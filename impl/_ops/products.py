@@ -22,7 +22,7 @@ from impl._ops.table import (
     fill_array,
 )
 from impl._ops.views import _unsafe_view, squeeze
-from impl._signatures import invalid_call
+from impl._signatures import ELEMENTWISE, EXACT, Out, invalid_call
 from impl._tensor import Tensor
 
 
@@ -83,7 +83,7 @@ DOT = OpDef(
 )
 
 
-@api.variants("outer", tensor="vec2")
+@api.variants("outer", tensor="vec2", out=ELEMENTWISE.named("mul"))
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
     """torch's outer: ``input`` reshaped to a column (a view: ViewBackward0) times ``vec2``."""
     if not (isinstance(input, Tensor) and isinstance(vec2, Tensor)):
@@ -182,7 +182,7 @@ def _check_same_dtype(a: Tensor, b: Tensor) -> None:
         )
 
 
-@api.variants("mm", tensor="mat2")
+@api.variants("mm", tensor="mat2", out=EXACT)
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(mat2, Tensor)):
         raise invalid_call(mm, locals())
@@ -199,7 +199,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
     return apply(MM, input, mat2)
 
 
-@api.variants("bmm", tensor="mat2")
+@api.variants("bmm", tensor="mat2", out=EXACT)
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(mat2, Tensor)):
         raise invalid_call(bmm, locals())
@@ -216,7 +216,17 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     return apply(BMM, input, mat2)
 
 
-@api.variants("dot", tensor="tensor")
+# dot's out=: resized first, its dtype then checked as the operands' (worded out's first)
+DOT_OUT = Out("same", "result dtype {out} does not match input dtype {result}", resize_first=True)
+
+
+def _matmul_out(args: tuple, kwargs: dict) -> Out:
+    """matmul's out=: dot's for two vectors, else out's dtype must be the result's."""
+    vectors = [a for a in (*args, *kwargs.values())[:2] if isinstance(a, Tensor) and a.dim() == 1]
+    return DOT_OUT if len(vectors) == 2 else EXACT
+
+
+@api.variants("dot", tensor="tensor", out=DOT_OUT)
 def dot(input: Tensor, tensor: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(tensor, Tensor)):
         raise invalid_call(dot, locals())
@@ -236,7 +246,7 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
     return apply(DOT, input, tensor)
 
 
-@api.variants("mv", tensor="vec")
+@api.variants("mv", tensor="vec", out=EXACT)
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(vec, Tensor)):
         raise invalid_call(mv, locals())
@@ -253,7 +263,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
     return apply(MV, input, vec)
 
 
-@api.variants("addmm")
+@api.variants("addmm", out=EXACT)
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(mat1, Tensor) and isinstance(mat2, Tensor)):
         raise invalid_call(addmm, locals())
@@ -275,7 +285,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     return apply(ADDMM, input, mat1, mat2, beta=beta, alpha=alpha)
 
 
-@api.variants("matmul", tensor="other")
+@api.variants("matmul", tensor="other", out=Out(pick=_matmul_out))
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """torch.matmul's dispatch: dot, mv, mm, folded mm/mv, or broadcast bmm."""
     if not (isinstance(input, Tensor) and isinstance(other, Tensor)):

@@ -17,7 +17,7 @@ from impl._ops.cascade_sum import cascade_mean, cascade_sum, summable
 from impl._ops.indexing import cat
 from impl._ops.pointwise_ternary import masked
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply, auto_linear, separable
-from impl._signatures import ABSENT, invalid_call
+from impl._signatures import ABSENT, ACCUMULATE, ELEMENTWISE, EXACT, INDICES, Out, invalid_call
 from impl._tensor import Tensor, _dim_list, _wrap_dim
 from impl._xp import namespace_of
 
@@ -281,7 +281,42 @@ def _dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
 _ALL = object()  # dim not given: torch's full-reduction overload (SumBackward0); dim=None picks the dim one
 
 
-@api.variants("sum")
+def _mean_out(args: tuple, kwargs: dict) -> Out:
+    """mean's out=: computed in out's dtype, the input's dtype cast to it where it can be (worded
+    for mean.dtype_out without dims)."""
+    if len(args) > 1 or kwargs.get("dim") is not None:
+        return Out("accumulate_cast")
+    return Out(
+        "accumulate_cast", "mean.dtype_out(): input types can't be cast to the desired output type {out}"
+    )
+
+
+AMAX_OUT = Out(
+    "same",
+    "Expected the dtype for input and out to match, but got {result} for input's dtype and {out} for out's "
+    "dtype.",
+)
+EXTREME_OF_ALL = Out(
+    message="Expected canCast( typeMetaToScalarType(self.dtype()), typeMetaToScalarType(out.dtype())) to be "
+    "true, but got false.  (Could this error message be improved?  If so, please report an enhancement "
+    "request to PyTorch.)"
+)
+
+
+def _extreme_out(pointwise: str) -> Any:
+    """max's (min's) out= by overload: of every element, of two tensors (``pointwise``), or along a
+    dim into (values, indices)."""
+
+    def pick(args: tuple, kwargs: dict) -> Out:
+        dim = args[1] if len(args) > 1 else kwargs.get("dim", ABSENT)
+        if isinstance(dim, Tensor):
+            return ELEMENTWISE.named(pointwise)
+        return EXTREME_OF_ALL if dim is ABSENT else Out(parts=(EXACT, EXACT))
+
+    return pick
+
+
+@api.variants("sum", out=ACCUMULATE)
 def sum(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(sum, locals())
@@ -302,7 +337,7 @@ def reduced_dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
     return tuple(sorted(dims)) if dims and ndim else None
 
 
-@api.variants("mean")
+@api.variants("mean", out=Out(pick=_mean_out))
 def mean(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(mean, locals())
@@ -318,7 +353,7 @@ def mean(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = 
     return apply(MEAN_DIM, input, dim=_dims(dim, input.dim()), keepdim=keepdim, dtype=dt.np)
 
 
-@api.variants("prod")
+@api.variants("prod", out=ACCUMULATE)
 def prod(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(prod, locals())
@@ -347,14 +382,14 @@ def _minmax(kind: str, input: Tensor, dim: Any = None, keepdim: bool = False) ->
     return (return_types.max if kind == "max" else return_types.min)((values, indices))
 
 
-@api.variants("max")
+@api.variants("max", out=Out(pick=_extreme_out("maximum")))
 def max(input: Tensor, dim: Any = ABSENT, keepdim: bool = False) -> Any:
     if not isinstance(input, Tensor) or isinstance(dim, (float, *NOT_OPERANDS)):
         raise invalid_call(max, locals())
     return _minmax("max", input, None if dim is ABSENT else dim, keepdim)
 
 
-@api.variants("min")
+@api.variants("min", out=Out(pick=_extreme_out("minimum")))
 def min(input: Tensor, dim: Any = ABSENT, keepdim: bool = False) -> Any:
     if not isinstance(input, Tensor) or isinstance(dim, (float, *NOT_OPERANDS)):
         raise invalid_call(min, locals())
@@ -377,7 +412,7 @@ def _check_identity(name: str, input: Tensor, dim: Any) -> None:
             raise IndexError(f"{name}(): Expected reduction dim {d} to have non-zero size.")
 
 
-@api.variants("amax")
+@api.variants("amax", out=AMAX_OUT)
 def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(amax, locals())
@@ -385,7 +420,7 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     return apply(AMAX, input, dim=_amax_dims(dim, input.dim()), keepdim=keepdim)
 
 
-@api.variants("amin")
+@api.variants("amin", out=AMAX_OUT)
 def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(amin, locals())
@@ -393,14 +428,14 @@ def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
     return apply(AMIN, input, dim=_amax_dims(dim, input.dim()), keepdim=keepdim)
 
 
-@api.variants("square")
+@api.variants("square", out=ELEMENTWISE.named("pow"))
 def square(input: Tensor) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(square, locals())
     return pow(input, 2)
 
 
-@api.variants("argmax")
+@api.variants("argmax", out=INDICES)
 def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(argmax, locals())
@@ -410,7 +445,7 @@ def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
     return max(input, dim, keepdim).indices
 
 
-@api.variants("argmin")
+@api.variants("argmin", out=INDICES)
 def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(argmin, locals())
@@ -470,7 +505,10 @@ LOGSUMEXP = OpDef(
 _REQUIRED: Any = object()
 
 
-@api.function("logsumexp")
+@api.function(
+    "logsumexp",
+    out=Out("upcast_floating", "logsumexp(): Expected floating point type for result tensor, but got: {out}"),
+)
 def logsumexp(input: Tensor, dim: Any = _REQUIRED, keepdim: bool = False, *, _position: int = 2) -> Tensor:
     """log(sum(exp(input))) over ``dim``, stabilised by the max; integer and bool inputs are
     computed in the default dtype. An empty ``dim`` reduces every dim (torch then fails to add the
@@ -510,7 +548,10 @@ NANSUM = OpDef(
 )
 
 
-@api.variants("nansum")
+@api.variants(
+    "nansum",
+    out=Out("accumulate_floating", "\"nansum_cpu\" not implemented for '{out}'", NotImplementedError),
+)
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The sum over ``dim`` treating NaN as 0; integers and bools sum in int64 unless ``dtype``."""
     if not isinstance(input, Tensor):
@@ -521,7 +562,16 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     return apply(NANSUM, input, dim=dims, keepdim=bool(keepdim), dtype=out_dt.np)
 
 
-@api.variants("nanmean")
+@api.variants(
+    "nanmean",
+    out=Out(
+        "accumulate_floating",
+        "\"nansum_cpu\" not implemented for '{out}'",
+        NotImplementedError,
+        aten="nansum",
+        writes=2,
+    ),
+)
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """torch's composite nanmean: ``nansum(input, dim, keepdim, dtype)`` divided by the count of
     the elements that are not NaN (DivBackward0 on top of NansumBackward0); floating inputs only."""
@@ -568,10 +618,11 @@ def _truth_reduction(kind: str) -> Any:
     return reduce
 
 
-all = api.variants("all")(_truth_reduction("all"))  # noqa: A001 (torch's name)
+TRUTH_OUT = Out("same", "{name} only supports bool tensor for result, got: {out}", differentiable=False)
+all = api.variants("all", out=TRUTH_OUT)(_truth_reduction("all"))  # noqa: A001 (torch's name)
 
 
-any = api.variants("any")(_truth_reduction("any"))  # noqa: A001 (torch's name)
+any = api.variants("any", out=TRUTH_OUT)(_truth_reduction("any"))  # noqa: A001 (torch's name)
 
 
 @api.variants("count_nonzero")
@@ -624,7 +675,7 @@ AMINMAX = OpDef(
 )
 
 
-@api.function("aminmax")
+@api.function("aminmax", out=Out(parts=(EXACT, EXACT)))
 def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False) -> Any:
     """(min, max) over ``dim`` (every dim when None) as torch.return_types.aminmax; any dtype. No
     reduction over an empty dim: torch has no identity for it."""

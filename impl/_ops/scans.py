@@ -16,7 +16,7 @@ from impl._ops.indexing import cat
 from impl._ops.pointwise_ternary import where
 from impl._ops.reductions import accumulated_dtype, check_differentiable
 from impl._ops.table import D, OpDef, apply, auto_linear
-from impl._signatures import invalid_call
+from impl._signatures import ACCUMULATE, Out, invalid_call
 from impl._tensor import Tensor, _wrap_dim
 from impl._type_info import finfo
 from impl._xp import namespace_of
@@ -222,10 +222,15 @@ def _cumulative_extreme(op: OpDef, kind: str) -> Any:
     return scan
 
 
-cummax = api.variants("cummax")(_cumulative_extreme(CUMMAX, "cummax"))
+SCALAR_TYPE = Out("same", "expected scalar_type {result} but found {out}")
+cummax = api.variants("cummax", out=Out(parts=(SCALAR_TYPE, SCALAR_TYPE)))(
+    _cumulative_extreme(CUMMAX, "cummax")
+)
 
 
-cummin = api.variants("cummin")(_cumulative_extreme(CUMMIN, "cummin"))
+cummin = api.variants("cummin", out=Out(parts=(SCALAR_TYPE, SCALAR_TYPE)))(
+    _cumulative_extreme(CUMMIN, "cummin")
+)
 
 
 def _logcumsumexp_fwd(xp: Any, a: Any, dim: int) -> Any:
@@ -273,7 +278,7 @@ def _logcumsumexp_jvp(self_p: Tensor, self_t: Tensor, dim: int) -> Tensor:
     return (e * self_t).cumsum(dim) / e.cumsum(dim)
 
 
-@api.variants("logcumsumexp")
+@api.variants("logcumsumexp", out=SCALAR_TYPE)
 def logcumsumexp(input: Tensor, dim: Any = _REQUIRED) -> Tensor:
     """log(cumsum(exp(input))) along ``dim``, stable; floating inputs only (even 0-d or empty)."""
     if not isinstance(input, Tensor):
@@ -286,14 +291,14 @@ def logcumsumexp(input: Tensor, dim: Any = _REQUIRED) -> Tensor:
     return apply(LOGCUMSUMEXP, input, dim=d)
 
 
-@api.variants("cumsum")
+@api.variants("cumsum", out=ACCUMULATE)
 def cumsum(input: Tensor, dim: Any = _REQUIRED, *, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(cumsum, locals())
     return _scan(CUMSUM, "cumsum", input, dim, dtype)
 
 
-@api.variants("cumprod")
+@api.variants("cumprod", out=ACCUMULATE)
 def cumprod(input: Tensor, dim: Any = _REQUIRED, *, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(cumprod, locals())

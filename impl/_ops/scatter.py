@@ -29,7 +29,7 @@ from impl._ops.elementwise import _no_derivative, _plain_alpha
 from impl._ops.indexing import INDEX_ADD, SCATTER_ADD, _gather_key, combine_at, leading, picked_source
 from impl._ops.inplace import apply_inplace, check_inplace
 from impl._ops.table import NOT_IMPLEMENTED, D, OpDef, apply, auto_linear, fill_array, linear_part
-from impl._signatures import _wrong_argument, invalid_call
+from impl._signatures import EXACT, _wrong_argument, invalid_call
 from impl._tensor import Tensor, _wrap_dim
 from impl._warn import is_warn_always_enabled
 
@@ -211,7 +211,7 @@ def _scatter_args(fn: Any, given: dict) -> Any:
     return source
 
 
-@api.variants("scatter")
+@api.variants("scatter", out=EXACT)
 def scatter(
     input: Tensor,
     dim: int,
@@ -254,7 +254,7 @@ def _scatter_add_checked(input: Any, dim: Any, index: Any, src: Any, given: dict
     return _checked("scatter", input, dim, index, src)
 
 
-@api.variants("scatter_add")
+@api.variants("scatter_add", out=EXACT)
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:
     """A copy of ``input`` with ``src``'s elements added at ``index`` along ``dim`` (each of
     duplicate indices adds)."""
@@ -397,7 +397,7 @@ def _index_add_call(fn: Any, given: dict) -> dict:
     return _index_add_checked(self, given["dim"], given["index"], source, alpha)
 
 
-@api.variants("index_add")
+@api.variants("index_add", out=EXACT)
 def index_add(input: Tensor, dim: int, index: Tensor, source: Tensor, *, alpha: Any = 1) -> Tensor:
     """A copy of ``input`` with ``alpha`` times source's slices along ``dim`` added at ``index``
     (each of duplicate indices adds)."""
@@ -486,7 +486,7 @@ def _index_copy_call(fn: Any, given: dict) -> dict:
     return _index_copy_checked(self, given["dim"], index, source)
 
 
-@api.variants("index_copy")
+@api.variants("index_copy", out=EXACT)
 def index_copy(input: Tensor, dim: int, index: Tensor, source: Tensor) -> Tensor:
     """A copy of ``input`` with source's slices along ``dim`` written at ``index``."""
     return apply(INDEX_COPY, input, source, **_index_copy_call(index_copy, {**locals(), "self": input}))

@@ -10,6 +10,7 @@ flipud/fliplr a flip, tile a repeat.
 from __future__ import annotations
 
 import builtins
+import dataclasses
 from typing import Any
 
 from impl import _api as api
@@ -21,7 +22,7 @@ from impl._ops.indexing import cat
 from impl._ops.inplace import apply_inplace, check_inplace
 from impl._ops.table import D, OpDef, apply, auto_linear
 from impl._ops.views import _shape_args, contiguous, expand, view
-from impl._signatures import invalid_call
+from impl._signatures import ELEMENTWISE, EXACT, EXPECTED, Out, invalid_call
 from impl._tensor import Tensor, _dim_list, _wrap_dim
 from impl._xp import namespace_of
 
@@ -61,7 +62,7 @@ def _triangle_args(name: str, input: Tensor, diagonal: int) -> dict:
     return {"diagonal": int(diagonal)}
 
 
-@api.variants("tril")
+@api.variants("tril", out=EXACT)
 def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     """The lower triangle (on and below diagonal ``diagonal``) of the last two dims; zeros above."""
     if not isinstance(input, Tensor):
@@ -69,7 +70,7 @@ def tril(input: Tensor, diagonal: int = 0) -> Tensor:
     return apply(TRIL, input, **_triangle_args("tril", input, diagonal))
 
 
-@api.variants("triu")
+@api.variants("triu", out=EXACT)
 def triu(input: Tensor, diagonal: int = 0) -> Tensor:
     """The upper triangle (on and above diagonal ``diagonal``) of the last two dims; zeros below."""
     if not isinstance(input, Tensor):
@@ -226,7 +227,24 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     return apply(DIAG_EMBED, input, offset=int(offset), dim1=d1, dim2=d2)
 
 
-@api.variants("diag")
+def _diag_out(args: tuple, kwargs: dict) -> Out:
+    """diag's out=: diag_embed's of a vector (a cast refused in diag's words), diagonal_copy's of a
+    matrix."""
+    vector = isinstance(args[0], Tensor) and args[0].dim() == 1
+    return DIAG_EMBED_OUT if vector else DIAGONAL_OUT
+
+
+DIAG_EMBED_OUT = Out(
+    "same",
+    EXPECTED,
+    cast_message="diag: result type {result} can't be cast to the desired out= type {out}",
+    aten="aten::diag_embed",
+    resize_first=True,
+)
+DIAGONAL_OUT = dataclasses.replace(EXACT, aten="aten::diagonal_copy", resize_first=True)
+
+
+@api.variants("diag", out=Out(pick=_diag_out))
 def diag(input: Tensor, diagonal: int = 0) -> Tensor:
     """Of a 1-d tensor, the square matrix with it on diagonal ``diagonal`` (diag_embed); of a 2-d
     one, a copy of its diagonal ``diagonal`` (diagonal_copy)."""
@@ -528,7 +546,7 @@ def atleast_3d(*tensors: Any) -> Any:
     return _at_least(3, "atleast_3d", tensors)
 
 
-@api.variants("diff")
+@api.variants("diff", out=ELEMENTWISE.named("sub"))
 def diff(input: Tensor, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> Tensor:
     """The n-th forward difference along ``dim`` (prepend/append joined first), composed as torch's:
     ``narrow(1, ...) - narrow(0, ...)`` n times (SubBackward0 over SliceBackward0s; logical_xor for

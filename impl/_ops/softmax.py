@@ -14,7 +14,7 @@ from impl import dtypes
 from impl._layout import new_like
 from impl._ops import cpu_kernels
 from impl._ops.table import D, OpDef, apply
-from impl._signatures import invalid_call
+from impl._signatures import EXACT, invalid_call
 from impl._tensor import Tensor, _wrap_dim
 
 
@@ -127,7 +127,7 @@ def _logsumexp_jvp(self_p: Tensor, self_t: Tensor, dim: int) -> Tensor:
     return (exp * self_t).sum(dim, True) / exp.sum(dim, True)
 
 
-@api.variants("softmax")
+@api.variants("softmax", out=EXACT.named("aten::softmax"))
 def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(softmax, locals())
@@ -135,7 +135,7 @@ def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     return apply(SOFTMAX, x, dim=_wrap_dim(dim, x.dim()))
 
 
-@api.variants("log_softmax")
+@api.variants("log_softmax", out=EXACT.named("aten::log_softmax"))
 def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(log_softmax, locals())

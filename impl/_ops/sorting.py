@@ -23,7 +23,7 @@ from impl._ops.scatter import (
     SCATTER,  # zeros.scatter(dim, index, src), as value-selecting gradients build theirs
 )
 from impl._ops.table import D, OpDef, apply, number_array, separable
-from impl._signatures import invalid_call
+from impl._signatures import EXACT, INDICES, Out, invalid_call
 from impl._tensor import Tensor, _wrap_dim
 from impl._xp import namespace_of
 
@@ -200,7 +200,7 @@ def _check_nonempty(name: str, input: Tensor, dim: int) -> None:
 _UNSET: Any = object()  # not given (sort: the overload without ``stable``, SortBackward0)
 
 
-@api.variants("sort")
+@api.variants("sort", out=Out(parts=(EXACT, EXACT)))
 def sort(input: Tensor, dim: Any = -1, descending: bool = False, *, stable: Any = _UNSET) -> Any:
     """torch.sort: (values, indices) along ``dim``, ascending unless ``descending``; the order of
     ties is the stable one (torch's for lanes of up to 16 elements, or with ``stable=True``)."""
@@ -212,7 +212,7 @@ def sort(input: Tensor, dim: Any = -1, descending: bool = False, *, stable: Any 
     return return_types.sort((values, indices))
 
 
-@api.variants("argsort")
+@api.variants("argsort", out=INDICES)
 def argsort(input: Tensor, dim: Any = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """The indices of ``sort`` (no gradient)."""
     if not isinstance(input, Tensor):
@@ -220,7 +220,7 @@ def argsort(input: Tensor, dim: Any = -1, descending: bool = False, stable: bool
     return sort(input, dim, descending, stable=stable).indices
 
 
-@api.variants("msort")
+@api.variants("msort", out=EXACT.named("sort"))
 def msort(input: Tensor) -> Tensor:
     """The values of ``sort`` along dim 0."""
     if not isinstance(input, Tensor):
@@ -228,7 +228,7 @@ def msort(input: Tensor) -> Tensor:
     return sort(input, 0).values
 
 
-@api.variants("topk")
+@api.variants("topk", out=Out(parts=(EXACT, EXACT)))
 def topk(input: Tensor, k: Any = _UNSET, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
     """The ``k`` largest (or smallest) along ``dim``, in order, NaN counting as the largest."""
     if (
@@ -249,7 +249,15 @@ def topk(input: Tensor, k: Any = _UNSET, dim: int = -1, largest: bool = True, so
     return return_types.topk((values, indices))
 
 
-@api.variants("kthvalue")
+@api.variants(
+    "kthvalue",
+    out=Out(
+        parts=(
+            Out("same", "output values must be of same type as input"),
+            Out("same", "output indices must be of scalar type Long"),
+        )
+    ),
+)
 def kthvalue(input: Tensor, k: Any = _UNSET, dim: int = -1, keepdim: bool = False) -> Any:
     """The ``k``-th smallest along ``dim`` and its index (as torch's quickselect picks among ties)."""
     if (
@@ -271,7 +279,30 @@ def kthvalue(input: Tensor, k: Any = _UNSET, dim: int = -1, keepdim: bool = Fals
     return return_types.kthvalue((values, indices))
 
 
-@api.variants("median")
+MEDIAN_OUT = Out(
+    parts=(
+        Out(
+            "same",
+            "Expected tensor for 'values' to have the same type as tensor for argument #2 'self'; but type "
+            "{out_type} does not equal {result_type} (while checking arguments for median)",
+        ),
+        Out(
+            "same",
+            "Expected tensor for argument #1 'indices' to have scalar type Long; but got {out_type} instead "
+            "(while checking arguments for median)",
+        ),
+    )
+)
+
+
+def _median_out(args: tuple, kwargs: dict) -> Out:
+    """median's out=: (values, indices) along a dim; torch has no out= without one."""
+    if len(args) < 2 and kwargs.get("dim") is None:
+        raise TypeError('median() missing 1 required positional arguments: "dim"')
+    return MEDIAN_OUT
+
+
+@api.variants("median", out=Out(pick=_median_out))
 def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
     """Without ``dim``: the lower middle value of all elements (NaN if any is). With it:
     (values, indices) along ``dim``."""
@@ -320,7 +351,16 @@ def _scalar_tensor(value: bool | int | float, like: Tensor) -> Tensor:
     return t
 
 
-@api.function("searchsorted")
+SEARCH_OUT = Out(
+    "same",
+    differentiable=False,
+    message="torch.searchsorted(): output tensor's dtype is wrong, it can only be Int(int32) or Long(int64) "
+    "depending on whether out_int32 flag is True, but we got output tensor's dtype {out} and "
+    "out_int32 flag is {int32}",
+)
+
+
+@api.function("searchsorted", out=SEARCH_OUT)
 def searchsorted(
     sorted_sequence: Tensor,
     input: Any,
@@ -341,7 +381,7 @@ def searchsorted(
     return _searched(sorted_sequence, values, out_int32, bool(right) or side == "right", sorter)
 
 
-@api.function("bucketize")
+@api.function("bucketize", out=SEARCH_OUT.named("searchsorted"))
 def bucketize(input: Any, boundaries: Tensor, *, out_int32: bool = False, right: bool = False) -> Tensor:
     """The bucket of ``boundaries`` (1-d, sorted) each value of ``input`` falls in; no gradient."""
     scalar = isinstance(input, (bool, int, float))
@@ -367,6 +407,8 @@ def _check_search(
                 f"{_WHO}side and right can't be set to opposites, got side of left while right was True"
             )
     if seq.dim() == 0:
+
+
         raise RuntimeError(f"{_WHO}boundaries tensor should have positive dimension, but got 0 dimension")
     if scalar and seq.dim() != 1:
         raise RuntimeError(
@@ -404,7 +446,6 @@ def _searched(seq: Tensor, values: Tensor, out_int32: bool, right: bool, sorter:
         order = sorter._data.reshape(-1, width) if sorter is not None else xp.arange(width)[None, :]
         found = _insertion_points(xp, bounds, flat, right, order)
     return Tensor._from_array(found.astype(np.int32 if out_int32 else np.int64).reshape(values.shape))
-
 
 
 # -- unique, unique_consecutive: torch records a node whose derivative is not implemented ---------

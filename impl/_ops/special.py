@@ -24,6 +24,7 @@ from impl import _api as api
 from impl._ops.elementwise import UNARY, mul_scalar
 from impl._ops.inplace import unary_inplace
 from impl._ops.table import D, OpDef
+from impl._signatures import ELEMENTWISE
 
 # CALERF's coefficients: erf on |x| <= 0.46875 (A/B), erfc on 0.46875 < |x| <= 4 (C/D), erfc beyond (P/Q)
 _A = (
@@ -173,13 +174,13 @@ ERFC = OpDef(
 )
 
 
-@api.variants("erf")
+@api.variants("erf", out=ELEMENTWISE)
 def erf(input: Any) -> Any:
     """torch.erf: the error function, elementwise (integers and bools give float32)."""
     return ERF._call((input,), {})
 
 
-@api.variants("erfc")
+@api.variants("erfc", out=ELEMENTWISE)
 def erfc(input: Any) -> Any:
     """torch.erfc: ``1 - erf(x)``, accurate where erf is near 1."""
     return ERFC._call((input,), {})

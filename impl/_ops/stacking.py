@@ -12,6 +12,7 @@ the broadcast shape comes back itself), the stacks one CatBackward0 over the inp
 from __future__ import annotations
 
 import builtins
+import dataclasses
 from collections.abc import Callable
 from typing import Any
 
@@ -23,7 +24,7 @@ from impl._ops import indexing as ix
 from impl._ops.indexing import cat, tensor_list
 from impl._ops.table import _view_creation_meta, apply, broadcast_mismatch
 from impl._ops.views import _slice, expand, reshape, unsqueeze
-from impl._signatures import invalid_call
+from impl._signatures import CAT, invalid_call
 from impl._tensor import Tensor, _wrap_dim, zeros_of
 from impl._warn import warn_once
 
@@ -68,28 +69,26 @@ def _stacked(name: str, tensors: Any, ndim: int) -> list:
     return [_at_least(t, ndim) for t in tensors]
 
 
-@api.function("hstack")
+@api.function("hstack", out=CAT.named("cat"))
 def hstack(tensors: Any) -> Tensor:
     """The tensors (0-d ones as 1-d) concatenated along dim 1, or along dim 0 if they are 1-d."""
     parts = _stacked("hstack", tensors, 1)
     return ix.cat(parts, 0 if parts[0].dim() == 1 else 1)
 
 
-@api.function("vstack", "row_stack")
+@api.function("vstack", "row_stack", out=CAT.named("cat"))
 def vstack(tensors: Any) -> Tensor:
     """The tensors, raised to at least 2 dims, concatenated along dim 0 (``row_stack``)."""
     return ix.cat(_stacked("vstack", tensors, 2), 0)
 
 
-
-
-@api.function("dstack")
+@api.function("dstack", out=CAT.named("cat"))
 def dstack(tensors: Any) -> Tensor:
     """The tensors, raised to at least 3 dims, concatenated along dim 2."""
     return ix.cat(_stacked("dstack", tensors, 3), 2)
 
 
-@api.function("column_stack")
+@api.function("column_stack", out=CAT.named("cat"))
 def column_stack(tensors: Any) -> Tensor:
     """The tensors side by side as columns: a 0-d or 1-d one reshaped to a column, then hstack."""
     tensors = ix.tensor_list("column_stack", tensors)
@@ -192,7 +191,10 @@ def dsplit(input: Tensor, indices_or_sections: Any) -> tuple:
     return _split_along("dsplit", input, indices_or_sections, 3, 2)
 
 
-@api.function("stack")
+STACK_OUT = dataclasses.replace(CAT, resize_first=True)  # stack_out resizes before cat_out checks
+
+
+@api.function("stack", out=STACK_OUT)
 def stack(tensors: Any, dim: int = 0) -> Tensor:
     tensors = tensor_list("stack", tensors)
     if not tensors:

@@ -44,7 +44,15 @@ from impl._ops.elementwise import (
 from impl._ops.inplace import apply_inplace
 from impl._ops.pointwise_ternary import WHERE
 from impl._ops.table import FLOAT_DTYPES, D, OpDef, apply, auto_element_wise
-from impl._signatures import _invalid_combination, _Signature, invalid_call
+from impl._signatures import (
+    BOOLEAN,
+    ELEMENTWISE,
+    SAME_DTYPE,
+    Out,
+    _invalid_combination,
+    _Signature,
+    invalid_call,
+)
 from impl._tensor import Tensor
 from impl._type_info import finfo
 
@@ -446,7 +454,7 @@ def _rounded(self: Tensor, decimals: Any, inplace: bool) -> Tensor:
     return ip.apply_inplace(op, self, **attrs) if inplace else apply(op, self, **attrs)
 
 
-@api.function("round")
+@api.function("round", out=SAME_DTYPE)
 def round(input: Tensor, *args: Any, decimals: int = _UNSET) -> Tensor:
     """Round half to even, to ``decimals`` decimal places when given (negative: tens, hundreds
     ...), in the opmath dtype; integers are copied without decimals and refused with them."""
@@ -522,10 +530,12 @@ def _no_inplace_derivative(op: OpDef) -> OpDef:
     return unary_op(op.node_name[:-1] + "1", op.forward, "", formula)
 
 
-def declare(op: OpDef, *names: str, inplace: OpDef | bool = True) -> Any:
-    """``torch.<name>(input)`` and ``x.<name>()`` for each of ``names`` (aliases), and ``x.<name>_()``
-    running ``inplace`` (the op itself if True, none if False) in place; the functions."""
-    fns = tuple(api.variants(name)(_function(op, name)) for name in names)
+def declare(op: OpDef, *names: str, inplace: OpDef | bool = True, out: Out | None = ELEMENTWISE) -> Any:
+    """``torch.<name>(input)`` (taking ``out``) and ``x.<name>()`` for each of ``names`` (aliases,
+    their autograd error under out= naming the first), and ``x.<name>_()`` running ``inplace`` (the
+    op itself if True, none if False) in place; the functions."""
+    out = out and out.named(names[0])
+    fns = tuple(api.variants(name, out=out)(_function(op, name)) for name in names)
     if inplace:
         method = ip.unary_inplace(op if inplace is True else inplace)
         api.method(*(name + "_" for name in names))(method)
@@ -542,15 +552,16 @@ acosh, arccosh = declare(ACOSH, "acosh", "arccosh", inplace=_no_inplace_derivati
 atanh, arctanh = declare(ATANH, "atanh", "arctanh", inplace=_no_inplace_derivative(ATANH))
 log1p, expm1 = declare(LOG1P, "log1p"), declare(EXPM1, "expm1")
 log2, log10, exp2 = declare(LOG2, "log2"), declare(LOG10, "log10"), declare(EXP2, "exp2")
-rsqrt, frac, sinc = declare(RSQRT, "rsqrt"), declare(FRAC, "frac"), declare(SINC, "sinc")
+rsqrt, frac, sinc = declare(RSQRT, "rsqrt"), declare(FRAC, "frac", out=SAME_DTYPE), declare(SINC, "sinc")
 deg2rad, rad2deg = declare(DEG2RAD, "deg2rad"), declare(RAD2DEG, "rad2deg")
-isinf, isposinf = declare(ISINF, "isinf", inplace=False), declare(ISPOSINF, "isposinf", inplace=False)
-isneginf = declare(ISNEGINF, "isneginf", inplace=False)
-signbit = declare(SIGNBIT, "signbit", inplace=False)
-fix = declare(TRUNC, "fix")
+isinf = declare(ISINF, "isinf", inplace=False, out=None)
+isposinf = declare(ISPOSINF, "isposinf", inplace=False, out=BOOLEAN)
+isneginf = declare(ISNEGINF, "isneginf", inplace=False, out=BOOLEAN)
+signbit = declare(SIGNBIT, "signbit", inplace=False, out=BOOLEAN)
+fix = declare(TRUNC, "fix", out=SAME_DTYPE.named("trunc"))
 
 
-@api.variants("logit")
+@api.variants("logit", out=Out())
 def logit(input: Tensor, eps: float | None = None) -> Tensor:
     """log(p / (1 - p)), p clamped to [eps, 1 - eps] when eps is given (and not negative)."""
     if not isinstance(input, Tensor):
@@ -563,7 +574,9 @@ def _logit_(self: Tensor, eps: float | None = None) -> Tensor:
     return ip.apply_inplace(LOGIT, self, eps=eps)
 
 
-@api.variants("nan_to_num")
+@api.variants(
+    "nan_to_num", out=Out("same", "nan_to_num: dtype of out: {out} should be same as input: {result}")
+)
 def nan_to_num(
     input: Tensor, nan: float | None = 0.0, posinf: float | None = None, neginf: float | None = None
 ) -> Tensor:
@@ -613,9 +626,10 @@ def _unary(op: OpDef) -> Any:
     return fn
 
 
-def _declare_unary(op: OpDef, *names: str, inplace: bool = True) -> Any:
-    """``torch.<name>(input)``, ``x.<name>()`` and (``inplace``) ``x.<name>_()`` for each name."""
-    fn = api.variants(*names)(_unary(op))
+def _declare_unary(op: OpDef, *names: str, inplace: bool = True, out: Out | None = ELEMENTWISE) -> Any:
+    """``torch.<name>(input)`` (taking ``out``), ``x.<name>()`` and (``inplace``) ``x.<name>_()`` for
+    each name."""
+    fn = api.variants(*names, out=out)(_unary(op))
     if inplace:
         api.method(*(name + "_" for name in names))(ip.unary_inplace(op))
     return fn
@@ -630,19 +644,19 @@ sin, cos = _declare_unary(SIN, "sin"), _declare_unary(COS, "cos")
 tanh, sigmoid = _declare_unary(TANH, "tanh"), _declare_unary(SIGMOID, "sigmoid")
 
 
-relu = _declare_unary(RELU, "relu", inplace=False)  # relu_: impl/_ops/inplace.py
+relu = _declare_unary(RELU, "relu", inplace=False, out=None)  # relu_: impl/_ops/inplace.py
 
 
-sign, sgn = _declare_unary(SIGN, "sign"), _declare_unary(SGN, "sgn")
+sign, sgn = _declare_unary(SIGN, "sign", out=SAME_DTYPE), _declare_unary(SGN, "sgn", out=SAME_DTYPE)
 
 
-floor, ceil = _declare_unary(FLOOR, "floor"), _declare_unary(CEIL, "ceil")
+floor, ceil = _declare_unary(FLOOR, "floor", out=SAME_DTYPE), _declare_unary(CEIL, "ceil", out=SAME_DTYPE)
 
 
-trunc = _declare_unary(TRUNC, "trunc")  # round: unary_math.py
+trunc = _declare_unary(TRUNC, "trunc", out=SAME_DTYPE)  # round: unary_math.py
 
 
-abs = api.function("abs", "absolute")(api.method("abs", "__abs__")(_unary(ABS)))
+abs = api.function("abs", "absolute", out=SAME_DTYPE)(api.method("abs", "__abs__")(_unary(ABS)))
 
 
 api.method("abs_")(ip.unary_inplace(ABS))
