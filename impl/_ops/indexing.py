@@ -747,8 +747,9 @@ def _take_grad(g: Tensor, c: Any) -> Tensor:
 TAKE = OpDef("TakeBackward0", _take_fwd, derivatives={"self": D("index", _take_grad)})
 
 
-TAKE_OUT = Out("same", "take(): self and out expected to have the same dtype, but got self.dtype = {result} and "
-              "out.dtype = {out}")
+TAKE_OUT = Out(
+    "same", "take(): self and out expected to have the same dtype, but got self.dtype = {result} and out.dtype = {out}"
+)
 
 
 @api.variants("take", out=TAKE_OUT)
