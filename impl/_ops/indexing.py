@@ -748,7 +748,9 @@ TAKE = OpDef("TakeBackward0", _take_fwd, derivatives={"self": D("index", _take_g
 
 
 TAKE_OUT = Out(
-    "same", "take(): self and out expected to have the same dtype, but got self.dtype = {result} and out.dtype = {out}"
+    "same",
+    "take(): self and out expected to have the same dtype, but got self.dtype = {result} and "
+    "out.dtype = {out}",
 )
 
 
