@@ -1,7 +1,8 @@
 """Argument spellings (oracle/rules/api.py): reductions, scans and joins called with NumPy's
-keyword spellings (now and then one torch refuses), and functions called with out= of a drawn
-shape and dtype (empty, of the result's shape, of another shape; an argument requiring grad now
-and then), every tensor observed; factory functions under a drawn default dtype and device."""
+keyword spellings (now and then one torch refuses), and each family of functions taking out=
+called with out= of a drawn shape and dtype (empty, of the result's shape, of another shape, a
+view; a tuple of two for those returning two; an argument requiring grad now and then), every
+tensor observed; factory functions under a drawn default dtype and device."""
 
 from __future__ import annotations
 
@@ -52,33 +53,100 @@ def spelled_calls(draw: Any) -> Program:
     return p.observed()
 
 
-OUT_OPS = {
-    "add": 2, "mul": 2, "sub": 2, "div": 2, "exp": 1, "matmul": 2, "mm": 2, "sum": 1, "mean": 1,
-    "cumsum": 1, "softmax": 1, "cat": 0, "stack": 0,
+# The functions out= is drawn for, each with its arguments (``a`` and ``b`` the two (2, 2) leaves, ``v``
+# a vector, ``m`` a mask, ``[a, b]`` a list), by family; a tuple out for TUPLE_OUTS
+OUT_CALLS: dict[str, tuple] = {
+    **dict.fromkeys(("exp", "sin", "sqrt", "log1p", "erf", "sigmoid", "rsqrt", "tanh", "logit"), ("a",)),
+    **dict.fromkeys(("neg", "abs", "floor", "sign", "round", "trunc", "frac", "signbit", "isposinf"), ("a",)),
+    **dict.fromkeys(("nan_to_num", "square", "reciprocal", "logical_not", "bitwise_not"), ("a",)),
+    **dict.fromkeys(
+        ("add", "sub", "mul", "div", "pow", "maximum", "atan2", "fmod", "remainder", "xlogy", "hypot", "eq",
+         "lt", "logical_and", "bitwise_and", "floor_divide", "float_power", "heaviside", "copysign", "fmax",
+         "logaddexp", "mm", "matmul", "bmm"),
+        ("a", "b"),
+    ),  # fmt: skip
+    "addcmul": ("a", "a", "b"), "addcdiv": ("a", "b", "a"), "lerp": ("a", "b", 0.5), "addmm": ("a", "a", "b"),
+    "clamp": ("a", -0.5, 0.5), "clip": ("a", "b"), "where": ("m", "a", "b"), "outer": ("v", "v"),
+    "dot": ("v", "v"), "mv": ("a", "v"),
+    **dict.fromkeys(
+        ("sum", "mean", "prod", "amax", "amin", "argmax", "all", "any", "logsumexp", "std", "var", "nansum",
+         "nanmean", "cumsum", "cumprod", "logcumsumexp", "softmax", "log_softmax", "diff", "argsort", "norm"),
+        ("a", 1),
+    ),  # fmt: skip
+    **dict.fromkeys(("cat", "stack", "hstack", "vstack", "dstack", "column_stack"), ("[a, b]",)),
+    **dict.fromkeys(("tril", "triu", "diag", "msort", "nonzero"), ("a",)),
+    # not drawn: index_select, masked_select, gather resize out before refusing a bad index (torch's
+    # new elements uninitialized)
+    **dict.fromkeys(("max", "min", "sort", "cummax", "cummin", "median"), ("a", 1)),
+    "topk": ("a", 1), "aminmax": ("a",),  # kthvalue: torch resizes out to the keepdim shape first
+    "zeros": ((2, 2),), "ones": (3,), "full": ((2,), 1.5), "eye": (2,), "arange": (4,), "linspace": (0, 1, 3),
+    "logspace": (0, 1, 3),
 }  # fmt: skip
+# the functions whose result is not (2, 2)
+RESHAPING = (
+    "sum mean prod amax amin argmax all any logsumexp std var nansum nanmean diff norm cat stack hstack "
+    "vstack dstack column_stack diag nonzero index_select masked_select outer dot mv zeros ones full eye "
+    "arange linspace logspace max min sort cummax cummin median topk aminmax bmm"
+).split()
+# no int64 kernel: out resized before the error
+FLOAT_KERNELS = ("frac", "hypot", "logaddexp", "lerp", "logcumsumexp", "softmax", "log_softmax")
+# out resized before its dtype is refused (torch's new elements uninitialized): drawn of the input's dtype
+REFUSED_AFTER_RESIZE = ("dot", "diag", "var", "std", "mean", "logsumexp", "norm", "prod", "sum")
+FACTORIES_OUT = ("zeros", "ones", "full", "eye", "arange", "linspace", "logspace")
+TUPLE_OUTS = ("max", "min", "sort", "cummax", "cummin", "median", "topk", "aminmax")
+# out= variants torch runs without refusing an input that requires grad (out gets a NotImplemented
+# node impl does not make): not drawn with one
+RECORDED = ("softmax", "log_softmax", "floor_divide", "heaviside", "argsort", "diag")
+# no grad input for comparisons either: the reference process shows no resize warning then (a
+# fresh torch shows one; tests/impl/test_impl_out.py checks them)
+UNRECORDED = (
+    "eq", "lt", "logical_and", "logical_not", "signbit", "isposinf", "argmax", "all", "any", "nonzero",
+)  # fmt: skip
 
 
 @st.composite
 def out_calls(draw: Any) -> Program:
-    """Two (2, 2) leaves (float32, float64 or int64; one requiring grad now and then) and an op of
-    OUT_OPS called with out= a leaf that is empty, of the result's shape or of another shape, of a
-    drawn dtype; out, the result and the leaves observed."""
+    """Two (2, 2) leaves (float32, float64 or int64; one requiring grad now and then), and a function
+    of OUT_CALLS called with out= a leaf that is empty, of the result's shape or of another shape, of
+    a drawn dtype, or a view (a tuple of two such for a function returning two); every tensor
+    observed."""
     p = OpProgram(draw)
-    dtype = draw(st.sampled_from(("float32", "float64", "int64")))
-    a = p.leaf((2, 2), dtype, grad=dtype != "int64" and draw(st.integers(0, 5)) == 0)
+    op = draw(st.sampled_from(sorted(OUT_CALLS)))
+    dtype = "int64" if op.startswith("bitwise") else draw(st.sampled_from(("float32", "float64", "int64")))
+    if op in ("floor_divide", "div", "fmod", "remainder"):  # an integer division by zero raises midway
+        dtype = draw(st.sampled_from(("float32", "float64")))
+    grad = dtype != "int64" and op not in (*RECORDED, *UNRECORDED) and draw(st.integers(0, 5)) == 0
+    a = p.leaf((2, 2), dtype, grad=grad)
     b = p.leaf((2, 2), dtype, grad=False)
-    op = draw(st.sampled_from(sorted(OUT_OPS)))
-    if op in ("mm", "matmul", "softmax", "cumsum", "mean", "exp") and dtype == "int64":
-        op = "add"
-    out_dtype = draw(st.sampled_from(("float32", "float64", "int64", dtype)))
-    out_shape = draw(st.sampled_from(((0,), (2, 2), (3,), (1, 2))))
-    if op == "stack" and dtype != "int64" and out_dtype == "int64":
-        out_shape = (2, 2, 2)  # stack resizes out before refusing the cast: new elements uninitialized
-    r = p.leaf(out_shape, out_dtype, grad=False)
-    args: list = [[Ref(a), Ref(b)]] if OUT_OPS[op] == 0 else [Ref(a), Ref(b)][: OUT_OPS[op]]
-    if op in ("sum", "mean", "cumsum", "softmax"):
-        args.append(draw(st.sampled_from((0, 1))))
-    p.op(op, *args, out=Ref(r))
+    named = {"a": Ref(a), "b": Ref(b), "[a, b]": [Ref(a), Ref(b)]}
+    others = {"v": ((2,), None), "m": ((2, 2), "bool")}
+    for key, (shape, kind) in others.items():
+        if key in OUT_CALLS[op]:
+            named[key] = Ref(p.leaf(shape, kind or dtype, grad=False))
+    args = [named.get(arg, arg) if isinstance(arg, str) else arg for arg in OUT_CALLS[op]]
+
+    def drawn_out(dtypes: tuple) -> Any:
+        out_dtype = draw(st.sampled_from(dtypes))
+        views = ("view",) if op not in RESHAPING else ()  # a view resized: torch keeps its storage
+        shape = draw(st.sampled_from(((0,), (2, 2), (3,), (1, 2), *views)))
+        if shape == "view":  # a leaf's transpose: not contiguous
+            return Ref(p.op("t", Ref(p.leaf((2, 2), out_dtype, grad=False))))
+        if op == "stack" and (out_dtype == "bool" or (dtype != "int64" and out_dtype == "int64")):
+            shape = (2, 2, 2)  # stack resizes out before refusing the cast: new elements uninitialized
+        if op == "arange" and shape == (2, 2):
+            shape = (4,)  # arange keeps an out of its number of elements as it is shaped (impl: reshapes)
+        if op in FLOAT_KERNELS and dtype == "int64":
+            shape = (2, 2)  # resized before the kernel raises: new elements uninitialized
+        return Ref(p.leaf(shape, out_dtype, grad=False))
+
+    if op in TUPLE_OUTS:  # the values of a drawn dtype (refused before any part is resized), indices int64
+        values = drawn_out((dtype, dtype, "int64", "float64"))
+        out: Any = (values, drawn_out((dtype,) if op == "aminmax" else ("int64",)))
+    else:
+        bools = ("bool",) if op not in ("cumsum", "cumprod", *FACTORIES_OUT) else ()  # resized, then refused
+        ints = ("int64", *bools) if op not in ("nansum", "nanmean") else ()  # resized before refusing
+        out = drawn_out((dtype,) if op in REFUSED_AFTER_RESIZE else ("float32", "float64", *ints, dtype))
+    p.op(op, *args, out=out)
     return p.observed()
 
 

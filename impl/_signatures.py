@@ -25,6 +25,8 @@ import warnings
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from impl import _api as api
 from impl import dtypes, return_types
 from impl._grad_mode import is_grad_enabled
@@ -564,7 +566,9 @@ class Out:
     layout of an out it resizes (numpy's "C", or "F": nonzero's transposed one); ``resized``: the
     warning of a non-empty out resized ({old} and {new} shapes as lists, {shape} the new as a
     tuple, {numel} and {count} their numbers of elements); ``resize_bumps``: out's version bumps
-    when it is resized (a factory's resize_ of it)."""
+    when it is resized (a factory's resize_ of it); ``checks_first``: a tuple out's parts all
+    checked before the first is resized (else each in turn, as structured kernels do);
+    ``compares``: a comparison, which TensorIterator computes in its operands' dtype."""
 
     fit: str = "cast"
     message: str = CANT_CAST
@@ -581,6 +585,8 @@ class Out:
     order: str = "C"
     resized: str = OUT_RESIZED
     resize_bumps: bool = False
+    checks_first: bool = False
+    compares: bool = False
     refusal: str = (
         "{aten}(): functions with out=... arguments don't support automatic differentiation, but one of the "
         "arguments requires grad."
@@ -612,11 +618,12 @@ class Out:
             }  # fmt: skip
             raise self.error(message.format(**words))
 
-    def fit_to(self, name: str, out: Tensor, result: Tensor) -> None:
+    def fit_to(self, name: str, out: Tensor, result: Tensor, common: Any = None) -> None:
         """``out`` checked (``check``) and resized to the result's shape, with torch's warning
-        where it held elements (twice where TensorIterator casts)."""
+        where it held elements (twice where TensorIterator casts: out of neither the result's
+        dtype nor ``common``, the one it computes in, when given)."""
         self.check(name, out, result)
-        twice = self.twice and result.dtype is not out.dtype
+        twice = self.twice and out.dtype not in (result.dtype, common or result.dtype)
         if tuple(out.shape) != tuple(result.shape) and self.resize_bumps:
             out._vc.bump()
         _resize(out, tuple(result.shape), (2 if twice else 1) if self.warn else 0, self.order, self.resized)
@@ -637,7 +644,7 @@ ACCUMULATE = Out("accumulate")
 INDICES = dataclasses.replace(EXACT, differentiable=False)  # argmax's, argsort's: no derivative
 CREATE = Out("create", warn=False)  # a factory's: its autograd error names aten::<name>
 CREATE_RESIZED = Out("create", warn=False, refusal="cannot resize variables that require grad")
-BOOLEAN = Out("same", "{name} does not support non-boolean outputs.")  # out must be bool
+BOOLEAN = Out("same", "{name} does not support non-boolean outputs.", differentiable=False)  # bool out
 CAT = Out(message="torch.cat(): input types can't be cast to the desired output type {out}", error=TypeError)
 
 
@@ -684,13 +691,13 @@ def _into(name: str, fn: Callable, args: tuple, kwargs: dict) -> Any:
     out's dtype, out resized to the result's shape (with torch's warning where it held elements),
     its version bumped; out itself is returned (a tuple out as the function's named tuple)."""
     policy = api.OUT[name]
+    if policy.pick is not None:  # (it sees out among the keywords)
+        policy = policy.pick(args, kwargs).named(policy.aten)
     kwargs = dict(kwargs)
     out = kwargs.pop("out")
-    if policy.pick is not None:
-        policy = policy.pick(args, kwargs).named(policy.aten)
     outs = _out_tensors(name, policy, out, args, kwargs)
-    tensors = _tensors([*args, *kwargs.values(), *outs])
-    if policy.differentiable and is_grad_enabled() and any(t.requires_grad for t in tensors):
+    tensors = [*outs, *(_tensors([*args, *kwargs.values()]) if policy.differentiable else ())]
+    if is_grad_enabled() and any(t.requires_grad for t in tensors):  # an out requiring grad: always
         raise RuntimeError(policy.refusal.format(aten=policy.aten))
     if policy.fit.startswith(("accumulate_", "upcast")):  # refused before computing in out's dtype
         policy.check(name, out, out if policy.fit.endswith("floating") else fn(*args, **kwargs))
@@ -704,11 +711,24 @@ def _into(name: str, fn: Callable, args: tuple, kwargs: dict) -> Any:
             wanted, have = dtypes.scalar_type(given), dtypes.scalar_type(out.dtype)
             raise RuntimeError(f"dtype {wanted} does not match dtype of out parameter ({have})")
         kwargs["dtype"] = out.dtype
-    result = fn(*args, **kwargs)
+    try:
+        result = fn(*args, **kwargs)
+    except NotImplementedError:  # a kernel missing for the dtype: torch checked (resized) out first
+        inputs = _tensors(args)
+        if policy.twice and inputs:  # TensorIterator's cast check, then its resize
+            policy.check(name, out, inputs[0])
+            _resize(out, tuple(np.broadcast_shapes(*(tuple(t.shape) for t in inputs))), 1)
+        elif policy.fit == "same" and inputs and not policy.parts:  # a structured kernel's meta check
+            policy.check(name, out, inputs[0])
+        raise
     results = tuple(result) if policy.parts else (result,)
     parts = policy.parts or (policy,)
+    if policy.checks_first:  # every out checked before any is resized
+        for part, target, produced in zip(parts, outs, results, strict=True):
+            part.check(name, target, produced)
+    common = dtypes.result_type(*args[:2]) if policy.compares else None
     for part, target, produced in zip(parts, outs, results, strict=True):
-        part.fit_to(name, target, produced)
+        part.fit_to(name, target, produced, common)
     for part, target, produced in zip(parts, outs, results, strict=True):
         part.write(target, produced)
     return getattr(return_types, f"{type(result).__name__}_out")(outs) if policy.parts else out
@@ -722,7 +742,7 @@ def _resize(
     when it also casts; factories resize without it), laid out in ``order`` (numpy's)."""
     if tuple(out.shape) == shape:
         return
-    if out.numel():
+    if out.numel() and (warning is OUT_RESIZED or out.numel() != math.prod(shape)):  # arange's: by numel
         for _ in range(warnings_shown):
             words = {"old": list(out.shape), "new": list(shape), "shape": shape}
             text = warning.format(**words, numel=out.numel(), count=math.prod(shape))

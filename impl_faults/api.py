@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 from typing import Any
@@ -52,6 +53,38 @@ def out_not_resized() -> Iterator[None]:
 def out_resize_warning_missing() -> Iterator[None]:
     """A non-empty out= of another shape is resized without torch's UserWarning."""
     with patched(_signatures(), "warnings", lambda _original: SimpleNamespace(warn=lambda *a, **k: None)):
+        yield
+
+
+@fault({"API-002": "error"})
+def out_dtype_cast_where_torch_refuses() -> Iterator[None]:
+    """An out whose dtype must be the result's (neg, mm, softmax, sort ...) takes any dtype the
+    result casts to, as TensorIterator's casting ops do."""
+
+    def check(original: Callable) -> Callable:
+        def cast(self: Any, name: str, out: Any, result: Any) -> None:
+            if self.fit == "same" and _signatures()._can_cast(result.dtype, out.dtype):
+                return None
+            return original(self, name, out, result)
+
+        return cast
+
+    with patched(_signatures().Out, "check", check):
+        yield
+
+
+@fault({"API-002": "warning"})
+def cast_resize_warns_once() -> Iterator[None]:
+    """A TensorIterator op (add, exp, eq ...) resizing a non-empty out of another dtype warns once,
+    not twice as torch's TensorIterator does when it also casts."""
+
+    def fit_to(original: Callable) -> Callable:
+        def once(self: Any, name: str, out: Any, result: Any, common: Any = None) -> None:
+            return original(dataclasses.replace(self, twice=False), name, out, result, common)
+
+        return once
+
+    with patched(_signatures().Out, "fit_to", fit_to):
         yield
 
 

@@ -168,6 +168,9 @@ OPS.update(_table(" ".join(f"nn.functional.{f}" for f in (
 OPS.update(_table("split", "method"))
 # the in-place view methods (conformance/test_tensors.py, TEN-006)
 OPS.update(_table("t_ transpose_ swapdims_ swapaxes_ squeeze_ unsqueeze_ as_strided_", "method", True))
+# more functions called with out= (conformance/test_api.py, API-002)
+OPS.update(_table("amin argmax bitwise_and bitwise_not clip dot eq floor_divide logical_and", "function"))
+OPS.update(_table("logical_not lt masked_select mv outer", "function"))
 
 
 @dataclass(frozen=True)

@@ -478,6 +478,15 @@ FLOAT_POWER_OUT = Out(
 )
 
 
+
+def _float_power_out(args: tuple, kwargs: dict) -> Out:
+    """float_power's out= (composite: its dtype checked before autograd's refusal)."""
+    out = kwargs.get("out")
+    if isinstance(out, Tensor) and out.dtype is not dtypes.float64:
+        raise RuntimeError(FLOAT_POWER_OUT.message.format(out=dtypes.scalar_type(out.dtype), result="Double"))
+    return FLOAT_POWER_OUT
+
+
 def _check_heaviside(input: Tensor, values: Tensor) -> None:
     if input.dtype is not values.dtype:
         raise RuntimeError("heaviside is not yet implemented for tensors with different dtypes.")
@@ -492,7 +501,7 @@ def heaviside(input: Tensor, values: Tensor) -> Tensor:
     return apply(HEAVISIDE, input, values)
 
 
-@api.variants("float_power", tensor_or_number="exponent", out=FLOAT_POWER_OUT)
+@api.variants("float_power", tensor_or_number="exponent", out=Out(pick=_float_power_out))
 def float_power(input: Any, exponent: Any) -> Tensor:
     """``pow`` in float64, as torch's composite writes it: ``input.to(double).pow(exponent)``
     (ToCopyBackward0 then PowBackward0/1/2), a number exponent as a float."""

@@ -4,13 +4,14 @@ integer dtype for the bitwise ops), so they record no node."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from impl import _api as api
 from impl import dtypes
 from impl._ops.elementwise import BINARY, UNARY
 from impl._ops.table import NOT_OPERANDS, OpDef, apply
-from impl._signatures import ELEMENTWISE, SAME_DTYPE, Out, invalid_call
+from impl._signatures import SAME_DTYPE, Out, invalid_call
 from impl._tensor import Tensor
 from impl._xp import namespace_of
 
@@ -101,7 +102,9 @@ logical_not = api.variants("logical_not", out=Out(differentiable=False))(
 )
 
 
-bitwise_not = api.variants("bitwise_not", out=SAME_DTYPE)(_named_unary(NOT, "bitwise_not"))
+bitwise_not = api.variants("bitwise_not", out=dataclasses.replace(SAME_DTYPE, differentiable=False))(
+    _named_unary(NOT, "bitwise_not")
+)
 
 
 def _cmp(op: OpDef, name: str, numbers: bool = True) -> Any:
@@ -121,7 +124,7 @@ def _declare(op: OpDef, name: str, numbers: bool = True) -> Any:
     """``torch.<name>`` (taking out=; a comparison casts as TensorIterator does, a logical op
     once) and ``x.<name>()``: the method's argument a tensor, or also a number."""
     options = {"tensor_or_number": "other"} if numbers else {"tensor": "other"}
-    out = Out(twice=numbers, differentiable=False)
+    out = Out(twice=numbers, differentiable=False, compares=True)
     return api.variants(name, out=out, **options)(_cmp(op, name, numbers))
 
 
@@ -130,9 +133,10 @@ gt, ge = _declare(GT, "gt"), _declare(GE, "ge")
 logical_and = _declare(LOGICAL_AND, "logical_and", numbers=False)
 logical_or = _declare(LOGICAL_OR, "logical_or", numbers=False)
 logical_xor = _declare(LOGICAL_XOR, "logical_xor", numbers=False)
-bitwise_and = api.variants("bitwise_and", out=ELEMENTWISE)(_cmp(AND, "bitwise_and"))
-bitwise_or = api.variants("bitwise_or", out=ELEMENTWISE)(_cmp(OR, "bitwise_or"))
-bitwise_xor = api.variants("bitwise_xor", out=ELEMENTWISE)(_cmp(XOR, "bitwise_xor"))
+BITWISE = Out(twice=True, differentiable=False)  # integer ops: no derivative
+bitwise_and = api.variants("bitwise_and", out=BITWISE)(_cmp(AND, "bitwise_and"))
+bitwise_or = api.variants("bitwise_or", out=BITWISE)(_cmp(OR, "bitwise_or"))
+bitwise_xor = api.variants("bitwise_xor", out=BITWISE)(_cmp(XOR, "bitwise_xor"))
 
 
 @api.variants("equal", tensor="other")

@@ -182,7 +182,8 @@ def _by_tensor_operands(first: int, tensors: Out, numbers: Out) -> Any:
     position ``first`` on, else ``numbers``."""
 
     def pick(args: tuple, kwargs: dict) -> Out:
-        given = any(isinstance(a, Tensor) for a in (*args[first:], *kwargs.values()))
+        bounds = [v for k, v in kwargs.items() if k != "out"]
+        given = any(isinstance(a, Tensor) for a in (*args[first:], *bounds))
         return tensors if given else numbers
 
     return pick

@@ -222,7 +222,7 @@ DOT_OUT = Out("same", "result dtype {out} does not match input dtype {result}", 
 
 def _matmul_out(args: tuple, kwargs: dict) -> Out:
     """matmul's out=: dot's for two vectors, else out's dtype must be the result's."""
-    vectors = [a for a in (*args, *kwargs.values())[:2] if isinstance(a, Tensor) and a.dim() == 1]
+    vectors = [a for a in args[:2] if isinstance(a, Tensor) and a.dim() == 1]
     return DOT_OUT if len(vectors) == 2 else EXACT
 
 

@@ -548,10 +548,16 @@ NANSUM = OpDef(
 )
 
 
-@api.variants(
-    "nansum",
-    out=Out("accumulate_floating", "\"nansum_cpu\" not implemented for '{out}'", NotImplementedError),
-)
+NANSUM_OUT = Out("accumulate_floating", "\"nansum_cpu\" not implemented for '{out}'", NotImplementedError)
+
+
+def _nansum_out(args: tuple, kwargs: dict) -> Out:
+    """nansum's out=: in out's dtype, a floating one for a floating input (an integral one sums)."""
+    input = args[0] if args else kwargs.get("input")
+    return NANSUM_OUT if isinstance(input, Tensor) and input.dtype.is_floating_point else ACCUMULATE
+
+
+@api.variants("nansum", out=Out(pick=_nansum_out))
 def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The sum over ``dim`` treating NaN as 0; integers and bools sum in int64 unless ``dtype``."""
     if not isinstance(input, Tensor):
@@ -562,16 +568,23 @@ def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any 
     return apply(NANSUM, input, dim=dims, keepdim=bool(keepdim), dtype=out_dt.np)
 
 
-@api.variants(
-    "nanmean",
-    out=Out(
-        "accumulate_floating",
-        "\"nansum_cpu\" not implemented for '{out}'",
-        NotImplementedError,
-        aten="nansum",
-        writes=2,
-    ),
-)
+NANMEAN_OUT = Out(
+    "accumulate_floating", "\"nansum_cpu\" not implemented for '{out}'", NotImplementedError, aten="nansum",
+    writes=2,
+)  # fmt: skip
+
+
+def _nanmean_out(args: tuple, kwargs: dict) -> Out:
+    """nanmean's out= (nansum's into out, divided in place), which refuses an integral input first."""
+    input = args[0] if args else kwargs.get("input")
+    if isinstance(input, Tensor) and not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise RuntimeError(
+            "nanmean(): integral types and 'Bool' are not supported for nanmean, even for empty tensors."
+        )
+    return NANMEAN_OUT
+
+
+@api.variants("nanmean", out=Out(pick=_nanmean_out))
 def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """torch's composite nanmean: ``nansum(input, dim, keepdim, dtype)`` divided by the count of
     the elements that are not NaN (DivBackward0 on top of NansumBackward0); floating inputs only."""

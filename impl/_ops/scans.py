@@ -223,12 +223,13 @@ def _cumulative_extreme(op: OpDef, kind: str) -> Any:
 
 
 SCALAR_TYPE = Out("same", "expected scalar_type {result} but found {out}")
-cummax = api.variants("cummax", out=Out(parts=(SCALAR_TYPE, SCALAR_TYPE)))(
+CUMULATIVE_OUT = Out(parts=(SCALAR_TYPE, SCALAR_TYPE), checks_first=True)
+cummax = api.variants("cummax", out=CUMULATIVE_OUT)(
     _cumulative_extreme(CUMMAX, "cummax")
 )
 
 
-cummin = api.variants("cummin", out=Out(parts=(SCALAR_TYPE, SCALAR_TYPE)))(
+cummin = api.variants("cummin", out=CUMULATIVE_OUT)(
     _cumulative_extreme(CUMMIN, "cummin")
 )
 

@@ -240,8 +240,9 @@ DIAG_EMBED_OUT = Out(
     cast_message="diag: result type {result} can't be cast to the desired out= type {out}",
     aten="aten::diag_embed",
     resize_first=True,
+    differentiable=False,
 )
-DIAGONAL_OUT = dataclasses.replace(EXACT, aten="aten::diagonal_copy", resize_first=True)
+DIAGONAL_OUT = dataclasses.replace(EXACT, aten="aten::diagonal_copy", resize_first=True, differentiable=False)
 
 
 @api.variants("diag", out=Out(pick=_diag_out))

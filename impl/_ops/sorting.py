@@ -23,7 +23,7 @@ from impl._ops.scatter import (
     SCATTER,  # zeros.scatter(dim, index, src), as value-selecting gradients build theirs
 )
 from impl._ops.table import D, OpDef, apply, number_array, separable
-from impl._signatures import EXACT, INDICES, Out, invalid_call
+from impl._signatures import EXACT, INDICES, OVERLOADS, Out, _invalid_combination, _Signature, invalid_call
 from impl._tensor import Tensor, _wrap_dim
 from impl._xp import namespace_of
 
@@ -212,7 +212,20 @@ def sort(input: Tensor, dim: Any = -1, descending: bool = False, *, stable: Any 
     return return_types.sort((values, indices))
 
 
-@api.variants("argsort", out=INDICES)
+OVERLOADS["argsort"] = (
+    "(Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor out = None)",
+    "(Tensor input, int dim = -1, bool descending = False)",
+)
+
+
+def _argsort_out(args: tuple, kwargs: dict) -> Out:
+    """argsort's out=: its overload with ``stable`` only."""
+    if "stable" not in kwargs:
+        raise _invalid_combination("argsort", [_Signature(s) for s in OVERLOADS["argsort"]], args, kwargs)
+    return INDICES
+
+
+@api.variants("argsort", out=Out(pick=_argsort_out))
 def argsort(input: Tensor, dim: Any = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """The indices of ``sort`` (no gradient)."""
     if not isinstance(input, Tensor):
@@ -291,7 +304,8 @@ MEDIAN_OUT = Out(
             "Expected tensor for argument #1 'indices' to have scalar type Long; but got {out_type} instead "
             "(while checking arguments for median)",
         ),
-    )
+    ),
+    checks_first=True,
 )
 
 

@@ -23,7 +23,11 @@ RULES = [
         "resized' UserWarning), its version bumps, the result is cast to r's dtype where torch's canCast "
         "allows (else torch's 'result type ... can't be cast' RuntimeError), and with an argument that "
         "requires grad (grad mode on) the call raises torch's 'functions with out=... arguments don't "
-        "support automatic differentiation' RuntimeError.",
+        "support automatic differentiation' RuntimeError; each function follows its kernel's rule: out's "
+        "dtype must be the result's where the kernel says so (with that kernel's error), a reduction may "
+        "compute in out's dtype, a factory makes its values in out's dtype, one returning two tensors takes "
+        "a tuple of two (each checked and resized, returned as torch.return_types.<op>_out), and an op "
+        "without a derivative takes inputs that require grad.",
         "https://pytorch.org/docs/stable/generated/torch.add.html",
     ),
     Rule(
