@@ -32,6 +32,12 @@ def _set_enabled(mode: bool) -> None:
     _state.enabled = bool(mode)
 
 
+INFERENCE_INPLACE = (
+    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
+    "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
+)
+
+
 @api.function("is_inference_mode_enabled")
 def is_inference_mode_enabled() -> bool:
     return _state.inference

@@ -29,7 +29,7 @@ import numpy as np
 
 from impl import _api as api
 from impl import dtypes, return_types
-from impl._grad_mode import is_grad_enabled
+from impl._grad_mode import INFERENCE_INPLACE, is_grad_enabled, is_inference_mode_enabled
 from impl._names import type_name
 from impl._tensor import Tensor
 from impl._xp import namespace_of
@@ -630,9 +630,12 @@ class Out:
 
     def write(self, out: Tensor, result: Tensor) -> None:
         """``result`` written into ``out`` (fitted), cast to out's dtype, its version bumped as
-        many times as torch's kernel writes it (none: empty's out keeps its bytes)."""
+        many times as torch's kernel writes it (none: empty's out keeps its bytes); an inference
+        tensor written outside inference mode refused then."""
         if self.writes:
             out._data[...] = result._data.astype(out._data.dtype, copy=False)
+        if out._inference and not out._tracked_inference and not is_inference_mode_enabled():
+            raise RuntimeError(INFERENCE_INPLACE)  # torch checks after writing, as an in-place op
         for _ in range(self.writes):
             out._vc.bump()
 

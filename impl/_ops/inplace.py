@@ -18,7 +18,7 @@ import numpy as np
 from impl import _api as api
 from impl import _grad_mode as grad_mode
 from impl import _layout, dtypes
-from impl._grad_mode import forward_level, set_tangent, tangent_of
+from impl._grad_mode import INFERENCE_INPLACE, forward_level, set_tangent, tangent_of
 from impl._graph import FREED, Node, SavedTensor, input_meta
 from impl._ops import views as vw
 from impl._ops.elementwise import zero_grad
@@ -37,10 +37,6 @@ from impl._xp import namespace_of, transferred
 
 LEAF_INPLACE = "a leaf Variable that requires grad is being used in an in-place operation."
 VIEW_OF_LEAF_INPLACE = "a view of a leaf Variable that requires grad is being used in an in-place operation."
-INFERENCE_INPLACE = (
-    "Inplace update to inference tensor outside InferenceMode is not allowed.You can make a clone to get a "
-    "normal tensor before doing inplace update.See https://github.com/pytorch/rfcs/pull/17 for more details."
-)
 
 
 def _copy_fwd(xp: Any, a: Any, src: Any) -> Any:

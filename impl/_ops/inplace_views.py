@@ -17,11 +17,12 @@ from typing import Any
 
 from impl import _api as api
 from impl import _grad_mode as grad_mode
+from impl._grad_mode import INFERENCE_INPLACE
 from impl._graph import input_meta
 from impl._names import type_name
 from impl._ops import views
 from impl._ops import views as vw
-from impl._ops.inplace import INFERENCE_INPLACE, SQUEEZE_DIM_, check_inplace
+from impl._ops.inplace import SQUEEZE_DIM_, check_inplace
 from impl._ops.table import OpDef, apply
 from impl._ops.views import _dim_list, as_strided_geometry
 from impl._signatures import _invalid_combination, _Signature

@@ -273,3 +273,28 @@ def test_out_declared_where_torch_takes_it() -> None:
             except (TypeError, ValueError):
                 pass
     assert set(impl._api.OUT) == takes & set(names)
+
+
+def test_inference_out_written_outside_the_mode_as_torch() -> None:
+    """An inference tensor as out outside inference mode: written, then torch's in-place refusal
+    (the autograd refusal first where an input requires grad); a tuple out too."""
+
+    def run(lib: Any) -> list:
+        with lib.inference_mode():
+            c = lib.zeros(3)
+        s = lib.full((2,), 3.0)
+        seen = []
+        for call in (lambda: lib.mul(s, s, out=c), lambda: lib.mul(s.clone().requires_grad_(), s, out=c),
+                     lambda: lib.sum(s, 0, out=c), lambda: lib.zeros(2, out=c),
+                     lambda: lib.max(lib.ones(2, 2), 0, out=(c, lib.zeros(2, dtype=lib.int64)))):
+            try:
+                call()
+                seen.append("written")
+            except RuntimeError as e:
+                seen.append(str(e))
+            seen.append(c.tolist())
+        return seen
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert run(impl) == run(torch)
