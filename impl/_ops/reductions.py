@@ -734,13 +734,13 @@ def bincount(input: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:
     a = input._data
     if input.dim() != 1 or (a.size and a.min() < 0):
         raise RuntimeError("bincount only supports 1-d non-negative integral inputs.")
-    if weights is not None and (weights.dim() != 1 or weights.shape[0] != input.shape[0]):
-        raise RuntimeError("weights should be 1-d and have the same length as input")
     xp = namespace_of(a)
     length = int(a.max()) + 1 if a.size else 0
     length = length if length > minlength else minlength
-    if weights is None or not a.size:  # torch's empty input: int64 zeros, whatever the weights
+    if weights is None or not a.size:  # torch's empty input: int64 zeros, whatever (unchecked) weights
         return Tensor._from_array(xp.bincount(a, minlength=length).astype(np.int64))
+    if weights.dim() != 1 or weights.shape[0] != input.shape[0]:
+        raise RuntimeError("weights should be 1-d and have the same length as input")
     out = weights.dtype if weights.dtype in (dtypes.float32, dtypes.float64) else dtypes.float64
     return Tensor._from_array(xp.bincount(a, weights=weights._data.astype(np.float64), minlength=length)
                               .astype(out.np))

@@ -10,6 +10,7 @@ can and copies when it cannot.
 from __future__ import annotations
 
 import builtins
+import math
 from typing import Any
 
 import numpy as np
@@ -481,7 +482,7 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
     if s == e:
         return input
     shape = tuple(input.shape)
-    return reshape(input, shape[:s] + (-1,) + shape[e + 1 :])
+    return reshape(input, shape[:s] + (math.prod(shape[s : e + 1]),) + shape[e + 1 :])  # (no -1: empty)
 
 
 @api.method("contiguous")

@@ -239,3 +239,26 @@ SPLITS: dict[str, Callable[[Any], Any]] = {
 def test_split_chunk_unbind_and_iteration_match_torch(name: str) -> None:
     """Iteration is unbind(0) (UnbindBackward0 rows); split/chunk/unbind check in torch's order."""
     assert _pieces(impl, SPLITS[name]) == _pieces(torch, SPLITS[name])
+
+
+EMPTY_CASES: dict[str, Callable[[Any], Any]] = {
+    "flatten of an empty dim": lambda m: m.ones(2, 2, 0, requires_grad=True).flatten(0, 1),
+    "repeat_interleave of an empty tensor": lambda m: m.repeat_interleave(m.ones(2, 0), 2, dim=0),
+    "bincount of nothing, weights unchecked": lambda m: m.bincount(m.tensor([], dtype=m.int64), m.ones(2, 2)),
+    "bincount of nothing, minlength": lambda m: m.bincount(m.tensor([], dtype=m.int64), m.ones(1), 3),
+    "bincount, weights too long": lambda m: m.bincount(m.tensor([1]), m.ones(2)),
+}
+
+
+@pytest.mark.parametrize("name", EMPTY_CASES)
+def test_empty_inputs_match_torch(name: str) -> None:
+    """Empty inputs where torch's order of checks or its sizes differ from the general case."""
+
+    def seen(m: Any) -> Any:
+        try:
+            t = EMPTY_CASES[name](m)
+        except Exception as e:  # noqa: BLE001 - the error is what is compared
+            return f"{type(e).__name__}: {e}"
+        return tuple(t.shape), str(t.dtype), t.tolist(), t.grad_fn and type(t.grad_fn).__name__
+
+    assert seen(impl) == seen(torch)
