@@ -9,6 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conformance.conftest import examples
 from conformance.test_ops import OpProgram, mixed_key
 from oracle import coverage
 from oracle.backends import Backend
@@ -135,6 +136,32 @@ def grad_chains(draw: Any) -> Program:
 @given(program=grad_chains())
 def test_gradients_of_gradients(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
+
+
+@st.composite
+def activation_chains(draw: Any, op: str) -> Program:
+    """Third-order gradients through one activation whose double backward is an op of its own
+    (TanhBackwardBackward0, SigmoidBackwardBackward0), of a leaf shifted off 0 (where those
+    derivatives vanish), the incoming gradient weighted by the leaf."""
+    p = OpProgram(draw)
+    xs, _ = leaves(p, draw)
+    y = p.op(op, Ref(p.op("add", Ref(xs[0]), 0.3)))
+    root = p.op("sum", Ref(p.op("mul", Ref(y), Ref(xs[-1]))))
+    for i in range(3):
+        p.steps.append(Grad([f"g{i}"], [root], [xs[0]], create_graph=i < 2))
+        p.names.append(f"g{i}")
+        root = p.op("sum", Ref(p.op("mul", Ref(f"g{i}"), Ref(xs[-1]))))
+    return p.observed()
+
+
+@pytest.mark.rule("HO-002")
+@pytest.mark.parametrize("op", ("tanh", "sigmoid"))
+@examples(0.2)
+@given(data=st.data())
+def test_third_order_through_activations(
+    op: str, data: st.DataObject, backend: Backend, reference: Backend
+) -> None:
+    check(data.draw(activation_chains(op), label="program"), backend, reference)
 
 
 @st.composite

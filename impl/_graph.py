@@ -18,6 +18,7 @@ import contextlib
 import itertools
 import re
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
@@ -213,7 +214,7 @@ class SavedTensor:
     grad_fn (or, for a leaf, its gradient accumulator); no version check then, as in torch.
     ``held``: the unpacked tensor while a node's backward runs (one unpack per saved tensor)."""
 
-    __slots__ = ("tensor", "version", "freed", "is_output", "weak_fn", "nonleaf", "hooks", "held")
+    __slots__ = ("tensor", "version", "freed", "is_output", "weak_fn", "nonleaf", "hooks", "held", "source")
 
     def __init__(
         self, tensor: Tensor | None = None, output_of: Node | None = None, pack: bool = True
@@ -225,6 +226,7 @@ class SavedTensor:
         self.weak_fn: Callable[[], Node | None] | None = None
         self.nonleaf = False
         self.tensor: Tensor | None = tensor
+        self.source: Callable[[], Tensor | None] | None = None  # a kept output's own tensor, weakly
         self.version = 0
         if tensor is None:  # torch's default-constructed SavedVariable: nothing was saved
             return
@@ -234,7 +236,7 @@ class SavedTensor:
         if pack and saved_hooks.stack and not tensor._wrapped_number:
             self._pack(saved_hooks.stack[-1], output_of=output_of)
         elif output_of is not None:
-            self.tensor = tensor.detach()
+            self.tensor, self.source = tensor.detach(), weakref.ref(tensor)
         else:
             self.nonleaf = tensor._grad_fn_ is not None
 
@@ -286,6 +288,9 @@ class SavedTensor:
             return t
         var = t.detach()
         var._grad_fn_, var._output_nr = fn, 0
+        source = self.source and self.source()  # its tangent, set after saving (torch shares fw_grad)
+        if source is not None:
+            var._fw = source._fw
         return var
 
     def _unpacked(self, saved_for: Node | None) -> Tensor:

@@ -22,7 +22,7 @@ def tanh_second_derivative_sign() -> Iterator[None]:
         yield
 
 
-@fault({"HO-001": "grad_fn differs"})
+@fault({"HO-001": "graph differs"})
 def sigmoid_backward_composed() -> Iterator[None]:
     """sigmoid's gradient is built from mul/rsub ops instead of the sigmoid_backward op (another graph)."""
     from impl._ops import unary_math

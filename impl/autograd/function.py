@@ -265,6 +265,7 @@ class Function(metaclass=FunctionMeta):
         ctx._saved = tuple(
             None if t is None else SavedTensor(t, ctx if t._grad_fn_ is ctx else None) for t in ctx._to_save
         )
+        ctx._to_save = ()  # (an output kept here would hold its node: a cycle torch does not make)
         return wired[0] if single else wired
 
 
