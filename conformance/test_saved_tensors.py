@@ -65,7 +65,7 @@ def hooked_chains(draw: Any) -> Program:
                 p.steps.append(SavedHooks(name, "disable_saved_tensors_hooks"))
                 p.steps.append(SavedHooks(p.fresh("h"), packing="detach"))  # refused inside
             else:
-                packing = draw(st.sampled_from(PACKINGS + ("detach", "double")))
+                packing = draw(st.sampled_from(PACKINGS))
                 p.steps.append(SavedHooks(name, context, packing))
             open_contexts.append(name)
         elif move == "exit" and open_contexts:
