@@ -48,7 +48,10 @@ from impl._ops.table import NOT_OPERANDS, D, OpDef, apply, auto_linear
 from impl._ops.views import as_strided, permute_method, transpose
 from impl._signatures import (
     NUMPY_ALIASES,
+    OVERLOADS,
     Spellings,
+    _invalid_combination,
+    _Signature,
     described,
     method_error,
     named,
@@ -267,12 +270,18 @@ def _tensor_argument(name: str, fn: Any, argument: str, numbers: bool) -> Any:
 
 
 def _tensor_or_number(name: str, fn: Any, argument: str) -> Any:
-    """``fn`` as method ``name`` of two signatures, ``(Tensor argument)`` and ``(Number argument)``:
-    a lone argument that is neither raises torch's "invalid combination" TypeError."""
+    """``fn`` as method ``name`` of two signatures, ``(Tensor argument)`` and ``(Number argument)``
+    (or those ``OVERLOADS`` lists for it): a lone argument that is neither raises torch's "invalid
+    combination" TypeError."""
+    overloads = [_Signature(text) for text in OVERLOADS.get(name, ())]
+    if any("Tensor input" in s.text for s in overloads):  # a function's: as its method's
+        overloads = [m for m in (s.method() for s in overloads) if m is not None]
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
         if len(args) + len(kwargs) == 1 and (args or argument in kwargs):
             value = args[0] if args else kwargs[argument]
+            if overloads and not isinstance(value, (Tensor, *NUMBERS)):
+                raise _invalid_combination(name, overloads, args, kwargs)
             if not isinstance(value, (Tensor, *NUMBERS)):
                 if args:
                     got, bad = type_name(value), f"!{described(value)}!"
@@ -296,6 +305,8 @@ def _parsed_as_method(name: str, fn: Any, spellings: Spellings | None = None) ->
     spellings = spellings or Spellings(fn, name, method=True)
     targets = spellings.targets
 
+    takes_nothing = len(inspect.signature(fn).parameters) == 1  # torch binds it METH_NOARGS
+
     def recast(error: TypeError, self: Tensor) -> TypeError:
         return method_error(named(error, fn, name), self, name, function)
 
@@ -306,6 +317,9 @@ def _parsed_as_method(name: str, fn: Any, spellings: Spellings | None = None) ->
         try:
             return fn(self, *args, **kwargs)
         except TypeError as error:
+            if takes_nothing and (args or kwargs):  # Python's words for a C method taking nothing
+                words = "keyword arguments" if kwargs else f"arguments ({len(args)} given)"
+                raise TypeError(f"TensorBase.{name}() takes no {words}") from None
             new = recast(error, self)
             if new is error:
                 raise

@@ -163,7 +163,8 @@ OVERLOADS: dict[str, tuple[str, ...]] = {
     ),
     **dict.fromkeys(("conv1d", "conv2d"), (_CONV.format("tuple of ints", 0), _CONV.format("str", '"valid"'))),
     **dict.fromkeys(("conv_transpose1d", "conv_transpose2d"), _CONV_TRANSPOSE),
-    **{name: _COMPARE for name in ("eq", "ne", "lt", "le", "gt", "ge")},
+    **{name: _COMPARE for name in ("eq", "ne", "lt", "le", "gt", "ge", "greater", "greater_equal", "less",
+                                    "less_equal", "not_equal")},
     **{
         name: (_COMPARE[0], "(Number self, Tensor other)", _COMPARE[1])
         for name in ("bitwise_and", "bitwise_or", "bitwise_xor")

@@ -36,7 +36,15 @@ from impl._ops.table import (
     bilinear,
     number_array,
 )
-from impl._signatures import ELEMENTWISE, SAME_DTYPE, Out, invalid_call
+from impl._signatures import (
+    ELEMENTWISE,
+    OVERLOADS,
+    SAME_DTYPE,
+    Out,
+    _invalid_combination,
+    _Signature,
+    invalid_call,
+)
 from impl._tensor import Tensor
 from impl._xp import namespace_of
 
@@ -471,7 +479,7 @@ def pow(input: Any, exponent: Any) -> Tensor:
     return apply(POW_TS, input, exponent=exponent)
 
 
-api.method("neg_")(unary_inplace(NEG))
+api.method("neg_", "negative_")(unary_inplace(NEG))
 
 
 api.method("reciprocal_")(unary_inplace(RECIPROCAL))
@@ -554,6 +562,9 @@ api.method("add_", tensor="other", numbers=True)(_add_)
 api.method("mul_", tensor="other", numbers=True)(_mul_)
 
 
+api.method("multiply_", tensor_or_number="other")(_mul_)
+
+
 api.method("__iadd__")(_add_)
 
 
@@ -565,18 +576,37 @@ api.method("__itruediv__")(_other_inplace(DIV))
 
 @api.method("__isub__")
 @api.method("sub_", tensor="other", numbers=True)
+@api.method("subtract_", tensor_or_number="other")
 def _sub_(self: Tensor, other: Any, *, alpha: Any = 1) -> Tensor:
     check_bool_subtraction(self, other)
     return apply_inplace(SUB, self, other, alpha=alpha)
 
 
 @api.method("div_", tensor="other", numbers=True)
+@api.method("divide_", tensor_or_number="other")
 def _div_(self: Tensor, other: Any, *, rounding_mode: str | None = None) -> Tensor:
     """``x.div_(other, rounding_mode=)``: div_'s own op when rounding (DivBackward2)."""
     if rounding_mode is None:
         return apply_inplace(DIV, self, other)
     check_rounding_mode(rounding_mode)
     return apply_inplace(DIV_MODE, self, other, rounding_mode=rounding_mode)
+
+
+@api.method("true_divide_", tensor_or_number="other")
+def _true_divide_(self: Tensor, other: Any, **kwargs: Any) -> Tensor:
+    """``x.true_divide_(other)``: div_ without a rounding mode (torch's signatures take none)."""
+    if kwargs:
+        signatures = [_Signature(text) for text in OVERLOADS["true_divide_"]]
+        raise _invalid_combination("true_divide_", signatures, (other,), kwargs)
+    return apply_inplace(DIV, self, other)
+
+
+OVERLOADS.update({
+    "subtract_": ("(Tensor other, *, Number alpha = 1)", "(Number other, Number alpha = 1)"),
+    "divide_": ("(Tensor other)", "(Tensor other, *, str rounding_mode)", "(Number other)",
+                "(Number other, *, str rounding_mode)"),
+    "true_divide_": ("(Tensor other)", "(Number other)"),
+})  # fmt: skip
 
 
 @api.method("pow_", tensor_or_number="exponent")

@@ -130,6 +130,9 @@ def _declare(op: OpDef, name: str, numbers: bool = True) -> Any:
 
 eq, ne, lt, le = _declare(EQ, "eq"), _declare(NE, "ne"), _declare(LT, "lt"), _declare(LE, "le")
 gt, ge = _declare(GT, "gt"), _declare(GE, "ge")
+# NumPy's names, each its own function (torch's errors name the one called)
+greater, greater_equal = _declare(GT, "greater"), _declare(GE, "greater_equal")
+less, less_equal, not_equal = _declare(LT, "less"), _declare(LE, "less_equal"), _declare(NE, "not_equal")
 logical_and = _declare(LOGICAL_AND, "logical_and", numbers=False)
 logical_or = _declare(LOGICAL_OR, "logical_or", numbers=False)
 logical_xor = _declare(LOGICAL_XOR, "logical_xor", numbers=False)

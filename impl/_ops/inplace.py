@@ -9,6 +9,7 @@ CopySlices node and the view becomes an as_strided view of the new base history,
 from __future__ import annotations
 
 import dataclasses
+import inspect
 import warnings
 import weakref
 from typing import Any
@@ -360,6 +361,7 @@ def inplace_method(spec: Any) -> Any:
         op, others, attrs = spec(self, *args, **kwargs)
         return apply_inplace(op, self, *others, **attrs)
 
+    method.__signature__ = inspect.signature(spec)  # type: ignore[attr-defined]  # (what it takes)
     return method
 
 

@@ -419,7 +419,7 @@ def _where_method(self: Tensor, condition: Tensor, other: Any) -> Tensor:
     return where(condition, self, other)
 
 
-@api.method("clamp_")
+@api.method("clamp_", "clip_")
 def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     """``x.clamp_(min, max)``: torch's clamp refuses any promotion of an integer or bool ``x`` by
     its bounds in place (a float bound of an integer tensor, an int bound of a bool one), naming

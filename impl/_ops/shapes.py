@@ -337,7 +337,7 @@ def broadcast_to(input: Tensor, size: Any) -> Tensor:
     return expand(input, _ints(size))
 
 
-@api.function("flipud")
+@api.variants("flipud")
 def flipud(input: Tensor) -> Tensor:
     """A copy with the first dim reversed (FlipBackward0)."""
     if not isinstance(input, Tensor):
@@ -347,7 +347,7 @@ def flipud(input: Tensor) -> Tensor:
     return flip(input, [0])
 
 
-@api.function("fliplr")
+@api.variants("fliplr")
 def fliplr(input: Tensor) -> Tensor:
     """A copy with the second dim reversed (FlipBackward0)."""
     if not isinstance(input, Tensor):

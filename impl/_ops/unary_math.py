@@ -656,10 +656,10 @@ floor, ceil = _declare_unary(FLOOR, "floor", out=SAME_DTYPE), _declare_unary(CEI
 trunc = _declare_unary(TRUNC, "trunc", out=SAME_DTYPE)  # round: unary_math.py
 
 
-abs = api.function("abs", "absolute", out=SAME_DTYPE)(api.method("abs", "__abs__")(_unary(ABS)))
+abs = api.function("abs", "absolute", out=SAME_DTYPE)(api.method("abs", "absolute", "__abs__")(_unary(ABS)))
 
 
-api.method("abs_")(ip.unary_inplace(ABS))
+api.method("abs_", "absolute_")(ip.unary_inplace(ABS))
 
 
 @api.method("relu_")
