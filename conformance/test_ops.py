@@ -383,6 +383,42 @@ def test_binary_ops_broadcast_and_promote(
     check(data.draw(binary_ops(op), label="program"), backend, reference)
 
 
+# comparisons (OPS-010), by torch's names and NumPy's (an alias torch declares apart), and operators
+COMPARISONS = {"eq": "__eq__", "ne": "__ne__", "lt": "__lt__", "le": "__le__", "gt": "__gt__", "ge": "__ge__"}
+COMPARISONS |= {"not_equal": "__ne__", "less": "__lt__", "less_equal": "__le__", "greater": "__gt__"}
+COMPARISONS |= {"greater_equal": "__ge__"}
+
+
+@st.composite
+def comparisons(draw: Any) -> Program:
+    """Two broadcastable leaves of any dtypes, or a leaf and a Python number, or (one program in
+    EDGE_EVERY) leaves holding every pair of PAIR_EDGES (zeros of both signs, NaN, infinities);
+    every comparison of COMPARISONS applied to them, each as a function or as its operator. Bool
+    results that require no grad: every tensor observed."""
+    p = OpProgram(draw)
+    if draw(st.integers(0, EDGE_EVERY - 1)) == 0:
+        n = len(PAIR_EDGES)
+        a = p.given([v for v in PAIR_EDGES for _ in range(n)], dtype_of(draw), grad=True)
+        other: Any = Ref(p.given(list(PAIR_EDGES) * n, dtype_of(draw)))
+    else:
+        shape = draw(st.sampled_from(OP_SHAPES))
+        a = p.leaf(shape, dtype_of(draw, ALL_DTYPES), edge=draw(st.booleans()))
+        if draw(st.integers(0, 2)) == 0:
+            other = draw(st.sampled_from(SCALARS))
+        else:
+            other = Ref(p.leaf(broadcast_partner(draw, shape), dtype_of(draw, ALL_DTYPES)))
+    for op, operator in COMPARISONS.items():
+        p.op(draw(st.sampled_from((op, operator))), Ref(a), other)
+    return p.observed()
+
+
+@pytest.mark.rule("OPS-010")
+@examples(BINARY_WEIGHT * 2)
+@given(program=comparisons())
+def test_comparisons(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
 @st.composite
 def ternary_ops(draw: Any, op: str) -> Program:
     """``op`` of TERNARY on three broadcastable tensors, mostly of one float dtype, now and then of
@@ -1934,4 +1970,6 @@ COVERAGE: dict[str, coverage.Targets] = {
             "repeated": _repeated,
         }),
     ),
+    "OPS-010": coverage.Targets(coverage.keywords(*COMPARISONS, *set(COMPARISONS.values())),
+                                coverage.edges(tuple(COMPARISONS), "other", "NaN", gradient=False)),
 }

@@ -1442,3 +1442,12 @@ def pairwise_distance_module_ignores_p() -> Iterator[None]:
 
     with patched(PairwiseDistance, "forward", make):
         yield
+
+
+@fault({"OPS-010": ": value"})
+def greater_equal_as_not_less() -> Iterator[None]:
+    """ge (greater_equal, >=) computed as the negation of lt: true where either operand is NaN."""
+    from impl._ops.comparison import GE
+
+    with patched(GE, "forward", lambda _original: lambda xp, a, b: ~(a < b)):
+        yield

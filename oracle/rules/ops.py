@@ -121,4 +121,14 @@ RULES = [
         "scatter_add's and index_add's repeat them.",
         _DERIVATIVES,
     ),
+    Rule(
+        "OPS-010",
+        FAMILY,
+        "Comparisons (eq, ne, lt, le, gt, ge, NumPy's names not_equal, less, less_equal, greater, "
+        "greater_equal, and the operators == != < <= > >=) of two broadcastable tensors of any dtypes, "
+        "or of a tensor and a Python number, compare in the promoted dtype and give bool tensors that "
+        "require no grad: NaN is unequal to everything (itself included) and neither less nor greater, "
+        "-0.0 equals 0.0, infinities compare as numbers.",
+        f"{_DOCS}/generated/torch.ge.html",
+    ),
 ]
