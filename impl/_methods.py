@@ -53,6 +53,7 @@ from impl._signatures import (
     method_error,
     named,
     numpy_names,
+    reparse,
 )
 from impl._tensor import Tensor, view_rebase_error
 from impl._warn import warn_once
@@ -296,8 +297,9 @@ def _parsed_as_method(name: str, fn: Any, spellings: Spellings | None = None) ->
     spellings = spellings or Spellings(fn, name, method=True)
     targets = spellings.targets
 
-    def recast(error: TypeError, self: Tensor) -> TypeError:
-        return method_error(named(error, fn, name), self, name, function)
+    def recast(error: TypeError, self: Tensor, args: tuple, kwargs: dict) -> TypeError:
+        new = reparse(error, fn, name, args, kwargs, method=True)
+        return method_error(named(error, fn, name), self, name, function) if new is error else new
 
     @functools.wraps(fn)
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
@@ -306,7 +308,7 @@ def _parsed_as_method(name: str, fn: Any, spellings: Spellings | None = None) ->
         try:
             return fn(self, *args, **kwargs)
         except TypeError as error:
-            new = recast(error, self)
+            new = recast(error, self, args, kwargs)
             if new is error:
                 raise
             raise new from None
@@ -324,7 +326,7 @@ def _parsed_as_method(name: str, fn: Any, spellings: Spellings | None = None) ->
         try:
             return op._call((self,), {})
         except TypeError as error:
-            new = recast(error, self)
+            new = recast(error, self, (), {})
             if new is error:
                 raise
             raise new from None
