@@ -16,7 +16,7 @@ from impl import _random, dtypes
 from impl._cpu import GRAIN_SIZE, cpu_capability, fma, intraop_threads, parallel_chunks
 from impl._layout import as_strided_array, contiguous_strides, preserved_strides, strided_array
 from impl._signatures import CREATE, CREATE_RESIZED, Out, invalid_call
-from impl._tensor import Tensor
+from impl._tensor import Dims, Tensor, as_ints
 from impl._xp import default_device, namespace_for, namespace_of
 from impl._xp import device as _device
 
@@ -177,8 +177,8 @@ def _sized(name: str, size: tuple, keywords: dict) -> tuple:
 
 def _size(size: tuple) -> tuple[int, ...]:
     if len(size) == 1 and isinstance(size[0], (tuple, list)):
-        size = tuple(size[0])
-    return tuple(int(s) for s in size)
+        size = size[0]
+    return as_ints(size)
 
 
 def _dt(dtype: Any, default: dtypes.dtype | None = None) -> np.dtype:
@@ -203,28 +203,28 @@ def _filled(fill: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool
 
 @api.function("zeros", out=CREATE.named("aten::zeros"))
 def zeros(
-    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
+    *size: Dims, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
 ) -> Tensor:
     return _filled(0, _sized("zeros", size, kw), dtype, device, requires_grad)
 
 
 @api.function("ones", out=CREATE.named("aten::ones"))
 def ones(
-    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
+    *size: Dims, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
 ) -> Tensor:
     return _filled(1, _sized("ones", size, kw), dtype, device, requires_grad)
 
 
 @api.function("empty", out=dataclasses.replace(CREATE_RESIZED, writes=0, resize_bumps=True))
 def empty(
-    *size: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
+    *size: Dims, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
 ) -> Tensor:
     return _filled(0, _sized("empty", size, kw), dtype, device, requires_grad)
 
 
 @api.function("full", out=CREATE.named("aten::full"))
 def full(
-    size: Any, fill_value: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+    size: Dims, fill_value: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
 ) -> Tensor:
     if dtype is None:
         dtype = dtypes.scalar_dtype(fill_value)
@@ -559,7 +559,7 @@ def _computed(arr: np.ndarray, device: Any, requires_grad: bool) -> Tensor:
 
 @api.function("rand", out=CREATE.named("aten::rand"))
 def rand(
-    *size: Any,
+    *size: Dims,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
@@ -576,7 +576,7 @@ def rand(
 
 @api.function("randn", out=dataclasses.replace(CREATE_RESIZED, resize_bumps=True))
 def randn(
-    *size: Any,
+    *size: Dims,
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,

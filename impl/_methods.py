@@ -56,6 +56,7 @@ from impl._signatures import (
     method_error,
     named,
     numpy_names,
+    reparse,
 )
 from impl._tensor import Tensor, view_rebase_error
 from impl._warn import warn_once
@@ -307,8 +308,9 @@ def _parsed_as_method(name: str, fn: Any, spellings: Spellings | None = None) ->
 
     takes_nothing = len(inspect.signature(fn).parameters) == 1  # torch binds it METH_NOARGS
 
-    def recast(error: TypeError, self: Tensor) -> TypeError:
-        return method_error(named(error, fn, name), self, name, function)
+    def recast(error: TypeError, self: Tensor, args: tuple, kwargs: dict) -> TypeError:
+        new = reparse(error, fn, name, args, kwargs, method=True)
+        return method_error(named(error, fn, name), self, name, function) if new is error else new
 
     @functools.wraps(fn)
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
@@ -320,7 +322,7 @@ def _parsed_as_method(name: str, fn: Any, spellings: Spellings | None = None) ->
             if takes_nothing and (args or kwargs):  # Python's words for a C method taking nothing
                 words = "keyword arguments" if kwargs else f"arguments ({len(args)} given)"
                 raise TypeError(f"TensorBase.{name}() takes no {words}") from None
-            new = recast(error, self)
+            new = recast(error, self, args, kwargs)
             if new is error:
                 raise
             raise new from None
@@ -338,7 +340,7 @@ def _parsed_as_method(name: str, fn: Any, spellings: Spellings | None = None) ->
         try:
             return op._call((self,), {})
         except TypeError as error:
-            new = recast(error, self)
+            new = recast(error, self, (), {})
             if new is error:
                 raise
             raise new from None

@@ -31,7 +31,7 @@ from impl import _api as api
 from impl import dtypes, return_types
 from impl._grad_mode import INFERENCE_INPLACE, is_grad_enabled, is_inference_mode_enabled
 from impl._names import type_name
-from impl._tensor import Tensor
+from impl._tensor import ArgumentTypeError, Tensor, is_int_like
 from impl._xp import namespace_of
 
 ABSENT: Any = object()  # an argument not given (where torch tells None given from none)
@@ -134,6 +134,20 @@ OVERLOADS: dict[str, tuple[str, ...]] = {
     ),
     "masked_fill": ("(Tensor input, Tensor mask, Tensor value)", "(Tensor input, Tensor mask, Number value)"),
     "squeeze": ("(Tensor input)", "(Tensor input, int dim)", "(Tensor input, tuple of ints dim)"),
+    "view": ("(Tensor input, torch.dtype dtype)", "(Tensor input, tuple of ints size)"),
+    "expand": ("(Tensor input, tuple of ints size, *, bool implicit = False)",),
+    "movedim": (
+        "(Tensor input, int source, int destination)",
+        "(Tensor input, tuple of ints source, tuple of ints destination)",
+    ),
+    "sort": (
+        "(Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)",
+        "(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)",
+    ),
+    "argsort": (
+        "(Tensor input, *, bool stable, int dim = -1, bool descending = False, Tensor out = None)",
+        "(Tensor input, int dim = -1, bool descending = False)",
+    ),
     "narrow": (
         "(Tensor input, int dim, Tensor start, int length)",
         "(Tensor input, int dim, int start, int length)",
@@ -180,14 +194,18 @@ def _takes(kind: str, value: Any) -> bool:
     if kind == "Number":
         return isinstance(value, (int, float, complex)) or (isinstance(value, Tensor) and value.dim() == 0)
     if kind == "int":
-        return isinstance(value, int) and not isinstance(value, bool)
+        return is_int_like(value)
     if kind == "bool":
         return isinstance(value, bool)
+    if kind == "torch.dtype":
+        return isinstance(value, dtypes.dtype)
+    if kind == "str":
+        return isinstance(value, str)
     if kind == "tuple of Tensors":
         return isinstance(value, (tuple, list)) and all(isinstance(v, Tensor) for v in value)
-    if kind == "tuple of ints":
-        items = value if isinstance(value, (tuple, list)) else [value]
-        return all(isinstance(v, int) and not isinstance(v, bool) for v in items)
+    if kind == "tuple of ints":  # torch's parser tests a list's first element only
+        items = value if isinstance(value, (tuple, list)) else (value,)
+        return not items or is_int_like(items[0])
     return True  # what impl's functions check themselves (dtypes, ...)
 
 
@@ -216,6 +234,7 @@ class _Signature:
         # signature's misfits when a call passes as many arguments as it has entries
         self.entries: list[str] = []
         self.names: list[str] = []
+        self.spread = False  # impl's parameters end in untyped ``*args`` (no arity of torch's known)
         into = self.positional
         for part in text[1:-1].split(", "):
             kind_end = part.rfind(" ")
@@ -226,12 +245,20 @@ class _Signature:
             elif part:
                 declaration, _, default = part.partition(" = ")
                 kind, _, name = declaration.rpartition(" ")
-                into.append((kind, name, bool(default)))
+                into.append((kind, name, default or False))  # (its default's text)
 
-    def plausible(self, given: int) -> bool:
-        """torch's arity test: the required parameters at most, all parameters at least."""
+    def plausible(self, given: int, args: tuple = ()) -> bool:
+        """torch's arity test: the required parameters at most, all parameters at least (sizes
+        given spread count as one, ``view(2, 3)``)."""
         params = self.positional + self.keyword
+        if self.spreads(args):
+            given -= len(args) - 1
         return sum(not optional for _, _, optional in params) <= given <= len(params)
+
+    def spreads(self, args: tuple) -> bool:
+        """Whether ``args`` are the spread ints of this signature's one positional list of ints."""
+        one = len(self.positional) == 1 and self.positional[0][0] == "tuple of ints"
+        return one and len(args) > 1 and is_int_like(args[0])
 
     def method(self) -> _Signature | None:
         """The signature of the Tensor method of this function's overload, as torch's method
@@ -252,15 +279,14 @@ def _wrong_argument(
     """The single-signature error for the first argument of the wrong type: a positional one named
     with its position, then a keyword one (``argument 'decimals' must be int, not str``)."""
     for position, ((kind, param, optional), value) in enumerate(zip(params, args, strict=False), 1):
-        if not _takes(kind, value) and not (value is None and optional and kind == "Tensor"):  # None: default
+        if not _takes(kind, value) and not (value is None and optional == "None" and kind in NULLABLE):
             where = f"argument '{param}' (position {position})"
-            if kind == "tuple of ints" and isinstance(value, (tuple, list)):  # the first misfit element
-                pos, item = next((i, v) for i, v in enumerate(value) if not _takes("int", v))
+            if kind == "tuple of ints" and isinstance(value, (tuple, list)):  # its first element misfits
                 return TypeError(f"{name}(): {where} must be {kind}, but found element of type "
-                                 f"{type_name(item)} at pos {pos}")
+                                 f"{type_name(value[0])} at pos 0")
             return TypeError(f"{name}(): {where} must be {kind}, not {type_name(value)}")
     kinds = {param: kind for kind, param, _ in params}
-    optional = {param for kind, param, has_default in params if has_default and kind == "Tensor"}
+    optional = {param for kind, param, default in params if default == "None" and kind in NULLABLE}
     for param, value in (kwargs or {}).items():
         if param in kinds and not _takes(kinds[param], value) and not (value is None and param in optional):
             return TypeError(f"{name}(): argument '{param}' must be {kinds[param]}, not {type_name(value)}")
@@ -268,6 +294,7 @@ def _wrong_argument(
 
 
 MATCHING_NAMES = {"int": ("int", "long"), "float": ("float", "int", "long")}
+NULLABLE = ("Tensor", "int", "tuple of ints")  # the types whose parameters with a default take None
 
 
 def _listed(items: list[str], positional: bool) -> str:
@@ -331,6 +358,13 @@ def _given(fn: Callable, values: dict[str, Any]) -> tuple[tuple, dict]:
 
 
 TENSOR_ANNOTATIONS = ("Tensor", "Tensor | None")  # impl's parameters that torch's take as Tensor
+# impl's annotations of the parameters torch's parser types as int, a list of ints (``Dims``: a dim,
+# or sizes, given as one int or a sequence), bool; a ``*sizes: Dims`` is torch's one list of ints
+# that may be given spread
+PARSED_ANNOTATIONS = {
+    "int": "int", "int | None": "int", "Dims": "tuple of ints", "Dims | None": "tuple of ints",
+    "bool": "bool",
+}  # fmt: skip
 
 
 class _Call:
@@ -342,17 +376,30 @@ class _Call:
         self.name, self.signatures, self.args, self.kwargs = name, signatures, args, kwargs
 
     def error(self) -> TypeError:
-        """torch's TypeError: the first misfit argument's when one signature's arity fits the call,
-        else the list of every signature."""
+        """torch's TypeError (``found``), which there must be."""
+        error = self.found()
+        if error is None:
+            raise AssertionError(f"invalid_call: every argument of {self.name}() is of its type")
+        return error
+
+    def found(self) -> TypeError | None:
+        """torch's TypeError, None where torch takes the call: a list of ints that does not unpack
+        where a signature takes the call; the first misfit argument's when one signature's arity
+        fits the call; else the list of every signature."""
         given = len(self.args) + len(self.kwargs)
-        plausible = [s for s in self.signatures if len(self.signatures) == 1 or s.plausible(given)]
+        plausible = [s for s in self.signatures if len(self.signatures) == 1 or s.plausible(given, self.args)]
         error = None
-        if len(plausible) == 1:
-            params = plausible[0].positional + plausible[0].keyword
-            error = _wrong_argument(self.name, params, self.args, self.kwargs)
+        for signature in plausible:
+            if _parse(self.name, signature, self.args, self.kwargs, unpack=False) is None:
+                error = _parse(self.name, signature, self.args, self.kwargs)
+                if error is None:
+                    return None
+                break
+        if error is None and len(plausible) == 1:
+            error = _parse(self.name, plausible[0], self.args, self.kwargs)
         if error is None:
             if len(self.signatures) == 1:
-                raise AssertionError(f"invalid_call: every argument of {self.name}() is of its type")
+                return None
             error = _invalid_combination(self.name, self.signatures, self.args, self.kwargs)
         error.call = self  # type: ignore[attr-defined]
         return error
@@ -375,14 +422,22 @@ def _impl_signature(fn: Callable) -> _Signature:
     """The torch signature of an impl function with one: its parameters, ``Tensor`` where
     annotated so, of no type (one impl checks itself) otherwise."""
     parts: list[str] = []
-    for p in inspect.signature(fn).parameters.values():
+    params = inspect.signature(fn).parameters.values()
+    for p in params:
         if p.kind is p.KEYWORD_ONLY and "*" not in parts:
             parts.append("*")
+        if p.kind is p.VAR_POSITIONAL and p.annotation == "Dims":
+            parts.append(f"tuple of ints {p.name}")
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
         kind = "Tensor" if p.annotation in TENSOR_ANNOTATIONS or p.name == "input" else "?"
-        parts.append(f"{kind} {p.name}" + ("" if p.default is p.empty else " = None"))
-    return _Signature(f"({', '.join(parts)})")
+        kind = PARSED_ANNOTATIONS.get(p.annotation, kind)
+        required = p.default is p.empty or type(p.default) is object  # (a sentinel: torch's required)
+        default = "" if required else " = None" if p.default is None else " = ..."
+        parts.append(f"{kind} {p.name}{default}")
+    signature = _Signature(f"({', '.join(parts)})")
+    signature.spread = any(p.kind is p.VAR_POSITIONAL and p.annotation != "Dims" for p in params)
+    return signature
 
 
 def invalid_call(fn: Callable, values: dict[str, Any], name: str | None = None) -> TypeError:
@@ -397,6 +452,32 @@ def invalid_call(fn: Callable, values: dict[str, Any], name: str | None = None) 
     return _Call(name, signatures, args, kwargs).error()
 
 
+def signatures_of(fn: Callable, name: str, method: bool = False) -> list[_Signature]:
+    """torch's signatures of function (or method) ``name``, impl's ``fn``: ``OVERLOADS``, else
+    one of ``fn``'s typed parameters; a method's without self and out."""
+    texts = OVERLOADS.get(name) or OVERLOADS.get(getattr(fn, "__name__", ""))
+    signatures = [_impl_signature(fn)] if texts is None else [_Signature(text) for text in texts]
+    if method:
+        signatures = [m for m in (s.method() for s in signatures) if m is not None]
+    return signatures
+
+
+def reparse(
+    error: TypeError, fn: Callable, name: str, args: tuple, kwargs: dict, method: bool = False
+) -> TypeError:
+    """``error``, raised by the call ``fn(*args, **kwargs)`` of function or method ``name``
+    (``args`` without self for a method), as torch's parser words it from the call as given (a
+    keyword stays a keyword) when impl refused an argument (``ArgumentTypeError``) or its function
+    ``invalid_call`` refused the call; ``error`` itself where torch's signatures take the call."""
+    call = getattr(error, "call", None)
+    python = error.__traceback__ is not None and error.__traceback__.tb_next is None  # fn's binding
+    own = isinstance(call, _Call) and call.name in (name.rstrip("_"), getattr(fn, "__name__", name))
+    other = isinstance(call, _Call) and not (method and own)  # argmax's of max (own: method_error)
+    if not (python or isinstance(error, ArgumentTypeError) or other):
+        return error
+    return _Call(name, signatures_of(fn, name, method), args, kwargs).found() or error
+
+
 def parse_error(name: str, args: tuple, kwargs: dict) -> TypeError:
     """torch's TypeError for a call of ``name`` (one of ``OVERLOADS``) with ``args`` and ``kwargs``
     as given that none of its signatures takes. With one signature, in the order torch's parser
@@ -406,12 +487,27 @@ def parse_error(name: str, args: tuple, kwargs: dict) -> TypeError:
     signatures = [_Signature(text) for text in OVERLOADS[name]]
     if len(signatures) > 1:
         return _Call(name, signatures, args, kwargs).error()
-    (signature,) = signatures
+    error = _parse(name, signatures[0], args, kwargs)
+    if error is None:
+        raise AssertionError(f"parse_error: {name}() takes every argument given")
+    return error
+
+
+def _parse(
+    name: str, signature: _Signature, args: tuple, kwargs: dict, unpack: bool = True
+) -> TypeError | None:
+    """torch's parser's error for a call of one signature, None where it takes the call (a list
+    of ints that does not unpack left unchecked unless ``unpack``)."""
     params = signature.positional + signature.keyword
-    if len(args) > len(signature.positional):
-        required = sum(not optional for _, _, optional in signature.positional)
-        return TypeError(f"{name}() takes from {required} to {len(signature.positional)} positional "
-                         f"arguments but {len(args)} were given")
+    positional = signature.positional
+    if signature.spreads(args):
+        args = (args,)  # torch's varargs sizes or dims (view(2, 3))
+    if len(args) > len(positional) and not signature.spread:
+        required = sum(not optional for _, _, optional in positional)
+        many, given = len(positional), len(args)
+        takes = f"{many}" if required == many else f"from {required} to {many}"
+        return TypeError(f"{name}() takes {takes} positional argument{'s' * (many != 1)} but {given} "
+                         f"{'was' if given == 1 else 'were'} given")
     for index, (_, param, optional) in enumerate(params):
         if index < len(args):  # (those before it fit)
             error = _wrong_argument(name, params[:index + 1], args[:index + 1])
@@ -432,7 +528,20 @@ def parse_error(name: str, args: tuple, kwargs: dict) -> TypeError:
             return TypeError(f"{name}() got an unexpected keyword argument '{key}'")
         if names.index(key) < len(args):
             return TypeError(f"{name}() got multiple values for argument '{key}'")
-    raise AssertionError(f"parse_error: {name}() takes every argument given")
+    return _unpack_error(name, params, args, kwargs) if unpack else None
+
+
+def _unpack_error(name: str, params: list, args: tuple, kwargs: dict) -> TypeError | None:
+    """torch's error where a list of ints the parser took (by its first element) does not unpack."""
+    for index, (kind, param, _) in enumerate(params):
+        value = args[index] if index < len(args) else kwargs.get(param)
+        if kind != "tuple of ints" or not isinstance(value, (tuple, list)):
+            continue
+        for pos, item in enumerate(value[1:], 2):
+            if not (is_int_like(item) or isinstance(item, bool)):
+                return TypeError(f"{name}(): argument '{param}' failed to unpack the object at pos {pos} "
+                                 f'with error "type must be tuple of ints,but got {type_name(item)}"')
+    return None
 
 
 def method_error(error: TypeError, self: Any, name: str, function: str) -> TypeError:
@@ -499,13 +608,18 @@ class Spellings:
         return {taken.get(key, key): value for key, value in kwargs.items()}
 
 
+def typed(fn: Callable) -> bool:
+    """Whether ``fn`` has a parameter torch's parser types (an int, a list of ints, a bool)."""
+    return any(p.annotation in PARSED_ANNOTATIONS for p in inspect.signature(fn).parameters.values())
+
+
 def numpy_names(fn: Callable, name: str) -> Callable:
     """Function ``fn`` (``torch.<name>``) taking NumPy's spellings of its parameters as torch's
     parser does, and ``out=`` where its declaration says torch's signatures have it (``api.OUT``);
     ``fn`` itself where neither applies."""
     spellings = Spellings(fn, name)
     takes_out = name in api.OUT
-    if not spellings.targets and not takes_out:
+    if not spellings.targets and not takes_out and not typed(fn):
         return fn
 
     @functools.wraps(fn)
@@ -518,7 +632,8 @@ def numpy_names(fn: Callable, name: str) -> Callable:
             kwargs.pop("out", None) if takes_out else None
             return fn(*args, **kwargs)
         except TypeError as error:
-            raise named(error, fn, name) from None
+            new = reparse(error, fn, name, args, kwargs)
+            raise named(error, fn, name) if new is error else new from None
 
     return call
 
@@ -758,12 +873,14 @@ def _resize(
     out._data = data
 
 
+PYTHON_WORDS = ("got an unexpected keyword", "got multiple values", "missing ", "takes ")  # its call errors
+
+
 def named(error: TypeError, fn: Callable, name: str) -> TypeError:
     """Python's TypeError of a call of ``fn`` that its parameters refused (``fn() got an unexpected
     keyword argument``), worded for ``name`` as torch words it; any other error as it is."""
     text = str(error)
     own = f"{getattr(fn, '__qualname__', name)}() "
-    python_words = ("got an unexpected keyword", "got multiple values", "missing ", "takes ")
-    if text.startswith(own) and own != f"{name}() " and text[len(own) :].startswith(python_words):
+    if text.startswith(own) and own != f"{name}() " and text[len(own) :].startswith(PYTHON_WORDS):
         return TypeError(f"{name}() {text[len(own) :]}")
     return error

@@ -157,7 +157,7 @@ class Tensor:
         return Size(self._data.shape)
 
     def size(self, dim: int | None = None) -> Size | int:
-        return self.shape if dim is None else self._data.shape[_wrap_dim(dim, self.dim())]
+        return self.shape if dim is None else self._data.shape[_method_dim("size", dim, self.dim())]
 
     def dim(self) -> int:
         return self._data.ndim
@@ -174,7 +174,7 @@ class Tensor:
 
     def stride(self, dim: int | None = None) -> tuple[int, ...] | int:
         st = tuple(s // self._data.itemsize for s in self._data.strides)
-        return st if dim is None else st[_wrap_dim(dim, self.dim())]
+        return st if dim is None else st[_method_dim("stride", dim, self.dim())]
 
     def _is_view(self) -> bool:
         return self._base_ is not None
@@ -714,7 +714,44 @@ def _with_contiguous_strides(array: np.ndarray) -> np.ndarray:
     return np.lib.stride_tricks.as_strided(array, array.shape, strides)
 
 
+Dims = Any  # an annotation: torch's "tuple of ints" (int[]), one int or a sequence of them (dims, sizes)
+
+
+class ArgumentTypeError(TypeError):
+    """A value torch's parser refuses where it takes an int (a dim, a size, ``k``), raised where impl
+    turns it into one; the public function or method called rewords it as torch's parser does from
+    the call as given (``impl._signatures.reparse``)."""
+
+
+def is_int_like(value: Any) -> bool:
+    """Whether torch's parser takes ``value`` as an int: an int (no bool), a NumPy integer, an
+    integer tensor of no dimensions."""
+    if isinstance(value, Tensor):
+        dt = value.dtype
+        return value.dim() == 0 and not (dt.is_floating_point or dt.is_complex or dt is dtypes.bool_)
+    return not isinstance(value, (bool, np.bool_)) and hasattr(type(value), "__index__")
+
+
+def as_int(value: Any, first: bool = True) -> int:
+    """``value`` as the int torch's parser reads, else ``ArgumentTypeError``; ``first=False`` for
+    an element after a list's first, which torch's parser does not check (a bool then unpacks)."""
+    if type(value) is int:
+        return value
+    if is_int_like(value) or (not first and isinstance(value, bool)):
+        return int(value.__index__())
+    raise ArgumentTypeError(f"expected an int, not {type_name(value)}")
+
+
+def as_ints(values: Any) -> tuple[int, ...]:
+    """A list of ints (sizes, dims) as torch's parser unpacks it: a single int as one."""
+    if not isinstance(values, (tuple, list)):
+        return (as_int(values),)
+    return tuple(v if type(v) is int else as_int(v, i == 0) for i, v in enumerate(values))
+
+
 def _wrap_dim(dim: int, ndim: int) -> int:
+    if type(dim) is not int:
+        dim = as_int(dim)
     n = max(ndim, 1)
     if not -n <= dim < n:
         raise IndexError(
@@ -723,11 +760,19 @@ def _wrap_dim(dim: int, ndim: int) -> int:
     return dim % n
 
 
+def _method_dim(name: str, dim: Any, ndim: int) -> int:
+    """The dim of method ``name`` that takes one int (``size``, ``stride``), wrapped, or torch's
+    parser error."""
+    if type(dim) is not int and not is_int_like(dim):
+        raise TypeError(f"{name}(): argument 'dim' (position 1) must be int, not {type_name(dim)}")
+    return _wrap_dim(dim, ndim)
+
+
 def _dim_list(dims: Any, ndim: int) -> tuple[int, ...]:
     """Dims wrapped and checked one by one, as torch's dim_list_to_bitset."""
     wrapped: list[int] = []
-    for d in dims:
-        d = _wrap_dim(int(d), ndim)
+    for d in as_ints(dims):
+        d = _wrap_dim(d, ndim)
         if d in wrapped:
             raise RuntimeError(f"dim {d} appears multiple times in the list of dims")
         wrapped.append(d)

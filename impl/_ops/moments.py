@@ -14,7 +14,7 @@ from impl._ops.pointwise_ternary import WHERE
 from impl._ops.reductions import _count, _mean_grad, reduced_dims
 from impl._ops.table import D, OpDef, _wrap, apply, separable
 from impl._signatures import Out, invalid_call
-from impl._tensor import Tensor
+from impl._tensor import Dims, Tensor
 
 
 def _variance(xp: Any, a: Any, dim: Any, correction: float | None, keepdim: bool) -> Any:
@@ -154,7 +154,7 @@ def _spread(
 
 @api.variants("var", out=Out("upcast_cast"))
 def var(
-    input: Tensor, dim: Any = UNSET, unbiased: Any = None, keepdim: bool = False, *, correction: Any = UNSET
+    input: Tensor, dim: Dims = UNSET, unbiased: bool = None, keepdim: bool = False, *, correction: Any = UNSET
 ) -> Tensor:
     if not spread_call_fits(input, dim, unbiased, correction):
         raise invalid_call(var, locals())
@@ -163,7 +163,7 @@ def var(
 
 @api.variants("std", out=Out("upcast_cast"))
 def std(
-    input: Tensor, dim: Any = UNSET, unbiased: Any = None, keepdim: bool = False, *, correction: Any = UNSET
+    input: Tensor, dim: Dims = UNSET, unbiased: bool = None, keepdim: bool = False, *, correction: Any = UNSET
 ) -> Tensor:
     if not spread_call_fits(input, dim, unbiased, correction):
         raise invalid_call(std, locals())

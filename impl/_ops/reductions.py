@@ -18,7 +18,7 @@ from impl._ops.indexing import cat
 from impl._ops.pointwise_ternary import masked
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply, auto_linear, separable
 from impl._signatures import ABSENT, ACCUMULATE, ELEMENTWISE, EXACT, INDICES, Out, invalid_call
-from impl._tensor import Tensor, _dim_list, _wrap_dim
+from impl._tensor import Dims, Tensor, _dim_list, _wrap_dim
 from impl._xp import namespace_of
 
 
@@ -171,7 +171,7 @@ def _amax_dims(dim: Any, ndim: int) -> tuple[int, ...]:
     Checked as every reduction's (a repeated dim raises torch's error)."""
     _dims(dim, ndim)
     given = dim if isinstance(dim, (list, tuple)) else () if dim is None else (dim,)
-    return tuple(_wrap_dim(int(d), ndim) for d in given)
+    return tuple(_wrap_dim(d, ndim) for d in given)
 
 
 def _reduced(dim: Any, ndim: int) -> Any:
@@ -274,7 +274,7 @@ def _dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
             return None
         dims = tuple(sorted(_dim_list(dim, ndim)))  # (a repeated dim raises torch's error)
     else:
-        dims = (_wrap_dim(int(dim), ndim),)
+        dims = (_wrap_dim(dim, ndim),)
     return dims if ndim else None
 
 
@@ -317,7 +317,7 @@ def _extreme_out(pointwise: str) -> Any:
 
 
 @api.variants("sum", out=ACCUMULATE)
-def sum(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def sum(input: Tensor, dim: Dims = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(sum, locals())
     out_dt = accumulated_dtype(input, dtype)
@@ -338,7 +338,7 @@ def reduced_dims(dim: Any, ndim: int) -> tuple[int, ...] | None:
 
 
 @api.variants("mean", out=Out(pick=_mean_out))
-def mean(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def mean(input: Tensor, dim: Dims = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(mean, locals())
     dt = dtypes.to_dtype(dtype) if dtype is not None else input.dtype
@@ -354,7 +354,7 @@ def mean(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = 
 
 
 @api.variants("prod", out=ACCUMULATE)
-def prod(input: Tensor, dim: Any = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def prod(input: Tensor, dim: int = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(prod, locals())
     if dim is None:
@@ -383,14 +383,14 @@ def _minmax(kind: str, input: Tensor, dim: Any = None, keepdim: bool = False) ->
 
 
 @api.variants("max", out=Out(pick=_extreme_out("maximum")))
-def max(input: Tensor, dim: Any = ABSENT, keepdim: bool = False) -> Any:
+def max(input: Tensor, dim: int = ABSENT, keepdim: bool = False) -> Any:
     if not isinstance(input, Tensor) or isinstance(dim, (float, *NOT_OPERANDS)):
         raise invalid_call(max, locals())
     return _minmax("max", input, None if dim is ABSENT else dim, keepdim)
 
 
 @api.variants("min", out=Out(pick=_extreme_out("minimum")))
-def min(input: Tensor, dim: Any = ABSENT, keepdim: bool = False) -> Any:
+def min(input: Tensor, dim: int = ABSENT, keepdim: bool = False) -> Any:
     if not isinstance(input, Tensor) or isinstance(dim, (float, *NOT_OPERANDS)):
         raise invalid_call(min, locals())
     return _minmax("min", input, None if dim is ABSENT else dim, keepdim)
@@ -413,7 +413,7 @@ def _check_identity(name: str, input: Tensor, dim: Any) -> None:
 
 
 @api.variants("amax", out=AMAX_OUT)
-def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+def amax(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(amax, locals())
     _check_identity("amax", input, dim)
@@ -421,7 +421,7 @@ def amax(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
 
 
 @api.variants("amin", out=AMAX_OUT)
-def amin(input: Tensor, dim: Any = (), keepdim: bool = False) -> Tensor:
+def amin(input: Tensor, dim: Dims = (), keepdim: bool = False) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(amin, locals())
     _check_identity("amin", input, dim)
@@ -509,7 +509,7 @@ _REQUIRED: Any = object()
     "logsumexp",
     out=Out("upcast_floating", "logsumexp(): Expected floating point type for result tensor, but got: {out}"),
 )
-def logsumexp(input: Tensor, dim: Any = _REQUIRED, keepdim: bool = False, *, _position: int = 2) -> Tensor:
+def logsumexp(input: Tensor, dim: Dims = _REQUIRED, keepdim: bool = False, *, _position: int = 2) -> Tensor:
     """log(sum(exp(input))) over ``dim``, stabilised by the max; integer and bool inputs are
     computed in the default dtype. An empty ``dim`` reduces every dim (torch then fails to add the
     kept max to the result of a non-0-d input unless ``keepdim``)."""
@@ -558,7 +558,7 @@ def _nansum_out(args: tuple, kwargs: dict) -> Out:
 
 
 @api.variants("nansum", out=Out(pick=_nansum_out))
-def nansum(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def nansum(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """The sum over ``dim`` treating NaN as 0; integers and bools sum in int64 unless ``dtype``."""
     if not isinstance(input, Tensor):
         raise invalid_call(nansum, locals())
@@ -585,7 +585,7 @@ def _nanmean_out(args: tuple, kwargs: dict) -> Out:
 
 
 @api.variants("nanmean", out=Out(pick=_nanmean_out))
-def nanmean(input: Tensor, dim: Any = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
+def nanmean(input: Tensor, dim: Dims = None, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     """torch's composite nanmean: ``nansum(input, dim, keepdim, dtype)`` divided by the count of
     the elements that are not NaN (DivBackward0 on top of NansumBackward0); floating inputs only."""
     if not isinstance(input, Tensor):
@@ -689,7 +689,7 @@ AMINMAX = OpDef(
 
 
 @api.function("aminmax", out=Out(parts=(EXACT, EXACT)))
-def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False) -> Any:
+def aminmax(input: Tensor, *, dim: int = None, keepdim: bool = False) -> Any:
     """(min, max) over ``dim`` (every dim when None) as torch.return_types.aminmax; any dtype. No
     reduction over an empty dim: torch has no identity for it."""
     if not isinstance(input, Tensor):
@@ -708,7 +708,7 @@ def aminmax(input: Tensor, *, dim: Any = None, keepdim: bool = False) -> Any:
 
 
 @api.method("aminmax")
-def _aminmax_method(self: Tensor, *args: Any, dim: Any = None, keepdim: bool = False) -> Any:
+def _aminmax_method(self: Tensor, *args: Any, dim: int = None, keepdim: bool = False) -> Any:
     """``Tensor.aminmax``: ``dim`` and ``keepdim`` are keyword-only (torch counts no ``self``)."""
     if args:
         given = f"{len(args)} was" if len(args) == 1 else f"{len(args)} were"

@@ -206,7 +206,7 @@ CUMMIN = OpDef(
 def _cumulative_extreme(op: OpDef, kind: str) -> Any:
     """torch.cummax / torch.cummin: (values, indices) along ``dim``, as a named tuple."""
 
-    def scan(input: Tensor, dim: Any = _REQUIRED) -> Any:
+    def scan(input: Tensor, dim: int = _REQUIRED) -> Any:
         if not isinstance(input, Tensor):
             raise invalid_call(scan, locals())
         if dim is _REQUIRED:
@@ -214,7 +214,7 @@ def _cumulative_extreme(op: OpDef, kind: str) -> Any:
         if input.dim() == 0 and dim not in (-1, 0):
             raise IndexError(f"{kind}(): Expected reduction dim -1 or 0 for scalar but got {dim}")
         # an empty input is returned before its dim is looked at
-        d = _wrap_dim(int(dim), input.dim()) if input.numel() else 0
+        d = _wrap_dim(dim, input.dim()) if input.numel() else 0
         values, indices = apply(op, input, dim=d)
         return getattr(return_types, kind)((values, indices))
 
@@ -280,27 +280,27 @@ def _logcumsumexp_jvp(self_p: Tensor, self_t: Tensor, dim: int) -> Tensor:
 
 
 @api.variants("logcumsumexp", out=SCALAR_TYPE)
-def logcumsumexp(input: Tensor, dim: Any = _REQUIRED) -> Tensor:
+def logcumsumexp(input: Tensor, dim: int = _REQUIRED) -> Tensor:
     """log(cumsum(exp(input))) along ``dim``, stable; floating inputs only (even 0-d or empty)."""
     if not isinstance(input, Tensor):
         raise invalid_call(logcumsumexp, locals())
     if dim is _REQUIRED:
         raise TypeError('logcumsumexp() missing 1 required positional arguments: "dim"')
-    d = _wrap_dim(int(dim), input.dim())
+    d = _wrap_dim(dim, input.dim())
     if not input.dtype.is_floating_point:
         raise dtypes.kernel_missing("logcumsumexp_out_cpu", input.dtype)
     return apply(LOGCUMSUMEXP, input, dim=d)
 
 
 @api.variants("cumsum", out=ACCUMULATE)
-def cumsum(input: Tensor, dim: Any = _REQUIRED, *, dtype: Any = None) -> Tensor:
+def cumsum(input: Tensor, dim: int = _REQUIRED, *, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(cumsum, locals())
     return _scan(CUMSUM, "cumsum", input, dim, dtype)
 
 
 @api.variants("cumprod", out=ACCUMULATE)
-def cumprod(input: Tensor, dim: Any = _REQUIRED, *, dtype: Any = None) -> Tensor:
+def cumprod(input: Tensor, dim: int = _REQUIRED, *, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(cumprod, locals())
     return _scan(CUMPROD, "cumprod", input, dim, dtype)
@@ -311,7 +311,7 @@ def _scan(op: Any, name: str, input: Tensor, dim: Any, dtype: Any) -> Tensor:
     if dim is _REQUIRED:
         raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
     out = accumulated_dtype(input, dtype)
-    d = _wrap_dim(int(dim), input.dim())
+    d = _wrap_dim(dim, input.dim())
     if out is dtypes.bool_ and input.dim() and input.numel():  # 0-d and empty inputs run no kernel
         raise dtypes.kernel_missing(f"{name}_out_cpu", dtypes.bool_)
     check_differentiable(input, out)

@@ -23,13 +23,13 @@ from impl._ops.inplace import apply_inplace, check_inplace
 from impl._ops.table import D, OpDef, apply, auto_linear
 from impl._ops.views import _shape_args, contiguous, expand, view
 from impl._signatures import ELEMENTWISE, EXACT, EXPECTED, Out, invalid_call
-from impl._tensor import Tensor, _dim_list, _wrap_dim
+from impl._tensor import Dims, Tensor, _dim_list, _wrap_dim, as_int, as_ints
 from impl._xp import namespace_of
 
 
 def _ints(value: Any) -> tuple[int, ...]:
     """An int or a sequence of ints as a tuple (torch's IntArrayRef accepts a lone int)."""
-    return tuple(int(v) for v in value) if isinstance(value, (tuple, list)) else (int(value),)
+    return as_ints(value)
 
 
 def fresh(xp: Any, values: Any, shape: tuple) -> Any:
@@ -59,7 +59,7 @@ def _triangle_args(name: str, input: Tensor, diagonal: int) -> dict:
     """tril/triu work on the last two dims: at least two are needed."""
     if input.dim() < 2:
         raise RuntimeError(f"{name}: input tensor must have at least 2 dimensions")
-    return {"diagonal": int(diagonal)}
+    return {"diagonal": as_int(diagonal)}
 
 
 @api.variants("tril", out=EXACT)
@@ -106,7 +106,7 @@ ROLL = OpDef(
 
 
 @api.variants("roll")
-def roll(input: Tensor, shifts: Any, dims: Any = None) -> Tensor:
+def roll(input: Tensor, shifts: Dims, dims: Dims = None) -> Tensor:
     """Elements shifted circularly by ``shifts`` along ``dims`` (one shift per dim); without dims,
     along the flattened tensor (one shift)."""
     if not isinstance(input, Tensor):
@@ -188,7 +188,7 @@ def diagonal(input: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1) -> Te
     """The diagonal ``offset`` of the planes of ``dim1`` x ``dim2``, as a view whose last dim it is."""
     if not isinstance(input, Tensor):
         raise invalid_call(diagonal, locals())
-    d1, d2 = _wrap_dim(int(dim1), input.dim()), _wrap_dim(int(dim2), input.dim())
+    d1, d2 = _wrap_dim(dim1, input.dim()), _wrap_dim(dim2, input.dim())
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     return apply(DIAGONAL, input, offset=int(offset), dim1=d1, dim2=d2)
@@ -221,7 +221,7 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1) -
     diagonal ``offset``, zeros elsewhere."""
     if not isinstance(input, Tensor):
         raise invalid_call(diag_embed, locals())
-    d1, d2 = _wrap_dim(int(dim1), input.dim() + 1), _wrap_dim(int(dim2), input.dim() + 1)
+    d1, d2 = _wrap_dim(dim1, input.dim() + 1), _wrap_dim(dim2, input.dim() + 1)
     if d1 == d2:
         raise RuntimeError(f"diagonal dimensions cannot be identical {dim1}, {dim2}")
     return apply(DIAG_EMBED, input, offset=int(offset), dim1=d1, dim2=d2)
@@ -280,7 +280,7 @@ ROT90 = OpDef(
 
 
 @api.variants("rot90")
-def rot90(input: Tensor, k: int = 1, dims: Any = (0, 1)) -> Tensor:
+def rot90(input: Tensor, k: int = 1, dims: Dims = (0, 1)) -> Tensor:
     """The input rotated by ``k`` quarter turns in the plane of ``dims``, from the first dim
     towards the second."""
     if not isinstance(input, Tensor):
@@ -330,7 +330,7 @@ def movedim(input: Tensor, source: Any, destination: Any) -> Tensor:
 
 
 @api.variants("broadcast_to")
-def broadcast_to(input: Tensor, size: Any) -> Tensor:
+def broadcast_to(input: Tensor, size: Dims) -> Tensor:
     """``input.expand(size)``: a view (ExpandBackward0), with expand's errors."""
     if not isinstance(input, Tensor):
         raise invalid_call(broadcast_to, locals())
@@ -366,14 +366,14 @@ def ravel(input: Tensor) -> Tensor:
 
 
 @api.variants("unflatten")
-def unflatten(input: Tensor, dim: int, sizes: Any) -> Tensor:
+def unflatten(input: Tensor, dim: int, sizes: Dims) -> Tensor:
     """A view with dim ``dim`` split into ``sizes`` (one of them may be -1)."""
     if not isinstance(input, Tensor):
         raise invalid_call(unflatten, locals())
     sizes = _ints(sizes)
     if not sizes:
         raise RuntimeError("unflatten: sizes must be non-empty")
-    d = _wrap_dim(int(dim), input.dim())  # torch wraps the dim before its try: an IndexError as is
+    d = _wrap_dim(dim, input.dim())  # torch wraps the dim before its try: an IndexError as is
     try:  # torch words the errors of reading the size and inferring as its own
         if not input.dim():  # a 0-d tensor has no size at the wrapped dim 0
             _no_dims(d)
@@ -429,7 +429,7 @@ REPEAT = OpDef(
 
 
 @api.method("repeat")
-def repeat(input: Tensor, *repeats: Any) -> Tensor:
+def repeat(input: Tensor, *repeats: Dims) -> Tensor:
     """``x.repeat(*repeats)``: a copy tiled ``repeats[i]`` times along dim i (new leading dims for
     repeats beyond the input's dims)."""
     if not repeats:
@@ -449,7 +449,7 @@ def repeat(input: Tensor, *repeats: Any) -> Tensor:
 
 
 @api.function("tile")
-def tile(input: Tensor, dims: Any) -> Tensor:
+def tile(input: Tensor, dims: Dims) -> Tensor:
     """``repeat`` with ``dims`` padded with leading ones to the input's number of dims."""
     if not isinstance(input, Tensor):
         raise invalid_call(tile, locals())
@@ -462,12 +462,12 @@ def tile(input: Tensor, dims: Any) -> Tensor:
 
 
 @api.method("tile")
-def _tile_method(self: Tensor, *dims: Any) -> Tensor:
+def _tile_method(self: Tensor, *dims: Dims) -> Tensor:
     return tile(self, _ints(_shape_args(dims)))
 
 
 @api.function("flip")
-def flip(input: Tensor, dims: Any) -> Tensor:
+def flip(input: Tensor, dims: Dims) -> Tensor:
     """A copy with the order of the elements reversed along ``dims``."""
     if not isinstance(input, Tensor):
         raise invalid_call(flip, locals())
@@ -495,7 +495,7 @@ FLIP = OpDef(
 
 
 @api.method("flip")
-def flip_method(input: Tensor, *dims: Any, **kwargs: Any) -> Tensor:
+def flip_method(input: Tensor, *dims: Dims, **kwargs: Any) -> Tensor:
     """``x.flip(0)``, ``x.flip(1, 0)``, ``x.flip([0])`` or ``x.flip(dims=[0])``."""
     return flip(input, list(kwargs["dims"]) if "dims" in kwargs else list(_shape_args(dims)))
 
@@ -590,7 +590,7 @@ def _joinable(input: Tensor, other: Tensor, dim: int) -> None:
 
 @api.variants("repeat_interleave")
 def repeat_interleave(
-    input: Tensor, repeats: Any = None, dim: Any = None, *, output_size: Any = None
+    input: Tensor, repeats: Any = None, dim: int = None, *, output_size: int = None
 ) -> Tensor:
     """Each element (slice along ``dim``; of the flattened input without one) repeated, as torch
     composes it: an int count by unsqueeze, expand, clone and flatten; a tensor of counts by

@@ -201,12 +201,12 @@ _UNSET: Any = object()  # not given (sort: the overload without ``stable``, Sort
 
 
 @api.variants("sort", out=Out(parts=(EXACT, EXACT)))
-def sort(input: Tensor, dim: Any = -1, descending: bool = False, *, stable: Any = _UNSET) -> Any:
+def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = _UNSET) -> Any:
     """torch.sort: (values, indices) along ``dim``, ascending unless ``descending``; the order of
     ties is the stable one (torch's for lanes of up to 16 elements, or with ``stable=True``)."""
     if not isinstance(input, Tensor) or isinstance(dim, bool):
         raise invalid_call(sort, locals())
-    d = _wrap_dim(int(dim), input.dim())
+    d = _wrap_dim(dim, input.dim())
     op = SORT if stable is _UNSET else SORT_STABLE
     values, indices = apply(op, input, dim=d, descending=bool(descending))
     return return_types.sort((values, indices))
@@ -226,7 +226,7 @@ def _argsort_out(args: tuple, kwargs: dict) -> Out:
 
 
 @api.variants("argsort", out=Out(pick=_argsort_out))
-def argsort(input: Tensor, dim: Any = -1, descending: bool = False, stable: bool = False) -> Tensor:
+def argsort(input: Tensor, dim: int = -1, descending: bool = False, stable: bool = False) -> Tensor:
     """The indices of ``sort`` (no gradient)."""
     if not isinstance(input, Tensor):
         raise invalid_call(argsort, locals())
@@ -242,7 +242,7 @@ def msort(input: Tensor) -> Tensor:
 
 
 @api.variants("topk", out=Out(parts=(EXACT, EXACT)))
-def topk(input: Tensor, k: Any = _UNSET, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
+def topk(input: Tensor, k: int = _UNSET, dim: int = -1, largest: bool = True, sorted: bool = True) -> Any:
     """The ``k`` largest (or smallest) along ``dim``, in order, NaN counting as the largest."""
     if (
         not isinstance(input, Tensor)
@@ -253,7 +253,7 @@ def topk(input: Tensor, k: Any = _UNSET, dim: int = -1, largest: bool = True, so
         raise invalid_call(topk, locals())
     if k is _UNSET:
         raise TypeError('topk() missing 1 required positional arguments: "k"')
-    d = _wrap_dim(int(dim), input.dim())
+    d = _wrap_dim(dim, input.dim())
     if not 0 <= k <= (input.shape[d] if input.dim() else 1):
         raise RuntimeError("selected index k out of range")
     if input.dtype is dtypes.bool_:
@@ -271,7 +271,7 @@ def topk(input: Tensor, k: Any = _UNSET, dim: int = -1, largest: bool = True, so
         )
     ),
 )
-def kthvalue(input: Tensor, k: Any = _UNSET, dim: int = -1, keepdim: bool = False) -> Any:
+def kthvalue(input: Tensor, k: int = _UNSET, dim: int = -1, keepdim: bool = False) -> Any:
     """The ``k``-th smallest along ``dim`` and its index (as torch's quickselect picks among ties)."""
     if (
         not isinstance(input, Tensor)
@@ -282,7 +282,7 @@ def kthvalue(input: Tensor, k: Any = _UNSET, dim: int = -1, keepdim: bool = Fals
         raise invalid_call(kthvalue, locals())
     if k is _UNSET:
         raise TypeError('kthvalue() missing 1 required positional arguments: "k"')
-    d = _wrap_dim(int(dim), input.dim())
+    d = _wrap_dim(dim, input.dim())
     _check_nonempty("kthvalue", input, d)
     if not 1 <= k <= (input.shape[d] if input.dim() else 1):
         raise RuntimeError(f"kthvalue(): selected number k out of range for dimension {d}")
@@ -317,7 +317,7 @@ def _median_out(args: tuple, kwargs: dict) -> Out:
 
 
 @api.variants("median", out=Out(pick=_median_out))
-def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
+def median(input: Tensor, dim: int = None, keepdim: bool = False) -> Any:
     """Without ``dim``: the lower middle value of all elements (NaN if any is). With it:
     (values, indices) along ``dim``."""
     if not isinstance(input, Tensor) or isinstance(dim, bool):
@@ -326,7 +326,7 @@ def median(input: Tensor, dim: Any = None, keepdim: bool = False) -> Any:
         if input.numel():
             _no_bool(input, "median_cpu")
         return apply(MEDIAN, input)
-    d = _wrap_dim(int(dim), input.dim())
+    d = _wrap_dim(dim, input.dim())
     _check_nonempty("median", input, d)
     _no_bool(input, "median_out")
     values, indices = apply(MEDIAN_DIM, input, dim=d, keepdim=bool(keepdim))
@@ -518,7 +518,7 @@ def _uniques(op: OpDef, input: Tensor, dim: Any, consecutive: bool, inverse: boo
     """``op``'s values, then the inverse indices and counts asked for; torch's checks of ``dim``."""
     if dim is not None and input.dim() == 0:
         raise IndexError(f"Dimension specified as {dim} but tensor has no dimensions")
-    d = None if dim is None else _wrap_dim(int(dim), input.dim())
+    d = None if dim is None else _wrap_dim(dim, input.dim())
     zero_dims = tuple(input.shape).count(0)
     if d is not None and input.shape[d] == 0 and zero_dims > 1:
         raise RuntimeError("Number of zero sized dimensions is more than one, so unique cannot be applied ")

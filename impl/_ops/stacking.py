@@ -147,7 +147,7 @@ def tensor_split(
                 f"one-dimensional tensor, but got a tensor with {split.dim()} dims"
             )
         split = int(split.item()) if split.dim() == 0 else [int(i) for i in split.tolist()]
-    d = _wrap_dim(int(dim), input.dim())
+    d = _wrap_dim(dim, input.dim())
     if isinstance(split, (list, tuple)):
         return _pieces(input, d, [int(i) for i in split])
     return _pieces(input, d, _section_bounds(input.shape[d], int(split)))

@@ -23,7 +23,7 @@ from impl._layout import VIEW_ERROR, addresses, as_strided_array, copy_like, min
 from impl._names import type_name
 from impl._ops.table import D, OpDef, apply, auto_linear
 from impl._signatures import invalid_call
-from impl._tensor import Tensor, _dim_list, _wrap_dim
+from impl._tensor import Dims, Tensor, _dim_list, _wrap_dim, as_ints
 from impl._xp import namespace_of
 
 
@@ -317,10 +317,11 @@ def _clone_of_inference(input: Tensor) -> Tensor:
     return Tensor._from_array(_layout.new_like(xp, input._data)).copy_(input)
 
 
-def _shape_args(shape: tuple) -> tuple:
+def _shape_args(shape: tuple) -> tuple[int, ...]:
+    """Sizes or dims given as one sequence or spread (``view((2, 3))``, ``view(2, 3)``), as ints."""
     if len(shape) == 1 and isinstance(shape[0], (tuple, list)):
-        return tuple(shape[0])
-    return shape
+        return as_ints(shape[0])
+    return as_ints(shape)
 
 
 def _unsafe_view(t: Tensor, shape: tuple) -> Tensor:
@@ -336,7 +337,7 @@ def view(input: Tensor, *shape: Any) -> Tensor:
 
 
 @api.variants("reshape")
-def reshape(input: Tensor, *shape: Any) -> Tensor:
+def reshape(input: Tensor, *shape: Dims) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(reshape, locals())
     size = _layout.infer_size(_shape_args(shape), input.numel())
@@ -374,7 +375,7 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 
 @api.function("permute")
-def permute(input: Tensor, dims: Any) -> Tensor:
+def permute(input: Tensor, dims: Dims) -> Tensor:
     """torch.permute: ``dims`` is one sequence (the method takes them spread too)."""
     if not isinstance(input, Tensor):
         raise invalid_call(permute, locals())
@@ -386,8 +387,8 @@ def permute(input: Tensor, dims: Any) -> Tensor:
 
 
 @api.method("permute")
-def permute_method(input: Tensor, *dims: Any) -> Tensor:
-    dims = tuple(_wrap_dim(int(d), input.dim()) for d in _shape_args(dims))
+def permute_method(input: Tensor, *dims: Dims) -> Tensor:
+    dims = tuple(_wrap_dim(d, input.dim()) for d in _shape_args(dims))
     if len(dims) != input.dim():
         raise RuntimeError(
             f"permute(sparse_coo): number of dimensions in the tensor input does not match the "
@@ -409,7 +410,7 @@ def _tensor_type(t: Tensor) -> str:
 
 @api.method("expand")
 def expand(input: Tensor, *sizes: Any) -> Tensor:
-    sizes = tuple(int(s) for s in _shape_args(sizes))
+    sizes = _shape_args(sizes)
     if len(sizes) < input.dim():
         raise RuntimeError(
             f"expand({_tensor_type(input)}{{[{', '.join(map(str, input.shape))}]}}, "
