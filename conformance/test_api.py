@@ -209,3 +209,72 @@ def default_calls(draw: Any) -> Program:
 @given(program=default_calls())
 def test_defaults(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
+
+
+# Calls taking ints (API-004): each op's arguments after its tensor (or tensors), the one marked INT
+# drawn of a wrong type (or a right one now and then), and their names (for the keyword form, which
+# gives the marked argument and those after it by name); LISTS take a list of ints there too
+INT = object()
+TYPED_CALLS: dict[str, tuple[tuple, tuple[str, ...]]] = {
+    **{op: ((INT,), ("dim",)) for op in (
+        "sum", "mean", "amax", "prod", "std", "logsumexp", "nansum", "argmax", "cumsum", "cumprod", "softmax",
+        "log_softmax", "all", "count_nonzero", "median", "cummax", "argsort", "sort", "unbind", "max",
+        "unsqueeze", "squeeze")},
+    "flatten": ((INT,), ("start_dim",)), "transpose": ((0, INT), ("dim0", "dim1")),
+    "select": ((INT, 0), ("dim", "index")), "narrow": ((INT, 0, 1), ("dim", "start", "length")),
+    "movedim": ((0, INT), ("source", "destination")), "roll": ((1, INT), ("shifts", "dims")),
+    "topk": ((1, INT), ("k", "dim")), "kthvalue": ((1, INT), ("k", "dim")),
+    "chunk": ((INT, 1), ("chunks", "dim")),
+    "tril": ((INT,), ("diagonal",)), "diagonal": ((0, INT, 1), ("offset", "dim1", "dim2")),
+    "flip": ((INT,), ("dims",)), "permute": ((INT,), ("dims",)), "cat": ((INT,), ("dim",)),
+    "stack": ((INT,), ("dim",)),
+}  # fmt: skip
+LISTS = ("sum", "mean", "amax", "logsumexp", "nansum", "count_nonzero", "std", "squeeze", "roll", "flip")
+LISTS += ("permute",)
+JOINED = ("cat", "stack")  # of a list of tensors
+SIZED = ("view", "reshape", "expand", "repeat", "zeros", "ones")  # sizes spread or as one list
+WRONG_INTS = (1.0, True, 0.5, -1.0)
+
+
+@st.composite
+def typed_calls(draw: Any) -> Program:
+    """A (2, 3) float leaf, then three calls of TYPED_CALLS or SIZED: the marked argument by
+    position or (with those after it) by keyword, drawn of a wrong type (a float, a bool, a 0-d
+    float tensor; of LISTS also a list whose first or a later element is a float) or, one call in
+    five, of a right one (a 0-d int64 tensor); a size list or spread sizes with one element
+    wrong. Each call's error (or result) observed."""
+    p = OpProgram(draw)
+    x = p.leaf((2, 3), "float32", grad=False)
+    for _ in range(3):
+        op = draw(st.sampled_from(sorted((*TYPED_CALLS, *SIZED))))
+        if op in SIZED:
+            sizes: list[Any] = [2, 3] if op != "repeat" else [1, 2]
+            sizes[draw(st.integers(0, 1))] = draw(st.sampled_from(WRONG_INTS))
+            tensor = () if op in ("zeros", "ones") else (Ref(x),)
+            p.op(op, *tensor, *([sizes] if draw(st.booleans()) else sizes))
+            continue
+        args, names = TYPED_CALLS[op]
+        at = args.index(INT)
+        kind = draw(st.integers(0, 4))
+        value: Any = draw(st.sampled_from(WRONG_INTS))
+        if kind == 0:
+            value = Ref(p.given(draw(st.sampled_from((1, 0))), "int64"))  # taken as an int
+        elif kind == 1:
+            value = Ref(p.given(1.0, "float32"))
+        elif kind == 2 and op in LISTS:
+            value = draw(st.sampled_from(([1.0], [0, 1.0], (1.0,), [0, -1.0])))
+        values = [value if a is INT else a for a in args]
+        if draw(st.booleans()):  # by keyword, from the marked argument on
+            positional, keywords = values[:at], dict(zip(names[at:], values[at:], strict=True))
+        else:
+            positional, keywords = values, {}
+        first = [Ref(x), Ref(x)] if op in JOINED else Ref(x)
+        p.op(op, first, *positional, **keywords)
+    return p.observed()
+
+
+@pytest.mark.rule("API-004")
+@settings(deadline=None)
+@given(program=typed_calls())
+def test_int_arguments_of_wrong_types(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)

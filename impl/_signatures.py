@@ -187,6 +187,11 @@ OVERLOADS: dict[str, tuple[str, ...]] = {
 }
 
 
+class _IntList(str):
+    """The kind "tuple of ints" of a parameter that one int does not fit (torch's int[] of no size,
+    impl's ``DimList``): printed as the other, refusing what is not a sequence."""
+
+
 def _takes(kind: str, value: Any) -> bool:
     """Whether torch's parser takes ``value`` for a parameter of type ``kind``."""
     if kind == "Tensor":
@@ -204,6 +209,8 @@ def _takes(kind: str, value: Any) -> bool:
     if kind == "tuple of Tensors":
         return isinstance(value, (tuple, list)) and all(isinstance(v, Tensor) for v in value)
     if kind == "tuple of ints":  # torch's parser tests a list's first element only
+        if isinstance(kind, _IntList) and not isinstance(value, (tuple, list)):
+            return False
         items = value if isinstance(value, (tuple, list)) else (value,)
         return not items or is_int_like(items[0])
     return True  # what impl's functions check themselves (dtypes, ...)
@@ -308,9 +315,8 @@ def _invalid_combination(name: str, signatures: list[_Signature], args: tuple, k
     """torch's list of every signature, each misfit one marked when it has as many entries as the
     call has arguments: by its keywords not among its last entries, else by the arguments whose
     type's name is not the entry's type (torch's ``format_invalid_args``)."""
-    got = _listed(
-        [type_name(v) for v in args] + [f"{k}={type_name(v)}" for k, v in kwargs.items()], bool(args)
-    )
+    keywords = [f"{k}={type_name(v)}" for k, v in reversed(kwargs.items())]  # torch's unordered_map order
+    got = _listed([type_name(v) for v in args] + keywords, bool(args))
     lines = [f"{name}() received an invalid combination of arguments - got {got}, but expected one of:"]
     for signature in signatures:
         lines.append(f" * {signature.text}")
@@ -363,6 +369,7 @@ TENSOR_ANNOTATIONS = ("Tensor", "Tensor | None")  # impl's parameters that torch
 # that may be given spread
 PARSED_ANNOTATIONS = {
     "int": "int", "int | None": "int", "Dims": "tuple of ints", "Dims | None": "tuple of ints",
+    "DimList": "tuple of ints",
     "bool": "bool",
 }  # fmt: skip
 
@@ -376,10 +383,12 @@ class _Call:
         self.name, self.signatures, self.args, self.kwargs = name, signatures, args, kwargs
 
     def error(self) -> TypeError:
-        """torch's TypeError (``found``), which there must be."""
+        """torch's TypeError (``found``); where these arguments fit (``invalid_call`` read a keyword
+        as positional: ``var(x, dim=True)`` as ``var(x, True)``), one the public function's wrapper
+        words again from the call as given (``reparse``)."""
         error = self.found()
         if error is None:
-            raise AssertionError(f"invalid_call: every argument of {self.name}() is of its type")
+            return ArgumentTypeError(f"{self.name}(): a call that none of torch's signatures takes")
         return error
 
     def found(self) -> TypeError | None:
@@ -437,6 +446,9 @@ def _impl_signature(fn: Callable) -> _Signature:
         parts.append(f"{kind} {p.name}{default}")
     signature = _Signature(f"({', '.join(parts)})")
     signature.spread = any(p.kind is p.VAR_POSITIONAL and p.annotation != "Dims" for p in params)
+    lists = {p.name for p in params if p.annotation == "DimList"}
+    for entries in (signature.positional, signature.keyword):
+        entries[:] = [(_IntList(k) if n in lists else k, n, d) for k, n, d in entries]
     return signature
 
 

@@ -715,6 +715,7 @@ def _with_contiguous_strides(array: np.ndarray) -> np.ndarray:
 
 
 Dims = Any  # an annotation: torch's "tuple of ints" (int[]), one int or a sequence of them (dims, sizes)
+DimList = Any  # an annotation: torch's int[] that one int does not fit, a sequence only (flip's dims)
 
 
 class ArgumentTypeError(TypeError):

@@ -129,3 +129,34 @@ def integer_default_dtype_accepted() -> Iterator[None]:
 
     with patched(impl, "set_default_dtype", accepting):
         yield
+
+
+@fault({"API-004": "error"})
+def float_dims_truncated() -> Iterator[None]:
+    """A float where a dim goes is truncated to an int (``int(dim)``), not refused: ``x.sum(1.0)``
+    sums over dim 1 where torch's parser raises its TypeError."""
+    from impl import _tensor
+
+    def make(original: Callable) -> Callable:
+        return lambda value, first=True: int(value) if isinstance(value, float) else original(value, first)
+
+    with patched(_tensor, "as_int", make):
+        yield
+
+
+@fault({"API-004": "message"})
+def keywords_worded_as_positions() -> Iterator[None]:
+    """A refused argument given by keyword is worded as if given by position (``cumsum(): argument
+    'dim' (position 2) must be int``, where torch says ``argument 'dim' must be int``)."""
+    from impl import _methods
+
+    def make(original: Callable) -> Callable:
+        def reparse(
+            error: TypeError, fn: Callable, name: str, args: tuple, kwargs: dict, method: bool = False
+        ) -> TypeError:
+            return original(error, fn, name, (*args, *kwargs.values()), {}, method)
+
+        return reparse
+
+    with patched(_signatures(), "reparse", make), patched(_methods, "reparse", make):
+        yield

@@ -12,7 +12,6 @@ no_grad or by a function returning several views, an inference tensor outside in
 from __future__ import annotations
 
 import dataclasses
-import operator
 from typing import Any
 
 from impl import _api as api
@@ -26,7 +25,7 @@ from impl._ops.inplace import SQUEEZE_DIM_, check_inplace
 from impl._ops.table import OpDef, apply
 from impl._ops.views import _dim_list, as_strided_geometry
 from impl._signatures import _invalid_combination, _Signature
-from impl._tensor import Tensor, _wrap_dim
+from impl._tensor import Tensor, _wrap_dim, as_int, is_int_like
 
 
 def _in_place(op: OpDef, name: str) -> OpDef:
@@ -94,10 +93,10 @@ def _arguments(name: str, params: tuple[str, ...], args: tuple, kwargs: dict, re
     values = _given(name, params, args, kwargs, required)
     for position, param in enumerate(params, 1):
         value = values.get(param)
-        if param in values and (type(value) is bool or not hasattr(value, "__index__")):
+        if param in values and not is_int_like(value):
             where = f"(position {position}) " if param not in kwargs else ""
             raise TypeError(f"{name}(): argument '{param}' {where}must be int, not {type_name(value)}")
-    return [operator.index(values[p]) if p in values else None for p in params]
+    return [as_int(values[p]) if p in values else None for p in params]
 
 
 @api.method("t_")
@@ -166,7 +165,7 @@ def squeeze_(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         return _restyled(self, SQUEEZE_)
     if isinstance(dim, (tuple, list)):
         return _restyled(self, SQUEEZE_DIMS_, dims=_dim_list(dim, n))
-    return _restyled(self, SQUEEZE_DIM_, dim=_wrap_dim(operator.index(dim), n))
+    return _restyled(self, SQUEEZE_DIM_, dim=_wrap_dim(dim, n))
 
 
 @api.method("unsqueeze")

@@ -3,6 +3,7 @@ give both and take a gradient for each, with torch's correction (``unbiased``) r
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any
 
@@ -14,7 +15,7 @@ from impl._ops.pointwise_ternary import WHERE
 from impl._ops.reductions import _count, _mean_grad, reduced_dims
 from impl._ops.table import D, OpDef, _wrap, apply, separable
 from impl._signatures import Out, invalid_call
-from impl._tensor import Dims, Tensor
+from impl._tensor import Dims, Tensor, is_int_like
 
 
 def _variance(xp: Any, a: Any, dim: Any, correction: float | None, keepdim: bool) -> Any:
@@ -119,11 +120,21 @@ def spread_call_fits(input: Any, dim: Any, unbiased: Any, correction: Any) -> bo
         return False
     dim = None if dim is UNSET else dim
     correction = None if correction is UNSET else correction
-    dims = dim if isinstance(dim, (list, tuple)) else () if dim is None or isinstance(dim, bool) else (dim,)
-    given_unbiased = unbiased is not None or isinstance(dim, bool)
-    return all(isinstance(d, int) and not isinstance(d, bool) for d in dims) and not (
-        given_unbiased and correction is not None
-    )
+    dims = dim if isinstance(dim, (list, tuple)) else () if dim is None else (dim,)
+    return (not dims or is_int_like(dims[0])) and not (unbiased is not None and correction is not None)
+
+
+def unbiased_by_position(fn: Any) -> Any:
+    """var/std/var_mean/std_mean taking torch's ``(Tensor input, bool unbiased)`` overload: a bool
+    right after the input is ``unbiased`` (``std(x, False)``), while ``dim=True`` fits no overload."""
+
+    @functools.wraps(fn)
+    def spread(input: Any, *args: Any, **kwargs: Any) -> Any:
+        if len(args) == 1 and isinstance(args[0], bool) and not kwargs:
+            return fn(input, UNSET, args[0], **kwargs)
+        return fn(input, *args, **kwargs)
+
+    return spread
 
 
 def _spread(
@@ -135,8 +146,6 @@ def _spread(
     if not input.dtype.is_floating_point:
         which = "std and var" if name in ("var", "std") else name
         raise RuntimeError(f"{which} only support floating point and complex dtypes")
-    if isinstance(dim, bool):
-        dim, unbiased = None, dim
     corr = _correction(dim, unbiased, correction)
     dims = reduced_dims(None if dim is UNSET else dim, input.dim())
     shape = tuple(input.shape)
@@ -153,6 +162,7 @@ def _spread(
 
 
 @api.variants("var", out=Out("upcast_cast"))
+@unbiased_by_position
 def var(
     input: Tensor, dim: Dims = UNSET, unbiased: bool = None, keepdim: bool = False, *, correction: Any = UNSET
 ) -> Tensor:
@@ -162,6 +172,7 @@ def var(
 
 
 @api.variants("std", out=Out("upcast_cast"))
+@unbiased_by_position
 def std(
     input: Tensor, dim: Dims = UNSET, unbiased: bool = None, keepdim: bool = False, *, correction: Any = UNSET
 ) -> Tensor:
@@ -252,7 +263,7 @@ def _spread_and_mean(op: OpDef, name: str) -> Any:
         return _spread(op, name, input, dim, unbiased, keepdim, correction)
 
     reduce.__name__ = reduce.__qualname__ = name
-    return reduce
+    return unbiased_by_position(reduce)
 
 
 var_mean = api.function("var_mean")(_spread_and_mean(VAR_MEAN, "var_mean"))

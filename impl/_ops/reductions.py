@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any
 
@@ -18,7 +19,7 @@ from impl._ops.indexing import cat
 from impl._ops.pointwise_ternary import masked
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply, auto_linear, separable
 from impl._signatures import ABSENT, ACCUMULATE, ELEMENTWISE, EXACT, INDICES, Out, invalid_call
-from impl._tensor import Dims, Tensor, _dim_list, _wrap_dim
+from impl._tensor import ArgumentTypeError, Dims, Tensor, _dim_list, _wrap_dim, as_int
 from impl._xp import namespace_of
 
 
@@ -382,18 +383,39 @@ def _minmax(kind: str, input: Tensor, dim: Any = None, keepdim: bool = False) ->
     return (return_types.max if kind == "max" else return_types.min)((values, indices))
 
 
+def _other_by_position(fn: Any) -> Any:
+    """max/min taking torch's ``(Tensor input, Tensor other)`` overload: a tensor right after the
+    input (or ``other=``) is maximum's other; ``dim=`` a tensor is a dim (a 0-d integer one)."""
+
+    @functools.wraps(fn)
+    def extreme(input: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(kwargs.get("dim"), Tensor):
+            kwargs["dim"] = as_int(kwargs["dim"])
+        if "other" in kwargs:
+            if args or len(kwargs) > 1:  # other with a dim: no overload
+                raise ArgumentTypeError(f"{fn.__name__}(): other given with a dim")
+            args, kwargs = (kwargs["other"],), {}
+        return fn(input, *args, **kwargs)
+
+    return extreme
+
+
 @api.variants("max", out=Out(pick=_extreme_out("maximum")))
-def max(input: Tensor, dim: int = ABSENT, keepdim: bool = False) -> Any:
-    if not isinstance(input, Tensor) or isinstance(dim, (float, *NOT_OPERANDS)):
+@_other_by_position
+def max(input: Tensor, dim: int = ABSENT, keepdim: bool = ABSENT) -> Any:
+    refused = isinstance(dim, (float, *NOT_OPERANDS)) or (isinstance(dim, Tensor) and keepdim is not ABSENT)
+    if not isinstance(input, Tensor) or refused:
         raise invalid_call(max, locals())
-    return _minmax("max", input, None if dim is ABSENT else dim, keepdim)
+    return _minmax("max", input, None if dim is ABSENT else dim, keepdim is not ABSENT and keepdim)
 
 
 @api.variants("min", out=Out(pick=_extreme_out("minimum")))
-def min(input: Tensor, dim: int = ABSENT, keepdim: bool = False) -> Any:
-    if not isinstance(input, Tensor) or isinstance(dim, (float, *NOT_OPERANDS)):
+@_other_by_position
+def min(input: Tensor, dim: int = ABSENT, keepdim: bool = ABSENT) -> Any:
+    refused = isinstance(dim, (float, *NOT_OPERANDS)) or (isinstance(dim, Tensor) and keepdim is not ABSENT)
+    if not isinstance(input, Tensor) or refused:
         raise invalid_call(min, locals())
-    return _minmax("min", input, None if dim is ABSENT else dim, keepdim)
+    return _minmax("min", input, None if dim is ABSENT else dim, keepdim is not ABSENT and keepdim)
 
 
 def _check_identity(name: str, input: Tensor, dim: Any) -> None:
@@ -442,7 +464,7 @@ def argmax(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
     if dim is None:
         xp = namespace_of(input._data)
         return Tensor._from_array(xp.asarray(xp.argmax(input._data), dtype=np.int64))
-    return max(input, dim, keepdim).indices
+    return max(input, as_int(dim), keepdim).indices  # (a tensor dim: not max's other)
 
 
 @api.variants("argmin", out=INDICES)
@@ -452,7 +474,7 @@ def argmin(input: Tensor, dim: int | None = None, keepdim: bool = False) -> Tens
     if dim is None:
         xp = namespace_of(input._data)
         return Tensor._from_array(xp.asarray(xp.argmin(input._data), dtype=np.int64))
-    return min(input, dim, keepdim).indices
+    return min(input, as_int(dim), keepdim).indices
 
 
 def _unsqueezed(t: Any, c: Any) -> Any:

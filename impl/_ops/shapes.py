@@ -23,7 +23,7 @@ from impl._ops.inplace import apply_inplace, check_inplace
 from impl._ops.table import D, OpDef, apply, auto_linear
 from impl._ops.views import _shape_args, contiguous, expand, view
 from impl._signatures import ELEMENTWISE, EXACT, EXPECTED, Out, invalid_call
-from impl._tensor import Dims, Tensor, _dim_list, _wrap_dim, as_int, as_ints
+from impl._tensor import ArgumentTypeError, DimList, Dims, Tensor, _dim_list, _wrap_dim, as_int, as_ints
 from impl._xp import namespace_of
 
 
@@ -449,32 +449,28 @@ def repeat(input: Tensor, *repeats: Dims) -> Tensor:
 
 
 @api.function("tile")
-def tile(input: Tensor, dims: Dims) -> Tensor:
+def tile(input: Tensor, dims: DimList) -> Tensor:
     """``repeat`` with ``dims`` padded with leading ones to the input's number of dims."""
     if not isinstance(input, Tensor):
         raise invalid_call(tile, locals())
     if not isinstance(dims, (tuple, list)):
-        raise TypeError(
-            f"tile(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}"
-        )
+        raise ArgumentTypeError("dims: a sequence of ints")  # (worded by the function's caller)
     dims = _ints(dims)
     return repeat(input, (1,) * (input.dim() - len(dims)) + dims)
 
 
 @api.method("tile")
-def _tile_method(self: Tensor, *dims: Dims) -> Tensor:
-    return tile(self, _ints(_shape_args(dims)))
+def _tile_method(input: Tensor, *dims: Dims) -> Tensor:
+    return tile(input, _ints(_shape_args(dims)))
 
 
 @api.function("flip")
-def flip(input: Tensor, dims: Dims) -> Tensor:
+def flip(input: Tensor, dims: DimList) -> Tensor:
     """A copy with the order of the elements reversed along ``dims``."""
     if not isinstance(input, Tensor):
         raise invalid_call(flip, locals())
-    if not isinstance(dims, (list, tuple)):
-        raise TypeError(
-            f"flip(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}"
-        )
+    if not isinstance(dims, (tuple, list)):
+        raise ArgumentTypeError("dims: a sequence of ints")  # (worded by the function's caller)
     wrapped = _dim_list(dims, input.dim())
     return apply(FLIP, input, dims=wrapped if input.dim() else ())
 
@@ -497,7 +493,9 @@ FLIP = OpDef(
 @api.method("flip")
 def flip_method(input: Tensor, *dims: Dims, **kwargs: Any) -> Tensor:
     """``x.flip(0)``, ``x.flip(1, 0)``, ``x.flip([0])`` or ``x.flip(dims=[0])``."""
-    return flip(input, list(kwargs["dims"]) if "dims" in kwargs else list(_shape_args(dims)))
+    if kwargs and not dims:
+        return flip(input, **kwargs)
+    return flip(input, list(_shape_args(dims)), **kwargs)
 
 
 def _at_least(rank: int, name: str, tensors: tuple) -> Any:

@@ -25,7 +25,7 @@ from impl._ops.indexing import cat, tensor_list
 from impl._ops.table import _view_creation_meta, apply, broadcast_mismatch
 from impl._ops.views import _slice, expand, reshape, unsqueeze
 from impl._signatures import CAT, invalid_call
-from impl._tensor import Tensor, _wrap_dim, zeros_of
+from impl._tensor import Tensor, _wrap_dim, as_int, zeros_of
 from impl._warn import warn_once
 
 
@@ -330,6 +330,7 @@ def chunk(input: Tensor, chunks: int, dim: int = 0) -> tuple:
     """torch.chunk: ``split`` by ceil(size / chunks); of an empty dim, ``chunks`` empty pieces."""
     if not isinstance(input, Tensor):
         raise invalid_call(chunk, locals())
+    chunks = as_int(chunks)
     _at_least_1d(input, "chunk")
     if chunks <= 0:
         raise RuntimeError(f"chunk expects `chunks` to be greater than 0, got: {chunks}")

@@ -23,7 +23,7 @@ from impl._layout import VIEW_ERROR, addresses, as_strided_array, copy_like, min
 from impl._names import type_name
 from impl._ops.table import D, OpDef, apply, auto_linear
 from impl._signatures import invalid_call
-from impl._tensor import Dims, Tensor, _dim_list, _wrap_dim, as_ints
+from impl._tensor import ArgumentTypeError, DimList, Dims, Tensor, _dim_list, _wrap_dim, as_ints
 from impl._xp import namespace_of
 
 
@@ -375,14 +375,12 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 
 @api.function("permute")
-def permute(input: Tensor, dims: Dims) -> Tensor:
+def permute(input: Tensor, dims: DimList) -> Tensor:
     """torch.permute: ``dims`` is one sequence (the method takes them spread too)."""
     if not isinstance(input, Tensor):
         raise invalid_call(permute, locals())
     if not isinstance(dims, (tuple, list)):
-        raise TypeError(
-            f"permute(): argument 'dims' (position 2) must be tuple of ints, not {type(dims).__name__}"
-        )
+        raise ArgumentTypeError("dims: a sequence of ints")  # (worded by the function's caller)
     return permute_method(input, *dims)
 
 

@@ -42,4 +42,17 @@ RULES = [
         "winning) set the device get_default_device reports and the factory functions use.",
         "https://pytorch.org/docs/stable/generated/torch.set_default_dtype.html",
     ),
+    Rule(
+        "API-004",
+        FAMILY,
+        "An int argument (a dim, a size, k, chunks, a diagonal) given a value of another type (a float, "
+        "a bool, a float tensor, a list where one int goes) raises torch's Python argument parser "
+        "TypeError, by position ('cumsum(): argument 'dim' (position 2) must be int, not float', a "
+        "method's positions counted after self) or by keyword (no position), a list of ints by its first "
+        "element ('must be tuple of ints, but found element of type float at pos 0') or by a later one "
+        "('failed to unpack the object at pos 2'), and where several of torch's signatures could take "
+        "the call the list of them ('received an invalid combination of arguments'); a NumPy integer and "
+        "a 0-d integer tensor are taken as ints.",
+        "https://github.com/pytorch/pytorch/blob/main/torch/csrc/utils/python_arg_parser.cpp",
+    ),
 ]
