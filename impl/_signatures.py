@@ -30,6 +30,7 @@ import numpy as np
 from impl import _api as api
 from impl import dtypes, return_types
 from impl._grad_mode import INFERENCE_INPLACE, is_grad_enabled, is_inference_mode_enabled
+from impl._layout import as_strided_array, contiguous_strides
 from impl._names import type_name
 from impl._tensor import Tensor
 from impl._xp import namespace_of
@@ -568,7 +569,10 @@ class Out:
     tuple, {numel} and {count} their numbers of elements); ``resize_bumps``: out's version bumps
     when it is resized (a factory's resize_ of it); ``checks_first``: a tuple out's parts all
     checked before the first is resized (else each in turn, as structured kernels do);
-    ``compares``: a comparison, which TensorIterator computes in its operands' dtype."""
+    ``compares``: a comparison, which TensorIterator computes in its operands' dtype;
+    ``unimplemented``: for an op torch's autograd fallback runs, what records its NotImplemented
+    node on out (``unimplemented(out, tensors)``, the ops layer's) where an input or an out that is
+    no leaf requires grad, in place of the refusal (kept for an out that is a leaf requiring grad)."""
 
     fit: str = "cast"
     message: str = CANT_CAST
@@ -587,6 +591,7 @@ class Out:
     resize_bumps: bool = False
     checks_first: bool = False
     compares: bool = False
+    unimplemented: Callable[[Tensor, list[Tensor]], None] | None = None
     refusal: str = (
         "{aten}(): functions with out=... arguments don't support automatic differentiation, but one of the "
         "arguments requires grad."
@@ -699,9 +704,10 @@ def _into(name: str, fn: Callable, args: tuple, kwargs: dict) -> Any:
     kwargs = dict(kwargs)
     out = kwargs.pop("out")
     outs = _out_tensors(name, policy, out, args, kwargs)
-    tensors = [*outs, *(_tensors([*args, *kwargs.values()]) if policy.differentiable else ())]
-    if is_grad_enabled() and any(t.requires_grad for t in tensors):  # an out requiring grad: always
-        raise RuntimeError(policy.refusal.format(aten=policy.aten))
+    differentiable = _tensors([*args, *kwargs.values()]) if policy.differentiable else []
+    recorded = is_grad_enabled() and any(t.requires_grad for t in (*outs, *differentiable))
+    if recorded and (policy.unimplemented is None or any(t.requires_grad and t.is_leaf for t in outs)):
+        raise RuntimeError(policy.refusal.format(aten=policy.aten))  # (an out requiring grad: always)
     if policy.fit.startswith(("accumulate_", "upcast")):  # refused before computing in out's dtype
         policy.check(name, out, out if policy.fit.endswith("floating") else fn(*args, **kwargs))
     if policy.fit.startswith("accumulate"):
@@ -732,6 +738,8 @@ def _into(name: str, fn: Callable, args: tuple, kwargs: dict) -> Any:
     common = dtypes.result_type(*args[:2]) if policy.compares else None
     for part, target, produced in zip(parts, outs, results, strict=True):
         part.fit_to(name, target, produced, common)
+    if recorded and policy.unimplemented is not None:  # (out's edge as it was before the write)
+        policy.unimplemented(out, differentiable)
     for part, target, produced in zip(parts, outs, results, strict=True):
         part.write(target, produced)
     return getattr(return_types, f"{type(result).__name__}_out")(outs) if policy.parts else out
@@ -750,11 +758,31 @@ def _resize(
             words = {"old": list(out.shape), "new": list(shape), "shape": shape}
             text = warning.format(**words, numel=out.numel(), count=math.prod(shape))
             warnings.warn(text, UserWarning, stacklevel=4)
+    if out._base_ is not None:
+        _resize_view(out, shape, order)
+        return
     xp = namespace_of(out._data)
     data = xp.zeros(shape, dtype=out._data.dtype, order=order)  # torch's new bytes: uninitialized
     kept = min(out._data.size, data.size)  # the storage keeps its bytes as far as they reach
     data.reshape(-1, order=order)[:kept] = out._data.reshape(-1)[:kept]
     out._data = data
+
+
+def _resize_view(out: Tensor, shape: tuple, order: str = "C") -> None:
+    """A view resized as torch's resize_: contiguous (in numpy's ``order``) from its storage offset
+    in its base's storage, which grows (its bytes kept, the base reading the grown one) where it is too short.
+    (Other views of the base keep the old memory: impl's storage cannot grow in place.)"""
+    base, offset = out._base_, out.storage_offset()
+    storage, need = base._storage_array(), offset + math.prod(shape)
+    if need > storage.size:
+        grown = namespace_of(storage).zeros(need, dtype=storage.dtype)  # torch's new bytes: uninitialized
+        grown[: storage.size] = storage
+        start = base.storage_offset()
+        base._data = as_strided_array(namespace_of(grown), grown[start:], tuple(base.shape), base.stride())
+        base._storage = grown if base._storage is not None else None
+        storage = grown
+    strides = contiguous_strides(shape) if order == "C" else contiguous_strides(shape[::-1])[::-1]
+    out._data = as_strided_array(namespace_of(storage), storage[offset:], shape, strides)
 
 
 def named(error: TypeError, fn: Callable, name: str) -> TypeError:

@@ -88,6 +88,32 @@ def cast_resize_warns_once() -> Iterator[None]:
         yield
 
 
+@fault({"API-002": "grad_fn"})
+def out_without_derivative_unrecorded() -> Iterator[None]:
+    """out= of an op torch has no derivative for (softmax, floor_divide, heaviside ...) with an input
+    requiring grad leaves out without history, instead of torch's NotImplemented node."""
+    from impl._ops import inplace
+
+    with patched(inplace, "_record_unimplemented", lambda _original: lambda name, out, tensors: None):
+        yield
+
+
+@fault({"API-002": "differs"})
+def resized_view_out_detached() -> Iterator[None]:
+    """A view given as out= and resized is laid out in memory of its own: its base does not read
+    what is written into it."""
+
+    def resize(original: Callable) -> Callable:
+        def detached(out: Any, shape: tuple, order: str = "C") -> None:
+            original(out, shape, order)
+            out._data = out._data.copy()
+
+        return detached
+
+    with patched(_signatures(), "_resize_view", resize):
+        yield
+
+
 def _creation() -> Any:
     from impl import _creation
 

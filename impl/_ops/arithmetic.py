@@ -24,7 +24,7 @@ from impl._ops.elementwise import (
     sub_scalar,
     zero_grad,
 )
-from impl._ops.inplace import _check_cast, apply_inplace, inplace_method, unary_inplace
+from impl._ops.inplace import _check_cast, apply_inplace, inplace_method, unary_inplace, unimplemented_out
 from impl._ops.pointwise_ternary import WHERE
 from impl._ops.table import (
     NOT_IMPLEMENTED,
@@ -408,7 +408,10 @@ def check_rounding_mode(rounding_mode: Any) -> None:
         )
 
 
-@api.variants("floor_divide", out=Out(aten="aten::floor_divide"))
+FLOOR_DIVIDE_OUT = Out(aten="aten::floor_divide", unimplemented=unimplemented_out("floor_divide"))
+
+
+@api.variants("floor_divide", out=FLOOR_DIVIDE_OUT)
 def floor_divide(input: Any, other: Any) -> Tensor:
     """Python's floor division (torch's div_floor), without a derivative (NotImplemented)."""
     if not isinstance(input, Tensor) or isinstance(other, NOT_OPERANDS):

@@ -23,7 +23,7 @@ from impl._ops.scatter import (
     SCATTER,  # zeros.scatter(dim, index, src), as value-selecting gradients build theirs
 )
 from impl._ops.table import D, OpDef, apply, number_array, separable
-from impl._signatures import EXACT, INDICES, OVERLOADS, Out, _invalid_combination, _Signature, invalid_call
+from impl._signatures import EXACT, OVERLOADS, Out, _invalid_combination, _Signature, invalid_call
 from impl._tensor import Tensor, _wrap_dim
 from impl._xp import namespace_of
 
@@ -219,10 +219,13 @@ OVERLOADS["argsort"] = (
 
 
 def _argsort_out(args: tuple, kwargs: dict) -> Out:
-    """argsort's out=: its overload with ``stable`` only."""
+    """argsort's out=: its overload with ``stable`` only (sort's, refusing an input requiring grad)."""
     if "stable" not in kwargs:
         raise _invalid_combination("argsort", [_Signature(s) for s in OVERLOADS["argsort"]], args, kwargs)
-    return INDICES
+    return ARGSORT_OUT
+
+
+ARGSORT_OUT = EXACT.named("sort")
 
 
 @api.variants("argsort", out=Out(pick=_argsort_out))
