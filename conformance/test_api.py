@@ -108,8 +108,9 @@ UNRECORDED = (
 def out_calls(draw: Any) -> Program:
     """Two (2, 2) leaves (float32, float64 or int64; one requiring grad now and then), and a function
     of OUT_CALLS called with out= a leaf that is empty, of the result's shape or of another shape, of
-    a drawn dtype, or a view (a tuple of two such for a function returning two); every tensor
-    observed."""
+    a drawn dtype, or a view (a tuple of two such for a function returning two), now and then an out
+    of another type (a number, a string, a list or tuple of one); now and then an op without a
+    derivative into an out, an input requiring grad; every tensor observed."""
     p = OpProgram(draw)
     op = draw(st.sampled_from(sorted(OUT_CALLS)))
     dtype = "int64" if op.startswith("bitwise") else draw(st.sampled_from(("float32", "float64", "int64")))
@@ -145,14 +146,20 @@ def out_calls(draw: Any) -> Program:
         bools = ("bool",) if op not in ("cumsum", "cumprod", *FACTORIES_OUT) else ()  # resized, then refused
         ints = ("int64", *bools) if op not in ("nansum", "nanmean") else ()  # resized before refusing
         out = drawn_out((dtype,) if op in REFUSED_AFTER_RESIZE else ("float32", "float64", *ints, dtype))
+    if draw(st.integers(0, 4)) == 0:  # an out of another type: torch refuses it (add ... takes a number)
+        first = out[0] if isinstance(out, tuple) else out
+        out = draw(st.sampled_from((3, 2.5, True, "x", [first], (first,), first)))
     p.op(op, *args, out=out)
-    if draw(st.integers(0, 2)) == 0:  # (drawn last: the programs before it are kept)
+    if draw(st.booleans()):  # (drawn last: the programs before it are kept)
         recorded = draw(st.sampled_from(RECORDED))
-        x = p.leaf((2, 2), "float32", grad=True)
-        into = draw(st.sampled_from(((0,), (2, 2), (3,), "view")))
-        target = p.leaf((2, 2) if into == "view" else into, "float32", grad=False)
-        given = [Ref(x) if arg in ("a", "b") else arg for arg in OUT_CALLS[recorded]]
-        p.op(recorded, *given, out=Ref(p.op("t", Ref(target)) if into == "view" else target))
+        x = p.given([[0.5, -1.0], [2.0, 3.0]], "float32", grad=True)
+        y = p.given([[1.5, 2.0], [-0.5, 0.0]], "float32")
+        into = draw(st.sampled_from(((0,), (3,), "view", "row")))  # row: a view resized in its base
+        target = p.leaf({"view": (2, 2), "row": (3, 2)}.get(into, into), "float32", grad=False)
+        if into in ("view", "row"):
+            target = p.op("t", Ref(target)) if into == "view" else p.op("__getitem__", Ref(target), 1)
+        given = [{"a": Ref(x), "b": Ref(y)}.get(arg, arg) for arg in OUT_CALLS[recorded]]
+        p.op(recorded, *given, out=Ref(target))
     return p.observed()
 
 

@@ -281,9 +281,8 @@ def _invalid_combination(name: str, signatures: list[_Signature], args: tuple, k
     """torch's list of every signature, each misfit one marked when it has as many entries as the
     call has arguments: by its keywords not among its last entries, else by the arguments whose
     type's name is not the entry's type (torch's ``format_invalid_args``)."""
-    got = _listed(
-        [type_name(v) for v in args] + [f"{k}={type_name(v)}" for k, v in kwargs.items()], bool(args)
-    )
+    keywords = [f"{k}={type_name(v)}" for k, v in reversed(kwargs.items())]  # torch's unordered_map order
+    got = _listed([type_name(v) for v in args] + keywords, bool(args))
     lines = [f"{name}() received an invalid combination of arguments - got {got}, but expected one of:"]
     for signature in signatures:
         lines.append(f" * {signature.text}")
@@ -570,9 +569,10 @@ class Out:
     when it is resized (a factory's resize_ of it); ``checks_first``: a tuple out's parts all
     checked before the first is resized (else each in turn, as structured kernels do);
     ``compares``: a comparison, which TensorIterator computes in its operands' dtype;
-    ``unimplemented``: for an op torch's autograd fallback runs, what records its NotImplemented
-    node on out (``unimplemented(out, tensors)``, the ops layer's) where an input or an out that is
-    no leaf requires grad, in place of the refusal (kept for an out that is a leaf requiring grad)."""
+    ``parser``: the name torch's argument errors give the function; ``unimplemented``: for an op
+    torch's autograd fallback runs, what records its NotImplemented node on out (``unimplemented(out,
+    tensors)``, the ops layer's) where an input or an out that is no leaf requires grad, in place of
+    the refusal (kept for an out that is a leaf requiring grad)."""
 
     fit: str = "cast"
     message: str = CANT_CAST
@@ -592,6 +592,7 @@ class Out:
     checks_first: bool = False
     compares: bool = False
     unimplemented: Callable[[Tensor, list[Tensor]], None] | None = None
+    parser: str = ""  # the function torch's parser errors name, where not the one called (norm's)
     refusal: str = (
         "{aten}(): functions with out=... arguments don't support automatic differentiation, but one of the "
         "arguments requires grad."
@@ -676,9 +677,21 @@ def _tensors(values: Any) -> list[Tensor]:
     return found
 
 
+# the functions whose Tensor parameters torch's parser lets a Python number through (out= among them,
+# a 0-d tensor of the number's type: python_arg_parser's should_allow_numbers_as_tensors)
+NUMBERS_AS_TENSORS = frozenset(
+    ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide")
+)
+NUMBER_DTYPES = {bool: np.bool_, int: np.int64, float: np.float64}  # (impl has no complex dtypes)
+
+
 def _out_tensors(name: str, policy: Out, out: Any, args: tuple, kwargs: dict) -> tuple[Tensor, ...]:
     """The tensors of ``out``, refused with torch's TypeError where they are not what the
-    function's signature takes: a tensor, or a tuple (or list) of as many as it returns."""
+    function's signature takes: a tensor, or a tuple (or list) of as many as it returns; a number
+    is a 0-d tensor where torch's parser takes numbers as tensors."""
+    if name in NUMBERS_AS_TENSORS and type(out) in NUMBER_DTYPES:
+        return (Tensor._from_array(np.array(out, dtype=NUMBER_DTYPES[type(out)])),)
+    name = policy.parser or name
     wanted = "tuple of Tensors" if policy.parts else "Tensor"
     fits = isinstance(out, (tuple, list)) if policy.parts else isinstance(out, Tensor)
     if not fits:
@@ -704,6 +717,7 @@ def _into(name: str, fn: Callable, args: tuple, kwargs: dict) -> Any:
     kwargs = dict(kwargs)
     out = kwargs.pop("out")
     outs = _out_tensors(name, policy, out, args, kwargs)
+    out = outs[0] if not policy.parts else out  # (a number made a tensor)
     differentiable = _tensors([*args, *kwargs.values()]) if policy.differentiable else []
     recorded = is_grad_enabled() and any(t.requires_grad for t in (*outs, *differentiable))
     if recorded and (policy.unimplemented is None or any(t.requires_grad and t.is_leaf for t in outs)):

@@ -36,7 +36,7 @@ from impl._ops.table import (
     bilinear,
     number_array,
 )
-from impl._signatures import ELEMENTWISE, SAME_DTYPE, Out, invalid_call
+from impl._signatures import ELEMENTWISE, OVERLOADS, SAME_DTYPE, Out, invalid_call
 from impl._tensor import Tensor
 from impl._xp import namespace_of
 
@@ -351,6 +351,12 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     return ADD._call((input, other), {"alpha": alpha})
 
 
+OVERLOADS["subtract"] = (  # (sub's parser has one: an out of another type is named)
+    "(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)",
+    "(Tensor input, Number other, Number alpha = 1)",
+)
+
+
 @api.function("sub", "subtract", out=ELEMENTWISE)
 @api.method("sub", tensor="other", numbers=True)
 @api.method("subtract")
@@ -386,6 +392,14 @@ def _efficient_zero_of(op: OpDef, *args: Any) -> Tensor:
     out._data = namespace_of(out._data).zeros_like(out._data)
     out._efficient_zero = True
     return out
+
+
+_DIV = (
+    "(Tensor input, Tensor other, *, Tensor out = None)",
+    "(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)",
+)
+OVERLOADS["div"] = (*_DIV, "(Tensor input, Number other, *, str rounding_mode)")  # (true_divide: one)
+OVERLOADS["divide"] = (*_DIV, "(Tensor input, Number other)", OVERLOADS["div"][-1])
 
 
 @api.function("div", "divide", "true_divide", out=ELEMENTWISE)

@@ -200,6 +200,12 @@ def _check_nonempty(name: str, input: Tensor, dim: int) -> None:
 _UNSET: Any = object()  # not given (sort: the overload without ``stable``, SortBackward0)
 
 
+OVERLOADS["sort"] = (
+    "(Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)",
+    "(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)",
+)
+
+
 @api.variants("sort", out=Out(parts=(EXACT, EXACT)))
 def sort(input: Tensor, dim: Any = -1, descending: bool = False, *, stable: Any = _UNSET) -> Any:
     """torch.sort: (values, indices) along ``dim``, ascending unless ``descending``; the order of

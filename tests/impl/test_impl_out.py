@@ -121,30 +121,6 @@ EVERY = [f"{n}({'i' if n.startswith('bitwise') else 'u'}, OUT)" for n in UNARY] 
 # torch's divergences impl keeps: (call, out) -> why
 KNOWN = {
     ("kthvalue(a, 2, 1, OUTS)", "wrong-shape"): "torch resizes out to the keepdim shape first",
-    ("norm(a, dim=1, OUT)", "tuple"): "torch's parser names linalg_vector_norm",
-    **{
-        (call, kind): "torch's parser lists overloads impl has no OVERLOADS entry for"
-        for call, kind in [
-            ("arange(0, 1, 0.25, OUT)", "tuple"),
-            ("arange(5, OUT)", "tuple"),
-            ("clip(i, 0, 2, OUT)", "tuple"),
-            ("div(a, b, OUT)", "tuple"),
-            ("divide(a, b, OUT)", "tuple"),
-            ("eye(2, 3, OUT)", "tuple"),
-            ("linspace(0, 1, 5, OUT)", "tuple"),
-            ("logspace(0, 1, 3, OUT)", "tuple"),
-            ("rand(2, 3, OUT)", "tuple"),
-            ("randint(1, 5, (4,), OUT)", "tuple"),
-            ("randn(2, 3, OUT)", "tuple"),
-            ("randperm(5, OUT)", "tuple"),
-            ("subtract(a, b, OUT)", "tuple"),
-            ("argsort(a, stable=True, OUT)", "tuple"),
-            ("sort(a, descending=True, OUTS)", "tensor"),
-            ("clamp(a, min=b, OUT)", "tuple"),
-            ("searchsorted(v, a, out_int32=True, OUT)", "tuple"),
-            ("var(a, 1, correction=0, OUT)", "tuple"),
-        ]
-    },  # fmt: skip
 }
 
 
@@ -172,6 +148,7 @@ def _outs(module: Any, result: Any) -> dict[str, Any]:
             "list": lambda: [module.empty(0, dtype=dt), module.empty(0, dtype=module.long)],
             "tensor": lambda: module.empty(0),
             "one": lambda: (module.empty(0),),
+            "number": lambda: 3,
             "noncontig": lambda: (module.zeros(shape + (2,), dtype=dt)[..., 0],
                                   module.zeros(shape + (2,), dtype=module.long)[..., 0]),
             "input-grad": lambda: (module.empty(0, dtype=dt), module.empty(0, dtype=module.long)),
@@ -186,6 +163,9 @@ def _outs(module: Any, result: Any) -> dict[str, Any]:
         "wrong-shape-cast": lambda: module.ones(7, dtype=module.double),
         "noncontig": lambda: module.ones(shape + (2,), dtype=dt)[..., 0],
         "tuple": lambda: (module.empty(0),),
+        "list": lambda: [module.empty(0)],
+        "number": lambda: 3,
+        "float": lambda: 2.5,
         "grad": lambda: module.ones(shape, dtype=dt, requires_grad=dt.is_floating_point),
         "input-grad": lambda: module.empty(0, dtype=dt),
     }
