@@ -78,8 +78,8 @@ OUT_CALLS: dict[str, tuple] = {
     # not drawn: index_select, masked_select, gather resize out before refusing a bad index (torch's
     # new elements uninitialized)
     **dict.fromkeys(("max", "min", "sort", "cummax", "cummin", "median"), ("a", 1)),
-    "topk": ("a", 1), "aminmax": ("a",),  # kthvalue: torch resizes out to the keepdim shape first
-    "zeros": ((2, 2),), "ones": (3,), "full": ((2,), 1.5), "eye": (2,), "arange": (4,), "linspace": (0, 1, 3),
+    "topk": ("a", 1), "aminmax": ("a",),  # kthvalue's out=: tests/impl/test_impl_out.py
+    "zeros": ((2, 2),), "ones": (3,), "full": ((2,), 1.5), "eye": (2,), "arange": (4,), "linspace": (0, 1, 4),
     "logspace": (0, 1, 3),
 }  # fmt: skip
 # the functions whose result is not (2, 2)
@@ -97,6 +97,8 @@ TUPLE_OUTS = ("max", "min", "sort", "cummax", "cummin", "median", "topk", "aminm
 # out= variants torch records a NotImplemented node on (no derivative): now and then one more call, an
 # input requiring grad
 RECORDED = ("softmax", "log_softmax", "floor_divide", "heaviside", "diag")
+# factories writing into an out of their number of elements in its shape (drawn with those above)
+KEEPS_NUMEL = ("arange", "linspace")
 # no grad input for comparisons either: the reference process shows no resize warning then (a
 # fresh torch shows one; tests/impl/test_impl_out.py checks them)
 UNRECORDED = (
@@ -110,7 +112,8 @@ def out_calls(draw: Any) -> Program:
     of OUT_CALLS called with out= a leaf that is empty, of the result's shape or of another shape, of
     a drawn dtype, or a view (a tuple of two such for a function returning two), now and then an out
     of another type (a number, a string, a list or tuple of one); now and then an op without a
-    derivative into an out, an input requiring grad; every tensor observed."""
+    derivative (an input requiring grad) or arange or linspace into an out that is a view or holds as
+    many elements; every tensor observed."""
     p = OpProgram(draw)
     op = draw(st.sampled_from(sorted(OUT_CALLS)))
     dtype = "int64" if op.startswith("bitwise") else draw(st.sampled_from(("float32", "float64", "int64")))
@@ -131,8 +134,6 @@ def out_calls(draw: Any) -> Program:
         shape = draw(st.sampled_from(((0,), (2, 2), (3,), (1, 2), "view")))
         if op == "stack" and (out_dtype == "bool" or (dtype != "int64" and out_dtype == "int64")):
             shape = (2, 2, 2)  # stack resizes out before refusing the cast: new elements uninitialized
-        if op == "arange" and shape in ((2, 2), "view"):
-            shape = (4,)  # arange keeps an out of its number of elements as it is shaped (impl: reshapes)
         if shape == "view":  # a leaf's transpose: not contiguous
             return Ref(p.op("t", Ref(p.leaf((2, 2), out_dtype, grad=False))))
         if op in FLOAT_KERNELS and dtype == "int64":
@@ -151,15 +152,15 @@ def out_calls(draw: Any) -> Program:
         out = draw(st.sampled_from((3, 2.5, True, "x", [first], (first,), first)))
     p.op(op, *args, out=out)
     if draw(st.booleans()):  # (drawn last: the programs before it are kept)
-        recorded = draw(st.sampled_from(RECORDED))
+        extra = draw(st.sampled_from((*RECORDED, *KEEPS_NUMEL)))
         x = p.given([[0.5, -1.0], [2.0, 3.0]], "float32", grad=True)
         y = p.given([[1.5, 2.0], [-0.5, 0.0]], "float32")
-        into = draw(st.sampled_from(((0,), (3,), "view", "row")))  # row: a view resized in its base
+        into = draw(st.sampled_from(((2, 2), (3,), "view", "row")))  # row: a view resized in its base
         target = p.leaf({"view": (2, 2), "row": (3, 2)}.get(into, into), "float32", grad=False)
         if into in ("view", "row"):
             target = p.op("t", Ref(target)) if into == "view" else p.op("__getitem__", Ref(target), 1)
-        given = [{"a": Ref(x), "b": Ref(y)}.get(arg, arg) for arg in OUT_CALLS[recorded]]
-        p.op(recorded, *given, out=Ref(target))
+        given = [{"a": Ref(x), "b": Ref(y)}.get(arg, arg) for arg in OUT_CALLS[extra]]
+        p.op(extra, *given, out=Ref(target))
     return p.observed()
 
 

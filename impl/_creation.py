@@ -194,7 +194,10 @@ ARANGE_RESIZED = (
     "/__w/pytorch/pytorch/aten/src/ATen/native/RangeFactories.cpp:199.)"
 )
 
-ARANGE_OUT = dataclasses.replace(CREATE, aten="aten::arange", warn=True, resized=ARANGE_RESIZED)
+ARANGE_OUT = dataclasses.replace(
+    CREATE, aten="aten::arange", warn=True, resized=ARANGE_RESIZED, keeps_numel=True
+)
+SPACED_OUT = dataclasses.replace(CREATE, keeps_numel=True)  # linspace's, logspace's
 
 
 def _filled(fill: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
@@ -365,7 +368,7 @@ def _arange_values(start: float, step: float, n: int, dtype: np.dtype) -> np.nda
     return out
 
 
-@api.function("linspace", out=CREATE.named("aten::linspace"))
+@api.function("linspace", out=SPACED_OUT.named("aten::linspace"))
 def linspace(
     start: float,
     end: float,
@@ -423,7 +426,7 @@ def _pow(base: float, x: float) -> float:
         return math.inf
 
 
-@api.function("logspace", out=CREATE.named("aten::logspace"))
+@api.function("logspace", out=SPACED_OUT.named("aten::logspace"))
 def logspace(
     start: float,
     end: float,

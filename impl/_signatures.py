@@ -593,6 +593,10 @@ class Out:
     compares: bool = False
     unimplemented: Callable[[Tensor, list[Tensor]], None] | None = None
     parser: str = ""  # the function torch's parser errors name, where not the one called (norm's)
+    keeps_numel: bool = False  # an out of the result's number of elements keeps its shape (arange's)
+    # the dim a reduction without keepdim unsqueezes an out of the result's rank at, before resizing it
+    # to the keepdim shape (then squeezing it): the shapes of torch's warning (kthvalue's)
+    unsqueezed: int | None = None
     refusal: str = (
         "{aten}(): functions with out=... arguments don't support automatic differentiation, but one of the "
         "arguments requires grad."
@@ -630,6 +634,17 @@ class Out:
         dtype nor ``common``, the one it computes in, when given)."""
         self.check(name, out, result)
         twice = self.twice and out.dtype not in (result.dtype, common or result.dtype)
+        if self.keeps_numel and out.numel() == result.numel():
+            return  # (written in its shape's row-major order)
+        if self.unsqueezed is not None:
+            old, new = list(out.shape), list(result.shape)
+            if out.dim() == result.dim():
+                old.insert(self.unsqueezed, 1)
+            new.insert(self.unsqueezed, 1)
+            if old != new and out.numel():
+                warnings.warn(self.resized.format(old=old, new=new), UserWarning, stacklevel=4)
+            _resize(out, tuple(result.shape), 0)
+            return
         if tuple(out.shape) != tuple(result.shape) and self.resize_bumps:
             out._vc.bump()
         _resize(out, tuple(result.shape), (2 if twice else 1) if self.warn else 0, self.order, self.resized)
@@ -639,7 +654,8 @@ class Out:
         many times as torch's kernel writes it (none: empty's out keeps its bytes); an inference
         tensor written outside inference mode refused then."""
         if self.writes:
-            out._data[...] = result._data.astype(out._data.dtype, copy=False)
+            values = result._data.reshape(out._data.shape) if self.keeps_numel else result._data
+            out._data[...] = values.astype(out._data.dtype, copy=False)
         if out._inference and not out._tracked_inference and not is_inference_mode_enabled():
             raise RuntimeError(INFERENCE_INPLACE)  # torch checks after writing, as an in-place op
         for _ in range(self.writes):

@@ -134,6 +134,21 @@ def out_of_another_type_refused_plainly() -> Iterator[None]:
         yield
 
 
+@fault({"API-002": "differs"})
+def spaced_out_reshaped() -> Iterator[None]:
+    """arange's and linspace's out holding as many elements as the result is made 1-d, not kept in
+    its shape."""
+
+    def fit_to(original: Callable) -> Callable:
+        def flat(self: Any, name: str, out: Any, result: Any, common: Any = None) -> None:
+            return original(dataclasses.replace(self, keeps_numel=False), name, out, result, common)
+
+        return flat
+
+    with patched(_signatures().Out, "fit_to", fit_to):
+        yield
+
+
 def _creation() -> Any:
     from impl import _creation
 

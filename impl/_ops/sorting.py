@@ -10,6 +10,7 @@ decide which of equal elements it returns.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -271,15 +272,27 @@ def topk(input: Tensor, k: Any = _UNSET, dim: int = -1, largest: bool = True, so
     return return_types.topk((values, indices))
 
 
-@api.variants(
-    "kthvalue",
-    out=Out(
-        parts=(
-            Out("same", "output values must be of same type as input"),
-            Out("same", "output indices must be of scalar type Long"),
-        )
-    ),
+KTHVALUE_OUT = Out(
+    parts=(
+        Out("same", "output values must be of same type as input"),
+        Out("same", "output indices must be of scalar type Long"),
+    )
 )
+
+
+def _kthvalue_out(args: tuple, kwargs: dict) -> Out:
+    """kthvalue's out=: without keepdim, an out of the result's rank is unsqueezed at dim and resized
+    to the keepdim shape first (torch's _reduction_with_indices_allocate_or_resize_output)."""
+    given = dict(zip(("input", "k", "dim", "keepdim"), args, strict=False), **kwargs)
+    input, dim = given.get("input"), given.get("dim", -1)
+    if given.get("keepdim") or not isinstance(input, Tensor) or not isinstance(dim, int):
+        return KTHVALUE_OUT
+    at = dim + max(input.dim(), 1) if dim < 0 else dim
+    parts = tuple(dataclasses.replace(part, unsqueezed=at) for part in KTHVALUE_OUT.parts)
+    return dataclasses.replace(KTHVALUE_OUT, parts=parts)
+
+
+@api.variants("kthvalue", out=Out(pick=_kthvalue_out))
 def kthvalue(input: Tensor, k: Any = _UNSET, dim: int = -1, keepdim: bool = False) -> Any:
     """The ``k``-th smallest along ``dim`` and its index (as torch's quickselect picks among ties)."""
     if (

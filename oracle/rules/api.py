@@ -30,7 +30,8 @@ RULES = [
         "without a derivative takes inputs that require grad, and one torch's autograd has no formula for "
         "(softmax, log_softmax, floor_divide, heaviside, diag) records on r a NotImplemented node instead "
         "of refusing; an r that is a view is resized contiguous from its offset in its base's storage, "
-        "which the base keeps reading; an out of another type (a number, a string, a list or a tuple where "
+        "which the base keeps reading; arange and linspace keep an r of as many elements in its shape; an "
+        "out of another type (a number, a string, a list or a tuple where "
         "one tensor goes, a tensor where a tuple goes) raises torch's parser TypeError (the list of the "
         "function's signatures where it has several), except that add, sub, mul, div and floor_divide take "
         "a number as a 0-d tensor of its type.",
