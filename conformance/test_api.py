@@ -78,8 +78,8 @@ OUT_CALLS: dict[str, tuple] = {
     # not drawn: index_select, masked_select, gather resize out before refusing a bad index (torch's
     # new elements uninitialized)
     **dict.fromkeys(("max", "min", "sort", "cummax", "cummin", "median"), ("a", 1)),
-    "topk": ("a", 1), "aminmax": ("a",),  # kthvalue: torch resizes out to the keepdim shape first
-    "zeros": ((2, 2),), "ones": (3,), "full": ((2,), 1.5), "eye": (2,), "arange": (4,), "linspace": (0, 1, 3),
+    "topk": ("a", 1), "aminmax": ("a",),  # kthvalue's out=: tests/impl/test_impl_out.py
+    "zeros": ((2, 2),), "ones": (3,), "full": ((2,), 1.5), "eye": (2,), "arange": (4,), "linspace": (0, 1, 4),
     "logspace": (0, 1, 3),
 }  # fmt: skip
 # the functions whose result is not (2, 2)
@@ -94,9 +94,11 @@ FLOAT_KERNELS = ("frac", "hypot", "logaddexp", "lerp", "logcumsumexp", "softmax"
 REFUSED_AFTER_RESIZE = ("dot", "diag", "var", "std", "mean", "logsumexp", "norm", "prod", "sum")
 FACTORIES_OUT = ("zeros", "ones", "full", "eye", "arange", "linspace", "logspace")
 TUPLE_OUTS = ("max", "min", "sort", "cummax", "cummin", "median", "topk", "aminmax")
-# out= variants torch runs without refusing an input that requires grad (out gets a NotImplemented
-# node impl does not make): not drawn with one
-RECORDED = ("softmax", "log_softmax", "floor_divide", "heaviside", "argsort", "diag")
+# out= variants torch records a NotImplemented node on (no derivative): now and then one more call, an
+# input requiring grad
+RECORDED = ("softmax", "log_softmax", "floor_divide", "heaviside", "diag")
+# factories writing into an out of their number of elements in its shape (drawn with those above)
+KEEPS_NUMEL = ("arange", "linspace")
 # no grad input for comparisons either: the reference process shows no resize warning then (a
 # fresh torch shows one; tests/impl/test_impl_out.py checks them)
 UNRECORDED = (
@@ -108,14 +110,16 @@ UNRECORDED = (
 def out_calls(draw: Any) -> Program:
     """Two (2, 2) leaves (float32, float64 or int64; one requiring grad now and then), and a function
     of OUT_CALLS called with out= a leaf that is empty, of the result's shape or of another shape, of
-    a drawn dtype, or a view (a tuple of two such for a function returning two); every tensor
-    observed."""
+    a drawn dtype, or a view (a tuple of two such for a function returning two), now and then an out
+    of another type (a number, a string, a list or tuple of one); now and then an op without a
+    derivative (an input requiring grad) or arange or linspace into an out that is a view or holds as
+    many elements; every tensor observed."""
     p = OpProgram(draw)
     op = draw(st.sampled_from(sorted(OUT_CALLS)))
     dtype = "int64" if op.startswith("bitwise") else draw(st.sampled_from(("float32", "float64", "int64")))
     if op in ("floor_divide", "div", "fmod", "remainder"):  # an integer division by zero raises midway
         dtype = draw(st.sampled_from(("float32", "float64")))
-    grad = dtype != "int64" and op not in (*RECORDED, *UNRECORDED) and draw(st.integers(0, 5)) == 0
+    grad = dtype != "int64" and op not in UNRECORDED and draw(st.integers(0, 5)) == 0
     a = p.leaf((2, 2), dtype, grad=grad)
     b = p.leaf((2, 2), dtype, grad=False)
     named = {"a": Ref(a), "b": Ref(b), "[a, b]": [Ref(a), Ref(b)]}
@@ -127,14 +131,11 @@ def out_calls(draw: Any) -> Program:
 
     def drawn_out(dtypes: tuple) -> Any:
         out_dtype = draw(st.sampled_from(dtypes))
-        views = ("view",) if op not in RESHAPING else ()  # a view resized: torch keeps its storage
-        shape = draw(st.sampled_from(((0,), (2, 2), (3,), (1, 2), *views)))
-        if shape == "view":  # a leaf's transpose: not contiguous
-            return Ref(p.op("t", Ref(p.leaf((2, 2), out_dtype, grad=False))))
+        shape = draw(st.sampled_from(((0,), (2, 2), (3,), (1, 2), "view")))
         if op == "stack" and (out_dtype == "bool" or (dtype != "int64" and out_dtype == "int64")):
             shape = (2, 2, 2)  # stack resizes out before refusing the cast: new elements uninitialized
-        if op == "arange" and shape == (2, 2):
-            shape = (4,)  # arange keeps an out of its number of elements as it is shaped (impl: reshapes)
+        if shape == "view":  # a leaf's transpose: not contiguous
+            return Ref(p.op("t", Ref(p.leaf((2, 2), out_dtype, grad=False))))
         if op in FLOAT_KERNELS and dtype == "int64":
             shape = (2, 2)  # resized before the kernel raises: new elements uninitialized
         return Ref(p.leaf(shape, out_dtype, grad=False))
@@ -146,7 +147,20 @@ def out_calls(draw: Any) -> Program:
         bools = ("bool",) if op not in ("cumsum", "cumprod", *FACTORIES_OUT) else ()  # resized, then refused
         ints = ("int64", *bools) if op not in ("nansum", "nanmean") else ()  # resized before refusing
         out = drawn_out((dtype,) if op in REFUSED_AFTER_RESIZE else ("float32", "float64", *ints, dtype))
+    if draw(st.integers(0, 4)) == 0:  # an out of another type: torch refuses it (add ... takes a number)
+        first = out[0] if isinstance(out, tuple) else out
+        out = draw(st.sampled_from((3, 2.5, True, "x", [first], (first,), first)))
     p.op(op, *args, out=out)
+    if draw(st.booleans()):  # (drawn last: the programs before it are kept)
+        extra = draw(st.sampled_from((*RECORDED, *KEEPS_NUMEL)))
+        x = p.given([[0.5, -1.0], [2.0, 3.0]], "float32", grad=True)
+        y = p.given([[1.5, 2.0], [-0.5, 0.0]], "float32")
+        into = draw(st.sampled_from(((2, 2), (3,), "view", "row")))  # row: a view resized in its base
+        target = p.leaf({"view": (2, 2), "row": (3, 2)}.get(into, into), "float32", grad=False)
+        if into in ("view", "row"):
+            target = p.op("t", Ref(target)) if into == "view" else p.op("__getitem__", Ref(target), 1)
+        given = [{"a": Ref(x), "b": Ref(y)}.get(arg, arg) for arg in OUT_CALLS[extra]]
+        p.op(extra, *given, out=Ref(target))
     return p.observed()
 
 

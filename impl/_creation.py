@@ -15,7 +15,7 @@ from impl import _api as api
 from impl import _random, dtypes
 from impl._cpu import GRAIN_SIZE, cpu_capability, fma, intraop_threads, parallel_chunks
 from impl._layout import as_strided_array, contiguous_strides, preserved_strides, strided_array
-from impl._signatures import CREATE, CREATE_RESIZED, Out, invalid_call
+from impl._signatures import CREATE, CREATE_RESIZED, OVERLOADS, Out, invalid_call
 from impl._tensor import Dims, Tensor, as_ints
 from impl._xp import default_device, namespace_for, namespace_of
 from impl._xp import device as _device
@@ -194,7 +194,10 @@ ARANGE_RESIZED = (
     "/__w/pytorch/pytorch/aten/src/ATen/native/RangeFactories.cpp:199.)"
 )
 
-ARANGE_OUT = dataclasses.replace(CREATE, aten="aten::arange", warn=True, resized=ARANGE_RESIZED)
+ARANGE_OUT = dataclasses.replace(
+    CREATE, aten="aten::arange", warn=True, resized=ARANGE_RESIZED, keeps_numel=True
+)
+SPACED_OUT = dataclasses.replace(CREATE, keeps_numel=True)  # linspace's, logspace's
 
 
 def _filled(fill: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
@@ -284,6 +287,28 @@ def full_like(
     return _like(fill_value, input, dtype, device, requires_grad)
 
 
+# torch's signatures of the factories with several, as its parser lists them
+_FACTORY = (
+    "torch.dtype dtype = None, torch.layout layout = None, torch.device device = None, "
+    "bool pin_memory = False, bool requires_grad = False)"
+)
+_MADE = f"Tensor out = None, {_FACTORY}"
+_RANDOM = (f"*, torch.Generator generator, {_MADE}", f"*, {_MADE}")
+_SPACED = [f"{a} start, {b} end" for b in ("Tensor", "Number") for a in ("Tensor", "Number")]
+OVERLOADS.update({
+    "arange": (f"(Number end, *, {_MADE}", f"(Number start, Number end, *, {_FACTORY}",
+               f"(Number start, Number end, Number step = 1, *, {_MADE}"),
+    "linspace": tuple(f"({ends}, int steps, *, {_MADE}" for ends in _SPACED),
+    "logspace": tuple(f"({ends}, int steps, float base = 10.0, *, {_MADE}" for ends in _SPACED),
+    "eye": (f"(int n, *, {_MADE}", f"(int n, int m, *, {_MADE}"),
+    "rand": tuple(f"(tuple of ints size, {rest}" for rest in _RANDOM),
+    "randn": tuple(f"(tuple of ints size, {rest}" for rest in _RANDOM),
+    "randint": tuple(f"({ints}, tuple of ints size, {rest}" for ints in ("int high", "int low, int high")
+                     for rest in _RANDOM),
+    "randperm": tuple(f"(int n, {rest}" for rest in _RANDOM),
+})  # fmt: skip
+
+
 @api.function("arange", out=ARANGE_OUT)
 def arange(
     start: Any = None,
@@ -343,7 +368,7 @@ def _arange_values(start: float, step: float, n: int, dtype: np.dtype) -> np.nda
     return out
 
 
-@api.function("linspace", out=CREATE.named("aten::linspace"))
+@api.function("linspace", out=SPACED_OUT.named("aten::linspace"))
 def linspace(
     start: float,
     end: float,
@@ -401,7 +426,7 @@ def _pow(base: float, x: float) -> float:
         return math.inf
 
 
-@api.function("logspace", out=CREATE.named("aten::logspace"))
+@api.function("logspace", out=SPACED_OUT.named("aten::logspace"))
 def logspace(
     start: float,
     end: float,

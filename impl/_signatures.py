@@ -30,6 +30,7 @@ import numpy as np
 from impl import _api as api
 from impl import dtypes, return_types
 from impl._grad_mode import INFERENCE_INPLACE, is_grad_enabled, is_inference_mode_enabled
+from impl._layout import as_strided_array, contiguous_strides
 from impl._names import type_name
 from impl._tensor import ArgumentTypeError, Tensor, is_int_like
 from impl._xp import namespace_of
@@ -696,7 +697,11 @@ class Out:
     tuple, {numel} and {count} their numbers of elements); ``resize_bumps``: out's version bumps
     when it is resized (a factory's resize_ of it); ``checks_first``: a tuple out's parts all
     checked before the first is resized (else each in turn, as structured kernels do);
-    ``compares``: a comparison, which TensorIterator computes in its operands' dtype."""
+    ``compares``: a comparison, which TensorIterator computes in its operands' dtype;
+    ``parser``: the name torch's argument errors give the function; ``unimplemented``: for an op
+    torch's autograd fallback runs, what records its NotImplemented node on out (``unimplemented(out,
+    tensors)``, the ops layer's) where an input or an out that is no leaf requires grad, in place of
+    the refusal (kept for an out that is a leaf requiring grad)."""
 
     fit: str = "cast"
     message: str = CANT_CAST
@@ -715,6 +720,12 @@ class Out:
     resize_bumps: bool = False
     checks_first: bool = False
     compares: bool = False
+    unimplemented: Callable[[Tensor, list[Tensor]], None] | None = None
+    parser: str = ""  # the function torch's parser errors name, where not the one called (norm's)
+    keeps_numel: bool = False  # an out of the result's number of elements keeps its shape (arange's)
+    # the dim a reduction without keepdim unsqueezes an out of the result's rank at, before resizing it
+    # to the keepdim shape (then squeezing it): the shapes of torch's warning (kthvalue's)
+    unsqueezed: int | None = None
     refusal: str = (
         "{aten}(): functions with out=... arguments don't support automatic differentiation, but one of the "
         "arguments requires grad."
@@ -752,6 +763,17 @@ class Out:
         dtype nor ``common``, the one it computes in, when given)."""
         self.check(name, out, result)
         twice = self.twice and out.dtype not in (result.dtype, common or result.dtype)
+        if self.keeps_numel and out.numel() == result.numel():
+            return  # (written in its shape's row-major order)
+        if self.unsqueezed is not None:
+            old, new = list(out.shape), list(result.shape)
+            if out.dim() == result.dim():
+                old.insert(self.unsqueezed, 1)
+            new.insert(self.unsqueezed, 1)
+            if old != new and out.numel():
+                warnings.warn(self.resized.format(old=old, new=new), UserWarning, stacklevel=4)
+            _resize(out, tuple(result.shape), 0)
+            return
         if tuple(out.shape) != tuple(result.shape) and self.resize_bumps:
             out._vc.bump()
         _resize(out, tuple(result.shape), (2 if twice else 1) if self.warn else 0, self.order, self.resized)
@@ -761,7 +783,8 @@ class Out:
         many times as torch's kernel writes it (none: empty's out keeps its bytes); an inference
         tensor written outside inference mode refused then."""
         if self.writes:
-            out._data[...] = result._data.astype(out._data.dtype, copy=False)
+            values = result._data.reshape(out._data.shape) if self.keeps_numel else result._data
+            out._data[...] = values.astype(out._data.dtype, copy=False)
         if out._inference and not out._tracked_inference and not is_inference_mode_enabled():
             raise RuntimeError(INFERENCE_INPLACE)  # torch checks after writing, as an in-place op
         for _ in range(self.writes):
@@ -799,9 +822,21 @@ def _tensors(values: Any) -> list[Tensor]:
     return found
 
 
+# the functions whose Tensor parameters torch's parser lets a Python number through (out= among them,
+# a 0-d tensor of the number's type: python_arg_parser's should_allow_numbers_as_tensors)
+NUMBERS_AS_TENSORS = frozenset(
+    ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide")
+)
+NUMBER_DTYPES = {bool: np.bool_, int: np.int64, float: np.float64}  # (impl has no complex dtypes)
+
+
 def _out_tensors(name: str, policy: Out, out: Any, args: tuple, kwargs: dict) -> tuple[Tensor, ...]:
     """The tensors of ``out``, refused with torch's TypeError where they are not what the
-    function's signature takes: a tensor, or a tuple (or list) of as many as it returns."""
+    function's signature takes: a tensor, or a tuple (or list) of as many as it returns; a number
+    is a 0-d tensor where torch's parser takes numbers as tensors."""
+    if name in NUMBERS_AS_TENSORS and type(out) in NUMBER_DTYPES:
+        return (Tensor._from_array(np.array(out, dtype=NUMBER_DTYPES[type(out)])),)
+    name = policy.parser or name
     wanted = "tuple of Tensors" if policy.parts else "Tensor"
     fits = isinstance(out, (tuple, list)) if policy.parts else isinstance(out, Tensor)
     if not fits:
@@ -827,9 +862,11 @@ def _into(name: str, fn: Callable, args: tuple, kwargs: dict) -> Any:
     kwargs = dict(kwargs)
     out = kwargs.pop("out")
     outs = _out_tensors(name, policy, out, args, kwargs)
-    tensors = [*outs, *(_tensors([*args, *kwargs.values()]) if policy.differentiable else ())]
-    if is_grad_enabled() and any(t.requires_grad for t in tensors):  # an out requiring grad: always
-        raise RuntimeError(policy.refusal.format(aten=policy.aten))
+    out = outs[0] if not policy.parts else out  # (a number made a tensor)
+    differentiable = _tensors([*args, *kwargs.values()]) if policy.differentiable else []
+    recorded = is_grad_enabled() and any(t.requires_grad for t in (*outs, *differentiable))
+    if recorded and (policy.unimplemented is None or any(t.requires_grad and t.is_leaf for t in outs)):
+        raise RuntimeError(policy.refusal.format(aten=policy.aten))  # (an out requiring grad: always)
     if policy.fit.startswith(("accumulate_", "upcast")):  # refused before computing in out's dtype
         policy.check(name, out, out if policy.fit.endswith("floating") else fn(*args, **kwargs))
     if policy.fit.startswith("accumulate"):
@@ -860,6 +897,8 @@ def _into(name: str, fn: Callable, args: tuple, kwargs: dict) -> Any:
     common = dtypes.result_type(*args[:2]) if policy.compares else None
     for part, target, produced in zip(parts, outs, results, strict=True):
         part.fit_to(name, target, produced, common)
+    if recorded and policy.unimplemented is not None:  # (out's edge as it was before the write)
+        policy.unimplemented(out, differentiable)
     for part, target, produced in zip(parts, outs, results, strict=True):
         part.write(target, produced)
     return getattr(return_types, f"{type(result).__name__}_out")(outs) if policy.parts else out
@@ -878,11 +917,31 @@ def _resize(
             words = {"old": list(out.shape), "new": list(shape), "shape": shape}
             text = warning.format(**words, numel=out.numel(), count=math.prod(shape))
             warnings.warn(text, UserWarning, stacklevel=4)
+    if out._base_ is not None:
+        _resize_view(out, shape, order)
+        return
     xp = namespace_of(out._data)
     data = xp.zeros(shape, dtype=out._data.dtype, order=order)  # torch's new bytes: uninitialized
     kept = min(out._data.size, data.size)  # the storage keeps its bytes as far as they reach
     data.reshape(-1, order=order)[:kept] = out._data.reshape(-1)[:kept]
     out._data = data
+
+
+def _resize_view(out: Tensor, shape: tuple, order: str = "C") -> None:
+    """A view resized as torch's resize_: contiguous (in numpy's ``order``) from its storage offset
+    in its base's storage, which grows (its bytes kept, the base reading the grown one) where it is too short.
+    (Other views of the base keep the old memory: impl's storage cannot grow in place.)"""
+    base, offset = out._base_, out.storage_offset()
+    storage, need = base._storage_array(), offset + math.prod(shape)
+    if need > storage.size:
+        grown = namespace_of(storage).zeros(need, dtype=storage.dtype)  # torch's new bytes: uninitialized
+        grown[: storage.size] = storage
+        start = base.storage_offset()
+        base._data = as_strided_array(namespace_of(grown), grown[start:], tuple(base.shape), base.stride())
+        base._storage = grown if base._storage is not None else None
+        storage = grown
+    strides = contiguous_strides(shape) if order == "C" else contiguous_strides(shape[::-1])[::-1]
+    out._data = as_strided_array(namespace_of(storage), storage[offset:], shape, strides)
 
 
 PYTHON_WORDS = ("got an unexpected keyword", "got multiple values", "missing ", "takes ")  # its call errors

@@ -37,6 +37,8 @@ def out_not_resized() -> Iterator[None]:
     def into(original: Callable) -> Callable:
         def write(name: str, fn: Callable, args: tuple, kwargs: dict) -> Any:
             out = kwargs["out"]
+            if not hasattr(out, "_data"):  # (no tensor: refused)
+                return original(name, fn, args, kwargs)
             shape, data = tuple(out.shape), out._data
             result = original(name, fn, args, kwargs)
             if shape != tuple(out.shape) and out.numel() and len(shape) and shape[0]:
@@ -83,6 +85,65 @@ def cast_resize_warns_once() -> Iterator[None]:
             return original(dataclasses.replace(self, twice=False), name, out, result, common)
 
         return once
+
+    with patched(_signatures().Out, "fit_to", fit_to):
+        yield
+
+
+@fault({"API-002": "grad_fn"})
+def out_without_derivative_unrecorded() -> Iterator[None]:
+    """out= of an op torch has no derivative for (softmax, floor_divide, heaviside ...) with an input
+    requiring grad leaves out without history, instead of torch's NotImplemented node."""
+    from impl._ops import inplace
+
+    with patched(inplace, "_record_unimplemented", lambda _original: lambda name, out, tensors: None):
+        yield
+
+
+@fault({"API-002": "value"})
+def resized_view_out_transposed() -> Iterator[None]:
+    """A view given as out= and resized is laid out column-major in its base's storage (row-major
+    in torch's): the base reads the result's elements in another order."""
+
+    def resize(original: Callable) -> Callable:
+        def transposed(out: Any, shape: tuple, order: str = "C") -> None:
+            original(out, shape, "F" if order == "C" else "C")
+
+        return transposed
+
+    with patched(_signatures(), "_resize_view", resize):
+        yield
+
+
+@fault({"API-002": "message"})
+def out_of_another_type_refused_plainly() -> Iterator[None]:
+    """An out= of another type (a number, a list ...) is refused as 'argument 'out' must be Tensor'
+    everywhere: no list of signatures where torch's parser gives one, no number taken where torch's
+    parser takes numbers as tensors (add, mul ...)."""
+
+    def plain(original: Callable) -> Callable:
+        def refuse(name: str, policy: Any, out: Any, args: tuple, kwargs: dict) -> Any:
+            if not isinstance(out, tuple if policy.parts else _signatures().Tensor):
+                wanted = "tuple of Tensors" if policy.parts else "Tensor"
+                raise TypeError(f"{name}(): argument 'out' must be {wanted}, not {type(out).__name__}")
+            return original(name, policy, out, args, kwargs)
+
+        return refuse
+
+    with patched(_signatures(), "_out_tensors", plain):
+        yield
+
+
+@fault({"API-002": "differs"})
+def spaced_out_reshaped() -> Iterator[None]:
+    """arange's and linspace's out holding as many elements as the result is made 1-d, not kept in
+    its shape."""
+
+    def fit_to(original: Callable) -> Callable:
+        def flat(self: Any, name: str, out: Any, result: Any, common: Any = None) -> None:
+            return original(dataclasses.replace(self, keeps_numel=False), name, out, result, common)
+
+        return flat
 
     with patched(_signatures().Out, "fit_to", fit_to):
         yield

@@ -24,7 +24,7 @@ from impl._ops.elementwise import (
     sub_scalar,
     zero_grad,
 )
-from impl._ops.inplace import _check_cast, apply_inplace, inplace_method, unary_inplace
+from impl._ops.inplace import _check_cast, apply_inplace, inplace_method, unary_inplace, unimplemented_out
 from impl._ops.pointwise_ternary import WHERE
 from impl._ops.table import (
     NOT_IMPLEMENTED,
@@ -359,6 +359,12 @@ def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     return ADD._call((input, other), {"alpha": alpha})
 
 
+OVERLOADS["subtract"] = (  # (sub's parser has one: an out of another type is named)
+    "(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)",
+    "(Tensor input, Number other, Number alpha = 1)",
+)
+
+
 @api.function("sub", "subtract", out=ELEMENTWISE)
 @api.method("sub", tensor="other", numbers=True)
 @api.method("subtract")
@@ -396,6 +402,14 @@ def _efficient_zero_of(op: OpDef, *args: Any) -> Tensor:
     return out
 
 
+_DIV = (
+    "(Tensor input, Tensor other, *, Tensor out = None)",
+    "(Tensor input, Tensor other, *, str rounding_mode, Tensor out = None)",
+)
+OVERLOADS["div"] = (*_DIV, "(Tensor input, Number other, *, str rounding_mode)")  # (true_divide: one)
+OVERLOADS["divide"] = (*_DIV, "(Tensor input, Number other)", OVERLOADS["div"][-1])
+
+
 @api.function("div", "divide", "true_divide", out=ELEMENTWISE)
 @api.method("div", tensor="other", numbers=True)
 @api.method("divide")
@@ -416,7 +430,10 @@ def check_rounding_mode(rounding_mode: Any) -> None:
         )
 
 
-@api.variants("floor_divide", out=Out(aten="aten::floor_divide"))
+FLOOR_DIVIDE_OUT = Out(aten="aten::floor_divide", unimplemented=unimplemented_out("floor_divide"))
+
+
+@api.variants("floor_divide", out=FLOOR_DIVIDE_OUT)
 def floor_divide(input: Any, other: Any) -> Tensor:
     """Python's floor division (torch's div_floor), without a derivative (NotImplemented)."""
     if not isinstance(input, Tensor) or isinstance(other, NOT_OPERANDS):

@@ -469,7 +469,10 @@ HEAVISIDE, HEAVISIDE_ = _heaviside_op("heaviside"), _heaviside_op("heaviside_")
 
 
 HEAVISIDE_OUT = Out(
-    "same", "heaviside is not yet implemented for tensors with different dtypes.", aten="aten::heaviside"
+    "same",
+    "heaviside is not yet implemented for tensors with different dtypes.",
+    aten="aten::heaviside",
+    unimplemented=ip.unimplemented_out("heaviside"),
 )
 FLOAT_POWER_OUT = Out(
     "same",

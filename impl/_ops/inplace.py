@@ -9,6 +9,7 @@ CopySlices node and the view becomes an as_strided view of the new base history,
 from __future__ import annotations
 
 import dataclasses
+import functools
 import inspect
 import warnings
 import weakref
@@ -22,8 +23,9 @@ from impl import _layout, dtypes
 from impl._grad_mode import INFERENCE_INPLACE, forward_level, set_tangent, tangent_of
 from impl._graph import FREED, Node, SavedTensor, input_meta
 from impl._ops import views as vw
-from impl._ops.elementwise import zero_grad
+from impl._ops.elementwise import _no_derivative, zero_grad
 from impl._ops.table import (
+    NOT_IMPLEMENTED,
     D,
     OpDef,
     _raise_if_unbroadcastable,
@@ -278,6 +280,29 @@ def _rebase_history(t: Tensor, node: Node) -> None:
     _move_retain_grad(t, regenerated._grad_fn_)
     t._grad_fn_, t._output_nr = regenerated._grad_fn_, 0
     t._view_version = t._vc.value
+
+
+def unimplemented_out(name: str) -> Any:
+    """What records on out the node torch's autograd fallback gives an out= call of an op it has
+    no derivative for (aten::``name``): a NotImplemented node linked to the call's tensors, then
+    out's old history, that require grad (in that order), out's history rebased onto it (a view's
+    base gets CopySlices); its backward raises torch's error naming the op."""
+
+    return lambda out, tensors: _record_unimplemented(name, out, tensors)
+
+
+def _record_unimplemented(name: str, out: Tensor, tensors: list[Tensor]) -> None:
+    op = _unimplemented_op(name, len(tensors) + 1)
+    _rebase_history(out, apply(op, *tensors, _old_value(out))._grad_fn_)
+
+
+@functools.cache
+def _unimplemented_op(name: str, arity: int) -> OpDef:
+    """The NotImplemented op of ``unimplemented_out`` with ``arity`` tensors, out's (the result) last."""
+    names = tuple(f"input{i}" for i in range(arity))
+    formula = D("", _no_derivative(name))
+    return OpDef("NotImplemented", lambda xp, *arrays: arrays[-1], names, dict.fromkeys(names, formula),
+                 qualified_name=NOT_IMPLEMENTED)  # fmt: skip
 
 
 def _move_retain_grad(t: Tensor, node: Node | None) -> None:

@@ -4,6 +4,7 @@ subgradient at zero), the matrix norms torch builds on it ('fro', 1, -1, inf, -i
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
@@ -259,7 +260,7 @@ def linalg_norm(
     return vector_norm(input, 2.0 if ord is None else ord, given, keepdim, dtype=dtype)
 
 
-@api.variants("norm", out=EXACT.named("linalg_vector_norm"))
+@api.variants("norm", out=dataclasses.replace(EXACT, aten="linalg_vector_norm", parser="linalg_vector_norm"))
 def norm(
     input: Tensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, out: Any = None, dtype: Any = None
 ) -> Tensor:

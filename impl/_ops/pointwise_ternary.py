@@ -367,6 +367,9 @@ WHERE = OpDef(
 NOT_BOUNDS = NOT_OPERANDS[1:]  # what clamp refuses as a bound (None means none)
 
 
+OVERLOADS["clip"] = OVERLOADS["clamp"]
+
+
 @api.variants("clamp", "clip", out=Out(pick=_by_tensor_operands(1, ELEMENTWISE, SAME_DTYPE)))
 def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if not isinstance(input, Tensor) or isinstance(min, NOT_BOUNDS) or isinstance(max, NOT_BOUNDS):

@@ -597,9 +597,11 @@ NANMEAN_OUT = Out(
 
 
 def _nanmean_out(args: tuple, kwargs: dict) -> Out:
-    """nanmean's out= (nansum's into out, divided in place), which refuses an integral input first."""
+    """nanmean's out= (nansum's into out, divided in place), which refuses an integral input first
+    (once the parser took out)."""
     input = args[0] if args else kwargs.get("input")
-    if isinstance(input, Tensor) and not (input.dtype.is_floating_point or input.dtype.is_complex):
+    floating = not isinstance(input, Tensor) or input.dtype.is_floating_point or input.dtype.is_complex
+    if not floating and isinstance(kwargs["out"], Tensor):
         raise RuntimeError(
             "nanmean(): integral types and 'Bool' are not supported for nanmean, even for empty tensors."
         )

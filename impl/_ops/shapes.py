@@ -19,7 +19,7 @@ from impl._creation import zeros
 from impl._layout import new_like
 from impl._ops import views as vw
 from impl._ops.indexing import cat
-from impl._ops.inplace import apply_inplace, check_inplace
+from impl._ops.inplace import apply_inplace, check_inplace, unimplemented_out
 from impl._ops.table import D, OpDef, apply, auto_linear
 from impl._ops.views import _shape_args, contiguous, expand, view
 from impl._signatures import ELEMENTWISE, EXACT, EXPECTED, Out, invalid_call
@@ -240,9 +240,11 @@ DIAG_EMBED_OUT = Out(
     cast_message="diag: result type {result} can't be cast to the desired out= type {out}",
     aten="aten::diag_embed",
     resize_first=True,
-    differentiable=False,
+    unimplemented=unimplemented_out("diag_embed"),
 )
-DIAGONAL_OUT = dataclasses.replace(EXACT, aten="aten::diagonal_copy", resize_first=True, differentiable=False)
+DIAGONAL_OUT = dataclasses.replace(
+    EXACT, aten="aten::diagonal_copy", resize_first=True, unimplemented=unimplemented_out("diagonal_copy")
+)
 
 
 @api.variants("diag", out=Out(pick=_diag_out))

@@ -5,6 +5,7 @@ derivatives for the next order."""
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -13,8 +14,9 @@ from impl import _api as api
 from impl import dtypes
 from impl._layout import new_like
 from impl._ops import cpu_kernels
+from impl._ops.inplace import unimplemented_out
 from impl._ops.table import D, OpDef, apply
-from impl._signatures import EXACT, invalid_call
+from impl._signatures import EXACT, Out, invalid_call
 from impl._tensor import Tensor, _wrap_dim
 
 
@@ -127,7 +129,13 @@ def _logsumexp_jvp(self_p: Tensor, self_t: Tensor, dim: int) -> Tensor:
     return (exp * self_t).sum(dim, True) / exp.sum(dim, True)
 
 
-@api.variants("softmax", out=EXACT.named("aten::softmax"))
+def _unrecorded(name: str) -> Out:
+    """softmax's and log_softmax's out=: torch records a NotImplemented node where an argument
+    requires grad."""
+    return dataclasses.replace(EXACT, aten=f"aten::{name}", unimplemented=unimplemented_out(name))
+
+
+@api.variants("softmax", out=_unrecorded("softmax"))
 def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(softmax, locals())
@@ -135,7 +143,7 @@ def softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     return apply(SOFTMAX, x, dim=_wrap_dim(dim, x.dim()))
 
 
-@api.variants("log_softmax", out=EXACT.named("aten::log_softmax"))
+@api.variants("log_softmax", out=_unrecorded("log_softmax"))
 def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(log_softmax, locals())

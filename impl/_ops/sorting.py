@@ -10,6 +10,7 @@ decide which of equal elements it returns.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -23,7 +24,7 @@ from impl._ops.scatter import (
     SCATTER,  # zeros.scatter(dim, index, src), as value-selecting gradients build theirs
 )
 from impl._ops.table import D, OpDef, apply, number_array, separable
-from impl._signatures import EXACT, INDICES, OVERLOADS, Out, _invalid_combination, _Signature, invalid_call
+from impl._signatures import EXACT, OVERLOADS, Out, _invalid_combination, _Signature, invalid_call
 from impl._tensor import Tensor, _wrap_dim
 from impl._xp import namespace_of
 
@@ -200,6 +201,12 @@ def _check_nonempty(name: str, input: Tensor, dim: int) -> None:
 _UNSET: Any = object()  # not given (sort: the overload without ``stable``, SortBackward0)
 
 
+OVERLOADS["sort"] = (
+    "(Tensor input, *, bool stable, int dim = -1, bool descending = False, tuple of Tensors out = None)",
+    "(Tensor input, int dim = -1, bool descending = False, *, tuple of Tensors out = None)",
+)
+
+
 @api.variants("sort", out=Out(parts=(EXACT, EXACT)))
 def sort(input: Tensor, dim: int = -1, descending: bool = False, *, stable: bool = _UNSET) -> Any:
     """torch.sort: (values, indices) along ``dim``, ascending unless ``descending``; the order of
@@ -219,10 +226,13 @@ OVERLOADS["argsort"] = (
 
 
 def _argsort_out(args: tuple, kwargs: dict) -> Out:
-    """argsort's out=: its overload with ``stable`` only."""
+    """argsort's out=: its overload with ``stable`` only (sort's, refusing an input requiring grad)."""
     if "stable" not in kwargs:
         raise _invalid_combination("argsort", [_Signature(s) for s in OVERLOADS["argsort"]], args, kwargs)
-    return INDICES
+    return ARGSORT_OUT
+
+
+ARGSORT_OUT = EXACT.named("sort")
 
 
 @api.variants("argsort", out=Out(pick=_argsort_out))
@@ -262,15 +272,27 @@ def topk(input: Tensor, k: int = _UNSET, dim: int = -1, largest: bool = True, so
     return return_types.topk((values, indices))
 
 
-@api.variants(
-    "kthvalue",
-    out=Out(
-        parts=(
-            Out("same", "output values must be of same type as input"),
-            Out("same", "output indices must be of scalar type Long"),
-        )
-    ),
+KTHVALUE_OUT = Out(
+    parts=(
+        Out("same", "output values must be of same type as input"),
+        Out("same", "output indices must be of scalar type Long"),
+    )
 )
+
+
+def _kthvalue_out(args: tuple, kwargs: dict) -> Out:
+    """kthvalue's out=: without keepdim, an out of the result's rank is unsqueezed at dim and resized
+    to the keepdim shape first (torch's _reduction_with_indices_allocate_or_resize_output)."""
+    given = dict(zip(("input", "k", "dim", "keepdim"), args, strict=False), **kwargs)
+    input, dim = given.get("input"), given.get("dim", -1)
+    if given.get("keepdim") or not isinstance(input, Tensor) or not isinstance(dim, int):
+        return KTHVALUE_OUT
+    at = dim + max(input.dim(), 1) if dim < 0 else dim
+    parts = tuple(dataclasses.replace(part, unsqueezed=at) for part in KTHVALUE_OUT.parts)
+    return dataclasses.replace(KTHVALUE_OUT, parts=parts)
+
+
+@api.variants("kthvalue", out=Out(pick=_kthvalue_out))
 def kthvalue(input: Tensor, k: int = _UNSET, dim: int = -1, keepdim: bool = False) -> Any:
     """The ``k``-th smallest along ``dim`` and its index (as torch's quickselect picks among ties)."""
     if (

@@ -26,8 +26,15 @@ RULES = [
         "support automatic differentiation' RuntimeError; each function follows its kernel's rule: out's "
         "dtype must be the result's where the kernel says so (with that kernel's error), a reduction may "
         "compute in out's dtype, a factory makes its values in out's dtype, one returning two tensors takes "
-        "a tuple of two (each checked and resized, returned as torch.return_types.<op>_out), and an op "
-        "without a derivative takes inputs that require grad.",
+        "a tuple of two (each checked and resized, returned as torch.return_types.<op>_out), an op "
+        "without a derivative takes inputs that require grad, and one torch's autograd has no formula for "
+        "(softmax, log_softmax, floor_divide, heaviside, diag) records on r a NotImplemented node instead "
+        "of refusing; an r that is a view is resized contiguous from its offset in its base's storage, "
+        "which the base keeps reading; arange and linspace keep an r of as many elements in its shape; an "
+        "out of another type (a number, a string, a list or a tuple where "
+        "one tensor goes, a tensor where a tuple goes) raises torch's parser TypeError (the list of the "
+        "function's signatures where it has several), except that add, sub, mul, div and floor_divide take "
+        "a number as a 0-d tensor of its type.",
         "https://pytorch.org/docs/stable/generated/torch.add.html",
     ),
     Rule(
