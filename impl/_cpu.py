@@ -245,23 +245,35 @@ def fma(acc: Any, g: Any, o: Any, out: Any = None) -> Any:
     operands are arrays of one shape or numpy scalars of that dtype; they go through in blocks
     (the values do not depend on it)."""
     dtype = acc.dtype
-    shape = np.broadcast_shapes(*(np.shape(a) for a in (acc, g, o)))
-    flat = [np.ascontiguousarray(np.broadcast_to(x, shape)).ravel() if np.ndim(x) else x for x in (acc, g, o)]
+    operands = (acc, g, o)
+    shapes = {np.shape(x) for x in operands if np.ndim(x)}
+    shape = shapes.pop() if len(shapes) == 1 else np.broadcast_shapes(*(np.shape(x) for x in operands))
+    sliced = [np.ndim(x) > 0 for x in operands]  # the arrays, cut into blocks (not the scalars)
+    flat = [_flattened(x, shape) if cut else x for x, cut in zip(operands, sliced, strict=True)]
     if out is None:
         out = np.empty(shape, dtype)
     elif out.shape != shape or out.dtype != dtype or not out.flags.c_contiguous:
         raise ValueError(f"fma's out must be C-contiguous {dtype} of shape {shape}")
     out_flat = out.reshape(-1)
+    size = out_flat.size
     blocks = _scratch_blocks()
-    for start in range(0, out_flat.size, _BLOCK):
+    for start in range(0, size, _BLOCK):
         part = slice(start, start + _BLOCK)
-        a, b, c = (x[part] if np.ndim(x) else x for x in flat)
+        a, b, c = (x[part] if cut else x for x, cut in zip(flat, sliced, strict=True))
         if dtype == np.float64:
             out_flat[part] = _fma64(a, b, c)
         else:
-            n = out_flat[part].size
+            n = min(size - start, _BLOCK)
             _fma_narrow(a, b, c, out_flat[part], tuple(block[:n] for block in blocks))
     return out
+
+
+def _flattened(x: Any, shape: tuple) -> Any:
+    """An array operand of ``fma`` as a flat C-ordered array of ``shape`` (a view where it is one
+    already)."""
+    if x.shape == shape and x.flags.c_contiguous:
+        return x.reshape(-1)
+    return np.ascontiguousarray(np.broadcast_to(x, shape)).reshape(-1)
 
 
 def _fma32(acc: Any, g: Any, o: Any) -> Any:
