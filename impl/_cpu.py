@@ -221,10 +221,13 @@ def _widened(x: Any, into: Any) -> Any:
     return np.float64(x)
 
 
-# Elements per block: no parameter-sized temporary is ever allocated (fresh multi-megabyte arrays
-# cost more in page faults than the arithmetic itself), and the dozen numpy calls of a block are
-# few per parameter (at 32768 elements their overhead was a fifth of an SGD step's update).
-_BLOCK = 131072
+# Elements per block of the elementwise kernels (impl/_ops/cpu_kernels.py): their float64
+# temporaries stay in cache.
+_BLOCK = 32768
+# fma's blocks: no parameter-sized temporary is ever allocated (fresh multi-megabyte arrays cost
+# more in page faults than the arithmetic itself), and the dozen numpy calls of a block are few per
+# parameter (at 32768 elements their overhead was a fifth of an SGD step's update).
+_FMA_BLOCK = 131072
 _scratch = threading.local()
 
 
@@ -233,7 +236,7 @@ def _scratch_blocks() -> tuple:
     blocks = getattr(_scratch, "blocks", None)
     if blocks is None:
         kinds = (np.float64, np.float64, np.float64, np.bool_, np.bool_)
-        blocks = _scratch.blocks = tuple(np.empty(_BLOCK, kind) for kind in kinds)
+        blocks = _scratch.blocks = tuple(np.empty(_FMA_BLOCK, kind) for kind in kinds)
     return blocks
 
 
@@ -257,13 +260,13 @@ def fma(acc: Any, g: Any, o: Any, out: Any = None) -> Any:
     out_flat = out.reshape(-1)
     size = out_flat.size
     blocks = _scratch_blocks()
-    for start in range(0, size, _BLOCK):
-        part = slice(start, start + _BLOCK)
+    for start in range(0, size, _FMA_BLOCK):
+        part = slice(start, start + _FMA_BLOCK)
         a, b, c = (x[part] if cut else x for x, cut in zip(flat, sliced, strict=True))
         if dtype == np.float64:
             out_flat[part] = _fma64(a, b, c)
         else:
-            n = min(size - start, _BLOCK)
+            n = min(size - start, _FMA_BLOCK)
             _fma_narrow(a, b, c, out_flat[part], tuple(block[:n] for block in blocks))
     return out
 
