@@ -62,7 +62,7 @@ def _seq(x: Any, axis: int = 0) -> Any:
     n = x.shape[0]
     if n == 0:
         return np.zeros(x.shape[1:], x.dtype)
-    if _rows_outer(x):  # (-0.0 + v is v, where numpy's default start, +0.0, makes -0.0 + 0.0)
+    if _rows_outer(x):  # (from -0.0, as -0.0 + v is v: numpy's +0.0 would make a -0.0 sum +0.0)
         return np.add.reduce(x, axis=0, initial=-0.0)
     if n > 32 or x[0].size <= 256:  # (one call; over large rows numpy's accumulate is slow)
         return np.add.accumulate(x, axis=0)[-1]
