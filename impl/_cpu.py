@@ -181,41 +181,53 @@ def _fma64_scaled(acc: Any, g: Any, o: Any) -> Any:
 
 
 @functools.cache
-def _midpoint_bits(dtype: Any) -> tuple[Any, Any, float]:
+def _midpoint_bits(dtype: Any) -> tuple[Any, Any, Any]:
     """For float64 sums rounded to ``dtype``: the mask of the float64 mantissa bits ``dtype`` has
     not, their pattern at a midpoint of ``dtype``, and ``dtype``'s smallest normal number."""
     drop = np.finfo(np.float64).nmant - np.finfo(dtype).nmant
-    return np.uint64((1 << drop) - 1), np.uint64(1 << (drop - 1)), float(np.finfo(dtype).tiny)
+    bits = (np.array(value, np.uint64) for value in ((1 << drop) - 1, 1 << (drop - 1)))
+    return *bits, np.array(np.finfo(dtype).tiny)  # (0-d arrays: cheaper as ufunc operands than scalars)
 
 
 def _fma_narrow(acc: Any, g: Any, o: Any, out: Any, scratch: tuple) -> None:
     """float16/float32 ``acc + g * o`` rounded once into ``out``. The product is exact in float64,
     so the float64 sum is the exact one rounded once; rounding that to ``out``'s dtype rounds the
     exact sum, unless it landed exactly on a midpoint of the dtype (or in its subnormal range):
-    those few are redone, rounded to odd. ``scratch``: float64, uint64 and two bool arrays of
-    ``out``'s size. ``out`` may be ``acc`` itself: the operands are all read before it is written."""
-    wide, low, midpoint, tiny = scratch
-    np.multiply(g, o, out=wide, dtype=np.float64)
-    wide += acc
+    those few are redone, rounded to odd. ``scratch``: three float64 and two bool arrays of
+    ``out``'s size. ``out`` may be ``acc`` itself: the operands are all read before it is written.
+    Every pass is between arrays of one dtype (numpy's mixed-dtype loops cast in buffers, at
+    twice the cost), and the subnormal test reads the narrow result: ``|out| <= tiny`` holds
+    wherever ``|sum| < tiny`` does (rounding is monotone), and a few more, redone alike."""
+    product, wide_acc, total, midpoint, tiny = scratch
+    factors = [_widened(x, into) for x, into in ((g, product), (o, total))]
+    np.multiply(*factors, out=product)
+    np.add(product, _widened(acc, wide_acc), out=total)
+    out[...] = total
     mask, half, smallest = _midpoint_bits(out.dtype)
-    np.bitwise_and(wide.view(np.uint64), mask, out=low)
-    np.equal(low, half, out=midpoint)
-    np.less(np.abs(wide, out=low.view(np.float64)), smallest, out=tiny)
-    redo = np.flatnonzero(np.logical_or(midpoint, tiny, out=midpoint))
-    redone = None
+    low = total.view(np.uint64)
+    np.equal(np.bitwise_and(low, mask, out=low), half, out=midpoint)
+    np.less_equal(np.abs(out, out=low.view(out.dtype)[: out.size]), smallest, out=tiny)
+    redo = np.logical_or(midpoint, tiny, out=midpoint).nonzero()[0]
     if redo.size:
-        pick = lambda a: a[redo] if np.ndim(a) else a  # noqa: E731
-        a, p = pick(acc).astype(np.float64), pick(g).astype(np.float64) * pick(o)
-        redone = _odd(*_two_sum(a, p))
-    out[...] = wide
-    if redone is not None:
-        out[redo] = redone
+        a = wide_acc[redo] if np.ndim(acc) else np.float64(acc)
+        out[redo] = _odd(*_two_sum(a, product[redo]))
 
 
-# Elements per block: the blocks of the operands and the scratch stay in cache, and no
-# parameter-sized temporary is ever allocated (fresh multi-megabyte arrays cost more in page
-# faults than the arithmetic itself).
+def _widened(x: Any, into: Any) -> Any:
+    """``x`` (an array block or a scalar) in float64: an array cast into ``into``."""
+    if np.ndim(x):
+        into[...] = x
+        return into
+    return np.float64(x)
+
+
+# Elements per block of the elementwise kernels (impl/_ops/cpu_kernels.py): their float64
+# temporaries stay in cache.
 _BLOCK = 32768
+# fma's blocks: no parameter-sized temporary is ever allocated (fresh multi-megabyte arrays cost
+# more in page faults than the arithmetic itself), and the dozen numpy calls of a block are few per
+# parameter (at 32768 elements their overhead was a fifth of an SGD step's update).
+_FMA_BLOCK = 131072
 _scratch = threading.local()
 
 
@@ -223,8 +235,8 @@ def _scratch_blocks() -> tuple:
     """This thread's reusable scratch blocks for ``_fma_narrow``."""
     blocks = getattr(_scratch, "blocks", None)
     if blocks is None:
-        kinds = (np.float64, np.uint64, np.bool_, np.bool_)
-        blocks = _scratch.blocks = tuple(np.empty(_BLOCK, kind) for kind in kinds)
+        kinds = (np.float64, np.float64, np.float64, np.bool_, np.bool_)
+        blocks = _scratch.blocks = tuple(np.empty(_FMA_BLOCK, kind) for kind in kinds)
     return blocks
 
 
@@ -236,23 +248,35 @@ def fma(acc: Any, g: Any, o: Any, out: Any = None) -> Any:
     operands are arrays of one shape or numpy scalars of that dtype; they go through in blocks
     (the values do not depend on it)."""
     dtype = acc.dtype
-    shape = np.broadcast_shapes(*(np.shape(a) for a in (acc, g, o)))
-    flat = [np.ascontiguousarray(np.broadcast_to(x, shape)).ravel() if np.ndim(x) else x for x in (acc, g, o)]
+    operands = (acc, g, o)
+    shapes = {np.shape(x) for x in operands if np.ndim(x)}
+    shape = shapes.pop() if len(shapes) == 1 else np.broadcast_shapes(*(np.shape(x) for x in operands))
+    sliced = [np.ndim(x) > 0 for x in operands]  # the arrays, cut into blocks (not the scalars)
+    flat = [_flattened(x, shape) if cut else x for x, cut in zip(operands, sliced, strict=True)]
     if out is None:
         out = np.empty(shape, dtype)
     elif out.shape != shape or out.dtype != dtype or not out.flags.c_contiguous:
         raise ValueError(f"fma's out must be C-contiguous {dtype} of shape {shape}")
     out_flat = out.reshape(-1)
+    size = out_flat.size
     blocks = _scratch_blocks()
-    for start in range(0, out_flat.size, _BLOCK):
-        part = slice(start, start + _BLOCK)
-        a, b, c = (x[part] if np.ndim(x) else x for x in flat)
+    for start in range(0, size, _FMA_BLOCK):
+        part = slice(start, start + _FMA_BLOCK)
+        a, b, c = (x[part] if cut else x for x, cut in zip(flat, sliced, strict=True))
         if dtype == np.float64:
             out_flat[part] = _fma64(a, b, c)
         else:
-            n = out_flat[part].size
+            n = min(size - start, _FMA_BLOCK)
             _fma_narrow(a, b, c, out_flat[part], tuple(block[:n] for block in blocks))
     return out
+
+
+def _flattened(x: Any, shape: tuple) -> Any:
+    """An array operand of ``fma`` as a flat C-ordered array of ``shape`` (a view where it is one
+    already)."""
+    if x.shape == shape and x.flags.c_contiguous:
+        return x.reshape(-1)
+    return np.ascontiguousarray(np.broadcast_to(x, shape)).reshape(-1)
 
 
 def _fma32(acc: Any, g: Any, o: Any) -> Any:

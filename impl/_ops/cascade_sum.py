@@ -56,16 +56,30 @@ def _acc_type(dtype: Any) -> Any:
 
 def _seq(x: Any, axis: int = 0) -> Any:
     """The left-to-right sum along ``axis`` (0 for no elements)."""
-    x = np.moveaxis(x, axis, 0) if axis else x
+    if axis:  # (np.moveaxis, in a transpose: its checks cost more than these sums)
+        axis %= x.ndim
+        x = x.transpose(axis, *range(axis), *range(axis + 1, x.ndim))
     n = x.shape[0]
     if n == 0:
         return np.zeros(x.shape[1:], x.dtype)
+    if _rows_outer(x):  # (from -0.0, as -0.0 + v is v: numpy's +0.0 would make a -0.0 sum +0.0)
+        return np.add.reduce(x, axis=0, initial=-0.0)
     if n > 32 or x[0].size <= 256:  # (one call; over large rows numpy's accumulate is slow)
         return np.add.accumulate(x, axis=0)[-1]
     acc = x[0].copy()
     for i in range(1, n):
         acc += x[i]
     return acc
+
+
+def _rows_outer(x: Any) -> bool:
+    """Whether numpy reduces ``x`` along axis 0 row after row, each element in order: where the
+    last axis is the fastest of ``x`` (and of the C-ordered result), numpy's inner loop adds a row
+    to the result (its pairwise summation runs only along the fast axis)."""
+    if x.ndim < 2 or x.shape[-1] < 2 or x.strides[0] <= 0 or x.strides[-1] <= 0:
+        return False
+    last = x.strides[-1]
+    return all(size == 1 or stride > last for size, stride in zip(x.shape[:-1], x.strides[:-1], strict=True))
 
 
 def _ceil_log2(n: int) -> int:
@@ -131,7 +145,7 @@ def _loop_values(x: Any, stride0: int, stride1: int, acc: Any, pairs: bool = Fal
     reduced along its last axis (element strides ``stride0``, rows ``stride1``), one per row."""
     size1, size0 = x.shape[-2], x.shape[-1]
     lanes_in, lanes = VECTOR_BYTES // x.itemsize, VECTOR_BYTES // acc.itemsize
-    rows = np.moveaxis(x, -1, 0)
+    rows = x.transpose(x.ndim - 1, *range(x.ndim - 1))  # np.moveaxis(x, -1, 0)
     if stride0 == 1 and size0 >= lanes_in:
         return _inner_vector_sum(rows, acc, pairs)
     rows = rows.astype(acc, copy=False)
@@ -142,8 +156,10 @@ def _loop_values(x: Any, stride0: int, stride1: int, acc: Any, pairs: bool = Fal
     else:
         split = size1 - size1 % 4
     out = np.empty(x.shape[:-1], acc)
-    out[..., :split] = _multi_row_sum(rows[..., :split])
-    out[..., split:] = _row_sum(rows[..., split:])
+    if split:
+        out[..., :split] = _multi_row_sum(rows[..., :split])
+    if split < size1:
+        out[..., split:] = _row_sum(rows[..., split:])
     return out
 
 

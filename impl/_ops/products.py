@@ -107,7 +107,10 @@ MV = OpDef(
 
 def _addmm_fwd(xp: Any, s: Any, a: Any, b: Any, beta: Any, alpha: Any) -> Any:
     if (beta, alpha) == (1, 1):
-        return s + a @ b
+        product = a @ b
+        if product.ndim == 2 and product.dtype == s.dtype:  # (s + product, into the product)
+            return xp.add(s, product, out=product)
+        return s + product
     if s.dtype.kind in "iu":  # torch converts the scalars to an integer input's dtype as a fill's
         beta, alpha = (fill_array(xp, v, s.dtype) for v in (beta, alpha))  # (0.5 -> 0, -1 -> 255 in uint8)
     product = alpha * (a @ b)

@@ -116,8 +116,21 @@ def random_cases(dtype: type, n: int = 4000) -> tuple[np.ndarray, np.ndarray, np
     return acc, g, (o * dtype(1e-2)).astype(dtype)
 
 
+def subnormal_cases(dtype: type, n: int = 600) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Sums around ``dtype``'s smallest normal number: subnormal results, exact zeros (acc = -o,
+    g = 1), and results of exactly the smallest normal (``fma`` redoes all three kinds)."""
+    rng = np.random.default_rng(4)
+    tiny = float(np.finfo(dtype).tiny)
+    g = (rng.uniform(0.5, 2, n) * rng.choice([-1, 1], n)).astype(dtype)
+    o = (tiny * 2.0 ** rng.integers(-8, 3, n) * rng.uniform(0.5, 1, n)).astype(dtype)
+    acc = (tiny * rng.uniform(-2, 2, n)).astype(dtype)
+    g[::5], acc[::5] = 1, -o[::5]
+    acc[1::7], o[1::7] = tiny, 0
+    return acc, g, o
+
+
 @pytest.mark.parametrize("dtype", [np.float16, np.float32, np.float64])
-@pytest.mark.parametrize("cases", [midpoint_cases, random_cases])
+@pytest.mark.parametrize("cases", [midpoint_cases, random_cases, subnormal_cases])
 def test_fma_rounds_once_exactly(dtype: type, cases) -> None:
     acc, g, o = cases(dtype)
     got = cpu_kernels.fma(acc, g, o)
@@ -150,7 +163,7 @@ def test_fused_updates_have_torchs_bits(dtype: type, update: str) -> None:
     """The optimisers' pointwise updates against torch's in-place ops (fused on FMA builds)."""
     if cpu_kernels.cpu_capability() == "default":
         pytest.skip("torch's baseline build does not fuse these updates; impl follows the FMA builds")
-    for acc, g, o in (midpoint_cases(dtype), random_cases(dtype, 100_003)):
+    for acc, g, o in (midpoint_cases(dtype), random_cases(dtype, 140_001)):  # (two of fma's blocks)
         fresh = lambda a: torch.from_numpy(a.copy())  # noqa: E731
         mine = IMPL_UPDATES[update](impl.tensor(acc), impl.tensor(o)).numpy()
         assert np.array_equal(mine, TORCH_UPDATES[update](fresh(acc), fresh(o)).numpy())
