@@ -165,13 +165,6 @@ def trees(draw: Any) -> Program:
     return b.program()
 
 
-@pytest.mark.rule("MOD-001")
-@settings(deadline=None)
-@given(program=trees())
-def test_module_trees_compute_like_torch(program: Program, backend: Backend, reference: Backend) -> None:
-    check(program, backend, reference)
-
-
 @st.composite
 def bilinear_layers(draw: Any) -> Program:
     """nn.Bilinear (1 to 3 features each, bias or not) with drawn parameter values, observed
@@ -180,7 +173,7 @@ def bilinear_layers(draw: Any) -> Program:
     backward from a weighted sum; then a call torch refuses (input2 of the wrong size, or batch)."""
     b = ModuleBuilder(draw)
     n1, n2, features = b.pick((1, 2, 3)), b.pick((2, 1, 3)), b.pick((3, 1, 2))
-    bias = b.coin()
+    bias = b.pick((True, True, False))
     name = b.fresh("m")
     params = {"weight": b.weights((features, n1, n2)), **({"bias": b.weights((features,))} if bias else {})}
     b.add_module(Module(name, "Bilinear", [n1, n2, features], params, {} if bias else {"bias": False}))
@@ -203,6 +196,13 @@ def bilinear_layers(draw: Any) -> Program:
 @given(data=st.data())
 def test_bilinear_layers(data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(bilinear_layers(), label="program"), backend, reference)
+
+
+@pytest.mark.rule("MOD-001")
+@settings(deadline=None)
+@given(program=trees())
+def test_module_trees_compute_like_torch(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
 
 
 @st.composite
@@ -798,14 +798,6 @@ def _recurrent_shapes(cls: str, size: int, hidden: int, kwargs: dict) -> list[tu
     return shapes
 
 
-@pytest.mark.rule("MOD-011")
-@pytest.mark.parametrize("cls", RECURRENT)
-@examples(0.2)  # each layer: 20 programs in ci (short sequences, sizes up to 3)
-@given(data=st.data())
-def test_recurrent_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
-    check(data.draw(recurrent_layers(cls), label="program"), backend, reference)
-
-
 # calls of the packing functions torch refuses: (function, lengths or None, keyword arguments)
 PACKING_ERRORS = ("unsorted", "zero length", "count", "total_length")
 
@@ -892,6 +884,14 @@ def _refused_packing(b: ModuleBuilder, x: str, packed: str, count: int, steps: i
 @given(data=st.data())
 def test_packed_recurrent_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(packed_recurrent_layers(cls), label="program"), backend, reference)
+
+
+@pytest.mark.rule("MOD-011")
+@pytest.mark.parametrize("cls", RECURRENT)
+@examples(0.2)  # each layer: 20 programs in ci (short sequences, sizes up to 3)
+@given(data=st.data())
+def test_recurrent_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(recurrent_layers(cls), label="program"), backend, reference)
 
 
 @st.composite
