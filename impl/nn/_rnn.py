@@ -199,6 +199,10 @@ def stack_layers(
 ) -> tuple[Tensor, list]:
     """apply_layer_stack: each layer (both directions) on the last one's output, dropout between;
     packed layers on a PackedSequence's data when ``batch_sizes`` is given."""
+    if bidirectional and len(hiddens) % 2:
+        raise RuntimeError("Odd number of params or hiddens given to a bidirectional RNN")
+    if len(hiddens) != num_layers * (2 if bidirectional else 1):
+        raise RuntimeError("Expected more hidden states in stacked_rnn")
     finals: list = []
     for layer in range(num_layers):
         if bidirectional:
@@ -242,6 +246,8 @@ def lstm(
     """at::lstm on CPU: the oneDNN layers for float32 without projections, else the LSTMCell scan.
     Packed input (``batch_sizes`` given) takes the oneDNN layers only when every step has the
     whole batch (its data viewed as ``T x B x *``), else the packed LSTMCell scan."""
+    if len(hx) != 2:
+        raise RuntimeError("lstm expects two hidden states")
     has_projections = hx[0].shape[2] != hx[1].shape[2]
     mkldnn = input.dtype == dtypes.float32 and input.numel() != 0
     if batch_sizes is not None:
