@@ -880,7 +880,7 @@ def _refused_packing(b: ModuleBuilder, x: str, packed: str, count: int, steps: i
 
 @pytest.mark.rule("MOD-011")
 @pytest.mark.parametrize("cls", ("GRU", "LSTM", "RNN"))
-@examples(0.1)  # each layer: 10 programs in ci
+@examples(0.05)  # each layer: 5 programs in ci
 @given(data=st.data())
 def test_packed_recurrent_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(packed_recurrent_layers(cls), label="program"), backend, reference)
