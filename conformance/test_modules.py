@@ -730,13 +730,7 @@ def recurrent_layers(draw: Any, cls: str) -> Program:
         outs = [out_shape, *states]
     x = b.input(shape)
     inputs = [x]
-    if b.coin() and not kwargs.get("proj_size"):
-        given = [b.input(s) for s in states]
-        if len(given) == 2:
-            pair = b.fresh("t")
-            b.steps.append(Op(pair, "broadcast_tensors", [Ref(given[0]), Ref(given[1])]))
-            given = [pair]
-        inputs.append(given[0])
+    inputs += _given_states(b, states, kwargs)
     result = b.fresh("t")
     b.steps.append(CallModule(result, name, inputs))
     if cls in ("RNNCell", "GRUCell"):  # a tensor, not a tuple
@@ -756,6 +750,19 @@ def recurrent_layers(draw: Any, cls: str) -> Program:
     b.steps.append(ObserveGraph(parts[0]))
     _backward_observed(b, parts)
     return b.program()
+
+
+def _given_states(b: ModuleBuilder, states: list[tuple[int, ...]], kwargs: dict) -> list[str]:
+    """Drawn: no initial state (always, with proj_size), or h0 of ``states[0]`` (and c0, the pair
+    given as ``broadcast_tensors(h0, c0)``: a tuple of the tensors themselves)."""
+    if not (b.coin() and not kwargs.get("proj_size")):
+        return []
+    given = [b.input(s) for s in states]
+    if len(given) == 2:
+        pair = b.fresh("t")
+        b.steps.append(Op(pair, "broadcast_tensors", [Ref(given[0]), Ref(given[1])]))
+        given = [pair]
+    return given
 
 
 def _recurrent_module(b: ModuleBuilder, cls: str) -> tuple[str, int, int, dict]:
@@ -831,13 +838,7 @@ def packed_recurrent_layers(draw: Any, cls: str) -> Program:
     layers = (directions * kwargs.get("num_layers", 1),)
     states = [(*layers, count, out_size)] + ([(*layers, count, hidden)] if cls == "LSTM" else [])
     inputs = [packed]
-    if b.coin() and not kwargs.get("proj_size"):
-        given = [b.input(s) for s in states]
-        if len(given) == 2:
-            pair = b.fresh("t")
-            b.steps.append(Op(pair, "broadcast_tensors", [Ref(given[0]), Ref(given[1])]))
-            given = [pair]
-        inputs.append(given[0])
+    inputs += _given_states(b, states, kwargs)
     result, out = b.fresh("t"), b.fresh("p")
     b.steps.append(CallModule(result, name, inputs))
     b.steps.append(Op(out, "__getitem__", [Ref(result), 0]))

@@ -23,6 +23,16 @@ class Identity(Module):
         return input
 
 
+def _weight_and_bias(module: Module, shape: tuple, bias: bool, device: Any, dtype: Any) -> None:
+    """A weight of ``shape`` and a bias of its first size (or bias None), then initialised."""
+    module.weight = Parameter(_creation.empty(shape, device=device, dtype=dtype))
+    if bias:
+        module.bias = Parameter(_creation.empty(shape[0], device=device, dtype=dtype))
+    else:
+        module.register_parameter("bias", None)
+    module.reset_parameters()
+
+
 class Linear(Module):
     """``y = x @ weight.T + bias`` with weight (out, in) initialised by kaiming_uniform_(a=sqrt(5))."""
 
@@ -32,12 +42,7 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(_creation.empty((out_features, in_features), device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(_creation.empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _weight_and_bias(self, (out_features, in_features), bias, device, dtype)
 
     def reset_parameters(self) -> None:
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
@@ -67,13 +72,7 @@ class Bilinear(Module):
         self.in1_features = in1_features
         self.in2_features = in2_features
         self.out_features = out_features
-        shape = (out_features, in1_features, in2_features)
-        self.weight = Parameter(_creation.empty(shape, device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(_creation.empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _weight_and_bias(self, (out_features, in1_features, in2_features), bias, device, dtype)
 
     def reset_parameters(self) -> None:
         bound = 1 / math.sqrt(self.weight.size(1))
