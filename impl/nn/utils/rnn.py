@@ -144,7 +144,7 @@ def _pack_backward(g: Tensor, c: Any) -> Tensor:
         size[0], size[1] = size[1], size[0]
     grad_input = zeros(size, dtype=g.dtype, device=g.device)
     offset = 0
-    for i, batch in enumerate(c.batch_sizes):
+    for i, batch in enumerate(c.batch_sizes.tolist()):
         grad_input[i].narrow(0, 0, batch).copy_(g.narrow(0, offset, batch))
         offset += batch
     return grad_input.transpose(0, 1) if c.batch_first else grad_input
@@ -179,9 +179,9 @@ def _pack_padded(input: Tensor, lengths: Tensor, batch_first: bool) -> tuple[Ten
             "`enforce_sorted=False` to pack_padded_sequence and/or pack_sequence to sidestep this "
             "requirement if you do not need ONNX exportability."
         )
-    batch_sizes = tuple(sum(1 for n in sizes if n > t) for t in range(sizes[0]))
+    batch_sizes = as_tensor([sum(1 for n in sizes if n > t) for t in range(sizes[0])], dtype=dtypes.int64)
     data = apply(PACK_PADDED_SEQUENCE, input, lengths=sizes, batch_sizes=batch_sizes, batch_first=batch_first)
-    return data, as_tensor(batch_sizes, dtype=dtypes.int64)
+    return data, batch_sizes
 
 
 def pack_padded_sequence(
