@@ -165,6 +165,39 @@ def trees(draw: Any) -> Program:
     return b.program()
 
 
+@st.composite
+def bilinear_layers(draw: Any) -> Program:
+    """nn.Bilinear (1 to 3 features each, bias or not) with drawn parameter values, observed
+    (parameters, printed form), called on two inputs of a drawn batch shape (none, 1-d, 2-d), then
+    torch.bilinear or F.bilinear on them and its parameters (bias or not); graphs observed,
+    backward from a weighted sum; then a call torch refuses (input2 of the wrong size, or batch)."""
+    b = ModuleBuilder(draw)
+    n1, n2, features = b.pick((1, 2, 3)), b.pick((2, 1, 3)), b.pick((3, 1, 2))
+    bias = b.pick((True, True, False))
+    name = b.fresh("m")
+    params = {"weight": b.weights((features, n1, n2)), **({"bias": b.weights((features,))} if bias else {})}
+    b.add_module(Module(name, "Bilinear", [n1, n2, features], params, {} if bias else {"bias": False}))
+    b.steps.append(ObserveModule(name))
+    batch = b.pick(((2,), (), (2, 3)))
+    x1, x2, shape = b.input((*batch, n1)), b.input((*batch, n2)), (*batch, features)
+    parts = [b.call(name, [x1, x2], shape)]
+    args = [Ref(x1), Ref(x2), Ref(f"{name}.weight"), *([Ref(f"{name}.bias")] if bias and b.coin() else [])]
+    out, function = b.fresh("t"), b.pick(("bilinear", "nn.functional.bilinear"))
+    parts.append(b.bind(out, shape, Op(out, function, args), tracked=True))
+    b.steps.append(ObserveGraph(parts[0]))
+    _backward_observed(b, parts)
+    wrong = (*batch, n2 + 1) if b.coin() else (*batch[:-1], 1 + batch[-1], n2) if batch else (1, n2)
+    b.steps.append(Op(b.fresh("t"), "bilinear", [Ref(x1), Ref(b.input(wrong)), Ref(f"{name}.weight")]))
+    return b.program()
+
+
+@pytest.mark.rule("MOD-001")
+@examples(0.05)  # 5 programs in ci
+@given(data=st.data())
+def test_bilinear_layers(data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(bilinear_layers(), label="program"), backend, reference)
+
+
 @pytest.mark.rule("MOD-001")
 @settings(deadline=None)
 @given(program=trees())
@@ -681,16 +714,7 @@ def recurrent_layers(draw: Any, cls: str) -> Program:
     c0 given as ``broadcast_tensors(h0, c0)``: a tuple of the tensors themselves); each part of the
     result taken out, the output's graph observed, backward from a weighted sum of them all."""
     b = ModuleBuilder(draw)
-    size, hidden = b.pick((1, 2, 3)), b.pick((1, 2, 3))
-    kwargs = _recurrent_options(b, cls, hidden)
-    name = b.fresh("m")
-    names = parameter_names(cls, kwargs)
-    shapes = _recurrent_shapes(cls, size, hidden, kwargs)
-    params = {p: b.weights(s) for p, s in zip(names, shapes, strict=True)}
-    b.add_module(Module(name, cls, [size, hidden], params, kwargs))
-    b.steps.append(ObserveModule(name))
-    if kwargs.get("dropout") == 0.5:
-        b.steps.append(ModuleMode(name, False))
+    name, size, hidden, kwargs = _recurrent_module(b, cls)
     batch = b.pick(((), (1,), (2,)))
     out_size = kwargs.get("proj_size") or hidden
     if cls.endswith("Cell"):
@@ -706,13 +730,7 @@ def recurrent_layers(draw: Any, cls: str) -> Program:
         outs = [out_shape, *states]
     x = b.input(shape)
     inputs = [x]
-    if b.coin() and not kwargs.get("proj_size"):
-        given = [b.input(s) for s in states]
-        if len(given) == 2:
-            pair = b.fresh("t")
-            b.steps.append(Op(pair, "broadcast_tensors", [Ref(given[0]), Ref(given[1])]))
-            given = [pair]
-        inputs.append(given[0])
+    inputs += _given_states(b, states, kwargs)
     result = b.fresh("t")
     b.steps.append(CallModule(result, name, inputs))
     if cls in ("RNNCell", "GRUCell"):  # a tensor, not a tuple
@@ -730,11 +748,44 @@ def recurrent_layers(draw: Any, cls: str) -> Program:
         else:
             parts.append(_item(b, result, 1, outs[1]))
     b.steps.append(ObserveGraph(parts[0]))
-    weighted = [combine(b, "mul", [p, b.input(b.shapes[p], requires_grad=False)], b.shapes[p]) for p in parts]
-    total = b.summed(weighted)
-    b.steps.append(Backward(total))
-    b.steps.extend(Observe(n) for n in b.shapes)
+    _backward_observed(b, parts)
     return b.program()
+
+
+def _given_states(b: ModuleBuilder, states: list[tuple[int, ...]], kwargs: dict) -> list[str]:
+    """Drawn: no initial state (always, with proj_size), or h0 of ``states[0]`` (and c0, the pair
+    given as ``broadcast_tensors(h0, c0)``: a tuple of the tensors themselves)."""
+    if not (b.coin() and not kwargs.get("proj_size")):
+        return []
+    given = [b.input(s) for s in states]
+    if len(given) == 2:
+        pair = b.fresh("t")
+        b.steps.append(Op(pair, "broadcast_tensors", [Ref(given[0]), Ref(given[1])]))
+        given = [pair]
+    return given
+
+
+def _recurrent_module(b: ModuleBuilder, cls: str) -> tuple[str, int, int, dict]:
+    """A recurrent layer ``cls`` with drawn sizes, options and parameter values, observed (and in
+    eval mode for dropout 0.5): its name, input size, hidden size and options."""
+    size, hidden = b.pick((1, 2, 3)), b.pick((1, 2, 3))
+    kwargs = _recurrent_options(b, cls, hidden)
+    name = b.fresh("m")
+    names = parameter_names(cls, kwargs)
+    shapes = _recurrent_shapes(cls, size, hidden, kwargs)
+    params = {p: b.weights(s) for p, s in zip(names, shapes, strict=True)}
+    b.add_module(Module(name, cls, [size, hidden], params, kwargs))
+    b.steps.append(ObserveModule(name))
+    if kwargs.get("dropout") == 0.5:
+        b.steps.append(ModuleMode(name, False))
+    return name, size, hidden, kwargs
+
+
+def _backward_observed(b: ModuleBuilder, parts: list[str]) -> None:
+    """Backward from a weighted sum of ``parts``; then every tensor observed."""
+    weighted = [combine(b, "mul", [p, b.input(b.shapes[p], requires_grad=False)], b.shapes[p]) for p in parts]
+    b.steps.append(Backward(b.summed(weighted)))
+    b.steps.extend(Observe(n) for n in b.shapes)
 
 
 def _recurrent_shapes(cls: str, size: int, hidden: int, kwargs: dict) -> list[tuple[int, ...]]:
@@ -752,6 +803,88 @@ def _recurrent_shapes(cls: str, size: int, hidden: int, kwargs: dict) -> list[tu
             shapes += [(gates, into), (gates, proj or hidden), *([(gates,)] * 2 * bias)]
             shapes += [(proj, hidden)] if proj else []
     return shapes
+
+
+# calls of the packing functions torch refuses: (function, lengths or None, keyword arguments)
+PACKING_ERRORS = ("unsorted", "zero length", "count", "total_length")
+
+
+@st.composite
+def packed_recurrent_layers(draw: Any, cls: str) -> Program:
+    """A recurrent layer (``_recurrent_module``) on a PackedSequence: a padded float32 batch of one
+    to three sequences of lengths 1 to 3 (time or batch first) packed by pack_padded_sequence
+    (lengths sorted, or not with enforce_sorted=False), the layer called with or without h0/c0 (in
+    the batch's order: torch permutes them), its output unpacked by pad_packed_sequence (drawn
+    batch_first, padding_value, total_length); the packed data, indices, padded output, lengths
+    and final states observed, graphs of the output and h_n, backward from a weighted sum; then a
+    packing call torch refuses (PACKING_ERRORS)."""
+    b = ModuleBuilder(draw)
+    name, size, hidden, kwargs = _recurrent_module(b, cls)
+    count = b.pick((2, 3, 1))
+    lengths = [b.pick((1, 2, 3)) for _ in range(count)]
+    enforce_sorted = b.coin()
+    if enforce_sorted:
+        lengths.sort(reverse=True)
+    steps, first = max(lengths), b.coin()
+    x = b.input((count, steps, size) if first else (steps, count, size))
+    packed = b.fresh("p")
+    b.steps.append(Op(packed, "nn.utils.rnn.pack_padded_sequence", [Ref(x), lengths],
+                      {"batch_first": first, "enforce_sorted": enforce_sorted}))
+    _item(b, packed, 0, (sum(lengths), size))
+    for k in (1,) if enforce_sorted else (1, 2, 3):
+        _item(b, packed, k, (count,) if k > 1 else (steps,))
+    directions = 2 if kwargs.get("bidirectional") else 1
+    out_size = kwargs.get("proj_size") or hidden
+    layers = (directions * kwargs.get("num_layers", 1),)
+    states = [(*layers, count, out_size)] + ([(*layers, count, hidden)] if cls == "LSTM" else [])
+    inputs = [packed]
+    inputs += _given_states(b, states, kwargs)
+    result, out = b.fresh("t"), b.fresh("p")
+    b.steps.append(CallModule(result, name, inputs))
+    b.steps.append(Op(out, "__getitem__", [Ref(result), 0]))
+    unpack: dict[str, Any] = {"batch_first": b.coin()}
+    if b.coin():
+        unpack["padding_value"] = -1.5
+    total = steps + b.pick((0, 1)) if b.coin() else None
+    if total is not None:
+        unpack["total_length"] = total
+    padded = b.fresh("t")
+    b.steps.append(Op(padded, "nn.utils.rnn.pad_packed_sequence", [Ref(out)], unpack))
+    length = total or steps
+    parts = [_item(b, padded, 0, (count, length, directions * out_size) if unpack["batch_first"]
+                   else (length, count, directions * out_size))]
+    _item(b, padded, 1, (count,))
+    if cls == "LSTM":  # (output, (h_n, c_n))
+        pair = b.fresh("t")
+        b.steps.append(Op(pair, "__getitem__", [Ref(result), 1]))
+        parts += [_item(b, pair, k, s) for k, s in enumerate(states)]
+    else:
+        parts.append(_item(b, result, 1, states[0]))
+    b.steps.extend([ObserveGraph(parts[0]), ObserveGraph(parts[1])])
+    _backward_observed(b, parts)
+    _refused_packing(b, x, out, count, steps)
+    return b.program()
+
+
+def _refused_packing(b: ModuleBuilder, x: str, packed: str, count: int, steps: int) -> None:
+    """One call of PACKING_ERRORS (unsorted lengths with enforce_sorted, a zero length, one length
+    too many, pad_packed_sequence's total_length below the longest sequence)."""
+    error = b.pick(PACKING_ERRORS if count > 1 else PACKING_ERRORS[1:])
+    if error == "total_length":
+        b.steps.append(Op(b.fresh("t"), "nn.utils.rnn.pad_packed_sequence", [Ref(packed)],
+                          {"total_length": steps - 1}))
+        return
+    lengths = {"unsorted": [1] * (count - 1) + [steps + 1], "zero length": [steps] * (count - 1) + [0],
+               "count": [steps] * (count + 1)}[error]
+    b.steps.append(Op(b.fresh("t"), "nn.utils.rnn.pack_padded_sequence", [Ref(x), lengths]))
+
+
+@pytest.mark.rule("MOD-011")
+@pytest.mark.parametrize("cls", ("GRU", "LSTM", "RNN"))
+@examples(0.05)  # each layer: 5 programs in ci
+@given(data=st.data())
+def test_packed_recurrent_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(packed_recurrent_layers(cls), label="program"), backend, reference)
 
 
 @pytest.mark.rule("MOD-011")

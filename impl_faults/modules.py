@@ -973,6 +973,59 @@ def reverse_direction_not_reversed() -> Iterator[None]:
         yield
 
 
+@fault({"MOD-011": "graph differs"})
+def packed_hidden_states_concatenated_reversed() -> Iterator[None]:
+    """The packed layers concatenate hidden states in the reverse order: the final states of the
+    sequences that end early land at other sequences' batch positions, and in the reverse
+    direction the initial states of the sequences that join go before the running ones."""
+    from impl.nn import _rnn
+
+    with patched(_rnn, "_hidden_concat", lambda original: lambda hiddens: original(hiddens[::-1])):
+        yield
+
+
+@fault({"MOD-011": "graph differs"})
+def packed_hidden_states_not_permuted() -> Iterator[None]:
+    """RNNs on a PackedSequence of unsorted sequences apply neither sorted_indices to h0 nor
+    unsorted_indices to h_n: the states stay in the sorted batch order."""
+    from impl.nn.modules.rnn import RNNBase
+
+    with patched(RNNBase, "permute_hidden", lambda original: lambda self, hx, permutation: hx):
+        yield
+
+
+@fault({"MOD-011": "raised none"})
+def pad_packed_sequence_ignores_total_length() -> Iterator[None]:
+    """pad_packed_sequence pads to the longest sequence whatever its total_length."""
+    from impl.nn.utils import rnn
+
+    def make(original: Callable) -> Callable:
+        return lambda sequence, batch_first=False, padding_value=0.0, total_length=None: original(
+            sequence, batch_first, padding_value)
+
+    with patched(rnn, "pad_packed_sequence", make):
+        yield
+
+
+@fault({"MOD-001": "graph differs"})
+def bilinear_bias_added_before_view() -> Iterator[None]:
+    """F.bilinear (nn.Bilinear's forward) adds the bias to the flattened 2-D output and then views
+    it back: torch's values, but torch views the _trilinear's result back first."""
+    from impl.nn import functional as F
+
+    def make(original: Callable) -> Callable:
+        def bilinear(input1: Any, input2: Any, weight: Any, bias: Any = None) -> Any:
+            if bias is None:
+                return original(input1, input2, weight)
+            flat = [x.reshape(-1, x.shape[-1]) for x in (input1, input2)]
+            return (original(*flat, weight) + bias).reshape(*input1.shape[:-1], weight.shape[0])
+
+        return bilinear
+
+    with patched(F, "bilinear", make):
+        yield
+
+
 @fault({"MOD-012": ": value"})
 def feature_alpha_dropout_noise_per_element() -> Iterator[None]:
     """Feature (alpha) dropout draws its noise per element, like plain dropout, instead of one

@@ -146,6 +146,10 @@ OPS.update(_table("cdist cosine_similarity pairwise_distance", "function"))
 OPS.update(_table("nn.utils.clip_grad_norm_ nn.utils.clip_grad_value_", "function"))
 # padding variable-length sequences (conformance/test_modules.py, MOD-011)
 OPS.update(_table("nn.utils.rnn.pad_sequence", "function"))
+# bilinear layers' functions (conformance/test_modules.py, MOD-001)
+OPS.update(_table("bilinear nn.functional.bilinear", "function"))
+# packing them (conformance/test_modules.py, MOD-011): a PackedSequence is read with __getitem__
+OPS.update(_table("nn.utils.rnn.pack_padded_sequence nn.utils.rnn.pad_packed_sequence", "function"))
 # the error function (conformance/test_ops.py; GELU's exact form computes with it)
 OPS.update({**_table("erf erfc", "function"), **_table("erf_ erfc_", "method", inplace=True)})
 # the dropout functions (conformance/test_modules.py, MOD-012): torch's native forms and F's
@@ -236,6 +240,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     **{n: () for n in "Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout Unflatten".split()},
     **{n: () for n in "LazyLinear LazyConv2d LazyConv1d".split()},
     "HuberLoss": (),  # MOD-004
+    "Bilinear": ("weight", "bias"),  # MOD-001
 }
 
 

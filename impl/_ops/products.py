@@ -19,6 +19,7 @@ from impl._ops.table import (
     bilinear,
     bilinear_dense,
     broadcast_mismatch,
+    defined_sum,
     fill_array,
 )
 from impl._ops.views import _unsafe_view, squeeze
@@ -588,3 +589,68 @@ def _sumproduct_pair(left: Tensor, right: Tensor, sum_dims: list[int]) -> Tensor
     a = left.permute(order).reshape(lro_size, lo_size, sum_size)
     b = right.permute(lro + sum_dims + ro + lo).reshape(lro_size, sum_size, ro_size)
     return bmm(a, b).view(out_size).permute(operm)
+
+
+# -- _trilinear and bilinear (ATen's Linear.cpp) ------------------------------------------------
+def _trilinear_fwd(xp: Any, i1: Any, i2: Any, i3: Any, expand1: tuple, expand2: tuple, expand3: tuple,
+                   sumdim: tuple) -> Any:
+    """The three inputs, each unsqueezed at its ``expand`` dims, multiplied and summed over
+    ``sumdim`` (accumulated in float64 for float32 inputs: torch's gemm order is not numpy's)."""
+    total = i1.ndim + len(expand1)
+    letters = "abcdefghijklmnopqrstuvwxyz"[:total]
+    subs = ["".join(c for d, c in enumerate(letters) if d not in ex) for ex in (expand1, expand2, expand3)]
+    out = "".join(c for d, c in enumerate(letters) if d not in sumdim)
+    wide = np.float64 if i1.dtype == np.float32 else i1.dtype
+    return xp.einsum(f"{','.join(subs)}->{out}", *(a.astype(wide) for a in (i1, i2, i3))).astype(i1.dtype)
+
+
+def _trilinear(i1: Tensor, i2: Tensor, i3: Tensor, e1: tuple, e2: tuple, e3: tuple, sumdim: tuple) -> Tensor:
+    return apply(TRILINEAR, i1, i2, i3, expand1=e1, expand2=e2, expand3=e3, sumdim=sumdim)
+
+
+_TRI_USES = "i1 i2 i3 expand1 expand2 expand3 sumdim"
+TRILINEAR = OpDef(
+    "TrilinearBackward0",
+    _trilinear_fwd,
+    ("i1", "i2", "i3"),
+    {  # _trilinear_backward: each gradient another _trilinear, the dim lists permuted
+        "i1": D(_TRI_USES, lambda g, c: _trilinear(g, c.i2, c.i3, c.sumdim, c.expand2, c.expand3, c.expand1)),
+        "i2": D(_TRI_USES, lambda g, c: _trilinear(c.i1, g, c.i3, c.expand1, c.sumdim, c.expand3, c.expand2)),
+        "i3": D(_TRI_USES, lambda g, c: _trilinear(c.i1, c.i2, g, c.expand1, c.expand2, c.sumdim, c.expand3)),
+    },
+    jvp=lambda c: defined_sum(*(  # one _trilinear per input with a tangent, it in place of the primal
+        None if t is None else apply(TRILINEAR, *c.tensors[:k], t, *c.tensors[k + 1:], **c.attrs)
+        for k, t in enumerate(c.tangents))),
+)
+
+
+@api.function("bilinear")
+def bilinear_op(input1: Tensor, input2: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
+    """``y[..., o] = sum_ij input1[..., i] weight[o, i, j] input2[..., j] (+ bias[o])``: ATen's
+    bilinear, a TrilinearBackward0 on the inputs flattened to 2-D, viewed back (and AddBackward0)."""
+    if not all(isinstance(t, Tensor) for t in (input1, input2, weight)) or not (
+            bias is None or isinstance(bias, Tensor)):
+        raise invalid_call(bilinear_op, locals())
+    tensors = {"input1": input1, "input2": input2, "weight": weight}
+    tensors.update({} if bias is None else {"bias": bias})
+    if len({t.dtype for t in tensors.values()}) > 1:
+        got = ", ".join(f"{k}: {dtypes.CPP_NAMES[t.dtype.name]}" for k, t in tensors.items())
+        raise RuntimeError(f"All tensors must have the same dtype, got {got}")
+    if input1.dim() != input2.dim():
+        raise RuntimeError(
+            f"bilinear(): input dimensions do not match: got {input1.dim()} and {input2.dim()}")
+    for i in range(input1.dim() - 1):
+        if input1.shape[i] != input2.shape[i]:
+            raise RuntimeError(f"bilinear(): input batch dimensions do not match at dim {i}: got "
+                               f"{input1.shape[i]} and {input2.shape[i]}")
+    for k, t in ((1, input1), (2, input2)):
+        if t.shape[-1] != weight.shape[k]:
+            raise RuntimeError(f"bilinear(): input{k} size does not match weight size: got {t.shape[-1]} but "
+                               f"expected {weight.shape[k]}")
+    if bias is not None and bias.shape[0] != weight.shape[0]:
+        raise RuntimeError(f"bilinear(): bias size does not match weight size: got {bias.shape[0]} but "
+                           f"expected {weight.shape[0]}")
+    out_size = (*input1.shape[:-1], weight.shape[0])
+    flat1, flat2 = input1.reshape(-1, input1.shape[-1]), input2.reshape(-1, input2.shape[-1])
+    output = _trilinear(flat1, weight, flat2, (1, 3), (0,), (1, 2), (2, 3)).reshape(out_size)
+    return output if bias is None else output + bias

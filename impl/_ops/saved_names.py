@@ -30,6 +30,7 @@ TORCH: dict[str, tuple[str, ...]] = {
     "FmodBackward0": (),
     "RsubBackward1": ("alpha",),
     "PowBackward2": ("exponent", "result", "self=base"),
+    "PackPaddedSequenceBackward0": ("batch_first", "input_sym_sizes=input.sizes", "result1=batch_sizes"),
 }
 
 

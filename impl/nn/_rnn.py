@@ -114,6 +114,54 @@ def _bidirectional_layer(cell: Callable, input: Tensor, hidden: tuple, p: tuple)
     return cat([fw, rev], fw.dim() - 1), (fw_hidden, rev_hidden)
 
 
+# -- packed layers (PackedLayer, ReversedPackedLayer): the batch shrinks as sequences end ------
+def _hidden_slice(hidden: Any, start: int, end: int) -> Any:
+    if isinstance(hidden, tuple):
+        return tuple(h.narrow(0, start, end - start) for h in hidden)
+    return hidden.narrow(0, start, end - start)
+
+
+def _hidden_concat(hiddens: list) -> Any:
+    if isinstance(hiddens[0], tuple):
+        return tuple(cat(list(parts), 0) for parts in zip(*hiddens, strict=True))
+    return cat(hiddens, 0)
+
+
+def _packed_layer(cell: Callable, data: Tensor, batch_sizes: list, hidden: Any, p: Params) -> tuple:
+    """Forward in time; a sequence's final hidden state is set aside when it ends (the batch
+    shrinks), and the set-aside states concatenated back in batch order."""
+    steps = _linear_ih(data, p)
+    outputs, finished, offset, last = [], [], 0, batch_sizes[0]
+    for batch in batch_sizes:
+        step = steps.narrow(0, offset, batch)
+        offset += batch
+        if batch < last:
+            finished.append(_hidden_slice(hidden, batch, last))
+            hidden = _hidden_slice(hidden, 0, batch)
+        last = batch
+        hidden = cell(step, hidden, p, True)
+        outputs.append(_as_output(hidden))
+    finished.append(hidden)
+    return cat(outputs, 0), _hidden_concat(finished[::-1])
+
+
+def _reversed_packed_layer(cell: Callable, data: Tensor, batch_sizes: list, hidden0: Any, p: Params) -> tuple:
+    """Backward in time: starts with the longest sequences' initial states, each sequence's
+    initial state joining as the batch grows."""
+    steps = _linear_ih(data, p)
+    outputs, offset, last = [], data.shape[0], batch_sizes[-1]
+    hidden = _hidden_slice(hidden0, 0, last)
+    for batch in reversed(batch_sizes):
+        if batch > last:
+            hidden = _hidden_concat([hidden, _hidden_slice(hidden0, last, batch)])
+        step = steps.narrow(0, offset - batch, batch)
+        offset -= batch
+        last = batch
+        hidden = cell(step, hidden, p, True)
+        outputs.append(_as_output(hidden))
+    return cat(outputs[::-1], 0), hidden
+
+
 def _dropout(x: Tensor, p: float, train: bool, last: bool) -> Tensor:
     """at::dropout between layers (ATen's _dropout_impl on CPU): ``x * noise``, the noise a
     bernoulli_(1 - p) draw divided by 1 - p (zeros when p is 1), on torch's random stream."""
@@ -139,19 +187,37 @@ def layer_params(weights: list, has_biases: bool, has_projections: bool = False)
     return out
 
 
+def _packed_bidirectional(cell: Callable, data: Tensor, batch_sizes: list, hidden: tuple, p: tuple) -> tuple:
+    fw, fw_hidden = _packed_layer(cell, data, batch_sizes, hidden[0], p[0])
+    rev, rev_hidden = _reversed_packed_layer(cell, data, batch_sizes, hidden[1], p[1])
+    return cat([fw, rev], -1), (fw_hidden, rev_hidden)
+
+
 def stack_layers(
     cell: Callable, input: Tensor, hiddens: list, params: list[Params], num_layers: int, dropout: float,
-    train: bool, bidirectional: bool,
+    train: bool, bidirectional: bool, batch_sizes: list | None = None,
 ) -> tuple[Tensor, list]:
-    """apply_layer_stack: each layer (both directions) on the last one's output, dropout between."""
+    """apply_layer_stack: each layer (both directions) on the last one's output, dropout between;
+    packed layers on a PackedSequence's data when ``batch_sizes`` is given."""
+    if bidirectional and len(hiddens) % 2:
+        raise RuntimeError("Odd number of params or hiddens given to a bidirectional RNN")
+    if len(hiddens) != num_layers * (2 if bidirectional else 1):
+        raise RuntimeError("Expected more hidden states in stacked_rnn")
     finals: list = []
     for layer in range(num_layers):
         if bidirectional:
             pair = (hiddens[2 * layer], hiddens[2 * layer + 1])
-            input, h = _bidirectional_layer(cell, input, pair, (params[2 * layer], params[2 * layer + 1]))
+            p = (params[2 * layer], params[2 * layer + 1])
+            if batch_sizes is None:
+                input, h = _bidirectional_layer(cell, input, pair, p)
+            else:
+                input, h = _packed_bidirectional(cell, input, batch_sizes, pair, p)
             finals += list(h)
         else:
-            input, h = _full_layer(cell, input, hiddens[layer], params[layer])
+            if batch_sizes is None:
+                input, h = _full_layer(cell, input, hiddens[layer], params[layer])
+            else:
+                input, h = _packed_layer(cell, input, batch_sizes, hiddens[layer], params[layer])
             finals.append(h)
         input = _dropout(input, dropout, train, layer == num_layers - 1)
     return input, finals
@@ -159,26 +225,39 @@ def stack_layers(
 
 def rnn(
     cell: Callable, input: Tensor, hx: Tensor, weights: list, has_biases: bool, num_layers: int,
-    dropout: float, train: bool, bidirectional: bool, batch_first: bool,
+    dropout: float, train: bool, bidirectional: bool, batch_first: bool, batch_sizes: list | None = None,
 ) -> tuple[Tensor, Tensor]:
     """at::rnn_tanh / rnn_relu / gru: the output (transposed back in place if batch_first) and the
-    final hidden states stacked."""
-    x = input.transpose(0, 1) if batch_first else input
+    final hidden states stacked; with ``batch_sizes``, their packed overload on a PackedSequence's data."""
+    x = input.transpose(0, 1) if batch_first and batch_sizes is None else input
     params = layer_params(weights, has_biases)
     hiddens = list(hx.unbind(0))
-    output, finals = stack_layers(cell, x, hiddens, params, num_layers, dropout, train, bidirectional)
-    if batch_first:
+    output, finals = stack_layers(cell, x, hiddens, params, num_layers, dropout, train, bidirectional,
+                                  batch_sizes)
+    if batch_first and batch_sizes is None:
         output.transpose_(0, 1)
     return output, stack(finals, 0)
 
 
 def lstm(
     input: Tensor, hx: tuple, weights: list, has_biases: bool, num_layers: int, dropout: float,
-    train: bool, bidirectional: bool, batch_first: bool,
+    train: bool, bidirectional: bool, batch_first: bool, batch_sizes: list | None = None,
 ) -> tuple[Tensor, Tensor, Tensor]:
-    """at::lstm on CPU: the oneDNN layers for float32 without projections, else the LSTMCell scan."""
+    """at::lstm on CPU: the oneDNN layers for float32 without projections, else the LSTMCell scan.
+    Packed input (``batch_sizes`` given) takes the oneDNN layers only when every step has the
+    whole batch (its data viewed as ``T x B x *``), else the packed LSTMCell scan."""
+    if len(hx) != 2:
+        raise RuntimeError("lstm expects two hidden states")
     has_projections = hx[0].shape[2] != hx[1].shape[2]
-    if input.dtype == dtypes.float32 and input.numel() != 0:
+    mkldnn = input.dtype == dtypes.float32 and input.numel() != 0
+    if batch_sizes is not None:
+        batch_first = False
+        if mkldnn and not has_projections and min(batch_sizes) == batch_sizes[0]:
+            steps = input.view(len(batch_sizes), batch_sizes[0], input.shape[-1])
+            out, h, c = _lstm_mkldnn(steps, hx, weights, has_biases, num_layers, dropout, train,
+                                     bidirectional, False)
+            return out.view(-1, out.shape[-1]), h, c
+    elif mkldnn:
         if not has_projections:
             return _lstm_mkldnn(input, hx, weights, has_biases, num_layers, dropout, train, bidirectional,
                                 batch_first)
@@ -187,7 +266,8 @@ def lstm(
     x = input.transpose(0, 1) if batch_first else input
     params = layer_params(weights, has_biases, has_projections)
     hiddens = list(zip(hx[0].unbind(0), hx[1].unbind(0), strict=True))
-    output, finals = stack_layers(lstm_cell, x, hiddens, params, num_layers, dropout, train, bidirectional)
+    output, finals = stack_layers(lstm_cell, x, hiddens, params, num_layers, dropout, train, bidirectional,
+                                  batch_sizes)
     if batch_first:
         output = output.transpose(0, 1)
     return output, stack([h for h, _ in finals], 0), stack([c for _, c in finals], 0)

@@ -15,6 +15,7 @@ from impl._ops import products, unary_math
 from impl._ops.distances import cosine_similarity, pairwise_distance  # noqa: F401  (re-exported)
 from impl._ops.elementwise import add_scalar, mul_scalar
 from impl._ops.inplace import apply_inplace, check_inplace
+from impl._ops.products import bilinear_op as bilinear  # noqa: F401  (re-exported: torch's F.bilinear)
 from impl._ops.table import apply, broadcast_mismatch
 from impl._signatures import invalid_call
 from impl._tensor import Tensor

@@ -89,7 +89,8 @@ RULES = [
         MODULES,
         "Nested Sequential, ModuleList, ModuleDict and custom modules over Linear (1-d, 2-d and N-d "
         "inputs), Conv2d and activation layers compute torch's outputs, grad_fn names and parameter "
-        "gradients, called once or several times.",
+        "gradients, called once or several times; nn.Bilinear, torch.bilinear and F.bilinear give "
+        "torch's outputs, TrilinearBackward0 graphs, gradients, printed form and errors.",
         f"{_NN}.Sequential.html",
     ),
     Rule(
@@ -173,7 +174,11 @@ RULES = [
         "without h0/c0, give torch's outputs and final states, graphs (UnsafeSplitBackward0, "
         "MkldnnRnnLayerBackward0 ...), gradients, parameter names and printed forms; "
         "nn.utils.rnn.pad_sequence (batch_first, padding_value, padding_side) gives torch's padded "
-        "tensor, CopySlices graph, gradients and errors.",
+        "tensor, CopySlices graph, gradients and errors; RNN, LSTM and GRU on a PackedSequence "
+        "(pack_padded_sequence with batch_first and enforce_sorted, h0/c0 permuted to the sorted "
+        "order and h_n/c_n back) give torch's packed output, each sequence's final states, graphs and "
+        "gradients, and pad_packed_sequence (batch_first, padding_value, total_length) torch's "
+        "padded output and lengths; the packing functions raise torch's errors.",
         f"{_NN}.LSTM.html",
     ),
     Rule(

@@ -32,7 +32,7 @@ from impl.nn.modules.lazy import (
     LazyConvTranspose2d,
     LazyLinear,
 )
-from impl.nn.modules.linear import Identity, Linear
+from impl.nn.modules.linear import Bilinear, Identity, Linear
 from impl.nn.modules.loss import (
     BCELoss,
     BCEWithLogitsLoss,
@@ -59,6 +59,7 @@ from impl.nn.modules.sparse import Embedding
 __all__ = [
     "Module",
     "Linear",
+    "Bilinear",
     "LazyLinear",
     "LazyConv1d",
     "LazyConv2d",

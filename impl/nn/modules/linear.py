@@ -1,4 +1,4 @@
-"""Identity and Linear."""
+"""Identity, Linear and Bilinear."""
 
 from __future__ import annotations
 
@@ -23,6 +23,16 @@ class Identity(Module):
         return input
 
 
+def _weight_and_bias(module: Module, shape: tuple, bias: bool, device: Any, dtype: Any) -> None:
+    """A weight of ``shape`` and a bias of its first size (or bias None), then initialised."""
+    module.weight = Parameter(_creation.empty(shape, device=device, dtype=dtype))
+    if bias:
+        module.bias = Parameter(_creation.empty(shape[0], device=device, dtype=dtype))
+    else:
+        module.register_parameter("bias", None)
+    module.reset_parameters()
+
+
 class Linear(Module):
     """``y = x @ weight.T + bias`` with weight (out, in) initialised by kaiming_uniform_(a=sqrt(5))."""
 
@@ -32,12 +42,7 @@ class Linear(Module):
         super().__init__()
         self.in_features = in_features
         self.out_features = out_features
-        self.weight = Parameter(_creation.empty((out_features, in_features), device=device, dtype=dtype))
-        if bias:
-            self.bias = Parameter(_creation.empty(out_features, device=device, dtype=dtype))
-        else:
-            self.register_parameter("bias", None)
-        self.reset_parameters()
+        _weight_and_bias(self, (out_features, in_features), bias, device, dtype)
 
     def reset_parameters(self) -> None:
         init.kaiming_uniform_(self.weight, a=math.sqrt(5))
@@ -52,4 +57,34 @@ class Linear(Module):
     def extra_repr(self) -> str:
         return (
             f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
+        )
+
+
+class Bilinear(Module):
+    """``y = x1^T A x2 + b`` with weight (out, in1, in2) and bias (out,) drawn from
+    uniform(-1/sqrt(in1_features), 1/sqrt(in1_features))."""
+
+    def __init__(
+        self, in1_features: int, in2_features: int, out_features: int, bias: bool = True, device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        self.in1_features = in1_features
+        self.in2_features = in2_features
+        self.out_features = out_features
+        _weight_and_bias(self, (out_features, in1_features, in2_features), bias, device, dtype)
+
+    def reset_parameters(self) -> None:
+        bound = 1 / math.sqrt(self.weight.size(1))
+        init.uniform_(self.weight, -bound, bound)
+        if self.bias is not None:
+            init.uniform_(self.bias, -bound, bound)
+
+    def forward(self, input1: Tensor, input2: Tensor) -> Tensor:
+        return F.bilinear(input1, input2, self.weight, self.bias)
+
+    def extra_repr(self) -> str:
+        return (
+            f"in1_features={self.in1_features}, in2_features={self.in2_features}, "
+            f"out_features={self.out_features}, bias={self.bias is not None}"
         )

@@ -13,6 +13,7 @@ from impl._tensor import Tensor
 from impl.nn import _rnn, init
 from impl.nn.modules.module import Module
 from impl.nn.parameter import Parameter
+from impl.nn.utils.rnn import PackedSequence
 
 _GATES = {"LSTM": 4, "GRU": 3, "RNN_TANH": 1, "RNN_RELU": 1}
 
@@ -114,16 +115,22 @@ class RNNBase(Module):
                 f"RNN input dtype ({input.dtype}) does not match weight dtype ({weight_dtype}). Convert "
                 f"input: input.to({weight_dtype}), or convert model: model.to({input.dtype})"
             )
-        if input.dim() != 3:
-            raise RuntimeError(f"input must have 3 dimensions, got {input.dim()}")
+        expected_input_dim = 2 if batch_sizes is not None else 3
+        if input.dim() != expected_input_dim:
+            raise RuntimeError(f"input must have {expected_input_dim} dimensions, got {input.dim()}")
         if self.input_size != input.size(-1):
             raise RuntimeError(
                 "input.size(-1) must be equal to input_size. "
                 f"Expected {self.input_size}, got {input.size(-1)}"
             )
 
+    def _mini_batch(self, input: Tensor, batch_sizes: Any) -> int:
+        if batch_sizes is not None:
+            return int(batch_sizes[0])
+        return input.size(0) if self.batch_first else input.size(1)
+
     def get_expected_hidden_size(self, input: Tensor, batch_sizes: Any = None) -> tuple[int, int, int]:
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = self._mini_batch(input, batch_sizes)
         directions = 2 if self.bidirectional else 1
         size = self.proj_size if self.proj_size > 0 else self.hidden_size
         return (self.num_layers * directions, mini_batch, size)
@@ -137,6 +144,18 @@ class RNNBase(Module):
     def check_forward_args(self, input: Tensor, hidden: Tensor, batch_sizes: Any = None) -> None:
         self.check_input(input, batch_sizes)
         self.check_hidden_size(hidden, self.get_expected_hidden_size(input, batch_sizes))
+
+    def permute_hidden(self, hx: Any, permutation: Tensor | None) -> Any:
+        """The hidden state's batch reordered by ``permutation`` (a PackedSequence's sorting)."""
+        if permutation is None:
+            return hx
+        if isinstance(hx, tuple):
+            return tuple(h.index_select(1, permutation) for h in hx)
+        return hx.index_select(1, permutation)
+
+    def _packed_zeros(self, data: Tensor, batch_sizes: Tensor, size: int) -> Tensor:
+        shape = (self.num_layers * (2 if self.bidirectional else 1), int(batch_sizes[0]), size)
+        return _creation.zeros(shape, dtype=data.dtype, device=data.device)
 
     def _batched(self, name: str, input: Tensor) -> tuple[Tensor, bool, int]:
         """The input with a batch dim (unbatched 2-D input unsqueezed), whether it had one, the dim."""
@@ -154,6 +173,16 @@ class RNNBase(Module):
 
     def _one_hidden(self, name: str, cell: Any, input: Tensor, hx: Tensor | None) -> tuple[Tensor, Tensor]:
         """RNN's and GRU's forward: one hidden state (zeros unless given)."""
+        if isinstance(input, PackedSequence):
+            data, batch_sizes, sorted_indices, unsorted_indices = input
+            hx = self._packed_zeros(data, batch_sizes, self.hidden_size) if hx is None else \
+                self.permute_hidden(hx, sorted_indices)
+            self.check_forward_args(data, hx, batch_sizes)
+            output, hidden = _rnn.rnn(cell, data, hx, self._flat_weights, self.bias, self.num_layers,
+                                      self.dropout, self.training, self.bidirectional, False,
+                                      batch_sizes.tolist())
+            packed = PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices)
+            return packed, self.permute_hidden(hidden, unsorted_indices)
         input, batched, batch_dim = self._batched(name, input)
         if hx is not None:
             want = 3 if batched else 2
@@ -228,7 +257,7 @@ class LSTM(RNNBase):
         super().__init__("LSTM", *args, **kwargs)
 
     def get_expected_cell_size(self, input: Tensor, batch_sizes: Any = None) -> tuple[int, int, int]:
-        mini_batch = input.size(0) if self.batch_first else input.size(1)
+        mini_batch = self._mini_batch(input, batch_sizes)
         return (self.num_layers * (2 if self.bidirectional else 1), mini_batch, self.hidden_size)
 
     def check_forward_args(self, input: Tensor, hidden: Any, batch_sizes: Any = None) -> None:  # type: ignore[override]
@@ -239,6 +268,18 @@ class LSTM(RNNBase):
                                "Expected hidden[1] size {}, got {}")
 
     def forward(self, input: Tensor, hx: tuple | None = None) -> tuple[Tensor, tuple[Tensor, Tensor]]:
+        if isinstance(input, PackedSequence):  # (torch checks no shapes here: at::lstm does)
+            data, batch_sizes, sorted_indices, unsorted_indices = input
+            if hx is None:
+                real_hidden_size = self.proj_size if self.proj_size > 0 else self.hidden_size
+                hx = (self._packed_zeros(data, batch_sizes, real_hidden_size),
+                      self._packed_zeros(data, batch_sizes, self.hidden_size))
+            else:
+                hx = self.permute_hidden(tuple(hx), sorted_indices)
+            output, h, c = _rnn.lstm(data, hx, self._flat_weights, self.bias, self.num_layers, self.dropout,
+                                     self.training, self.bidirectional, False, batch_sizes.tolist())
+            packed = PackedSequence(output, batch_sizes, sorted_indices, unsorted_indices)
+            return packed, self.permute_hidden((h, c), unsorted_indices)
         input, batched, batch_dim = self._batched("LSTM", input)
         if hx is None:
             real_hidden_size = self.proj_size if self.proj_size > 0 else self.hidden_size

@@ -1,5 +1,5 @@
 """torch.nn.utils' subset impl has: gradient clipping, parameters as one vector, and rnn's
-pad_sequence."""
+padding and packing of sequences."""
 
 from impl.nn.utils import rnn as rnn
 from impl.nn.utils.clip_grad import clip_grad_norm, clip_grad_norm_, clip_grad_value_
