@@ -323,8 +323,9 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         raise RuntimeError(mismatch)
     batch = tuple(np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
     n, m, p = a.shape[-2], a.shape[-1], b.shape[-1]
-    a3 = a.expand(*batch, n, m).reshape(-1, n, m)
-    b3 = b.expand(*batch, b.shape[-2], p).reshape(-1, b.shape[-2], p)
+    count = int(np.prod(batch, dtype=np.int64))  # (not -1: ambiguous for an empty matrix)
+    a3 = a.expand(*batch, n, m).reshape(count, n, m)
+    b3 = b.expand(*batch, b.shape[-2], p).reshape(count, b.shape[-2], p)
     out = bmm(a3, b3)
     if db == 1:
         out = out.squeeze(-1)
