@@ -983,3 +983,59 @@ def lazy_layers(draw: Any, cls: str) -> Program:
 @given(data=st.data())
 def test_lazy_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(lazy_layers(cls), label="program"), backend, reference)
+
+
+def _attention_mask(b: ModuleBuilder, lead: tuple[int, ...], length: int, source: int) -> dict:
+    """is_causal, no mask, or an attn_mask drawn for queries of batch dims ``lead``: a bool one
+    (``lt`` of a float tensor, 2-D or of the inputs' rank with ones to broadcast) or a float one,
+    maybe requiring grad (which turns the flash kernel into the math path)."""
+    kind = b.pick(("causal", "bool", "float", "none", "bool", "causal"))
+    if kind in ("causal", "none"):
+        return {"is_causal": True} if kind == "causal" else {}
+    shape = b.pick(((length, source), (*(b.pick((1, n)) for n in lead), length, source)))
+    x = b.input(shape, requires_grad=kind == "float" and b.coin())
+    if kind == "float":
+        return {"attn_mask": Ref(x)}
+    mask = b.fresh("t")
+    b.bind(mask, shape, Op(mask, "lt", [Ref(x), 0.0]))
+    return {"attn_mask": Ref(mask)}
+
+
+@st.composite
+def attention_calls(draw: Any) -> Program:
+    """F.scaled_dot_product_attention on query, key and value of 2 to 4 dims (lengths and head dims
+    1 to 3, value's head dim maybe its own; 4-D maybe with half the key/value heads and
+    enable_gqa), with a mask or is_causal (``_attention_mask``), a scale (negative too) or none,
+    and maybe dropout after a seed; its graph observed and a weighted sum backpropagated. The first
+    program drawn (hypothesis's simplest) is causal on the flash kernel."""
+    b = ModuleBuilder(draw)
+    lead = b.pick(((2, 2), (1, 2), (2,), ()))
+    length, source, dim = b.pick((2, 3, 1)), b.pick((3, 1, 2)), b.pick((2, 3, 1))
+    kwargs: dict[str, Any] = {}
+    kv_lead = lead
+    if len(lead) == 2 and b.coin():
+        kwargs["enable_gqa"], kv_lead = True, (lead[0], lead[1] // 2)
+    q = b.input((*lead, length, dim), requires_grad=True)
+    k = b.input((*kv_lead, source, dim))
+    v_dim = b.pick((dim, dim, 2))
+    v = b.input((*kv_lead, source, v_dim))
+    kwargs.update(_attention_mask(b, lead, length, source))
+    if b.coin():
+        kwargs["scale"] = b.pick((0.5, -1.0, 2.0))
+    if b.draw(st.integers(0, 3)) == 3:
+        b.steps.append(ManualSeed(draw(st.integers(0, 2**32 - 1))))
+        kwargs["dropout_p"] = b.pick((0.5, 1.0))
+    out, shape = b.fresh("t"), (*lead, length, v_dim)
+    call = Op(out, "nn.functional.scaled_dot_product_attention", [Ref(q), Ref(k), Ref(v)], kwargs)
+    b.bind(out, shape, call, tracked=True)
+    b.steps.append(ObserveGraph(out))
+    b.steps.append(Backward(b.summed([combine(b, "mul", [out, b.input(shape, requires_grad=False)], shape)])))
+    b.steps.extend(Observe(n) for n in b.shapes)
+    return b.program()
+
+
+@pytest.mark.rule("MOD-015")
+@examples(0.3)  # 30 programs in ci (one small call each)
+@given(data=st.data())
+def test_scaled_dot_product_attention(data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(attention_calls(), label="program"), backend, reference)

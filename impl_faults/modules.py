@@ -1012,3 +1012,50 @@ def lazy_linear_bias_initialised_first() -> Iterator[None]:
 
     with patched(LazyLinear, "reset_parameters", lambda _orig: reset):
         yield
+
+
+@fault({"MOD-015": ": value"})
+def sdpa_default_scale_not_rooted() -> Iterator[None]:
+    """scaled_dot_product_attention's default scale is 1 / E instead of 1 / sqrt(E)."""
+    from impl.nn import _attention
+
+    def make(original: Callable) -> Callable:
+        return lambda query_dim, scale: original(query_dim * query_dim, scale) if scale is None else scale
+
+    with patched(_attention, "_scale", make):
+        yield
+
+
+@fault({"MOD-015": ": value"})
+def sdpa_causal_sees_next_key() -> Iterator[None]:
+    """is_causal lets each query attend to the key after its own too (the triangle one too wide)."""
+    from impl.nn import _attention
+
+    def make(_original: Callable) -> Callable:
+        return lambda xp, length, source: xp.tril(xp.ones((length, source), dtype=bool), 1)
+
+    with patched(_attention, "_causal", make):
+        yield
+
+
+@fault({"MOD-015": ": value"})
+def sdpa_bool_mask_inverted() -> Iterator[None]:
+    """A bool attn_mask masks out the keys marked True instead of those marked False."""
+    import impl
+    from impl.nn import _attention
+
+    def make(original: Callable) -> Callable:
+        return lambda mask, dtype: original(mask.logical_not() if mask.dtype == impl.bool else mask, dtype)
+
+    with patched(_attention, "_float_mask", make):
+        yield
+
+
+@fault({"MOD-015": "graph differs"})
+def sdpa_always_math_path() -> Iterator[None]:
+    """scaled_dot_product_attention never takes the flash kernel: 4-D inputs get the math path's
+    graph (UnsafeViewBackward0 ...) instead of ScaledDotProductFlashAttentionForCpuBackward0."""
+    from impl.nn import _attention
+
+    with patched(_attention, "_uses_flash", lambda _orig: lambda *args: False):
+        yield

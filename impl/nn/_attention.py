@@ -103,35 +103,47 @@ def _accumulate(dt: Any) -> Any:
 
 
 def _scores(xp: Any, q: Any, k: Any, is_causal: bool, mask: Any, scale: float | None) -> Any:
-    """``q @ k^T * scale`` in the accumulation dtype, with the mask added and causal entries -inf;
-    key heads repeated for grouped-query attention."""
+    """``q @ k^T`` in the accumulation dtype (key heads repeated for grouped-query attention), its
+    causal entries -inf, times the scale (a negative scale makes them +inf and their rows nan, as in
+    torch's kernel), plus the mask; under is_causal the keys past the last query are not scored at
+    all (-inf)."""
     acc = _accumulate(q.dtype)
     if k.shape[1] != q.shape[1]:
         k = xp.repeat(k, q.shape[1] // k.shape[1], axis=1)
-    s = xp.matmul(q.astype(acc), xp.swapaxes(k.astype(acc), -1, -2)) * acc(_scale(q.shape[-1], scale))
-    if mask is not None:
-        s = s + (xp.where(mask, acc(0), acc(-np.inf)) if mask.dtype == np.bool_ else mask.astype(acc))
+    s = xp.matmul(q.astype(acc), xp.swapaxes(k.astype(acc), -1, -2))
     if is_causal:
-        keep = xp.tril(xp.ones(s.shape[-2:], dtype=bool))
-        s = xp.where(keep, s, acc(-np.inf))
+        s = xp.where(_causal(xp, *s.shape[-2:]), s, acc(-np.inf))
+    with np.errstate(invalid="ignore"):
+        s = s * acc(_scale(q.shape[-1], scale))
+    if mask is not None:
+        s = s + mask.astype(acc)
+    if is_causal:
+        s[..., q.shape[2]:] = -np.inf
     return s
+
+
+def _causal(xp: Any, length: int, source: int) -> Any:
+    """Which keys each query may attend to under is_causal: the lower triangle, from the top left."""
+    return xp.tril(xp.ones((length, source), dtype=bool))
 
 
 def _flash_fwd(
     xp: Any, q: Any, k: Any, v: Any, dropout_p: float, is_causal: bool, attn_mask: Any, scale: float | None
 ) -> tuple:
-    """The kernel's output and logsumexp (-inf on a row that attends to nothing, its output 0)."""
-    mask = None if attn_mask is None else attn_mask._data
-    s = _scores(xp, q, k, is_causal, mask, scale)
+    """The kernel's output ``exp(s - max) @ v * (1 / sum)`` and logsumexp; a row that attends to
+    nothing has output 0 and logsumexp 0. ``attn_mask`` is a float mask (a bool one converted by
+    the caller, as torch's)."""
+    s = _scores(xp, q, k, is_causal, None if attn_mask is None else attn_mask._data, scale)
     top = s.max(axis=-1, keepdims=True)
-    top = xp.where(xp.isneginf(top), 0, top)
-    e = xp.exp(s - top)
+    empty = xp.isneginf(top)
+    with np.errstate(invalid="ignore"):
+        e = xp.where(empty, 0, xp.exp(s - top))
     total = e.sum(axis=-1, keepdims=True)
+    total = xp.where(total == 0, 1, total)
     if v.shape[1] != q.shape[1]:
         v = xp.repeat(v, q.shape[1] // v.shape[1], axis=1)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        out = xp.where(total == 0, 0, xp.matmul(e, v.astype(e.dtype)) / total)
-        lse = (top + xp.log(total))[..., 0]
+    out = xp.matmul(e, v.astype(e.dtype)) * (1 / total)
+    lse = (xp.where(empty, 0, top) + xp.log(total))[..., 0]
     return out.astype(q.dtype), lse.astype(e.dtype)
 
 
@@ -147,23 +159,29 @@ def _flash_bwd(
     scale: float | None,
 ) -> tuple:
     """_scaled_dot_product_flash_attention_for_cpu_backward: the probabilities recomputed from the
-    logsumexp, then grad_query, grad_key, grad_value."""
+    logsumexp (causal entries then zeroed, keys past the last query skipped), then grad_query,
+    grad_key (both scaled as gemm's alpha: a zero scale gives zeros) and grad_value."""
     acc = _accumulate(q.dtype)
-    lse = logsumexp._data
-    mask = None if attn_mask is None else attn_mask._data
-    s = _scores(xp, q, k, is_causal, mask, scale)
+    s = _scores(xp, q, k, is_causal, None if attn_mask is None else attn_mask._data, scale)
     with np.errstate(invalid="ignore"):
-        p = xp.where(xp.isneginf(lse)[..., None], 0, xp.exp(s - lse[..., None]))
+        p = xp.exp(s - logsumexp._data[..., None])
     heads = q.shape[1]
     kr = xp.repeat(k, heads // k.shape[1], axis=1).astype(acc)
     vr = xp.repeat(v, heads // v.shape[1], axis=1).astype(acc)
     g = g.astype(acc)
+    if is_causal:
+        p = xp.where(_causal(xp, *s.shape[-2:]), p, acc(0))
     dv = xp.matmul(xp.swapaxes(p, -1, -2), g)
-    dp = xp.matmul(g, xp.swapaxes(vr, -1, -2))
-    ds = p * (dp - (g * out.astype(acc)).sum(axis=-1, keepdims=True))
+    with np.errstate(invalid="ignore"):
+        ds = p * (xp.matmul(g, xp.swapaxes(vr, -1, -2)) - (g * out.astype(acc)).sum(axis=-1, keepdims=True))
+    if is_causal:
+        ds[..., q.shape[2]:] = 0
     factor = acc(_scale(q.shape[-1], scale))
-    dq = xp.matmul(ds, kr) * factor
-    dk = xp.matmul(xp.swapaxes(ds, -1, -2), q.astype(acc)) * factor
+    if factor == 0:
+        dq, dk = xp.zeros(q.shape, acc), xp.zeros(kr.shape, acc)
+    else:
+        dq = xp.matmul(ds, kr) * factor
+        dk = xp.matmul(xp.swapaxes(ds, -1, -2), q.astype(acc)) * factor
     return (dq.astype(q.dtype), _grouped(xp, dk, k.shape[1]).astype(k.dtype),
             _grouped(xp, dv, v.shape[1]).astype(v.dtype))
 
@@ -235,8 +253,7 @@ def _math(
             raise RuntimeError(
                 "_scaled_dot_product_attention: Explicit attn_mask should not be set when is_causal=True"
             )
-        length, source = q.shape[-2], key.shape[-2]
-        attn_mask = _creation.ones((length, source), dtype=dtypes.bool_).tril()
+        attn_mask = _creation.tensor(_causal(np, q.shape[-2], key.shape[-2]))
     attn = products.matmul(q, mul_scalar(key.transpose(-2, -1), factor))
     if attn_mask is not None:
         attn.add_(_float_mask(attn_mask, query.dtype))

@@ -206,6 +206,16 @@ RULES = [
         f"{_NN}.LazyLinear.html",
     ),
     Rule(
+        "MOD-015",
+        MODULES,
+        "F.scaled_dot_product_attention (bool or float attn_mask, is_causal, scale, dropout_p after a "
+        "seed, enable_gqa) on 2-, 3- and 4-D inputs runs torch's CPU kernel: the flash kernel "
+        "(ScaledDotProductFlashAttentionForCpuBackward0) for 4-D inputs without dropout, a mask that "
+        "requires grad or of another rank, else the math path's ops (SafeSoftmaxBackward0 ...), with "
+        "torch's values, gradients and graphs.",
+        f"{_NN}.functional.scaled_dot_product_attention.html",
+    ),
+    Rule(
         "OPT-001",
         OPTIM,
         "SGD (lr, momentum, dampening, weight_decay, nesterov, maximize) moves the parameters as "
