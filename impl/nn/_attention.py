@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from impl import _creation, dtypes
+from impl._layout import preserved_strides, strided_array
 from impl._ops import products
 from impl._ops.elementwise import _no_derivative, mul_scalar
 from impl._ops.pointwise_ternary import where
@@ -142,9 +143,14 @@ def _flash_fwd(
     total = xp.where(total == 0, 1, total)
     if v.shape[1] != q.shape[1]:
         v = xp.repeat(v, q.shape[1] // v.shape[1], axis=1)
-    out = xp.matmul(e, v.astype(e.dtype)) * (1 / total)
+    out = strided_array(xp, q.shape, preserved_strides(q.shape, _element_strides(q)), q.dtype)
+    out[...] = xp.matmul(e, v.astype(e.dtype)) * (1 / total)  # laid out as the query (empty_like)
     lse = (xp.where(empty, 0, top) + xp.log(total))[..., 0]
-    return out.astype(q.dtype), lse.astype(e.dtype)
+    return out, lse.astype(e.dtype)
+
+
+def _element_strides(a: Any) -> tuple:
+    return tuple(s // a.itemsize for s in a.strides)
 
 
 def _grouped(xp: Any, g: Any, heads: int) -> Any:

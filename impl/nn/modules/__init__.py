@@ -12,6 +12,7 @@ from impl.nn.modules.activation_more import (
     Softplus,
     Softsign,
 )
+from impl.nn.modules.attention import MultiheadAttention
 from impl.nn.modules.container import ModuleDict, ModuleList, Sequential
 from impl.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from impl.nn.modules.distance import CosineSimilarity, PairwiseDistance
@@ -59,6 +60,7 @@ from impl.nn.modules.sparse import Embedding
 __all__ = [
     "Module",
     "Linear",
+    "MultiheadAttention",
     "LazyLinear",
     "LazyConv1d",
     "LazyConv2d",

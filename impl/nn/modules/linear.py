@@ -53,3 +53,7 @@ class Linear(Module):
         return (
             f"in_features={self.in_features}, out_features={self.out_features}, bias={self.bias is not None}"
         )
+
+
+class NonDynamicallyQuantizableLinear(Linear):
+    """Linear under another name (MultiheadAttention's out_proj, so printed)."""
