@@ -1039,3 +1039,70 @@ def attention_calls(draw: Any) -> Program:
 @given(data=st.data())
 def test_scaled_dot_product_attention(data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(attention_calls(), label="program"), backend, reference)
+
+
+@st.composite
+def multihead_layers(draw: Any) -> Program:
+    """A MultiheadAttention made after ``torch.manual_seed`` (options drawn; its parameters torch's
+    init), observed and printed, called on self-attention (one tensor as query, key and value) or
+    cross-attention inputs, batched (batch first or not) or not, with a drawn attn_mask (bool from
+    ``lt`` or float) and key_padding_mask; output and averaged weights taken out, the output's graph
+    observed, a weighted sum of both backpropagated. The first program drawn has two heads over a
+    batch of two (a head split in the wrong order changes its values)."""
+    b = ModuleBuilder(draw)
+    b.steps.append(ManualSeed(draw(st.integers(0, 2**32 - 1))))
+    heads = b.pick((2, 1))
+    embed = heads * b.pick((2, 1))
+    kwargs: dict[str, Any] = {}
+    options = (("bias", False), ("add_bias_kv", True), ("add_zero_attn", True), ("batch_first", True))
+    for option, value in options:
+        if b.draw(st.integers(0, 2)) == 2:
+            kwargs[option] = value
+    cross = b.coin()
+    if cross and b.coin():
+        kwargs["kdim"], kwargs["vdim"] = b.pick((1, 3)), b.pick((2, 3))
+    if b.draw(st.integers(0, 3)) == 3:
+        kwargs["dropout"] = 0.5
+    name = b.fresh("m")
+    b.add_module(Module(name, "MultiheadAttention", [embed, heads], {}, kwargs))
+    b.steps += [ObserveModule(name), ObserveRepr(name)]
+    batch = b.pick(((2,), (), (1,)))
+    length, source = b.pick((2, 3, 1)), b.pick((3, 2)) if cross else None
+    source = source or length
+
+    def shape(n: int, size: int) -> tuple[int, ...]:
+        return (*batch, n, size) if kwargs.get("batch_first") and batch else (n, *batch, size)
+
+    q = b.input(shape(length, embed), requires_grad=True)
+    inputs = [q, q, q] if not cross else [q, b.input(shape(source, kwargs.get("kdim", embed))),
+                                          b.input(shape(source, kwargs.get("vdim", embed)))]
+    masks: dict[str, str] = {}
+    if b.coin():
+        x = b.input((length, source), requires_grad=False)
+        if b.coin():
+            masks["attn_mask"] = x
+        else:
+            masks["attn_mask"] = b.fresh("t")
+            b.bind(masks["attn_mask"], (length, source), Op(masks["attn_mask"], "lt", [Ref(x), -1.0]))
+    if b.coin():
+        x = b.input((*batch, source), requires_grad=False)
+        padding = masks["key_padding_mask"] = b.fresh("t")
+        b.bind(padding, (*batch, source), Op(padding, "lt", [Ref(x), -1.0]))
+    result = b.fresh("t")
+    b.steps.append(CallModule(result, name, inputs, masks))
+    keys = source + kwargs.get("add_bias_kv", False) + kwargs.get("add_zero_attn", False)
+    out = _item(b, result, 0, shape(length, embed))
+    weights = _item(b, result, 1, (*batch, length, keys))
+    b.steps.append(ObserveGraph(out))
+    summed = [combine(b, "mul", [t, b.input(b.shapes[t], requires_grad=False)], b.shapes[t])
+              for t in (out, weights)]
+    b.steps.append(Backward(b.summed(summed)))
+    b.steps.extend(Observe(n) for n in b.shapes)
+    return b.program()
+
+
+@pytest.mark.rule("MOD-016")
+@examples(0.2)  # 20 programs in ci (one small layer each)
+@given(data=st.data())
+def test_multihead_attention(data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(multihead_layers(), label="program"), backend, reference)

@@ -1038,19 +1038,6 @@ def sdpa_causal_sees_next_key() -> Iterator[None]:
         yield
 
 
-@fault({"MOD-015": ": value"})
-def sdpa_bool_mask_inverted() -> Iterator[None]:
-    """A bool attn_mask masks out the keys marked True instead of those marked False."""
-    import impl
-    from impl.nn import _attention
-
-    def make(original: Callable) -> Callable:
-        return lambda mask, dtype: original(mask.logical_not() if mask.dtype == impl.bool else mask, dtype)
-
-    with patched(_attention, "_float_mask", make):
-        yield
-
-
 @fault({"MOD-015": "graph differs"})
 def sdpa_always_math_path() -> Iterator[None]:
     """scaled_dot_product_attention never takes the flash kernel: 4-D inputs get the math path's
@@ -1058,4 +1045,23 @@ def sdpa_always_math_path() -> Iterator[None]:
     from impl.nn import _attention
 
     with patched(_attention, "_uses_flash", lambda _orig: lambda *args: False):
+        yield
+
+
+@fault({"MOD-016": "graph differs"})
+def mha_heads_split_batch_major() -> Iterator[None]:
+    """MultiheadAttention splits key and value into heads head-major (``(len, heads, batch, dim)``)
+    while the query stays batch-major: each query head meets another sample's or head's keys."""
+    from impl.nn import _multihead
+
+    def make(original: Callable) -> Callable:
+        def heads(t: Any, static: Any, bsz: int, num_heads: int, head_dim: int, name: str) -> Any:
+            if static is not None:
+                return original(t, static, bsz, num_heads, head_dim, name)
+            split = t.view(t.shape[0], num_heads, bsz, head_dim).transpose(1, 2)
+            return split.reshape(t.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+
+        return heads
+
+    with patched(_multihead, "_heads", make):
         yield

@@ -235,6 +235,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     **{n: () for n in "Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout Unflatten".split()},
     **{n: () for n in "LazyLinear LazyConv2d LazyConv1d".split()},
     "HuberLoss": (),  # MOD-004
+    # MultiheadAttention (MOD-016) makes its parameters from the random stream, as torch's init
+    "MultiheadAttention": (),
 }
 
 

@@ -216,6 +216,15 @@ RULES = [
         f"{_NN}.functional.scaled_dot_product_attention.html",
     ),
     Rule(
+        "MOD-016",
+        MODULES,
+        "MultiheadAttention (bias, add_bias_kv, add_zero_attn, kdim/vdim, batch_first, dropout after a "
+        "seed) makes torch's parameters from the random stream (names, order, xavier init), prints as "
+        "torch's, and on self- or cross-attention, batched or not, with a bool or float attn_mask and "
+        "a key_padding_mask gives torch's output, averaged attention weights, graphs and gradients.",
+        f"{_NN}.MultiheadAttention.html",
+    ),
+    Rule(
         "OPT-001",
         OPTIM,
         "SGD (lr, momentum, dampening, weight_decay, nesterov, maximize) moves the parameters as "
