@@ -171,3 +171,57 @@ def test_multihead_attention_matches_torch() -> None:
     fast = [(((4, 2), {"batch_first": True}), call, ((2, 3, 4), "q", "q"), {}) for call in calls]
     failures += [c for c in fast if not same(mha(torch, *c, fast=True), mha(impl, *c, fast=True))]
     assert not failures, failures[:3]
+
+
+def transformer(m: Any, build: Any, shapes: list, call: dict, train: bool) -> dict:
+    """A seeded module from ``build(m)``, called on seeded inputs (in eval mode under no_grad unless
+    ``train``; then backward of the output's squares): everything observed."""
+    m.manual_seed(0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        module = build(m)
+        module.train(train)
+        rng = np.random.default_rng(1)
+        xs = [m.tensor(rng.standard_normal(s), dtype=m.float32, requires_grad=train) for s in shapes]
+        with contextlib.nullcontext() if train else m.no_grad():
+            out = module(*xs, **{k: v(m) for k, v in call.items()})
+    if train:
+        (out * out).sum().backward()
+    params = [p for _, p in module.named_parameters()]
+    return {"repr": repr(module), "names": [n for n, _ in module.named_parameters()],
+            "keys": list(module.state_dict()),
+            "warnings": [str(w.message).split(" (Triggered internally")[0] for w in caught],
+            "graphs": [graph(out.grad_fn, 4)],
+            "values": [p.tolist() for p in params] + [out.tolist()]
+            + ([p.grad.tolist() for p in params] + [x.grad.tolist() for x in xs] if train else [])}
+
+
+def test_transformer_layers_match_torch() -> None:
+    """Encoder/decoder layers (norm_first, gelu, a callable activation, batch_first, dropout on
+    torch's stream), the stacks (with a norm, the causal mask detected), Transformer and its
+    generate_square_subsequent_mask, the enable_nested_tensor warnings; in eval mode under no_grad
+    torch's fast paths, the encoder's nested tensor (zeros at padded positions) included."""
+    def causal(m: Any) -> Any:
+        return m.nn.Transformer.generate_square_subsequent_mask(3)
+
+    def padding(m: Any) -> Any:
+        return m.tensor([[False, False, True], [False, False, False]])
+
+    e = 4
+    cases = [
+        (lambda m: m.nn.TransformerEncoderLayer(e, 2, 8, 0.3, activation="gelu", norm_first=True),
+         [(3, 2, e)], {"src_mask": causal, "src_key_padding_mask": padding}, True),
+        (lambda m: m.nn.TransformerEncoder(
+            m.nn.TransformerEncoderLayer(e, 1, 8, 0.0, activation=m.tanh, batch_first=True), 2,
+            m.nn.LayerNorm(e)),
+         [(2, 3, e)], {"mask": causal}, True),
+        (lambda m: m.nn.TransformerDecoder(m.nn.TransformerDecoderLayer(e, 2, 8, 0.1, norm_first=True), 2),
+         [(3, 2, e), (4, 2, e)], {"tgt_mask": causal}, True),
+        (lambda m: m.nn.Transformer(e, 2, 1, 1, 8, 0.1, batch_first=True), [(2, 4, e), (2, 3, e)], {}, True),
+        (lambda m: m.nn.TransformerEncoder(m.nn.TransformerEncoderLayer(e, 2, 8, 0.1, batch_first=True), 2),
+         [(2, 3, e)], {"src_key_padding_mask": padding}, False),
+        (lambda m: m.nn.Transformer(e, 2, 1, 1, 8, 0.1, batch_first=True), [(2, 3, e), (2, 2, e)], {}, False),
+    ]
+    failures = [k for k, case in enumerate(cases)
+                if not same(transformer(torch, *case), transformer(impl, *case))]
+    assert not failures
