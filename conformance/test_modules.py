@@ -1106,3 +1106,60 @@ def multihead_layers(draw: Any) -> Program:
 @given(data=st.data())
 def test_multihead_attention(data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(multihead_layers(), label="program"), backend, reference)
+
+
+TRANSFORMER_LAYERS = ("TransformerEncoderLayer", "TransformerDecoderLayer")
+
+
+@st.composite
+def transformer_layers(draw: Any, cls: str) -> Program:
+    """A Transformer layer ``cls`` made after ``torch.manual_seed`` (d_model 2 or 4, one or two
+    heads, a small feed-forward; norm_first, gelu, batch_first, bias and dropout drawn), observed and
+    printed, called on a batched or unbatched input (and memory) with maybe a bool self-attention
+    mask (``lt``) and key padding masks; its graph observed, the output's weighted sum
+    backpropagated. The first program drawn is post-norm (a norm placed first changes its values)."""
+    b = ModuleBuilder(draw)
+    b.steps.append(ManualSeed(draw(st.integers(0, 2**32 - 1))))
+    heads = b.pick((2, 1))
+    d_model = heads * b.pick((2, 1))
+    kwargs: dict[str, Any] = {"dim_feedforward": b.pick((3, 2)), "dropout": b.pick((0.0, 0.0, 0.5))}
+    options = (("norm_first", True), ("activation", "gelu"), ("batch_first", True), ("bias", False))
+    for option, value in options:
+        if b.draw(st.integers(0, 2)) == 2:
+            kwargs[option] = value
+    name = b.fresh("m")
+    b.add_module(Module(name, cls, [d_model, heads], {}, kwargs))
+    b.steps += [ObserveModule(name), ObserveRepr(name)]
+    batch, length, source = b.pick(((2,), (), (1,))), b.pick((2, 3, 1)), b.pick((3, 2))
+
+    def shape(n: int) -> tuple[int, ...]:
+        return (*batch, n, d_model) if kwargs.get("batch_first") and batch else (n, *batch, d_model)
+
+    inputs = [b.input(shape(length), requires_grad=True)]
+    if cls == "TransformerDecoderLayer":
+        inputs.append(b.input(shape(source)))
+    masks: dict[str, str] = {}
+    first = "tgt" if cls == "TransformerDecoderLayer" else "src"
+    mask_shapes = ((f"{first}_mask", (length, length)), (f"{first}_key_padding_mask", (*batch, length)))
+    for key, mask_shape in mask_shapes:
+        if b.coin():
+            x = b.input(mask_shape, requires_grad=False)
+            masks[key] = b.fresh("t")
+            b.bind(masks[key], mask_shape, Op(masks[key], "lt", [Ref(x), -1.0]))
+    out = b.fresh("t")
+    b.steps.append(CallModule(out, name, inputs, masks))
+    b.shapes[out] = shape(length)
+    b.tracked.add(out)
+    b.steps.append(ObserveGraph(out))
+    weights = b.input(shape(length), requires_grad=False)
+    b.steps.append(Backward(b.summed([combine(b, "mul", [out, weights], shape(length))])))
+    b.steps.extend(Observe(n) for n in b.shapes)
+    return b.program()
+
+
+@pytest.mark.rule("MOD-017")
+@pytest.mark.parametrize("cls", TRANSFORMER_LAYERS, ids=["encoder_layer", "decoder_layer"])
+@examples(0.1)  # each layer: 10 programs in ci
+@given(data=st.data())
+def test_transformer_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(transformer_layers(cls), label="program"), backend, reference)

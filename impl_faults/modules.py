@@ -1065,3 +1065,16 @@ def mha_heads_split_batch_major() -> Iterator[None]:
 
     with patched(_multihead, "_heads", make):
         yield
+
+
+@fault({"MOD-017": "graph differs"})
+def transformer_activation_after_second_linear() -> Iterator[None]:
+    """The Transformer layers' feed-forward block applies its activation after the second linear
+    layer instead of between the two."""
+    from impl.nn.modules.transformer import _Layer
+
+    def ff_block(self: Any, x: Any, last: Any) -> Any:
+        return last(self.activation(self.linear2(self.dropout(self.linear1(x)))))
+
+    with patched(_Layer, "_ff_block", lambda _orig: ff_block):
+        yield

@@ -237,6 +237,9 @@ MODULES: dict[str, tuple[str, ...]] = {
     "HuberLoss": (),  # MOD-004
     # MultiheadAttention (MOD-016) makes its parameters from the random stream, as torch's init
     "MultiheadAttention": (),
+    # the Transformer layers (MOD-017), likewise
+    "TransformerEncoderLayer": (),
+    "TransformerDecoderLayer": (),
 }
 
 

@@ -225,6 +225,15 @@ RULES = [
         f"{_NN}.MultiheadAttention.html",
     ),
     Rule(
+        "MOD-017",
+        MODULES,
+        "TransformerEncoderLayer and TransformerDecoderLayer (norm_first, relu or gelu, batch_first, "
+        "bias, dropout after a seed) make torch's parameters from the random stream, print as torch's "
+        "and, with a causal or bool mask and key padding masks, give torch's outputs, graphs and "
+        "gradients.",
+        f"{_NN}.TransformerEncoderLayer.html",
+    ),
+    Rule(
         "OPT-001",
         OPTIM,
         "SGD (lr, momentum, dampening, weight_decay, nesterov, maximize) moves the parameters as "
