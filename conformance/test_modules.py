@@ -1116,3 +1116,183 @@ def lazy_layers(draw: Any, cls: str) -> Program:
 @given(data=st.data())
 def test_lazy_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(lazy_layers(cls), label="program"), backend, reference)
+
+
+def _attention_mask(b: ModuleBuilder, lead: tuple[int, ...], length: int, source: int) -> dict:
+    """is_causal, no mask, or an attn_mask drawn for queries of batch dims ``lead``: a bool one
+    (``lt`` of a float tensor, 2-D or of the inputs' rank with ones to broadcast) or a float one,
+    maybe requiring grad (which turns the flash kernel into the math path)."""
+    kind = b.pick(("causal", "bool", "float", "none", "bool", "causal"))
+    if kind in ("causal", "none"):
+        return {"is_causal": True} if kind == "causal" else {}
+    shape = b.pick(((length, source), (*(b.pick((1, n)) for n in lead), length, source)))
+    x = b.input(shape, requires_grad=kind == "float" and b.coin())
+    if kind == "float":
+        return {"attn_mask": Ref(x)}
+    mask = b.fresh("t")
+    b.bind(mask, shape, Op(mask, "lt", [Ref(x), 0.0]))
+    return {"attn_mask": Ref(mask)}
+
+
+@st.composite
+def attention_calls(draw: Any) -> Program:
+    """F.scaled_dot_product_attention on query, key and value of 2 to 4 dims (lengths and head dims
+    1 to 3, value's head dim maybe its own; 4-D maybe with half the key/value heads and
+    enable_gqa), with a mask or is_causal (``_attention_mask``), a scale (negative too) or none,
+    and maybe dropout after a seed; its graph observed and a weighted sum backpropagated. The first
+    program drawn (hypothesis's simplest) is causal on the flash kernel."""
+    b = ModuleBuilder(draw)
+    lead = b.pick(((2, 2), (1, 2), (2,), ()))
+    length, source, dim = b.pick((2, 3, 1)), b.pick((3, 1, 2)), b.pick((2, 3, 1))
+    kwargs: dict[str, Any] = {}
+    kv_lead = lead
+    if len(lead) == 2 and b.coin():
+        kwargs["enable_gqa"], kv_lead = True, (lead[0], lead[1] // 2)
+    q = b.input((*lead, length, dim), requires_grad=True)
+    k = b.input((*kv_lead, source, dim))
+    v_dim = b.pick((dim, dim, 2))
+    v = b.input((*kv_lead, source, v_dim))
+    kwargs.update(_attention_mask(b, lead, length, source))
+    if b.coin():
+        kwargs["scale"] = b.pick((0.5, -1.0, 2.0))
+    if b.draw(st.integers(0, 3)) == 3:
+        b.steps.append(ManualSeed(draw(st.integers(0, 2**32 - 1))))
+        kwargs["dropout_p"] = b.pick((0.5, 1.0))
+    out, shape = b.fresh("t"), (*lead, length, v_dim)
+    call = Op(out, "nn.functional.scaled_dot_product_attention", [Ref(q), Ref(k), Ref(v)], kwargs)
+    b.bind(out, shape, call, tracked=True)
+    b.steps.append(ObserveGraph(out))
+    b.steps.append(Backward(b.summed([combine(b, "mul", [out, b.input(shape, requires_grad=False)], shape)])))
+    b.steps.extend(Observe(n) for n in b.shapes)
+    return b.program()
+
+
+@pytest.mark.rule("MOD-015")
+@examples(0.3)  # 30 programs in ci (one small call each)
+@given(data=st.data())
+def test_scaled_dot_product_attention(data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(attention_calls(), label="program"), backend, reference)
+
+
+@st.composite
+def multihead_layers(draw: Any) -> Program:
+    """A MultiheadAttention made after ``torch.manual_seed`` (options drawn; its parameters torch's
+    init), observed and printed, called on self-attention (one tensor as query, key and value) or
+    cross-attention inputs, batched (batch first or not) or not, with a drawn attn_mask (bool from
+    ``lt`` or float) and key_padding_mask; output and averaged weights taken out, the output's graph
+    observed, a weighted sum of both backpropagated. The first program drawn has two heads over a
+    batch of two (a head split in the wrong order changes its values)."""
+    b = ModuleBuilder(draw)
+    b.steps.append(ManualSeed(draw(st.integers(0, 2**32 - 1))))
+    heads = b.pick((2, 1))
+    embed = heads * b.pick((2, 1))
+    kwargs: dict[str, Any] = {}
+    options = (("bias", False), ("add_bias_kv", True), ("add_zero_attn", True), ("batch_first", True))
+    for option, value in options:
+        if b.draw(st.integers(0, 2)) == 2:
+            kwargs[option] = value
+    cross = b.coin()
+    if cross and b.coin():
+        kwargs["kdim"], kwargs["vdim"] = b.pick((1, 3)), b.pick((2, 3))
+    if b.draw(st.integers(0, 3)) == 3:
+        kwargs["dropout"] = 0.5
+    name = b.fresh("m")
+    b.add_module(Module(name, "MultiheadAttention", [embed, heads], {}, kwargs))
+    b.steps += [ObserveModule(name), ObserveRepr(name)]
+    batch = b.pick(((2,), (), (1,)))
+    length, source = b.pick((2, 3, 1)), b.pick((3, 2)) if cross else None
+    source = source or length
+
+    def shape(n: int, size: int) -> tuple[int, ...]:
+        return (*batch, n, size) if kwargs.get("batch_first") and batch else (n, *batch, size)
+
+    q = b.input(shape(length, embed), requires_grad=True)
+    inputs = [q, q, q] if not cross else [q, b.input(shape(source, kwargs.get("kdim", embed))),
+                                          b.input(shape(source, kwargs.get("vdim", embed)))]
+    masks: dict[str, str] = {}
+    if b.coin():
+        x = b.input((length, source), requires_grad=False)
+        if b.coin():
+            masks["attn_mask"] = x
+        else:
+            masks["attn_mask"] = b.fresh("t")
+            b.bind(masks["attn_mask"], (length, source), Op(masks["attn_mask"], "lt", [Ref(x), -1.0]))
+    if b.coin():
+        x = b.input((*batch, source), requires_grad=False)
+        padding = masks["key_padding_mask"] = b.fresh("t")
+        b.bind(padding, (*batch, source), Op(padding, "lt", [Ref(x), -1.0]))
+    result = b.fresh("t")
+    b.steps.append(CallModule(result, name, inputs, masks))
+    keys = source + kwargs.get("add_bias_kv", False) + kwargs.get("add_zero_attn", False)
+    out = _item(b, result, 0, shape(length, embed))
+    weights = _item(b, result, 1, (*batch, length, keys))
+    b.steps.append(ObserveGraph(out))
+    summed = [combine(b, "mul", [t, b.input(b.shapes[t], requires_grad=False)], b.shapes[t])
+              for t in (out, weights)]
+    b.steps.append(Backward(b.summed(summed)))
+    b.steps.extend(Observe(n) for n in b.shapes)
+    return b.program()
+
+
+@pytest.mark.rule("MOD-016")
+@examples(0.2)  # 20 programs in ci (one small layer each)
+@given(data=st.data())
+def test_multihead_attention(data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(multihead_layers(), label="program"), backend, reference)
+
+
+TRANSFORMER_LAYERS = ("TransformerEncoderLayer", "TransformerDecoderLayer")
+
+
+@st.composite
+def transformer_layers(draw: Any, cls: str) -> Program:
+    """A Transformer layer ``cls`` made after ``torch.manual_seed`` (d_model 2 or 4, one or two
+    heads, a small feed-forward; norm_first, gelu, batch_first, bias and dropout drawn), observed and
+    printed, called on a batched or unbatched input (and memory) with maybe a bool self-attention
+    mask (``lt``) and key padding masks; its graph observed, the output's weighted sum
+    backpropagated. The first program drawn is post-norm (a norm placed first changes its values)."""
+    b = ModuleBuilder(draw)
+    b.steps.append(ManualSeed(draw(st.integers(0, 2**32 - 1))))
+    heads = b.pick((2, 1))
+    d_model = heads * b.pick((2, 1))
+    kwargs: dict[str, Any] = {"dim_feedforward": b.pick((3, 2)), "dropout": b.pick((0.0, 0.0, 0.5))}
+    options = (("norm_first", True), ("activation", "gelu"), ("batch_first", True), ("bias", False))
+    for option, value in options:
+        if b.draw(st.integers(0, 2)) == 2:
+            kwargs[option] = value
+    name = b.fresh("m")
+    b.add_module(Module(name, cls, [d_model, heads], {}, kwargs))
+    b.steps += [ObserveModule(name), ObserveRepr(name)]
+    batch, length, source = b.pick(((2,), (), (1,))), b.pick((2, 3, 1)), b.pick((3, 2))
+
+    def shape(n: int) -> tuple[int, ...]:
+        return (*batch, n, d_model) if kwargs.get("batch_first") and batch else (n, *batch, d_model)
+
+    inputs = [b.input(shape(length), requires_grad=True)]
+    if cls == "TransformerDecoderLayer":
+        inputs.append(b.input(shape(source)))
+    masks: dict[str, str] = {}
+    first = "tgt" if cls == "TransformerDecoderLayer" else "src"
+    mask_shapes = ((f"{first}_mask", (length, length)), (f"{first}_key_padding_mask", (*batch, length)))
+    for key, mask_shape in mask_shapes:
+        if b.coin():
+            x = b.input(mask_shape, requires_grad=False)
+            masks[key] = b.fresh("t")
+            b.bind(masks[key], mask_shape, Op(masks[key], "lt", [Ref(x), -1.0]))
+    out = b.fresh("t")
+    b.steps.append(CallModule(out, name, inputs, masks))
+    b.shapes[out] = shape(length)
+    b.tracked.add(out)
+    b.steps.append(ObserveGraph(out))
+    weights = b.input(shape(length), requires_grad=False)
+    b.steps.append(Backward(b.summed([combine(b, "mul", [out, weights], shape(length))])))
+    b.steps.extend(Observe(n) for n in b.shapes)
+    return b.program()
+
+
+@pytest.mark.rule("MOD-017")
+@pytest.mark.parametrize("cls", TRANSFORMER_LAYERS, ids=["encoder_layer", "decoder_layer"])
+@examples(0.1)  # each layer: 10 programs in ci
+@given(data=st.data())
+def test_transformer_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(transformer_layers(cls), label="program"), backend, reference)

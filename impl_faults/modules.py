@@ -1065,3 +1065,69 @@ def lazy_linear_bias_initialised_first() -> Iterator[None]:
 
     with patched(LazyLinear, "reset_parameters", lambda _orig: reset):
         yield
+
+
+@fault({"MOD-015": ": value"})
+def sdpa_default_scale_not_rooted() -> Iterator[None]:
+    """scaled_dot_product_attention's default scale is 1 / E instead of 1 / sqrt(E)."""
+    from impl.nn import _attention
+
+    def make(original: Callable) -> Callable:
+        return lambda query_dim, scale: original(query_dim * query_dim, scale) if scale is None else scale
+
+    with patched(_attention, "_scale", make):
+        yield
+
+
+@fault({"MOD-015": ": value"})
+def sdpa_causal_sees_next_key() -> Iterator[None]:
+    """is_causal lets each query attend to the key after its own too (the triangle one too wide)."""
+    from impl.nn import _attention
+
+    def make(_original: Callable) -> Callable:
+        return lambda xp, length, source: xp.tril(xp.ones((length, source), dtype=bool), 1)
+
+    with patched(_attention, "_causal", make):
+        yield
+
+
+@fault({"MOD-015": "graph differs"})
+def sdpa_always_math_path() -> Iterator[None]:
+    """scaled_dot_product_attention never takes the flash kernel: 4-D inputs get the math path's
+    graph (UnsafeViewBackward0 ...) instead of ScaledDotProductFlashAttentionForCpuBackward0."""
+    from impl.nn import _attention
+
+    with patched(_attention, "_uses_flash", lambda _orig: lambda *args: False):
+        yield
+
+
+@fault({"MOD-016": "graph differs"})
+def mha_heads_split_batch_major() -> Iterator[None]:
+    """MultiheadAttention splits key and value into heads head-major (``(len, heads, batch, dim)``)
+    while the query stays batch-major: each query head meets another sample's or head's keys."""
+    from impl.nn import _multihead
+
+    def make(original: Callable) -> Callable:
+        def heads(t: Any, static: Any, bsz: int, num_heads: int, head_dim: int, name: str) -> Any:
+            if static is not None:
+                return original(t, static, bsz, num_heads, head_dim, name)
+            split = t.view(t.shape[0], num_heads, bsz, head_dim).transpose(1, 2)
+            return split.reshape(t.shape[0], bsz * num_heads, head_dim).transpose(0, 1)
+
+        return heads
+
+    with patched(_multihead, "_heads", make):
+        yield
+
+
+@fault({"MOD-017": "graph differs"})
+def transformer_activation_after_second_linear() -> Iterator[None]:
+    """The Transformer layers' feed-forward block applies its activation after the second linear
+    layer instead of between the two."""
+    from impl.nn.modules.transformer import _Layer
+
+    def ff_block(self: Any, x: Any, last: Any) -> Any:
+        return last(self.activation(self.linear2(self.dropout(self.linear1(x)))))
+
+    with patched(_Layer, "_ff_block", lambda _orig: ff_block):
+        yield

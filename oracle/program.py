@@ -157,6 +157,8 @@ OPS.update(_table("dropout feature_dropout alpha_dropout feature_alpha_dropout",
 OPS.update(_table("dropout_ feature_dropout_ alpha_dropout_ feature_alpha_dropout_", "function", True))
 OPS.update(_table(" ".join(f"nn.functional.{f}" for f in (
     "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")), "function"))
+# attention (conformance/test_modules.py, MOD-015)
+OPS.update(_table("nn.functional.scaled_dot_product_attention", "function"))
 # one_hot and take (conformance/test_ops.py, OPS-005)
 OPS.update(_table("nn.functional.one_hot take", "function"))
 # the legacy typed constructors and the new_* methods (conformance/test_tensors.py, TEN-001)
@@ -241,6 +243,11 @@ MODULES: dict[str, tuple[str, ...]] = {
     **{n: () for n in "LazyLinear LazyConv2d LazyConv1d".split()},
     "HuberLoss": (),  # MOD-004
     "Bilinear": ("weight", "bias"),  # MOD-001
+    # MultiheadAttention (MOD-016) makes its parameters from the random stream, as torch's init
+    "MultiheadAttention": (),
+    # the Transformer layers (MOD-017), likewise
+    "TransformerEncoderLayer": (),
+    "TransformerDecoderLayer": (),
 }
 
 

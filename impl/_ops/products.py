@@ -220,6 +220,41 @@ def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     return apply(BMM, input, mat2)
 
 
+def _scaled(t: Any, factor: Any) -> Any:
+    """derivatives.yaml's maybe_multiply: ``t`` itself for a factor of 1."""
+    return t if factor == 1 else t * factor
+
+
+BADDBMM = OpDef(
+    "BaddbmmBackward0",
+    lambda xp, s, a, b, beta, alpha: _addmm_fwd(xp, s, a, b, beta, alpha),
+    ("self", "batch1", "batch2"),
+    {
+        "self": D("beta", lambda g, c: _scaled(g, c.beta)),
+        "batch1": D("batch2 alpha", lambda g, c: _scaled(g.bmm(c.batch2.transpose(1, 2)), c.alpha)),
+        "batch2": D("batch1 alpha", lambda g, c: _scaled(c.batch1.transpose(1, 2).bmm(g), c.alpha)),
+    },
+)
+
+
+@api.variants("baddbmm")
+def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * (batch1 @ batch2)``, input broadcast to the product's shape."""
+    if not all(isinstance(t, Tensor) for t in (input, batch1, batch2)):
+        raise invalid_call(baddbmm, locals())
+    input.expand(batch1.size(0), batch1.size(1), batch2.size(2))  # torch expands first: expand's errors
+    if batch1.dim() != 3:
+        raise RuntimeError("batch1 must be a 3D tensor")
+    if batch2.dim() != 3:
+        raise RuntimeError("batch2 must be a 3D tensor")
+    if batch1.shape[0] != batch2.shape[0] or batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(
+            f"Expected size for first two dimensions of batch2 tensor to be: "
+            f"[{batch1.shape[0]}, {batch1.shape[2]}] but got: [{batch2.shape[0]}, {batch2.shape[1]}]."
+        )
+    return apply(BADDBMM, input, batch1, batch2, beta=beta, alpha=alpha)
+
+
 # dot's out=: resized first, its dtype then checked as the operands' (worded out's first)
 DOT_OUT = Out("same", "result dtype {out} does not match input dtype {result}", resize_first=True)
 
@@ -327,8 +362,9 @@ def matmul(input: Tensor, other: Tensor) -> Tensor:
         raise RuntimeError(mismatch)
     batch = tuple(np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2])))
     n, m, p = a.shape[-2], a.shape[-1], b.shape[-1]
-    a3 = a.expand(*batch, n, m).reshape(-1, n, m)
-    b3 = b.expand(*batch, b.shape[-2], p).reshape(-1, b.shape[-2], p)
+    count = int(np.prod(batch, dtype=np.int64))  # (not -1: ambiguous for an empty matrix)
+    a3 = a.expand(*batch, n, m).reshape(count, n, m)
+    b3 = b.expand(*batch, b.shape[-2], p).reshape(count, b.shape[-2], p)
     out = bmm(a3, b3)
     if db == 1:
         out = out.squeeze(-1)

@@ -115,6 +115,22 @@ SOFTMAX = OpDef(
 )
 
 
+def _safe_softmax_fwd(xp: Any, a: Any, dim: int) -> Any:
+    """softmax, with rows whose every element is -inf zero instead of nan (ATen's _safe_softmax)."""
+    out = _floating_kernel("softmax", _softmax_fwd)(xp, a, dim)
+    if a.size == 0:
+        return out
+    masked = xp.all(a == -xp.inf, axis=dim, keepdims=True)
+    return xp.where(masked, xp.zeros((), out.dtype), out)
+
+
+SAFE_SOFTMAX = OpDef(
+    "SafeSoftmaxBackward0",
+    _safe_softmax_fwd,
+    derivatives={"self": D("result dim", lambda g, c: softmax_backward_data(g, c.result, c.dim))},
+)
+
+
 LOG_SOFTMAX = OpDef(
     "LogSoftmaxBackward0",
     _floating_kernel("log_softmax", _log_softmax_fwd),
@@ -149,3 +165,8 @@ def log_softmax(input: Tensor, dim: int, dtype: Any = None) -> Tensor:
         raise invalid_call(log_softmax, locals())
     x = input.to(dtype) if dtype is not None else input
     return apply(LOG_SOFTMAX, x, dim=_wrap_dim(dim, x.dim()))
+
+
+def safe_softmax(input: Tensor, dim: int) -> Tensor:
+    """``torch._safe_softmax``: the softmax scaled_dot_product_attention's math path takes."""
+    return apply(SAFE_SOFTMAX, input, dim=_wrap_dim(dim, input.dim()))

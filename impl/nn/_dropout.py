@@ -22,6 +22,7 @@ import numpy as np
 from impl import _api as api
 from impl import _creation, _random, dtypes
 from impl import _grad_mode as grad_mode
+from impl._layout import preserved_strides
 from impl._names import type_name
 from impl._signatures import invalid_call
 from impl._tensor import Tensor
@@ -41,11 +42,21 @@ def _noise(input: Tensor, p: float, feature: bool, scaled: bool) -> Tensor:
     else:
         shape = tuple(input.shape)
     n = int(np.prod(shape))
-    keep = (_random.default_generator.uniform(n, True) < 1 - p).reshape(shape)
+    # torch's noise is empty_like(input): laid out as the input, its draws made in memory order
+    order = list(range(len(shape))) if feature else _memory_order(shape, input.stride())
+    drawn = (_random.default_generator.uniform(n, True) < 1 - p).reshape([shape[d] for d in order])
+    keep = drawn.transpose(np.argsort(order))
     if scaled:
         scale = 1 / (1 - p) if input.dtype == dtypes.float64 else np.float32(1) / np.float32(1 - p)
         keep = keep * np.float64(scale)
     return _creation.tensor(keep, dtype=input.dtype, device=input.device)
+
+
+def _memory_order(shape: tuple, strides: tuple) -> list[int]:
+    """The dimensions of a tensor like one of ``shape`` and ``strides`` (preserve_format), outermost
+    first."""
+    preserved = preserved_strides(shape, strides)
+    return sorted(range(len(shape)), key=lambda d: -preserved[d])
 
 
 def _dropout(input: Tensor, p: float, train: bool, feature: bool, alpha: bool, inplace: bool) -> Tensor:

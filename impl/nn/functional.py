@@ -36,6 +36,7 @@ from impl.nn._activations import (  # noqa: F401  (re-exported)
     softplus,
     softsign,
 )
+from impl.nn._attention import scaled_dot_product_attention  # noqa: F401  (re-exported)
 from impl.nn._conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d
 from impl.nn._dropout import (  # noqa: F401  (re-exported)
     alpha_dropout,
@@ -118,6 +119,7 @@ __all__ = [
     "batch_norm",
     "layer_norm",
     "group_norm",
+    "scaled_dot_product_attention",
 ]
 
 

@@ -211,6 +211,34 @@ RULES = [
         f"{_NN}.LazyLinear.html",
     ),
     Rule(
+        "MOD-015",
+        MODULES,
+        "F.scaled_dot_product_attention (bool or float attn_mask, is_causal, scale, dropout_p after a "
+        "seed, enable_gqa) on 2-, 3- and 4-D inputs runs torch's CPU kernel: the flash kernel "
+        "(ScaledDotProductFlashAttentionForCpuBackward0) for 4-D inputs without dropout, a mask that "
+        "requires grad or of another rank, else the math path's ops (SafeSoftmaxBackward0 ...), with "
+        "torch's values, gradients and graphs.",
+        f"{_NN}.functional.scaled_dot_product_attention.html",
+    ),
+    Rule(
+        "MOD-016",
+        MODULES,
+        "MultiheadAttention (bias, add_bias_kv, add_zero_attn, kdim/vdim, batch_first, dropout after a "
+        "seed) makes torch's parameters from the random stream (names, order, xavier init), prints as "
+        "torch's, and on self- or cross-attention, batched or not, with a bool or float attn_mask and "
+        "a key_padding_mask gives torch's output, averaged attention weights, graphs and gradients.",
+        f"{_NN}.MultiheadAttention.html",
+    ),
+    Rule(
+        "MOD-017",
+        MODULES,
+        "TransformerEncoderLayer and TransformerDecoderLayer (norm_first, relu or gelu, batch_first, "
+        "bias, dropout after a seed) make torch's parameters from the random stream, print as torch's "
+        "and, with a causal or bool mask and key padding masks, give torch's outputs, graphs and "
+        "gradients.",
+        f"{_NN}.TransformerEncoderLayer.html",
+    ),
+    Rule(
         "OPT-001",
         OPTIM,
         "SGD (lr, momentum, dampening, weight_decay, nesterov, maximize) moves the parameters as "

@@ -12,6 +12,7 @@ from impl.nn.modules.activation_more import (
     Softplus,
     Softsign,
 )
+from impl.nn.modules.attention import MultiheadAttention
 from impl.nn.modules.container import ModuleDict, ModuleList, Sequential
 from impl.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from impl.nn.modules.distance import CosineSimilarity, PairwiseDistance
@@ -55,11 +56,24 @@ from impl.nn.modules.pooling import (
 )
 from impl.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from impl.nn.modules.sparse import Embedding
+from impl.nn.modules.transformer import (
+    Transformer,
+    TransformerDecoder,
+    TransformerDecoderLayer,
+    TransformerEncoder,
+    TransformerEncoderLayer,
+)
 
 __all__ = [
     "Module",
     "Linear",
     "Bilinear",
+    "MultiheadAttention",
+    "Transformer",
+    "TransformerEncoder",
+    "TransformerDecoder",
+    "TransformerEncoderLayer",
+    "TransformerDecoderLayer",
     "LazyLinear",
     "LazyConv1d",
     "LazyConv2d",
