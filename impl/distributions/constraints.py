@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from impl import _creation
+from impl.distributions.utils import torch
+from impl.linalg import cholesky_ex
 
 __all__ = [
     "Constraint", "boolean", "dependent", "dependent_property", "greater_than", "greater_than_eq",
     "half_open_interval", "independent", "integer_interval", "interval", "is_dependent", "less_than",
     "lower_cholesky", "lower_triangular", "nonnegative", "nonnegative_integer", "one_hot", "positive",
-    "positive_integer", "real", "real_vector", "simplex", "square", "unit_interval",
+    "positive_definite", "positive_integer", "real", "real_vector", "simplex", "square", "symmetric",
+    "unit_interval",
 ]
 
 
@@ -217,7 +219,23 @@ class _Square(Constraint):
 
     def check(self, value: Any) -> Any:
         square = value.shape[-2] == value.shape[-1]
-        return _creation.full(value.shape[:-2], square, dtype=_creation.dtypes.bool, device=value.device)
+        return torch.full(value.shape[:-2], square, dtype=torch.bool, device=value.device)
+
+
+class _Symmetric(_Square):
+    def check(self, value: Any) -> Any:
+        square = super().check(value)
+        if not square.all():
+            return square
+        return torch.isclose(value, value.mT, atol=1e-6).all(-2).all(-1)
+
+
+class _PositiveDefinite(_Symmetric):
+    def check(self, value: Any) -> Any:
+        symmetric = super().check(value)
+        if not symmetric.all():
+            return symmetric
+        return cholesky_ex(value).info.eq(0)
 
 
 dependent = _Dependent()
@@ -242,3 +260,5 @@ simplex = _Simplex()
 lower_triangular = _LowerTriangular()
 lower_cholesky = _LowerCholesky()
 square = _Square()
+symmetric = _Symmetric()
+positive_definite = _PositiveDefinite()

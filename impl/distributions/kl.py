@@ -17,10 +17,12 @@ from impl.distributions.exp_family import ExponentialFamily
 from impl.distributions.exponential import Exponential
 from impl.distributions.independent import Independent
 from impl.distributions.laplace import Laplace
+from impl.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis, _broadcast_shapes
 from impl.distributions.normal import Normal
 from impl.distributions.one_hot_categorical import OneHotCategorical
 from impl.distributions.uniform import Uniform
 from impl.distributions.utils import _sum_rightmost, torch
+from impl.linalg import solve_triangular
 from impl.nn import functional as F
 
 __all__ = ["kl_divergence", "register_kl"]
@@ -155,6 +157,23 @@ def _kl_normal_normal(p: Normal, q: Normal) -> Tensor:
     var_ratio = (p.scale / q.scale).pow(2)
     t1 = ((p.loc - q.loc) / q.scale).pow(2)
     return 0.5 * (var_ratio + t1 - 1 - var_ratio.log())
+
+
+@register_kl(MultivariateNormal, MultivariateNormal)
+def _kl_multivariatenormal_multivariatenormal(p: MultivariateNormal, q: MultivariateNormal) -> Tensor:
+    if p.event_shape != q.event_shape:
+        raise ValueError(
+            "KL-divergence between two Multivariate Normals with                          different event "
+            "shapes cannot be computed"
+        )
+    p_tril, q_tril = p._unbroadcasted_scale_tril, q._unbroadcasted_scale_tril
+    half_term1 = q._half_log_det() - p._half_log_det()
+    n = p.event_shape[0]
+    shape = tuple(_broadcast_shapes(q_tril.shape[:-2], p_tril.shape[:-2])) + (n, n)
+    solved = solve_triangular(q_tril.expand(shape), p_tril.expand(shape), upper=False)
+    term2 = solved.reshape(-1, n * n).pow(2).sum(-1).reshape(solved.shape[:-2])  # trace of X X^T
+    term3 = _batch_mahalanobis(q_tril, q.loc - p.loc)
+    return half_term1 + 0.5 * (term2 + term3 - n)
 
 
 @register_kl(Uniform, Uniform)
