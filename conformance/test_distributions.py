@@ -32,6 +32,7 @@ sample_shapes = st.sampled_from(["()", "(3,)", "(2, 2)", "torch.Size([2])"])  # 
 reals = st.integers(-12, 12).map(lambda n: n / 4)
 positives = st.integers(1, 12).map(lambda n: n / 4)
 probabilities = st.integers(1, 9).map(lambda n: n / 10)
+signs = st.sampled_from([1, -1])
 
 # the continuous distributions: their parameters, in order, and how each is drawn
 CONTINUOUS = {
@@ -41,7 +42,7 @@ CONTINUOUS = {
     "Uniform": (("low", reals), ("high", positives)),  # high = low + drawn width
 }
 DISCRETE = ("Bernoulli", "Categorical", "OneHotCategorical")
-KINDS = (*CONTINUOUS, *DISCRETE, "Independent")
+KINDS = (*CONTINUOUS, *DISCRETE, "Independent", "MultivariateNormal")
 
 
 def _check(source: str, tmp_path: Path, backend: Backend) -> None:
@@ -97,11 +98,30 @@ def distributions(draw: Any, kind: str, dtype: str, shape: tuple, name: str = "p
         if draw(st.booleans()):  # by keyword
             args = [f"{key}={arg}" for (key, _), arg in zip(params, args, strict=True)]
         return lines, f"{kind}({', '.join(args)})"
+    if kind == "MultivariateNormal":
+        return draw(multivariate_normals(dtype, shape, name, same))
     spelling = draw(st.sampled_from(["probs", "logits"]))
     values = reals if spelling == "logits" else probabilities if kind == "Bernoulli" else positives
     if kind != "Bernoulli":  # a class dim: unnormalised probs (Categorical divides by their sum)
         shape = (*shape, same or draw(st.integers(2, 4)))
     return [f"{name}0 = {draw(leaf(values, shape, dtype))}"], f"{kind}({spelling}={name}0)"
+
+
+@st.composite
+def multivariate_normals(draw: Any, dtype: str, shape: tuple, name: str, same: int) -> tuple[list[str], str]:
+    """A MultivariateNormal of ``n`` dims (``same``, else drawn): a loc leaf, and its matrix from a
+    lower-triangular leaf L with a positive diagonal (batched like loc or not): L as scale_tril, or
+    L L^T as covariance or precision matrix."""
+    n = same or draw(st.integers(2, 3))
+    matrix_shape = draw(st.sampled_from([(), shape]))
+    entries = [(i, j) for _ in range(_numel(matrix_shape)) for i in range(n) for j in range(n)]
+    # nonzero below the diagonal: a diagonal L would hide which triangle a solve reads
+    tril = [draw(positives) / (1 if i == j else 2 * draw(signs)) if j <= i else 0.0 for i, j in entries]
+    made = f"torch.tensor({tril}, dtype=torch.{dtype}).reshape({(*matrix_shape, n, n)})"
+    lines = [f"{name}0 = {draw(leaf(reals, (*shape, n), dtype))}", f"{name}1 = {made}.requires_grad_()"]
+    matrix = draw(st.sampled_from(["scale_tril={}", "covariance_matrix={} @ {}.mT", "{} @ {}.mT",
+                                   "precision_matrix={} @ {}.mT"]))
+    return lines, f"MultivariateNormal({name}0, {matrix.format(f'{name}1', f'{name}1')})"
 
 
 @st.composite
@@ -111,7 +131,8 @@ def case(draw: Any, kind: str) -> str:
     of the score, the entropy and the rsample."""
     sample_shape, shape = draw(sample_shapes), draw(batch_shapes)
     # float32 standard normals below 16 elements (see the module's docstring)
-    dtype = "float64" if 4 * _numel(shape) >= 16 else draw(st.sampled_from(["float32", "float64"]))
+    events = 3 if kind == "MultivariateNormal" else 1
+    dtype = "float64" if 4 * _numel(shape) * events >= 16 else draw(st.sampled_from(["float32", "float64"]))
     lines, make = draw(distributions(kind, dtype, shape))
     draw_call = "d.sample" if kind in DISCRETE else "d.rsample"
     lines += [
@@ -151,7 +172,8 @@ KL_PAIRS = [
     ("Bernoulli", "Bernoulli"), ("Categorical", "Categorical"), ("OneHotCategorical", "OneHotCategorical"),
     ("Normal", "Laplace"), ("Laplace", "Normal"), ("Uniform", "Normal"), ("Exponential", "Normal"),
     ("Uniform", "Exponential"), ("Normal", "Uniform"), ("Exponential", "Uniform"), ("Laplace", "Exponential"),
-    ("Independent", "Independent"), ("Normal", "Bernoulli"), ("Exponential", "Laplace"),
+    ("Independent", "Independent"), ("MultivariateNormal", "MultivariateNormal"), ("Normal", "Bernoulli"),
+    ("Exponential", "Laplace"),
 ]
 # what is built or called ({p}: a drawn valid parameter, {v}: where validate_args may go): each raises
 # torch's error with validation on
@@ -165,6 +187,8 @@ INVALID = [
     "Normal(torch.zeros(2), {p}{v}).log_prob(torch.zeros(3))",
     "OneHotCategorical(torch.ones(3){v}).log_prob(torch.ones(3))",
     "OneHotCategorical(torch.ones(3){v}).log_prob(torch.ones(2))",
+    "MultivariateNormal(torch.zeros(2), torch.tensor([[1.0, 2.0], [2.0, {p}]]){v})",
+    "MultivariateNormal(torch.zeros(2), scale_tril=torch.tensor([[{p}, 1.0], [0.0, 1.0]]){v})",
 ]
 
 
@@ -174,7 +198,7 @@ def kl_and_validation_programs(draw: Any) -> str:
     values with validation on, by the default, by validate_args, and off."""
     lines = ["p0 = p1 = None"]
     for kind_p, kind_q in draw(st.permutations(KL_PAIRS)):
-        shape, same = draw(batch_shapes), draw(st.integers(2, 4))
+        shape, same = draw(batch_shapes), draw(st.integers(2, 3))
         made = []
         for name, kind in (("p", kind_p), ("q", kind_q)):
             params, make = draw(distributions(kind, "float64", shape, name, same))

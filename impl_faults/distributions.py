@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from impl_faults import fault, patched
+from impl_faults import derivative_replaced, fault, patched
 
 
 @fault({"DIST-001": "stdout line"})
@@ -24,19 +24,19 @@ def exponential_rsample_times_rate() -> Iterator[None]:
 
 
 @fault({"DIST-001": "stdout line"})
-def normal_rsample_detaches_scale() -> Iterator[None]:
-    """Normal's rsample scales its noise by a detached scale: the values are right, the gradient of
-    scale through the sample is lost."""
-    from impl.distributions import Normal
+def solve_triangular_grad_of_b_untransposed() -> Iterator[None]:
+    """solve_triangular's gradient for B solves with A^T as if it kept A's triangle (lower stays
+    lower): MultivariateNormal's log_prob gradients go wrong."""
+    from impl._ops import factorizations
 
     def make(_original: Callable) -> Callable:
-        def rsample(self: Any, sample_shape: Any = ()) -> Any:
-            eps = self.loc.new(self._extended_shape(sample_shape)).normal_()
-            return self.loc + eps * self.scale.detach()
+        def grad_b(g: Any, c: Any) -> Any:
+            return factorizations.solve_triangular(c.self.mT, g, upper=c.upper, left=c.left,
+                                                   unitriangular=c.unitriangular)
 
-        return rsample
+        return grad_b
 
-    with patched(Normal, "rsample", make):
+    with derivative_replaced(factorizations.LINALG_SOLVE_TRIANGULAR, "B", make):
         yield
 
 
