@@ -1,5 +1,6 @@
 """The few names of torch's compiled module ``torch._C`` that programs (PyTorch's own tests among
-them) call: ``_functions.UndefinedGrad`` and ``_autograd._saved_tensors_hooks_is_enabled``."""
+them) call: ``_functions.UndefinedGrad`` and ``_autograd._saved_tensors_hooks_is_enabled``, and
+``_LinAlgError`` (torch.linalg.LinAlgError)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import types
 from typing import Any
 
 from impl._graph import saved_hooks
+from impl._ops.factorizations import _LinAlgError as _LinAlgError
 from impl._tensor import Tensor
 from impl.autograd.gradcheck import undefined_grad
 

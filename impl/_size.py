@@ -24,3 +24,11 @@ class Size(tuple):
     def __getitem__(self, item):  # slicing keeps the type, like torch.Size
         out = tuple.__getitem__(self, item)
         return Size(out) if isinstance(item, slice) else out
+
+    def __add__(self, other):  # torch.Size + tuple (either side) is a torch.Size
+        if not isinstance(other, tuple):
+            raise TypeError(f"can only concatenate tuple (not {type(other).__name__}) to torch.Size")
+        return Size(tuple.__add__(self, other))
+
+    def __radd__(self, other):
+        return Size(tuple.__add__(other, self)) if isinstance(other, tuple) else NotImplemented

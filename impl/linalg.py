@@ -1,8 +1,13 @@
-"""torch.linalg's subset impl has: the norms (impl/_ops/norms.py)."""
+"""torch.linalg's subset impl has: the norms (impl/_ops/norms.py), cholesky and triangular solves
+(impl/_ops/factorizations.py)."""
 
 from __future__ import annotations
 
+from impl._ops.factorizations import _LinAlgError as LinAlgError
+from impl._ops.factorizations import cholesky, cholesky_ex, solve_triangular
 from impl._ops.norms import linalg_norm as norm
 from impl._ops.norms import matrix_norm, vector_norm
 
-__all__ = ["matrix_norm", "norm", "vector_norm"]
+__all__ = [
+    "LinAlgError", "cholesky", "cholesky_ex", "matrix_norm", "norm", "solve_triangular", "vector_norm",
+]

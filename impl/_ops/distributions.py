@@ -159,7 +159,8 @@ def _bernoulli_draws(p: np.ndarray, dt: np.dtype, generator: Any) -> np.ndarray:
         raise dtypes.kernel_missing("bernoulli_tensor_cpu_p_", p.dtype)
     if p.size and not bool(((p >= 0) & (p <= 1)).all()):
         raise RuntimeError(P_OUT_OF_RANGE)
-    return _random.bernoulli(np.ascontiguousarray(p), dt, gen=_stream(generator))
+    # (ascontiguousarray makes a 0-d array 1-d: the draws take the shape of p)
+    return _random.bernoulli(np.ascontiguousarray(p).reshape(p.shape), dt, gen=_stream(generator))
 
 
 def _bernoulli_scalar(shape: tuple, dt: np.dtype, p: float, generator: Any) -> np.ndarray:

@@ -1,0 +1,23 @@
+"""torch.distributions: Distribution and the distributions tutorials use (Normal, Bernoulli,
+Categorical, OneHotCategorical, Uniform, Exponential, Laplace, Independent, MultivariateNormal),
+their constraints and kl_divergence, drawing torch's samples from torch's random stream."""
+
+from impl.distributions import constraints
+from impl.distributions.bernoulli import Bernoulli
+from impl.distributions.categorical import Categorical
+from impl.distributions.distribution import Distribution
+from impl.distributions.exp_family import ExponentialFamily
+from impl.distributions.exponential import Exponential
+from impl.distributions.independent import Independent
+from impl.distributions.kl import kl_divergence, register_kl
+from impl.distributions.laplace import Laplace
+from impl.distributions.multivariate_normal import MultivariateNormal
+from impl.distributions.normal import Normal
+from impl.distributions.one_hot_categorical import OneHotCategorical
+from impl.distributions.uniform import Uniform
+
+__all__ = [
+    "Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily", "Independent",
+    "Laplace", "MultivariateNormal", "Normal", "OneHotCategorical", "Uniform", "constraints", "kl_divergence",
+    "register_kl",
+]

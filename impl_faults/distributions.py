@@ -1,0 +1,72 @@
+"""Planted faults that break torch.distributions (rules DIST-*)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from impl_faults import derivative_replaced, fault, patched
+
+
+@fault({"DIST-001": "stdout line"})
+def exponential_rsample_times_rate() -> Iterator[None]:
+    """Exponential's rsample multiplies the exponential_() draw by rate instead of dividing."""
+    from impl.distributions import Exponential
+
+    def make(_original: Callable) -> Callable:
+        def rsample(self: Any, sample_shape: Any = ()) -> Any:
+            return self.rate.new(self._extended_shape(sample_shape)).exponential_() * self.rate
+
+        return rsample
+
+    with patched(Exponential, "rsample", make):
+        yield
+
+
+@fault({"DIST-001": "stdout line"})
+def solve_triangular_grad_of_b_untransposed() -> Iterator[None]:
+    """solve_triangular's gradient for B solves with A^T as if it kept A's triangle (lower stays
+    lower): MultivariateNormal's log_prob gradients go wrong."""
+    from impl._ops import factorizations
+
+    def make(_original: Callable) -> Callable:
+        def grad_b(g: Any, c: Any) -> Any:
+            return factorizations.solve_triangular(c.self.mT, g, upper=c.upper, left=c.left,
+                                                   unitriangular=c.unitriangular)
+
+        return grad_b
+
+    with derivative_replaced(factorizations.LINALG_SOLVE_TRIANGULAR, "B", make):
+        yield
+
+
+@fault({"DIST-002": "stdout line"})
+def kl_normal_normal_without_half() -> Iterator[None]:
+    """The KL divergence of two Normals is twice torch's (the factor 0.5 is left out)."""
+    from impl.distributions import Normal, kl
+
+    def make(_original: Callable) -> Callable:
+        def kl_normal_normal(p: Any, q: Any) -> Any:
+            var_ratio = (p.scale / q.scale).pow(2)
+            return var_ratio + ((p.loc - q.loc) / q.scale).pow(2) - 1 - var_ratio.log()
+
+        return kl_normal_normal
+
+    with patched(kl._KL_REGISTRY, (Normal, Normal), make), patched(kl, "_KL_MEMOIZE", lambda _m: {}):
+        yield
+
+
+@fault({"DIST-002": "stdout line"})
+def log_prob_value_outside_support_accepted() -> Iterator[None]:
+    """Validation checks a scored value's shape but not that it lies in the support."""
+    from impl.distributions import Distribution, constraints
+
+    def make(original: Callable) -> Callable:
+        def validate_sample(self: Any, value: Any) -> Any:
+            with patched(type(self), "support", lambda _support: constraints.real):
+                return original(self, value)
+
+        return validate_sample
+
+    with patched(Distribution, "_validate_sample", make):
+        yield
