@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from impl import _api as api
 from impl import _creation, dtypes
 from impl import _grad_mode as grad_mode
 from impl._ops import products, unary_math
@@ -117,6 +118,7 @@ __all__ = [
     "batch_norm",
     "layer_norm",
     "group_norm",
+    "normalize",
 ]
 
 
@@ -145,6 +147,17 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 def _fusable_bias(bias: Tensor) -> bool:
     """torch's test for a bias the flattened addmm may take: contiguous, 1-D once squeezed."""
     return (bias.dim() == 1 or bias.squeeze().dim() == 1) and bias.is_contiguous()
+
+
+def normalize(
+    input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None
+) -> Tensor:
+    """``input / max(||input||_p over dim, eps)`` as torch's Python builds it: norm (keepdim),
+    clamp_min, expand_as, then div (DivBackward0), or into ``out`` (the clamp then in place)."""
+    norm = input.norm(p, dim, keepdim=True)
+    if out is None:
+        return input / norm.clamp_min(eps).expand_as(input)
+    return api.FUNCTIONS["div"](input, norm.clamp_min_(eps).expand_as(input), out=out)  # torch.div's out=
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:

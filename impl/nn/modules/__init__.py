@@ -12,7 +12,7 @@ from impl.nn.modules.activation_more import (
     Softplus,
     Softsign,
 )
-from impl.nn.modules.container import ModuleDict, ModuleList, Sequential
+from impl.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from impl.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from impl.nn.modules.distance import CosineSimilarity, PairwiseDistance
 from impl.nn.modules.dropout import (
@@ -118,6 +118,8 @@ __all__ = [
     "Sequential",
     "ModuleList",
     "ModuleDict",
+    "ParameterList",
+    "ParameterDict",
     "MSELoss",
     "HuberLoss",
     "L1Loss",

@@ -1,0 +1,117 @@
+"""nn breadth teaching programs use (issue 22): F.normalize, clamp_min/clamp_max, ParameterList and
+ParameterDict, the activations and losses beyond the first ones; values (to the bit), dtypes,
+grad_fn names, gradients, printed forms, errors and warnings against torch, case by case in loops."""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import torch
+
+import impl
+
+
+def exact(value: Any) -> Any:
+    """``value`` in a form equal only where torch's and impl's are: a tensor's dtype, shape,
+    values (Python floats: to the bit), grad_fn name; containers element by element."""
+    if isinstance(value, (torch.Tensor, impl.Tensor)):
+        node = type(value.grad_fn).__name__ if value.grad_fn is not None else None
+        return (str(value.dtype), tuple(value.shape), repr(value.detach().tolist()), node)
+    if isinstance(value, (tuple, list)):
+        return type(value).__name__, [exact(v) for v in value]
+    return repr(value).replace("impl.", "torch.")
+
+
+def run(module: Any, call: str) -> tuple:
+    """What ``call`` gives with ``torch`` bound to ``module`` (``F``, ``nn`` too, and ``grads(y,
+    *xs)``: the gradients of ``(y * w).sum()``, ``w`` 1, 2, 3 ...): its result or error, and warnings."""
+
+    def grads(y: Any, *xs: Any) -> Any:
+        w = module.arange(1.0, y.numel() + 1).reshape(y.shape).to(y.dtype)
+        return module.autograd.grad((y * w).sum(), xs, allow_unused=True)
+
+    names = {"torch": module, "F": module.nn.functional, "nn": module.nn, "grads": grads}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = ("ok", exact(eval(call, names)))
+        except Exception as exc:  # noqa: BLE001
+            result = (type(exc).__name__, str(exc))
+    return result, [(w.category.__name__, str(w.message)) for w in caught]
+
+
+def check(calls: list[str]) -> None:
+    differ = [(call, run(torch, call), run(impl, call)) for call in calls]
+    assert [d for d in differ if d[1] != d[2]] == []
+
+
+X = "torch.tensor([[0.5, -1.0, 2.0], [0.0, 0.0, 0.0], [3.0, 4.0, -0.25]], requires_grad=True)"
+NORMALIZE = [
+    *(f"(lambda x: (lambda y: (y, grads(y, x)))(F.normalize(x{kw})))({X})"
+      for kw in ("", ", p=1", ", p=float('inf')", ", dim=0", ", dim=-1, eps=0.5", ", p=3.0",
+                 ", p=0.5, dim=0")),
+    f"(lambda x: F.normalize(x, dim=0).grad_fn.next_functions[1][0].next_functions[0][0].name())({X})",
+    "(lambda o: (F.normalize(torch.tensor([[3., 4.], [0., 1.]]), out=o) is o, o))(torch.empty(2, 2))",
+    "F.normalize(torch.tensor([3., 4.], dtype=torch.float64), dim=0)",
+    "F.normalize(torch.tensor([1, 2]))",
+    "F.normalize(torch.ones(2), dim=3)",
+]
+CLAMP = [
+    "torch.clamp_min(torch.tensor([1, 2, 3]), 1.5)",
+    "torch.clamp_max(torch.tensor([1, 2, 3]), 2)",
+    "torch.tensor([1, 2, 3]).clamp_min(torch.tensor([2, 0, 5]))",
+    "torch.tensor([True]).clamp_min(0)",
+    *(f"(lambda x, b: (lambda y: (y, grads(y, x, b)))({f}))(torch.tensor([1., 2., 3.], requires_grad=True),"
+      " torch.tensor([2., 2., 0.], requires_grad=True))"
+      for f in ("torch.clamp_min(x, b)", "x.clamp_max(b)", "x.clamp_max(2.)", "torch.clamp_min(x, 2)",
+                "x.clone().clamp_min_(2.)", "x.clone().clamp_max_(b)")),
+    "torch.clamp_min(torch.ones(2), None)",
+    "torch.clamp_min(torch.ones(2))",
+    "torch.ones(2).clamp_max(None)",
+    "torch.ones(2).clamp_min_()",
+    "torch.ones(2).clamp_min_('a')",
+    "torch.tensor([1, 2]).clamp_min_(1.5)",
+    "(lambda o: (torch.clamp_max(torch.tensor([1., 5.]), 2., out=o), o))(torch.empty(2))",
+]
+
+
+def test_normalize_and_clamp_min_max() -> None:
+    check(NORMALIZE + CLAMP)
+
+
+PARAMETER_CONTAINERS = """
+class M(nn.Module):
+    def __init__(s):
+        super().__init__()
+        s.ps = nn.ParameterList([nn.Parameter(torch.ones(2, 3)), torch.zeros(4)])
+        s.pd = nn.ParameterDict({"b": nn.Parameter(torch.ones(2)), "a": torch.zeros(3, dtype=torch.float64)})
+m = M()
+m.ps.append(torch.ones(1)); m.ps.extend([torch.ones(2, 2)]); m.ps += [torch.zeros(5)]
+m.pd.update([("z", torch.ones(1)), ("c", torch.ones(2))])
+m.pd["q"] = torch.ones(3)
+"""
+CONTAINER_CALLS = [
+    "repr(m)", "list(m.state_dict())", "[n for n, _ in m.named_parameters()]", "[type(p) for p in m.ps]",
+    "len(m.ps)", "list(m.pd.keys())", "repr(m.ps[1:3])", "m.ps[-1].shape", "'a' in m.pd",
+    "m.pd.pop('a').dtype", "list(m.pd)", "m.pd.popitem()[0]", "len(m.pd.copy())", "m.pd.get('nope', 3)",
+    "repr(m.pd.fromkeys(['x', 'y']))", "repr(nn.ParameterList())", "repr(nn.ParameterDict())",
+    "m.ps.__setitem__(0, torch.zeros(7)) or m.ps[0].shape",
+    "list((nn.ParameterDict({'x': torch.ones(1)}) | nn.ParameterDict({'w': torch.ones(2)})).keys())",
+    "repr(nn.ParameterList([1, 's']))", "list(reversed(m.pd))", "m.pd.setdefault('k', torch.ones(1)).shape",
+    "m.ps[10]", "m.ps.extend(torch.ones(2))", "m.pd[1]", "m.ps(1)", "m.pd(1)", "m.pd.update(3)",
+    "m.pd.update([(1, 2, 3)])", "m.pd.update([3])", "m.pd['missing']", "m.pd.clear() or len(m.pd)",
+]
+
+
+def test_parameter_list_and_dict() -> None:
+    for call in CONTAINER_CALLS:
+        seen = []
+        for module in (torch, impl):
+            names: dict[str, Any] = {"torch": module, "nn": module.nn}
+            exec(PARAMETER_CONTAINERS, names)
+            try:
+                seen.append(("ok", exact(eval(call, names))))
+            except Exception as exc:  # noqa: BLE001
+                seen.append((type(exc).__name__, str(exc)))
+        assert seen[0] == seen[1], call
