@@ -13,6 +13,7 @@ from impl import _api as api
 from impl import _creation, dtypes
 from impl import _grad_mode as grad_mode
 from impl._ops import products, unary_math
+from impl._ops.activations import hardshrink, prelu  # noqa: F401  (re-exported)
 from impl._ops.distances import cosine_similarity, pairwise_distance  # noqa: F401  (re-exported)
 from impl._ops.elementwise import add_scalar, mul_scalar
 from impl._ops.inplace import apply_inplace, check_inplace
@@ -35,6 +36,17 @@ from impl.nn._activations import (  # noqa: F401  (re-exported)
     silu,
     softplus,
     softsign,
+)
+from impl.nn._activations_more import (  # noqa: F401  (re-exported)
+    celu,
+    celu_,
+    glu,
+    hardsigmoid,
+    hardswish,
+    selu,
+    selu_,
+    softshrink,
+    tanhshrink,
 )
 from impl.nn._conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d
 from impl.nn._dropout import (  # noqa: F401  (re-exported)
@@ -119,6 +131,18 @@ __all__ = [
     "layer_norm",
     "group_norm",
     "normalize",
+    "selu",
+    "selu_",
+    "celu",
+    "celu_",
+    "hardswish",
+    "hardsigmoid",
+    "hardshrink",
+    "softshrink",
+    "tanhshrink",
+    "softmin",
+    "glu",
+    "prelu",
 ]
 
 
@@ -224,6 +248,13 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
     if dim is None:
         dim = _softmax_dim("softmax", input.dim(), _stacklevel)
     return input.softmax(dim) if dtype is None else input.softmax(dim, dtype=dtype)  # as torch's
+
+
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """``softmax(-input, dim)`` (SoftmaxBackward0 over NegBackward0), as torch's Python."""
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim(), _stacklevel)
+    return (-input).softmax(dim) if dtype is None else (-input).softmax(dim, dtype=dtype)
 
 
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:

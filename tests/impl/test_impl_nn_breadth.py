@@ -12,18 +12,21 @@ import torch
 import impl
 
 
-def exact(value: Any) -> Any:
+def exact(value: Any, digits: int | None = None) -> Any:
     """``value`` in a form equal only where torch's and impl's are: a tensor's dtype, shape,
-    values (Python floats: to the bit), grad_fn name; containers element by element."""
+    values (Python floats: to the bit, or to ``digits`` significant digits), grad_fn name;
+    containers element by element."""
     if isinstance(value, (torch.Tensor, impl.Tensor)):
         node = type(value.grad_fn).__name__ if value.grad_fn is not None else None
-        return (str(value.dtype), tuple(value.shape), repr(value.detach().tolist()), node)
+        values = value.detach().reshape(-1).tolist()
+        shown = repr(values) if digits is None else [f"{v:.{digits}g}" for v in values]
+        return (str(value.dtype), tuple(value.shape), shown, node)
     if isinstance(value, (tuple, list)):
-        return type(value).__name__, [exact(v) for v in value]
+        return type(value).__name__, [exact(v, digits) for v in value]
     return repr(value).replace("impl.", "torch.")
 
 
-def run(module: Any, call: str) -> tuple:
+def run(module: Any, call: str, digits: int | None = None) -> tuple:
     """What ``call`` gives with ``torch`` bound to ``module`` (``F``, ``nn`` too, and ``grads(y,
     *xs)``: the gradients of ``(y * w).sum()``, ``w`` 1, 2, 3 ...): its result or error, and warnings."""
 
@@ -35,14 +38,14 @@ def run(module: Any, call: str) -> tuple:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            result = ("ok", exact(eval(call, names)))
+            result = ("ok", exact(eval(call, names), digits))
         except Exception as exc:  # noqa: BLE001
             result = (type(exc).__name__, str(exc))
     return result, [(w.category.__name__, str(w.message)) for w in caught]
 
 
-def check(calls: list[str]) -> None:
-    differ = [(call, run(torch, call), run(impl, call)) for call in calls]
+def check(calls: list[str], digits: int | None = None) -> None:
+    differ = [(call, run(torch, call, digits), run(impl, call, digits)) for call in calls]
     assert [d for d in differ if d[1] != d[2]] == []
 
 
@@ -115,3 +118,103 @@ def test_parameter_list_and_dict() -> None:
             except Exception as exc:  # noqa: BLE001
                 seen.append((type(exc).__name__, str(exc)))
         assert seen[0] == seen[1], call
+
+
+EDGES = ("torch.tensor([-25.0, -6.5, -3.0, -2.0, -1.0, -0.5, -0.0, 0.0, 0.5, 1.0, 2.0, 3.0, 6.0, 20.5,"
+         " float('inf'), float('-inf'), float('nan')], requires_grad=True)")
+
+
+def first_and_second(f: str) -> list[str]:
+    """``f`` of x (the edge values) with its gradient, and the gradient taken with create_graph=True
+    with the gradient of its sum (the second order)."""
+    return [
+        f"(lambda x: (lambda y: (y, grads(y, x)))({f}))({EDGES})",
+        f"(lambda x: (lambda g: (g, torch.autograd.grad(g.sum(), x, allow_unused=True)))"
+        f"(torch.autograd.grad({f}.sum(), x, create_graph=True)[0]))({EDGES})",
+    ]
+
+
+# (ulps apart from torch where its Sleef expm1 and numpy's differ: compared to 5 digits; in place,
+# the gradient is read off the result, x + alpha cancelling: to 3)
+ELU_FAMILY = ["F.selu(x)", "F.celu(x)", "F.celu(x, 0.5)", "torch.selu(x)"]
+ELU_IN_PLACE = [
+    "F.selu(x.clone(), inplace=True)",
+    "F.celu(x.clone(), 2.0, True)",
+    "torch.selu_(x.clone())",
+    "torch.celu_(x.clone(), 0.5)",
+]
+# (at NaN, the shrinks' gradient is torch's scalar loop's: the edge tensor's NaN is its tail)
+PIECEWISE = [
+    "F.hardswish(x)",
+    "F.hardsigmoid(x)",
+    "F.hardshrink(x)",
+    "F.hardshrink(x, 1.0)",
+    "F.softshrink(x)",
+    "F.softshrink(x, 2.0)",
+    "F.tanhshrink(x)",
+    "F.softmin(x, 0)",
+    "F.prelu(x, torch.tensor([0.25]))",
+    "x.hardshrink(0.5)",
+    "F.hardswish(x.clone(), True)",
+    "F.hardsigmoid(x.clone(), True)",
+]
+G = "torch.tensor([[-1.0, 0.5, 2.0, 3.0], [0.25, -2.0, 0.0, 1.5]], requires_grad=True)"
+W = "torch.tensor([0.25, -0.5, 1.0, 2.0], requires_grad=True)"
+TWO_OPERANDS = ["F.glu(x)", "F.glu(x, 0)", "F.prelu(x, w)", "F.prelu(x.t(), w[:1])"]
+GATED = [
+    *(
+        f"(lambda x, w: (lambda y: (y, grads(y, x, w)))({f}))({G}, {W})"
+        for f in (*TWO_OPERANDS, "torch.prelu(x, w)", "x.prelu(w)")
+    ),
+    *(
+        "(lambda x, w: (lambda gs: (gs, torch.autograd.grad(sum(g.sum() for g in gs if g is not None),"
+        f" (x, w), allow_unused=True)))(torch.autograd.grad(({f} ** 2).sum(), (x, w), create_graph=True,"
+        f" allow_unused=True)))({G}, {W})"
+        for f in TWO_OPERANDS
+    ),
+]
+HALF = "torch.tensor([0.5], requires_grad=True)"
+HARDSIGMOID_SECOND = "torch.autograd.grad(F.hardsigmoid(x).sum(), x, create_graph=True)[0]"
+ACTIVATION_ERRORS = [
+    "F.softshrink(torch.ones(2), -1.)",
+    "F.softshrink(torch.ones(2, dtype=torch.float64), -1.)",
+    "F.glu(torch.ones(3))",
+    "F.glu(torch.ones(2, 2), 2)",
+    "F.glu(torch.tensor(1.))",
+    "F.prelu(torch.ones(1, 4), torch.ones(2))",
+    "F.prelu(torch.ones(1, 4), torch.ones(1, 1))",
+    "F.prelu(torch.ones(2), torch.ones(2))",
+    "F.prelu(torch.tensor(1.), torch.ones(2))",
+    "F.prelu(torch.ones(2, 3, 2), torch.tensor([1., 2., 3.]))",
+    "F.hardswish(torch.ones(2, dtype=torch.long))",
+    "F.selu(torch.ones(2, dtype=torch.long))",
+    "F.hardsigmoid(torch.tensor([1]))",
+    "F.hardshrink(torch.ones(2, dtype=torch.long))",
+    "F.hardshrink(torch.ones(2), 'a')",
+    "F.celu(torch.ones(2), 0.)",
+    "F.softmin(torch.ones(2, 3))",
+    "F.softmin(torch.ones(2, 3), dtype=torch.float64)",
+    f"(lambda x: torch.autograd.grad({HARDSIGMOID_SECOND}.sum(), x))({HALF})",
+    f"(lambda x: {HARDSIGMOID_SECOND}.grad_fn.name())({HALF})",
+]
+ACTIVATION_MODULES = [
+    "repr(nn.Sequential(nn.PReLU(), nn.PReLU(3, init=0.1), nn.SELU(), nn.SELU(True), nn.CELU(),"
+    " nn.CELU(0.5, True), nn.Hardswish(), nn.Hardswish(True), nn.Hardsigmoid(True), nn.Hardshrink(),"
+    " nn.Hardshrink(0.3), nn.Softshrink(), nn.Tanhshrink(), nn.Softmin(), nn.Softmin(1), nn.GLU(),"
+    " nn.GLU(1)))",
+    "list(nn.PReLU(2).state_dict().items())",
+    "[(n, p) for n, p in nn.PReLU(2, dtype=torch.float64).named_parameters()]",
+    "(lambda m, x: (lambda y: (y, grads(y, x, m.weight)))(m(x)))(nn.PReLU(3),"
+    " torch.tensor([[[-1., 2.], [3., -4.], [-0.5, 0.]]], requires_grad=True))",
+    "nn.Softmin()(torch.tensor([[1., 2.], [3., 4.]]))",
+    "nn.GLU()(torch.tensor([[1., 2.], [3., 4.]]))",
+    "nn.Hardshrink(0.3)(torch.tensor([0.2, -0.4]))",
+    "nn.Softshrink(0.3)(torch.tensor([0.2, -0.4]))",
+]
+
+
+def test_activations() -> None:
+    piecewise = [c for f in PIECEWISE for c in first_and_second(f)]
+    check(piecewise + GATED + ACTIVATION_ERRORS + ACTIVATION_MODULES)
+    check([c for f in ELU_FAMILY for c in first_and_second(f)], digits=5)
+    check([c for f in ELU_IN_PLACE for c in first_and_second(f)], digits=3)

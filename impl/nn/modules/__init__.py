@@ -2,15 +2,25 @@
 
 from impl.nn.modules.activation import LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh, Threshold
 from impl.nn.modules.activation_more import (
+    CELU,
     ELU,
     GELU,
+    GLU,
+    SELU,
+    Hardshrink,
+    Hardsigmoid,
+    Hardswish,
     Hardtanh,
     LogSigmoid,
     Mish,
+    PReLU,
     ReLU6,
     SiLU,
+    Softmin,
     Softplus,
+    Softshrink,
     Softsign,
+    Tanhshrink,
 )
 from impl.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
 from impl.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
@@ -87,6 +97,16 @@ __all__ = [
     "ReLU6",
     "LogSigmoid",
     "Softsign",
+    "PReLU",
+    "SELU",
+    "CELU",
+    "Hardswish",
+    "Hardsigmoid",
+    "Hardshrink",
+    "Softshrink",
+    "Tanhshrink",
+    "Softmin",
+    "GLU",
     "Embedding",
     "RNNBase",
     "RNN",
