@@ -594,6 +594,31 @@ def softplus_not_divided_by_beta() -> Iterator[None]:
         yield
 
 
+@fault({"MOD-015": ": value"})
+def selu_scale_dropped() -> Iterator[None]:
+    """SELU is ELU with SELU's alpha but without its scale (1.0507...) on either side."""
+    from impl.nn import _activations_more as ops
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, x, alpha, scale, input_scale: original(xp, x, alpha, 1.0, input_scale)
+
+    with patched(ops.SELU, "forward", make):
+        yield
+
+
+@fault({"MOD-015": ": value"})
+def hardshrink_band_open() -> Iterator[None]:
+    """Hardshrink zeroes only inside the open band ``(-lambd, lambd)``: ``x = ±lambd`` passes
+    through where torch's kernel gives 0."""
+    from impl._ops import activations as ops
+
+    def forward(xp: Any, x: Any, lambd: float) -> Any:
+        return xp.where(xp.abs(x) < x.dtype.type(lambd), x.dtype.type(0), x)
+
+    with patched(ops.HARDSHRINK, "forward", lambda _orig: ops.computed(forward)):
+        yield
+
+
 @fault({"MOD-007": ": value"})
 def hardtanh_grad_passes_at_bounds() -> Iterator[None]:
     """Hardtanh's gradient passes at ``x == min_val`` and ``x == max_val`` (open bounds) where

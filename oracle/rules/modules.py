@@ -206,6 +206,16 @@ RULES = [
         f"{_NN}.LazyLinear.html",
     ),
     Rule(
+        "MOD-015",
+        MODULES,
+        "SELU, CELU (alpha), Hardswish, Hardsigmoid, Hardshrink and Softshrink (lambd) and "
+        "Tanhshrink, in place where torch allows it, give torch's values at zeros, band edges, "
+        "thresholds and infinities, grad_fn names (EluBackward0 for SELU, CeluBackward0/1), "
+        "gradients and second-order gradients (HardswishBackwardBackward0, the NotImplemented node "
+        "under Hardsigmoid's).",
+        f"{_NN}.SELU.html",
+    ),
+    Rule(
         "OPT-001",
         OPTIM,
         "SGD (lr, momentum, dampening, weight_decay, nesterov, maximize) moves the parameters as "
