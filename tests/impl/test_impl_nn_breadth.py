@@ -218,3 +218,76 @@ def test_activations() -> None:
     check(piecewise + GATED + ACTIVATION_ERRORS + ACTIVATION_MODULES)
     check([c for f in ELU_FAMILY for c in first_and_second(f)], digits=5)
     check([c for f in ELU_IN_PLACE for c in first_and_second(f)], digits=3)
+
+
+LX = "torch.tensor([[0.5, -1.0, 2.0, 0.0], [0.1, 0.3, -0.2, 1.5]], requires_grad=True)"
+LT = "torch.tensor([[0.2, 0.1, 0.7, 0.0], [0.3, 0.3, 0.4, -1.5]], requires_grad=True)"
+SIGNS = "torch.tensor([[1., -1., 1., -1.], [-1., 1., 1., -1.]])"
+COUNTS = "torch.tensor([[0.2, 0.1, 0.7, 0.0], [0.3, 2.0, 0.4, 3.0]])"
+RANKS = "torch.tensor([[1., -1., 1., -1.]]).expand(2, 4)"
+# each loss with its target: the loss and the gradients of both; (second) the gradients taken with
+# create_graph=True and the input's gradient of their sum
+LOSSES = [
+    ("F.smooth_l1_loss(x, t, reduction=R)", LT, True),
+    ("F.smooth_l1_loss(x, t, reduction=R, beta=0.3)", LT, True),
+    ("F.soft_margin_loss(x, t, reduction=R)", SIGNS, True),
+    ("F.kl_div(x, t, reduction=R)", COUNTS, True),
+    ("F.kl_div(x, t, reduction=R, log_target=True)", LT, True),
+    (f"F.margin_ranking_loss(x, t, {RANKS}, margin=0.2, reduction=R)", LT, True),
+    ("F.hinge_embedding_loss(x, t, reduction=R)", SIGNS, True),
+    ("F.hinge_embedding_loss(x, t, margin=0.5, reduction=R)", SIGNS, True),
+    ("F.poisson_nll_loss(x, t, reduction=R)", COUNTS, True),
+    ("F.poisson_nll_loss(x.abs(), t, log_input=False, full=True, reduction=R)", COUNTS, True),
+    ("F.gaussian_nll_loss(x, t, torch.tensor([[0.5], [2.0]]), reduction=R)", LT, True),
+    ("F.gaussian_nll_loss(x, t, 0.5, full=True, reduction=R)", LT, True),
+    ("F.triplet_margin_loss(x, t, x * 2, reduction=R)", LT, False),  # (torch's second order: no storage)
+    ("F.triplet_margin_loss(x, t, t.flip(0), margin=0.5, p=1, swap=True, reduction=R)", LT, False),
+]
+LOSS_ERRORS = [
+    "F.smooth_l1_loss(torch.ones(2, 3), torch.ones(3))",
+    "F.smooth_l1_loss(torch.ones(2), torch.ones(2), beta=-1.)",
+    "F.soft_margin_loss(torch.ones(2), torch.ones(2, requires_grad=True))",
+    "F.kl_div(torch.ones(2), torch.ones(2), reduction='x')",
+    "F.kl_div(torch.ones(2), torch.ones(2, dtype=torch.long))",
+    "F.margin_ranking_loss(torch.ones(2), torch.ones(2), torch.ones(1, 2))",
+    "F.triplet_margin_loss(torch.ones(2), torch.ones(2), torch.ones(2), margin=0.)",
+    "F.triplet_margin_loss(torch.ones(2, 2), torch.ones(2), torch.ones(2, 2))",
+    "F.gaussian_nll_loss(torch.ones(2, 3), torch.ones(2, 3), torch.ones(3))",
+    "F.gaussian_nll_loss(torch.ones(2, 3), torch.ones(2, 3), -1.)",
+    "F.poisson_nll_loss(torch.ones(2), torch.ones(2), reduction='x')",
+    "F.hinge_embedding_loss(torch.ones(2), torch.ones(2), reduction='bad')",
+    "F.kl_div(torch.zeros(2, 3), torch.full((2, 3), 0.5), reduction='batchmean')",
+    "nn.TripletMarginLoss(margin=0)",
+]
+LOSS_MODULES = [
+    "repr(nn.ModuleList([nn.SmoothL1Loss(beta=0.5), nn.SoftMarginLoss(), nn.KLDivLoss(reduction='batchmean'),"
+    " nn.MarginRankingLoss(0.1), nn.HingeEmbeddingLoss(), nn.PoissonNLLLoss(), nn.GaussianNLLLoss(),"
+    " nn.TripletMarginLoss()]))",
+    f"nn.SmoothL1Loss(beta=0.5)({LX}, {LT})",
+    f"nn.KLDivLoss(reduction='batchmean', log_target=True)({LX}, {LT})",
+    f"nn.MarginRankingLoss(0.1, reduction='sum')({LX}, {LT}, {RANKS})",
+    f"nn.HingeEmbeddingLoss(0.5)({LX}, {SIGNS})",
+    f"nn.PoissonNLLLoss(log_input=False, full=True)({LX}.abs(), {COUNTS})",
+    f"nn.GaussianNLLLoss(full=True, reduction='none')({LX}, {LT}, torch.ones(2, 1))",
+    f"nn.TripletMarginLoss(margin=0.5, p=1.0, swap=True)({LX}, {LT}, {LT}.flip(0))",
+    f"nn.SoftMarginLoss(reduction='sum')({LX}, {SIGNS})",
+    f"nn.SmoothL1Loss(reduce=False)({LX}, {LT})",
+]
+
+
+def test_losses() -> None:
+    calls = []
+    for loss, target, second in LOSSES:
+        for reduction in ("'mean'", "'sum'", "'none'"):
+            f = loss.replace("=R", "=" + reduction)
+            calls.append(f"(lambda x, t: (lambda y: (y, grads(y, x, t)))({f}))({LX}, {target})")
+            if second:
+                calls.append(
+                    "(lambda x, t: (lambda gs: (gs, torch.autograd.grad(sum(g.sum() for g in gs"
+                    f" if g is not None), (x,), allow_unused=True)))(torch.autograd.grad({f}.sum(), (x, t),"
+                    f" create_graph=True, allow_unused=True)))({LX}, {target})"
+                )
+    defaults = (("F.kl_div(x, t, reduction='batchmean')", COUNTS), ("F.smooth_l1_loss(x, t, beta=0.)", LT))
+    for f, target in defaults:
+        calls.append(f"(lambda x, t: (lambda y: (y, grads(y, x, t)))({f}))({LX}, {target})")
+    check(calls + LOSS_ERRORS + LOSS_MODULES)

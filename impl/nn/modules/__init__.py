@@ -47,10 +47,18 @@ from impl.nn.modules.loss import (
     BCELoss,
     BCEWithLogitsLoss,
     CrossEntropyLoss,
+    GaussianNLLLoss,
+    HingeEmbeddingLoss,
     HuberLoss,
+    KLDivLoss,
     L1Loss,
+    MarginRankingLoss,
     MSELoss,
     NLLLoss,
+    PoissonNLLLoss,
+    SmoothL1Loss,
+    SoftMarginLoss,
+    TripletMarginLoss,
 )
 from impl.nn.modules.module import Module
 from impl.nn.modules.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
@@ -147,4 +155,12 @@ __all__ = [
     "CrossEntropyLoss",
     "BCELoss",
     "BCEWithLogitsLoss",
+    "SmoothL1Loss",
+    "SoftMarginLoss",
+    "KLDivLoss",
+    "MarginRankingLoss",
+    "HingeEmbeddingLoss",
+    "PoissonNLLLoss",
+    "GaussianNLLLoss",
+    "TripletMarginLoss",
 ]
