@@ -244,6 +244,7 @@ def test_zero_grad_stops_accumulation(program: Program, backend: Backend, refere
 LOSS_CASES: tuple[tuple[str, bool | None, dict], ...] = (
     ("HuberLoss", None, {}),  # first: its planted fault's session stops at the first test that fails
     ("HuberLoss", None, {"delta": 0.3}),
+    ("SmoothL1Loss", None, {"beta": 0.5}),  # early: its planted fault's session stops here
     ("MSELoss", None, {}),
     ("L1Loss", None, {}),
     ("L1Loss", None, {"tied": True}),
@@ -267,6 +268,9 @@ LOSS_CASES: tuple[tuple[str, bool | None, dict], ...] = (
     ("BCEWithLogitsLoss", None, {"weight": True}),
     ("BCEWithLogitsLoss", None, {"pos_weight": True}),
     ("BCEWithLogitsLoss", None, {"weight": True, "pos_weight": True}),
+    ("SmoothL1Loss", None, {}),
+    ("KLDivLoss", None, {}),
+    ("KLDivLoss", None, {"log_target": True}),
 )
 LOSS_IDS = ["-".join([cls, *{True: ["probabilities"], False: ["indices"]}.get(soft, []), *options])
             for cls, soft, options in LOSS_CASES]
@@ -299,7 +303,8 @@ def losses(draw: Any, cls: str, soft: bool | None, options: dict) -> Program:
         net, out_shape = b.tree(shape, depth=0)
         if len(out_shape) == len(shape) and out_shape[-1] > 1:
             prediction = b.call(net, [prediction], out_shape)
-    kwargs = {k: options[k] for k in ("ignore_index", "label_smoothing", "delta") if k in options}
+    kwargs = {k: options[k] for k in ("ignore_index", "label_smoothing", "delta", "beta", "log_target")
+              if k in options}
     classes = b.shapes[prediction][-1]
     for name in ("weight", "pos_weight"):
         if options.get(name):

@@ -563,6 +563,18 @@ def gelu_double_backward_drops_curvature() -> Iterator[None]:
         yield
 
 
+@fault({"MOD-004": ": value"})
+def smooth_l1_beta_ignored() -> Iterator[None]:
+    """SmoothL1Loss's forward switches from quadratic to linear at 1 whatever its ``beta``."""
+    from impl.nn import _losses
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a, t, reduction, beta: original(xp, a, t, reduction, 1.0)
+
+    with patched(_losses.SMOOTH_L1_LOSS, "forward", make):
+        yield
+
+
 @fault({"MOD-007": "expected error"})
 def elu_inplace_negative_alpha_accepted() -> Iterator[None]:
     """The backward of an in-place ELU with a negative alpha computes a gradient from the result

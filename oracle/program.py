@@ -233,6 +233,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     **{n: () for n in "Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout Unflatten".split()},
     **{n: () for n in "LazyLinear LazyConv2d LazyConv1d".split()},
     "HuberLoss": (),  # MOD-004
+    **{n: () for n in "SmoothL1Loss KLDivLoss".split()},  # MOD-004 (issue 22)
     # the activation layers of issue 22 (MOD-015)
     **{n: () for n in "SELU CELU Hardswish Hardsigmoid Hardshrink Softshrink Tanhshrink".split()},
 }

@@ -983,13 +983,14 @@ class ModuleBuilder(Builder):
         ignored: tuple[str, int] | None = None, values: Any = None,
     ) -> tuple[str, str]:
         """The input a loss of ``cls`` takes from ``prediction`` (1-d or 2-d, classes last;
-        squashed by Sigmoid for BCELoss, LogSoftmax for NLLLoss) and a target of the kind it takes:
+        squashed by Sigmoid for BCELoss, LogSoftmax for NLLLoss and KLDivLoss) and a target of the
+        kind it takes:
         class indices (NLLLoss; CrossEntropyLoss unless ``soft``, at random if None; with
         ``ignored`` ("some" or "all", ignore_index), the first or every one the index ignored),
         else ``values`` if given, or values (MSELoss, L1Loss, HuberLoss) or probabilities drawn, requiring
         grad with ``target_grad``."""
         shape = self.shapes[prediction]
-        squash = {"BCELoss": "Sigmoid", "NLLLoss": "LogSoftmax"}.get(cls)
+        squash = {"BCELoss": "Sigmoid", "NLLLoss": "LogSoftmax", "KLDivLoss": "LogSoftmax"}.get(cls)
         if squash is not None:
             name = self.fresh("m")
             kwargs = {"dim": -1} if squash == "LogSoftmax" else {}
@@ -1007,7 +1008,7 @@ class ModuleBuilder(Builder):
             self.bind(target, shape[:-1], Leaf(target, data if len(shape) == 2 else data[0], "int64"))
             return prediction, target
         if values is None:
-            regression = cls in ("MSELoss", "L1Loss", "HuberLoss")
+            regression = cls in ("MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss")
             values = self.data(shape) if regression else self.probabilities(shape)
         self.bind(target, shape, Leaf(target, values, "float32", target_grad), tracked=target_grad)
         return prediction, target

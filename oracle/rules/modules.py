@@ -110,8 +110,9 @@ RULES = [
         "MOD-004",
         MODULES,
         "MSELoss, HuberLoss (its delta too), L1Loss, CrossEntropyLoss (class indices or probabilities), "
-        "NLLLoss, BCELoss and "
-        "BCEWithLogitsLoss give torch's values and gradients with every reduction.",
+        "NLLLoss, BCELoss, "
+        "BCEWithLogitsLoss, SmoothL1Loss (beta) and KLDivLoss (log_target) give torch's values and "
+        "gradients with every reduction.",
         f"{_NN}.CrossEntropyLoss.html",
     ),
     Rule(
