@@ -62,6 +62,7 @@ from impl.nn._dropout import (  # noqa: F401  (re-exported)
 from impl.nn._embedding import embedding  # noqa: F401  (re-exported)
 from impl.nn._norm import batch_norm, group_norm, layer_norm  # noqa: F401  (re-exported)
 from impl.nn._pad import pad
+from impl.nn._pixel_shuffle import pixel_shuffle, pixel_unshuffle  # noqa: F401  (re-exported)
 from impl.nn._pool import (  # noqa: F401  (re-exported)
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -153,6 +154,8 @@ __all__ = [
     "poisson_nll_loss",
     "gaussian_nll_loss",
     "triplet_margin_loss",
+    "pixel_shuffle",
+    "pixel_unshuffle",
 ]
 
 

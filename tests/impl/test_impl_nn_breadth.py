@@ -291,3 +291,42 @@ def test_losses() -> None:
     for f, target in defaults:
         calls.append(f"(lambda x, t: (lambda y: (y, grads(y, x, t)))({f}))({LX}, {target})")
     check(calls + LOSS_ERRORS + LOSS_MODULES)
+
+
+IMAGE = "torch.arange(32.).reshape(2, 4, 2, 2).requires_grad_()"
+PADDING = [
+    "repr(nn.Sequential(nn.ZeroPad1d(2), nn.ZeroPad2d((1, 2, 3, 4)), nn.ZeroPad2d(1),"
+    " nn.ConstantPad1d(2, 3.5), nn.ConstantPad2d((1, 0, 2, 0), -1), nn.ReflectionPad1d(1),"
+    " nn.ReflectionPad2d(2),"
+    " nn.ReplicationPad1d((1, 2)), nn.ReplicationPad2d(1), nn.PixelShuffle(2), nn.PixelUnshuffle(3)))",
+    *(
+        f"(lambda x: (lambda y: (y, grads(y, x)))({layer}(x)))({IMAGE})"
+        for layer in (
+            "nn.ZeroPad2d((1, 0, 2, 1))",
+            "nn.ConstantPad2d(1, 2.5)",
+            "nn.ReflectionPad2d(1)",
+            "nn.ReplicationPad2d((2, 0, 1, 1))",
+            "nn.ZeroPad1d(1)",
+            "nn.ConstantPad1d((0, 2), -1.)",
+            "nn.ReflectionPad1d((1, 0))",
+            "nn.ReplicationPad1d(2)",
+            "nn.PixelShuffle(2)",
+            "nn.PixelUnshuffle(2)",
+            "(lambda t: F.pixel_unshuffle(F.pixel_shuffle(t, 2), 2))",
+            "(lambda t: torch.pixel_shuffle(t[0], 2))",
+        )
+    ),
+    "F.pixel_shuffle(torch.ones(2, 2), 2)",
+    "F.pixel_shuffle(torch.ones(1, 5, 2, 2), 2)",
+    "F.pixel_shuffle(torch.ones(1, 4, 2, 2), 0)",
+    "F.pixel_unshuffle(torch.ones(1, 1, 3, 2), 2)",
+    "F.pixel_unshuffle(torch.ones(1, 1, 2, 3), 2)",
+    "F.pixel_unshuffle(torch.ones(2, 2), 2)",
+    "F.pixel_unshuffle(torch.ones(1, 1, 2, 2), 0)",
+    "F.pixel_shuffle(torch.ones(1, 4, 2, 2), 2.0)",
+    "nn.ReflectionPad2d(2)(torch.ones(1, 2, 2))",
+]
+
+
+def test_padding_and_pixel_shuffle() -> None:
+    check(PADDING)

@@ -62,6 +62,18 @@ from impl.nn.modules.loss import (
 )
 from impl.nn.modules.module import Module
 from impl.nn.modules.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
+from impl.nn.modules.padding import (
+    ConstantPad1d,
+    ConstantPad2d,
+    PixelShuffle,
+    PixelUnshuffle,
+    ReflectionPad1d,
+    ReflectionPad2d,
+    ReplicationPad1d,
+    ReplicationPad2d,
+    ZeroPad1d,
+    ZeroPad2d,
+)
 from impl.nn.modules.pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
@@ -163,4 +175,14 @@ __all__ = [
     "PoissonNLLLoss",
     "GaussianNLLLoss",
     "TripletMarginLoss",
+    "ZeroPad1d",
+    "ZeroPad2d",
+    "ConstantPad1d",
+    "ConstantPad2d",
+    "ReflectionPad1d",
+    "ReflectionPad2d",
+    "ReplicationPad1d",
+    "ReplicationPad2d",
+    "PixelShuffle",
+    "PixelUnshuffle",
 ]
