@@ -60,6 +60,7 @@ from impl.nn._dropout import (  # noqa: F401  (re-exported)
     feature_alpha_dropout,
 )
 from impl.nn._embedding import embedding  # noqa: F401  (re-exported)
+from impl.nn._interpolate import interpolate  # noqa: F401  (re-exported)
 from impl.nn._norm import batch_norm, group_norm, layer_norm  # noqa: F401  (re-exported)
 from impl.nn._pad import pad
 from impl.nn._pixel_shuffle import pixel_shuffle, pixel_unshuffle  # noqa: F401  (re-exported)
@@ -156,6 +157,7 @@ __all__ = [
     "triplet_margin_loss",
     "pixel_shuffle",
     "pixel_unshuffle",
+    "interpolate",
 ]
 
 

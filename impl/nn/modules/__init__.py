@@ -71,6 +71,7 @@ from impl.nn.modules.padding import (
     ReflectionPad2d,
     ReplicationPad1d,
     ReplicationPad2d,
+    Upsample,
     ZeroPad1d,
     ZeroPad2d,
 )
@@ -185,4 +186,5 @@ __all__ = [
     "ReplicationPad2d",
     "PixelShuffle",
     "PixelUnshuffle",
+    "Upsample",
 ]

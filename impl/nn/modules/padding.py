@@ -1,5 +1,5 @@
-"""Padding and pixel-shuffle layers: ZeroPad1d/2d, ConstantPad1d/2d, ReflectionPad1d/2d,
-ReplicationPad1d/2d over F.pad; PixelShuffle and PixelUnshuffle."""
+"""Padding, pixel-shuffle and upsampling layers: ZeroPad1d/2d, ConstantPad1d/2d,
+ReflectionPad1d/2d, ReplicationPad1d/2d over F.pad; PixelShuffle and PixelUnshuffle; Upsample."""
 
 from __future__ import annotations
 
@@ -101,3 +101,39 @@ class PixelUnshuffle(Module):
 
     def extra_repr(self) -> str:
         return f"downscale_factor={self.downscale_factor}"
+
+
+class Upsample(Module):
+    """F.interpolate to ``size`` or by ``scale_factor`` (floats, as torch stores it) in ``mode``."""
+
+    def __init__(
+        self,
+        size: Any = None,
+        scale_factor: Any = None,
+        mode: str = "nearest",
+        align_corners: bool | None = None,
+        recompute_scale_factor: bool | None = None,
+    ) -> None:
+        super().__init__()
+        self.name = type(self).__name__
+        self.size = size
+        if isinstance(scale_factor, tuple):
+            self.scale_factor: Any = tuple(float(factor) for factor in scale_factor)
+        else:
+            self.scale_factor = float(scale_factor) if scale_factor else None
+        self.mode = mode
+        self.align_corners = align_corners
+        self.recompute_scale_factor = recompute_scale_factor
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.interpolate(
+            input, self.size, self.scale_factor, self.mode, self.align_corners,
+            recompute_scale_factor=self.recompute_scale_factor,
+        )
+
+    def extra_repr(self) -> str:
+        if self.scale_factor is not None:
+            info = "scale_factor=" + repr(self.scale_factor)
+        else:
+            info = "size=" + repr(self.size)
+        return info + ", mode=" + repr(self.mode)
