@@ -335,8 +335,9 @@ def _warn_size_mismatch(input: Tensor, target: Tensor) -> None:
         )
 
 
-def _reduce(t: Tensor, reduction: str) -> Tensor:
-    code = _reduction_code(reduction)
+def _reduce(t: Tensor, reduction: str | int) -> Tensor:
+    """ATen's apply_loss_reduction: ``t``, ``t.mean()`` or ``t.sum()`` (a name or its code)."""
+    code = reduction if isinstance(reduction, int) else _reduction_code(reduction)
     return t if code == 0 else (t.mean() if code == 1 else t.sum())
 
 
@@ -684,7 +685,7 @@ def kl_div(
         output = target.exp() * (target - input)
     else:
         output = api.FUNCTIONS["xlogy"](target, target) - target * input
-    reduced = output if code == 0 else (output.mean() if code == 1 else output.sum())
+    reduced = _reduce(output, code)
     if reduction == "batchmean" and input.dim() != 0:
         reduced = reduced / input.size()[0]
     return reduced
@@ -708,7 +709,7 @@ def margin_ranking_loss(
             f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} "
         )
     output = add_scalar(-target * (input1 - input2), margin).clamp_min_(0)
-    return output if code == 0 else (output.mean() if code == 1 else output.sum())
+    return _reduce(output, code)
 
 
 def hinge_embedding_loss(
@@ -725,7 +726,7 @@ def hinge_embedding_loss(
     zeros = _creation.zeros_like(input)
     margin_clamp = scalar_minus(margin, input).clamp_min_(0)
     output = where(target != 1, margin_clamp, zeros) + where(target != -1, input, zeros)
-    return output if code == 0 else (output.mean() if code == 1 else output.sum())
+    return _reduce(output, code)
 
 
 def poisson_nll_loss(
@@ -811,4 +812,4 @@ def triplet_margin_loss(
     if swap:
         dist_neg = api.FUNCTIONS["min"](dist_neg, pairwise_distance(positive, negative, p, eps))
     output = (add_scalar(dist_pos, margin) - dist_neg).clamp_min(0)
-    return output if code == 0 else (output.mean() if code == 1 else output.sum())
+    return _reduce(output, code)
