@@ -44,6 +44,8 @@ from oracle.strategies import (
     EMBEDDING_OPTIONS,
     EMBEDDING_VALUES,
     LOSSES,
+    MORE_ACTIVATION_LAYERS,
+    SPLIT_AT_NAN,
     TREE_INPUTS,
     ModuleBuilder,
     backprop_twice,
@@ -86,13 +88,14 @@ def _activation_at(name: str, default: float, scale: str | None = None) -> cover
     )
 
 
-_HALF_RANGE = ("Hardtanh", "ReLU6", "ELU")  # NaN's gradient differs among torch's own loops there
+_HALF_RANGE = SPLIT_AT_NAN  # NaN's gradient differs among torch's own loops there
 EDGE_EVERY = 4  # one program in EDGE_EVERY (the first drawn) runs every form at every edge value
 # MOD-007's edge values: zeros, infinities, NaN, the bounds of Hardtanh's and ReLU6's options and
 # Softplus's thresholds (threshold / beta of each of its option sets)
 ACTIVATION_EDGES = (
     0.0, -0.0, -math.inf, math.inf, math.nan, -1.0, 1.0, -2.0, 0.5, 2.0, 2.5, 5.0, 6.0, 10.0, 20.0
 )
+HARD_BOUNDS = (-3.0, 3.0)  # where Hardswish and Hardsigmoid change pieces (MOD-018's edges)
 # Which (API, argument, value class) items each rule's programs must exercise (oracle.coverage): the
 # modules' keyword arguments, and the classes that need context: ignored targets, edge values.
 COVERAGE: dict[str, coverage.Targets] = {
@@ -133,6 +136,16 @@ COVERAGE: dict[str, coverage.Targets] = {
             "at the threshold": _activation_at("threshold", 20.0, scale="beta"),
             "above the threshold": coverage.somewhere(
                 lambda x, call: x * call.arguments.get("beta", 1.0) > call.arguments.get("threshold", 20.0)),
+        }),
+    ),
+    "MOD-018": coverage.Targets(
+        coverage.keywords(*_nn(*MORE_ACTIVATION_LAYERS)),
+        coverage.edges(_nn(*MORE_ACTIVATION_LAYERS), "input", "0", "-0.0", "-inf", "inf"),
+        coverage.edges(_nn(*(c for c in MORE_ACTIVATION_LAYERS if c not in _HALF_RANGE)), "input", "NaN"),
+        coverage.clause(_nn("Hardshrink", "Softshrink"), "input", {"at lambd": _activation_at("lambd", 0.5)}),
+        coverage.clause(_nn("Hardswish", "Hardsigmoid"), "input", {
+            "at -3": coverage.somewhere(lambda x, call: x == -3),
+            "at 3": coverage.somewhere(lambda x, call: x == 3),
         }),
     ),
     "MOD-008": coverage.Targets(
@@ -264,6 +277,7 @@ def test_zero_grad_stops_accumulation(program: Program, backend: Backend, refere
 LOSS_CASES: tuple[tuple[str, bool | None, dict], ...] = (
     ("HuberLoss", None, {}),  # first: its planted fault's session stops at the first test that fails
     ("HuberLoss", None, {"delta": 0.3}),
+    ("SmoothL1Loss", None, {"beta": 0.5}),  # early: its planted fault's session stops here
     ("MSELoss", None, {}),
     ("L1Loss", None, {}),
     ("L1Loss", None, {"tied": True}),
@@ -287,6 +301,9 @@ LOSS_CASES: tuple[tuple[str, bool | None, dict], ...] = (
     ("BCEWithLogitsLoss", None, {"weight": True}),
     ("BCEWithLogitsLoss", None, {"pos_weight": True}),
     ("BCEWithLogitsLoss", None, {"weight": True, "pos_weight": True}),
+    ("SmoothL1Loss", None, {}),
+    ("KLDivLoss", None, {}),
+    ("KLDivLoss", None, {"log_target": True}),
 )
 LOSS_IDS = ["-".join([cls, *{True: ["probabilities"], False: ["indices"]}.get(soft, []), *options])
             for cls, soft, options in LOSS_CASES]
@@ -319,7 +336,8 @@ def losses(draw: Any, cls: str, soft: bool | None, options: dict) -> Program:
         net, out_shape = b.tree(shape, depth=0)
         if len(out_shape) == len(shape) and out_shape[-1] > 1:
             prediction = b.call(net, [prediction], out_shape)
-    kwargs = {k: options[k] for k in ("ignore_index", "label_smoothing", "delta") if k in options}
+    kwargs = {k: options[k] for k in ("ignore_index", "label_smoothing", "delta", "beta", "log_target")
+              if k in options}
     classes = b.shapes[prediction][-1]
     for name in ("weight", "pos_weight"):
         if options.get(name):
@@ -484,8 +502,10 @@ def refused_forms(cls: str) -> list[dict]:
 
 def activation_edges(cls: str) -> list[float]:
     """ACTIVATION_EDGES, but for the values where torch's own loops disagree (see
-    ``ModuleBuilder.activation_values``): NaN of Hardtanh, ReLU6 and ELU, +inf of GELU."""
-    return [v for v in ACTIVATION_EDGES
+    ``ModuleBuilder.activation_values``): NaN of SPLIT_AT_NAN's layers, +inf of GELU; with
+    HARD_BOUNDS for MOD-018's layers."""
+    edges = ACTIVATION_EDGES + (HARD_BOUNDS if cls in MORE_ACTIVATION_LAYERS else ())
+    return [v for v in edges
             if not (math.isnan(v) and cls in _HALF_RANGE or v == math.inf and cls == "GELU")]
 
 
@@ -494,6 +514,14 @@ def activation_edges(cls: str) -> list[float]:
 @examples(0.3)  # each layer: 30 programs in ci (cheap: one layer, small tensors)
 @given(data=st.data())
 def test_activation_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(activation_layers(cls), label="program"), backend, reference)
+
+
+@pytest.mark.rule("MOD-018")
+@pytest.mark.parametrize("cls", MORE_ACTIVATION_LAYERS)
+@examples(0.15)  # each layer: 15 programs in ci
+@given(data=st.data())
+def test_more_activation_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(activation_layers(cls), label="program"), backend, reference)
 
 

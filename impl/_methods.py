@@ -19,6 +19,7 @@ from impl._names import type_name
 
 # the op families, imported for the spellings they declare
 from impl._ops import (  # noqa: F401
+    activations,
     arithmetic,
     binary_math,
     comparison,

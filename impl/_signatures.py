@@ -128,6 +128,10 @@ OVERLOADS: dict[str, tuple[str, ...]] = {
         f"(Tensor input, Tensor min = None, Tensor max = None, {_OUT})",
         f"(Tensor input, Number min = None, Number max = None, {_OUT})",
     ),
+    **{
+        name: (f"(Tensor input, Tensor {bound}, {_OUT})", f"(Tensor input, Number {bound}, {_OUT})")
+        for name, bound in (("clamp_min", "min"), ("clamp_max", "max"))
+    },
     "pow": (
         f"(Tensor input, Tensor exponent, {_OUT})",
         f"(Number self, Tensor exponent, {_OUT})",

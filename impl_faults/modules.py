@@ -563,6 +563,18 @@ def gelu_double_backward_drops_curvature() -> Iterator[None]:
         yield
 
 
+@fault({"MOD-004": ": value"})
+def smooth_l1_beta_ignored() -> Iterator[None]:
+    """SmoothL1Loss's forward switches from quadratic to linear at 1 whatever its ``beta``."""
+    from impl.nn import _losses
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a, t, reduction, beta: original(xp, a, t, reduction, 1.0)
+
+    with patched(_losses.SMOOTH_L1_LOSS, "forward", make):
+        yield
+
+
 @fault({"MOD-007": "expected error"})
 def elu_inplace_negative_alpha_accepted() -> Iterator[None]:
     """The backward of an in-place ELU with a negative alpha computes a gradient from the result
@@ -591,6 +603,31 @@ def softplus_not_divided_by_beta() -> Iterator[None]:
         return xp.where(x * beta > threshold, x, xp.log1p(xp.exp(x * beta)))
 
     with patched(ops.SOFTPLUS, "forward", lambda _orig: ops.computed(forward)):
+        yield
+
+
+@fault({"MOD-018": ": value"})
+def selu_scale_dropped() -> Iterator[None]:
+    """SELU is ELU with SELU's alpha but without its scale (1.0507...) on either side."""
+    from impl.nn import _activations_more as ops
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, x, alpha, scale, input_scale: original(xp, x, alpha, 1.0, input_scale)
+
+    with patched(ops.SELU, "forward", make):
+        yield
+
+
+@fault({"MOD-018": ": value"})
+def hardshrink_band_open() -> Iterator[None]:
+    """Hardshrink zeroes only inside the open band ``(-lambd, lambd)``: ``x = ±lambd`` passes
+    through where torch's kernel gives 0."""
+    from impl._ops import activations as ops
+
+    def forward(xp: Any, x: Any, lambd: float) -> Any:
+        return xp.where(xp.abs(x) < x.dtype.type(lambd), x.dtype.type(0), x)
+
+    with patched(ops.HARDSHRINK, "forward", lambda _orig: ops.computed(forward)):
         yield
 
 

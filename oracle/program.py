@@ -248,6 +248,9 @@ MODULES: dict[str, tuple[str, ...]] = {
     # the Transformer layers (MOD-017), likewise
     "TransformerEncoderLayer": (),
     "TransformerDecoderLayer": (),
+    **{n: () for n in "SmoothL1Loss KLDivLoss".split()},  # MOD-004 (issue 22)
+    # the activation layers of issue 22 (MOD-018)
+    **{n: () for n in "SELU CELU Hardswish Hardsigmoid Hardshrink Softshrink Tanhshrink".split()},
 }
 
 

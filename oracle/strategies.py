@@ -497,6 +497,10 @@ SMOOTH_ACTIVATIONS = tuple(a for a in ACTIVATIONS if a not in ("ReLU", "LeakyReL
 # a longer ACTIVATIONS reshuffles the derandomized ci trees, which then miss planted faults of
 # MOD-001..003 that they catch now)
 ACTIVATION_LAYERS = ("GELU", "SiLU", "Mish", "ELU", "Softplus", "Hardtanh", "ReLU6", "LogSigmoid", "Softsign")
+# the activation layers MOD-018 draws the same way (issue 22), those its planted faults break first
+MORE_ACTIVATION_LAYERS = (
+    "SELU", "Hardshrink", "CELU", "Hardswish", "Hardsigmoid", "Softshrink", "Tanhshrink"
+)
 # constructor keyword arguments of those layers, one combination drawn (options drawn one by one
 # left combinations such as an in-place ELU with a negative alpha, whose backward torch refuses,
 # out of the derandomized ci programs)
@@ -510,6 +514,12 @@ ACTIVATION_OPTIONS: dict[str, tuple[dict, ...]] = {
             {"alpha": 2.0, "inplace": True}, *_INPLACE[1:]),
     "Softplus": ({}, {"beta": 2.0}, {"beta": 0.5, "threshold": 1.0}, {"threshold": 5.0},
                  {"beta": 2.0, "threshold": 5.0}),
+    "SELU": _INPLACE,
+    "CELU": ({}, {"alpha": 0.5}, {"alpha": 2.0, "inplace": True}),
+    "Hardswish": _INPLACE,
+    "Hardsigmoid": _INPLACE,
+    "Hardshrink": ({}, {"lambd": 1.0}, {"lambd": 2.0}),
+    "Softshrink": ({}, {"lambd": 1.0}, {"lambd": 2.0}),
     "Hardtanh": ({}, *_INPLACE[1:], {"min_val": -2.0, "max_val": 0.5},
                  {"min_val": -2.0, "max_val": 0.5, "inplace": True},
                  {"min_val": 0.0, "max_val": 6.0, "inplace": True}),
@@ -526,6 +536,9 @@ TREE_LAYER_FORMS: dict[str, tuple[dict, ...]] = {
     "Dropout": ({}, {"p": 0.0}, {"p": 1.0, "inplace": True}),
     **{cls: ({},) for cls in ("Sigmoid", "Tanh", "Identity")},
 }
+# the layers whose gradient at NaN torch's vectorized and scalar loops disagree on (by position in
+# the tensor): no NaN among their inputs
+SPLIT_AT_NAN = ("Hardtanh", "ReLU6", "ELU", "SELU", "CELU", "Hardswish", "Hardshrink", "Softshrink")
 # inputs of MOD-007: both zeros, the default bounds of Hardtanh and ReLU6, softplus's threshold
 # (20) and beyond, values where exp under- or overflows in float32; infinities and NaN where
 # ``activation_values`` allows them
@@ -779,10 +792,10 @@ class ModuleBuilder(Builder):
     def activation_values(self, cls: str, shape: tuple[int, ...]) -> Any:
         """Input values for ``cls`` from ACTIVATION_VALUES and, as torch's kernels agree on them,
         infinities and NaN: torch's vectorized loops differ from its scalar loop (so from
-        themselves, by position in the tensor) on the gradient of Hardtanh, ReLU6 and ELU at NaN,
+        themselves, by position in the tensor) on the gradient of SPLIT_AT_NAN's layers at NaN,
         and on GELU of +inf (NaN in a float32 vector, inf alone)."""
         pool = list(ACTIVATION_VALUES)
-        if cls not in ("Hardtanh", "ReLU6", "ELU"):
+        if cls not in SPLIT_AT_NAN:
             pool.append(float("nan"))
         pool += [float("-inf")] + ([] if cls == "GELU" else [float("inf")])
         if not shape:
@@ -970,13 +983,14 @@ class ModuleBuilder(Builder):
         ignored: tuple[str, int] | None = None, values: Any = None,
     ) -> tuple[str, str]:
         """The input a loss of ``cls`` takes from ``prediction`` (1-d or 2-d, classes last;
-        squashed by Sigmoid for BCELoss, LogSoftmax for NLLLoss) and a target of the kind it takes:
+        squashed by Sigmoid for BCELoss, LogSoftmax for NLLLoss and KLDivLoss) and a target of the
+        kind it takes:
         class indices (NLLLoss; CrossEntropyLoss unless ``soft``, at random if None; with
         ``ignored`` ("some" or "all", ignore_index), the first or every one the index ignored),
         else ``values`` if given, or values (MSELoss, L1Loss, HuberLoss) or probabilities drawn, requiring
         grad with ``target_grad``."""
         shape = self.shapes[prediction]
-        squash = {"BCELoss": "Sigmoid", "NLLLoss": "LogSoftmax"}.get(cls)
+        squash = {"BCELoss": "Sigmoid", "NLLLoss": "LogSoftmax", "KLDivLoss": "LogSoftmax"}.get(cls)
         if squash is not None:
             name = self.fresh("m")
             kwargs = {"dim": -1} if squash == "LogSoftmax" else {}
@@ -994,7 +1008,7 @@ class ModuleBuilder(Builder):
             self.bind(target, shape[:-1], Leaf(target, data if len(shape) == 2 else data[0], "int64"))
             return prediction, target
         if values is None:
-            regression = cls in ("MSELoss", "L1Loss", "HuberLoss")
+            regression = cls in ("MSELoss", "L1Loss", "HuberLoss", "SmoothL1Loss")
             values = self.data(shape) if regression else self.probabilities(shape)
         self.bind(target, shape, Leaf(target, values, "float32", target_grad), tracked=target_grad)
         return prediction, target

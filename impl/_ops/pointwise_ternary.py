@@ -343,6 +343,36 @@ CLAMP_TENSOR = OpDef(
 )
 
 
+def _one_bound(which: str) -> tuple[OpDef, OpDef]:
+    """clamp_min's or clamp_max's ops (``which`` "min" or "max"): of a number bound
+    (Clamp<Which>Backward0, the gradient where ``self`` is on the kept side, ties included) and of a
+    tensor bound (Clamp<Which>Backward1: clamp.Tensor's kernel and masks with the other bound absent)."""
+    title = which.capitalize()
+    keep = (lambda c: c.self >= c.bound) if which == "min" else (lambda c: c.self <= c.bound)
+    number = OpDef(
+        f"Clamp{title}Backward0",
+        lambda xp, a, bound: _clamp_fwd(xp, a, *((bound, None) if which == "min" else (None, bound))),
+        derivatives={"self": D("self bound", lambda g, c: masked(g, keep(c)))},
+        iterator_operands=UNARY,
+    )
+    tensor = OpDef(
+        f"Clamp{title}Backward1",
+        lambda xp, a, bound: _keep_first_on_tie(xp, "maximum" if which == "min" else "minimum", a, bound),
+        ("self", "bound"),
+        {
+            "self": D("self bound", lambda g, c: masked(g, keep(c))),
+            "bound": D("self bound", lambda g, c: masked(g, ~keep(c))),
+        },
+        promote="common",
+        iterator_operands=("self", "bound"),
+    )
+    return number, tensor
+
+
+CLAMP_MIN, CLAMP_MIN_TENSOR = _one_bound("min")
+CLAMP_MAX, CLAMP_MAX_TENSOR = _one_bound("max")
+
+
 def _where_grad(pick_self: bool) -> Any:
     """derivatives.yaml's where(condition, grad, 0) for self, where(condition, 0, grad) for other."""
 
@@ -384,6 +414,38 @@ def clamp(input: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if dt is not input.dtype:  # an integer tensor clamped by float bounds is float, as in torch
         input = input.to(dt)
     return apply(CLAMP, input, min=min, max=max)
+
+
+def _clamp_one(input: Tensor, bound: Any, which: str, inplace: bool) -> Tensor:
+    """clamp_min / clamp_max (``which``), in place or not: torch's overloads of a tensor or a
+    number bound, the number's promotion of an integer input as clamp's."""
+    ops = {"min": (CLAMP_MIN, CLAMP_MIN_TENSOR), "max": (CLAMP_MAX, CLAMP_MAX_TENSOR)}[which]
+    if isinstance(bound, Tensor):
+        return (apply_inplace if inplace else apply)(ops[1], input, bound)
+    if inplace:
+        _check_bounds_inplace(input, bound)
+        return apply_inplace(ops[0], input, bound=bound)
+    dt = dtypes.result_type(input, bound)
+    return apply(ops[0], input if dt is input.dtype else input.to(dt), bound=bound)
+
+
+def _bound_call(fn: Any, values: dict, which: str, inplace: bool = False) -> Tensor:
+    input, bound = values["input"], values[which]
+    if not isinstance(input, Tensor) or bound is ABSENT or bound is None or isinstance(bound, NOT_BOUNDS):
+        raise invalid_call(fn, values)  # (the in-place method's too: its binding words it as torch's)
+    return _clamp_one(input, bound, which, inplace)
+
+
+@api.variants("clamp_min", out=Out(pick=_by_tensor_operands(1, ELEMENTWISE, SAME_DTYPE)))
+def clamp_min(input: Tensor, min: Any = ABSENT) -> Tensor:
+    """``max(input, min)`` elementwise (ClampMinBackward0; of a tensor bound ClampMinBackward1)."""
+    return _bound_call(clamp_min, locals(), "min")
+
+
+@api.variants("clamp_max", out=Out(pick=_by_tensor_operands(1, ELEMENTWISE, SAME_DTYPE)))
+def clamp_max(input: Tensor, max: Any = ABSENT) -> Tensor:
+    """``min(input, max)`` elementwise (ClampMaxBackward0; of a tensor bound ClampMaxBackward1)."""
+    return _bound_call(clamp_max, locals(), "max")
 
 
 def _where_out(args: tuple, kwargs: dict) -> Out:
@@ -430,16 +492,31 @@ def clamp_(self: Tensor, min: Any = None, max: Any = None) -> Tensor:
     if isinstance(min, Tensor) or isinstance(max, Tensor):
         operands, attrs = clamp_tensor_operands(self, min, max)
         return apply_inplace(CLAMP_TENSOR, *operands, **attrs)
+    _check_bounds_inplace(self, min, max)
+    return apply_inplace(CLAMP, self, min=min, max=max)
+
+
+def _check_bounds_inplace(self: Tensor, *bounds: Any) -> None:
+    """torch's refusal of an in-place clamp whose number bounds would promote ``self``."""
     if not self.dtype.is_floating_point:
-        found = dtypes.result_type(self, *(b for b in (min, max) if b is not None))
+        found = dtypes.result_type(self, *(b for b in bounds if b is not None))
         if found is not self.dtype:
             raise RuntimeError(
                 f"result type {dtypes.scalar_type(found)} can't be cast to the desired output type "
                 f"{dtypes.CPP_NAMES[str(self.dtype).removeprefix('torch.')]}"
             )
-    return apply_inplace(CLAMP, self, min=min, max=max)
 
 
 def masked(g: Any, mask: Any) -> Any:
     """``g`` where ``mask`` holds, else 0 (a select, not a product: inf * 0 would give nan)."""
     return apply(WHERE, g, 0, condition=mask)
+
+
+@api.method("clamp_min_")
+def clamp_min_(self: Tensor, min: Any = ABSENT) -> Tensor:
+    return _bound_call(clamp_min, {"input": self, "min": min}, "min", True)
+
+
+@api.method("clamp_max_")
+def clamp_max_(self: Tensor, max: Any = ABSENT) -> Tensor:
+    return _bound_call(clamp_max, {"input": self, "max": max}, "max", True)

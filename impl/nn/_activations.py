@@ -17,8 +17,11 @@ import math
 import numbers
 from typing import Any
 
+import numpy as np
+
 from impl import dtypes
 from impl._names import type_name
+from impl._ops.cpu_kernels import vector_exp
 from impl._ops.elementwise import UNARY, add_scalar, mul_scalar, opmath, scalar_minus, sub_scalar, zero_grad
 from impl._ops.inplace import apply_inplace
 from impl._ops.pointwise_ternary import _clamp_fwd
@@ -153,11 +156,20 @@ def _elu_backward_fwd(
     xp: Any, g: Any, x: Any, alpha: float, scale: float, input_scale: float, is_result: bool
 ) -> Any:
     """ATen's elu_backward from the input, or from the result (``x`` then is the output)."""
+    t = x.dtype.type
+    negcoef, input_scale = t(alpha) * t(scale), t(input_scale)  # in the dtype, as the kernel's
     if is_result:
-        neg = g * input_scale * (x + alpha * scale)
+        neg = g * input_scale * (x + negcoef)
     else:
-        neg = g * input_scale * alpha * scale * xp.exp(x * input_scale)
-    return xp.where(x <= 0, neg, g * scale)
+        neg = g * input_scale * negcoef * vector_exp_of(xp, x * input_scale)
+    return xp.where(x <= 0, neg, g * t(scale))
+
+
+def vector_exp_of(xp: Any, x: Any) -> Any:
+    """``exp`` as torch's vectorized CPU loops compute it (Sleef's expf on float32)."""
+    if xp is np and x.dtype == np.float32:
+        return vector_exp(np.atleast_1d(x)).reshape(np.shape(x))  # (a 0-d product is a numpy scalar)
+    return xp.exp(x)
 
 
 def _elu_options(c: Any) -> dict:

@@ -12,10 +12,11 @@ import numpy as np
 from impl import _creation
 from impl._ops.cascade_sum import cascade_mean, cascade_sum, summable
 from impl._ops.cpu_kernels import vector_elements
+from impl._ops.elementwise import add_scalar
 from impl._ops.pointwise_ternary import where
 from impl._ops.table import D, OpDef, apply, auto_linear, separable, separable_dense
 from impl._tensor import Tensor
-from impl.nn._activations import LOG_SIGMOID
+from impl.nn._activations import LOG_SIGMOID, vector_exp_of
 
 REDUCTIONS = {"none": 0, "mean": 1, "sum": 2}
 EPSILON = 1e-12  # torch's clamp of x*(1-x) in binary_cross_entropy's backward
@@ -294,3 +295,123 @@ class _no_errstate:
 NLL_LOSS = OpDef(
     "NllLossBackward0", _nll_fwd, derivatives={"self": D("self " + NLL_OPTIONS, _nll_grad)}, jvp=auto_linear
 )
+
+
+def _norm(c: Any) -> float:
+    """1 / numel for 'mean' (the input's), else 1: what a loss's backward scales the gradient by."""
+    numel = 1
+    for s in c.shape("self"):
+        numel *= s
+    return 1.0 / numel if c.reduction == 1 else 1.0
+
+
+# -- smooth_l1_loss -------------------------------------------------------------------------------
+def _smooth_l1_fwd(xp: Any, a: Any, t: Any, reduction: int, beta: float) -> Any:
+    """``0.5 * z * z / beta`` below ``beta``, ``z - 0.5 * beta`` elsewhere, ``z = |a - t|``."""
+    z = xp.abs(a - t)
+    b, half = a.dtype.type(beta), a.dtype.type(0.5)
+    return _reduce_array(xp, xp.where(z < b, half * z * z / b, z - half * b).astype(a.dtype), reduction)
+
+
+def _smooth_l1_backward_fwd(
+    xp: Any, g: Any, a: Any, t: Any, reduction: int, beta: float, norm: float
+) -> Any:
+    """smooth_l1_backward's kernel: ``-norm * g`` at or below ``-beta``, ``norm * g`` at or above
+    ``beta``, ``norm * x * g / beta`` between (``x = a - t``; the division by the double beta)."""
+    x = a - t
+    dt = a.dtype.type
+    n, b = dt(norm), dt(beta)
+    inside = ((n * x * g).astype(np.float64) / beta).astype(a.dtype)
+    return xp.where(x <= -b, -n * g, xp.where(x >= b, n * g, inside)).astype(a.dtype)
+
+
+def _smooth_l1_double(gg: Any, c: Any) -> Any:
+    """The backward's derivative in its input: ``gg * grad_output * norm / beta`` inside the band."""
+    x = c.self - c.target
+    inside = (x > -c.beta).logical_and(x < c.beta)
+    return where(inside, gg * c.grad_output * (c.norm / c.beta), 0.0)
+
+
+SMOOTH_L1_BACKWARD = OpDef(
+    "SmoothL1LossBackwardBackward0",
+    _smooth_l1_backward_fwd,
+    ("grad_output", "self", "target"),
+    {
+        "grad_output": D(
+            "self target reduction beta norm",
+            lambda gg, c: apply(
+                SMOOTH_L1_BACKWARD, gg, c.self, c.target, reduction=c.reduction, beta=c.beta, norm=c.norm
+            ),
+        ),
+        "self": D("grad_output self target beta norm", _smooth_l1_double),
+        "target": D("grad_output self target beta norm", lambda gg, c: -_smooth_l1_double(gg, c)),
+    },
+)
+
+
+def _smooth_l1_grad(first: str, second: str) -> Any:
+    """smooth_l1_loss_backward(grad, first, second): the target's swaps the two."""
+
+    def grad(g: Any, c: Any) -> Any:
+        options = {"reduction": c.reduction, "beta": c.beta, "norm": _norm(c)}
+        return apply(SMOOTH_L1_BACKWARD, g, getattr(c, first), getattr(c, second), **options)
+
+    return grad
+
+
+SMOOTH_L1_LOSS = OpDef(
+    "SmoothL1LossBackward0",
+    _smooth_l1_fwd,
+    ("self", "target"),
+    {
+        "self": D("self target reduction beta", _smooth_l1_grad("self", "target")),
+        "target": D("self target reduction beta", _smooth_l1_grad("target", "self")),
+    },
+    promote="common",
+)
+
+
+# -- soft_margin_loss -----------------------------------------------------------------------------
+def _soft_margin_fwd(xp: Any, x: Any, target: Any, reduction: int) -> Any:
+    """``log1p(exp(-x * t))``."""
+    return _reduce_array(xp, xp.log1p(vector_exp_of(xp, -x * target._data)).astype(x.dtype), reduction)
+
+
+def _soft_margin_backward_fwd(xp: Any, g: Any, x: Any, target: Any, norm: float) -> Any:
+    """ATen's: ``t * z * -norm / (1 + z) * g``, ``z = exp(-t * x)``."""
+    t = target._data
+    z = vector_exp_of(xp, -t * x)
+    return ((t * z) * x.dtype.type(-norm) / (z + x.dtype.type(1)) * g).astype(x.dtype)
+
+
+def _soft_margin_double(gg: Any, c: Any) -> Any:
+    """``gg * grad_output * norm * t^2 * z / (1 + z)^2``, ``z = exp(-t * x)``."""
+    z = (-c.target * c.self).exp()
+    one_plus = add_scalar(z, 1.0)
+    return gg * c.grad_output * (c.target * c.target) * z / (one_plus * one_plus) * c.norm
+
+
+SOFT_MARGIN_BACKWARD = OpDef(
+    "SoftMarginLossBackwardBackward0",
+    _soft_margin_backward_fwd,
+    ("grad_output", "self"),
+    {
+        "grad_output": D(
+            "self target norm",
+            lambda gg, c: apply(SOFT_MARGIN_BACKWARD, gg, c.self, target=c.target, norm=c.norm),
+        ),
+        "self": D("grad_output self target norm", _soft_margin_double),
+    },
+)
+SOFT_MARGIN_LOSS = OpDef(
+    "SoftMarginLossBackward0",
+    _soft_margin_fwd,
+    ("self",),
+    {
+        "self": D(
+            "self target reduction",
+            lambda g, c: apply(SOFT_MARGIN_BACKWARD, g, c.self, target=c.target, norm=_norm(c)),
+        )
+    },
+)
+"""The target is an attribute: torch refuses one that requires grad (not differentiable)."""

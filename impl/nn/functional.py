@@ -4,17 +4,21 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 from typing import Any
 
 import numpy as np
 
+from impl import _api as api
 from impl import _creation, dtypes
 from impl import _grad_mode as grad_mode
 from impl._ops import products, unary_math
+from impl._ops.activations import hardshrink, prelu  # noqa: F401  (re-exported)
 from impl._ops.distances import cosine_similarity, pairwise_distance  # noqa: F401  (re-exported)
-from impl._ops.elementwise import add_scalar, mul_scalar
+from impl._ops.elementwise import add_scalar, mul_scalar, scalar_minus
 from impl._ops.inplace import apply_inplace, check_inplace
+from impl._ops.pointwise_ternary import where
 from impl._ops.products import bilinear_op as bilinear  # noqa: F401  (re-exported: torch's F.bilinear)
 from impl._ops.table import apply, broadcast_mismatch
 from impl._signatures import invalid_call
@@ -36,6 +40,17 @@ from impl.nn._activations import (  # noqa: F401  (re-exported)
     softplus,
     softsign,
 )
+from impl.nn._activations_more import (  # noqa: F401  (re-exported)
+    celu,
+    celu_,
+    glu,
+    hardsigmoid,
+    hardswish,
+    selu,
+    selu_,
+    softshrink,
+    tanhshrink,
+)
 from impl.nn._attention import scaled_dot_product_attention  # noqa: F401  (re-exported)
 from impl.nn._conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d
 from impl.nn._dropout import (  # noqa: F401  (re-exported)
@@ -47,8 +62,10 @@ from impl.nn._dropout import (  # noqa: F401  (re-exported)
     feature_alpha_dropout,
 )
 from impl.nn._embedding import embedding  # noqa: F401  (re-exported)
+from impl.nn._interpolate import interpolate  # noqa: F401  (re-exported)
 from impl.nn._norm import batch_norm, group_norm, layer_norm  # noqa: F401  (re-exported)
 from impl.nn._pad import pad
+from impl.nn._pixel_shuffle import pixel_shuffle, pixel_unshuffle  # noqa: F401  (re-exported)
 from impl.nn._pool import (  # noqa: F401  (re-exported)
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -120,6 +137,30 @@ __all__ = [
     "layer_norm",
     "group_norm",
     "scaled_dot_product_attention",
+    "normalize",
+    "selu",
+    "selu_",
+    "celu",
+    "celu_",
+    "hardswish",
+    "hardsigmoid",
+    "hardshrink",
+    "softshrink",
+    "tanhshrink",
+    "softmin",
+    "glu",
+    "prelu",
+    "smooth_l1_loss",
+    "soft_margin_loss",
+    "kl_div",
+    "margin_ranking_loss",
+    "hinge_embedding_loss",
+    "poisson_nll_loss",
+    "gaussian_nll_loss",
+    "triplet_margin_loss",
+    "pixel_shuffle",
+    "pixel_unshuffle",
+    "interpolate",
 ]
 
 
@@ -148,6 +189,17 @@ def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
 def _fusable_bias(bias: Tensor) -> bool:
     """torch's test for a bias the flattened addmm may take: contiguous, 1-D once squeezed."""
     return (bias.dim() == 1 or bias.squeeze().dim() == 1) and bias.is_contiguous()
+
+
+def normalize(
+    input: Tensor, p: float = 2.0, dim: int = 1, eps: float = 1e-12, out: Tensor | None = None
+) -> Tensor:
+    """``input / max(||input||_p over dim, eps)`` as torch's Python builds it: norm (keepdim),
+    clamp_min, expand_as, then div (DivBackward0), or into ``out`` (the clamp then in place)."""
+    norm = input.norm(p, dim, keepdim=True)
+    if out is None:
+        return input / norm.clamp_min(eps).expand_as(input)
+    return api.FUNCTIONS["div"](input, norm.clamp_min_(eps).expand_as(input), out=out)  # torch.div's out=
 
 
 def relu(input: Tensor, inplace: bool = False) -> Tensor:
@@ -216,6 +268,13 @@ def softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: 
     return input.softmax(dim) if dtype is None else input.softmax(dim, dtype=dtype)  # as torch's
 
 
+def softmin(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
+    """``softmax(-input, dim)`` (SoftmaxBackward0 over NegBackward0), as torch's Python."""
+    if dim is None:
+        dim = _softmax_dim("softmin", input.dim(), _stacklevel)
+    return (-input).softmax(dim) if dtype is None else (-input).softmax(dim, dtype=dtype)
+
+
 def log_softmax(input: Tensor, dim: int | None = None, _stacklevel: int = 3, dtype: Any = None) -> Tensor:
     if dim is None:
         dim = _softmax_dim("log_softmax", input.dim(), _stacklevel)
@@ -279,8 +338,9 @@ def _warn_size_mismatch(input: Tensor, target: Tensor) -> None:
         )
 
 
-def _reduce(t: Tensor, reduction: str) -> Tensor:
-    code = _reduction_code(reduction)
+def _reduce(t: Tensor, reduction: str | int) -> Tensor:
+    """ATen's apply_loss_reduction: ``t``, ``t.mean()`` or ``t.sum()`` (a name or its code)."""
+    code = reduction if isinstance(reduction, int) else _reduction_code(reduction)
     return t if code == 0 else (t.mean() if code == 1 else t.sum())
 
 
@@ -561,3 +621,198 @@ def binary_cross_entropy_with_logits(
     w = weight.expand(tuple(input.shape)) if weight is not None else None
     pw = pos_weight.expand(tuple(input.shape)) if pos_weight is not None else None
     return apply(_losses.BCE_WITH_LOGITS, input, target, weight=w, pos_weight=pw, reduction=code)
+
+
+def smooth_l1_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    beta: float = 1.0,
+) -> Tensor:
+    """Quadratic below ``beta``, linear above (SmoothL1LossBackward0); with ``beta`` 0 it is
+    l1_loss; broadcasting with torch's warning."""
+    _warn_size_mismatch(input, target)
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    input, target = _broadcast_pair(input, target)
+    code = _reduction_code(reduction)
+    if beta == 0.0:
+        return _reduce((input - target).abs(), reduction)
+    if beta < 0:
+        raise RuntimeError("smooth_l1_loss does not support negative values for beta.")
+    return apply(_losses.SMOOTH_L1_LOSS, input, target, reduction=code, beta=beta)
+
+
+def soft_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``log(1 + exp(-target * input))`` (SoftMarginLossBackward0; no gradient for the target)."""
+    code = _reduction_code(_legacy_reduction(size_average, reduce, reduction))
+    if target.requires_grad and grad_mode.is_grad_enabled():
+        raise RuntimeError(_not_differentiable("soft_margin_loss", "target"))
+    input, target = _broadcast_pair(input, target)
+    return apply(_losses.SOFT_MARGIN_LOSS, input, target=target.detach(), reduction=code)
+
+
+KL_DIV_MEAN = (
+    "reduction: 'mean' divides the total loss by both the batch size and the support size.'batchmean' "
+    "divides only by the batch size, and aligns with the KL div math definition.'mean' will be changed "
+    "to behave the same as 'batchmean' in the next major release."
+)
+
+
+def kl_div(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+    log_target: bool = False,
+) -> Tensor:
+    """torch.kl_div's composite: ``exp(target) * (target - input)`` for a log target, else
+    ``xlogy(target, target) - target * input``; 'batchmean' is the sum over the batch size, 'mean'
+    warns that it divides by the support size too."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    elif reduction == "mean":
+        warnings.warn(KL_DIV_MEAN, UserWarning, stacklevel=2)
+    code = _reduction_code("sum" if reduction == "batchmean" else reduction)
+    if not input.dtype.is_floating_point or not target.dtype.is_floating_point:
+        raise RuntimeError("kl_div: Integral inputs not supported.")
+    if log_target:
+        output = target.exp() * (target - input)
+    else:
+        output = api.FUNCTIONS["xlogy"](target, target) - target * input
+    reduced = _reduce(output, code)
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.size()[0]
+    return reduced
+
+
+def margin_ranking_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0.0,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``max(0, -target * (input1 - input2) + margin)`` (ClampMinBackward0, clamped in place)."""
+    reduction = _legacy_reduction(size_average, reduce, reduction)
+    code = _reduction_code(reduction)
+    if input1.dim() != input2.dim() or input1.dim() != target.dim():
+        raise RuntimeError(
+            "margin_ranking_loss : All input tensors should have same dimension but got sizes: "
+            f"input1: {input1.size()}, input2: {input2.size()}, target: {target.size()} "
+        )
+    output = add_scalar(-target * (input1 - input2), margin).clamp_min_(0)
+    return _reduce(output, code)
+
+
+def hinge_embedding_loss(
+    input: Tensor,
+    target: Tensor,
+    margin: float = 1.0,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``input`` where the target is 1, ``max(0, margin - input)`` where it is -1 (the two
+    selected by where and added)."""
+    code = _reduction_code(_legacy_reduction(size_average, reduce, reduction))
+    zeros = _creation.zeros_like(input)
+    margin_clamp = scalar_minus(margin, input).clamp_min_(0)
+    output = where(target != 1, margin_clamp, zeros) + where(target != -1, input, zeros)
+    return _reduce(output, code)
+
+
+def poisson_nll_loss(
+    input: Tensor,
+    target: Tensor,
+    log_input: bool = True,
+    full: bool = False,
+    size_average: bool | None = None,
+    eps: float = 1e-8,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``exp(input) - target * input`` (or ``input - target * log(input + eps)``), with
+    Stirling's term for targets above 1 when ``full``."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not a valid value for reduction")
+    if log_input:
+        loss = input.exp() - target * input
+    else:
+        loss = input - target * add_scalar(input, eps).log()
+    if full:
+        stirling = target * target.log() - target + mul_scalar(mul_scalar(target, 2 * math.pi).log(), 0.5)
+        loss += stirling.masked_fill(target <= 1, 0)
+    return _reduce(loss, reduction)
+
+
+def gaussian_nll_loss(
+    input: Tensor, target: Tensor, var: Any, full: bool = False, eps: float = 1e-6, reduction: str = "mean"
+) -> Tensor:
+    """``0.5 * (log(var) + (input - target)^2 / var)`` with ``var`` clamped to ``eps`` (outside
+    autograd), as torch's Python."""
+    if isinstance(var, float):
+        if var < 0:
+            raise ValueError("var has negative entry/entries")
+        var = var * _creation.ones_like(input)
+    elif bool((var < 0).any()):
+        raise ValueError("var has negative entry/entries")
+    if var.size() != input.size():
+        if input.size()[:-1] == var.size():
+            var = var.unsqueeze(-1)
+        else:
+            mismatched = sum(y for x, y in zip(input.size(), var.size(), strict=False) if x != y)
+            if input.dim() != var.dim() or mismatched != 1:
+                raise ValueError("var is of incorrect size")
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    var = var.clone()
+    with grad_mode.no_grad():
+        var.clamp_(min=eps)
+    loss = 0.5 * (var.log() + (input - target) ** 2 / var)
+    if full:
+        loss += 0.5 * math.log(2 * math.pi)
+    return _reduce(loss, reduction)
+
+
+def triplet_margin_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    margin: float = 1.0,
+    p: float = 2,
+    eps: float = 1e-6,
+    swap: bool = False,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """``max(0, margin + d(anchor, positive) - d(anchor, negative))`` with pairwise_distance (the
+    smaller of the negative's two distances with ``swap``)."""
+    code = _reduction_code(_legacy_reduction(size_average, reduce, reduction))
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = (anchor.dim(), positive.dim(), negative.dim())
+    if len(set(dims)) != 1:
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of "
+            f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D inputs"
+        )
+    dist_pos = pairwise_distance(anchor, positive, p, eps)
+    dist_neg = pairwise_distance(anchor, negative, p, eps)
+    if swap:
+        dist_neg = api.FUNCTIONS["min"](dist_neg, pairwise_distance(positive, negative, p, eps))
+    output = (add_scalar(dist_pos, margin) - dist_neg).clamp_min(0)
+    return _reduce(output, code)

@@ -111,8 +111,9 @@ RULES = [
         "MOD-004",
         MODULES,
         "MSELoss, HuberLoss (its delta too), L1Loss, CrossEntropyLoss (class indices or probabilities), "
-        "NLLLoss, BCELoss and "
-        "BCEWithLogitsLoss give torch's values and gradients with every reduction.",
+        "NLLLoss, BCELoss, "
+        "BCEWithLogitsLoss, SmoothL1Loss (beta) and KLDivLoss (log_target) give torch's values and "
+        "gradients with every reduction.",
         f"{_NN}.CrossEntropyLoss.html",
     ),
     Rule(
@@ -237,6 +238,16 @@ RULES = [
         "and, with a causal or bool mask and key padding masks, give torch's outputs, graphs and "
         "gradients.",
         f"{_NN}.TransformerEncoderLayer.html",
+    ),
+    Rule(
+        "MOD-018",
+        MODULES,
+        "SELU, CELU (alpha), Hardswish, Hardsigmoid, Hardshrink and Softshrink (lambd) and "
+        "Tanhshrink, in place where torch allows it, give torch's values at zeros, band edges, "
+        "thresholds and infinities, grad_fn names (EluBackward0 for SELU, CeluBackward0/1), "
+        "gradients and second-order gradients (HardswishBackwardBackward0, the NotImplemented node "
+        "under Hardsigmoid's).",
+        f"{_NN}.SELU.html",
     ),
     Rule(
         "OPT-001",

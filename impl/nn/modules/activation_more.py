@@ -1,13 +1,18 @@
 """Activation modules over impl.nn._activations: GELU, SiLU, Mish, ELU, Softplus, Hardtanh,
-ReLU6, LogSigmoid, Softsign (torch's constructor arguments, defaults and extra_repr)."""
+ReLU6, LogSigmoid, Softsign, PReLU, SELU, CELU, Hardswish, Hardsigmoid, Hardshrink, Softshrink,
+Tanhshrink, Softmin and GLU (torch's constructor arguments, defaults and extra_repr)."""
 
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
+from impl import _creation
 from impl._tensor import Tensor
 from impl.nn import functional as F
+from impl.nn import init
 from impl.nn.modules.module import Module
+from impl.nn.parameter import Parameter
 
 
 def _inplace_repr(inplace: bool) -> str:
@@ -115,3 +120,96 @@ class LogSigmoid(Module):
 class Softsign(Module):
     def forward(self, input: Tensor) -> Tensor:
         return F.softsign(input)
+
+
+class PReLU(Module):
+    """``F.prelu`` with a learnt weight of ``num_parameters`` values (one, or one per channel),
+    each ``init`` at first."""
+
+    def __init__(
+        self, num_parameters: int = 1, init: float = 0.25, device: Any = None, dtype: Any = None
+    ) -> None:
+        self.num_parameters = num_parameters
+        super().__init__()
+        self.init = init
+        self.weight = Parameter(_creation.empty(num_parameters, device=device, dtype=dtype))
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        init.constant_(self.weight, self.init)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.prelu(input, self.weight)
+
+    def extra_repr(self) -> str:
+        return f"num_parameters={self.num_parameters}"
+
+
+class SELU(SiLU):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.selu(input, self.inplace)
+
+
+class CELU(ELU):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.celu(input, self.alpha, self.inplace)
+
+
+class Hardswish(Module):
+    def __init__(self, inplace: bool = False) -> None:
+        super().__init__()
+        self.inplace = inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardswish(input, self.inplace)
+
+
+class Hardsigmoid(Hardswish):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardsigmoid(input, self.inplace)
+
+
+class Hardshrink(Module):
+    def __init__(self, lambd: float = 0.5) -> None:
+        super().__init__()
+        self.lambd = lambd
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.hardshrink(input, self.lambd)
+
+    def extra_repr(self) -> str:
+        return f"{self.lambd}"
+
+
+class Softshrink(Hardshrink):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softshrink(input, self.lambd)
+
+
+class Tanhshrink(Module):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.tanhshrink(input)
+
+
+class Softmin(Module):
+    def __init__(self, dim: int | None = None) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.softmin(input, self.dim, _stacklevel=5)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"
+
+
+class GLU(Module):
+    def __init__(self, dim: int = -1) -> None:
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.glu(input, self.dim)
+
+    def extra_repr(self) -> str:
+        return f"dim={self.dim}"

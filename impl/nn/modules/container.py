@@ -1,14 +1,17 @@
-"""Containers: Sequential, ModuleList, ModuleDict."""
+"""Containers: Sequential, ModuleList, ModuleDict, ParameterList, ParameterDict."""
 
 from __future__ import annotations
 
 import operator
 from collections import OrderedDict
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from itertools import chain
 from typing import Any
 
+from impl._tensor import Tensor
+from impl.dtypes import legacy_name
 from impl.nn.modules.module import Module, _addindent
+from impl.nn.parameter import Parameter
 
 
 def _abs_index(idx: Any, size: int) -> int:
@@ -241,3 +244,206 @@ class ModuleDict(Module):
         raise NotImplementedError(
             f'Module [{type(self).__name__}] is missing the required "forward" function'
         )
+
+
+def _as_parameter(value: Any) -> Any:
+    """A plain tensor stored in a parameter container becomes a Parameter (anything else stays)."""
+    return Parameter(value) if isinstance(value, Tensor) and not isinstance(value, Parameter) else value
+
+
+def _entries_repr(items: Iterable[tuple[Any, Any]], dtype_word: Callable[[Tensor], str]) -> str:
+    """The lines of a parameter container's extra_repr: ``(key): Parameter containing: [<dtype>
+    of size 2x3]`` per tensor (``(cuda:0)`` after the size off the CPU), its type name otherwise."""
+    lines = []
+    for key, p in items:
+        if isinstance(p, Tensor):
+            size = "x".join(str(s) for s in p.size())
+            device = f" ({p.device})" if p.device.type != "cpu" else ""
+            kind = "Parameter" if isinstance(p, Parameter) else "Tensor"
+            lines.append(f"  ({key}): {kind} containing: [{dtype_word(p)} of size {size}{device}]")
+        else:
+            lines.append(f"  ({key}): Object of type: {type(p).__name__}")
+    return "\n".join(lines)
+
+
+class ParameterList(Module):
+    """A list of parameters, registered under "0", "1", ... (tensors are made Parameters)."""
+
+    def __init__(self, values: Iterable[Any] | None = None) -> None:
+        super().__init__()
+        self._size = 0
+        if values is not None:
+            self += values
+
+    def _key(self, idx: Any) -> str:
+        return str(_abs_index(idx, len(self)))
+
+    def __getitem__(self, idx: int | slice) -> Any:
+        if isinstance(idx, slice):
+            out = type(self)()
+            for i in range(*idx.indices(len(self))):
+                out.append(self[i])
+            return out
+        return getattr(self, self._key(idx))
+
+    def __setitem__(self, idx: int, param: Any) -> None:
+        setattr(self, self._key(idx), _as_parameter(param))
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self[i] for i in range(len(self)))
+
+    def __iadd__(self, parameters: Iterable[Any]) -> ParameterList:
+        return self.extend(parameters)
+
+    def __dir__(self) -> list[str]:
+        return [k for k in super().__dir__() if not k.isdigit()]
+
+    def append(self, value: Any) -> ParameterList:
+        self._size += 1
+        self[self._size - 1] = value
+        return self
+
+    def extend(self, values: Iterable[Any]) -> ParameterList:
+        if not isinstance(values, Iterable) or isinstance(values, Tensor):
+            raise TypeError(
+                "ParameterList.extend should be called with an iterable, but got " + type(values).__name__
+            )
+        for value in values:
+            self.append(value)
+        return self
+
+    def extra_repr(self) -> str:
+        return _entries_repr(enumerate(self), lambda p: str(p.dtype))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("ParameterList should not be called.")
+
+
+def _pair(j: int, p: Any) -> Any:
+    """Element ``j`` of a sequence given to ParameterDict.update, checked as torch checks it."""
+    if not isinstance(p, Iterable):
+        element = f"ParameterDict update sequence element #{j}"
+        raise TypeError(f"{element} should be Iterable; is{type(p).__name__}")
+    if len(p) != 2:  # type: ignore[arg-type]
+        raise ValueError(
+            f"ParameterDict update sequence element #{j} has length {len(p)}; 2 is required"  # type: ignore[arg-type]
+        )
+    return p
+
+
+class ParameterDict(Module):
+    """An ordered dict of parameters under string keys (tensors are made Parameters); ``update``
+    from a plain mapping takes its keys sorted, from an OrderedDict or ParameterDict in order."""
+
+    def __init__(self, parameters: Any = None) -> None:
+        super().__init__()
+        self._keys: dict[str, None] = {}
+        if parameters is not None:
+            self.update(parameters)
+
+    @staticmethod
+    def _attr(key: Any) -> str:
+        if not isinstance(key, str):
+            raise TypeError(
+                "Index given to ParameterDict cannot be used as a key as it is not a string (type is "
+                f"'{type(key).__name__}'). Open an issue on github if you need non-string keys."
+            )
+        return key
+
+    def __getitem__(self, key: str) -> Any:
+        return getattr(self, self._attr(key))
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self._keys[key] = None
+        setattr(self, self._attr(key), _as_parameter(value))
+
+    def __delitem__(self, key: str) -> None:
+        del self._keys[key]
+        delattr(self, self._attr(key))
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._keys)
+
+    def __reversed__(self) -> Iterator[str]:
+        return reversed(self._keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._keys
+
+    def copy(self) -> ParameterDict:
+        return ParameterDict(OrderedDict((k, self[k]) for k in self._keys))
+
+    def setdefault(self, key: str, default: Any = None) -> Any:
+        if key not in self:
+            self[key] = default
+        return self[key]
+
+    def clear(self) -> None:
+        for k in self._keys.copy():
+            del self[k]
+
+    def pop(self, key: str) -> Any:
+        v = self[key]
+        del self[key]
+        return v
+
+    def popitem(self) -> tuple[str, Any]:
+        k, _ = self._keys.popitem()
+        self._keys[k] = None
+        return k, self.pop(k)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self[key] if key in self else default
+
+    def fromkeys(self, keys: Iterable[str], default: Any = None) -> ParameterDict:
+        return ParameterDict((k, default) for k in keys)
+
+    def keys(self) -> Any:
+        return self._keys.keys()
+
+    def items(self) -> Iterable[tuple[str, Any]]:
+        return ((k, self[k]) for k in self._keys)
+
+    def values(self) -> Iterable[Any]:
+        return (self[k] for k in self._keys)
+
+    def update(self, parameters: Any) -> None:
+        if not isinstance(parameters, Iterable):
+            raise TypeError(
+                "ParametersDict.update should be called with an iterable of key/value pairs, but got "
+                + type(parameters).__name__
+            )
+        if isinstance(parameters, (OrderedDict, ParameterDict)):
+            pairs: Iterable = parameters.items()
+        elif isinstance(parameters, Mapping):
+            pairs = sorted(parameters.items())
+        else:
+            pairs = (_pair(j, p) for j, p in enumerate(parameters))
+        for key, value in pairs:
+            self[key] = value
+
+    def extra_repr(self) -> str:
+        return _entries_repr(self.items(), lambda p: legacy_name(p.dtype))
+
+    def __call__(self, input: Any) -> Any:
+        raise RuntimeError("ParameterDict should not be called.")
+
+    def __or__(self, other: ParameterDict) -> ParameterDict:
+        copy = self.copy()
+        copy.update(other)
+        return copy
+
+    def __ror__(self, other: ParameterDict) -> ParameterDict:
+        copy = other.copy()
+        copy.update(self)
+        return copy
+
+    def __ior__(self, other: ParameterDict) -> ParameterDict:
+        self.update(other)
+        return self
