@@ -1591,9 +1591,12 @@ def test_triangle_indices(op: str, data: st.DataObject, backend: Backend, refere
 
 # the selecting and counting ops of OPS-008 (their results hold indices or counts), and the
 # repeating ones of OPS-009, one test each
-COUNTING = ("unique", "unique_consecutive", "nonzero", "argwhere", "bincount")
+COUNTING = ("unique", "unique_consecutive", "nonzero", "argwhere", "bincount", "histc")
 REPEATING = ("repeat_interleave", "meshgrid")
 COUNT_VALUES = (0.0, 1.0, 1.0, 2.0, -0.0, NAN)  # ties, zeros of both signs, NaN
+# histc's (min, max): its default (the data's range), a range the data straddles or not, an empty
+# one (the data's range again), a reversed one (refused)
+HISTC_RANGES = ((-1.0, 1.0), (0.5, 2.0), (0, 0), (1, 1), (2.0, 0.0), (-0.0, 4.0))
 
 
 @st.composite
@@ -1617,6 +1620,16 @@ def counting_ops(draw: Any, op: str) -> Program:
             n = len(counts) + (draw(st.integers(0, 5)) == 0)
             kwargs["weights"] = Ref(p.leaf((n,), dtype_of(draw, ALL_DTYPES), grad=False))
         return p.end(p.op("bincount", Ref(x), **kwargs))
+    if op == "histc":  # a float leaf, NaN in it now and then (refused with the data's range); now
+        # and then an integer or bool one or 0 bins (refused)
+        refused = draw(st.integers(0, 4)) == 0
+        dtype = dtype if refused else dtype_of(draw, ("float32", "float64", "float16"))
+        data = np.where(np.isnan(data), 3.0, data) if dtype.startswith("float") and not refused else data
+        x = p.given(data.tolist(), dtype, grad=dtype.startswith("float") and draw(st.booleans()))
+        bins = draw(st.sampled_from((0,) if refused else (3, 1, 4)))
+        low, high = draw(st.sampled_from(HISTC_RANGES))
+        given = {} if (low, high) == (0, 0) else {"min": low, "max": high}
+        return p.end(p.op("histc", Ref(x), bins, **given))
     x = p.given(data.tolist(), dtype, grad=dtype.startswith("float") and draw(st.booleans()))
     if op in ("nonzero", "argwhere"):
         as_tuple = op == "nonzero" and draw(st.booleans())

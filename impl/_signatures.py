@@ -71,6 +71,7 @@ _CONV_TRANSPOSE = (
 OVERLOADS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("atleast_1d", "atleast_2d", "atleast_3d"), _AT_LEAST),
     "one_hot": ("(Tensor input, int num_classes = -1)",),
+    "histc": ("(Tensor input, int bins = 100, Number min = 0, Number max = 0, *, Tensor out = None)",),
     "tensor_split": (
         "(Tensor input, tuple of ints indices, int dim = 0)",
         "(Tensor input, Tensor tensor_indices_or_sections, int dim = 0)",

@@ -637,6 +637,24 @@ def sort_descending_reverses_ties() -> Iterator[None]:
 
 
 @fault({"OPS-008": ": value"})
+def histc_clips_outliers() -> Iterator[None]:
+    """histc counts the elements below ``min`` in the first bin and those above ``max`` in the
+    last, instead of leaving them out."""
+    from impl._ops import reductions
+
+    def make(original: Callable) -> Callable:
+        def counts(xp: Any, a: Any, lo: Any, hi: Any, bins: int) -> Any:
+            with np.errstate(invalid="ignore"):
+                clipped = xp.where(xp.isnan(a), a, xp.clip(a, lo, hi))
+            return original(xp, clipped, lo, hi, bins)
+
+        return counts
+
+    with patched(reductions, "histc_counts", make):
+        yield
+
+
+@fault({"OPS-008": ": value"})
 def median_upper_middle() -> Iterator[None]:
     """The median of an even number of elements is the upper of the two middle values, not the
     lower one torch returns."""

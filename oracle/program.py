@@ -1600,6 +1600,7 @@ class ExitDevice(Step):
 # -- tutorial functions (conformance/test_ops.py: isclose in OPS-002, the others in OPS-009) -----
 OPS.update(_table("isclose diff atleast_1d atleast_2d atleast_3d tril_indices triu_indices", "function"))
 OPS.update(_table("einsum unique unique_consecutive nonzero argwhere bincount", "function"))
+OPS.update(_table("histc", "function"))  # OPS-008
 OPS.update(_table("meshgrid repeat_interleave", "function"))
 
 

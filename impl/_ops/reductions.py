@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 from typing import Any
 
@@ -768,3 +769,50 @@ def bincount(input: Tensor, weights: Any = None, minlength: int = 0) -> Tensor:
     out = weights.dtype if weights.dtype in (dtypes.float32, dtypes.float64) else dtypes.float64
     return Tensor._from_array(xp.bincount(a, weights=weights._data.astype(np.float64), minlength=length)
                               .astype(out.np))
+
+
+def _edge_text(value: float, computed: bool) -> str:
+    """A double as torch's message prints it (C++'s ``<<``); the NaN of ``aminmax`` as ``-nan``."""
+    if value != value:
+        return "-nan" if computed else "nan"
+    return f"{value:g}"
+
+
+@api.variants("histc")
+def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
+    """Counts of the elements in ``bins`` equal-width bins between ``min`` and ``max`` (the
+    elements' own range when the two are equal; widened by 1 each side when that is empty), in
+    the input's dtype, never differentiable. Elements outside the range and NaN are not counted;
+    the bin is torch's ``(x - min) * bins / (max - min)`` in the input dtype, truncated, the last
+    one taking ``max``."""
+    if not isinstance(input, Tensor) or not isinstance(bins, int) or isinstance(bins, bool):
+        raise invalid_call(histc, locals())
+    if bins <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {bins} for dimension 0")
+    a = input._data.reshape(-1)
+    left, right = (float(v.item() if isinstance(v, Tensor) else v) for v in (min, max))
+    computed = left == right and a.size > 0
+    if computed:
+        left, right = float(a.min()), float(a.max())
+    if left == right:
+        left, right = left - 1, right + 1
+    if not (math.isfinite(left) and math.isfinite(right)):
+        text = ", ".join(_edge_text(v, computed) for v in (left, right))
+        raise RuntimeError(f"torch.histc: range of [{text}] is not finite")
+    if not left < right:
+        raise RuntimeError("torch.histc: max must be larger than min")
+    if input.dtype is dtypes.bool_:
+        raise dtypes.kernel_missing("linspace_cpu", input.dtype)
+    if not input.dtype.is_floating_point:
+        raise dtypes.kernel_missing("histogram_cpu", input.dtype)
+    t = a.dtype.type
+    return Tensor._from_array(histc_counts(namespace_of(a), a, t(left), t(right), bins).astype(a.dtype))
+
+
+def histc_counts(xp: Any, a: Any, lo: Any, hi: Any, bins: int) -> Any:
+    """How many of the flat ``a`` fall in each of ``bins`` bins from ``lo`` to ``hi`` (of its dtype)."""
+    with np.errstate(invalid="ignore"):
+        kept = a[(a >= lo) & (a <= hi)]
+    pos = ((kept - lo) * a.dtype.type(bins) / (hi - lo)).astype(np.int64)
+    pos[pos == bins] = bins - 1
+    return xp.bincount(pos, minlength=bins)

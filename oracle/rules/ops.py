@@ -97,7 +97,8 @@ RULES = [
         "dims, an out-of-range k, empty dims and bool inputs; searchsorted and bucketize give torch's "
         "insertion points (left or right, with a sorter, lane by lane, NaN last, compared in the "
         "result type) and its errors; unique and unique_consecutive (inverse indices, counts, dim), "
-        "nonzero (as_tuple), argwhere and bincount (weights, minlength) give torch's values, dtypes, "
+        "nonzero (as_tuple), argwhere, bincount (weights, minlength) and histc (bins, min, max) give "
+        "torch's values, dtypes, "
         "nodes (unique's, whose backward raises) and errors.",
         f"{_DOCS}/generated/torch.sort.html",
     ),

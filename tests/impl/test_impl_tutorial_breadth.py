@@ -63,6 +63,16 @@ CALLS = [
     "torch.nn.functional.huber_loss(torch.tensor([0., 2]), torch.zeros(2), reduction='avg')",
     "torch.nn.HuberLoss(delta='a')",
     "torch.nn.HuberLoss(reduction='sum', delta=0.5), torch.nn.HuberLoss().delta",
+    "torch.nn.SmoothL1Loss(beta=0.5), torch.nn.SmoothL1Loss(size_average=False).reduction",
+    "torch.nn.functional.smooth_l1_loss(torch.ones(2), torch.ones(2), beta=-1.)",
+    "torch.nn.functional.smooth_l1_loss(torch.ones(2), torch.ones(2), beta=0., reduction='avg')",
+    # histc (makemore's histograms of tanh activations; OPS-008 checks small inputs)
+    "torch.histc(torch.linspace(-1, 1, 1001), bins=10, min=-1, max=1)",
+    "torch.histc(torch.linspace(-1, 1, 1001, dtype=torch.float16), bins=7, min=-0.9, max=0.8)",
+    "torch.histc(torch.tensor([1., float('nan')]), bins=3), torch.histc(torch.tensor([1.]), 2, float('nan'))",
+    "torch.histc(torch.tensor([-float('inf'), 1., 2.]), bins=2)",
+    "torch.histc(torch.tensor([1., 2, 5], requires_grad=True), 2, torch.tensor(2.), 2)",
+    "torch.histc(torch.tensor([1., 2]), 2.5)",
     # torch.take's errors (OPS-005 checks its values and gradients)
     "torch.take(torch.zeros(0), torch.tensor([0]))",
     "torch.take(torch.ones(2), [1])",
