@@ -1102,7 +1102,9 @@ def test_printed_forms(program: Program, backend: Backend, reference: Backend) -
     check(program, backend, reference)
 
 
-LAZY = ("LazyLinear", "LazyConv2d", "LazyConv1d")
+LAZY = ("LazyLinear", "LazyConv2d", "LazyConv1d", "LazyBatchNorm1d", "LazyBatchNorm2d")
+# the lazy batch norms' options: affine, running statistics, a cumulative average
+LAZY_NORM_OPTIONS = ({}, {"affine": False}, {"track_running_stats": False}, {"momentum": None, "eps": 1e-3})
 
 
 @st.composite
@@ -1121,6 +1123,10 @@ def lazy_layers(draw: Any, cls: str) -> Program:
         args, kwargs = [out], {} if bias else {"bias": False}
         shape = (*b.pick(((), (2,), (2, 2))), b.pick((1, 4)))
         out_shape = (*shape[:-1], out)
+    elif cls.startswith("LazyBatchNorm"):  # no weights drawn: num_features from dim 1 of the input
+        args, kwargs = [], dict(b.pick(LAZY_NORM_OPTIONS))
+        shape = b.pick(((2, 3), (3, 2, 4))) if cls == "LazyBatchNorm1d" else (2, b.pick((1, 3)), 2, 2)
+        out_shape = shape
     else:
         size = (4, 4) if cls == "LazyConv2d" else (5,)
         shape = (*b.pick(((), (2,))), b.pick((1, 2)), *size)
@@ -1139,7 +1145,8 @@ def lazy_layers(draw: Any, cls: str) -> Program:
 
 
 @pytest.mark.rule("MOD-014")
-@pytest.mark.parametrize("cls", LAZY, ids=["lazy_linear", "lazy_conv2d", "lazy_conv1d"])
+@pytest.mark.parametrize("cls", LAZY, ids=["lazy_linear", "lazy_conv2d", "lazy_conv1d", "lazy_bn1d",
+                                           "lazy_bn2d"])
 @examples(0.15)  # each layer: 15 programs in ci
 @given(data=st.data())
 def test_lazy_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:

@@ -225,6 +225,21 @@ def huber_backward_unclipped() -> Iterator[None]:
         yield
 
 
+@fault({"MOD-014": "error"})
+def lazy_norm_features_from_last_dim() -> Iterator[None]:
+    """LazyBatchNorm1d/2d read num_features off the input's last dimension, not its channels (dim 1)."""
+    from impl.nn.modules import lazy
+
+    def make(original: Callable) -> Callable:
+        def initialize(self: Any, input: Any) -> None:
+            original(self, input.transpose(1, -1) if input.dim() > 2 else input)
+
+        return initialize
+
+    with patched(lazy._LazyNormBase, "initialize_parameters", make):
+        yield
+
+
 @fault({"MOD-004": ".grad: value"})
 def nll_backward_ignores_row_gradients() -> Iterator[None]:
     """The backward of NLLLoss (and CrossEntropyLoss with class indices) with ``reduction='none'``

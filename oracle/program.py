@@ -240,7 +240,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     # the dropout variants and Unflatten (MOD-012, MOD-013); the lazy layers (MOD-014) own no
     # parameters a program could set: theirs are made, from the random stream, by the first call
     **{n: () for n in "Dropout1d Dropout2d Dropout3d AlphaDropout FeatureAlphaDropout Unflatten".split()},
-    **{n: () for n in "LazyLinear LazyConv2d LazyConv1d".split()},
+    **{n: () for n in "LazyLinear LazyConv2d LazyConv1d LazyBatchNorm1d LazyBatchNorm2d".split()},
     "HuberLoss": (),  # MOD-004
     "Bilinear": ("weight", "bias"),  # MOD-001
     # MultiheadAttention (MOD-016) makes its parameters from the random stream, as torch's init

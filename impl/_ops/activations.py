@@ -163,6 +163,9 @@ def prelu(input: Tensor, weight: Tensor) -> Tensor:
     (dim 1), reshaped to broadcast as torch's composite does (PreluKernelBackward0)."""
     if not isinstance(input, Tensor) or not isinstance(weight, Tensor):
         raise invalid_call(prelu, locals())
+    if input.dtype is not weight.dtype:
+        names = dtypes.scalar_type(input.dtype), dtypes.scalar_type(weight.dtype)
+        raise RuntimeError("prelu: Type promoting not supported. Got {} and {}".format(*names))
     if weight.numel() != 1:
         if input.dim() == 0:
             raise RuntimeError("Not allow zero-dim input tensor.")

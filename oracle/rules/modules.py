@@ -204,11 +204,12 @@ RULES = [
     Rule(
         "MOD-014",
         MODULES,
-        "LazyLinear, LazyConv2d and LazyConv1d hold UninitializedParameters (printed with in_features=0 or 0 "
+        "LazyLinear, LazyConv2d, LazyConv1d, LazyBatchNorm1d and LazyBatchNorm2d hold "
+        "UninitializedParameters (printed with in_features=0 or 0 "
         "channels; their shape refused with torch's RuntimeError) until the first call, which infers "
         "the input's features, materializes and initialises the parameters on torch's random stream "
-        "(weight, then bias: a seeded program gets torch's weights) and turns the module into Linear "
-        "or Conv2d, printed and computed as torch's.",
+        "(weight, then bias: a seeded program gets torch's weights) and turns the module into Linear, "
+        "Conv2d or BatchNorm2d ..., printed and computed as torch's.",
         f"{_NN}.LazyLinear.html",
     ),
     Rule(

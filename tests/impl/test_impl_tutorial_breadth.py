@@ -73,6 +73,21 @@ CALLS = [
     "torch.histc(torch.tensor([-float('inf'), 1., 2.]), bins=2)",
     "torch.histc(torch.tensor([1., 2, 5], requires_grad=True), 2, torch.tensor(2.), 2)",
     "torch.histc(torch.tensor([1., 2]), 2.5)",
+    # prelu and PReLU (MOD-007 checks values and gradients): printed forms, graph, errors
+    "torch.nn.PReLU(), torch.nn.PReLU(3, init=0.1).weight, torch.nn.PReLU(dtype=torch.float64).weight",
+    "[type(f).__name__ for f, _ in torch.nn.PReLU()(torch.ones(1, 2, requires_grad=True))"
+    ".grad_fn.next_functions]",
+    "torch.nn.functional.prelu(torch.ones(()), torch.ones(2))",
+    "torch.nn.functional.prelu(torch.ones(2, 3), torch.ones(2, dtype=torch.float64))",
+    "torch.nn.functional.prelu(torch.ones(2, 3), torch.ones(1, 3))",
+    "torch.prelu(torch.ones(2, 3, dtype=torch.int64), torch.ones(3, dtype=torch.int64))",
+    "torch.nn.functional.prelu(torch.ones(2, 3), 0.25)",
+    # the lazy batch norms (MOD-014 checks their first calls)
+    "torch.nn.LazyBatchNorm2d(), torch.nn.LazyBatchNorm1d(affine=False).weight,"
+    " torch.nn.LazyBatchNorm1d().bias",
+    "torch.nn.LazyBatchNorm2d()(torch.ones(2, 3))",
+    "torch.nn.LazyBatchNorm1d(track_running_stats=False)"
+    ".load_state_dict(torch.nn.BatchNorm1d(3).state_dict())",
     # torch.take's errors (OPS-005 checks its values and gradients)
     "torch.take(torch.zeros(0), torch.tensor([0]))",
     "torch.take(torch.ones(2), [1])",

@@ -37,6 +37,8 @@ from impl.nn.modules.dropout import (
     Unflatten,
 )
 from impl.nn.modules.lazy import (
+    LazyBatchNorm1d,
+    LazyBatchNorm2d,
     LazyConv1d,
     LazyConv2d,
     LazyConvTranspose1d,
@@ -106,6 +108,8 @@ __all__ = [
     "TransformerEncoderLayer",
     "TransformerDecoderLayer",
     "LazyLinear",
+    "LazyBatchNorm1d",
+    "LazyBatchNorm2d",
     "LazyConv1d",
     "LazyConv2d",
     "LazyConvTranspose1d",

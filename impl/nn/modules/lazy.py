@@ -1,4 +1,4 @@
-"""Lazy modules (torch.nn.modules.lazy): LazyLinear and the lazy convolutions hold uninitialized
+"""Lazy modules (torch.nn.modules.lazy): LazyLinear, the lazy convolutions and batch norms hold uninitialized
 parameters until their first call, which reads the input's features, materializes the parameters, initialises
 them as the module they become does (on the random stream, weight first) and swaps the module's
 class for that one (``cls_to_become``: Linear, Conv2d ...)."""
@@ -7,12 +7,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from impl import _creation, dtypes
 from impl import _grad_mode as grad_mode
 from impl._tensor import Tensor
 from impl.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
 from impl.nn.modules.linear import Linear
 from impl.nn.modules.module import Module
-from impl.nn.parameter import UninitializedParameter, is_lazy
+from impl.nn.modules.normalization import BatchNorm1d, BatchNorm2d, _BatchNorm
+from impl.nn.parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 
 
 class LazyModuleMixin:
@@ -190,3 +192,50 @@ class LazyConvTranspose2d(_LazyConvTranspose, ConvTranspose2d):
     """A ConvTranspose2d whose in_channels is the channel dimension of its first input."""
 
     cls_to_become = ConvTranspose2d
+
+
+class _LazyNormBase(LazyModuleMixin, _BatchNorm):
+    """What the lazy batch norms share: num_features (0 until then) is the channel dimension
+    (dim 1) of the first input; weight, bias and the running statistics uninitialized till then."""
+
+    def __init__(
+        self, eps: float = 1e-5, momentum: float | None = 0.1, affine: bool = True,
+        track_running_stats: bool = True, device: Any = None, dtype: Any = None,
+    ) -> None:
+        super().__init__(0, eps, momentum, False, False, device, dtype)
+        self.affine = affine
+        self.track_running_stats = track_running_stats
+        if affine:
+            self.weight = UninitializedParameter(device=device, dtype=dtype)
+            self.bias = UninitializedParameter(device=device, dtype=dtype)
+        if track_running_stats:
+            self.running_mean = UninitializedBuffer(device=device, dtype=dtype)
+            self.running_var = UninitializedBuffer(device=device, dtype=dtype)
+            self.num_batches_tracked = _creation.tensor(0, dtype=dtypes.int64, device=device)
+
+    def reset_parameters(self) -> None:
+        if not self.has_uninitialized_params() and self.num_features != 0:
+            super().reset_parameters()
+
+    def initialize_parameters(self, input: Tensor) -> None:
+        if self.has_uninitialized_params():
+            self.num_features = input.shape[1]
+            if self.affine:
+                self.weight.materialize((self.num_features,))
+                self.bias.materialize((self.num_features,))
+            if self.track_running_stats:
+                self.running_mean.materialize((self.num_features,))
+                self.running_var.materialize((self.num_features,))
+            self.reset_parameters()
+
+
+class LazyBatchNorm1d(_LazyNormBase, BatchNorm1d):
+    """A BatchNorm1d whose num_features is the channel dimension of its first input."""
+
+    cls_to_become = BatchNorm1d
+
+
+class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
+    """A BatchNorm2d whose num_features is the channel dimension of its first input."""
+
+    cls_to_become = BatchNorm2d
