@@ -778,7 +778,15 @@ def _edge_text(value: float, computed: bool) -> str:
     return f"{value:g}"
 
 
-@api.variants("histc")
+HISTC_OUT = Out(
+    "same",
+    "torch.histogram: input tensor and hist tensor should have the same dtype, but got input {result_cpp} "
+    "and hist {out_cpp}",
+    differentiable=False,
+)
+
+
+@api.variants("histc", out=HISTC_OUT)
 def histc(input: Tensor, bins: int = 100, min: Any = 0, max: Any = 0) -> Tensor:
     """Counts of the elements in ``bins`` equal-width bins between ``min`` and ``max`` (the
     elements' own range when the two are equal; widened by 1 each side when that is empty), in

@@ -73,6 +73,9 @@ CALLS = [
     "torch.histc(torch.tensor([-float('inf'), 1., 2.]), bins=2)",
     "torch.histc(torch.tensor([1., 2, 5], requires_grad=True), 2, torch.tensor(2.), 2)",
     "torch.histc(torch.tensor([1., 2]), 2.5)",
+    "torch.histc(torch.tensor([1., 2]), 3, out=torch.empty(0)),"
+    " torch.histc(torch.ones(2), out=torch.ones(3))",
+    "torch.histc(torch.tensor([1., 2]), 3, out=torch.empty(3, dtype=torch.float64))",
     # prelu and PReLU (MOD-007 checks values and gradients): printed forms, graph, errors
     "torch.nn.PReLU(), torch.nn.PReLU(3, init=0.1).weight, torch.nn.PReLU(dtype=torch.float64).weight",
     "[type(f).__name__ for f, _ in torch.nn.PReLU()(torch.ones(1, 2, requires_grad=True))"
