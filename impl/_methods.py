@@ -52,12 +52,12 @@ from impl._signatures import (
     OVERLOADS,
     Spellings,
     _invalid_combination,
-    _Signature,
     described,
     method_error,
     named,
     numpy_names,
     reparse,
+    signatures_of,
 )
 from impl._tensor import Tensor, view_rebase_error
 from impl._warn import warn_once
@@ -275,9 +275,7 @@ def _tensor_or_number(name: str, fn: Any, argument: str) -> Any:
     """``fn`` as method ``name`` of two signatures, ``(Tensor argument)`` and ``(Number argument)``
     (or those ``OVERLOADS`` lists for it): a lone argument that is neither raises torch's "invalid
     combination" TypeError."""
-    overloads = [_Signature(text) for text in OVERLOADS.get(name, ())]
-    if any("Tensor input" in s.text for s in overloads):  # a function's: as its method's
-        overloads = [m for m in (s.method() for s in overloads) if m is not None]
+    overloads = signatures_of(fn, name, method=True) if name in OVERLOADS else []
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
         if len(args) + len(kwargs) == 1 and (args or argument in kwargs):

@@ -206,6 +206,10 @@ def _takes(kind: str, value: Any) -> bool:
         return isinstance(value, (int, float, complex)) or (isinstance(value, Tensor) and value.dim() == 0)
     if kind == "int":
         return is_int_like(value)
+    if kind == "float":  # a Python or NumPy number (a bool too), a 0-d tensor requiring no grad
+        if isinstance(value, Tensor):
+            return value.dim() == 0 and not value.requires_grad
+        return isinstance(value, (int, float, np.integer, np.floating))
     if kind == "bool":
         return isinstance(value, bool)
     if kind == "torch.dtype":
@@ -475,7 +479,7 @@ def signatures_of(fn: Callable, name: str, method: bool = False) -> list[_Signat
     one of ``fn``'s typed parameters; a method's without self and out."""
     texts = OVERLOADS.get(name) or OVERLOADS.get(getattr(fn, "__name__", ""))
     signatures = [_impl_signature(fn)] if texts is None else [_Signature(text) for text in texts]
-    if method:
+    if method and any("Tensor input" in s.text for s in signatures):  # (else a method's own)
         signatures = [m for m in (s.method() for s in signatures) if m is not None]
     return signatures
 
@@ -493,6 +497,8 @@ def reparse(
     other = isinstance(call, _Call) and not (method and own)  # argmax's of max (own: method_error)
     if not (python or isinstance(error, ArgumentTypeError) or other):
         return error
+    if isinstance(call, _Call) and call.name.startswith("_"):  # torch names its internal op (_unique2)
+        name = call.name
     return _Call(name, signatures_of(fn, name, method), args, kwargs).found() or error
 
 

@@ -7,6 +7,7 @@ every time, without using up the once (c10's macro warns directly while the flag
 from __future__ import annotations
 
 import warnings
+from typing import Any
 
 from impl import _api as api
 
@@ -15,7 +16,7 @@ _warned: set[str] = set()
 
 
 @api.function("set_warn_always")
-def set_warn_always(b: bool, /) -> None:
+def set_warn_always(b: Any, /) -> None:  # (Python-defined in torch: Python words its call errors)
     """When True, warnings torch gives once per process are given every time."""
     if type(b) is not bool:
         raise RuntimeError(f"setWarnOnlyOnce expects a bool, but got {type(b).__name__}")

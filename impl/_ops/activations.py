@@ -13,7 +13,7 @@ from impl._names import type_name
 from impl._ops.elementwise import UNARY, opmath, zero_grad
 from impl._ops.pointwise_ternary import where
 from impl._ops.table import D, OpDef, apply
-from impl._signatures import invalid_call
+from impl._signatures import SAME_DTYPE, invalid_call
 from impl._tensor import Tensor
 
 
@@ -78,7 +78,7 @@ HARDSHRINK, HARDSHRINK_BACKWARD = _shrink_ops("Hardshrink", _hardshrink_fwd)
 SOFTSHRINK, SOFTSHRINK_BACKWARD = _shrink_ops("Softshrink", _softshrink_fwd)
 
 
-@api.variants("hardshrink")
+@api.variants("hardshrink", out=SAME_DTYPE)
 def hardshrink(input: Tensor, lambd: float = 0.5) -> Tensor:
     """``x`` outside ``[-lambd, lambd]``, 0 inside (HardshrinkBackward0)."""
     return shrink(hardshrink, locals(), HARDSHRINK, "hardshrink_cpu")

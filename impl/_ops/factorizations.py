@@ -15,6 +15,7 @@ import numpy as np
 from impl import _api as api
 from impl import dtypes, return_types
 from impl._ops.table import D, OpDef, apply
+from impl._signatures import Out
 from impl._tensor import Tensor
 
 
@@ -179,7 +180,13 @@ def cholesky(A: Tensor, *, upper: bool = False) -> Tensor:
     return L
 
 
-@api.variants("cholesky_inverse")
+CHOLESKY_INVERSE_CAST = (
+    "cholesky_inverse: Expected result to be safely castable from {result} dtype, but got result with "
+    "dtype {out}"
+)
+
+
+@api.variants("cholesky_inverse", out=Out(message=CHOLESKY_INVERSE_CAST))
 def cholesky_inverse(input: Tensor, upper: bool = False) -> Tensor:
     """torch.cholesky_inverse: the inverse of the matrix whose Cholesky factor is ``input``."""
     _check_matrices("cholesky_inverse", "A", input)

@@ -237,7 +237,7 @@ BADDBMM = OpDef(
 )
 
 
-@api.variants("baddbmm")
+@api.variants("baddbmm", out=EXACT)
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * (batch1 @ batch2)``, input broadcast to the product's shape."""
     if not all(isinstance(t, Tensor) for t in (input, batch1, batch2)):

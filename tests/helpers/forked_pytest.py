@@ -20,7 +20,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-PRELOAD = ["numpy", "torch", "hypothesis", "pytest", "impl"]
+PRELOAD = ["numpy", "torch", "hypothesis", "pytest", "impl", "tests.helpers.conformance_preload"]
 
 
 def _forkserver() -> multiprocessing.context.BaseContext | None:
