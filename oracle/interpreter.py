@@ -766,6 +766,10 @@ class _Run:
             self.names[s.out] = pickle.loads(pickle.dumps(tensor, protocol=0 if s.how == "pickle0" else None))
 
     def _observe_freed(self, s: ObserveFreed) -> None:
+        # garbage of earlier steps first (an exception caught inside an engine keeps its frames in a
+        # cycle until the collector runs): it may hold the tensors; a cycle through the named ones
+        # is still reachable here, so it stays, and shows once they are dropped
+        gc.collect()
         hook = _Watch()
         self.names[s.tensor].grad_fn.register_hook(hook)
         watch = weakref.ref(hook)

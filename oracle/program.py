@@ -1702,10 +1702,11 @@ OPS.update(_table("_C._autograd._saved_tensors_hooks_is_enabled", "function"))
 @_step
 @dataclass
 class ObserveFreed(Step):
-    """With Python's cycle collector off, the names ``drop`` unbound; recorded: whether the grad_fn
-    of ``tensor`` (one of them) was freed then, by reference counting alone (a do-nothing post hook
-    registered on it before, held by nothing else, gone): a node saving its own output with the
-    output's history would be a reference cycle."""
+    """With Python's cycle collector off (after one collection, so that no garbage of earlier steps
+    holds them), the names ``drop`` unbound; recorded: whether the grad_fn of ``tensor`` (one of
+    them) was freed then, by reference counting alone (a do-nothing post hook registered on it
+    before, held by nothing else, gone): a node saving its own output with the output's history
+    would be a reference cycle."""
 
     kind: ClassVar[str] = "observe_freed"
     tensor: str

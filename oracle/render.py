@@ -528,6 +528,7 @@ def _more_statements(step: Step, index: int) -> list[str] | None:
         return [f"{step.out} = __import__('pickle').loads({dumped})"]
     if isinstance(step, ObserveFreed):
         return [
+            "__import__('gc').collect()",
             "watch = type('Watch', (), {'__call__': lambda self, grad_inputs, grad_outputs: None})()",
             f"{step.tensor}.grad_fn.register_hook(watch)",
             "watch = __import__('weakref').ref(watch)",
