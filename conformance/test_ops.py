@@ -1626,10 +1626,10 @@ def counting_ops(draw: Any, op: str) -> Program:
         dtype = dtype if refused else dtype_of(draw, ("float32", "float64", "float16"))
         data = np.where(np.isnan(data), 3.0, data) if dtype.startswith("float") and not refused else data
         x = p.given(data.tolist(), dtype, grad=dtype.startswith("float") and draw(st.booleans()))
-        bins = draw(st.sampled_from((0,) if refused else (3, 1, 4)))
+        bins = draw(st.sampled_from((0,) if refused else (3, 1, 4, None)))  # None: the default, 100
         low, high = draw(st.sampled_from(HISTC_RANGES))
         given = {} if (low, high) == (0, 0) else {"min": low, "max": high}
-        return p.end(p.op("histc", Ref(x), bins, **given))
+        return p.end(p.op("histc", Ref(x), *([] if bins is None else [bins]), **given))
     x = p.given(data.tolist(), dtype, grad=dtype.startswith("float") and draw(st.booleans()))
     if op in ("nonzero", "argwhere"):
         as_tuple = op == "nonzero" and draw(st.booleans())
