@@ -52,7 +52,7 @@ from impl._signatures import (
     OVERLOADS,
     Spellings,
     _invalid_combination,
-    described,
+    _Signature,
     method_error,
     named,
     numpy_names,
@@ -275,23 +275,16 @@ def _tensor_or_number(name: str, fn: Any, argument: str) -> Any:
     """``fn`` as method ``name`` of two signatures, ``(Tensor argument)`` and ``(Number argument)``
     (or those ``OVERLOADS`` lists for it): a lone argument that is neither raises torch's "invalid
     combination" TypeError."""
-    overloads = signatures_of(fn, name, method=True) if name in OVERLOADS else []
+    if name in OVERLOADS:
+        overloads = signatures_of(fn, name, method=True)
+    else:
+        overloads = [_Signature(f"(Tensor {argument})"), _Signature(f"(Number {argument})")]
 
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
         if len(args) + len(kwargs) == 1 and (args or argument in kwargs):
             value = args[0] if args else kwargs[argument]
-            if overloads and not isinstance(value, (Tensor, *NUMBERS)):
-                raise _invalid_combination(name, overloads, args, kwargs)
             if not isinstance(value, (Tensor, *NUMBERS)):
-                if args:
-                    got, bad = type_name(value), f"!{described(value)}!"
-                else:  # a keyword argument is shown named, with a trailing comma
-                    got, bad = f"{argument}={type_name(value)}, ", f"!{argument}={described(value)}!, "
-                reason = f"      didn't match because some of the arguments have invalid types: ({bad})\n"
-                raise TypeError(
-                    f"{name}() received an invalid combination of arguments - got ({got}), but expected one "
-                    f"of:\n * (Tensor {argument})\n{reason} * (Number {argument})\n{reason}"
-                )
+                raise _invalid_combination(name, overloads, args, kwargs)
         return fn(self, *args, **kwargs)
 
     return method
