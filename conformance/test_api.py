@@ -292,3 +292,72 @@ def typed_calls(draw: Any) -> Program:
 @given(program=typed_calls())
 def test_int_arguments_of_wrong_types(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
+
+
+# Calls torch's parser refuses (API-005): each op's arguments (T: the leaf, M: a bool mask) and
+# their names; a call is made malformed one way (MALFORMED), now and then left as it is
+T, M = object(), object()
+PARSED_CALLS: dict[str, tuple[tuple, tuple[str, ...]]] = {
+    "add": ((T, T), ("input", "other")), "sub": ((T, 2.0), ("input", "other")),
+    "mul": ((T, T), ("input", "other")), "div": ((T, T), ("input", "other")),
+    "addcmul": ((T, T, T), ("input", "tensor1", "tensor2")),
+    "addcdiv": ((T, T, T), ("input", "tensor1", "tensor2")),
+    "tril": ((T, 0), ("input", "diagonal")), "cumsum": ((T, 1), ("input", "dim")),
+    "diagonal": ((T, 0, 0, 1), ("input", "offset", "dim1", "dim2")),
+    "atan2": ((T, T), ("input", "other")), "maximum": ((T, T), ("input", "other")),
+    "fmod": ((T, 2.0), ("input", "other")), "lerp": ((T, T, 0.5), ("input", "end", "weight")),
+    "where": ((M, T, T), ("condition", "input", "other")),
+    "Tensor.add": ((T, T), ("self", "other")), "Tensor.mul_": ((T, 2.0), ("self", "other")),
+    "Tensor.sub_": ((T, T), ("self", "other")),
+    "Tensor.addcmul": ((T, T, T), ("self", "tensor1", "tensor2")),
+    "Tensor.eq": ((T, T), ("self", "other")), "Tensor.transpose": ((T, 0, 1), ("self", "dim0", "dim1")),
+    "Tensor.tril_": ((T, 0), ("self", "diagonal")), "Tensor.fmod": ((T, T), ("self", "other")),
+    "Tensor.masked_fill": ((T, M, 0.0), ("self", "mask", "value")),
+    "Tensor.clamp_min": ((T, 0.0), ("self", "min")),
+}  # fmt: skip
+HIDING = ("add", "sub", "addcmul", "addcdiv", "Tensor.add", "Tensor.sub_", "Tensor.addcmul")  # (hidden ones)
+MALFORMED = ("wrong", "wrong by keyword", "number for a tensor", "extra", "missing", "unknown keyword")
+WRONG_VALUES = ("x", [1.0], None, (1, 2), 1.5)
+
+
+@st.composite
+def parsed_calls(draw: Any) -> Program:
+    """A (2, 3) float leaf and a bool mask, then three calls of PARSED_CALLS, each malformed one
+    way (an argument after the first of a wrong type, by position or by keyword; a Python number
+    for a tensor; extra positional arguments; the last ones missing; an unknown keyword) or, one in
+    seven, as it is; the first call of an op with a hidden deprecated signature. Each call's error
+    (or result) observed."""
+    p = OpProgram(draw)
+    x = p.leaf((2, 3), "float32", grad=False)
+    mask = p.given([[True, False, True], [False, False, True]], "bool")
+    for i in range(3):
+        op = draw(st.sampled_from(HIDING if i == 0 else sorted(PARSED_CALLS)))
+        template, names = PARSED_CALLS[op]
+        values: list[Any] = [Ref(x) if a is T else Ref(mask) if a is M else a for a in template]
+        keywords: dict[str, Any] = {}
+        how = draw(st.sampled_from((*MALFORMED, "as it is")))
+        at = draw(st.integers(1, len(values) - 1))
+        if how in ("wrong", "wrong by keyword"):
+            values[at] = draw(st.sampled_from(WRONG_VALUES))
+            if how == "wrong by keyword":
+                keywords = dict(zip(names[at:], values[at:], strict=True))
+                values = values[:at]
+        method = op.startswith("Tensor.")  # (self stays a tensor: a method's descriptor wants one)
+        if how == "number for a tensor":
+            tensors = [i for i, a in enumerate(template) if a is T and i >= method] or [at]
+            values[draw(st.sampled_from(tensors))] = draw(st.sampled_from((1.5, 2, True)))
+        elif how == "extra":
+            values += [1, 2][: draw(st.integers(1, 2))]
+        elif how == "missing":
+            values = values[: draw(st.integers(int(method), len(values) - 1))]
+        elif how == "unknown keyword":
+            keywords = {draw(st.sampled_from(("foo", "other", "dim"))): 1}
+        p.op(op, *values, **keywords)
+    return p.observed()
+
+
+@pytest.mark.rule("API-005")
+@settings(deadline=None)
+@given(program=parsed_calls())
+def test_calls_torchs_parser_refuses(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)

@@ -246,6 +246,18 @@ def _like(fill: Any, t: Tensor, dtype: Any, device: Any, requires_grad: bool) ->
     return _finish(strided_array(_xp(dev), tuple(t.shape), strides, _dt(d), fill), requires_grad)
 
 
+_LIKE = (
+    "torch.memory_format memory_format = None, torch.dtype dtype = None, torch.layout layout = None, "
+    "torch.device device = None, bool pin_memory = False, bool requires_grad = False)"
+)
+OVERLOADS.update({
+    **{name: (f"(Tensor input, *, {_LIKE}",) for name in ("zeros_like", "ones_like", "empty_like")},
+    "full_like": (f"(Tensor input, Number fill_value, *, {_LIKE}",),
+    **{name: (f"(Tensor input, *, torch.Generator generator, {_LIKE}", f"(Tensor input, *, {_LIKE}")
+       for name in ("rand_like", "randn_like")},
+})  # fmt: skip
+
+
 @api.function("zeros_like")
 def zeros_like(
     input: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any

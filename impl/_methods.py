@@ -54,6 +54,7 @@ from impl._signatures import (
     _invalid_combination,
     _Signature,
     method_error,
+    method_precheck,
     named,
     numpy_names,
     reparse,
@@ -297,6 +298,7 @@ def _parsed_as_method(name: str, fn: Any, spellings: Spellings | None = None) ->
     function = getattr(fn, "__name__", name)
     spellings = spellings or Spellings(fn, name, method=True)
     targets = spellings.targets
+    checks = method_precheck(api.METHODS.get(name, fn), name)
 
     takes_nothing = len(inspect.signature(fn).parameters) == 1  # torch binds it METH_NOARGS
 
@@ -308,6 +310,8 @@ def _parsed_as_method(name: str, fn: Any, spellings: Spellings | None = None) ->
     def method(self: Tensor, *args: Any, **kwargs: Any) -> Any:
         if targets and kwargs and not NUMPY_ALIASES.isdisjoint(kwargs):
             kwargs = spellings.renamed(len(args) + 1, kwargs)
+        if checks is not None:
+            args, kwargs = checks.check(args, kwargs)
         try:
             return fn(self, *args, **kwargs)
         except TypeError as error:

@@ -33,6 +33,7 @@ from impl._grad_mode import INFERENCE_INPLACE, is_grad_enabled, is_inference_mod
 from impl._layout import as_strided_array, contiguous_strides
 from impl._names import type_name
 from impl._tensor import ArgumentTypeError, Tensor, is_int_like
+from impl._warn import warn_once
 from impl._xp import namespace_of
 
 ABSENT: Any = object()  # an argument not given (where torch tells None given from none)
@@ -226,6 +227,17 @@ def _takes(kind: str, value: Any) -> bool:
     return True  # what impl's functions check themselves (dtypes, ...)
 
 
+# the functions whose Tensor parameters torch's parser also takes a Python number for (``add(1.5, x)``)
+_NUMBERS_AS_TENSORS = ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide")
+NUMBERS_AS_TENSORS = frozenset(n + end for n in (*_NUMBERS_AS_TENSORS, "floor_divide") for end in ("", "_"))
+
+
+def _takes_in(name: str, kind: str, value: Any) -> bool:
+    """``_takes`` in function ``name``'s parser."""
+    number = isinstance(value, (int, float, complex, np.number))
+    return (number and kind == "Tensor" and name in NUMBERS_AS_TENSORS) or _takes(kind, value)
+
+
 def described(value: Any) -> str:
     """A value's type as torch's list of signatures shows it: a list or tuple with its elements'.
     The list marks a value as misfit when this differs from the parameter's type as written
@@ -238,10 +250,15 @@ def described(value: Any) -> str:
     return type_name(value)
 
 
+HIDDEN = "hidden "  # the mark of a hidden signature in ``OVERLOADS``
+
+
 class _Signature:
     """One signature: its positional and keyword-only parameters as (type, name, has a default)."""
 
     def __init__(self, text: str) -> None:
+        self.hidden = text.startswith(HIDDEN)  # a deprecated signature torch takes but never lists
+        text = text.removeprefix(HIDDEN)
         self.text = text
         self.positional: list[tuple[str, str, bool]] = []
         self.keyword: list[tuple[str, str, bool]] = []
@@ -287,7 +304,7 @@ class _Signature:
         parts = [p for p in parts if p != "Tensor input" and not p.endswith(" out = None")]
         if parts and parts[-1] == "*":
             parts.pop()
-        return _Signature(f"({', '.join(parts)})")
+        return _Signature(f"{HIDDEN * self.hidden}({', '.join(parts)})")
 
 
 def _wrong_argument(
@@ -296,7 +313,8 @@ def _wrong_argument(
     """The single-signature error for the first argument of the wrong type: a positional one named
     with its position, then a keyword one (``argument 'decimals' must be int, not str``)."""
     for position, ((kind, param, optional), value) in enumerate(zip(params, args, strict=False), 1):
-        if not _takes(kind, value) and not (value is None and optional == "None" and kind in NULLABLE):
+        none = value is None and optional == "None" and kind in NULLABLE
+        if not _takes_in(name, kind, value) and not none:
             where = f"argument '{param}' (position {position})"
             if kind == "tuple of ints" and isinstance(value, (tuple, list)):  # its first element misfits
                 return TypeError(f"{name}(): {where} must be {kind}, but found element of type "
@@ -305,7 +323,8 @@ def _wrong_argument(
     kinds = {param: kind for kind, param, _ in params}
     optional = {param for kind, param, default in params if default == "None" and kind in NULLABLE}
     for param, value in (kwargs or {}).items():
-        if param in kinds and not _takes(kinds[param], value) and not (value is None and param in optional):
+        none = value is None and param in optional
+        if param in kinds and not _takes_in(name, kinds[param], value) and not none:
             return TypeError(f"{name}(): argument '{param}' must be {kinds[param]}, not {type_name(value)}")
     return None
 
@@ -327,26 +346,42 @@ def _invalid_combination(name: str, signatures: list[_Signature], args: tuple, k
     type's name is not the entry's type (torch's ``format_invalid_args``)."""
     keywords = [f"{k}={type_name(v)}" for k, v in reversed(kwargs.items())]  # torch's unordered_map order
     got = _listed([type_name(v) for v in args] + keywords, bool(args))
-    lines = [f"{name}() received an invalid combination of arguments - got {got}, but expected one of:"]
+    signatures = [s for s in signatures if not s.hidden]
+    header = f"{name}() received an invalid combination of arguments - got"
+    if len(signatures) == 1:  # one listed: an unknown keyword named, or the misfits marked in the call
+        unknown = [k for k in reversed(kwargs) if k not in signatures[0].names]
+        if unknown:
+            return TypeError(f"{header} unrecognized keyword arguments: {', '.join(unknown)}")
+        wrong, marked = _misfits(signatures[0], args, kwargs)
+        return TypeError(f"{header} {marked or got}, but expected {signatures[0].text}")
+    lines = [f"{header} {got}, but expected one of:"]
     for signature in signatures:
         lines.append(f" * {signature.text}")
-        if len(signature.entries) != len(args) + len(kwargs):
-            continue
-        last = signature.names[len(signature.names) - len(kwargs) :] if kwargs else []
-        wrong = [k for k in reversed(kwargs) if k not in last]  # torch's unordered_map order
+        wrong, marked = _misfits(signature, args, kwargs)
+        because = "      didn't match because some of the"
         if wrong:
-            lines.append(
-                f"      didn't match because some of the keywords were incorrect: {', '.join(wrong)}"
-            )
-            continue
-        marked = []
-        for i, (kind, entry) in enumerate(zip(signature.entries, signature.names, strict=True)):
-            value, key = (args[i], "") if i < len(args) else (kwargs[entry], f"{entry}=")
-            fits = type_name(value) in MATCHING_NAMES.get(kind, (kind,))
-            marked.append(f"{key}{described(value)}" if fits else f"!{key}{described(value)}!")
-        reason = _listed(marked, bool(args))
-        lines.append(f"      didn't match because some of the arguments have invalid types: {reason}")
+            lines.append(f"{because} keywords were incorrect: {', '.join(wrong)}")
+        elif marked:
+            lines.append(f"{because} arguments have invalid types: {marked}")
     return TypeError("\n".join(lines) + "\n")
+
+
+def _misfits(signature: _Signature, args: tuple, kwargs: dict) -> tuple[list[str], str | None]:
+    """Why ``signature`` does not take the call, when it has as many entries as the call has
+    arguments: the keywords not among its last entries, else the call with the arguments marked
+    whose type's name is not the entry's type."""
+    if len(signature.entries) != len(args) + len(kwargs):
+        return [], None
+    last = signature.names[len(signature.names) - len(kwargs) :] if kwargs else []
+    wrong = [k for k in reversed(kwargs) if k not in last]  # torch's unordered_map order
+    if wrong:
+        return wrong, None
+    marked = []
+    for i, (kind, entry) in enumerate(zip(signature.entries, signature.names, strict=True)):
+        value, key = (args[i], "") if i < len(args) else (kwargs[entry], f"{entry}=")
+        fits = type_name(value) in MATCHING_NAMES.get(kind, (kind,))
+        marked.append(f"{key}{described(value)}" if fits else f"!{key}{described(value)}!")
+    return [], _listed(marked, bool(args))
 
 
 def _given(fn: Callable, values: dict[str, Any]) -> tuple[tuple, dict]:
@@ -406,7 +441,8 @@ class _Call:
         where a signature takes the call; the first misfit argument's when one signature's arity
         fits the call; else the list of every signature."""
         given = len(self.args) + len(self.kwargs)
-        plausible = [s for s in self.signatures if len(self.signatures) == 1 or s.plausible(given, self.args)]
+        one = len(self.signatures) == 1
+        plausible = [s for s in self.signatures if one or (s.plausible(given, self.args) and not s.hidden)]
         error = None
         for signature in plausible:
             if _parse(self.name, signature, self.args, self.kwargs, unpack=False) is None:
@@ -437,11 +473,12 @@ class _Call:
         return _Call(self.name, methods, args, self.kwargs)
 
 
-def _impl_signature(fn: Callable) -> _Signature:
-    """The torch signature of an impl function with one: its parameters, ``Tensor`` where
-    annotated so, of no type (one impl checks itself) otherwise."""
+def _impl_signature(fn: Callable, skip: int = 0) -> _Signature:
+    """The torch signature of an impl function with one: its parameters (after the first ``skip``:
+    a method's self), ``Tensor`` where annotated so, of no type (one impl checks itself)
+    otherwise."""
     parts: list[str] = []
-    params = inspect.signature(fn).parameters.values()
+    params = list(inspect.signature(fn).parameters.values())[skip:]
     for p in params:
         if p.kind is p.KEYWORD_ONLY and "*" not in parts:
             parts.append("*")
@@ -527,10 +564,12 @@ def _parse(
     if signature.spreads(args):
         args = (args,)  # torch's varargs sizes or dims (view(2, 3))
     if len(args) > len(positional) and not signature.spread:
-        required = sum(not optional for _, _, optional in positional)
+        required = sum(not optional for _, _, optional in params)  # (torch's min_args: keywords too)
         many, given = len(positional), len(args)
-        takes = f"{many}" if required == many else f"from {required} to {many}"
-        return TypeError(f"{name}() takes {takes} positional argument{'s' * (many != 1)} but {given} "
+        if required != many:
+            return TypeError(f"{name}() takes from {required} to {many} positional arguments but {given} "
+                             "were given")
+        return TypeError(f"{name}() takes {many} positional argument{'s' * (many != 1)} but {given} "
                          f"{'was' if given == 1 else 'were'} given")
     for index, (_, param, optional) in enumerate(params):
         if index < len(args):  # (those before it fit)
@@ -594,7 +633,14 @@ NUMPY_NAMES: dict[str, tuple[str, ...]] = {
     "other": ("x2",),
 }
 NUMPY_ALIASES = frozenset(alias for aliases in NUMPY_NAMES.values() for alias in aliases)
-PYTHON_DEFINED = frozenset({"norm", "split", "unflatten", "broadcast_tensors"})
+PYTHON_DEFINED = frozenset({
+    "atleast_1d", "atleast_2d", "atleast_3d", "broadcast_tensors", "cdist", "einsum", "get_default_device",
+    "get_rng_state", "initial_seed", "is_tensor", "is_warn_always_enabled", "load", "manual_seed",
+    "meshgrid", "norm", "save", "seed", "set_default_device", "set_default_dtype", "set_printoptions",
+    "set_rng_state", "set_warn_always", "split", "unique", "unique_consecutive",
+})  # fmt: skip
+PYTHON_METHODS = frozenset({"norm", "split", "unflatten"})  # Tensor's methods torch defines in Python
+UNPARSED = frozenset({"set_num_threads"})  # torch's C functions reading their arguments themselves
 
 
 class Spellings:
@@ -606,11 +652,12 @@ class Spellings:
         self.name = name
         self.params = frozenset(inspect.signature(fn).parameters)
         self.targets: list[tuple[str, int | None]] = []
+        python = PYTHON_METHODS if method else PYTHON_DEFINED
         position: int | None = 0
         for index, p in enumerate(inspect.signature(fn).parameters.values()):
             if p.kind is p.VAR_POSITIONAL:
                 position = None
-            elif p.name in NUMPY_NAMES and not (method and index == 0) and name not in PYTHON_DEFINED:
+            elif p.name in NUMPY_NAMES and not (method and index == 0) and name not in python:
                 positional = p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and position is not None
                 self.targets.append((p.name, index if positional else None))
 
@@ -632,6 +679,139 @@ class Spellings:
         return {taken.get(key, key): value for key, value in kwargs.items()}
 
 
+class _Precheck:
+    """A quick test of a call against torch's signatures of a function, by its arguments' number,
+    names and types, made before the call as torch's parser parses before it runs: a call that no
+    signature takes is parsed in full (``_Call.found``), which raises torch's TypeError. Parameters
+    of no known type (impl's own checks) and impl's untyped ``*args``/``**kwargs`` take anything."""
+
+    def __init__(self, name: str, signatures: list[_Signature], open_keywords: bool = False) -> None:
+        self.name, self.signatures, self.open_keywords = name, signatures, open_keywords
+        # per signature: its positional (kind, name, required) and every parameter's kind by name
+        self.forms = [
+            (
+                s.spread,
+                [(_kind(k, d), p, not d) for k, p, d in s.positional],
+                {p: _kind(k, d) for k, p, d in s.positional + s.keyword},
+                {p for _, p, d in s.keyword if not d},
+            )
+            for s in signatures
+        ]
+
+    def _fits(self, value: Any, kind: str) -> bool:
+        """Whether ``kind`` takes ``value``. None fits a tensor of default None, and is left to
+        impl's own checks elsewhere: torch's printed signatures do not tell its other optional
+        parameters (``bool? stable`` prints as ``bool stable``, ``sort(x, stable=None)`` is
+        taken)."""
+        if value is None:
+            return kind != "Tensor"
+        return kind == "?" or _takes_in(self.name, kind, value)
+
+    def _takes(self, form: tuple, args: tuple, kwargs: dict) -> bool:
+        spread, positional, kinds, required = form
+        if spread:  # (impl's untyped ``*args``)
+            return True
+        if len(args) > 1 and len(positional) == 1 and positional[0][0] == "tuple of ints":
+            args = (args,)  # sizes or dims given spread (``zeros(2, 3)``)
+        if len(args) > len(positional):
+            return False
+        unknown = False  # after an argument impl checks itself, torch would check that one first
+        for i, (kind, param, needed) in enumerate(positional):
+            if i < len(args):
+                unknown = unknown or kind == "?"
+                if param in kwargs or not (unknown or self._fits(args[i], kind)):
+                    return False
+            elif needed and param not in kwargs:
+                return False
+        if not required.issubset(kwargs):
+            return False
+        for key, value in kwargs.items():
+            kind = kinds.get(key)
+            if kind is None:
+                if not self.open_keywords:
+                    return False
+            elif not self._fits(value, kind):
+                return False
+        return True
+
+    def check(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """The call's arguments, those of a hidden deprecated signature (``add(x, 2, y)``) given
+        again for the listed one, with torch's warning; torch's TypeError for a call none of the
+        signatures takes."""
+        for signature, form in zip(self.signatures, self.forms, strict=True):
+            if self._takes(form, args, kwargs):
+                return self._deprecated(signature, args, kwargs) if signature.hidden else (args, kwargs)
+        error = _Call(self.name, self.signatures, args, kwargs).found()
+        if error is not None:
+            raise error
+        return args, kwargs
+
+    def _deprecated(self, hidden: _Signature, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """A call of ``hidden``'s, warned as torch warns once per process (for any such call), as a
+        call of the listed signature of the same parameters: positional where it has them."""
+        listed = [s for s in self.signatures if not s.hidden]
+        instead = "".join(f"\n\t{self.name}{s.text}" for s in listed)
+        warn_once(
+            "deprecated overload",
+            f"This overload of {self.name} is deprecated:\n\t{self.name}{hidden.text}\nConsider using one of "
+            f"the following signatures instead:{instead} (Triggered internally at "
+            "/__w/pytorch/pytorch/torch/csrc/utils/python_arg_parser.cpp:1841.)",
+            stacklevel=4,  # (the caller of the public function or method)
+        )
+        values = {**dict(zip([p for _, p, _ in hidden.positional], args, strict=False)), **kwargs}
+        names = {p for _, p, _ in hidden.positional + hidden.keyword}
+        target = next(s for s in listed if {p for _, p, _ in s.positional + s.keyword} == names)
+        given = [p for _, p, _ in target.positional if p in values]
+        return tuple(values.pop(p) for p in given), values
+
+
+def _kind(kind: str, default: str | bool) -> str:
+    """A parameter's kind for ``_Precheck``: a tensor of default None as taking anything."""
+    return "?" if kind == "Tensor" and default == "None" else kind
+
+
+def precheck(fn: Callable, name: str) -> _Precheck | None:
+    """The precheck of function ``fn`` (``torch.<name>``): by torch's signatures (``OVERLOADS``),
+    else by ``fn``'s typed parameters; None where neither types anything."""
+    if name in PYTHON_DEFINED or name in UNPARSED:
+        return None
+    texts = OVERLOADS.get(name) or OVERLOADS.get(getattr(fn, "__name__", ""))
+    if texts is not None:
+        return _Precheck(name, [_Signature(text) for text in texts])
+    signature = _impl_signature(fn)
+    if not any(k != "?" for k, _, _ in signature.positional + signature.keyword):
+        return None
+    if name in api.OUT:  # (the wrapper's ``out``, checked by ``_into``)
+        signature.keyword.append(("?", "out", "None"))
+    params = inspect.signature(fn).parameters.values()
+    return _Precheck(name, [signature], open_keywords=any(p.kind is p.VAR_KEYWORD for p in params))
+
+
+def method_precheck(fn: Callable, name: str) -> _Precheck | None:
+    """The precheck of Tensor method ``name``, impl's ``fn`` (self first): by torch's signatures
+    of the method (``OVERLOADS``), else of its function or (an in-place method) of the method out
+    of place, without self; else by ``fn``'s parameters after self, or (``fn`` taking ``*args``)
+    its typed function's. None for the methods torch defines in Python and those taking nothing
+    (Python's own errors)."""
+    params = list(inspect.signature(fn).parameters.values())
+    if name in PYTHON_METHODS or len(params) == 1:
+        return None
+    for key in (name, name.rstrip("_"), getattr(fn, "__name__", "")):
+        signatures = [_Signature(text) for text in OVERLOADS.get(key, ())]
+        if any("Tensor input" in s.text for s in signatures):  # a function's
+            return _Precheck(name, [m for m in (s.method() for s in signatures) if m is not None])
+        if signatures and key == name:  # the method's own
+            return _Precheck(name, signatures)
+    if params[1].kind is not params[1].VAR_POSITIONAL:
+        signature = _impl_signature(fn, skip=1)
+        return _Precheck(name, [signature], open_keywords=any(p.kind is p.VAR_KEYWORD for p in params))
+    function = api.FUNCTIONS.get(name)  # a method taking ``*args``: its function's, where typed
+    if not inspect.isfunction(function) or precheck(function, name) is None:
+        return None
+    method = _impl_signature(function).method()
+    return None if method is None or not method.entries[0] else _Precheck(name, [method])
+
+
 def typed(fn: Callable) -> bool:
     """Whether ``fn`` has a parameter torch's parser types (an int, a list of ints, a bool)."""
     return any(p.annotation in PARSED_ANNOTATIONS for p in inspect.signature(fn).parameters.values())
@@ -643,13 +823,16 @@ def numpy_names(fn: Callable, name: str) -> Callable:
     ``fn`` itself where neither applies."""
     spellings = Spellings(fn, name)
     takes_out = name in api.OUT
-    if not spellings.targets and not takes_out and not typed(fn):
+    checks = precheck(fn, name)
+    if not spellings.targets and not takes_out and checks is None:
         return fn
 
     @functools.wraps(fn)
     def call(*args: Any, **kwargs: Any) -> Any:
         if kwargs and not NUMPY_ALIASES.isdisjoint(kwargs):
             kwargs = spellings.renamed(len(args), kwargs)
+        if checks is not None:
+            args, kwargs = checks.check(args, kwargs)
         try:
             if takes_out and kwargs.get("out") is not None:
                 return _into(name, fn, args, kwargs)
@@ -835,9 +1018,6 @@ def _tensors(values: Any) -> list[Tensor]:
 
 # the functions whose Tensor parameters torch's parser lets a Python number through (out= among them,
 # a 0-d tensor of the number's type: python_arg_parser's should_allow_numbers_as_tensors)
-NUMBERS_AS_TENSORS = frozenset(
-    ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide", "floor_divide")
-)
 NUMBER_DTYPES = {bool: np.bool_, int: np.int64, float: np.float64}  # (impl has no complex dtypes)
 
 

@@ -221,3 +221,50 @@ def keywords_worded_as_positions() -> Iterator[None]:
 
     with patched(_signatures(), "reparse", make), patched(_methods, "reparse", make):
         yield
+
+
+@fault({"API-005": "message"})
+def parsed_after_running() -> Iterator[None]:
+    """A call is not checked against torch's signatures before it runs: what impl's code takes
+    passes (``torch.tril(x, 'x')`` reaches the kernel), what it refuses gets Python's words."""
+
+    def make(original: Callable) -> Callable:
+        return lambda self, args, kwargs: (args, kwargs)
+
+    with patched(_signatures()._Precheck, "check", make):
+        yield
+
+
+@fault({"API-005": "message"})
+def hidden_signatures_listed() -> Iterator[None]:
+    """The deprecated signatures torch hides are listed among add's, sub's, addcmul's and
+    addcdiv's in their "invalid combination" errors (and the one-signature form is lost)."""
+
+    def make(original: Callable) -> Callable:
+        def listed(name: str, signatures: list, args: tuple, kwargs: dict) -> TypeError:
+            shown = []
+            for signature in signatures:
+                copy = _signatures()._Signature(signature.text)
+                shown.append(copy)
+            return original(name, shown, args, kwargs)
+
+        return listed
+
+    with patched(_signatures(), "_invalid_combination", make):
+        yield
+
+
+@fault({"API-005": "error"})
+def deprecated_overload_refused() -> Iterator[None]:
+    """A call of a hidden deprecated signature (``add(x, 2, y)``, ``x.addcmul_(0.5, a, b)``) is
+    refused with the listed signature's TypeError, where torch runs it (with a warning)."""
+
+    def make(original: Callable) -> Callable:
+        def deprecated(self: Any, hidden: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+            listed = [s for s in self.signatures if not s.hidden]
+            raise _signatures()._Call(self.name, listed, args, kwargs).found() or TypeError(self.name)
+
+        return deprecated
+
+    with patched(_signatures()._Precheck, "_deprecated", make):
+        yield

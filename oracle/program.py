@@ -167,6 +167,9 @@ OPS.update(_table("ShortTensor CharTensor ByteTensor BoolTensor", "function"))
 OPS.update(_table("new_tensor new_zeros new_ones new_full", "method"))
 # a custom Function's jvp returning a view of a tangent (conformance/test_forward_ad.py, FWAD-001)
 OPS.update(_table("view_as", "method"))
+# Tensor methods called through the class, self first (API-005: the method parser's refusals)
+OPS.update(_table("Tensor.add Tensor.mul_ Tensor.addcmul Tensor.eq Tensor.transpose", "function"))
+OPS.update(_table("Tensor.tril_ Tensor.masked_fill Tensor.sub_ Tensor.clamp_min Tensor.fmod", "function"))
 # the nn functions whose jvp formulas FWAD-001 checks (conformance/test_forward_ad.py)
 OPS.update(_table(" ".join(f"nn.functional.{f}" for f in (
     "gelu", "softplus", "elu", "silu", "mish", "hardtanh", "logsigmoid", "leaky_relu", "layer_norm",

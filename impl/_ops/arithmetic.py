@@ -38,6 +38,7 @@ from impl._ops.table import (
 )
 from impl._signatures import (
     ELEMENTWISE,
+    HIDDEN,
     OVERLOADS,
     SAME_DTYPE,
     Out,
@@ -351,18 +352,25 @@ def _log_scalar(v: float) -> float:
     return math.log(v) if v > 0 else (float("-inf") if v == 0 else float("nan"))
 
 
+# torch's signatures of the arithmetic functions (add's and sub's deprecated ``(input, alpha, other)``
+# one taken but never listed)
+_ALPHA = "(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)"
+_ALPHA_FIRST = f"{HIDDEN}(Tensor input, Number alpha, Tensor other, *, Tensor out = None)"
+_TENSOR_OR_NUMBER = ("(Tensor input, Tensor other, *, Tensor out = None)", "(Tensor input, Number other)")
+OVERLOADS.update({
+    **dict.fromkeys(("add", "sub"), (_ALPHA, _ALPHA_FIRST)),
+    "subtract": (_ALPHA, "(Tensor input, Number other, Number alpha = 1)"),  # (an out of another type named)
+    "mul": _TENSOR_OR_NUMBER[:1],
+    **dict.fromkeys(("multiply", "true_divide", "floor_divide"), _TENSOR_OR_NUMBER),
+})  # fmt: skip
+
+
 # The hottest function forms (every ``x + y``, ``x * y`` and unary math) call their op's generated
 # call directly: ``apply(op, *tensors, **attrs)`` is that call behind one more frame.
 @api.function("add", out=ELEMENTWISE)
 @api.method("add", tensor="other", numbers=True)
 def add(input: Any, other: Any, *, alpha: Any = 1) -> Tensor:
     return ADD._call((input, other), {"alpha": alpha})
-
-
-OVERLOADS["subtract"] = (  # (sub's parser has one: an out of another type is named)
-    "(Tensor input, Tensor other, *, Number alpha = 1, Tensor out = None)",
-    "(Tensor input, Number other, Number alpha = 1)",
-)
 
 
 @api.function("sub", "subtract", out=ELEMENTWISE)

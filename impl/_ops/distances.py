@@ -202,7 +202,7 @@ def cosine_similarity(x1: Tensor, x2: Tensor, dim: int = 1, eps: float = 1e-8) -
         if mismatch:
             raise RuntimeError(mismatch)
         shape = tuple(np.broadcast_shapes(tuple(x1.shape), tuple(x2.shape)))
-        x1, x2 = x1.expand(*shape), x2.expand(*shape)
+        x1, x2 = x1.expand(shape), x2.expand(shape)
     norm1 = norms.vector_norm(x1, 2, dim, True).clone()
     norm2 = norms.vector_norm(x2, 2, dim, True).clone()
     with grad_mode.no_grad():

@@ -25,7 +25,7 @@ from impl._ops.cpu_kernels import fma
 from impl._ops.elementwise import UNARY, _keep_first_on_tie, floating_only, mul_scalar, opmath
 from impl._ops.inplace import apply_inplace, inplace_method
 from impl._ops.table import FLOAT_DTYPES, NOT_OPERANDS, D, OpDef, apply, fill_array, number_array
-from impl._signatures import ABSENT, ELEMENTWISE, OVERLOADS, SAME_DTYPE, Out, invalid_call
+from impl._signatures import ABSENT, ELEMENTWISE, HIDDEN, OVERLOADS, SAME_DTYPE, Out, invalid_call
 from impl._tensor import Tensor
 from impl._xp import namespace_of
 
@@ -206,6 +206,12 @@ def _check_tensors(name: str, values: dict, method: bool = False) -> None:
             raise TypeError(f"{name}(): {where} must be Tensor, not {type(v).__name__}")
     if not isinstance(values["value"], _NUMBERS):
         raise TypeError(f"{name}(): argument 'value' must be Number, not {type(values['value']).__name__}")
+
+
+OVERLOADS.update(dict.fromkeys(("addcmul", "addcdiv"), (
+    "(Tensor input, Tensor tensor1, Tensor tensor2, *, Number value = 1, Tensor out = None)",
+    f"{HIDDEN}(Tensor input, Number value, Tensor tensor1, Tensor tensor2, *, Tensor out = None)",
+)))  # fmt: skip
 
 
 @api.function("addcmul", out=ELEMENTWISE)

@@ -83,7 +83,7 @@ def _cumprod_grad(g: Any, c: Any) -> Any:
         return _cumprod_grad_with_zeros(g, x, c.result, dim)
     n = x.shape[dim]
     edge = [1 if d == dim else s for d, s in enumerate(x.shape)]
-    one = ones(1, dtype=g.dtype, device=x.device).expand(*edge)
+    one = ones(1, dtype=g.dtype, device=x.device).expand(edge)
     out = zeros_like(x, dtype=g.dtype)
     for k in range(n):
         if k == 0:

@@ -26,7 +26,7 @@ from impl._graph import DETACHED, Node, SavedTensor, _modified_message, _sequenc
 from impl._names import type_name
 from impl._ops import codegen
 from impl._ops.saved_names import saved_sources
-from impl._tensor import Tensor
+from impl._tensor import ArgumentTypeError, Tensor
 from impl._xp import namespace_of, quiet_enter, quiet_exit
 from impl.dtypes import from_numpy_dtype
 
@@ -551,7 +551,8 @@ def _not_an_operand(op: OpDef, position: int, value: Any) -> TypeError:
     function = f"{differentiable.group(1).lower()}(): " if differentiable else ""
     argument = "input" if position == 1 else op.inputs[position - 1]
     where = f"argument '{argument}' (position {position})"
-    return TypeError(f"{function}{where} must be Tensor, not {type_name(value)}")
+    # (a public function's wrapper words it again from the call as given: ``reparse``)
+    return ArgumentTypeError(f"{function}{where} must be Tensor, not {type_name(value)}")
 
 
 def broadcast_mismatch(shapes: list[tuple[int, ...]]) -> str | None:

@@ -459,8 +459,6 @@ def round(input: Tensor, *args: Any, decimals: int = _UNSET) -> Tensor:
     """Round half to even, to ``decimals`` decimal places when given (negative: tens, hundreds
     ...), in the opmath dtype; integers are copied without decimals and refused with them."""
     if args:
-        if len(args) > 1:
-            raise TypeError(f"round() takes from 2 to 1 positional arguments but {len(args) + 1} were given")
         raise invalid_call(round, locals())
     number = _UNSET if decimals is _UNSET else _decimals(decimals)
     if not isinstance(input, Tensor) or number is None:

@@ -87,7 +87,7 @@ T = OpDef(
 PERMUTE = OpDef(
     "PermuteBackward0",
     lambda xp, a, dims: xp.transpose(a, dims),
-    derivatives={"self": D("dims", lambda g, c: g.permute(*[int(i) for i in np.argsort(c.dims)]))},
+    derivatives={"self": D("dims", lambda g, c: g.permute([int(i) for i in np.argsort(c.dims)]))},
     view=True,
     jvp=auto_linear,
 )

@@ -513,7 +513,7 @@ def _batched_grad(inputs: tuple, output: Tensor, output_idx: int) -> None:
         grads = _grad(output, diff, v, retain_graph=True, allow_unused=True, is_grads_batched=batched)
         shape = (v.shape[0],) if batched else ()
         return tuple(
-            g if g is not None else zeros([], dtype=t.dtype).expand(*shape, *t.shape)
+            g if g is not None else zeros([], dtype=t.dtype).expand((*shape, *t.shape))
             for g, t in zip(grads, diff, strict=True)
         )
 

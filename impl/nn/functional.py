@@ -393,7 +393,7 @@ def _broadcast_pair(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
     if error is not None:
         raise RuntimeError(error)
     shape = tuple(np.broadcast_shapes(tuple(a.shape), tuple(b.shape)))
-    return tuple(t if tuple(t.shape) == shape else t.expand(*shape) for t in (a, b))  # type: ignore[return-value]
+    return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in (a, b))  # type: ignore[return-value]
 
 
 def l1_loss(

@@ -62,4 +62,23 @@ RULES = [
         "a 0-d integer tensor are taken as ints.",
         "https://github.com/pytorch/pytorch/blob/main/torch/csrc/utils/python_arg_parser.cpp",
     ),
+    Rule(
+        "API-005",
+        FAMILY,
+        "A function or Tensor method torch parses in C refuses a call none of its signatures takes before "
+        "anything runs, with its parser's TypeError: an argument of another type where a tensor, a number, "
+        "an int or a bool goes (by position 'add(): argument 'other' (position 2) must be Tensor, not "
+        "str', by keyword without the position), a required argument missing ('missing 1 required "
+        "positional arguments: \"other\"'), more positional arguments than it takes ('takes 1 positional "
+        "argument but 3 were given', 'takes from 2 to 1 positional arguments' where a keyword-only "
+        "argument is required), a keyword it lacks ('got an unexpected keyword argument'); where several "
+        "signatures could take the call, the list of them ('received an invalid combination of "
+        "arguments', a misfit marked where a signature has as many entries as the call has arguments), "
+        "and where one is listed beside a hidden deprecated one (add, sub, addcmul, addcdiv), that one "
+        "with the call's misfits marked or its unrecognized keywords named, while a call the hidden one "
+        "takes (add(x, 2, y), x.addcmul_(0.5, a, b)) runs as the listed one with torch's once-per-process "
+        "'This overload of add is deprecated' UserWarning; add, sub, mul, div and their aliases take a "
+        "Python number for a tensor.",
+        "https://github.com/pytorch/pytorch/blob/main/torch/csrc/utils/python_arg_parser.cpp",
+    ),
 ]
