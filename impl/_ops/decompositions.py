@@ -1,0 +1,555 @@
+"""LU-based solves and determinants, QR, SVD and the symmetric eigendecomposition of real matrices
+(torch.linalg.inv_ex, det, slogdet, solve_ex, qr, svd, eigh and what is built on them), with
+torch's grad_fn names, derivatives (FunctionsManual.cpp's, for the paths torch takes without
+create_graph) and errors.
+
+The LU kernel is LAPACK's unblocked getf2 (partial pivoting, the first largest pivot), so a singular
+matrix reports the zero diagonal element LAPACK reports; QR, SVD and eigh are numpy's LAPACK
+(geqrf, gesdd, syevd), whose vectors' signs may differ from those of torch's MKL.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from impl import _api as api
+from impl import dtypes, return_types
+from impl._creation import eye, from_numpy
+from impl._grad_mode import is_grad_enabled
+from impl._ops.factorizations import _check_matrices, _LinAlgError, _trsv, solve_triangular
+from impl._ops.indexing import cat
+from impl._ops.products import matmul
+from impl._ops.table import D, OpDef, apply
+from impl._tensor import Tensor
+from impl._warn import warn_once
+
+_struct = return_types._structseq
+return_types.linalg_inv_ex = _struct("linalg_inv_ex", ("inverse", "info"))
+return_types.linalg_solve_ex = _struct("linalg_solve_ex", ("result", "info"))
+return_types.linalg_slogdet = _struct("linalg_slogdet", ("sign", "logabsdet"))
+return_types.slogdet = _struct("slogdet", ("sign", "logabsdet"))
+return_types.linalg_qr = _struct("linalg_qr", ("Q", "R"))
+return_types.qr = _struct("qr", ("Q", "R"))
+return_types.linalg_svd = _struct("linalg_svd", ("U", "S", "Vh"))
+return_types.svd = _struct("svd", ("U", "S", "V"))
+return_types.linalg_eigh = _struct("linalg_eigh", ("eigenvalues", "eigenvectors"))
+
+
+def check_square(name: str, A: Tensor, low_precision: bool = False) -> None:
+    """torch's squareCheckInputs and checkFloatingOrComplex: a batch of square floating matrices
+    (float16 and bfloat16 refused unless ``low_precision``)."""
+    _check_matrices(name, "A", A)
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(
+            f"{name}: Expected a floating point or complex tensor as input. Got {dtypes.scalar_type(A.dtype)}"
+        )
+    if not low_precision and A.dtype in (dtypes.float16, dtypes.bfloat16):
+        raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {dtypes.scalar_type(A.dtype)}")
+
+
+def check_floating(name: str, A: Tensor) -> None:
+    """torch's checkFloatingOrComplex: a floating (or complex) A."""
+    if not (A.dtype.is_floating_point or A.dtype.is_complex):
+        raise RuntimeError(
+            f"{name}: Expected a floating point or complex tensor as input. Got {dtypes.scalar_type(A.dtype)}"
+        )
+
+
+def _getf2(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """LAPACK's getf2 over the batch: the packed LU factors, the (1-based) pivots and info (0, or
+    the first zero diagonal element of U)."""
+    n = a.shape[-1]
+    lu = np.array(a.reshape(-1, n, n), copy=True)
+    rows = np.arange(lu.shape[0])
+    piv = np.zeros(lu.shape[:2], dtype=np.int32)
+    info = np.zeros(lu.shape[0], dtype=np.int32)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for j in range(n):
+            p = j + np.argmax(np.abs(lu[:, j:, j]), axis=1)
+            piv[:, j] = p + 1
+            lu[rows, j], lu[rows, p] = lu[rows, p], lu[rows, j].copy()
+            pivot = lu[:, j, j]
+            info[(info == 0) & (pivot == 0)] = j + 1
+            scaled = lu[:, j + 1 :, j] / pivot[:, None]
+            lu[:, j + 1 :, j] = np.where(pivot[:, None] == 0, lu[:, j + 1 :, j], scaled)
+            lu[:, j + 1 :, j + 1 :] -= lu[:, j + 1 :, j, None] * lu[:, j, None, j + 1 :]
+    batch = a.shape[:-2]
+    return lu.reshape(a.shape), piv.reshape(batch + (n,)), info.reshape(batch)
+
+
+def _lu_solve(lu: np.ndarray, piv: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """X with A X = B from A's getf2 factors (getrs): B's rows swapped, then the two triangles."""
+    batch = np.broadcast_shapes(lu.shape[:-2], b.shape[:-2])
+    lu = np.broadcast_to(lu, batch + lu.shape[-2:])
+    piv = np.broadcast_to(piv, batch + piv.shape[-1:]).reshape(-1, piv.shape[-1])
+    x = np.array(np.broadcast_to(b, batch + b.shape[-2:]), dtype=lu.dtype).reshape((-1,) + b.shape[-2:])
+    rows = np.arange(x.shape[0])
+    for j in range(piv.shape[-1]):
+        p = piv[:, j] - 1
+        x[rows, j], x[rows, p] = x[rows, p], x[rows, j].copy()
+    x = x.reshape(batch + b.shape[-2:])
+    return _trsv(np.triu(lu), _trsv(np.tril(lu, -1), x, False, True), True, False)
+
+
+def is_vector_rhs(a_shape: tuple, b_shape: tuple) -> bool:
+    """torch's linalg_solve_is_vector_rhs: B is a vector, or a batch of them of A's batch shape."""
+    return len(b_shape) == 1 or len(b_shape) == len(a_shape) - 1 and tuple(b_shape) == tuple(a_shape[:-1])
+
+
+def _solve_fwd(xp: Any, a: Any, b: Any, left: bool) -> tuple[Any, Any]:
+    a, b = np.asarray(a), np.asarray(b)
+    if is_vector_rhs(a.shape, b.shape):
+        x, info = _solve_fwd(xp, a, b[..., None], left)
+        return x[..., 0], info
+    lu, piv, info = _getf2(a if left else np.swapaxes(a, -1, -2))
+    x = _lu_solve(lu, piv, b if left else np.swapaxes(b, -1, -2))
+    x = x if left else np.swapaxes(x, -1, -2)
+    info = np.broadcast_to(info, x.shape[:-2])
+    return xp.asarray(np.array(x, order="C")), xp.asarray(np.array(info))
+
+
+def _inv_fwd(xp: Any, a: Any) -> tuple[Any, Any]:
+    a = np.asarray(a)
+    return _solve_fwd(xp, a, np.broadcast_to(np.eye(a.shape[-1], dtype=a.dtype), a.shape), True)
+
+
+def _det_parts(a: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The sign of the row permutation of A's getf2 and U's diagonal."""
+    lu, piv, _ = _getf2(a)
+    swaps = np.count_nonzero(piv != np.arange(1, a.shape[-1] + 1), axis=-1)
+    return np.where(swaps % 2, -1, 1).astype(a.dtype), np.diagonal(lu, 0, -2, -1)
+
+
+def _det_fwd(xp: Any, a: Any) -> Any:
+    sign, diagonal = _det_parts(np.asarray(a))
+    return xp.asarray(sign * np.prod(diagonal, axis=-1))
+
+
+def _slogdet_fwd(xp: Any, a: Any) -> tuple[Any, Any]:
+    sign, diagonal = _det_parts(np.asarray(a))
+    with np.errstate(divide="ignore"):
+        logabsdet = np.sum(np.log(np.abs(diagonal)), axis=-1)
+    return xp.asarray(sign * np.prod(np.sign(diagonal), axis=-1)), xp.asarray(logabsdet.astype(sign.dtype))
+
+
+def _adjoint_solve(A: Tensor, G: Tensor) -> Tensor:
+    """A^{-H} G, as torch's formulas get it (linalg_solve(A.mH(), G))."""
+    return solve(A.mT, G)
+
+
+def _scaled_identity(A: Tensor, d: Tensor) -> Tensor:
+    """d (one number per matrix) times the identity, of A's shape."""
+    return d.unsqueeze(-1).expand(*A.shape[:-1]).diag_embed()
+
+
+def det_backward(g: Tensor, c: Any) -> Tensor:
+    """torch's linalg_det_backward: (g det) A^{-H}; without create_graph from A's LU, a zero pivot
+    replaced by eps (det is 0 there, and so is the gradient)."""
+    d = _scaled_identity(c.A, g * c.result)
+    if is_grad_enabled():
+        return _adjoint_solve(c.A, d)
+    lu, piv, _ = _getf2(np.swapaxes(c.A.detach().numpy(), -1, -2))
+    diagonal = np.einsum("...ii->...i", lu)
+    diagonal[diagonal == 0] = np.finfo(lu.dtype).eps
+    return from_numpy(np.ascontiguousarray(_lu_solve(lu, piv, d.detach().numpy())))
+
+
+def slogdet_backward(grads: tuple, c: Any) -> Tensor | None:
+    """torch's slogdet_backward for real A: g_logabsdet A^{-H} (the sign has no gradient)."""
+    g = grads[1]
+    return None if g is None else _adjoint_solve(c.A, _scaled_identity(c.A, g))
+
+
+def solve_backward(g: Tensor, c: Any, which: str) -> Tensor:
+    """torch's linalg_solve_backward: gB solves the adjoint system, gA = -gB X^H (X^H gB if not
+    left); a vector right-hand side as a column."""
+    vector = is_vector_rhs(c.A.shape, c.B.shape)
+    gB = solve(c.A.mT, g, left=c.left)
+    if which == "B":
+        return gB
+    gB, X = (gB.unsqueeze(-1), c.result.unsqueeze(-1)) if vector else (gB, c.result)
+    return -gB.matmul(X.mT) if c.left else -X.mT.matmul(gB)
+
+
+LINALG_INV_EX = OpDef(
+    "LinalgInvExBackward0",
+    _inv_fwd,
+    outputs=("inverse", "info"),
+    derivatives={"A": D("inverse", lambda g, c: -c.inverse.mT.matmul(g.matmul(c.inverse.mT)))},
+    inputs=("A",),
+)
+LINALG_SOLVE_EX = OpDef(
+    "LinalgSolveExBackward0",
+    _solve_fwd,
+    ("A", "B"),
+    {
+        "A": D("A B result left", lambda g, c: solve_backward(g, c, "A")),
+        "B": D("A B result left", lambda g, c: solve_backward(g, c, "B")),
+    },
+    outputs=("result", "info"),
+)
+LINALG_DET = OpDef("LinalgDetBackward0", _det_fwd, ("A",), {"A": D("A result", det_backward)})
+LINALG_SLOGDET = OpDef(
+    "LinalgSlogdetBackward0",
+    _slogdet_fwd,
+    ("A",),
+    {"A": D("A sign", slogdet_backward)},
+    outputs=("sign", "logabsdet"),
+    differentiable_outputs=2,
+)
+
+
+def _raise_singular(info: Tensor, message: str) -> None:
+    flat = info.numpy().reshape(-1)
+    failed = np.flatnonzero(flat)
+    if failed.size:
+        batch = f"(Batch element {failed[0]}): " if info.dim() else ""
+        head, _, tail = message.partition(": ")
+        raise _LinAlgError(f"{head}: {batch}{tail.format(flat[failed[0]])}")
+
+
+SINGULAR_INV = (
+    "{}: The diagonal element {{}} is zero, the inversion could not be completed because the input "
+    "matrix is singular."
+)
+SINGULAR_SOLVE = "torch.{}: The solver failed because the input matrix is singular."
+
+
+def inv_ex(A: Tensor, *, check_errors: bool = False) -> Any:
+    """torch.linalg.inv_ex: A's inverse and LAPACK's info (the first zero pivot, where singular)."""
+    check_square("linalg.inv_ex", A)
+    inverse, info = apply(LINALG_INV_EX, A)
+    if check_errors:
+        _raise_singular(info, SINGULAR_INV.format("linalg.inv_ex"))
+    return return_types.linalg_inv_ex((inverse, info))
+
+
+def inv(A: Tensor) -> Tensor:
+    """torch.linalg.inv: A's inverse, or torch's LinAlgError where A is singular."""
+    check_square("linalg.inv", A)
+    inverse, info = apply(LINALG_INV_EX, A)
+    _raise_singular(info, SINGULAR_INV.format("linalg.inv"))
+    return inverse
+
+
+@api.variants("inverse")
+def inverse(input: Tensor) -> Tensor:
+    """torch.inverse: linalg.inv."""
+    return inv(input)
+
+
+def det(A: Tensor) -> Tensor:
+    """torch.linalg.det: the product of U's diagonal of A's LU, signed by its permutation."""
+    check_square("linalg.det", A)
+    return apply(LINALG_DET, A)
+
+
+api.variants("det")(lambda input: det(input))
+
+
+def slogdet(A: Tensor) -> Any:
+    """torch.linalg.slogdet: det's sign (0 where singular) and log |det|."""
+    check_square("linalg.slogdet", A)
+    return return_types.linalg_slogdet(apply(LINALG_SLOGDET, A))
+
+
+@api.variants("slogdet")
+def _slogdet(input: Tensor) -> Any:
+    """torch.slogdet: linalg.slogdet, in its own return type."""
+    return return_types.slogdet(slogdet(input))
+
+
+@api.variants("logdet")
+def logdet(input: Tensor) -> Tensor:
+    """torch.logdet: log |det|, nan where det is negative."""
+    check_square("logdet", input)
+    sign, logabsdet = slogdet(input)
+    return logabsdet.where(sign != -1, float("nan"))
+
+
+def _check_solve(A: Tensor, B: Tensor, left: bool) -> None:
+    """torch's errors where A and B do not fit (a vector right-hand side taken as a column)."""
+    name = "linalg.solve"
+    check_square(name, A)
+    if A.dtype != B.dtype:
+        raise RuntimeError(
+            f"{name}: Expected A and B to have the same dtype, but found A of type "
+            f"{dtypes.scalar_type(A.dtype)} and B of type {dtypes.scalar_type(B.dtype)} instead"
+        )
+    shape = (*B.shape, 1) if is_vector_rhs(A.shape, B.shape) else B.shape
+    n = A.shape[-1]
+    if (shape[-2] if left else shape[-1]) != n:
+        equation = "AX = B" if left else "XA = B"
+        raise RuntimeError(
+            f"{name}: Incompatible shapes of A and B for the equation {equation} "
+            f"({n}x{n} and {shape[-2]}x{shape[-1]})"
+        )
+
+
+def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False) -> Any:
+    """torch.linalg.solve_ex: X with A X = B (X A = B if not left) and LAPACK's info."""
+    _check_solve(A, B, left)
+    result, info = apply(LINALG_SOLVE_EX, A, B, left=bool(left))
+    if check_errors:
+        _raise_singular(info, SINGULAR_SOLVE.format("linalg.solve_ex"))
+    return return_types.linalg_solve_ex((result, info))
+
+
+def solve(A: Tensor, B: Tensor, *, left: bool = True) -> Tensor:
+    """torch.linalg.solve: X with A X = B (X A = B if not left), or LinAlgError where A is singular."""
+    result, info = solve_ex(A, B, left=left)
+    _raise_singular(info, SINGULAR_SOLVE.format("linalg.solve"))
+    return result
+
+
+def matrix_power(A: Tensor, n: int) -> Tensor:
+    """torch.linalg.matrix_power: A^n by repeated squaring as torch does (an inverse first for n < 0;
+    the identity, copied into a clone of A, for n = 0)."""
+    _check_matrices("linalg.matrix_power", "A", A)
+    if n == 0:
+        return A.clone().copy_(eye(A.shape[-1], dtype=A.dtype).expand(*A.shape))
+    if n == 1:
+        return A.clone()
+    if n < 0:
+        A, n = inv(A), -n
+    if n == 1:
+        return A
+    if n in (2, 3):
+        return matmul(A, A) if n == 2 else matmul(matmul(A, A), A)
+    z = result = None
+    while n > 0:
+        bit, n = n % 2, n // 2
+        z = A if z is None else matmul(z, z)
+        if bit:
+            result = z if result is None else matmul(result, z)
+    return result
+
+
+api.variants("matrix_power")(lambda input, n: matrix_power(input, n))
+
+
+def _qr_fwd(xp: Any, a: Any, mode: str) -> tuple[Any, Any]:
+    a = np.asarray(a)
+    if mode == "r":
+        return xp.asarray(np.zeros((0,), a.dtype)), xp.asarray(np.linalg.qr(a, mode="r"))
+    q, r = np.linalg.qr(a, mode=mode)
+    return xp.asarray(q), xp.asarray(r)
+
+
+def qr_backward(grads: tuple, c: Any) -> Tensor | None:
+    """The gradient of A = QR: for m >= n (gQ + Q copyltu(M)) R^{-H}, M = R gR^H - gQ^H Q; for
+    m < n, that of A's first m columns (gQ taking in Y gR_Y^H) beside Q gR_Y for the others."""
+    gQ, gR = grads
+    Q, R = c.Q, c.R
+    m, n = Q.shape[-2], R.shape[-1]
+    if c.mode == "r":
+        raise RuntimeError(
+            "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
+            "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr."
+        )
+    if c.mode == "complete" and m > n:
+        raise RuntimeError(
+            "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
+        )
+    if m < n:
+        gY = None if gR is None else Q.matmul(gR[..., m:])
+        if gR is not None and gQ is not None:
+            gQ = gQ + c.A[..., m:].matmul(gR[..., m:].mT)
+        elif gR is not None:
+            gQ = c.A[..., m:].matmul(gR[..., m:].mT)
+        gX = _square_qr_backward(gQ, None if gR is None else gR[..., :m], Q, R[..., :m])
+        return gX if gY is None else cat([gX, gY], -1)
+    return _square_qr_backward(gQ, gR, Q, R)
+
+
+def _square_qr_backward(gQ: Any, gR: Any, Q: Tensor, R: Tensor) -> Tensor:
+    M = 0 if gR is None else R.matmul(gR.mT)
+    if gQ is not None:
+        M = M - gQ.mT.matmul(Q)
+    M = M.tril() + M.tril(-1).mT
+    gA = Q.matmul(M) if gQ is None else gQ + Q.matmul(M)
+    return solve_triangular(R.mT, gA, upper=False, left=False)
+
+
+LINALG_QR = OpDef(
+    "LinalgQrBackward0",
+    _qr_fwd,
+    ("A",),
+    {"A": D("A mode Q R", qr_backward)},
+    outputs=("Q", "R"),
+    differentiable_outputs=2,
+)
+QR_MODES = ("reduced", "complete", "r")
+
+
+def qr(A: Tensor, mode: str = "reduced") -> Any:
+    """torch.linalg.qr: Householder QR (LAPACK's geqrf, R's diagonal signed as it leaves it); mode
+    'r' gives an empty Q."""
+    _check_matrices("linalg.qr", "A", A, square=False)
+    check_floating("linalg.qr", A)
+    if mode not in QR_MODES:
+        raise RuntimeError(
+            f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or "
+            "'complete'"
+        )
+    return return_types.linalg_qr(apply(LINALG_QR, A, mode=mode))
+
+
+@api.variants("qr")
+def _qr(input: Tensor, some: bool = True) -> Any:
+    """torch.qr (deprecated): linalg.qr, reduced unless ``some`` is False."""
+    warn_once("torch.qr", QR_DEPRECATED)
+    return return_types.qr(qr(input, "reduced" if some else "complete"))
+
+
+QR_DEPRECATED = (
+    "torch.qr is deprecated in favor of torch.linalg.qr and will be removed in a future PyTorch "
+    "release.\n"
+    "The boolean parameter 'some' has been replaced with a string parameter 'mode'.\n"
+    "Q, R = torch.qr(A, some)\n"
+    "should be replaced with\n"
+    "Q, R = torch.linalg.qr(A, 'reduced' if some else 'complete') (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/BatchLinearAlgebra.cpp:2505.)"
+)
+
+
+def _svd_fwd(xp: Any, a: Any, full_matrices: bool) -> tuple[Any, Any, Any]:
+    u, s, vh = np.linalg.svd(np.asarray(a), full_matrices=full_matrices)
+    return xp.asarray(u), xp.asarray(s), xp.asarray(vh)
+
+
+def svd_backward(grads: tuple, c: Any) -> Tensor | None:
+    """torch's svd_backward (real matrices), U and Vh narrowed to S's size for full_matrices."""
+    gU, gS, gVh = grads
+    U, S, Vh = c.U, c.S, c.Vh
+    k = S.shape[-1]
+    if c.full_matrices:
+        U, Vh = U[..., :k], Vh[..., :k, :]
+        gU = None if gU is None else gU[..., :k]
+        gVh = None if gVh is None else gVh[..., :k, :]
+    m, n = U.shape[-2], Vh.shape[-1]
+    if gU is None and gVh is None:
+        if gS is None:
+            return None
+        return U.matmul(gS.unsqueeze(-1) * Vh) if m >= n else (U * gS.unsqueeze(-2)).matmul(Vh)
+    S2 = S * S
+    E = S2.unsqueeze(-2) - S2.unsqueeze(-1)
+    E = E + _identity_of(E)
+    UhgU = None if gU is None else _skew(U.mT.matmul(gU))
+    VhgV = None if gVh is None else _skew(Vh.matmul(gVh.mT))
+    if gU is not None and gVh is not None:
+        gA = (UhgU * S.unsqueeze(-2) + S.unsqueeze(-1) * VhgV) / E
+    elif gVh is None:
+        gA = (UhgU / E) * S.unsqueeze(-2)
+    else:
+        gA = S.unsqueeze(-1) * (VhgV / E)
+    if gS is not None:
+        gA = gA + gS.diag_embed()
+    if m > n and gU is not None:
+        gA = U.matmul(gA)
+        gUSinv = gU / S.unsqueeze(-2)
+        gA = (gA + gUSinv - U.matmul(U.mT.matmul(gUSinv))).matmul(Vh)
+    elif m < n and gVh is not None:
+        gA = gA.matmul(Vh)
+        SinvgVh = gVh / S.unsqueeze(-1)
+        gA = U.matmul(gA + SinvgVh - SinvgVh.matmul(Vh.mT).matmul(Vh))
+    else:
+        gA = U.matmul(gA.matmul(Vh)) if m >= n else U.matmul(gA).matmul(Vh)
+    return gA
+
+
+def _skew(X: Tensor) -> Tensor:
+    return X - X.mT
+
+
+def _identity_of(X: Tensor) -> Tensor:
+    """The identity matrix of X's (square) matrix size and dtype."""
+    return eye(X.shape[-1], dtype=X.dtype)
+
+
+LINALG_SVD = OpDef(
+    "LinalgSvdBackward0",
+    _svd_fwd,
+    ("A",),
+    {"A": D("full_matrices U S Vh", svd_backward)},
+    outputs=("U", "S", "Vh"),
+    differentiable_outputs=3,
+)
+
+
+def svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None) -> Any:
+    """torch.linalg.svd: U, S (descending) and Vh (LAPACK's gesdd)."""
+    _check_matrices("linalg.svd", "A", A, square=False)
+    check_floating("linalg.svd", A)
+    return return_types.linalg_svd(apply(LINALG_SVD, A, full_matrices=bool(full_matrices)))
+
+
+def svdvals(A: Tensor, *, driver: Any = None) -> Tensor:
+    """torch.linalg.svdvals: the singular values (the SVD's node, its vectors unused)."""
+    _check_matrices("linalg.svd", "A", A, square=False)
+    check_floating("linalg.svd", A)
+    return apply(LINALG_SVD, A, full_matrices=False)[1]
+
+
+@api.variants("svd")
+def _svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
+    """torch.svd (deprecated): U, S and V (not Vh); without compute_uv, zero U and V of full size."""
+    if not compute_uv:
+        m, n = input.shape[-2:]
+        batch = tuple(input.shape[:-2])
+        S = svdvals(input)
+        return return_types.svd((input.new_zeros(batch + (m, m)), S, input.new_zeros(batch + (n, n))))
+    U, S, Vh = svd(input, full_matrices=not some)
+    return return_types.svd((U, S, Vh.mT))
+
+
+def _eigh_fwd(xp: Any, a: Any, UPLO: str) -> tuple[Any, Any]:
+    w, v = np.linalg.eigh(np.asarray(a), UPLO=UPLO)
+    return xp.asarray(w), xp.asarray(v)
+
+
+def eigh_backward(grads: tuple, c: Any) -> Tensor | None:
+    """torch's linalg_eig_backward for Hermitian A: V ((V^H gV) / E + diag(gL)) V^H, E the
+    eigenvalues' differences (V diag(gL) V^H without gV)."""
+    gL, gV = grads
+    L, V = c.eigenvalues, c.eigenvectors
+    if gV is None:
+        return None if gL is None else (V * gL.unsqueeze(-2)).matmul(V.mT)
+    VhgV = V.mT.matmul(gV)
+    VhgV = 0.5 * (VhgV - VhgV.mT)
+    E = L.unsqueeze(-2) - L.unsqueeze(-1)
+    gA = VhgV / (E + _identity_of(E))
+    if gL is not None:
+        gA = gA + gL.diag_embed()
+    return V.matmul(gA.matmul(V.mT))
+
+
+LINALG_EIGH = OpDef(
+    "LinalgEighBackward0",
+    _eigh_fwd,
+    ("A",),
+    {"A": D("eigenvalues eigenvectors", eigh_backward)},
+    outputs=("eigenvalues", "eigenvectors"),
+    differentiable_outputs=2,
+)
+
+
+def _check_eigh(name: str, A: Tensor, UPLO: str) -> None:
+    check_square(name, A)
+    if UPLO not in ("L", "U"):
+        raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+
+
+def eigh(A: Tensor, UPLO: str = "L") -> Any:
+    """torch.linalg.eigh: ascending eigenvalues and orthonormal eigenvectors of the symmetric
+    matrix whose ``UPLO`` triangle A holds (LAPACK's syevd)."""
+    _check_eigh("linalg.eigh", A, UPLO)
+    return return_types.linalg_eigh(apply(LINALG_EIGH, A, UPLO=UPLO))
+
+
+def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
+    """torch.linalg.eigvalsh: eigh's eigenvalues (its node)."""
+    _check_eigh("linalg.eigvalsh", A, UPLO)
+    return apply(LINALG_EIGH, A, UPLO=UPLO)[0]

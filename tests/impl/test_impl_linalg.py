@@ -1,0 +1,107 @@
+"""torch.linalg's solves, determinants and decompositions (impl/_ops/decompositions.py) against
+torch: printed results with grad_fn names, errors, and gradients of invariant losses, in loops."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import torch
+
+import impl
+from tests.impl.test_impl_tutorial_functions import shown
+
+A = "torch.tensor([[4., 2., 1.], [2., 3., .5], [1., .5, 2.]], dtype=torch.float64, requires_grad=True)"
+N = "torch.tensor([[1., 2.], [3., -4.]], requires_grad=True)"  # negative determinant
+S = "torch.tensor([[1., 2.], [2., 4.]])"  # singular
+R = "torch.tensor([[1., 2.], [3., 4.], [5., 7.]], requires_grad=True)"  # 3 by 2
+B = "torch.tensor([[[2., 1.], [1., 3.]], [[1., 0.], [5., 2.]]], requires_grad=True)"  # a batch
+R3 = "torch.tensor([[1., 2.], [3., 4.], [5., 6.]], requires_grad=True)"
+C = "torch.tensor([[[[1.], [2.]]], [[[3.], [4.]]], [[[5.], [6.]]]], requires_grad=True)"  # 3 by 1 by 2 by 1
+CALLS = [
+    f"torch.linalg.inv({A})",
+    f"torch.linalg.inv_ex({N})",
+    f"torch.inverse({B})",
+    f"{N}.inverse()",
+    f"torch.linalg.inv({S})",
+    "torch.linalg.inv(torch.zeros(2, 2, 2))",
+    f"torch.linalg.inv_ex({S})",
+    f"torch.linalg.inv_ex({S}, check_errors=True)",
+    f"torch.linalg.inv({R})",
+    "torch.linalg.inv(torch.eye(2, dtype=torch.long))",
+    "torch.linalg.inv(torch.eye(2).half())",
+    "torch.linalg.inv(torch.ones(3))",
+    f"torch.linalg.det({A}), torch.det({N}), {B}.det(), torch.linalg.det({S})",
+    "torch.linalg.det(torch.eye(2, dtype=torch.long))",
+    f"torch.linalg.det({R})",
+    f"torch.linalg.slogdet({A})",
+    f"torch.slogdet({N})",
+    f"{B}.slogdet()",
+    f"torch.linalg.slogdet({S})",
+    f"torch.logdet({A}), torch.logdet({N}), {B}.logdet()",
+    "torch.linalg.slogdet(torch.eye(2, dtype=torch.long))",
+    f"torch.linalg.solve({A}, torch.ones(3, dtype=torch.float64))",
+    f"torch.linalg.solve({B}, torch.ones(2))",
+    f"torch.linalg.solve({B}, torch.ones(2, 2))",
+    f"torch.linalg.solve({B}, torch.ones(3, 2, 2, 1))",
+    f"torch.linalg.solve({N}, torch.ones(3, 2), left=False)",
+    f"torch.linalg.solve({N}, torch.ones(2), left=False)",
+    f"torch.linalg.solve({N}, torch.ones(3))",
+    f"torch.linalg.solve({N}, torch.ones(2, dtype=torch.float64))",
+    f"torch.linalg.solve({S}, torch.ones(2))",
+    f"torch.linalg.solve({S}.expand(3, 2, 2), torch.ones(2))",
+    f"torch.linalg.solve_ex({S}, torch.ones(2))",
+    f"torch.linalg.solve_ex({N}, {N})",
+    f"torch.linalg.solve_ex({S}, torch.ones(2), check_errors=True)",
+    *(f"torch.linalg.matrix_power({N}, {n})" for n in (0, 1, 2, 3, 5, 6, -1, -2, -3)),
+    f"{B}.matrix_power(4), torch.matrix_power({B}, 0)",
+    "torch.linalg.matrix_power(torch.tensor([[1, 1], [1, 0]]), 10)",
+    "torch.linalg.matrix_power(torch.eye(2, dtype=torch.long), -1)",
+    f"torch.linalg.matrix_power({R}, 2)",
+    f"torch.linalg.matrix_power({S}, -1)",
+]
+
+
+def test_as_torch() -> None:
+    for call in CALLS:
+        assert shown(impl, call) == shown(torch, call), call
+
+
+# (call on x, the loss of its result): gradients compared with torch's
+GRADS = [
+    (f"torch.linalg.inv({A})", "r.sum()"),
+    (f"torch.linalg.inv({B})", "(r * r).sum()"),
+    (f"torch.linalg.matrix_power({B}, -5)", "(r * r).sum()"),
+    (f"torch.linalg.matrix_power({N}, 0)", "(r * r).sum()"),
+    (f"torch.linalg.det({A})", "r"),
+    (f"torch.det({B})", "r.sum()"),
+    (f"torch.det({S}.requires_grad_())", "r"),
+    (f"torch.linalg.slogdet({N})", "r[1] + r[0]"),
+    (f"torch.logdet({B})", "r.sum()"),
+    (f"torch.linalg.solve({A}, torch.ones(3, dtype=torch.float64, requires_grad=True))", "(r * r).sum()"),
+    (f"torch.linalg.solve({B}, torch.ones(2, requires_grad=True))", "(r * r).sum()"),
+    (f"torch.linalg.solve({N}, {R3}, left=False)", "(r * r).sum()"),
+    (f"torch.linalg.solve({B}, {C})", "(r * r).sum()"),
+]
+
+
+def gradients(module: Any, call: str, loss: str) -> list:
+    """The gradients of ``loss`` of ``call``'s result with respect to every tensor the call made
+    with torch.tensor or torch.ones (None where it needs none)."""
+    made: list = []
+
+    def recorded(factory: Any) -> Any:
+        return lambda *args, **kwargs: made.append(factory(*args, **kwargs)) or made[-1]
+
+    namespace = {"torch": module, "tensor": recorded(module.tensor), "ones": recorded(module.ones)}
+    r = eval(call.replace("torch.tensor(", "tensor(").replace("torch.ones(", "ones("), namespace)
+    eval(loss, {"r": r}).backward()
+    return [None if t.grad is None else t.grad.numpy() for t in made]
+
+
+def test_gradients() -> None:
+    for call, loss in GRADS:
+        ours, theirs = gradients(impl, call, loss), gradients(torch, call, loss)
+        assert len(ours) == len(theirs), call
+        for a, b in zip(ours, theirs, strict=True):
+            assert (a is None) == (b is None) and (a is None or np.allclose(a, b, atol=1e-5)), (call, a, b)
