@@ -18,7 +18,7 @@ from impl import _api as api
 from impl import dtypes, return_types
 from impl._creation import eye, from_numpy
 from impl._grad_mode import is_grad_enabled
-from impl._ops.factorizations import _check_matrices, _LinAlgError, _trsv, solve_triangular
+from impl._ops.factorizations import SUPPORTED, _check_matrices, _LinAlgError, _trsv, solve_triangular
 from impl._ops.indexing import cat
 from impl._ops.products import matmul
 from impl._ops.table import D, OpDef, apply
@@ -49,12 +49,14 @@ def check_square(name: str, A: Tensor, low_precision: bool = False) -> None:
         raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {dtypes.scalar_type(A.dtype)}")
 
 
-def check_floating(name: str, A: Tensor) -> None:
-    """torch's checkFloatingOrComplex: a floating (or complex) A."""
+def check_floating(name: str, A: Tensor, kernel: str) -> None:
+    """torch's checkFloatingOrComplex, then its dispatch: float32 or float64 A (LAPACK's)."""
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(
             f"{name}: Expected a floating point or complex tensor as input. Got {dtypes.scalar_type(A.dtype)}"
         )
+    if A.dtype not in SUPPORTED:
+        raise dtypes.kernel_missing(kernel, A.dtype)
 
 
 def _getf2(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -342,25 +344,25 @@ def qr_backward(grads: tuple, c: Any) -> Tensor | None:
     """The gradient of A = QR: for m >= n (gQ + Q copyltu(M)) R^{-H}, M = R gR^H - gQ^H Q; for
     m < n, that of A's first m columns (gQ taking in Y gR_Y^H) beside Q gR_Y for the others."""
     gQ, gR = grads
-    Q, R = c.Q, c.R
-    m, n = Q.shape[-2], R.shape[-1]
     if c.mode == "r":
         raise RuntimeError(
             "The derivative of linalg.qr depends on Q, which is not computed when mode='r'. Please use "
             "linalg.qr(A, mode='reduced') if you are going to differentiate through linalg.qr."
         )
+    Q, R = c.Q, c.R
+    m, n = Q.shape[-2], R.shape[-1]
     if c.mode == "complete" and m > n:
         raise RuntimeError(
             "The QR decomposition is not differentiable when mode='complete' and nrows > ncols."
         )
     if m < n:
-        gY = None if gR is None else Q.matmul(gR[..., m:])
+        gY = c.A[..., m:].new_zeros(c.A[..., m:].shape) if gR is None else Q.matmul(gR[..., m:])
         if gR is not None and gQ is not None:
             gQ = gQ + c.A[..., m:].matmul(gR[..., m:].mT)
         elif gR is not None:
             gQ = c.A[..., m:].matmul(gR[..., m:].mT)
         gX = _square_qr_backward(gQ, None if gR is None else gR[..., :m], Q, R[..., :m])
-        return gX if gY is None else cat([gX, gY], -1)
+        return cat([gX, gY], -1)
     return _square_qr_backward(gQ, gR, Q, R)
 
 
@@ -388,7 +390,7 @@ def qr(A: Tensor, mode: str = "reduced") -> Any:
     """torch.linalg.qr: Householder QR (LAPACK's geqrf, R's diagonal signed as it leaves it); mode
     'r' gives an empty Q."""
     _check_matrices("linalg.qr", "A", A, square=False)
-    check_floating("linalg.qr", A)
+    check_floating("linalg.qr", A, "geqrf_cpu")
     if mode not in QR_MODES:
         raise RuntimeError(
             f"qr received unrecognized mode '{mode}' but expected one of 'reduced' (default), 'r', or "
@@ -482,14 +484,14 @@ LINALG_SVD = OpDef(
 def svd(A: Tensor, full_matrices: bool = True, *, driver: Any = None) -> Any:
     """torch.linalg.svd: U, S (descending) and Vh (LAPACK's gesdd)."""
     _check_matrices("linalg.svd", "A", A, square=False)
-    check_floating("linalg.svd", A)
+    check_floating("linalg.svd", A, "linalg_svd_cpu")
     return return_types.linalg_svd(apply(LINALG_SVD, A, full_matrices=bool(full_matrices)))
 
 
 def svdvals(A: Tensor, *, driver: Any = None) -> Tensor:
     """torch.linalg.svdvals: the singular values (the SVD's node, its vectors unused)."""
     _check_matrices("linalg.svd", "A", A, square=False)
-    check_floating("linalg.svd", A)
+    check_floating("linalg.svd", A, "linalg_svd_cpu")
     return apply(LINALG_SVD, A, full_matrices=False)[1]
 
 
@@ -536,20 +538,22 @@ LINALG_EIGH = OpDef(
 )
 
 
-def _check_eigh(name: str, A: Tensor, UPLO: str) -> None:
-    check_square(name, A)
+def _check_eigh(A: Tensor, UPLO: str) -> None:
+    _check_matrices("linalg.eigh", "A", A)
     if UPLO not in ("L", "U"):
         raise RuntimeError(f"Expected UPLO argument to be 'L' or 'U', but got {UPLO}")
+    if A.dtype not in SUPPORTED:
+        raise dtypes.kernel_missing("linalg_eigh_cpu", A.dtype)
 
 
 def eigh(A: Tensor, UPLO: str = "L") -> Any:
     """torch.linalg.eigh: ascending eigenvalues and orthonormal eigenvectors of the symmetric
     matrix whose ``UPLO`` triangle A holds (LAPACK's syevd)."""
-    _check_eigh("linalg.eigh", A, UPLO)
+    _check_eigh(A, UPLO)
     return return_types.linalg_eigh(apply(LINALG_EIGH, A, UPLO=UPLO))
 
 
 def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     """torch.linalg.eigvalsh: eigh's eigenvalues (its node)."""
-    _check_eigh("linalg.eigvalsh", A, UPLO)
+    _check_eigh(A, UPLO)
     return apply(LINALG_EIGH, A, UPLO=UPLO)[0]
