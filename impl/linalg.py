@@ -11,6 +11,8 @@ from impl._ops.decompositions import (
     inv,
     inv_ex,
     matrix_power,
+    matrix_rank,
+    pinv,
     qr,
     slogdet,
     solve,
@@ -25,6 +27,6 @@ from impl._ops.norms import matrix_norm, vector_norm
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "det", "eigh", "eigvalsh", "inv", "inv_ex", "matrix_norm",
-    "matrix_power", "norm", "qr", "slogdet", "solve", "solve_ex", "solve_triangular", "svd", "svdvals",
-    "vector_norm",
+    "matrix_power", "matrix_rank", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular",
+    "svd", "svdvals", "vector_norm",
 ]

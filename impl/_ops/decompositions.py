@@ -557,3 +557,95 @@ def eigvalsh(A: Tensor, UPLO: str = "L") -> Tensor:
     """torch.linalg.eigvalsh: eigh's eigenvalues (its node)."""
     _check_eigh(A, UPLO)
     return apply(LINALG_EIGH, A, UPLO=UPLO)[0]
+
+
+def _tolerances(A: Tensor, atol: Any, rtol: Any) -> tuple[float | np.ndarray, float | np.ndarray]:
+    """torch's get_atol_rtol: atol 0 unless given; rtol as given, else 0 where atol > 0 and
+    eps * max(m, n) otherwise."""
+    def value(x: Any) -> Any:
+        return x.detach().numpy() if isinstance(x, Tensor) else x
+
+    atol, rtol = value(atol), value(rtol)
+    default = np.finfo(A.detach().numpy().dtype).eps * max(A.shape[-2:])
+    if rtol is None:
+        rtol = default if atol is None else np.where(np.asarray(atol) > 0, 0.0, default)
+    return (0.0 if atol is None else atol), rtol
+
+
+def _pinv_fwd(xp: Any, a: Any, atol: Any, rtol: Any, hermitian: bool) -> Any:
+    a = np.asarray(a)
+    if hermitian:
+        s, u = np.linalg.eigh(a)
+        vh, size = np.swapaxes(u, -1, -2), np.abs(s)
+    else:
+        u, s, vh = np.linalg.svd(a, full_matrices=False)
+        size = s
+    biggest = np.max(size, axis=-1, keepdims=True, initial=0)
+    tol = np.maximum(np.asarray(atol)[..., None], np.asarray(rtol)[..., None] * biggest)
+    with np.errstate(divide="ignore"):
+        inverse = np.where(size > tol, 1 / s, 0).astype(a.dtype)
+    return xp.asarray(np.swapaxes(vh, -1, -2) * inverse[..., None, :] @ np.swapaxes(u, -1, -2))
+
+
+def pinv_backward(g: Tensor, c: Any) -> Tensor:
+    """torch's pinv_backward: the derivative of A+ for A of constant rank, by the smaller side."""
+    pinvA, A = c.result, c.self
+    m, n = A.shape[-2:]
+    pinvAh, gh = pinvA.mT, g.mT
+    if m <= n:
+        K = gh.matmul(pinvA)
+        KpinvAh = K.matmul(pinvAh)
+        return -pinvA.matmul(K).mT + KpinvAh - A.matmul(pinvA).matmul(KpinvAh) + pinvAh.matmul(
+            pinvA
+        ).matmul(gh - K.matmul(A))
+    K = pinvA.matmul(gh)
+    pinvAhK = pinvAh.matmul(K)
+    return -K.matmul(pinvA).mT + (gh - A.matmul(K)).matmul(pinvA).matmul(pinvAh) + pinvAhK - pinvAhK.matmul(
+        pinvA
+    ).matmul(A)
+
+
+LINALG_PINV = OpDef("LinalgPinvBackward0", _pinv_fwd, derivatives={"self": D("self result", pinv_backward)})
+
+
+def pinv(
+    A: Tensor, rcond: Any = None, hermitian: bool = False, *, atol: Any = None, rtol: Any = None
+) -> Tensor:
+    """torch.linalg.pinv: the pseudo-inverse from the SVD (eigh if ``hermitian``), singular values
+    at most max(atol, rtol * the largest) dropped; ``rcond`` is rtol (atol 0)."""
+    if A.dim() < 2 or A.dtype not in SUPPORTED:
+        raise RuntimeError(
+            f"linalg.pinv({dtypes.scalar_type(A.dtype)}{list(A.shape)}): expected a tensor with 2 or more "
+            "dimensions of float, double, cfloat or cdouble types".replace("[", "{[").replace("]", "]}")
+        )
+    if rcond is not None:
+        atol, rtol = 0.0, rcond
+    atol, rtol = _tolerances(A, atol, rtol)
+    return apply(LINALG_PINV, A, atol=atol, rtol=rtol, hermitian=bool(hermitian))
+
+
+@api.variants("pinverse")
+def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
+    """torch.pinverse: linalg.pinv with ``rcond`` as its relative tolerance."""
+    return pinv(input, rcond)
+
+
+def matrix_rank(
+    A: Tensor, tol: Any = None, hermitian: bool = False, *, atol: Any = None, rtol: Any = None
+) -> Tensor:
+    """torch.linalg.matrix_rank: how many singular values (|eigenvalues| if ``hermitian``) exceed
+    max(atol, rtol * the largest); ``tol`` is atol (rtol 0)."""
+    if A.dim() < 2:
+        raise RuntimeError(
+            "torch.linalg.matrix_rank: The input tensor input must have at least 2 dimensions."
+        )
+    if A.dtype not in SUPPORTED:
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if tol is not None:
+        atol, rtol = tol, 0.0
+    atol, rtol = _tolerances(A, atol, rtol)
+    a = A.detach().numpy()
+    size = np.abs(np.linalg.eigvalsh(a)) if hermitian else np.linalg.svd(a, compute_uv=False)
+    biggest = np.max(size, axis=-1, keepdims=True, initial=0)
+    tol = np.maximum(np.asarray(atol)[..., None], np.asarray(rtol)[..., None] * biggest)
+    return from_numpy(np.array(np.count_nonzero(size > tol, axis=-1), dtype=np.int64))

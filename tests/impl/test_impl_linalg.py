@@ -76,6 +76,17 @@ CALLS = [
     "torch.linalg.eigvalsh(torch.eye(2, dtype=torch.long))",
     "torch.linalg.eigh(torch.ones(2, 2).half())",
     "torch.linalg.eigh(torch.ones(2, 3))",
+    f"torch.linalg.pinv({S}), torch.linalg.pinv({S}, atol=0.1), torch.linalg.pinv({S}, atol=10.)",
+    f"torch.linalg.pinv({S}, rtol=0.1, hermitian=True), torch.pinverse({S}, rcond=0.5), {W}.pinverse()",
+    f"torch.linalg.pinv({B}, 0.1), torch.linalg.pinv({S}, atol=torch.tensor(0.1))",
+    "torch.linalg.pinv(torch.eye(2, dtype=torch.long))",
+    "torch.linalg.pinv(torch.ones(3))",
+    f"torch.linalg.matrix_rank({S}), torch.linalg.matrix_rank({R})",
+    f"torch.linalg.matrix_rank({S}, hermitian=True)",
+    f"torch.linalg.matrix_rank({S}, atol=6.), torch.linalg.matrix_rank({S}, tol=6.)",
+    f"torch.linalg.matrix_rank({B}, rtol=0.5), torch.linalg.matrix_rank(torch.zeros(2, 3))",
+    "torch.linalg.matrix_rank(torch.eye(2, dtype=torch.long))",
+    "torch.linalg.matrix_rank(torch.ones(3))",
 ]
 
 
@@ -118,6 +129,10 @@ GRADS = [
     (f"torch.linalg.eigh({A})", "r[1].abs().sum() + r[0].sum()"),
     (f"torch.linalg.eigh({N})", "(r[1] * r[1] * torch.tensor([1., 2.])).sum()"),
     (f"torch.linalg.eigvalsh({B}, UPLO='U')", "(r * r).sum()"),
+    (f"torch.linalg.pinv({R})", "(r * r).sum()"),
+    (f"torch.linalg.pinv({W})", "(r * r).sum()"),
+    (f"torch.linalg.pinv({B}, hermitian=True)", "(r * r).sum()"),
+    (f"torch.pinverse({A})", "r.sum()"),
 ]
 
 
