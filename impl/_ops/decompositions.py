@@ -20,6 +20,7 @@ from impl._creation import eye, from_numpy
 from impl._grad_mode import is_grad_enabled
 from impl._ops.factorizations import SUPPORTED, _check_matrices, _LinAlgError, _trsv, solve_triangular
 from impl._ops.indexing import cat
+from impl._ops.pointwise_ternary import where
 from impl._ops.products import matmul
 from impl._ops.table import D, OpDef, apply
 from impl._tensor import Tensor
@@ -41,20 +42,22 @@ def check_square(name: str, A: Tensor, low_precision: bool = False) -> None:
     """torch's squareCheckInputs and checkFloatingOrComplex: a batch of square floating matrices
     (float16 and bfloat16 refused unless ``low_precision``)."""
     _check_matrices(name, "A", A)
-    if not (A.dtype.is_floating_point or A.dtype.is_complex):
-        raise RuntimeError(
-            f"{name}: Expected a floating point or complex tensor as input. Got {dtypes.scalar_type(A.dtype)}"
-        )
+    _check_floating(name, A)
     if not low_precision and A.dtype in (dtypes.float16, dtypes.bfloat16):
         raise RuntimeError(f"{name}: Low precision dtypes not supported. Got {dtypes.scalar_type(A.dtype)}")
 
 
-def check_floating(name: str, A: Tensor, kernel: str) -> None:
-    """torch's checkFloatingOrComplex, then its dispatch: float32 or float64 A (LAPACK's)."""
+def _check_floating(name: str, A: Tensor) -> None:
+    """torch's checkFloatingOrComplex."""
     if not (A.dtype.is_floating_point or A.dtype.is_complex):
         raise RuntimeError(
             f"{name}: Expected a floating point or complex tensor as input. Got {dtypes.scalar_type(A.dtype)}"
         )
+
+
+def check_floating(name: str, A: Tensor, kernel: str) -> None:
+    """torch's checkFloatingOrComplex, then its dispatch: float32 or float64 A (LAPACK's)."""
+    _check_floating(name, A)
     if A.dtype not in SUPPORTED:
         raise dtypes.kernel_missing(kernel, A.dtype)
 
@@ -107,8 +110,7 @@ def _solve_fwd(xp: Any, a: Any, b: Any, left: bool) -> tuple[Any, Any]:
         return x[..., 0], info
     lu, piv, info = _getf2(a if left else np.swapaxes(a, -1, -2))
     x = _lu_solve(lu, piv, b if left else np.swapaxes(b, -1, -2))
-    x = x if left else np.swapaxes(x, -1, -2)
-    info = np.broadcast_to(info, x.shape[:-2])
+    x = x if left else np.swapaxes(x, -1, -2)  # info: one per matrix of A, not of the broadcast
     return xp.asarray(np.array(x, order="C")), xp.asarray(np.array(info))
 
 
@@ -221,7 +223,7 @@ SINGULAR_SOLVE = "torch.{}: The solver failed because the input matrix is singul
 
 def inv_ex(A: Tensor, *, check_errors: bool = False) -> Any:
     """torch.linalg.inv_ex: A's inverse and LAPACK's info (the first zero pivot, where singular)."""
-    check_square("linalg.inv_ex", A)
+    check_square("linalg.inv", A)
     inverse, info = apply(LINALG_INV_EX, A)
     if check_errors:
         _raise_singular(info, SINGULAR_INV.format("linalg.inv_ex"))
@@ -244,7 +246,9 @@ def inverse(input: Tensor) -> Tensor:
 
 def det(A: Tensor) -> Tensor:
     """torch.linalg.det: the product of U's diagonal of A's LU, signed by its permutation."""
-    check_square("linalg.det", A)
+    check_square("linalg.det", A, low_precision=True)
+    if A.dtype not in SUPPORTED:
+        raise dtypes.kernel_missing("lu_cpu", A.dtype)
     return apply(LINALG_DET, A)
 
 
@@ -268,18 +272,22 @@ def logdet(input: Tensor) -> Tensor:
     """torch.logdet: log |det|, nan where det is negative."""
     check_square("logdet", input)
     sign, logabsdet = slogdet(input)
-    return logabsdet.where(sign != -1, float("nan"))
+    return where(sign == -1, float("nan"), logabsdet)
 
 
 def _check_solve(A: Tensor, B: Tensor, left: bool) -> None:
-    """torch's errors where A and B do not fit (a vector right-hand side taken as a column)."""
+    """torch's errors, in its order, where A and B do not fit (a vector right-hand side taken as a
+    column)."""
     name = "linalg.solve"
-    check_square(name, A)
+    _check_floating(name, A)
     if A.dtype != B.dtype:
         raise RuntimeError(
             f"{name}: Expected A and B to have the same dtype, but found A of type "
             f"{dtypes.scalar_type(A.dtype)} and B of type {dtypes.scalar_type(B.dtype)} instead"
         )
+    check_square(name, A, low_precision=True)
+    if B.dim() == 0:
+        raise RuntimeError(f"{name}: The input tensor B must have at least 2 dimensions.")
     shape = (*B.shape, 1) if is_vector_rhs(A.shape, B.shape) else B.shape
     n = A.shape[-1]
     if (shape[-2] if left else shape[-1]) != n:
@@ -288,6 +296,8 @@ def _check_solve(A: Tensor, B: Tensor, left: bool) -> None:
             f"{name}: Incompatible shapes of A and B for the equation {equation} "
             f"({n}x{n} and {shape[-2]}x{shape[-1]})"
         )
+    if A.dtype not in SUPPORTED:
+        raise dtypes.kernel_missing("lu_cpu", A.dtype)
 
 
 def solve_ex(A: Tensor, B: Tensor, *, left: bool = True, check_errors: bool = False) -> Any:
@@ -498,6 +508,10 @@ def svdvals(A: Tensor, *, driver: Any = None) -> Tensor:
 @api.variants("svd")
 def _svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
     """torch.svd (deprecated): U, S and V (not Vh); without compute_uv, zero U and V of full size."""
+    if input.dim() < 2:
+        raise RuntimeError(
+            f"linalg.svd: input should have at least 2 dimensions, but has {input.dim()} dimensions instead"
+        )
     if not compute_uv:
         m, n = input.shape[-2:]
         batch = tuple(input.shape[:-2])
