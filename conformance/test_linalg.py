@@ -20,11 +20,11 @@ from oracle.program import Op, Program, Ref
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
 SQUARE = ("linalg.inv", "inverse", "linalg.det", "det", "logdet", "linalg.matrix_power", "matrix_power")
-SQUARE_PAIRS = ("linalg.inv_ex", "linalg.slogdet", "slogdet", "linalg.eigh", "linalg.eigvalsh")
+SQUARE_PAIRS = ("linalg.eigh", "linalg.inv_ex", "linalg.slogdet", "slogdet", "linalg.eigvalsh")
 SOLVES = ("linalg.solve", "linalg.solve_ex")
 ANY_SHAPE = ("linalg.qr", "qr", "linalg.svd", "svd", "linalg.svdvals", "linalg.pinv", "pinverse",
              "linalg.matrix_rank")
-LINALG_OPS = (*SQUARE, *SQUARE_PAIRS, *SOLVES, *ANY_SHAPE)
+LINALG_OPS = (*SQUARE_PAIRS, *SQUARE, *SOLVES, *ANY_SHAPE)
 SPECTRUM = (1.5, 3.0, 4.5)  # the diagonal's sizes: singular values and eigenvalues stay apart
 NOISE = (-0.5, -0.25, 0.0, 0.25, 0.5)
 POWERS = (-3, -2, -1, 0, 1, 2, 3, 5)
@@ -112,8 +112,8 @@ def linalg_programs(draw: Any, op: str | None = None) -> Program:
     square for the square ops, batched now and then; its results' values and gradients."""
     op = op or draw(st.sampled_from(LINALG_OPS))
     p = OpProgram(draw)
-    m = draw(st.integers(1, 3))
-    n = m if op not in ANY_SHAPE else draw(st.integers(1, 3))
+    m = draw(st.sampled_from((2, 3, 1)))  # the first program: eigh of a 2 by 2 matrix
+    n = m if op not in ANY_SHAPE else draw(st.sampled_from((2, 3, 1)))
     shape = (*draw(st.sampled_from(((), (), (2,)))), m, n)
     dtype = draw(st.sampled_from(("float32", "float64")))
     x = p.given(matrix_data(draw, shape), dtype, grad=draw(st.integers(0, 4)) > 0)
