@@ -23,7 +23,8 @@ SQUARE = ("linalg.inv", "inverse", "linalg.det", "det", "logdet", "linalg.matrix
 SQUARE_PAIRS = ("linalg.eigh", "linalg.inv_ex", "linalg.slogdet", "slogdet", "linalg.eigvalsh")
 SOLVES = ("linalg.solve", "linalg.solve_ex")
 ANY_SHAPE = ("linalg.qr", "qr", "linalg.svd", "svd", "linalg.svdvals", "linalg.pinv", "pinverse",
-             "linalg.matrix_rank")
+             "linalg.matrix_rank", "linalg.lstsq")
+DRIVERS = (None, "gelsd", "gels", "gelss")  # (gelsy's default solution differs where A lacks full rank)
 LINALG_OPS = (*SQUARE_PAIRS, *SQUARE, *SOLVES, *ANY_SHAPE)
 SPECTRUM = (1.5, 3.0, 4.5)  # the diagonal's sizes: singular values and eigenvalues stay apart
 NOISE = (-0.5, -0.25, 0.0, 0.25, 0.5)
@@ -61,6 +62,12 @@ def op_call(draw: Any, p: OpProgram, op: str, x: str, shape: tuple[int, ...], dt
         b = p.given(noise(draw, rhs), dtype, grad=draw(st.booleans()))
         kwargs = draw(st.sampled_from(({}, {"left": True}))) if left else {"left": False}
         return items(draw, p, p.op(op, Ref(x), Ref(b), **kwargs), 1 + (op == "linalg.solve_ex"), (0,))
+    if op == "linalg.lstsq":  # B: a batch of vectors now and then (A's dims less one)
+        rhs = draw(st.sampled_from(((shape[-2], 2), shape[:-1], (3, *shape[:-2], shape[-2], 1))))
+        b = p.given(noise(draw, rhs), dtype, grad=draw(st.booleans()))
+        driver = draw(st.sampled_from(DRIVERS))
+        return items(draw, p, p.op(op, Ref(x), Ref(b), **({} if driver is None else {"driver": driver})),
+                     4, (0, 1))
     if op in ("linalg.qr", "qr"):
         key, modes = ("some", (True, False)) if op == "qr" else ("mode", ("reduced", "complete", "r"))
         return items(draw, p, p.op(op, Ref(x), **{key: draw(st.sampled_from(modes))}), 2, (0, 1))
@@ -143,7 +150,9 @@ ERRORS: tuple[tuple[str, Any, Any, dict], ...] = (
     ("linalg.qr", SINGULAR, None, {"mode": "full"}),
     ("linalg.eigh", SINGULAR, None, {"UPLO": "X"}),
     *((op, [[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]], None, {}) for op in (*SQUARE[:-2], *SQUARE_PAIRS)),
-    *((op, [1.0, 2.0], None, {}) for op in LINALG_OPS if op not in (*SQUARE[-2:], *SOLVES)),
+    *((op, [1.0, 2.0], None, {}) for op in LINALG_OPS if op not in (*SQUARE[-2:], *SOLVES, "linalg.lstsq")),
+    ("linalg.lstsq", [[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]], [1.0, 1.0], {}),
+    ("linalg.lstsq", [[1.0, 2.0], [3.0, 4.0], [5.0, 7.0]], [[1.0], [1.0], [1.0]], {"driver": "gelsx"}),
 )
 BAD_DTYPES = ("int64", "float16")
 
@@ -162,7 +171,7 @@ def linalg_errors(draw: Any) -> Program:
     op = draw(st.sampled_from(LINALG_OPS))
     dtype = draw(st.sampled_from(BAD_DTYPES))
     args = [Ref(p.given([[2, 1], [1, 3]], dtype))]
-    if op in SOLVES:
+    if op in (*SOLVES, "linalg.lstsq"):
         args.append(Ref(p.given([1.0, 1.0], "float64" if dtype == "int64" else dtype)))
     elif op.endswith("matrix_power"):
         args.append(draw(st.sampled_from((2, -1))))

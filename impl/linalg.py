@@ -10,6 +10,7 @@ from impl._ops.decompositions import (
     eigvalsh,
     inv,
     inv_ex,
+    lstsq,
     matrix_power,
     matrix_rank,
     pinv,
@@ -26,7 +27,7 @@ from impl._ops.norms import linalg_norm as norm
 from impl._ops.norms import matrix_norm, vector_norm
 
 __all__ = [
-    "LinAlgError", "cholesky", "cholesky_ex", "det", "eigh", "eigvalsh", "inv", "inv_ex", "matrix_norm",
-    "matrix_power", "matrix_rank", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex", "solve_triangular",
-    "svd", "svdvals", "vector_norm",
+    "LinAlgError", "cholesky", "cholesky_ex", "det", "eigh", "eigvalsh", "inv", "inv_ex", "lstsq",
+    "matrix_norm", "matrix_power", "matrix_rank", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
+    "solve_triangular", "svd", "svdvals", "vector_norm",
 ]

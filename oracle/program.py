@@ -1746,3 +1746,4 @@ OPS.update(_table(" ".join(f"linalg.{f}" for f in (
     "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh",
     "pinv", "matrix_rank", "matrix_power")), "function"))
 OPS.update(_table("inverse det logdet slogdet pinverse matrix_power svd qr", "function"))
+OPS.update(_table("linalg.lstsq", "function"))

@@ -22,7 +22,7 @@ from impl._ops.factorizations import SUPPORTED, _check_matrices, _LinAlgError, _
 from impl._ops.indexing import cat
 from impl._ops.pointwise_ternary import where
 from impl._ops.products import matmul
-from impl._ops.table import D, OpDef, apply
+from impl._ops.table import D, OpDef, apply, broadcast_mismatch
 from impl._tensor import Tensor
 from impl._warn import warn_once
 
@@ -295,6 +295,11 @@ def _check_solve(A: Tensor, B: Tensor, left: bool) -> None:
         raise RuntimeError(
             f"{name}: Incompatible shapes of A and B for the equation {equation} "
             f"({n}x{n} and {shape[-2]}x{shape[-1]})"
+        )
+    if not left and len(shape) > B.dim():
+        raise RuntimeError(
+            f"{name}: Vector broadcasting of the left hand side is not supported for left=False. In this "
+            "case linalg.solve is equivalent to B / A.squeeze(-1)"
         )
     if A.dtype not in SUPPORTED:
         raise dtypes.kernel_missing("lu_cpu", A.dtype)
@@ -663,3 +668,111 @@ def matrix_rank(
     biggest = np.max(size, axis=-1, keepdims=True, initial=0)
     tol = np.maximum(np.asarray(atol)[..., None], np.asarray(rtol)[..., None] * biggest)
     return from_numpy(np.array(np.count_nonzero(size > tol, axis=-1), dtype=np.int64))
+
+
+return_types.linalg_lstsq = _struct("linalg_lstsq", ("solution", "residuals", "rank", "singular_values"))
+LSTSQ_DRIVERS = ("gels", "gelsy", "gelsd", "gelss")
+
+
+def _lstsq_fwd(xp: Any, a: Any, b: Any, rcond: float, driver: str) -> tuple[Any, Any, Any, Any]:
+    """Each matrix's least-squares solution (numpy's gelsd: gelsy's and gels's too where A has full
+    rank), and what ``driver`` fills: residuals (gels where m > n; gelsd and gelss where also every
+    matrix has rank n), rank (all but gels), singular values (gelsd and gelss)."""
+    a, b = np.asarray(a), np.asarray(b)
+    vector = is_vector_rhs(a.shape, b.shape)
+    b = b[..., None] if vector else b
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    (m, n), k = a.shape[-2:], b.shape[-1]
+    flat_a = np.broadcast_to(a, batch + (m, n)).reshape(-1, m, n)
+    flat_b = np.broadcast_to(b, batch + (m, k)).reshape(-1, m, k)
+    solved = [np.linalg.lstsq(x, y, rcond=rcond)[0] for x, y in zip(flat_a, flat_b, strict=True)]
+    x = np.array(solved, dtype=a.dtype).reshape(batch + (n, k))
+    sv = np.linalg.svd(a, compute_uv=False)  # rank and singular values: of A's matrices, unbroadcast
+    rank = np.count_nonzero(sv > rcond * sv[..., :1], axis=-1).astype(np.int64)
+    full = driver == "gels" or driver != "gelsy" and bool(np.all(rank == n))
+    residuals = np.zeros((0,), a.dtype)
+    if m > n and full:
+        residuals = np.sum((np.matmul(a, x) - b) ** 2, axis=-2).astype(a.dtype)
+    sv = sv if driver in ("gelsd", "gelss") else np.zeros((0,), a.dtype)
+    rank = np.zeros((0,), np.int64) if driver == "gels" else rank
+    x = x[..., 0] if vector else x
+    residuals = residuals[..., 0] if vector and residuals.size else residuals
+    x, residuals = np.ascontiguousarray(x), np.ascontiguousarray(residuals)
+    return xp.asarray(x), xp.asarray(residuals), xp.asarray(rank), xp.asarray(sv)
+
+
+def lstsq_backward(grads: tuple, c: Any, which: str) -> Tensor | None:
+    """The gradient of X = A+ B (pinv_backward of gX B^H for A, A+^H gX for B) and of the residuals
+    |A X - B|^2 (2 (A X - B) X^H g for A, -2 (A X - B) g for B: X is optimal)."""
+    gX, gR = grads
+    A, B, X = c.self, c.b, c.solution
+    vector = is_vector_rhs(A.shape, B.shape)
+    if vector:
+        B, X, gX = B.unsqueeze(-1), X.unsqueeze(-1), None if gX is None else gX.unsqueeze(-1)
+    grad = None
+    if gX is not None:
+        pinvA = pinv(A)
+        grad = pinvA.mT.matmul(gX) if which == "b" else pinv_backward(gX.matmul(B.mT), _PinvCtx(pinvA, A))
+    if gR is not None and gR.numel():
+        gR = gR.unsqueeze(-1) if vector else gR
+        error = A.matmul(X) - B
+        weighted = 2 * error * gR.unsqueeze(-2)
+        term = -weighted if which == "b" else weighted.matmul(X.mT)
+        grad = term if grad is None else grad + term
+    return grad.squeeze(-1) if vector and which == "b" and grad is not None else grad
+
+
+class _PinvCtx:
+    """What pinv_backward reads of a pinv node, for lstsq's gradient."""
+
+    def __init__(self, result: Tensor, A: Tensor) -> None:
+        self.result, self.self = result, A
+
+
+LINALG_LSTSQ = OpDef(
+    "LinalgLstsqBackward0",
+    _lstsq_fwd,
+    ("self", "b"),
+    {
+        "self": D("self b solution", lambda g, c: lstsq_backward(g, c, "self")),
+        "b": D("self b solution", lambda g, c: lstsq_backward(g, c, "b")),
+    },
+    outputs=("solution", "residuals", "rank", "singular_values"),
+    differentiable_outputs=2,
+)
+
+
+def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | None = None) -> Any:
+    """torch.linalg.lstsq: the least-squares solutions of A X = B (a vector B where it has one
+    dimension fewer than A), with what the CPU driver (default gelsy) fills of residuals, rank and
+    singular values."""
+    name = "torch.linalg.lstsq"
+    if A.dim() < 2:
+        raise RuntimeError(f"{name}: input must have at least 2 dimensions.")
+    if B.dim() < 1:
+        raise RuntimeError(f"{name}: other must have at least 1 dimension.")
+    if A.dtype != B.dtype:
+        raise RuntimeError(
+            f"{name}: Expected input and other to have the same dtype, but got input's dtype "
+            f"{dtypes.scalar_type(A.dtype)} and other's dtype {dtypes.scalar_type(B.dtype)}"
+        )
+    if not 0 <= A.dim() - B.dim() <= 1:
+        raise RuntimeError(
+            f"{name}: input.dim() must be greater or equal to other.dim() and "
+            "(input.dim() - other.dim()) <= 1"
+        )
+    vector = is_vector_rhs(A.shape, B.shape)
+    if (B.shape[-1] if vector else B.shape[-2]) != A.shape[-2]:
+        raise RuntimeError(f"{name}: input.size(-2) should match other.size({-1 if vector else -2})")
+    # torch broadcasts the batches as if B had one dimension fewer than A only when it is a vector
+    mismatch = broadcast_mismatch([tuple(A.shape[:-2]), tuple(B.shape[: -1 if B.dim() < A.dim() else -2])])
+    if mismatch:
+        raise RuntimeError(mismatch)
+    driver = "gelsy" if driver is None else driver
+    if driver not in LSTSQ_DRIVERS:
+        raise RuntimeError(f"{name}: parameter `driver` should be one of (gels, gelsy, gelsd, gelss)")
+    if A.dtype not in SUPPORTED:
+        raise RuntimeError("This function doesn't handle types other than float and double")
+    if rcond is None:
+        rcond = float(np.finfo(A.detach().numpy().dtype).eps) * max(A.shape[-2:])
+    return return_types.linalg_lstsq(apply(LINALG_LSTSQ, A, B, rcond=float(rcond), driver=driver))

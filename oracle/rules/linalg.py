@@ -12,7 +12,8 @@ RULES = [
         FAMILY,
         "torch.linalg's inv, inv_ex, det, slogdet, solve and solve_ex (left or right, vector and "
         "broadcast right-hand sides), qr (modes reduced, complete, r), svd (full_matrices) and svdvals, "
-        "eigh and eigvalsh (UPLO), pinv (atol, rtol, hermitian), matrix_rank and matrix_power, and "
+        "eigh and eigvalsh (UPLO), pinv (atol, rtol, hermitian), matrix_rank, matrix_power and lstsq (drivers gels, gelsy, "
+        "gelsd, gelss: residuals, rank and singular values as each fills them; full-rank A), and "
         "torch's inverse, det, logdet, slogdet, pinverse, matrix_power, svd (some, compute_uv; V, not "
         "Vh) and qr (some), on square, rectangular and batched float32 and float64 matrices, give "
         "torch's values, dtypes, gradients and grad_fn graphs (LinalgInvExBackward0, "
