@@ -11,6 +11,7 @@ from impl._ops.decompositions import (
     inv,
     inv_ex,
     lstsq,
+    matrix_exp,
     matrix_power,
     matrix_rank,
     pinv,
@@ -28,6 +29,6 @@ from impl._ops.norms import matrix_norm, vector_norm
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "det", "eigh", "eigvalsh", "inv", "inv_ex", "lstsq",
-    "matrix_norm", "matrix_power", "matrix_rank", "norm", "pinv", "qr", "slogdet", "solve", "solve_ex",
-    "solve_triangular", "svd", "svdvals", "vector_norm",
+    "matrix_exp", "matrix_norm", "matrix_power", "matrix_rank", "norm", "pinv", "qr", "slogdet", "solve",
+    "solve_ex", "solve_triangular", "svd", "svdvals", "vector_norm",
 ]

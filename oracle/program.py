@@ -1747,3 +1747,4 @@ OPS.update(_table(" ".join(f"linalg.{f}" for f in (
     "pinv", "matrix_rank", "matrix_power")), "function"))
 OPS.update(_table("inverse det logdet slogdet pinverse matrix_power svd qr", "function"))
 OPS.update(_table("linalg.lstsq", "function"))
+OPS.update(_table("linalg.matrix_exp matrix_exp", "function"))

@@ -776,3 +776,61 @@ def lstsq(A: Tensor, B: Tensor, rcond: float | None = None, *, driver: str | Non
     if rcond is None:
         rcond = float(np.finfo(A.detach().numpy().dtype).eps) * max(A.shape[-2:])
     return return_types.linalg_lstsq(apply(LINALG_LSTSQ, A, B, rcond=float(rcond), driver=driver))
+
+
+PADE13 = (
+    64764752532480000.0, 32382376266240000.0, 7771770303897600.0, 1187353796428800.0, 129060195264000.0,
+    10559470521600.0, 670442572800.0, 33522128640.0, 1323241920.0, 40840800.0, 960960.0, 16380.0, 182.0, 1.0,
+)
+THETA13 = 5.371920351148152  # the largest 1-norm for which Pade 13 is accurate in double precision
+
+
+def _expm(a: np.ndarray) -> np.ndarray:
+    """e^A of one matrix by scaling and squaring with Pade 13 (Higham 2005), in float64."""
+    norm = np.max(np.sum(np.abs(a), axis=0), initial=0.0)
+    s = max(0, int(np.ceil(np.log2(norm / THETA13)))) if norm > THETA13 else 0
+    a = a / 2.0**s
+    b, eye_ = PADE13, np.eye(a.shape[-1])
+    a2 = a @ a
+    a4 = a2 @ a2
+    a6 = a4 @ a2
+    u = a @ (a6 @ (b[13] * a6 + b[11] * a4 + b[9] * a2) + b[7] * a6 + b[5] * a4 + b[3] * a2 + b[1] * eye_)
+    v = a6 @ (b[12] * a6 + b[10] * a4 + b[8] * a2) + b[6] * a6 + b[4] * a4 + b[2] * a2 + b[0] * eye_
+    r = np.linalg.solve(v - u, v + u)
+    for _ in range(s):
+        r = r @ r
+    return r
+
+
+def _matrix_exp_fwd(xp: Any, a: Any) -> Any:
+    a = np.asarray(a)
+    n = a.shape[-1]
+    if a.size == 0:
+        return xp.asarray(a.copy())
+    flat = a.reshape(-1, n, n).astype(np.float64)
+    with np.errstate(all="ignore"):
+        result = np.array([_expm(m) for m in flat]).reshape(a.shape)
+    return xp.asarray(result.astype(a.dtype))
+
+
+def matrix_exp_backward(g: Tensor, c: Any) -> Tensor:
+    """torch's linalg_matrix_exp_differential (adjoint): the upper right block of the exponential
+    of [[A^H, g], [0, A^H]]."""
+    A = c.self
+    n = A.shape[-1]
+    top = cat([A.mT, g], -1)
+    bottom = cat([A.new_zeros(A.shape), A.mT], -1)
+    return matrix_exp(cat([top, bottom], -2))[..., :n, n:]
+
+
+LINALG_MATRIX_EXP = OpDef(
+    "LinalgMatrixExpBackward0", _matrix_exp_fwd, derivatives={"self": D("self", matrix_exp_backward)}
+)
+
+
+@api.variants("matrix_exp")
+def matrix_exp(A: Tensor) -> Tensor:
+    """torch.linalg.matrix_exp: e^A by scaling and squaring (float16 and bfloat16 computed in float64
+    and rounded: torch 2.13's own float16 results are far off even for small matrices)."""
+    check_square("linalg.matrix_exp", A, low_precision=True)
+    return apply(LINALG_MATRIX_EXP, A)

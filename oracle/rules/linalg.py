@@ -12,17 +12,17 @@ RULES = [
         FAMILY,
         "torch.linalg's inv, inv_ex, det, slogdet, solve and solve_ex (left or right, vector and "
         "broadcast right-hand sides), qr (modes reduced, complete, r), svd (full_matrices) and svdvals, "
-        "eigh and eigvalsh (UPLO), pinv (atol, rtol, hermitian), matrix_rank, matrix_power and lstsq "
-        "(drivers gels, gelsy, gelsd, gelss: residuals, rank and singular values as each fills them; "
-        "full-rank A), and torch's inverse, det, logdet, slogdet, pinverse, matrix_power, svd (some, "
-        "compute_uv; V, not Vh) and qr (some), on square, rectangular and batched float32 and float64 "
-        "matrices, give torch's values, dtypes, gradients and grad_fn graphs (LinalgInvExBackward0, "
-        "LinalgDetBackward0, LinalgSlogdetBackward0, LinalgSolveExBackward0, LinalgQrBackward0, "
-        "LinalgSvdBackward0, LinalgEighBackward0, LinalgPinvBackward0, LinalgLstsqBackward0, matmul's "
-        "nodes for matrix_power); info and rank are int32 and int64 tensors without gradient; the "
-        "singular and eigen vectors, whose signs LAPACK chooses, are compared through their absolute "
-        "values; a gradient of qr with mode='r', or with mode='complete' of a tall matrix, raises "
-        "torch's RuntimeError.",
+        "eigh and eigvalsh (UPLO), pinv (atol, rtol, hermitian), matrix_rank, matrix_power, matrix_exp "
+        "and lstsq (drivers gels, gelsy, gelsd, gelss: residuals, rank and singular values as each fills "
+        "them; full-rank A), and torch's inverse, det, logdet, slogdet, pinverse, matrix_power, "
+        "matrix_exp, svd (some, compute_uv; V, not Vh) and qr (some), on square, rectangular and batched "
+        "float32 and float64 matrices, give torch's values, dtypes, gradients and grad_fn graphs "
+        "(LinalgInvExBackward0, LinalgDetBackward0, LinalgSlogdetBackward0, LinalgSolveExBackward0, "
+        "LinalgQrBackward0, LinalgSvdBackward0, LinalgEighBackward0, LinalgPinvBackward0, "
+        "LinalgLstsqBackward0, LinalgMatrixExpBackward0, matmul's nodes for matrix_power); info and rank "
+        "are int32 and int64 tensors without gradient; the singular and eigen vectors, whose signs LAPACK "
+        "chooses, are compared through their absolute values; a gradient of qr with mode='r', or with "
+        "mode='complete' of a tall matrix, raises torch's RuntimeError.",
         _DOCS,
     ),
     Rule(

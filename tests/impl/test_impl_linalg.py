@@ -102,6 +102,11 @@ CALLS = [
     f"torch.linalg.lstsq({R}, torch.ones(2, 1))",
     f"torch.linalg.lstsq({R}, torch.ones(3, 1, dtype=torch.float64))",
     f"torch.linalg.lstsq({R}, torch.ones(3, 1), driver='x')",
+    f"torch.matrix_exp({A}), torch.matrix_exp(torch.zeros(2, 0, 0))",
+    "torch.matrix_exp(torch.tensor([[30., 2.], [-3., 4.]], dtype=torch.float64))",
+    "torch.matrix_exp(torch.eye(2, dtype=torch.long))",
+    f"torch.linalg.matrix_exp({R})",
+    "torch.matrix_exp(torch.ones(3))",
 ]
 
 
@@ -152,6 +157,9 @@ GRADS = [
     (f"torch.linalg.lstsq({R}, {Y}, driver='gelsd')", "r[1].sum() + r[0].sum()"),
     (f"torch.linalg.lstsq({R}, torch.ones(3, requires_grad=True), driver='gels')", "r[1].sum() + r[0][0]"),
     (f"torch.linalg.lstsq({W}, torch.ones(2, 2, requires_grad=True))", "(r[0] ** 2).sum()"),
+    (f"torch.matrix_exp({A})", "(r * r).sum()"),
+    (f"torch.linalg.matrix_exp({B})", "r[0, 1].sum()"),
+    (f"{N}.matrix_exp()", "r.sum()"),
 ]
 
 
