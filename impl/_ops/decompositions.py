@@ -1,11 +1,14 @@
-"""LU-based solves and determinants, QR, SVD and the symmetric eigendecomposition of real matrices
-(torch.linalg.inv_ex, det, slogdet, solve_ex, qr, svd, eigh and what is built on them), with
-torch's grad_fn names, derivatives (FunctionsManual.cpp's, for the paths torch takes without
-create_graph) and errors.
+"""LU-based solves and determinants, QR, SVD, the symmetric eigendecomposition, pseudo-inverses,
+least squares and the matrix exponential of real matrices (torch.linalg.inv_ex, det, slogdet,
+solve_ex, qr, svd, eigh, pinv, matrix_rank, lstsq, matrix_exp, matrix_power and torch's older
+spellings), with torch's grad_fn names, derivatives (FunctionsManual.cpp's) and errors.
 
 The LU kernel is LAPACK's unblocked getf2 (partial pivoting, the first largest pivot), so a singular
-matrix reports the zero diagonal element LAPACK reports; QR, SVD and eigh are numpy's LAPACK
-(geqrf, gesdd, syevd), whose vectors' signs may differ from those of torch's MKL.
+matrix reports the zero diagonal element LAPACK reports; QR, SVD, eigh and least squares are
+numpy's LAPACK (geqrf, gesdd, syevd, gelsd), whose vectors' signs may differ from those of torch's
+MKL. Known differences: lstsq's default gelsy solution of a rank-deficient A (gelsd's minimum-norm
+one here); float16 matrix_exp (computed in float64 here); det's gradient under create_graph for a
+singular A (torch switches to an SVD formula there).
 """
 
 from __future__ import annotations

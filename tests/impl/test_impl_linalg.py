@@ -194,3 +194,26 @@ def test_gradients() -> None:
         for a, b in zip(ours, theirs, strict=True):
             close = a is None or np.allclose(a, b, rtol=1e-4, atol=1e-5)
             assert (a is None) == (b is None) and close, (call, a, b)
+
+
+SECOND_ORDER = [  # create_graph through outputs other than the first (saved with their output_nr)
+    "torch.linalg.svdvals(x).sum()",
+    "(torch.linalg.eigvalsh(x) ** 2).sum()",
+    "torch.linalg.slogdet(x)[1]",
+    "(torch.linalg.qr(x)[1] ** 2).sum()",
+    "(torch.linalg.inv(x) ** 2).sum()",
+    "torch.linalg.det(x)",
+    "(torch.linalg.matrix_exp(x) ** 2).sum()",
+]
+
+
+def test_second_order() -> None:
+    for loss in SECOND_ORDER:
+        got = []
+        for module in (impl, torch):
+            x = module.tensor([[2.0, 0.5, 0.1], [0.3, 3.0, 0.2], [0.1, -0.4, 1.5]], dtype=module.float64,
+                              requires_grad=True)
+            (g,) = module.autograd.grad(eval(loss, {"torch": module, "x": x}), x, create_graph=True)
+            (h,) = module.autograd.grad((g * g).sum(), x)
+            got.append(h.detach().numpy())
+        assert np.allclose(*got, rtol=1e-6, atol=1e-9), loss
