@@ -214,11 +214,16 @@ class SavedTensor:
     grad_fn (or, for a leaf, its gradient accumulator); no version check then, as in torch.
     ``held``: the unpacked tensor while a node's backward runs (one unpack per saved tensor)."""
 
-    __slots__ = ("tensor", "version", "freed", "is_output", "weak_fn", "nonleaf", "hooks", "held", "source")
+    __slots__ = (
+        "tensor", "version", "freed", "is_output", "weak_fn", "nonleaf", "hooks", "held", "source",
+        "output_nr",
+    )
 
     def __init__(
-        self, tensor: Tensor | None = None, output_of: Node | None = None, pack: bool = True
+        self, tensor: Tensor | None = None, output_of: Node | None = None, pack: bool = True,
+        output_nr: int = 0,
     ) -> None:
+        self.output_nr = output_nr  # which output of ``output_of`` (torch's SavedVariable keeps it)
         self.hooks: tuple | None = None
         self.held: Tensor | None = None
         self.freed = False
@@ -250,7 +255,7 @@ class SavedTensor:
         pack_hook, unpack_hook = hooks
         version = tensor._version
         if output_of is not None and tensor._grad_fn_ is None:  # the hook sees the output's
-            tensor._grad_fn_, tensor._output_nr = output_of, 0  # grad_fn, about to be set
+            tensor._grad_fn_, tensor._output_nr = output_of, self.output_nr  # grad_fn, about to be set
         with packing():
             packed = pack_hook(tensor.detach() if detached else tensor)
         if tensor._version != version:
@@ -287,7 +292,7 @@ class SavedTensor:
         if not self.is_output or not history or fn is None:
             return t
         var = t.detach()
-        var._grad_fn_, var._output_nr = fn, 0
+        var._grad_fn_, var._output_nr = fn, self.output_nr
         source = self.source and self.source()  # its tangent, set after saving (torch shares fw_grad)
         if source is not None:
             var._fw = source._fw

@@ -61,11 +61,13 @@ def outermost_hooks_apply() -> Iterator[None]:
     graph = _graph()
 
     def init(original: Callable) -> Callable:
-        def make(self: Any, tensor: Any = None, output_of: Any = None, pack: bool = True) -> None:
+        def make(
+            self: Any, tensor: Any = None, output_of: Any = None, pack: bool = True, output_nr: int = 0
+        ) -> None:
             stack = graph.saved_hooks.stack
             graph.saved_hooks.stack = stack[:1]
             try:
-                original(self, tensor, output_of, pack)
+                original(self, tensor, output_of, pack, output_nr)
             finally:
                 graph.saved_hooks.stack = stack
 
@@ -105,8 +107,10 @@ def _keeping_outputs(original: Callable) -> Callable:
     """SavedTensor's ``__init__`` keeping a saved output itself, history and all (a cycle: the node
     holds its output, which holds the node), instead of torch's alias without history."""
 
-    def init(self: Any, tensor: Any = None, output_of: Any = None, pack: bool = True) -> None:
-        original(self, tensor, output_of, pack)
+    def init(
+        self: Any, tensor: Any = None, output_of: Any = None, pack: bool = True, output_nr: int = 0
+    ) -> None:
+        original(self, tensor, output_of, pack, output_nr)
         if self.is_output and self.hooks is None:
             self.tensor = tensor
 

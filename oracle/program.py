@@ -1743,3 +1743,11 @@ class Pickled(Step):
 
     def names_bound(self) -> list[str]:
         return [self.out]
+# torch.linalg's solves and decompositions and torch's older spellings (conformance/test_linalg.py,
+# LINALG-001/002)
+OPS.update(_table(" ".join(f"linalg.{f}" for f in (
+    "inv", "inv_ex", "det", "slogdet", "solve", "solve_ex", "qr", "svd", "svdvals", "eigh", "eigvalsh",
+    "pinv", "matrix_rank", "matrix_power")), "function"))
+OPS.update(_table("inverse det logdet slogdet pinverse matrix_power svd qr", "function"))
+OPS.update(_table("linalg.lstsq", "function"))
+OPS.update(_table("linalg.matrix_exp matrix_exp", "function"))

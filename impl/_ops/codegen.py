@@ -336,7 +336,7 @@ def _save_lines(use: str, kind: str, where: Any, slot: str | None, written: set[
             f"    saved[{use!r}] = _save(v, None)",
         ]
     if kind == "output":
-        lines = [f"node.{slot} = _save(results[{where}], node)"]
+        lines = [f"node.{slot} = _save(results[{where}], node, {where})"]
     else:  # an input never written, outside saved_tensors_hooks, is kept bare (_save's first case)
         t = f"t{where}"
         lines = [
