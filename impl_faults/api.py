@@ -221,3 +221,12 @@ def keywords_worded_as_positions() -> Iterator[None]:
 
     with patched(_signatures(), "reparse", make), patched(_methods, "reparse", make):
         yield
+
+
+@fault({"API-005": "value"})
+def determinism_leaves_memory_unfilled() -> Iterator[None]:
+    """use_deterministic_algorithms no longer fills uninitialised memory: empty gives impl's zeros."""
+    from impl._deterministic import _Settings
+
+    with patched(_Settings, "fill_uninitialized_memory", lambda _original: False):
+        yield
