@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from conformance.test_ops import OpProgram
 from oracle.backends import Backend
 from oracle.differential import check
+from oracle.profiles import examples
 from oracle.program import DeviceMode, DType, ExitDevice, ObserveDefaults, Program, Ref
 
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
@@ -222,6 +223,45 @@ def default_calls(draw: Any) -> Program:
 @settings(deadline=None)
 @given(program=default_calls())
 def test_defaults(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+# determinism (API-006): the debug modes, right and wrong, and the dtypes of uninitialised memory (not
+# use_deterministic_algorithms: torch's imports torch._inductor.config, ~5 s a process; its argument checks
+# are tests/impl/test_impl_tutorial_functions.py's)
+DEBUG_MODES = ("default", "warn", "error", 0, 1, 2, "bad", 3, 1.5)
+GETTERS = ("are_deterministic_algorithms_enabled", "is_deterministic_algorithms_warn_only_enabled",
+           "get_deterministic_debug_mode")
+EMPTY_DTYPES = ("float32", "float64", "float16", "int64", "int32", "uint8", "int8", "bool")
+
+
+@st.composite
+def determinism(draw: Any) -> Program:
+    """One or two settings of determinism by set_deterministic_debug_mode (a wrong value now and
+    then), each followed by its three getters and, while determinism is on (uninitialised memory is
+    not comparable otherwise), empty, empty_like and new_empty calls of drawn dtypes."""
+    p = OpProgram(draw)
+    like = p.given([[1, 2], [3, 4]], draw(st.sampled_from(("float32", "int64"))))
+    on = False  # each program starts with determinism off (the run restores it)
+    for _ in range(draw(st.integers(1, 2))):
+        debug_mode = draw(st.sampled_from(DEBUG_MODES))
+        p.op("set_deterministic_debug_mode", debug_mode)
+        if debug_mode in DEBUG_MODES[:6]:
+            on = debug_mode not in ("default", 0)
+        for getter in GETTERS:
+            p.op(getter)
+        if on:
+            p.op("empty", [2, 3], dtype=DType(draw(st.sampled_from(EMPTY_DTYPES))))
+            for op, args in (("empty_like", ()), ("new_empty", ([3],))):
+                dtype = {"dtype": DType(draw(st.sampled_from(EMPTY_DTYPES)))} if draw(st.booleans()) else {}
+                p.op(op, Ref(like), *args, **dtype)
+    return p.observed()
+
+
+@pytest.mark.rule("API-006")
+@examples(0.3)
+@given(program=determinism())
+def test_determinism(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
 
 

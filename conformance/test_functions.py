@@ -149,7 +149,23 @@ def functions(
     if defs:  # FN-005: how the methods are defined, and the legacy call of an instance
         fn.style = draw(st.sampled_from(FUNCTION_STYLES))
         applied.instance = draw(st.integers(0, 3)) == 0
+    if chained and extra == "unused" and draw(st.booleans()):
+        save_second_output(draw, fn)
     return p.observed()
+
+
+def save_second_output(draw: Any, fn: Function) -> None:
+    """FN-004: the second output saved too; the backward's result plus (or minus) the first output's
+    gradient times it, so that the double backward reaches the Function's node through that saved
+    output, as its second output (a gradient taken for the first would change the result)."""
+    fn.saves.append("extra")
+    last, k = fn.backward[-1]["out"], len(fn.backward)
+    fn.backward += [
+        {"out": f"b{k}", "op": "mul", "args": [Ref("g0"), Ref("extra")], "kwargs": {}},
+        {"out": f"b{k + 1}", "op": draw(st.sampled_from(("add", "sub"))), "args": [Ref(last), Ref(f"b{k}")],
+         "kwargs": {}},
+    ]
+    fn.grads = [f"b{k + 1}" if g == last else g for g in fn.grads]
 
 
 def other_outputs(draw: Any, fn: Function, applied: ApplyFunction, p: OpProgram) -> None:

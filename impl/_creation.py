@@ -14,6 +14,7 @@ import numpy as np
 from impl import _api as api
 from impl import _random, dtypes
 from impl._cpu import GRAIN_SIZE, cpu_capability, fma, intraop_threads, parallel_chunks
+from impl._deterministic import uninitialised
 from impl._layout import as_strided_array, contiguous_strides, preserved_strides, strided_array
 from impl._signatures import CREATE, CREATE_RESIZED, OVERLOADS, Out, invalid_call
 from impl._tensor import Dims, Tensor, as_ints
@@ -222,7 +223,7 @@ def ones(
 def empty(
     *size: Dims, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
 ) -> Tensor:
-    return _filled(0, _sized("empty", size, kw), dtype, device, requires_grad)
+    return _filled(uninitialised(_dt(dtype)), _sized("empty", size, kw), dtype, device, requires_grad)
 
 
 @api.function("full", out=CREATE.named("aten::full"))
@@ -282,7 +283,7 @@ def empty_like(
 ) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(empty_like, locals())
-    return _like(0, input, dtype, device, requires_grad)
+    return _like(uninitialised(_dt(dtype, input.dtype)), input, dtype, device, requires_grad)
 
 
 @api.function("full_like")

@@ -220,14 +220,17 @@ class SavedTensor:
     )
 
     def __init__(
-        self, tensor: Tensor | None = None, output_of: Node | None = None, pack: bool = True,
+        self,
+        tensor: Tensor | None = None,
+        output_of: Node | None = None,
+        pack: bool = True,
         output_nr: int = 0,
     ) -> None:
-        self.output_nr = output_nr  # which output of ``output_of`` (torch's SavedVariable keeps it)
         self.hooks: tuple | None = None
         self.held: Tensor | None = None
         self.freed = False
         self.is_output = output_of is not None
+        self.output_nr = output_nr  # which output of ``output_of`` it is (torch's SavedVariable output_nr_)
         self.weak_fn: Callable[[], Node | None] | None = None
         self.nonleaf = False
         self.tensor: Tensor | None = tensor
@@ -288,7 +291,7 @@ class SavedTensor:
         if self.nonleaf and saved_for is None and t._grad_fn_ is None:
             raise RuntimeError(DETACHED)
         if t._version != self.version:
-            raise RuntimeError(_modified_message(t, self.version, fn))
+            raise RuntimeError(_modified_message(t, self.version, fn, self.output_nr))
         if not self.is_output or not history or fn is None:
             return t
         var = t.detach()
@@ -393,10 +396,10 @@ def increment_version(tensor: Any) -> None:
             t._vc.bump()
 
 
-def _modified_message(t: Tensor, expected: int, output_of: Node | None = None) -> str:
+def _modified_message(t: Tensor, expected: int, output_of: Node | None = None, output_nr: int = 0) -> str:
     desc = f"[{legacy_name(t.dtype)} [{', '.join(str(s) for s in t.shape)}]]"
     fn = output_of if output_of is not None else t.grad_fn
-    nr = 0 if output_of is not None else t._output_nr
+    nr = output_nr if output_of is not None else t._output_nr
     where = f", which is output {nr} of {fn._short_name()}," if fn is not None else ""
     return (
         "one of the variables needed for gradient computation has been modified by an inplace operation: "

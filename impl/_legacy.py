@@ -13,6 +13,7 @@ import numpy as np
 
 from impl import _api as api
 from impl import _creation, dtypes
+from impl._deterministic import uninitialised
 from impl._names import type_name
 from impl._ops import views as vw
 from impl._ops.table import apply
@@ -98,7 +99,8 @@ def legacy_construct(
         if negative:
             shown = ", ".join(map(str, sizes))
             raise RuntimeError(f"Trying to create tensor with negative dimension {negative[0]}: [{shown}]")
-        return _creation._finish(_creation._xp(device_type).zeros(sizes, dtype=d.np), False)
+        array = _creation._xp(device_type).full(sizes, uninitialised(d.np), dtype=d.np)
+        return _creation._finish(array, False)
     if len(values) > 1:
         raise invalid()
     values = _legacy_values(first, d, stacklevel=stacklevel + 1)

@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 
 from impl import _creation, _legacy, dtypes
+from impl._deterministic import uninitialised
 from impl._names import type_name
 from impl._size import Size
 from impl._tensor import Tensor
@@ -79,6 +80,8 @@ def _sized(name: str, args: tuple, kwargs: dict, positional: int = 1) -> tuple[t
 def _made(self: Tensor, size: tuple, fill: Any, options: dict) -> Tensor:
     d = options.get("dtype") or self.dtype
     device = options.get("device") or self.device
+    if callable(fill):  # what uninitialised memory of that dtype holds
+        fill = fill(d.np)
     negative = [n for n in size if n < 0]
     if negative:
         shown = ", ".join(map(str, size))
@@ -101,7 +104,7 @@ def _filled(name: str, fill: Any) -> Any:
 
 new_zeros = _filled("new_zeros", 0)
 new_ones = _filled("new_ones", 1)
-new_empty = _filled("new_empty", 0)  # torch leaves it uninitialised; impl gives zeros
+new_empty = _filled("new_empty", uninitialised)  # zeros, or torch's deterministic fill
 
 
 def new_full(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:

@@ -268,3 +268,12 @@ def deprecated_overload_refused() -> Iterator[None]:
 
     with patched(_signatures()._Precheck, "_deprecated", make):
         yield
+
+
+@fault({"API-006": "value"})
+def determinism_leaves_memory_unfilled() -> Iterator[None]:
+    """use_deterministic_algorithms no longer fills uninitialised memory: empty gives impl's zeros."""
+    from impl._deterministic import _Settings
+
+    with patched(_Settings, "fill_uninitialized_memory", lambda _original: False):
+        yield

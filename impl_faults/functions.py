@@ -117,6 +117,23 @@ def once_differentiable_drops_its_error() -> Iterator[None]:
         yield
 
 
+@fault({"FN-004": "value"})
+def saved_output_read_as_first_output() -> Iterator[None]:
+    """A saved output comes back from ctx.saved_tensors as the node's output 0, whichever it was: a
+    double backward through it sends its gradient to the first output's place."""
+    from impl._graph import SavedTensor
+
+    def make(original: Callable) -> Callable:
+        def __init__(self: SavedTensor, *args: Any, output_nr: int = 0, **kwargs: Any) -> None:
+            original(self, *args, **kwargs)
+            self.output_nr = 0
+
+        return __init__
+
+    with patched(SavedTensor, "__init__", make):
+        yield
+
+
 @fault({"FN-001": "graph differs"})
 def function_node_numbered_like_builtins() -> Iterator[None]:
     """A custom Function's node is named <Class>Backward0, like a built-in op's, not <Class>Backward."""

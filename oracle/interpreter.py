@@ -1076,13 +1076,18 @@ def nudged(torch: Any, values: Any) -> Any:
 @contextmanager
 def _defaults(torch: Any) -> Iterator[None]:
     """The default dtype restored and the default device unset when the context ends, for a program
-    that sets them (so that they do not leak into the programs after it)."""
+    that sets them (so that they do not leak into the programs after it); determinism's debug mode
+    restored too, where the backend has one."""
     previous = torch.get_default_dtype()
+    debug_mode = getattr(torch, "get_deterministic_debug_mode", None)
+    previous_mode = debug_mode() if debug_mode is not None else None
     try:
         yield
     finally:
         torch.set_default_dtype(previous)
         torch.set_default_device(None)
+        if previous_mode is not None:
+            torch.set_deterministic_debug_mode(previous_mode)
 
 
 @contextmanager

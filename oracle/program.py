@@ -1562,8 +1562,14 @@ class DelAttr(Step):
 # the factory functions and the setters of the defaults (a dtype argument is a DType)
 OPS.update(_table("zeros ones full eye arange linspace logspace zeros_like ones_like full_like", "function"))
 OPS.update(_table("set_default_dtype set_default_device", "function"))
+# determinism (API-006): its setters, getters, and the factories of uninitialised memory it fills
+OPS.update(_table("use_deterministic_algorithms set_deterministic_debug_mode get_deterministic_debug_mode "
+                  "are_deterministic_algorithms_enabled is_deterministic_algorithms_warn_only_enabled "
+                  "empty empty_like", "function"))
+OPS.update(_table("new_empty", "method"))
+DETERMINISM_SETTERS = ("use_deterministic_algorithms", "set_deterministic_debug_mode")
 # the ops that change a default, which the run restores at its end (oracle/interpreter.py: run)
-DEFAULT_SETTERS = ("set_default_dtype", "set_default_device")
+DEFAULT_SETTERS = ("set_default_dtype", "set_default_device", *DETERMINISM_SETTERS)
 
 
 @_step

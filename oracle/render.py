@@ -16,6 +16,7 @@ from oracle.program import (
     CHILDREN,
     CUSTOM_MODULES,
     DEFAULT_SETTERS,
+    DETERMINISM_SETTERS,
     OPS,
     Action,
     ApplyFunction,
@@ -653,6 +654,8 @@ def _defaults_restored(program: Program) -> list[str]:
     if not any(isinstance(s, Op) and s.op in DEFAULT_SETTERS for s in program.steps):
         return []
     restored = ["torch.set_default_dtype(torch.float32)", "torch.set_default_device(None)"]
+    if any(isinstance(s, Op) and s.op in DETERMINISM_SETTERS for s in program.steps):
+        restored.append("torch.use_deterministic_algorithms(False)")
     return ["# the defaults back to torch's", *restored]
 
 

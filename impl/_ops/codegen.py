@@ -243,14 +243,14 @@ def record_source(op: OpDef) -> str:
     for sources in plan.sources:  # what is saved whenever the node is recorded, once each
         for use, kind, where, slot in sources or ():
             if use not in guarded and (slot or use) not in written:
-                lines += ["    " + line for line in _save_lines(use, kind, where, slot, written)]
+                lines += ["    " + line for line in _save_lines(use, kind, where, slot, written, op)]
                 written.add(slot or use)
     for i, sources in enumerate(plan.sources):  # what only input i's derivative uses
         mine = [source for source in sources or () if source[0] in guarded]
         if mine:
             lines.append(f"    if edge{i}[0] is not None:")
             for use, kind, where, slot in mine:
-                lines += ["        " + line for line in _save_lines(use, kind, where, slot, written)]
+                lines += ["        " + line for line in _save_lines(use, kind, where, slot, written, op)]
     lines += ["    if saved:", "        node._attrs = saved"]
     if op.differentiable_outputs == 1:  # output_meta's shared tuple, looked up without its frame
         lines += [
@@ -323,8 +323,10 @@ def _tuple(items: list[str]) -> str:
     return ", ".join(items) + ("," if len(items) == 1 else "")
 
 
-def _save_lines(use: str, kind: str, where: Any, slot: str | None, written: set[str]) -> list[str]:
-    """Saving the value ``use`` that a derivative reads (see ``table._source`` for the kinds)."""
+def _save_lines(use: str, kind: str, where: Any, slot: str | None, written: set[str], op: OpDef) -> list[str]:
+    """Saving the value ``use`` that a derivative reads (see ``table._source`` for the kinds). An
+    output the node is not the grad_fn of (max's indices) is saved as torch saves a leaf: no node
+    named when it was written in place."""
     if kind == "strides":  # layout of an input, as derivatives.yaml's x.sym_strides()
         return [f"saved[{use!r}] = t{where}.stride()"]
     if kind == "attr":  # a tensor attribute is saved like a tensor, once
@@ -336,7 +338,8 @@ def _save_lines(use: str, kind: str, where: Any, slot: str | None, written: set[
             f"    saved[{use!r}] = _save(v, None)",
         ]
     if kind == "output":
-        lines = [f"node.{slot} = _save(results[{where}], node, {where})"]
+        owner = "node" if where < op.differentiable_outputs else "None"
+        lines = [f"node.{slot} = _save(results[{where}], {owner}, {where})"]
     else:  # an input never written, outside saved_tensors_hooks, is kept bare (_save's first case)
         t = f"t{where}"
         lines = [

@@ -199,7 +199,7 @@ def _save(v: Any, owner: Node | None, output_nr: int = 0) -> Any:
     """How a node keeps tensor ``v`` for backward. An input at version 0 is kept bare (its check
     is then "still at version 0"): one object fewer per node than a SavedTensor, and nodes are
     the bulk of what the cycle collector walks in a long graph. Outputs (named in torch's message)
-    and inputs already written keep a SavedTensor."""
+    and inputs already written keep a SavedTensor (an output with its number, ``output_nr``)."""
     if owner is None and not v._inference and (v._counter is None or v._counter.value == 0):
         if not _saved_hooks.stack:  # (under saved_tensors_hooks every saved tensor is packed)
             return v

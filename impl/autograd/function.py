@@ -263,7 +263,8 @@ class Function(metaclass=FunctionMeta):
             ctx._saved_for_forward = None
         # an output (its grad_fn the node) is saved as torch saves one: without its history
         ctx._saved = tuple(
-            None if t is None else SavedTensor(t, ctx if t._grad_fn_ is ctx else None) for t in ctx._to_save
+            None if t is None else SavedTensor(t, *((ctx, True, t._output_nr) if t._grad_fn_ is ctx else ()))
+            for t in ctx._to_save
         )
         ctx._to_save = ()  # (an output kept here would hold its node: a cycle torch does not make)
         return wired[0] if single else wired

@@ -1,5 +1,5 @@
-"""torch.utils subset: hooks, data."""
+"""torch.utils subset: hooks, data, deterministic."""
 
-from impl.utils import data, hooks
+from impl.utils import data, deterministic, hooks
 
-__all__ = ["data", "hooks"]
+__all__ = ["data", "deterministic", "hooks"]

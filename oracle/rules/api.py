@@ -81,4 +81,15 @@ RULES = [
         "Python number for a tensor.",
         "https://github.com/pytorch/pytorch/blob/main/torch/csrc/utils/python_arg_parser.cpp",
     ),
+    Rule(
+        "API-006",
+        FAMILY,
+        "torch.set_deterministic_debug_mode takes 'default', 'warn', 'error' or 0, 1, 2 (else torch's "
+        "'invalid value of debug_mode' RuntimeError) and sets determinism as use_deterministic_algorithms "
+        "does (off, on warning only, on); are_deterministic_algorithms_enabled, "
+        "is_deterministic_algorithms_warn_only_enabled and get_deterministic_debug_mode report it, and "
+        "while it is on, empty, empty_like and new_empty fill their memory with NaN (floating dtypes) or "
+        "the dtype's largest value (integers; True for bool).",
+        "https://pytorch.org/docs/stable/generated/torch.use_deterministic_algorithms.html",
+    ),
 ]

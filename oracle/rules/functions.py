@@ -42,7 +42,9 @@ RULES = [
         "FN-004",
         FAMILY,
         "A Function's backward made of differentiable ops can be differentiated again "
-        "(create_graph); with @once_differentiable the double backward raises torch's error.",
+        "(create_graph), a saved output leading back to the Function's node as the output it is "
+        "(its gradient reaches backward in that output's place); with @once_differentiable the "
+        "double backward raises torch's error.",
         _DOCS,
     ),
     Rule(

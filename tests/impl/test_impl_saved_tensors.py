@@ -150,6 +150,32 @@ attempt(lambda: y.grad_fn._raw_saved_other.register_hooks(pack, unpack))
 attempt(lambda: y.grad_fn._saved_other)
 attempt(lambda: a.sum().grad_fn._raw_saved_self_sym_sizes)
 """,
+    "output-numbers": """
+class Two(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        p, q = x * 2, x.exp()
+        ctx.save_for_backward(p, q)
+        return p, q
+    @staticmethod
+    def backward(ctx, gp, gq):
+        log.append((gp.tolist(), gq.tolist()))
+        p, q = ctx.saved_tensors
+        return gp * 2 + gq * q
+for hooks in (False, True):
+    with G.saved_tensors_hooks(pack, unpack) if hooks else G.disable_saved_tensors_hooks("off"):
+        p, q = Two.apply(a)
+    (g,) = torch.autograd.grad((p + q).sum(), a, create_graph=True)
+    g.sum().backward()
+    print([e for e in log if isinstance(e[0], list)], a.grad); log.clear(); a.grad = None
+p, q = Two.apply(a)
+with torch.no_grad():
+    q.add_(1)
+attempt(lambda: q.sum().backward())
+v, i = torch.stack([a, b]).max(0)
+i.add_(0)
+attempt(lambda: v.sum().backward())
+""",
 }
 
 

@@ -119,3 +119,41 @@ def test_num_threads_read_back() -> None:
     impl.set_num_threads(3)
     assert impl.get_num_threads() == 3
     impl.set_num_threads(before)
+
+
+def test_determinism_as_torch() -> None:
+    """use_deterministic_algorithms's argument checks (torch's are its C function's:
+    torch._C._set_deterministic_algorithms, called here so that torch's Python wrapper does not
+    import torch._inductor.config, ~5 s), fill_uninitialized_memory's, and what determinism fills
+    the legacy constructors' sizes and empty's with; each state restored as the test found it."""
+    cases = [
+        ((True,), {}), ((False,), {"warn_only": True}), ((1,), {}), ((None,), {}), (("x",), {}),
+        ((True,), {"warn_only": 1}), ((True,), {"warn_only": True}),
+    ]
+    calls = [
+        "torch.Tensor(2)", "torch.LongTensor(3)", "torch.zeros(1).new(2)", "torch.empty(2, 0)",
+        "torch.empty(2, requires_grad=True)", "torch.empty(3, dtype=torch.int16)",
+        "torch.empty(1, dtype=torch.bool)",
+    ]
+    setters = {torch: torch._C._set_deterministic_algorithms, impl: impl.use_deterministic_algorithms}
+    modules = (torch, impl)
+    try:
+        for args, kwargs in cases:
+            seen = [
+                outcome(lambda m=m, a=args, k=kwargs: (setters[m](*a, **k), m.get_deterministic_debug_mode()))
+                for m in (torch, impl)
+            ]
+            assert seen[0] == seen[1], (args, kwargs)
+            if impl.are_deterministic_algorithms_enabled():  # (else torch's memory is as it was)
+                assert [shown(impl, call) for call in calls] == [shown(torch, call) for call in calls]
+        fill = "fill_uninitialized_memory"
+        for value in (False, 1, True):
+            seen = [outcome(lambda m=m, v=value: setattr(m.utils.deterministic, fill, v)) for m in modules]
+            assert seen[0] == seen[1]
+            assert getattr(impl.utils.deterministic, fill) is getattr(torch.utils.deterministic, fill)
+        assert shown(impl, "torch.empty(2)") == shown(torch, "torch.empty(2)")
+    finally:
+        torch._C._set_deterministic_algorithms(False)
+        torch.utils.deterministic.fill_uninitialized_memory = True
+        impl.use_deterministic_algorithms(False)
+        impl.utils.deterministic.fill_uninitialized_memory = True
