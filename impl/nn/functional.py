@@ -62,7 +62,13 @@ from impl.nn._dropout import (  # noqa: F401  (re-exported)
     feature_alpha_dropout,
 )
 from impl.nn._embedding import embedding  # noqa: F401  (re-exported)
-from impl.nn._interpolate import interpolate  # noqa: F401  (re-exported)
+from impl.nn._fold import fold, unfold  # noqa: F401  (re-exported)
+from impl.nn._interpolate import (  # noqa: F401  (re-exported)
+    interpolate,
+    upsample,
+    upsample_bilinear,
+    upsample_nearest,
+)
 from impl.nn._norm import batch_norm, group_norm, layer_norm  # noqa: F401  (re-exported)
 from impl.nn._pad import pad
 from impl.nn._pixel_shuffle import pixel_shuffle, pixel_unshuffle  # noqa: F401  (re-exported)
@@ -161,6 +167,11 @@ __all__ = [
     "pixel_shuffle",
     "pixel_unshuffle",
     "interpolate",
+    "fold",
+    "unfold",
+    "upsample",
+    "upsample_nearest",
+    "upsample_bilinear",
 ]
 
 

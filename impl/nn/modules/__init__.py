@@ -36,6 +36,7 @@ from impl.nn.modules.dropout import (
     Flatten,
     Unflatten,
 )
+from impl.nn.modules.fold import Fold, Unfold
 from impl.nn.modules.lazy import (
     LazyBatchNorm1d,
     LazyBatchNorm2d,
@@ -75,6 +76,8 @@ from impl.nn.modules.padding import (
     ReplicationPad1d,
     ReplicationPad2d,
     Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
     ZeroPad1d,
     ZeroPad2d,
 )
@@ -206,4 +209,8 @@ __all__ = [
     "PixelShuffle",
     "PixelUnshuffle",
     "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
+    "Fold",
+    "Unfold",
 ]

@@ -1,5 +1,6 @@
 """Padding, pixel-shuffle and upsampling layers: ZeroPad1d/2d, ConstantPad1d/2d,
-ReflectionPad1d/2d, ReplicationPad1d/2d over F.pad; PixelShuffle and PixelUnshuffle; Upsample."""
+ReflectionPad1d/2d, ReplicationPad1d/2d over F.pad; PixelShuffle and PixelUnshuffle; Upsample,
+UpsamplingNearest2d and UpsamplingBilinear2d."""
 
 from __future__ import annotations
 
@@ -137,3 +138,13 @@ class Upsample(Module):
         else:
             info = "size=" + repr(self.size)
         return info + ", mode=" + repr(self.mode)
+
+
+class UpsamplingNearest2d(Upsample):
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)
