@@ -1339,3 +1339,102 @@ def test_transformer_layers(cls: str, data: st.DataObject, backend: Backend, ref
 @given(data=st.data())
 def test_lazy_norms(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(lazy_layers(cls), label="program"), backend, reference)
+
+
+SPATIAL = ("Unfold", "Fold", "UpsamplingNearest2d", "UpsamplingBilinear2d")
+_FOLD_OPTIONS = {"dilation": (1, 2), "padding": (0, 1), "stride": (1, 2)}
+
+
+def _pair_option(b: ModuleBuilder, values: tuple) -> tuple[tuple[int, int], Any]:
+    """A drawn pair of ``values`` and how it is passed: an int (both equal) or a list."""
+    pair = (b.pick(values), b.pick(values))
+    return pair, pair[0] if pair[0] == pair[1] and b.coin() else list(pair)
+
+
+def fold_layer(b: ModuleBuilder, cls: str) -> tuple[list, dict, tuple, tuple | None]:
+    """Arguments and keywords of Unfold or Fold (options drawn, sometimes giving no block, which
+    torch refuses), the input's shape and the output's (None where torch refuses)."""
+    size, given_size = _pair_option(b, (2, 3, 5))
+    (kh, kw), kernel = _pair_option(b, (1, 2, 3))
+    kwargs: dict[str, Any] = {}
+    options = {}
+    for key, values in _FOLD_OPTIONS.items():
+        options[key], given = _pair_option(b, values)
+        if options[key] != (values[0],) * 2 or b.coin():
+            kwargs[key] = given
+    blocks = [(n + 2 * p - d * (k - 1) - 1) // s + 1 for n, k, d, p, s in zip(
+        size, (kh, kw), options["dilation"], options["padding"], options["stride"], strict=True)]
+    batch, c = b.pick(((), (2,))), b.pick((1, 2))
+    columns = (*batch, c * kh * kw, math.prod(blocks))
+    ok = min(blocks) >= 1
+    if cls == "Unfold":
+        return [kernel], kwargs, (*batch, c, *size), columns if ok else None
+    if not ok:  # (the block count Fold's input must have: torch refuses it)
+        columns = (*columns[:-1], 1)
+    return [given_size, kernel], kwargs, columns, (*batch, c, *size) if ok else None
+
+
+def upsampling_layer(b: ModuleBuilder) -> tuple[list, dict, tuple, tuple]:
+    """Keywords of an Upsampling*2d layer (size or scale_factor), the input's shape and the
+    output's."""
+    shape = (b.pick((1, 2)), b.pick((1, 2)), b.pick((1, 2, 3)), b.pick((2, 3)))
+    if b.coin():
+        out, size = _pair_option(b, (1, 3, 4, 6))
+        return [], {"size": size}, shape, (*shape[:2], *out)
+    factor = b.pick((2, 3, 1.5, [2, 3], [1.5, 2.0]))
+    factors = factor if isinstance(factor, list) else [factor] * 2
+    return [], {"scale_factor": factor}, shape, (*shape[:2], *(
+        math.floor(n * f) for n, f in zip(shape[2:], factors, strict=True)))
+
+
+def _spatial_function(b: ModuleBuilder, cls: str, args: list, kwargs: dict) -> tuple[str, list, dict]:
+    """The functional form of layer ``cls``: F.unfold, F.fold, or one of the deprecated
+    F.upsample forms (which warn)."""
+    if cls in ("Unfold", "Fold"):
+        return f"nn.functional.{cls.lower()}", args, kwargs
+    nearest = cls == "UpsamplingNearest2d"
+    if b.coin():
+        return "nn.functional.upsample_" + ("nearest" if nearest else "bilinear"), args, kwargs
+    return "nn.functional.upsample", args, {
+        **kwargs, **({"mode": "nearest"} if nearest else {"mode": "bilinear", "align_corners": True})}
+
+
+@st.composite
+def spatial_layers(draw: Any, cls: str) -> Program:
+    """The spatial layer ``cls`` (options drawn: ``fold_layer``, ``upsampling_layer``) printed and
+    called once or twice, and its functional form on another input; a call torch refuses (no
+    block, an input of the wrong rank or block count) observed as an error; then backward and
+    every tensor observed (values, Im2ColBackward0 ..., gradients)."""
+    b = ModuleBuilder(draw)
+    if cls in ("Unfold", "Fold"):
+        args, kwargs, shape, out = fold_layer(b, cls)
+    else:
+        args, kwargs, shape, out = upsampling_layer(b)
+    name = b.fresh("m")
+    b.add_module(Module(name, cls, args, {}, kwargs))
+    b.steps.append(ObserveRepr(name))
+    for _ in range(draw(st.integers(1, 2))):
+        if out is None:
+            b.steps.append(CallModule(b.fresh("t"), name, [b.input(shape)]))
+        else:
+            b.call(name, [b.input(shape)], out)
+    function, f_args, f_kwargs = _spatial_function(b, cls, args, kwargs)
+    y = b.fresh("t")
+    step = Op(y, function, [Ref(b.input(shape)), *f_args], f_kwargs)
+    if out is None:
+        b.steps.append(step)
+    else:
+        b.bind(y, out, step, tracked=True)
+    if cls in ("Unfold", "Fold") and b.coin():  # an input of another rank, or one block too many
+        wrong = shape[-2:] if cls == "Unfold" else (*shape[:-1], shape[-1] + 1)
+        b.steps.append(CallModule(b.fresh("t"), name, [b.input(wrong)]))
+    b.finish()
+    return b.program()
+
+
+@pytest.mark.rule("MOD-020")
+@pytest.mark.parametrize("cls", SPATIAL, ids=[re.sub(r"(?<!^)(?=[A-Z])", "_", c).lower() for c in SPATIAL])
+@examples(0.1)  # each layer: 10 programs in ci (small inputs)
+@given(data=st.data())
+def test_spatial_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(spatial_layers(cls), label="program"), backend, reference)

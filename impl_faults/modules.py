@@ -1183,3 +1183,58 @@ def transformer_activation_after_second_linear() -> Iterator[None]:
 
     with patched(_Layer, "_ff_block", lambda _orig: ff_block):
         yield
+
+
+@fault({"MOD-020": ": value"})
+def unfold_columns_kernel_major() -> Iterator[None]:
+    """F.unfold lays a block's column out kernel row, kernel column, then channel (channels last)
+    instead of torch's channel first."""
+    from impl.nn import _fold
+
+    def make(original: Callable) -> Callable:
+        def im2col(xp: Any, a: Any, kernel_size: tuple, **options: Any) -> Any:
+            out = original(xp, a, kernel_size, **options)
+            c = out.shape[-2] // (kernel_size[0] * kernel_size[1])
+            moved = out.reshape(*out.shape[:-2], c, -1, out.shape[-1]).swapaxes(-3, -2)
+            return np.ascontiguousarray(moved).reshape(out.shape)
+
+        return im2col
+
+    with patched(_fold.IM2COL, "forward", make):
+        yield
+
+
+@fault({"MOD-020": ": value"})
+def fold_overlaps_overwritten() -> Iterator[None]:
+    """F.fold (and F.unfold's gradient) keeps one value where blocks overlap, the last block's,
+    instead of adding them up."""
+    from impl.nn import _conv, _fold
+
+    def make(_original: Callable) -> Callable:
+        def add_windows(xp: Any, dcols: Any, input_shape: tuple, p: Any) -> Any:
+            out = xp.zeros(input_shape, dtype=dcols.dtype)
+            taps = _conv._taps(input_shape, dcols.shape[2:4], dcols.shape[4:], p)
+            for i, j, out_r, out_c, in_r, in_c in taps:
+                out[:, :, in_r, in_c] = dcols[:, :, i, j, out_r, out_c]
+            return out
+
+        return add_windows
+
+    with patched(_fold, "add_windows", make):
+        yield
+
+
+@fault({"MOD-020": ": value"})
+def upsampling_bilinear2d_corners_unaligned() -> Iterator[None]:
+    """UpsamplingBilinear2d interpolates with align_corners=False (F.interpolate's default) instead
+    of torch's align_corners=True."""
+    from impl.nn.modules.padding import Upsample, UpsamplingBilinear2d
+
+    def make(_original: Callable) -> Callable:
+        def init(self: Any, size: Any = None, scale_factor: Any = None) -> None:
+            Upsample.__init__(self, size, scale_factor, mode="bilinear", align_corners=False)
+
+        return init
+
+    with patched(UpsamplingBilinear2d, "__init__", make):
+        yield

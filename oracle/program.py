@@ -172,6 +172,9 @@ OPS.update(_table(" ".join(f"nn.functional.{f}" for f in (
     "gelu", "softplus", "elu", "silu", "mish", "hardtanh", "logsigmoid", "leaky_relu", "layer_norm",
     "nll_loss", "cross_entropy", "mse_loss")), "function"))
 OPS.update(_table("split", "method"))
+# the spatial functions of issue 22, the deprecated upsample* with their warnings (MOD-020)
+OPS.update(_table(" ".join(f"nn.functional.{f}" for f in (
+    "fold", "unfold", "upsample", "upsample_nearest", "upsample_bilinear")), "function"))
 # the in-place view methods (conformance/test_tensors.py, TEN-006)
 OPS.update(_table("t_ transpose_ swapdims_ swapaxes_ squeeze_ unsqueeze_ as_strided_", "method", True))
 # more functions called with out= (conformance/test_api.py, API-002)
@@ -251,6 +254,8 @@ MODULES: dict[str, tuple[str, ...]] = {
     **{n: () for n in "SmoothL1Loss KLDivLoss".split()},  # MOD-004 (issue 22)
     # the activation layers of issue 22 (MOD-018)
     **{n: () for n in "SELU CELU Hardswish Hardsigmoid Hardshrink Softshrink Tanhshrink".split()},
+    # the spatial layers of issue 22 (MOD-020)
+    **{n: () for n in "Fold Unfold UpsamplingNearest2d UpsamplingBilinear2d".split()},
 }
 
 

@@ -251,6 +251,17 @@ RULES = [
         f"{_NN}.SELU.html",
     ),
     Rule(
+        "MOD-020",
+        MODULES,
+        "Unfold and Fold (F.unfold, F.fold: kernel_size, dilation, padding, stride, batched or not) "
+        "give torch's blocks and sums, Im2ColBackward0 and Col2ImBackward0 (each the other's "
+        "derivative), gradients, printed forms and errors for inputs and options torch refuses; "
+        "UpsamplingNearest2d and UpsamplingBilinear2d (size or scale_factor) give torch's values, "
+        "nodes and gradients, and the deprecated F.upsample, upsample_nearest and upsample_bilinear "
+        "torch's results and UserWarnings.",
+        f"{_NN}.Fold.html",
+    ),
+    Rule(
         "OPT-001",
         OPTIM,
         "SGD (lr, momentum, dampening, weight_decay, nesterov, maximize) moves the parameters as "
