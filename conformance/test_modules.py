@@ -1438,3 +1438,52 @@ def spatial_layers(draw: Any, cls: str) -> Program:
 @given(data=st.data())
 def test_spatial_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(spatial_layers(cls), label="program"), backend, reference)
+
+
+# grid and affine-matrix values: exact input positions and corners (multiples of 0.25 after
+# unnormalising), and others between them
+GRID_VALUES = (-1.5, -1.0, -0.75, -0.5, -0.3, 0.0, 0.2, 0.5, 0.7, 1.0, 1.25)
+
+
+@st.composite
+def spatial_transformers(draw: Any) -> Program:
+    """F.grid_sample (mode, padding_mode, align_corners drawn; None warns) of a 4-D or 5-D input at
+    a grid that is a leaf or F.affine_grid of a leaf theta (its size's spatial dims drawn, unit
+    ones included); sometimes a call torch refuses (batch sizes or grid width that do not match);
+    then backward and every tensor observed (values, GridSampler2DBackward0 ..., gradients)."""
+    b = ModuleBuilder(draw)
+    k, n, c = b.pick((2, 2, 3)), b.pick((1, 2)), b.pick((1, 2))
+    size, out = tuple(b.pick((1, 2, 3, 4)) for _ in range(k)), tuple(b.pick((1, 2, 3)) for _ in range(k))
+    align = {} if draw(st.integers(0, 3)) == 0 else {"align_corners": b.coin()}
+
+    def leaf(shape: tuple[int, ...]) -> str:
+        name = b.fresh("x")
+        values = np.array(draw(st.lists(st.sampled_from(GRID_VALUES), min_size=math.prod(shape),
+                                        max_size=math.prod(shape)))).reshape(shape)
+        b.bind(name, shape, Leaf(name, values, "float32", True), tracked=True)
+        b.leaves.append(name)
+        return name
+
+    grid = b.fresh("t")
+    if b.coin():
+        theta = leaf((n, k, k + 1))
+        b.bind(grid, (n, *out, k), Op(grid, "nn.functional.affine_grid", [Ref(theta), [n, c, *out]], align))
+    else:
+        grid = leaf((n, *out, k))
+    x = b.input((n, c, *size))
+    kwargs = {**align, "mode": b.pick(("bilinear", "nearest")),
+              "padding_mode": b.pick(("zeros", "border", "reflection"))}
+    y = b.fresh("t")
+    b.bind(y, (n, c, *out), Op(y, "nn.functional.grid_sample", [Ref(x), Ref(grid)], kwargs), tracked=True)
+    if b.coin():  # a grid of another batch size or width
+        wrong = (n + 1, *out, k) if b.coin() else (n, *out, 5 - k)
+        b.steps.append(Op(b.fresh("t"), "nn.functional.grid_sample", [Ref(x), Ref(b.input(wrong))], kwargs))
+    b.finish()
+    return b.program()
+
+
+@pytest.mark.rule("MOD-020")
+@examples(0.2)  # 20 programs in ci (small grids)
+@given(program=spatial_transformers())
+def test_spatial_transformer(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)

@@ -1238,3 +1238,35 @@ def upsampling_bilinear2d_corners_unaligned() -> Iterator[None]:
 
     with patched(UpsamplingBilinear2d, "__init__", make):
         yield
+
+
+@fault({"MOD-020": ": value"})
+def grid_sample_grid_read_yx() -> Iterator[None]:
+    """F.grid_sample reads a grid point as (y, x) instead of torch's (x, y): the first coordinate
+    indexes the height."""
+    from impl.nn import _grid_sample
+
+    def make(original: Callable) -> Callable:
+        def corners(grid: Any, *args: Any) -> Any:
+            return original(np.ascontiguousarray(grid[..., ::-1]), *args)
+
+        return corners
+
+    with patched(_grid_sample, "_corners", make):
+        yield
+
+
+@fault({"MOD-020": ": value"})
+def affine_grid_base_not_scaled() -> Iterator[None]:
+    """F.affine_grid without align_corners spans its base grid over [-1, 1] itself, not scaled by
+    (size - 1) / size to the pixel centres."""
+    from impl.nn import _grid_sample
+
+    def make(original: Callable) -> Callable:
+        def from_neg_one(steps: int, align_corners: bool, dtype: Any) -> Any:
+            return original(steps, True, dtype)
+
+        return from_neg_one
+
+    with patched(_grid_sample, "_from_neg_one", make):
+        yield

@@ -174,7 +174,8 @@ OPS.update(_table(" ".join(f"nn.functional.{f}" for f in (
 OPS.update(_table("split", "method"))
 # the spatial functions of issue 22, the deprecated upsample* with their warnings (MOD-020)
 OPS.update(_table(" ".join(f"nn.functional.{f}" for f in (
-    "fold", "unfold", "upsample", "upsample_nearest", "upsample_bilinear")), "function"))
+    "fold", "unfold", "upsample", "upsample_nearest", "upsample_bilinear", "affine_grid", "grid_sample")),
+    "function"))
 # the in-place view methods (conformance/test_tensors.py, TEN-006)
 OPS.update(_table("t_ transpose_ swapdims_ swapaxes_ squeeze_ unsqueeze_ as_strided_", "method", True))
 # more functions called with out= (conformance/test_api.py, API-002)

@@ -63,6 +63,7 @@ from impl.nn._dropout import (  # noqa: F401  (re-exported)
 )
 from impl.nn._embedding import embedding  # noqa: F401  (re-exported)
 from impl.nn._fold import fold, unfold  # noqa: F401  (re-exported)
+from impl.nn._grid_sample import affine_grid, grid_sample  # noqa: F401  (re-exported)
 from impl.nn._interpolate import (  # noqa: F401  (re-exported)
     interpolate,
     upsample,
@@ -172,6 +173,8 @@ __all__ = [
     "upsample",
     "upsample_nearest",
     "upsample_bilinear",
+    "affine_grid",
+    "grid_sample",
 ]
 
 
