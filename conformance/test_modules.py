@@ -1341,7 +1341,9 @@ def test_lazy_norms(cls: str, data: st.DataObject, backend: Backend, reference: 
     check(data.draw(lazy_layers(cls), label="program"), backend, reference)
 
 
-SPATIAL = ("Unfold", "Fold", "UpsamplingNearest2d", "UpsamplingBilinear2d")
+SPATIAL = ("Unfold", "Fold", "UpsamplingNearest2d", "UpsamplingBilinear2d", "ChannelShuffle", "Pad")
+PADS = ("ZeroPad3d", "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d",
+        "CircularPad3d")
 _FOLD_OPTIONS = {"dilation": (1, 2), "padding": (0, 1), "stride": (1, 2)}
 
 
@@ -1387,6 +1389,26 @@ def upsampling_layer(b: ModuleBuilder) -> tuple[list, dict, tuple, tuple]:
         math.floor(n * f) for n, f in zip(shape[2:], factors, strict=True)))
 
 
+def shuffle_or_pad_layer(b: ModuleBuilder, cls: str) -> tuple[str, list, tuple, tuple]:
+    """ChannelShuffle (groups dividing the channels), or one of ``PADS`` (an int or a padding per
+    side, below the sizes; ConstantPad3d's value), batched or not: the class, its arguments, the
+    input's shape and the output's."""
+    if cls == "ChannelShuffle":
+        groups, c = b.pick(((2, 4), (3, 6), (1, 2), (2, 2)))
+        shape = (b.pick((1, 2)), c, *b.pick(((), (2,), (2, 3))))
+        return cls, [groups], shape, shape
+    cls = b.pick(PADS)
+    dims = int(cls[-2])
+    size = tuple(b.pick((2, 3)) for _ in range(dims))
+    pads = [b.pick((0, 1)) for _ in range(2 * dims)]
+    args: list = [pads[0] if len(set(pads)) == 1 and b.coin() else pads]
+    if cls == "ConstantPad3d":
+        args.append(b.pick((0.0, 2.5)))
+    out = tuple(n + pads[2 * (dims - 1 - d)] + pads[2 * (dims - 1 - d) + 1] for d, n in enumerate(size))
+    batch = b.pick(((1,), (2, 1), ())) if dims < 3 else b.pick(((1,), (2, 1)))
+    return cls, args, (*batch, *size), (*batch, *out)
+
+
 def _spatial_function(b: ModuleBuilder, cls: str, args: list, kwargs: dict) -> tuple[str, list, dict]:
     """The functional form of layer ``cls``: F.unfold, F.fold, or one of the deprecated
     F.upsample forms (which warn)."""
@@ -1408,8 +1430,10 @@ def spatial_layers(draw: Any, cls: str) -> Program:
     b = ModuleBuilder(draw)
     if cls in ("Unfold", "Fold"):
         args, kwargs, shape, out = fold_layer(b, cls)
-    else:
+    elif cls.startswith("Upsampling"):
         args, kwargs, shape, out = upsampling_layer(b)
+    else:
+        (cls, args, shape, out), kwargs = shuffle_or_pad_layer(b, cls), {}
     name = b.fresh("m")
     b.add_module(Module(name, cls, args, {}, kwargs))
     b.steps.append(ObserveRepr(name))
@@ -1418,6 +1442,9 @@ def spatial_layers(draw: Any, cls: str) -> Program:
             b.steps.append(CallModule(b.fresh("t"), name, [b.input(shape)]))
         else:
             b.call(name, [b.input(shape)], out)
+    if cls not in SPATIAL[:4]:  # (no functional form drawn)
+        b.finish()
+        return b.program()
     function, f_args, f_kwargs = _spatial_function(b, cls, args, kwargs)
     y = b.fresh("t")
     step = Op(y, function, [Ref(b.input(shape)), *f_args], f_kwargs)

@@ -1270,3 +1270,29 @@ def affine_grid_base_not_scaled() -> Iterator[None]:
 
     with patched(_grid_sample, "_from_neg_one", make):
         yield
+
+
+@fault({"MOD-020": ": value"})
+def channel_shuffle_by_group_size() -> Iterator[None]:
+    """torch.channel_shuffle (and ChannelShuffle) shuffles into C / groups groups instead of
+    ``groups``: the inverse shuffle, its own backward."""
+    from impl.nn import _pixel_shuffle
+
+    def make(original: Callable) -> Callable:
+        def shuffle(xp: Any, a: Any, groups: int) -> Any:
+            return original(xp, a, a.shape[1] // groups)
+
+        return shuffle
+
+    with patched(_pixel_shuffle.CHANNEL_SHUFFLE, "forward", make):
+        yield
+
+
+@fault({"MOD-020": "graph differs"})
+def pad_replication3d_reflects() -> Iterator[None]:
+    """ReplicationPad3d pads by reflection (the mode of ReflectionPad3d) instead of repeating the
+    edge."""
+    from impl.nn.modules.padding import ReplicationPad3d
+
+    with patched(ReplicationPad3d, "mode", lambda _original: "reflect"):
+        yield

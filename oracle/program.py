@@ -256,7 +256,9 @@ MODULES: dict[str, tuple[str, ...]] = {
     # the activation layers of issue 22 (MOD-018)
     **{n: () for n in "SELU CELU Hardswish Hardsigmoid Hardshrink Softshrink Tanhshrink".split()},
     # the spatial layers of issue 22 (MOD-020)
-    **{n: () for n in "Fold Unfold UpsamplingNearest2d UpsamplingBilinear2d".split()},
+    **{n: () for n in "Fold Unfold UpsamplingNearest2d UpsamplingBilinear2d ChannelShuffle".split()},
+    **{n: () for n in "ZeroPad3d ConstantPad3d ReflectionPad3d ReplicationPad3d".split()},
+    **{n: () for n in "CircularPad1d CircularPad2d CircularPad3d".split()},
 }
 
 

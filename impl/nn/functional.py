@@ -72,7 +72,11 @@ from impl.nn._interpolate import (  # noqa: F401  (re-exported)
 )
 from impl.nn._norm import batch_norm, group_norm, layer_norm  # noqa: F401  (re-exported)
 from impl.nn._pad import pad
-from impl.nn._pixel_shuffle import pixel_shuffle, pixel_unshuffle  # noqa: F401  (re-exported)
+from impl.nn._pixel_shuffle import (  # noqa: F401  (re-exported)
+    channel_shuffle,
+    pixel_shuffle,
+    pixel_unshuffle,
+)
 from impl.nn._pool import (  # noqa: F401  (re-exported)
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
@@ -175,6 +179,7 @@ __all__ = [
     "upsample_bilinear",
     "affine_grid",
     "grid_sample",
+    "channel_shuffle",
 ]
 
 
