@@ -1473,10 +1473,10 @@ GRID_VALUES = (-1.5, -1.0, -0.75, -0.5, -0.3, 0.0, 0.2, 0.5, 0.7, 1.0, 1.25)
 
 
 @st.composite
-def spatial_transformers(draw: Any) -> Program:
+def spatial_transformers(draw: Any, affine: bool) -> Program:
     """F.grid_sample (mode, padding_mode, align_corners drawn; None warns) of a 4-D or 5-D input at
-    a grid that is a leaf or F.affine_grid of a leaf theta (its size's spatial dims drawn, unit
-    ones included); sometimes a call torch refuses (batch sizes or grid width that do not match);
+    a grid that is a leaf or (``affine``) F.affine_grid of a leaf theta (its size's spatial dims
+    drawn, unit ones included); sometimes a call torch refuses (batch sizes or grid width that do not match);
     then backward and every tensor observed (values, GridSampler2DBackward0 ..., gradients)."""
     b = ModuleBuilder(draw)
     k, n, c = b.pick((2, 2, 3)), b.pick((1, 2)), b.pick((1, 2))
@@ -1492,7 +1492,7 @@ def spatial_transformers(draw: Any) -> Program:
         return name
 
     grid = b.fresh("t")
-    if b.coin():
+    if affine:
         theta = leaf((n, k, k + 1))
         b.bind(grid, (n, *out, k), Op(grid, "nn.functional.affine_grid", [Ref(theta), [n, c, *out]], align))
     else:
@@ -1510,7 +1510,8 @@ def spatial_transformers(draw: Any) -> Program:
 
 
 @pytest.mark.rule("MOD-020")
-@examples(0.2)  # 20 programs in ci (small grids)
-@given(program=spatial_transformers())
-def test_spatial_transformer(program: Program, backend: Backend, reference: Backend) -> None:
-    check(program, backend, reference)
+@pytest.mark.parametrize("affine", [True, False], ids=["affine_grid", "grid_sample"])
+@examples(0.1)  # each grid: 10 programs in ci (small grids)
+@given(data=st.data())
+def test_spatial_transformer(affine: bool, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(spatial_transformers(affine), label="program"), backend, reference)

@@ -1205,26 +1205,6 @@ def unfold_columns_kernel_major() -> Iterator[None]:
 
 
 @fault({"MOD-020": ": value"})
-def fold_overlaps_overwritten() -> Iterator[None]:
-    """F.fold (and F.unfold's gradient) keeps one value where blocks overlap, the last block's,
-    instead of adding them up."""
-    from impl.nn import _conv, _fold
-
-    def make(_original: Callable) -> Callable:
-        def add_windows(xp: Any, dcols: Any, input_shape: tuple, p: Any) -> Any:
-            out = xp.zeros(input_shape, dtype=dcols.dtype)
-            taps = _conv._taps(input_shape, dcols.shape[2:4], dcols.shape[4:], p)
-            for i, j, out_r, out_c, in_r, in_c in taps:
-                out[:, :, in_r, in_c] = dcols[:, :, i, j, out_r, out_c]
-            return out
-
-        return add_windows
-
-    with patched(_fold, "add_windows", make):
-        yield
-
-
-@fault({"MOD-020": ": value"})
 def upsampling_bilinear2d_corners_unaligned() -> Iterator[None]:
     """UpsamplingBilinear2d interpolates with align_corners=False (F.interpolate's default) instead
     of torch's align_corners=True."""
@@ -1253,38 +1233,6 @@ def grid_sample_grid_read_yx() -> Iterator[None]:
         return corners
 
     with patched(_grid_sample, "_corners", make):
-        yield
-
-
-@fault({"MOD-020": ": value"})
-def affine_grid_base_not_scaled() -> Iterator[None]:
-    """F.affine_grid without align_corners spans its base grid over [-1, 1] itself, not scaled by
-    (size - 1) / size to the pixel centres."""
-    from impl.nn import _grid_sample
-
-    def make(original: Callable) -> Callable:
-        def from_neg_one(steps: int, align_corners: bool, dtype: Any) -> Any:
-            return original(steps, True, dtype)
-
-        return from_neg_one
-
-    with patched(_grid_sample, "_from_neg_one", make):
-        yield
-
-
-@fault({"MOD-020": ": value"})
-def channel_shuffle_by_group_size() -> Iterator[None]:
-    """torch.channel_shuffle (and ChannelShuffle) shuffles into C / groups groups instead of
-    ``groups``: the inverse shuffle, its own backward."""
-    from impl.nn import _pixel_shuffle
-
-    def make(original: Callable) -> Callable:
-        def shuffle(xp: Any, a: Any, groups: int) -> Any:
-            return original(xp, a, a.shape[1] // groups)
-
-        return shuffle
-
-    with patched(_pixel_shuffle.CHANNEL_SHUFFLE, "forward", make):
         yield
 
 
