@@ -1341,7 +1341,7 @@ def test_lazy_norms(cls: str, data: st.DataObject, backend: Backend, reference: 
     check(data.draw(lazy_layers(cls), label="program"), backend, reference)
 
 
-SPATIAL = ("Unfold", "Fold", "UpsamplingNearest2d", "UpsamplingBilinear2d", "ChannelShuffle", "Pad")
+SPATIAL = ("Unfold", "Fold", "UpsamplingNearest2d", "UpsamplingBilinear2d", "ChannelShuffle", "Pad", "LPPool")
 PADS = ("ZeroPad3d", "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d",
         "CircularPad3d")
 _FOLD_OPTIONS = {"dilation": (1, 2), "padding": (0, 1), "stride": (1, 2)}
@@ -1390,9 +1390,21 @@ def upsampling_layer(b: ModuleBuilder) -> tuple[list, dict, tuple, tuple]:
 
 
 def shuffle_or_pad_layer(b: ModuleBuilder, cls: str) -> tuple[str, list, tuple, tuple]:
-    """ChannelShuffle (groups dividing the channels), or one of ``PADS`` (an int or a padding per
+    """LPPool1d/2d (norm_type finite or infinite, stride, ceil_mode), ChannelShuffle (groups
+    dividing the channels), or one of ``PADS`` (an int or a padding per
     side, below the sizes; ConstantPad3d's value), batched or not: the class, its arguments, the
     input's shape and the output's."""
+    if cls == "LPPool":
+        cls, dims = b.pick((("LPPool1d", 1), ("LPPool2d", 2)))
+        size = tuple(b.pick((2, 3, 5)) for _ in range(dims))
+        kernel = tuple(b.pick((1, 2)) for _ in range(dims))
+        stride = tuple(b.pick((1, 2)) for _ in range(dims))
+        ceil_mode = b.coin()
+        out = tuple(_pool_out(n, k, s, 0, 1, ceil_mode) for n, k, s in zip(size, kernel, stride, strict=True))
+        one = (lambda v: v[0]) if dims == 1 else list
+        args = [b.pick((1, 2, 3, 1.5, math.inf, -math.inf)), one(kernel), one(stride), ceil_mode]
+        batch = b.pick(((), (2,)))
+        return cls, args, (*batch, 2, *size), (*batch, 2, *out)
     if cls == "ChannelShuffle":
         groups, c = b.pick(((2, 4), (3, 6), (1, 2), (2, 2)))
         shape = (b.pick((1, 2)), c, *b.pick(((), (2,), (2, 3))))
@@ -1459,8 +1471,11 @@ def spatial_layers(draw: Any, cls: str) -> Program:
     return b.program()
 
 
+SPATIAL_IDS = [re.sub(r"(?<=[a-z])(?=[A-Z])", "_", cls).lower() for cls in SPATIAL]  # lppool, fold ...
+
+
 @pytest.mark.rule("MOD-020")
-@pytest.mark.parametrize("cls", SPATIAL, ids=[re.sub(r"(?<!^)(?=[A-Z])", "_", c).lower() for c in SPATIAL])
+@pytest.mark.parametrize("cls", SPATIAL, ids=SPATIAL_IDS)
 @examples(0.1)  # each layer: 10 programs in ci (small inputs)
 @given(data=st.data())
 def test_spatial_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:

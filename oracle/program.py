@@ -258,7 +258,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     # the spatial layers of issue 22 (MOD-020)
     **{n: () for n in "Fold Unfold UpsamplingNearest2d UpsamplingBilinear2d ChannelShuffle".split()},
     **{n: () for n in "ZeroPad3d ConstantPad3d ReflectionPad3d ReplicationPad3d".split()},
-    **{n: () for n in "CircularPad1d CircularPad2d CircularPad3d".split()},
+    **{n: () for n in "CircularPad1d CircularPad2d CircularPad3d LPPool1d LPPool2d".split()},
 }
 
 

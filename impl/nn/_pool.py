@@ -12,6 +12,7 @@ within the input's plane. Backward adds each output's gradient into its window i
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -308,9 +309,9 @@ def _check_input(input: Tensor, fn: str) -> None:
             f"Dimension out of range (expected to be in range of [{-max(input.dim(), 1)}, "
             f"{max(input.dim(), 1) - 1}], but got -3)"
         )
-    if input.dim() not in (3, 4):
+    if input.dim() not in (3, 4) and fn != "avg_pool2d":  # (avg_pool2d's message is the one below)
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    if any(n == 0 for n in input.shape[-3:]):
+    if input.dim() not in (3, 4) or any(n == 0 for n in input.shape[-3:]):
         raise RuntimeError(
             "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
             f"but got:{list(input.shape)}"
@@ -573,3 +574,28 @@ def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     result = adaptive_max_pool2d_with_indices(input, output_size)
     return result if return_indices else result[0]
+
+
+def _lp_pool(max_pool: Any, avg_pool: Any, input: Tensor, norm_type: Any, kernel_size: Any, stride: Any,
+             ceil_mode: bool, window: int) -> Tensor:
+    """F.lp_pool1d/2d as torch composes it: the max pool of |x| for an infinite norm_type, else the
+    average of x ** p over a window of ``window`` elements, times ``window``, to the power 1 / p."""
+    if isinstance(norm_type, (int, float)) and math.isinf(norm_type):
+        if norm_type > 0:
+            return max_pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        return -max_pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg_pool(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(window).pow(1.0 / norm_type)
+
+
+def lp_pool1d(
+    input: Tensor, norm_type: Any, kernel_size: int, stride: Any = None, ceil_mode: bool = False
+) -> Tensor:
+    return _lp_pool(max_pool1d, avg_pool1d, input, norm_type, kernel_size, stride, ceil_mode, kernel_size)
+
+
+def lp_pool2d(
+    input: Tensor, norm_type: Any, kernel_size: Any, stride: Any = None, ceil_mode: bool = False
+) -> Tensor:
+    kw, kh = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
+    return _lp_pool(max_pool2d, avg_pool2d, input, norm_type, kernel_size, stride, ceil_mode, kw * kh)

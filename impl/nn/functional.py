@@ -84,6 +84,8 @@ from impl.nn._pool import (  # noqa: F401  (re-exported)
     adaptive_max_pool2d_with_indices,
     avg_pool1d,
     avg_pool2d,
+    lp_pool1d,
+    lp_pool2d,
     max_pool1d,
     max_pool1d_with_indices,
     max_pool2d,
@@ -180,6 +182,8 @@ __all__ = [
     "affine_grid",
     "grid_sample",
     "channel_shuffle",
+    "lp_pool1d",
+    "lp_pool2d",
 ]
 
 

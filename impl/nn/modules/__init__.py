@@ -95,6 +95,8 @@ from impl.nn.modules.pooling import (
     AdaptiveMaxPool2d,
     AvgPool1d,
     AvgPool2d,
+    LPPool1d,
+    LPPool2d,
     MaxPool1d,
     MaxPool2d,
 )
@@ -214,6 +216,8 @@ __all__ = [
     "ReflectionPad2d",
     "ReplicationPad1d",
     "ReplicationPad2d",
+    "LPPool1d",
+    "LPPool2d",
     "ChannelShuffle",
     "CircularPad1d",
     "CircularPad2d",
