@@ -1341,7 +1341,8 @@ def test_lazy_norms(cls: str, data: st.DataObject, backend: Backend, reference: 
     check(data.draw(lazy_layers(cls), label="program"), backend, reference)
 
 
-SPATIAL = ("Unfold", "Fold", "UpsamplingNearest2d", "UpsamplingBilinear2d", "ChannelShuffle", "Pad", "LPPool")
+SPATIAL = ("Unfold", "Fold", "UpsamplingNearest2d", "UpsamplingBilinear2d", "ChannelShuffle", "Pad", "LPPool",
+           "MaxUnpool")
 PADS = ("ZeroPad3d", "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d",
         "CircularPad3d")
 _FOLD_OPTIONS = {"dilation": (1, 2), "padding": (0, 1), "stride": (1, 2)}
@@ -1433,6 +1434,34 @@ def _spatial_function(b: ModuleBuilder, cls: str, args: list, kwargs: dict) -> t
         **kwargs, **({"mode": "nearest"} if nearest else {"mode": "bilinear", "align_corners": True})}
 
 
+def max_unpool_layers(b: ModuleBuilder) -> Program:
+    """MaxUnpool1d or MaxUnpool2d (kernel_size, stride, padding drawn) printed and called on an
+    input and int64 indices, distinct within each plane and inside the output; then backward and
+    every tensor observed (MaxUnpool2DBackward0, the input's gradient read at the indices)."""
+    cls, dims = b.pick((("MaxUnpool1d", 1), ("MaxUnpool2d", 2)))
+    kernel, stride = (tuple(b.pick((1, 2, 3)) for _ in range(dims)) for _ in range(2))
+    padding = tuple(b.pick(range(k // 2 + 1)) for k in kernel)
+    size = tuple(b.pick((1, 2, 3)) for _ in range(dims))
+    out = tuple((n - 1) * s + k - 2 * p for n, k, s, p in zip(size, kernel, stride, padding, strict=True))
+    if min(out) < 1 or math.prod(out) < math.prod(size):
+        padding = (0,) * dims
+        out = tuple((n - 1) * s + k for n, k, s in zip(size, kernel, stride, strict=True))
+    one = (lambda v: v[0]) if dims == 1 else list
+    name = b.fresh("m")
+    b.add_module(Module(name, cls, [one(kernel)], {}, {"stride": one(stride), "padding": one(padding)}))
+    b.steps.append(ObserveRepr(name))
+    batch = b.pick(((), (2,)))
+    planes = math.prod((*batch, 2))
+    shape = (*batch, 2, *size)
+    rng = np.random.default_rng(b.draw(st.integers(0, 2**16)))  # (drawing permutations is slow)
+    rows = [rng.permutation(math.prod(out))[:math.prod(size)] for _ in range(planes)]
+    indices = b.fresh("i")
+    b.bind(indices, shape, Leaf(indices, np.array(rows).reshape(shape), "int64"))
+    b.call(name, [b.input(shape), indices], (*batch, 2, *out))
+    b.finish()
+    return b.program()
+
+
 @st.composite
 def spatial_layers(draw: Any, cls: str) -> Program:
     """The spatial layer ``cls`` (options drawn: ``fold_layer``, ``upsampling_layer``) printed and
@@ -1440,6 +1469,8 @@ def spatial_layers(draw: Any, cls: str) -> Program:
     block, an input of the wrong rank or block count) observed as an error; then backward and
     every tensor observed (values, Im2ColBackward0 ..., gradients)."""
     b = ModuleBuilder(draw)
+    if cls == "MaxUnpool":
+        return max_unpool_layers(b)
     if cls in ("Unfold", "Fold"):
         args, kwargs, shape, out = fold_layer(b, cls)
     elif cls.startswith("Upsampling"):

@@ -259,6 +259,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     **{n: () for n in "Fold Unfold UpsamplingNearest2d UpsamplingBilinear2d ChannelShuffle".split()},
     **{n: () for n in "ZeroPad3d ConstantPad3d ReflectionPad3d ReplicationPad3d".split()},
     **{n: () for n in "CircularPad1d CircularPad2d CircularPad3d LPPool1d LPPool2d".split()},
+    **{n: () for n in "MaxUnpool1d MaxUnpool2d".split()},
 }
 
 

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from impl import _creation
+from impl import _creation, dtypes
 from impl._ops.table import D, OpDef, apply
 from impl._tensor import Tensor
 from impl.nn._conv import _overlap
@@ -599,3 +599,108 @@ def lp_pool2d(
 ) -> Tensor:
     kw, kh = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
     return _lp_pool(max_pool2d, avg_pool2d, input, norm_type, kernel_size, stride, ceil_mode, kw * kh)
+
+
+# -- max_unpool (MaxUnpool2DBackward0; 1-D as 2-D over a unit width) ------------------------------------
+def _max_unpool_fwd(xp: Any, a: Any, indices: Any, out_hw: tuple) -> Any:
+    """Each value written at its plane index of a zero output (N, C, *out_hw); a later value at
+    the same index overwrites."""
+    planes = a.shape[:-2]
+    out = xp.zeros((*planes, out_hw[0] * out_hw[1]), dtype=a.dtype)
+    flat = getattr(indices, "_data", indices).reshape(*planes, -1)
+    np.put_along_axis(out, flat, a.reshape(*planes, -1), axis=-1)
+    return out.reshape(*planes, *out_hw)
+
+
+MAX_UNPOOL2D = OpDef(
+    "MaxUnpool2DBackward0",
+    _max_unpool_fwd,
+    derivatives={"self": D("self indices", lambda g, c: _gathered(g, c.indices, c.shape("self")))},
+)
+
+
+def _unpool_size(input: Tensor, k: tuple, s: tuple, p: tuple, output_size: Any) -> list[int]:
+    """torch's _unpool_output_size: the default size, or ``output_size`` (its last len(k) dims)
+    within a stride of it."""
+    n = len(k)
+    default = [(input.shape[-n + d] - 1) * s[d] + k[d] - 2 * p[d] for d in range(n)]
+    size = default
+    if output_size is not None:
+        size = list(output_size)[2:] if len(output_size) == n + 2 else list(output_size)
+        if len(size) != n:
+            raise ValueError(
+                f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a length "
+                f"of '{len(size)}'"
+            )
+        for d in range(n):
+            low, high = default[d] - s[d], default[d] + s[d]
+            if not low < size[d] < high:
+                raise ValueError(
+                    f'invalid output_size "{output_size}" (dim {d} must be between {low} and {high})'
+                )
+    for d in range(n):
+        if size[d] < 0:
+            raise ValueError(
+                "max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+                f"output_size[{d}]={size[d]}"
+            )
+    return size
+
+
+def _max_unpool2d(input: Tensor, indices: Tensor, out_hw: tuple) -> Tensor:
+    """ATen's max_unpooling2d_forward_out_cpu: its checks in its order, then MaxUnpool2DBackward0."""
+    if indices.dtype != dtypes.int64:
+        found = dtypes.scalar_type(indices.dtype)
+        raise RuntimeError(f"elements in indices should be type int64 but got: {found}")
+    if input.dim() not in (3, 4):
+        raise RuntimeError(
+            "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with "
+            f"{input.dim()} dimensions."
+        )
+    if input.shape != indices.shape:
+        raise RuntimeError(
+            f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got "
+            f"indices tensor with shape: {list(indices.shape)}"
+        )
+    for d in range(input.dim() - 3, input.dim()):
+        if input.shape[d] == 0:
+            raise RuntimeError(
+                "max_unpooling2d_forward_out_cpu(): Expected input to have non-zero size for non-batch "
+                f"dimensions, but got {list(input.shape)} with dimension {d} being empty."
+            )
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise dtypes.kernel_missing("max_unpool2d", input.dtype)
+    index = indices._data
+    bad = (index < 0) | (index >= out_hw[0] * out_hw[1])
+    if bad.any():
+        raise RuntimeError(
+            f"Found an invalid max index: {index[bad][0]} (output volumes are of size "
+            f"{out_hw[0]}x{out_hw[1]})"
+        )
+    return apply(MAX_UNPOOL2D, input, indices=indices, out_hw=tuple(out_hw))
+
+
+def max_unpool2d(
+    input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+    output_size: Any = None,
+) -> Tensor:
+    """The partial inverse of max_pool2d: each value put back at its index, zeros elsewhere."""
+    k = _as_tuple(kernel_size, 2)
+    s = k if stride is None else _as_tuple(stride, 2)
+    return _max_unpool2d(input, indices, tuple(_unpool_size(input, k, s, _as_tuple(padding, 2), output_size)))
+
+
+def max_unpool1d(
+    input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+    output_size: Any = None,
+) -> Tensor:
+    """max_unpool2d over a unit width (UnsqueezeBackward0 and SqueezeBackward1 around it)."""
+    k = _as_tuple(kernel_size, 1)
+    s = k if stride is None else _as_tuple(stride, 1)
+    size = _unpool_size(input, k, s, _as_tuple(padding, 1), output_size)
+    return _max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1), (*size, 1)).squeeze(-1)
+
+
+def _as_tuple(v: Any, n: int) -> tuple:
+    """torch's _single / _pair (``n`` = 1, 2): a number repeated, a sequence as it is."""
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n

@@ -90,6 +90,8 @@ from impl.nn._pool import (  # noqa: F401  (re-exported)
     max_pool1d_with_indices,
     max_pool2d,
     max_pool2d_with_indices,
+    max_unpool1d,
+    max_unpool2d,
 )
 
 __all__ = [
@@ -184,6 +186,8 @@ __all__ = [
     "channel_shuffle",
     "lp_pool1d",
     "lp_pool2d",
+    "max_unpool1d",
+    "max_unpool2d",
 ]
 
 

@@ -259,10 +259,11 @@ RULES = [
         "UpsamplingNearest2d and UpsamplingBilinear2d (size or scale_factor) give torch's values, "
         "nodes and gradients, and the deprecated F.upsample, upsample_nearest and upsample_bilinear "
         "torch's results and UserWarnings; ChannelShuffle, ZeroPad3d, ConstantPad3d, ReflectionPad3d, "
-        "ReplicationPad3d, CircularPad1d/2d/3d and LPPool1d/2d (norm_type finite or infinite, stride, "
-        "ceil_mode) give torch's values, nodes, gradients and printed forms; F.affine_grid (2-D and "
-        "3-D) and F.grid_sample ('bilinear' or 'nearest', padding_mode 'zeros', 'border' or "
-        "'reflection', align_corners given or not, 4-D and 5-D) give torch's grids, samples, "
+        "ReplicationPad3d, CircularPad1d/2d/3d, LPPool1d/2d (norm_type finite or infinite, stride, "
+        "ceil_mode) and MaxUnpool1d/2d (MaxUnpool2DBackward0) give torch's values, nodes, gradients "
+        "and printed forms; F.affine_grid (2-D and 3-D) and F.grid_sample ('bilinear' or 'nearest', "
+        "padding_mode 'zeros', 'border' or 'reflection', align_corners given or not, 4-D and 5-D) "
+        "give torch's grids, samples, "
         "AffineGridGeneratorBackward0 and GridSampler2DBackward0/3D nodes, gradients of input, grid "
         "and theta, warnings and errors.",
         f"{_NN}.Fold.html",

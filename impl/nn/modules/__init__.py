@@ -99,6 +99,8 @@ from impl.nn.modules.pooling import (
     LPPool2d,
     MaxPool1d,
     MaxPool2d,
+    MaxUnpool1d,
+    MaxUnpool2d,
 )
 from impl.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from impl.nn.modules.sparse import Embedding
@@ -218,6 +220,8 @@ __all__ = [
     "ReplicationPad2d",
     "LPPool1d",
     "LPPool2d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
     "ChannelShuffle",
     "CircularPad1d",
     "CircularPad2d",
