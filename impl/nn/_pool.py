@@ -1,7 +1,8 @@
 """Pooling over the last two dims, as ATen's CPU kernels compute it: max pooling with indices
 (MaxPool2DWithIndicesBackward0), average pooling (AvgPool2DBackward0), adaptive average and max
-pooling (AdaptiveAvgPool2DBackward0, AdaptiveMaxPool2DBackward0); the 1-D forms are the 2-D ones
-of an unsqueezed input, as torch's.
+pooling (AdaptiveAvgPool2DBackward0, AdaptiveMaxPool2DBackward0), max unpooling
+(MaxUnpool2DBackward0); the 1-D forms are the 2-D ones of an unsqueezed input, as torch's; LP
+pooling composed as torch's Python composes it.
 
 Regular windows are gathered tap by tap (the conv's ``_overlap``: which outputs read a real input
 element at each kernel position); sums run tap after tap in the kernel's row-major order, as
@@ -218,7 +219,7 @@ def _adaptive_max_fwd(xp: Any, a: Any, output_size: tuple) -> tuple:
     indices = xp.empty((*a.shape[:-2], *output_size), dtype=np.int64)
     for oh, (h0, h1) in enumerate(rows):
         for ow, (w0, w1) in enumerate(cols):
-            window = a[..., h0:h1, w0:w1].reshape(*a.shape[:-2], -1)
+            window = a[..., h0:h1, w0:w1].reshape(*a.shape[:-2], (h1 - h0) * (w1 - w0))
             pos = ((np.arange(h0, h1) * w)[:, None] + np.arange(w0, w1)[None, :]).reshape(-1)
             valid = np.ones(pos.shape, dtype=bool)
             values[..., oh, ow], indices[..., oh, ow] = _select_max(xp, window, valid, pos)
@@ -404,7 +405,7 @@ def avg_pool2d(
     )
 
 
-def _adaptive_size(input: Tensor, output_size: Any, fn: str) -> tuple[int, int]:
+def _check_adaptive_input(input: Tensor, fn: str) -> None:
     if input.dim() not in (3, 4):
         colon = ":" if fn == "adaptive_max_pool2d" else ""
         raise RuntimeError(f"{fn}(): Expected 3D or 4D tensor, but got{colon} {list(input.shape)}")
@@ -414,6 +415,15 @@ def _adaptive_size(input: Tensor, output_size: Any, fn: str) -> tuple[int, int]:
                 f"{fn}(): Expected input to have non-zero size for non-batch dimensions, but input has sizes "
                 f"{list(input.shape)} with dimension {i} being empty"
             )
+
+
+def _adaptive_size(input: Tensor, output_size: Any, fn: str) -> tuple[int, int]:
+    """torch's _list_with_default (a sequence's None taken from the input's size), then ATen's
+    checks of the output size (adaptive_max_pool2d checks the input first)."""
+    if isinstance(output_size, (tuple, list)) and input.dim() <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    if fn == "adaptive_max_pool2d":
+        _check_adaptive_input(input, fn)
     sizes = output_size if isinstance(output_size, (tuple, list)) else (output_size, output_size)
     if len(sizes) != 2:
         raise RuntimeError(f"{fn}: output_size must be 2")
@@ -430,8 +440,9 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """Adaptive average pooling (AdaptiveAvgPool2DBackward0); a 1x1 output is a mean over the
     plane (MeanBackward1), as torch's."""
     out = _adaptive_size(input, output_size, "adaptive_avg_pool2d")
-    if out == (1, 1):
+    if out == (1, 1):  # (any rank, empty planes too)
         return input.mean((-1, -2), keepdim=True)
+    _check_adaptive_input(input, "adaptive_avg_pool2d")
     return apply(ADAPTIVE_AVG_POOL2D, input, output_size=out)
 
 
@@ -648,7 +659,9 @@ def _unpool_size(input: Tensor, k: tuple, s: tuple, p: tuple, output_size: Any) 
 
 
 def _max_unpool2d(input: Tensor, indices: Tensor, out_hw: tuple) -> Tensor:
-    """ATen's max_unpooling2d_forward_out_cpu: its checks in its order, then MaxUnpool2DBackward0."""
+    """ATen's max_unpooling2d_forward_out_cpu: its checks in its order, then MaxUnpool2DBackward0.
+    Of several invalid indices impl names the first; which one torch names follows its kernel's
+    loop (not modelled)."""
     if indices.dtype != dtypes.int64:
         found = dtypes.scalar_type(indices.dtype)
         raise RuntimeError(f"elements in indices should be type int64 but got: {found}")
