@@ -5,8 +5,12 @@ with padding modes 'zeros', 'border' and 'reflection', as ATen's CPU kernels com
 point is unnormalised to input coordinates, clipped or reflected, and reads its corners (in the
 order of the spatial dimensions, the last fastest) weighted by the products of their distances.
 
-Known divergences: mode 'bicubic' raises NotImplementedError, and the gradients of grid_sample
-are not differentiable again (GridSampler2DBackwardBackward0 raises): see
+The backward's own derivative (GridSampler2DBackwardBackward0) gives torch's second-order
+gradients: the backward is linear in grad_output and in the input, and a corner weight's second
+derivative is the product of the other dims' factors.
+
+Known divergences: mode 'bicubic' raises NotImplementedError, and the second-order gradients carry
+no differentiable graph (a NotImplemented node; torch's are composite): see
 tests/impl/test_impl_nn_spatial.py."""
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from impl import _creation, dtypes
-from impl._ops.table import D, OpDef, apply
+from impl._ops.table import NOT_IMPLEMENTED, D, OpDef, apply
 from impl._tensor import Tensor
 
 _DEFAULT_CHANGED = (
@@ -237,8 +241,73 @@ def _grid_grad(g: Any, input: Any, grid: Any, mode: str, padding: str, align_cor
     return out
 
 
-def _not_twice(g: Any, c: Any) -> Tensor:
-    raise NotImplementedError("impl: the derivative of grid_sampler's backward is not implemented")
+def _slope(weights: list, bits: tuple, skip: tuple) -> Any:
+    """d(corner weight)/d(positions ``skip``): the other factors' product, signed per end."""
+    factors = [w for e, w in enumerate(weights) if e not in skip]
+    sign = -1 if sum(1 for d in skip if not bits[d]) % 2 else 1
+    return sign * (_product(factors) if factors else np.ones((), weights[0].dtype))
+
+
+def _double_backward(xp: Any, go: Any, input: Any, grid: Any, gg_input: Any, gg_grid: Any, mode: str,
+                     padding: str, align_corners: bool) -> tuple:
+    """The gradients of the backward's outputs (grad_input, grad_grid), given ``gg_input`` and
+    ``gg_grid``, with respect to grad_output, input and grid: the backward is linear in
+    grad_output and in input, and a corner weight's second derivative is the product of the
+    other dims' factors."""
+    spatial, k = input.shape[2:], input.ndim - 2
+    corners, mults = _corners(grid, spatial, mode, padding, align_corners)
+    v = [gg_grid[..., k - 1 - d] * mults[d] for d in range(k)]  # the grid's upstream in positions
+    g_go = np.zeros(go.shape, dtype=go.dtype)
+    g_input = np.zeros(input.shape, dtype=go.dtype)
+    g_pos = [np.zeros(grid.shape[:-1], dtype=go.dtype) for _ in range(k)]
+    batch = np.arange(go.shape[0]).reshape((-1,) + (1,) * k)
+    for index, weight, weights, bits in corners:
+        inside, index = _locate(index, spatial)
+        u = _read(gg_input, index, inside)
+        if weight is None:
+            g_go = g_go + u
+            continue
+        x = _read(input, index, inside)
+        along = sum(v[d] * _slope(weights, bits, (d,)) for d in range(k))
+        g_go = g_go + u * weight[:, None] + x * along[:, None]
+        scattered = np.where(inside[:, None], go * along[:, None], np.zeros((), go.dtype))
+        np.add.at(g_input, (batch, slice(None), *index), np.moveaxis(scattered, 1, -1))
+        for d in range(k):
+            curve = sum(v[e] * _slope(weights, bits, (d, e)) for e in range(k) if e != d)
+            slope = _slope(weights, bits, (d,))
+            g_pos[d] = g_pos[d] + (go * (u * slope[:, None] + x * curve[:, None])).sum(1)
+    g_grid = np.zeros(grid.shape, dtype=go.dtype)
+    for d in range(k):
+        g_grid[..., k - 1 - d] = g_pos[d] * mults[d]
+    return g_go, g_input, g_grid
+
+
+def _no_third(g: Any, c: Any) -> Tensor:
+    raise RuntimeError("impl: the third derivative of grid_sample is not implemented")
+
+
+_DOUBLE_INPUTS = ("grad_output", "input", "grid", "gg_input", "gg_grid")
+# one of the three second-order gradients (``which``); its own derivative raises (a known divergence)
+GRID_SAMPLER_DOUBLE_BACKWARD = OpDef(
+    "NotImplemented",
+    lambda xp, *arrays, which, **attrs: _double_backward(xp, *arrays, **attrs)[which],
+    _DOUBLE_INPUTS,
+    {name: D("", _no_third) for name in _DOUBLE_INPUTS},
+    qualified_name=NOT_IMPLEMENTED,
+)
+
+
+def _twice(which: int) -> Any:
+    """The derivative formula of the backward's input ``which`` (grad_output, input, grid)."""
+
+    def formula(grads: tuple, c: Any) -> Tensor:
+        go, input, grid = c.grad_output, c.input, c.grid
+        gg = [g if g is not None else _creation.zeros(t.shape, dtype=go.dtype) for g, t in zip(
+            grads, (input, grid), strict=True)]
+        return apply(GRID_SAMPLER_DOUBLE_BACKWARD, go, input, grid, *gg, which=which,
+                     **{a: getattr(c, a) for a in _ATTRS.split()})
+
+    return formula
 
 
 _ATTRS = "mode padding align_corners"
@@ -253,7 +322,8 @@ def _sampler_ops(k: int) -> tuple[OpDef, OpDef]:
             _grid_grad(g, input, grid, mode, padding, align_corners),
         ),
         ("grad_output", "input", "grid"),
-        {name: D("", _not_twice) for name in ("grad_output", "input", "grid")},
+        {name: D("grad_output input grid " + _ATTRS, _twice(i))
+         for i, name in enumerate(("grad_output", "input", "grid"))},
         outputs=("grad_input", "grad_grid"),
         differentiable_outputs=2,
     )
