@@ -630,10 +630,14 @@ MAX_UNPOOL2D = OpDef(
 )
 
 
-def _unpool_size(input: Tensor, k: tuple, s: tuple, p: tuple, output_size: Any) -> list[int]:
-    """torch's _unpool_output_size: the default size, or ``output_size`` (its last len(k) dims)
-    within a stride of it."""
-    n = len(k)
+def _unpool_size(
+    input: Tensor, kernel_size: Any, stride: Any, padding: Any, output_size: Any, n: int
+) -> list[int]:
+    """torch's _unpool_output_size of an ``n``-d unpooling (the options as _single / _pair make
+    them, the stride the kernel's by default): the default size, or ``output_size`` (its last n
+    dims) within a stride of it."""
+    k, p = _as_tuple(kernel_size, n), _as_tuple(padding, n)
+    s = k if stride is None else _as_tuple(stride, n)
     default = [(input.shape[-n + d] - 1) * s[d] + k[d] - 2 * p[d] for d in range(n)]
     size = default
     if output_size is not None:
@@ -698,9 +702,8 @@ def max_unpool2d(
     output_size: Any = None,
 ) -> Tensor:
     """The partial inverse of max_pool2d: each value put back at its index, zeros elsewhere."""
-    k = _as_tuple(kernel_size, 2)
-    s = k if stride is None else _as_tuple(stride, 2)
-    return _max_unpool2d(input, indices, tuple(_unpool_size(input, k, s, _as_tuple(padding, 2), output_size)))
+    size = _unpool_size(input, kernel_size, stride, padding, output_size, 2)
+    return _max_unpool2d(input, indices, tuple(size))
 
 
 def max_unpool1d(
@@ -708,9 +711,7 @@ def max_unpool1d(
     output_size: Any = None,
 ) -> Tensor:
     """max_unpool2d over a unit width (UnsqueezeBackward0 and SqueezeBackward1 around it)."""
-    k = _as_tuple(kernel_size, 1)
-    s = k if stride is None else _as_tuple(stride, 1)
-    size = _unpool_size(input, k, s, _as_tuple(padding, 1), output_size)
+    size = _unpool_size(input, kernel_size, stride, padding, output_size, 1)
     return _max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1), (*size, 1)).squeeze(-1)
 
 
