@@ -574,7 +574,7 @@ def _pool_out(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int
 
 
 POOLS = ("MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-         "AdaptiveMaxPool2d")
+         "AdaptiveMaxPool2d", "AdaptiveMaxPool1d")
 
 
 def pool_layer(b: ModuleBuilder, cls: str, size: tuple[int, ...]) -> tuple[list, dict, tuple[int, ...]]:

@@ -236,6 +236,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "Embedding": ("weight",),
     **{n: () for n in "MaxPool1d MaxPool2d AvgPool1d AvgPool2d AdaptiveAvgPool1d AdaptiveAvgPool2d".split()},
     "AdaptiveMaxPool2d": (),
+    "AdaptiveMaxPool1d": (),  # (MOD-009, issue 22)
     **{n: ("weight", "bias") for n in "BatchNorm1d BatchNorm2d LayerNorm GroupNorm".split()},
     # recurrent layers: their parameters follow from their options (``recurrent_parameters``)
     **{n: () for n in "RNN LSTM GRU RNNCell LSTMCell GRUCell".split()},

@@ -571,15 +571,33 @@ def avg_pool1d(
     return unsqueezed(avg_pool2d, input, (1, k), (1, s), (0, p), ceil_mode, count_include_pad)
 
 
-def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
-    check_pool1d_input(input, "adaptive_avg_pool1d")
+def _adaptive_pool1d(pool2d: Any, fn: str, input: Tensor, output_size: Any) -> Any:
+    """ATen's adaptive 1-D pooling: its checks, then the 2-D pooling over a unit height."""
+    check_pool1d_input(input, fn)
+    if fn == "adaptive_max_pool1d":
+        for i in range(1, input.dim()):
+            if input.shape[i] == 0:
+                raise RuntimeError(
+                    f"{fn}(): Expected input to have non-zero size for non-batch dimensions, but input has "
+                    f"sizes {list(input.shape)} with dimension {i} being empty"
+                )
     if isinstance(output_size, (tuple, list)) and len(output_size) != 1:
-        raise RuntimeError(
-            f"adaptive_avg_pool1d() argument 'output_size' should contain one int (got {len(output_size)})"
-        )
-    return unsqueezed(
-        adaptive_avg_pool2d, input, (1, _single(output_size, "output_size", "adaptive_avg_pool1d"))
-    )
+        raise RuntimeError(f"{fn}() argument 'output_size' should contain one int (got {len(output_size)})")
+    return unsqueezed(pool2d, input, (1, _single(output_size, "output_size", fn)))
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    return _adaptive_pool1d(adaptive_avg_pool2d, "adaptive_avg_pool1d", input, output_size)
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any, return_indices: bool = True) -> tuple:
+    """adaptive_max_pool2d over a unit height (SqueezeBackward1 on AdaptiveMaxPool2DBackward0)."""
+    return _adaptive_pool1d(adaptive_max_pool2d_with_indices, "adaptive_max_pool1d", input, output_size)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    result = adaptive_max_pool1d_with_indices(input, output_size)
+    return result if return_indices else result[0]
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:

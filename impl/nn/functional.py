@@ -80,6 +80,8 @@ from impl.nn._pixel_shuffle import (  # noqa: F401  (re-exported)
 from impl.nn._pool import (  # noqa: F401  (re-exported)
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d,
     adaptive_max_pool2d_with_indices,
     avg_pool1d,
@@ -188,6 +190,8 @@ __all__ = [
     "lp_pool2d",
     "max_unpool1d",
     "max_unpool2d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool1d_with_indices",
 ]
 
 

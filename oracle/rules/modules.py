@@ -153,7 +153,7 @@ RULES = [
         "MOD-009",
         MODULES,
         "MaxPool1d/2d (stride, padding, dilation, ceil_mode), AvgPool1d/2d (count_include_pad, "
-        "divisor_override) and AdaptiveAvgPool1d/2d and AdaptiveMaxPool2d give torch's values (the "
+        "divisor_override) and AdaptiveAvgPool1d/2d and AdaptiveMaxPool1d/2d give torch's values (the "
         "first of tied maxima), MaxPool2DWithIndicesBackward0, AvgPool2DBackward0 and the adaptive "
         "pools' nodes, and their gradients.",
         f"{_NN}.MaxPool2d.html",

@@ -92,6 +92,7 @@ from impl.nn.modules.padding import (
 from impl.nn.modules.pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
     AdaptiveMaxPool2d,
     AvgPool1d,
     AvgPool2d,
@@ -222,6 +223,7 @@ __all__ = [
     "LPPool2d",
     "MaxUnpool1d",
     "MaxUnpool2d",
+    "AdaptiveMaxPool1d",
     "ChannelShuffle",
     "CircularPad1d",
     "CircularPad2d",

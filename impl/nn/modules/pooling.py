@@ -1,4 +1,4 @@
-"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool2d, LPPool1d/2d,
+"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d, LPPool1d/2d,
 MaxUnpool1d/2d (their attributes, forwards and printed forms as torch's)."""
 
 from __future__ import annotations
@@ -148,6 +148,11 @@ class AdaptiveMaxPool2d(_AdaptivePoolNd):
 
     def forward(self, input: Tensor) -> Any:
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
+    def forward(self, input: Tensor) -> Any:
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
 
 
 class _LPPoolNd(Module):
