@@ -574,7 +574,7 @@ def _pool_out(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int
 
 
 POOLS = ("MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-         "AdaptiveMaxPool2d")
+         "AdaptiveMaxPool2d", "AdaptiveMaxPool1d")
 
 
 def pool_layer(b: ModuleBuilder, cls: str, size: tuple[int, ...]) -> tuple[list, dict, tuple[int, ...]]:
@@ -1339,3 +1339,225 @@ def test_transformer_layers(cls: str, data: st.DataObject, backend: Backend, ref
 @given(data=st.data())
 def test_lazy_norms(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(lazy_layers(cls), label="program"), backend, reference)
+
+
+SPATIAL = ("Unfold", "Fold", "UpsamplingNearest2d", "UpsamplingBilinear2d", "ChannelShuffle", "Pad", "LPPool",
+           "MaxUnpool")
+PADS = ("ZeroPad3d", "ConstantPad3d", "ReflectionPad3d", "ReplicationPad3d", "CircularPad1d", "CircularPad2d",
+        "CircularPad3d")
+_FOLD_OPTIONS = {"dilation": (1, 2), "padding": (0, 1), "stride": (1, 2)}
+
+
+def _pair_option(b: ModuleBuilder, values: tuple) -> tuple[tuple[int, int], Any]:
+    """A drawn pair of ``values`` and how it is passed: an int (both equal) or a list."""
+    pair = (b.pick(values), b.pick(values))
+    return pair, pair[0] if pair[0] == pair[1] and b.coin() else list(pair)
+
+
+def fold_layer(b: ModuleBuilder, cls: str) -> tuple[list, dict, tuple, tuple | None]:
+    """Arguments and keywords of Unfold or Fold (options drawn, sometimes giving no block, which
+    torch refuses), the input's shape and the output's (None where torch refuses)."""
+    size, given_size = _pair_option(b, (2, 3, 5))
+    (kh, kw), kernel = _pair_option(b, (1, 2, 3))
+    kwargs: dict[str, Any] = {}
+    options = {}
+    for key, values in _FOLD_OPTIONS.items():
+        options[key], given = _pair_option(b, values)
+        if options[key] != (values[0],) * 2 or b.coin():
+            kwargs[key] = given
+    blocks = [(n + 2 * p - d * (k - 1) - 1) // s + 1 for n, k, d, p, s in zip(
+        size, (kh, kw), options["dilation"], options["padding"], options["stride"], strict=True)]
+    batch, c = b.pick(((), (2,))), b.pick((1, 2))
+    columns = (*batch, c * kh * kw, math.prod(blocks))
+    ok = min(blocks) >= 1
+    if cls == "Unfold":
+        return [kernel], kwargs, (*batch, c, *size), columns if ok else None
+    if not ok:  # (the block count Fold's input must have: torch refuses it)
+        columns = (*columns[:-1], 1)
+    return [given_size, kernel], kwargs, columns, (*batch, c, *size) if ok else None
+
+
+def upsampling_layer(b: ModuleBuilder) -> tuple[list, dict, tuple, tuple]:
+    """Keywords of an Upsampling*2d layer (size or scale_factor), the input's shape and the
+    output's."""
+    shape = (b.pick((1, 2)), b.pick((1, 2)), b.pick((1, 2, 3)), b.pick((2, 3)))
+    if b.coin():
+        out, size = _pair_option(b, (1, 3, 4, 6))
+        return [], {"size": size}, shape, (*shape[:2], *out)
+    factor = b.pick((2, 3, 1.5, [2, 3], [1.5, 2.0]))
+    factors = factor if isinstance(factor, list) else [factor] * 2
+    return [], {"scale_factor": factor}, shape, (*shape[:2], *(
+        math.floor(n * f) for n, f in zip(shape[2:], factors, strict=True)))
+
+
+def shuffle_or_pad_layer(b: ModuleBuilder, cls: str) -> tuple[str, list, tuple, tuple]:
+    """LPPool1d/2d (norm_type finite or infinite, stride, ceil_mode), ChannelShuffle (groups
+    dividing the channels), or one of ``PADS`` (an int or a padding per
+    side, below the sizes; ConstantPad3d's value), batched or not: the class, its arguments, the
+    input's shape and the output's."""
+    if cls == "LPPool":
+        cls, dims = b.pick((("LPPool1d", 1), ("LPPool2d", 2)))
+        size = tuple(b.pick((2, 3, 5)) for _ in range(dims))
+        kernel = tuple(b.pick((1, 2)) for _ in range(dims))
+        stride = tuple(b.pick((1, 2)) for _ in range(dims))
+        ceil_mode = b.coin()
+        out = tuple(_pool_out(n, k, s, 0, 1, ceil_mode) for n, k, s in zip(size, kernel, stride, strict=True))
+        one = (lambda v: v[0]) if dims == 1 else list
+        args = [b.pick((1, 2, 3, 1.5, math.inf, -math.inf)), one(kernel), one(stride), ceil_mode]
+        batch = b.pick(((), (2,)))
+        return cls, args, (*batch, 2, *size), (*batch, 2, *out)
+    if cls == "ChannelShuffle":
+        groups, c = b.pick(((2, 4), (3, 6), (1, 2), (2, 2)))
+        shape = (b.pick((1, 2)), c, *b.pick(((), (2,), (2, 3))))
+        return cls, [groups], shape, shape
+    cls = b.pick(PADS)
+    dims = int(cls[-2])
+    size = tuple(b.pick((2, 3)) for _ in range(dims))
+    pads = [b.pick((0, 1)) for _ in range(2 * dims)]
+    args: list = [pads[0] if len(set(pads)) == 1 and b.coin() else pads]
+    if cls == "ConstantPad3d":
+        args.append(b.pick((0.0, 2.5)))
+    out = tuple(n + pads[2 * (dims - 1 - d)] + pads[2 * (dims - 1 - d) + 1] for d, n in enumerate(size))
+    batch = b.pick(((1,), (2, 1), ())) if dims < 3 else b.pick(((1,), (2, 1)))
+    return cls, args, (*batch, *size), (*batch, *out)
+
+
+def _spatial_function(b: ModuleBuilder, cls: str, args: list, kwargs: dict) -> tuple[str, list, dict]:
+    """The functional form of layer ``cls``: F.unfold, F.fold, or one of the deprecated
+    F.upsample forms (which warn)."""
+    if cls in ("Unfold", "Fold"):
+        return f"nn.functional.{cls.lower()}", args, kwargs
+    nearest = cls == "UpsamplingNearest2d"
+    if b.coin():
+        return "nn.functional.upsample_" + ("nearest" if nearest else "bilinear"), args, kwargs
+    return "nn.functional.upsample", args, {
+        **kwargs, **({"mode": "nearest"} if nearest else {"mode": "bilinear", "align_corners": True})}
+
+
+def max_unpool_layers(b: ModuleBuilder) -> Program:
+    """MaxUnpool1d or MaxUnpool2d (kernel_size, stride, padding drawn) printed and called on an
+    input and int64 indices, distinct within each plane and inside the output; then backward and
+    every tensor observed (MaxUnpool2DBackward0, the input's gradient read at the indices)."""
+    cls, dims = b.pick((("MaxUnpool1d", 1), ("MaxUnpool2d", 2)))
+    kernel, stride = (tuple(b.pick((1, 2, 3)) for _ in range(dims)) for _ in range(2))
+    padding = tuple(b.pick(range(k // 2 + 1)) for k in kernel)
+    size = tuple(b.pick((1, 2, 3)) for _ in range(dims))
+    out = tuple((n - 1) * s + k - 2 * p for n, k, s, p in zip(size, kernel, stride, padding, strict=True))
+    if min(out) < 1 or math.prod(out) < math.prod(size):
+        padding = (0,) * dims
+        out = tuple((n - 1) * s + k for n, k, s in zip(size, kernel, stride, strict=True))
+    one = (lambda v: v[0]) if dims == 1 else list
+    name = b.fresh("m")
+    b.add_module(Module(name, cls, [one(kernel)], {}, {"stride": one(stride), "padding": one(padding)}))
+    b.steps.append(ObserveRepr(name))
+    batch = b.pick(((), (2,)))
+    planes = math.prod((*batch, 2))
+    shape = (*batch, 2, *size)
+    rng = np.random.default_rng(b.draw(st.integers(0, 2**16)))  # (drawing permutations is slow)
+    rows = [rng.permutation(math.prod(out))[:math.prod(size)] for _ in range(planes)]
+    indices = b.fresh("i")
+    b.bind(indices, shape, Leaf(indices, np.array(rows).reshape(shape), "int64"))
+    b.call(name, [b.input(shape), indices], (*batch, 2, *out))
+    b.finish()
+    return b.program()
+
+
+@st.composite
+def spatial_layers(draw: Any, cls: str) -> Program:
+    """The spatial layer ``cls`` (options drawn: ``fold_layer``, ``upsampling_layer``) printed and
+    called once or twice, and its functional form on another input; a call torch refuses (no
+    block, an input of the wrong rank or block count) observed as an error; then backward and
+    every tensor observed (values, Im2ColBackward0 ..., gradients)."""
+    b = ModuleBuilder(draw)
+    if cls == "MaxUnpool":
+        return max_unpool_layers(b)
+    if cls in ("Unfold", "Fold"):
+        args, kwargs, shape, out = fold_layer(b, cls)
+    elif cls.startswith("Upsampling"):
+        args, kwargs, shape, out = upsampling_layer(b)
+    else:
+        (cls, args, shape, out), kwargs = shuffle_or_pad_layer(b, cls), {}
+    name = b.fresh("m")
+    b.add_module(Module(name, cls, args, {}, kwargs))
+    b.steps.append(ObserveRepr(name))
+    for _ in range(draw(st.integers(1, 2))):
+        if out is None:
+            b.steps.append(CallModule(b.fresh("t"), name, [b.input(shape)]))
+        else:
+            b.call(name, [b.input(shape)], out)
+    if cls not in SPATIAL[:4]:  # (no functional form drawn)
+        b.finish()
+        return b.program()
+    function, f_args, f_kwargs = _spatial_function(b, cls, args, kwargs)
+    y = b.fresh("t")
+    step = Op(y, function, [Ref(b.input(shape)), *f_args], f_kwargs)
+    if out is None:
+        b.steps.append(step)
+    else:
+        b.bind(y, out, step, tracked=True)
+    if cls in ("Unfold", "Fold") and b.coin():  # an input of another rank, or one block too many
+        wrong = shape[-2:] if cls == "Unfold" else (*shape[:-1], shape[-1] + 1)
+        b.steps.append(CallModule(b.fresh("t"), name, [b.input(wrong)]))
+    b.finish()
+    return b.program()
+
+
+SPATIAL_IDS = [re.sub(r"(?<=[a-z])(?=[A-Z])", "_", cls).lower() for cls in SPATIAL]  # lppool, fold ...
+
+
+@pytest.mark.rule("MOD-020")
+@pytest.mark.parametrize("cls", SPATIAL, ids=SPATIAL_IDS)
+@examples(0.1)  # each layer: 10 programs in ci (small inputs)
+@given(data=st.data())
+def test_spatial_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(spatial_layers(cls), label="program"), backend, reference)
+
+
+# grid and affine-matrix values: exact input positions and corners (multiples of 0.25 after
+# unnormalising), and others between them
+GRID_VALUES = (-1.5, -1.0, -0.75, -0.5, -0.3, 0.0, 0.2, 0.5, 0.7, 1.0, 1.25)
+
+
+@st.composite
+def spatial_transformers(draw: Any, affine: bool) -> Program:
+    """F.grid_sample (mode, padding_mode, align_corners drawn; None warns) of a 4-D or 5-D input at
+    a grid that is a leaf or (``affine``) F.affine_grid of a leaf theta (its size's spatial dims
+    drawn, unit ones included); sometimes a call torch refuses (batch sizes or grid width that do not match);
+    then backward and every tensor observed (values, GridSampler2DBackward0 ..., gradients)."""
+    b = ModuleBuilder(draw)
+    k, n, c = b.pick((2, 2, 3)), b.pick((1, 2)), b.pick((1, 2))
+    size, out = tuple(b.pick((1, 2, 3, 4)) for _ in range(k)), tuple(b.pick((1, 2, 3)) for _ in range(k))
+    align = {} if draw(st.integers(0, 3)) == 0 else {"align_corners": b.coin()}
+
+    def leaf(shape: tuple[int, ...]) -> str:
+        name = b.fresh("x")
+        values = np.array(draw(st.lists(st.sampled_from(GRID_VALUES), min_size=math.prod(shape),
+                                        max_size=math.prod(shape)))).reshape(shape)
+        b.bind(name, shape, Leaf(name, values, "float32", True), tracked=True)
+        b.leaves.append(name)
+        return name
+
+    grid = b.fresh("t")
+    if affine:
+        theta = leaf((n, k, k + 1))
+        b.bind(grid, (n, *out, k), Op(grid, "nn.functional.affine_grid", [Ref(theta), [n, c, *out]], align))
+    else:
+        grid = leaf((n, *out, k))
+    x = b.input((n, c, *size))
+    kwargs = {**align, "mode": b.pick(("bilinear", "nearest")),
+              "padding_mode": b.pick(("zeros", "border", "reflection"))}
+    y = b.fresh("t")
+    b.bind(y, (n, c, *out), Op(y, "nn.functional.grid_sample", [Ref(x), Ref(grid)], kwargs), tracked=True)
+    if b.coin():  # a grid of another batch size or width
+        wrong = (n + 1, *out, k) if b.coin() else (n, *out, 5 - k)
+        b.steps.append(Op(b.fresh("t"), "nn.functional.grid_sample", [Ref(x), Ref(b.input(wrong))], kwargs))
+    b.finish()
+    return b.program()
+
+
+@pytest.mark.rule("MOD-020")
+@pytest.mark.parametrize("affine", [True, False], ids=["affine_grid", "grid_sample"])
+@examples(0.1)  # each grid: 10 programs in ci (small grids)
+@given(data=st.data())
+def test_spatial_transformer(affine: bool, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(spatial_transformers(affine), label="program"), backend, reference)

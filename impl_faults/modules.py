@@ -1183,3 +1183,64 @@ def transformer_activation_after_second_linear() -> Iterator[None]:
 
     with patched(_Layer, "_ff_block", lambda _orig: ff_block):
         yield
+
+
+@fault({"MOD-020": ": value"})
+def unfold_columns_kernel_major() -> Iterator[None]:
+    """F.unfold lays a block's column out kernel row, kernel column, then channel (channels last)
+    instead of torch's channel first."""
+    from impl.nn import _fold
+
+    def make(original: Callable) -> Callable:
+        def im2col(xp: Any, a: Any, kernel_size: tuple, **options: Any) -> Any:
+            out = original(xp, a, kernel_size, **options)
+            c = out.shape[-2] // (kernel_size[0] * kernel_size[1])
+            moved = out.reshape(*out.shape[:-2], c, -1, out.shape[-1]).swapaxes(-3, -2)
+            return np.ascontiguousarray(moved).reshape(out.shape)
+
+        return im2col
+
+    with patched(_fold.IM2COL, "forward", make):
+        yield
+
+
+@fault({"MOD-020": ": value"})
+def upsampling_bilinear2d_corners_unaligned() -> Iterator[None]:
+    """UpsamplingBilinear2d interpolates with align_corners=False (F.interpolate's default) instead
+    of torch's align_corners=True."""
+    from impl.nn.modules.padding import Upsample, UpsamplingBilinear2d
+
+    def make(_original: Callable) -> Callable:
+        def init(self: Any, size: Any = None, scale_factor: Any = None) -> None:
+            Upsample.__init__(self, size, scale_factor, mode="bilinear", align_corners=False)
+
+        return init
+
+    with patched(UpsamplingBilinear2d, "__init__", make):
+        yield
+
+
+@fault({"MOD-020": ": value"})
+def grid_sample_grid_read_yx() -> Iterator[None]:
+    """F.grid_sample reads a grid point as (y, x) instead of torch's (x, y): the first coordinate
+    indexes the height."""
+    from impl.nn import _grid_sample
+
+    def make(original: Callable) -> Callable:
+        def corners(grid: Any, *args: Any) -> Any:
+            return original(np.ascontiguousarray(grid[..., ::-1]), *args)
+
+        return corners
+
+    with patched(_grid_sample, "_corners", make):
+        yield
+
+
+@fault({"MOD-020": "graph differs"})
+def pad_replication3d_reflects() -> Iterator[None]:
+    """ReplicationPad3d pads by reflection (the mode of ReflectionPad3d) instead of repeating the
+    edge."""
+    from impl.nn.modules.padding import ReplicationPad3d
+
+    with patched(ReplicationPad3d, "mode", lambda _original: "reflect"):
+        yield

@@ -175,6 +175,10 @@ OPS.update(_table(" ".join(f"nn.functional.{f}" for f in (
     "gelu", "softplus", "elu", "silu", "mish", "hardtanh", "logsigmoid", "leaky_relu", "layer_norm",
     "nll_loss", "cross_entropy", "mse_loss")), "function"))
 OPS.update(_table("split", "method"))
+# the spatial functions of issue 22, the deprecated upsample* with their warnings (MOD-020)
+OPS.update(_table(" ".join(f"nn.functional.{f}" for f in (
+    "fold", "unfold", "upsample", "upsample_nearest", "upsample_bilinear", "affine_grid", "grid_sample")),
+    "function"))
 # the in-place view methods (conformance/test_tensors.py, TEN-006)
 OPS.update(_table("t_ transpose_ swapdims_ swapaxes_ squeeze_ unsqueeze_ as_strided_", "method", True))
 # more functions called with out= (conformance/test_api.py, API-002)
@@ -235,6 +239,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "Embedding": ("weight",),
     **{n: () for n in "MaxPool1d MaxPool2d AvgPool1d AvgPool2d AdaptiveAvgPool1d AdaptiveAvgPool2d".split()},
     "AdaptiveMaxPool2d": (),
+    "AdaptiveMaxPool1d": (),  # (MOD-009, issue 22)
     **{n: ("weight", "bias") for n in "BatchNorm1d BatchNorm2d LayerNorm GroupNorm".split()},
     # recurrent layers: their parameters follow from their options (``recurrent_parameters``)
     **{n: () for n in "RNN LSTM GRU RNNCell LSTMCell GRUCell".split()},
@@ -254,6 +259,11 @@ MODULES: dict[str, tuple[str, ...]] = {
     **{n: () for n in "SmoothL1Loss KLDivLoss".split()},  # MOD-004 (issue 22)
     # the activation layers of issue 22 (MOD-018)
     **{n: () for n in "SELU CELU Hardswish Hardsigmoid Hardshrink Softshrink Tanhshrink".split()},
+    # the spatial layers of issue 22 (MOD-020)
+    **{n: () for n in "Fold Unfold UpsamplingNearest2d UpsamplingBilinear2d ChannelShuffle".split()},
+    **{n: () for n in "ZeroPad3d ConstantPad3d ReflectionPad3d ReplicationPad3d".split()},
+    **{n: () for n in "CircularPad1d CircularPad2d CircularPad3d LPPool1d LPPool2d".split()},
+    **{n: () for n in "MaxUnpool1d MaxUnpool2d".split()},
 }
 
 

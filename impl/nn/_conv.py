@@ -93,7 +93,7 @@ def _taps(input_shape: tuple, kernel: tuple, out_hw: tuple, p: ConvParams) -> An
             yield i, j, out_r, out_c, in_r, in_c
 
 
-def _output_hw(input_shape: tuple, kernel: tuple, p: ConvParams) -> tuple[int, int]:
+def output_hw(input_shape: tuple, kernel: tuple, p: ConvParams) -> tuple[int, int]:
     h, w = input_shape[2:]
     top, bottom, left, right = p.pads
     ho = (h + top + bottom - p.dilation[0] * (kernel[0] - 1) - 1) // p.stride[0] + 1
@@ -110,13 +110,13 @@ def _transposed_hw(input_shape: tuple, kernel: tuple, p: ConvParams) -> tuple[in
     )
 
 
-def _columns(xp: Any, x: Any, kh: int, kw: int, p: ConvParams, out_hw: tuple | None = None) -> Any:
+def columns(xp: Any, x: Any, kh: int, kw: int, p: ConvParams, out_hw: tuple | None = None) -> Any:
     """im2col: every window of the zero-padded input, copied tap by tap from the input into
     (N, groups, C/groups * kh * kw, Ho * Wo), so that a convolution is one matrix product per
     sample and group whose result is already laid out as (N, O, Ho, Wo). ``out_hw``: the output
     positions wanted (the convolution's own by default)."""
     n, c = x.shape[:2]
-    ho, wo = out_hw or _output_hw(x.shape, (kh, kw), p)
+    ho, wo = out_hw or output_hw(x.shape, (kh, kw), p)
     cols = xp.zeros((n, c, kh, kw, ho, wo), dtype=x.dtype)
     for i, j, out_r, out_c, in_r, in_c in _taps(x.shape, (kh, kw), (ho, wo), p):
         cols[:, :, i, j, out_r, out_c] = x[:, :, in_r, in_c]
@@ -133,8 +133,8 @@ def _direct(xp: Any, x: Any, w: Any, p: ConvParams, out_hw: tuple | None = None)
     """The direct convolution of 4-D arrays, without bias, as (N, groups, O/groups, Ho*Wo) and
     (Ho, Wo)."""
     o, cg, kh, kw = w.shape
-    out_hw = out_hw or _output_hw(x.shape, (kh, kw), p)
-    cols = _columns(xp, x, kh, kw, p, out_hw)
+    out_hw = out_hw or output_hw(x.shape, (kh, kw), p)
+    cols = columns(xp, x, kh, kw, p, out_hw)
     return xp.matmul(w.reshape(p.groups, o // p.groups, cg * kh * kw), cols), out_hw
 
 
@@ -170,8 +170,14 @@ def _input_grad_array(gd: Any, w: Any, input_shape: tuple, p: ConvParams) -> Any
     groups, (ho, wo) = p.groups, gd.shape[2:]
     wg_t = w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
     dcols = xp.matmul(wg_t, _per_group(xp, gd, groups)).reshape(n, c_in, kh, kw, ho, wo)
-    out = xp.zeros(input_shape, dtype=gd.dtype)
-    for i, j, out_r, out_c, in_r, in_c in _taps(input_shape, (kh, kw), (ho, wo), p):
+    return add_windows(xp, dcols, input_shape, p)
+
+
+def add_windows(xp: Any, dcols: Any, input_shape: tuple, p: ConvParams) -> Any:
+    """col2im: window values ``dcols`` (N, C, kH, kW, H_out, W_out) added back into an input of
+    ``input_shape`` (N, C, H, W), tap by tap (padding left out)."""
+    out = xp.zeros(input_shape, dtype=dcols.dtype)
+    for i, j, out_r, out_c, in_r, in_c in _taps(input_shape, dcols.shape[2:4], dcols.shape[4:], p):
         out[:, :, in_r, in_c] += dcols[:, :, i, j, out_r, out_c]
     return out
 
@@ -181,7 +187,7 @@ def _weight_grad_array(gd: Any, x: Any, weight_shape: tuple, p: ConvParams) -> A
     gradient times the transposed im2col matrix, per sample and group, summed over the samples)."""
     xp = namespace_of(gd)
     o, cg, kh, kw = weight_shape
-    cols = _columns(xp, x, kh, kw, p, gd.shape[2:])
+    cols = columns(xp, x, kh, kw, p, gd.shape[2:])
     gw = xp.matmul(_per_group(xp, gd, p.groups), cols.transpose(0, 1, 3, 2)).sum(axis=0)
     return gw.reshape(o, cg, kh, kw).astype(gd.dtype, order="C")
 

@@ -1,5 +1,6 @@
-"""nn.functional.interpolate (and nn.Upsample) for mode 'nearest' on 3-d and 4-d inputs and
-'bilinear' (align_corners) on 4-d ones, with ATen's source indices and weights (upsample_nearest*,
+"""nn.functional.interpolate (and nn.Upsample, UpsamplingNearest2d, UpsamplingBilinear2d and the
+deprecated F.upsample*) for mode 'nearest' on 3-d and 4-d inputs and 'bilinear' (align_corners) on
+4-d ones, with ATen's source indices and weights (upsample_nearest*,
 upsample_bilinear2d: UpsampleNearest2DBackward0, UpsampleBilinear2DBackward0) and their backward
 ops, which scatter-add the gradient in the order of the output (torch's CPU loops). Bilinear
 values are within an ulp or two of torch's: its CPU kernel's order of rounding is not reproduced."""
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -205,3 +207,30 @@ def interpolate(
         )
     forward = _ops(mode, dim)[0]
     return apply(forward, input, out=out, scales=scales, mode=mode, align_corners=bool(align_corners))
+
+
+def _deprecated(name: str) -> None:
+    warnings.warn(
+        f"`nn.functional.{name}` is deprecated. Use `nn.functional.interpolate` instead.", stacklevel=3
+    )
+
+
+def upsample(
+    input: Tensor, size: Any = None, scale_factor: Any = None, mode: str = "nearest",
+    align_corners: bool | None = None,
+) -> Tensor:
+    """F.interpolate, with torch's deprecation warning."""
+    _deprecated("upsample")
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """F.interpolate in mode 'nearest', with torch's deprecation warning."""
+    _deprecated("upsample_nearest")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input: Tensor, size: Any = None, scale_factor: Any = None) -> Tensor:
+    """F.interpolate in mode 'bilinear' with align_corners=True, with torch's deprecation warning."""
+    _deprecated("upsample_bilinear")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

@@ -1,5 +1,6 @@
 """torch.pixel_shuffle and pixel_unshuffle (nn.functional's too): channels moved into space and
-back, each the other's derivative (PixelShuffleBackward0, PixelUnshuffleBackward0)."""
+back, each the other's derivative (PixelShuffleBackward0, PixelUnshuffleBackward0); and
+torch.channel_shuffle (ChannelShuffleBackward0: its derivative the shuffle in C / groups groups)."""
 
 from __future__ import annotations
 
@@ -47,12 +48,23 @@ PIXEL_UNSHUFFLE = OpDef(
 
 
 def _checked(fn: Any, values: dict, argument: str, name: str) -> tuple[Tensor, int]:
-    """The input and factor of pixel_shuffle / pixel_unshuffle after torch's checks in its order."""
+    """The input and factor of pixel_shuffle / pixel_unshuffle / channel_shuffle after torch's
+    checks in its order."""
     input, factor = values["input"], values[argument]
     if not isinstance(input, Tensor):
         raise invalid_call(fn, values)
     if isinstance(factor, bool) or not isinstance(factor, int):
         raise TypeError(f"{name}(): argument '{argument}' (position 2) must be int, not {type_name(factor)}")
+    if name == "channel_shuffle":  # (its own wording)
+        if input.dim() <= 2:
+            raise RuntimeError(
+                f"channel_shuffle expects input with > 2 dims, but got input with sizes {list(input.shape)}"
+            )
+        if factor <= 0:
+            raise RuntimeError(
+                f"Number of groups to divide channels in must be positive. Value of groups:{factor}"
+            )
+        return input, factor
     if input.dim() < 3:
         raise RuntimeError(
             f"{name} expects input to have at least 3 dimensions, but got input with {input.dim()} "
@@ -84,3 +96,31 @@ def pixel_unshuffle(input: Tensor, downscale_factor: int) -> Tensor:
                 f"input.size({dim})={input.shape[dim]} is not divisible by {r}"
             )
     return apply(PIXEL_UNSHUFFLE, input, factor=r)
+
+
+def _channel_shuffle(xp: Any, a: Any, groups: int) -> Any:
+    """(N, C, *) -> (N, C, *) with channel g * (C / groups) + i moved to i * groups + g."""
+    n, c = a.shape[:2]
+    v = a.reshape(n, groups, c // groups, *a.shape[2:]).swapaxes(1, 2)
+    return xp.ascontiguousarray(v).reshape(a.shape)
+
+
+CHANNEL_SHUFFLE = OpDef(
+    "ChannelShuffleBackward0",
+    _channel_shuffle,
+    derivatives={"self": D("self groups", lambda g, c: apply(
+        CHANNEL_SHUFFLE, g, groups=c.shape("self")[1] // c.groups))},
+    jvp=auto_linear,
+)
+
+
+@api.function("channel_shuffle")
+def channel_shuffle(input: Tensor, groups: int) -> Tensor:
+    """Channels of (N, C, *) regrouped: ``groups`` groups of C / groups interleaved."""
+    input, groups = _checked(channel_shuffle, locals(), "groups", "channel_shuffle")
+    c = input.shape[1]
+    if c % groups:
+        raise RuntimeError(
+            f"Number of channels must be divisible by groups. Got {c} channels and {groups} groups."
+        )
+    return apply(CHANNEL_SHUFFLE, input, groups=groups)

@@ -1,7 +1,8 @@
 """Pooling over the last two dims, as ATen's CPU kernels compute it: max pooling with indices
 (MaxPool2DWithIndicesBackward0), average pooling (AvgPool2DBackward0), adaptive average and max
-pooling (AdaptiveAvgPool2DBackward0, AdaptiveMaxPool2DBackward0); the 1-D forms are the 2-D ones
-of an unsqueezed input, as torch's.
+pooling (AdaptiveAvgPool2DBackward0, AdaptiveMaxPool2DBackward0), max unpooling
+(MaxUnpool2DBackward0); the 1-D forms are the 2-D ones of an unsqueezed input, as torch's; LP
+pooling composed as torch's Python composes it.
 
 Regular windows are gathered tap by tap (the conv's ``_overlap``: which outputs read a real input
 element at each kernel position); sums run tap after tap in the kernel's row-major order, as
@@ -12,11 +13,12 @@ within the input's plane. Backward adds each output's gradient into its window i
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from impl import _creation
+from impl import _creation, dtypes
 from impl._ops.table import D, OpDef, apply
 from impl._tensor import Tensor
 from impl.nn._conv import _overlap
@@ -217,7 +219,7 @@ def _adaptive_max_fwd(xp: Any, a: Any, output_size: tuple) -> tuple:
     indices = xp.empty((*a.shape[:-2], *output_size), dtype=np.int64)
     for oh, (h0, h1) in enumerate(rows):
         for ow, (w0, w1) in enumerate(cols):
-            window = a[..., h0:h1, w0:w1].reshape(*a.shape[:-2], -1)
+            window = a[..., h0:h1, w0:w1].reshape(*a.shape[:-2], (h1 - h0) * (w1 - w0))
             pos = ((np.arange(h0, h1) * w)[:, None] + np.arange(w0, w1)[None, :]).reshape(-1)
             valid = np.ones(pos.shape, dtype=bool)
             values[..., oh, ow], indices[..., oh, ow] = _select_max(xp, window, valid, pos)
@@ -308,9 +310,9 @@ def _check_input(input: Tensor, fn: str) -> None:
             f"Dimension out of range (expected to be in range of [{-max(input.dim(), 1)}, "
             f"{max(input.dim(), 1) - 1}], but got -3)"
         )
-    if input.dim() not in (3, 4):
+    if input.dim() not in (3, 4) and fn != "avg_pool2d":  # (avg_pool2d's message is the one below)
         raise RuntimeError("non-empty 3D or 4D (batch mode) tensor expected for input")
-    if any(n == 0 for n in input.shape[-3:]):
+    if input.dim() not in (3, 4) or any(n == 0 for n in input.shape[-3:]):
         raise RuntimeError(
             "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
             f"but got:{list(input.shape)}"
@@ -403,7 +405,7 @@ def avg_pool2d(
     )
 
 
-def _adaptive_size(input: Tensor, output_size: Any, fn: str) -> tuple[int, int]:
+def _check_adaptive_input(input: Tensor, fn: str) -> None:
     if input.dim() not in (3, 4):
         colon = ":" if fn == "adaptive_max_pool2d" else ""
         raise RuntimeError(f"{fn}(): Expected 3D or 4D tensor, but got{colon} {list(input.shape)}")
@@ -413,6 +415,15 @@ def _adaptive_size(input: Tensor, output_size: Any, fn: str) -> tuple[int, int]:
                 f"{fn}(): Expected input to have non-zero size for non-batch dimensions, but input has sizes "
                 f"{list(input.shape)} with dimension {i} being empty"
             )
+
+
+def _adaptive_size(input: Tensor, output_size: Any, fn: str) -> tuple[int, int]:
+    """torch's _list_with_default (a sequence's None taken from the input's size), then ATen's
+    checks of the output size (adaptive_max_pool2d checks the input first)."""
+    if isinstance(output_size, (tuple, list)) and input.dim() <= len(output_size):
+        raise ValueError(f"Input dimension should be at least {len(output_size) + 1}")
+    if fn == "adaptive_max_pool2d":
+        _check_adaptive_input(input, fn)
     sizes = output_size if isinstance(output_size, (tuple, list)) else (output_size, output_size)
     if len(sizes) != 2:
         raise RuntimeError(f"{fn}: output_size must be 2")
@@ -429,8 +440,9 @@ def adaptive_avg_pool2d(input: Tensor, output_size: Any) -> Tensor:
     """Adaptive average pooling (AdaptiveAvgPool2DBackward0); a 1x1 output is a mean over the
     plane (MeanBackward1), as torch's."""
     out = _adaptive_size(input, output_size, "adaptive_avg_pool2d")
-    if out == (1, 1):
+    if out == (1, 1):  # (any rank, empty planes too)
         return input.mean((-1, -2), keepdim=True)
+    _check_adaptive_input(input, "adaptive_avg_pool2d")
     return apply(ADAPTIVE_AVG_POOL2D, input, output_size=out)
 
 
@@ -559,17 +571,168 @@ def avg_pool1d(
     return unsqueezed(avg_pool2d, input, (1, k), (1, s), (0, p), ceil_mode, count_include_pad)
 
 
-def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
-    check_pool1d_input(input, "adaptive_avg_pool1d")
+def _adaptive_pool1d(pool2d: Any, fn: str, input: Tensor, output_size: Any) -> Any:
+    """ATen's adaptive 1-D pooling: its checks, then the 2-D pooling over a unit height."""
+    check_pool1d_input(input, fn)
+    if fn == "adaptive_max_pool1d":
+        for i in range(1, input.dim()):
+            if input.shape[i] == 0:
+                raise RuntimeError(
+                    f"{fn}(): Expected input to have non-zero size for non-batch dimensions, but input has "
+                    f"sizes {list(input.shape)} with dimension {i} being empty"
+                )
     if isinstance(output_size, (tuple, list)) and len(output_size) != 1:
-        raise RuntimeError(
-            f"adaptive_avg_pool1d() argument 'output_size' should contain one int (got {len(output_size)})"
-        )
-    return unsqueezed(
-        adaptive_avg_pool2d, input, (1, _single(output_size, "output_size", "adaptive_avg_pool1d"))
-    )
+        raise RuntimeError(f"{fn}() argument 'output_size' should contain one int (got {len(output_size)})")
+    return unsqueezed(pool2d, input, (1, _single(output_size, "output_size", fn)))
+
+
+def adaptive_avg_pool1d(input: Tensor, output_size: Any) -> Tensor:
+    return _adaptive_pool1d(adaptive_avg_pool2d, "adaptive_avg_pool1d", input, output_size)
+
+
+def adaptive_max_pool1d_with_indices(input: Tensor, output_size: Any, return_indices: bool = True) -> tuple:
+    """adaptive_max_pool2d over a unit height (SqueezeBackward1 on AdaptiveMaxPool2DBackward0)."""
+    return _adaptive_pool1d(adaptive_max_pool2d_with_indices, "adaptive_max_pool1d", input, output_size)
+
+
+def adaptive_max_pool1d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
+    result = adaptive_max_pool1d_with_indices(input, output_size)
+    return result if return_indices else result[0]
 
 
 def adaptive_max_pool2d(input: Tensor, output_size: Any, return_indices: bool = False) -> Any:
     result = adaptive_max_pool2d_with_indices(input, output_size)
     return result if return_indices else result[0]
+
+
+def _lp_pool(max_pool: Any, avg_pool: Any, input: Tensor, norm_type: Any, kernel_size: Any, stride: Any,
+             ceil_mode: bool, window: int) -> Tensor:
+    """F.lp_pool1d/2d as torch composes it: the max pool of |x| for an infinite norm_type, else the
+    average of x ** p over a window of ``window`` elements, times ``window``, to the power 1 / p."""
+    if isinstance(norm_type, (int, float)) and math.isinf(norm_type):
+        if norm_type > 0:
+            return max_pool(input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+        return -max_pool(-input.abs(), kernel_size, stride, 0, 1, ceil_mode)
+    out = avg_pool(input.pow(norm_type), kernel_size, stride, 0, ceil_mode)
+    return (out.sign() * out.abs().relu()).mul(window).pow(1.0 / norm_type)
+
+
+def lp_pool1d(
+    input: Tensor, norm_type: Any, kernel_size: int, stride: Any = None, ceil_mode: bool = False
+) -> Tensor:
+    return _lp_pool(max_pool1d, avg_pool1d, input, norm_type, kernel_size, stride, ceil_mode, kernel_size)
+
+
+def lp_pool2d(
+    input: Tensor, norm_type: Any, kernel_size: Any, stride: Any = None, ceil_mode: bool = False
+) -> Tensor:
+    kw, kh = (kernel_size, kernel_size) if isinstance(kernel_size, int) else kernel_size
+    return _lp_pool(max_pool2d, avg_pool2d, input, norm_type, kernel_size, stride, ceil_mode, kw * kh)
+
+
+# -- max_unpool (MaxUnpool2DBackward0; 1-D as 2-D over a unit width) ------------------------------------
+def _max_unpool_fwd(xp: Any, a: Any, indices: Any, out_hw: tuple) -> Any:
+    """Each value written at its plane index of a zero output (N, C, *out_hw); a later value at
+    the same index overwrites."""
+    planes = a.shape[:-2]
+    out = xp.zeros((*planes, out_hw[0] * out_hw[1]), dtype=a.dtype)
+    flat = getattr(indices, "_data", indices).reshape(*planes, -1)
+    np.put_along_axis(out, flat, a.reshape(*planes, -1), axis=-1)
+    return out.reshape(*planes, *out_hw)
+
+
+MAX_UNPOOL2D = OpDef(
+    "MaxUnpool2DBackward0",
+    _max_unpool_fwd,
+    derivatives={"self": D("self indices", lambda g, c: _gathered(g, c.indices, c.shape("self")))},
+)
+
+
+def _unpool_size(
+    input: Tensor, kernel_size: Any, stride: Any, padding: Any, output_size: Any, n: int
+) -> list[int]:
+    """torch's _unpool_output_size of an ``n``-d unpooling (the options as _single / _pair make
+    them, the stride the kernel's by default): the default size, or ``output_size`` (its last n
+    dims) within a stride of it."""
+    k, p = _as_tuple(kernel_size, n), _as_tuple(padding, n)
+    s = k if stride is None else _as_tuple(stride, n)
+    default = [(input.shape[-n + d] - 1) * s[d] + k[d] - 2 * p[d] for d in range(n)]
+    size = default
+    if output_size is not None:
+        size = list(output_size)[2:] if len(output_size) == n + 2 else list(output_size)
+        if len(size) != n:
+            raise ValueError(
+                f"output_size should be a sequence containing {n} or {n + 2} elements, but it has a length "
+                f"of '{len(size)}'"
+            )
+        for d in range(n):
+            low, high = default[d] - s[d], default[d] + s[d]
+            if not low < size[d] < high:
+                raise ValueError(
+                    f'invalid output_size "{output_size}" (dim {d} must be between {low} and {high})'
+                )
+    for d in range(n):
+        if size[d] < 0:
+            raise ValueError(
+                "max_unpooling: output_size must contain non-negative spatial dimensions, but got "
+                f"output_size[{d}]={size[d]}"
+            )
+    return size
+
+
+def _max_unpool2d(input: Tensor, indices: Tensor, out_hw: tuple) -> Tensor:
+    """ATen's max_unpooling2d_forward_out_cpu: its checks in its order, then MaxUnpool2DBackward0.
+    Of several invalid indices impl names the first; which one torch names follows its kernel's
+    loop (not modelled)."""
+    if indices.dtype != dtypes.int64:
+        found = dtypes.scalar_type(indices.dtype)
+        raise RuntimeError(f"elements in indices should be type int64 but got: {found}")
+    if input.dim() not in (3, 4):
+        raise RuntimeError(
+            "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with "
+            f"{input.dim()} dimensions."
+        )
+    if input.shape != indices.shape:
+        raise RuntimeError(
+            f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got "
+            f"indices tensor with shape: {list(indices.shape)}"
+        )
+    for d in range(input.dim() - 3, input.dim()):
+        if input.shape[d] == 0:
+            raise RuntimeError(
+                "max_unpooling2d_forward_out_cpu(): Expected input to have non-zero size for non-batch "
+                f"dimensions, but got {list(input.shape)} with dimension {d} being empty."
+            )
+    if not (input.dtype.is_floating_point or input.dtype.is_complex):
+        raise dtypes.kernel_missing("max_unpool2d", input.dtype)
+    index = indices._data
+    bad = (index < 0) | (index >= out_hw[0] * out_hw[1])
+    if bad.any():
+        raise RuntimeError(
+            f"Found an invalid max index: {index[bad][0]} (output volumes are of size "
+            f"{out_hw[0]}x{out_hw[1]})"
+        )
+    return apply(MAX_UNPOOL2D, input, indices=indices, out_hw=tuple(out_hw))
+
+
+def max_unpool2d(
+    input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+    output_size: Any = None,
+) -> Tensor:
+    """The partial inverse of max_pool2d: each value put back at its index, zeros elsewhere."""
+    size = _unpool_size(input, kernel_size, stride, padding, output_size, 2)
+    return _max_unpool2d(input, indices, tuple(size))
+
+
+def max_unpool1d(
+    input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+    output_size: Any = None,
+) -> Tensor:
+    """max_unpool2d over a unit width (UnsqueezeBackward0 and SqueezeBackward1 around it)."""
+    size = _unpool_size(input, kernel_size, stride, padding, output_size, 1)
+    return _max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1), (*size, 1)).squeeze(-1)
+
+
+def _as_tuple(v: Any, n: int) -> tuple:
+    """torch's _single / _pair (``n`` = 1, 2): a number repeated, a sequence as it is."""
+    return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n

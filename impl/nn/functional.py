@@ -62,21 +62,38 @@ from impl.nn._dropout import (  # noqa: F401  (re-exported)
     feature_alpha_dropout,
 )
 from impl.nn._embedding import embedding  # noqa: F401  (re-exported)
-from impl.nn._interpolate import interpolate  # noqa: F401  (re-exported)
+from impl.nn._fold import fold, unfold  # noqa: F401  (re-exported)
+from impl.nn._grid_sample import affine_grid, grid_sample  # noqa: F401  (re-exported)
+from impl.nn._interpolate import (  # noqa: F401  (re-exported)
+    interpolate,
+    upsample,
+    upsample_bilinear,
+    upsample_nearest,
+)
 from impl.nn._norm import batch_norm, group_norm, layer_norm  # noqa: F401  (re-exported)
 from impl.nn._pad import pad
-from impl.nn._pixel_shuffle import pixel_shuffle, pixel_unshuffle  # noqa: F401  (re-exported)
+from impl.nn._pixel_shuffle import (  # noqa: F401  (re-exported)
+    channel_shuffle,
+    pixel_shuffle,
+    pixel_unshuffle,
+)
 from impl.nn._pool import (  # noqa: F401  (re-exported)
     adaptive_avg_pool1d,
     adaptive_avg_pool2d,
+    adaptive_max_pool1d,
+    adaptive_max_pool1d_with_indices,
     adaptive_max_pool2d,
     adaptive_max_pool2d_with_indices,
     avg_pool1d,
     avg_pool2d,
+    lp_pool1d,
+    lp_pool2d,
     max_pool1d,
     max_pool1d_with_indices,
     max_pool2d,
     max_pool2d_with_indices,
+    max_unpool1d,
+    max_unpool2d,
 )
 
 __all__ = [
@@ -161,6 +178,20 @@ __all__ = [
     "pixel_shuffle",
     "pixel_unshuffle",
     "interpolate",
+    "fold",
+    "unfold",
+    "upsample",
+    "upsample_nearest",
+    "upsample_bilinear",
+    "affine_grid",
+    "grid_sample",
+    "channel_shuffle",
+    "lp_pool1d",
+    "lp_pool2d",
+    "max_unpool1d",
+    "max_unpool2d",
+    "adaptive_max_pool1d",
+    "adaptive_max_pool1d_with_indices",
 ]
 
 

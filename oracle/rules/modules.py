@@ -153,7 +153,7 @@ RULES = [
         "MOD-009",
         MODULES,
         "MaxPool1d/2d (stride, padding, dilation, ceil_mode), AvgPool1d/2d (count_include_pad, "
-        "divisor_override) and AdaptiveAvgPool1d/2d and AdaptiveMaxPool2d give torch's values (the "
+        "divisor_override) and AdaptiveAvgPool1d/2d and AdaptiveMaxPool1d/2d give torch's values (the "
         "first of tied maxima), MaxPool2DWithIndicesBackward0, AvgPool2DBackward0 and the adaptive "
         "pools' nodes, and their gradients.",
         f"{_NN}.MaxPool2d.html",
@@ -249,6 +249,24 @@ RULES = [
         "gradients and second-order gradients (HardswishBackwardBackward0, the NotImplemented node "
         "under Hardsigmoid's).",
         f"{_NN}.SELU.html",
+    ),
+    Rule(
+        "MOD-020",
+        MODULES,
+        "Unfold and Fold (F.unfold, F.fold: kernel_size, dilation, padding, stride, batched or not) "
+        "give torch's blocks and sums, Im2ColBackward0 and Col2ImBackward0 (each the other's "
+        "derivative), gradients, printed forms and errors for inputs and options torch refuses; "
+        "UpsamplingNearest2d and UpsamplingBilinear2d (size or scale_factor) give torch's values, "
+        "nodes and gradients, and the deprecated F.upsample, upsample_nearest and upsample_bilinear "
+        "torch's results and UserWarnings; ChannelShuffle, ZeroPad3d, ConstantPad3d, ReflectionPad3d, "
+        "ReplicationPad3d, CircularPad1d/2d/3d, LPPool1d/2d (norm_type finite or infinite, stride, "
+        "ceil_mode) and MaxUnpool1d/2d (MaxUnpool2DBackward0) give torch's values, nodes, gradients "
+        "and printed forms; F.affine_grid (2-D and 3-D) and F.grid_sample ('bilinear' or 'nearest', "
+        "padding_mode 'zeros', 'border' or 'reflection', align_corners given or not, 4-D and 5-D) "
+        "give torch's grids, samples, "
+        "AffineGridGeneratorBackward0 and GridSampler2DBackward0/3D nodes, gradients of input, grid "
+        "and theta, warnings and errors.",
+        f"{_NN}.Fold.html",
     ),
     Rule(
         "OPT-001",

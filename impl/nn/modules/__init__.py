@@ -36,6 +36,7 @@ from impl.nn.modules.dropout import (
     Flatten,
     Unflatten,
 )
+from impl.nn.modules.fold import Fold, Unfold
 from impl.nn.modules.lazy import (
     LazyBatchNorm1d,
     LazyBatchNorm2d,
@@ -66,26 +67,41 @@ from impl.nn.modules.loss import (
 from impl.nn.modules.module import Module
 from impl.nn.modules.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
 from impl.nn.modules.padding import (
+    ChannelShuffle,
+    CircularPad1d,
+    CircularPad2d,
+    CircularPad3d,
     ConstantPad1d,
     ConstantPad2d,
+    ConstantPad3d,
     PixelShuffle,
     PixelUnshuffle,
     ReflectionPad1d,
     ReflectionPad2d,
+    ReflectionPad3d,
     ReplicationPad1d,
     ReplicationPad2d,
+    ReplicationPad3d,
     Upsample,
+    UpsamplingBilinear2d,
+    UpsamplingNearest2d,
     ZeroPad1d,
     ZeroPad2d,
+    ZeroPad3d,
 )
 from impl.nn.modules.pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
+    AdaptiveMaxPool1d,
     AdaptiveMaxPool2d,
     AvgPool1d,
     AvgPool2d,
+    LPPool1d,
+    LPPool2d,
     MaxPool1d,
     MaxPool2d,
+    MaxUnpool1d,
+    MaxUnpool2d,
 )
 from impl.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from impl.nn.modules.sparse import Embedding
@@ -203,7 +219,24 @@ __all__ = [
     "ReflectionPad2d",
     "ReplicationPad1d",
     "ReplicationPad2d",
+    "LPPool1d",
+    "LPPool2d",
+    "MaxUnpool1d",
+    "MaxUnpool2d",
+    "AdaptiveMaxPool1d",
+    "ChannelShuffle",
+    "CircularPad1d",
+    "CircularPad2d",
+    "CircularPad3d",
+    "ConstantPad3d",
+    "ReflectionPad3d",
+    "ReplicationPad3d",
+    "ZeroPad3d",
     "PixelShuffle",
     "PixelUnshuffle",
     "Upsample",
+    "UpsamplingBilinear2d",
+    "UpsamplingNearest2d",
+    "Fold",
+    "Unfold",
 ]

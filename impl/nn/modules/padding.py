@@ -1,5 +1,7 @@
-"""Padding, pixel-shuffle and upsampling layers: ZeroPad1d/2d, ConstantPad1d/2d,
-ReflectionPad1d/2d, ReplicationPad1d/2d over F.pad; PixelShuffle and PixelUnshuffle; Upsample."""
+"""Padding, pixel-shuffle and upsampling layers: ZeroPad1d/2d/3d, ConstantPad1d/2d/3d,
+ReflectionPad1d/2d/3d, ReplicationPad1d/2d/3d, CircularPad1d/2d/3d over F.pad; ChannelShuffle;
+PixelShuffle and PixelUnshuffle; Upsample,
+UpsamplingNearest2d and UpsamplingBilinear2d."""
 
 from __future__ import annotations
 
@@ -47,6 +49,10 @@ class ConstantPad2d(_ConstantPadNd):
     dims = 2
 
 
+class ConstantPad3d(_ConstantPadNd):
+    dims = 3
+
+
 class ZeroPad1d(ConstantPad1d):
     def __init__(self, padding: Any) -> None:
         super().__init__(padding, 0.0)
@@ -63,6 +69,14 @@ class ZeroPad2d(ConstantPad2d):
         return f"{self.padding}"
 
 
+class ZeroPad3d(ConstantPad3d):
+    def __init__(self, padding: Any) -> None:
+        super().__init__(padding, 0.0)
+
+    def extra_repr(self) -> str:
+        return f"{self.padding}"
+
+
 class ReflectionPad1d(_PadNd):
     mode = "reflect"
 
@@ -71,12 +85,50 @@ class ReflectionPad2d(ReflectionPad1d):
     dims = 2
 
 
+class ReflectionPad3d(ReflectionPad1d):
+    dims = 3
+
+
 class ReplicationPad1d(_PadNd):
     mode = "replicate"
 
 
 class ReplicationPad2d(ReplicationPad1d):
     dims = 2
+
+
+class ReplicationPad3d(ReplicationPad1d):
+    dims = 3
+
+
+class CircularPad1d(_PadNd):
+    mode = "circular"
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (self.dims + 1, self.dims + 2):  # (torch's module checks the rank)
+            low = self.dims + 1
+            raise ValueError(f"expected {low}D or {low + 1}D input (got {input.dim()}D input)")
+        return super().forward(input)
+
+
+class CircularPad2d(CircularPad1d):
+    dims = 2
+
+
+class CircularPad3d(CircularPad1d):
+    dims = 3
+
+
+class ChannelShuffle(Module):
+    def __init__(self, groups: int) -> None:
+        super().__init__()
+        self.groups = groups
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.channel_shuffle(input, self.groups)
+
+    def extra_repr(self) -> str:
+        return f"groups={self.groups}"
 
 
 class PixelShuffle(Module):
@@ -137,3 +189,13 @@ class Upsample(Module):
         else:
             info = "size=" + repr(self.size)
         return info + ", mode=" + repr(self.mode)
+
+
+class UpsamplingNearest2d(Upsample):
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, mode="nearest")
+
+
+class UpsamplingBilinear2d(Upsample):
+    def __init__(self, size: Any = None, scale_factor: Any = None) -> None:
+        super().__init__(size, scale_factor, mode="bilinear", align_corners=True)

@@ -1,5 +1,5 @@
-"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool2d (their
-attributes, forwards and printed forms as torch's)."""
+"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d, LPPool1d/2d,
+MaxUnpool1d/2d (their attributes, forwards and printed forms as torch's)."""
 
 from __future__ import annotations
 
@@ -148,3 +148,57 @@ class AdaptiveMaxPool2d(_AdaptivePoolNd):
 
     def forward(self, input: Tensor) -> Any:
         return F.adaptive_max_pool2d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
+    def forward(self, input: Tensor) -> Any:
+        return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class _LPPoolNd(Module):
+    def __init__(
+        self, norm_type: float, kernel_size: Any, stride: Any = None, ceil_mode: bool = False
+    ) -> None:
+        super().__init__()
+        self.norm_type, self.kernel_size = norm_type, kernel_size
+        self.stride, self.ceil_mode = stride, ceil_mode
+
+    def extra_repr(self) -> str:
+        return (f"norm_type={self.norm_type}, kernel_size={self.kernel_size}, stride={self.stride}, "
+                f"ceil_mode={self.ceil_mode}")
+
+
+class LPPool1d(_LPPoolNd):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.lp_pool1d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class LPPool2d(_LPPoolNd):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.lp_pool2d(input, float(self.norm_type), self.kernel_size, self.stride, self.ceil_mode)
+
+
+class MaxUnpool1d(Module):
+    """F.max_unpool1d with kernel_size, stride (the kernel's by default) and padding as tuples."""
+
+    n = 1
+
+    def __init__(self, kernel_size: Any, stride: Any = None, padding: Any = 0) -> None:
+        super().__init__()
+        self.kernel_size = self._tuple(kernel_size)
+        self.stride = self._tuple(stride if stride is not None else kernel_size)
+        self.padding = self._tuple(padding)
+
+    def _tuple(self, v: Any) -> tuple:
+        return tuple(v) if isinstance(v, (tuple, list)) else (v,) * self.n
+
+    def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
+        unpool = F.max_unpool1d if self.n == 1 else F.max_unpool2d
+        return unpool(input, indices, self.kernel_size, self.stride, self.padding, output_size)
+
+    def extra_repr(self) -> str:
+        return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
+
+
+class MaxUnpool2d(MaxUnpool1d):
+    n = 2
