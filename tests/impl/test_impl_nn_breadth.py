@@ -374,3 +374,114 @@ BILINEAR = [
 def test_interpolate() -> None:
     check(NEAREST)
     check(BILINEAR, digits=6)
+
+
+CLASSES = "torch.tensor([2, 0])"
+LABELS = "torch.tensor([[3, 0, -1, 1], [1, 1, 2, -1]])"  # the targets before the first -1 (twice: 1)
+PAIR_SIGNS = "torch.tensor([1., -1.])"
+# the losses teaching programs stop at (issue 22): each with every reduction, its value and the
+# gradients of input and target; then errors and printed forms
+MARGIN_LOSSES = [
+    (f"F.cosine_embedding_loss(x, t, {PAIR_SIGNS}, reduction=R)", LT),
+    ("F.cosine_embedding_loss(x, t, torch.tensor([-1, 0]), margin=-0.5, reduction=R)", LT),
+    ("F.cosine_embedding_loss(x[1], t[0], torch.tensor(-1.), margin=0.2, reduction=R)", LT),
+    ("F.cosine_embedding_loss(x.double(), t, torch.tensor([1., -1.]), reduction=R)", LT),
+    ("F.cosine_embedding_loss(x * 0, t, torch.tensor([1., -1.]), reduction=R)", LT),
+    (f"F.multi_margin_loss(x, {CLASSES}, reduction=R)", LT),
+    (f"F.multi_margin_loss(x, {CLASSES}, p=2, margin=0.7, reduction=R)", LT),
+    (f"F.multi_margin_loss(x, {CLASSES}, weight=torch.tensor([0.5, 2., 1., 3.]), reduction=R)", LT),
+    (f"F.multi_margin_loss(x.double(), {CLASSES}, p=2, weight=torch.arange(4.).double(), reduction=R)", LT),
+    ("F.multi_margin_loss(x[0], torch.tensor([1]), reduction=R)", LT),
+    ("F.multi_margin_loss(x[0], torch.tensor(3), margin=2, reduction=R)", LT),
+    (f"F.multilabel_margin_loss(x, {LABELS}, reduction=R)", LT),
+    (f"F.multilabel_margin_loss(x.double() * 3, {LABELS}, reduction=R)", LT),
+    ("F.multilabel_margin_loss(x[1], torch.tensor([2, -1, 0, 3]), reduction=R)", LT),
+    ("F.multilabel_margin_loss(x, torch.full((2, 4), -1), reduction=R)", LT),
+    ("F.triplet_margin_with_distance_loss(x, t, x * 2, reduction=R)", LT),
+    ("F.triplet_margin_with_distance_loss(x, t, t.flip(0), margin=0.5, swap=True, reduction=R,"
+     " distance_function=lambda a, b: 1 - F.cosine_similarity(a, b))", LT),
+    ("F.triplet_margin_with_distance_loss(x, t, t.flip(0), distance_function=nn.PairwiseDistance(p=1),"
+     " swap=True, reduction=R)", LT),
+]
+# impl's logsigmoid and its backward are an ulp off torch's (Sleef's log1pf, expf) at some inputs: to 5 digits
+SOFT_MARGIN_LOSSES = [
+    ("F.multilabel_soft_margin_loss(x, t, reduction=R)", SIGNS),
+    ("F.multilabel_soft_margin_loss(x, t, weight=torch.tensor([1., 0., 2., .5]), reduction=R)", COUNTS),
+    ("F.multilabel_soft_margin_loss(x[0], t[0], reduction=R)", LT),
+]
+MARGIN_LOSS_ERRORS = [
+    "F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(2, 3), torch.ones(2, 1))",
+    "F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(3), torch.ones(2))",
+    "F.cosine_embedding_loss(torch.ones(3), torch.ones(3), torch.ones(2))",
+    "F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(2, 4), torch.ones(2))",
+    "F.cosine_embedding_loss(torch.ones(3), torch.ones(3), torch.tensor(1.), reduction='x')",
+    "F.cosine_embedding_loss(torch.ones(2, 3), torch.ones(2, 3), torch.ones(2), size_average=False)",
+    "F.multi_margin_loss(torch.ones(2, 3), torch.tensor([0., 2.]))",
+    "F.multi_margin_loss(torch.ones(2, 3), torch.tensor([0, 3]))",
+    "F.multi_margin_loss(torch.ones(2, 3), torch.tensor([0, -1]))",
+    "F.multi_margin_loss(torch.ones(2, 3, dtype=torch.int32), torch.tensor([0, 2]))",
+    "F.multi_margin_loss(torch.ones(2, 3), torch.tensor([0, 2]), p=3)",
+    "F.multi_margin_loss(torch.ones(2, 3), torch.tensor([0, 2, 1]))",
+    "F.multi_margin_loss(torch.ones(2, 3), torch.tensor([[0], [1]]))",
+    "F.multi_margin_loss(torch.ones(2, 0), torch.tensor([0, 1]))",
+    "F.multi_margin_loss(torch.ones(2, 3, 1), torch.tensor([0, 1]))",
+    "F.multi_margin_loss(torch.ones(2, 3), torch.tensor([0, 2]), weight=torch.ones(3, requires_grad=True))",
+    "F.multi_margin_loss(torch.ones(2, 3), torch.tensor([0, 2]), weight=torch.ones(4))",
+    "F.multi_margin_loss(torch.ones(2, 3), torch.tensor([0, 2]), weight=torch.ones(1, 3))",
+    "F.multi_margin_loss(torch.ones(2, 3), torch.tensor([0, 2]), reduction='bad')",
+    "F.multi_margin_loss(torch.ones(2, 3), torch.tensor([0, 2]), size_average=False)",
+    "F.multi_margin_loss(torch.tensor(2.), torch.tensor(0))",
+    "F.multi_margin_loss(torch.ones(1, 3, dtype=torch.float64), torch.tensor([0]), weight=torch.ones(3))",
+    "F.multilabel_margin_loss(torch.ones(2, 3), torch.tensor([[1, 0, -1]]))",
+    "F.multilabel_margin_loss(torch.ones(2, 3), torch.tensor([1, 0, -1]))",
+    "F.multilabel_margin_loss(torch.ones(3), torch.tensor([1, 0]))",
+    "F.multilabel_margin_loss(torch.ones(2, 3), torch.tensor([[1, 0, -2]] * 2))",
+    "F.multilabel_margin_loss(torch.ones(2, 3), torch.tensor([[1, 0, 3]] * 2))",
+    "F.multilabel_margin_loss(torch.ones(2, 3), torch.tensor([[1., 0., 1.]] * 2))",
+    "F.multilabel_margin_loss(torch.ones(2, 3, 1), torch.tensor([1, 0]))",
+    "F.multilabel_margin_loss(torch.ones(3), torch.tensor([1, 0, -1]), reduction='bad')",
+    "F.multilabel_soft_margin_loss(torch.ones(2, 3), torch.ones(2, 3), reduction='bad')",
+    "F.triplet_margin_with_distance_loss(torch.ones(2), torch.ones(2), torch.ones(2), margin=0)",
+    "F.triplet_margin_with_distance_loss(torch.ones(2), torch.ones(2), torch.ones(2), reduction='x')",
+    "F.triplet_margin_with_distance_loss(torch.ones(2, 2), torch.ones(2), torch.ones(2, 2))",
+    "nn.MultiMarginLoss(p=3)",
+    "nn.MultiMarginLoss(weight=torch.ones(2, 2))",
+    "nn.TripletMarginWithDistanceLoss(margin=-1.)",
+    "(lambda x: torch.autograd.grad(torch.autograd.grad(F.multi_margin_loss(x, torch.tensor([1])), x,"
+    " create_graph=True)[0].sum(), x))(torch.ones(1, 3, requires_grad=True))",
+    "(lambda x: torch.autograd.grad(F.multilabel_margin_loss(x, torch.tensor([[1, -1, 0]])), x,"
+    " create_graph=True)[0].grad_fn.name())(torch.ones(1, 3, requires_grad=True))",
+]
+MARGIN_LOSS_MODULES = [
+    "repr(nn.ModuleList([nn.CosineEmbeddingLoss(0.2), nn.MultiLabelMarginLoss(),"
+    " nn.MultiLabelSoftMarginLoss(), nn.MultiMarginLoss(p=2, margin=0.5, weight=torch.ones(3)),"
+    " nn.TripletMarginWithDistanceLoss(),"
+    " nn.TripletMarginWithDistanceLoss(distance_function=F.pairwise_distance, swap=True)]))",
+    "list(nn.MultiMarginLoss(weight=torch.ones(3)).state_dict())",
+    "list(nn.MultiLabelSoftMarginLoss(weight=torch.ones(3)).state_dict())",
+    "[n for n, _ in nn.TripletMarginWithDistanceLoss().named_modules()]",
+    f"nn.CosineEmbeddingLoss(margin=0.1, reduction='sum')({LX}, {LT}, {PAIR_SIGNS})",
+    f"nn.MultiMarginLoss(p=2, margin=0.5, weight=torch.tensor([1., 2., 3., 4.]))({LX}, {CLASSES})",
+    f"nn.MultiLabelMarginLoss(reduction='none')({LX}, {LABELS})",
+    f"nn.TripletMarginWithDistanceLoss(margin=0.5, swap=True)({LX}, {LT}, {LT}.flip(0))",
+    f"nn.MultiMarginLoss(size_average=False)({LX}, {CLASSES})",
+]
+
+
+def with_reductions(losses: list[tuple[str, str]]) -> list[str]:
+    """Each loss with each reduction: its value and the gradients of input and target."""
+    call = "(lambda x, t: (lambda y: (y, grads(y, x, t)))({}))({}, {})"
+    return [
+        call.format(loss.replace("=R", "=" + reduction), LX, target)
+        for loss, target in losses
+        for reduction in ("'mean'", "'sum'", "'none'")
+    ]
+
+
+def test_margin_and_embedding_losses() -> None:
+    check(with_reductions(MARGIN_LOSSES) + MARGIN_LOSS_ERRORS + MARGIN_LOSS_MODULES)
+    soft = [
+        "F.multilabel_soft_margin_loss(torch.ones(2, 3), torch.ones(2, 3), reduce=False)",
+        f"nn.MultiLabelSoftMarginLoss(weight=torch.tensor([1., 0., 2., .5]))({LX}, {COUNTS})",
+    ]
+    check(with_reductions(SOFT_MARGIN_LOSSES) + soft, digits=5)

@@ -49,6 +49,7 @@ from impl.nn.modules.linear import Bilinear, Identity, Linear
 from impl.nn.modules.loss import (
     BCELoss,
     BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
     CrossEntropyLoss,
     GaussianNLLLoss,
     HingeEmbeddingLoss,
@@ -57,11 +58,15 @@ from impl.nn.modules.loss import (
     L1Loss,
     MarginRankingLoss,
     MSELoss,
+    MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
     NLLLoss,
     PoissonNLLLoss,
     SmoothL1Loss,
     SoftMarginLoss,
     TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from impl.nn.modules.module import Module
 from impl.nn.modules.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
@@ -195,6 +200,11 @@ __all__ = [
     "PoissonNLLLoss",
     "GaussianNLLLoss",
     "TripletMarginLoss",
+    "CosineEmbeddingLoss",
+    "MultiLabelMarginLoss",
+    "MultiLabelSoftMarginLoss",
+    "MultiMarginLoss",
+    "TripletMarginWithDistanceLoss",
     "ZeroPad1d",
     "ZeroPad2d",
     "ConstantPad1d",
