@@ -160,6 +160,11 @@ COVERAGE: dict[str, coverage.Targets] = {
             and len(np.unique(call.tensor("input"))) < call.tensor("input").size,
         }),
     ),
+    "MOD-019": coverage.Targets(coverage.keywords(
+        *_nn("CosineEmbeddingLoss", "MultiMarginLoss", "MultiLabelSoftMarginLoss"),
+        "nn.TripletMarginWithDistanceLoss",
+        only=("p", "margin", "weight", "swap"),
+    )),
 }
 
 
@@ -363,6 +368,92 @@ def test_losses_with_every_reduction(
     case: tuple[str, bool | None, dict], data: st.DataObject, backend: Backend, reference: Backend
 ) -> None:
     check(data.draw(losses(*case), label="program"), backend, reference)
+
+
+# the margin and embedding losses of issue 22, with their options: CosineEmbeddingLoss's margin
+# (targets 1, -1 and 0, int or float), MultiMarginLoss's p, margin and class weight,
+# MultiLabelMarginLoss's targets cut by -1, MultiLabelSoftMarginLoss's weight,
+# TripletMarginWithDistanceLoss's margin and swap. Inputs are multiples of 0.5, so hinge terms
+# land exactly on 0, where torch's kernels count them out.
+MARGIN_CASES: tuple[tuple[str, dict], ...] = (
+    ("MultiMarginLoss", {"p": 2, "margin": 0.5, "weight": True}),  # first: its fault's session stops here
+    ("MultiLabelMarginLoss", {}),
+    ("CosineEmbeddingLoss", {"margin": 0.5}),
+    ("CosineEmbeddingLoss", {}),
+    ("MultiMarginLoss", {}),
+    ("MultiLabelSoftMarginLoss", {"weight": True}),
+    ("MultiLabelSoftMarginLoss", {}),
+    ("TripletMarginWithDistanceLoss", {"margin": 0.5, "swap": True}),
+    ("TripletMarginWithDistanceLoss", {}),
+)
+MARGIN_IDS = ["-".join([cls, *options]) for cls, options in MARGIN_CASES]
+
+
+def _margin_targets(b: ModuleBuilder, cls: str, shape: tuple[int, ...]) -> list[str]:
+    """The tensors a margin loss ``cls`` takes after its input of ``shape``: a second input and
+    +-1 (or 0) targets per row; class indices; class lists cut by -1; probabilities; or a positive
+    and a negative input."""
+    rows, classes = shape[:-1], shape[-1]
+    count = rows[0] if rows else 1
+
+    def leaf(data: Any, dtype: str, target_shape: tuple[int, ...]) -> str:
+        name = b.fresh("y")
+        return b.bind(name, target_shape, Leaf(name, data if rows else data[0], dtype))
+
+    if cls == "CosineEmbeddingLoss":
+        signs = [b.pick((1, -1, -1, 0)) for _ in range(count)]
+        dtype = b.pick(("int64", "float32"))
+        return [b.input(shape), leaf([float(v) for v in signs] if dtype == "float32" else signs, dtype, rows)]
+    if cls == "TripletMarginWithDistanceLoss":
+        return [b.input(shape), b.input(shape)]
+    if cls == "MultiMarginLoss":
+        return [leaf([b.draw(st.integers(0, classes - 1)) for _ in range(count)], "int64", rows)]
+    if cls == "MultiLabelMarginLoss":
+        lists = []
+        for _ in range(count):
+            labels = b.draw(st.lists(st.integers(0, classes - 1), max_size=classes))
+            fill = [b.draw(st.integers(-1, classes - 1)) for _ in range(classes)]
+            lists.append((labels + [-1] + fill)[:classes])
+        return [leaf(lists, "int64", shape)]
+    name = b.fresh("y")
+    return [b.bind(name, shape, Leaf(name, b.probabilities(shape), "float32"))]
+
+
+@st.composite
+def margin_losses(draw: Any, cls: str, options: dict) -> Program:
+    """A margin or embedding loss ``cls`` with ``options`` (MARGIN_CASES; a class weight drawn)
+    with every reduction on one input and the targets it takes; backward from the sum of the
+    three values, the unreduced one weighted per row first (as ``losses``)."""
+    b = ModuleBuilder(draw)
+    shape = b.pick(((3,), (2, 3), (4, 2)))
+    x = b.input(shape, requires_grad=True)
+    others = _margin_targets(b, cls, shape)
+    kwargs = {k: v for k, v in options.items() if k != "weight"}
+    if options.get("weight"):
+        kwargs["weight"] = Ref(b.input((shape[-1],), requires_grad=False))
+        b.steps[-1].data = [b.pick(WEIGHT_VALUES) for _ in range(shape[-1])]
+    values = {}
+    for reduction in ("mean", "sum", "none"):
+        name = b.fresh("m")
+        b.add_module(Module(name, cls, kwargs={"reduction": reduction, **kwargs}))
+        values[reduction] = b.call(name, [x, *others], () if reduction != "none" else shape[:-1])
+    none = values["none"]
+    none = combine(b, "mul", [none, b.input(b.shapes[none], requires_grad=False)], b.shapes[none])
+    total = values["sum"]
+    for term in (combine(b, "sum", [none], ()), values["mean"]):
+        total = combine(b, "add", [total, term], ())
+    b.finish()
+    return b.program()
+
+
+@pytest.mark.rule("MOD-019")
+@pytest.mark.parametrize("case", MARGIN_CASES, ids=MARGIN_IDS)
+@examples(0.05)  # each case: 5 programs in ci
+@given(data=st.data())
+def test_margin_losses_with_every_reduction(
+    case: tuple[str, dict], data: st.DataObject, backend: Backend, reference: Backend
+) -> None:
+    check(data.draw(margin_losses(*case), label="program"), backend, reference)
 
 
 @st.composite

@@ -1183,3 +1183,32 @@ def transformer_activation_after_second_linear() -> Iterator[None]:
 
     with patched(_Layer, "_ff_block", lambda _orig: ff_block):
         yield
+
+
+@fault({"MOD-019": ": value"})
+def multi_margin_weight_of_other_class() -> Iterator[None]:
+    """MultiMarginLoss weighs each hinge term by the weight of the other class ``d`` instead of
+    the target class's."""
+    from impl.nn import _margin_losses
+
+    def row(row: Any, idx: int, p: int, margin: Any, w: Any) -> Any:
+        dt = row.dtype.type
+        total, z = dt(0), (margin - row[idx]) + row
+        for d in range(row.shape[0]):
+            if d != idx and z[d] > 0:
+                h = z[d] if p == 1 else z[d] * z[d]
+                total = dt(total + (h * w[d] if w is not None else h))
+        return dt(total / dt(row.shape[0])), z
+
+    with patched(_margin_losses, "_multi_margin_row", lambda _orig: row):
+        yield
+
+
+@fault({"MOD-019": ": value"})
+def multilabel_margin_skips_terminator() -> Iterator[None]:
+    """MultiLabelMarginLoss skips a -1 in the target instead of ending the frame's classes there,
+    so the entries after it count as targets too."""
+    from impl.nn import _margin_losses
+
+    with patched(_margin_losses, "_labels", lambda _orig: lambda t: [int(v) for v in t if v >= 0]):
+        yield

@@ -249,6 +249,9 @@ MODULES: dict[str, tuple[str, ...]] = {
     "TransformerEncoderLayer": (),
     "TransformerDecoderLayer": (),
     **{n: () for n in "SmoothL1Loss KLDivLoss".split()},  # MOD-004 (issue 22)
+    # the margin and embedding losses of issue 22 (MOD-019)
+    **{n: () for n in "CosineEmbeddingLoss MultiMarginLoss MultiLabelMarginLoss".split()},
+    **{n: () for n in "MultiLabelSoftMarginLoss TripletMarginWithDistanceLoss".split()},
     # the activation layers of issue 22 (MOD-018)
     **{n: () for n in "SELU CELU Hardswish Hardsigmoid Hardshrink Softshrink Tanhshrink".split()},
 }

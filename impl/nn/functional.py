@@ -16,7 +16,7 @@ from impl import _grad_mode as grad_mode
 from impl._ops import products, unary_math
 from impl._ops.activations import hardshrink, prelu  # noqa: F401  (re-exported)
 from impl._ops.distances import cosine_similarity, pairwise_distance  # noqa: F401  (re-exported)
-from impl._ops.elementwise import add_scalar, mul_scalar, scalar_minus
+from impl._ops.elementwise import add_scalar, mul_scalar, scalar_minus, sub_scalar
 from impl._ops.inplace import apply_inplace, check_inplace
 from impl._ops.pointwise_ternary import where
 from impl._ops.products import bilinear_op as bilinear  # noqa: F401  (re-exported: torch's F.bilinear)
@@ -884,7 +884,7 @@ def cosine_embedding_loss(
     cos = prod_sum / (mag_square1 * mag_square2).sqrt_()
     zeros = _creation.zeros_like(cos)
     pos = _creation.full_like(cos, 1).sub_(cos)
-    neg = add_scalar(cos, -margin).clamp_min_(0)
+    neg = sub_scalar(cos, margin).clamp_min_(0)
     return _reduce(where(target == 1, pos, zeros) + where(target == -1, neg, zeros), code)
 
 

@@ -251,6 +251,16 @@ RULES = [
         f"{_NN}.SELU.html",
     ),
     Rule(
+        "MOD-019",
+        MODULES,
+        "CosineEmbeddingLoss (margin; targets 1, -1 and 0, integer or float), MultiMarginLoss (p, "
+        "margin, class weight), MultiLabelMarginLoss (each frame's classes up to its first -1), "
+        "MultiLabelSoftMarginLoss (weight) and TripletMarginWithDistanceLoss (margin, swap) give "
+        "torch's values, graphs (MultiMarginLossBackward0, MultilabelMarginLossBackward0, the "
+        "composites' nodes) and gradients with every reduction, hinge terms at exactly 0 counted out.",
+        f"{_NN}.MultiMarginLoss.html",
+    ),
+    Rule(
         "OPT-001",
         OPTIM,
         "SGD (lr, momentum, dampening, weight_decay, nesterov, maximize) moves the parameters as "
