@@ -63,7 +63,7 @@ from impl.nn._dropout import (  # noqa: F401  (re-exported)
 )
 from impl.nn._embedding import embedding  # noqa: F401  (re-exported)
 from impl.nn._interpolate import interpolate  # noqa: F401  (re-exported)
-from impl.nn._norm import batch_norm, group_norm, layer_norm  # noqa: F401  (re-exported)
+from impl.nn._norm import batch_norm, group_norm, instance_norm, layer_norm, rms_norm  # noqa: F401
 from impl.nn._pad import pad
 from impl.nn._pixel_shuffle import pixel_shuffle, pixel_unshuffle  # noqa: F401  (re-exported)
 from impl.nn._pool import (  # noqa: F401  (re-exported)
@@ -136,6 +136,8 @@ __all__ = [
     "batch_norm",
     "layer_norm",
     "group_norm",
+    "rms_norm",
+    "instance_norm",
     "scaled_dot_product_attention",
     "normalize",
     "selu",

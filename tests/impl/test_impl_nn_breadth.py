@@ -485,3 +485,57 @@ def test_margin_and_embedding_losses() -> None:
         f"nn.MultiLabelSoftMarginLoss(weight=torch.tensor([1., 0., 2., .5]))({LX}, {COUNTS})",
     ]
     check(with_reductions(SOFT_MARGIN_LOSSES) + soft, digits=5)
+
+
+SEQ = "torch.tensor([[[0.5, -1., 2., 0.], [1.5, 0.25, -0.5, 3.]], [[2., 2., 1., -1.], [0., 1., 0., -2.]]])"
+# RMSNorm, InstanceNorm1d/2d and Softmax2d (issue 22): outputs, gradients of input and parameters,
+# running statistics, errors, warnings and printed forms
+NORMS = [
+    *("(lambda x, m: (lambda y: (y, grads(y, x, *m.parameters()), list(m.buffers())))(m(x)))"
+      f"({SEQ}.requires_grad_(),"
+      f" {m})"
+      for m in (
+          "nn.RMSNorm(4)", "nn.RMSNorm([2, 4], eps=1e-3)", "nn.RMSNorm(4, elementwise_affine=False)",
+          "nn.RMSNorm(4, eps=0.1, dtype=torch.float64).double()", "nn.InstanceNorm1d(2)",
+          "nn.InstanceNorm1d(2, affine=True)", "nn.InstanceNorm1d(2, track_running_stats=True, momentum=0.3)",
+          "nn.InstanceNorm1d(2, affine=True, track_running_stats=True).eval()",
+          "nn.InstanceNorm1d(2, track_running_stats=True, momentum=None)",
+          "(lambda t: nn.InstanceNorm1d(4)(t[0]))",
+          "(lambda t: nn.InstanceNorm2d(2, affine=True)(t.unsqueeze(0)))",
+          "(lambda t: nn.InstanceNorm2d(2, affine=True, track_running_stats=True)(t.view(2, 2, 2, 2)))",
+          "(lambda t: nn.InstanceNorm2d(1)(t[:1]))", "nn.InstanceNorm1d(3)",
+          "(lambda t: nn.Softmax2d()(t))", "(lambda t: nn.Softmax2d()(t.unsqueeze(0)))",
+          "(lambda t: F.rms_norm(t, (4,), eps=None))", "(lambda t: F.rms_norm(t.double(), [4]))",
+          "(lambda t: F.rms_norm(t.half(), [4], torch.ones(4, dtype=torch.half)))",
+          "(lambda t: F.instance_norm(t, torch.zeros(2), torch.ones(2), use_input_stats=False))",
+      )),
+    "(lambda x: F.rms_norm(x, (4,)).grad_fn.next_functions[1][0].next_functions[0][0].name())"
+    f"({SEQ}.requires_grad_())",
+    "(lambda x: F.instance_norm(x, weight=torch.ones(2, requires_grad=True)).grad_fn.next_functions[0][0]"
+    f".next_functions[1][0].name())({SEQ})",
+    f"F.rms_norm({SEQ}, (3,))",
+    f"F.rms_norm({SEQ}, (4,), torch.ones(3))",
+    f"F.instance_norm({SEQ}[:, :, :1])",
+    f"F.instance_norm({SEQ}, use_input_stats=False)",
+    f"F.instance_norm({SEQ}, weight=torch.ones(3))",
+    f"nn.InstanceNorm1d(3, affine=True)({SEQ})",
+    f"nn.InstanceNorm2d(2)({SEQ}[0, 0])",
+    f"nn.Softmax2d()({SEQ}[0])",
+    f"nn.Softmax2d()({SEQ}[0, 0])",
+    "repr(nn.Sequential(nn.RMSNorm(4), nn.RMSNorm([2, 3], eps=1e-5, elementwise_affine=False),"
+    " nn.InstanceNorm1d(3), nn.InstanceNorm2d(3, affine=True, track_running_stats=True),"
+    " nn.InstanceNorm2d(2, bias=False, affine=True), nn.Softmax2d()))",
+    "list(nn.RMSNorm(3).state_dict())", "list(nn.RMSNorm(3, elementwise_affine=False).state_dict())",
+    "list(nn.InstanceNorm1d(3).state_dict())",
+    "list(nn.InstanceNorm2d(3, True, track_running_stats=True).state_dict())",
+]
+
+
+def test_rms_and_instance_norms() -> None:
+    """InstanceNorm's gradients to 5 digits: impl's batch-norm backward is ulps off torch's kernel;
+    running statistics updated with momentum 0.3 to 4: impl's batch_norm rounds ``0.3 * mean`` from
+    double, torch's kernel for a one-sample 3-d input in float."""
+    check([c for c in NORMS if "nstance" not in c])
+    instance = [c for c in NORMS if "nstance" in c]
+    check([c for c in instance if "momentum=0.3" not in c], digits=5)
+    check([c for c in instance if "momentum=0.3" in c], digits=4)

@@ -1,6 +1,15 @@
 """torch.nn.modules: the Module base class and the layers built on it."""
 
-from impl.nn.modules.activation import LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh, Threshold
+from impl.nn.modules.activation import (
+    LeakyReLU,
+    LogSoftmax,
+    ReLU,
+    Sigmoid,
+    Softmax,
+    Softmax2d,
+    Tanh,
+    Threshold,
+)
 from impl.nn.modules.activation_more import (
     CELU,
     ELU,
@@ -69,7 +78,15 @@ from impl.nn.modules.loss import (
     TripletMarginWithDistanceLoss,
 )
 from impl.nn.modules.module import Module
-from impl.nn.modules.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
+from impl.nn.modules.normalization import (
+    BatchNorm1d,
+    BatchNorm2d,
+    GroupNorm,
+    InstanceNorm1d,
+    InstanceNorm2d,
+    LayerNorm,
+    RMSNorm,
+)
 from impl.nn.modules.padding import (
     ConstantPad1d,
     ConstantPad2d,
@@ -132,6 +149,7 @@ __all__ = [
     "Sigmoid",
     "Tanh",
     "Softmax",
+    "Softmax2d",
     "LogSoftmax",
     "GELU",
     "SiLU",
@@ -180,6 +198,9 @@ __all__ = [
     "BatchNorm2d",
     "LayerNorm",
     "GroupNorm",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "RMSNorm",
     "Sequential",
     "ModuleList",
     "ModuleDict",
