@@ -740,6 +740,7 @@ def test_pooling_layers(cls: str, data: st.DataObject, backend: Backend, referen
 
 
 NORMS = ("BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm")
+MORE_NORMS = ("InstanceNorm1d", "RMSNorm", "InstanceNorm2d")  # issue 22
 
 
 def norm_layer(b: ModuleBuilder, cls: str) -> tuple[list, dict, tuple[int, ...]]:
@@ -759,6 +760,18 @@ def norm_layer(b: ModuleBuilder, cls: str) -> tuple[list, dict, tuple[int, ...]]
         kwargs.update(b.pick(({}, {"elementwise_affine": False}, {"bias": False})))
         return [list(normalized) if len(normalized) > 1 or b.coin() else normalized[0]], kwargs, (
             *b.pick(((), (2,), (2, 2))), *normalized)
+    if cls == "RMSNorm":  # eps left at None (the dtype's epsilon) or drawn above
+        normalized = b.pick(((3,), (2, 3)))
+        kwargs.update(b.pick(({}, {"elementwise_affine": False})))
+        return [list(normalized) if len(normalized) > 1 else normalized[0]], kwargs, (
+            *b.pick(((), (2,), (2, 2))), *normalized)
+    if cls.startswith("InstanceNorm"):  # affine given either way: its default is False
+        c = b.pick((1, 2, 3))
+        kwargs["affine"] = b.coin()
+        tracked = {"track_running_stats": True}
+        kwargs.update(b.pick(({}, tracked, {**tracked, "momentum": None}, {**tracked, "momentum": 0.5})))
+        spatial = b.pick(((2, 2), (1, 3))) if cls == "InstanceNorm2d" else b.pick(((3,), (2,)))
+        return [c], kwargs, (*b.pick(((), (2,))), c, *spatial)
     groups, c = b.pick(((1, 2), (2, 4), (3, 3), (2, 2)))
     kwargs.update(b.pick(({}, {"affine": False}, {"bias": False})))
     return [groups, c], kwargs, (2, c, *b.pick(((), (3,), (2, 2))))
@@ -789,6 +802,16 @@ def norm_layers(draw: Any, cls: str) -> Program:
 
 def module_nodes_params(step: Module) -> tuple[str, ...]:
     return parameter_names(step.cls, step.kwargs)
+
+
+@pytest.mark.rule("MOD-010")
+@pytest.mark.parametrize("cls", MORE_NORMS)
+@examples(0.1)  # each layer: 10 programs in ci; first in the file, so that its faults' sessions stop early
+@given(data=st.data())
+def test_rms_and_instance_norm_layers(
+    cls: str, data: st.DataObject, backend: Backend, reference: Backend
+) -> None:
+    check(data.draw(norm_layers(cls), label="program"), backend, reference)
 
 
 @pytest.mark.rule("MOD-010")

@@ -1212,3 +1212,29 @@ def multilabel_margin_skips_terminator() -> Iterator[None]:
 
     with patched(_margin_losses, "_labels", lambda _orig: lambda t: [int(v) for v in t if v >= 0]):
         yield
+
+
+@fault({"MOD-010": "graph differs"})
+def instance_norm_statistics_over_batch() -> Iterator[None]:
+    """F.instance_norm normalises each channel over the whole batch (batch norm of the input as it
+    is, without the per-sample view) instead of over each sample's own spatial elements."""
+    from impl.nn import _norm
+    from impl.nn import functional as F
+
+    def instance_norm(input: Any, running_mean: Any = None, running_var: Any = None, *args: Any) -> Any:
+        return _norm.batch_norm(input, running_mean, running_var, *args)
+
+    with patched(F, "instance_norm", lambda _orig: instance_norm):
+        yield
+
+
+@fault({"MOD-010": ": value"})
+def rms_norm_multiplies_by_root_mean_square() -> Iterator[None]:
+    """F.rms_norm multiplies the input by ``sqrt(mean(x^2) + eps)`` instead of its reciprocal."""
+    from impl.nn import _norm
+
+    def make(original: Callable) -> Callable:
+        return lambda x, dims, eps: original(x, dims, eps).reciprocal()
+
+    with patched(_norm, "_inverse_rms", make):
+        yield

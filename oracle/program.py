@@ -252,6 +252,9 @@ MODULES: dict[str, tuple[str, ...]] = {
     # the margin and embedding losses of issue 22 (MOD-019)
     **{n: () for n in "CosineEmbeddingLoss MultiMarginLoss MultiLabelMarginLoss".split()},
     **{n: () for n in "MultiLabelSoftMarginLoss TripletMarginWithDistanceLoss".split()},
+    # the normalisation layers of issue 22 (MOD-010)
+    "RMSNorm": ("weight",),
+    **{n: ("weight", "bias") for n in "InstanceNorm1d InstanceNorm2d".split()},
     # the activation layers of issue 22 (MOD-018)
     **{n: () for n in "SELU CELU Hardswish Hardsigmoid Hardshrink Softshrink Tanhshrink".split()},
 }

@@ -391,6 +391,11 @@ CPP_TYPE_NAMES = {
 """The C++ type names torch's messages give the dtypes (caffe2::TypeMeta's)."""
 
 
+def _inverse_rms(x: Tensor, dims: list[int], eps: float) -> Tensor:
+    """``rsqrt(mean(x^2 over dims, keepdim) + eps)``, as ATen's ops (AddBackward1: add.Scalar)."""
+    return add_scalar(x.pow(2).mean(dims, keepdim=True), eps).rsqrt()
+
+
 def rms_norm(
     input: Tensor, normalized_shape: Any, weight: Tensor | None = None, eps: float | None = None
 ) -> Tensor:
@@ -408,7 +413,7 @@ def rms_norm(
         eps = float(np.float32(np.finfo(np.float32).eps if eps is None else eps))
     elif eps is None:
         eps = float(np.finfo(np.float64).eps)
-    out = x.mul(add_scalar(x.pow(2).mean(dims, keepdim=True), eps).rsqrt())
+    out = x.mul(_inverse_rms(x, dims, eps))
     if weight is not None:
         out = out.mul(weight)
     return out.type_as(input)

@@ -164,7 +164,11 @@ RULES = [
         "BatchNorm1d/2d normalise by the batch's statistics in training and update running_mean, the "
         "unbiased running_var (momentum, or a cumulative average with momentum=None) and "
         "num_batches_tracked, and by the running statistics in eval mode; LayerNorm and GroupNorm "
-        "normalise per sample; all with torch's values, Native*NormBackward0 nodes and gradients.",
+        "normalise per sample; all with torch's values, Native*NormBackward0 nodes and gradients. "
+        "InstanceNorm1d/2d (affine, track_running_stats, momentum; batched or not) normalise each "
+        "sample's channels through batch norm of a per-sample view (running statistics the mean of "
+        "the samples' updates), RMSNorm (eps, elementwise_affine) by rsqrt(mean(x^2) + eps) as "
+        "ATen's composite, with torch's values, graphs and gradients.",
         f"{_NN}.BatchNorm2d.html",
     ),
     Rule(
