@@ -62,6 +62,7 @@ from impl.nn._dropout import (  # noqa: F401  (re-exported)
     feature_alpha_dropout,
 )
 from impl.nn._embedding import embedding  # noqa: F401  (re-exported)
+from impl.nn._embedding_bag import embedding_bag  # noqa: F401  (re-exported)
 from impl.nn._interpolate import interpolate  # noqa: F401  (re-exported)
 from impl.nn._norm import batch_norm, group_norm, instance_norm, layer_norm, rms_norm  # noqa: F401
 from impl.nn._pad import pad
@@ -137,6 +138,7 @@ __all__ = [
     "layer_norm",
     "group_norm",
     "rms_norm",
+    "embedding_bag",
     "instance_norm",
     "scaled_dot_product_attention",
     "normalize",

@@ -539,3 +539,61 @@ def test_rms_and_instance_norms() -> None:
     instance = [c for c in NORMS if "nstance" in c]
     check([c for c in instance if "momentum=0.3" not in c], digits=5)
     check([c for c in instance if "momentum=0.3" in c], digits=4)
+
+
+TABLE = "torch.tensor([[0.5, -1., 2.], [1.5, 0.25, -0.5], [2., 2., 1.], [0., 1., 0.], [-2., 3., 0.25]])"
+BAG_INDICES = "torch.tensor([1, 2, 4, 4, 3, 0, 2, 2])"
+# EmbeddingBag (issue 22: the text-classification tutorial): every mode on offsets (empty bags,
+# include_last_offset) or on a 2-D input, per_sample_weights, padding_idx, max_norm; the output,
+# EmbeddingBagBackward0 and the gradients of weight and sample weights; errors, printed forms
+EMBEDDING_BAGS = [
+    *("(lambda w, p: (lambda y: (y, grads(y, w, p)))(F.embedding_bag({}, w, {}" + kw + ")))"
+      f"({TABLE}.requires_grad_(), torch.tensor([0.5, 2., -1., 1., 0.25, 3., 1., -2.], requires_grad=True))"
+      for kw in (", mode='sum'", "", ", mode='max'", ", mode='sum', per_sample_weights=p", ", padding_idx=2",
+                 ", mode='max', padding_idx=4", ", mode='sum', per_sample_weights=p, padding_idx=-3",
+                 ", mode='sum', include_last_offset=True", ", max_norm=1.5",
+                 ", mode='sum', max_norm=2., norm_type=1.")),
+]
+BAG_CALLS = [  # include_last_offset's last offset: the input's length (else torch reads past it)
+    c.format(BAG_INDICES, f"torch.tensor([0, 3, 3, {8 if 'include_last' in c else 6}])")
+    for c in EMBEDDING_BAGS
+] + [
+    c.format(f"{BAG_INDICES}.view(2, 4)", "None").replace("p)))", "p.view(2, 4))))") for c in EMBEDDING_BAGS
+    if "include_last" not in c
+] + [
+    "F.embedding_bag(torch.tensor([1, 2]), torch.ones(3, 2), torch.tensor([0, 1]), mode='mean',"
+    " per_sample_weights=torch.ones(2))",
+    "F.embedding_bag(torch.tensor([1, 2]), torch.ones(3, 2), torch.tensor([0, 1]),"
+    " per_sample_weights=torch.ones(3))",
+    "F.embedding_bag(torch.tensor([1, 2]), torch.ones(3, 2), torch.tensor([0, 1]), mode='min')",
+    "F.embedding_bag(torch.tensor([1, 2]), torch.ones(3, 2), mode='sum')",
+    "F.embedding_bag(torch.tensor([1, 2]), torch.ones(3, 2), torch.tensor([[0, 1]]))",
+    "F.embedding_bag(torch.tensor([[1, 2]]), torch.ones(3, 2), torch.tensor([0]))",
+    "F.embedding_bag(torch.tensor([[[1, 2]]]), torch.ones(3, 2))",
+    "F.embedding_bag(torch.tensor([1, 2]), torch.ones(3), torch.tensor([0]))",
+    "F.embedding_bag(torch.tensor([1, 5]), torch.ones(3, 2), torch.tensor([0]))",
+    "F.embedding_bag(torch.tensor([1, 2]), torch.ones(3, 2), torch.tensor([0]), mode='max', sparse=True)",
+    "F.embedding_bag(torch.tensor([1, 2]), torch.ones(3, 2), torch.tensor([0]), mode='max',"
+    " scale_grad_by_freq=True)",
+    "F.embedding_bag(torch.tensor([1, 2, 0]), torch.arange(6.).view(3, 2), torch.tensor([0, 2]), mode='max')",
+    "F.embedding_bag(torch.tensor([0, 2]), torch.tensor([[1., 5.], [0., 0.], [1., 5.]]), torch.tensor([0]),"
+    " mode='max')",
+    "F.embedding_bag(torch.tensor([1, 2]), torch.arange(6.).view(3, 2).double(), torch.tensor([0]),"
+    " per_sample_weights=torch.tensor([0.1, 0.3], dtype=torch.float64), mode='sum')",
+    "repr(nn.ModuleList([nn.EmbeddingBag(10, 3), nn.EmbeddingBag(5, 2, max_norm=1., norm_type=1.,"
+    " mode='max', padding_idx=-1, include_last_offset=True),"
+    " nn.EmbeddingBag(4, 2, mode='sum', padding_idx=0)]))",
+    "(lambda m: (m.weight.requires_grad, m.mode, m.padding_idx, m.weight.data))("
+    "nn.EmbeddingBag.from_pretrained(torch.ones(3, 2), mode='sum', padding_idx=1))",
+    "(lambda m: (m.weight.requires_grad, m(torch.tensor([[0, 1], [1, 1]]))))(nn.EmbeddingBag.from_pretrained("
+    f"{TABLE}, freeze=False))",
+    "nn.EmbeddingBag.from_pretrained(torch.ones(3))",
+    "nn.EmbeddingBag(3, 2, padding_idx=3)",
+    "(lambda m: m(torch.tensor([1, 2, 0]), torch.tensor([0, 1]), per_sample_weights=torch.ones(3)))"
+    f"(nn.EmbeddingBag.from_pretrained({TABLE}, mode='sum'))",
+    "list(nn.EmbeddingBag(3, 2).state_dict())",
+]
+
+
+def test_embedding_bag() -> None:
+    check(BAG_CALLS)

@@ -110,7 +110,7 @@ from impl.nn.modules.pooling import (
     MaxPool2d,
 )
 from impl.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
-from impl.nn.modules.sparse import Embedding
+from impl.nn.modules.sparse import Embedding, EmbeddingBag
 from impl.nn.modules.transformer import (
     Transformer,
     TransformerDecoder,
@@ -171,6 +171,7 @@ __all__ = [
     "Softmin",
     "GLU",
     "Embedding",
+    "EmbeddingBag",
     "RNNBase",
     "RNN",
     "LSTM",
