@@ -375,16 +375,13 @@ def test_losses_with_every_reduction(
 # MultiLabelMarginLoss's targets cut by -1, MultiLabelSoftMarginLoss's weight,
 # TripletMarginWithDistanceLoss's margin and swap. Inputs are multiples of 0.5, so hinge terms
 # land exactly on 0, where torch's kernels count them out.
-MARGIN_CASES: tuple[tuple[str, dict], ...] = (
+MARGIN_CASES: tuple[tuple[str, dict], ...] = (  # an option's tuple: drawn from, None its default
     ("MultiMarginLoss", {"p": 2, "margin": 0.5, "weight": True}),  # first: its fault's session stops here
     ("MultiLabelMarginLoss", {}),
-    ("CosineEmbeddingLoss", {"margin": 0.5}),
-    ("CosineEmbeddingLoss", {}),
+    ("CosineEmbeddingLoss", {"margin": (0.5, None)}),
     ("MultiMarginLoss", {}),
-    ("MultiLabelSoftMarginLoss", {"weight": True}),
-    ("MultiLabelSoftMarginLoss", {}),
-    ("TripletMarginWithDistanceLoss", {"margin": 0.5, "swap": True}),
-    ("TripletMarginWithDistanceLoss", {}),
+    ("MultiLabelSoftMarginLoss", {"weight": (True, None)}),
+    ("TripletMarginWithDistanceLoss", {"margin": (0.5, None), "swap": (True, None)}),
 )
 MARGIN_IDS = ["-".join([cls, *options]) for cls, options in MARGIN_CASES]
 
@@ -428,7 +425,8 @@ def margin_losses(draw: Any, cls: str, options: dict) -> Program:
     shape = b.pick(((3,), (2, 3), (4, 2)))
     x = b.input(shape, requires_grad=True)
     others = _margin_targets(b, cls, shape)
-    kwargs = {k: v for k, v in options.items() if k != "weight"}
+    options = {k: b.pick(v) if isinstance(v, tuple) else v for k, v in options.items()}
+    kwargs = {k: v for k, v in options.items() if k != "weight" and v is not None}
     if options.get("weight"):
         kwargs["weight"] = Ref(b.input((shape[-1],), requires_grad=False))
         b.steps[-1].data = [b.pick(WEIGHT_VALUES) for _ in range(shape[-1])]
@@ -650,6 +648,47 @@ def embedding_layers(draw: Any, options: dict) -> Program:
     return b.program()
 
 
+@st.composite
+def embedding_bags(draw: Any) -> Program:
+    """EmbeddingBag(5, 3) with drawn weight values and options (mode, padding_idx, max_norm,
+    include_last_offset), on int64 indices with offsets (empty bags, repeats) or a 2-D input, with
+    per_sample_weights requiring grad in mode 'sum'; output, graph and gradients observed."""
+    b = ModuleBuilder(draw)
+    name = b.fresh("m")
+    mode = b.pick(("sum", "mean", "max"))
+    extra = b.pick(({}, {"padding_idx": 2}, {"max_norm": 1.5}, {"include_last_offset": True}))
+    options = {"mode": mode, **extra}
+    weight = [[b.pick(EMBEDDING_VALUES) for _ in range(3)] for _ in range(5)]
+    b.add_module(Module(name, "EmbeddingBag", [5, 3], {"weight": weight}, options))
+    data = draw(st.lists(st.integers(0, 4), min_size=4, max_size=6))
+    i = b.fresh("i")
+    if b.coin() and not options.get("include_last_offset"):
+        data = data[:4]
+        b.bind(i, (2, 2), Leaf(i, [data[:2], data[2:]], "int64"))
+        inputs, bags = [i], 2
+    else:
+        b.bind(i, (len(data),), Leaf(i, data, "int64"))
+        cuts = sorted(draw(st.lists(st.integers(0, len(data)), min_size=2, max_size=3)))
+        cuts = [0, *cuts[1:]] + ([len(data)] if options.get("include_last_offset") else [])
+        o = b.fresh("o")
+        b.bind(o, (len(cuts),), Leaf(o, cuts, "int64"))
+        inputs, bags = [i, o], len(cuts) - (1 if options.get("include_last_offset") else 0)
+    kwargs = {}
+    if mode == "sum" and b.coin():
+        kwargs["per_sample_weights"] = b.input(b.shapes[i], requires_grad=True)
+    out = b.fresh("t")
+    b.bind(out, (bags, 3), CallModule(out, name, inputs, kwargs), tracked=True)
+    b.finish()
+    return b.program()
+
+
+@pytest.mark.rule("MOD-008")
+@examples(0.05)  # 5 programs in ci; first of the rule's tests, so that its fault's session stops early
+@given(data=st.data())
+def test_embedding_bag(data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(embedding_bags(), label="program"), backend, reference)
+
+
 @pytest.mark.rule("MOD-008")
 @pytest.mark.parametrize("options", EMBEDDING_OPTIONS, ids=str)
 @examples(0.2)  # each option set: 20 programs in ci (one small lookup table)
@@ -806,7 +845,7 @@ def module_nodes_params(step: Module) -> tuple[str, ...]:
 
 @pytest.mark.rule("MOD-010")
 @pytest.mark.parametrize("cls", MORE_NORMS)
-@examples(0.1)  # each layer: 10 programs in ci; first in the file, so that its faults' sessions stop early
+@examples(0.05)  # each layer: 5 programs in ci; first of the rule's, so that its faults' sessions stop early
 @given(data=st.data())
 def test_rms_and_instance_norm_layers(
     cls: str, data: st.DataObject, backend: Backend, reference: Backend

@@ -1238,3 +1238,20 @@ def rms_norm_multiplies_by_root_mean_square() -> Iterator[None]:
 
     with patched(_norm, "_inverse_rms", make):
         yield
+
+
+@fault({"MOD-008": ": value"})
+def embedding_bag_last_bag_stops_at_last_offset() -> Iterator[None]:
+    """EmbeddingBag's last bag (without include_last_offset) ends where it starts instead of at the
+    end of the input: the indices after the last offset are dropped."""
+    from impl.nn import _embedding_bag
+
+    def make(original: Callable) -> Callable:
+        def bags(indices: Any, offsets: Any, include_last_offset: bool) -> Any:
+            found = original(indices, offsets, include_last_offset)
+            return found if include_last_offset else [*found[:-1], (found[-1][0], found[-1][0])]
+
+        return bags
+
+    with patched(_embedding_bag, "_bags", make):
+        yield

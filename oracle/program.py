@@ -255,6 +255,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     # the normalisation layers of issue 22 (MOD-010)
     "RMSNorm": ("weight",),
     **{n: ("weight", "bias") for n in "InstanceNorm1d InstanceNorm2d".split()},
+    "EmbeddingBag": ("weight",),  # MOD-008 (issue 22)
     # the activation layers of issue 22 (MOD-018)
     **{n: () for n in "SELU CELU Hardswish Hardsigmoid Hardshrink Softshrink Tanhshrink".split()},
 }

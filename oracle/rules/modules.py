@@ -146,7 +146,9 @@ RULES = [
         "Embedding (padding_idx, negative too, scale_grad_by_freq, max_norm with norm_type, which "
         "renormalises the looked-up rows of the weight in place) gives torch's rows, weight, "
         "EmbeddingBackward0 and its gradient (none at padding_idx, divided by the index counts), "
-        "and the second-order graph of EmbeddingDenseBackwardBackward0.",
+        "and the second-order graph of EmbeddingDenseBackwardBackward0; EmbeddingBag (mode sum, mean "
+        "or max, padding_idx, max_norm, include_last_offset, per_sample_weights) on offsets or a 2-D "
+        "input gives torch's bags, EmbeddingBagBackward0 and gradients.",
         f"{_NN}.Embedding.html",
     ),
     Rule(
