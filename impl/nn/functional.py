@@ -152,6 +152,7 @@ __all__ = [
     "softshrink",
     "tanhshrink",
     "softmin",
+    "gumbel_softmax",
     "glu",
     "prelu",
     "smooth_l1_loss",
@@ -999,3 +1000,20 @@ def multilabel_margin_loss(
     if target.numel() and bool(((target < -1) | (target >= classes)).any()):
         raise RuntimeError("argument #2 'target' is out of range")
     return apply(_margin_losses.MULTILABEL_MARGIN_LOSS, input, target=target, reduction=code)
+
+
+def gumbel_softmax(
+    logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1
+) -> Tensor:
+    """torch's Python: softmax of ``(logits - log(Exponential(1) draws)) / tau`` (the draws from
+    torch's CPU stream); with ``hard`` the one-hot of its maximum, differentiated as the soft sample
+    (``y_hard - y_soft.detach() + y_soft``)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -_creation.empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = _creation.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

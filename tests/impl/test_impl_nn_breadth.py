@@ -597,3 +597,17 @@ BAG_CALLS = [  # include_last_offset's last offset: the input's length (else tor
 
 def test_embedding_bag() -> None:
     check(BAG_CALLS)
+
+
+LOGITS = "torch.tensor([[0.5, -1., 2., 0.], [1.5, 0.25, -0.5, 3.], [2., 2., 1., -1.]], requires_grad=True)"
+# F.gumbel_softmax (issue 22): its Exponential draws on torch's seeded CPU stream, soft or hard
+# (straight-through: one-hot values, the soft sample's gradient), tau, dim, the eps warning; to 5
+# digits: impl's log of the draws is an ulp off torch's vectorized one at some values
+GUMBEL = [
+    f"(lambda x: (torch.manual_seed(7), (lambda y: (y, grads(y, x)))(F.gumbel_softmax(x{kw})))[1])({LOGITS})"
+    for kw in ("", ", tau=0.5", ", hard=True", ", tau=2., hard=True, dim=0", ", eps=1e-5", ", dim=-2")
+]
+
+
+def test_gumbel_softmax() -> None:
+    check(GUMBEL, digits=5)
