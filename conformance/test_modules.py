@@ -352,6 +352,12 @@ def losses(draw: Any, cls: str, soft: bool | None, options: dict) -> Program:
     values = leaf.data if options.get("tied") else None
     prediction, target = b.loss_inputs(prediction, cls, soft, b.draw(st.integers(0, 3)) == 0, ignored, values)
     mean, total, none = (b.apply_loss(cls, prediction, target, r, kwargs) for r in ("mean", "sum", "none"))
+    return backprop_reductions(b, mean, total, none)
+
+
+def backprop_reductions(b: ModuleBuilder, mean: str, total: str, none: str) -> Program:
+    """The program ending in backward from ``total + sum(none * w) + mean`` (``w`` a leaf weighting
+    each unreduced element): each element's gradient flows back with its own incoming gradient."""
     weights = b.input(b.shapes[none], requires_grad=False)
     none = combine(b, "mul", [none, weights], b.shapes[none])
     for term in (combine(b, "sum", [none], ()), mean):
@@ -435,13 +441,7 @@ def margin_losses(draw: Any, cls: str, options: dict) -> Program:
         name = b.fresh("m")
         b.add_module(Module(name, cls, kwargs={"reduction": reduction, **kwargs}))
         values[reduction] = b.call(name, [x, *others], () if reduction != "none" else shape[:-1])
-    none = values["none"]
-    none = combine(b, "mul", [none, b.input(b.shapes[none], requires_grad=False)], b.shapes[none])
-    total = values["sum"]
-    for term in (combine(b, "sum", [none], ()), values["mean"]):
-        total = combine(b, "add", [total, term], ())
-    b.finish()
-    return b.program()
+    return backprop_reductions(b, values["mean"], values["sum"], values["none"])
 
 
 @pytest.mark.rule("MOD-019")
