@@ -160,6 +160,11 @@ COVERAGE: dict[str, coverage.Targets] = {
             and len(np.unique(call.tensor("input"))) < call.tensor("input").size,
         }),
     ),
+    "MOD-019": coverage.Targets(coverage.keywords(
+        *_nn("CosineEmbeddingLoss", "MultiMarginLoss", "MultiLabelSoftMarginLoss"),
+        "nn.TripletMarginWithDistanceLoss",
+        only=("p", "margin", "weight", "swap"),
+    )),
 }
 
 
@@ -347,6 +352,12 @@ def losses(draw: Any, cls: str, soft: bool | None, options: dict) -> Program:
     values = leaf.data if options.get("tied") else None
     prediction, target = b.loss_inputs(prediction, cls, soft, b.draw(st.integers(0, 3)) == 0, ignored, values)
     mean, total, none = (b.apply_loss(cls, prediction, target, r, kwargs) for r in ("mean", "sum", "none"))
+    return backprop_reductions(b, mean, total, none)
+
+
+def backprop_reductions(b: ModuleBuilder, mean: str, total: str, none: str) -> Program:
+    """The program ending in backward from ``total + sum(none * w) + mean`` (``w`` a leaf weighting
+    each unreduced element): each element's gradient flows back with its own incoming gradient."""
     weights = b.input(b.shapes[none], requires_grad=False)
     none = combine(b, "mul", [none, weights], b.shapes[none])
     for term in (combine(b, "sum", [none], ()), mean):
@@ -363,6 +374,84 @@ def test_losses_with_every_reduction(
     case: tuple[str, bool | None, dict], data: st.DataObject, backend: Backend, reference: Backend
 ) -> None:
     check(data.draw(losses(*case), label="program"), backend, reference)
+
+
+# the margin and embedding losses of issue 22, with their options: CosineEmbeddingLoss's margin
+# (targets 1, -1 and 0, int or float), MultiMarginLoss's p, margin and class weight,
+# MultiLabelMarginLoss's targets cut by -1, MultiLabelSoftMarginLoss's weight,
+# TripletMarginWithDistanceLoss's margin and swap. Inputs are multiples of 0.5, so hinge terms
+# land exactly on 0, where torch's kernels count them out.
+MARGIN_CASES: tuple[tuple[str, dict], ...] = (  # an option's tuple: drawn from, None its default
+    ("MultiMarginLoss", {"p": 2, "margin": 0.5, "weight": True}),  # first: its fault's session stops here
+    ("MultiLabelMarginLoss", {}),
+    ("CosineEmbeddingLoss", {"margin": (0.5, None)}),
+    ("MultiMarginLoss", {}),
+    ("MultiLabelSoftMarginLoss", {"weight": (True, None)}),
+    ("TripletMarginWithDistanceLoss", {"margin": (0.5, None), "swap": (True, None)}),
+)
+MARGIN_IDS = ["-".join([cls, *options]) for cls, options in MARGIN_CASES]
+
+
+def _margin_targets(b: ModuleBuilder, cls: str, shape: tuple[int, ...]) -> list[str]:
+    """The tensors a margin loss ``cls`` takes after its input of ``shape``: a second input and
+    +-1 (or 0) targets per row; class indices; class lists cut by -1; probabilities; or a positive
+    and a negative input."""
+    rows, classes = shape[:-1], shape[-1]
+    count = rows[0] if rows else 1
+
+    def leaf(data: Any, dtype: str, target_shape: tuple[int, ...]) -> str:
+        name = b.fresh("y")
+        return b.bind(name, target_shape, Leaf(name, data if rows else data[0], dtype))
+
+    if cls == "CosineEmbeddingLoss":
+        signs = [b.pick((1, -1, -1, 0)) for _ in range(count)]
+        dtype = b.pick(("int64", "float32"))
+        return [b.input(shape), leaf([float(v) for v in signs] if dtype == "float32" else signs, dtype, rows)]
+    if cls == "TripletMarginWithDistanceLoss":
+        return [b.input(shape), b.input(shape)]
+    if cls == "MultiMarginLoss":
+        return [leaf([b.draw(st.integers(0, classes - 1)) for _ in range(count)], "int64", rows)]
+    if cls == "MultiLabelMarginLoss":
+        lists = []
+        for _ in range(count):
+            labels = b.draw(st.lists(st.integers(0, classes - 1), max_size=classes))
+            fill = [b.draw(st.integers(-1, classes - 1)) for _ in range(classes)]
+            lists.append((labels + [-1] + fill)[:classes])
+        return [leaf(lists, "int64", shape)]
+    name = b.fresh("y")
+    return [b.bind(name, shape, Leaf(name, b.probabilities(shape), "float32"))]
+
+
+@st.composite
+def margin_losses(draw: Any, cls: str, options: dict) -> Program:
+    """A margin or embedding loss ``cls`` with ``options`` (MARGIN_CASES; a class weight drawn)
+    with every reduction on one input and the targets it takes; backward from the sum of the
+    three values, the unreduced one weighted per row first (as ``losses``)."""
+    b = ModuleBuilder(draw)
+    shape = b.pick(((3,), (2, 3), (4, 2)))
+    x = b.input(shape, requires_grad=True)
+    others = _margin_targets(b, cls, shape)
+    options = {k: b.pick(v) if isinstance(v, tuple) else v for k, v in options.items()}
+    kwargs = {k: v for k, v in options.items() if k != "weight" and v is not None}
+    if options.get("weight"):
+        kwargs["weight"] = Ref(b.input((shape[-1],), requires_grad=False))
+        b.steps[-1].data = [b.pick(WEIGHT_VALUES) for _ in range(shape[-1])]
+    values = {}
+    for reduction in ("mean", "sum", "none"):
+        name = b.fresh("m")
+        b.add_module(Module(name, cls, kwargs={"reduction": reduction, **kwargs}))
+        values[reduction] = b.call(name, [x, *others], () if reduction != "none" else shape[:-1])
+    return backprop_reductions(b, values["mean"], values["sum"], values["none"])
+
+
+@pytest.mark.rule("MOD-019")
+@pytest.mark.parametrize("case", MARGIN_CASES, ids=MARGIN_IDS)
+@examples(0.05)  # each case: 5 programs in ci
+@given(data=st.data())
+def test_margin_losses_with_every_reduction(
+    case: tuple[str, dict], data: st.DataObject, backend: Backend, reference: Backend
+) -> None:
+    check(data.draw(margin_losses(*case), label="program"), backend, reference)
 
 
 @st.composite
@@ -559,6 +648,47 @@ def embedding_layers(draw: Any, options: dict) -> Program:
     return b.program()
 
 
+@st.composite
+def embedding_bags(draw: Any) -> Program:
+    """EmbeddingBag(5, 3) with drawn weight values and options (mode, padding_idx, max_norm,
+    include_last_offset), on int64 indices with offsets (empty bags, repeats) or a 2-D input, with
+    per_sample_weights requiring grad in mode 'sum'; output, graph and gradients observed."""
+    b = ModuleBuilder(draw)
+    name = b.fresh("m")
+    mode = b.pick(("sum", "mean", "max"))
+    extra = b.pick(({}, {"padding_idx": 2}, {"max_norm": 1.5}, {"include_last_offset": True}))
+    options = {"mode": mode, **extra}
+    weight = [[b.pick(EMBEDDING_VALUES) for _ in range(3)] for _ in range(5)]
+    b.add_module(Module(name, "EmbeddingBag", [5, 3], {"weight": weight}, options))
+    data = draw(st.lists(st.integers(0, 4), min_size=4, max_size=6))
+    i = b.fresh("i")
+    if b.coin() and not options.get("include_last_offset"):
+        data = data[:4]
+        b.bind(i, (2, 2), Leaf(i, [data[:2], data[2:]], "int64"))
+        inputs, bags = [i], 2
+    else:
+        b.bind(i, (len(data),), Leaf(i, data, "int64"))
+        cuts = sorted(draw(st.lists(st.integers(0, len(data)), min_size=2, max_size=3)))
+        cuts = [0, *cuts[1:]] + ([len(data)] if options.get("include_last_offset") else [])
+        o = b.fresh("o")
+        b.bind(o, (len(cuts),), Leaf(o, cuts, "int64"))
+        inputs, bags = [i, o], len(cuts) - (1 if options.get("include_last_offset") else 0)
+    kwargs = {}
+    if mode == "sum" and b.coin():
+        kwargs["per_sample_weights"] = b.input(b.shapes[i], requires_grad=True)
+    out = b.fresh("t")
+    b.bind(out, (bags, 3), CallModule(out, name, inputs, kwargs), tracked=True)
+    b.finish()
+    return b.program()
+
+
+@pytest.mark.rule("MOD-008")
+@examples(0.05)  # 5 programs in ci; first of the rule's tests, so that its fault's session stops early
+@given(data=st.data())
+def test_embedding_bag(data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(embedding_bags(), label="program"), backend, reference)
+
+
 @pytest.mark.rule("MOD-008")
 @pytest.mark.parametrize("options", EMBEDDING_OPTIONS, ids=str)
 @examples(0.2)  # each option set: 20 programs in ci (one small lookup table)
@@ -649,6 +779,7 @@ def test_pooling_layers(cls: str, data: st.DataObject, backend: Backend, referen
 
 
 NORMS = ("BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm")
+MORE_NORMS = ("InstanceNorm1d", "RMSNorm", "InstanceNorm2d")  # issue 22
 
 
 def norm_layer(b: ModuleBuilder, cls: str) -> tuple[list, dict, tuple[int, ...]]:
@@ -668,6 +799,18 @@ def norm_layer(b: ModuleBuilder, cls: str) -> tuple[list, dict, tuple[int, ...]]
         kwargs.update(b.pick(({}, {"elementwise_affine": False}, {"bias": False})))
         return [list(normalized) if len(normalized) > 1 or b.coin() else normalized[0]], kwargs, (
             *b.pick(((), (2,), (2, 2))), *normalized)
+    if cls == "RMSNorm":  # eps left at None (the dtype's epsilon) or drawn above
+        normalized = b.pick(((3,), (2, 3)))
+        kwargs.update(b.pick(({}, {"elementwise_affine": False})))
+        return [list(normalized) if len(normalized) > 1 else normalized[0]], kwargs, (
+            *b.pick(((), (2,), (2, 2))), *normalized)
+    if cls.startswith("InstanceNorm"):  # affine given either way: its default is False
+        c = b.pick((1, 2, 3))
+        kwargs["affine"] = b.coin()
+        tracked = {"track_running_stats": True}
+        kwargs.update(b.pick(({}, tracked, {**tracked, "momentum": None}, {**tracked, "momentum": 0.5})))
+        spatial = b.pick(((2, 2), (1, 3))) if cls == "InstanceNorm2d" else b.pick(((3,), (2,)))
+        return [c], kwargs, (*b.pick(((), (2,))), c, *spatial)
     groups, c = b.pick(((1, 2), (2, 4), (3, 3), (2, 2)))
     kwargs.update(b.pick(({}, {"affine": False}, {"bias": False})))
     return [groups, c], kwargs, (2, c, *b.pick(((), (3,), (2, 2))))
@@ -698,6 +841,16 @@ def norm_layers(draw: Any, cls: str) -> Program:
 
 def module_nodes_params(step: Module) -> tuple[str, ...]:
     return parameter_names(step.cls, step.kwargs)
+
+
+@pytest.mark.rule("MOD-010")
+@pytest.mark.parametrize("cls", MORE_NORMS)
+@examples(0.05)  # each layer: 5 programs in ci; first of the rule's, so that its faults' sessions stop early
+@given(data=st.data())
+def test_rms_and_instance_norm_layers(
+    cls: str, data: st.DataObject, backend: Backend, reference: Backend
+) -> None:
+    check(data.draw(norm_layers(cls), label="program"), backend, reference)
 
 
 @pytest.mark.rule("MOD-010")

@@ -1244,3 +1244,75 @@ def pad_replication3d_reflects() -> Iterator[None]:
 
     with patched(ReplicationPad3d, "mode", lambda _original: "reflect"):
         yield
+
+
+@fault({"MOD-019": ": value"})
+def multi_margin_weight_of_other_class() -> Iterator[None]:
+    """MultiMarginLoss weighs each hinge term by the weight of the other class ``d`` instead of
+    the target class's."""
+    from impl.nn import _margin_losses
+
+    def row(row: Any, idx: int, p: int, margin: Any, w: Any) -> Any:
+        dt = row.dtype.type
+        total, z = dt(0), (margin - row[idx]) + row
+        for d in range(row.shape[0]):
+            if d != idx and z[d] > 0:
+                h = z[d] if p == 1 else z[d] * z[d]
+                total = dt(total + (h * w[d] if w is not None else h))
+        return dt(total / dt(row.shape[0])), z
+
+    with patched(_margin_losses, "_multi_margin_row", lambda _orig: row):
+        yield
+
+
+@fault({"MOD-019": ": value"})
+def multilabel_margin_skips_terminator() -> Iterator[None]:
+    """MultiLabelMarginLoss skips a -1 in the target instead of ending the frame's classes there,
+    so the entries after it count as targets too."""
+    from impl.nn import _margin_losses
+
+    with patched(_margin_losses, "_labels", lambda _orig: lambda t: [int(v) for v in t if v >= 0]):
+        yield
+
+
+@fault({"MOD-010": "graph differs"})
+def instance_norm_statistics_over_batch() -> Iterator[None]:
+    """F.instance_norm normalises each channel over the whole batch (batch norm of the input as it
+    is, without the per-sample view) instead of over each sample's own spatial elements."""
+    from impl.nn import _norm
+    from impl.nn import functional as F
+
+    def instance_norm(input: Any, running_mean: Any = None, running_var: Any = None, *args: Any) -> Any:
+        return _norm.batch_norm(input, running_mean, running_var, *args)
+
+    with patched(F, "instance_norm", lambda _orig: instance_norm):
+        yield
+
+
+@fault({"MOD-010": ": value"})
+def rms_norm_multiplies_by_root_mean_square() -> Iterator[None]:
+    """F.rms_norm multiplies the input by ``sqrt(mean(x^2) + eps)`` instead of its reciprocal."""
+    from impl.nn import _norm
+
+    def make(original: Callable) -> Callable:
+        return lambda x, dims, eps: original(x, dims, eps).reciprocal()
+
+    with patched(_norm, "_inverse_rms", make):
+        yield
+
+
+@fault({"MOD-008": ": value"})
+def embedding_bag_last_bag_stops_at_last_offset() -> Iterator[None]:
+    """EmbeddingBag's last bag (without include_last_offset) ends where it starts instead of at the
+    end of the input: the indices after the last offset are dropped."""
+    from impl.nn import _embedding_bag
+
+    def make(original: Callable) -> Callable:
+        def bags(indices: Any, offsets: Any, include_last_offset: bool) -> Any:
+            found = original(indices, offsets, include_last_offset)
+            return found if include_last_offset else [*found[:-1], (found[-1][0], found[-1][0])]
+
+        return bags
+
+    with patched(_embedding_bag, "_bags", make):
+        yield

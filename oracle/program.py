@@ -257,6 +257,13 @@ MODULES: dict[str, tuple[str, ...]] = {
     "TransformerEncoderLayer": (),
     "TransformerDecoderLayer": (),
     **{n: () for n in "SmoothL1Loss KLDivLoss".split()},  # MOD-004 (issue 22)
+    # the margin and embedding losses of issue 22 (MOD-019)
+    **{n: () for n in "CosineEmbeddingLoss MultiMarginLoss MultiLabelMarginLoss".split()},
+    **{n: () for n in "MultiLabelSoftMarginLoss TripletMarginWithDistanceLoss".split()},
+    # the normalisation layers of issue 22 (MOD-010)
+    "RMSNorm": ("weight",),
+    **{n: ("weight", "bias") for n in "InstanceNorm1d InstanceNorm2d".split()},
+    "EmbeddingBag": ("weight",),  # MOD-008 (issue 22)
     # the activation layers of issue 22 (MOD-018)
     **{n: () for n in "SELU CELU Hardswish Hardsigmoid Hardshrink Softshrink Tanhshrink".split()},
     # the spatial layers of issue 22 (MOD-020)

@@ -16,10 +16,12 @@ from typing import Any
 
 import numpy as np
 
-from impl import _creation
+from impl import _creation, dtypes
 from impl import _grad_mode as grad_mode
+from impl._ops.elementwise import add_scalar
 from impl._ops.table import D, OpDef, apply
 from impl._tensor import Tensor
+from impl._warn import warn_once
 
 
 def _stats(a: Any, axes: tuple[int, ...], eps: float) -> tuple[Any, Any, Any]:
@@ -246,14 +248,12 @@ def _ln_jvp(c: Any) -> Tensor:
     return _affine_jvp(c, term, normalized, tuple(c.weight.shape))
 
 
-def layer_norm(
-    input: Tensor,
-    normalized_shape: Any,
-    weight: Tensor | None = None,
-    bias: Tensor | None = None,
-    eps: float = 1e-5,
-) -> Tensor:
-    """Normalise over the last ``len(normalized_shape)`` dims, then scale and shift elementwise."""
+def _normalized_shape(
+    input: Tensor, normalized_shape: Any, weight: Tensor | None, bias: Tensor | None, star: str = "*, "
+) -> tuple:
+    """``normalized_shape`` as a tuple, checked as torch's layer_norm and rms_norm check it
+    against the weight, the bias and the input's last dims (``star``: what their messages put
+    before those dims: layer_norm's "*, ", rms_norm's "*")."""
     shape = (normalized_shape,) if isinstance(normalized_shape, int) else tuple(normalized_shape)
     for name, t in (("weight", weight), ("bias", bias)):
         if t is not None and tuple(t.shape) != shape:
@@ -264,9 +264,21 @@ def layer_norm(
     k = len(shape)
     if input.dim() < k or tuple(input.shape[input.dim() - k :]) != shape:
         raise RuntimeError(
-            f"Given normalized_shape={list(shape)}, expected input with shape [*, "
+            f"Given normalized_shape={list(shape)}, expected input with shape [{star}"
             f"{', '.join(map(str, shape))}], but got input of size{list(input.shape)}"
         )
+    return shape
+
+
+def layer_norm(
+    input: Tensor,
+    normalized_shape: Any,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    eps: float = 1e-5,
+) -> Tensor:
+    """Normalise over the last ``len(normalized_shape)`` dims, then scale and shift elementwise."""
+    shape = _normalized_shape(input, normalized_shape, weight, bias)
     w, b = _placeholders(weight, bias, shape, input)
     return apply(NATIVE_LAYER_NORM, input, w, b, normalized_shape=shape, eps=eps)
 
@@ -365,3 +377,76 @@ def group_norm(
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
     w, b = _placeholders(weight, bias, (c,), input)
     return apply(NATIVE_GROUP_NORM, input, w, b, group=int(num_groups), eps=eps)
+
+
+# -- rms norm, instance norm ----------------------------------------------------------------------
+RMS_MISMATCH = (
+    "Mismatch dtype between input and weight: input dtype = {}, weight dtype = {}, Cannot dispatch to "
+    "fused implementation. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/"
+    "layer_norm.cpp:346.)"
+)
+CPP_TYPE_NAMES = {
+    "float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16"
+}
+"""The C++ type names torch's messages give the dtypes (caffe2::TypeMeta's)."""
+
+
+def _inverse_rms(x: Tensor, dims: list[int], eps: float) -> Tensor:
+    """``rsqrt(mean(x^2 over dims, keepdim) + eps)``, as ATen's ops (AddBackward1: add.Scalar)."""
+    return add_scalar(x.pow(2).mean(dims, keepdim=True), eps).rsqrt()
+
+
+def rms_norm(
+    input: Tensor, normalized_shape: Any, weight: Tensor | None = None, eps: float | None = None
+) -> Tensor:
+    """ATen's composite: ``x * rsqrt(mean(x^2 over the last dims) + eps)`` (times ``weight``), in
+    float32 for the half types; ``eps`` defaults to the computation dtype's machine epsilon (a
+    given one is rounded to float32 there). (torch runs a fused kernel where nothing requires
+    grad; it gives the composite's values.) A weight of another dtype warns once, as torch's."""
+    shape = _normalized_shape(input, normalized_shape, weight, None, star="*")
+    if weight is not None and weight.dtype is not input.dtype:
+        names = (CPP_TYPE_NAMES.get(t.dtype.name, t.dtype.name) for t in (input, weight))
+        warn_once("rms_norm fused", RMS_MISMATCH.format(*names), stacklevel=3)
+    dims = [input.dim() - i - 1 for i in range(len(shape))]
+    x = input if input.dtype in (dtypes.float32, dtypes.float64) else input.to(dtypes.float32)
+    if x.dtype is dtypes.float32:
+        eps = float(np.float32(np.finfo(np.float32).eps if eps is None else eps))
+    elif eps is None:
+        eps = float(np.finfo(np.float64).eps)
+    out = x.mul(_inverse_rms(x, dims, eps))
+    if weight is not None:
+        out = out.mul(weight)
+    return out.type_as(input)
+
+
+def instance_norm(
+    input: Tensor,
+    running_mean: Tensor | None = None,
+    running_var: Tensor | None = None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    use_input_stats: bool = True,
+    momentum: float = 0.1,
+    eps: float = 1e-5,
+) -> Tensor:
+    """ATen's composite: batch norm of the input viewed as one sample of ``batch * channels``
+    channels, weight, bias and running statistics repeated per sample (RepeatBackward0), viewed
+    back; the running statistics become the mean of their per-sample updates."""
+    if use_input_stats and int(np.prod(input.shape[2:], dtype=np.int64)) == 1:
+        raise ValueError(
+            f"Expected more than 1 spatial element when training, got input size {input.size()}"
+        )
+    if not use_input_stats and (running_mean is None or running_var is None):
+        raise RuntimeError(
+            "Expected running_mean and running_var to be defined when use_input_stats is false"
+        )
+    b, c = input.shape[0], input.shape[1]
+    repeated = [None if t is None else t.repeat(b) for t in (weight, bias, running_mean, running_var)]
+    reshaped = input.contiguous().view(1, b * c, *input.shape[2:])
+    weight, bias, means, variances = repeated
+    out = batch_norm(reshaped, means, variances, weight, bias, use_input_stats, momentum, eps)
+    with grad_mode.no_grad():
+        for running, updated in zip((running_mean, running_var), (means, variances), strict=True):
+            if running is not None:
+                running.copy_(updated.view(b, c).mean(0))
+    return out.view(input.shape)

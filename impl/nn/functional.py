@@ -16,7 +16,7 @@ from impl import _grad_mode as grad_mode
 from impl._ops import products, unary_math
 from impl._ops.activations import hardshrink, prelu  # noqa: F401  (re-exported)
 from impl._ops.distances import cosine_similarity, pairwise_distance  # noqa: F401  (re-exported)
-from impl._ops.elementwise import add_scalar, mul_scalar, scalar_minus
+from impl._ops.elementwise import add_scalar, mul_scalar, scalar_minus, sub_scalar
 from impl._ops.inplace import apply_inplace, check_inplace
 from impl._ops.pointwise_ternary import where
 from impl._ops.products import bilinear_op as bilinear  # noqa: F401  (re-exported: torch's F.bilinear)
@@ -25,7 +25,7 @@ from impl._signatures import invalid_call
 from impl._tensor import Tensor
 from impl._xp import to_numpy
 from impl.dtypes import legacy_name
-from impl.nn import _activations, _losses
+from impl.nn import _activations, _losses, _margin_losses
 from impl.nn._activations import (  # noqa: F401  (re-exported)
     _float_only,
     elu,
@@ -62,6 +62,7 @@ from impl.nn._dropout import (  # noqa: F401  (re-exported)
     feature_alpha_dropout,
 )
 from impl.nn._embedding import embedding  # noqa: F401  (re-exported)
+from impl.nn._embedding_bag import embedding_bag  # noqa: F401  (re-exported)
 from impl.nn._fold import fold, unfold  # noqa: F401  (re-exported)
 from impl.nn._grid_sample import affine_grid, grid_sample  # noqa: F401  (re-exported)
 from impl.nn._interpolate import (  # noqa: F401  (re-exported)
@@ -70,7 +71,7 @@ from impl.nn._interpolate import (  # noqa: F401  (re-exported)
     upsample_bilinear,
     upsample_nearest,
 )
-from impl.nn._norm import batch_norm, group_norm, layer_norm  # noqa: F401  (re-exported)
+from impl.nn._norm import batch_norm, group_norm, instance_norm, layer_norm, rms_norm  # noqa: F401
 from impl.nn._pad import pad
 from impl.nn._pixel_shuffle import (  # noqa: F401  (re-exported)
     channel_shuffle,
@@ -153,6 +154,9 @@ __all__ = [
     "batch_norm",
     "layer_norm",
     "group_norm",
+    "rms_norm",
+    "embedding_bag",
+    "instance_norm",
     "scaled_dot_product_attention",
     "normalize",
     "selu",
@@ -165,6 +169,7 @@ __all__ = [
     "softshrink",
     "tanhshrink",
     "softmin",
+    "gumbel_softmax",
     "glu",
     "prelu",
     "smooth_l1_loss",
@@ -175,6 +180,11 @@ __all__ = [
     "poisson_nll_loss",
     "gaussian_nll_loss",
     "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
+    "cosine_embedding_loss",
+    "multilabel_soft_margin_loss",
+    "multi_margin_loss",
+    "multilabel_margin_loss",
     "pixel_shuffle",
     "pixel_unshuffle",
     "interpolate",
@@ -847,3 +857,194 @@ def triplet_margin_loss(
         dist_neg = api.FUNCTIONS["min"](dist_neg, pairwise_distance(positive, negative, p, eps))
     output = (add_scalar(dist_pos, margin) - dist_neg).clamp_min(0)
     return _reduce(output, code)
+
+
+def triplet_margin_with_distance_loss(
+    anchor: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    *,
+    distance_function: Any = None,
+    margin: float = 1.0,
+    swap: bool = False,
+    reduction: str = "mean",
+) -> Tensor:
+    """torch's Python: ``clamp_min(margin + d(a, p) - d(a, n), 0)`` with ``distance_function``
+    (pairwise_distance by default; the smaller of d(a, n) and d(p, n) with ``swap``)."""
+    if reduction not in ("mean", "sum", "none"):
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    if margin <= 0:
+        raise ValueError(f"margin must be greater than 0, got {margin}")
+    dims = (anchor.ndim, positive.ndim, negative.ndim)
+    if len(set(dims)) != 1:
+        raise RuntimeError(
+            "The anchor, positive, and negative tensors are expected to have the same number of "
+            f"dimensions, but got: anchor {dims[0]}D, positive {dims[1]}D, and negative {dims[2]}D inputs"
+        )
+    distance = distance_function if distance_function is not None else pairwise_distance
+    dist_pos = distance(anchor, positive)
+    dist_neg = distance(anchor, negative)
+    if swap:
+        dist_neg = api.FUNCTIONS["minimum"](dist_neg, distance(positive, negative))
+    return _reduce((margin + dist_pos - dist_neg).clamp_min(0), reduction)
+
+
+COSINE_EPSILON = float(np.float32(1e-12))  # ATen's constexpr float EPSILON, passed as a double
+
+
+def cosine_embedding_loss(
+    input1: Tensor,
+    input2: Tensor,
+    target: Tensor,
+    margin: float = 0,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """ATen's composite: ``cos = sum(x1 x2) / sqrt((sum(x1^2) + eps) (sum(x2^2) + eps))``, then
+    ``1 - cos`` where the target is 1 and ``max(cos - margin, 0)`` where it is -1 (0 elsewhere)."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    code = _reduction_code(reduction)
+    dim = target.dim()
+    if dim > 1:
+        raise RuntimeError("0D or 1D target tensor expected, multi-target not supported")
+    if input1.dim() != dim + 1 or input2.dim() != dim + 1:
+        raise RuntimeError(
+            f"{dim}D target tensor expects {dim + 1}D input tensors, but found inputs with sizes "
+            f"{list(input1.shape)} and {list(input2.shape)}.".replace("'", "")
+        )
+    prod_sum = (input1 * input2).sum(dim)
+    mag_square1 = add_scalar((input1 * input1).sum(dim), COSINE_EPSILON)
+    mag_square2 = add_scalar((input2 * input2).sum(dim), COSINE_EPSILON)
+    cos = prod_sum / (mag_square1 * mag_square2).sqrt_()
+    zeros = _creation.zeros_like(cos)
+    pos = _creation.full_like(cos, 1).sub_(cos)
+    neg = sub_scalar(cos, margin).clamp_min_(0)
+    return _reduce(where(target == 1, pos, zeros) + where(target == -1, neg, zeros), code)
+
+
+def multilabel_soft_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """torch's Python: ``-(t logsigmoid(x) + (1 - t) logsigmoid(-x))`` (times ``weight``) summed
+    over the classes and divided by their count, then reduced."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    loss = -(target * logsigmoid(input) + (1 - target) * logsigmoid(-input))
+    if weight is not None:
+        loss = loss * weight
+    class_dim = input.dim() - 1
+    loss = loss.sum(dim=class_dim) / input.size(class_dim)
+    if reduction not in ("none", "mean", "sum"):
+        raise ValueError(reduction + " is not valid")
+    return _reduce(loss, reduction)
+
+
+def _margin_frames(input: Tensor) -> int:
+    """The frame count of torch's margin-loss shape checks, which refuse empty or N-d inputs."""
+    dims = input.dim()
+    if not (dims == 0 or dims <= 2 and input.shape[-1] != 0):
+        raise RuntimeError(
+            "Expected non-empty vector or matrix with optional 0-dim batch size, but got: "
+            + str(list(input.shape))
+        )
+    return input.shape[0] if dims == 2 else 1
+
+
+def _margin_dtypes(input: Tensor, target: Tensor, kernel: str) -> None:
+    if target.dtype is not dtypes.int64:
+        raise RuntimeError(f"expected scalar type Long but found {dtypes.scalar_type(target.dtype)}")
+    if not input.dtype.is_floating_point or input.dtype in (dtypes.float16, dtypes.bfloat16):
+        raise dtypes.kernel_missing(kernel, input.dtype)
+
+
+def multi_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    p: int = 1,
+    margin: float = 1.0,
+    weight: Tensor | None = None,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """torch's kernel (MultiMarginLossBackward0): per frame the mean over the other classes of
+    ``max(0, margin - x[y] + x[d])^p`` (times ``weight[y]``)."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    code = _reduction_code(reduction)
+    if p != 1 and p != 2:
+        raise ValueError("only p == 1 and p == 2 supported")
+    if weight is not None and weight.dim() != 1:
+        raise ValueError("weight must be one-dimensional")
+    nframe = _margin_frames(input)
+    if target.dim() > 1 or target.numel() != nframe:
+        raise RuntimeError(
+            "multi_margin_loss: target tensor should be 1-D with size equal to the number of input samples "
+            f"(batch size). Expected target size [{nframe}], but got {list(target.shape)}. Input has shape "
+            f"{list(input.shape)}."
+        )
+    classes = 1 if input.dim() == 0 else input.shape[-1]
+    if weight is not None:
+        if weight.numel() != classes:
+            raise RuntimeError(f"inconsistent weight size, expected {classes} but got {list(weight.shape)}")
+        if weight.requires_grad and grad_mode.is_grad_enabled():
+            raise RuntimeError(_not_differentiable("multi_margin_loss", "weight"))
+    _margin_dtypes(input, target, "multi_margin_loss_cpu_kernel")
+    if weight is not None and weight.dtype is not input.dtype:
+        names = (dtypes.scalar_type(input.dtype), dtypes.scalar_type(weight.dtype))
+        raise RuntimeError("expected scalar type {} but found {}".format(*names))
+    if bool(((target < 0) | (target >= classes)).any()):
+        raise RuntimeError("target out of range")
+    w = None if weight is None else weight.detach()
+    options = {"p": int(p), "margin": float(margin), "weight": w, "reduction": code}
+    return apply(_margin_losses.MULTI_MARGIN_LOSS, input, target=target, **options)
+
+
+def multilabel_margin_loss(
+    input: Tensor,
+    target: Tensor,
+    size_average: bool | None = None,
+    reduce: bool | None = None,
+    reduction: str = "mean",
+) -> Tensor:
+    """torch's kernel (MultilabelMarginLossBackward0): per frame the sum of ``max(0, 1 - x[y] +
+    x[d])`` over its targets ``y`` (the entries before the first -1) and other classes ``d``,
+    divided by the class count."""
+    if size_average is not None or reduce is not None:
+        reduction = _legacy_reduction(size_average, reduce, reduction)
+    code = _reduction_code(reduction)
+    nframe = _margin_frames(input)
+    classes = 1 if input.dim() == 0 else input.shape[-1]
+    expected = (nframe, classes) if input.dim() == 2 else None
+    if (tuple(target.shape) != expected) if expected else (target.dim() > 1 or target.numel() != classes):
+        raise RuntimeError(
+            f"inconsistent target size: {list(target.shape)} for input of size: {list(input.shape)}"
+        )
+    _margin_dtypes(input, target, "multilabel_margin_loss_forward_out_frame")
+    if target.numel() and bool(((target < -1) | (target >= classes)).any()):
+        raise RuntimeError("argument #2 'target' is out of range")
+    return apply(_margin_losses.MULTILABEL_MARGIN_LOSS, input, target=target, reduction=code)
+
+
+def gumbel_softmax(
+    logits: Tensor, tau: float = 1, hard: bool = False, eps: float = 1e-10, dim: int = -1
+) -> Tensor:
+    """torch's Python: softmax of ``(logits - log(Exponential(1) draws)) / tau`` (the draws from
+    torch's CPU stream); with ``hard`` the one-hot of its maximum, differentiated as the soft sample
+    (``y_hard - y_soft.detach() + y_soft``)."""
+    if eps != 1e-10:
+        warnings.warn("`eps` parameter is deprecated and has no effect.", stacklevel=2)
+    gumbels = -_creation.empty_like(logits).exponential_().log()
+    y_soft = ((logits + gumbels) / tau).softmax(dim)
+    if not hard:
+        return y_soft
+    index = y_soft.max(dim, keepdim=True)[1]
+    y_hard = _creation.zeros_like(logits).scatter_(dim, index, 1.0)
+    return y_hard - y_soft.detach() + y_soft

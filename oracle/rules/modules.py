@@ -146,7 +146,9 @@ RULES = [
         "Embedding (padding_idx, negative too, scale_grad_by_freq, max_norm with norm_type, which "
         "renormalises the looked-up rows of the weight in place) gives torch's rows, weight, "
         "EmbeddingBackward0 and its gradient (none at padding_idx, divided by the index counts), "
-        "and the second-order graph of EmbeddingDenseBackwardBackward0.",
+        "and the second-order graph of EmbeddingDenseBackwardBackward0; EmbeddingBag (mode sum, mean "
+        "or max, padding_idx, max_norm, include_last_offset, per_sample_weights) on offsets or a 2-D "
+        "input gives torch's bags, EmbeddingBagBackward0 and gradients.",
         f"{_NN}.Embedding.html",
     ),
     Rule(
@@ -164,7 +166,11 @@ RULES = [
         "BatchNorm1d/2d normalise by the batch's statistics in training and update running_mean, the "
         "unbiased running_var (momentum, or a cumulative average with momentum=None) and "
         "num_batches_tracked, and by the running statistics in eval mode; LayerNorm and GroupNorm "
-        "normalise per sample; all with torch's values, Native*NormBackward0 nodes and gradients.",
+        "normalise per sample; all with torch's values, Native*NormBackward0 nodes and gradients. "
+        "InstanceNorm1d/2d (affine, track_running_stats, momentum; batched or not) normalise each "
+        "sample's channels through batch norm of a per-sample view (running statistics the mean of "
+        "the samples' updates), RMSNorm (eps, elementwise_affine) by rsqrt(mean(x^2) + eps) as "
+        "ATen's composite, with torch's values, graphs and gradients.",
         f"{_NN}.BatchNorm2d.html",
     ),
     Rule(
@@ -267,6 +273,16 @@ RULES = [
         "AffineGridGeneratorBackward0 and GridSampler2DBackward0/3D nodes, gradients of input, grid "
         "and theta, warnings and errors.",
         f"{_NN}.Fold.html",
+    ),
+    Rule(
+        "MOD-019",
+        MODULES,
+        "CosineEmbeddingLoss (margin; targets 1, -1 and 0, integer or float), MultiMarginLoss (p, "
+        "margin, class weight), MultiLabelMarginLoss (each frame's classes up to its first -1), "
+        "MultiLabelSoftMarginLoss (weight) and TripletMarginWithDistanceLoss (margin, swap) give "
+        "torch's values, graphs (MultiMarginLossBackward0, MultilabelMarginLossBackward0, the "
+        "composites' nodes) and gradients with every reduction, hinge terms at exactly 0 counted out.",
+        f"{_NN}.MultiMarginLoss.html",
     ),
     Rule(
         "OPT-001",

@@ -1,6 +1,15 @@
 """torch.nn.modules: the Module base class and the layers built on it."""
 
-from impl.nn.modules.activation import LeakyReLU, LogSoftmax, ReLU, Sigmoid, Softmax, Tanh, Threshold
+from impl.nn.modules.activation import (
+    LeakyReLU,
+    LogSoftmax,
+    ReLU,
+    Sigmoid,
+    Softmax,
+    Softmax2d,
+    Tanh,
+    Threshold,
+)
 from impl.nn.modules.activation_more import (
     CELU,
     ELU,
@@ -50,6 +59,7 @@ from impl.nn.modules.linear import Bilinear, Identity, Linear
 from impl.nn.modules.loss import (
     BCELoss,
     BCEWithLogitsLoss,
+    CosineEmbeddingLoss,
     CrossEntropyLoss,
     GaussianNLLLoss,
     HingeEmbeddingLoss,
@@ -58,14 +68,26 @@ from impl.nn.modules.loss import (
     L1Loss,
     MarginRankingLoss,
     MSELoss,
+    MultiLabelMarginLoss,
+    MultiLabelSoftMarginLoss,
+    MultiMarginLoss,
     NLLLoss,
     PoissonNLLLoss,
     SmoothL1Loss,
     SoftMarginLoss,
     TripletMarginLoss,
+    TripletMarginWithDistanceLoss,
 )
 from impl.nn.modules.module import Module
-from impl.nn.modules.normalization import BatchNorm1d, BatchNorm2d, GroupNorm, LayerNorm
+from impl.nn.modules.normalization import (
+    BatchNorm1d,
+    BatchNorm2d,
+    GroupNorm,
+    InstanceNorm1d,
+    InstanceNorm2d,
+    LayerNorm,
+    RMSNorm,
+)
 from impl.nn.modules.padding import (
     ChannelShuffle,
     CircularPad1d,
@@ -104,7 +126,7 @@ from impl.nn.modules.pooling import (
     MaxUnpool2d,
 )
 from impl.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
-from impl.nn.modules.sparse import Embedding
+from impl.nn.modules.sparse import Embedding, EmbeddingBag
 from impl.nn.modules.transformer import (
     Transformer,
     TransformerDecoder,
@@ -143,6 +165,7 @@ __all__ = [
     "Sigmoid",
     "Tanh",
     "Softmax",
+    "Softmax2d",
     "LogSoftmax",
     "GELU",
     "SiLU",
@@ -164,6 +187,7 @@ __all__ = [
     "Softmin",
     "GLU",
     "Embedding",
+    "EmbeddingBag",
     "RNNBase",
     "RNN",
     "LSTM",
@@ -191,6 +215,9 @@ __all__ = [
     "BatchNorm2d",
     "LayerNorm",
     "GroupNorm",
+    "InstanceNorm1d",
+    "InstanceNorm2d",
+    "RMSNorm",
     "Sequential",
     "ModuleList",
     "ModuleDict",
@@ -211,6 +238,11 @@ __all__ = [
     "PoissonNLLLoss",
     "GaussianNLLLoss",
     "TripletMarginLoss",
+    "CosineEmbeddingLoss",
+    "MultiLabelMarginLoss",
+    "MultiLabelSoftMarginLoss",
+    "MultiMarginLoss",
+    "TripletMarginWithDistanceLoss",
     "ZeroPad1d",
     "ZeroPad2d",
     "ConstantPad1d",

@@ -1,4 +1,4 @@
-"""Activation modules: ReLU, LeakyReLU, Threshold, Sigmoid, Tanh, Softmax, LogSoftmax."""
+"""Activation modules: ReLU, LeakyReLU, Threshold, Sigmoid, Tanh, Softmax, Softmax2d, LogSoftmax."""
 
 from __future__ import annotations
 
@@ -67,6 +67,15 @@ class Softmax(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class Softmax2d(Module):
+    """Softmax over the channels (dim -3) of a 3-D or 4-D input."""
+
+    def forward(self, input: Tensor) -> Tensor:
+        if input.dim() not in (3, 4):
+            raise ValueError(f"Softmax2d: expected input to be 3D or 4D, got {input.dim()}D instead")
+        return F.softmax(input, -3, _stacklevel=5)
 
 
 class LogSoftmax(Module):

@@ -1,11 +1,15 @@
 """Loss modules: MSELoss, L1Loss, NLLLoss, CrossEntropyLoss, BCELoss, BCEWithLogitsLoss,
 SmoothL1Loss, SoftMarginLoss, KLDivLoss, MarginRankingLoss, HingeEmbeddingLoss, PoissonNLLLoss,
-GaussianNLLLoss, TripletMarginLoss."""
+GaussianNLLLoss, TripletMarginLoss, CosineEmbeddingLoss, MultiLabelMarginLoss, MultiLabelSoftMarginLoss,
+MultiMarginLoss, TripletMarginWithDistanceLoss."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from impl._tensor import Tensor
 from impl.nn import functional as F
+from impl.nn.modules.distance import PairwiseDistance
 from impl.nn.modules.module import Module
 
 
@@ -121,7 +125,9 @@ class BCEWithLogitsLoss(_Loss):
         )
 
 
-class MarginRankingLoss(_Loss):
+class _MarginLoss(_Loss):
+    """A loss with a ``margin`` (first argument) before the reduction arguments."""
+
     def __init__(
         self,
         margin: float = 0.0,
@@ -132,6 +138,8 @@ class MarginRankingLoss(_Loss):
         super().__init__(size_average, reduce, reduction)
         self.margin = margin
 
+
+class MarginRankingLoss(_MarginLoss):
     def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
         return F.margin_ranking_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
 
@@ -232,4 +240,68 @@ class TripletMarginLoss(_Loss):
         return F.triplet_margin_loss(
             anchor, positive, negative, margin=self.margin, p=self.p, eps=self.eps, swap=self.swap,
             reduction=self.reduction,
+        )
+
+
+class CosineEmbeddingLoss(_MarginLoss):
+    def forward(self, input1: Tensor, input2: Tensor, target: Tensor) -> Tensor:
+        return F.cosine_embedding_loss(input1, input2, target, margin=self.margin, reduction=self.reduction)
+
+
+class MultiLabelMarginLoss(_Loss):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_margin_loss(input, target, reduction=self.reduction)
+
+
+class MultiLabelSoftMarginLoss(_WeightedLoss):
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multilabel_soft_margin_loss(input, target, weight=self.weight, reduction=self.reduction)
+
+
+class MultiMarginLoss(_WeightedLoss):
+    def __init__(
+        self,
+        p: int = 1,
+        margin: float = 1.0,
+        weight: Tensor | None = None,
+        size_average: bool | None = None,
+        reduce: bool | None = None,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(weight, size_average, reduce, reduction)
+        if p != 1 and p != 2:
+            raise ValueError("only p == 1 and p == 2 supported")
+        if weight is not None and weight.dim() != 1:
+            raise ValueError(
+                f"MultiMarginLoss: expected weight to be None or 1D tensor, got {weight.dim()}D instead"
+            )
+        self.p, self.margin = p, margin
+
+    def forward(self, input: Tensor, target: Tensor) -> Tensor:
+        return F.multi_margin_loss(
+            input, target, p=self.p, margin=self.margin, weight=self.weight, reduction=self.reduction
+        )
+
+
+class TripletMarginWithDistanceLoss(_Loss):
+    def __init__(
+        self,
+        *,
+        distance_function: Any = None,
+        margin: float = 1.0,
+        swap: bool = False,
+        reduction: str = "mean",
+    ) -> None:
+        super().__init__(size_average=None, reduce=None, reduction=reduction)
+        if margin <= 0:
+            raise ValueError(
+                f"TripletMarginWithDistanceLoss: expected margin to be greater than 0, got {margin} instead"
+            )
+        self.distance_function = distance_function if distance_function is not None else PairwiseDistance()
+        self.margin, self.swap = margin, swap
+
+    def forward(self, anchor: Tensor, positive: Tensor, negative: Tensor) -> Tensor:
+        return F.triplet_margin_with_distance_loss(
+            anchor, positive, negative, distance_function=self.distance_function, margin=self.margin,
+            swap=self.swap, reduction=self.reduction,
         )

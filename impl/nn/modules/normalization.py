@@ -1,8 +1,9 @@
-"""BatchNorm1d/2d (running statistics as buffers, momentum None: a cumulative average), LayerNorm
-and GroupNorm, with torch's attributes, state_dict keys and printed forms."""
+"""BatchNorm1d/2d (running statistics as buffers, momentum None: a cumulative average), LayerNorm,
+GroupNorm, InstanceNorm1d/2d and RMSNorm, with torch's attributes, state_dict keys and printed forms."""
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from impl import _creation, dtypes
@@ -187,3 +188,98 @@ class GroupNorm(Module):
             f"{self.num_groups}, {self.num_channels}, eps={self.eps}, affine={self.affine}, "
             f"bias={self.bias is not None}"
         )
+
+
+class _InstanceNorm(_BatchNorm):
+    """torch's _InstanceNorm: batch norm's parameters and buffers (affine and running statistics
+    off by default), normalising each sample's channels over their spatial dims."""
+
+    _no_batch_dim = 0
+
+    def __init__(
+        self,
+        num_features: int,
+        eps: float = 1e-5,
+        momentum: float = 0.1,
+        affine: bool = False,
+        track_running_stats: bool = False,
+        device: Any = None,
+        dtype: Any = None,
+        *,
+        bias: bool = True,
+    ) -> None:
+        options = (eps, momentum, affine, track_running_stats, device, dtype)
+        super().__init__(num_features, *options, bias=bias)
+
+    def forward(self, input: Tensor) -> Tensor:
+        self._check_input_dim(input)
+        feature_dim = input.dim() - self._no_batch_dim
+        if input.size(feature_dim) != self.num_features:
+            if self.affine:
+                raise ValueError(
+                    f"expected input's size at dim={feature_dim} to match num_features"
+                    f" ({self.num_features}), but got: {input.size(feature_dim)}."
+                )
+            warnings.warn(
+                f"input's size at dim={feature_dim} does not match num_features. You can silence this "
+                "warning by not passing in num_features, which is not used because affine=False",
+                stacklevel=2,
+            )
+        if input.dim() == self._no_batch_dim:
+            return self._instance_norm(input.unsqueeze(0)).squeeze(0)
+        return self._instance_norm(input)
+
+    def _instance_norm(self, input: Tensor) -> Tensor:
+        momentum = self.momentum if self.momentum is not None else 0.0
+        use_input_stats = self.training or not self.track_running_stats
+        return F.instance_norm(
+            input, self.running_mean, self.running_var, self.weight, self.bias, use_input_stats, momentum,
+            self.eps,
+        )
+
+
+class InstanceNorm1d(_InstanceNorm):
+    _no_batch_dim = 2
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() not in (2, 3):
+            raise ValueError(f"expected 2D or 3D input (got {input.dim()}D input)")
+
+
+class InstanceNorm2d(_InstanceNorm):
+    _no_batch_dim = 3
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() not in (3, 4):
+            raise ValueError(f"expected 3D or 4D input (got {input.dim()}D input)")
+
+
+class RMSNorm(Module):
+    def __init__(
+        self,
+        normalized_shape: Any,
+        eps: float | None = None,
+        elementwise_affine: bool = True,
+        device: Any = None,
+        dtype: Any = None,
+    ) -> None:
+        super().__init__()
+        shape = (normalized_shape,) if isinstance(normalized_shape, int) else normalized_shape
+        self.normalized_shape = tuple(shape)
+        self.eps = eps
+        self.elementwise_affine = elementwise_affine
+        if elementwise_affine:
+            self.weight = Parameter(_creation.empty(self.normalized_shape, device=device, dtype=dtype))
+        else:
+            self.register_parameter("weight", None)
+        self.reset_parameters()
+
+    def reset_parameters(self) -> None:
+        if self.elementwise_affine:
+            init.ones_(self.weight)
+
+    def forward(self, x: Tensor) -> Tensor:
+        return F.rms_norm(x, self.normalized_shape, self.weight, self.eps)
+
+    def extra_repr(self) -> str:
+        return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
