@@ -9,8 +9,10 @@ from typing import Any
 
 from impl import _api as api
 from impl import dtypes
-from impl._ops.elementwise import BINARY, UNARY
-from impl._ops.table import NOT_OPERANDS, OpDef, apply
+from impl._creation import zeros
+from impl._ops.elementwise import BINARY, UNARY, zero_grad
+from impl._ops.inplace import apply_inplace
+from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
 from impl._signatures import SAME_DTYPE, Out, invalid_call
 from impl._tensor import Tensor
 from impl._xp import namespace_of
@@ -140,6 +142,46 @@ BITWISE = Out(twice=True, differentiable=False)  # integer ops: no derivative
 bitwise_and = api.variants("bitwise_and", out=BITWISE)(_cmp(AND, "bitwise_and"))
 bitwise_or = api.variants("bitwise_or", out=BITWISE)(_cmp(OR, "bitwise_or"))
 bitwise_xor = api.variants("bitwise_xor", out=BITWISE)(_cmp(XOR, "bitwise_xor"))
+
+
+# -- in place: eq_ ... ge_ and NumPy's names. The comparison runs in the operands' promoted dtype
+# and its result is written in self's dtype (no cast check: a bool fits every dtype). torch
+# records a node (its derivatives zeros) named for the op and overload: <Op>Backward0 for a number,
+# <Op>Backward1 for a tensor.
+def _compared(xp: Any, a: Any, b: Any = None, *, other: Any = None, compare: Any, common: Any) -> Any:
+    b = xp.asarray(dtypes.cast_number(other, common)) if b is None else b.astype(common, copy=False)
+    return compare(xp, a.astype(common, copy=False), b).astype(a.dtype)
+
+
+def _inplace_ops(base: str, compare: Any) -> tuple[OpDef, OpDef]:
+    """The (number, tensor) OpDefs of ``base``_ (``EqBackward0``, ``EqBackward1``)."""
+    node = base.capitalize() + "Backward"
+    number = OpDef(f"{node}0", _compared, derivatives={"self": D("", zero_grad)})
+    zeros_of_other = D("", lambda g, c: zeros(c.shape("other"), dtype=c.dtype("other")))
+    others = {"self": D("", zero_grad), "other": zeros_of_other}
+    return number, OpDef(f"{node}1", _compared, BINARY, others)
+
+
+def _inplace_compare(name: str, base: str, op: OpDef) -> Any:
+    """``x.<name>(other)``: ``op``'s comparison written into x."""
+    number, tensor = _inplace_ops(base, op.forward)
+
+    def method(self: Tensor, other: Any) -> Tensor:
+        common = dtypes.result_type(self, other).np
+        if isinstance(other, Tensor):
+            return apply_inplace(tensor, self, other, compare=op.forward, common=common)
+        return apply_inplace(number, self, other=other, compare=op.forward, common=common)
+
+    return api.method(name, tensor_or_number="other")(method)
+
+
+for _names, _base, _op in (
+    (("eq_",), "eq", EQ), (("ne_", "not_equal_"), "ne", NE), (("lt_", "less_"), "lt", LT),
+    (("le_", "less_equal_"), "le", LE), (("gt_", "greater_"), "gt", GT),
+    (("ge_", "greater_equal_"), "ge", GE),
+):
+    for _name in _names:
+        _inplace_compare(_name, _base, _op)
 
 
 @api.variants("equal", tensor="other")
