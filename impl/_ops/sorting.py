@@ -92,6 +92,116 @@ def quick_select(values: list, indices: list, k: int) -> None:
             high = j - 1
 
 
+_THRESHOLD = 16  # libstdc++'s _S_threshold: introsort leaves runs this short to insertion sort
+
+
+def std_sort(items: list) -> None:
+    """libstdc++'s ``std::sort`` of (value, index) pairs by value alone (``<``), in place: introsort
+    (median-of-three pivot moved to the front, unguarded partition, heapsort past 2*log2(n) levels)
+    then a final insertion sort. Not stable: which of equal values ends where is this algorithm's."""
+    if len(items) > 1:
+        _introsort(items, 0, len(items), 2 * (len(items).bit_length() - 1))
+        _final_insertion_sort(items, len(items))
+
+
+def _introsort(a: list, first: int, last: int, depth: int) -> None:
+    while last - first > _THRESHOLD:
+        if depth == 0:
+            _heap_sort(a, first, last)
+            return
+        depth -= 1
+        _median_to_first(a, first, first + 1, first + (last - first) // 2, last - 1)
+        lo, hi, pivot = first + 1, last, a[first][0]
+        while True:  # __unguarded_partition
+            while a[lo][0] < pivot:
+                lo += 1
+            hi -= 1
+            while pivot < a[hi][0]:
+                hi -= 1
+            if not lo < hi:
+                break
+            a[lo], a[hi] = a[hi], a[lo]
+            lo += 1
+        _introsort(a, lo, last, depth)
+        last = lo
+
+
+def _median_to_first(a: list, result: int, x: int, y: int, z: int) -> None:
+    """__move_median_to_first: the median of a[x], a[y], a[z] swapped into a[result]."""
+    vx, vy, vz = a[x][0], a[y][0], a[z][0]
+    if vx < vy:
+        pick = y if vy < vz else z if vx < vz else x
+    else:
+        pick = x if vx < vz else z if vy < vz else y
+    a[result], a[pick] = a[pick], a[result]
+
+
+def _final_insertion_sort(a: list, n: int) -> None:
+    for i in range(1, n):
+        item = a[i]
+        if i < _THRESHOLD and item[0] < a[0][0]:  # __insertion_sort: a new smallest to the front
+            a[1 : i + 1] = a[0:i]
+            a[0] = item
+            continue
+        j = i - 1  # __unguarded_linear_insert (a NaN-bearing lane could run past the front in C++)
+        while j >= 0 and item[0] < a[j][0]:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = item
+
+
+def _heap_sort(a: list, first: int, last: int) -> None:
+    """__partial_sort(first, last, last): __make_heap, then __sort_heap."""
+    n = last - first
+    for parent in range((n - 2) // 2, -1, -1):
+        _adjust_heap(a, first, parent, n, a[first + parent])
+    while n > 1:
+        n -= 1
+        item = a[first + n]
+        a[first + n] = a[first]
+        _adjust_heap(a, first, 0, n, item)
+
+
+def _adjust_heap(a: list, first: int, hole: int, n: int, item: tuple) -> None:
+    top, child = hole, hole
+    while child < (n - 1) // 2:
+        child = 2 * (child + 1)
+        if a[first + child][0] < a[first + child - 1][0]:
+            child -= 1
+        a[first + hole] = a[first + child]
+        hole = child
+    if n % 2 == 0 and child == (n - 2) // 2:
+        child = 2 * (child + 1)
+        a[first + hole] = a[first + child - 1]
+        hole = child - 1
+    parent = (hole - 1) // 2
+    while hole > top and a[first + parent][0] < item[0]:  # __push_heap
+        a[first + hole] = a[first + parent]
+        hole, parent = parent, (parent - 1) // 2
+    a[first + hole] = item
+
+
+def _mode_of(lane: list) -> int:
+    """The index torch's CPU mode kernel returns for ``lane``: the last, in ``std_sort``'s order, of
+    the first longest run of equal values (NaN equals nothing: a run of one)."""
+    items = [(v, i) for i, v in enumerate(lane)]
+    std_sort(items)
+    best, run, index = 0, 0, 0
+    for i, (value, position) in enumerate(items):
+        run += 1
+        if i == len(items) - 1 or value != items[i + 1][0]:
+            if run > best:
+                best, index = run, position
+            run = 0
+    return index
+
+
+def _mode_fwd(xp: Any, a: Any, dim: int, keepdim: bool) -> tuple:
+    lanes = _lanes(xp, a, dim)
+    picked = [_mode_of(lane) for lane in lanes.tolist()]
+    return _picked(xp, a, lanes, xp.asarray(picked, dtype=np.int64).reshape(-1), dim, keepdim)
+
+
 def _lanes(xp: Any, a: Any, dim: int) -> Any:
     """``a`` as rows of its lanes along ``dim`` (a 0-d ``a`` as one lane of one element)."""
     if a.ndim == 0:
@@ -184,6 +294,7 @@ TOPK = OpDef("TopkBackward0", _topk_fwd, **_SELECTING)
 _REDUCING = {"outputs": ("result", "indices"), "derivatives": {"self": _selected()}, "jvp": separable}
 KTHVALUE = OpDef("KthvalueBackward0", _kthvalue_fwd, **_REDUCING)
 MEDIAN_DIM = OpDef("MedianBackward1", _median_dim_fwd, **_REDUCING)
+MODE = OpDef("ModeBackward0", _mode_fwd, **_REDUCING)
 MEDIAN = OpDef("MedianBackward0", _median_fwd, derivatives={"self": D("self result", _evenly)}, jvp=separable)
 
 
@@ -353,6 +464,26 @@ def median(input: Tensor, dim: int = None, keepdim: bool = False) -> Any:
     _no_bool(input, "median_out")
     values, indices = apply(MEDIAN_DIM, input, dim=d, keepdim=bool(keepdim))
     return return_types.median((values, indices))
+
+
+MODE_OUT = Out(  # (torch checks the indices first: both wrong, its error names the indices)
+    parts=tuple(
+        Out("same", "expected scalar type '{result}' but got '{out}' for " + part + " output")
+        for part in ("values", "indices")
+    )
+)
+
+
+@api.variants("mode", out=MODE_OUT)
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
+    """The most frequent value along ``dim`` (the smallest of equally frequent ones) and an index of
+    it, the one torch's CPU kernel (``std::sort`` of (value, index) pairs) leaves last."""
+    if not isinstance(input, Tensor) or isinstance(dim, bool):
+        raise invalid_call(mode, locals())
+    d = _wrap_dim(dim, input.dim())
+    _check_nonempty("mode", input, d)
+    values, indices = apply(MODE, input, dim=d, keepdim=bool(keepdim))
+    return return_types.mode((values, indices))
 
 
 # -- searchsorted, bucketize ---------------------------------------------------------------------
