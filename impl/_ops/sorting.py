@@ -1,11 +1,13 @@
-"""Sorting and selection: sort, argsort, msort, topk, kthvalue and median, with torch's order of
-ties and NaN (NaN sorts as the largest value) and their value-selecting gradients.
+"""Sorting and selection: sort, argsort, msort, topk, kthvalue, median, nanmedian and mode, with
+torch's order of ties and NaN (NaN sorts as the largest value) and their value-selecting gradients.
 
 Ties: torch's CPU sort is stable up to 16 elements per lane (its insertion-sort cutoff; beyond, only
 ``stable=True`` is), topk and median(dim) pick with ``std::nth_element``, which for lanes of up to
 three elements is an insertion sort (stable) too, median picks the first NaN of a lane holding
 one, and kthvalue runs torch's own quickselect (``quick_select_template``), ported below, whose swaps
-decide which of equal elements it returns.
+decide which of equal elements it returns; mode sorts (value, index) pairs with libstdc++'s unstable
+``std::sort`` and nanmedian of a lane of NaN only picks with its ``std::nth_element``, both ported
+below (the index they return among equal values is these algorithms' doing).
 """
 
 from __future__ import annotations
@@ -95,78 +97,104 @@ def quick_select(values: list, indices: list, k: int) -> None:
 _THRESHOLD = 16  # libstdc++'s _S_threshold: introsort leaves runs this short to insertion sort
 
 
-def std_sort(items: list) -> None:
-    """libstdc++'s ``std::sort`` of (value, index) pairs by value alone (``<``), in place: introsort
-    (median-of-three pivot moved to the front, unguarded partition, heapsort past 2*log2(n) levels)
-    then a final insertion sort. Not stable: which of equal values ends where is this algorithm's."""
-    if len(items) > 1:
-        _introsort(items, 0, len(items), 2 * (len(items).bit_length() - 1))
-        _final_insertion_sort(items, len(items))
+def std_sort(a: list, less: Any) -> None:
+    """libstdc++'s ``std::sort`` of ``a`` by ``less``, in place: introsort (median-of-three pivot
+    moved to the front, unguarded partition, heapsort past 2*log2(n) levels) then a final
+    insertion sort. Not stable: where equal elements end is this algorithm's doing."""
+    if len(a) > 1:
+        _introsort(a, 0, len(a), 2 * (len(a).bit_length() - 1), less)
+        _insertion_sort(a, 0, len(a), less, guarded=_THRESHOLD)
 
 
-def _introsort(a: list, first: int, last: int, depth: int) -> None:
-    while last - first > _THRESHOLD:
+def nth_element(a: list, nth: int, less: Any) -> None:
+    """libstdc++'s ``std::nth_element`` (introselect): ``a[nth]`` the element a full sort would put
+    there; which of equivalent elements is this algorithm's doing."""
+    first, last, depth = 0, len(a), 2 * (len(a).bit_length() - 1)
+    while last - first > 3:
         if depth == 0:
-            _heap_sort(a, first, last)
+            _heap_select(a, first, nth + 1, last, less)
+            a[first], a[nth] = a[nth], a[first]
             return
         depth -= 1
-        _median_to_first(a, first, first + 1, first + (last - first) // 2, last - 1)
-        lo, hi, pivot = first + 1, last, a[first][0]
-        while True:  # __unguarded_partition
-            while a[lo][0] < pivot:
-                lo += 1
-            hi -= 1
-            while pivot < a[hi][0]:
-                hi -= 1
-            if not lo < hi:
-                break
-            a[lo], a[hi] = a[hi], a[lo]
-            lo += 1
-        _introsort(a, lo, last, depth)
-        last = lo
+        cut = _partition_pivot(a, first, last, less)
+        first, last = (cut, last) if cut <= nth else (first, cut)
+    _insertion_sort(a, first, last, less)
 
 
-def _median_to_first(a: list, result: int, x: int, y: int, z: int) -> None:
-    """__move_median_to_first: the median of a[x], a[y], a[z] swapped into a[result]."""
-    vx, vy, vz = a[x][0], a[y][0], a[z][0]
-    if vx < vy:
-        pick = y if vy < vz else z if vx < vz else x
+def _introsort(a: list, first: int, last: int, depth: int, less: Any) -> None:
+    while last - first > _THRESHOLD:
+        if depth == 0:
+            _heap_select(a, first, last, last, less)
+            _sort_heap(a, first, last, less)
+            return
+        depth -= 1
+        cut = _partition_pivot(a, first, last, less)
+        _introsort(a, cut, last, depth, less)
+        last = cut
+
+
+def _partition_pivot(a: list, first: int, last: int, less: Any) -> int:
+    """__unguarded_partition_pivot: the median of three to the front, then partition around it."""
+    x, y, z = first + 1, first + (last - first) // 2, last - 1
+    if less(a[x], a[y]):
+        pick = y if less(a[y], a[z]) else z if less(a[x], a[z]) else x
     else:
-        pick = x if vx < vz else z if vy < vz else y
-    a[result], a[pick] = a[pick], a[result]
+        pick = x if less(a[x], a[z]) else z if less(a[y], a[z]) else y
+    a[first], a[pick] = a[pick], a[first]
+    lo, hi, pivot = first + 1, last, a[first]
+    while True:
+        while less(a[lo], pivot):
+            lo += 1
+        hi -= 1
+        while less(pivot, a[hi]):
+            hi -= 1
+        if not lo < hi:
+            return lo
+        a[lo], a[hi] = a[hi], a[lo]
+        lo += 1
 
 
-def _final_insertion_sort(a: list, n: int) -> None:
-    for i in range(1, n):
+def _insertion_sort(a: list, first: int, last: int, less: Any, guarded: int | None = None) -> None:
+    """__insertion_sort of a[first:last] (an element below a[first] moved to the front, the others
+    inserted linearly); past ``first + guarded``, __unguarded_insertion_sort's linear inserts."""
+    for i in range(first + 1, last):
         item = a[i]
-        if i < _THRESHOLD and item[0] < a[0][0]:  # __insertion_sort: a new smallest to the front
-            a[1 : i + 1] = a[0:i]
-            a[0] = item
+        if (guarded is None or i < first + guarded) and less(item, a[first]):
+            a[first + 1 : i + 1] = a[first:i]
+            a[first] = item
             continue
-        j = i - 1  # __unguarded_linear_insert (a NaN-bearing lane could run past the front in C++)
-        while j >= 0 and item[0] < a[j][0]:
+        j = i - 1  # (unguarded: a lane with NaN could run past the front in C++; stopped here)
+        while j >= first and less(item, a[j]):
             a[j + 1] = a[j]
             j -= 1
         a[j + 1] = item
 
 
-def _heap_sort(a: list, first: int, last: int) -> None:
-    """__partial_sort(first, last, last): __make_heap, then __sort_heap."""
-    n = last - first
+def _heap_select(a: list, first: int, middle: int, last: int, less: Any) -> None:
+    """__heap_select: a max-heap of a[first:middle] holding the smallest of a[first:last]."""
+    n = middle - first
     for parent in range((n - 2) // 2, -1, -1):
-        _adjust_heap(a, first, parent, n, a[first + parent])
+        _adjust_heap(a, first, parent, n, a[first + parent], less)
+    for i in range(middle, last):
+        if less(a[i], a[first]):  # __pop_heap(first, middle, i)
+            item, a[i] = a[i], a[first]
+            _adjust_heap(a, first, 0, n, item, less)
+
+
+def _sort_heap(a: list, first: int, last: int, less: Any) -> None:
+    n = last - first
     while n > 1:
         n -= 1
         item = a[first + n]
         a[first + n] = a[first]
-        _adjust_heap(a, first, 0, n, item)
+        _adjust_heap(a, first, 0, n, item, less)
 
 
-def _adjust_heap(a: list, first: int, hole: int, n: int, item: tuple) -> None:
+def _adjust_heap(a: list, first: int, hole: int, n: int, item: Any, less: Any) -> None:
     top, child = hole, hole
     while child < (n - 1) // 2:
         child = 2 * (child + 1)
-        if a[first + child][0] < a[first + child - 1][0]:
+        if less(a[first + child], a[first + child - 1]):
             child -= 1
         a[first + hole] = a[first + child]
         hole = child
@@ -175,7 +203,7 @@ def _adjust_heap(a: list, first: int, hole: int, n: int, item: tuple) -> None:
         a[first + hole] = a[first + child - 1]
         hole = child - 1
     parent = (hole - 1) // 2
-    while hole > top and a[first + parent][0] < item[0]:  # __push_heap
+    while hole > top and less(a[first + parent], item):  # __push_heap
         a[first + hole] = a[first + parent]
         hole, parent = parent, (parent - 1) // 2
     a[first + hole] = item
@@ -185,7 +213,7 @@ def _mode_of(lane: list) -> int:
     """The index torch's CPU mode kernel returns for ``lane``: the last, in ``std_sort``'s order, of
     the first longest run of equal values (NaN equals nothing: a run of one)."""
     items = [(v, i) for i, v in enumerate(lane)]
-    std_sort(items)
+    std_sort(items, lambda x, y: x[0] < y[0])
     best, run, index = 0, 0, 0
     for i, (value, position) in enumerate(items):
         run += 1
@@ -254,6 +282,37 @@ def _median_fwd(xp: Any, a: Any) -> Any:
     return xp.sort(flat)[(flat.size - 1) // 2]
 
 
+def _nan_last(lane: list) -> Any:
+    """torch's nanmedian order of a lane's indices: by value, ties by index, NaN after all."""
+    return lambda i, j: (
+        lane[i] < lane[j] or (lane[i] == lane[j] and i < j) or (lane[j] != lane[j] and lane[i] == lane[i])
+    )
+
+
+def _nanmedian_dim_fwd(xp: Any, a: Any, dim: int, keepdim: bool) -> tuple:
+    """The lower middle of the non-NaN values along ``dim`` (its index as a stable sort orders ties):
+    the element ``std::nth_element`` puts at that place under torch's order (``_nan_last``); of a
+    lane of NaN only, the NaN that introselect leaves first."""
+    lanes = _lanes(xp, a, dim)
+    picked = []
+    for lane in lanes.tolist():
+        valid = sum(v == v for v in lane)
+        order = list(range(len(lane)))
+        nth_element(order, max(valid - 1, 0) // 2, _nan_last(lane))
+        picked.append(order[max(valid - 1, 0) // 2])
+    return _picked(xp, a, lanes, xp.asarray(picked, dtype=np.int64).reshape(-1), dim, keepdim)
+
+
+def _nanmedian_fwd(xp: Any, a: Any) -> Any:
+    """The lower middle of the non-NaN elements; NaN if none (cast to the dtype: no kernel runs)."""
+    flat = a.reshape(-1)
+    if a.dtype.kind == "f":
+        flat = flat[~xp.isnan(flat)]
+    if flat.size == 0:
+        return number_array(xp, np.nan, a.dtype)
+    return xp.sort(flat)[(flat.size - 1) // 2]
+
+
 def _topk_fwd(xp: Any, a: Any, k: int, dim: int, largest: bool) -> tuple:
     if a.ndim == 0:
         return a.copy(), xp.zeros((), dtype=np.int64)
@@ -295,7 +354,11 @@ _REDUCING = {"outputs": ("result", "indices"), "derivatives": {"self": _selected
 KTHVALUE = OpDef("KthvalueBackward0", _kthvalue_fwd, **_REDUCING)
 MEDIAN_DIM = OpDef("MedianBackward1", _median_dim_fwd, **_REDUCING)
 MODE = OpDef("ModeBackward0", _mode_fwd, **_REDUCING)
-MEDIAN = OpDef("MedianBackward0", _median_fwd, derivatives={"self": D("self result", _evenly)}, jvp=separable)
+NANMEDIAN_DIM = OpDef("NanmedianBackward1", _nanmedian_dim_fwd, **_REDUCING)
+# the reductions of all elements to one of them: the gradient shared by the elements equal to it
+_SHARED = {"derivatives": {"self": D("self result", _evenly)}, "jvp": separable}
+NANMEDIAN = OpDef("NanmedianBackward0", _nanmedian_fwd, **_SHARED)
+MEDIAN = OpDef("MedianBackward0", _median_fwd, **_SHARED)
 
 
 # -- functions -----------------------------------------------------------------------------------
@@ -484,6 +547,29 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     _check_nonempty("mode", input, d)
     values, indices = apply(MODE, input, dim=d, keepdim=bool(keepdim))
     return return_types.mode((values, indices))
+
+
+def _nanmedian_out(args: tuple, kwargs: dict) -> Out:
+    """nanmedian's out=: median's, along a dim only."""
+    if len(args) < 2 and kwargs.get("dim") is None:
+        raise TypeError('nanmedian() missing 1 required positional arguments: "dim"')
+    return MEDIAN_OUT
+
+
+@api.variants("nanmedian", out=Out(pick=_nanmedian_out))
+def nanmedian(input: Tensor, dim: int = None, keepdim: bool = False) -> Any:
+    """median ignoring NaN: of all elements (NaN if all are), or (values, indices) along ``dim``."""
+    if not isinstance(input, Tensor) or isinstance(dim, bool):
+        raise invalid_call(nanmedian, locals())
+    if dim is None:
+        if input.numel():
+            _no_bool(input, "median_cpu")
+        return apply(NANMEDIAN, input)
+    d = _wrap_dim(dim, input.dim())
+    _check_nonempty("median", input, d)
+    _no_bool(input, "median_out")
+    values, indices = apply(NANMEDIAN_DIM, input, dim=d, keepdim=bool(keepdim))
+    return return_types.nanmedian((values, indices))
 
 
 # -- searchsorted, bucketize ---------------------------------------------------------------------
