@@ -200,6 +200,9 @@ ARANGE_OUT = dataclasses.replace(
 SPACED_OUT = dataclasses.replace(CREATE, keeps_numel=True)  # linspace's, logspace's
 
 
+_UNSET: Any = object()  # an argument not given
+
+
 def _filled(fill: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
     return _finish(_xp(device).full(_size(size), fill, dtype=_dt(dtype)), requires_grad)
 
@@ -296,6 +299,7 @@ _MADE = f"Tensor out = None, {_FACTORY}"
 _RANDOM = (f"*, torch.Generator generator, {_MADE}", f"*, {_MADE}")
 _SPACED = [f"{a} start, {b} end" for b in ("Tensor", "Number") for a in ("Tensor", "Number")]
 OVERLOADS.update({
+    "range": (f"(Number start, Number end, Number step = 1, *, {_MADE}",),
     "arange": (f"(Number end, *, {_MADE}", f"(Number start, Number end, *, {_FACTORY}",
                f"(Number start, Number end, Number step = 1, *, {_MADE}"),
     "linspace": tuple(f"({ends}, int steps, *, {_MADE}" for ends in _SPACED),
@@ -337,6 +341,82 @@ def arange(
         else np.arange(int(start), int(end), int(step))
     )
     return _finish(_xp(device).asarray(arr.astype(_dt(dtype))), requires_grad)
+
+
+RANGE_DEPRECATED = (
+    "torch.range is deprecated and will be removed in a future release because its behavior is "
+    "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+    "[start, end)."
+)
+
+
+def _acc_number(value: Any, acc: np.dtype) -> Any:
+    """``Scalar::to<acc>()``: a number in the kernel's accumulate type, refused where it overflows."""
+    if acc.kind == "i":
+        if not math.isfinite(value) or not -(2**63) <= int(value) < 2**63:
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+        return int(value)
+    if acc == np.float32 and math.isfinite(value) and abs(value) > float(np.finfo(np.float32).max):
+        raise RuntimeError("value cannot be converted to type float without overflow")
+    return acc.type(value)
+
+
+def _cpp(value: Any) -> str:
+    """A number as C++'s ostream prints it (6 significant digits, ``inf``, ``nan``)."""
+    return f"{value:g}" if isinstance(value, (float, np.floating)) else str(value)
+
+
+RANGE_OUT = dataclasses.replace(CREATE, aten="aten::range", warn=False)
+
+
+def _range_out(args: tuple, kwargs: dict) -> Out:
+    """range's out=: torch's binding warns before it checks out (and tells range not to warn again)."""
+    warnings.warn(RANGE_DEPRECATED, UserWarning, stacklevel=4)
+    kwargs["_warned"] = True
+    return RANGE_OUT
+
+
+@api.function("range", out=Out(pick=_range_out))
+def range_(
+    start: Any = _UNSET,
+    end: Any = _UNSET,
+    step: Any = 1,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    _warned: bool = False,
+) -> Tensor:
+    """torch.range: ``start``, ``start + step``, ... up to ``end`` included, in the default dtype
+    unless ``dtype`` says otherwise, computed as torch's range_cpu kernel does (``start + i * step``
+    in the accumulate type: double for float and double, float for the half types, int64 for integers),
+    after torch's deprecation warning."""
+    start, end, step = (v.item() if isinstance(v, Tensor) and not v.dim() else v for v in (start, end, step))
+    if any(v is _UNSET or not isinstance(v, (int, float, np.number)) for v in (start, end, step)):
+        raise invalid_call(range_, locals(), "range")
+    if not _warned:
+        warnings.warn(RANGE_DEPRECATED, UserWarning, stacklevel=3)  # (past the binding)
+    d = dtypes.to_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+    _supported("range_cpu", d)
+    acc = np.dtype(np.int64)
+    if d.is_floating_point:
+        acc = np.dtype(np.float64 if d.np.itemsize >= 4 else np.float32)
+    first, last, by = (_acc_number(v, acc) for v in (start, end, step))
+    if by == 0:  # (torch's process dies of SIGFPE for a fractional step of an integer dtype)
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(first) and math.isfinite(last)):
+        raise RuntimeError(f"unsupported range: {_cpp(first)} -> {_cpp(last)}")
+    if not ((by > 0 and last >= first) or (by < 0 and last <= first)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if acc.kind == "i":
+        size = abs(last - first) // abs(by) + 1  # (C++'s truncating division)
+        values = first + np.arange(size, dtype=np.int64) * by
+    else:
+        size = int(acc.type((last - first) / by) + acc.type(1))
+        values = first + np.arange(size, dtype=acc) * by
+    with np.errstate(over="ignore"):  # (beyond float16's range: inf, as torch's cast gives)
+        values = values.astype(d.np)
+    return _finish(_xp(device).asarray(values), requires_grad)
 
 
 def _fused(fused: bool, acc: Any, g: Any, o: Any) -> Any:
