@@ -19,14 +19,15 @@ import numpy as np
 
 from impl import _api as api
 from impl import dtypes, return_types
-from impl._creation import scalar_tensor, zeros
+from impl._creation import full, full_like, scalar_tensor, zeros
 from impl._ops.indexing import _gather_key
 from impl._ops.reductions import _evenly
 from impl._ops.scatter import (
     SCATTER,  # zeros.scatter(dim, index, src), as value-selecting gradients build theirs
 )
+from impl._ops.stacking import broadcast_tensors
 from impl._ops.table import D, OpDef, apply, number_array, separable
-from impl._signatures import EXACT, OVERLOADS, Out, _invalid_combination, _Signature, invalid_call
+from impl._signatures import EXACT, OVERLOADS, Out, _invalid_combination, _resize, _Signature, invalid_call
 from impl._tensor import Tensor, _wrap_dim
 from impl._xp import namespace_of
 
@@ -570,6 +571,110 @@ def nanmedian(input: Tensor, dim: int = None, keepdim: bool = False) -> Any:
     _no_bool(input, "median_out")
     values, indices = apply(NANMEDIAN_DIM, input, dim=d, keepdim=bool(keepdim))
     return return_types.nanmedian((values, indices))
+
+
+# -- quantile, nanquantile ----------------------------------------------------------------------
+INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+for _name in ("quantile", "nanquantile"):
+    OVERLOADS[_name] = tuple(
+        f"(Tensor input, {q} q, int dim = None, bool keepdim = False, *, str interpolation = \"linear\", "
+        "Tensor out = None)"
+        for q in ("Tensor", "float")
+    )
+
+
+def _quantiles(fn: Any, given: dict, ignore_nan: bool) -> Tensor:
+    """torch's quantile_out/quantile_compute, composed of the ops torch composes it of (sort, gather,
+    lerp_, squeeze_ ...): so its values, graph and gradients (to q too) are theirs."""
+    input, q, dim, keepdim, interpolation, out = (
+        given[k] for k in ("input", "q", "dim", "keepdim", "interpolation", "out")
+    )
+    if (
+        not isinstance(input, Tensor)
+        or not isinstance(q, (Tensor, int, float))
+        or isinstance(dim, bool)
+        or not (dim is None or isinstance(dim, int))
+        or not isinstance(interpolation, str)
+        or not (out is None or isinstance(out, Tensor))
+    ):
+        raise invalid_call(fn, given)
+    if not isinstance(q, Tensor):
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
+        q = full((), q, dtype=input.dtype)
+    if interpolation not in INTERPOLATIONS:
+        raise RuntimeError(
+            "quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, but got "
+            + interpolation
+        )
+    if input.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if q.dim() > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if input.dtype not in (dtypes.float32, dtypes.float64):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if q.dtype is not input.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+    if out is not None and out.dtype is not input.dtype:
+        raise RuntimeError("quantile() out tensor must be same dtype as the input tensor")
+    wrapped = _wrap_dim(0 if dim is None else dim, input.dim())
+    shape = list(input.shape)
+    if dim is not None and input.dim():
+        shape[wrapped : wrapped + 1] = [1] if keepdim else []
+    elif dim is None:
+        shape = [1] * input.dim() if keepdim else []
+    out_shape = ([q.numel()] if q.dim() else []) + shape
+    if out is not None:
+        _resize(out, tuple(out_shape), 1)
+    if not bool(q.ge(0).logical_and(q.le(1)).all()):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    if dim is None:
+        reduced = input.flatten()
+    elif wrapped == input.dim() - 1:
+        reduced = input
+    else:
+        reduced = input.unsqueeze(-1).transpose(wrapped, -1)
+    sorted = sort(reduced).values
+    sorted = sorted.view(*shape, sorted.shape[-1]) if shape else sorted.view(sorted.shape[-1])
+    if ignore_nan:
+        ranks = q * (sorted.isnan().logical_not().sum(-1, True) - 1)
+        ranks.masked_fill_(ranks < 0, 0)
+    else:
+        last = sorted.shape[-1] - 1
+        scaled, nan = broadcast_tensors(q * last, sorted.isnan().any(-1, True))
+        ranks = scaled.masked_fill(nan, last)
+    if interpolation in ("lower", "higher", "nearest"):
+        {"lower": ranks.floor_, "higher": ranks.ceil_, "nearest": ranks.round_}[interpolation]()
+    below = ranks.to(dtypes.int64)
+    values = sorted.gather(-1, below)
+    if interpolation in ("linear", "midpoint"):
+        weights = full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        above = ranks.ceil_().to(dtypes.int64)
+        values.lerp_(sorted.gather(-1, above), weights)
+    if q.dim() == 0:
+        values.squeeze_(-1)
+    else:
+        values.unsqueeze_(0).transpose_(0, -1).squeeze_(-1)
+    return values if out is None else out.copy_(values)
+
+
+@api.variants("quantile")
+def quantile(
+    input: Tensor, q: Any, dim: int = None, keepdim: bool = False, *, interpolation: str = "linear",
+    out: Tensor = None,
+) -> Tensor:
+    """The ``q``-th quantiles (a number or a 0-d or 1-d tensor, in [0, 1]) of all elements or along
+    ``dim``, interpolated as ``interpolation`` says; NaN where a lane holds NaN."""
+    return _quantiles(quantile, locals(), ignore_nan=False)
+
+
+@api.variants("nanquantile")
+def nanquantile(
+    input: Tensor, q: Any, dim: int = None, keepdim: bool = False, *, interpolation: str = "linear",
+    out: Tensor = None,
+) -> Tensor:
+    """quantile of the non-NaN values (NaN where a lane holds nothing else)."""
+    return _quantiles(nanquantile, locals(), ignore_nan=True)
 
 
 # -- searchsorted, bucketize ---------------------------------------------------------------------
