@@ -13,7 +13,7 @@ from impl._creation import zeros
 from impl._ops.elementwise import BINARY, UNARY, zero_grad
 from impl._ops.inplace import apply_inplace
 from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
-from impl._signatures import SAME_DTYPE, Out, invalid_call
+from impl._signatures import EXPECTED, OVERLOADS, SAME_DTYPE, Out, invalid_call
 from impl._tensor import Tensor
 from impl._xp import namespace_of
 
@@ -182,6 +182,39 @@ for _names, _base, _op in (
 ):
     for _name in _names:
         _inplace_compare(_name, _base, _op)
+
+
+OVERLOADS["isin"] = tuple(
+    f"({first}, {second}, *, bool assume_unique = False, bool invert = False, Tensor out = None)"
+    for first, second in (
+        ("Tensor elements", "Tensor test_elements"),
+        ("Number element", "Tensor test_elements"),
+        ("Tensor elements", "Number test_element"),
+    )
+)
+
+
+@api.function("isin", out=Out("same", EXPECTED, differentiable=False))
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """Whether each of ``elements`` (a tensor or a number) equals one of ``test_elements``, compared in
+    the two's promoted dtype (NaN in nothing, -0.0 in [0.0]); negated with ``invert``. torch's sort
+    and brute-force algorithms agree on every value, so neither is modelled."""
+    operands = (elements, test_elements)
+    if (
+        not any(isinstance(x, Tensor) for x in operands)
+        or not all(isinstance(x, (Tensor, bool, int, float, complex)) for x in operands)
+        or not (isinstance(assume_unique, bool) and isinstance(invert, bool))
+    ):
+        raise invalid_call(isin, locals())
+    for x in operands:
+        d = x.dtype if isinstance(x, Tensor) else dtypes.scalar_dtype(x)
+        if d is dtypes.bool_ or d.is_complex:
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {dtypes.scalar_type(d)}")
+    common = dtypes.result_type(*operands).np
+    arrays = [x._data if isinstance(x, Tensor) else dtypes.cast_number(x, common) for x in operands]
+    xp = namespace_of(next(x._data for x in operands if isinstance(x, Tensor)))
+    a, b = (xp.asarray(x).astype(common, copy=False) for x in arrays)
+    return Tensor._from_array(xp.asarray(xp.isin(a, b.reshape(-1), invert=invert)).reshape(a.shape))
 
 
 @api.variants("equal", tensor="other")
