@@ -15,7 +15,7 @@ from impl import _api as api
 from impl import _random, dtypes
 from impl._cpu import GRAIN_SIZE, cpu_capability, fma, intraop_threads, parallel_chunks
 from impl._layout import as_strided_array, contiguous_strides, preserved_strides, strided_array
-from impl._signatures import CREATE, CREATE_RESIZED, OVERLOADS, Out, invalid_call
+from impl._signatures import CREATE, CREATE_RESIZED, OVERLOADS, TYPE_META_NAMES, Out, invalid_call
 from impl._tensor import Dims, Tensor, as_ints
 from impl._xp import default_device, namespace_for, namespace_of
 from impl._xp import device as _device
@@ -779,6 +779,51 @@ def multinomial(
 def rand_like(input: Tensor, dtype: Any = None, **kw: Any) -> Tensor:
     kw["device"] = kw.get("device") or input.device  # as every ``*_like``: the input's by default
     return _laid_out_like(rand(input.numel(), dtype=dtype or input.dtype, **kw), input)
+
+
+_FLOAT_RANGE = (
+    "{which} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations {type} can support "
+    "discrete uniform distribution only within this range. This warning will become an error in version 1.7 "
+    "release, please fix the code in advance (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/DistributionTemplates.h:{line}.)"
+)
+
+
+def _check_from_to(low: int, high: int, d: dtypes.dtype) -> None:
+    """torch's check_from_to of random_(low, high) on dtype ``d``: bounds an integer dtype cannot
+    hold refused, those a floating one cannot count exactly warned about."""
+    if not low < high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    cpp = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
+    if d.is_floating_point:
+        digits = {"float32": 24, "float64": 53, "float16": 11, "bfloat16": 8}[d.name]
+        for which, value, line in (("from", low, 110), ("to - 1", high - 1, 111)):
+            if not -(2**digits) <= value <= 2**digits:
+                text = _FLOAT_RANGE.format(which=which, digits=digits, type=cpp[d.name], line=line)
+                warnings.warn(text, UserWarning, stacklevel=3)
+        return
+    info = (0, 1) if d is dtypes.bool_ else np.iinfo(d.np)
+    low_bound, high_bound = (0, 1) if d is dtypes.bool_ else (int(info.min), int(info.max))
+    kind = "bool" if d is dtypes.bool_ else TYPE_META_NAMES[d.name]
+    if not low_bound <= low <= high_bound:
+        raise RuntimeError(f"from is out of bounds for {kind}")
+    if not low_bound <= high - 1 <= high_bound:
+        raise RuntimeError(f"to - 1 is out of bounds for {kind}")
+
+
+@api.function("randint_like")
+def randint_like(
+    input: Tensor, low: int = 0, high: Any = None, *, dtype: Any = None, generator: Any = None, **kw: Any
+) -> Tensor:
+    """Integers drawn uniformly from [low, high) (torch's random_) in a tensor like ``input``."""
+    if not isinstance(input, Tensor) or not all(isinstance(v, int) for v in (low, high) if v is not None):
+        raise invalid_call(randint_like, locals())
+    low, high = (0, low) if high is None else (low, high)
+    d = dtypes.to_dtype(dtype) if dtype is not None else input.dtype
+    _check_from_to(low, high, d)
+    kw["device"] = kw.get("device") or input.device
+    arr = _random.randint(low, high, (input.numel(),), d.np, gen=generator)
+    return _laid_out_like(_computed(arr, kw["device"], kw.get("requires_grad", False)), input)
 
 
 @api.function("randn_like")
