@@ -509,6 +509,40 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     return _slice(input, d, start, start + length, 1)
 
 
+NARROW_COPY = OpDef(  # slice's kernel and backward, into a new contiguous tensor
+    "NarrowCopyBackward0",
+    lambda xp, a, dim, start, end, step: SLICE.forward(xp, a, dim, start, end, step).copy(order="C"),
+    derivatives={"self": SLICE.derivatives["self"]},
+    jvp=auto_linear,
+)
+
+
+@api.variants("narrow_copy")
+def narrow_copy(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
+    """A copy of ``narrow``'s view, with narrow_copy_dense_cpu's checks (in its order and words)."""
+    if isinstance(start, Tensor) and not start.dim() and not start.dtype.is_floating_point:
+        start = int(start.item())
+    if not isinstance(input, Tensor) or not all(type(v) is int for v in (dim, start, length)):
+        raise invalid_call(narrow_copy, locals())
+    if not input.dim():
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if dim >= input.dim():
+        raise RuntimeError(
+            "Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.  (Could this "
+            "error message be improved?  If so, please report an enhancement request to PyTorch.)"
+        )
+    d = _wrap_dim(dim, input.dim())
+    size = input.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
+    start = start + size if start < 0 else start
+    if not (length >= 0 and start <= size - length):
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return apply(NARROW_COPY, input, dim=d, start=start, end=start + length, step=1)
+
+
 def _slice(input: Tensor, dim: int, start: int | None, stop: int | None, step: int | None) -> Tensor:
     step = 1 if step is None else step
     if step <= 0:
