@@ -387,14 +387,15 @@ def test_binary_ops_broadcast_and_promote(
 COMPARISONS = {"eq": "__eq__", "ne": "__ne__", "lt": "__lt__", "le": "__le__", "gt": "__gt__", "ge": "__ge__"}
 COMPARISONS |= {"not_equal": "__ne__", "less": "__lt__", "less_equal": "__le__", "greater": "__gt__"}
 COMPARISONS |= {"greater_equal": "__ge__"}
+IN_PLACE_COMPARISONS = tuple(f"{op}_" for op in COMPARISONS)
 
 
 @st.composite
 def comparisons(draw: Any) -> Program:
     """Two broadcastable leaves of any dtypes, or a leaf and a Python number, or (one program in
     EDGE_EVERY) leaves holding every pair of PAIR_EDGES (zeros of both signs, NaN, infinities);
-    every comparison of COMPARISONS applied to them, each as a function or as its operator. Bool
-    results that require no grad: every tensor observed."""
+    every comparison of COMPARISONS applied to them, each as a function or as its operator (bool
+    results that require no grad), and one of IN_PLACE_COMPARISONS on a copy: every tensor observed."""
     p = OpProgram(draw)
     if draw(st.integers(0, EDGE_EVERY - 1)) == 0:
         n = len(PAIR_EDGES)
@@ -409,6 +410,9 @@ def comparisons(draw: Any) -> Program:
             other = Ref(p.leaf(broadcast_partner(draw, shape), dtype_of(draw, ALL_DTYPES)))
     for op, operator in COMPARISONS.items():
         p.op(draw(st.sampled_from((op, operator))), Ref(a), other)
+    # and one in place, on a copy (a non-leaf where a requires grad): written in a's dtype, torch's
+    # node recorded, an other broadcasting to a larger shape refused
+    p.op(draw(st.sampled_from(IN_PLACE_COMPARISONS)), Ref(p.op("clone", Ref(a))), other)
     return p.observed()
 
 

@@ -7,12 +7,14 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import numpy as np
+
 from impl import _api as api
 from impl import dtypes
 from impl._creation import zeros
 from impl._ops.elementwise import BINARY, UNARY, zero_grad
 from impl._ops.inplace import apply_inplace
-from impl._ops.table import NOT_OPERANDS, D, OpDef, apply
+from impl._ops.table import FLOAT_DTYPES, NOT_OPERANDS, D, OpDef, apply
 from impl._signatures import EXPECTED, OVERLOADS, SAME_DTYPE, Out, invalid_call
 from impl._tensor import Tensor
 from impl._xp import namespace_of
@@ -150,7 +152,10 @@ bitwise_xor = api.variants("bitwise_xor", out=BITWISE)(_cmp(XOR, "bitwise_xor"))
 # <Op>Backward1 for a tensor.
 def _compared(xp: Any, a: Any, b: Any = None, *, other: Any = None, compare: Any, common: Any) -> Any:
     b = xp.asarray(dtypes.cast_number(other, common)) if b is None else b.astype(common, copy=False)
-    return compare(xp, a.astype(common, copy=False), b).astype(a.dtype)
+    # (an integer or bool self too gets the node when other requires grad, as in torch: a floating
+    # result records it, written back in self's dtype)
+    written = a.dtype if a.dtype in FLOAT_DTYPES else np.float32
+    return compare(xp, a.astype(common, copy=False), b).astype(written)
 
 
 def _inplace_ops(base: str, compare: Any) -> tuple[OpDef, OpDef]:
