@@ -1180,6 +1180,13 @@ def test_inplace_ops(program: Program, backend: Backend, reference: Backend) -> 
 
 # -- sorting and selection (OPS-008) -----------------------------------------------------------
 SORTING = ("sort", "argsort", "msort", "topk", "kthvalue", "median")
+SELECTING = ("nanmedian", "mode", "quantile", "nanquantile")  # drawn less often (CI time)
+SELECTING_WEIGHT = 0.1
+MEDIANS = ("median", "nanmedian")  # of all elements or along a dim
+QUANTILES = ("quantile", "nanquantile")
+# mode's lanes: long enough for std::sort's introsort (past 16) and few distinct values: its ties
+MODE_SHAPES = ((2, 20), (3, 17), (40,), (2, 3))
+QUANTILE_QS = (0.0, 0.3, 0.5, 1.0, 1, (0.25, 1.0, 0.5), (0.7,), 0.7)  # a tuple: a 1-d q tensor
 SORTING_WEIGHT = 0.4
 # lanes of up to three elements: where torch's nth_element is an insertion sort, so its order of
 # ties is a rule (the stable one), and kthvalue's quickselect is compared on ties, NaN included
@@ -1209,16 +1216,21 @@ def selected(p: OpProgram, result: str) -> str:
 
 @st.composite
 def sorting_ops(draw: Any, op: str | None = None) -> Program:
-    """``op`` (or one drawn) of SORTING on any dtype with ties and NaN: sort (descending, stable),
-    argsort, msort, topk (k from 0, largest or smallest), kthvalue and median (of all elements or
-    along a dim, keepdim); first a call torch rejects (a dim out of range, a k out of range, a bool
-    input where there is no kernel); the values backpropagated twice."""
+    """``op`` (or one drawn) of SORTING or SELECTING on any dtype with ties and NaN: sort (descending,
+    stable), argsort, msort, topk (k from 0, largest or smallest), kthvalue, median and nanmedian (of
+    all elements or along a dim, keepdim); mode and the quantiles (their own programs, below); first
+    a call torch rejects (a dim out of range, a k out of range, a bool input where there is no
+    kernel); the values backpropagated twice."""
     op = op or draw(st.sampled_from(SORTING))
+    if op == "mode":
+        return mode_program(draw)
+    if op in QUANTILES:
+        return quantile_program(draw, op)
     p = OpProgram(draw)
     edges = draw(st.integers(0, EDGE_EVERY - 1)) == 0  # lanes with ties, signed zeros and NaN
     shape = (2, 3) if edges else draw(st.sampled_from(SORT_SHAPES))
     rank = max(len(shape), 1)
-    selects = op in ("topk", "kthvalue", "median")
+    selects = op in ("topk", "kthvalue", *MEDIANS)
     dtype = dtype_of(draw, tuple(d for d in ALL_DTYPES if not (selects and d == "bool")))
     if edges:  # (out of order along either dim: where each gradient goes back shows)
         dtype = dtype_of(draw)
@@ -1232,17 +1244,17 @@ def sorting_ops(draw: Any, op: str | None = None) -> Program:
     rejected = draw(st.sampled_from(("dim", "k", "bool") if selects else ("dim",)))
     if rejected == "bool":
         b = p.given(op_data(draw, shape, "bool"), "bool")
-        p.steps.append(Op(p.fresh("t"), op, [Ref(b), *((1,) if op != "median" else ())], {"dim": dim}))
-    elif rejected == "k" and op != "median":
+        p.steps.append(Op(p.fresh("t"), op, [Ref(b), *((1,) if op not in MEDIANS else ())], {"dim": dim}))
+    elif rejected == "k" and op not in MEDIANS:
         p.steps.append(Op(p.fresh("t"), op, [Ref(x), draw(st.sampled_from((-1, size + 1)))], {"dim": dim}))
     else:
         k = (1,) if op in ("topk", "kthvalue") else ()
         p.steps.append(Op(p.fresh("t"), op, [Ref(x), *k], {"dim": draw(st.sampled_from((rank, -rank - 1)))}))
     if op == "msort":
         return p.end(p.op("cumsum", Ref(p.op(op, Ref(x))), -1))
-    if op == "median" and draw(st.booleans()):
+    if op in MEDIANS and draw(st.booleans()):
         return p.end(p.op(op, Ref(x)))
-    if op == "median" and edges:  # and of all of an even count without NaN: the lower middle
+    if op in MEDIANS and edges:  # and of all of an even count without NaN: the lower middle
         even = p.given([[2.0, 0.0], [1.0, 3.0]], dtype, grad=True)
         return p.end(selected(p, p.op(op, Ref(x), dim)), p.op(op, Ref(even)))
     if op in ("sort", "argsort"):
@@ -1262,6 +1274,54 @@ def sorting_ops(draw: Any, op: str | None = None) -> Program:
     # k in 1..size; an empty dim takes k=1, which torch rejects (the empty dim first)
     args = [draw(st.integers(1, size)) if size else 1] if op == "kthvalue" else []
     return p.end(selected(p, p.op(op, Ref(x), *args, dim, keepdim=draw(st.booleans()))))
+
+
+def mode_program(draw: Any) -> Program:
+    """mode along a dim (keepdim drawn) of lanes of few distinct values (NaN among them for floating
+    dtypes, bool included), long ones half of the time; first a dim out of range; the values
+    backpropagated twice."""
+    p = OpProgram(draw)
+    shape = draw(st.sampled_from(MODE_SHAPES))
+    dtype = dtype_of(draw, ALL_DTYPES)
+    pool = (0.0, 1.0, 2.0, NAN) if dtype.startswith("float") else (0, 1, 2)
+    values = [draw(st.sampled_from(pool)) for _ in range(math.prod(shape))]
+    grad = dtype.startswith("float") and draw(st.booleans())
+    x = p.given(np.reshape(values, shape).tolist(), dtype, grad=grad)
+    rank = len(shape)
+    p.steps.append(Op(p.fresh("t"), "mode", [Ref(x)], {"dim": draw(st.sampled_from((rank, -rank - 1)))}))
+    dim = draw(st.integers(-rank, rank - 1))
+    return p.end(selected(p, p.op("mode", Ref(x), dim, keepdim=draw(st.booleans()))))
+
+
+def quantile_program(draw: Any, op: str) -> Program:
+    """quantile or nanquantile of a float32/float64 leaf with ties and NaN, of all elements or along
+    a dim (keepdim), q a number or a 0-d or 1-d tensor (requiring grad now and then: the lerp weights
+    carry it), every interpolation; first a call torch refuses (q out of [0, 1], an integer input,
+    a q of another dtype, an unknown interpolation); the result backpropagated twice."""
+    p = OpProgram(draw)
+    shape = draw(st.sampled_from(((5,), (2, 3), (3, 1, 4), (), (2, 4))))
+    dtype = dtype_of(draw, ("float32", "float64"))
+    x = p.given(selection_data(draw, shape, dtype), dtype, grad=True)
+    refused = draw(st.sampled_from(("q", "dtype", "q dtype", "interpolation")))
+    other = "float64" if dtype == "float32" else "float32"
+    args = {
+        "q": [Ref(x), draw(st.sampled_from((1.5, -0.25)))],
+        "dtype": [Ref(p.given(op_data(draw, shape, "int64"), "int64")), 0.5],
+        "q dtype": [Ref(x), Ref(p.given([0.5], other))],
+        "interpolation": [Ref(x), 0.5],
+    }[refused]
+    kwargs = {"interpolation": "nearer"} if refused == "interpolation" else {}
+    p.steps.append(Op(p.fresh("t"), op, args, kwargs))
+    q: Any = draw(st.sampled_from(QUANTILE_QS))
+    if isinstance(q, tuple) or draw(st.integers(0, 3)) == 0:
+        held = list(q) if isinstance(q, tuple) else q
+        q = Ref(p.given(held, dtype, grad=draw(st.booleans())))
+    kwargs = {"interpolation": draw(st.sampled_from(("linear", "lower", "higher", "midpoint", "nearest")))}
+    rank = max(len(shape), 1)
+    dims = [draw(st.integers(-rank, rank - 1))] if draw(st.booleans()) else []
+    if draw(st.booleans()):
+        kwargs["keepdim"] = True
+    return p.end(weighted(p, p.op(op, Ref(x), q, *dims, **kwargs)))
 
 
 SEARCHES = ("searchsorted", "bucketize")
@@ -1333,6 +1393,14 @@ def test_searches(op: str, data: st.DataObject, backend: Backend, reference: Bac
 @examples(SORTING_WEIGHT)
 @given(data=st.data())
 def test_sorting_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(sorting_ops(op), label="program"), backend, reference)
+
+
+@pytest.mark.rule("OPS-008")
+@pytest.mark.parametrize("op", SELECTING)
+@examples(SELECTING_WEIGHT)
+@given(data=st.data())
+def test_selecting_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(sorting_ops(op), label="program"), backend, reference)
 
 
@@ -1977,8 +2045,8 @@ COVERAGE: dict[str, coverage.Targets] = {
         coverage.edges("relu_", "input", "0", "-0.0"),
         coverage.clause("clamp_", "input", {"at min": _at("min"), "at max": _at("max")}),
     ),
-    "OPS-008": coverage.Targets(coverage.keywords(*SORTING, *SEARCHES, *COUNTING),
-                                coverage.clause(SORTING, "input", TIES)),
+    "OPS-008": coverage.Targets(coverage.keywords(*SORTING, *SELECTING, *SEARCHES, *COUNTING),
+                                coverage.clause((*SORTING, "nanmedian", "mode"), "input", TIES)),
     "OPS-009": coverage.Targets(
         coverage.keywords(*SHAPE_OPS, *TRIANGLE_INDICES, *REPEATING, "scatter", "scatter_", "scatter_add",
                           "scatter_add_",

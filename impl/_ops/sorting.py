@@ -20,6 +20,7 @@ import numpy as np
 from impl import _api as api
 from impl import dtypes, return_types
 from impl._creation import full, full_like, scalar_tensor, zeros
+from impl._ops.elementwise import mul_scalar
 from impl._ops.indexing import _gather_key
 from impl._ops.reductions import _evenly
 from impl._ops.scatter import (
@@ -641,7 +642,7 @@ def _quantiles(fn: Any, given: dict, ignore_nan: bool) -> Tensor:
         ranks.masked_fill_(ranks < 0, 0)
     else:
         last = sorted.shape[-1] - 1
-        scaled, nan = broadcast_tensors(q * last, sorted.isnan().any(-1, True))
+        scaled, nan = broadcast_tensors(mul_scalar(q, last), sorted.isnan().any(-1, True))  # (mul.Scalar)
         ranks = scaled.masked_fill(nan, last)
     if interpolation in ("lower", "higher", "nearest"):
         {"lower": ranks.floor_, "higher": ranks.ceil_, "nearest": ranks.round_}[interpolation]()
