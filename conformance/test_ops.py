@@ -1663,7 +1663,7 @@ def test_triangle_indices(op: str, data: st.DataObject, backend: Backend, refere
 
 # the selecting and counting ops of OPS-008 (their results hold indices or counts), and the
 # repeating ones of OPS-009, one test each
-COUNTING = ("unique", "unique_consecutive", "nonzero", "argwhere", "bincount", "histc")
+COUNTING = ("unique", "unique_consecutive", "nonzero", "argwhere", "bincount", "histc", "isin", "histogram")
 REPEATING = ("repeat_interleave", "meshgrid")
 COUNT_VALUES = (0.0, 1.0, 1.0, 2.0, -0.0, NAN)  # ties, zeros of both signs, NaN
 # histc's (min, max): its default (the data's range), a range the data straddles or not, an empty
@@ -1702,6 +1702,10 @@ def counting_ops(draw: Any, op: str) -> Program:
         low, high = draw(st.sampled_from(HISTC_RANGES))
         given = {} if (low, high) == (0, 0) else {"min": low, "max": high}
         return p.end(p.op("histc", Ref(x), *([] if bins is None else [bins]), **given))
+    if op == "isin":  # of the values (a tensor or one of them), in tensors of any dtype or a number
+        return isin_program(draw, p, data, dtype)
+    if op == "histogram":
+        return histogram_program(draw, p, data)
     x = p.given(data.tolist(), dtype, grad=dtype.startswith("float") and draw(st.booleans()))
     if op in ("nonzero", "argwhere"):
         as_tuple = op == "nonzero" and draw(st.booleans())
@@ -1722,6 +1726,54 @@ def counting_ops(draw: Any, op: str) -> Program:
         p.names.remove(y)
         y = parts[0]
     return p.end(y) if dtype.startswith("float") else p.observed()
+
+
+def isin_program(draw: Any, p: OpProgram, data: Any, dtype: str) -> Program:
+    """isin of a tensor of COUNT_VALUES (or a number) in one of another dtype (or a number), with
+    invert and assume_unique drawn; bool operands (and complex numbers) refused."""
+    kwargs = {k: True for k in ("invert", "assume_unique") if draw(st.integers(0, 2)) == 0}
+    other_dtype = dtype_of(draw, ALL_DTYPES)
+    pool = np.array(COUNT_VALUES) if other_dtype.startswith("float") else np.array([0, 1, 2, 5])
+    test = [draw(st.sampled_from(pool.tolist())) for _ in range(draw(st.integers(0, 4)))]
+    elements: Any = Ref(p.given(data.tolist(), dtype))
+    others: Any = Ref(p.given(test, other_dtype))
+    form = draw(st.integers(0, 5))
+    if form == 0:
+        elements = draw(st.sampled_from((1, 2.0, 0.5, True)))
+    elif form == 1:
+        others = draw(st.sampled_from((1, 2.0, 0.5, True, -0.0)))
+    p.op("isin", elements, others, **kwargs)
+    return p.observed()
+
+
+def histogram_program(draw: Any, p: OpProgram, data: Any) -> Program:
+    """histogram of a float leaf (NaN replaced: refused in the data's range), bins an int (a range
+    drawn, empty or reversed now and then) or sorted edges, a weight and density drawn; now and
+    then an integer input or mismatched edges or weight (refused). The results observed."""
+    dtype = dtype_of(draw, ("float32", "float64"))
+    refused = draw(st.integers(0, 4)) == 0
+    clean = np.where(np.isnan(data), 3.0, data).astype(float)
+    held = dtype if not refused else draw(st.sampled_from(("int64", dtype)))
+    x = p.given(clean.tolist(), held, grad=held.startswith("float") and draw(st.booleans()))
+    kwargs: dict[str, Any] = {}
+    if draw(st.booleans()):
+        edges = sorted(draw(st.lists(st.sampled_from((-1.0, 0.0, 0.5, 1.0, 2.5)), min_size=1, max_size=4)))
+        edge_dtype = dtype if not refused else draw(st.sampled_from(("float64", "float32")))
+        bins: Any = Ref(p.given(edges, edge_dtype))
+    else:
+        bins = draw(st.sampled_from((1, 3, 4, 0)))
+        if draw(st.booleans()):
+            kwargs["range"] = draw(st.sampled_from(HISTC_RANGES))
+    if draw(st.booleans()):
+        n = clean.size + (refused and draw(st.booleans()))
+        kwargs["weight"] = Ref(p.leaf((n,), dtype, grad=draw(st.booleans())))
+    if draw(st.booleans()):
+        kwargs["density"] = True
+    y = p.op("histogram", Ref(x), bins, **kwargs)
+    for i in range(2):
+        p.op("__getitem__", Ref(y), i)
+    p.names.remove(y)
+    return p.observed()
 
 
 @st.composite

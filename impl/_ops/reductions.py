@@ -923,9 +923,8 @@ def histogram(
         edges = bins._data.copy()
     else:
         edges = _histogram_edges(input, bins, range)
-    # (edges given: torch's histogram_cpu kernel, which has the half types; else histogramdd's)
-    if not input.dtype.is_floating_point or (input.dtype.np.itemsize < 4 and not by_edges):
-        raise dtypes.kernel_missing("histogram_cpu" if by_edges else "histogramdd", input.dtype)
+    if not input.dtype.is_floating_point:  # (the counting kernel: the half types included)
+        raise dtypes.kernel_missing("histogram_cpu", input.dtype)
     _histogram_weight(input, weight)
     given = {"input": input, "bins": bins if by_edges else None, "weight": weight}
     names = tuple(k for k, v in given.items() if v is not None)
@@ -942,7 +941,9 @@ def _histogram_edges(input: Tensor, bins: int, range: Any) -> Any:
             raise RuntimeError("torch.histogramdd: for a 1-dimensional histogram range should have 2 "
                                f"elements, but got {len(range)}")
         left, right = float(range[0]), float(range[1])
-    elif input.numel():
+    elif input.numel():  # (its min and max: a kernel for float and double only)
+        if input.dtype not in (dtypes.float32, dtypes.float64):
+            raise dtypes.kernel_missing("histogramdd", input.dtype)
         a = input._data
         left, right = (float(a.min()), float(a.max())) if not np.isnan(a).any() else (math.nan, math.nan)
     if not (math.isfinite(left) and math.isfinite(right)):
