@@ -1044,13 +1044,13 @@ def sequence_key(draw: Any, size: int) -> Any:
 @st.composite
 def indexing(draw: Any) -> Program:
     """An indexing read (integer, list, integer or bool tensor, a key mixing basic and advanced
-    items, narrow, select) of a tensor, or a write (__setitem__) into a non-leaf copy of it, then
-    backward."""
+    items, narrow, select; narrow_copy's copy) of a tensor, or a write (__setitem__) into a non-leaf
+    copy of it, then backward."""
     p = OpProgram(draw)
     dtype = dtype_of(draw)
     shape = draw(st.sampled_from(((3,), (2, 3), (3, 1), (2, 1, 3))))
     x = p.leaf(shape, dtype, grad=True)
-    kinds = ("int", "list", "tensor", "mask", "mixed", "mixed", "narrow", "select", "range")
+    kinds = ("int", "list", "tensor", "mask", "mixed", "mixed", "narrow", "select", "range", "narrow_copy")
     kind = draw(st.sampled_from(kinds))
     index: Any
     if kind == "mixed":
@@ -1066,12 +1066,13 @@ def indexing(draw: Any) -> Program:
         index = Ref(p.index(draw(st.sampled_from(((), (2,), (2, 2)))), shape[0]))
     elif kind == "mask":
         index = Ref(p.leaf(shape[: draw(st.integers(1, len(shape)))], "bool", grad=False))
-    if kind in ("narrow", "select"):
+    if kind in ("narrow", "select", "narrow_copy"):
         dim = draw(st.integers(0, len(shape) - 1))
         start = draw(st.integers(0, shape[dim] - 1))
         length = draw(st.integers(1, shape[dim] - start))
-        at: Any = Ref(p.indices(start)) if kind == "narrow" and draw(st.booleans()) else start  # a 0-d tensor
-        args = (dim, at, length) if kind == "narrow" else (dim, start)
+        narrows = kind != "select"
+        at: Any = Ref(p.indices(start)) if narrows and draw(st.booleans()) else start  # a 0-d tensor
+        args = (dim, at, length) if narrows else (dim, start)
         y = p.op(kind, Ref(x), *args)
         return p.end(y)
     if draw(st.booleans()):
@@ -2091,7 +2092,7 @@ COVERAGE: dict[str, coverage.Targets] = {
         coverage.clause(("gather", "index_select"), "index", {"repeated": _repeated}),
         coverage.edges(("softmax", "log_softmax"), "input", "-inf"),
     ),
-    "OPS-006": coverage.Targets(coverage.keywords("narrow", "select")),
+    "OPS-006": coverage.Targets(coverage.keywords("narrow", "select", "narrow_copy")),
     "OPS-007": coverage.Targets(
         coverage.keywords(*INPLACE),
         coverage.edges("relu_", "input", "0", "-0.0"),
