@@ -74,7 +74,7 @@ RULES = [
         "OPS-006",
         FAMILY,
         "Indexing reads (integers, lists, tuples and ranges read as sequences, integer and boolean "
-        "tensors, narrow, select) and writes "
+        "tensors, narrow, select, narrow_copy) and writes "
         "(__setitem__ with a scalar or a tensor) give torch's values, gradients and graph.",
         f"{_DOCS}/tensor_view.html",
     ),
@@ -91,14 +91,18 @@ RULES = [
         "OPS-008",
         FAMILY,
         "Sorting and selection ops (sort with descending and stable, argsort, msort, topk with "
-        "largest and sorted, kthvalue, median of all elements or along a dim) give torch's values "
-        "and indices (NaN sorting as the largest value, ties in torch's order on lanes of up to "
-        "three elements), dtypes, value-selecting gradients and graph, and torch's errors for bad "
-        "dims, an out-of-range k, empty dims and bool inputs; searchsorted and bucketize give torch's "
+        "largest and sorted, kthvalue, median and nanmedian of all elements or along a dim, mode) give "
+        "torch's values and indices (NaN sorting as the largest value, ties in torch's order on lanes of "
+        "up to three elements; mode's index among ties the one libstdc++'s std::sort leaves, on lanes of "
+        "any length), dtypes, value-selecting gradients and graph, and torch's errors for bad "
+        "dims, an out-of-range k, empty dims and bool inputs; quantile and nanquantile (q a number or "
+        "a 0-d or 1-d tensor, every interpolation, dim and keepdim) give torch's values, graph and "
+        "gradients (to q too) and its errors; searchsorted and bucketize give torch's "
         "insertion points (left or right, with a sorter, lane by lane, NaN last, compared in the "
         "result type) and its errors; unique and unique_consecutive (inverse indices, counts, dim), "
-        "nonzero (as_tuple), argwhere, bincount (weights, minlength) and histc (bins, min, max) give "
-        "torch's values, dtypes, "
+        "nonzero (as_tuple), argwhere, bincount (weights, minlength), histc (bins, min, max), isin "
+        "(tensors or numbers, invert, assume_unique) and histogram (int bins with range or edges, "
+        "weight, density) give torch's values, dtypes, "
         "nodes (unique's, whose backward raises) and errors.",
         f"{_DOCS}/generated/torch.sort.html",
     ),
@@ -129,7 +133,10 @@ RULES = [
         "greater_equal, and the operators == != < <= > >=) of two broadcastable tensors of any dtypes, "
         "or of a tensor and a Python number, compare in the promoted dtype and give bool tensors that "
         "require no grad: NaN is unequal to everything (itself included) and neither less nor greater, "
-        "-0.0 equals 0.0, infinities compare as numbers.",
+        "-0.0 equals 0.0, infinities compare as numbers; their in-place forms (eq_ ... ge_ and the "
+        "NumPy names' not_equal_ ... greater_equal_) write the result in self's dtype, record torch's "
+        "node (EqBackward0/1 ...) when self or other requires grad, and refuse an other broadcasting "
+        "self to a larger shape.",
         f"{_DOCS}/generated/torch.ge.html",
     ),
 ]
