@@ -576,6 +576,7 @@ def nanmedian(input: Tensor, dim: int = None, keepdim: bool = False) -> Any:
 
 # -- quantile, nanquantile ----------------------------------------------------------------------
 INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+INTERPOLATING = ("linear", "midpoint")  # the modes that lerp between the values below and above
 for _name in ("quantile", "nanquantile"):
     OVERLOADS[_name] = tuple(
         f"(Tensor input, {q} q, int dim = None, bool keepdim = False, *, str interpolation = \"linear\", "
@@ -648,7 +649,7 @@ def _quantiles(fn: Any, given: dict, ignore_nan: bool) -> Tensor:
         {"lower": ranks.floor_, "higher": ranks.ceil_, "nearest": ranks.round_}[interpolation]()
     below = ranks.to(dtypes.int64)
     values = sorted.gather(-1, below)
-    if interpolation in ("linear", "midpoint"):
+    if interpolation in INTERPOLATING:
         weights = full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
         above = ranks.ceil_().to(dtypes.int64)
         values.lerp_(sorted.gather(-1, above), weights)

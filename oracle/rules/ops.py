@@ -91,18 +91,14 @@ RULES = [
         "OPS-008",
         FAMILY,
         "Sorting and selection ops (sort with descending and stable, argsort, msort, topk with "
-        "largest and sorted, kthvalue, median and nanmedian of all elements or along a dim, mode) give "
-        "torch's values and indices (NaN sorting as the largest value, ties in torch's order on lanes of "
-        "up to three elements; mode's index among ties the one libstdc++'s std::sort leaves, on lanes of "
-        "any length), dtypes, value-selecting gradients and graph, and torch's errors for bad "
-        "dims, an out-of-range k, empty dims and bool inputs; quantile and nanquantile (q a number or "
-        "a 0-d or 1-d tensor, every interpolation, dim and keepdim) give torch's values, graph and "
-        "gradients (to q too) and its errors; searchsorted and bucketize give torch's "
+        "largest and sorted, kthvalue, median of all elements or along a dim) give torch's values "
+        "and indices (NaN sorting as the largest value, ties in torch's order on lanes of up to "
+        "three elements), dtypes, value-selecting gradients and graph, and torch's errors for bad "
+        "dims, an out-of-range k, empty dims and bool inputs; searchsorted and bucketize give torch's "
         "insertion points (left or right, with a sorter, lane by lane, NaN last, compared in the "
         "result type) and its errors; unique and unique_consecutive (inverse indices, counts, dim), "
-        "nonzero (as_tuple), argwhere, bincount (weights, minlength), histc (bins, min, max), isin "
-        "(tensors or numbers, invert, assume_unique) and histogram (int bins with range or edges, "
-        "weight, density) give torch's values, dtypes, "
+        "nonzero (as_tuple), argwhere, bincount (weights, minlength) and histc (bins, min, max) give "
+        "torch's values, dtypes, "
         "nodes (unique's, whose backward raises) and errors.",
         f"{_DOCS}/generated/torch.sort.html",
     ),
@@ -138,5 +134,18 @@ RULES = [
         "node (EqBackward0/1 ...) when self or other requires grad, and refuse an other broadcasting "
         "self to a larger shape.",
         f"{_DOCS}/generated/torch.ge.html",
+    ),
+    Rule(
+        "OPS-011",
+        FAMILY,
+        "The reductions whose choices are torch's CPU kernels' give torch's values, indices, graph, "
+        "gradients and errors: nanmedian of all elements or along a dim (the index std::nth_element "
+        "picks, NaN ignored, a lane of NaN only included), mode along a dim (the index among equal "
+        "values that libstdc++'s std::sort leaves, on lanes of any length, bool included), quantile "
+        "and nanquantile (q a number or a 0-d or 1-d tensor requiring grad or not, every "
+        "interpolation, dim and keepdim; torch's composite graph), isin (tensors or numbers of any "
+        "dtypes, invert, assume_unique) and histogram (int bins with a range or edges, weight, "
+        "density; its NotImplemented node).",
+        f"{_DOCS}/torch.html#reduction-ops",
     ),
 ]
