@@ -1050,7 +1050,7 @@ def indexing(draw: Any) -> Program:
     dtype = dtype_of(draw)
     shape = draw(st.sampled_from(((3,), (2, 3), (3, 1), (2, 1, 3))))
     x = p.leaf(shape, dtype, grad=True)
-    kinds = ("int", "list", "tensor", "mask", "mixed", "mixed", "narrow", "select", "range", "narrow_copy")
+    kinds = ("int", "list", "tensor", "mask", "mixed", "mixed", "narrow", "select", "range")
     kind = draw(st.sampled_from(kinds))
     index: Any
     if kind == "mixed":
@@ -1066,14 +1066,15 @@ def indexing(draw: Any) -> Program:
         index = Ref(p.index(draw(st.sampled_from(((), (2,), (2, 2)))), shape[0]))
     elif kind == "mask":
         index = Ref(p.leaf(shape[: draw(st.integers(1, len(shape)))], "bool", grad=False))
-    if kind in ("narrow", "select", "narrow_copy"):
+    if kind in ("narrow", "select"):
         dim = draw(st.integers(0, len(shape) - 1))
         start = draw(st.integers(0, shape[dim] - 1))
         length = draw(st.integers(1, shape[dim] - start))
-        narrows = kind != "select"
-        at: Any = Ref(p.indices(start)) if narrows and draw(st.booleans()) else start  # a 0-d tensor
-        args = (dim, at, length) if narrows else (dim, start)
+        at: Any = Ref(p.indices(start)) if kind == "narrow" and draw(st.booleans()) else start  # a 0-d tensor
+        args = (dim, at, length) if kind == "narrow" else (dim, start)
         y = p.op(kind, Ref(x), *args)
+        if kind == "narrow":  # and narrow_copy's copy of it (no draw: the other programs stay as drawn)
+            return p.end(y, p.op("narrow_copy", Ref(x), *args))
         return p.end(y)
     if draw(st.booleans()):
         y = p.op("__getitem__", Ref(x), index)
