@@ -28,7 +28,7 @@ from impl._ops.scatter import (
 )
 from impl._ops.stacking import broadcast_tensors
 from impl._ops.table import D, OpDef, apply, number_array, separable
-from impl._signatures import EXACT, OVERLOADS, Out, _invalid_combination, _resize, _Signature, invalid_call
+from impl._signatures import EXACT, OVERLOADS, Out, _invalid_combination, _Signature, invalid_call
 from impl._tensor import Tensor, _wrap_dim
 from impl._xp import namespace_of
 
@@ -588,16 +588,14 @@ for _name in ("quantile", "nanquantile"):
 def _quantiles(fn: Any, given: dict, ignore_nan: bool) -> Tensor:
     """torch's quantile_out/quantile_compute, composed of the ops torch composes it of (sort, gather,
     lerp_, squeeze_ ...): so its values, graph and gradients (to q too) are theirs."""
-    input, q, dim, keepdim, interpolation, out = (
-        given[k] for k in ("input", "q", "dim", "keepdim", "interpolation", "out")
-    )
+    input, q, dim, keepdim = given["input"], given["q"], given["dim"], given["keepdim"]
+    interpolation = given["interpolation"]
     if (
         not isinstance(input, Tensor)
         or not isinstance(q, (Tensor, int, float))
         or isinstance(dim, bool)
         or not (dim is None or isinstance(dim, int))
         or not isinstance(interpolation, str)
-        or not (out is None or isinstance(out, Tensor))
     ):
         raise invalid_call(fn, given)
     if not isinstance(q, Tensor):
@@ -617,17 +615,12 @@ def _quantiles(fn: Any, given: dict, ignore_nan: bool) -> Tensor:
         raise RuntimeError("quantile() input tensor must be either float or double dtype")
     if q.dtype is not input.dtype:
         raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
-    if out is not None and out.dtype is not input.dtype:
-        raise RuntimeError("quantile() out tensor must be same dtype as the input tensor")
     wrapped = _wrap_dim(0 if dim is None else dim, input.dim())
     shape = list(input.shape)
     if dim is not None and input.dim():
         shape[wrapped : wrapped + 1] = [1] if keepdim else []
     elif dim is None:
         shape = [1] * input.dim() if keepdim else []
-    out_shape = ([q.numel()] if q.dim() else []) + shape
-    if out is not None:
-        _resize(out, tuple(out_shape), 1)
     if not bool(q.ge(0).logical_and(q.le(1)).all()):
         raise RuntimeError("quantile() q values must be in the range [0, 1]")
     if dim is None:
@@ -657,23 +650,28 @@ def _quantiles(fn: Any, given: dict, ignore_nan: bool) -> Tensor:
         values.squeeze_(-1)
     else:
         values.unsqueeze_(0).transpose_(0, -1).squeeze_(-1)
-    return values if out is None else out.copy_(values)
+    return values
 
 
-@api.variants("quantile")
+# (torch's out= copies the result in, recording CopyBackwards where the input requires grad: impl
+# writes it without a node)
+QUANTILE_OUT = Out(
+    "same", "quantile() out tensor must be same dtype as the input tensor", differentiable=False
+)
+
+
+@api.variants("quantile", out=QUANTILE_OUT)
 def quantile(
-    input: Tensor, q: Any, dim: int = None, keepdim: bool = False, *, interpolation: str = "linear",
-    out: Tensor = None,
+    input: Tensor, q: Any, dim: int = None, keepdim: bool = False, *, interpolation: str = "linear"
 ) -> Tensor:
     """The ``q``-th quantiles (a number or a 0-d or 1-d tensor, in [0, 1]) of all elements or along
     ``dim``, interpolated as ``interpolation`` says; NaN where a lane holds NaN."""
     return _quantiles(quantile, locals(), ignore_nan=False)
 
 
-@api.variants("nanquantile")
+@api.variants("nanquantile", out=QUANTILE_OUT)
 def nanquantile(
-    input: Tensor, q: Any, dim: int = None, keepdim: bool = False, *, interpolation: str = "linear",
-    out: Tensor = None,
+    input: Tensor, q: Any, dim: int = None, keepdim: bool = False, *, interpolation: str = "linear"
 ) -> Tensor:
     """quantile of the non-NaN values (NaN where a lane holds nothing else)."""
     return _quantiles(nanquantile, locals(), ignore_nan=True)

@@ -22,7 +22,7 @@ from impl._creation import zeros
 from impl._layout import VIEW_ERROR, addresses, as_strided_array, copy_like, min_storage_size, view_strides
 from impl._names import type_name
 from impl._ops.table import D, OpDef, apply, auto_linear
-from impl._signatures import invalid_call
+from impl._signatures import Out, invalid_call
 from impl._tensor import ArgumentTypeError, DimList, Dims, Tensor, _dim_list, _wrap_dim, as_ints
 from impl._xp import namespace_of
 
@@ -517,8 +517,16 @@ NARROW_COPY = OpDef(  # slice's kernel and backward, into a new contiguous tenso
 )
 
 
-@api.variants("narrow_copy")
-def narrow_copy(input: Tensor, dim: int, start: Any, length: int) -> Tensor:
+NARROW_COPY_OUT = Out(
+    "same",
+    "Expected self.dtype() == output.dtype() to be true, but got false.  (Could this error message be "
+    "improved?  If so, please report an enhancement request to PyTorch.)",
+    warn=False,
+)
+
+
+@api.variants("narrow_copy", out=NARROW_COPY_OUT)
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     """A copy of ``narrow``'s view, with narrow_copy_dense_cpu's checks (in its order and words)."""
     if isinstance(start, Tensor) and not start.dim() and not start.dtype.is_floating_point:
         start = int(start.item())
