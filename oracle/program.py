@@ -1740,7 +1740,7 @@ class Pickled(Step):
 
     def names_bound(self) -> list[str]:
         return [self.out]
-# reductions and selection (conformance/test_ops.py: OPS-008, OPS-010)
+# reductions and selection (conformance/test_ops.py: OPS-006, OPS-010, OPS-011; range: API-003)
 OPS.update(_table("mode nanmedian quantile nanquantile isin histogram narrow_copy range", "function"))
 OPS.update(_table("eq_ ne_ lt_ le_ gt_ ge_ greater_ less_ greater_equal_ less_equal_ not_equal_", "method",
                   True))
