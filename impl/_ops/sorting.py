@@ -507,28 +507,38 @@ MEDIAN_OUT = Out(
 )
 
 
-def _median_out(args: tuple, kwargs: dict) -> Out:
-    """median's out=: (values, indices) along a dim; torch has no out= without one."""
-    if len(args) < 2 and kwargs.get("dim") is None:
-        raise TypeError('median() missing 1 required positional arguments: "dim"')
-    return MEDIAN_OUT
+def _median_out(name: str) -> Any:
+    """median's (nanmedian's) out=: (values, indices) along a dim; torch has no out= without one."""
+
+    def pick(args: tuple, kwargs: dict) -> Out:
+        if len(args) < 2 and kwargs.get("dim") is None:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+        return MEDIAN_OUT
+
+    return pick
 
 
-@api.variants("median", out=Out(pick=_median_out))
-def median(input: Tensor, dim: int = None, keepdim: bool = False) -> Any:
-    """Without ``dim``: the lower middle value of all elements (NaN if any is). With it:
-    (values, indices) along ``dim``."""
+def _medians(fn: Any, given: dict, of_all: OpDef, along: OpDef) -> Any:
+    """``fn`` (median or nanmedian) of all elements, or (values, indices) along ``dim``."""
+    input, dim = given["input"], given["dim"]
     if not isinstance(input, Tensor) or isinstance(dim, bool):
-        raise invalid_call(median, locals())
+        raise invalid_call(fn, given)
     if dim is None:
         if input.numel():
             _no_bool(input, "median_cpu")
-        return apply(MEDIAN, input)
+        return apply(of_all, input)
     d = _wrap_dim(dim, input.dim())
     _check_nonempty("median", input, d)
     _no_bool(input, "median_out")
-    values, indices = apply(MEDIAN_DIM, input, dim=d, keepdim=bool(keepdim))
-    return return_types.median((values, indices))
+    values, indices = apply(along, input, dim=d, keepdim=bool(given["keepdim"]))
+    return getattr(return_types, fn.__name__)((values, indices))
+
+
+@api.variants("median", out=Out(pick=_median_out("median")))
+def median(input: Tensor, dim: int = None, keepdim: bool = False) -> Any:
+    """Without ``dim``: the lower middle value of all elements (NaN if any is). With it:
+    (values, indices) along ``dim``."""
+    return _medians(median, locals(), MEDIAN, MEDIAN_DIM)
 
 
 MODE_OUT = Out(  # (torch checks the indices first: both wrong, its error names the indices)
@@ -551,27 +561,10 @@ def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
     return return_types.mode((values, indices))
 
 
-def _nanmedian_out(args: tuple, kwargs: dict) -> Out:
-    """nanmedian's out=: median's, along a dim only."""
-    if len(args) < 2 and kwargs.get("dim") is None:
-        raise TypeError('nanmedian() missing 1 required positional arguments: "dim"')
-    return MEDIAN_OUT
-
-
-@api.variants("nanmedian", out=Out(pick=_nanmedian_out))
+@api.variants("nanmedian", out=Out(pick=_median_out("nanmedian")))
 def nanmedian(input: Tensor, dim: int = None, keepdim: bool = False) -> Any:
     """median ignoring NaN: of all elements (NaN if all are), or (values, indices) along ``dim``."""
-    if not isinstance(input, Tensor) or isinstance(dim, bool):
-        raise invalid_call(nanmedian, locals())
-    if dim is None:
-        if input.numel():
-            _no_bool(input, "median_cpu")
-        return apply(NANMEDIAN, input)
-    d = _wrap_dim(dim, input.dim())
-    _check_nonempty("median", input, d)
-    _no_bool(input, "median_out")
-    values, indices = apply(NANMEDIAN_DIM, input, dim=d, keepdim=bool(keepdim))
-    return return_types.nanmedian((values, indices))
+    return _medians(nanmedian, locals(), NANMEDIAN, NANMEDIAN_DIM)
 
 
 # -- quantile, nanquantile ----------------------------------------------------------------------
