@@ -811,12 +811,29 @@ def _check_from_to(low: int, high: int, d: dtypes.dtype) -> None:
         raise RuntimeError(f"to - 1 is out of bounds for {kind}")
 
 
+_LIKE = (
+    "torch.memory_format memory_format = None, torch.dtype dtype = None, torch.layout layout = None, "
+    "torch.device device = None, bool pin_memory = False, bool requires_grad = False)"
+)
+OVERLOADS["randint_like"] = tuple(
+    f"(Tensor input, {bounds}, *, {generator}{_LIKE}"
+    for bounds in ("int low, int high", "Tensor high", "int high")
+    for generator in ("torch.Generator generator, ", "")
+)
+
+
 @api.function("randint_like")
 def randint_like(
-    input: Tensor, low: int = 0, high: Any = None, *, dtype: Any = None, generator: Any = None, **kw: Any
+    input: Tensor, low: int = _UNSET, high: Any = None, *, dtype: Any = None, generator: Any = None, **kw: Any
 ) -> Tensor:
-    """Integers drawn uniformly from [low, high) (torch's random_) in a tensor like ``input``."""
-    if not isinstance(input, Tensor) or not all(isinstance(v, int) for v in (low, high) if v is not None):
+    """Integers drawn uniformly from [low, high) (torch's random_) in a tensor like ``input``; high
+    alone may be a 0-d tensor."""
+    if low is _UNSET and high is not None:  # randint_like(x, high=n)
+        low, high = high, None
+    if high is None and isinstance(low, Tensor) and not low.dim() and not low.dtype.is_floating_point:
+        low = int(low.item())
+    bounds = (low, high) if high is not None else (low,)
+    if not isinstance(input, Tensor) or not all(type(v) is int for v in bounds):
         raise invalid_call(randint_like, locals())
     low, high = (0, low) if high is None else (low, high)
     d = dtypes.to_dtype(dtype) if dtype is not None else input.dtype
