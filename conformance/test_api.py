@@ -186,6 +186,7 @@ FACTORIES: list[tuple[str, tuple]] = [
     ("tensor", ([True, 2],)), ("arange", (0.0, 2.0, 0.5)), ("arange", (3,)), ("arange", (0, 1, 0.25)),
     ("linspace", (0, 1, 5)), ("logspace", (0, 2, 3)), ("logspace", (0, 1, 4, 2)), ("full", ([2], 1.5)),
     ("full", ([2], 2)), ("zeros", (2, 3)), ("ones", ([2],)), ("eye", (2,)),
+    ("range", (0, 2)), ("range", (0.5, 2, 0.5)),  # (always the default dtype; deprecated: warns)
 ]  # fmt: skip
 # calls on an int64 and a float32 tensor: promotion to the default dtype, or the input's dtype kept
 ON_TENSORS = ("div", "mul", "sqrt", "zeros_like", "ones_like", "full_like")

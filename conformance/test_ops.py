@@ -387,14 +387,15 @@ def test_binary_ops_broadcast_and_promote(
 COMPARISONS = {"eq": "__eq__", "ne": "__ne__", "lt": "__lt__", "le": "__le__", "gt": "__gt__", "ge": "__ge__"}
 COMPARISONS |= {"not_equal": "__ne__", "less": "__lt__", "less_equal": "__le__", "greater": "__gt__"}
 COMPARISONS |= {"greater_equal": "__ge__"}
+IN_PLACE_COMPARISONS = tuple(f"{op}_" for op in COMPARISONS)
 
 
 @st.composite
 def comparisons(draw: Any) -> Program:
     """Two broadcastable leaves of any dtypes, or a leaf and a Python number, or (one program in
     EDGE_EVERY) leaves holding every pair of PAIR_EDGES (zeros of both signs, NaN, infinities);
-    every comparison of COMPARISONS applied to them, each as a function or as its operator. Bool
-    results that require no grad: every tensor observed."""
+    every comparison of COMPARISONS applied to them, each as a function or as its operator (bool
+    results that require no grad), and one of IN_PLACE_COMPARISONS on a copy: every tensor observed."""
     p = OpProgram(draw)
     if draw(st.integers(0, EDGE_EVERY - 1)) == 0:
         n = len(PAIR_EDGES)
@@ -409,6 +410,9 @@ def comparisons(draw: Any) -> Program:
             other = Ref(p.leaf(broadcast_partner(draw, shape), dtype_of(draw, ALL_DTYPES)))
     for op, operator in COMPARISONS.items():
         p.op(draw(st.sampled_from((op, operator))), Ref(a), other)
+    # and one in place, on a copy (a non-leaf where a requires grad): written in a's dtype, torch's
+    # node recorded, an other broadcasting to a larger shape refused
+    p.op(draw(st.sampled_from(IN_PLACE_COMPARISONS)), Ref(p.op("clone", Ref(a))), other)
     return p.observed()
 
 
@@ -1040,8 +1044,8 @@ def sequence_key(draw: Any, size: int) -> Any:
 @st.composite
 def indexing(draw: Any) -> Program:
     """An indexing read (integer, list, integer or bool tensor, a key mixing basic and advanced
-    items, narrow, select) of a tensor, or a write (__setitem__) into a non-leaf copy of it, then
-    backward."""
+    items, narrow, select; narrow_copy's copy) of a tensor, or a write (__setitem__) into a non-leaf
+    copy of it, then backward."""
     p = OpProgram(draw)
     dtype = dtype_of(draw)
     shape = draw(st.sampled_from(((3,), (2, 3), (3, 1), (2, 1, 3))))
@@ -1069,6 +1073,8 @@ def indexing(draw: Any) -> Program:
         at: Any = Ref(p.indices(start)) if kind == "narrow" and draw(st.booleans()) else start  # a 0-d tensor
         args = (dim, at, length) if kind == "narrow" else (dim, start)
         y = p.op(kind, Ref(x), *args)
+        if kind == "narrow":  # and narrow_copy's copy of it (no draw: the other programs stay as drawn)
+            return p.end(y, p.op("narrow_copy", Ref(x), *args))
         return p.end(y)
     if draw(st.booleans()):
         y = p.op("__getitem__", Ref(x), index)
@@ -1176,6 +1182,15 @@ def test_inplace_ops(program: Program, backend: Backend, reference: Backend) -> 
 
 # -- sorting and selection (OPS-008) -----------------------------------------------------------
 SORTING = ("sort", "argsort", "msort", "topk", "kthvalue", "median")
+# OPS-011: the reductions whose picks and sums are torch's CPU kernels' (a rule of their own: their
+# planted faults' sessions run these tests only)
+SELECTING = ("mode", "histogram", "quantile", "nanquantile", "nanmedian", "isin")  # (faulted ones first)
+SELECTING_WEIGHT = 0.1
+MEDIANS = ("median", "nanmedian")  # of all elements or along a dim
+QUANTILES = ("quantile", "nanquantile")
+# mode's lanes: long enough for std::sort's introsort (past 16) and few distinct values: its ties
+MODE_SHAPES = ((2, 20), (3, 17), (40,), (2, 3))
+QUANTILE_QS = (0.0, 0.3, 0.5, 1.0, 1, (0.25, 1.0, 0.5), (0.7,), 0.7)  # a tuple: a 1-d q tensor
 SORTING_WEIGHT = 0.4
 # lanes of up to three elements: where torch's nth_element is an insertion sort, so its order of
 # ties is a rule (the stable one), and kthvalue's quickselect is compared on ties, NaN included
@@ -1205,16 +1220,21 @@ def selected(p: OpProgram, result: str) -> str:
 
 @st.composite
 def sorting_ops(draw: Any, op: str | None = None) -> Program:
-    """``op`` (or one drawn) of SORTING on any dtype with ties and NaN: sort (descending, stable),
-    argsort, msort, topk (k from 0, largest or smallest), kthvalue and median (of all elements or
-    along a dim, keepdim); first a call torch rejects (a dim out of range, a k out of range, a bool
-    input where there is no kernel); the values backpropagated twice."""
+    """``op`` (or one drawn) of SORTING or SELECTING on any dtype with ties and NaN: sort (descending,
+    stable), argsort, msort, topk (k from 0, largest or smallest), kthvalue, median and nanmedian (of
+    all elements or along a dim, keepdim); mode and the quantiles (their own programs, below); first
+    a call torch rejects (a dim out of range, a k out of range, a bool input where there is no
+    kernel); the values backpropagated twice."""
     op = op or draw(st.sampled_from(SORTING))
+    if op == "mode":
+        return mode_program(draw)
+    if op in QUANTILES:
+        return quantile_program(draw, op)
     p = OpProgram(draw)
     edges = draw(st.integers(0, EDGE_EVERY - 1)) == 0  # lanes with ties, signed zeros and NaN
     shape = (2, 3) if edges else draw(st.sampled_from(SORT_SHAPES))
     rank = max(len(shape), 1)
-    selects = op in ("topk", "kthvalue", "median")
+    selects = op in ("topk", "kthvalue", *MEDIANS)
     dtype = dtype_of(draw, tuple(d for d in ALL_DTYPES if not (selects and d == "bool")))
     if edges:  # (out of order along either dim: where each gradient goes back shows)
         dtype = dtype_of(draw)
@@ -1228,17 +1248,17 @@ def sorting_ops(draw: Any, op: str | None = None) -> Program:
     rejected = draw(st.sampled_from(("dim", "k", "bool") if selects else ("dim",)))
     if rejected == "bool":
         b = p.given(op_data(draw, shape, "bool"), "bool")
-        p.steps.append(Op(p.fresh("t"), op, [Ref(b), *((1,) if op != "median" else ())], {"dim": dim}))
-    elif rejected == "k" and op != "median":
+        p.steps.append(Op(p.fresh("t"), op, [Ref(b), *((1,) if op not in MEDIANS else ())], {"dim": dim}))
+    elif rejected == "k" and op not in MEDIANS:
         p.steps.append(Op(p.fresh("t"), op, [Ref(x), draw(st.sampled_from((-1, size + 1)))], {"dim": dim}))
     else:
         k = (1,) if op in ("topk", "kthvalue") else ()
         p.steps.append(Op(p.fresh("t"), op, [Ref(x), *k], {"dim": draw(st.sampled_from((rank, -rank - 1)))}))
     if op == "msort":
         return p.end(p.op("cumsum", Ref(p.op(op, Ref(x))), -1))
-    if op == "median" and draw(st.booleans()):
+    if op in MEDIANS and draw(st.booleans()):
         return p.end(p.op(op, Ref(x)))
-    if op == "median" and edges:  # and of all of an even count without NaN: the lower middle
+    if op in MEDIANS and edges:  # and of all of an even count without NaN: the lower middle
         even = p.given([[2.0, 0.0], [1.0, 3.0]], dtype, grad=True)
         return p.end(selected(p, p.op(op, Ref(x), dim)), p.op(op, Ref(even)))
     if op in ("sort", "argsort"):
@@ -1258,6 +1278,54 @@ def sorting_ops(draw: Any, op: str | None = None) -> Program:
     # k in 1..size; an empty dim takes k=1, which torch rejects (the empty dim first)
     args = [draw(st.integers(1, size)) if size else 1] if op == "kthvalue" else []
     return p.end(selected(p, p.op(op, Ref(x), *args, dim, keepdim=draw(st.booleans()))))
+
+
+def mode_program(draw: Any) -> Program:
+    """mode along a dim (keepdim drawn) of lanes of few distinct values (NaN among them for floating
+    dtypes, bool included), long ones half of the time; first a dim out of range; the values
+    backpropagated twice."""
+    p = OpProgram(draw)
+    shape = draw(st.sampled_from(MODE_SHAPES))
+    dtype = dtype_of(draw, ALL_DTYPES)
+    pool = (0.0, 1.0, 2.0, NAN) if dtype.startswith("float") else (0, 1, 2)
+    values = [draw(st.sampled_from(pool)) for _ in range(math.prod(shape))]
+    grad = dtype.startswith("float") and draw(st.booleans())
+    x = p.given(np.reshape(values, shape).tolist(), dtype, grad=grad)
+    rank = len(shape)
+    p.steps.append(Op(p.fresh("t"), "mode", [Ref(x)], {"dim": draw(st.sampled_from((rank, -rank - 1)))}))
+    dim = draw(st.integers(-rank, rank - 1))
+    return p.end(selected(p, p.op("mode", Ref(x), dim, keepdim=draw(st.booleans()))))
+
+
+def quantile_program(draw: Any, op: str) -> Program:
+    """quantile or nanquantile of a float32/float64 leaf with ties and NaN, of all elements or along
+    a dim (keepdim), q a number or a 0-d or 1-d tensor (requiring grad now and then: the lerp weights
+    carry it), every interpolation; first a call torch refuses (q out of [0, 1], an integer input,
+    a q of another dtype, an unknown interpolation); the result backpropagated twice."""
+    p = OpProgram(draw)
+    shape = draw(st.sampled_from(((5,), (2, 3), (3, 1, 4), (), (2, 4))))
+    dtype = dtype_of(draw, ("float32", "float64"))
+    x = p.given(selection_data(draw, shape, dtype), dtype, grad=True)
+    refused = draw(st.sampled_from(("q", "dtype", "q dtype", "interpolation")))
+    other = "float64" if dtype == "float32" else "float32"
+    args = {
+        "q": [Ref(x), draw(st.sampled_from((1.5, -0.25)))],
+        "dtype": [Ref(p.given(op_data(draw, shape, "int64"), "int64")), 0.5],
+        "q dtype": [Ref(x), Ref(p.given([0.5], other))],
+        "interpolation": [Ref(x), 0.5],
+    }[refused]
+    kwargs = {"interpolation": "nearer"} if refused == "interpolation" else {}
+    p.steps.append(Op(p.fresh("t"), op, args, kwargs))
+    q: Any = draw(st.sampled_from(QUANTILE_QS))
+    if isinstance(q, tuple) or draw(st.integers(0, 3)) == 0:
+        held = list(q) if isinstance(q, tuple) else q
+        q = Ref(p.given(held, dtype, grad=draw(st.booleans())))
+    kwargs = {"interpolation": draw(st.sampled_from(("linear", "lower", "higher", "midpoint", "nearest")))}
+    rank = max(len(shape), 1)
+    dims = [draw(st.integers(-rank, rank - 1))] if draw(st.booleans()) else []
+    if draw(st.booleans()):
+        kwargs["keepdim"] = True
+    return p.end(weighted(p, p.op(op, Ref(x), q, *dims, **kwargs)))
 
 
 SEARCHES = ("searchsorted", "bucketize")
@@ -1330,6 +1398,15 @@ def test_searches(op: str, data: st.DataObject, backend: Backend, reference: Bac
 @given(data=st.data())
 def test_sorting_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(sorting_ops(op), label="program"), backend, reference)
+
+
+@pytest.mark.rule("OPS-011")
+@pytest.mark.parametrize("op", SELECTING)
+@examples(SELECTING_WEIGHT)
+@given(data=st.data())
+def test_selecting_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    program = counting_ops(op) if op in ("isin", "histogram") else sorting_ops(op)
+    check(data.draw(program, label="program"), backend, reference)
 
 
 # the shape ops of OPS-009, one test each
@@ -1630,6 +1707,10 @@ def counting_ops(draw: Any, op: str) -> Program:
         low, high = draw(st.sampled_from(HISTC_RANGES))
         given = {} if (low, high) == (0, 0) else {"min": low, "max": high}
         return p.end(p.op("histc", Ref(x), *([] if bins is None else [bins]), **given))
+    if op == "isin":  # of the values (a tensor or one of them), in tensors of any dtype or a number
+        return isin_program(draw, p, data, dtype)
+    if op == "histogram":
+        return histogram_program(draw, p, data)
     x = p.given(data.tolist(), dtype, grad=dtype.startswith("float") and draw(st.booleans()))
     if op in ("nonzero", "argwhere"):
         as_tuple = op == "nonzero" and draw(st.booleans())
@@ -1650,6 +1731,57 @@ def counting_ops(draw: Any, op: str) -> Program:
         p.names.remove(y)
         y = parts[0]
     return p.end(y) if dtype.startswith("float") else p.observed()
+
+
+HISTOGRAM_RANGES = ((-1.0, 1.0), (0.5, 2.0), (1, 1), (2.0, 0.0), (-0.0, 4.0))  # an empty one, a reversed one
+
+
+def isin_program(draw: Any, p: OpProgram, data: Any, dtype: str) -> Program:
+    """isin of a tensor of COUNT_VALUES (or a number) in one of another dtype (or a number), with
+    invert and assume_unique drawn; bool operands (and complex numbers) refused."""
+    kwargs = {k: True for k in ("invert", "assume_unique") if draw(st.integers(0, 2)) == 0}
+    other_dtype = dtype_of(draw, ALL_DTYPES)
+    pool = np.array(COUNT_VALUES) if other_dtype.startswith("float") else np.array([0, 1, 2, 5])
+    test = [draw(st.sampled_from(pool.tolist())) for _ in range(draw(st.integers(0, 4)))]
+    elements: Any = Ref(p.given(data.tolist(), dtype))
+    others: Any = Ref(p.given(test, other_dtype))
+    form = draw(st.integers(0, 5))
+    if form == 0:
+        elements = draw(st.sampled_from((1, 2.0, 0.5, True)))
+    elif form == 1:
+        others = draw(st.sampled_from((1, 2.0, 0.5, True, -0.0)))
+    p.op("isin", elements, others, **kwargs)
+    return p.observed()
+
+
+def histogram_program(draw: Any, p: OpProgram, data: Any) -> Program:
+    """histogram of a float leaf (NaN replaced: refused in the data's range), bins an int (a range
+    drawn, empty or reversed now and then) or sorted edges, a weight and density drawn; now and
+    then an integer input or mismatched edges or weight (refused). The results observed."""
+    dtype = dtype_of(draw, ("float32", "float64"))
+    refused = draw(st.integers(0, 4)) == 0
+    clean = np.where(np.isnan(data), 3.0, data).astype(float)
+    held = dtype if not refused else draw(st.sampled_from(("int64", dtype)))
+    x = p.given(clean.tolist(), held, grad=held.startswith("float") and draw(st.booleans()))
+    kwargs: dict[str, Any] = {}
+    if draw(st.booleans()):
+        edges = sorted(draw(st.lists(st.sampled_from((-1.0, 0.0, 0.5, 1.0, 2.5)), min_size=1, max_size=4)))
+        edge_dtype = dtype if not refused else draw(st.sampled_from(("float64", "float32")))
+        bins: Any = Ref(p.given(edges, edge_dtype))
+    else:
+        bins = draw(st.sampled_from((3, 4, 2, 1, 0)))
+        if draw(st.integers(0, 2)) == 0:  # (else the data's range: its maximum on the last edge)
+            kwargs["range"] = draw(st.sampled_from(HISTOGRAM_RANGES))
+    if draw(st.booleans()):
+        n = clean.size + (refused and draw(st.booleans()))
+        kwargs["weight"] = Ref(p.leaf((n,), dtype, grad=draw(st.booleans())))
+    if draw(st.booleans()):
+        kwargs["density"] = True
+    y = p.op("histogram", Ref(x), bins, **kwargs)
+    for i in range(2):
+        p.op("__getitem__", Ref(y), i)
+    p.names.remove(y)
+    return p.observed()
 
 
 @st.composite
@@ -1967,7 +2099,7 @@ COVERAGE: dict[str, coverage.Targets] = {
         coverage.clause(("gather", "index_select"), "index", {"repeated": _repeated}),
         coverage.edges(("softmax", "log_softmax"), "input", "-inf"),
     ),
-    "OPS-006": coverage.Targets(coverage.keywords("narrow", "select")),
+    "OPS-006": coverage.Targets(coverage.keywords("narrow", "select", "narrow_copy")),
     "OPS-007": coverage.Targets(
         coverage.keywords(*INPLACE),
         coverage.edges("relu_", "input", "0", "-0.0"),
@@ -1975,6 +2107,8 @@ COVERAGE: dict[str, coverage.Targets] = {
     ),
     "OPS-008": coverage.Targets(coverage.keywords(*SORTING, *SEARCHES, *COUNTING),
                                 coverage.clause(SORTING, "input", TIES)),
+    "OPS-011": coverage.Targets(coverage.keywords(*SELECTING),
+                                coverage.clause(("nanmedian", "mode"), "input", TIES)),
     "OPS-009": coverage.Targets(
         coverage.keywords(*SHAPE_OPS, *TRIANGLE_INDICES, *REPEATING, "scatter", "scatter_", "scatter_add",
                           "scatter_add_",

@@ -16,7 +16,7 @@ from impl import _random, dtypes
 from impl._cpu import GRAIN_SIZE, cpu_capability, fma, intraop_threads, parallel_chunks
 from impl._deterministic import uninitialised
 from impl._layout import as_strided_array, contiguous_strides, preserved_strides, strided_array
-from impl._signatures import CREATE, CREATE_RESIZED, OVERLOADS, Out, invalid_call
+from impl._signatures import CREATE, CREATE_RESIZED, OVERLOADS, TYPE_META_NAMES, Out, invalid_call
 from impl._tensor import Dims, Tensor, as_ints
 from impl._xp import default_device, namespace_for, namespace_of
 from impl._xp import device as _device
@@ -201,6 +201,9 @@ ARANGE_OUT = dataclasses.replace(
 SPACED_OUT = dataclasses.replace(CREATE, keeps_numel=True)  # linspace's, logspace's
 
 
+_UNSET: Any = object()  # an argument not given
+
+
 def _filled(fill: Any, size: tuple, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
     return _finish(_xp(device).full(_size(size), fill, dtype=_dt(dtype)), requires_grad)
 
@@ -309,6 +312,7 @@ _MADE = f"Tensor out = None, {_FACTORY}"
 _RANDOM = (f"*, torch.Generator generator, {_MADE}", f"*, {_MADE}")
 _SPACED = [f"{a} start, {b} end" for b in ("Tensor", "Number") for a in ("Tensor", "Number")]
 OVERLOADS.update({
+    "range": (f"(Number start, Number end, Number step = 1, *, {_MADE}",),
     "arange": (f"(Number end, *, {_MADE}", f"(Number start, Number end, *, {_FACTORY}",
                f"(Number start, Number end, Number step = 1, *, {_MADE}"),
     "linspace": tuple(f"({ends}, int steps, *, {_MADE}" for ends in _SPACED),
@@ -350,6 +354,82 @@ def arange(
         else np.arange(int(start), int(end), int(step))
     )
     return _finish(_xp(device).asarray(arr.astype(_dt(dtype))), requires_grad)
+
+
+RANGE_DEPRECATED = (
+    "torch.range is deprecated and will be removed in a future release because its behavior is "
+    "inconsistent with Python's range builtin. Instead, use torch.arange, which produces values in "
+    "[start, end)."
+)
+
+
+def _acc_number(value: Any, acc: np.dtype) -> Any:
+    """``Scalar::to<acc>()``: a number in the kernel's accumulate type, refused where it overflows."""
+    if acc.kind == "i":
+        if not math.isfinite(value) or not -(2**63) <= int(value) < 2**63:
+            raise RuntimeError("value cannot be converted to type int64_t without overflow")
+        return int(value)
+    if acc == np.float32 and math.isfinite(value) and abs(value) > float(np.finfo(np.float32).max):
+        raise RuntimeError("value cannot be converted to type float without overflow")
+    return acc.type(value)
+
+
+def _cpp(value: Any) -> str:
+    """A number as C++'s ostream prints it (6 significant digits, ``inf``, ``nan``)."""
+    return f"{value:g}" if isinstance(value, (float, np.floating)) else str(value)
+
+
+RANGE_OUT = dataclasses.replace(CREATE, aten="aten::range", warn=False)
+
+
+def _range_out(args: tuple, kwargs: dict) -> Out:
+    """range's out=: torch's binding warns before it checks out (and tells range not to warn again)."""
+    warnings.warn(RANGE_DEPRECATED, UserWarning, stacklevel=4)
+    kwargs["_warned"] = True
+    return RANGE_OUT
+
+
+@api.function("range", out=Out(pick=_range_out))
+def range_(
+    start: Any = _UNSET,
+    end: Any = _UNSET,
+    step: Any = 1,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    _warned: bool = False,
+) -> Tensor:
+    """torch.range: ``start``, ``start + step``, ... up to ``end`` included, in the default dtype
+    unless ``dtype`` says otherwise, computed as torch's range_cpu kernel does (``start + i * step``
+    in the accumulate type: double for float and double, float for the half types, int64 for integers),
+    after torch's deprecation warning."""
+    start, end, step = (v.item() if isinstance(v, Tensor) and not v.dim() else v for v in (start, end, step))
+    if any(v is _UNSET or not isinstance(v, (int, float, np.number)) for v in (start, end, step)):
+        raise invalid_call(range_, locals(), "range")
+    if not _warned:
+        warnings.warn(RANGE_DEPRECATED, UserWarning, stacklevel=3)  # (past the binding)
+    d = dtypes.to_dtype(dtype) if dtype is not None else dtypes.get_default_dtype()
+    _supported("range_cpu", d)
+    acc = np.dtype(np.int64)
+    if d.is_floating_point:
+        acc = np.dtype(np.float64 if d.np.itemsize >= 4 else np.float32)
+    first, last, by = (_acc_number(v, acc) for v in (start, end, step))
+    if by == 0:  # (torch's process dies of SIGFPE for a fractional step of an integer dtype)
+        raise RuntimeError("step must be nonzero")
+    if not (math.isfinite(first) and math.isfinite(last)):
+        raise RuntimeError(f"unsupported range: {_cpp(first)} -> {_cpp(last)}")
+    if not ((by > 0 and last >= first) or (by < 0 and last <= first)):
+        raise RuntimeError("upper bound and lower bound inconsistent with step sign")
+    if acc.kind == "i":
+        size = abs(last - first) // abs(by) + 1  # (C++'s truncating division)
+        values = first + np.arange(size, dtype=np.int64) * by
+    else:
+        size = int(acc.type((last - first) / by) + acc.type(1))
+        values = first + np.arange(size, dtype=acc) * by
+    with np.errstate(over="ignore"):  # (beyond float16's range: inf, as torch's cast gives)
+        values = values.astype(d.np)
+    return _finish(_xp(device).asarray(values), requires_grad)
 
 
 def _fused(fused: bool, acc: Any, g: Any, o: Any) -> Any:
@@ -712,6 +792,68 @@ def multinomial(
 def rand_like(input: Tensor, dtype: Any = None, **kw: Any) -> Tensor:
     kw["device"] = kw.get("device") or input.device  # as every ``*_like``: the input's by default
     return _laid_out_like(rand(input.numel(), dtype=dtype or input.dtype, **kw), input)
+
+
+_FLOAT_RANGE = (
+    "{which} is out of bounds [-(2^{digits}), 2^{digits}]. Due to precision limitations {type} can support "
+    "discrete uniform distribution only within this range. This warning will become an error in version 1.7 "
+    "release, please fix the code in advance (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/DistributionTemplates.h:{line}.)"
+)
+
+
+def _check_from_to(low: int, high: int, d: dtypes.dtype) -> None:
+    """torch's check_from_to of random_(low, high) on dtype ``d``: bounds an integer dtype cannot
+    hold refused, those a floating one cannot count exactly warned about."""
+    if not low < high:
+        raise RuntimeError(f"random_ expects 'from' to be less than 'to', but got from={low} >= to={high}")
+    cpp = {"float32": "float", "float64": "double", "float16": "c10::Half", "bfloat16": "c10::BFloat16"}
+    if d.is_floating_point:
+        digits = {"float32": 24, "float64": 53, "float16": 11, "bfloat16": 8}[d.name]
+        for which, value, line in (("from", low, 110), ("to - 1", high - 1, 111)):
+            if not -(2**digits) <= value <= 2**digits:
+                text = _FLOAT_RANGE.format(which=which, digits=digits, type=cpp[d.name], line=line)
+                warnings.warn(text, UserWarning, stacklevel=3)
+        return
+    info = (0, 1) if d is dtypes.bool_ else np.iinfo(d.np)
+    low_bound, high_bound = (0, 1) if d is dtypes.bool_ else (int(info.min), int(info.max))
+    kind = "bool" if d is dtypes.bool_ else TYPE_META_NAMES[d.name]
+    if not low_bound <= low <= high_bound:
+        raise RuntimeError(f"from is out of bounds for {kind}")
+    if not low_bound <= high - 1 <= high_bound:
+        raise RuntimeError(f"to - 1 is out of bounds for {kind}")
+
+
+_LIKE = (
+    "torch.memory_format memory_format = None, torch.dtype dtype = None, torch.layout layout = None, "
+    "torch.device device = None, bool pin_memory = False, bool requires_grad = False)"
+)
+OVERLOADS["randint_like"] = tuple(
+    f"(Tensor input, {bounds}, *, {generator}{_LIKE}"
+    for bounds in ("int low, int high", "Tensor high", "int high")
+    for generator in ("torch.Generator generator, ", "")
+)
+
+
+@api.function("randint_like")
+def randint_like(
+    input: Tensor, low: int = _UNSET, high: Any = None, *, dtype: Any = None, generator: Any = None, **kw: Any
+) -> Tensor:
+    """Integers drawn uniformly from [low, high) (torch's random_) in a tensor like ``input``; high
+    alone may be a 0-d tensor."""
+    if low is _UNSET and high is not None:  # randint_like(x, high=n)
+        low, high = high, None
+    if high is None and isinstance(low, Tensor) and not low.dim() and not low.dtype.is_floating_point:
+        low = int(low.item())
+    bounds = (low, high) if high is not None else (low,)
+    if not isinstance(input, Tensor) or not all(type(v) is int for v in bounds):
+        raise invalid_call(randint_like, locals())
+    low, high = (0, low) if high is None else (low, high)
+    d = dtypes.to_dtype(dtype) if dtype is not None else input.dtype
+    _check_from_to(low, high, d)
+    kw["device"] = kw.get("device") or input.device
+    arr = _random.randint(low, high, (input.numel(),), d.np, gen=generator)
+    return _laid_out_like(_computed(arr, kw["device"], kw.get("requires_grad", False)), input)
 
 
 @api.function("randn_like")

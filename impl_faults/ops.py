@@ -1469,3 +1469,66 @@ def greater_equal_as_not_less() -> Iterator[None]:
 
     with patched(GE, "forward", lambda _original: lambda xp, a, b: ~(a < b)):
         yield
+
+
+# -- reductions and selection: mode, quantile, histogram (OPS-011), in-place comparisons (OPS-010)
+@fault({"OPS-011": ": value"})
+def mode_stable_pick() -> Iterator[None]:
+    """mode sorts its (value, index) pairs stably instead of with libstdc++'s std::sort: among equal
+    values of a lane longer than 16 it returns another index than torch's."""
+    from impl._ops import sorting
+
+    def make(_original: Callable) -> Callable:
+        return lambda items, less: items.sort(key=lambda item: (item[0] != item[0], item[0]))
+
+    with patched(sorting, "std_sort", make):
+        yield
+
+
+@fault({"OPS-011": "graph differs"})
+def quantile_without_interpolation() -> Iterator[None]:
+    """quantile's linear and midpoint modes return the value below the rank, as 'lower' does."""
+    from impl._ops import sorting
+
+    with patched(sorting, "INTERPOLATING", lambda _original: ()):
+        yield
+
+
+@fault({"OPS-011": ": value"})
+def histogram_last_edge_open() -> Iterator[None]:
+    """histogram's last bin is half-open like the others: an element equal to the last edge (the
+    data's maximum, without a range) is not counted."""
+    import dataclasses
+
+    from impl._ops import reductions
+
+    def make(original: Callable) -> Callable:
+        def op(inputs: tuple) -> Any:
+            right = original(inputs)
+
+            def forward(xp: Any, a: Any, *rest: Any, edges: Any, **kwargs: Any) -> Any:
+                return right.forward(xp, xp.where(a == edges[-1], np.nan, a), *rest, edges=edges, **kwargs)
+
+            return dataclasses.replace(right, forward=forward)
+
+        return op
+
+    with patched(reductions, "_histogram_op", make):
+        yield
+
+
+@fault({"OPS-010": "grad_fn differs"})
+def inplace_comparison_unrecorded() -> Iterator[None]:
+    """An in-place comparison (eq_ ...) records no node: the tensor keeps its old grad_fn."""
+    import impl
+    from impl._ops import comparison
+
+    def make(original: Callable) -> Callable:
+        def run(*args: Any, **kwargs: Any) -> Any:
+            with impl.no_grad():
+                return original(*args, **kwargs)
+
+        return run
+
+    with patched(comparison, "apply_inplace", make):
+        yield

@@ -1774,3 +1774,7 @@ OPS.update(_table(" ".join(f"linalg.{f}" for f in (
 OPS.update(_table("inverse det logdet slogdet pinverse matrix_power svd qr", "function"))
 OPS.update(_table("linalg.lstsq", "function"))
 OPS.update(_table("linalg.matrix_exp matrix_exp", "function"))
+# reductions and selection (conformance/test_ops.py: OPS-006, OPS-010, OPS-011; range: API-003)
+OPS.update(_table("mode nanmedian quantile nanquantile isin histogram narrow_copy range", "function"))
+OPS.update(_table("eq_ ne_ lt_ le_ gt_ ge_ greater_ less_ greater_equal_ less_equal_ not_equal_", "method",
+                  True))

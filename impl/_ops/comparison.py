@@ -7,11 +7,15 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+import numpy as np
+
 from impl import _api as api
 from impl import dtypes
-from impl._ops.elementwise import BINARY, UNARY
-from impl._ops.table import NOT_OPERANDS, OpDef, apply
-from impl._signatures import SAME_DTYPE, Out, invalid_call
+from impl._creation import zeros
+from impl._ops.elementwise import BINARY, UNARY, zero_grad
+from impl._ops.inplace import apply_inplace
+from impl._ops.table import FLOAT_DTYPES, NOT_OPERANDS, D, OpDef, apply
+from impl._signatures import EXPECTED, OVERLOADS, SAME_DTYPE, Out, invalid_call
 from impl._tensor import Tensor
 from impl._xp import namespace_of
 
@@ -140,6 +144,82 @@ BITWISE = Out(twice=True, differentiable=False)  # integer ops: no derivative
 bitwise_and = api.variants("bitwise_and", out=BITWISE)(_cmp(AND, "bitwise_and"))
 bitwise_or = api.variants("bitwise_or", out=BITWISE)(_cmp(OR, "bitwise_or"))
 bitwise_xor = api.variants("bitwise_xor", out=BITWISE)(_cmp(XOR, "bitwise_xor"))
+
+
+# -- in place: eq_ ... ge_ and NumPy's names. The comparison runs in the operands' promoted dtype
+# and its result is written in self's dtype (no cast check: a bool fits every dtype). torch
+# records a node (its derivatives zeros) named for the op and overload: <Op>Backward0 for a number,
+# <Op>Backward1 for a tensor.
+def _compared(xp: Any, a: Any, b: Any = None, *, other: Any = None, compare: Any, common: Any) -> Any:
+    b = xp.asarray(dtypes.cast_number(other, common)) if b is None else b.astype(common, copy=False)
+    # (an integer or bool self too gets the node when other requires grad, as in torch: a floating
+    # result records it, written back in self's dtype)
+    written = a.dtype if a.dtype in FLOAT_DTYPES else np.float32
+    return compare(xp, a.astype(common, copy=False), b).astype(written)
+
+
+def _inplace_ops(base: str, compare: Any) -> tuple[OpDef, OpDef]:
+    """The (number, tensor) OpDefs of ``base``_ (``EqBackward0``, ``EqBackward1``)."""
+    node = base.capitalize() + "Backward"
+    number = OpDef(f"{node}0", _compared, derivatives={"self": D("", zero_grad)})
+    zeros_of_other = D("", lambda g, c: zeros(c.shape("other"), dtype=c.dtype("other")))
+    others = {"self": D("", zero_grad), "other": zeros_of_other}
+    return number, OpDef(f"{node}1", _compared, BINARY, others)
+
+
+def _inplace_compare(name: str, base: str, op: OpDef) -> Any:
+    """``x.<name>(other)``: ``op``'s comparison written into x."""
+    number, tensor = _inplace_ops(base, op.forward)
+
+    def method(self: Tensor, other: Any) -> Tensor:
+        common = dtypes.result_type(self, other).np
+        if isinstance(other, Tensor):
+            return apply_inplace(tensor, self, other, compare=op.forward, common=common)
+        return apply_inplace(number, self, other=other, compare=op.forward, common=common)
+
+    return api.method(name, tensor_or_number="other")(method)
+
+
+for _names, _base, _op in (
+    (("eq_",), "eq", EQ), (("ne_", "not_equal_"), "ne", NE), (("lt_", "less_"), "lt", LT),
+    (("le_", "less_equal_"), "le", LE), (("gt_", "greater_"), "gt", GT),
+    (("ge_", "greater_equal_"), "ge", GE),
+):
+    for _name in _names:
+        _inplace_compare(_name, _base, _op)
+
+
+OVERLOADS["isin"] = tuple(
+    f"({first}, {second}, *, bool assume_unique = False, bool invert = False, Tensor out = None)"
+    for first, second in (
+        ("Tensor elements", "Tensor test_elements"),
+        ("Number element", "Tensor test_elements"),
+        ("Tensor elements", "Number test_element"),
+    )
+)
+
+
+@api.function("isin", out=Out("same", EXPECTED, differentiable=False))
+def isin(elements: Any, test_elements: Any, *, assume_unique: bool = False, invert: bool = False) -> Tensor:
+    """Whether each of ``elements`` (a tensor or a number) equals one of ``test_elements``, compared in
+    the two's promoted dtype (NaN in nothing, -0.0 in [0.0]); negated with ``invert``. torch's sort
+    and brute-force algorithms agree on every value, so neither is modelled."""
+    operands = (elements, test_elements)
+    if (
+        not any(isinstance(x, Tensor) for x in operands)
+        or not all(isinstance(x, (Tensor, bool, int, float, complex)) for x in operands)
+        or not (isinstance(assume_unique, bool) and isinstance(invert, bool))
+    ):
+        raise invalid_call(isin, locals())
+    for x in operands:
+        d = x.dtype if isinstance(x, Tensor) else dtypes.scalar_dtype(x)
+        if d is dtypes.bool_ or d.is_complex:
+            raise RuntimeError(f"Unsupported input type encountered for isin(): {dtypes.scalar_type(d)}")
+    common = dtypes.result_type(*operands).np
+    arrays = [x._data if isinstance(x, Tensor) else dtypes.cast_number(x, common) for x in operands]
+    xp = namespace_of(next(x._data for x in operands if isinstance(x, Tensor)))
+    a, b = (xp.asarray(x).astype(common, copy=False) for x in arrays)
+    return Tensor._from_array(xp.asarray(xp.isin(a, b.reshape(-1), invert=invert)).reshape(a.shape))
 
 
 @api.variants("equal", tensor="other")

@@ -12,14 +12,25 @@ import numpy as np
 from impl import _api as api
 from impl import _grad_mode as grad_mode
 from impl import dtypes, return_types
-from impl._creation import ones, zeros_like
+from impl._creation import linspace, ones, zeros_like
 from impl._ops import elementwise
 from impl._ops.binary_math import maximum, minimum
 from impl._ops.cascade_sum import cascade_mean, cascade_sum, summable
+from impl._ops.elementwise import _no_derivative
 from impl._ops.indexing import cat
 from impl._ops.pointwise_ternary import masked
-from impl._ops.table import NOT_OPERANDS, D, OpDef, apply, auto_linear, separable
-from impl._signatures import ABSENT, ACCUMULATE, ELEMENTWISE, EXACT, INDICES, Out, invalid_call
+from impl._ops.table import NOT_IMPLEMENTED, NOT_OPERANDS, D, OpDef, apply, auto_linear, separable
+from impl._signatures import (
+    ABSENT,
+    ACCUMULATE,
+    ELEMENTWISE,
+    EXACT,
+    INDICES,
+    OVERLOADS,
+    TYPE_META_NAMES,
+    Out,
+    invalid_call,
+)
 from impl._tensor import ArgumentTypeError, Dims, Tensor, _dim_list, _wrap_dim, as_int
 from impl._xp import namespace_of
 
@@ -824,3 +835,122 @@ def histc_counts(xp: Any, a: Any, lo: Any, hi: Any, bins: int) -> Any:
     pos = ((kept - lo) * a.dtype.type(bins) / (hi - lo)).astype(np.int64)
     pos[pos == bins] = bins - 1
     return xp.bincount(pos, minlength=bins)
+
+
+# -- histogram -----------------------------------------------------------------------------------
+OVERLOADS["histogram"] = (
+    "(Tensor input, Tensor bins, *, Tensor weight = None, bool density = False, tuple of Tensors out = None)",
+    "(Tensor input, int bins = 100, *, tuple of floats range = None, Tensor weight = None, "
+    "bool density = False, tuple of Tensors out = None)",
+)
+
+
+def _histogram_fwd(xp: Any, *arrays: Any, edges: Any, density: bool, weighted: bool) -> tuple:
+    """Sums of the weights (ones) of the flat input's elements per bin of ``edges`` (the bin is
+    ``upper_bound(edges, x) - 1``, the last edge in the last bin; outside and NaN skipped), added in
+    the input's order and dtype; with ``density``, divided by their total, then by the bin widths."""
+    a = arrays[0].reshape(-1)
+    w = arrays[-1].reshape(-1) if weighted else xp.ones_like(a)
+    with np.errstate(invalid="ignore"):
+        kept = (a >= edges[0]) & (a <= edges[-1])
+    pos = xp.minimum(xp.searchsorted(edges, a[kept], side="right") - 1, edges.size - 2)
+    hist = xp.zeros(edges.size - 1, dtype=a.dtype)
+    xp.add.at(hist, pos, w[kept])
+    if density:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            hist = (hist / hist.sum()).astype(a.dtype)
+            hist = (hist / (edges[1:] - edges[:-1])).astype(a.dtype)
+    return hist, edges.copy()
+
+
+@functools.cache
+def _histogram_op(inputs: tuple[str, ...]) -> OpDef:
+    """histogram of the tensors ``inputs`` (input, bins, weight, as given): torch records its
+    autograd fallback's NotImplemented node (of the inputs requiring grad) on both results."""
+    formula = D("", _no_derivative("histogram"))
+    return OpDef("NotImplemented", _histogram_fwd, inputs, dict.fromkeys(inputs, formula),
+                 outputs=("hist", "bin_edges"), differentiable_outputs=2, qualified_name=NOT_IMPLEMENTED)
+
+
+def _histogram_weight(input: Tensor, weight: Tensor | None) -> None:
+    if weight is None:
+        return
+    if weight.dtype is not input.dtype:
+        names = TYPE_META_NAMES[input.dtype.name], TYPE_META_NAMES[weight.dtype.name]
+        raise RuntimeError("torch.histogramdd: if weight tensor is provided, input tensor and weight tensor "
+                           "should have the same dtype, but got input({}), and weight({})".format(*names))
+    if weight.numel() != input.numel():
+        raise RuntimeError(
+            "torch.histogramdd: if weight tensor is provided it should have the same shape as the input "
+            f"tensor excluding its innermost dimension, but got input with shape [{input.numel()}, 1] and "
+            f"weight with shape {list(weight.shape)}"
+        )
+
+
+@api.variants("histogram", out=Out(parts=(Out("same"), Out("same")), differentiable=False))
+def histogram(
+    input: Tensor, bins: Any = 100, *, range: Any = None, weight: Tensor = None, density: bool = False
+) -> Any:
+    """(hist, bin_edges): the histogram of ``input``'s elements (a floating dtype) over ``bins``
+    equal bins (from ``range``, else the elements' min to max, widened by 0.5 each side when empty)
+    or the edges of a 1-d tensor ``bins``, weighted by ``weight`` and normalised with ``density``."""
+    by_edges = isinstance(bins, Tensor)
+    if (
+        not isinstance(input, Tensor)
+        or not (by_edges or isinstance(bins, int)) or isinstance(bins, bool)
+        or (by_edges and range is not None)
+        or not (weight is None or isinstance(weight, Tensor))
+    ):
+        raise invalid_call(histogram, locals())
+    if by_edges:
+        if bins.dtype is not input.dtype:
+            names = TYPE_META_NAMES[input.dtype.name], TYPE_META_NAMES[bins.dtype.name]
+            raise RuntimeError(
+                "torch.histogramdd: input tensor and bins tensors should have the same dtype, but got input "
+                "with dtype {} and bins for dimension 0 with dtype {}".format(*names)
+            )
+        if bins.dim() != 1:
+            raise RuntimeError("torch.histogramdd: bins tensor should have one dimension, but got "
+                               f"{bins.dim()} dimensions in the bins tensor for dimension 0")
+        if not bins.numel():
+            raise RuntimeError("torch.histogramdd: bins tensor should have at least 1 element, but got 0 "
+                               "elements in the bins tensor for dimension 0")
+        _histogram_weight(input, weight)
+    count = bins.numel() - 1 if by_edges else bins
+    if count <= 0:
+        raise RuntimeError(f"torch.histogram(): bins must be > 0, but got {count} for dimension 0")
+    if by_edges:
+        edges = bins._data.copy()
+    else:
+        edges = _histogram_edges(input, bins, range)
+    if not input.dtype.is_floating_point:  # (the counting kernel: the half types included)
+        raise dtypes.kernel_missing("histogram_cpu", input.dtype)
+    _histogram_weight(input, weight)
+    given = {"input": input, "bins": bins if by_edges else None, "weight": weight}
+    names = tuple(k for k, v in given.items() if v is not None)
+    hist, bin_edges = apply(_histogram_op(names), *(given[k] for k in names),
+                            edges=edges, density=bool(density), weighted=weight is not None)
+    return return_types.histogram((hist, bin_edges))
+
+
+def _histogram_edges(input: Tensor, bins: int, range: Any) -> Any:
+    """torch's select_outer_bin_edges, then linspace of ``bins + 1`` edges in the input's dtype."""
+    left, right = 0.0, 1.0
+    if range is not None:
+        if len(range) != 2:
+            raise RuntimeError("torch.histogramdd: for a 1-dimensional histogram range should have 2 "
+                               f"elements, but got {len(range)}")
+        left, right = float(range[0]), float(range[1])
+    elif input.numel():  # (its min and max: a kernel for float and double only)
+        if input.dtype not in (dtypes.float32, dtypes.float64):
+            raise dtypes.kernel_missing("histogramdd", input.dtype)
+        a = input._data
+        left, right = (float(a.min()), float(a.max())) if not np.isnan(a).any() else (math.nan, math.nan)
+    if not (math.isfinite(left) and math.isfinite(right)):
+        raise RuntimeError(f"torch.histogramdd: dimension 0's range [{left:g}, {right:g}] is not finite")
+    if left > right:
+        raise RuntimeError("torch.histogramdd: min should not exceed max, but got min "
+                           f"{left:g} max {right:g} for dimension 0")
+    if left == right:
+        left, right = left - 0.5, right + 0.5
+    return linspace(left, right, bins + 1, dtype=input.dtype)._data

@@ -1,11 +1,13 @@
-"""Sorting and selection: sort, argsort, msort, topk, kthvalue and median, with torch's order of
-ties and NaN (NaN sorts as the largest value) and their value-selecting gradients.
+"""Sorting and selection: sort, argsort, msort, topk, kthvalue, median, nanmedian and mode, with
+torch's order of ties and NaN (NaN sorts as the largest value) and their value-selecting gradients.
 
 Ties: torch's CPU sort is stable up to 16 elements per lane (its insertion-sort cutoff; beyond, only
 ``stable=True`` is), topk and median(dim) pick with ``std::nth_element``, which for lanes of up to
 three elements is an insertion sort (stable) too, median picks the first NaN of a lane holding
 one, and kthvalue runs torch's own quickselect (``quick_select_template``), ported below, whose swaps
-decide which of equal elements it returns.
+decide which of equal elements it returns; mode sorts (value, index) pairs with libstdc++'s unstable
+``std::sort`` and nanmedian of a lane of NaN only picks with its ``std::nth_element``, both ported
+below (the index they return among equal values is these algorithms' doing).
 """
 
 from __future__ import annotations
@@ -17,12 +19,14 @@ import numpy as np
 
 from impl import _api as api
 from impl import dtypes, return_types
-from impl._creation import scalar_tensor, zeros
+from impl._creation import full, full_like, scalar_tensor, zeros
+from impl._ops.elementwise import mul_scalar
 from impl._ops.indexing import _gather_key
 from impl._ops.reductions import _evenly
 from impl._ops.scatter import (
     SCATTER,  # zeros.scatter(dim, index, src), as value-selecting gradients build theirs
 )
+from impl._ops.stacking import broadcast_tensors
 from impl._ops.table import D, OpDef, apply, number_array, separable
 from impl._signatures import EXACT, OVERLOADS, Out, _invalid_combination, _Signature, invalid_call
 from impl._tensor import Tensor, _wrap_dim
@@ -92,6 +96,142 @@ def quick_select(values: list, indices: list, k: int) -> None:
             high = j - 1
 
 
+_THRESHOLD = 16  # libstdc++'s _S_threshold: introsort leaves runs this short to insertion sort
+
+
+def std_sort(a: list, less: Any) -> None:
+    """libstdc++'s ``std::sort`` of ``a`` by ``less``, in place: introsort (median-of-three pivot
+    moved to the front, unguarded partition, heapsort past 2*log2(n) levels) then a final
+    insertion sort. Not stable: where equal elements end is this algorithm's doing."""
+    if len(a) > 1:
+        _introsort(a, 0, len(a), 2 * (len(a).bit_length() - 1), less)
+        _insertion_sort(a, 0, len(a), less, guarded=_THRESHOLD)
+
+
+def nth_element(a: list, nth: int, less: Any) -> None:
+    """libstdc++'s ``std::nth_element`` (introselect): ``a[nth]`` the element a full sort would put
+    there; which of equivalent elements is this algorithm's doing."""
+    first, last, depth = 0, len(a), 2 * (len(a).bit_length() - 1)
+    while last - first > 3:
+        if depth == 0:
+            _heap_select(a, first, nth + 1, last, less)
+            a[first], a[nth] = a[nth], a[first]
+            return
+        depth -= 1
+        cut = _partition_pivot(a, first, last, less)
+        first, last = (cut, last) if cut <= nth else (first, cut)
+    _insertion_sort(a, first, last, less)
+
+
+def _introsort(a: list, first: int, last: int, depth: int, less: Any) -> None:
+    while last - first > _THRESHOLD:
+        if depth == 0:
+            _heap_select(a, first, last, last, less)
+            _sort_heap(a, first, last, less)
+            return
+        depth -= 1
+        cut = _partition_pivot(a, first, last, less)
+        _introsort(a, cut, last, depth, less)
+        last = cut
+
+
+def _partition_pivot(a: list, first: int, last: int, less: Any) -> int:
+    """__unguarded_partition_pivot: the median of three to the front, then partition around it."""
+    x, y, z = first + 1, first + (last - first) // 2, last - 1
+    if less(a[x], a[y]):
+        pick = y if less(a[y], a[z]) else z if less(a[x], a[z]) else x
+    else:
+        pick = x if less(a[x], a[z]) else z if less(a[y], a[z]) else y
+    a[first], a[pick] = a[pick], a[first]
+    lo, hi, pivot = first + 1, last, a[first]
+    while True:
+        while less(a[lo], pivot):
+            lo += 1
+        hi -= 1
+        while less(pivot, a[hi]):
+            hi -= 1
+        if not lo < hi:
+            return lo
+        a[lo], a[hi] = a[hi], a[lo]
+        lo += 1
+
+
+def _insertion_sort(a: list, first: int, last: int, less: Any, guarded: int | None = None) -> None:
+    """__insertion_sort of a[first:last] (an element below a[first] moved to the front, the others
+    inserted linearly); past ``first + guarded``, __unguarded_insertion_sort's linear inserts."""
+    for i in range(first + 1, last):
+        item = a[i]
+        if (guarded is None or i < first + guarded) and less(item, a[first]):
+            a[first + 1 : i + 1] = a[first:i]
+            a[first] = item
+            continue
+        j = i - 1  # (unguarded: a lane with NaN could run past the front in C++; stopped here)
+        while j >= first and less(item, a[j]):
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = item
+
+
+def _heap_select(a: list, first: int, middle: int, last: int, less: Any) -> None:
+    """__heap_select: a max-heap of a[first:middle] holding the smallest of a[first:last]."""
+    n = middle - first
+    for parent in range((n - 2) // 2, -1, -1):
+        _adjust_heap(a, first, parent, n, a[first + parent], less)
+    for i in range(middle, last):
+        if less(a[i], a[first]):  # __pop_heap(first, middle, i)
+            item, a[i] = a[i], a[first]
+            _adjust_heap(a, first, 0, n, item, less)
+
+
+def _sort_heap(a: list, first: int, last: int, less: Any) -> None:
+    n = last - first
+    while n > 1:
+        n -= 1
+        item = a[first + n]
+        a[first + n] = a[first]
+        _adjust_heap(a, first, 0, n, item, less)
+
+
+def _adjust_heap(a: list, first: int, hole: int, n: int, item: Any, less: Any) -> None:
+    top, child = hole, hole
+    while child < (n - 1) // 2:
+        child = 2 * (child + 1)
+        if less(a[first + child], a[first + child - 1]):
+            child -= 1
+        a[first + hole] = a[first + child]
+        hole = child
+    if n % 2 == 0 and child == (n - 2) // 2:
+        child = 2 * (child + 1)
+        a[first + hole] = a[first + child - 1]
+        hole = child - 1
+    parent = (hole - 1) // 2
+    while hole > top and less(a[first + parent], item):  # __push_heap
+        a[first + hole] = a[first + parent]
+        hole, parent = parent, (parent - 1) // 2
+    a[first + hole] = item
+
+
+def _mode_of(lane: list) -> int:
+    """The index torch's CPU mode kernel returns for ``lane``: the last, in ``std_sort``'s order, of
+    the first longest run of equal values (NaN equals nothing: a run of one)."""
+    items = [(v, i) for i, v in enumerate(lane)]
+    std_sort(items, lambda x, y: x[0] < y[0])
+    best, run, index = 0, 0, 0
+    for i, (value, position) in enumerate(items):
+        run += 1
+        if i == len(items) - 1 or value != items[i + 1][0]:
+            if run > best:
+                best, index = run, position
+            run = 0
+    return index
+
+
+def _mode_fwd(xp: Any, a: Any, dim: int, keepdim: bool) -> tuple:
+    lanes = _lanes(xp, a, dim)
+    picked = [_mode_of(lane) for lane in lanes.tolist()]
+    return _picked(xp, a, lanes, xp.asarray(picked, dtype=np.int64).reshape(-1), dim, keepdim)
+
+
 def _lanes(xp: Any, a: Any, dim: int) -> Any:
     """``a`` as rows of its lanes along ``dim`` (a 0-d ``a`` as one lane of one element)."""
     if a.ndim == 0:
@@ -144,6 +284,37 @@ def _median_fwd(xp: Any, a: Any) -> Any:
     return xp.sort(flat)[(flat.size - 1) // 2]
 
 
+def _nan_last(lane: list) -> Any:
+    """torch's nanmedian order of a lane's indices: by value, ties by index, NaN after all."""
+    return lambda i, j: (
+        lane[i] < lane[j] or (lane[i] == lane[j] and i < j) or (lane[j] != lane[j] and lane[i] == lane[i])
+    )
+
+
+def _nanmedian_dim_fwd(xp: Any, a: Any, dim: int, keepdim: bool) -> tuple:
+    """The lower middle of the non-NaN values along ``dim`` (its index as a stable sort orders ties):
+    the element ``std::nth_element`` puts at that place under torch's order (``_nan_last``); of a
+    lane of NaN only, the NaN that introselect leaves first."""
+    lanes = _lanes(xp, a, dim)
+    picked = []
+    for lane in lanes.tolist():
+        valid = sum(v == v for v in lane)
+        order = list(range(len(lane)))
+        nth_element(order, max(valid - 1, 0) // 2, _nan_last(lane))
+        picked.append(order[max(valid - 1, 0) // 2])
+    return _picked(xp, a, lanes, xp.asarray(picked, dtype=np.int64).reshape(-1), dim, keepdim)
+
+
+def _nanmedian_fwd(xp: Any, a: Any) -> Any:
+    """The lower middle of the non-NaN elements; NaN if none (cast to the dtype: no kernel runs)."""
+    flat = a.reshape(-1)
+    if a.dtype.kind == "f":
+        flat = flat[~xp.isnan(flat)]
+    if flat.size == 0:
+        return number_array(xp, np.nan, a.dtype)
+    return xp.sort(flat)[(flat.size - 1) // 2]
+
+
 def _topk_fwd(xp: Any, a: Any, k: int, dim: int, largest: bool) -> tuple:
     if a.ndim == 0:
         return a.copy(), xp.zeros((), dtype=np.int64)
@@ -184,7 +355,12 @@ TOPK = OpDef("TopkBackward0", _topk_fwd, **_SELECTING)
 _REDUCING = {"outputs": ("result", "indices"), "derivatives": {"self": _selected()}, "jvp": separable}
 KTHVALUE = OpDef("KthvalueBackward0", _kthvalue_fwd, **_REDUCING)
 MEDIAN_DIM = OpDef("MedianBackward1", _median_dim_fwd, **_REDUCING)
-MEDIAN = OpDef("MedianBackward0", _median_fwd, derivatives={"self": D("self result", _evenly)}, jvp=separable)
+MODE = OpDef("ModeBackward0", _mode_fwd, **_REDUCING)
+NANMEDIAN_DIM = OpDef("NanmedianBackward1", _nanmedian_dim_fwd, **_REDUCING)
+# the reductions of all elements to one of them: the gradient shared by the elements equal to it
+_SHARED = {"derivatives": {"self": D("self result", _evenly)}, "jvp": separable}
+NANMEDIAN = OpDef("NanmedianBackward0", _nanmedian_fwd, **_SHARED)
+MEDIAN = OpDef("MedianBackward0", _median_fwd, **_SHARED)
 
 
 # -- functions -----------------------------------------------------------------------------------
@@ -331,28 +507,167 @@ MEDIAN_OUT = Out(
 )
 
 
-def _median_out(args: tuple, kwargs: dict) -> Out:
-    """median's out=: (values, indices) along a dim; torch has no out= without one."""
-    if len(args) < 2 and kwargs.get("dim") is None:
-        raise TypeError('median() missing 1 required positional arguments: "dim"')
-    return MEDIAN_OUT
+def _median_out(name: str) -> Any:
+    """median's (nanmedian's) out=: (values, indices) along a dim; torch has no out= without one."""
+
+    def pick(args: tuple, kwargs: dict) -> Out:
+        if len(args) < 2 and kwargs.get("dim") is None:
+            raise TypeError(f'{name}() missing 1 required positional arguments: "dim"')
+        return MEDIAN_OUT
+
+    return pick
 
 
-@api.variants("median", out=Out(pick=_median_out))
-def median(input: Tensor, dim: int = None, keepdim: bool = False) -> Any:
-    """Without ``dim``: the lower middle value of all elements (NaN if any is). With it:
-    (values, indices) along ``dim``."""
+def _medians(fn: Any, given: dict, of_all: OpDef, along: OpDef) -> Any:
+    """``fn`` (median or nanmedian) of all elements, or (values, indices) along ``dim``."""
+    input, dim = given["input"], given["dim"]
     if not isinstance(input, Tensor) or isinstance(dim, bool):
-        raise invalid_call(median, locals())
+        raise invalid_call(fn, given)
     if dim is None:
         if input.numel():
             _no_bool(input, "median_cpu")
-        return apply(MEDIAN, input)
+        return apply(of_all, input)
     d = _wrap_dim(dim, input.dim())
     _check_nonempty("median", input, d)
     _no_bool(input, "median_out")
-    values, indices = apply(MEDIAN_DIM, input, dim=d, keepdim=bool(keepdim))
-    return return_types.median((values, indices))
+    values, indices = apply(along, input, dim=d, keepdim=bool(given["keepdim"]))
+    return getattr(return_types, fn.__name__)((values, indices))
+
+
+@api.variants("median", out=Out(pick=_median_out("median")))
+def median(input: Tensor, dim: int = None, keepdim: bool = False) -> Any:
+    """Without ``dim``: the lower middle value of all elements (NaN if any is). With it:
+    (values, indices) along ``dim``."""
+    return _medians(median, locals(), MEDIAN, MEDIAN_DIM)
+
+
+MODE_OUT = Out(  # (torch checks the indices first: both wrong, its error names the indices)
+    parts=tuple(
+        Out("same", "expected scalar type '{result}' but got '{out}' for " + part + " output")
+        for part in ("values", "indices")
+    )
+)
+
+
+@api.variants("mode", out=MODE_OUT)
+def mode(input: Tensor, dim: int = -1, keepdim: bool = False) -> Any:
+    """The most frequent value along ``dim`` (the smallest of equally frequent ones) and an index of
+    it, the one torch's CPU kernel (``std::sort`` of (value, index) pairs) leaves last."""
+    if not isinstance(input, Tensor) or isinstance(dim, bool):
+        raise invalid_call(mode, locals())
+    d = _wrap_dim(dim, input.dim())
+    _check_nonempty("mode", input, d)
+    values, indices = apply(MODE, input, dim=d, keepdim=bool(keepdim))
+    return return_types.mode((values, indices))
+
+
+@api.variants("nanmedian", out=Out(pick=_median_out("nanmedian")))
+def nanmedian(input: Tensor, dim: int = None, keepdim: bool = False) -> Any:
+    """median ignoring NaN: of all elements (NaN if all are), or (values, indices) along ``dim``."""
+    return _medians(nanmedian, locals(), NANMEDIAN, NANMEDIAN_DIM)
+
+
+# -- quantile, nanquantile ----------------------------------------------------------------------
+INTERPOLATIONS = ("linear", "lower", "higher", "midpoint", "nearest")
+INTERPOLATING = ("linear", "midpoint")  # the modes that lerp between the values below and above
+for _name in ("quantile", "nanquantile"):
+    OVERLOADS[_name] = tuple(
+        f"(Tensor input, {q} q, int dim = None, bool keepdim = False, *, str interpolation = \"linear\", "
+        "Tensor out = None)"
+        for q in ("Tensor", "float")
+    )
+
+
+def _quantiles(fn: Any, given: dict, ignore_nan: bool) -> Tensor:
+    """torch's quantile_out/quantile_compute, composed of the ops torch composes it of (sort, gather,
+    lerp_, squeeze_ ...): so its values, graph and gradients (to q too) are theirs."""
+    input, q, dim, keepdim = given["input"], given["q"], given["dim"], given["keepdim"]
+    interpolation = given["interpolation"]
+    if (
+        not isinstance(input, Tensor)
+        or not isinstance(q, (Tensor, int, float))
+        or isinstance(dim, bool)
+        or not (dim is None or isinstance(dim, int))
+        or not isinstance(interpolation, str)
+    ):
+        raise invalid_call(fn, given)
+    if not isinstance(q, Tensor):
+        if not 0 <= q <= 1:
+            raise RuntimeError(f"quantile() q must be in the range [0, 1] but got {q:g}")
+        q = full((), q, dtype=input.dtype)
+    if interpolation not in INTERPOLATIONS:
+        raise RuntimeError(
+            "quantile() interpolation must be one of linear, lower, higher, midpoint or nearest, but got "
+            + interpolation
+        )
+    if input.numel() == 0:
+        raise RuntimeError("quantile() input tensor must be non-empty")
+    if q.dim() > 1:
+        raise RuntimeError("quantile() q must be a scalar or 1D tensor")
+    if input.dtype not in (dtypes.float32, dtypes.float64):
+        raise RuntimeError("quantile() input tensor must be either float or double dtype")
+    if q.dtype is not input.dtype:
+        raise RuntimeError("quantile() q tensor must be same dtype as the input tensor")
+    wrapped = _wrap_dim(0 if dim is None else dim, input.dim())
+    shape = list(input.shape)
+    if dim is not None and input.dim():
+        shape[wrapped : wrapped + 1] = [1] if keepdim else []
+    elif dim is None:
+        shape = [1] * input.dim() if keepdim else []
+    if not bool(q.ge(0).logical_and(q.le(1)).all()):
+        raise RuntimeError("quantile() q values must be in the range [0, 1]")
+    if dim is None:
+        reduced = input.flatten()
+    elif wrapped == input.dim() - 1:
+        reduced = input
+    else:
+        reduced = input.unsqueeze(-1).transpose(wrapped, -1)
+    sorted = sort(reduced).values
+    sorted = sorted.view(*shape, sorted.shape[-1]) if shape else sorted.view(sorted.shape[-1])
+    if ignore_nan:
+        ranks = q * (sorted.isnan().logical_not().sum(-1, True) - 1)
+        ranks.masked_fill_(ranks < 0, 0)
+    else:
+        last = sorted.shape[-1] - 1
+        scaled, nan = broadcast_tensors(mul_scalar(q, last), sorted.isnan().any(-1, True))  # (mul.Scalar)
+        ranks = scaled.masked_fill(nan, last)
+    if interpolation in ("lower", "higher", "nearest"):
+        {"lower": ranks.floor_, "higher": ranks.ceil_, "nearest": ranks.round_}[interpolation]()
+    below = ranks.to(dtypes.int64)
+    values = sorted.gather(-1, below)
+    if interpolation in INTERPOLATING:
+        weights = full_like(ranks, 0.5) if interpolation == "midpoint" else ranks - below
+        above = ranks.ceil_().to(dtypes.int64)
+        values.lerp_(sorted.gather(-1, above), weights)
+    if q.dim() == 0:
+        values.squeeze_(-1)
+    else:
+        values.unsqueeze_(0).transpose_(0, -1).squeeze_(-1)
+    return values
+
+
+# (torch's out= copies the result in, recording CopyBackwards where the input requires grad: impl
+# writes it without a node)
+QUANTILE_OUT = Out(
+    "same", "quantile() out tensor must be same dtype as the input tensor", differentiable=False
+)
+
+
+@api.variants("quantile", out=QUANTILE_OUT)
+def quantile(
+    input: Tensor, q: Any, dim: int = None, keepdim: bool = False, *, interpolation: str = "linear"
+) -> Tensor:
+    """The ``q``-th quantiles (a number or a 0-d or 1-d tensor, in [0, 1]) of all elements or along
+    ``dim``, interpolated as ``interpolation`` says; NaN where a lane holds NaN."""
+    return _quantiles(quantile, locals(), ignore_nan=False)
+
+
+@api.variants("nanquantile", out=QUANTILE_OUT)
+def nanquantile(
+    input: Tensor, q: Any, dim: int = None, keepdim: bool = False, *, interpolation: str = "linear"
+) -> Tensor:
+    """quantile of the non-NaN values (NaN where a lane holds nothing else)."""
+    return _quantiles(nanquantile, locals(), ignore_nan=True)
 
 
 # -- searchsorted, bucketize ---------------------------------------------------------------------

@@ -22,7 +22,7 @@ from impl._creation import zeros
 from impl._layout import VIEW_ERROR, addresses, as_strided_array, copy_like, min_storage_size, view_strides
 from impl._names import type_name
 from impl._ops.table import D, OpDef, apply, auto_linear
-from impl._signatures import invalid_call
+from impl._signatures import Out, invalid_call
 from impl._tensor import ArgumentTypeError, DimList, Dims, Tensor, _dim_list, _wrap_dim, as_ints
 from impl._xp import namespace_of
 
@@ -507,6 +507,48 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     d = _wrap_dim(dim, input.dim())
     start = start % input.shape[d] if start < 0 else start
     return _slice(input, d, start, start + length, 1)
+
+
+NARROW_COPY = OpDef(  # slice's kernel and backward, into a new contiguous tensor
+    "NarrowCopyBackward0",
+    lambda xp, a, dim, start, end, step: SLICE.forward(xp, a, dim, start, end, step).copy(order="C"),
+    derivatives={"self": SLICE.derivatives["self"]},
+    jvp=auto_linear,
+)
+
+
+NARROW_COPY_OUT = Out(
+    "same",
+    "Expected self.dtype() == output.dtype() to be true, but got false.  (Could this error message be "
+    "improved?  If so, please report an enhancement request to PyTorch.)",
+    warn=False,
+)
+
+
+@api.variants("narrow_copy", out=NARROW_COPY_OUT)
+def narrow_copy(input: Tensor, dim: int, start: int, length: int) -> Tensor:
+    """A copy of ``narrow``'s view, with narrow_copy_dense_cpu's checks (in its order and words)."""
+    if isinstance(start, Tensor) and not start.dim() and not start.dtype.is_floating_point:
+        start = int(start.item())
+    if not isinstance(input, Tensor) or not all(type(v) is int for v in (dim, start, length)):
+        raise invalid_call(narrow_copy, locals())
+    if not input.dim():
+        raise RuntimeError("narrow() cannot be applied to a 0-dim tensor.")
+    if dim >= input.dim():
+        raise RuntimeError(
+            "Expected dim < static_cast<int64_t>(self_sizes.size()) to be true, but got false.  (Could this "
+            "error message be improved?  If so, please report an enhancement request to PyTorch.)"
+        )
+    d = _wrap_dim(dim, input.dim())
+    size = input.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})"
+        )
+    start = start + size if start < 0 else start
+    if not (length >= 0 and start <= size - length):
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
+    return apply(NARROW_COPY, input, dim=d, start=start, end=start + length, step=1)
 
 
 def _slice(input: Tensor, dim: int, start: int | None, stop: int | None, step: int | None) -> Tensor:

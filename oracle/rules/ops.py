@@ -74,7 +74,7 @@ RULES = [
         "OPS-006",
         FAMILY,
         "Indexing reads (integers, lists, tuples and ranges read as sequences, integer and boolean "
-        "tensors, narrow, select) and writes "
+        "tensors, narrow, select, narrow_copy) and writes "
         "(__setitem__ with a scalar or a tensor) give torch's values, gradients and graph.",
         f"{_DOCS}/tensor_view.html",
     ),
@@ -129,7 +129,23 @@ RULES = [
         "greater_equal, and the operators == != < <= > >=) of two broadcastable tensors of any dtypes, "
         "or of a tensor and a Python number, compare in the promoted dtype and give bool tensors that "
         "require no grad: NaN is unequal to everything (itself included) and neither less nor greater, "
-        "-0.0 equals 0.0, infinities compare as numbers.",
+        "-0.0 equals 0.0, infinities compare as numbers; their in-place forms (eq_ ... ge_ and the "
+        "NumPy names' not_equal_ ... greater_equal_) write the result in self's dtype, record torch's "
+        "node (EqBackward0/1 ...) when self or other requires grad, and refuse an other broadcasting "
+        "self to a larger shape.",
         f"{_DOCS}/generated/torch.ge.html",
+    ),
+    Rule(
+        "OPS-011",
+        FAMILY,
+        "The reductions whose choices are torch's CPU kernels' give torch's values, indices, graph, "
+        "gradients and errors: nanmedian of all elements or along a dim (the index std::nth_element "
+        "picks, NaN ignored, a lane of NaN only included), mode along a dim (the index among equal "
+        "values that libstdc++'s std::sort leaves, on lanes of any length, bool included), quantile "
+        "and nanquantile (q a number or a 0-d or 1-d tensor requiring grad or not, every "
+        "interpolation, dim and keepdim; torch's composite graph), isin (tensors or numbers of any "
+        "dtypes, invert, assume_unique) and histogram (int bins with a range or edges, weight, "
+        "density; its NotImplemented node).",
+        f"{_DOCS}/torch.html#reduction-ops",
     ),
 ]
