@@ -41,6 +41,7 @@ from impl._ops import (  # noqa: F401
     sorting,
     special,
     stacking,
+    structure,
     unary_math,
     views,
 )

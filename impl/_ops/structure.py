@@ -1,0 +1,288 @@
+"""Structure and product ops torch composes of others (CompositeImplicitAutograd): kron, tensordot,
+take_along_dim, diagflat, cartesian_prod, trapezoid/trapz/cumulative_trapezoid, linalg.vecdot and
+linalg.diagonal.
+
+Each is written with the ops ATen's composite calls, in its order, so values, dtypes (promotion
+follows from the parts), views and grad_fn names (the parts': kron's UnsafeViewBackward0 over a
+MulBackward0, tensordot's ViewBackward0 over MmBackward0) come out as torch's.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from impl import _api as api
+from impl import dtypes
+from impl._creation import zeros
+from impl._ops.elementwise import div_scalar, mul_scalar
+from impl._ops.indexing import tensor_list
+from impl._ops.norms import check_floating
+from impl._ops.stacking import meshgrid, stack
+from impl._ops.table import broadcast_mismatch
+from impl._ops.views import _unsafe_view
+from impl._signatures import invalid_call
+from impl._tensor import Tensor, _wrap_dim
+
+
+# -- kron --------------------------------------------------------------------------------------
+@api.variants("kron")
+def kron(input: Tensor, other: Tensor) -> Tensor:
+    """The Kronecker product: both operands viewed with interleaved unit dims, multiplied (in the
+    promoted dtype), the product viewed back (torch's KronImpl)."""
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        raise invalid_call(kron, {"input": input, "other": other})
+    ndim = max(input.dim(), other.dim())
+    a_shape, b_shape, result = [], [], []
+    for i in range(ndim):
+        a = input.shape[i - ndim + input.dim()] if i >= ndim - input.dim() else 1
+        b = other.shape[i - ndim + other.dim()] if i >= ndim - other.dim() else 1
+        a_shape += [a, 1]
+        b_shape += [1, b]
+        result.append(a * b)
+    return _unsafe_view(_unsafe_view(input, a_shape) * _unsafe_view(other, b_shape), result)
+
+
+# -- tensordot ---------------------------------------------------------------------------------
+def _tensordot_dims(a: Tensor, b: Tensor, dims: Any) -> tuple[list, list]:
+    """torch.functional.tensordot's reading of ``dims``: an int (the last of a with the first of
+    b), a pair of dim lists, or a tensor of either."""
+    if isinstance(dims, Tensor):
+        if dims.numel() > 1:
+            if dims.shape[0] != 2:
+                raise AssertionError(f"dims tensor must have size 2 in first dimension, got {dims.shape[0]}")
+            return dims[0].tolist(), dims[1].tolist()
+        count = int(dims.item())
+        if count < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        return list(range(-count, 0)), list(range(count))
+    if isinstance(dims, (tuple, list)):
+        first, second = dims
+        for position, value in ((3, first), (4, second)):
+            if not isinstance(value, (list, tuple)):
+                name = "dims_self" if position == 3 else "dims_other"
+                raise TypeError(
+                    f"tensordot(): argument '{name}' (position {position}) must be tuple of ints, "
+                    f"not {type(value).__name__}"
+                )
+        return list(first), list(second)
+    if isinstance(dims, int) and not isinstance(dims, bool):
+        if dims < 0:
+            raise RuntimeError(f"tensordot expects dims >= 0, but got dims={dims}")
+        if dims > min(a.dim(), b.dim()):
+            raise RuntimeError(f"tensordot expects dims < ndim_a or ndim_b, but got dims={dims}")
+        return list(range(-dims, 0)), list(range(dims))
+    raise RuntimeError(
+        "tensordot expects dims to be int or tuple[list[int], list[int]] or list[list[int]] containing "
+        f"two lists, but got dims={dims}"
+    )
+
+
+def _dim_set(dims: list, ndim: int) -> set[int]:
+    """ATen's dim_list_to_bitset: the wrapped dims, each at most once."""
+    seen: set[int] = set()
+    for d in dims:
+        w = _wrap_dim(d, ndim)
+        if w in seen:
+            raise RuntimeError(f"dim {w} appears multiple times in the list of dims")
+        seen.add(w)
+    return seen
+
+
+@api.function("tensordot")
+def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
+    """a and b contracted over ``dims``: dims of size 1 on one side summed first, then both
+    permuted (free dims, contracted dims), reshaped to matrices, mm, reshaped (ATen's tensordot)."""
+    if not (isinstance(a, Tensor) and isinstance(b, Tensor)):
+        raise invalid_call(tensordot, {"a": a, "b": b, "dims": dims})
+    dims1, dims2 = _tensordot_dims(a, b, dims)
+    if len(dims1) != len(dims2):
+        raise RuntimeError("both dimension lists should have same length")
+    if a.dtype is not b.dtype:
+        raise RuntimeError("both inputs should have same dtype")
+    t1, t2, csize = a, b, 1
+    for d1, d2 in zip(dims1, dims2, strict=True):
+        s1, s2 = a.shape[_wrap_dim(d1, a.dim())], b.shape[_wrap_dim(d2, b.dim())]
+        if s2 == 1:  # broadcast dims are summed right away
+            t1 = t1.sum(d1, True, dtype=t1.dtype)
+        elif s1 == 1:
+            t2 = t2.sum(d2, True, dtype=t2.dtype)
+        else:
+            if s1 != s2:
+                raise RuntimeError(
+                    f"contracted dimensions need to match, but first has size {s1} in dim {d1} and second "
+                    f"has size {s2} in dim {d2}"
+                )
+            csize *= s1
+    c1, c2 = _dim_set(dims1, a.dim()), _dim_set(dims2, b.dim())
+    free1 = [i for i in range(a.dim()) if i not in c1]
+    free2 = [i for i in range(b.dim()) if i not in c2]
+    sizes = [t1.shape[i] for i in free1] + [t2.shape[i] for i in free2]
+    m1 = t1.permute(free1 + dims1).reshape(math.prod(t1.shape[i] for i in free1), csize)
+    m2 = t2.permute(dims2 + free2).reshape(csize, math.prod(t2.shape[i] for i in free2))
+    return m1.mm(m2).reshape(sizes)
+
+
+# -- take_along_dim ----------------------------------------------------------------------------
+@api.variants("take_along_dim")
+def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
+    """gather along ``dim`` of input and indices broadcast against each other off ``dim``; without
+    ``dim``, of both flattened."""
+    if not (isinstance(input, Tensor) and isinstance(indices, Tensor)):
+        raise invalid_call(take_along_dim, {"input": input, "indices": indices, "dim": dim})
+    if dim is None:
+        return input.view(-1).gather(0, indices.view(-1))
+    if input.dim() != indices.dim():
+        raise RuntimeError(
+            "torch.take_along_dim(): input and indices should have the same number of dimensions, but got "
+            f"{input.dim()} dimensions for input, and {indices.dim()} dimensions for indices"
+        )
+    if indices.dtype is not dtypes.int64:
+        raise RuntimeError(
+            f"torch.take_along_dim(): dtype of indices should be Long but got {dtypes.scalar_type(indices.dtype)}"
+        )
+    d = _wrap_dim(dim, input.dim())
+    if input.dim() == 0:  # ATen's indices.size(dim)
+        raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
+    sizes = list(input.shape)
+    sizes[d] = indices.shape[d]
+    indices = indices.broadcast_to(_broadcast(sizes, list(indices.shape)))
+    sizes = list(indices.shape)
+    sizes[d] = input.shape[d]
+    return input.broadcast_to(_broadcast(sizes, list(input.shape))).gather(d, indices)
+
+
+def _broadcast(a: list, b: list) -> list:
+    """ATen's infer_size: the broadcast shape of ``a`` and ``b``, or torch's error."""
+    error = broadcast_mismatch([tuple(a), tuple(b)])
+    if error:
+        raise RuntimeError(error)
+    ndim = max(len(a), len(b))
+    a, b = [1] * (ndim - len(a)) + a, [1] * (ndim - len(b)) + b
+    return [y if x == 1 else x for x, y in zip(a, b, strict=True)]
+
+
+# -- diagflat ----------------------------------------------------------------------------------
+@api.variants("diagflat")
+def diagflat(input: Tensor, offset: int = 0) -> Tensor:
+    """The flattened input on diagonal ``offset`` of a square matrix (``contiguous().view(-1)``,
+    then diag)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(diagflat, {"input": input, "offset": offset})
+    return input.contiguous().view(-1).diag(offset)
+
+
+# -- cartesian_prod ----------------------------------------------------------------------------
+@api.function("cartesian_prod")
+def cartesian_prod(*tensors: Any) -> Tensor:
+    """The rows of every combination of the 1-d inputs' elements (meshgrid 'ij', each grid
+    flattened, stacked along dim 1); one input comes back as itself."""
+    tensors = tuple(tensor_list("cartesian_prod", list(tensors)))
+    for t in tensors:
+        if t.dim() != 1:
+            raise RuntimeError(f"Expect a 1D vector, but got shape [{', '.join(map(str, t.shape))}]")
+    if len(tensors) == 1:
+        return tensors[0]
+    return stack([g.flatten() for g in meshgrid(*tensors, indexing="ij")], 1)
+
+
+# -- trapezoid, trapz, cumulative_trapezoid ----------------------------------------------------
+def _sample_spacing(name: str, y: Tensor, x: Tensor, dim: int) -> Tensor:
+    """The differences of ``x`` along ``dim`` (a 1-d x viewed along ``dim``, a lower-rank one
+    padded in front), to broadcast against y's pairs."""
+    if y.dtype is dtypes.bool_ or x.dtype is dtypes.bool_:
+        raise RuntimeError(f"{name}: received a bool input for `x` or `y`, but bool is not supported")
+    if x.dim() == 1:
+        if x.shape[0] != y.shape[dim]:
+            raise RuntimeError(f"{name}: There must be one `x` value for each sample point")
+        sizes = [1] * y.dim()
+        sizes[dim] = x.shape[0]
+        x = x.view(sizes)
+    elif x.dim() < y.dim():
+        x = x.view([1] * (y.dim() - x.dim()) + list(x.shape))
+    return x.narrow(dim, 1, x.shape[dim] - 1) - x.narrow(dim, 0, x.shape[dim] - 1)
+
+
+def _spacing_number(name: str, y: Tensor, dx: Any) -> float:
+    if y.dtype is dtypes.bool_:
+        raise RuntimeError(f"{name}: received a bool input for `y`, but bool is not supported")
+    if isinstance(dx, (bool, complex)) or not isinstance(dx, (int, float)):
+        raise RuntimeError(f"{name}: Currently, we only support dx as a real number.")
+    return float(dx)
+
+
+def _pairs(y: Tensor, dim: int) -> Tensor:
+    """``y[..., :-1] + y[..., 1:]`` along ``dim`` (ATen's slices)."""
+    if y.dim() == 0:
+        raise IndexError("slice() cannot be applied to a 0-dim tensor.")
+    n = y.shape[dim]
+    return y[(slice(None),) * dim + (slice(0, n - 1 if n else 0),)] + y[(slice(None),) * dim + (slice(1, None),)]
+
+
+def _times(t: Tensor, number: float) -> Tensor:
+    """ATen's ``t * number`` (mul.Scalar, MulBackward1; an integer ``t`` promoted as ``t * number``)."""
+    return mul_scalar(t, number) if t.dtype.is_floating_point else t * number
+
+
+def _halved(t: Tensor) -> Tensor:
+    """ATen's ``t / 2.`` (div.Scalar, DivBackward1)."""
+    return div_scalar(t, 2.0) if t.dtype.is_floating_point else t / 2.0
+
+
+def _integrate(name: str, y: Tensor, x: Any, dx: Any, dim: int) -> Tensor:
+    if not isinstance(y, Tensor) or (x is not None and not isinstance(x, Tensor)):
+        raise invalid_call(trapezoid, {"y": y, "x": x, "dx": dx, "dim": dim})
+    if y.dim() == 0:  # ATen's y.size(dim), of dim wrapped where x is given
+        raise IndexError(f"Dimension specified as {dim if x is None else _wrap_dim(dim, 0)} but tensor has no dimensions")
+    d = _wrap_dim(dim, y.dim())
+    if y.shape[d] == 0:
+        return zeros([n for i, n in enumerate(y.shape) if i != d], dtype=y.dtype)
+    if x is not None:
+        return _halved((_pairs(y, d) * _sample_spacing(name, y, x, d)).sum(d))
+    step = _spacing_number(name, y, 1 if dx is None else dx) if name else float(dx)
+    return _times(y.sum(d) - _times(y.select(d, 0) + y.select(d, -1), 0.5), step)
+
+
+@api.function("trapezoid")
+def trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    """The trapezoid rule's integral of y along ``dim``, at samples ``x`` or spaced ``dx``."""
+    return _integrate("trapezoid", y, x, dx, dim)
+
+
+@api.function("trapz")
+def trapz(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    """trapezoid's old name (its ``dx`` a float: True passes as 1.0)."""
+    return _integrate("trapezoid" if dx is None else "", y, x, dx, dim)
+
+
+@api.function("cumulative_trapezoid")
+def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int = -1) -> Tensor:
+    """The trapezoid rule's running integral of y along ``dim`` (one element fewer)."""
+    if not isinstance(y, Tensor) or (x is not None and not isinstance(x, Tensor)):
+        raise invalid_call(cumulative_trapezoid, {"y": y, "x": x, "dx": dx, "dim": dim})
+    d = _wrap_dim(dim, y.dim())
+    if x is not None:
+        return _halved((_pairs(y, d) * _sample_spacing("cumulative_trapezoid", y, x, d)).cumsum(d))
+    step = _spacing_number("cumulative_trapezoid", y, 1 if dx is None else dx)
+    return _times(_pairs(y, d), step / 2.0).cumsum(d)
+
+
+# -- linalg.vecdot, linalg.diagonal ------------------------------------------------------------
+def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
+    """torch.linalg.vecdot: ``(x * y).sum(dim)`` of two floating tensors of one dtype."""
+    if not (isinstance(x, Tensor) and isinstance(y, Tensor)):
+        raise invalid_call(vecdot, {"x": x, "y": y, "dim": dim})
+    check_floating(x, "linalg.vecdot")
+    if x.dtype is not y.dtype:
+        raise RuntimeError(
+            f"linalg.vecdot: Expected x and y to have the same dtype, but found x of type "
+            f"{dtypes.scalar_type(x.dtype)} and y of type {dtypes.scalar_type(y.dtype)} instead"
+        )
+    return (x * y).sum(dim)
+
+
+def linalg_diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -1) -> Tensor:
+    """torch.linalg.diagonal: ``A.diagonal(offset, dim1, dim2)``, of the last two dims by default."""
+    if not isinstance(A, Tensor):
+        raise invalid_call(linalg_diagonal, {"A": A, "offset": offset, "dim1": dim1, "dim2": dim2})
+    return A.diagonal(offset, dim1, dim2)
