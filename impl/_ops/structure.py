@@ -138,9 +138,8 @@ def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Te
             f"{input.dim()} dimensions for input, and {indices.dim()} dimensions for indices"
         )
     if indices.dtype is not dtypes.int64:
-        raise RuntimeError(
-            f"torch.take_along_dim(): dtype of indices should be Long but got {dtypes.scalar_type(indices.dtype)}"
-        )
+        found = dtypes.scalar_type(indices.dtype)
+        raise RuntimeError(f"torch.take_along_dim(): dtype of indices should be Long but got {found}")
     d = _wrap_dim(dim, input.dim())
     if input.dim() == 0:  # ATen's indices.size(dim)
         raise IndexError(f"Dimension specified as {d} but tensor has no dimensions")
@@ -216,7 +215,8 @@ def _pairs(y: Tensor, dim: int) -> Tensor:
     if y.dim() == 0:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
     n = y.shape[dim]
-    return y[(slice(None),) * dim + (slice(0, n - 1 if n else 0),)] + y[(slice(None),) * dim + (slice(1, None),)]
+    lead = (slice(None),) * dim
+    return y[(*lead, slice(0, n - 1 if n else 0))] + y[(*lead, slice(1, None))]
 
 
 def _times(t: Tensor, number: float) -> Tensor:
@@ -233,7 +233,8 @@ def _integrate(name: str, y: Tensor, x: Any, dx: Any, dim: int) -> Tensor:
     if not isinstance(y, Tensor) or (x is not None and not isinstance(x, Tensor)):
         raise invalid_call(trapezoid, {"y": y, "x": x, "dx": dx, "dim": dim})
     if y.dim() == 0:  # ATen's y.size(dim), of dim wrapped where x is given
-        raise IndexError(f"Dimension specified as {dim if x is None else _wrap_dim(dim, 0)} but tensor has no dimensions")
+        named = dim if x is None else _wrap_dim(dim, 0)
+        raise IndexError(f"Dimension specified as {named} but tensor has no dimensions")
     d = _wrap_dim(dim, y.dim())
     if y.shape[d] == 0:
         return zeros([n for i, n in enumerate(y.shape) if i != d], dtype=y.dtype)
