@@ -1859,6 +1859,81 @@ def test_index_ops(op: str, data: st.DataObject, backend: Backend, reference: Ba
     check(data.draw(index_ops(op), label="program"), backend, reference)
 
 
+# -- structure and product ops (OPS-012) --------------------------------------------------------
+IDX = "index"  # in STRUCTURE_FORMS: an int64 leaf of the indices that follow it
+# each op's forms: its tensor operands (shapes of floating leaves, or (IDX, data) for an index
+# leaf), then its other arguments and keywords; the first form (drawn most often) is a valid one
+# whose gradient shows a misplaced element, the last ones what torch refuses
+STRUCTURE_FORMS: dict[str, tuple[tuple[tuple, tuple, dict], ...]] = {
+    "kron": (
+        (((2, 3), (3, 2)), (), {}), (((3,), (2, 1, 2)), (), {}), (((), (2,)), (), {}),
+        (((2, 0), (2,)), (), {}),
+    ),
+    "tensordot": (
+        (((2, 3, 2), (3, 2, 4)), (2,), {}), (((2, 3), (3, 4)), (), {"dims": 1}), (((2, 3), (2,)), (0,), {}),
+        (((3, 2, 2), (2, 3)), (([1, 0], [0, 1]),), {}), (((3, 1), (3, 4)), (([1], [0]),), {}),
+        (((2, 3), (1, 3)), (([-2], [0]),), {}), (((2, 3), (2, 3)), (([0], [1]),), {}),
+        (((2, 3), (3,)), (([1, 0], [0]),), {}), (((2, 3), (3, 2)), (3,), {}), (((2, 3), (3, 2)), (-1,), {}),
+        (((2, 3), (3, 2)), (([0, 0], [1, 1]),), {}),
+    ),
+    "take_along_dim": (
+        (((3, 4), (IDX, [[1, 0, 3], [2, 2, 0], [3, 1, 1]])), (1,), {}),
+        (((3, 4), (IDX, [[2, 0, 1, 1]])), (), {"dim": 0}), (((2, 3), (IDX, [5, 0, 0, 2])), (), {}),
+        (((2, 1, 3), (IDX, [[[0], [1]]])), (-1,), {}), (((3, 4), (IDX, [1, 0])), (1,), {}),
+        (((3, 4), (IDX, [[1], [0]])), (1,), {}), (((3, 4), (IDX, [[1]])), (2,), {}),
+    ),
+    "diagflat": ((((2, 3),), (), {}), (((3,),), (1,), {}), (((),), (-2,), {}), (((0,),), (), {})),
+    "cartesian_prod": (
+        (((3,), (2,)), (), {}), (((2,), (1,), (3,)), (), {}), (((3,),), (), {}), (((0,), (2,)), (), {}),
+        (((2, 2), (2,)), (), {}),
+    ),
+    "trapezoid": (
+        (((2, 4), (4,)), (), {}), (((2, 3),), (), {"dx": 0.5, "dim": 0}),
+        (((3, 2, 3), (2, 3)), (), {"dim": 1}),
+        (((3,),), (), {}), (((2, 0),), (), {}), (((2, 3), (2,)), (), {}), (((2, 3),), (), {"dim": 2}),
+    ),
+    "linalg.vecdot": (
+        (((2, 3), (3,)), (), {}), (((2, 3), (2, 3)), (), {"dim": 0}), (((2, 1, 3), (2, 3)), (), {}),
+        (((2, 3), (2,)), (), {}),
+    ),
+    "linalg.diagonal": (
+        (((2, 3, 4),), (), {}), (((3, 4),), (), {"offset": 1}), (((2, 3, 4),), (), {"offset": -1, "dim1": 0}),
+        (((3,),), (), {}),
+    ),
+}
+STRUCTURE_FORMS["trapz"] = STRUCTURE_FORMS["cumulative_trapezoid"] = STRUCTURE_FORMS["trapezoid"]
+STRUCTURE_OPS = tuple(STRUCTURE_FORMS)
+STRUCTURE_WEIGHT = 0.15
+
+
+@st.composite
+def structure_ops(draw: Any, op: str) -> Program:
+    """Structure op ``op`` in one of its STRUCTURE_FORMS, on leaves of a floating dtype (now and
+    then the second of another, or of an integer or bool dtype: promoted or refused), its result
+    weighted and backpropagated twice."""
+    p = OpProgram(draw)
+    operands, args, kwargs = draw(st.sampled_from(STRUCTURE_FORMS[op]))
+    dtype = dtype_of(draw, ("float32", "float64"))
+    tensors = []
+    for i, operand in enumerate(operands):
+        if operand and operand[0] == IDX:
+            tensors.append(Ref(p.indices(operand[1])))
+            continue
+        own = dtype
+        if i and draw(st.integers(0, 4)) == 0:
+            own = dtype_of(draw, ALL_DTYPES)
+        tensors.append(Ref(p.leaf(operand, own, edge=draw(st.integers(0, 3)) == 0)))
+    return p.end(weighted(p, p.op(op, *tensors, *args, **kwargs)))
+
+
+@pytest.mark.rule("OPS-012")
+@pytest.mark.parametrize("op", STRUCTURE_OPS)
+@examples(STRUCTURE_WEIGHT)
+@given(data=st.data())
+def test_structure_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(structure_ops(op), label="program"), backend, reference)
+
+
 # -- argument coverage (oracle.coverage) ---------------------------------------------------------
 def _in_place(ops: tuple[str, ...], forms: set[str] | tuple[str, ...]) -> tuple[str, ...]:
     """``ops`` and the in-place forms of those of ``forms`` that the programs run."""

@@ -20,7 +20,7 @@ from impl._ops.indexing import tensor_list
 from impl._ops.norms import check_floating
 from impl._ops.stacking import meshgrid, stack
 from impl._ops.table import broadcast_mismatch
-from impl._ops.views import _unsafe_view
+from impl._ops.views import _slice, _unsafe_view
 from impl._signatures import invalid_call
 from impl._tensor import Tensor, _wrap_dim
 
@@ -199,7 +199,7 @@ def _sample_spacing(name: str, y: Tensor, x: Tensor, dim: int) -> Tensor:
         x = x.view(sizes)
     elif x.dim() < y.dim():
         x = x.view([1] * (y.dim() - x.dim()) + list(x.shape))
-    return x.narrow(dim, 1, x.shape[dim] - 1) - x.narrow(dim, 0, x.shape[dim] - 1)
+    return _slice(x, dim, 1, None, 1) - _slice(x, dim, 0, -1, 1)
 
 
 def _spacing_number(name: str, y: Tensor, dx: Any) -> float:
@@ -211,12 +211,10 @@ def _spacing_number(name: str, y: Tensor, dx: Any) -> float:
 
 
 def _pairs(y: Tensor, dim: int) -> Tensor:
-    """``y[..., :-1] + y[..., 1:]`` along ``dim`` (ATen's slices)."""
+    """``y[..., :-1] + y[..., 1:]`` along ``dim`` (ATen's slices: SliceBackward0 even when whole)."""
     if y.dim() == 0:
         raise IndexError("slice() cannot be applied to a 0-dim tensor.")
-    n = y.shape[dim]
-    lead = (slice(None),) * dim
-    return y[(*lead, slice(0, n - 1 if n else 0))] + y[(*lead, slice(1, None))]
+    return _slice(y, dim, 0, -1, 1) + _slice(y, dim, 1, None, 1)
 
 
 def _times(t: Tensor, number: float) -> Tensor:

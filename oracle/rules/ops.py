@@ -132,4 +132,14 @@ RULES = [
         "-0.0 equals 0.0, infinities compare as numbers.",
         f"{_DOCS}/generated/torch.ge.html",
     ),
+    Rule(
+        "OPS-012",
+        FAMILY,
+        "Structure and product ops torch composes of others (kron, tensordot with dims an int or two "
+        "dim lists, take_along_dim with and without dim, diagflat, cartesian_prod, trapezoid, trapz "
+        "and cumulative_trapezoid with samples x or a spacing dx, linalg.vecdot, linalg.diagonal) give "
+        "torch's values, promoted dtypes, gradients, grad_fn names (those of the parts torch composes "
+        "them of) and torch's errors for mismatched shapes, dims and dtypes.",
+        _DERIVATIVES,
+    ),
 ]
