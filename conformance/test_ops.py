@@ -1901,6 +1901,20 @@ STRUCTURE_FORMS: dict[str, tuple[tuple[tuple, tuple, dict], ...]] = {
         (((3,),), (), {}),
     ),
 }
+STRUCTURE_FORMS.update({
+    "cross": (
+        (((2, 3), (2, 3)), (), {"dim": 1}), (((3, 2), (3, 1)), (), {}), (((2, 3), (1, 3)), (-1,), {}),
+        (((2, 3), (3,)), (), {"dim": 1}), (((2, 2), (2, 2)), (), {}), (((2, 3), (2, 3)), (0,), {}),
+    ),
+    "linalg.cross": (
+        (((2, 3), (2, 3)), (), {}), (((3, 2), (3, 1)), (), {"dim": 0}), (((2, 3), (3, 3)), (), {}),
+    ),
+    "dist": (
+        (((2, 3), (2, 3)), (), {}), (((2, 3), (3,)), (1,), {}), (((2, 3), (1, 3)), (INF,), {}),
+        (((3,), ()), (0,), {}), (((2, 3), (2, 3)), (), {"p": 3}), (((2, 3), (2, 3)), (0.5,), {}),
+        (((2, 3), (3, 3)), (), {}),
+    ),
+})
 STRUCTURE_FORMS["trapz"] = STRUCTURE_FORMS["cumulative_trapezoid"] = STRUCTURE_FORMS["trapezoid"]
 STRUCTURE_OPS = tuple(STRUCTURE_FORMS)
 STRUCTURE_WEIGHT = 0.15

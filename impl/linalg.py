@@ -1,5 +1,5 @@
 """torch.linalg's subset impl has: the norms (impl/_ops/norms.py), cholesky and triangular solves
-(impl/_ops/factorizations.py), vecdot and diagonal (impl/_ops/structure.py)."""
+(impl/_ops/factorizations.py), cross, vecdot and diagonal (impl/_ops/structure.py)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,11 @@ from impl._ops.factorizations import _LinAlgError as LinAlgError
 from impl._ops.factorizations import cholesky, cholesky_ex, solve_triangular
 from impl._ops.norms import linalg_norm as norm
 from impl._ops.norms import matrix_norm, vector_norm
+from impl._ops.structure import linalg_cross as cross
 from impl._ops.structure import linalg_diagonal as diagonal
 from impl._ops.structure import vecdot
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "matrix_norm", "norm", "solve_triangular", "vector_norm",
-    "diagonal", "vecdot",
+    "cross", "diagonal", "vecdot",
 ]

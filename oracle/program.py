@@ -182,7 +182,7 @@ OPS.update(_table("ne le gt ge greater greater_equal less less_equal not_equal",
 OPS.update(_table("__eq__ __ne__ __lt__ __le__ __gt__ __ge__", "method"))
 # structure and product ops (conformance/test_ops.py, OPS-012)
 OPS.update(_table("kron tensordot take_along_dim diagflat cartesian_prod trapezoid trapz", "function"))
-OPS.update(_table("cumulative_trapezoid linalg.vecdot linalg.diagonal", "function"))
+OPS.update(_table("cumulative_trapezoid linalg.vecdot linalg.diagonal cross linalg.cross dist", "function"))
 
 
 @dataclass(frozen=True)

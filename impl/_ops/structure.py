@@ -1,4 +1,5 @@
-"""Structure and product ops torch composes of others (CompositeImplicitAutograd): kron, tensordot,
+"""Structure and product ops: cross/linalg.cross (LinalgCrossBackward0) and dist (DistBackward0),
+nodes of their own, and those torch composes of others (CompositeImplicitAutograd): kron, tensordot,
 take_along_dim, diagflat, cartesian_prod, trapezoid/trapz/cumulative_trapezoid, linalg.vecdot and
 linalg.diagonal.
 
@@ -17,12 +18,125 @@ from impl import dtypes
 from impl._creation import zeros
 from impl._ops.elementwise import div_scalar, mul_scalar
 from impl._ops.indexing import tensor_list
-from impl._ops.norms import check_floating
+from impl._ops.norms import _norm_grad, _vector_norm_fwd, check_floating
 from impl._ops.stacking import meshgrid, stack
-from impl._ops.table import broadcast_mismatch
+from impl._ops.table import D, OpDef, apply, broadcast_mismatch
 from impl._ops.views import _slice, _unsafe_view
 from impl._signatures import invalid_call
 from impl._tensor import Tensor, _wrap_dim
+from impl._warn import warn_once
+
+
+# -- cross, linalg.cross -----------------------------------------------------------------------
+def _cross_fwd(xp: Any, a: Any, b: Any, dim: int) -> Any:
+    a, b = xp.broadcast_arrays(a, b)
+    return xp.ascontiguousarray(xp.cross(a, b, axisa=dim, axisb=dim, axisc=dim).astype(a.dtype, copy=False))
+
+
+CROSS = OpDef(
+    "LinalgCrossBackward0",
+    _cross_fwd,
+    ("self", "other"),
+    {  # derivatives.yaml: linalg_cross(other, grad, dim), linalg_cross(grad, self, dim)
+        "self": D("other dim", lambda g, c: linalg_cross(c.other, g, dim=c.dim)),
+        "other": D("self dim", lambda g, c: linalg_cross(g, c.self, dim=c.dim)),
+    },
+)
+CROSS_WARNING = (
+    "Using torch.cross without specifying the dim arg is deprecated.\nPlease either pass the dim explicitly "
+    "or simply use torch.linalg.cross.\nThe default value of dim will change to agree with that of "
+    "linalg.cross in a future release. (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/Cross.cpp:63.)"
+)
+
+
+def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
+    """torch.linalg.cross: the cross product along ``dim`` (of length 3 in both) of two tensors of
+    one rank and dtype, broadcast against each other."""
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        raise invalid_call(linalg_cross, {"input": input, "other": other, "dim": dim})
+    if input.dim() != other.dim():
+        raise RuntimeError("linalg.cross: inputs must have the same number of dimensions.")
+    d = _wrap_dim(dim, input.dim())
+    if input.shape[d] != 3 or other.shape[d] != 3:
+        sizes = f"{input.shape[d]} and {other.shape[d]}"
+        raise RuntimeError(f"linalg.cross: inputs dimension {d} must have length 3. Got {sizes}")
+    _broadcast(list(input.shape), list(other.shape))
+    if input.dtype is not other.dtype:
+        found = dtypes.scalar_type(other.dtype)
+        raise RuntimeError(f"expected scalar type {dtypes.scalar_type(input.dtype)} but found {found}")
+    if input.dtype is dtypes.bool_:
+        raise dtypes.kernel_missing("cross", input.dtype)
+    return apply(CROSS, input, other, dim=d)
+
+
+@api.variants("cross")
+def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
+    """torch.cross: linalg.cross along ``dim``; without it (deprecated, torch warns once) along the
+    first dim of length 3."""
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        raise invalid_call(cross, {"input": input, "other": other, "dim": dim})
+    if dim is None:
+        warn_once("cross", CROSS_WARNING)
+        dim = next((i for i, n in enumerate(input.shape) if n == 3), None)
+        if dim is None:
+            raise RuntimeError("no dimension of size 3 in input")
+    return linalg_cross(input, other, dim=dim)
+
+
+# -- dist --------------------------------------------------------------------------------------
+class _DistCtx:
+    """What norms' _norm_grad reads, for the norm of all of ``self - other``."""
+
+    dim, keepdim = None, False
+
+    def __init__(self, c: Any) -> None:
+        self.ord, self.self, self.result = c.p, c.self - c.other, c.result
+
+    def shape(self) -> tuple:
+        return ()
+
+
+def _dist_grad(g: Any, c: Any) -> Any:
+    return _norm_grad(g, _DistCtx(c))
+
+
+DIST = OpDef(
+    "DistBackward0",
+    lambda xp, a, b, p: _vector_norm_fwd(xp, a - b, p, None, False, a.dtype),
+    ("self", "other"),
+    {
+        "self": D("self other p result", _dist_grad),
+        "other": D("self other p result", lambda g, c: _negated(_dist_grad(g, c))),
+    },
+    promote="common",
+)
+
+
+def _negated(t: Any) -> Any:
+    """derivatives.yaml's ``-norm_backward(...)``: negating p = 0's undefined gradient raises."""
+    if t is None:
+        raise RuntimeError(
+            "Expected a proper Tensor but got None (or an undefined Tensor in C++) for argument #0 'self'"
+        )
+    return -t
+
+
+@api.variants("dist")
+def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:
+    """The p-norm of ``input - other`` (broadcast, in the promoted floating dtype)."""
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        raise invalid_call(dist, {"input": input, "other": other, "p": p})
+    error = broadcast_mismatch([tuple(input.shape), tuple(other.shape)])
+    if error:
+        raise RuntimeError(error)
+    result = dtypes.promote_types(input.dtype, other.dtype)
+    if not result.is_floating_point:
+        raise RuntimeError(
+            "norm(): input dtype should be either floating point or complex. Got "
+            f"{dtypes.scalar_type(result)} instead."
+        )
+    return apply(DIST, input, other, p=float(p))
 
 
 # -- kron --------------------------------------------------------------------------------------

@@ -135,11 +135,13 @@ RULES = [
     Rule(
         "OPS-012",
         FAMILY,
-        "Structure and product ops torch composes of others (kron, tensordot with dims an int or two "
-        "dim lists, take_along_dim with and without dim, diagflat, cartesian_prod, trapezoid, trapz "
-        "and cumulative_trapezoid with samples x or a spacing dx, linalg.vecdot, linalg.diagonal) give "
-        "torch's values, promoted dtypes, gradients, grad_fn names (those of the parts torch composes "
-        "them of) and torch's errors for mismatched shapes, dims and dtypes.",
+        "Structure and product ops: cross and linalg.cross (dim given, or torch.cross's deprecated "
+        "default with its warning), dist (every p), and those torch composes of others (kron, "
+        "tensordot with dims an int or two dim lists, take_along_dim with and without dim, diagflat, "
+        "cartesian_prod, trapezoid, trapz and cumulative_trapezoid with samples x or a spacing dx, "
+        "linalg.vecdot, linalg.diagonal) give torch's values, promoted dtypes, gradients, grad_fn "
+        "names (those of the parts torch composes them of) and torch's errors for mismatched shapes, "
+        "dims and dtypes.",
         _DERIVATIVES,
     ),
 ]
