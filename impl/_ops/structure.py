@@ -22,7 +22,7 @@ from impl._ops.norms import _norm_grad, _vector_norm_fwd, check_floating
 from impl._ops.stacking import meshgrid, stack
 from impl._ops.table import D, OpDef, apply, broadcast_mismatch
 from impl._ops.views import _slice, _unsafe_view
-from impl._signatures import invalid_call
+from impl._signatures import EXACT, Out, invalid_call
 from impl._tensor import Tensor, _wrap_dim
 from impl._warn import warn_once
 
@@ -70,7 +70,7 @@ def linalg_cross(input: Tensor, other: Tensor, *, dim: int = -1) -> Tensor:
     return apply(CROSS, input, other, dim=d)
 
 
-@api.variants("cross")
+@api.variants("cross", out=EXACT.named("linalg_cross"))
 def cross(input: Tensor, other: Tensor, dim: int | None = None) -> Tensor:
     """torch.cross: linalg.cross along ``dim``; without it (deprecated, torch warns once) along the
     first dim of length 3."""
@@ -140,7 +140,7 @@ def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:
 
 
 # -- kron --------------------------------------------------------------------------------------
-@api.variants("kron")
+@api.variants("kron", out=Out(aten="mul"))
 def kron(input: Tensor, other: Tensor) -> Tensor:
     """The Kronecker product: both operands viewed with interleaved unit dims, multiplied (in the
     promoted dtype), the product viewed back (torch's KronImpl)."""
@@ -203,7 +203,15 @@ def _dim_set(dims: list, ndim: int) -> set[int]:
     return seen
 
 
-@api.function("tensordot")
+# tensordot_out: the result computed, then copied into out of its very dtype (recorded as a
+# CopyBackwards where an input requires grad: impl refuses that case as the structured kernels do)
+TENSORDOT_OUT = Out(
+    "same",
+    "tensordot: Expected the output tensor to have dtype {result}, but got an output tensor with dtype {out}",
+)
+
+
+@api.function("tensordot", out=TENSORDOT_OUT)
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     """a and b contracted over ``dims``: dims of size 1 on one side summed first, then both
     permuted (free dims, contracted dims), reshaped to matrices, mm, reshaped (ATen's tensordot)."""
@@ -238,7 +246,7 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
 
 
 # -- take_along_dim ----------------------------------------------------------------------------
-@api.variants("take_along_dim")
+@api.variants("take_along_dim", out=EXACT.named("gather"))
 def take_along_dim(input: Tensor, indices: Tensor, dim: int | None = None) -> Tensor:
     """gather along ``dim`` of input and indices broadcast against each other off ``dim``; without
     ``dim``, of both flattened."""
