@@ -1948,6 +1948,55 @@ def test_structure_ops(op: str, data: st.DataObject, backend: Backend, reference
     check(data.draw(structure_ops(op), label="program"), backend, reference)
 
 
+# the integer ops of OPS-012: on integer leaves (now and then a bool or floating one: refused), the
+# second operand a tensor (broadcast) or, for the shifts, a number; in place on a copy
+INTEGER_OPS = ("bitwise_right_shift", "gcd", "lcm", "bitwise_left_shift", "__lshift__", "__rshift__")
+INTEGER_OPS += ("__rlshift__", "__rrshift__", "gcd_", "lcm_", "bitwise_left_shift_", "__ilshift__")
+INTEGER_OPS += ("bitwise_right_shift_", "__irshift__")
+# values: zeros, signs, the narrow dtypes' extremes, shift amounts past every bit width
+INTEGER_VALUES = (0, 1, -1, 6, -4, 12, 7, 100, -128, 127, 255, 8, 16, 33, 63, 64, -300)
+
+
+@st.composite
+def integer_ops(draw: Any, op: str) -> Program:
+    """Integer op ``op`` of two broadcast operands of integer dtypes (now and then bool or floating
+    ones), holding INTEGER_VALUES wrapped into their range; the shifts' second operand now and then a
+    number; an in-place op on a copy of the first."""
+    p = OpProgram(draw)
+    dtypes_ = [dtype_of(draw, INT_DTYPES if draw(st.integers(0, 5)) else ALL_DTYPES) for _ in range(2)]
+    shapes = draw(st.sampled_from((((4,), (4,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (3,)), ((3,), (2,)))))
+    leaves = []
+    for dtype, shape in zip(dtypes_, shapes, strict=True):
+        n = math.prod(shape)
+        drawn = draw(st.lists(st.sampled_from(INTEGER_VALUES), min_size=n, max_size=n))
+        values = [_fit(v, dtype) for v in drawn]
+        leaves.append(p.given(np.array(values).reshape(shape).tolist(), dtype))
+    numeric = "shift" in op and draw(st.integers(0, 3)) == 0 or op in ("__rlshift__", "__rrshift__")
+    other: Any = draw(st.sampled_from((2, 9, 65, -1))) if numeric else Ref(leaves[1])
+    first = Ref(leaves[0])
+    if op.endswith("_") and not op.startswith("__") or op in ("__ilshift__", "__irshift__"):
+        first = Ref(p.op("clone", first))
+    p.op(op, first, other)
+    return p.observed()
+
+
+def _fit(value: int, dtype: str) -> Any:
+    """``value`` as a ``dtype`` holds it (wrapped into the integer dtype's range)."""
+    if dtype == "bool":
+        return bool(value)
+    if dtype.startswith("float"):
+        return float(value)
+    return int(np.array(value).astype(np.int64).astype(dtype))
+
+
+@pytest.mark.rule("OPS-012")
+@pytest.mark.parametrize("op", INTEGER_OPS)
+@examples(STRUCTURE_WEIGHT)
+@given(data=st.data())
+def test_integer_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(integer_ops(op), label="program"), backend, reference)
+
+
 # -- argument coverage (oracle.coverage) ---------------------------------------------------------
 def _in_place(ops: tuple[str, ...], forms: set[str] | tuple[str, ...]) -> tuple[str, ...]:
     """``ops`` and the in-place forms of those of ``forms`` that the programs run."""

@@ -1516,3 +1516,21 @@ def vecdot_promotes_mixed_dtypes() -> Iterator[None]:
 
     with patched(impl.linalg, "vecdot", make):
         yield
+
+
+@fault({"OPS-012": ": value"})
+def right_shift_past_width_gives_zero() -> Iterator[None]:
+    """A right shift by the bit width or more (or a negative amount) gives 0, not the sign fill
+    torch's kernel gives (-1 for a negative signed operand)."""
+    from impl._ops.integer_math import RIGHT_SHIFT
+
+    def make(original: Callable) -> Callable:
+        def run(xp: Any, a: Any, b: Any) -> Any:
+            shifted = original(xp, a, b)
+            past = (b.astype(np.int64) < 0) | (b.astype(np.int64) >= a.dtype.itemsize * 8 - 1)
+            return np.where(past, 0, shifted).astype(shifted.dtype)
+
+        return run
+
+    with patched(RIGHT_SHIFT, "forward", make):
+        yield

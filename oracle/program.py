@@ -183,6 +183,10 @@ OPS.update(_table("__eq__ __ne__ __lt__ __le__ __gt__ __ge__", "method"))
 # structure and product ops (conformance/test_ops.py, OPS-012)
 OPS.update(_table("kron tensordot take_along_dim diagflat cartesian_prod trapezoid trapz", "function"))
 OPS.update(_table("cumulative_trapezoid linalg.vecdot linalg.diagonal cross linalg.cross dist", "function"))
+OPS.update(_table("gcd lcm bitwise_left_shift bitwise_right_shift", "function"))
+OPS.update(_table("__lshift__ __rshift__ __rlshift__ __rrshift__", "method"))
+OPS.update(_table("gcd_ lcm_ bitwise_left_shift_ bitwise_right_shift_", "method", True))
+OPS.update(_table("__ilshift__ __irshift__", "method", True))
 
 
 @dataclass(frozen=True)

@@ -141,7 +141,10 @@ RULES = [
         "cartesian_prod, trapezoid, trapz and cumulative_trapezoid with samples x or a spacing dx, "
         "linalg.vecdot, linalg.diagonal) give torch's values, promoted dtypes, gradients, grad_fn "
         "names (those of the parts torch composes them of) and torch's errors for mismatched shapes, "
-        "dims and dtypes.",
+        "dims and dtypes; the integer ops gcd, lcm, bitwise_left_shift and bitwise_right_shift (the "
+        "operators << and >>, reflected and in place) give torch's values on every integer dtype "
+        "(shift amounts past the bit width or negative included) and refuse bool and floating "
+        "operands as torch does.",
         _DERIVATIVES,
     ),
 ]
