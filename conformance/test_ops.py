@@ -1861,6 +1861,7 @@ def test_index_ops(op: str, data: st.DataObject, backend: Backend, reference: Ba
 
 # -- structure and product ops (OPS-012) --------------------------------------------------------
 IDX = "index"  # in STRUCTURE_FORMS: an int64 leaf of the indices that follow it
+LEAF = "leaf"  # in STRUCTURE_FORMS' keywords: a floating leaf of the shape that follows it
 # each op's forms: its tensor operands (shapes of floating leaves, or (IDX, data) for an index
 # leaf), then its other arguments and keywords; the first form (drawn most often) is a valid one
 # whose gradient shows a misplaced element, the last ones what torch refuses
@@ -1915,6 +1916,17 @@ STRUCTURE_FORMS.update({
         (((2, 3), (3, 3)), (), {}),
     ),
 })
+STRUCTURE_FORMS.update({
+    "cov": (
+        (((3, 4),), (), {}), (((4,),), (), {"correction": 0}),
+        (((2, 4),), (), {"fweights": (IDX, [1, 0, 2, 3])}),
+        (((2, 4),), (), {"aweights": (LEAF, (4,)), "correction": 2}),
+        (((2, 3),), (), {"fweights": (IDX, [1, 2, 1]), "aweights": (LEAF, (3,))}), (((2, 1),), (), {}),
+        (((),), (), {}), (((2, 3),), (), {"correction": 3}), (((2, 3),), (), {"fweights": (IDX, [1, -1, 1])}),
+        (((2, 3),), (), {"fweights": (IDX, [1, 1])}), (((2, 2, 2),), (), {}),
+    ),
+    "corrcoef": ((((3, 4),), (), {}), (((4,),), (), {}), (((2, 1),), (), {}), (((2, 2, 2),), (), {})),
+})
 STRUCTURE_FORMS["trapz"] = STRUCTURE_FORMS["cumulative_trapezoid"] = STRUCTURE_FORMS["trapezoid"]
 STRUCTURE_OPS = tuple(STRUCTURE_FORMS)
 STRUCTURE_WEIGHT = 0.15
@@ -1937,7 +1949,18 @@ def structure_ops(draw: Any, op: str) -> Program:
         if i and draw(st.integers(0, 4)) == 0:
             own = dtype_of(draw, ALL_DTYPES)
         tensors.append(Ref(p.leaf(operand, own, edge=draw(st.integers(0, 3)) == 0)))
+    kwargs = {k: _structure_keyword(p, v, dtype) for k, v in kwargs.items()}
     return p.end(weighted(p, p.op(op, *tensors, *args, **kwargs)))
+
+
+def _structure_keyword(p: OpProgram, value: Any, dtype: str) -> Any:
+    """A keyword of STRUCTURE_FORMS: an index leaf, a floating leaf (positive: weights) or itself."""
+    if isinstance(value, tuple) and value[0] == IDX:
+        return Ref(p.indices(value[1]))
+    if isinstance(value, tuple) and value[0] == LEAF:
+        weights = np.linspace(0.5, 2.0, math.prod(value[1])).reshape(value[1])
+        return Ref(p.given(weights.tolist(), dtype, True))
+    return value
 
 
 @pytest.mark.rule("OPS-012")

@@ -1,7 +1,7 @@
 """Structure and product ops: cross/linalg.cross (LinalgCrossBackward0) and dist (DistBackward0),
 nodes of their own, and those torch composes of others (CompositeImplicitAutograd): kron, tensordot,
 take_along_dim, diagflat, cartesian_prod, trapezoid/trapz/cumulative_trapezoid, linalg.vecdot and
-linalg.diagonal.
+linalg.diagonal, cov and corrcoef.
 
 Each is written with the ops ATen's composite calls, in its order, so values, dtypes (promotion
 follows from the parts), views and grad_fn names (the parts': kron's UnsafeViewBackward0 over a
@@ -11,11 +11,12 @@ MulBackward0, tensordot's ViewBackward0 over MmBackward0) come out as torch's.
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any
 
 from impl import _api as api
 from impl import dtypes
-from impl._creation import zeros
+from impl._creation import tensor, zeros
 from impl._ops.elementwise import div_scalar, mul_scalar
 from impl._ops.indexing import tensor_list
 from impl._ops.norms import _norm_grad, _vector_norm_fwd, check_floating
@@ -407,3 +408,97 @@ def linalg_diagonal(A: Tensor, *, offset: int = 0, dim1: int = -2, dim2: int = -
     if not isinstance(A, Tensor):
         raise invalid_call(linalg_diagonal, {"A": A, "offset": offset, "dim1": dim1, "dim2": dim2})
     return A.diagonal(offset, dim1, dim2)
+
+
+# -- cov, corrcoef -----------------------------------------------------------------------------
+DOF_WARNING = (
+    "cov(): degrees of freedom is <= 0. Correction should be strictly less than the number of "
+    "observations. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/Correlation.cpp:129.)"
+)
+
+
+def _weights(name: str, w: Tensor, kind: str, fits: bool, observations: int) -> None:
+    """cov's checks of ``fweights``/``aweights`` ``w``: rank, dtype (``fits``), count, sign."""
+    expected = f"cov(): expected {name} to have"
+    if w.dim() > 1:
+        raise RuntimeError(f"{expected} one or fewer dimensions but got {name} with {w.dim()} dimensions")
+    if not fits:
+        raise RuntimeError(f"{expected} {kind} dtype but got {name} with {dtypes.scalar_type(w.dtype)} dtype")
+    if w.numel() != observations:
+        raise RuntimeError(
+            f"cov(): expected {name} to have the same numel as there are observations in the input but got "
+            f"{w.numel()} != {observations}"
+        )
+    if observations and not bool(w.min().ge(0)):
+        raise RuntimeError(f"cov(): {name} cannot be negative")
+
+
+@api.variants("cov")
+def cov(
+    input: Tensor, *, correction: int = 1, fweights: Tensor | None = None, aweights: Tensor | None = None
+) -> Tensor:
+    """The covariance matrix of the variables in input's rows (observations in its columns), with
+    frequency and importance weights: ATen's composite, step by step."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(cov, {"input": input, "correction": correction, "fweights": fweights,
+                                 "aweights": aweights})
+    if input.dim() > 2:
+        raise RuntimeError(
+            "cov(): expected input to have two or fewer dimensions but got an input with "
+            f"{input.dim()} dimensions"
+        )
+    if input.dtype is dtypes.bool_:
+        raise RuntimeError("cov(): bool dtype is not supported for input")
+    x = input.view(1, -1) if input.dim() < 2 else input
+    n = x.shape[1]
+    w = None
+    if fweights is not None:
+        integral = not (fweights.dtype.is_floating_point or fweights.dtype is dtypes.bool_)
+        _weights("fweights", fweights, "integral", integral, n)
+        w = fweights
+    if aweights is not None:
+        _weights("aweights", aweights, "floating point", aweights.dtype.is_floating_point, n)
+        w = aweights if w is None else w * aweights
+    w_sum = tensor(n, dtype=dtypes.int64) if w is None else w.sum()
+    if w is not None and not bool(w_sum.ne(0)):
+        raise RuntimeError("cov(): weights sum to zero, can't be normalized")
+    avg = (x if w is None else x * w).sum(1) / w_sum
+    if w is None:
+        norm = tensor(n - correction, dtype=dtypes.int64)
+    elif correction == 0:
+        norm = w_sum
+    elif aweights is None:
+        norm = w_sum - correction
+    elif fweights is None and n == 1 and correction == 1:
+        norm = tensor(0, dtype=dtypes.int64)
+    else:
+        norm = w_sum - _times((w * aweights).sum(), correction) / w_sum
+    if bool(norm.le(0)):
+        warnings.warn(DOF_WARNING, UserWarning, stacklevel=2)
+        norm.zero_()
+    if n == 1 and (fweights is None) != (aweights is None):
+        x.zero_()
+        if not x.dtype.is_floating_point:
+            x = x.to(dtypes.float32)
+    else:
+        x = x - avg.unsqueeze(1)
+    return (x.mm((x if w is None else x * w).t()) / norm).squeeze()
+
+
+@api.variants("corrcoef")
+def corrcoef(input: Tensor) -> Tensor:
+    """cov normalised by the standard deviations (c / c of a single variable), clipped to [-1, 1]."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(corrcoef, {"input": input})
+    if input.dim() > 2:
+        raise RuntimeError(
+            "corrcoef(): expected input to have two or fewer dimensions but got an input with "
+            f"{input.dim()} dimensions"
+        )
+    c = cov(input)
+    if c.dim() == 0:
+        return c / c
+    stddev = c.diagonal().sqrt()
+    c = c / stddev.view(-1, 1)
+    c = c / stddev.view(1, -1)
+    return c.clip(-1, 1)

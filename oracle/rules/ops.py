@@ -139,9 +139,10 @@ RULES = [
         "default with its warning), dist (every p), and those torch composes of others (kron, "
         "tensordot with dims an int or two dim lists, take_along_dim with and without dim, diagflat, "
         "cartesian_prod, trapezoid, trapz and cumulative_trapezoid with samples x or a spacing dx, "
-        "linalg.vecdot, linalg.diagonal) give torch's values, promoted dtypes, gradients, grad_fn "
-        "names (those of the parts torch composes them of) and torch's errors for mismatched shapes, "
-        "dims and dtypes; the integer ops gcd, lcm, bitwise_left_shift and bitwise_right_shift (the "
+        "linalg.vecdot, linalg.diagonal, cov with correction, fweights and aweights, corrcoef) give "
+        "torch's values, promoted dtypes, gradients, grad_fn names (those of the parts torch composes "
+        "them of), warnings and torch's errors for mismatched shapes, dims and dtypes; the integer "
+        "ops gcd, lcm, bitwise_left_shift and bitwise_right_shift (the "
         "operators << and >>, reflected and in place) give torch's values on every integer dtype "
         "(shift amounts past the bit width or negative included) and refuse bool and floating "
         "operands as torch does.",
