@@ -1862,6 +1862,7 @@ def test_index_ops(op: str, data: st.DataObject, backend: Backend, reference: Ba
 # -- structure and product ops (OPS-012) --------------------------------------------------------
 IDX = "index"  # in STRUCTURE_FORMS: an int64 leaf of the indices that follow it
 LEAF = "leaf"  # in STRUCTURE_FORMS' keywords: a floating leaf of the shape that follows it
+LIST = "list"  # in STRUCTURE_FORMS: the operands that follow it passed as one list
 # each op's forms: its tensor operands (shapes of floating leaves, or (IDX, data) for an index
 # leaf), then its other arguments and keywords; the first form (drawn most often) is a valid one
 # whose gradient shows a misplaced element, the last ones what torch refuses
@@ -1926,6 +1927,18 @@ STRUCTURE_FORMS.update({
         (((2, 3),), (), {"fweights": (IDX, [1, 1])}), (((2, 2, 2),), (), {}),
     ),
     "corrcoef": ((((3, 4),), (), {}), (((4,),), (), {}), (((2, 1),), (), {}), (((2, 2, 2),), (), {})),
+    "vander": ((((3,),), (), {}), (((4,),), (2,), {"increasing": True}), (((3,),), (), {"N": 0}),
+               (((2, 2),), (), {}), (((3,),), (), {"N": -1})),
+    "linalg.vander": (
+        (((2, 3),), (), {}), (((3,),), (), {"N": 4}), (((),), (), {"N": 3}), (((3,),), (), {"N": 1}),
+    ),
+    # multi_dot's tensors are one list: its first operand, the LIST of the following shapes
+    "linalg.multi_dot": (
+        ((LIST, (2, 3), (3, 4), (4, 1)), (), {}), ((LIST, (3,), (3, 2), (2, 2), (2, 5)), (), {}),
+        ((LIST, (2, 2), (2, 2), (2, 2)), (), {}), ((LIST, (3,), (3,)), (), {}),
+        ((LIST, (2, 3), (2, 3)), (), {}),
+        ((LIST, (2, 3), (3,), (3, 2)), (), {}), ((LIST, (3,)), (), {}),
+    ),
 })
 STRUCTURE_FORMS["trapz"] = STRUCTURE_FORMS["cumulative_trapezoid"] = STRUCTURE_FORMS["trapezoid"]
 STRUCTURE_OPS = tuple(STRUCTURE_FORMS)
@@ -1940,8 +1953,9 @@ def structure_ops(draw: Any, op: str) -> Program:
     p = OpProgram(draw)
     operands, args, kwargs = draw(st.sampled_from(STRUCTURE_FORMS[op]))
     dtype = dtype_of(draw, ("float32", "float64"))
-    tensors = []
-    for i, operand in enumerate(operands):
+    tensors: list = []
+    listed = operands[:1] == (LIST,)
+    for i, operand in enumerate(operands[listed:]):
         if operand and operand[0] == IDX:
             tensors.append(Ref(p.indices(operand[1])))
             continue
@@ -1950,6 +1964,7 @@ def structure_ops(draw: Any, op: str) -> Program:
             own = dtype_of(draw, ALL_DTYPES)
         tensors.append(Ref(p.leaf(operand, own, edge=draw(st.integers(0, 3)) == 0)))
     kwargs = {k: _structure_keyword(p, v, dtype) for k, v in kwargs.items()}
+    tensors = [tensors] if listed else tensors
     return p.end(weighted(p, p.op(op, *tensors, *args, **kwargs)))
 
 

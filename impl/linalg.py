@@ -1,5 +1,5 @@
 """torch.linalg's subset impl has: the norms (impl/_ops/norms.py), cholesky and triangular solves
-(impl/_ops/factorizations.py), cross, vecdot and diagonal (impl/_ops/structure.py)."""
+(impl/_ops/factorizations.py), cross, vecdot, diagonal, vander and multi_dot (impl/_ops/structure.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,10 @@ from impl._ops.norms import linalg_norm as norm
 from impl._ops.norms import matrix_norm, vector_norm
 from impl._ops.structure import linalg_cross as cross
 from impl._ops.structure import linalg_diagonal as diagonal
-from impl._ops.structure import vecdot
+from impl._ops.structure import linalg_vander as vander
+from impl._ops.structure import multi_dot, vecdot
 
 __all__ = [
     "LinAlgError", "cholesky", "cholesky_ex", "matrix_norm", "norm", "solve_triangular", "vector_norm",
-    "cross", "diagonal", "vecdot",
+    "cross", "diagonal", "multi_dot", "vander", "vecdot",
 ]

@@ -1,7 +1,7 @@
 """Structure and product ops: cross/linalg.cross (LinalgCrossBackward0) and dist (DistBackward0),
 nodes of their own, and those torch composes of others (CompositeImplicitAutograd): kron, tensordot,
 take_along_dim, diagflat, cartesian_prod, trapezoid/trapz/cumulative_trapezoid, linalg.vecdot and
-linalg.diagonal, cov and corrcoef.
+linalg.diagonal, cov and corrcoef, vander and linalg.vander, linalg.multi_dot.
 
 Each is written with the ops ATen's composite calls, in its order, so values, dtypes (promotion
 follows from the parts), views and grad_fn names (the parts': kron's UnsafeViewBackward0 over a
@@ -16,14 +16,15 @@ from typing import Any
 
 from impl import _api as api
 from impl import dtypes
-from impl._creation import tensor, zeros
+from impl._creation import empty, tensor, zeros
 from impl._ops.elementwise import div_scalar, mul_scalar
+from impl._ops.indexing import cat as cat_
 from impl._ops.indexing import tensor_list
 from impl._ops.norms import _norm_grad, _vector_norm_fwd, check_floating
 from impl._ops.stacking import meshgrid, stack
 from impl._ops.table import D, OpDef, apply, broadcast_mismatch
 from impl._ops.views import _slice, _unsafe_view
-from impl._signatures import EXACT, Out, invalid_call
+from impl._signatures import EXACT, TYPE_META_NAMES, Out, invalid_call
 from impl._tensor import Tensor, _wrap_dim
 from impl._warn import warn_once
 
@@ -502,3 +503,110 @@ def corrcoef(input: Tensor) -> Tensor:
     c = c / stddev.view(-1, 1)
     c = c / stddev.view(1, -1)
     return c.clip(-1, 1)
+
+
+# -- vander, linalg.vander ---------------------------------------------------------------------
+@api.function("vander")
+def vander(x: Tensor, N: int | None = None, increasing: bool = False) -> Tensor:
+    """The powers of 1-d ``x`` (0 .. N-1, decreasing unless ``increasing``) in the columns: ones
+    written, x copied into columns 1.., their cumprod copied back (CopySlices twice), flipped
+    (integers in int64, as cumprod promotes them)."""
+    if not isinstance(x, Tensor):
+        raise invalid_call(vander, {"x": x, "N": N, "increasing": increasing})
+    if x.dim() != 1:
+        raise RuntimeError("x must be a one-dimensional tensor.")
+    n = x.shape[0] if N is None else N
+    if n < 0:
+        raise RuntimeError("N must be non-negative.")
+    result = empty(x.shape[0], n, dtype=dtypes.promote_types(x.dtype, dtypes.int64))
+    if n > 0:
+        result.fill_(1)
+        if n > 1:
+            _slice(result, 1, 1, None, 1).copy_(x.unsqueeze(1))
+            _slice(result, 1, 1, None, 1).copy_(_slice(result, 1, 1, None, 1).cumprod(1))
+    return result if increasing else result.flip([1])
+
+
+def linalg_vander(x: Tensor, *, N: int | None = None) -> Tensor:
+    """torch.linalg.vander: the increasing powers of x's last dim (batched): a column of ones
+    catenated to the cumprod of x expanded N - 1 times."""
+    if not isinstance(x, Tensor):
+        raise invalid_call(linalg_vander, {"x": x, "N": N})
+    floating = x.dtype.is_floating_point or x.dtype is dtypes.bool_
+    if floating and x.dtype not in (dtypes.float32, dtypes.float64):
+        raise RuntimeError(
+            "linalg.vander supports floating point, complex, and integer tensors, but got "
+            f"{dtypes.scalar_type(x.dtype)}"
+        )
+    x = x.unsqueeze(-1) if x.dim() == 0 else x
+    n = x.shape[-1] if N is None else N
+    if n <= 1:
+        raise RuntimeError("N must be greater than 1.")
+    powers = x.unsqueeze(-1).expand(*x.shape, n - 1).cumprod(-1)
+    return cat_([powers.new_ones((*x.shape, 1)), powers], -1)
+
+
+# -- linalg.multi_dot --------------------------------------------------------------------------
+def _chain_order(sizes: list[int]) -> list[list[int]]:
+    """The matrix-chain split points (ATen's matrix_chain_order: the cheapest parenthesisation, the
+    first split among equally cheap ones)."""
+    n = len(sizes) - 1
+    cost = [[0] * n for _ in range(n)]
+    split = [[0] * n for _ in range(n)]
+    for length in range(1, n):
+        for i in range(n - length):
+            j = i + length
+            cost[i][j] = -1
+            for k in range(i, j):
+                q = cost[i][k] + cost[k + 1][j] + sizes[i] * sizes[k + 1] * sizes[j + 1]
+                if cost[i][j] == -1 or q < cost[i][j]:
+                    cost[i][j], split[i][j] = q, k
+    return split
+
+
+def _chain(tensors: list, split: list[list[int]], i: int, j: int) -> Tensor:
+    if i == j:
+        return tensors[i]
+    k = split[i][j]
+    return _chain(tensors, split, i, k).mm(_chain(tensors, split, k + 1, j))
+
+
+def multi_dot(tensors: Any) -> Tensor:
+    """torch.linalg.multi_dot: the product of 2-d tensors (the first and last may be 1-d), in the
+    cheapest order, by mm."""
+    tensors = tensor_list("linalg_multi_dot", tensors)
+    n = len(tensors)
+    if n < 2:
+        raise RuntimeError(f"multi_dot(): expected at least 2 tensors but got {n}")
+    shape, parts = [], list(tensors)
+    for position, index, axis in (("first", 0, 0), ("last", n - 1, -1)):
+        t = tensors[index]
+        if t.dim() not in (1, 2):
+            raise RuntimeError(f"multi_dot(): the {position} tensor must be 1D or 2D but got {t.dim()}D")
+        parts[index] = t.unsqueeze(axis) if t.dim() == 1 else t
+        if t.dim() == 2:
+            shape.append(t.shape[axis])
+    for i in range(1, n - 1):
+        if tensors[i].dim() != 2:
+            raise RuntimeError(f"multi_dot(): tensor {i} must be 2D but got {tensors[i].dim()}D")
+    for i in range(1, n):
+        if parts[i].dtype is not parts[0].dtype:
+            first, other = (TYPE_META_NAMES[t.dtype.name] for t in (parts[0], parts[i]))
+            raise RuntimeError(
+                "multi_dot(): all tensors must have be the same dtype but tensor 0 is "
+                f"{first} and tensor {i} {other}"
+            )
+        if parts[i - 1].shape[-1] != parts[i].shape[0]:
+            shapes = f"{list(tensors[i - 1].shape)} and {list(tensors[i].shape)}"
+            pair = f"tensors {i - 1} and {i}"
+            raise RuntimeError(f"multi_dot(): {pair} with shapes {shapes} cannot be multiplied")
+    if n == 2:
+        return parts[0].mm(parts[1]).view(shape)
+    if n == 3:  # ATen's shortcut: (AB)C unless A(BC) is strictly cheaper
+        (a, b), (c, d) = parts[0].shape, parts[2].shape
+        first, second, third = parts
+        if a * c * (b + d) > b * d * (a + c):
+            return first.mm(second.mm(third)).view(shape)
+        return first.mm(second).mm(third).view(shape)
+    sizes = [parts[0].shape[0]] + [t.shape[1] for t in parts]
+    return _chain(parts, _chain_order(sizes), 0, n - 1).view(shape)
