@@ -1939,6 +1939,10 @@ STRUCTURE_FORMS.update({
         ((LIST, (2, 3), (2, 3)), (), {}),
         ((LIST, (2, 3), (3,), (3, 2)), (), {}), ((LIST, (3,)), (), {}),
     ),
+    "block_diag": (
+        (((2, 3), (3,), ()), (), {}), (((0,), (2, 2)), (), {}), (((2, 0), (1, 2)), (), {}),
+        (((2, 2),), (), {}), (((2, 2), (2, 1, 2)), (), {}),
+    ),
 })
 STRUCTURE_FORMS["trapz"] = STRUCTURE_FORMS["cumulative_trapezoid"] = STRUCTURE_FORMS["trapezoid"]
 STRUCTURE_OPS = tuple(STRUCTURE_FORMS)

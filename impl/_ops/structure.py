@@ -1,7 +1,8 @@
 """Structure and product ops: cross/linalg.cross (LinalgCrossBackward0) and dist (DistBackward0),
 nodes of their own, and those torch composes of others (CompositeImplicitAutograd): kron, tensordot,
 take_along_dim, diagflat, cartesian_prod, trapezoid/trapz/cumulative_trapezoid, linalg.vecdot and
-linalg.diagonal, cov and corrcoef, vander and linalg.vander, linalg.multi_dot.
+linalg.diagonal, cov and corrcoef, vander and linalg.vander, linalg.multi_dot; block_diag
+(BlockDiagBackward0).
 
 Each is written with the ops ATen's composite calls, in its order, so values, dtypes (promotion
 follows from the parts), views and grad_fn names (the parts': kron's UnsafeViewBackward0 over a
@@ -18,8 +19,8 @@ from impl import _api as api
 from impl import dtypes
 from impl._creation import empty, tensor, zeros
 from impl._ops.elementwise import div_scalar, mul_scalar
+from impl._ops.indexing import _per_arity, tensor_list
 from impl._ops.indexing import cat as cat_
-from impl._ops.indexing import tensor_list
 from impl._ops.norms import _norm_grad, _vector_norm_fwd, check_floating
 from impl._ops.stacking import meshgrid, stack
 from impl._ops.table import D, OpDef, apply, broadcast_mismatch
@@ -610,3 +611,49 @@ def multi_dot(tensors: Any) -> Tensor:
         return first.mm(second).mm(third).view(shape)
     sizes = [parts[0].shape[0]] + [t.shape[1] for t in parts]
     return _chain(parts, _chain_order(sizes), 0, n - 1).view(shape)
+
+
+# -- block_diag --------------------------------------------------------------------------------
+def _matrix_shape(shape: tuple) -> tuple[int, int]:
+    """A block_diag input's block: a 0-d tensor (1, 1), a 1-d one a row (1, n), a matrix itself."""
+    return (1, 1) if not shape else (1, shape[0]) if len(shape) == 1 else (shape[0], shape[1])
+
+
+def _block_diag_fwd(xp: Any, *arrays: Any, shapes: tuple) -> Any:
+    blocks = [_matrix_shape(s) for s in shapes]
+    out = xp.zeros((sum(b[0] for b in blocks), sum(b[1] for b in blocks)), dtype=arrays[0].dtype)
+    row = col = 0
+    for a, (rows, cols) in zip(arrays, blocks, strict=True):
+        out[row : row + rows, col : col + cols] = a.reshape(rows, cols)
+        row, col = row + rows, col + cols
+    return out
+
+
+def _block_diag_grad(i: int) -> Any:
+    def grad(g: Any, c: Any) -> Any:
+        # torch's block_diag_backward skips an empty 1-d input without moving past its row
+        blocks = [(0, 0) if s == (0,) else _matrix_shape(s) for s in c.shapes]
+        row, col = sum(b[0] for b in blocks[:i]), sum(b[1] for b in blocks[:i])
+        rows, cols = blocks[i]
+        return g[row : row + rows, col : col + cols].reshape(c.shapes[i])
+
+    return grad
+
+
+block_diag_op = _per_arity("BlockDiagBackward0", _block_diag_fwd, "shapes", _block_diag_grad)
+
+
+@api.function("block_diag")
+def block_diag(*tensors: Any) -> Tensor:
+    """The tensors (0-d ones as 1 x 1 blocks, 1-d ones as rows) on the diagonal of a matrix of their
+    promoted dtype, zeros elsewhere; no tensor gives a 1 x 0 matrix."""
+    tensors = tuple(tensor_list("block_diag", list(tensors)))
+    for i, t in enumerate(tensors):
+        if t.dim() > 2:
+            raise RuntimeError(
+                "torch.block_diag: Input tensors must have 2 or fewer dimensions. "
+                f"Input {i} has {t.dim()} dimensions"
+            )
+    if not tensors:
+        return zeros(1, 0)
+    return apply(block_diag_op(len(tensors)), *tensors, shapes=tuple(tuple(t.shape) for t in tensors))

@@ -136,7 +136,8 @@ RULES = [
         "OPS-012",
         FAMILY,
         "Structure and product ops: cross and linalg.cross (dim given, or torch.cross's deprecated "
-        "default with its warning), dist (every p), and those torch composes of others (kron, "
+        "default with its warning), dist (every p), block_diag (0-d, 1-d, empty and 2-d blocks, "
+        "BlockDiagBackward0 with torch's gradient offsets), and those torch composes of others (kron, "
         "tensordot with dims an int or two dim lists, take_along_dim with and without dim, diagflat, "
         "cartesian_prod, trapezoid, trapz and cumulative_trapezoid with samples x or a spacing dx, "
         "linalg.vecdot, linalg.diagonal, cov with correction, fweights and aweights, corrcoef, vander "
