@@ -1946,7 +1946,7 @@ STRUCTURE_FORMS.update({
 })
 STRUCTURE_FORMS["trapz"] = STRUCTURE_FORMS["cumulative_trapezoid"] = STRUCTURE_FORMS["trapezoid"]
 STRUCTURE_OPS = tuple(STRUCTURE_FORMS)
-STRUCTURE_WEIGHT = 0.15
+STRUCTURE_WEIGHT = 0.1
 
 
 @st.composite
@@ -1990,21 +1990,29 @@ def test_structure_ops(op: str, data: st.DataObject, backend: Backend, reference
     check(data.draw(structure_ops(op), label="program"), backend, reference)
 
 
-# the integer ops of OPS-012: on integer leaves (now and then a bool or floating one: refused), the
+# the integer ops of OPS-012, one test each, every program one of their spellings (function, operator,
+# reflected operator, in place): on integer leaves (now and then a bool or floating one: refused), the
 # second operand a tensor (broadcast) or, for the shifts, a number; in place on a copy
-INTEGER_OPS = ("bitwise_right_shift", "gcd", "lcm", "bitwise_left_shift", "__lshift__", "__rshift__")
-INTEGER_OPS += ("__rlshift__", "__rrshift__", "gcd_", "lcm_", "bitwise_left_shift_", "__ilshift__")
-INTEGER_OPS += ("bitwise_right_shift_", "__irshift__")
+INTEGER_SPELLINGS = {
+    "bitwise_right_shift": ("bitwise_right_shift", "__rshift__", "__rrshift__", "bitwise_right_shift_",
+                            "__irshift__"),
+    "gcd": ("gcd", "gcd_"),
+    "lcm": ("lcm", "lcm_"),
+    "bitwise_left_shift": ("bitwise_left_shift", "__lshift__", "__rlshift__", "bitwise_left_shift_",
+                           "__ilshift__"),
+}
+INTEGER_OPS = tuple(INTEGER_SPELLINGS)
 # values: zeros, signs, the narrow dtypes' extremes, shift amounts past every bit width
 INTEGER_VALUES = (0, 1, -1, 6, -4, 12, 7, 100, -128, 127, 255, 8, 16, 33, 63, 64, -300)
 
 
 @st.composite
-def integer_ops(draw: Any, op: str) -> Program:
-    """Integer op ``op`` of two broadcast operands of integer dtypes (now and then bool or floating
-    ones), holding INTEGER_VALUES wrapped into their range; the shifts' second operand now and then a
-    number; an in-place op on a copy of the first."""
+def integer_ops(draw: Any, name: str) -> Program:
+    """Integer op ``name`` in one of its spellings, of two broadcast operands of integer dtypes (now
+    and then bool or floating ones) holding INTEGER_VALUES wrapped into their range; the shifts'
+    second operand now and then a number; an in-place op on a copy of the first."""
     p = OpProgram(draw)
+    op = draw(st.sampled_from(INTEGER_SPELLINGS[name]))
     dtypes_ = [dtype_of(draw, INT_DTYPES if draw(st.integers(0, 5)) else ALL_DTYPES) for _ in range(2)]
     shapes = draw(st.sampled_from((((4,), (4,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (3,)), ((3,), (2,)))))
     leaves = []
