@@ -1,8 +1,8 @@
-"""Structure and product ops: cross/linalg.cross (LinalgCrossBackward0) and dist (DistBackward0),
-nodes of their own, and those torch composes of others (CompositeImplicitAutograd): kron, tensordot,
-take_along_dim, diagflat, cartesian_prod, trapezoid/trapz/cumulative_trapezoid, linalg.vecdot and
-linalg.diagonal, cov and corrcoef, vander and linalg.vander, linalg.multi_dot; block_diag
-(BlockDiagBackward0).
+"""Structure and product ops: cross/linalg.cross (LinalgCrossBackward0), dist (DistBackward0) and
+block_diag (BlockDiagBackward0), nodes of their own, and those torch composes of others
+(CompositeImplicitAutograd): kron, tensordot, take_along_dim, diagflat, cartesian_prod, combinations,
+trapezoid/trapz/cumulative_trapezoid, linalg.vecdot, linalg.diagonal, cov, corrcoef, vander,
+linalg.vander and linalg.multi_dot.
 
 Each is written with the ops ATen's composite calls, in its order, so values, dtypes (promotion
 follows from the parts), views and grad_fn names (the parts': kron's UnsafeViewBackward0 over a
@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 import warnings
 from typing import Any
+
+import numpy as np
 
 from impl import _api as api
 from impl import dtypes
@@ -308,6 +310,29 @@ def cartesian_prod(*tensors: Any) -> Tensor:
     if len(tensors) == 1:
         return tensors[0]
     return stack([g.flatten() for g in meshgrid(*tensors, indexing="ij")], 1)
+
+
+# -- combinations ------------------------------------------------------------------------------
+@api.function("combinations")
+def combinations(input: Tensor, r: int = 2, with_replacement: bool = False) -> Tensor:
+    """The r-element combinations of 1-d input's elements (in order; with repeats when
+    ``with_replacement``) as rows: r grids of input masked to increasing indices, stacked."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(combinations, {"input": input, "r": r, "with_replacement": with_replacement})
+    if input.dim() != 1:
+        raise RuntimeError(f"Expect a 1D vector, but got shape [{', '.join(map(str, input.shape))}]")
+    if r < 0:
+        raise RuntimeError(f"Expect a non-negative number, but got {r}")
+    if r == 0:
+        return empty(0, dtype=input.dtype)
+    n = input.numel()
+    index = [np.arange(n)] * r
+    grids = np.meshgrid(*index, indexing="ij")
+    mask = np.ones(grids[0].shape, dtype=bool)
+    for a, b in zip(grids[:-1], grids[1:], strict=True):
+        mask &= a <= b if with_replacement else a < b
+    selected = tensor(mask, device=input.device)
+    return stack([g.masked_select(selected) for g in meshgrid(*[input] * r, indexing="ij")], 1)
 
 
 # -- trapezoid, trapz, cumulative_trapezoid ----------------------------------------------------
