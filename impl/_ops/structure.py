@@ -20,7 +20,7 @@ import numpy as np
 from impl import _api as api
 from impl import dtypes
 from impl._creation import empty, tensor, zeros
-from impl._ops.elementwise import div_scalar, mul_scalar
+from impl._ops.elementwise import check_bool_subtraction, div_scalar, mul_scalar
 from impl._ops.indexing import _per_arity, tensor_list
 from impl._ops.indexing import cat as cat_
 from impl._ops.norms import _norm_grad, _vector_norm_fwd, check_floating
@@ -132,6 +132,7 @@ def dist(input: Tensor, other: Tensor, p: Any = 2) -> Tensor:
     """The p-norm of ``input - other`` (broadcast, in the promoted floating dtype)."""
     if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
         raise invalid_call(dist, {"input": input, "other": other, "p": p})
+    check_bool_subtraction(input, other)  # ATen's norm(input - other): sub's check first
     error = broadcast_mismatch([tuple(input.shape), tuple(other.shape)])
     if error:
         raise RuntimeError(error)
