@@ -29,6 +29,7 @@ def _integers_only(kernel: str, fwd: Any) -> Any:
     """``fwd`` on integer operands; torch's error naming ``kernel`` for bool and floating ones."""
 
     def run(xp: Any, a: Any, b: Any) -> Any:
+        np.broadcast_shapes(a.shape, b.shape)  # TensorIterator's shapes first (the table words the error)
         if a.dtype.kind not in "iu":
             raise dtypes.kernel_missing(kernel, a.dtype)
         return fwd(xp, a, b)
