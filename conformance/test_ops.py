@@ -1991,6 +1991,199 @@ def test_index_ops(op: str, data: st.DataObject, backend: Backend, reference: Ba
     check(data.draw(index_ops(op), label="program"), backend, reference)
 
 
+# -- structure and product ops (OPS-012) --------------------------------------------------------
+IDX = "index"  # in STRUCTURE_FORMS: an int64 leaf of the indices that follow it
+LEAF = "leaf"  # in STRUCTURE_FORMS' keywords: a floating leaf of the shape that follows it
+LIST = "list"  # in STRUCTURE_FORMS: the operands that follow it passed as one list
+# each op's forms: its tensor operands (shapes of floating leaves, or (IDX, data) for an index
+# leaf), then its other arguments and keywords; the first form (drawn most often) is a valid one
+# whose gradient shows a misplaced element, the last ones what torch refuses
+STRUCTURE_FORMS: dict[str, tuple[tuple[tuple, tuple, dict], ...]] = {
+    "kron": (
+        (((2, 3), (3, 2)), (), {}), (((3,), (2, 1, 2)), (), {}), (((), (2,)), (), {}),
+        (((2, 0), (2,)), (), {}),
+    ),
+    "tensordot": (
+        (((2, 3, 2), (3, 2, 4)), (2,), {}), (((2, 3), (3, 4)), (), {"dims": 1}), (((2, 3), (2,)), (0,), {}),
+        (((3, 2, 2), (2, 3)), (([1, 0], [0, 1]),), {}), (((3, 1), (3, 4)), (([1], [0]),), {}),
+        (((2, 3), (1, 3)), (([-2], [0]),), {}), (((2, 3), (2, 3)), (([0], [1]),), {}),
+        (((2, 3), (3,)), (([1, 0], [0]),), {}), (((2, 3), (3, 2)), (3,), {}), (((2, 3), (3, 2)), (-1,), {}),
+        (((2, 3), (3, 2)), (([0, 0], [1, 1]),), {}),
+    ),
+    "take_along_dim": (
+        (((3, 4), (IDX, [[1, 0, 3], [2, 2, 0], [3, 1, 1]])), (1,), {}),
+        (((3, 4), (IDX, [[2, 0, 1, 1]])), (), {"dim": 0}), (((2, 3), (IDX, [5, 0, 0, 2])), (), {}),
+        (((2, 1, 3), (IDX, [[[0], [1]]])), (-1,), {}), (((3, 4), (IDX, [1, 0])), (1,), {}),
+        (((3, 4), (IDX, [[1], [0]])), (1,), {}), (((3, 4), (IDX, [[1]])), (2,), {}),
+    ),
+    "diagflat": ((((2, 3),), (), {}), (((3,),), (1,), {}), (((),), (-2,), {}), (((0,),), (), {})),
+    "cartesian_prod": (
+        (((3,), (2,)), (), {}), (((2,), (1,), (3,)), (), {}), (((3,),), (), {}), (((0,), (2,)), (), {}),
+        (((2, 2), (2,)), (), {}),
+    ),
+    "trapezoid": (
+        (((2, 4), (4,)), (), {}), (((2, 3),), (), {"dx": 0.5, "dim": 0}),
+        (((3, 2, 3), (2, 3)), (), {"dim": 1}),
+        (((3,),), (), {}), (((2, 0),), (), {}), (((2, 3), (2,)), (), {}), (((2, 3),), (), {"dim": 2}),
+    ),
+    "linalg.vecdot": (
+        (((2, 3), (3,)), (), {}), (((2, 3), (2, 3)), (), {"dim": 0}), (((2, 1, 3), (2, 3)), (), {}),
+        (((2, 3), (2,)), (), {}),
+    ),
+    "linalg.diagonal": (
+        (((2, 3, 4),), (), {}), (((3, 4),), (), {"offset": 1}), (((2, 3, 4),), (), {"offset": -1, "dim1": 0}),
+        (((3,),), (), {}),
+    ),
+}
+STRUCTURE_FORMS.update({
+    "cross": (
+        (((2, 3), (2, 3)), (), {"dim": 1}), (((3, 2), (3, 1)), (), {}), (((2, 3), (1, 3)), (-1,), {}),
+        (((2, 3), (3,)), (), {"dim": 1}), (((2, 2), (2, 2)), (), {}), (((2, 3), (2, 3)), (0,), {}),
+    ),
+    "linalg.cross": (
+        (((2, 3), (2, 3)), (), {}), (((3, 2), (3, 1)), (), {"dim": 0}), (((2, 3), (3, 3)), (), {}),
+    ),
+    "dist": (
+        (((2, 3), (2, 3)), (), {}), (((2, 3), (3,)), (1,), {}), (((2, 3), (1, 3)), (INF,), {}),
+        (((3,), ()), (0,), {}), (((2, 3), (2, 3)), (), {"p": 3}), (((2, 3), (2, 3)), (0.5,), {}),
+        (((2, 3), (3, 3)), (), {}),
+    ),
+})
+STRUCTURE_FORMS.update({
+    "cov": (
+        (((3, 4),), (), {}), (((4,),), (), {"correction": 0}),
+        (((2, 4),), (), {"fweights": (IDX, [1, 0, 2, 3])}),
+        (((2, 4),), (), {"aweights": (LEAF, (4,)), "correction": 2}),
+        (((2, 3),), (), {"fweights": (IDX, [1, 2, 1]), "aweights": (LEAF, (3,))}), (((2, 1),), (), {}),
+        (((),), (), {}), (((2, 3),), (), {"correction": 3}), (((2, 3),), (), {"fweights": (IDX, [1, -1, 1])}),
+        (((2, 3),), (), {"fweights": (IDX, [1, 1])}), (((2, 2, 2),), (), {}),
+    ),
+    "corrcoef": ((((3, 4),), (), {}), (((4,),), (), {}), (((2, 1),), (), {}), (((2, 2, 2),), (), {})),
+    "vander": ((((3,),), (), {}), (((4,),), (2,), {"increasing": True}), (((3,),), (), {"N": 0}),
+               (((2, 2),), (), {}), (((3,),), (), {"N": -1})),
+    "linalg.vander": (
+        (((2, 3),), (), {}), (((3,),), (), {"N": 4}), (((),), (), {"N": 3}), (((3,),), (), {"N": 1}),
+    ),
+    # multi_dot's tensors are one list: its first operand, the LIST of the following shapes
+    "linalg.multi_dot": (
+        ((LIST, (2, 3), (3, 4), (4, 1)), (), {}), ((LIST, (3,), (3, 2), (2, 2), (2, 5)), (), {}),
+        ((LIST, (2, 2), (2, 2), (2, 2)), (), {}), ((LIST, (3,), (3,)), (), {}),
+        ((LIST, (2, 3), (2, 3)), (), {}),
+        ((LIST, (2, 3), (3,), (3, 2)), (), {}), ((LIST, (3,)), (), {}),
+    ),
+    "combinations": (
+        (((4,),), (), {}), (((4,),), (3,), {}), (((3,),), (2, True), {}), (((3,),), (), {"r": 0}),
+        (((0,),), (), {}), (((2, 2),), (), {}), (((3,),), (-1,), {}),
+    ),
+    "block_diag": (
+        (((2, 3), (3,), ()), (), {}), (((0,), (2, 2)), (), {}), (((2, 0), (1, 2)), (), {}),
+        (((2, 2),), (), {}), (((2, 2), (2, 1, 2)), (), {}),
+    ),
+})
+STRUCTURE_FORMS["trapz"] = STRUCTURE_FORMS["cumulative_trapezoid"] = STRUCTURE_FORMS["trapezoid"]
+STRUCTURE_OPS = tuple(STRUCTURE_FORMS)
+STRUCTURE_WEIGHT = 0.1
+
+
+@st.composite
+def structure_ops(draw: Any, op: str) -> Program:
+    """Structure op ``op`` in one of its STRUCTURE_FORMS, on leaves of a floating dtype (now and
+    then the second of another, or of an integer or bool dtype: promoted or refused), its result
+    weighted and backpropagated twice."""
+    p = OpProgram(draw)
+    operands, args, kwargs = draw(st.sampled_from(STRUCTURE_FORMS[op]))
+    dtype = dtype_of(draw, ("float32", "float64"))
+    tensors: list = []
+    listed = operands[:1] == (LIST,)
+    for i, operand in enumerate(operands[listed:]):
+        if operand and operand[0] == IDX:
+            tensors.append(Ref(p.indices(operand[1])))
+            continue
+        own = dtype
+        if i and draw(st.integers(0, 4)) == 0:
+            own = dtype_of(draw, ALL_DTYPES)
+        tensors.append(Ref(p.leaf(operand, own, edge=draw(st.integers(0, 3)) == 0)))
+    kwargs = {k: _structure_keyword(p, v, dtype) for k, v in kwargs.items()}
+    tensors = [tensors] if listed else tensors
+    return p.end(weighted(p, p.op(op, *tensors, *args, **kwargs)))
+
+
+def _structure_keyword(p: OpProgram, value: Any, dtype: str) -> Any:
+    """A keyword of STRUCTURE_FORMS: an index leaf, a floating leaf (positive: weights) or itself."""
+    if isinstance(value, tuple) and value[0] == IDX:
+        return Ref(p.indices(value[1]))
+    if isinstance(value, tuple) and value[0] == LEAF:
+        weights = np.linspace(0.5, 2.0, math.prod(value[1])).reshape(value[1])
+        return Ref(p.given(weights.tolist(), dtype, True))
+    return value
+
+
+# the integer ops of OPS-012, one test each, every program one of their spellings (function, operator,
+# reflected operator, in place): on integer leaves (now and then a bool or floating one: refused), the
+# second operand a tensor (broadcast) or, for the shifts, a number; in place on a copy
+INTEGER_SPELLINGS = {
+    "bitwise_right_shift": ("bitwise_right_shift", "__rshift__", "__rrshift__", "bitwise_right_shift_",
+                            "__irshift__"),
+    "gcd": ("gcd", "gcd_"),
+    "lcm": ("lcm", "lcm_"),
+    "bitwise_left_shift": ("bitwise_left_shift", "__lshift__", "__rlshift__", "bitwise_left_shift_",
+                           "__ilshift__"),
+}
+INTEGER_OPS = tuple(INTEGER_SPELLINGS)
+# values: zeros, signs, the narrow dtypes' extremes, shift amounts past every bit width
+INTEGER_VALUES = (0, 1, -1, 6, -4, 12, 7, 100, -128, 127, 255, 8, 16, 33, 63, 64, -300)
+
+
+@st.composite
+def integer_ops(draw: Any, name: str) -> Program:
+    """Integer op ``name`` in one of its spellings, of two broadcast operands of integer dtypes (now
+    and then bool or floating ones) holding INTEGER_VALUES wrapped into their range; the shifts'
+    second operand now and then a number; an in-place op on a copy of the first."""
+    p = OpProgram(draw)
+    op = draw(st.sampled_from(INTEGER_SPELLINGS[name]))
+    dtypes_ = [dtype_of(draw, INT_DTYPES if draw(st.integers(0, 5)) else ALL_DTYPES) for _ in range(2)]
+    shapes = draw(st.sampled_from((((4,), (4,)), ((2, 3), (3,)), ((2, 1), (1, 3)), ((), (3,)), ((3,), (2,)))))
+    leaves = []
+    for dtype, shape in zip(dtypes_, shapes, strict=True):
+        n = math.prod(shape)
+        drawn = draw(st.lists(st.sampled_from(INTEGER_VALUES), min_size=n, max_size=n))
+        values = [_fit(v, dtype) for v in drawn]
+        leaves.append(p.given(np.array(values).reshape(shape).tolist(), dtype))
+    numeric = "shift" in op and draw(st.integers(0, 3)) == 0 or op in ("__rlshift__", "__rrshift__")
+    other: Any = draw(st.sampled_from((2, 9, 65, -1))) if numeric else Ref(leaves[1])
+    first = Ref(leaves[0])
+    if op.endswith("_") and not op.startswith("__") or op in ("__ilshift__", "__irshift__"):
+        first = Ref(p.op("clone", first))
+    p.op(op, first, other)
+    return p.observed()
+
+
+def _fit(value: int, dtype: str) -> Any:
+    """``value`` as a ``dtype`` holds it (wrapped into the integer dtype's range)."""
+    if dtype == "bool":
+        return bool(value)
+    if dtype.startswith("float"):
+        return float(value)
+    return int(np.array(value).astype(np.int64).astype(dtype))
+
+
+@pytest.mark.rule("OPS-012")
+@pytest.mark.parametrize("op", INTEGER_OPS)
+@examples(STRUCTURE_WEIGHT)
+@given(data=st.data())
+def test_integer_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(integer_ops(op), label="program"), backend, reference)
+
+
+# (after the integer ops' test: a planted fault's session stops at the first test failing)
+@pytest.mark.rule("OPS-012")
+@pytest.mark.parametrize("op", STRUCTURE_OPS)
+@examples(STRUCTURE_WEIGHT)
+@given(data=st.data())
+def test_structure_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(structure_ops(op), label="program"), backend, reference)
+
+
 # -- argument coverage (oracle.coverage) ---------------------------------------------------------
 def _in_place(ops: tuple[str, ...], forms: set[str] | tuple[str, ...]) -> tuple[str, ...]:
     """``ops`` and the in-place forms of those of ``forms`` that the programs run."""

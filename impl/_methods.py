@@ -28,6 +28,7 @@ from impl._ops import (  # noqa: F401
     indexing,
     inplace,
     inplace_views,
+    integer_math,
     moments,
     norms,
     pointwise_ternary,
@@ -41,6 +42,7 @@ from impl._ops import (  # noqa: F401
     sorting,
     special,
     stacking,
+    structure,
     unary_math,
     views,
 )

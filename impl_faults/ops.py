@@ -1532,3 +1532,68 @@ def inplace_comparison_unrecorded() -> Iterator[None]:
 
     with patched(comparison, "apply_inplace", make):
         yield
+
+
+# -- structure and product ops (OPS-012) --------------------------------------------------------
+@fault({"OPS-012": ": value"})
+def kron_operands_swapped() -> Iterator[None]:
+    """kron(a, b) computes kron(b, a): the blocks are b's, scaled by a's elements."""
+    import impl
+
+    with patched(impl, "kron", lambda original: lambda input, other: original(other, input)):
+        yield
+
+
+@fault({"OPS-012": "graph differs"})
+def take_along_dim_input_unexpanded() -> Iterator[None]:
+    """take_along_dim gathers from the input itself where it already has the broadcast shape: no
+    ExpandBackward0 between the gather and the input, as torch's at::broadcast_to always adds."""
+    import impl
+
+    def make(original: Callable) -> Callable:
+        def take_along_dim(input: Any, indices: Any, dim: Any = None) -> Any:
+            if dim is None or input.dim() != indices.dim() or indices.shape[dim] > input.shape[dim]:
+                return original(input, indices, dim)
+            return input.gather(dim, indices.expand(*input.shape[:dim], indices.shape[dim],
+                                                    *input.shape[dim + 1 :]))
+
+        return take_along_dim
+
+    with patched(impl, "take_along_dim", make):
+        yield
+
+
+@fault({"OPS-012": "the backend raised none"})
+def vecdot_promotes_mixed_dtypes() -> Iterator[None]:
+    """linalg.vecdot of float32 and float64 operands promotes them instead of raising torch's
+    "Expected x and y to have the same dtype"."""
+    import impl
+
+    def make(original: Callable) -> Callable:
+        def vecdot(x: Any, y: Any, *, dim: int = -1) -> Any:
+            if x.dtype.is_floating_point and y.dtype.is_floating_point:
+                return (x * y).sum(dim)
+            return original(x, y, dim=dim)
+
+        return vecdot
+
+    with patched(impl.linalg, "vecdot", make):
+        yield
+
+
+@fault({"OPS-012": ": value"})
+def right_shift_past_width_gives_zero() -> Iterator[None]:
+    """A right shift by the bit width or more (or a negative amount) gives 0, not the sign fill
+    torch's kernel gives (-1 for a negative signed operand)."""
+    from impl._ops.integer_math import RIGHT_SHIFT
+
+    def make(original: Callable) -> Callable:
+        def run(xp: Any, a: Any, b: Any) -> Any:
+            shifted = original(xp, a, b)
+            past = (b.astype(np.int64) < 0) | (b.astype(np.int64) >= a.dtype.itemsize * 8 - 1)
+            return np.where(past, 0, shifted).astype(shifted.dtype)
+
+        return run
+
+    with patched(RIGHT_SHIFT, "forward", make):
+        yield

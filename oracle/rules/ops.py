@@ -148,4 +148,21 @@ RULES = [
         "density; its NotImplemented node).",
         f"{_DOCS}/torch.html#reduction-ops",
     ),
+    Rule(
+        "OPS-012",
+        FAMILY,
+        "Structure and product ops: cross and linalg.cross (dim given, or torch.cross's deprecated "
+        "default with its warning), dist (every p), block_diag (0-d, 1-d, empty and 2-d blocks, "
+        "BlockDiagBackward0 with torch's gradient offsets), and those torch composes of others (kron, "
+        "tensordot with dims an int or two dim lists, take_along_dim with and without dim, diagflat, "
+        "cartesian_prod, combinations (r, with_replacement), trapezoid, trapz and cumulative_trapezoid "
+        "with samples x or a spacing dx, linalg.vecdot, linalg.diagonal, cov with correction, fweights "
+        "and aweights, corrcoef, vander and linalg.vander, linalg.multi_dot in torch's order of "
+        "products) give torch's values, promoted dtypes, gradients, grad_fn names (those of the parts "
+        "torch composes them of), warnings and torch's errors for mismatched shapes, dims and dtypes; "
+        "the integer ops gcd, lcm, bitwise_left_shift and bitwise_right_shift (the operators << and >>,"
+        " reflected and in place) give torch's values on every integer dtype (shift amounts past the "
+        "bit width or negative included) and refuse bool and floating operands as torch does.",
+        _DERIVATIVES,
+    ),
 ]
