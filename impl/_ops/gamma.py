@@ -129,7 +129,7 @@ _LGAMMA_UFUNC = np.frompyfunc(_lgamma_scalar, 1, 1)
 
 def _lgamma(xp: Any, x: Any) -> Any:
     """log|Gamma(x)| by the C library's lgamma (torch's), lane by lane on the host."""
-    r = _LGAMMA_UFUNC(to_numpy(x)).astype(np.float64)
+    r = np.asarray(_LGAMMA_UFUNC(to_numpy(x)), dtype=np.float64)  # a 0-d one gives a float
     return r if xp is np else xp.asarray(r)
 
 
@@ -286,8 +286,11 @@ I0 = unary_op("I0Backward0", _kernel(lambda xp, x: _bessel(xp, x, _I0_A, _I0_B, 
 
 
 def _i1_grad(g: Any, c: Any) -> Any:
-    """FunctionsManual's i1_backward: ``i0(x) - i1(x) / x``, 1/2 where |x| <= eps."""
+    """FunctionsManual's i1_backward: ``i0(x) - i1(x) / x``, 1/2 where |x| <= eps (float32 and
+    float64 only: its dispatch has no half types)."""
     x = c.self
+    if x.dtype.itemsize == 2:
+        raise NotImplementedError(f'"i1_backward" not implemented for \'{dtypes.scalar_type(x.dtype)}\'')
     eps = full((), finfo(x.dtype).eps, dtype=x.dtype)
     not_tiny = x.abs() > eps
     safe = apply(WHERE, x, eps, condition=not_tiny)
@@ -386,8 +389,9 @@ def mvlgamma(input: Tensor, p: int) -> Tensor:
 
 @api.method("mvlgamma_")
 def _mvlgamma_(self: Tensor, p: int) -> Tensor:
+    p = _mvlgamma_args(self, p)
     if not self.is_floating_point():  # torch casts the float result back (its own wording)
         into = dtypes.scalar_type(dtypes.get_default_dtype())
         raise RuntimeError(f"mvlgamma: result type {dtypes.scalar_type(self.dtype)} can't be cast to the "
                            f"desired output type {into}")
-    return ip.apply_inplace(MVLGAMMA, self, p=_mvlgamma_args(self, p))
+    return ip.apply_inplace(MVLGAMMA, self, p=p)

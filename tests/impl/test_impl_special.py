@@ -90,6 +90,8 @@ PROGRAMS = [
     "torch.special.logit(x, eps=0.1), torch.special.erfc(x), torch.special.expm1(x), torch.special.log1p(x))",
     "o = torch.zeros(2, dtype=torch.float64)\ntorch.polygamma(1, torch.ones(2), out=o)\n"
     "print(o, torch.lgamma(torch.ones(2), out=torch.zeros(2)), torch.erfinv(torch.tensor([1.0, -1.0, 1.5])))",
+    "print(torch.lgamma(torch.tensor(2.5)), torch.i0(torch.tensor(3)),\n"
+    "      torch.polygamma(2, torch.tensor(0.5)))",
 ]
 ERRORS = [
     "torch.tensor([2, 3]).lgamma_()", "torch.tensor([2, 3]).i0_()", "torch.tensor([2, 3]).mvlgamma_(1)",
