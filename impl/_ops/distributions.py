@@ -15,6 +15,7 @@ import numpy as np
 from impl import _api as api
 from impl import _creation, _random, dtypes
 from impl._ops.elementwise import _no_derivative, zero_grad
+from impl._ops.gamma import _digamma
 from impl._ops.inplace import apply_inplace, check_inplace
 from impl._ops.table import NOT_IMPLEMENTED, D, OpDef, apply, broadcast_mismatch
 from impl._signatures import CREATE, OVERLOADS, Out, invalid_call
@@ -300,3 +301,136 @@ def poisson(input: Tensor, generator: Any = None) -> Tensor:
             f"poisson(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
         )
     return apply(POISSON, input, generator=generator)
+
+
+# -- torch._standard_gamma (Gamma, Chi2, StudentT's draws) ----------------------------------------
+_THIRD_F = float(np.float32(1 / 3))  # 1.0f / 3.0f
+_SQUEEZE = float(np.float32(0.0331))  # 0.0331f
+
+
+def _gamma_one(alpha: float, single: bool, g: _random.Generator) -> float:
+    """ATen's sample_gamma (Marsaglia and Tsang, alpha below 1 boosted by a uniform's power) in
+    double with float constants, alpha's own arithmetic in float32 for ``single``; the stream's
+    double uniforms and (cached Box-Muller) double normals."""
+    f32 = np.float32 if single else float
+    scale = 1.0
+    if alpha < 1:
+        if alpha == 0:
+            return 0.0
+        scale *= (1 - float(g.uniform(1, True)[0])) ** float(f32(1.0) / f32(alpha))
+        alpha = float(f32(alpha) + f32(1.0))
+    d = float(f32(alpha) - f32(_THIRD_F))
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        while True:
+            x = g.normal_one(True)
+            y = 1.0 + c * x
+            if y > 0:
+                break
+        v = y * y * y
+        u = 1 - float(g.uniform(1, True)[0])
+        xx = x * x
+        if u < 1.0 - _SQUEEZE * xx * xx or math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+            return scale * d * v
+
+
+def _standard_gamma_fwd(xp: Any, alpha: Any, generator: Any) -> Any:
+    if alpha.dtype not in (np.float32, np.float64):
+        raise dtypes.kernel_missing("gamma_cpu", alpha.dtype)
+    g, single = _stream(generator), alpha.dtype == np.float32
+    flat = np.ascontiguousarray(to_numpy(alpha)).reshape(-1).tolist()
+    drawn = np.array([_gamma_one(a, single, g) for a in flat], dtype=np.float64).astype(alpha.dtype)
+    drawn = np.maximum(drawn, np.finfo(alpha.dtype).tiny)  # std::max(numeric_limits::min(), sample)
+    return xp.asarray(drawn.reshape(alpha.shape))
+
+
+def _gamma_grad_one(alpha: float, x: float) -> float:
+    """Distributions.h's standard_gamma_grad_one: d sample / d alpha at a fixed cdf (a Taylor series
+    for x < 0.8, Rice's saddle point expansion for alpha > 8, else a bivariate rational fit)."""
+    if x < 0.8:
+        numer, denom = 1.0, alpha
+        series1, series2 = numer / denom, numer / (denom * denom)
+        for i in range(1, 6):
+            numer *= -x / i
+            denom += 1
+            series1 += numer / denom
+            series2 += numer / (denom * denom)
+        pow_x_alpha = x**alpha
+        pdf = x ** (alpha - 1) * math.exp(-x)
+        cdf = pow_x_alpha * series1
+        psi = float(_digamma(np, np.float64(alpha)))
+        cdf_alpha = (math.log(x) - psi) * cdf - pow_x_alpha * series2
+        result = -cdf_alpha / pdf if pdf else math.nan
+        return 0.0 if math.isnan(result) else result
+    if alpha > 8:
+        if 0.9 * alpha <= x <= 1.1 * alpha:
+            numer_1 = 1 + 24 * alpha * (1 + 12 * alpha)
+            numer_2 = (1440 * (alpha * alpha) + 6 * x * (53 - 120 * x) - 65 * x * x / alpha
+                       + alpha * (107 + 3600 * x))
+            return numer_1 * numer_2 / (1244160 * (alpha * alpha) * (alpha * alpha))
+        denom = math.sqrt(8 * alpha)
+        term2 = denom / (alpha - x)
+        term3 = (x - alpha - alpha * math.log(x / alpha)) ** -1.5
+        term23 = term2 - term3 if x < alpha else term2 + term3
+        far = math.sqrt(2 / alpha) * (alpha + x) / ((alpha - x) * (alpha - x))
+        term1 = math.log(x / alpha) * term23 - far
+        stirling = 1 + 1 / (12 * alpha) * (1 + 1 / (24 * alpha))
+        return -stirling * x * term1 / denom
+    u, v = math.log(x / alpha), math.log(alpha)
+    coef = [a + u * (b + u * c) for a, b, c in zip(*_GAMMA_GRAD_UV, strict=True)]
+    p = coef[0] + v * (coef[1] + v * (coef[2] + v * coef[3]))
+    q = coef[4] + v * (coef[5] + v * (coef[6] + v * coef[7]))
+    return math.exp(p / q)
+
+
+def _not_differentiable(name: str) -> Any:
+    def formula(g: Any, c: Any) -> Any:
+        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+
+    return formula
+
+
+_GAMMA_GRAD_UV = (
+    (0.16009398, -0.094634809, 0.025146376, -0.0030648343, 1, 0.32668115, 0.10406089, 0.0014179084),
+    (0.53487893, 0.1298071, 0.065735949, -0.0015649758, 0.16639465, 0.020070113, -0.0035938915,
+     -0.00058392623),
+    (0.040121004, -0.0065914022, -0.0026286047, -0.0013441777, 0.017050642, -0.0021309326, 0.00085092367,
+     -1.5247877e-07),
+)
+
+
+def _standard_gamma_grad_fwd(xp: Any, alpha: Any, x: Any) -> Any:
+    if alpha.dtype not in (np.float32, np.float64):
+        raise dtypes.kernel_missing("_standard_gamma_grad_cpu", alpha.dtype)
+    a, b = np.broadcast_arrays(to_numpy(alpha), to_numpy(x))
+    out = [_gamma_grad_one(float(p), float(q)) for p, q in zip(a.reshape(-1).tolist(), b.reshape(-1).tolist(),
+                                                                strict=True)]
+    return xp.asarray(np.array(out, dtype=np.float64).astype(alpha.dtype).reshape(a.shape))
+
+
+STANDARD_GAMMA_GRAD = OpDef(
+    "StandardGammaGradBackward0",
+    _standard_gamma_grad_fwd,
+    ("self", "output"),
+    derivatives={"self": D("", _not_differentiable("_standard_gamma_grad")),
+                 "output": D("", _not_differentiable("_standard_gamma_grad"))},
+)
+STANDARD_GAMMA = OpDef(
+    "StandardGammaBackward0",
+    _standard_gamma_fwd,
+    derivatives={"self": D("self result", lambda g, c: g * apply(STANDARD_GAMMA_GRAD, c.self, c.result))},
+)
+
+
+@api.function("_standard_gamma")
+def _standard_gamma(input: Tensor, generator: Any = None) -> Tensor:
+    """One Gamma(input, 1) draw per element (ATen's CPU _standard_gamma)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(_standard_gamma, locals())
+    return apply(STANDARD_GAMMA, input, generator=generator)
+
+
+@api.function("_standard_gamma_grad")
+def _standard_gamma_grad(input: Tensor, output: Tensor) -> Tensor:
+    """The reparameterised gradient of a standard Gamma draw ``output`` for its concentration."""
+    return apply(STANDARD_GAMMA_GRAD, input, output)
