@@ -1,5 +1,6 @@
 """torch.distributions: Distribution and the distributions tutorials use (Normal, Bernoulli,
-Categorical, OneHotCategorical, Uniform, Exponential, Laplace, Independent, MultivariateNormal),
+Categorical, OneHotCategorical, Uniform, Exponential, Laplace, Independent, MultivariateNormal,
+Gamma, Chi2),
 their constraints and kl_divergence, drawing torch's samples from torch's random stream."""
 
 from impl.distributions import constraints
@@ -8,6 +9,7 @@ from impl.distributions.categorical import Categorical
 from impl.distributions.distribution import Distribution
 from impl.distributions.exp_family import ExponentialFamily
 from impl.distributions.exponential import Exponential
+from impl.distributions.gamma import Chi2, Gamma
 from impl.distributions.independent import Independent
 from impl.distributions.kl import kl_divergence, register_kl
 from impl.distributions.laplace import Laplace
@@ -17,7 +19,7 @@ from impl.distributions.one_hot_categorical import OneHotCategorical
 from impl.distributions.uniform import Uniform
 
 __all__ = [
-    "Bernoulli", "Categorical", "Distribution", "Exponential", "ExponentialFamily", "Independent",
-    "Laplace", "MultivariateNormal", "Normal", "OneHotCategorical", "Uniform", "constraints", "kl_divergence",
-    "register_kl",
+    "Bernoulli", "Categorical", "Chi2", "Distribution", "Exponential", "ExponentialFamily", "Gamma",
+    "Independent", "Laplace", "MultivariateNormal", "Normal", "OneHotCategorical", "Uniform", "constraints",
+    "kl_divergence", "register_kl",
 ]
