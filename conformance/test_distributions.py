@@ -40,6 +40,8 @@ CONTINUOUS = {
     "Laplace": (("loc", reals), ("scale", positives)),
     "Exponential": (("rate", positives),),
     "Uniform": (("low", reals), ("high", positives)),  # high = low + drawn width
+    "Gamma": (("concentration", positives), ("rate", positives)),
+    "Chi2": (("df", positives),),
 }
 DISCRETE = ("Bernoulli", "Categorical", "OneHotCategorical")
 KINDS = (*CONTINUOUS, *DISCRETE, "Independent", "MultivariateNormal")
@@ -173,7 +175,8 @@ KL_PAIRS = [
     ("Normal", "Laplace"), ("Laplace", "Normal"), ("Uniform", "Normal"), ("Exponential", "Normal"),
     ("Uniform", "Exponential"), ("Normal", "Uniform"), ("Exponential", "Uniform"), ("Laplace", "Exponential"),
     ("Independent", "Independent"), ("MultivariateNormal", "MultivariateNormal"), ("Normal", "Bernoulli"),
-    ("Exponential", "Laplace"),
+    ("Exponential", "Laplace"), ("Gamma", "Gamma"), ("Exponential", "Gamma"), ("Gamma", "Exponential"),
+    ("Gamma", "Normal"), ("Uniform", "Gamma"), ("Gamma", "Uniform"), ("Normal", "Gamma"), ("Chi2", "Chi2"),
 ]
 # what is built or called ({p}: a drawn valid parameter, {v}: where validate_args may go): each raises
 # torch's error with validation on
@@ -187,6 +190,7 @@ INVALID = [
     "Normal(torch.zeros(2), {p}{v}).log_prob(torch.zeros(3))",
     "OneHotCategorical(torch.ones(3){v}).log_prob(torch.ones(3))",
     "OneHotCategorical(torch.ones(3){v}).log_prob(torch.ones(2))",
+    "Gamma({p}, -{p}{v})", "Chi2(-{p}{v})", "Gamma({p}, {p}{v}).log_prob(torch.tensor([-1.0]))",
     "MultivariateNormal(torch.zeros(2), torch.tensor([[1.0, 2.0], [2.0, {p}]]){v})",
     "MultivariateNormal(torch.zeros(2), scale_tril=torch.tensor([[{p}, 1.0], [0.0, 1.0]]){v})",
 ]
