@@ -42,6 +42,7 @@ CONTINUOUS = {
     "Uniform": (("low", reals), ("high", positives)),  # high = low + drawn width
     "Gamma": (("concentration", positives), ("rate", positives)),
     "Chi2": (("df", positives),),
+    "StudentT": (("df", positives), ("loc", reals), ("scale", positives)),
 }
 DISCRETE = ("Bernoulli", "Categorical", "OneHotCategorical")
 KINDS = (*CONTINUOUS, *DISCRETE, "Independent", "MultivariateNormal")
@@ -190,7 +191,8 @@ INVALID = [
     "Normal(torch.zeros(2), {p}{v}).log_prob(torch.zeros(3))",
     "OneHotCategorical(torch.ones(3){v}).log_prob(torch.ones(3))",
     "OneHotCategorical(torch.ones(3){v}).log_prob(torch.ones(2))",
-    "Gamma({p}, -{p}{v})", "Chi2(-{p}{v})", "Gamma({p}, {p}{v}).log_prob(torch.tensor([-1.0]))",
+    "Gamma({p}, -{p}{v})", "Chi2(-{p}{v})", "StudentT({p}, 0.0, -{p}{v})",
+    "Gamma({p}, {p}{v}).log_prob(torch.tensor([-1.0]))",
     "MultivariateNormal(torch.zeros(2), torch.tensor([[1.0, 2.0], [2.0, {p}]]){v})",
     "MultivariateNormal(torch.zeros(2), scale_tril=torch.tensor([[{p}, 1.0], [0.0, 1.0]]){v})",
 ]

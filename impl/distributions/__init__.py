@@ -1,7 +1,7 @@
 """torch.distributions: Distribution and the distributions tutorials use (Normal, Bernoulli,
 Categorical, OneHotCategorical, Uniform, Exponential, Laplace, Independent, MultivariateNormal,
-Gamma, Chi2),
-their constraints and kl_divergence, drawing torch's samples from torch's random stream."""
+Gamma, Chi2, StudentT), their constraints and kl_divergence, drawing torch's samples from torch's
+random stream."""
 
 from impl.distributions import constraints
 from impl.distributions.bernoulli import Bernoulli
@@ -16,10 +16,11 @@ from impl.distributions.laplace import Laplace
 from impl.distributions.multivariate_normal import MultivariateNormal
 from impl.distributions.normal import Normal
 from impl.distributions.one_hot_categorical import OneHotCategorical
+from impl.distributions.studentT import StudentT
 from impl.distributions.uniform import Uniform
 
 __all__ = [
     "Bernoulli", "Categorical", "Chi2", "Distribution", "Exponential", "ExponentialFamily", "Gamma",
-    "Independent", "Laplace", "MultivariateNormal", "Normal", "OneHotCategorical", "Uniform", "constraints",
-    "kl_divergence", "register_kl",
+    "Independent", "Laplace", "MultivariateNormal", "Normal", "OneHotCategorical", "StudentT", "Uniform",
+    "constraints", "kl_divergence", "register_kl",
 ]
