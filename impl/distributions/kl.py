@@ -12,6 +12,7 @@ from typing import Any
 from impl._tensor import Tensor
 from impl.distributions.bernoulli import Bernoulli
 from impl.distributions.categorical import Categorical
+from impl.distributions.dirichlet import Beta, Dirichlet
 from impl.distributions.distribution import Distribution
 from impl.distributions.exp_family import ExponentialFamily
 from impl.distributions.exponential import Exponential
@@ -291,6 +292,29 @@ def _kl_uniform_gamma(p: Uniform, q: Gamma) -> Tensor:
     result = -common_term.log() + t2 + t3 + q.rate * (p.high + p.low) / 2
     result[p.low < q.support.lower_bound] = math.inf
     return result
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p: Beta, q: Beta) -> Tensor:
+    sum_params_p = p.concentration1 + p.concentration0
+    sum_params_q = q.concentration1 + q.concentration0
+    t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + (sum_params_p).lgamma()
+    t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + (sum_params_q).lgamma()
+    t3 = (p.concentration1 - q.concentration1) * torch.digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * torch.digamma(p.concentration0)
+    t5 = (sum_params_q - sum_params_p) * torch.digamma(sum_params_p)
+    return t1 - t2 + t3 + t4 + t5
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p: Dirichlet, q: Dirichlet) -> Tensor:
+    sum_p_concentration = p.concentration.sum(-1)
+    sum_q_concentration = q.concentration.sum(-1)
+    t1 = sum_p_concentration.lgamma() - sum_q_concentration.lgamma()
+    t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = p.concentration.digamma() - sum_p_concentration.digamma().unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
 
 
 @register_kl(Independent, Independent)
