@@ -103,3 +103,20 @@ def kl_gamma_gamma_without_digamma_term() -> Iterator[None]:
 
     with patched(kl._KL_REGISTRY, (Gamma, Gamma), make), patched(kl, "_KL_MEMOIZE", lambda _m: {}):
         yield
+
+
+@fault({"DIST-001": "stdout line"})
+def dirichlet_grad_unprojected() -> Iterator[None]:
+    """Dirichlet's rsample backward returns ``_dirichlet_grad * grad_output``, leaving out the
+    projection ``- (x * grad_output).sum(-1)`` onto the simplex."""
+    from impl.distributions import dirichlet
+
+    def make(_original: Callable) -> Callable:
+        def backward(x: Any, concentration: Any, grad_output: Any) -> Any:
+            total = concentration.sum(-1, True).expand_as(concentration)
+            return dirichlet.torch._dirichlet_grad(x, concentration, total) * grad_output
+
+        return backward
+
+    with patched(dirichlet, "_Dirichlet_backward", make):
+        yield
