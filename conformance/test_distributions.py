@@ -40,9 +40,13 @@ CONTINUOUS = {
     "Laplace": (("loc", reals), ("scale", positives)),
     "Exponential": (("rate", positives),),
     "Uniform": (("low", reals), ("high", positives)),  # high = low + drawn width
+    "Gamma": (("concentration", positives), ("rate", positives)),
+    "Chi2": (("df", positives),),
+    "StudentT": (("df", positives), ("loc", reals), ("scale", positives)),
+    "Beta": (("concentration1", positives), ("concentration0", positives)),
 }
 DISCRETE = ("Bernoulli", "Categorical", "OneHotCategorical")
-KINDS = (*CONTINUOUS, *DISCRETE, "Independent", "MultivariateNormal")
+KINDS = (*CONTINUOUS, *DISCRETE, "Independent", "MultivariateNormal", "Dirichlet")
 
 
 def _check(source: str, tmp_path: Path, backend: Backend) -> None:
@@ -100,6 +104,9 @@ def distributions(draw: Any, kind: str, dtype: str, shape: tuple, name: str = "p
         return lines, f"{kind}({', '.join(args)})"
     if kind == "MultivariateNormal":
         return draw(multivariate_normals(dtype, shape, name, same))
+    if kind == "Dirichlet":  # a concentration per class (``same`` of them, else 2 to 4)
+        shape = (*shape, same or draw(st.integers(2, 4)))
+        return [f"{name}0 = {draw(leaf(positives, shape, dtype))}"], f"Dirichlet({name}0)"
     spelling = draw(st.sampled_from(["probs", "logits"]))
     values = reals if spelling == "logits" else probabilities if kind == "Bernoulli" else positives
     if kind != "Bernoulli":  # a class dim: unnormalised probs (Categorical divides by their sum)
@@ -173,7 +180,9 @@ KL_PAIRS = [
     ("Normal", "Laplace"), ("Laplace", "Normal"), ("Uniform", "Normal"), ("Exponential", "Normal"),
     ("Uniform", "Exponential"), ("Normal", "Uniform"), ("Exponential", "Uniform"), ("Laplace", "Exponential"),
     ("Independent", "Independent"), ("MultivariateNormal", "MultivariateNormal"), ("Normal", "Bernoulli"),
-    ("Exponential", "Laplace"),
+    ("Exponential", "Laplace"), ("Gamma", "Gamma"), ("Exponential", "Gamma"), ("Gamma", "Exponential"),
+    ("Gamma", "Normal"), ("Uniform", "Gamma"), ("Gamma", "Uniform"), ("Normal", "Gamma"), ("Chi2", "Chi2"),
+    ("Beta", "Beta"), ("Dirichlet", "Dirichlet"),
 ]
 # what is built or called ({p}: a drawn valid parameter, {v}: where validate_args may go): each raises
 # torch's error with validation on
@@ -187,6 +196,10 @@ INVALID = [
     "Normal(torch.zeros(2), {p}{v}).log_prob(torch.zeros(3))",
     "OneHotCategorical(torch.ones(3){v}).log_prob(torch.ones(3))",
     "OneHotCategorical(torch.ones(3){v}).log_prob(torch.ones(2))",
+    "Gamma({p}, -{p}{v})", "Chi2(-{p}{v})", "StudentT({p}, 0.0, -{p}{v})",
+    "Gamma({p}, {p}{v}).log_prob(torch.tensor([-1.0]))", "Beta({p}, -{p}{v})",
+    "Dirichlet(torch.tensor([{p}, -1.0]){v})",
+    "Dirichlet(torch.ones(2){v}).log_prob(torch.tensor([0.5, 0.6]))",
     "MultivariateNormal(torch.zeros(2), torch.tensor([[1.0, 2.0], [2.0, {p}]]){v})",
     "MultivariateNormal(torch.zeros(2), scale_tril=torch.tensor([[{p}, 1.0], [0.0, 1.0]]){v})",
 ]

@@ -89,6 +89,17 @@ POW_EXPONENTS = (2, 3, 0.5, -1, 0, 2.0)
 NAN_TO_NUM_ARGS = ({}, {"nan": 2.0, "posinf": 1e10, "neginf": -3.0}, {"posinf": 5})
 UNARY += ("erf", "erfc")
 IN_PLACE |= {"erf", "erfc"}
+# the gamma family and Bessel functions (impl/_ops/gamma.py), torch.special's own ones; polygamma's
+# order n comes first (torch.polygamma(n, x), x.polygamma(n)), mvlgamma's p after x
+GAMMA = ("lgamma", "digamma", "polygamma", "mvlgamma", "erfinv", "i0")
+SPECIAL = ("special.i1", "special.ndtr")
+UNARY += (*GAMMA, *SPECIAL)
+IN_PLACE |= set(GAMMA)
+# their edge programs' values also hold these: negative non-half-integers (the reflection formulas'
+# cotangent and sine), erfinv's tail (|y| > 0.7), i0/i1 beyond 8, digamma's series beyond 10
+GAMMA_EDGES = (-0.3, -2.7, 0.9, -0.99, 0.75, 9.5, 20.0, 1e-3)
+POLYGAMMA_ORDERS = (0, 1, 2, 3)
+MVLGAMMA_DIMS = (1, 2, 3)
 ARITHMETIC = {"add": "__add__", "sub": "__sub__", "mul": "__mul__", "div": "__truediv__", "pow": "__pow__"}
 REFLECTED = ("__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rpow__")
 # binary math: those of NUMBER_OTHER take a Python number as ``other`` too (xlogy as ``input`` too)
@@ -191,9 +202,9 @@ class OpProgram:
         return self.observed()
 
 
-def edge_leaf(draw: Any, p: OpProgram, dtype: str | None = None) -> str:
-    """A floating leaf (of ``dtype``, or one drawn) requiring grad that holds UNARY_EDGES."""
-    return p.given(list(UNARY_EDGES), dtype or dtype_of(draw), grad=True)
+def edge_leaf(draw: Any, p: OpProgram, dtype: str | None = None, values: tuple = UNARY_EDGES) -> str:
+    """A floating leaf (of ``dtype``, or one drawn) requiring grad that holds ``values``."""
+    return p.given(list(values), dtype or dtype_of(draw), grad=True)
 
 
 def dtype_of(draw: Any, dtypes: tuple[str, ...] = FLOAT_DTYPES) -> str:
@@ -216,15 +227,16 @@ def unary_ops(draw: Any, op: str | None = None) -> Program:
     op = op or draw(st.sampled_from(UNARY))
     p = OpProgram(draw)
     edges = draw(st.integers(0, EDGE_EVERY - 1)) == 0
-    shape = (len(UNARY_EDGES),) if edges else draw(st.sampled_from(OP_SHAPES))
-    x = edge_leaf(draw, p) if edges else p.leaf(shape, float_or_int(draw), edge=True)
+    values = UNARY_EDGES + GAMMA_EDGES if op in (*GAMMA, *SPECIAL) else UNARY_EDGES
+    shape = (len(values),) if edges else draw(st.sampled_from(OP_SHAPES))
+    x = edge_leaf(draw, p, values=values) if edges else p.leaf(shape, float_or_int(draw), edge=True)
     args, kwargs = unary_arguments(draw, op)
     if op == "clamp" and draw(st.integers(0, 2)) == 0:  # bounds as tensors (0-d, or of the input's shape)
         kwargs = {k: Ref(p.given(v if draw(st.booleans()) else op_data(draw, shape, "float32"), "float32"))
                   for k, v in kwargs.items()}
-    ends = [p.op(op, Ref(x), *args, **kwargs)]
+    ends = [call(p, op, x, args, kwargs)]
     if edges:  # and every other form of its arguments
-        ends += [p.op(op, Ref(x), *a, **k) for a, k in unary_forms(op) if (list(a), k) != (args, kwargs)]
+        ends += [call(p, op, x, a, k) for a, k in unary_forms(op) if (list(a), k) != (args, kwargs)]
     if op == "clamp" and not edges:  # and a float at a bound, where the gradient passes
         bounds = [v for v in kwargs.values() if not isinstance(v, Ref)]
         if bounds:
@@ -233,15 +245,22 @@ def unary_ops(draw: Any, op: str | None = None) -> Program:
     sweep = draw(st.integers(0, SWEEP_EVERY - 1)) == 0
     integers = INTEGER_DTYPES if sweep else (dtype_of(draw, INTEGER_DTYPES),)
     if op in IN_PLACE:
-        y = edge_leaf(draw, p) if edges else p.leaf(shape, dtype_of(draw), edge=True)
+        y = edge_leaf(draw, p, values=values) if edges else p.leaf(shape, dtype_of(draw), edge=True)
         p.op(op + "_", Ref(p.op("mul", Ref(y), 1)), *args, **kwargs)
     for dtype in integers:
         y = p.leaf(shape, dtype, edge=True)
         if sweep or op not in IN_PLACE:
-            p.op(op, Ref(y), *args, **kwargs)
+            call(p, op, y, args, kwargs)
         if op in IN_PLACE:
             p.op(op + "_", Ref(y), *args, **kwargs)
     return p.observed() if op in PREDICATES else p.end(*ends)
+
+
+def call(p: OpProgram, op: str, x: str, args: list, kwargs: dict[str, Any]) -> str:
+    """``op`` of tensor ``x`` with its other arguments: polygamma's order before ``x``."""
+    if op == "polygamma":
+        return p.op(op, *args, Ref(x), **kwargs)
+    return p.op(op, Ref(x), *args, **kwargs)
 
 
 def unary_forms(op: str) -> list[tuple[list, dict[str, Any]]]:
@@ -257,6 +276,8 @@ def unary_forms(op: str) -> list[tuple[list, dict[str, Any]]]:
         return [([], dict(args)) for args in NAN_TO_NUM_ARGS]
     if op == "round":
         return [([], {}), *(([], {"decimals": decimals}) for decimals in ROUND_DECIMALS)]
+    if op in ("polygamma", "mvlgamma"):
+        return [([n], {}) for n in (POLYGAMMA_ORDERS if op == "polygamma" else MVLGAMMA_DIMS)]
     return [([], {})]
 
 

@@ -25,6 +25,7 @@ from impl._ops import (  # noqa: F401
     comparison,
     distances,
     distributions,
+    gamma,
     indexing,
     inplace,
     inplace_views,

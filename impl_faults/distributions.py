@@ -70,3 +70,53 @@ def log_prob_value_outside_support_accepted() -> Iterator[None]:
 
     with patched(Distribution, "_validate_sample", make):
         yield
+
+
+@fault({"DIST-001": "stdout line"})
+def standard_gamma_without_boost() -> Iterator[None]:
+    """_standard_gamma draws a concentration below 1 by Marsaglia-Tsang directly (which needs one of
+    at least 1) instead of boosting it to alpha + 1 and scaling by a uniform's power."""
+    from impl._ops import distributions
+
+    def make(original: Callable) -> Callable:
+        def gamma_one(alpha: float, single: bool, g: Any) -> float:
+            return original(max(alpha, 1.0), single, g) * min(alpha, 1.0)
+
+        return gamma_one
+
+    with patched(distributions, "_gamma_one", make):
+        yield
+
+
+@fault({"DIST-002": "stdout line"})
+def kl_gamma_gamma_without_digamma_term() -> Iterator[None]:
+    """KL(Gamma || Gamma) leaves out ``(p.concentration - q.concentration) * digamma(p.concentration)``."""
+    from impl.distributions import Gamma, kl
+
+    def make(_original: Callable) -> Callable:
+        def kl_gamma_gamma(p: Any, q: Any) -> Any:
+            t1 = q.concentration * (p.rate / q.rate).log()
+            t2 = q.concentration.lgamma() - p.concentration.lgamma()
+            return t1 + t2 + (q.rate - p.rate) * (p.concentration / p.rate)
+
+        return kl_gamma_gamma
+
+    with patched(kl._KL_REGISTRY, (Gamma, Gamma), make), patched(kl, "_KL_MEMOIZE", lambda _m: {}):
+        yield
+
+
+@fault({"DIST-001": "stdout line"})
+def dirichlet_grad_unprojected() -> Iterator[None]:
+    """Dirichlet's rsample backward returns ``_dirichlet_grad * grad_output``, leaving out the
+    projection ``- (x * grad_output).sum(-1)`` onto the simplex."""
+    from impl.distributions import dirichlet
+
+    def make(_original: Callable) -> Callable:
+        def backward(x: Any, concentration: Any, grad_output: Any) -> Any:
+            total = concentration.sum(-1, True).expand_as(concentration)
+            return dirichlet.torch._dirichlet_grad(x, concentration, total) * grad_output
+
+        return backward
+
+    with patched(dirichlet, "_Dirichlet_backward", make):
+        yield

@@ -1597,3 +1597,43 @@ def right_shift_past_width_gives_zero() -> Iterator[None]:
 
     with patched(RIGHT_SHIFT, "forward", make):
         yield
+
+
+# -- the gamma family (impl/_ops/gamma.py) -------------------------------------------------------
+@fault({"OPS-001": ": value"})
+def digamma_reflection_adds_pi_cot() -> Iterator[None]:
+    """digamma's reflection formula below 0 adds ``pi / tan(pi x)`` instead of subtracting it."""
+    from impl._ops.gamma import DIGAMMA
+
+    def make(original: Callable) -> Callable:
+        def digamma(xp: Any, a: Any) -> Any:
+            r = original(xp, a)
+            x = a.astype(xp.float64)
+            return xp.where(x < 0, r + 2 * math.pi / xp.tan(math.pi * x), r).astype(r.dtype)
+
+        return digamma
+
+    with patched(DIGAMMA, "forward", make):
+        yield
+
+
+@fault({"OPS-001": ".grad: value"})
+def polygamma_grad_same_order() -> Iterator[None]:
+    """polygamma(n, x)'s gradient is ``polygamma(n, x)`` instead of ``polygamma(n + 1, x)``."""
+    from impl._ops import gamma
+
+    def make(_original: Callable) -> Callable:
+        return lambda g, c: g * gamma.polygamma(c.n, c.self)
+
+    with derivative_replaced(gamma.POLYGAMMA, "self", make):
+        yield
+
+
+@fault({"OPS-001": "expected error"})
+def mvlgamma_bool_accepted() -> Iterator[None]:
+    """mvlgamma of a bool tensor computes (as of 0 and 1) instead of raising torch's error."""
+    from impl._ops import gamma
+    from impl._tensor import as_int
+
+    with patched(gamma, "_mvlgamma_args", lambda _original: lambda input, p: as_int(p)):
+        yield

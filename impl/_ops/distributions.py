@@ -15,6 +15,7 @@ import numpy as np
 from impl import _api as api
 from impl import _creation, _random, dtypes
 from impl._ops.elementwise import _no_derivative, zero_grad
+from impl._ops.gamma import _digamma
 from impl._ops.inplace import apply_inplace, check_inplace
 from impl._ops.table import NOT_IMPLEMENTED, D, OpDef, apply, broadcast_mismatch
 from impl._signatures import CREATE, OVERLOADS, Out, invalid_call
@@ -300,3 +301,286 @@ def poisson(input: Tensor, generator: Any = None) -> Tensor:
             f"poisson(): argument 'input' (position 1) must be Tensor, not {type(input).__name__}"
         )
     return apply(POISSON, input, generator=generator)
+
+
+# -- torch._standard_gamma (Gamma, Chi2, StudentT's draws) ----------------------------------------
+_THIRD_F = float(np.float32(1 / 3))  # 1.0f / 3.0f
+_SQUEEZE = float(np.float32(0.0331))  # 0.0331f
+
+
+def _gamma_one(alpha: float, single: bool, g: _random.Generator) -> float:
+    """ATen's sample_gamma (Marsaglia and Tsang, alpha below 1 boosted by a uniform's power) in
+    double with float constants, alpha's own arithmetic in float32 for ``single``; the stream's
+    double uniforms and (cached Box-Muller) double normals."""
+    f32 = np.float32 if single else float
+    scale = 1.0
+    if alpha < 1:
+        if alpha == 0:
+            return 0.0
+        scale *= (1 - float(g.uniform(1, True)[0])) ** float(f32(1.0) / f32(alpha))
+        alpha = float(f32(alpha) + f32(1.0))
+    d = float(f32(alpha) - f32(_THIRD_F))
+    c = 1.0 / math.sqrt(9.0 * d)
+    while True:
+        while True:
+            x = g.normal_one(True)
+            y = 1.0 + c * x
+            if y > 0:
+                break
+        v = y * y * y
+        u = 1 - float(g.uniform(1, True)[0])
+        xx = x * x
+        if u < 1.0 - _SQUEEZE * xx * xx or math.log(u) < 0.5 * xx + d * (1.0 - v + math.log(v)):
+            return scale * d * v
+
+
+def _standard_gamma_fwd(xp: Any, alpha: Any, generator: Any) -> Any:
+    if alpha.dtype not in (np.float32, np.float64):
+        raise dtypes.kernel_missing("gamma_cpu", alpha.dtype)
+    g, single = _stream(generator), alpha.dtype == np.float32
+    flat = np.ascontiguousarray(to_numpy(alpha)).reshape(-1).tolist()
+    drawn = np.array([_gamma_one(a, single, g) for a in flat], dtype=np.float64).astype(alpha.dtype)
+    drawn = np.maximum(drawn, np.finfo(alpha.dtype).tiny)  # std::max(numeric_limits::min(), sample)
+    return xp.asarray(drawn.reshape(alpha.shape))
+
+
+def _gamma_grad_one(alpha: float, x: float) -> float:
+    """Distributions.h's standard_gamma_grad_one: d sample / d alpha at a fixed cdf (a Taylor series
+    for x < 0.8, Rice's saddle point expansion for alpha > 8, else a bivariate rational fit)."""
+    if x < 0.8:
+        numer, denom = 1.0, alpha
+        series1, series2 = numer / denom, numer / (denom * denom)
+        for i in range(1, 6):
+            numer *= -x / i
+            denom += 1
+            series1 += numer / denom
+            series2 += numer / (denom * denom)
+        pow_x_alpha = x**alpha
+        pdf = x ** (alpha - 1) * math.exp(-x)
+        cdf = pow_x_alpha * series1
+        psi = float(_digamma(np, np.float64(alpha)))
+        cdf_alpha = (math.log(x) - psi) * cdf - pow_x_alpha * series2
+        result = -cdf_alpha / pdf if pdf else math.nan
+        return 0.0 if math.isnan(result) else result
+    if alpha > 8:
+        if 0.9 * alpha <= x <= 1.1 * alpha:
+            numer_1 = 1 + 24 * alpha * (1 + 12 * alpha)
+            numer_2 = (1440 * (alpha * alpha) + 6 * x * (53 - 120 * x) - 65 * x * x / alpha
+                       + alpha * (107 + 3600 * x))
+            return numer_1 * numer_2 / (1244160 * (alpha * alpha) * (alpha * alpha))
+        denom = math.sqrt(8 * alpha)
+        term2 = denom / (alpha - x)
+        term3 = (x - alpha - alpha * math.log(x / alpha)) ** -1.5
+        term23 = term2 - term3 if x < alpha else term2 + term3
+        far = math.sqrt(2 / alpha) * (alpha + x) / ((alpha - x) * (alpha - x))
+        term1 = math.log(x / alpha) * term23 - far
+        stirling = 1 + 1 / (12 * alpha) * (1 + 1 / (24 * alpha))
+        return -stirling * x * term1 / denom
+    u, v = math.log(x / alpha), math.log(alpha)
+    coef = [a + u * (b + u * c) for a, b, c in zip(*_GAMMA_GRAD_UV, strict=True)]
+    p = coef[0] + v * (coef[1] + v * (coef[2] + v * coef[3]))
+    q = coef[4] + v * (coef[5] + v * (coef[6] + v * coef[7]))
+    return math.exp(p / q)
+
+
+def _not_differentiable(name: str) -> Any:
+    def formula(g: Any, c: Any) -> Any:
+        raise NotImplementedError(f"the derivative for '{name}' is not implemented.")
+
+    return formula
+
+
+_GAMMA_GRAD_UV = (
+    (0.16009398, -0.094634809, 0.025146376, -0.0030648343, 1, 0.32668115, 0.10406089, 0.0014179084),
+    (0.53487893, 0.1298071, 0.065735949, -0.0015649758, 0.16639465, 0.020070113, -0.0035938915,
+     -0.00058392623),
+    (0.040121004, -0.0065914022, -0.0026286047, -0.0013441777, 0.017050642, -0.0021309326, 0.00085092367,
+     -1.5247877e-07),
+)
+
+
+def _standard_gamma_grad_fwd(xp: Any, alpha: Any, x: Any) -> Any:
+    if alpha.dtype not in (np.float32, np.float64):
+        raise dtypes.kernel_missing("_standard_gamma_grad_cpu", alpha.dtype)
+    a, b = np.broadcast_arrays(to_numpy(alpha), to_numpy(x))
+    out = [_gamma_grad_one(float(p), float(q)) for p, q in zip(a.reshape(-1).tolist(), b.reshape(-1).tolist(),
+                                                                strict=True)]
+    return xp.asarray(np.array(out, dtype=np.float64).astype(alpha.dtype).reshape(a.shape))
+
+
+STANDARD_GAMMA_GRAD = OpDef(
+    "StandardGammaGradBackward0",
+    _standard_gamma_grad_fwd,
+    ("self", "output"),
+    derivatives={"self": D("", _not_differentiable("_standard_gamma_grad")),
+                 "output": D("", _not_differentiable("_standard_gamma_grad"))},
+)
+STANDARD_GAMMA = OpDef(
+    "StandardGammaBackward0",
+    _standard_gamma_fwd,
+    derivatives={"self": D("self result", lambda g, c: g * apply(STANDARD_GAMMA_GRAD, c.self, c.result))},
+)
+
+
+@api.function("_standard_gamma")
+def _standard_gamma(input: Tensor, generator: Any = None) -> Tensor:
+    """One Gamma(input, 1) draw per element (ATen's CPU _standard_gamma)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(_standard_gamma, locals())
+    return apply(STANDARD_GAMMA, input, generator=generator)
+
+
+@api.function("_standard_gamma_grad")
+def _standard_gamma_grad(input: Tensor, output: Tensor) -> Tensor:
+    """The reparameterised gradient of a standard Gamma draw ``output`` for its concentration."""
+    return apply(STANDARD_GAMMA_GRAD, input, output)
+
+
+# -- torch._sample_dirichlet and _dirichlet_grad (Dirichlet, Beta) -------------------------------
+def _sample_dirichlet_fwd(xp: Any, alpha: Any, generator: Any) -> Any:
+    """ATen's CPU dirichlet: a double Gamma draw per element (alpha as a double), each lane divided
+    by its sum, clamped to [smallest normal, the float below 1] of the dtype."""
+    if alpha.dtype not in (np.float32, np.float64):
+        raise dtypes.kernel_missing("dirichlet", alpha.dtype)
+    g = _stream(generator)
+    flat = np.ascontiguousarray(to_numpy(alpha)).reshape(-1).tolist()
+    gammas = np.array([_gamma_one(float(a), False, g) for a in flat], dtype=np.float64).reshape(alpha.shape)
+    gammas = np.maximum(gammas, np.finfo(np.float64).tiny)
+    ratio = (gammas / gammas.sum(-1, keepdims=True)).astype(alpha.dtype)
+    below_one = np.nextafter(alpha.dtype.type(1), alpha.dtype.type(0))
+    return xp.asarray(np.minimum(below_one, np.maximum(np.finfo(alpha.dtype).tiny, ratio)))
+
+
+SAMPLE_DIRICHLET = OpDef("SampleDirichletBackward0", _sample_dirichlet_fwd,
+                         derivatives={"self": D("", _not_differentiable("_sample_dirichlet"))})
+
+
+@api.function("_sample_dirichlet")
+def _sample_dirichlet(input: Tensor, generator: Any = None) -> Tensor:
+    """One Dirichlet draw per lane of the last dim (ATen's CPU _sample_dirichlet)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(_sample_dirichlet, locals())
+    return apply(SAMPLE_DIRICHLET, input, generator=generator)
+
+
+def _psi(x: float) -> float:
+    return float(_digamma(np, np.float64(x)))
+
+
+def _beta_grad_alpha_small(x: float, alpha: float, beta: float) -> float:
+    factor = _psi(alpha) - _psi(alpha + beta) - math.log(x)
+    numer = 1.0
+    series = numer / alpha * (factor + 1 / alpha)
+    for i in range(1, 11):
+        numer *= (i - beta) * x / i
+        denom = alpha + i
+        series += numer / denom * (factor + 1 / denom)
+    result = x * (1 - x) ** -beta * series
+    return 0.0 if math.isnan(result) else result
+
+
+def _beta_grad_beta_small(x: float, alpha: float, beta: float) -> float:
+    factor = _psi(alpha + beta) - _psi(beta)
+    numer, betas, dbetas, series = 1.0, 1.0, 0.0, factor / alpha
+    for i in range(1, 9):
+        numer *= -x / i
+        dbetas = dbetas * (beta - i) + betas
+        betas = betas * (beta - i)
+        series += numer / (alpha + i) * (dbetas + factor * betas)
+    result = -((1 - x) ** (1 - beta)) * series
+    return 0.0 if math.isnan(result) else result
+
+
+def _beta_grad_alpha_mid(x: float, alpha: float, beta: float) -> float:
+    total = alpha + beta
+    mean = alpha / total
+    std = math.sqrt(alpha * beta / (total + 1)) / total
+    b2 = beta * beta
+    if mean - 0.1 * std <= x <= mean + 0.1 * std:  # the singularity at x = mean avoided
+        poly = 47 * x * b2 * b2 + alpha * (
+            (43 + 20 * (16 + 27 * beta) * x) * b2 * beta + alpha * (
+                3 * (59 + 180 * beta - 90 * x) * b2 + alpha * (
+                    (453 + 1620 * beta * (1 - x) - 455 * x) * beta
+                    + alpha * (8 * (1 - x) * (135 * beta - 11)))))
+        prefactor_num = (1 + 12 * alpha) * (1 + 12 * beta) / (total * total)
+        prefactor_den = 12960 * alpha * alpha * alpha * beta * beta * (1 + 12 * total)
+        return prefactor_num / (1 - x) * poly / prefactor_den
+    prefactor = -x / math.sqrt(2 * alpha * beta / total)
+    stirling = ((1 + 1 / (12 * alpha) + 1 / (288 * alpha * alpha)) * (1 + 1 / (12 * beta) + 1 / (288 * b2))
+                / (1 + 1 / (12 * total) + 1 / (288 * total * total)))
+    term1_num = 2 * (alpha * alpha) * (x - 1) + alpha * beta * (x - 1) - x * b2
+    axbx = alpha * (x - 1) + beta * x
+    term1 = term1_num / (math.sqrt(2 * alpha / beta) * total**1.5 * axbx * axbx)
+    term2 = 0.5 * math.log(alpha / (total * x))
+    term3 = math.sqrt(8 * alpha * beta / total) / (beta * x + alpha * (x - 1))
+    term4 = (beta * math.log(beta / (total * (1 - x))) + alpha * math.log(alpha / (total * x))) ** -1.5
+    return stirling * prefactor * (term1 + term2 * (term3 + (term4 if x < mean else -term4)))
+
+
+# Distributions.h's rational correction: c[numerator/denominator][power of u][power of a][power of b]
+_DIRICHLET_C = (
+    (((1.003668233, -0.01061107488, -0.0657888334, 0.01201642863),
+      (0.6336835991, -0.3557432599, 0.05486251648, -0.001465281033),
+      (-0.03276231906, 0.004474107445, 0.002429354597, -0.0001557569013)),
+     ((0.221950385, -0.3187676331, 0.01799915743, 0.01074823814),
+      (-0.2951249643, 0.06219954479, 0.01535556598, 0.001550077057),
+      (0.02155310298, 0.004170831599, 0.001292462449, 6.976601077e-05)),
+     ((-0.05980841433, 0.008441916499, 0.01085618172, 0.002319392565),
+      (0.02911413504, 0.01400243777, -0.002721828457, 0.000751041181),
+      (0.005900514878, -0.001936558688, -9.495446725e-06, 5.385558597e-05))),
+    (((1, -0.02924021934, -0.04438342661, 0.007285809825),
+      (0.6357567472, -0.3473456711, 0.05454656494, -0.002407477521),
+      (-0.03301322327, 0.004845219414, 0.00231480583, -0.0002307248149)),
+     ((0.5925320577, -0.1757678135, 0.01505928619, 0.000564515273),
+      (0.1014815858, -0.06589186703, 0.01272886114, -0.0007316646956),
+      (-0.007258481865, 0.001096195486, 0.0003934994223, -4.12701925e-05)),
+     ((0.06469649321, -0.0236701437, 0.002902096474, -5.896963079e-05),
+      (0.001925008108, -0.002869809258, 0.0008000589141, -6.063713228e-05),
+      (-0.0003477407336, 6.959756487e-05, 1.097287507e-05, -1.650964693e-06))),
+)
+
+
+def _dirichlet_grad_one(x: float, alpha: float, total: float) -> float:
+    """Distributions.h's dirichlet_grad_one: -(d cdf / d alpha) / pdf / (1 - x) of a Beta(alpha,
+    total - alpha) draw x: Taylor series near 0 and 1, Rice's expansion for large parameters, else
+    a rational correction to an analytic approximation."""
+    beta = total - alpha
+    boundary = total * x * (1 - x)
+    if x <= 0.5 and boundary < 2.5:
+        return _beta_grad_alpha_small(x, alpha, beta)
+    if x >= 0.5 and boundary < 0.75:
+        return -_beta_grad_beta_small(1 - x, beta, alpha)
+    if alpha > 6 and beta > 6:
+        return _beta_grad_alpha_mid(x, alpha, beta)
+    u = math.log(x)
+    a = math.log(alpha) - u
+    b = math.log(total) - a
+    p = q = 0.0
+    for i, pu in enumerate((1, u, u * u)):
+        for j, pa in enumerate((1, a, a * a)):
+            cp, cq = _DIRICHLET_C[0][i][j], _DIRICHLET_C[1][i][j]
+            p += pu * pa * (cp[0] + b * (cp[1] + b * (cp[2] + b * cp[3])))
+            q += pu * pa * (cq[0] + b * (cq[1] + b * (cq[2] + b * cq[3])))
+    return p / q * (x * (_psi(total) - _psi(alpha)) / beta)
+
+
+def _dirichlet_grad_fwd(xp: Any, x: Any, alpha: Any, total: Any) -> Any:
+    if x.dtype not in (np.float32, np.float64):
+        raise dtypes.kernel_missing("_dirichlet_grad_cpu", x.dtype)
+    arrays = np.broadcast_arrays(to_numpy(x), to_numpy(alpha), to_numpy(total))
+    lanes = zip(*(a.reshape(-1).tolist() for a in arrays), strict=True)
+    out = np.array([_dirichlet_grad_one(*lane) for lane in lanes], dtype=np.float64)
+    return xp.asarray(out.astype(x.dtype).reshape(arrays[0].shape))
+
+
+_DIRICHLET_GRAD_INPUTS = ("self", "alpha", "total")
+DIRICHLET_GRAD = OpDef(
+    "DirichletGradBackward0", _dirichlet_grad_fwd, _DIRICHLET_GRAD_INPUTS,
+    derivatives={k: D("", _not_differentiable("_dirichlet_grad")) for k in _DIRICHLET_GRAD_INPUTS},
+)
+
+
+@api.function("_dirichlet_grad")
+def _dirichlet_grad(x: Tensor, alpha: Tensor, total: Tensor) -> Tensor:
+    """Dirichlet's reparameterised gradient for ``alpha`` at draws ``x`` (lanes summing to ``total``)."""
+    return apply(DIRICHLET_GRAD, x, alpha, total)

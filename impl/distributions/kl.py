@@ -12,9 +12,11 @@ from typing import Any
 from impl._tensor import Tensor
 from impl.distributions.bernoulli import Bernoulli
 from impl.distributions.categorical import Categorical
+from impl.distributions.dirichlet import Beta, Dirichlet
 from impl.distributions.distribution import Distribution
 from impl.distributions.exp_family import ExponentialFamily
 from impl.distributions.exponential import Exponential
+from impl.distributions.gamma import Gamma
 from impl.distributions.independent import Independent
 from impl.distributions.laplace import Laplace
 from impl.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis, _broadcast_shapes
@@ -184,8 +186,9 @@ def _kl_uniform_uniform(p: Uniform, q: Uniform) -> Tensor:
 
 
 @register_kl(Exponential, Uniform)
+@register_kl(Gamma, Uniform)
 def _kl_exponential_infinity(p: Exponential, q: Uniform) -> Tensor:
-    return _infinite_like(p.rate)
+    return _infinite_like(p.rate if isinstance(p, Exponential) else p.concentration)
 
 
 @register_kl(Exponential, Normal)
@@ -197,6 +200,7 @@ def _kl_exponential_normal(p: Exponential, q: Normal) -> Tensor:
 
 
 @register_kl(Laplace, Exponential)
+@register_kl(Laplace, Gamma)
 @register_kl(Laplace, Uniform)
 def _kl_laplace_infinity(p: Laplace, q: Distribution) -> Tensor:
     return _infinite_like(p.loc)
@@ -211,6 +215,7 @@ def _kl_laplace_normal(p: Laplace, q: Normal) -> Tensor:
 
 
 @register_kl(Normal, Exponential)
+@register_kl(Normal, Gamma)
 @register_kl(Normal, Uniform)
 def _kl_normal_infinity(p: Normal, q: Distribution) -> Tensor:
     return _infinite_like(p.loc)
@@ -239,6 +244,77 @@ def _kl_uniform_normal(p: Uniform, q: Normal) -> Tensor:
     t1 = (math.sqrt(math.pi * 2) * q.scale / width).log()
     t3 = ((p.high + p.low - 2 * q.loc) / 2).pow(2)
     return t1 + 0.5 * (width.pow(2) / 12 + t3) / q.scale.pow(2)
+
+
+_EULER_GAMMA = 0.57721566490153286060
+
+
+@register_kl(Gamma, Gamma)
+def _kl_gamma_gamma(p: Gamma, q: Gamma) -> Tensor:
+    t1 = q.concentration * (p.rate / q.rate).log()
+    t2 = torch.lgamma(q.concentration) - torch.lgamma(p.concentration)
+    t3 = (p.concentration - q.concentration) * torch.digamma(p.concentration)
+    return t1 + t2 + t3 + (q.rate - p.rate) * (p.concentration / p.rate)
+
+
+@register_kl(Exponential, Gamma)
+def _kl_exponential_gamma(p: Exponential, q: Gamma) -> Tensor:
+    ratio = q.rate / p.rate
+    t1 = -q.concentration * torch.log(ratio)
+    return t1 + ratio + q.concentration.lgamma() + q.concentration * _EULER_GAMMA - (1 + _EULER_GAMMA)
+
+
+@register_kl(Gamma, Exponential)
+def _kl_gamma_exponential(p: Gamma, q: Exponential) -> Tensor:
+    return -p.entropy() - q.rate.log() + q.rate * p.concentration / p.rate
+
+
+@register_kl(Gamma, Normal)
+def _kl_gamma_normal(p: Gamma, q: Normal) -> Tensor:
+    var_normal = q.scale.pow(2)
+    beta_sqr = p.rate.pow(2)
+    t1 = 0.5 * torch.log(beta_sqr * var_normal * 2 * math.pi) - p.concentration - p.concentration.lgamma()
+    t2 = 0.5 * (p.concentration.pow(2) + p.concentration) / beta_sqr
+    t3 = q.loc * p.concentration / p.rate
+    t4 = 0.5 * q.loc.pow(2)
+    return t1 + (p.concentration - 1) * p.concentration.digamma() + (t2 - t3 + t4) / var_normal
+
+
+def _x_log_x(tensor: Tensor) -> Tensor:
+    return torch.xlogy(tensor, tensor)  # torch.special.xlogy: 0 at 0
+
+
+@register_kl(Uniform, Gamma)
+def _kl_uniform_gamma(p: Uniform, q: Gamma) -> Tensor:
+    common_term = p.high - p.low
+    t2 = q.concentration.lgamma() - q.concentration * q.rate.log()
+    t3 = (1 - q.concentration) * (_x_log_x(p.high) - _x_log_x(p.low) - common_term) / common_term
+    result = -common_term.log() + t2 + t3 + q.rate * (p.high + p.low) / 2
+    result[p.low < q.support.lower_bound] = math.inf
+    return result
+
+
+@register_kl(Beta, Beta)
+def _kl_beta_beta(p: Beta, q: Beta) -> Tensor:
+    sum_params_p = p.concentration1 + p.concentration0
+    sum_params_q = q.concentration1 + q.concentration0
+    t1 = q.concentration1.lgamma() + q.concentration0.lgamma() + (sum_params_p).lgamma()
+    t2 = p.concentration1.lgamma() + p.concentration0.lgamma() + (sum_params_q).lgamma()
+    t3 = (p.concentration1 - q.concentration1) * torch.digamma(p.concentration1)
+    t4 = (p.concentration0 - q.concentration0) * torch.digamma(p.concentration0)
+    t5 = (sum_params_q - sum_params_p) * torch.digamma(sum_params_p)
+    return t1 - t2 + t3 + t4 + t5
+
+
+@register_kl(Dirichlet, Dirichlet)
+def _kl_dirichlet_dirichlet(p: Dirichlet, q: Dirichlet) -> Tensor:
+    sum_p_concentration = p.concentration.sum(-1)
+    sum_q_concentration = q.concentration.sum(-1)
+    t1 = sum_p_concentration.lgamma() - sum_q_concentration.lgamma()
+    t2 = (p.concentration.lgamma() - q.concentration.lgamma()).sum(-1)
+    t3 = p.concentration - q.concentration
+    t4 = p.concentration.digamma() - sum_p_concentration.digamma().unsqueeze(-1)
+    return t1 - t2 + (t3 * t4).sum(-1)
 
 
 @register_kl(Independent, Independent)

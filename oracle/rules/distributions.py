@@ -12,7 +12,9 @@ RULES = [
         "DIST-001",
         FAMILY,
         "After the same seed, sample and rsample (with a sample_shape, after expand too) of Normal, "
-        "Laplace, Uniform, Exponential, Bernoulli, Categorical and OneHotCategorical (probs or logits) "
+        "Laplace, Uniform, Exponential, Gamma, Chi2, StudentT, Beta and Dirichlet (torch._standard_gamma's "
+        "and torch._sample_dirichlet's draws, their reparameterised gradients), Bernoulli, "
+        "Categorical and OneHotCategorical (probs or logits) "
         "and Independent draw torch's values, with torch's batch_shape, event_shape and printed form; "
         "log_prob, entropy, mean, mode, variance and stddev give torch's values and grad_fn, and the "
         "gradients of the parameters through rsample, log_prob and entropy are torch's.",

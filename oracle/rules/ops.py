@@ -14,7 +14,8 @@ RULES = [
         FAMILY,
         "Elementwise unary ops (exp, log, sqrt, sin, cos, tan, their inverses asin/acos/atan, sinh, "
         "cosh, asinh, acosh, atanh (aliases arcsin, arccos, arctan, arcsinh, arccosh, arctanh), tanh, "
-        "erf, erfc, "
+        "erf, erfc, lgamma, digamma, polygamma (of order n), mvlgamma (of dimension p), erfinv, i0, "
+        "torch.special's i1 and ndtr, "
         "sigmoid, relu, abs, sgn, neg, positive, square, log1p, expm1, log2, log10, exp2, rsqrt, "
         "reciprocal, frac, sinc, logit (with eps), deg2rad, rad2deg, nan_to_num, floor, ceil, round "
         "(with decimals), trunc (fix), sign, clamp, pow with a scalar exponent) and their in-place "
