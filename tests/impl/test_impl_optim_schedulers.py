@@ -176,6 +176,21 @@ SCHEDULERS = [
     ("ReduceLROnPlateau", {"mode": "max", "threshold_mode": "abs", "threshold": 0.1, "patience": 0,
                            "min_lr": [0.01, 0.04]}, "SGD", {"lr": 0.1}),
     ("ReduceLROnPlateau", {"mode": "max", "threshold": 0.2, "patience": 2, "eps": 0.02}, "RAdam", {}),
+    ("MultiplicativeLR", {"lr_lambda": [Halving(), lambda epoch: 0.9]}, "SGD", {"lr": 0.1}),
+    ("ConstantLR", {"factor": 0.3, "total_iters": 4}, "Adam", {}),
+    ("LinearLR", {"start_factor": 0.2, "end_factor": 0.9, "total_iters": 7}, "SGD", {"lr": 0.1}),
+    ("LinearLR", {}, "RMSprop", {}),
+    ("PolynomialLR", {"total_iters": 8, "power": 2.0}, "SGD", {"lr": 0.3}),
+    ("CosineAnnealingWarmRestarts", {"T_0": 3, "T_mult": 2, "eta_min": 0.001}, "Adam", {}),
+    ("CosineAnnealingWarmRestarts", {"T_0": 4}, "SGD", {"lr": 0.1}),
+    ("CyclicLR", {"base_lr": 0.01, "max_lr": [0.1, 0.2], "step_size_up": 3, "step_size_down": 5},
+     "SGD", {"lr": 0.1, "momentum": 0.9}),
+    ("CyclicLR", {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 2, "mode": "triangular2",
+                  "base_momentum": 0.7, "max_momentum": [0.95, 0.9]}, "Adam", {}),
+    ("CyclicLR", {"base_lr": [0.01, 0.02], "max_lr": 0.1, "step_size_up": 4, "mode": "exp_range",
+                  "gamma": 0.9, "cycle_momentum": False}, "Adagrad", {}),
+    ("CyclicLR", {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 3, "scale_fn": Halving(),
+                  "scale_mode": "iterations"}, "RMSprop", {"momentum": 0.5}),
 ]
 METRICS = [1.0, 0.9, 0.95, 0.96, 0.97, 0.5, 0.6, 0.6, 0.6, 0.4, 0.41, 0.42, 0.43, 0.44, 0.1, 0.1, 0.2, 0.3,
            0.3, 0.3]
@@ -250,12 +265,24 @@ def test_schedulers_set_torchs_learning_rates(case: tuple, optimizer_first: bool
         ("ReduceLROnPlateau", {"min_lr": [0.1, 0.2]}),
         ("LambdaLR", {"lr_lambda": [abs, abs]}),
         ("StepLR", {"step_size": 2, "last_epoch": 4}),
+        ("MultiplicativeLR", {"lr_lambda": 0.9}),
+        ("MultiplicativeLR", {"lr_lambda": [abs, abs]}),
+        ("ConstantLR", {"factor": 1.5}),
+        ("LinearLR", {"start_factor": 0}),
+        ("LinearLR", {"end_factor": -0.5}),
+        ("CosineAnnealingWarmRestarts", {"T_0": 0}),
+        ("CosineAnnealingWarmRestarts", {"T_0": 2.0}),
+        ("CosineAnnealingWarmRestarts", {"T_0": 2, "T_mult": 0}),
+        ("CosineAnnealingWarmRestarts", {"T_0": 2, "eta_min": "0"}),
+        ("CyclicLR", {"base_lr": 0.1, "max_lr": 1.0, "mode": "cosine"}),
+        ("CyclicLR", {"base_lr": [0.1, 0.2], "max_lr": 1.0}),
+        ("SequentialLR", {"schedulers": [], "milestones": []}),
     ],
 )
 def test_invalid_schedulers_raise_torchs_error(cls: str, kwargs: dict) -> None:
     def error(lib):
         opt = lib.optim.SGD([lib.nn.Parameter(lib.ones(2))], lr=0.1)
-        with pytest.raises((ValueError, KeyError)) as caught:
+        with pytest.raises((ValueError, KeyError, TypeError)) as caught:
             getattr(lib.optim.lr_scheduler, cls)(opt, **kwargs)
         return type(caught.value).__name__, str(caught.value)
 
@@ -284,6 +311,59 @@ def test_scheduler_misuse_as_torch() -> None:
         return facts
 
     assert run(impl) == run(torch)
+
+
+def _composites(lib) -> list:
+    """SequentialLR (nested too) and ChainedScheduler: the lrs and momenta over 12 steps, their
+    state_dicts loaded into fresh ones, their refusals, CyclicLR's without a momentum, warnings."""
+    out: list = []
+    lrs = lib.optim.lr_scheduler
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for build in (
+            lambda o: lrs.SequentialLR(o, [lrs.LinearLR(o, 0.1, total_iters=3),
+                                                 lrs.ExponentialLR(o, 0.8)], milestones=[3]),
+            lambda o: lrs.SequentialLR(o, [lrs.ConstantLR(o, 0.5, 2), lrs.StepLR(o, 2, 0.5),
+                                                 lrs.CosineAnnealingWarmRestarts(o, 2)], [2, 6]),
+            lambda o: lrs.ChainedScheduler([lrs.ConstantLR(o, 0.2, 4), lrs.ExponentialLR(o, 0.9),
+                                                  lrs.CyclicLR(o, 0.01, 0.1, 2)], optimizer=o),
+            lambda o: lrs.ChainedScheduler([lrs.SequentialLR(o, [lrs.LinearLR(o, 0.5, 1.0, 2),
+                                                  lrs.PolynomialLR(o, 4)], [2]), lrs.StepLR(o, 3)]),
+        ):
+            p = lib.nn.Parameter(lib.ones(2))
+            opt = lib.optim.SGD([{"params": [p]}, {"params": [], "lr": 0.2}], lr=0.1, momentum=0.9)
+            sched = build(opt)
+            out.append(sched.get_last_lr())
+            for i in range(12):
+                opt.step()
+                sched.step()
+                out.append((sched.get_last_lr(), [(g["lr"], g["momentum"]) for g in opt.param_groups]))
+                if i == 5:
+                    state = sched.state_dict()
+                    out.append(sorted(state))
+                    sched.load_state_dict(state)
+        opt = lib.optim.Adagrad([lib.nn.Parameter(lib.ones(2))])
+        other = lib.optim.SGD([lib.nn.Parameter(lib.ones(2))])
+        for make in (
+            lambda: lrs.CyclicLR(opt, 0.1, 1.0),
+            lambda: lrs.ChainedScheduler([]),
+            lambda: lrs.ChainedScheduler([lrs.ReduceLROnPlateau(opt)]),
+            lambda: lrs.ChainedScheduler([lrs.StepLR(opt, 2), lrs.StepLR(other, 2)]),
+            lambda: lrs.SequentialLR(opt, [lrs.StepLR(opt, 2)], [1]),
+            lambda: lrs.SequentialLR(opt, [lrs.StepLR(other, 2)], []),
+            lambda: lrs.SequentialLR(opt, [object()], []),
+            lambda: lrs.CosineAnnealingWarmRestarts(opt, 2).step(-1),
+        ):
+            try:
+                make()
+            except (TypeError, ValueError) as e:
+                out.append((type(e).__name__, str(e)))
+    out.append([str(w.message) for w in caught])
+    return out
+
+
+def test_composite_schedulers_as_torch() -> None:
+    assert _composites(impl) == _composites(torch)
 
 
 # -- a tutorial's training loop ------------------------------------------------------------------
