@@ -431,3 +431,55 @@ def test_training_loop_prints_torchs_losses(case: tuple) -> None:
     assert _train(impl, *case) == ref
     assert len(ref) == 100
     assert not math.isclose(float(ref[0].split()[5].rstrip(",")), float(ref[-1].split()[5].rstrip(",")))
+
+
+# -- LBFGS ---------------------------------------------------------------------------------------
+LBFGS_OPTIONS = [{}, {"line_search_fn": "strong_wolfe"}, {"history_size": 3, "max_iter": 7, "lr": 0.5},
+                 {"line_search_fn": "strong_wolfe", "history_size": 2, "tolerance_grad": 1e-3,
+                  "tolerance_change": 1e-4}]
+
+
+def _lbfgs(lib, options: dict) -> tuple:
+    """Two LBFGS steps on a float64 tanh regression (the closure zeroes, evaluates, backprops):
+    the losses, the weights, the closure and iteration counts, the state's keys, the repr."""
+    rng = np.random.default_rng(0)
+    w, b = (lib.nn.Parameter(lib.tensor(rng.standard_normal(s), dtype=lib.float64)) for s in ((3, 4), (4,)))
+    x, y = (lib.tensor(rng.standard_normal(s), dtype=lib.float64) for s in ((5, 3), (5, 4)))
+    opt = lib.optim.LBFGS([w, b], **options)
+
+    def closure():
+        opt.zero_grad()
+        loss = ((x @ w + b).tanh() - y).pow(2).sum()
+        loss.backward()
+        return loss
+
+    losses = [opt.step(closure).item() for _ in range(2)]
+    state = opt.state_dict()["state"][0]
+    return losses, w.detach().numpy().copy(), state["func_evals"], state["n_iter"], list(state), repr(opt)
+
+
+def test_lbfgs_as_torch() -> None:
+    """Fixed steps and the strong-Wolfe line search take torch's iterations and closure calls; the
+    values agree within the float64 dot products' rounding, amplified by the unstable fixed steps."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # (float() of the closure's loss, on both sides)
+        for options in LBFGS_OPTIONS:
+            got, ref = _lbfgs(impl, options), _lbfgs(torch, options)
+            assert got[2:] == ref[2:], options
+            np.testing.assert_allclose(got[0], ref[0], rtol=1e-6)
+            np.testing.assert_allclose(got[1], ref[1], rtol=0, atol=1e-4)
+
+    def refusals(lib) -> list:
+        p, q = lib.nn.Parameter(lib.ones(2)), lib.nn.Parameter(lib.ones(2))
+        p.grad = lib.ones(2)
+        out = []
+        for make in (lambda: lib.optim.LBFGS([{"params": [p]}, {"params": [q]}]),
+                     lambda: lib.optim.LBFGS([p], lr=-1.0),
+                     lambda: lib.optim.LBFGS([p], line_search_fn="armijo").step(lambda: p.grad.sum())):
+            try:
+                make()
+            except (ValueError, RuntimeError) as e:
+                out.append((type(e).__name__, str(e)))
+        return out
+
+    assert refusals(impl) == refusals(torch)
