@@ -10,10 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from conformance.conftest import examples
 from oracle import coverage
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import (
+    COMPOSITE_SCHEDULERS,
     Backward,
     Leaf,
     Module,
@@ -40,6 +42,17 @@ _DEFAULT_EPS = (
     "last bit decides: the loops draw WELL_CONDITIONED_EPS; tests/impl/test_impl_optim.py checks it"
 )
 ADAPTIVE = ("RMSprop", "Adagrad", "Adadelta")
+SIGN_AND_AVERAGE = ("ASGD", "Rprop")
+# Rprop moves each parameter by a whole step size in the direction of its gradient's sign: a
+# gradient that rounding leaves near 0 (a tree's cancellations, Softmax over equal logits, where torch's
+# sums round differently from any other engine's; even a Linear layer's, where the exact gradient is
+# 0) moves it one way or the other by the last bit. Its loops minimise quadratics (``quadratic_loops``).
+SIGN_BASED = ("Rprop",)
+# the optimisers without an eps (Rprop's update takes the gradient's sign only), and those that
+# step as SGD does, by lr times the gradient (their lr kept stable: ``STABLE_SGD_LR``, or half of it
+# for ASGD, whose default lr is that)
+NO_EPS = ("SGD", "Rprop", "ASGD")
+SGD_LIKE = ("SGD", "ASGD")
 ADAM_VARIANTS = ("Adamax", "NAdam", "RAdam")
 SCHEDULERS = tuple(SCHEDULER_OPTIONS)
 
@@ -48,7 +61,7 @@ def _optimizer_targets(*classes: str) -> coverage.Targets:
     return coverage.Targets(
         coverage.keywords(*(f"optim.{cls}" for cls in classes)),
         _ZERO_GRADS,
-        excluded={f"optim.{cls}(eps): default": _DEFAULT_EPS for cls in classes},
+        excluded={f"optim.{cls}(eps): default": _DEFAULT_EPS for cls in classes if cls not in NO_EPS},
     )
 
 
@@ -57,7 +70,12 @@ COVERAGE: dict[str, coverage.Targets] = {
     "OPT-002": _optimizer_targets("Adam", "AdamW"),
     "OPT-003": _optimizer_targets(*ADAPTIVE),
     "OPT-004": _optimizer_targets(*ADAM_VARIANTS),
-    "OPT-005": coverage.Targets(coverage.keywords(*(f"lr_scheduler.{cls}" for cls in SCHEDULERS))),
+    "OPT-005": coverage.Targets(
+        coverage.keywords(*(f"lr_scheduler.{cls}" for cls in SCHEDULERS)),
+        excluded={"lr_scheduler.ChainedScheduler(optimizer): None": "the programs name it; None takes the "
+                  "first scheduler's, the same one (tests/impl/test_impl_optim_schedulers.py)"},
+    ),
+    "OPT-007": _optimizer_targets(*SIGN_AND_AVERAGE),
 }
 
 # Adam divides each gradient element by its running RMS plus eps. With torch's eps=1e-8 a float32
@@ -76,6 +94,8 @@ WELL_CONDITIONED_EPS = (0.1, 0.5)
 # Over 300 drawn loops, lr in (0.1, 0.01) left parameters up to 27 in size (13 above 10); lr 0.01
 # left them all under 1.4.
 STABLE_SGD_LR = 0.01
+# OPT-007's share of the profile's examples: the fewest whose ci programs exercise every option
+OPT_007_WEIGHT = 0.2
 
 
 def training_loops(
@@ -125,13 +145,47 @@ def training_loops(
     return build()
 
 
+@st.composite
+def quadratic_loops(draw: Any, optimizers: tuple[str, ...]) -> Program:
+    """One or two float32 leaves of PARAM_VALUES (shapes (3,) or (2, 3)), an optimiser of
+    ``optimizers`` over them, then three to five steps of zero_grad, the loss sum((w - t) * (w - t))
+    against a fixed target of PARAM_VALUES, backward and step, the leaves observed after each. The
+    gradients, 2 * (w - t), round once (in the subtraction, as torch's): a sign-based optimiser
+    (``SIGN_BASED``) sees torch's signs, exact zeros included (where w reaches t)."""
+    b = ModuleBuilder(draw)
+    leaves = []
+    for _ in range(draw(st.integers(1, 2))):
+        name, shape = b.fresh("w"), b.pick(((3,), (2, 3)))
+        b.bind(name, shape, Leaf(name, b.weights(shape), "float32", True), tracked=True)
+        leaves.append((name, shape))
+    optimizer = b.optimizer([name for name, _ in leaves], b.pick(optimizers))
+    for _ in range(draw(st.integers(3, 5))):
+        b.steps.append(OptimizerZeroGrad(optimizer, b.coin()))
+        terms = []
+        for name, shape in leaves:
+            target, diff, square, total = b.fresh("t"), b.fresh("d"), b.fresh("s"), b.fresh("l")
+            b.steps.append(Leaf(target, b.weights(shape), "float32"))
+            b.steps.append(Op(diff, "sub", [Ref(name), Ref(target)]))
+            b.steps.append(Op(square, "mul", [Ref(diff), Ref(diff)]))
+            b.steps.append(Op(total, "sum", [Ref(square)]))
+            terms.append(total)
+        loss = terms[0]
+        if len(terms) > 1:
+            loss = b.fresh("loss")
+            b.steps.append(Op(loss, "add", [Ref(terms[0]), Ref(terms[1])]))
+        b.steps.append(Backward(loss))
+        b.steps.append(OptimizerStep(optimizer))
+        b.steps.extend(Observe(name) for name, _ in leaves)
+    return b.program()
+
+
 def _well_conditioned(b: ModuleBuilder) -> None:
     """The drawn optimiser (the last step) given a well-conditioned eps or a stable lr."""
     optimizer = b.steps[-1]
-    if optimizer.cls != "SGD":
+    if optimizer.cls not in NO_EPS:
         optimizer.kwargs["eps"] = b.pick(WELL_CONDITIONED_EPS)
-    elif "lr" in optimizer.kwargs:  # (torch's default, 0.001, is stable too)
-        optimizer.kwargs["lr"] = STABLE_SGD_LR
+    elif optimizer.cls in SGD_LIKE and "lr" in optimizer.kwargs:  # (torch's defaults are stable too)
+        optimizer.kwargs["lr"] = STABLE_SGD_LR if optimizer.cls == "SGD" else STABLE_SGD_LR / 2
 
 
 # one program in EVERY_FORM (the first drawn, whose choices are all the smallest) runs a scheduler
@@ -139,6 +193,8 @@ def _well_conditioned(b: ModuleBuilder) -> None:
 # a class were all but never drawn in the derandomized ci programs)
 EVERY_FORM = 4
 SCHEDULED_OPTIMIZERS = ("SGD", "Adam", "RMSprop", "NAdam", "Adagrad")
+# the schedulers whose step takes no epoch (OneCycleLR's has no closed form, a composite's none)
+NO_EPOCH = ("OneCycleLR", *COMPOSITE_SCHEDULERS)
 
 
 @st.composite
@@ -179,7 +235,7 @@ def scheduled_loops(draw: Any) -> Program:
             if cls == "ReduceLROnPlateau":
                 b.steps.append(SchedulerStep(scheduler, metrics=b.pick(PLATEAU_METRICS)))
             else:
-                closed = cls != "OneCycleLR" and b.pick((False, False, False, True))
+                closed = cls not in NO_EPOCH and b.pick((False, False, False, True))
                 b.steps.append(SchedulerStep(scheduler, epoch=i + 1 if closed else None))
             if first:
                 b.steps.append(OptimizerStep(optimizer))
@@ -213,6 +269,13 @@ def test_rmsprop_adagrad_and_adadelta_steps(program: Program, backend: Backend, 
 @settings(deadline=None)
 @given(program=training_loops(ADAM_VARIANTS, steps=(6, 7)))
 def test_adamax_nadam_and_radam_steps(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@pytest.mark.rule("OPT-007")
+@examples(OPT_007_WEIGHT)
+@given(program=st.one_of(training_loops(("ASGD",)), quadratic_loops(SIGN_BASED)))
+def test_rprop_and_asgd_steps(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
 
 

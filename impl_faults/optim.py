@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -400,7 +401,7 @@ def cosine_annealing_closed_form_every_step() -> Iterator[None]:
         yield
 
 
-@fault({"OPT-005": "expected 'Detected call of `lr_scheduler.step()` before `optimizer.step()`"})
+@fault({"OPT-005": "Detected call of `lr_scheduler.step()` before `optimizer.step()`"})
 def scheduler_before_optimizer_not_warned() -> Iterator[None]:
     """A scheduler stepped before its optimizer ever stepped does not warn that the first value of
     the schedule is skipped."""
@@ -431,6 +432,71 @@ def lambda_lr_epoch_off_by_one() -> Iterator[None]:
         return get_lr
 
     with patched(LambdaLR, "get_lr", make):
+        yield
+
+
+@fault({"OPT-005": "last_lr differs"})
+def constant_lr_never_restored() -> Iterator[None]:
+    """ConstantLR keeps the lr at factor times the base lr after total_iters instead of restoring it."""
+    from impl.optim.lr_scheduler import ConstantLR
+
+    def make(original: Callable) -> Callable:
+        def get_lr(self: ConstantLR) -> list:
+            if self.last_epoch == self.total_iters and not self._is_initial:
+                return [group["lr"] for group in self.optimizer.param_groups]
+            return original(self)
+
+        return get_lr
+
+    with patched(ConstantLR, "get_lr", make):
+        yield
+
+
+@fault({"OPT-005": "last_lr differs"})
+def cyclic_lr_triangular2_not_halved() -> Iterator[None]:
+    """CyclicLR's triangular2 mode keeps the full height in every cycle (as triangular) instead of
+    halving it each cycle."""
+    from impl.optim.lr_scheduler import CyclicLR
+
+    with patched(CyclicLR, "_triangular2_scale_fn", lambda original: staticmethod(lambda x: 1.0)):
+        yield
+
+
+@fault({"OPT-005": "last_lr differs"})
+def sequential_lr_milestone_steps_on() -> Iterator[None]:
+    """SequentialLR steps the next scheduler on at its milestone instead of restarting it at epoch 0."""
+    from impl.optim.lr_scheduler import SequentialLR
+
+    def make(original: Callable) -> Callable:
+        def step(self: SequentialLR) -> None:
+            self.last_epoch += 1
+            scheduler = self._schedulers[bisect_right(self._milestones, self.last_epoch)]
+            scheduler.step()
+            self._last_lr = scheduler.get_last_lr()
+
+        return step
+
+    with patched(SequentialLR, "step", make):
+        yield
+
+
+# -- Rprop and ASGD (OPT-007) ---------------------------------------------------------------------
+@fault({"OPT-007": ": value"})
+def rprop_etas_swapped() -> Iterator[None]:
+    """Rprop shrinks a step size where the gradient kept its sign and grows it where the sign
+    changed (etaminus and etaplus swapped)."""
+    from impl.optim.sign_and_average import Rprop
+
+    with option_replaced(Rprop, "etas", lambda group: group["etas"][::-1]):
+        yield
+
+
+@fault({"OPT-007": ": value"})
+def asgd_lambd_ignored() -> Iterator[None]:
+    """ASGD neither decays the parameters by lambd * eta nor its eta by lambd (lambd taken as 0)."""
+    from impl.optim.sign_and_average import ASGD
+
+    with option_replaced(ASGD, "lambd", lambda group: 0.0):
         yield
 
 

@@ -632,6 +632,12 @@ class _Run:
         if "lr_lambda" in kwargs:
             kwargs["lr_lambda"] = lr_lambda(kwargs["lr_lambda"])
         make = getattr(self.torch.optim.lr_scheduler, s.cls)
+        if s.cls == "ChainedScheduler":
+            schedulers = [self.names[n] for n in s.schedulers]
+            self.names[s.name] = make(schedulers, optimizer=self.names[s.optimizer])
+            return
+        if s.schedulers:
+            kwargs["schedulers"] = [self.names[n] for n in s.schedulers]
         self.names[s.name] = make(self.names[s.optimizer], **kwargs)
 
     def _scheduler_step(self, s: SchedulerStep) -> None:

@@ -945,9 +945,13 @@ class ObserveModule(Step):
         return [self.module]
 
 
-OPTIMIZERS = ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam")
+OPTIMIZERS = ("SGD", "Adam", "AdamW", "RMSprop", "Adagrad", "Adadelta", "Adamax", "NAdam", "RAdam", "Rprop",
+              "ASGD")
 SCHEDULERS = ("StepLR", "MultiStepLR", "ExponentialLR", "CosineAnnealingLR", "LambdaLR", "OneCycleLR",
-              "ReduceLROnPlateau")
+              "ReduceLROnPlateau", "MultiplicativeLR", "ConstantLR", "LinearLR", "PolynomialLR",
+              "CosineAnnealingWarmRestarts", "CyclicLR", "SequentialLR", "ChainedScheduler")
+# the schedulers made of other schedulers (``Scheduler.schedulers``), stepped without arguments
+COMPOSITE_SCHEDULERS = ("SequentialLR", "ChainedScheduler")
 # LambdaLR's lr_lambda, as the program holds it: the body of ``lambda epoch: <body>``, one of these
 LR_LAMBDAS = ("0.9 ** epoch", "1 / (1 + epoch)", "max(0.1, 1 - epoch / 4)", "[1.0, 0.5, 0.25][epoch % 3]")
 
@@ -1007,23 +1011,29 @@ class OptimizerZeroGrad(Step):
 @_step
 @dataclass
 class Scheduler(Step):
-    """``name = torch.optim.lr_scheduler.<cls>(optimizer, **kwargs)``; LambdaLR's ``lr_lambda`` is
-    the body of ``lambda epoch: ...``, one of ``LR_LAMBDAS``."""
+    """``name = torch.optim.lr_scheduler.<cls>(optimizer, **kwargs)``; LambdaLR's (and
+    MultiplicativeLR's) ``lr_lambda`` is the body of ``lambda epoch: ...``, one of ``LR_LAMBDAS``.
+    A composite (``COMPOSITE_SCHEDULERS``) is given the bound ``schedulers``:
+    ``SequentialLR(optimizer, schedulers=[...], **kwargs)``,
+    ``ChainedScheduler([...], optimizer=optimizer)``."""
 
     kind: ClassVar[str] = "scheduler"
     name: str
     cls: str
     optimizer: str
     kwargs: dict = field(default_factory=dict)
+    schedulers: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if self.cls not in SCHEDULERS:
             raise ValueError(f"unknown scheduler {self.cls!r}; known: {SCHEDULERS}")
         if self.kwargs.get("lr_lambda", LR_LAMBDAS[0]) not in LR_LAMBDAS:
             raise ValueError(f"lr_lambda is one of {LR_LAMBDAS}, not {self.kwargs['lr_lambda']!r}")
+        if bool(self.schedulers) != (self.cls in COMPOSITE_SCHEDULERS):
+            raise ValueError(f"schedulers are given to {COMPOSITE_SCHEDULERS} (and to them only)")
 
     def names_read(self) -> list[str]:
-        return [self.optimizer]
+        return [self.optimizer, *self.schedulers]
 
     def names_bound(self) -> list[str]:
         return [self.name]

@@ -860,6 +860,11 @@ def _module_statements(step: Step, dev: str, index: int) -> list[str] | None:
     elif isinstance(step, Scheduler):
         kwargs = "".join(f", {k}=lambda epoch: {v}" if k == "lr_lambda" else f", {k}={_arg(v)}"
                          for k, v in step.kwargs.items())
+        if step.cls == "ChainedScheduler":
+            made = f"[{', '.join(step.schedulers)}], optimizer={step.optimizer}"
+            return [f"{step.name} = torch.optim.lr_scheduler.ChainedScheduler({made})"]
+        if step.schedulers:
+            kwargs = f", schedulers=[{', '.join(step.schedulers)}]{kwargs}"
         return [f"{step.name} = torch.optim.lr_scheduler.{step.cls}({step.optimizer}{kwargs})"]
     elif isinstance(step, SchedulerStep):
         args = ", ".join(f"{k}={_arg(v)}" for k, v in step.kwargs().items())

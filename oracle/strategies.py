@@ -576,7 +576,12 @@ OPTIMIZER_OPTIONS: dict[str, dict[str, tuple]] = {
     "Adamax": {"betas": _BETAS},
     "NAdam": {"betas": _BETAS, "momentum_decay": (4e-3, 0.5), "decoupled_weight_decay": (False, True)},
     "RAdam": {"betas": ((0.9, 0.999), (0.8, 0.9)), "decoupled_weight_decay": (False, True)},
+    # Rprop's step sizes grow by etaplus from lr within step_sizes; ASGD's t0 of 1 starts averaging
+    "Rprop": {"etas": ((0.5, 1.2), (0.3, 1.5)), "step_sizes": ((1e-6, 50), (1e-3, 0.05))},
+    "ASGD": {"t0": (1e6, 1.0), "lambd": (1e-4, 0.1), "alpha": (0.75, 0.5)},
 }
+# the optimisers without a weight_decay option
+NO_WEIGHT_DECAY = ("Rprop",)
 # the options of the learning-rate schedulers: combinations, one drawn, that give every option a
 # value other than its default somewhere (options drawn one by one left whole classes out of the
 # derandomized ci programs); ReduceLROnPlateau's patience and cooldown short enough to end within
@@ -603,6 +608,23 @@ SCHEDULER_OPTIONS: dict[str, tuple[dict, ...]] = {
          "factor": 0.1, "min_lr": 0},
         {"mode": "max", "patience": 2, "cooldown": 0, "factor": 0.5, "eps": 1e-8},
     ),
+    "MultiplicativeLR": ({"lr_lambda": LR_LAMBDAS[0]}, {"lr_lambda": LR_LAMBDAS[3]}),
+    "ConstantLR": ({}, {"factor": 0.5, "total_iters": 2}),
+    "LinearLR": ({}, {"start_factor": 0.25, "end_factor": 0.75, "total_iters": 3}),
+    "PolynomialLR": ({}, {"total_iters": 3, "power": 2.0}),
+    "CosineAnnealingWarmRestarts": ({"T_0": 2}, {"T_0": 1, "T_mult": 2, "eta_min": 0.001}),
+    "CyclicLR": (
+        {"base_lr": 0.01, "max_lr": 0.1, "step_size_up": 2},
+        {"base_lr": 0.001, "max_lr": 0.01, "step_size_up": 1, "step_size_down": 3, "mode": "triangular2",
+         "base_momentum": 0.7, "max_momentum": 0.95, "scale_mode": "iterations"},
+        {"base_lr": 0.01, "max_lr": 0.1, "mode": "exp_range", "gamma": 0.8, "cycle_momentum": False},
+    ),
+    # the composites' schedulers by class, each in its first form (Scheduler.schedulers)
+    "SequentialLR": ({"schedulers": ("LinearLR", "ExponentialLR"), "milestones": [2]},
+                     {"schedulers": ("ConstantLR", "StepLR", "CosineAnnealingWarmRestarts"),
+                      "milestones": [1, 3]}),
+    "ChainedScheduler": ({"schedulers": ("ConstantLR", "ExponentialLR")},
+                         {"schedulers": ("LinearLR", "CyclicLR", "MultiStepLR")}),
 }
 # the metrics a ReduceLROnPlateau is stepped with: improvements, plateaus, small changes that the
 # relative or absolute threshold tells apart
@@ -1048,6 +1070,8 @@ class ModuleBuilder(Builder):
                        "maximize": (False, True), "weight_decay": (0.0, 0.01, 0.1)}
         else:
             options = {**OPTIMIZER_OPTIONS[cls], "maximize": (False, True), "weight_decay": (0.0, 0.01, 0.1)}
+            if cls in NO_WEIGHT_DECAY:
+                del options["weight_decay"]
         if cls == "Adam":  # AdamW's update (AdamW itself takes no such option)
             options["decoupled_weight_decay"] = (False, True)
         for key, values in options.items():
@@ -1063,13 +1087,16 @@ class ModuleBuilder(Builder):
     def scheduler(self, optimizer: str, cls: str, steps: int, options: dict | None = None) -> str:
         """A scheduler of ``cls`` on ``optimizer`` with ``options`` (drawn from ``SCHEDULER_OPTIONS``
         if None), to be stepped ``steps`` times: OneCycleLR's length given as total_steps or as epochs and
-        steps_per_epoch, ``steps``, one more or one less (stepped past it, torch raises)."""
+        steps_per_epoch, ``steps``, one more or one less (stepped past it, torch raises). A composite's
+        schedulers (of ``COMPOSITE_SCHEDULERS``) are made first, each in its class's first form."""
         kwargs = dict(self.pick(SCHEDULER_OPTIONS[cls]) if options is None else options)
+        made = [self.scheduler(optimizer, sub, steps, SCHEDULER_OPTIONS[sub][0])
+                for sub in kwargs.pop("schedulers", ())]
         if cls == "OneCycleLR":
             total = self.pick((steps, steps + 1, steps - 1))
             kwargs.update(self.pick(({"total_steps": total}, {"epochs": total, "steps_per_epoch": 1})))
         name = self.fresh("sched")
-        self.steps.append(Scheduler(name, cls, optimizer, kwargs))
+        self.steps.append(Scheduler(name, cls, optimizer, kwargs, made))
         return name
 
 

@@ -10,7 +10,7 @@ from impl import _grad_mode as grad_mode
 from impl._ops.binary_math import maximum
 from impl._tensor import Tensor
 from impl.optim._pointwise import add_scaled, addcdiv_, addcmul_, lerp_
-from impl.optim.optimizer import Optimizer, _check_options, _closure_loss, _params_with_grad
+from impl.optim.optimizer import Optimizer, _check_fused, _check_options, _closure_loss, _params_with_grad
 
 
 class Adam(Optimizer):
@@ -45,6 +45,7 @@ class Adam(Optimizer):
             "decoupled_weight_decay": decoupled_weight_decay,
         }
         super().__init__(params, defaults)
+        _check_fused(fused, foreach, differentiable)
 
     def _state_for(self, p: Tensor, amsgrad: bool) -> dict[str, Any]:
         state = self.state[p]

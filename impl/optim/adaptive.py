@@ -8,7 +8,7 @@ from typing import Any
 from impl import _creation
 from impl._tensor import Tensor
 from impl.optim._pointwise import add_scaled, add_scaled_, addcdiv_, addcmul, addcmul_, lerp_
-from impl.optim.optimizer import _check_options, _PerParameter, _step_count
+from impl.optim.optimizer import _check_fused, _check_options, _PerParameter, _step_count
 
 
 def _decayed(grad: Tensor, p: Tensor, weight_decay: float) -> Tensor:
@@ -86,6 +86,7 @@ class Adagrad(_PerParameter):
                     "initial_accumulator_value": initial_accumulator_value, "foreach": foreach,
                     "maximize": maximize, "differentiable": differentiable, "fused": fused}
         super().__init__(params, defaults)
+        _check_fused(fused, foreach, differentiable)
         for group in self.param_groups:  # torch makes the state of the first groups here
             for p in group["params"]:
                 self._init_state(p, group, self.state[p])

@@ -229,6 +229,15 @@ def _check_options(**options: Any) -> None:
             raise ValueError(_INVALID.get(name, f"Invalid {name} value: {{}}").format(value))
 
 
+def _check_fused(fused: Any, foreach: Any, differentiable: bool) -> None:
+    """torch's RuntimeError for a fused optimiser that is also differentiable or foreach."""
+    if fused:
+        if differentiable:
+            raise RuntimeError("`fused` does not support `differentiable`")
+        if foreach:
+            raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
 def _step_count() -> Tensor:
     """A fresh ``state["step"]``: a float32 scalar tensor, as torch keeps it on the CPU."""
     return _creation.tensor(0.0, dtype=dtypes.float32)

@@ -7,7 +7,7 @@ from typing import Any
 
 from impl import _grad_mode as grad_mode
 from impl.optim._pointwise import add_scaled, add_scaled_
-from impl.optim.optimizer import Optimizer, _closure_loss, _params_with_grad
+from impl.optim.optimizer import Optimizer, _check_fused, _closure_loss, _params_with_grad
 
 
 class SGD(Optimizer):
@@ -45,6 +45,7 @@ class SGD(Optimizer):
         if nesterov and (momentum <= 0 or dampening != 0):
             raise ValueError("Nesterov momentum requires a momentum and zero dampening")
         super().__init__(params, defaults)
+        _check_fused(fused, foreach, differentiable)
 
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         """p -= lr * d, d = grad (+ wd * p), through the momentum buffer if momentum != 0.

@@ -318,10 +318,12 @@ RULES = [
         "OPT-005",
         OPTIM,
         "A learning-rate scheduler (StepLR, MultiStepLR, ExponentialLR, CosineAnnealingLR, LambdaLR, "
-        "OneCycleLR cycling momentum or beta1, ReduceLROnPlateau with patience, threshold and cooldown) "
-        "sets torch's learning rates after each step(), to the bit (chainable forms, and closed forms "
-        "under step(epoch)), holds torch's state_dict, and warns as torch does when stepped before the "
-        "optimizer or given an epoch.",
+        "OneCycleLR cycling momentum or beta1, ReduceLROnPlateau with patience, threshold and cooldown, "
+        "MultiplicativeLR, ConstantLR, LinearLR, PolynomialLR, CosineAnnealingWarmRestarts, CyclicLR in "
+        "its modes cycling momentum or beta1 (refused without either), SequentialLR and "
+        "ChainedScheduler of others) sets torch's learning rates after each step(), to the bit "
+        "(chainable forms, and closed forms under step(epoch)), holds torch's state_dict, and warns as "
+        "torch does when stepped before the optimizer or given an epoch.",
         "https://pytorch.org/docs/stable/optim.html#how-to-adjust-learning-rate",
     ),
     Rule(
@@ -332,6 +334,14 @@ RULES = [
         "max_norm / (total + 1e-6) clamped to 1 (NaN and inf gradients scaled as torch's, or refused "
         "with error_if_nonfinite); clip_grad_value_ clamps each .grad in place into [-v, v].",
         "https://pytorch.org/docs/stable/generated/torch.nn.utils.clip_grad_norm_.html",
+    ),
+    Rule(
+        "OPT-007",
+        OPTIM,
+        "Rprop (etas, step_sizes: each step size grown or shrunk by the gradient's sign change) and "
+        "ASGD (lambd, alpha, t0, weight_decay), with maximize, move the parameters as torch's do, step "
+        "after step, in a training loop with zero_grad.",
+        f"{_OPTIM}.Rprop.html",
     ),
 ]
 

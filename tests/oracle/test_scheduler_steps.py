@@ -58,8 +58,10 @@ def test_scheduler_steps_round_trip_through_json() -> None:
 @pytest.mark.parametrize(
     "make",
     [
-        lambda: Scheduler("s", "CyclicLR", "opt"),
+        lambda: Scheduler("s", "SWALR", "opt"),
         lambda: Scheduler("s", "LambdaLR", "opt", {"lr_lambda": "__import__('os')"}),
+        lambda: Scheduler("s", "SequentialLR", "opt", {"milestones": []}),  # no schedulers
+        lambda: Scheduler("s", "StepLR", "opt", {"step_size": 1}, ["t"]),  # not a composite
     ],
 )
 def test_invalid_scheduler_steps_are_refused(make) -> None:
