@@ -209,17 +209,18 @@ def float_dims_truncated() -> Iterator[None]:
 def keywords_worded_as_positions() -> Iterator[None]:
     """A refused argument given by keyword is worded as if given by position (``cumsum(): argument
     'dim' (position 2) must be int``, where torch says ``argument 'dim' must be int``)."""
-    from impl import _methods
 
     def make(original: Callable) -> Callable:
-        def reparse(
-            error: TypeError, fn: Callable, name: str, args: tuple, kwargs: dict, method: bool = False
-        ) -> TypeError:
-            return original(error, fn, name, (*args, *kwargs.values()), {}, method)
+        def wrong(name: str, params: list, args: tuple, kwargs: dict | None = None) -> TypeError | None:
+            error = original(name, params, args, kwargs)
+            if error is None or "(position" in str(error) or not kwargs:
+                return error
+            position = 1 + next(i for i, (_, p, _) in enumerate(params) if p in kwargs)
+            return TypeError(str(error).replace("' must", f"' (position {position}) must", 1))
 
-        return reparse
+        return wrong
 
-    with patched(_signatures(), "reparse", make), patched(_methods, "reparse", make):
+    with patched(_signatures(), "_wrong_argument", make):
         yield
 
 

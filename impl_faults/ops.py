@@ -1193,12 +1193,20 @@ def aminmax_mask_from_wrong_output() -> Iterator[None]:
 def spread_takes_unbiased_with_correction() -> Iterator[None]:
     """var_mean/std_mean (and var/std) take ``unbiased`` and ``correction`` together (the correction
     wins) where torch's parser refuses the call."""
+    from impl import _signatures
     from impl._ops import moments
 
     def make(original: Callable) -> Callable:
         return lambda input, dim, unbiased, correction: original(input, dim, None, correction)
 
-    with patched(moments, "spread_call_fits", make):
+    def unchecked(original: Callable) -> Callable:  # (the parser's refusal before the call)
+        def check(self: Any, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+            both = "correction" in kwargs and ("unbiased" in kwargs or len(args) > 2)
+            return (args, kwargs) if both else original(self, args, kwargs)
+
+        return check
+
+    with patched(moments, "spread_call_fits", make), patched(_signatures._Precheck, "check", unchecked):
         yield
 
 

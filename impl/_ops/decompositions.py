@@ -13,6 +13,7 @@ singular A (torch switches to an SVD formula there).
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,7 @@ from impl._ops.indexing import cat
 from impl._ops.pointwise_ternary import where
 from impl._ops.products import matmul
 from impl._ops.table import D, OpDef, apply, broadcast_mismatch
+from impl._signatures import EXACT, Out
 from impl._tensor import Tensor
 from impl._warn import warn_once
 
@@ -241,7 +243,7 @@ def inv(A: Tensor) -> Tensor:
     return inverse
 
 
-@api.variants("inverse")
+@api.variants("inverse", out=dataclasses.replace(EXACT, aten="linalg_inv_ex"))
 def inverse(input: Tensor) -> Tensor:
     """torch.inverse: linalg.inv."""
     return inv(input)
@@ -264,7 +266,7 @@ def slogdet(A: Tensor) -> Any:
     return return_types.linalg_slogdet(apply(LINALG_SLOGDET, A))
 
 
-@api.variants("slogdet")
+@api.variants("slogdet", out=Out(parts=(EXACT, EXACT), aten="_linalg_slogdet"))
 def _slogdet(input: Tensor) -> Any:
     """torch.slogdet: linalg.slogdet, in its own return type."""
     return return_types.slogdet(slogdet(input))
@@ -347,7 +349,10 @@ def matrix_power(A: Tensor, n: int) -> Tensor:
     return result
 
 
-api.variants("matrix_power")(lambda input, n: matrix_power(input, n))
+@api.variants("matrix_power", out=dataclasses.replace(EXACT, aten="matmul"))
+def _matrix_power(input: Tensor, n: int) -> Tensor:
+    """torch.matrix_power: linalg.matrix_power."""
+    return matrix_power(input, n)
 
 
 def _qr_fwd(xp: Any, a: Any, mode: str) -> tuple[Any, Any]:
@@ -417,7 +422,7 @@ def qr(A: Tensor, mode: str = "reduced") -> Any:
     return return_types.linalg_qr(apply(LINALG_QR, A, mode=mode))
 
 
-@api.variants("qr")
+@api.variants("qr", out=Out(parts=(EXACT, EXACT), aten="linalg_qr"))
 def _qr(input: Tensor, some: bool = True) -> Any:
     """torch.qr (deprecated): linalg.qr, reduced unless ``some`` is False."""
     warn_once("torch.qr", QR_DEPRECATED)
@@ -513,7 +518,7 @@ def svdvals(A: Tensor, *, driver: Any = None) -> Tensor:
     return apply(LINALG_SVD, A, full_matrices=False)[1]
 
 
-@api.variants("svd")
+@api.variants("svd", out=Out(parts=(EXACT, EXACT, dataclasses.replace(EXACT, writes=2)), aten="_linalg_svd"))
 def _svd(input: Tensor, some: bool = True, compute_uv: bool = True) -> Any:
     """torch.svd (deprecated): U, S and V (not Vh); without compute_uv, zero U and V of full size."""
     if input.dim() < 2:
