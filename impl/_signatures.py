@@ -227,7 +227,8 @@ def _takes(kind: str, value: Any) -> bool:
     return True  # what impl's functions check themselves (dtypes, ...)
 
 
-# the functions whose Tensor parameters torch's parser also takes a Python number for (``add(1.5, x)``)
+# the functions whose Tensor parameters torch's parser also takes a Python number for (``add(1.5, x)``,
+# an out= too: python_arg_parser's should_allow_numbers_as_tensors)
 _NUMBERS_AS_TENSORS = ("add", "sub", "subtract", "mul", "multiply", "div", "divide", "true_divide")
 NUMBERS_AS_TENSORS = frozenset(n + end for n in (*_NUMBERS_AS_TENSORS, "floor_divide") for end in ("", "_"))
 
@@ -690,7 +691,7 @@ class _Precheck:
         # per signature: its positional (kind, name, required) and every parameter's kind by name
         self.forms = [
             (
-                s.spread,
+                s,
                 [(_kind(k, d), p, not d) for k, p, d in s.positional],
                 {p: _kind(k, d) for k, p, d in s.positional + s.keyword},
                 {p for _, p, d in s.keyword if not d},
@@ -707,11 +708,11 @@ class _Precheck:
             return kind != "Tensor"
         return kind == "?" or _takes_in(self.name, kind, value)
 
-    def _takes(self, form: tuple, args: tuple, kwargs: dict) -> bool:
-        spread, positional, kinds, required = form
-        if spread:  # (impl's untyped ``*args``)
+    def _accepts(self, form: tuple, args: tuple, kwargs: dict) -> bool:
+        signature, positional, kinds, required = form
+        if signature.spread:  # (impl's untyped ``*args``)
             return True
-        if len(args) > 1 and len(positional) == 1 and positional[0][0] == "tuple of ints":
+        if signature.spreads(args):
             args = (args,)  # sizes or dims given spread (``zeros(2, 3)``)
         if len(args) > len(positional):
             return False
@@ -738,9 +739,10 @@ class _Precheck:
         """The call's arguments, those of a hidden deprecated signature (``add(x, 2, y)``) given
         again for the listed one, with torch's warning; torch's TypeError for a call none of the
         signatures takes."""
-        for signature, form in zip(self.signatures, self.forms, strict=True):
-            if self._takes(form, args, kwargs):
-                return self._deprecated(signature, args, kwargs) if signature.hidden else (args, kwargs)
+        for form in self.forms:
+            if self._accepts(form, args, kwargs):
+                hidden = form[0].hidden
+                return self._deprecated(form[0], args, kwargs) if hidden else (args, kwargs)
         error = _Call(self.name, self.signatures, args, kwargs).found()
         if error is not None:
             raise error
@@ -810,11 +812,6 @@ def method_precheck(fn: Callable, name: str) -> _Precheck | None:
         return None
     method = _impl_signature(function).method()
     return None if method is None or not method.entries[0] else _Precheck(name, [method])
-
-
-def typed(fn: Callable) -> bool:
-    """Whether ``fn`` has a parameter torch's parser types (an int, a list of ints, a bool)."""
-    return any(p.annotation in PARSED_ANNOTATIONS for p in inspect.signature(fn).parameters.values())
 
 
 def numpy_names(fn: Callable, name: str) -> Callable:
@@ -1016,8 +1013,7 @@ def _tensors(values: Any) -> list[Tensor]:
     return found
 
 
-# the functions whose Tensor parameters torch's parser lets a Python number through (out= among them,
-# a 0-d tensor of the number's type: python_arg_parser's should_allow_numbers_as_tensors)
+# the dtype of a number given as out= to one of NUMBERS_AS_TENSORS (a 0-d tensor of its type)
 NUMBER_DTYPES = {bool: np.bool_, int: np.int64, float: np.float64}  # (impl has no complex dtypes)
 
 
