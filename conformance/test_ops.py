@@ -1473,7 +1473,11 @@ def shape_op_args(draw: Any, op: str, shape: tuple[int, ...]) -> tuple[list, dic
         destination = draw(st.lists(dim, min_size=n, max_size=n + (draw(st.integers(0, 5)) == 0)))
         return ([source[0], destination[0]] if n == 1 and draw(st.booleans()) else [source, destination]), {}
     if op in ("swapaxes", "swapdims"):
-        return [draw(dim), draw(dim)], {}
+        first, second = draw(dim), draw(dim)
+        if draw(st.booleans()):  # by keyword: NumPy's names for swapaxes, torch's for swapdims
+            names = ("axis0", "axis1") if op == "swapaxes" else ("dim0", "dim1")
+            return [], dict(zip(names, (first, second), strict=True))
+        return [first, second], {}
     if op == "broadcast_to":
         lead = draw(st.lists(st.sampled_from((1, 2, -1)), max_size=2))
         own = [draw(st.sampled_from((n, n, -1, 4 if n == 1 else n + 1))) for n in shape]

@@ -366,12 +366,20 @@ def t(input: Tensor) -> Tensor:
     return apply(T, input)
 
 
-@api.function("transpose", "swapaxes", "swapdims")
+@api.function("transpose", "swapdims")
 def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(transpose, locals())
     n = input.dim()
     return apply(TRANSPOSE, input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
+
+
+@api.function("swapaxes")
+def swapaxes(input: Tensor, axis0: int, axis1: int) -> Tensor:
+    """torch.swapaxes: transpose under NumPy's parameter names (``axis0=``, ``axis1=``)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(swapaxes, locals())
+    return transpose(input, axis0, axis1)
 
 
 @api.function("permute")
