@@ -26,6 +26,7 @@ from impl._ops import (  # noqa: F401
     distances,
     distributions,
     gamma,
+    igamma,
     indexing,
     inplace,
     inplace_views,
