@@ -15,9 +15,9 @@ from typing import Any
 
 import numpy as np
 
-from impl._ops.binary_math import _declare, _tensors_only
-from impl._ops.elementwise import BINARY, floating_only
-from impl._ops.table import D, OpDef
+from impl._ops.binary_math import _binary, _declare, _tensors_only
+from impl._ops.elementwise import floating_only
+from impl._ops.table import D
 from impl._xp import to_numpy
 
 __all__ = ["igamma", "igammac"]
@@ -114,19 +114,15 @@ def _density(c: Any) -> Any:
     return ((c.self - 1) * c.other.log() - c.other - c.self.lgamma()).exp()
 
 
-IGAMMA = OpDef(
+IGAMMA = _binary(
     "IgammaBackward0",
     floating_only("igamma_cpu", _kernel(_P)),
-    BINARY,
     {"self": D("", _not_implemented("igamma")), "other": D("self other", lambda g, c: g * _density(c))},
-    iterator_operands=BINARY,
 )
-IGAMMAC = OpDef(
+IGAMMAC = _binary(
     "IgammacBackward0",
     floating_only("igammac_cpu", _kernel(_Q)),
-    BINARY,
     {"self": D("", _not_implemented("igammac")), "other": D("self other", lambda g, c: -g * _density(c))},
-    iterator_operands=BINARY,
 )
 
 igamma = _declare(_tensors_only(IGAMMA, "igamma"), IGAMMA, tensor="other")
