@@ -9,7 +9,7 @@ from impl import _grad_mode
 from impl._size import Size
 from impl._tensor import Tensor
 from impl.distributions import constraints
-from impl.distributions.binary import BinaryProbs
+from impl.distributions.binary import BinaryProbs, one_given
 from impl.distributions.distribution import Distribution
 from impl.distributions.utils import EMPTY, NUMBERS, broadcast_all, torch
 from impl.nn import functional as F
@@ -24,7 +24,7 @@ class Geometric(BinaryProbs, Distribution):
     support = constraints.nonnegative_integer
 
     def __init__(self, probs: Any = None, logits: Any = None, validate_args: bool | None = None) -> None:
-        self._one_given(probs, logits)
+        one_given(probs, logits)
         given = probs if probs is not None else logits
         (self.__dict__["probs" if probs is not None else "logits"],) = broadcast_all(given)
         shape = Size() if isinstance(given, NUMBERS) else given.size()

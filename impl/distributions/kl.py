@@ -208,7 +208,12 @@ def _kl_exponential_normal(p: Exponential, q: Normal) -> Tensor:
 @register_kl(Laplace, Exponential)
 @register_kl(Laplace, Gamma)
 @register_kl(Laplace, Uniform)
-def _kl_laplace_infinity(p: Laplace, q: Distribution) -> Tensor:
+@register_kl(Gumbel, Beta)
+@register_kl(Gumbel, Exponential)
+@register_kl(Gumbel, Gamma)
+@register_kl(Gumbel, Uniform)
+def _kl_loc_infinity(p: Laplace | Gumbel, q: Distribution) -> Tensor:
+    """The pairs whose KL is infinite, like p's loc."""
     return _infinite_like(p.loc)
 
 
@@ -391,14 +396,6 @@ def _kl_gamma_gumbel(p: Gamma, q: Gumbel) -> Tensor:
     t2 = beta_scale_prod.log() + p.concentration / beta_scale_prod
     t3 = torch.exp(loc_scale_ratio) * (1 + beta_scale_prod.reciprocal()).pow(-p.concentration)
     return t1 + t2 + (t3 - loc_scale_ratio)
-
-
-@register_kl(Gumbel, Beta)
-@register_kl(Gumbel, Exponential)
-@register_kl(Gumbel, Gamma)
-@register_kl(Gumbel, Uniform)
-def _kl_gumbel_infinity(p: Gumbel, q: Distribution) -> Tensor:
-    return _infinite_like(p.loc)
 
 
 @register_kl(Gumbel, Normal)

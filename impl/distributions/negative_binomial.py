@@ -9,7 +9,7 @@ from impl import _grad_mode
 from impl._size import Size
 from impl._tensor import Tensor
 from impl.distributions import constraints
-from impl.distributions.binary import BinaryProbs
+from impl.distributions.binary import BinaryProbs, one_given
 from impl.distributions.distribution import Distribution
 from impl.distributions.gamma import Gamma
 from impl.distributions.utils import EMPTY, broadcast_all, lazy_property, torch
@@ -30,7 +30,7 @@ class NegativeBinomial(BinaryProbs, Distribution):
 
     def __init__(self, total_count: Any, probs: Any = None, logits: Any = None,
                  validate_args: bool | None = None) -> None:
-        self._one_given(probs, logits)
+        one_given(probs, logits)
         name = "probs" if probs is not None else "logits"
         total_count, param = broadcast_all(total_count, probs if probs is not None else logits)
         self.total_count = total_count.type_as(param)

@@ -67,24 +67,21 @@ class Transform:
         return not self.__eq__(other)
 
     def __call__(self, x: Tensor) -> Tensor:
-        if self._cache_size == 0:
-            return self._call(x)
-        x_old, y_old = self._cached_x_y
-        if x is x_old:
-            return y_old
-        y = self._call(x)
-        self._cached_x_y = x, y
-        return y
+        return self._cached(x, 0, self._call)
 
     def _inv_call(self, y: Tensor) -> Tensor:
+        return self._cached(y, 1, self._inverse)
+
+    def _cached(self, value: Tensor, side: int, compute: Any) -> Tensor:
+        """``compute(value)``, ``value`` being the x (``side`` 0) or y (1) of the cached pair, which
+        gives the other without computing where ``value`` is the cached one."""
         if self._cache_size == 0:
-            return self._inverse(y)
-        x_old, y_old = self._cached_x_y
-        if y is y_old:
-            return x_old
-        x = self._inverse(y)
-        self._cached_x_y = x, y
-        return x
+            return compute(value)
+        if value is self._cached_x_y[side]:
+            return self._cached_x_y[1 - side]
+        other = compute(value)
+        self._cached_x_y = (value, other) if side == 0 else (other, value)
+        return other
 
     def _call(self, x: Tensor) -> Tensor:
         raise NotImplementedError
