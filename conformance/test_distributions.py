@@ -53,12 +53,14 @@ CONTINUOUS = {
 COUNTS = {"Poisson": (("rate", positives),)}  # drawn as the continuous ones, sampled without rsample
 PARAMETERS = CONTINUOUS | COUNTS
 # of a success probability (probs or logits), NegativeBinomial with a total_count first
-BINARY = ("Bernoulli", "Geometric", "NegativeBinomial")
+BINARY = ("Bernoulli", "Geometric", "NegativeBinomial", "RelaxedBernoulli")
+RELAXED = ("RelaxedBernoulli", "RelaxedOneHotCategorical")  # a temperature (a 0-d tensor) first
 DISCRETE = (*BINARY, "Categorical", "OneHotCategorical", *COUNTS)
 # what TransformedDistribution pushes a Normal through (one or two, in order; p: its parameters)
 TRANSFORMS = ("ExpTransform()", "AffineTransform(0.5, -2.0)", "TanhTransform()", "SigmoidTransform()",
               "AffineTransform({p}0, {p}1)")
-KINDS = (*CONTINUOUS, *DISCRETE, "Independent", "MultivariateNormal", "Dirichlet", "TransformedDistribution")
+KINDS = (*CONTINUOUS, *DISCRETE, *RELAXED, "Independent", "MultivariateNormal", "Dirichlet",
+         "TransformedDistribution")
 
 
 def _check(source: str, tmp_path: Path, backend: Backend) -> None:
@@ -137,6 +139,9 @@ def distributions(draw: Any, kind: str, dtype: str, shape: tuple, name: str = "p
     lines = [f"{name}0 = {draw(leaf(values, shape, dtype))}"]
     if kind == "NegativeBinomial":  # total_count first
         lines.append(f"{name}1 = {draw(leaf(positives, shape, dtype))}")
+        return lines, f"{kind}({name}1, {spelling}={name}0)"
+    if kind in RELAXED:
+        lines.append(f"{name}1 = torch.tensor({draw(positives)}, dtype=torch.{dtype}).requires_grad_()")
         return lines, f"{kind}({name}1, {spelling}={name}0)"
     return lines, f"{kind}({spelling}={name}0)"
 

@@ -20,7 +20,7 @@ from impl.distributions.exponential import Exponential
 from impl.distributions.gamma import Gamma
 from impl.distributions.geometric import Geometric
 from impl.distributions.gumbel import Gumbel
-from impl.distributions.half import HalfNormal
+from impl.distributions.half_normal import HalfNormal
 from impl.distributions.independent import Independent
 from impl.distributions.laplace import Laplace
 from impl.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis, _broadcast_shapes
