@@ -44,9 +44,23 @@ CONTINUOUS = {
     "Chi2": (("df", positives),),
     "StudentT": (("df", positives), ("loc", reals), ("scale", positives)),
     "Beta": (("concentration1", positives), ("concentration0", positives)),
+    "Cauchy": (("loc", reals), ("scale", positives)),
+    "LogNormal": (("loc", reals), ("scale", positives)),
+    "Gumbel": (("loc", reals), ("scale", positives)),
+    "HalfNormal": (("scale", positives),),
+    "HalfCauchy": (("scale", positives),),
 }
-DISCRETE = ("Bernoulli", "Categorical", "OneHotCategorical")
-KINDS = (*CONTINUOUS, *DISCRETE, "Independent", "MultivariateNormal", "Dirichlet")
+COUNTS = {"Poisson": (("rate", positives),)}  # drawn as the continuous ones, sampled without rsample
+PARAMETERS = CONTINUOUS | COUNTS
+# of a success probability (probs or logits), NegativeBinomial with a total_count first
+BINARY = ("Bernoulli", "Geometric", "NegativeBinomial", "RelaxedBernoulli")
+RELAXED = ("RelaxedBernoulli", "RelaxedOneHotCategorical")  # a temperature (a 0-d tensor) first
+DISCRETE = (*BINARY, "Categorical", "OneHotCategorical", *COUNTS)
+# what TransformedDistribution pushes a Normal through (one or two, in order; p: its parameters)
+TRANSFORMS = ("ExpTransform()", "AffineTransform(0.5, -2.0)", "TanhTransform()", "SigmoidTransform()",
+              "AffineTransform({p}0, {p}1)")
+KINDS = (*CONTINUOUS, *DISCRETE, *RELAXED, "Independent", "MultivariateNormal", "Dirichlet",
+         "TransformedDistribution")
 
 
 def _check(source: str, tmp_path: Path, backend: Backend) -> None:
@@ -60,6 +74,13 @@ GRADIENTS = """params = [p for p in (p0, p1) if isinstance(p, torch.Tensor)]
 if params and loss.requires_grad:
     print(torch.autograd.grad(loss, params, allow_unused=True))
 p0 = p1 = None"""
+# the gradients of the cdf ``c`` for p0, p1 (none for Gamma's concentration: torch's error)
+CDF_GRADIENTS = """params = [p for p in (p0, p1) if isinstance(p, torch.Tensor)]
+if params and c.requires_grad:
+    try:
+        print(torch.autograd.grad(c.sum(), params, allow_unused=True))
+    except Exception as e:
+        print(type(e).__name__, e)"""
 
 
 def _printed(expression: str) -> str:
@@ -93,8 +114,12 @@ def distributions(draw: Any, kind: str, dtype: str, shape: tuple, name: str = "p
         base = draw(distributions(draw(st.sampled_from(list(CONTINUOUS))), dtype, shape, name))
         ndims = same % (len(shape) + 1) if same else draw(st.integers(0, len(shape)))
         return base[0], f"Independent({base[1]}, {ndims})"
-    if kind in CONTINUOUS:
-        params = CONTINUOUS[kind]
+    if kind == "TransformedDistribution":
+        lines, base = draw(distributions("Normal", dtype, shape, name))
+        transforms = draw(st.lists(st.sampled_from(TRANSFORMS), min_size=1, max_size=2))
+        return lines, f"TransformedDistribution({base}, [{', '.join(transforms).format(p=name)}])"
+    if kind in PARAMETERS:
+        params = PARAMETERS[kind]
         lines = [f"{name}{i} = {draw(leaf(values, shape, dtype))}" for i, (_, values) in enumerate(params)]
         args = [f"{name}{i}" for i in range(len(params))]
         if kind == "Uniform":  # high above low
@@ -108,10 +133,17 @@ def distributions(draw: Any, kind: str, dtype: str, shape: tuple, name: str = "p
         shape = (*shape, same or draw(st.integers(2, 4)))
         return [f"{name}0 = {draw(leaf(positives, shape, dtype))}"], f"Dirichlet({name}0)"
     spelling = draw(st.sampled_from(["probs", "logits"]))
-    values = reals if spelling == "logits" else probabilities if kind == "Bernoulli" else positives
-    if kind != "Bernoulli":  # a class dim: unnormalised probs (Categorical divides by their sum)
+    values = reals if spelling == "logits" else probabilities if kind in BINARY else positives
+    if kind not in BINARY:  # a class dim: unnormalised probs (Categorical divides by their sum)
         shape = (*shape, same or draw(st.integers(2, 4)))
-    return [f"{name}0 = {draw(leaf(values, shape, dtype))}"], f"{kind}({spelling}={name}0)"
+    lines = [f"{name}0 = {draw(leaf(values, shape, dtype))}"]
+    if kind == "NegativeBinomial":  # total_count first
+        lines.append(f"{name}1 = {draw(leaf(positives, shape, dtype))}")
+        return lines, f"{kind}({name}1, {spelling}={name}0)"
+    if kind in RELAXED:
+        lines.append(f"{name}1 = torch.tensor({draw(positives)}, dtype=torch.{dtype}).requires_grad_()")
+        return lines, f"{kind}({name}1, {spelling}={name}0)"
+    return lines, f"{kind}({spelling}={name}0)"
 
 
 @st.composite
@@ -134,12 +166,14 @@ def multivariate_normals(draw: Any, dtype: str, shape: tuple, name: str, same: i
 @st.composite
 def case(draw: Any, kind: str) -> str:
     """One distribution of ``kind``: made, printed with its shapes, sampled (rsample where it has
-    one), expanded and sampled, scored, its moments printed, then the gradients of the parameters
-    of the score, the entropy and the rsample."""
+    one), expanded and sampled, scored, its moments, entropy, cdf and icdf printed, then the
+    gradients of the parameters of the cdf, and of the score, the entropy and the rsample."""
     sample_shape, shape = draw(sample_shapes), draw(batch_shapes)
     # float32 standard normals below 16 elements (see the module's docstring)
     events = 3 if kind == "MultivariateNormal" else 1
     dtype = "float64" if 4 * _numel(shape) * events >= 16 else draw(st.sampled_from(["float32", "float64"]))
+    if kind == "TransformedDistribution":  # atanh magnifies tanh's last-ulp differences near 1
+        dtype = "float64"
     lines, make = draw(distributions(kind, dtype, shape))
     draw_call = "d.sample" if kind in DISCRETE else "d.rsample"
     lines += [
@@ -148,9 +182,13 @@ def case(draw: Any, kind: str) -> str:
         f"s = {draw_call}({sample_shape})",
         "e = d.expand((2,) + d.batch_shape)",
         "print(s, e, e.batch_shape, e.sample())",
-        "lp, h = d.log_prob(s.detach()), d.entropy()",
-        "print(lp, h)",
+        "lp, h, c = d.log_prob(s.detach()), torch.zeros(()), torch.zeros(())",
+        "print(lp)",
+        _printed("(h := d.entropy())"),
         _printed("d.mean, d.mode, d.variance, d.stddev"),
+        _printed("(c := d.cdf(s.detach()))"),
+        _printed("d.icdf(torch.tensor(0.3))"),
+        CDF_GRADIENTS,
         "loss = lp.sum() + h.sum() + (s.sum() if s.requires_grad else 0)",
         GRADIENTS,
     ]
@@ -182,7 +220,12 @@ KL_PAIRS = [
     ("Independent", "Independent"), ("MultivariateNormal", "MultivariateNormal"), ("Normal", "Bernoulli"),
     ("Exponential", "Laplace"), ("Gamma", "Gamma"), ("Exponential", "Gamma"), ("Gamma", "Exponential"),
     ("Gamma", "Normal"), ("Uniform", "Gamma"), ("Gamma", "Uniform"), ("Normal", "Gamma"), ("Chi2", "Chi2"),
-    ("Beta", "Beta"), ("Dirichlet", "Dirichlet"),
+    ("Beta", "Beta"), ("Dirichlet", "Dirichlet"), ("Cauchy", "Cauchy"), ("Poisson", "Poisson"),
+    ("Geometric", "Geometric"), ("HalfNormal", "HalfNormal"), ("HalfCauchy", "HalfCauchy"),
+    ("LogNormal", "LogNormal"), ("TransformedDistribution", "TransformedDistribution"), ("Gumbel", "Gumbel"),
+    ("Exponential", "Gumbel"), ("Gamma", "Gumbel"), ("Gumbel", "Normal"), ("Normal", "Gumbel"),
+    ("Uniform", "Gumbel"), ("Gumbel", "Uniform"), ("Bernoulli", "Poisson"), ("Poisson", "Bernoulli"),
+    ("NegativeBinomial", "NegativeBinomial"), ("Cauchy", "Normal"),
 ]
 # what is built or called ({p}: a drawn valid parameter, {v}: where validate_args may go): each raises
 # torch's error with validation on
@@ -202,6 +245,15 @@ INVALID = [
     "Dirichlet(torch.ones(2){v}).log_prob(torch.tensor([0.5, 0.6]))",
     "MultivariateNormal(torch.zeros(2), torch.tensor([[1.0, 2.0], [2.0, {p}]]){v})",
     "MultivariateNormal(torch.zeros(2), scale_tril=torch.tensor([[{p}, 1.0], [0.0, 1.0]]){v})",
+    "Cauchy(0.0, -{p}{v})", "Poisson(-{p}{v})", "Geometric({p} + 1{v})",
+    "Geometric(torch.tensor([{p}, 0.0]){v})",
+    "NegativeBinomial({p}, 1.0{v})", "NegativeBinomial(-{p}, logits=0.0{v})", "HalfNormal(-{p}{v})",
+    "LogNormal(0.0, -{p}{v})", "Gumbel(0.0, -{p}{v})", "HalfCauchy(-{p}{v})",
+    "Poisson({p}{v}).log_prob(torch.tensor(0.5))", "Geometric(0.5{v}).log_prob(torch.tensor(-1.0))",
+    "HalfNormal({p}{v}).log_prob(torch.tensor(-1.0))", "LogNormal(0.0, {p}{v}).log_prob(torch.tensor(-1.0))",
+    "Gamma({p}, {p}{v}).cdf(torch.tensor([-1.0]))",
+    "TransformedDistribution(Normal(0.0, {p}), [ExpTransform()]{v}).log_prob(torch.tensor(-1.0))",
+    "TransformedDistribution(Normal(0.0, {p}), {p}{v})",
 ]
 
 

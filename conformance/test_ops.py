@@ -104,6 +104,8 @@ ARITHMETIC = {"add": "__add__", "sub": "__sub__", "mul": "__mul__", "div": "__tr
 REFLECTED = ("__radd__", "__rsub__", "__rmul__", "__rtruediv__", "__rpow__")
 # binary math: those of NUMBER_OTHER take a Python number as ``other`` too (xlogy as ``input`` too)
 BINARY_MATH = ("atan2", "hypot", "fmax", "fmin", "logaddexp", "logaddexp2", "heaviside")
+# the regularized incomplete gamma functions (impl/_ops/igamma.py): a gradient for x only
+BINARY_MATH += ("igamma", "igammac", "special.gammainc", "special.gammaincc")
 NUMBER_OTHER = ("fmod", "remainder", "__mod__", "copysign", "xlogy", "float_power")
 # ternary pointwise ops (impl/_ops/pointwise_ternary.py), with their in-place forms; lerp's weight
 # and addcmul/addcdiv's value drawn from TERNARY_NUMBERS

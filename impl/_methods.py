@@ -26,6 +26,7 @@ from impl._ops import (  # noqa: F401
     distances,
     distributions,
     gamma,
+    igamma,
     indexing,
     inplace,
     inplace_views,
@@ -239,21 +240,33 @@ def _random_ints(g: Any, shape: tuple, dt: Any, low: int | None = None, high: in
     return _random.randint(low, high, shape, dt, gen=g)
 
 
-def _exponential(g: Any, shape: tuple, dt: Any, lambd: float = 1.0) -> Any:
+def _require_float(kind: str, dt: Any, spelled: Any) -> None:
+    """torch's error of a continuous distribution's fill of a non-floating dtype (named by ``spelled``)."""
     if dt.kind != "f" and dt != dtypes.bfloat16.np:
-        name = dtypes.scalar_type(dtypes.from_numpy_dtype(dt))
         raise RuntimeError(
-            "Exponential distribution is a continuous probability distribution. dtype must be a floating "
-            f"point but you specified {name}"
+            f"{kind} distribution is a continuous probability distribution. dtype must be a floating "
+            f"point but you specified {spelled(dtypes.from_numpy_dtype(dt))}"
         )
+
+
+def _exponential(g: Any, shape: tuple, dt: Any, lambd: float = 1.0) -> Any:
+    _require_float("Exponential", dt, dtypes.scalar_type)
     if not lambd > 0.0:
         raise RuntimeError(f"exponential_ expects lambda > 0.0, but found lambda={lambd:g}")
     return _random.exponential(shape, dt, lambd, gen=g)
 
 
+def _cauchy(g: Any, shape: tuple, dt: Any, median: float = 0.0, sigma: float = 1.0) -> Any:
+    _require_float("Cauchy", dt, lambda d: dtypes.CPP_NAMES[d.name])
+    if not sigma > 0.0:
+        raise RuntimeError(f"cauchy_ expects sigma > 0.0, but found sigma={sigma:g}")
+    return _random.cauchy(shape, dt, median, sigma, gen=g)
+
+
 api.method("uniform_")(_random_fill(_uniform))
 api.method("random_")(_random_fill(_random_ints))
 api.method("exponential_")(_random_fill(_exponential))
+api.method("cauchy_")(_random_fill(_cauchy))
 api.method("multinomial")(_creation.multinomial)
 
 

@@ -311,6 +311,17 @@ def exponential(
     return (-1.0 / lambd * logs).astype(dtype).reshape(shape)
 
 
+def cauchy(
+    shape: tuple, dtype: np.dtype, median: float = 0.0, sigma: float = 1.0, gen: Generator | None = None
+) -> np.ndarray:
+    """torch's cauchy_(median, sigma): ``median + sigma * tan(pi * (u - 0.5))`` of a double uniform
+    (the C library's tan), cast."""
+    g = gen or default_generator
+    u = g.uniform(int(np.prod(shape)), True)
+    tans = np.fromiter((math.tan(math.pi * (x - 0.5)) for x in u.tolist()), dtype=np.float64, count=u.size)
+    return (median + sigma * tans).astype(dtype).reshape(shape)
+
+
 def bernoulli(p: np.ndarray, dtype: np.dtype, gen: Generator | None = None) -> np.ndarray:
     """torch's bernoulli of probabilities ``p`` (one draw each, in order): ``u < p`` with a double
     uniform for double ``p``, a float one (24 bits) otherwise."""

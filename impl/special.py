@@ -69,9 +69,20 @@ _TABLE: dict[str, Any] = {
     "multigammaln": "mvlgamma", "erf": "erf", "erfc": "erfc", "erfinv": "erfinv", "i0": "i0", "i1": _i1,
     "expit": "sigmoid", "logit": "logit", "exp2": "exp2", "expm1": "expm1", "log1p": "log1p", "sinc": "sinc",
     "round": _round, "xlogy": "xlogy", "logsumexp": "logsumexp", "softmax": _softmax,
-    "log_softmax": _log_softmax, "ndtr": _ndtr,
+    "log_softmax": _log_softmax, "ndtr": _ndtr, "gammainc": "igamma", "gammaincc": "igammac",
 }
-globals().update({
-    name: _special(_FUNCTIONS[fn] if isinstance(fn, str) else fn, name) for name, fn in _TABLE.items()
-})
+
+
+def _public(name: str) -> Callable:
+    """``torch.<name>`` as the registry holds it when called (after ``bind`` has given it ``out=``)."""
+
+    def call(*args: Any, **kwargs: Any) -> Any:
+        return _FUNCTIONS[name](*args, **kwargs)
+
+    return call
+
+
+globals().update(
+    {name: _special(_public(fn) if isinstance(fn, str) else fn, name) for name, fn in _TABLE.items()}
+)
 __all__ = sorted(_TABLE)

@@ -120,3 +120,49 @@ def dirichlet_grad_unprojected() -> Iterator[None]:
 
     with patched(dirichlet, "_Dirichlet_backward", make):
         yield
+
+
+@fault({"DIST-001": "stdout line"})
+def transformed_log_prob_adds_jacobian() -> Iterator[None]:
+    """TransformedDistribution's log_prob adds each transform's log-abs-det-Jacobian instead of
+    subtracting it (LogNormal's and the transformed Normals' scores)."""
+    from impl.distributions import transforms
+
+    def make(original: Callable) -> Callable:
+        def log_abs_det_jacobian(self: Any, x: Any, y: Any) -> Any:
+            return -original(self, x, y)
+
+        return log_abs_det_jacobian
+
+    with patched(transforms.ExpTransform, "log_abs_det_jacobian", make):
+        yield
+
+
+@fault({"DIST-002": "stdout line"})
+def kl_gumbel_gumbel_without_euler_term() -> Iterator[None]:
+    """KL(Gumbel || Gumbel) leaves out ``p.scale / q.scale * euler_constant``."""
+    from impl.distributions import Gumbel, kl
+
+    def make(original: Callable) -> Callable:
+        def kl_gumbel_gumbel(p: Any, q: Any) -> Any:
+            return original(p, q) - p.scale / q.scale * kl.euler_constant
+
+        return kl_gumbel_gumbel
+
+    with patched(kl._KL_REGISTRY, (Gumbel, Gumbel), make), patched(kl, "_KL_MEMOIZE", lambda _m: {}):
+        yield
+
+
+@fault({"OPS-002": ": value"})
+def igamma_prefactor_over_gamma_of_a_plus_one() -> Iterator[None]:
+    """The incomplete gamma's prefactor x**a exp(-x) / Gamma(a) divides by Gamma(a + 1): igamma and
+    igammac (and Gamma's cdf, which DIST-001 prints) go wrong."""
+    import math
+
+    from impl._ops import igamma
+
+    def make(_original: Callable) -> Callable:
+        return lambda a, x: math.exp(a * math.log(x) - x - math.lgamma(a + 1))
+
+    with patched(igamma, "_prefactor", make):
+        yield

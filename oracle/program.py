@@ -155,6 +155,8 @@ OPS.update({**_table("erf erfc", "function"), **_table("erf_ erfc_", "method", i
 # the gamma family, erfinv, i0 and torch.special's own functions (conformance/test_ops.py, OPS-001)
 OPS.update(_table("lgamma digamma polygamma mvlgamma erfinv i0", "function"))
 OPS.update(_table("special.i1 special.ndtr", "function"))
+# the regularized incomplete gamma functions (conformance/test_ops.py, OPS-002)
+OPS.update(_table("igamma igammac special.gammainc special.gammaincc", "function"))
 OPS.update(_table("lgamma_ digamma_ polygamma_ mvlgamma_ erfinv_ i0_", "method", inplace=True))
 # the dropout functions (conformance/test_modules.py, MOD-012): torch's native forms and F's
 OPS.update(_table("dropout feature_dropout alpha_dropout feature_alpha_dropout", "function"))

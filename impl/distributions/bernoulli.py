@@ -10,14 +10,12 @@ from impl import _grad_mode
 from impl._size import Size
 from impl._tensor import Tensor
 from impl.distributions import constraints
+from impl.distributions.binary import BinaryProbs, one_given
 from impl.distributions.exp_family import ExponentialFamily
 from impl.distributions.utils import (
     EMPTY,
     NUMBERS,
     broadcast_all,
-    lazy_property,
-    logits_to_probs,
-    probs_to_logits,
     torch,
 )
 from impl.nn import functional as F
@@ -25,12 +23,7 @@ from impl.nn import functional as F
 __all__ = ["Bernoulli"]
 
 
-def _one_parameter(probs: Any, logits: Any) -> None:
-    if (probs is None) == (logits is None):
-        raise ValueError("Either `probs` or `logits` must be specified, but not both.")
-
-
-class Bernoulli(ExponentialFamily):
+class Bernoulli(BinaryProbs, ExponentialFamily):
     """The Bernoulli distribution of ``probs`` (or ``logits``)."""
 
     arg_constraints = {"probs": constraints.unit_interval, "logits": constraints.real}
@@ -39,7 +32,7 @@ class Bernoulli(ExponentialFamily):
     _mean_carrier_measure = 0
 
     def __init__(self, probs: Any = None, logits: Any = None, validate_args: bool | None = None) -> None:
-        _one_parameter(probs, logits)
+        one_given(probs, logits)
         given = probs if probs is not None else logits
         (param,) = broadcast_all(given)
         self.__dict__["probs" if probs is not None else "logits"] = param
@@ -47,7 +40,7 @@ class Bernoulli(ExponentialFamily):
         super().__init__(Size() if isinstance(given, NUMBERS) else param.size(), validate_args=validate_args)
 
     def expand(self, batch_shape: Any, _instance: Any = None) -> Bernoulli:
-        params = {k: self.__dict__[k].expand(batch_shape) for k in ("probs", "logits") if k in self.__dict__}
+        params = self._expanded_probs(batch_shape)
         params["_param"] = params["logits" if "logits" in params else "probs"]
         return self._expanded(Bernoulli, batch_shape, params, _instance)
 
@@ -67,14 +60,6 @@ class Bernoulli(ExponentialFamily):
     @property
     def variance(self) -> Tensor:
         return self.probs * (1 - self.probs)
-
-    @lazy_property
-    def logits(self) -> Tensor:
-        return probs_to_logits(self.probs, is_binary=True)
-
-    @lazy_property
-    def probs(self) -> Tensor:
-        return logits_to_probs(self.logits, is_binary=True)
 
     @property
     def param_shape(self) -> Size:

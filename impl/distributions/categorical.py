@@ -9,7 +9,7 @@ from typing import Any
 from impl._size import Size
 from impl._tensor import Tensor
 from impl.distributions import constraints
-from impl.distributions.bernoulli import _one_parameter
+from impl.distributions.binary import one_given
 from impl.distributions.distribution import Distribution
 from impl.distributions.utils import EMPTY, lazy_property, logits_to_probs, probs_to_logits, torch
 
@@ -23,7 +23,7 @@ class Categorical(Distribution):
     has_enumerate_support = True
 
     def __init__(self, probs: Any = None, logits: Any = None, validate_args: bool | None = None) -> None:
-        _one_parameter(probs, logits)
+        one_given(probs, logits)
         name = "probs" if probs is not None else "logits"
         given = probs if probs is not None else logits
         if given.dim() < 1:

@@ -53,6 +53,11 @@ class Gamma(ExponentialFamily):
         return (torch.xlogy(self.concentration, self.rate) + torch.xlogy(self.concentration - 1, value)
                 - self.rate * value - torch.lgamma(self.concentration))
 
+    def cdf(self, value: Any) -> Tensor:
+        if self._validate_args:
+            self._validate_sample(value)
+        return torch.igamma(self.concentration, self.rate * value)  # torch.special.gammainc
+
     def entropy(self) -> Tensor:
         return (self.concentration - torch.log(self.rate) + torch.lgamma(self.concentration)
                 + (1.0 - self.concentration) * torch.digamma(self.concentration))

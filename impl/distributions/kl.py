@@ -12,18 +12,24 @@ from typing import Any
 from impl._tensor import Tensor
 from impl.distributions.bernoulli import Bernoulli
 from impl.distributions.categorical import Categorical
+from impl.distributions.cauchy import Cauchy
 from impl.distributions.dirichlet import Beta, Dirichlet
 from impl.distributions.distribution import Distribution
 from impl.distributions.exp_family import ExponentialFamily
 from impl.distributions.exponential import Exponential
 from impl.distributions.gamma import Gamma
+from impl.distributions.geometric import Geometric
+from impl.distributions.gumbel import Gumbel
+from impl.distributions.half_normal import HalfNormal
 from impl.distributions.independent import Independent
 from impl.distributions.laplace import Laplace
 from impl.distributions.multivariate_normal import MultivariateNormal, _batch_mahalanobis, _broadcast_shapes
 from impl.distributions.normal import Normal
 from impl.distributions.one_hot_categorical import OneHotCategorical
+from impl.distributions.poisson import Poisson
+from impl.distributions.transformed_distribution import TransformedDistribution
 from impl.distributions.uniform import Uniform
-from impl.distributions.utils import _sum_rightmost, torch
+from impl.distributions.utils import _sum_rightmost, euler_constant, torch
 from impl.linalg import solve_triangular
 from impl.nn import functional as F
 
@@ -202,7 +208,12 @@ def _kl_exponential_normal(p: Exponential, q: Normal) -> Tensor:
 @register_kl(Laplace, Exponential)
 @register_kl(Laplace, Gamma)
 @register_kl(Laplace, Uniform)
-def _kl_laplace_infinity(p: Laplace, q: Distribution) -> Tensor:
+@register_kl(Gumbel, Beta)
+@register_kl(Gumbel, Exponential)
+@register_kl(Gumbel, Gamma)
+@register_kl(Gumbel, Uniform)
+def _kl_loc_infinity(p: Laplace | Gumbel, q: Distribution) -> Tensor:
+    """The pairs whose KL is infinite, like p's loc."""
     return _infinite_like(p.loc)
 
 
@@ -322,3 +333,94 @@ def _kl_independent_independent(p: Independent, q: Independent) -> Tensor:
     if p.reinterpreted_batch_ndims != q.reinterpreted_batch_ndims:
         raise NotImplementedError
     return _sum_rightmost(kl_divergence(p.base_dist, q.base_dist), p.reinterpreted_batch_ndims)
+
+
+@register_kl(Cauchy, Cauchy)
+def _kl_cauchy_cauchy(p: Cauchy, q: Cauchy) -> Tensor:
+    t1 = ((p.scale + q.scale).pow(2) + (p.loc - q.loc).pow(2)).log()
+    return t1 - (4 * p.scale * q.scale).log()
+
+
+@register_kl(Poisson, Poisson)
+def _kl_poisson_poisson(p: Poisson, q: Poisson) -> Tensor:
+    return p.rate * (p.rate.log() - q.rate.log()) - (p.rate - q.rate)
+
+
+@register_kl(Bernoulli, Poisson)
+def _kl_bernoulli_poisson(p: Bernoulli, q: Poisson) -> Tensor:
+    return -p.entropy() - (p.probs * q.rate.log() - q.rate)
+
+
+@register_kl(Poisson, Bernoulli)
+def _kl_poisson_infinity(p: Poisson, q: Distribution) -> Tensor:
+    return _infinite_like(p.rate)
+
+
+@register_kl(Geometric, Geometric)
+def _kl_geometric_geometric(p: Geometric, q: Geometric) -> Tensor:
+    return -p.entropy() - torch.log1p(-q.probs) / p.probs - q.logits
+
+
+@register_kl(HalfNormal, HalfNormal)
+def _kl_halfnormal_halfnormal(p: HalfNormal, q: HalfNormal) -> Tensor:
+    return _kl_normal_normal(p.base_dist, q.base_dist)
+
+
+@register_kl(TransformedDistribution, TransformedDistribution)
+def _kl_transformed_transformed(p: TransformedDistribution, q: TransformedDistribution) -> Tensor:
+    if p.transforms != q.transforms or p.event_shape != q.event_shape:
+        raise NotImplementedError
+    return kl_divergence(p.base_dist, q.base_dist)
+
+
+@register_kl(Gumbel, Gumbel)
+def _kl_gumbel_gumbel(p: Gumbel, q: Gumbel) -> Tensor:
+    ct1, ct2, ct3 = p.scale / q.scale, q.loc / q.scale, p.loc / q.scale
+    t3 = torch.exp(ct2 + (1 + ct1).lgamma() - ct3)
+    return -ct1.log() - ct2 + ct3 + ct1 * euler_constant + t3 - (1 + euler_constant)
+
+
+@register_kl(Exponential, Gumbel)
+def _kl_exponential_gumbel(p: Exponential, q: Gumbel) -> Tensor:
+    scale_rate_prod = p.rate * q.scale
+    loc_scale_ratio = q.loc / q.scale
+    t2 = torch.exp(loc_scale_ratio) * scale_rate_prod / (scale_rate_prod + 1)
+    return scale_rate_prod.log() - 1 - loc_scale_ratio + t2 + scale_rate_prod.reciprocal()
+
+
+@register_kl(Gamma, Gumbel)
+def _kl_gamma_gumbel(p: Gamma, q: Gumbel) -> Tensor:
+    beta_scale_prod = p.rate * q.scale
+    loc_scale_ratio = q.loc / q.scale
+    t1 = (p.concentration - 1) * p.concentration.digamma() - p.concentration.lgamma() - p.concentration
+    t2 = beta_scale_prod.log() + p.concentration / beta_scale_prod
+    t3 = torch.exp(loc_scale_ratio) * (1 + beta_scale_prod.reciprocal()).pow(-p.concentration)
+    return t1 + t2 + (t3 - loc_scale_ratio)
+
+
+@register_kl(Gumbel, Normal)
+def _kl_gumbel_normal(p: Gumbel, q: Normal) -> Tensor:
+    param_ratio = p.scale / q.scale
+    t1 = (param_ratio / math.sqrt(2 * math.pi)).log()
+    t2 = (math.pi * param_ratio * 0.5).pow(2) / 3
+    t3 = ((p.loc + p.scale * euler_constant - q.loc) / q.scale).pow(2) * 0.5
+    return -t1 + t2 + t3 - (euler_constant + 1)
+
+
+@register_kl(Normal, Gumbel)
+def _kl_normal_gumbel(p: Normal, q: Gumbel) -> Tensor:
+    mean_scale_ratio = p.loc / q.scale
+    var_scale_sqr_ratio = (p.scale / q.scale).pow(2)
+    loc_scale_ratio = q.loc / q.scale
+    t3 = torch.exp(-mean_scale_ratio + 0.5 * var_scale_sqr_ratio + loc_scale_ratio)
+    return (-var_scale_sqr_ratio.log() * 0.5 + mean_scale_ratio - loc_scale_ratio + t3
+            - (0.5 * (1 + math.log(2 * math.pi))))
+
+
+@register_kl(Uniform, Gumbel)
+def _kl_uniform_gumbel(p: Uniform, q: Gumbel) -> Tensor:
+    common_term = q.scale / (p.high - p.low)
+    high_loc_diff = (p.high - q.loc) / q.scale
+    low_loc_diff = (p.low - q.loc) / q.scale
+    t1 = common_term.log() + 0.5 * (high_loc_diff + low_loc_diff)
+    return t1 - common_term * (torch.exp(-high_loc_diff) - torch.exp(-low_loc_diff))

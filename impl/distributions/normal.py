@@ -65,6 +65,9 @@ class Normal(ExponentialFamily):
             self._validate_sample(value)
         return 0.5 * (1 + torch.erf((value - self.loc) * self.scale.reciprocal() / math.sqrt(2)))
 
+    def icdf(self, value: Any) -> Tensor:
+        return self.loc + self.scale * torch.erfinv(2 * value - 1) * math.sqrt(2)
+
     def entropy(self) -> Tensor:
         return 0.5 + 0.5 * math.log(2 * math.pi) + torch.log(self.scale)
 

@@ -31,7 +31,8 @@ RULES = [
         FAMILY,
         "Binary ops (+ - * / ** % and their reflected forms, maximum, minimum, where, atan2, hypot, "
         "fmod, remainder, fmax, fmin, copysign, xlogy, logaddexp, logaddexp2, float_power, heaviside, "
-        "isclose with rtol/atol/equal_nan) "
+        "isclose with rtol/atol/equal_nan, the regularized incomplete gamma functions igamma and "
+        "igammac (torch.special's gammainc and gammaincc: a gradient for x only, torch's error for a)) "
         "and the ternary lerp, addcmul and addcdiv (with their in-place forms) broadcast their "
         "operands, promote dtypes as torch does (tensors and Python scalars), reduce gradients "
         "back to each operand's shape, and reject the dtype combinations (and integer division by "
