@@ -133,12 +133,15 @@ def new_like(xp: Any, a: Any, dtype: Any = None) -> Any:
     return strided_array(xp, a.shape, strides, a.dtype if dtype is None else dtype)
 
 
-def copy_like(xp: Any, a: Any, dtype: Any = None) -> Any:
+def copy_like(xp: Any, a: Any, dtype: Any = None, strides: tuple | None = None) -> Any:
     """A copy of ``a`` (converted to ``dtype`` if given) laid out as torch's preserve_format lays
-    out a copy (clone, ``to``)."""
-    if a.size and a.base is None and a.flags.c_contiguous:  # a fresh C-ordered array: C order
+    out a copy (clone, ``to``), or with ``strides`` where given (a memory format's)."""
+    if strides is not None:
+        out = strided_array(xp, a.shape, strides, a.dtype if dtype is None else dtype)
+    elif a.size and a.base is None and a.flags.c_contiguous:  # a fresh C-ordered array: C order
         return a.astype(a.dtype if dtype is None else dtype, copy=True)
-    out = new_like(xp, a, dtype)
+    else:
+        out = new_like(xp, a, dtype)
     out[...] = a
     return out
 
