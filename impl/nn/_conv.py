@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from impl import _api as api
-from impl import _creation, _memory_format, dtypes
+from impl import _autocast, _creation, _memory_format, dtypes
 from impl import _grad_mode as grad_mode
 from impl._graph import Node, SavedTensor, input_meta
 from impl._layout import copy_like
@@ -542,6 +542,7 @@ def _parsed(fn: Callable) -> Callable:
 
 @api.function("conv1d")
 @_parsed
+@_autocast.policy("lower")
 def conv1d(
     input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
     dilation: Any = 1, groups: int = 1,
@@ -552,6 +553,7 @@ def conv1d(
 
 @api.function("conv2d")
 @_parsed
+@_autocast.policy("lower")
 def conv2d(
     input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
     dilation: Any = 1, groups: int = 1,
@@ -562,6 +564,7 @@ def conv2d(
 
 @api.function("conv_transpose1d")
 @_parsed
+@_autocast.policy("lower")
 def conv_transpose1d(
     input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
     output_padding: Any = 0, groups: int = 1, dilation: Any = 1,
@@ -573,6 +576,7 @@ def conv_transpose1d(
 
 @api.function("conv_transpose2d")
 @_parsed
+@_autocast.policy("lower")
 def conv_transpose2d(
     input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
     output_padding: Any = 0, groups: int = 1, dilation: Any = 1,
