@@ -1120,10 +1120,12 @@ def nudged(torch: Any, values: Any) -> Any:
 def _defaults(torch: Any) -> Iterator[None]:
     """The default dtype restored and the default device unset when the context ends, for a program
     that sets them (so that they do not leak into the programs after it); determinism's debug mode
-    restored too, where the backend has one."""
+    and the float32 matmul precision restored too, where the backend has them."""
     previous = torch.get_default_dtype()
     debug_mode = getattr(torch, "get_deterministic_debug_mode", None)
     previous_mode = debug_mode() if debug_mode is not None else None
+    precision = getattr(torch, "get_float32_matmul_precision", None)
+    previous_precision = precision() if precision is not None else None
     try:
         yield
     finally:
@@ -1131,6 +1133,8 @@ def _defaults(torch: Any) -> Iterator[None]:
         torch.set_default_device(None)
         if previous_mode is not None:
             torch.set_deterministic_debug_mode(previous_mode)
+        if previous_precision is not None:
+            torch.set_float32_matmul_precision(previous_precision)
 
 
 @contextmanager

@@ -1614,7 +1614,9 @@ OPS.update(_table("use_deterministic_algorithms set_deterministic_debug_mode get
 OPS.update(_table("new_empty", "method"))
 DETERMINISM_SETTERS = ("use_deterministic_algorithms", "set_deterministic_debug_mode")
 # the ops that change a default, which the run restores at its end (oracle/interpreter.py: run)
-DEFAULT_SETTERS = ("set_default_dtype", "set_default_device", *DETERMINISM_SETTERS)
+DEFAULT_SETTERS = (
+    "set_default_dtype", "set_default_device", *DETERMINISM_SETTERS, "set_float32_matmul_precision"
+)
 
 
 @_step
