@@ -1820,6 +1820,7 @@ OPS.update(_table("backends.cudnn.version backends.cuda.is_built backends.mps.is
 OPS.update(_table("is_autocast_enabled get_autocast_dtype linear conv2d", "function"))
 OPS.update(_table("nn.functional.linear nn.functional.conv2d nn.functional.l1_loss", "function"))
 OPS.update(_table("baddbmm addbmm", "function"))
+OPS.update(_table("float", "method"))
 # where autocast is entered from (``torch.<spelling>``)
 AUTOCASTS = ("autocast", "amp.autocast", "cpu.amp.autocast")
 

@@ -32,7 +32,8 @@ class autocast:
         self.device = device_type
         if not _autocast.is_available(device_type):
             raise RuntimeError(f"User specified an unsupported autocast device_type '{device_type}'")
-        self._cache_enabled = _autocast.is_autocast_cache_enabled() if cache_enabled is None else cache_enabled
+        cached = _autocast.is_autocast_cache_enabled() if cache_enabled is None else cache_enabled
+        self._cache_enabled = cached
         if enabled and device_type == "cuda":  # a CPU build: CUDA is never available
             warnings.warn("CUDA is not available or torch_xla is imported. Disabling autocast.", stacklevel=2)
             enabled = False
@@ -57,11 +58,7 @@ class autocast:
         return self
 
     def __exit__(self, *exc: Any) -> bool:
-        _autocast.nest(-1)
-        _autocast.set_enabled(self.device, self.prev)
-        _autocast.set_dtype(self.device, self.prev_fastdtype)
-        _autocast.set_autocast_cache_enabled(self.prev_cache_enabled)
-        return False
+        return leave(self)
 
     def __call__(self, func: Any) -> Any:
         if not callable(func):
@@ -78,6 +75,15 @@ class autocast:
                 return func(*args, **kwargs)
 
         return decorate_autocast
+
+
+def leave(context: autocast) -> bool:
+    """Leave an autocast block: the state before it restored (the weight cache dropped with the last)."""
+    _autocast.nest(-1)
+    _autocast.set_enabled(context.device, context.prev)
+    _autocast.set_dtype(context.device, context.prev_fastdtype)
+    _autocast.set_autocast_cache_enabled(context.prev_cache_enabled)
+    return False
 
 
 _api.public(autocast, "autocast")

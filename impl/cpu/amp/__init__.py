@@ -14,10 +14,12 @@ class autocast(autocast_mode.autocast):
 
     __module__ = "torch.cpu.amp.autocast_mode"
 
-    def __init__(self, enabled: bool = True, dtype: Any = dtypes.bfloat16, cache_enabled: bool = True) -> None:
+    def __init__(
+        self, enabled: bool = True, dtype: Any = dtypes.bfloat16, cache_enabled: bool = True
+    ) -> None:
         warnings.warn(
-            "`torch.cpu.amp.autocast(args...)` is deprecated. Please use `torch.amp.autocast('cpu', args...)` "
-            "instead.",
+            "`torch.cpu.amp.autocast(args...)` is deprecated. Please use "
+            "`torch.amp.autocast('cpu', args...)` instead.",
             FutureWarning,
             stacklevel=2,
         )
