@@ -48,9 +48,9 @@ def mm_mat2_backward(g: Any, mat1: Any, sizes: tuple, strides: tuple, alpha: Any
 
 
 def _product(a: Any, b: Any) -> Any:
-    """``a @ b``; float16 and bfloat16 accumulated in float32 and rounded once, as torch's CPU
-    kernels (numpy's bfloat16 matmul would return float32)."""
-    if str(a.dtype) in ("bfloat16", "float16"):
+    """``a @ b``; bfloat16 accumulated in float32 and rounded once, as torch's CPU kernels (numpy's
+    bfloat16 matmul would return float32)."""
+    if str(a.dtype) == "bfloat16":
         return (a.astype("float32") @ b.astype("float32")).astype(a.dtype)
     return a @ b
 
@@ -115,7 +115,7 @@ MV = OpDef(
 
 
 def _addmm_fwd(xp: Any, s: Any, a: Any, b: Any, beta: Any, alpha: Any) -> Any:
-    if str(a.dtype) in ("bfloat16", "float16") and s.dtype == a.dtype:  # in float32, rounded once
+    if str(a.dtype) == "bfloat16" and s.dtype == a.dtype:  # in float32, rounded once
         wide = _addmm_fwd(xp, s.astype("float32"), a.astype("float32"), b.astype("float32"), beta, alpha)
         return wide.astype(a.dtype)
     if (beta, alpha) == (1, 1):

@@ -13,7 +13,6 @@ from impl import _api, _autocast, dtypes
 _SUPPORTED = (dtypes.bfloat16, dtypes.float16)
 
 
-@_api.function("is_autocast_available")
 def is_autocast_available(device_type: str) -> bool:
     return _autocast.is_available(device_type)
 
