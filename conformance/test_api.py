@@ -26,6 +26,8 @@ from oracle.program import (
     ObserveDefaults,
     ObserveGraph,
     ObservePlain,
+    Optimizer,
+    OptimizerZeroGrad,
     Program,
     Ref,
 )
@@ -516,3 +518,43 @@ def autocast_programs(draw: Any, calls: dict[str, tuple]) -> Program:
 @given(data=st.data())
 def test_autocast(kind: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(autocast_programs(AUTOCAST_CALLS[kind]), label="program"), backend, reference)
+
+
+# GradScaler (API-009): its loop as the AMP recipe writes it, an inf or a NaN now and then
+SCALER_INPUTS = (1.0, 2.0, -0.5, 1e30, float("inf"), float("nan"))
+
+
+@st.composite
+def grad_scaler_loops(draw: Any) -> Program:
+    """A float32 leaf w optimised by SGD through torch.amp.GradScaler('cpu', init_scale=,
+    growth_interval=) drawn; two to four iterations of loss = sum(w * x) (x now and then holding an
+    inf or a NaN, or large enough to overflow once scaled): scale(loss).backward(), unscale_ now and
+    then, step, update, the scale and state_dict observed, zero_grad; w observed at the end."""
+    p = OpProgram(draw)
+    w = p.leaf((3,), "float32", grad=True)
+    p.steps.append(Optimizer("opt", "SGD", [w], {"lr": 0.125}))
+    init_scale = draw(st.sampled_from((4.0, 2.0**16, 2.0**100)))
+    interval = draw(st.sampled_from((1, 2)))
+    scaler = p.op("amp.GradScaler", "cpu", init_scale=init_scale, growth_interval=interval)
+    p.names.remove(scaler)
+    for _ in range(draw(st.integers(2, 4))):
+        x = p.given([draw(st.sampled_from(SCALER_INPUTS)), 1.0, -2.0], "float32")
+        loss = p.op("sum", Ref(p.op("mul", Ref(w), Ref(x))))
+        p.steps.append(Backward(p.op("scale", Ref(scaler), Ref(loss))))
+        if draw(st.booleans()):
+            p.op("unscale_", Ref(scaler), Ref("opt"))
+            p.names.pop()
+        for method in ("step", "update"):
+            p.op(method, Ref(scaler), *((Ref("opt"),) if method == "step" else ()))
+            p.names.pop()
+        plain(p, "get_scale", Ref(scaler))
+        plain(p, "state_dict", Ref(scaler))
+        p.steps.append(OptimizerZeroGrad("opt"))
+    return p.observed()
+
+
+@pytest.mark.rule("API-009")
+@examples(0.1)
+@given(program=grad_scaler_loops())
+def test_grad_scaler(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)

@@ -280,7 +280,7 @@ def determinism_leaves_memory_unfilled() -> Iterator[None]:
         yield
 
 
-# -- torch.backends, the float32 matmul precision (API-007), autocast (API-008) --------------------
+# -- torch.backends, the float32 matmul precision (API-007), autocast (API-008), GradScaler (API-009) --
 def _flags() -> Any:
     from impl.backends import _flags
 
@@ -383,4 +383,20 @@ def autocast_warnings_missing() -> Iterator[None]:
     from impl.amp import autocast_mode
 
     with patched(autocast_mode, "warnings", lambda _original: SimpleNamespace(warn=lambda *a, **k: None)):
+        yield
+
+
+@fault({"API-009": "shown differs"})
+def grad_scaler_no_backoff() -> Iterator[None]:
+    """GradScaler.update keeps its scale after a step with an inf or a NaN (and counts it as a
+    success), where torch backs off."""
+    from impl.amp import grad_scaler
+
+    def update(original: Callable) -> Callable:
+        def kept(scale: Any, tracker: Any, found_inf: Any, *args: Any) -> Any:
+            return original(scale, tracker, found_inf * 0, *args)
+
+        return kept
+
+    with patched(grad_scaler, "_amp_update_scale_", update):
         yield

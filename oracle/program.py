@@ -1821,6 +1821,9 @@ OPS.update(_table("is_autocast_enabled get_autocast_dtype linear conv2d", "funct
 OPS.update(_table("nn.functional.linear nn.functional.conv2d nn.functional.l1_loss", "function"))
 OPS.update(_table("baddbmm addbmm", "function"))
 OPS.update(_table("float", "method"))
+# torch.amp.GradScaler and its methods (a scaler is a bound name like a tensor)
+OPS.update(_table("amp.GradScaler", "function"))
+OPS.update(_table("scale unscale_ step update get_scale state_dict", "method"))
 # where autocast is entered from (``torch.<spelling>``)
 AUTOCASTS = ("autocast", "amp.autocast", "cpu.amp.autocast")
 

@@ -117,4 +117,13 @@ RULES = [
         "bfloat16 or float16 on CPU are disabled with torch's UserWarnings.",
         "https://pytorch.org/docs/stable/amp.html",
     ),
+    Rule(
+        "API-009",
+        FAMILY,
+        "torch.amp.GradScaler('cpu') multiplies a loss by its scale, unscale_ and step divide the "
+        "gradients by it, step skips the optimizer's step when a gradient holds an inf or a NaN, and "
+        "update then multiplies the scale by backoff_factor, else by growth_factor after growth_interval "
+        "steps in a row (get_scale and state_dict show it).",
+        "https://pytorch.org/docs/stable/amp.html#gradient-scaling",
+    ),
 ]
