@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from impl import _memory_format
 from impl._xp import namespace_of
 
 VIEW_ERROR = (
@@ -191,15 +192,7 @@ def is_expandable_to(shape: tuple, target: tuple) -> bool:
 def _torch_contiguous(shape: tuple, strides: tuple, order: tuple) -> bool:
     """torch's contiguity test for the dimensions taken innermost first in ``order``: size-1
     dimensions have any stride, an empty tensor is contiguous."""
-    if 0 in shape:
-        return True
-    expected = 1
-    for d in order:
-        if shape[d] != 1:
-            if strides[d] != expected:
-                return False
-            expected *= shape[d]
-    return True
+    return 0 in shape or _memory_format.dense_in(shape, strides, order)
 
 
 def _channels_last_strides(shape: tuple) -> tuple[int, ...]:

@@ -82,6 +82,12 @@ def is_contiguous(fmt: memory_format, shape: tuple, st: tuple) -> bool:
         if 0 in shape:
             return True
         order = tuple(range(len(shape) - 1, -1, -1))
+    return dense_in(shape, st, order)
+
+
+def dense_in(shape: tuple, st: tuple, order: tuple) -> bool:
+    """Whether the strides step densely through the dimensions taken innermost first in ``order``
+    (size-1 dimensions have any stride): torch's contiguity test of one order."""
     expected = 1
     for d in order:
         if shape[d] != 1:

@@ -6,7 +6,7 @@ import types
 import warnings
 from typing import Any
 
-from impl import _legacy, _xp
+from impl import _legacy, _xp, dtypes
 from impl.amp import autocast_mode, grad_scaler
 
 
@@ -47,22 +47,6 @@ for _d, _type in _legacy.CUDA_LEGACY_TYPES.items():  # torch.cuda.FloatTensor ..
     globals()[_d._legacy] = _type
 
 
-class _CudaAutocast(autocast_mode.autocast):
-    """``torch.cuda.amp.autocast(enabled=True, dtype=torch.float16, cache_enabled=True)``, deprecated."""
-
-    __module__ = "torch.cuda.amp.autocast_mode"
-    __qualname__ = __name__ = "autocast"
-
-    def __init__(self, enabled: bool = True, dtype: Any = None, cache_enabled: bool = True) -> None:
-        warnings.warn(
-            "`torch.cuda.amp.autocast(args...)` is deprecated. Please use "
-            "`torch.amp.autocast('cuda', args...)` instead.",
-            FutureWarning,
-            stacklevel=2,
-        )
-        super().__init__("cuda", enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
-
-
 class _CudaGradScaler(grad_scaler.GradScaler):
     """``torch.cuda.amp.GradScaler(...)``, deprecated for ``torch.amp.GradScaler('cuda', ...)``."""
 
@@ -82,4 +66,6 @@ class _CudaGradScaler(grad_scaler.GradScaler):
         super().__init__("cuda", init_scale, growth_factor, backoff_factor, growth_interval, enabled)
 
 
-amp = types.SimpleNamespace(autocast=_CudaAutocast, GradScaler=_CudaGradScaler)  # torch.cuda.amp
+amp = types.SimpleNamespace(  # torch.cuda.amp
+    autocast=autocast_mode.deprecated("cuda", dtypes.float16), GradScaler=_CudaGradScaler
+)

@@ -76,6 +76,28 @@ class autocast:
         return decorate_autocast
 
 
+def deprecated(device_type: str, default_dtype: Any) -> type:
+    """``torch.<device_type>.amp.autocast(enabled=True, dtype=default_dtype, cache_enabled=True)``:
+    autocast for ``device_type`` with torch's FutureWarning."""
+
+    class deprecated_autocast(autocast):
+        __module__ = f"torch.{device_type}.amp.autocast_mode"
+
+        def __init__(
+            self, enabled: bool = True, dtype: Any = default_dtype, cache_enabled: bool = True
+        ) -> None:
+            warnings.warn(
+                f"`torch.{device_type}.amp.autocast(args...)` is deprecated. Please use "
+                f"`torch.amp.autocast('{device_type}', args...)` instead.",
+                FutureWarning,
+                stacklevel=2,
+            )
+            super().__init__(device_type, enabled=enabled, dtype=dtype, cache_enabled=cache_enabled)
+
+    deprecated_autocast.__name__ = deprecated_autocast.__qualname__ = "autocast"
+    return deprecated_autocast
+
+
 def leave(context: autocast) -> bool:
     """Leave an autocast block: the state before it restored (the weight cache dropped with the last)."""
     _autocast.nest(-1)
