@@ -16,7 +16,21 @@ from conformance.test_ops import OpProgram
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.profiles import examples
-from oracle.program import DeviceMode, DType, ExitDevice, ObserveDefaults, Program, Ref
+from oracle.program import (
+    Autocast,
+    Backward,
+    DeviceMode,
+    DType,
+    ExitAutocast,
+    ExitDevice,
+    ObserveDefaults,
+    ObserveGraph,
+    ObservePlain,
+    Optimizer,
+    OptimizerZeroGrad,
+    Program,
+    Ref,
+)
 
 KNOWN_IMPL_DIVERGENCES: dict[str, str] = {}
 
@@ -401,4 +415,146 @@ def parsed_calls(draw: Any) -> Program:
 @settings(deadline=None)
 @given(program=parsed_calls())
 def test_calls_torchs_parser_refuses(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+# -- torch.backends and the float32 matmul precision (API-007, issue 22) ---------------------------
+BACKEND_QUERIES = (
+    *(f"backends.{m}.is_available" for m in ("cudnn", "mps", "mkldnn", "openmp", "mkl", "opt_einsum")),
+    "backends.cudnn.version", "backends.cuda.is_built", "backends.mps.is_built",
+)
+PRECISIONS = ("highest", "high", "medium", "bad", 3)
+
+
+def plain(p: OpProgram, op: str, *args: Any, **kwargs: Any) -> str:
+    """``op``'s result observed as it prints (no tensor)."""
+    result = p.op(op, *args, **kwargs)
+    p.names.remove(result)
+    p.steps.append(ObservePlain(result))
+    return result
+
+
+@st.composite
+def backend_settings(draw: Any) -> Program:
+    """What torch.backends reports on this CPU machine (each query), then one to three settings of
+    the float32 matmul precision (a wrong value now and then: torch's warning, or its error for a
+    number), each read back, and a float32 mm under it."""
+    p = OpProgram(draw)
+    for query in BACKEND_QUERIES:
+        plain(p, query)
+    a = p.leaf((2, 3), "float32", grad=False)
+    for _ in range(draw(st.integers(1, 3))):
+        p.op("set_float32_matmul_precision", draw(st.sampled_from(PRECISIONS)))
+        p.names.pop()
+        plain(p, "get_float32_matmul_precision")
+    p.op("mm", Ref(a), Ref(p.op("t", Ref(a))))
+    return p.observed()
+
+
+@pytest.mark.rule("API-007")
+@examples(0.05)
+@given(program=backend_settings())
+def test_backends_and_matmul_precision(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+# -- autocast (API-008, issue 22: the AMP recipe on CPU) --------------------------------------------
+# the calls drawn inside autocast: ops of torch's lower-precision list, of its float32 list, and
+# others, each with the leaves it takes (``a`` (3, 4), ``b`` (4, 2), ``w`` (2, 4), ``v`` (2,), ``img``
+# (1, 2, 3, 3), ``k`` (2, 2, 2, 2), ``t`` a float32 target (3, 2)); lists of torch's CPU autocast
+AUTOCAST_CALLS: dict[str, dict[str, tuple]] = {
+    "lower precision": {
+        "mm": ("a", "b"), "matmul": ("a", "b"), "__matmul__": ("a", "b"), "addmm": ("v2", "a", "b"),
+        "nn.functional.linear": ("a", "w", "v"), "bmm": ("a3", "b3"), "baddbmm": ("c3", "a3", "b3"),
+        "conv2d": ("img", "k"),
+    },
+    "float32": {"nn.functional.mse_loss": ("ab", "t"), "nn.functional.l1_loss": ("ab", "t"), "prod": ("ab",)},
+    "others": {"softmax": ("ab", 1), "exp": ("ab",), "sum": ("ab",), "add": ("ab", "t")},
+}  # fmt: skip
+AUTOCAST_DTYPES = ("bfloat16", "float16")
+
+
+@st.composite
+def autocast_programs(draw: Any, calls: dict[str, tuple]) -> Program:
+    """float32 leaves requiring grad; an autocast block (torch.autocast, torch.amp.autocast or
+    torch.cpu.amp.autocast; bfloat16 by default, or float16; now and then disabled, float32 (torch's
+    warning) or for 'cuda' (no CUDA: its warning)), two or three ``calls`` inside it (``ab``
+    the product of a and b made there), now and then one in an inner block that turns autocast off,
+    the state observed on entering and leaving; then backward from the float sum of the results, and
+    every tensor and the results' graphs observed."""
+    p = OpProgram(draw)
+    shapes = {"a": (3, 4), "b": (4, 2), "w": (2, 4), "v": (2,), "v2": (3, 2), "a3": (2, 3, 4),
+              "b3": (2, 4, 2), "c3": (2, 3, 2), "img": (1, 2, 3, 3), "k": (2, 2, 2, 2),
+              "t": (3, 2)}  # fmt: skip
+    leaves = {n: p.leaf(shape, "float32", grad=n != "t") for n, shape in shapes.items()}
+    spelling = draw(st.sampled_from(("autocast", "autocast", "amp.autocast", "cpu.amp.autocast")))
+    device = "cuda" if spelling != "cpu.amp.autocast" and draw(st.integers(0, 5)) == 5 else "cpu"
+    dtype = draw(st.sampled_from((None, None, *AUTOCAST_DTYPES, "float32")))
+    enabled = draw(st.sampled_from((None, None, None, True, False)))
+    p.steps.append(Autocast("ac", device, dtype, enabled, spelling))
+    leaves["ab"] = p.op("mm", Ref(leaves["a"]), Ref(leaves["b"]))
+    results = [leaves["ab"]]
+    inner = draw(st.sampled_from((None, None, 0, 1, 2)))
+    for i in range(draw(st.integers(2, 3))):
+        if i == inner:
+            p.steps.append(Autocast("off", "cpu", None, False))
+        op = draw(st.sampled_from(sorted(calls)))
+        args = [Ref(leaves[a]) if isinstance(a, str) else a for a in calls[op]]
+        results.append(p.op(op, *args))
+        if i == inner:
+            p.steps.append(ExitAutocast("off", "cpu"))
+    p.steps.append(ExitAutocast("ac", device))
+    total = p.op("sum", Ref(p.op("float", Ref(results[-1]))))
+    for r in results[:-1]:
+        total = p.op("add", Ref(total), Ref(p.op("sum", Ref(p.op("float", Ref(r))))))
+    p.steps += [ObserveGraph(r) for r in (*results, total)]
+    p.steps.append(Backward(total))
+    return p.observed()
+
+
+@pytest.mark.rule("API-008")
+@pytest.mark.parametrize("kind", sorted(AUTOCAST_CALLS))
+@examples(0.05)  # each kind: 5 programs in ci
+@given(data=st.data())
+def test_autocast(kind: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(autocast_programs(AUTOCAST_CALLS[kind]), label="program"), backend, reference)
+
+
+# GradScaler (API-009): its loop as the AMP recipe writes it, an inf or a NaN now and then
+SCALER_INPUTS = (1.0, 2.0, -0.5, 1e30, float("inf"), float("nan"))
+
+
+@st.composite
+def grad_scaler_loops(draw: Any) -> Program:
+    """A float32 leaf w optimised by SGD through torch.amp.GradScaler('cpu', init_scale=,
+    growth_interval=) drawn; two to four iterations of loss = sum(w * x) (x now and then holding an
+    inf or a NaN, or large enough to overflow once scaled): scale(loss).backward(), unscale_ now and
+    then, step, update, the scale and state_dict observed, zero_grad; w observed at the end."""
+    p = OpProgram(draw)
+    w = p.leaf((3,), "float32", grad=True)
+    p.steps.append(Optimizer("opt", "SGD", [w], {"lr": 0.125}))
+    init_scale = draw(st.sampled_from((4.0, 2.0**16, 2.0**100)))
+    interval = draw(st.sampled_from((1, 2)))
+    scaler = p.op("amp.GradScaler", "cpu", init_scale=init_scale, growth_interval=interval)
+    p.names.remove(scaler)
+    for _ in range(draw(st.integers(2, 4))):
+        x = p.given([draw(st.sampled_from(SCALER_INPUTS)), 1.0, -2.0], "float32")
+        loss = p.op("sum", Ref(p.op("mul", Ref(w), Ref(x))))
+        p.steps.append(Backward(p.op("scale", Ref(scaler), Ref(loss))))
+        if draw(st.booleans()):
+            p.op("unscale_", Ref(scaler), Ref("opt"))
+            p.names.pop()
+        for method in ("step", "update"):
+            p.op(method, Ref(scaler), *((Ref("opt"),) if method == "step" else ()))
+            p.names.pop()
+        plain(p, "get_scale", Ref(scaler))
+        plain(p, "state_dict", Ref(scaler))
+        p.steps.append(OptimizerZeroGrad("opt"))
+    return p.observed()
+
+
+@pytest.mark.rule("API-009")
+@examples(0.1)
+@given(program=grad_scaler_loops())
+def test_grad_scaler(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)

@@ -15,16 +15,19 @@ from conformance.test_ops import ALL_DTYPES, SMALL_INTS, OpProgram
 from oracle.backends import Backend
 from oracle.differential import check
 from oracle.program import (
+    MEMORY_FORMATS,
     PICKLINGS,
     Backward,
     Detach,
     DType,
+    MemoryFormat,
     NumpyAdd,
     NumpyArray,
     Observe,
     ObserveArray,
     ObserveGraph,
     ObserveLayout,
+    ObservePlain,
     Op,
     Pickled,
     Program,
@@ -455,4 +458,51 @@ def in_place_views(draw: Any) -> Program:
 @examples(2)
 @given(program=in_place_views())
 def test_in_place_view_methods(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+# -- memory formats (TEN-007, issue 22: the Performance Tuning Guide's channels_last) -------------
+FORMAT_CALLS = ("contiguous", "clone", "to", "zeros_like", "ones_like")
+FORMAT_SHAPES = ((2, 3, 2, 2), (1, 3, 2, 2), (2, 1, 2, 3), (2, 3, 1, 1), (2, 0, 2, 2), (2, 2, 1, 2, 2))
+FORMAT_SHAPES += ((2, 3, 2),)
+
+
+@st.composite
+def memory_formats(draw: Any) -> Program:
+    """A float leaf of rank 4 (now and then 5 or 3, or empty) laid out as drawn, then two or three
+    calls of FORMAT_CALLS each with a drawn memory format (``to`` now and then into float64), each
+    result's layout and its is_contiguous in a drawn format observed; then an elementwise op and a
+    conv2d with a channels_last operand, their layouts observed, and backward from the last."""
+    p = OpProgram(draw)
+    shape = draw(st.sampled_from(FORMAT_SHAPES))
+    x = laid_out(draw, p, shape, "float32", ("fresh", "permuted", "permuted narrowed"))
+    results = [x]
+    for _ in range(draw(st.integers(2, 3))):
+        op = draw(st.sampled_from(FORMAT_CALLS))
+        fmt = MemoryFormat(draw(st.sampled_from(MEMORY_FORMATS)))
+        cast = (DType("float64"),) if op == "to" and draw(st.booleans()) else ()
+        out = p.op(op, Ref(draw(st.sampled_from(results))), *cast, memory_format=fmt)
+        results.append(out)
+        tested = MemoryFormat(draw(st.sampled_from(MEMORY_FORMATS)))
+        asked = p.op("is_contiguous", Ref(out), memory_format=tested)
+        p.names.remove(asked)
+        p.steps += [ObserveLayout(out), ObservePlain(asked)]
+    if len(shape) == 4:
+        last = p.op("contiguous", Ref(x), memory_format=MemoryFormat("channels_last"))
+        other = draw(st.sampled_from(results))
+        first, second = (last, other) if draw(st.booleans()) else (other, last)
+        added = p.op("add", Ref(first), Ref(second))
+        weight = p.leaf((2, shape[1], 1, 1), "float32")
+        if draw(st.booleans()):
+            weight = p.op("contiguous", Ref(weight), memory_format=MemoryFormat("channels_last"))
+        conv = p.op("nn.functional.conv2d", Ref(draw(st.sampled_from((x, added)))), Ref(weight))
+        p.steps += [ObserveLayout(added), ObserveLayout(conv)]
+        results.append(conv)
+    return p.end(results[-1])
+
+
+@pytest.mark.rule("TEN-007")
+@examples(0.3)
+@given(program=memory_formats())
+def test_memory_formats(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)

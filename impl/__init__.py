@@ -11,7 +11,10 @@ import math as _math
 from impl import _C as _C  # torch._C's few names programs call
 from impl import _api, _methods
 from impl import accelerator as accelerator
+from impl import amp as amp
 from impl import autograd as autograd  # the submodules torch has
+from impl import backends as backends
+from impl import cpu as cpu
 from impl import cuda as cuda
 from impl import dtypes as dtypes
 from impl import linalg as linalg

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from impl import _api as api
-from impl import _random, dtypes
+from impl import _memory_format, _random, dtypes
 from impl._cpu import GRAIN_SIZE, cpu_capability, fma, intraop_threads, parallel_chunks
 from impl._deterministic import uninitialised
 from impl._layout import as_strided_array, contiguous_strides, preserved_strides, strided_array
@@ -226,7 +226,13 @@ def ones(
 def empty(
     *size: Dims, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
 ) -> Tensor:
-    return _filled(uninitialised(_dt(dtype)), _sized("empty", size, kw), dtype, device, requires_grad)
+    fmt = _memory_format.check(kw.pop("memory_format", None), "empty") or _memory_format.contiguous_format
+    if fmt is _memory_format.preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the empty operator")  # (torch's)
+    shape = _size(_sized("empty", size, kw))
+    fill = uninitialised(_dt(dtype))
+    strides = _memory_format.strides(fmt, shape)
+    return _finish(strided_array(_xp(device), shape, strides, _dt(dtype), fill), requires_grad)
 
 
 @api.function("full", out=CREATE.named("aten::full"))
@@ -242,11 +248,16 @@ def full(
     return _filled(fill_value, tuple(size), dtype, device, requires_grad)
 
 
-def _like(fill: Any, t: Tensor, dtype: Any, device: Any, requires_grad: bool) -> Tensor:
-    """A tensor like ``t`` filled with ``fill``, strided as torch's preserve_format strides it."""
+def _like(fill: Any, t: Tensor, dtype: Any, device: Any, requires_grad: bool, memory_format: Any) -> Tensor:
+    """A tensor like ``t`` filled with ``fill``, strided as ``memory_format`` (by default
+    preserve_format) strides it."""
     d = dtype if dtype is not None else t.dtype
     dev = device if device is not None else t.device
-    strides = preserved_strides(tuple(t.shape), t.stride())
+    fmt = _memory_format.check(memory_format, "empty_like") or _memory_format.preserve_format
+    if fmt is _memory_format.preserve_format:
+        strides = preserved_strides(tuple(t.shape), t.stride())
+    else:
+        strides = _memory_format.strides(fmt, tuple(t.shape))
     return _finish(strided_array(_xp(dev), tuple(t.shape), strides, _dt(d), fill), requires_grad)
 
 
@@ -264,29 +275,30 @@ OVERLOADS.update({
 
 @api.function("zeros_like")
 def zeros_like(
-    input: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+    input: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
 ) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(zeros_like, locals())
-    return _like(0, input, dtype, device, requires_grad)
+    return _like(0, input, dtype, device, requires_grad, kw.get("memory_format"))
 
 
 @api.function("ones_like")
 def ones_like(
-    input: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+    input: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
 ) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(ones_like, locals())
-    return _like(1, input, dtype, device, requires_grad)
+    return _like(1, input, dtype, device, requires_grad, kw.get("memory_format"))
 
 
 @api.function("empty_like")
 def empty_like(
-    input: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False, **_: Any
+    input: Tensor, dtype: Any = None, device: Any = None, requires_grad: bool = False, **kw: Any
 ) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(empty_like, locals())
-    return _like(uninitialised(_dt(dtype, input.dtype)), input, dtype, device, requires_grad)
+    fill = uninitialised(_dt(dtype, input.dtype))
+    return _like(fill, input, dtype, device, requires_grad, kw.get("memory_format"))
 
 
 @api.function("full_like")
@@ -296,11 +308,11 @@ def full_like(
     dtype: Any = None,
     device: Any = None,
     requires_grad: bool = False,
-    **_: Any,
+    **kw: Any,
 ) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(full_like, locals())
-    return _like(fill_value, input, dtype, device, requires_grad)
+    return _like(fill_value, input, dtype, device, requires_grad, kw.get("memory_format"))
 
 
 # torch's signatures of the factories with several, as its parser lists them

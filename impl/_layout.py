@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from impl import _memory_format
 from impl._xp import namespace_of
 
 VIEW_ERROR = (
@@ -133,12 +134,15 @@ def new_like(xp: Any, a: Any, dtype: Any = None) -> Any:
     return strided_array(xp, a.shape, strides, a.dtype if dtype is None else dtype)
 
 
-def copy_like(xp: Any, a: Any, dtype: Any = None) -> Any:
+def copy_like(xp: Any, a: Any, dtype: Any = None, strides: tuple | None = None) -> Any:
     """A copy of ``a`` (converted to ``dtype`` if given) laid out as torch's preserve_format lays
-    out a copy (clone, ``to``)."""
-    if a.size and a.base is None and a.flags.c_contiguous:  # a fresh C-ordered array: C order
+    out a copy (clone, ``to``), or with ``strides`` where given (a memory format's)."""
+    if strides is not None:
+        out = strided_array(xp, a.shape, strides, a.dtype if dtype is None else dtype)
+    elif a.size and a.base is None and a.flags.c_contiguous:  # a fresh C-ordered array: C order
         return a.astype(a.dtype if dtype is None else dtype, copy=True)
-    out = new_like(xp, a, dtype)
+    else:
+        out = new_like(xp, a, dtype)
     out[...] = a
     return out
 
@@ -188,15 +192,7 @@ def is_expandable_to(shape: tuple, target: tuple) -> bool:
 def _torch_contiguous(shape: tuple, strides: tuple, order: tuple) -> bool:
     """torch's contiguity test for the dimensions taken innermost first in ``order``: size-1
     dimensions have any stride, an empty tensor is contiguous."""
-    if 0 in shape:
-        return True
-    expected = 1
-    for d in order:
-        if shape[d] != 1:
-            if strides[d] != expected:
-                return False
-            expected *= shape[d]
-    return True
+    return 0 in shape or _memory_format.dense_in(shape, strides, order)
 
 
 def _channels_last_strides(shape: tuple) -> tuple[int, ...]:

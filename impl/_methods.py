@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from impl import _api as api
-from impl import _creation, _new, _random, dtypes
+from impl import _creation, _memory_format, _new, _random, dtypes
 from impl import _grad_mode as grad_mode
 from impl._layout import copy_like, new_like
 from impl._legacy import tensortype
@@ -91,14 +91,16 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         elif isinstance(a, (str, _device)):
             dev = a
     target = self.dtype if dtype is None else dtypes.to_dtype(dtype)
+    fmt = _memory_format.check(kwargs.get("memory_format"), "to") or _memory_format.preserve_format
+    preserve = fmt is _memory_format.preserve_format
+    strides = None if preserve else _memory_format.strides(fmt, tuple(self.shape))
     if dev is not None:
         xp = namespace_for(_device(dev))  # (refuses a device impl cannot reach, moving or not)
         if _device(dev).type != self.device.type:
             return apply(TO_DEVICE, self, target=xp, source=str(self.device), dtype=target.np)
-    if target is not self.dtype:
-        return apply(TO_COPY, self, dtype=target.np)
-    if copy:
-        return apply(TO_COPY, self, dtype=self._data.dtype)
+    reformat = strides is not None and _memory_format.suggested(tuple(self.shape), self.stride()) is not fmt
+    if target is not self.dtype or copy or reformat:
+        return apply(TO_COPY, self, dtype=target.np, strides=strides)
     return self
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from impl import _api as api
 from impl import _grad_mode as grad_mode
-from impl import _graph, dtypes
+from impl import _graph, _memory_format, dtypes
 from impl._graph import Node
 from impl._hooks import RemovableHandle
 from impl._layout import contiguous_strides, flat_storage
@@ -193,17 +193,8 @@ class Tensor:
         return _address(self._data)
 
     def is_contiguous(self, memory_format: Any = None) -> bool:
-        if self._data.size == 0:
-            return True  # torch: an empty tensor is contiguous whatever its strides
-        expected = 1
-        for size, st in reversed(list(zip(self._data.shape, self.stride(), strict=False))):
-            if size == 0:
-                return True
-            if size != 1:
-                if st != expected:
-                    return False
-                expected *= size
-        return True
+        fmt = _memory_format.check(memory_format, "is_contiguous") or _memory_format.contiguous_format
+        return _memory_format.is_contiguous(fmt, tuple(self._data.shape), self.stride())
 
     @_read_only
     def device(self) -> Any:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import types
+import warnings
 from typing import Any
 
-from impl import _legacy, _xp
+from impl import _legacy, _xp, dtypes
+from impl.amp import autocast_mode, grad_scaler
 
 
 def is_available() -> bool:
@@ -42,3 +45,27 @@ def _cupy() -> Any:
 
 for _d, _type in _legacy.CUDA_LEGACY_TYPES.items():  # torch.cuda.FloatTensor ...
     globals()[_d._legacy] = _type
+
+
+class _CudaGradScaler(grad_scaler.GradScaler):
+    """``torch.cuda.amp.GradScaler(...)``, deprecated for ``torch.amp.GradScaler('cuda', ...)``."""
+
+    __module__ = "torch.cuda.amp.grad_scaler"
+    __qualname__ = __name__ = "GradScaler"
+
+    def __init__(
+        self, init_scale: float = 2.0**16, growth_factor: float = 2.0, backoff_factor: float = 0.5,
+        growth_interval: int = 2000, enabled: bool = True,
+    ) -> None:
+        warnings.warn(
+            "`torch.cuda.amp.GradScaler(args...)` is deprecated. Please use `torch.amp.GradScaler('cuda', "
+            "args...)` instead.",
+            FutureWarning,
+            stacklevel=2,
+        )
+        super().__init__("cuda", init_scale, growth_factor, backoff_factor, growth_interval, enabled)
+
+
+amp = types.SimpleNamespace(  # torch.cuda.amp
+    autocast=autocast_mode.deprecated("cuda", dtypes.float16), GradScaler=_CudaGradScaler
+)

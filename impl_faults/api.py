@@ -278,3 +278,125 @@ def determinism_leaves_memory_unfilled() -> Iterator[None]:
 
     with patched(_Settings, "fill_uninitialized_memory", lambda _original: False):
         yield
+
+
+# -- torch.backends, the float32 matmul precision (API-007), autocast (API-008), GradScaler (API-009) --
+def _flags() -> Any:
+    from impl.backends import _flags
+
+    return _flags
+
+
+@fault({"API-007": "shown differs"})
+def matmul_precision_medium_ignored() -> Iterator[None]:
+    """set_float32_matmul_precision('medium') leaves the precision as it was."""
+
+    def setter(original: Callable) -> Callable:
+        return lambda precision: None if precision == "medium" else original(precision)
+
+    with patched(_flags(), "set_float32_matmul_precision", setter), patched(
+        _impl().__dict__, "set_float32_matmul_precision", setter
+    ):
+        yield
+
+
+@fault({"API-007": "warning"})
+def matmul_precision_warning_missing() -> Iterator[None]:
+    """A precision torch does not know is ignored without torch's UserWarning."""
+    with patched(_flags(), "warnings", lambda _original: SimpleNamespace(warn=lambda *a, **k: None)):
+        yield
+
+
+@fault({"API-007": "shown differs"})
+def mkldnn_reported_unavailable() -> Iterator[None]:
+    """torch.backends.mkldnn.is_available() is False (torch's CPU build has oneDNN)."""
+    from impl.backends import mkldnn
+
+    with patched(mkldnn, "is_available", lambda _original: lambda: False):
+        yield
+
+
+def _autocast() -> Any:
+    from impl import _autocast
+
+    return _autocast
+
+
+def _impl() -> Any:
+    import impl
+
+    return impl
+
+
+def _casting(lower: bool) -> Callable:
+    """autocast's cast kept for one list only: the lower-precision one (``lower``) or float32's."""
+
+    def make(original: Callable) -> Callable:
+        return lambda t, target, low: original(t, target, low) if low == lower else t
+
+    return make
+
+
+@fault({"API-008": "graph differs"})
+def autocast_lower_precision_list_not_cast() -> Iterator[None]:
+    """The ops of torch's lower-precision list (mm, linear, conv2d ...) run in float32 under autocast."""
+    with patched(_autocast(), "_cast", _casting(lower=False)):
+        yield
+
+
+@fault({"API-008": "graph differs"})
+def autocast_fp32_list_not_cast() -> Iterator[None]:
+    """The ops of torch's float32 list (mse_loss, prod ...) run in the autocast dtype."""
+    with patched(_autocast(), "_cast", _casting(lower=True)):
+        yield
+
+
+class _Forgetful(dict):
+    """A weight cache that keeps nothing."""
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        return default
+
+
+@fault({"API-008": "graph differs"})
+def autocast_weight_cache_off() -> Iterator[None]:
+    """A weight used twice in an autocast block is cast twice (two ToCopyBackward0 nodes, not torch's one)."""
+    with patched(_autocast(), "_cache", lambda _original: _Forgetful()):
+        yield
+
+
+@fault({"API-008": "enabled"})
+def autocast_state_not_restored() -> Iterator[None]:
+    """Leaving an autocast block keeps its state (autocast stays on, in its dtype)."""
+    from impl.amp import autocast_mode
+
+    def leave(_original: Callable) -> Callable:
+        return lambda context: bool(_autocast().nest(-1)) and False
+
+    with patched(autocast_mode, "leave", leave):
+        yield
+
+
+@fault({"API-008": "warning"})
+def autocast_warnings_missing() -> Iterator[None]:
+    """autocast for 'cuda' (no CUDA) or in float32 is disabled without torch's UserWarning."""
+    from impl.amp import autocast_mode
+
+    with patched(autocast_mode, "warnings", lambda _original: SimpleNamespace(warn=lambda *a, **k: None)):
+        yield
+
+
+@fault({"API-009": "shown differs"})
+def grad_scaler_no_backoff() -> Iterator[None]:
+    """GradScaler.update keeps its scale after a step with an inf or a NaN (and counts it as a
+    success), where torch backs off."""
+    from impl.amp import grad_scaler
+
+    def update(original: Callable) -> Callable:
+        def kept(scale: Any, tracker: Any, found_inf: Any, *args: Any) -> Any:
+            return original(scale, tracker, found_inf * 0, *args)
+
+        return kept
+
+    with patched(grad_scaler, "_amp_update_scale_", update):
+        yield

@@ -505,3 +505,75 @@ def pickled_tensor_rebuilt_wrong() -> Iterator[None]:
 
     with patched(Tensor, "__reduce_ex__", reduce_ex), patched(serialization, "_rebuild_tensor_v2", rebuild):
         yield
+
+
+def _memory_format() -> Any:
+    from impl import _memory_format
+
+    return _memory_format
+
+
+@fault({"TEN-007": "stride differs"})
+def channels_last_strides_contiguous() -> Iterator[None]:
+    """A memory format's strides are contiguous_format's (channels_last copies stay NCHW; its rank
+    still checked)."""
+    formats = _memory_format()
+
+    def strides(original: Callable) -> Callable:
+        return lambda fmt, shape: original(fmt, shape) and original(formats.contiguous_format, shape)
+
+    with patched(formats, "strides", strides):
+        yield
+
+
+@fault({"TEN-007": "shown differs"})
+def is_contiguous_ignores_format() -> Iterator[None]:
+    """is_contiguous(memory_format=) of a 4-d or 5-d tensor tests contiguous_format's order whatever
+    the format."""
+    formats = _memory_format()
+
+    def is_contiguous(original: Callable) -> Callable:
+        def tested(fmt: Any, shape: tuple, st: tuple) -> bool:
+            return original(formats.contiguous_format if len(shape) in (4, 5) else fmt, shape, st)
+
+        return tested
+
+    with patched(formats, "is_contiguous", is_contiguous):
+        yield
+
+
+@fault({"TEN-007": "stride differs"})
+def to_memory_format_aliases() -> Iterator[None]:
+    """to(memory_format=channels_last) returns the tensor itself whenever its dtype and device stay
+    (every tensor taken as suggesting channels_last)."""
+    formats = _memory_format()
+    with patched(formats, "suggested", lambda _original: lambda shape, st: formats.channels_last):
+        yield
+
+
+@fault({"TEN-007": "stride differs"})
+def conv_output_not_channels_last() -> Iterator[None]:
+    """conv2d's output stays NCHW-contiguous when its input or weight is channels_last."""
+    from impl.nn import _conv
+
+    with patched(_conv, "copy_like", lambda original: lambda xp, a, strides=None, dtype=None: a):
+        yield
+
+
+@fault({"TEN-007": "expected error"})
+def channels_last_rank_unchecked() -> Iterator[None]:
+    """channels_last at another rank than 4 (channels_last_3d: 5) lays a tensor out contiguous
+    instead of raising torch's 'required rank 4 tensor' error."""
+    formats = _memory_format()
+
+    def order(original: Callable) -> Callable:
+        def checked(fmt: Any, ndim: int) -> tuple:
+            try:
+                return original(fmt, ndim)
+            except RuntimeError:
+                return tuple(range(ndim - 1, -1, -1))
+
+        return checked
+
+    with patched(formats, "_order", order):
+        yield

@@ -237,6 +237,8 @@ OBSERVATION_CLASS = {"value": "value", "grad": "gradient", "graph": "graph", "la
                      "gradcheck": "value",
                      "repr": "module"}
 OBSERVATION_CLASS["defaults"] = "dtype"  # the default dtype and device (API-003)
+OBSERVATION_CLASS["plain"] = "value"  # a result that is no tensor, as it prints (issue 22)
+OBSERVATION_CLASS["autocast"] = "flag"  # the autocast state (API-008)
 OBSERVATION_CLASS["freed"] = "graph"  # whether a grad_fn was freed (observe_freed, SAVED-002)
 
 

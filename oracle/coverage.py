@@ -58,6 +58,7 @@ from oracle.program import (
     Gradcheck,
     GradMode,
     LoadStateDict,
+    MemoryFormat,
     Module,
     ModuleHook,
     ModuleNode,
@@ -393,6 +394,8 @@ def _fits(value: Any, type_: str) -> bool:
         return "List" in type_ and all(_fits(v, type_.split("[", 2)[-1].rstrip("]")) for v in value)
     if isinstance(value, DType):
         return "int" in type_  # a ScalarType
+    if isinstance(value, MemoryFormat):
+        return "MemoryFormat" in type_
     if isinstance(value, str):
         return "str" in type_
     if isinstance(value, bool):

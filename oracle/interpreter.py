@@ -50,6 +50,7 @@ from oracle.program import (
     Action,
     ApplyFunction,
     AssignAttr,
+    Autocast,
     AutogradFunctional,
     Backward,
     CallGradFn,
@@ -60,6 +61,7 @@ from oracle.program import (
     DeviceMode,
     DType,
     DualLevel,
+    ExitAutocast,
     ExitDevice,
     ExitMode,
     Function,
@@ -71,6 +73,7 @@ from oracle.program import (
     LoadStateDict,
     MakeDual,
     ManualSeed,
+    MemoryFormat,
     Module,
     ModuleHook,
     ModuleMode,
@@ -88,6 +91,7 @@ from oracle.program import (
     ObserveGraph,
     ObserveLayout,
     ObserveModule,
+    ObservePlain,
     ObserveRepr,
     ObserveSaved,
     ObserveScheduler,
@@ -123,6 +127,7 @@ from oracle.trace import (
     lacked,
     normalise,
     observed,
+    plain_text,
     warned_once_per_process,
 )
 
@@ -294,6 +299,8 @@ class _Run:
             return tuple(self._value(a) for a in arg)
         if isinstance(arg, DType):
             return self.dtype(arg.name)
+        if isinstance(arg, MemoryFormat):
+            return getattr(self.torch, arg.name)
         return arg
 
     def dtype(self, name: str) -> Any:
@@ -737,6 +744,36 @@ class _Run:
         context.__exit__(None, None, None)
         self._observe_defaults()
 
+    # -- results that are no tensor; autocast (issue 22) -----------------------------------------
+    def _observe_plain(self, s: ObservePlain) -> None:
+        value = self.names[s.name]
+        self.trace.add("plain", self.step, name=s.name, shown=observed(lambda: plain_text(value), self.torch))
+
+    def _autocast(self, s: Autocast) -> None:
+        kwargs: dict[str, Any] = {} if s.enabled is None else {"enabled": s.enabled}
+        if s.dtype is not None:
+            kwargs["dtype"] = getattr(self.torch, s.dtype)
+        factory = functools.reduce(getattr, s.spelling.split("."), self.torch)
+        device = () if s.spelling == "cpu.amp.autocast" else (s.device_type,)
+        context = factory(*device, **kwargs)
+        context.__enter__()
+        self.modes.append((s.name, context))
+        self.names[s.name] = context
+        self._autocast_event(s.device_type)
+
+    def _exit_autocast(self, s: ExitAutocast) -> None:
+        context = self.names[s.name]
+        if (s.name, context) in self.modes:
+            self.modes.remove((s.name, context))
+        context.__exit__(None, None, None)
+        self._autocast_event(s.device_type)
+
+    def _autocast_event(self, device_type: str) -> None:
+        torch = self.torch
+        enabled = observed(lambda: bool(torch.is_autocast_enabled(device_type)), torch)
+        dtype = observed(lambda: str(torch.get_autocast_dtype(device_type)), torch)
+        self.trace.add("autocast", self.step, enabled=enabled, dtype=dtype)
+
     # -- saved tensors: torch.autograd.graph's saved-tensor hooks, grad_fn._saved_* --------------
     def _saved_hooks(self, s: SavedHooks) -> None:
         graph = self.torch.autograd.graph
@@ -1083,10 +1120,12 @@ def nudged(torch: Any, values: Any) -> Any:
 def _defaults(torch: Any) -> Iterator[None]:
     """The default dtype restored and the default device unset when the context ends, for a program
     that sets them (so that they do not leak into the programs after it); determinism's debug mode
-    restored too, where the backend has one."""
+    and the float32 matmul precision restored too, where the backend has them."""
     previous = torch.get_default_dtype()
     debug_mode = getattr(torch, "get_deterministic_debug_mode", None)
     previous_mode = debug_mode() if debug_mode is not None else None
+    precision = getattr(torch, "get_float32_matmul_precision", None)
+    previous_precision = precision() if precision is not None else None
     try:
         yield
     finally:
@@ -1094,6 +1133,8 @@ def _defaults(torch: Any) -> Iterator[None]:
         torch.set_default_device(None)
         if previous_mode is not None:
             torch.set_deterministic_debug_mode(previous_mode)
+        if previous_precision is not None:
+            torch.set_float32_matmul_precision(previous_precision)
 
 
 @contextmanager

@@ -58,6 +58,8 @@ Vocabulary (one dataclass per step kind, ``kind`` is the JSON discriminator):
 ``observe_repr``    record ``repr(module)``, its printed form (``print(model)``)
 ``dual_level``      enter ``torch.autograd.forward_ad.dual_level()`` (``exit_mode`` leaves it);
                     ``make_dual`` makes a dual tensor, ``unpack_dual`` records its tangent
+``autocast``        enter ``torch.autocast(...)`` (``exit_autocast`` leaves it); both record its state
+``observe_plain``   record a result that is no tensor (a bool, a string, a dtype) as it prints
 """
 
 from __future__ import annotations
@@ -1305,6 +1307,8 @@ def _encode(value: Any) -> Any:
         return {"action": value.kind, "value": value.value}
     if isinstance(value, DType):
         return {"torch_dtype": value.name}
+    if isinstance(value, MemoryFormat):
+        return {"torch_memory_format": value.name}
     if isinstance(value, float) and not math.isfinite(value):
         return {"float": repr(value)}  # strict JSON has no NaN/Infinity
     if isinstance(value, tuple):  # an indexing key: a tuple, not a list (torch reads them apart)
@@ -1330,6 +1334,8 @@ def _decode(value: Any) -> Any:
             return float(value["float"])
         if set(value) == {"torch_dtype"}:
             return DType(value["torch_dtype"])
+        if set(value) == {"torch_memory_format"}:
+            return MemoryFormat(value["torch_memory_format"])
         if set(value) == {"action", "value"}:
             return Action(value["action"], value["value"])
         if set(value) == {"tuple"}:
@@ -1610,7 +1616,9 @@ OPS.update(_table("use_deterministic_algorithms set_deterministic_debug_mode get
 OPS.update(_table("new_empty", "method"))
 DETERMINISM_SETTERS = ("use_deterministic_algorithms", "set_deterministic_debug_mode")
 # the ops that change a default, which the run restores at its end (oracle/interpreter.py: run)
-DEFAULT_SETTERS = ("set_default_dtype", "set_default_device", *DETERMINISM_SETTERS)
+DEFAULT_SETTERS = (
+    "set_default_dtype", "set_default_device", *DETERMINISM_SETTERS, "set_float32_matmul_precision"
+)
 
 
 @_step
@@ -1802,3 +1810,80 @@ OPS.update(_table("linalg.matrix_exp matrix_exp", "function"))
 OPS.update(_table("mode nanmedian quantile nanquantile isin histogram narrow_copy range", "function"))
 OPS.update(_table("eq_ ne_ lt_ le_ gt_ ge_ greater_ less_ greater_equal_ less_equal_ not_equal_", "method",
                   True))
+
+
+# -- memory formats, autocast, plain results (issue 22: the Performance Tuning Guide, AMP) -------
+MEMORY_FORMATS = ("contiguous_format", "channels_last", "channels_last_3d", "preserve_format")
+OPS.update(_table("is_contiguous", "method"))
+OPS.update(_table("get_float32_matmul_precision set_float32_matmul_precision", "function"))
+OPS.update(_table(" ".join(f"backends.{m}.is_available" for m in (
+    "cudnn", "mps", "mkldnn", "openmp", "mkl", "opt_einsum")), "function"))
+OPS.update(_table("backends.cudnn.version backends.cuda.is_built backends.mps.is_built", "function"))
+OPS.update(_table("is_autocast_enabled get_autocast_dtype linear conv2d", "function"))
+OPS.update(_table("nn.functional.linear nn.functional.conv2d nn.functional.l1_loss", "function"))
+OPS.update(_table("baddbmm addbmm", "function"))
+OPS.update(_table("float", "method"))
+# torch.amp.GradScaler and its methods (a scaler is a bound name like a tensor)
+OPS.update(_table("amp.GradScaler", "function"))
+OPS.update(_table("scale unscale_ step update get_scale state_dict", "method"))
+# where autocast is entered from (``torch.<spelling>``)
+AUTOCASTS = ("autocast", "amp.autocast", "cpu.amp.autocast")
+
+
+@dataclass(frozen=True)
+class MemoryFormat:
+    """A torch memory format as an op argument (``torch.<name>``). JSON: ``{"torch_memory_format": name}``."""
+
+    name: str
+
+    def __post_init__(self) -> None:
+        if self.name not in MEMORY_FORMATS:
+            raise ValueError(f"unknown memory format {self.name!r}; known: {MEMORY_FORMATS}")
+
+
+@_step
+@dataclass
+class ObservePlain(Step):
+    """Record a result that is no tensor (a bool, an int, a string, a dtype) as it prints."""
+
+    kind: ClassVar[str] = "observe_plain"
+    name: str
+
+    def names_read(self) -> list[str]:
+        return [self.name]
+
+
+@_step
+@dataclass
+class Autocast(Step):
+    """Enter ``torch.<spelling>(device_type, dtype=torch.<dtype>, enabled=)`` as a context (``spelling``
+    of ``AUTOCASTS``; torch.cpu.amp.autocast takes no device type), left by ``exit_autocast`` or at
+    the end of the program; record ``is_autocast_enabled`` and ``get_autocast_dtype`` of the device
+    type after entering."""
+
+    kind: ClassVar[str] = "autocast"
+    name: str
+    device_type: str = "cpu"
+    dtype: str | None = None
+    enabled: bool | None = None
+    spelling: str = "autocast"
+
+    def __post_init__(self) -> None:
+        if self.spelling not in AUTOCASTS:
+            raise ValueError(f"unknown autocast {self.spelling!r}; known: {AUTOCASTS}")
+
+    def names_bound(self) -> list[str]:
+        return [self.name]
+
+
+@_step
+@dataclass
+class ExitAutocast(Step):
+    """Leave an ``autocast`` context; record the autocast state of its device type after leaving."""
+
+    kind: ClassVar[str] = "exit_autocast"
+    name: str
+    device_type: str = "cpu"
+
+    def names_read(self) -> list[str]:
+        return [self.name]

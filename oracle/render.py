@@ -21,6 +21,7 @@ from oracle.program import (
     Action,
     ApplyFunction,
     AssignAttr,
+    Autocast,
     AutogradFunctional,
     Backward,
     CallGradFn,
@@ -31,6 +32,7 @@ from oracle.program import (
     DeviceMode,
     DType,
     DualLevel,
+    ExitAutocast,
     ExitDevice,
     ExitMode,
     Function,
@@ -42,6 +44,7 @@ from oracle.program import (
     LoadStateDict,
     MakeDual,
     ManualSeed,
+    MemoryFormat,
     Module,
     ModuleHook,
     ModuleMode,
@@ -59,6 +62,7 @@ from oracle.program import (
     ObserveGraph,
     ObserveLayout,
     ObserveModule,
+    ObservePlain,
     ObserveRepr,
     ObserveSaved,
     ObserveScheduler,
@@ -251,6 +255,16 @@ def show_defaults(step):
     dtype, device = str(torch.get_default_dtype()).removeprefix("torch."), str(torch.get_default_device())
     show_event("defaults", step, dtype=dtype, device=device)
 ''', ("show_event",)),
+    "show_plain": ('''
+def show_plain(step, name, value):
+    shown = repr(value) if value is None or isinstance(value, (bool, int, float, str)) else str(value)
+    show_event("plain", step, name=name, shown=shown)
+''', ("show_event",)),
+    "show_autocast": ('''
+def show_autocast(step, device_type):
+    enabled, dtype = torch.is_autocast_enabled(device_type), str(torch.get_autocast_dtype(device_type))
+    show_event("autocast", step, enabled=enabled, dtype=dtype)
+''', ("show_event",)),
     "show_mode_now": ('''
 def show_mode_now(step, inference):
     state = {"enabled": torch.is_grad_enabled()}
@@ -373,7 +387,7 @@ def _arg(value: object) -> str:
     """Python source for an op argument or data literal (non-finite floats as ``float('nan')``)."""
     if isinstance(value, Ref):
         return value.name
-    if isinstance(value, DType):
+    if isinstance(value, (DType, MemoryFormat)):
         return f"torch.{value.name}"
     if isinstance(value, list):
         return "[" + ", ".join(_arg(v) for v in value) + "]"
@@ -468,6 +482,16 @@ def _more_statements(step: Step, index: int) -> list[str] | None:
         return [f"{step.name}.__exit__(None, None, None)", f"show_grad_mode({index}, {step.name})"]
     if isinstance(step, ObserveDefaults):
         return [f"show_defaults({index})"]
+    if isinstance(step, ObservePlain):
+        return [f"show_plain({index}, {step.name!r}, {step.name})"]
+    if isinstance(step, Autocast):
+        options = ([f"dtype=torch.{step.dtype}"] if step.dtype else []) + (
+            [] if step.enabled is None else [f"enabled={step.enabled}"])
+        device = [] if step.spelling == "cpu.amp.autocast" else [repr(step.device_type)]
+        context = f"{step.name} = torch.{step.spelling}({', '.join(device + options)})"
+        return [context, f"{step.name}.__enter__()", f"show_autocast({index}, {step.device_type!r})"]
+    if isinstance(step, ExitAutocast):
+        return [f"{step.name}.__exit__(None, None, None)", f"show_autocast({index}, {step.device_type!r})"]
     if isinstance(step, DeviceMode):
         entered = [f"{step.name} = torch.device({step.device!r})", f"{step.name}.__enter__()"]
         return [*entered, f"show_defaults({index})"]
@@ -636,8 +660,8 @@ def _saved_hooks_lines(step: SavedHooks) -> list[str]:
 def _grad_modes_left(program: Program) -> list[str]:
     """Leave the grad modes the program left open, latest first, as the interpreter does at the
     end of a run (so that scripts run one after another start alike)."""
-    exited = {s.name for s in program.steps if isinstance(s, (ExitMode, ExitDevice))}
-    entered = (GradMode, SavedHooks, DeviceMode, DualLevel)
+    exited = {s.name for s in program.steps if isinstance(s, (ExitMode, ExitDevice, ExitAutocast))}
+    entered = (GradMode, SavedHooks, DeviceMode, DualLevel, Autocast)
     still_open = [s.name for s in program.steps if isinstance(s, entered) and s.name not in exited]
     if not still_open:
         return []

@@ -213,6 +213,12 @@ def describe(tensor: Any, torch: Any = None) -> dict | None:
     }
 
 
+def plain_text(value: Any) -> str:
+    """A result that is no tensor as it prints: Python values by ``repr``, torch's objects (a
+    dtype, a memory format) by ``str``."""
+    return repr(value) if value is None or isinstance(value, (bool, int, float, str)) else str(value)
+
+
 def _node_name(node: Any) -> str | None:
     return None if node is None else type(node).__name__
 

@@ -8,7 +8,7 @@ import numbers
 from typing import Any
 
 from impl import _api as api
-from impl import dtypes
+from impl import _autocast, dtypes
 from impl._names import type_name
 from impl._ops.elementwise import UNARY, opmath, zero_grad
 from impl._ops.pointwise_ternary import where
@@ -158,6 +158,7 @@ PRELU = OpDef(
 
 
 @api.variants("prelu")
+@_autocast.policy("lower")
 def prelu(input: Tensor, weight: Tensor) -> Tensor:
     """``x`` where positive, ``weight * x`` elsewhere, the weight one value or one per channel
     (dim 1), reshaped to broadcast as torch's composite does (PreluKernelBackward0)."""

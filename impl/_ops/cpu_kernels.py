@@ -356,14 +356,14 @@ def log_softmax_backward(grad: Any, out: Any, dim: int) -> Any:
 
 def softmax_backward(xp: Any, grad: Any, out: Any, dim: int) -> Any:
     """``out * (grad - sum(grad * out, dim))``: the gradient of softmax given its output."""
-    floating = out.dtype in (np.float16, np.float32, np.float64)
+    floating = out.dtype in (np.float16, np.float32, np.float64) or out.dtype.name == "bfloat16"
     if xp is not np or not floating or out.ndim == 0 or out.size == 0:
         return out * (grad - xp.sum(grad * out, axis=dim, keepdims=True))
     capability = cpu_capability()
     lanes = vector_bytes() // out.dtype.itemsize
     if capability == "default":  # the baseline build converts float16 to 8-lane float32 vectors
         lanes = 32 // max(out.dtype.itemsize, 4)
-    wide = np.float64 if out.dtype == np.float64 else np.float32  # float16 accumulates in float32
+    wide = np.float64 if out.dtype == np.float64 else np.float32  # (b)float16 accumulates in float32
     g, o = grad.astype(wide, copy=False), out.astype(wide, copy=False)
     return (o * (g - _dot(g, o, dim, lanes))).astype(out.dtype, copy=False)
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from impl import _api as api
-from impl import dtypes, return_types
+from impl import _autocast, dtypes, return_types
 from impl._creation import eye, from_numpy
 from impl._grad_mode import is_grad_enabled
 from impl._ops.factorizations import SUPPORTED, _check_matrices, _LinAlgError, _trsv, solve_triangular
@@ -244,6 +244,7 @@ def inv(A: Tensor) -> Tensor:
 
 
 @api.variants("inverse", out=dataclasses.replace(EXACT, aten="linalg_inv_ex"))
+@_autocast.policy("fp32")
 def inverse(input: Tensor) -> Tensor:
     """torch.inverse: linalg.inv."""
     return inv(input)
@@ -652,6 +653,7 @@ def pinv(
 
 
 @api.variants("pinverse")
+@_autocast.policy("fp32")
 def pinverse(input: Tensor, rcond: float = 1e-15) -> Tensor:
     """torch.pinverse: linalg.pinv with ``rcond`` as its relative tolerance."""
     return pinv(input, rcond)

@@ -13,8 +13,8 @@ from typing import Any
 import numpy as np
 
 from impl import _api as api
+from impl import _autocast, dtypes
 from impl import _grad_mode as grad_mode
-from impl import dtypes
 from impl._ops import norms
 from impl._ops.elementwise import add_scalar
 from impl._ops.table import D, OpDef, apply, broadcast_mismatch
@@ -142,6 +142,7 @@ EUCLIDEAN_DIST = OpDef(
 
 
 @api.function("cdist")
+@_autocast.policy("fp32")
 def cdist(
     x1: Tensor, x2: Tensor, p: float = 2.0, compute_mode: str = "use_mm_for_euclid_dist_if_necessary"
 ) -> Tensor:

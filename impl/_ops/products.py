@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from impl import _api as api
-from impl import dtypes
+from impl import _autocast, dtypes
 from impl._creation import arange, zeros
 from impl._ops.inplace import squeeze_result_
 from impl._ops.table import (
@@ -47,9 +47,17 @@ def mm_mat2_backward(g: Any, mat1: Any, sizes: tuple, strides: tuple, alpha: Any
     return out if alpha == 1 else out * alpha
 
 
+def _product(a: Any, b: Any) -> Any:
+    """``a @ b``; bfloat16 accumulated in float32 and rounded once, as torch's CPU kernels (numpy's
+    bfloat16 matmul would return float32)."""
+    if str(a.dtype) == "bfloat16":
+        return (a.astype("float32") @ b.astype("float32")).astype(a.dtype)
+    return a @ b
+
+
 MM = OpDef(
     "MmBackward0",
-    lambda xp, a, b: a @ b,
+    lambda xp, a, b: _product(a, b),
     ("self", "mat2"),
     {
         "self": D(
@@ -65,7 +73,7 @@ MM = OpDef(
 
 BMM = OpDef(
     "BmmBackward0",
-    lambda xp, a, b: a @ b,
+    lambda xp, a, b: _product(a, b),
     ("self", "mat2"),
     {
         "self": D("mat2", lambda g, c: g.bmm(c.mat2.transpose(1, 2))),
@@ -99,7 +107,7 @@ def _outer(g: Any, vec: Any) -> Any:
 
 MV = OpDef(
     "MvBackward0",
-    lambda xp, a, v: a @ v,
+    lambda xp, a, v: _product(a, v),
     ("self", "vec"),
     {"self": D("vec", lambda g, c: _outer(g, c.vec)), "vec": D("self", lambda g, c: c.self.t().mv(g))},
     jvp=bilinear_dense,
@@ -107,6 +115,9 @@ MV = OpDef(
 
 
 def _addmm_fwd(xp: Any, s: Any, a: Any, b: Any, beta: Any, alpha: Any) -> Any:
+    if str(a.dtype) == "bfloat16" and s.dtype == a.dtype:  # in float32, rounded once
+        wide = _addmm_fwd(xp, s.astype("float32"), a.astype("float32"), b.astype("float32"), beta, alpha)
+        return wide.astype(a.dtype)
     if (beta, alpha) == (1, 1):
         product = a @ b
         if product.ndim == 2 and product.dtype == s.dtype:  # (s + product, into the product)
@@ -187,6 +198,7 @@ def _check_same_dtype(a: Tensor, b: Tensor) -> None:
 
 
 @api.variants("mm", tensor="mat2", out=EXACT)
+@_autocast.policy("lower")
 def mm(input: Tensor, mat2: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(mat2, Tensor)):
         raise invalid_call(mm, locals())
@@ -204,6 +216,7 @@ def mm(input: Tensor, mat2: Tensor) -> Tensor:
 
 
 @api.variants("bmm", tensor="mat2", out=EXACT)
+@_autocast.policy("lower")
 def bmm(input: Tensor, mat2: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(mat2, Tensor)):
         raise invalid_call(bmm, locals())
@@ -238,6 +251,7 @@ BADDBMM = OpDef(
 
 
 @api.variants("baddbmm", out=EXACT)
+@_autocast.policy("lower")
 def baddbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * (batch1 @ batch2)``, input broadcast to the product's shape."""
     if not all(isinstance(t, Tensor) for t in (input, batch1, batch2)):
@@ -303,6 +317,7 @@ def mv(input: Tensor, vec: Tensor) -> Tensor:
 
 
 @api.variants("addmm", out=EXACT)
+@_autocast.policy("lower")
 def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(mat1, Tensor) and isinstance(mat2, Tensor)):
         raise invalid_call(addmm, locals())
@@ -325,6 +340,7 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
 
 
 @api.variants("matmul", tensor="other", out=Out(pick=_matmul_out))
+@_autocast.policy("lower")
 def matmul(input: Tensor, other: Tensor) -> Tensor:
     """torch.matmul's dispatch: dot, mv, mm, folded mm/mv, or broadcast bmm."""
     if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
@@ -389,6 +405,7 @@ def _should_fold(a: Tensor, b: Tensor) -> bool:
 
 
 @api.variants("trace")
+@_autocast.policy("fp32")
 def trace(input: Tensor) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(trace, locals())
@@ -449,6 +466,7 @@ def _parse_operands(lhs: str, num_ops: int) -> list[list[int]]:
 
 
 @api.function("einsum")
+@_autocast.policy("lower")
 def einsum(*args: Any) -> Tensor:
     """Einstein summation as torch computes it: operands aligned (diagonals of repeated subscripts,
     unsqueezed missing dims, permuted to output dims then contracted ones), then contracted left to

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 
 from impl import _api as api
+from impl import _autocast, dtypes, return_types
 from impl import _grad_mode as grad_mode
-from impl import dtypes, return_types
 from impl._creation import linspace, ones, zeros_like
 from impl._ops import elementwise
 from impl._ops.binary_math import maximum, minimum
@@ -367,6 +367,7 @@ def mean(input: Tensor, dim: Dims = _ALL, keepdim: bool = False, *, dtype: Any =
 
 
 @api.variants("prod", out=ACCUMULATE)
+@_autocast.policy("fp32")
 def prod(input: Tensor, dim: int = _ALL, keepdim: bool = False, *, dtype: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(prod, locals())

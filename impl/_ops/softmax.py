@@ -101,6 +101,8 @@ def _floating_kernel(name: str, forward: Any) -> Any:
             return new_like(xp, a)
         if a.dtype.kind == "f":
             return forward(xp, a, dim)
+        if str(a.dtype) == "bfloat16":  # torch computes bfloat16 in float32, rounded once
+            return forward(xp, a.astype(np.float32), dim).astype(a.dtype)
         kernel = f"{name}_lastdim_kernel_impl" if dim == max(a.ndim, 1) - 1 else f"{name}_kernel_impl"
         raise dtypes.kernel_missing(kernel, a.dtype)
 

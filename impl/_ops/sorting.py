@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from impl import _api as api
-from impl import dtypes, return_types
+from impl import _autocast, dtypes, return_types
 from impl._creation import full, full_like, scalar_tensor, zeros
 from impl._ops.elementwise import mul_scalar
 from impl._ops.indexing import _gather_key
@@ -654,6 +654,7 @@ QUANTILE_OUT = Out(
 
 
 @api.variants("quantile", out=QUANTILE_OUT)
+@_autocast.policy("fp32")
 def quantile(
     input: Tensor, q: Any, dim: int = None, keepdim: bool = False, *, interpolation: str = "linear"
 ) -> Tensor:
@@ -663,6 +664,7 @@ def quantile(
 
 
 @api.variants("nanquantile", out=QUANTILE_OUT)
+@_autocast.policy("fp32")
 def nanquantile(
     input: Tensor, q: Any, dim: int = None, keepdim: bool = False, *, interpolation: str = "linear"
 ) -> Tensor:

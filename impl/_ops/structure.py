@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from impl import _api as api
-from impl import dtypes
+from impl import _autocast, dtypes
 from impl._creation import empty, tensor, zeros
 from impl._ops.elementwise import check_bool_subtraction, div_scalar, mul_scalar
 from impl._ops.indexing import _per_arity, tensor_list
@@ -218,6 +218,7 @@ TENSORDOT_OUT = Out(
 
 
 @api.function("tensordot", out=TENSORDOT_OUT)
+@_autocast.policy("lower")
 def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     """a and b contracted over ``dims``: dims of size 1 on one side summed first, then both
     permuted (free dims, contracted dims), reshaped to matrices, mm, reshaped (ATen's tensordot)."""
@@ -418,6 +419,7 @@ def cumulative_trapezoid(y: Tensor, x: Any = None, *, dx: Any = None, dim: int =
 
 
 # -- linalg.vecdot, linalg.diagonal ------------------------------------------------------------
+@_autocast.policy("lower")
 def vecdot(x: Tensor, y: Tensor, *, dim: int = -1) -> Tensor:
     """torch.linalg.vecdot: ``(x * y).sum(dim)`` of two floating tensors of one dtype."""
     if not (isinstance(x, Tensor) and isinstance(y, Tensor)):
@@ -598,6 +600,7 @@ def _chain(tensors: list, split: list[list[int]], i: int, j: int) -> Tensor:
     return _chain(tensors, split, i, k).mm(_chain(tensors, split, k + 1, j))
 
 
+@_autocast.policy("lower")
 def multi_dot(tensors: Any) -> Tensor:
     """torch.linalg.multi_dot: the product of 2-d tensors (the first and last may be 1-d), in the
     cheapest order, by mm."""

@@ -17,7 +17,7 @@ import numpy as np
 
 from impl import _api as api
 from impl import _grad_mode as grad_mode
-from impl import _layout, dtypes
+from impl import _layout, _memory_format, dtypes
 from impl._creation import zeros
 from impl._layout import VIEW_ERROR, addresses, as_strided_array, copy_like, min_storage_size, view_strides
 from impl._names import type_name
@@ -304,6 +304,9 @@ CLONE_CONTIGUOUS = OpDef(
 def clone(input: Tensor, *, memory_format: Any = None) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(clone, locals())
+    fmt = _memory_format.check(memory_format, "clone")
+    if fmt is not None and fmt is not _memory_format.preserve_format:
+        return apply(CLONE, input, strides=_memory_format.strides(fmt, tuple(input.shape)))
     if input._inference and not grad_mode.is_inference_mode_enabled():
         return _clone_of_inference(input)
     return CLONE._call((input,), {})
@@ -494,7 +497,14 @@ def flatten(input: Tensor, start_dim: int = 0, end_dim: int = -1) -> Tensor:
 
 @api.method("contiguous")
 def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
-    return input if input.is_contiguous() else apply(CLONE_CONTIGUOUS, input)
+    fmt = _memory_format.check(memory_format, "contiguous") or _memory_format.contiguous_format
+    if input.is_contiguous(memory_format=fmt):
+        return input
+    if fmt is _memory_format.preserve_format:
+        raise RuntimeError("preserve memory format is unsupported by the contiguous operator")
+    if fmt is _memory_format.contiguous_format:
+        return apply(CLONE_CONTIGUOUS, input)
+    return apply(CLONE, input, strides=_memory_format.strides(fmt, tuple(input.shape)))
 
 
 @api.variants("select")

@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from impl import _creation, dtypes
+from impl import _autocast, _creation, dtypes
 from impl._layout import preserved_strides, strided_array
 from impl._ops import products
 from impl._ops.elementwise import _no_derivative, mul_scalar
@@ -269,6 +269,7 @@ def _math(
     return products.matmul(attn, value)
 
 
+@_autocast.policy("lower")
 def scaled_dot_product_attention(
     query: Tensor, key: Tensor, value: Tensor, attn_mask: Tensor | None = None, dropout_p: float = 0.0,
     is_causal: bool = False, scale: float | None = None, enable_gqa: bool = False,

@@ -33,9 +33,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from impl import _api as api
-from impl import _creation, dtypes
+from impl import _autocast, _creation, _memory_format, dtypes
 from impl import _grad_mode as grad_mode
 from impl._graph import Node, SavedTensor, input_meta
+from impl._layout import copy_like
 from impl._ops.table import D, OpCtx, OpDef, apply
 from impl._signatures import parse_error
 from impl._tensor import Tensor
@@ -145,8 +146,11 @@ def _planar(a: Any) -> Any:
 
 def _conv_fwd(
     xp: Any, x: Any, w: Any, b: Any, stride: tuple, pads: tuple, dilation: tuple, groups: int,
-    transposed: bool = False, output_padding: tuple = (0, 0),
+    transposed: bool = False, output_padding: tuple = (0, 0), channels_last: bool = False,
 ) -> Any:
+    if channels_last:  # torch's output layout where the input or the weight is channels_last
+        out = _conv_fwd(xp, x, w, b, stride, pads, dilation, groups, transposed, output_padding)
+        return copy_like(xp, out, strides=_memory_format.strides(_memory_format.channels_last, out.shape))
     p = ConvParams(stride, pads, dilation, groups, transposed, output_padding)
     x4, w4 = _planar(x), _planar(w)
     if transposed:
@@ -489,7 +493,9 @@ def _convolution(
     _check_sizes((*input.shape[:2], *unit, *input.shape[2:]), (*unit, *weight.shape[2:]), p, nd)
     out = weight.shape[1] * groups if transposed else weight.shape[0]
     b = bias if bias is not None else _creation.zeros(out, dtype=weight.dtype, device=weight.device)
-    return apply(CONVOLUTION, input, weight, b, **_attrs(p))
+    cl = input.dim() == 4 and _memory_format.channels_last in (
+        _memory_format.suggested(tuple(t.shape), t.stride()) for t in (input, weight))
+    return apply(CONVOLUTION, input, weight, b, **_attrs(p), **({"channels_last": True} if cl else {}))
 
 
 def _is_int(v: Any) -> bool:
@@ -536,6 +542,7 @@ def _parsed(fn: Callable) -> Callable:
 
 @api.function("conv1d")
 @_parsed
+@_autocast.policy("lower")
 def conv1d(
     input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
     dilation: Any = 1, groups: int = 1,
@@ -546,6 +553,7 @@ def conv1d(
 
 @api.function("conv2d")
 @_parsed
+@_autocast.policy("lower")
 def conv2d(
     input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
     dilation: Any = 1, groups: int = 1,
@@ -556,6 +564,7 @@ def conv2d(
 
 @api.function("conv_transpose1d")
 @_parsed
+@_autocast.policy("lower")
 def conv_transpose1d(
     input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
     output_padding: Any = 0, groups: int = 1, dilation: Any = 1,
@@ -567,6 +576,7 @@ def conv_transpose1d(
 
 @api.function("conv_transpose2d")
 @_parsed
+@_autocast.policy("lower")
 def conv_transpose2d(
     input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
     output_padding: Any = 0, groups: int = 1, dilation: Any = 1,

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from impl import _api as api
-from impl import _creation, dtypes
+from impl import _autocast, _creation, dtypes
 from impl import _grad_mode as grad_mode
 from impl._ops import products, unary_math
 from impl._ops.activations import hardshrink, prelu  # noqa: F401  (re-exported)
@@ -206,6 +206,7 @@ __all__ = [
 
 
 # -- layers -----------------------------------------------------------------------------------
+@_autocast.policy("lower")
 def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """``input @ weight.T + bias`` along torch's paths: addmm for a 2-D input with a bias; one addmm
     over the flattened batch, viewed back, for a contiguous input with a bias that is 1-D once
@@ -385,6 +386,7 @@ def _reduce(t: Tensor, reduction: str | int) -> Tensor:
     return t if code == 0 else (t.mean() if code == 1 else t.sum())
 
 
+@_autocast.policy("fp32")
 def mse_loss(
     input: Tensor,
     target: Tensor,
@@ -402,6 +404,7 @@ def mse_loss(
     return apply(_losses.MSE_LOSS, input, target, reduction=_reduction_code(reduction))
 
 
+@_autocast.policy("fp32")
 def huber_loss(
     input: Tensor, target: Tensor, reduction: str = "mean", delta: float = 1.0, weight: Tensor | None = None
 ) -> Tensor:
@@ -437,6 +440,7 @@ def _broadcast_pair(a: Tensor, b: Tensor) -> tuple[Tensor, Tensor]:
     return tuple(t if tuple(t.shape) == shape else t.expand(shape) for t in (a, b))  # type: ignore[return-value]
 
 
+@_autocast.policy("fp32")
 def l1_loss(
     input: Tensor,
     target: Tensor,
@@ -479,6 +483,7 @@ def _class_dim_last(input: Tensor, target: Tensor) -> tuple[Tensor, Tensor, tupl
     return input.permute(*perm).reshape(-1, c), target.reshape(-1), (n, *spatial)
 
 
+@_autocast.policy("fp32")
 def nll_loss(
     input: Tensor,
     target: Tensor,
@@ -529,6 +534,7 @@ def _type_word(t: Tensor) -> str:
     return legacy_name(t.dtype).removeprefix("torch.").replace("Tensor", "")
 
 
+@_autocast.policy("fp32")
 def cross_entropy(
     input: Tensor,
     target: Tensor,
@@ -612,6 +618,7 @@ def _smooth_term(
     return smooth.sum() / weight.gather(0, target.masked_select(~ignored).flatten()).sum()
 
 
+@_autocast.policy("fp32")
 def binary_cross_entropy(
     input: Tensor,
     target: Tensor,
@@ -641,6 +648,7 @@ def _not_differentiable(function: str, argument: str) -> str:
     )
 
 
+@_autocast.policy("fp32")
 def binary_cross_entropy_with_logits(
     input: Tensor,
     target: Tensor,
@@ -664,6 +672,7 @@ def binary_cross_entropy_with_logits(
     return apply(_losses.BCE_WITH_LOGITS, input, target, weight=w, pos_weight=pw, reduction=code)
 
 
+@_autocast.policy("fp32")
 def smooth_l1_loss(
     input: Tensor,
     target: Tensor,
@@ -685,6 +694,7 @@ def smooth_l1_loss(
     return apply(_losses.SMOOTH_L1_LOSS, input, target, reduction=code, beta=beta)
 
 
+@_autocast.policy("fp32")
 def soft_margin_loss(
     input: Tensor,
     target: Tensor,
@@ -707,6 +717,7 @@ KL_DIV_MEAN = (
 )
 
 
+@_autocast.policy("fp32")
 def kl_div(
     input: Tensor,
     target: Tensor,
@@ -735,6 +746,7 @@ def kl_div(
     return reduced
 
 
+@_autocast.policy("fp32")
 def margin_ranking_loss(
     input1: Tensor,
     input2: Tensor,
@@ -756,6 +768,7 @@ def margin_ranking_loss(
     return _reduce(output, code)
 
 
+@_autocast.policy("fp32")
 def hinge_embedding_loss(
     input: Tensor,
     target: Tensor,
@@ -773,6 +786,7 @@ def hinge_embedding_loss(
     return _reduce(output, code)
 
 
+@_autocast.policy("fp32")
 def poisson_nll_loss(
     input: Tensor,
     target: Tensor,
@@ -828,6 +842,7 @@ def gaussian_nll_loss(
     return _reduce(loss, reduction)
 
 
+@_autocast.policy("fp32")
 def triplet_margin_loss(
     anchor: Tensor,
     positive: Tensor,
@@ -892,6 +907,7 @@ def triplet_margin_with_distance_loss(
 COSINE_EPSILON = float(np.float32(1e-12))  # ATen's constexpr float EPSILON, passed as a double
 
 
+@_autocast.policy("fp32")
 def cosine_embedding_loss(
     input1: Tensor,
     input2: Tensor,
@@ -964,6 +980,7 @@ def _margin_dtypes(input: Tensor, target: Tensor, kernel: str) -> None:
         raise dtypes.kernel_missing(kernel, input.dtype)
 
 
+@_autocast.policy("fp32")
 def multi_margin_loss(
     input: Tensor,
     target: Tensor,
@@ -1007,6 +1024,7 @@ def multi_margin_loss(
     return apply(_margin_losses.MULTI_MARGIN_LOSS, input, target=target, **options)
 
 
+@_autocast.policy("fp32")
 def multilabel_margin_loss(
     input: Tensor,
     target: Tensor,

@@ -92,4 +92,38 @@ RULES = [
         "the dtype's largest value (integers; True for bool).",
         "https://pytorch.org/docs/stable/generated/torch.use_deterministic_algorithms.html",
     ),
+    Rule(
+        "API-007",
+        FAMILY,
+        "torch.backends reports a CPU build of torch: cudnn, mps and opt_einsum not available (cudnn's "
+        "version None), cuda and mps not built, mkldnn, openmp and mkl available; "
+        "set_float32_matmul_precision takes 'highest', 'high' or 'medium', which "
+        "get_float32_matmul_precision then returns, ignores another string with torch's 'is not one of "
+        "'highest', 'high', or 'medium'' UserWarning and refuses a number with torch's 'expects a str' "
+        "RuntimeError; float32 products keep their float32 values whatever the precision on CPU.",
+        "https://pytorch.org/docs/stable/generated/torch.set_float32_matmul_precision.html",
+    ),
+    Rule(
+        "API-008",
+        FAMILY,
+        "Inside torch.autocast('cpu') (torch.amp.autocast, or torch.cpu.amp.autocast with torch's "
+        "FutureWarning), bfloat16 by default or float16, the ops of torch's CPU lower-precision list "
+        "(mm, matmul, linear, addmm, bmm, baddbmm, conv2d ...) cast their floating inputs to the autocast "
+        "dtype and those of its float32 list (mse_loss, l1_loss, prod ...) to float32, each cast a "
+        "ToCopyBackward0 node (a float32 leaf weight cast once per block), while other ops keep their "
+        "inputs' dtype; gradients flow back in the leaves' dtypes; is_autocast_enabled and "
+        "get_autocast_dtype report the block's state, a nested block with enabled=False turns it off, "
+        "leaving restores the state before; autocast('cuda') without CUDA and a dtype other than "
+        "bfloat16 or float16 on CPU are disabled with torch's UserWarnings.",
+        "https://pytorch.org/docs/stable/amp.html",
+    ),
+    Rule(
+        "API-009",
+        FAMILY,
+        "torch.amp.GradScaler('cpu') multiplies a loss by its scale, unscale_ and step divide the "
+        "gradients by it, step skips the optimizer's step when a gradient holds an inf or a NaN, and "
+        "update then multiplies the scale by backoff_factor, else by growth_factor after growth_interval "
+        "steps in a row (get_scale and state_dict show it).",
+        "https://pytorch.org/docs/stable/amp.html#gradient-scaling",
+    ),
 ]

@@ -68,4 +68,18 @@ RULES = [
         "requires grad, or a view of one, they raise torch's error.",
         f"{_DOCS}/generated/torch.Tensor.t_.html",
     ),
+    Rule(
+        "TEN-007",
+        FAMILY,
+        "torch.channels_last, channels_last_3d, contiguous_format and preserve_format set a result's "
+        "layout: contiguous, clone, to (a copy only where the tensor's suggested format is another) "
+        "and the *_like factories with memory_format= give torch's strides (channels_last: C innermost, "
+        "sizes of 0 and 1 as torch counts them), is_contiguous(memory_format=) tests torch's order of "
+        "each format (False at another rank), channels_last at a rank other than 4 (channels_last_3d: "
+        "5) raises torch's 'required rank 4 tensor to use channels_last format', contiguous with "
+        "preserve_format of a non-contiguous tensor raises torch's error; an elementwise op on a "
+        "channels_last operand and conv2d with a channels_last input or weight give channels_last "
+        "results.",
+        f"{_DOCS}/tensor_attributes.html#torch-memory-format",
+    ),
 ]

@@ -167,3 +167,19 @@ def test_generated_programs_do_not_depend_on_hash_randomisation() -> None:
         assert done.returncode == 0, done.stderr
         outputs.append(done.stdout)
     assert outputs[0] == outputs[1] and outputs[0].startswith("300 ")
+
+
+def test_issue_22_steps_round_trip_exactly() -> None:
+    """A memory format argument, autocast blocks and a plain observation survive JSON."""
+    from oracle.program import Autocast, ExitAutocast, MemoryFormat, ObservePlain
+
+    program = Program([
+        Leaf("x", [[[[1.0]]]], "float32", True),
+        Op("c", "contiguous", [Ref("x")], {"memory_format": MemoryFormat("channels_last")}),
+        Autocast("ac", "cpu", "float16", False, "cpu.amp.autocast"),
+        ExitAutocast("ac"),
+        ObservePlain("c"),
+    ])  # fmt: skip
+    assert Program.from_json(program.to_json()) == program
+    kwargs = json.loads(program.to_json())["steps"][1]["kwargs"]
+    assert kwargs == {"memory_format": {"torch_memory_format": "channels_last"}}

@@ -13,6 +13,7 @@ from oracle.interpreter import run
 from oracle.program import (
     Action,
     ApplyFunction,
+    Autocast,
     AutogradFunctional,
     Backward,
     CallGradFn,
@@ -21,6 +22,7 @@ from oracle.program import (
     DeviceMode,
     DType,
     DualLevel,
+    ExitAutocast,
     ExitDevice,
     ExitMode,
     Function,
@@ -29,6 +31,7 @@ from oracle.program import (
     Leaf,
     LoadStateDict,
     MakeDual,
+    MemoryFormat,
     Module,
     ModuleHook,
     MultiGradHook,
@@ -37,6 +40,8 @@ from oracle.program import (
     ObserveDefaults,
     ObserveFreed,
     ObserveGraph,
+    ObserveLayout,
+    ObservePlain,
     ObserveSaved,
     Op,
     Pickled,
@@ -319,6 +324,31 @@ DEFAULTS = Program(
 )
 
 
+# issue 22's steps: memory formats, results that are no tensor, autocast blocks, a GradScaler
+PERF = Program(
+    [
+        Leaf("x", [[[[1.0, 2.0], [3.0, 4.0]], [[5.0, 6.0], [7.0, 8.0]]]], "float32", True),
+        Op("c", "contiguous", [Ref("x")], {"memory_format": MemoryFormat("channels_last")}),
+        ObserveLayout("c"),
+        Op("q", "is_contiguous", [Ref("c")], {"memory_format": MemoryFormat("channels_last")}),
+        ObservePlain("q"),
+        Op("p", "get_float32_matmul_precision", []),
+        ObservePlain("p"),
+        Autocast("ac", "cpu", "bfloat16", None, "amp.autocast"),
+        Autocast("cu", "cuda"),
+        Op("m", "matmul", [Ref("x"), Ref("x")]),
+        ExitAutocast("cu", "cuda"),
+        Op("t", "sum", [Ref("m")]),
+        Op("s", "amp.GradScaler", ["cpu"], {"init_scale": 4.0}),
+        Op("l", "scale", [Ref("s"), Ref("t")]),
+        Backward("l"),
+        Observe("m"),
+        Observe("x"),
+    ]
+)
+DEFAULTS = Program([*DEFAULTS.steps, *PERF.steps])  # (one script: a subprocess costs ~2 s)
+
+
 def run_script(script: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
 
@@ -333,6 +363,8 @@ def expected_output(program: Program) -> tuple[str, dict[str, int]]:
         if event["kind"] == "warning" and not event.get("once"):
             warnings[event["category"]] = warnings.get(event["category"], 0) + 1
     return "".join(line + "\n" for line in lines), warnings
+
+
 
 
 def assert_script_reproduces(program: Program) -> None:

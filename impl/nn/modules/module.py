@@ -559,6 +559,7 @@ class Module:
 
     def to(self, *args: Any, **kwargs: Any) -> Module:
         """Move and/or cast parameters and buffers: ``to(device)``, ``to(dtype)``, ``to(tensor)``."""
+        fmt = kwargs.pop("memory_format", None)
         device, dtype = _parse_to(*args, **kwargs)
         if dtype is not None and not dtype.is_floating_point:
             raise TypeError(
@@ -567,7 +568,8 @@ class Module:
 
         def convert(t: Tensor) -> Tensor:
             target = dtype if (dtype is not None and t.dtype.is_floating_point) else t.dtype
-            return t.to(device if device is not None else t.device, target)
+            formatted = {"memory_format": fmt} if fmt is not None and t.dim() in (4, 5) else {}
+            return t.to(device if device is not None else t.device, target, **formatted)
 
         return self._apply(convert)
 
@@ -1050,7 +1052,6 @@ def _parse_to(*args: Any, **kwargs: Any) -> tuple[Any, Any]:
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     kwargs.pop("non_blocking", None)
-    kwargs.pop("memory_format", None)
     if kwargs:
         raise TypeError(f"to() received an invalid combination of arguments - got {tuple(kwargs)}")
     for a in args:
