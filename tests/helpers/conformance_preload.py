@@ -17,6 +17,7 @@ import importlib
 from contextlib import suppress
 from pathlib import Path
 
+import torch._dynamo  # noqa: F401 - torch's first optimiser step imports it: ~1 s of each such session
 from hypothesis import settings
 from hypothesis.internal import entropy
 from hypothesis.internal.conjecture import providers
