@@ -1,6 +1,6 @@
 """torch.autograd.functional (oracle/rules/functional.py): vjp, jvp, jacobian, hessian, vhp and hvp
 of functions generated as op lists over one or two float64 inputs, with or without v (sometimes
-of a wrong length or size), create_graph, strict and vectorize."""
+of a wrong length or size), create_graph, strict, vectorize and jacobian's strategy."""
 
 from __future__ import annotations
 
@@ -85,7 +85,12 @@ def functional_calls(draw: Any, apis: tuple[str, ...], strict: bool | None = Fal
         elif form in ("short", "reshaped"):
             pairs = [(3,), *pairs[1:]]
         v = None if form == "none" else [p.leaf(s, "float64") for s in pairs]
-    kwargs = {k: True for k, on in flags.items() if on}
+    kwargs: dict[str, Any] = {k: True for k, on in flags.items() if on}
+    if api == "jacobian" and not strict_on and draw(st.booleans()):
+        kwargs["strategy"] = "forward-mode"
+        if draw(st.integers(0, 5)) > 0:  # mostly what torch takes with it (else its errors)
+            kwargs["vectorize"] = True
+            kwargs.pop("create_graph", None)
     call = AutogradFunctional(p.fresh("r"), api, body, outputs, inputs, v, tuple_inputs, tuple_outputs,
                               kwargs)
     return Program([*p.steps, call])

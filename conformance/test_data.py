@@ -36,7 +36,19 @@ def _check(source: str, tmp_path: Path, backend: Backend) -> None:
 
 
 # -- RNG-001 -------------------------------------------------------------------------------------
-DRAW_KINDS = ("rand", "randn", "randint", "randperm", "multinomial", "fill", "normal", "bernoulli", "poisson")
+DRAW_KINDS = (
+    "rand", "randn", "randint", "randperm", "multinomial", "fill", "normal", "bernoulli", "poisson", "init"
+)
+# nn.init's initialisers that draw: trunc_normal_ by redrawn normals (bounds holding more than 0.3 of
+# the mass) or by uniforms accepted by the density; sparse_ (its randperms from the global stream);
+# orthogonal_ (rounded: its QR is LAPACK's, whose last bits differ between builds)
+INIT_CALLS = (
+    "trunc_normal_(torch.empty({n}, dtype=torch.{dtype}){g})",
+    "trunc_normal_(torch.empty({n}, dtype=torch.{dtype}), 1.0, 0.5, -1.0, 0.5{g})",
+    "trunc_normal_(torch.empty({n}, dtype=torch.{dtype}), mean=3.0, std=2.0, a=2.5, b=3.0{g})",
+    "sparse_(torch.empty({n}, 3, dtype=torch.{dtype}), 0.4, std=0.5{g})",
+    "orthogonal_(torch.empty(3, {n}, dtype=torch.{dtype}), gain=2.0{g}).mul(1e4).round()",
+)
 
 
 @st.composite
@@ -68,6 +80,14 @@ def draw_calls(draw: Any, gen: str, kind: str | None = None) -> str:
         return f"print(torch.randperm({n}{g}).tolist())"
     if kind in ("normal", "bernoulli", "poisson"):
         return draw(sampling_calls(kind, n, g))
+    if kind == "init":  # every initialiser, each a line
+        lines = []
+        for call in INIT_CALLS:
+            # float32 normals below 16 elements (sparse_ draws 3n); orthogonal_'s are rounded
+            floats = ["float64"] if 3 * n >= 16 and "orthogonal" not in call else ["float32", "float64"]
+            dtype = draw(st.sampled_from(floats))
+            lines.append(f"print(torch.nn.init.{call.format(n=n, dtype=dtype, g=g)}.tolist())")
+        return "\n".join(lines)
     if kind == "multinomial":
         weights = draw(st.lists(st.floats(0.125, 10, width=32), min_size=2, max_size=8))
         replacement = draw(st.booleans())
@@ -135,11 +155,16 @@ def sampling_calls(draw: Any, kind: str, n: int, g: str) -> str:
 @st.composite
 def rng_programs(draw: Any) -> str:
     """Seeded draws of every kind (in a drawn order) on the global stream and on a Generator,
-    interleaved, then a state saved and restored (the draws after set_state repeat those after
+    interleaved, one of them in torch.random.fork_rng (the global draws after it repeat those in
+    it), then a state saved and restored (the draws after set_state repeat those after
     get_state)."""
-    lines = [f"torch.manual_seed({draw(seeds)})", f"g = torch.Generator().manual_seed({draw(seeds)})"]
+    lines = [f"torch.random.manual_seed({draw(seeds)})", f"g = torch.Generator().manual_seed({draw(seeds)})"]
+    forked = draw(st.sampled_from(DRAW_KINDS))
     for kind in draw(st.permutations(DRAW_KINDS)):
-        lines.append(draw(draw_calls(draw(st.sampled_from(["", "g"])), kind)))
+        call = draw(draw_calls(draw(st.sampled_from(["", "g"])), kind))
+        if kind == forked:
+            lines += ["with torch.random.fork_rng():", *("    " + line for line in call.split("\n"))]
+        lines.append(call)
     lines.append("state = g.get_state()")
     replayed = [draw(draw_calls("g")) for _ in range(draw(st.integers(1, 3)))]
     lines += [*replayed, "g.set_state(state)", *replayed, "print(g.initial_seed(), g.device)"]

@@ -18,6 +18,7 @@ from impl import cpu as cpu
 from impl import cuda as cuda
 from impl import dtypes as dtypes
 from impl import linalg as linalg
+from impl import random as random  # torch.random
 from impl import special as special
 from impl import storage as storage  # torch.storage; declares Tensor.storage before bind()
 from impl import utils as utils

@@ -163,6 +163,7 @@ class Tensor:
         return self._data.ndim
 
     ndim = _read_only(dim, "ndim")
+    ndimension = dim
 
     def numel(self) -> int:
         return int(self._data.size)

@@ -115,3 +115,16 @@ def strict_missing_gradients_are_zeros() -> Iterator[None]:
 
     with patched(_functional(), "_zeros_for_none", make):
         yield
+
+
+@fault({"AFN-002": "is_leaf"})
+def forward_mode_jacobian_by_reverse_mode() -> Iterator[None]:
+    """jacobian(strategy="forward-mode") falls back to reverse mode: tuples where torch nests lists,
+    no graph from inputs that require grad."""
+    functional = _functional()
+
+    def make(original: Callable) -> Callable:
+        return lambda func, inputs: functional.jacobian(func, inputs, vectorize=True)
+
+    with patched(functional, "_jacfwd", make):
+        yield

@@ -227,3 +227,71 @@ def bernoulli_of_float_p_draws_doubles() -> Iterator[None]:
 
     with patched(_random, "bernoulli", make):
         yield
+
+
+@fault({"RNG-001": "stdout line"})
+def trunc_normal_clamps_instead_of_redrawing() -> Iterator[None]:
+    """nn.init.trunc_normal_ clamps one normal draw into [a, b] instead of redrawing what falls outside."""
+    import impl.nn.init as init
+
+    def make(original: Callable) -> Callable:
+        def trunc_normal_(tensor: Any, mean: float = 0.0, std: float = 1.0, a: float = -2.0, b: float = 2.0,
+                          generator: Any = None) -> Any:
+            init.normal_(tensor, mean, std, generator)
+            with init.grad_mode.no_grad():
+                return tensor.clamp_(a, b)
+
+        return trunc_normal_
+
+    with patched(init, "trunc_normal_", make):
+        yield
+
+
+@fault({"RNG-001": "stdout line"})
+def sparse_zeros_floor_of_sparsity() -> Iterator[None]:
+    """nn.init.sparse_ zeroes floor(sparsity * rows) entries of each column (torch: the ceiling)."""
+    import impl.nn.init as init
+
+    def make(original: Callable) -> Callable:
+        def sparse_(tensor: Any, sparsity: float, std: float = 0.01, generator: Any = None) -> Any:
+            rows = tensor.shape[0]
+            return original(tensor, int(sparsity * rows) / rows - 1e-9, std, generator)
+
+        return sparse_
+
+    with patched(init, "sparse_", make):
+        yield
+
+
+@fault({"RNG-001": "stdout line"})
+def orthogonal_without_the_sign_correction() -> Iterator[None]:
+    """nn.init.orthogonal_ keeps Q's columns as QR gives them (torch: signs of R's diagonal)."""
+    import impl.nn.init as init
+
+    def make(original: Callable) -> Callable:
+        def qr(a: Any) -> Any:
+            q, r = original(a)
+            return q, r.abs()
+
+        return qr
+
+    with patched(init.linalg, "qr", make):
+        yield
+
+
+@fault({"RNG-001": "stdout line"})
+def fork_rng_restores_nothing() -> Iterator[None]:
+    """torch.random.fork_rng leaves the global stream where the block left it."""
+    import contextlib
+
+    import impl.random as random_module
+
+    def make(original: Callable) -> Callable:
+        @contextlib.contextmanager
+        def fork_rng(*args: Any, **kwargs: Any) -> Iterator[None]:
+            yield
+
+        return fork_rng
+
+    with patched(random_module, "fork_rng", make):
+        yield

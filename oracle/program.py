@@ -1390,7 +1390,7 @@ class Program:
 
 
 FUNCTIONAL_APIS = ("vjp", "jvp", "jacobian", "hessian", "vhp", "hvp")
-FUNCTIONAL_KWARGS = ("create_graph", "strict", "vectorize")
+FUNCTIONAL_KWARGS = ("create_graph", "strict", "vectorize", "strategy")  # strategy: jacobian's
 
 
 @_step
@@ -1427,7 +1427,7 @@ class AutogradFunctional(Step):
         unbound = sorted(set(self.outputs) - known)
         if unbound:
             raise ValueError(f"functional {self.out}: outputs {unbound} are not bound")
-        allowed = FUNCTIONAL_KWARGS[:2] if self.takes_v() else FUNCTIONAL_KWARGS  # vectorize: jacobians
+        allowed = FUNCTIONAL_KWARGS[: 2 if self.takes_v() else 3 if self.api == "hessian" else 4]
         unknown = sorted(set(self.kwargs) - set(allowed))
         if unknown:
             raise ValueError(f"{self.api} takes no {unknown}")

@@ -5,7 +5,8 @@ Each is built from ``autograd.grad`` as torch builds it: jvp, hvp by the double-
 by row (``vectorize=True``: all rows in one batched ``grad``), hessian as the jacobian of the
 jacobian. Inputs are replaced by fresh tensors that require grad, so the function's own captures
 of them are told apart; with ``strict`` a result independent of an input raises instead of being
-zeros. impl has no forward-mode AD: ``strategy="forward-mode"`` raises NotImplementedError.
+zeros. ``strategy="forward-mode"`` (vectorized only, as in torch) pushes each column of an identity
+through the function as dual tangents (torch vmaps the same columns).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from impl._creation import zeros_like
 from impl._grad_mode import enable_grad, is_grad_enabled, set_grad_enabled
 from impl._ops.stacking import stack
 from impl._tensor import Tensor
+from impl.autograd import forward_ad
 from impl.autograd import grad as _autograd_grad_api
 
 __all__ = ["vjp", "jvp", "jacobian", "hessian", "vhp", "hvp"]
@@ -61,7 +63,7 @@ _CONSTANT = (
 
 
 # -- arguments and results ------------------------------------------------------------------------
-def _tensors(value: Any, what: str, api: str) -> tuple[bool, tuple]:
+def _tensors(value: Any, what: str, api: str | None) -> tuple[bool, tuple]:
     """Whether ``value`` was a tuple, and it as a tuple of tensors (TypeError otherwise)."""
     was_tuple = isinstance(value, tuple)
     values = value if was_tuple else (value,)
@@ -91,7 +93,7 @@ def _released(results: tuple, create_graph: bool) -> tuple:
     return tuple(_released(inner, create_graph) for inner in results)
 
 
-def _unpacked(results: tuple, was_tuple: bool | tuple[bool, bool]) -> Any:
+def _unpacked(results: tuple | list, was_tuple: bool | tuple[bool, bool]) -> Any:
     """``results`` shaped as the caller's arguments were: a lone tensor where one was given (for a
     jacobian, ``(outputs were a tuple, inputs were a tuple)``)."""
     outer, inner = was_tuple if isinstance(was_tuple, tuple) else (was_tuple, True)
@@ -262,10 +264,7 @@ def jacobian(
                 "Computing Jacobian using forward-AD or forward-over-reverse Hessian is"
                 "only implemented for `vectorize=True`."
             )
-        raise NotImplementedError(
-            'impl has no forward-mode AD: jacobian(strategy="forward-mode") is not '
-            'available; use strategy="reverse-mode"'
-        )
+        return _jacfwd(func, inputs)
     with enable_grad():
         inputs_tuple, inputs = _tensors(inputs, "inputs", "jacobian")
         inputs = _fresh(inputs, create_graph, need_graph=True)
@@ -278,6 +277,35 @@ def jacobian(
         blocks = (_batched_rows if vectorize else _rows)(outputs, inputs, create_graph, strict)
         jac = tuple(zip(*blocks, strict=True))  # per output, per input
         return _unpacked(_released(jac, create_graph), (outputs_tuple, inputs_tuple))
+
+
+def _jacfwd(func: Callable, inputs: Any) -> Any:
+    """The Jacobian by forward-mode AD: per input element, one forward pass with that element's
+    unit tangent; the output tangents are the Jacobian's columns."""
+    inputs_tuple, inputs = _tensors(inputs, "inputs", "jacobian")
+    counts = [inp.numel() for inp in inputs]
+    columns, outputs_tuple, outputs = [], False, ()
+    for k in range(max(sum(counts), 1)):
+        with forward_ad.dual_level():
+            duals, start = [], 0
+            for inp, n in zip(inputs, counts, strict=True):
+                tangent = inp.new_zeros(n)
+                if start <= k < start + n:
+                    tangent[k - start] = 1
+                duals.append(forward_ad.make_dual(inp, tangent.view_as(inp)))
+                start += n
+            outputs_tuple, duals_out = _tensors(func(*duals), "outputs", None)  # torch names no api
+            unpacked = [forward_ad.unpack_dual(out) for out in duals_out]
+            outputs = tuple(u.primal for u in unpacked)
+            columns.append([zeros_like(u.primal) if u.tangent is None else u.tangent for u in unpacked])
+    jacobian = []
+    for i, out in enumerate(outputs):
+        rows = stack([column[i] for column in columns]) if sum(counts) else out.new_zeros((0, *out.shape))
+        per_input = []
+        for jac, inp in zip(rows.split(counts, dim=0), inputs, strict=True):
+            per_input.append(jac.permute(*range(1, jac.ndim), 0).reshape((*out.shape, *inp.shape)))
+        jacobian.append(per_input)
+    return _unpacked(jacobian, (outputs_tuple, inputs_tuple))  # lists where torch's are lists
 
 
 def _rows(outputs: tuple, inputs: tuple, create_graph: bool, strict: bool) -> list[list]:

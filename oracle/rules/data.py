@@ -13,7 +13,9 @@ RULES = [
         "After the same seed, rand, randn, randint, randperm, multinomial, normal (tensor or float mean "
         "and std), bernoulli (a tensor or a float p, bernoulli_), poisson and the in-place uniform_, "
         "normal_, random_ and exponential_ draw torch's numbers, from the global stream or a "
-        "torch.Generator, and a generator's get_state/set_state replays them.",
+        "torch.Generator, and so do nn.init's trunc_normal_ (redrawn normals, or uniforms accepted "
+        "by the density), sparse_ and orthogonal_; a generator's get_state/set_state replays them, "
+        "and torch.random.fork_rng restores the global stream on exit.",
         f"{_DOCS}/generated/torch.Generator.html",
     ),
     Rule(

@@ -20,7 +20,8 @@ RULES = [
         "AFN-002",
         FAMILY,
         "jacobian and hessian, row by row or vectorized, return one block per output and input of "
-        "shape output.shape + input.shape, nested as the arguments were tuples; hvp and vhp return "
+        "shape output.shape + input.shape, nested as the arguments were tuples (jacobian's "
+        "strategy='forward-mode' too, vectorized, its nesting in lists); hvp and vhp return "
         "the function's value and the products of its Hessian with v; a function that does not "
         "return one element is refused with torch's RuntimeError.",
         f"{_DOCS}.jacobian.html",
