@@ -2013,6 +2013,87 @@ def test_index_ops(op: str, data: st.DataObject, backend: Backend, reference: Ba
 
 
 # -- structure and product ops (OPS-012) --------------------------------------------------------
+# -- OPS-014: index_put and put ---------------------------------------------------------------------
+PUT_OPS = ("index_put", "index_put_", "put", "put_")
+PUT_WEIGHT = 0.15
+PUT_SHAPE = (3, 4)
+# index_put's indices, as (what they index, how many): rows and columns, rows alone, a mask of rows,
+# a mask of every element
+PUT_KEYS = (("pairs", 3), ("rows", 2), ("row mask", 0), ("mask", 0), ("pairs", 1), ("rows", 0))
+
+
+def _distinct(draw: Any, pool: list, n: int, repeat: bool) -> list:
+    """``n`` of ``pool``: distinct, or (``repeat``) repeating now and then."""
+    if repeat:
+        return draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n))
+    return draw(st.permutations(pool))[:n]
+
+
+def _put_key(draw: Any, p: OpProgram, kind: str, n: int, repeat: bool) -> tuple[list, tuple]:
+    """index_put's index tensors of ``kind`` (negative ones too), and the shape they select."""
+    rows, cols = PUT_SHAPE
+    if kind == "pairs":
+        cells = _distinct(draw, [(r, c) for r in range(rows) for c in range(cols)], n, repeat)
+        row_index = [r - rows if draw(st.booleans()) else r for r, _ in cells]  # the same rows
+        return [Ref(p.indices(row_index)), Ref(p.indices([c for _, c in cells]))], (n,)
+    if kind == "rows":
+        pool = list(range(-rows, 0)) if draw(st.booleans()) else list(range(rows))
+        picked = _distinct(draw, pool, n, repeat)
+        return [Ref(p.indices(picked))], (n, cols)
+    shape = (rows,) if kind == "row mask" else PUT_SHAPE
+    mask = draw(st.lists(st.booleans(), min_size=math.prod(shape), max_size=math.prod(shape)))
+    selected = (sum(mask), cols) if kind == "row mask" else (sum(mask),)
+    return [Ref(p.indices(np.array(mask).reshape(shape).tolist(), "bool"))], selected
+
+
+@st.composite
+def put_ops(draw: Any, op: str) -> Program:
+    """index_put / put (``accumulate`` or not), out of place or in place on a non-leaf copy, of a
+    floating leaf: index tensors (rows and columns, rows, masks; negative ones too) or flat indices,
+    values of the selected shape (or broadcast to it), then weighted and backpropagated twice. With
+    ``accumulate`` the indices repeat (each adds); without, they are distinct (which of duplicates
+    wins is undefined in torch). One program in four is one torch refuses: values of another dtype
+    or shape, an index out of range, a float index."""
+    p = OpProgram(draw)
+    dtype = dtype_of(draw, ("float32", "float64"))
+    x = p.leaf(PUT_SHAPE, dtype, edge=draw(st.integers(0, 3)) == 0)
+    target = p.op("mul", Ref(x), 2)
+    accumulate = draw(st.booleans())
+    refused = draw(st.sampled_from((None, None, None, "dtype", "shape", "range", "float")))
+    if op.startswith("put"):
+        n = draw(st.integers(1, 5))
+        flat = _distinct(draw, list(range(-12, 12)), n, accumulate)
+        if refused == "range":
+            flat[-1] = 12
+        shape = draw(st.sampled_from(((n,), (1, n))))
+        idtype = "float32" if refused == "float" else "int64"
+        index = Ref(p.given(np.array(flat).reshape(shape).tolist(), idtype, prefix="i"))
+        selected = (n + (refused == "shape"),)
+    else:
+        kind, n = draw(st.sampled_from(PUT_KEYS))
+        indices, selected = _put_key(draw, p, kind, n or draw(st.integers(1, 3)), accumulate)
+        if refused == "range":
+            indices = [Ref(p.indices([PUT_SHAPE[0]]))]
+        elif refused == "float":
+            indices = [Ref(p.given([0, 1], "float32", prefix="i"))]
+        index = tuple(indices)
+        if refused == "shape":
+            selected = (*selected[:-1], selected[-1] + 1) if selected else (2,)
+        elif selected and draw(st.integers(0, 3)) == 0:  # broadcast to what they select
+            selected = (1,) * draw(st.integers(0, 1)) + selected[-1:]
+    values = p.leaf(selected, "float16" if refused == "dtype" else dtype, edge=draw(st.booleans()))
+    result = p.op(op, Ref(target), index, Ref(values), accumulate=accumulate)
+    return p.end(weighted(p, target if op.endswith("_") else result))
+
+
+@pytest.mark.rule("OPS-014")
+@pytest.mark.parametrize("op", PUT_OPS)
+@examples(PUT_WEIGHT)
+@given(data=st.data())
+def test_put_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(put_ops(op), label="program"), backend, reference)
+
+
 IDX = "index"  # in STRUCTURE_FORMS: an int64 leaf of the indices that follow it
 LEAF = "leaf"  # in STRUCTURE_FORMS' keywords: a floating leaf of the shape that follows it
 LIST = "list"  # in STRUCTURE_FORMS: the operands that follow it passed as one list
@@ -2107,12 +2188,12 @@ STRUCTURE_WEIGHT = 0.1
 
 
 @st.composite
-def structure_ops(draw: Any, op: str) -> Program:
-    """Structure op ``op`` in one of its STRUCTURE_FORMS, on leaves of a floating dtype (now and
-    then the second of another, or of an integer or bool dtype: promoted or refused), its result
-    weighted and backpropagated twice."""
+def structure_ops(draw: Any, op: str, forms: dict = STRUCTURE_FORMS) -> Program:
+    """Structure op ``op`` in one of its ``forms``, on leaves of a floating dtype (now and then the
+    second of another, or of an integer or bool dtype: promoted or refused), its result weighted
+    and backpropagated twice."""
     p = OpProgram(draw)
-    operands, args, kwargs = draw(st.sampled_from(STRUCTURE_FORMS[op]))
+    operands, args, kwargs = draw(st.sampled_from(forms[op]))
     dtype = dtype_of(draw, ("float32", "float64"))
     tensors: list = []
     listed = operands[:1] == (LIST,)
@@ -2126,7 +2207,34 @@ def structure_ops(draw: Any, op: str) -> Program:
         tensors.append(Ref(p.leaf(operand, own, edge=draw(st.integers(0, 3)) == 0)))
     kwargs = {k: _structure_keyword(p, v, dtype) for k, v in kwargs.items()}
     tensors = [tensors] if listed else tensors
-    return p.end(weighted(p, p.op(op, *tensors, *args, **kwargs)))
+    result = p.op(op, *tensors, *args, **kwargs)
+    return p.end(weighted(p, values_of(p, result) if op in PAIRS else result))
+
+
+# OPS-013: the float ops: an integer exponent (ldexp's exact path, past the exponent range too,
+# widening the input with torch's resize warning), a floating one, broadcasting, an integer input
+# refused; edge values (zeros of both signs, infinities, NaN) one program in four
+FLOAT_BITS_FORMS: dict[str, tuple[tuple[tuple, tuple, dict], ...]] = {
+    "frexp": ((((2, 3),), (), {}), (((),), (), {}), (((0,),), (), {}), (((IDX, [1, 2]),), (), {})),
+    "ldexp": (
+        (((2, 3), (IDX, [[1, -2, 0]])), (), {}), (((2, 3), (3,)), (), {}),
+        (((3,), (IDX, [130, -150, 3])), (), {}), (((2, 1), (IDX, [1, 2, 3])), (), {}), (((3,), ()), (), {}),
+        (((2,), (3,)), (), {}),
+    ),
+    "nextafter": (
+        (((2, 3), (2, 3)), (), {}), (((2, 3), (3,)), (), {}), (((3,), ()), (), {}), (((2,), (3,)), (), {}),
+    ),
+}
+FLOAT_BITS = tuple(FLOAT_BITS_FORMS)
+PAIRS = ("frexp",)  # ops returning a named pair: its first (differentiable) part is weighted
+
+
+@pytest.mark.rule("OPS-013")
+@pytest.mark.parametrize("op", FLOAT_BITS)
+@examples(STRUCTURE_WEIGHT)
+@given(data=st.data())
+def test_float_bits_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(structure_ops(op, FLOAT_BITS_FORMS), label="program"), backend, reference)
 
 
 def _structure_keyword(p: OpProgram, value: Any, dtype: str) -> Any:
@@ -2331,6 +2439,8 @@ COVERAGE: dict[str, coverage.Targets] = {
             "repeated": _repeated,
         }),
     ),
+    "OPS-013": coverage.Targets(coverage.keywords(*FLOAT_BITS, "ldexp_", "nextafter_")),
+    "OPS-014": coverage.Targets(coverage.keywords(*PUT_OPS)),
     "OPS-010": coverage.Targets(coverage.keywords(*COMPARISONS, *set(COMPARISONS.values())),
                                 coverage.edges(tuple(COMPARISONS), "other", "NaN", gradient=False)),
 }

@@ -436,6 +436,7 @@ EXCLUDED: dict[tuple[str, str], str] = {
     ("", "out"): "out= tensors are not part of the program model",
     ("", "memory_format"): "memory formats other than strided-contiguous are outside impl",
     ("", "non_blocking"): "a copy between tensors on one device blocks either way",
+    ("index_put", "indices"): "a None among them (the schema's optional) is refused by torch's parser",
     ("nn.", "device"): "a factory keyword: the program places tensors with --device",
     ("nn.", "dtype"): "a factory keyword: the program gives parameters their values and dtype",
     ("nn.", "size_average"): "deprecated by torch for reduction",
