@@ -951,8 +951,10 @@ def gather_and_friends(draw: Any, kind: str | None = None) -> Program:
         bad = draw(st.integers(0, 4)) == 0
         data = [] if draw(st.integers(0, 5)) == 0 else read_indices(draw, shape, 4, bad=bad)
         index_dtype = "int64" if draw(st.integers(0, 4)) else draw(st.sampled_from(INVALID_INDICES))
-        given = () if classes == -1 and draw(st.booleans()) else (classes,)
-        y = p.op("nn.functional.one_hot", Ref(p.indices(data, index_dtype)), *given)
+        how = draw(st.sampled_from(("position", "keyword", "absent")))  # (absent: the default, -1)
+        given = {"absent": ((), {}), "position": ((classes,), {}), "keyword": ((), {"num_classes": classes})}
+        args, kwargs = given["absent" if classes == -1 and how == "absent" else how]
+        y = p.op("nn.functional.one_hot", Ref(p.indices(data, index_dtype)), *args, **kwargs)
     elif kind == "masked_fill":
         mask = p.leaf(broadcast_partner(draw, shape), "bool", grad=False)
         value: Any = draw(st.sampled_from((0.0, -1.5, float("-inf"))))
@@ -1279,8 +1281,8 @@ def sorting_ops(draw: Any, op: str | None = None) -> Program:
         return p.end(p.op("cumsum", Ref(p.op(op, Ref(x))), -1))
     if op in MEDIANS and draw(st.booleans()):
         return p.end(p.op(op, Ref(x)))
-    if op in MEDIANS and edges:  # and of all of an even count without NaN: the lower middle
-        even = p.given([[2.0, 0.0], [1.0, 3.0]], dtype, grad=True)
+    if op in MEDIANS and edges:  # and of all of an even count without NaN: the lower middle, tied
+        even = p.given([[2.0, 0.0], [2.0, 3.0]], dtype, grad=True)
         return p.end(selected(p, p.op(op, Ref(x), dim)), p.op(op, Ref(even)))
     if op in ("sort", "argsort"):
         kwargs: dict[str, Any] = {"descending": draw(st.booleans())}
@@ -1314,8 +1316,9 @@ def mode_program(draw: Any) -> Program:
     x = p.given(np.reshape(values, shape).tolist(), dtype, grad=grad)
     rank = len(shape)
     p.steps.append(Op(p.fresh("t"), "mode", [Ref(x)], {"dim": draw(st.sampled_from((rank, -rank - 1)))}))
-    dim = draw(st.integers(-rank, rank - 1))
-    return p.end(selected(p, p.op("mode", Ref(x), dim, keepdim=draw(st.booleans()))))
+    dim = draw(st.integers(-rank - 1, rank - 1))  # -rank - 1: none given, the default (the last)
+    dims = (dim,) if dim >= -rank else ()
+    return p.end(selected(p, p.op("mode", Ref(x), *dims, keepdim=draw(st.booleans()))))
 
 
 def quantile_program(draw: Any, op: str) -> Program:
@@ -1780,8 +1783,20 @@ def histogram_program(draw: Any, p: OpProgram, data: Any) -> Program:
     drawn, empty or reversed now and then) or sorted edges, a weight and density drawn; now and
     then an integer input or mismatched edges or weight (refused). The results observed."""
     dtype = dtype_of(draw, ("float32", "float64"))
-    refused = draw(st.integers(0, 4)) == 0
     clean = np.where(np.isnan(data), 3.0, data).astype(float)
+    if draw(st.integers(0, EDGE_EVERY - 1)) == 0:  # every form torch takes: bins a tensor, the default
+        edge = [0.0, 1.0, 2.0, 1.0, -0.0]  # (ties, signed zeros, the maximum on the last edge)
+        x = p.given(edge, dtype, grad=draw(st.booleans()))
+        edges, weight = Ref(p.given([-1.0, 0.5, 2.5], dtype)), Ref(p.leaf((len(edge),), dtype))
+        forms = (([], {"bins": edges}), ([], {}), ([3], {"range": (-1.0, 1.0)}),
+                 ([2], {"weight": weight, "density": False}))
+        for args, kwargs in forms:
+            result = p.op("histogram", Ref(x), *args, **kwargs)
+            for i in range(2):
+                p.op("__getitem__", Ref(result), i)
+            p.names.remove(result)
+        return p.observed()
+    refused = draw(st.integers(0, 4)) == 0
     held = dtype if not refused else draw(st.sampled_from(("int64", dtype)))
     x = p.given(clean.tolist(), held, grad=held.startswith("float") and draw(st.booleans()))
     kwargs: dict[str, Any] = {}
@@ -1790,15 +1805,17 @@ def histogram_program(draw: Any, p: OpProgram, data: Any) -> Program:
         edge_dtype = dtype if not refused else draw(st.sampled_from(("float64", "float32")))
         bins: Any = Ref(p.given(edges, edge_dtype))
     else:
-        bins = draw(st.sampled_from((3, 4, 2, 1, 0)))
-        if draw(st.integers(0, 2)) == 0:  # (else the data's range: its maximum on the last edge)
+        bins = draw(st.sampled_from((3, 4, 2, 1, 0, None)))  # None: the default, 100
+        if draw(st.booleans()):  # (else the data's range: its maximum on the last edge)
             kwargs["range"] = draw(st.sampled_from(HISTOGRAM_RANGES))
     if draw(st.booleans()):
         n = clean.size + (refused and draw(st.booleans()))
         kwargs["weight"] = Ref(p.leaf((n,), dtype, grad=draw(st.booleans())))
     if draw(st.booleans()):
         kwargs["density"] = True
-    y = p.op("histogram", Ref(x), bins, **kwargs)
+    if bins is not None and draw(st.booleans()):
+        kwargs["bins"] = bins
+    y = p.op("histogram", Ref(x), *(() if bins is None or "bins" in kwargs else (bins,)), **kwargs)
     for i in range(2):
         p.op("__getitem__", Ref(y), i)
     p.names.remove(y)
