@@ -79,23 +79,24 @@ def _out_of_range(self: Tensor, index: Tensor, at: int) -> IndexError:
     return IndexError(f"out of range: tried to access index {bad} on a tensor of {self.numel()} elements.")
 
 
+def _put_copy(self: Tensor, index: Any, source: Any, accumulate: Any, method: bool) -> Tensor:
+    at = _check(self, index, source, "put", method=method)
+    if at is not None:
+        raise _out_of_range(self, index, at)
+    return apply(PUT, self, source, index=index, accumulate=bool(accumulate))
+
+
 @api.function("put")
 def put(input: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
     """A copy of ``input`` with ``source`` put at the flat ``index`` (added with ``accumulate``)."""
     if not isinstance(input, Tensor):
         raise invalid_call(put, locals())
-    at = _check(input, index, source, "put", method=False)
-    if at is not None:
-        raise _out_of_range(input, index, at)
-    return apply(PUT, input, source, index=index, accumulate=bool(accumulate))
+    return _put_copy(input, index, source, accumulate, method=False)
 
 
 @api.method("put")
 def _put(self: Tensor, index: Tensor, source: Tensor, accumulate: bool = False) -> Tensor:
-    at = _check(self, index, source, "put", method=True)
-    if at is not None:
-        raise _out_of_range(self, index, at)
-    return apply(PUT, self, source, index=index, accumulate=bool(accumulate))
+    return _put_copy(self, index, source, accumulate, method=True)
 
 
 @api.method("put_")
