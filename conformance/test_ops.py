@@ -953,8 +953,10 @@ def gather_and_friends(draw: Any, kind: str | None = None) -> Program:
         bad = draw(st.integers(0, 4)) == 0
         data = [] if draw(st.integers(0, 5)) == 0 else read_indices(draw, shape, 4, bad=bad)
         index_dtype = "int64" if draw(st.integers(0, 4)) else draw(st.sampled_from(INVALID_INDICES))
-        given = () if classes == -1 and draw(st.booleans()) else (classes,)
-        y = p.op("nn.functional.one_hot", Ref(p.indices(data, index_dtype)), *given)
+        how = draw(st.sampled_from(("position", "keyword", "absent")))  # (absent: the default, -1)
+        given = {"absent": ((), {}), "position": ((classes,), {}), "keyword": ((), {"num_classes": classes})}
+        args, kwargs = given["absent" if classes == -1 and how == "absent" else how]
+        y = p.op("nn.functional.one_hot", Ref(p.indices(data, index_dtype)), *args, **kwargs)
     elif kind == "masked_fill":
         mask = p.leaf(broadcast_partner(draw, shape), "bool", grad=False)
         value: Any = draw(st.sampled_from((0.0, -1.5, float("-inf"))))
@@ -1281,8 +1283,8 @@ def sorting_ops(draw: Any, op: str | None = None) -> Program:
         return p.end(p.op("cumsum", Ref(p.op(op, Ref(x))), -1))
     if op in MEDIANS and draw(st.booleans()):
         return p.end(p.op(op, Ref(x)))
-    if op in MEDIANS and edges:  # and of all of an even count without NaN: the lower middle
-        even = p.given([[2.0, 0.0], [1.0, 3.0]], dtype, grad=True)
+    if op in MEDIANS and edges:  # and of all of an even count without NaN: the lower middle, tied
+        even = p.given([[2.0, 0.0], [2.0, 3.0]], dtype, grad=True)
         return p.end(selected(p, p.op(op, Ref(x), dim)), p.op(op, Ref(even)))
     if op in ("sort", "argsort"):
         kwargs: dict[str, Any] = {"descending": draw(st.booleans())}
@@ -1316,8 +1318,9 @@ def mode_program(draw: Any) -> Program:
     x = p.given(np.reshape(values, shape).tolist(), dtype, grad=grad)
     rank = len(shape)
     p.steps.append(Op(p.fresh("t"), "mode", [Ref(x)], {"dim": draw(st.sampled_from((rank, -rank - 1)))}))
-    dim = draw(st.integers(-rank, rank - 1))
-    return p.end(selected(p, p.op("mode", Ref(x), dim, keepdim=draw(st.booleans()))))
+    dim = draw(st.integers(-rank - 1, rank - 1))  # -rank - 1: none given, the default (the last)
+    dims = (dim,) if dim >= -rank else ()
+    return p.end(selected(p, p.op("mode", Ref(x), *dims, keepdim=draw(st.booleans()))))
 
 
 def quantile_program(draw: Any, op: str) -> Program:
@@ -1786,8 +1789,20 @@ def histogram_program(draw: Any, p: OpProgram, data: Any) -> Program:
     drawn, empty or reversed now and then) or sorted edges, a weight and density drawn; now and
     then an integer input or mismatched edges or weight (refused). The results observed."""
     dtype = dtype_of(draw, ("float32", "float64"))
-    refused = draw(st.integers(0, 4)) == 0
     clean = np.where(np.isnan(data), 3.0, data).astype(float)
+    if draw(st.integers(0, EDGE_EVERY - 1)) == 0:  # every form torch takes: bins a tensor, the default
+        edge = [0.0, 1.0, 2.0, 1.0, -0.0]  # (ties, signed zeros, the maximum on the last edge)
+        x = p.given(edge, dtype, grad=draw(st.booleans()))
+        edges, weight = Ref(p.given([-1.0, 0.5, 2.5], dtype)), Ref(p.leaf((len(edge),), dtype))
+        forms = (([], {"bins": edges}), ([], {}), ([3], {"range": (-1.0, 1.0)}),
+                 ([2], {"weight": weight, "density": False}))
+        for args, kwargs in forms:
+            result = p.op("histogram", Ref(x), *args, **kwargs)
+            for i in range(2):
+                p.op("__getitem__", Ref(result), i)
+            p.names.remove(result)
+        return p.observed()
+    refused = draw(st.integers(0, 4)) == 0
     held = dtype if not refused else draw(st.sampled_from(("int64", dtype)))
     x = p.given(clean.tolist(), held, grad=held.startswith("float") and draw(st.booleans()))
     kwargs: dict[str, Any] = {}
@@ -1796,15 +1811,17 @@ def histogram_program(draw: Any, p: OpProgram, data: Any) -> Program:
         edge_dtype = dtype if not refused else draw(st.sampled_from(("float64", "float32")))
         bins: Any = Ref(p.given(edges, edge_dtype))
     else:
-        bins = draw(st.sampled_from((3, 4, 2, 1, 0)))
-        if draw(st.integers(0, 2)) == 0:  # (else the data's range: its maximum on the last edge)
+        bins = draw(st.sampled_from((3, 4, 2, 1, 0, None)))  # None: the default, 100
+        if draw(st.booleans()):  # (else the data's range: its maximum on the last edge)
             kwargs["range"] = draw(st.sampled_from(HISTOGRAM_RANGES))
     if draw(st.booleans()):
         n = clean.size + (refused and draw(st.booleans()))
         kwargs["weight"] = Ref(p.leaf((n,), dtype, grad=draw(st.booleans())))
     if draw(st.booleans()):
         kwargs["density"] = True
-    y = p.op("histogram", Ref(x), bins, **kwargs)
+    if bins is not None and draw(st.booleans()):
+        kwargs["bins"] = bins
+    y = p.op("histogram", Ref(x), *(() if bins is None or "bins" in kwargs else (bins,)), **kwargs)
     for i in range(2):
         p.op("__getitem__", Ref(y), i)
     p.names.remove(y)
@@ -2019,6 +2036,87 @@ def test_index_ops(op: str, data: st.DataObject, backend: Backend, reference: Ba
 
 
 # -- structure and product ops (OPS-012) --------------------------------------------------------
+# -- OPS-014: index_put and put ---------------------------------------------------------------------
+PUT_OPS = ("index_put", "index_put_", "put", "put_")
+PUT_WEIGHT = 0.15
+PUT_SHAPE = (3, 4)
+# index_put's indices, as (what they index, how many): rows and columns, rows alone, a mask of rows,
+# a mask of every element
+PUT_KEYS = (("pairs", 3), ("rows", 2), ("row mask", 0), ("mask", 0), ("pairs", 1), ("rows", 0))
+
+
+def _distinct(draw: Any, pool: list, n: int, repeat: bool) -> list:
+    """``n`` of ``pool``: distinct, or (``repeat``) repeating now and then."""
+    if repeat:
+        return draw(st.lists(st.sampled_from(pool), min_size=n, max_size=n))
+    return draw(st.permutations(pool))[:n]
+
+
+def _put_key(draw: Any, p: OpProgram, kind: str, n: int, repeat: bool) -> tuple[list, tuple]:
+    """index_put's index tensors of ``kind`` (negative ones too), and the shape they select."""
+    rows, cols = PUT_SHAPE
+    if kind == "pairs":
+        cells = _distinct(draw, [(r, c) for r in range(rows) for c in range(cols)], n, repeat)
+        row_index = [r - rows if draw(st.booleans()) else r for r, _ in cells]  # the same rows
+        return [Ref(p.indices(row_index)), Ref(p.indices([c for _, c in cells]))], (n,)
+    if kind == "rows":
+        pool = list(range(-rows, 0)) if draw(st.booleans()) else list(range(rows))
+        picked = _distinct(draw, pool, n, repeat)
+        return [Ref(p.indices(picked))], (n, cols)
+    shape = (rows,) if kind == "row mask" else PUT_SHAPE
+    mask = draw(st.lists(st.booleans(), min_size=math.prod(shape), max_size=math.prod(shape)))
+    selected = (sum(mask), cols) if kind == "row mask" else (sum(mask),)
+    return [Ref(p.indices(np.array(mask).reshape(shape).tolist(), "bool"))], selected
+
+
+@st.composite
+def put_ops(draw: Any, op: str) -> Program:
+    """index_put / put (``accumulate`` or not), out of place or in place on a non-leaf copy, of a
+    floating leaf: index tensors (rows and columns, rows, masks; negative ones too) or flat indices,
+    values of the selected shape (or broadcast to it), then weighted and backpropagated twice. With
+    ``accumulate`` the indices repeat (each adds); without, they are distinct (which of duplicates
+    wins is undefined in torch). One program in four is one torch refuses: values of another dtype
+    or shape, an index out of range, a float index."""
+    p = OpProgram(draw)
+    dtype = dtype_of(draw, ("float32", "float64"))
+    x = p.leaf(PUT_SHAPE, dtype, edge=draw(st.integers(0, 3)) == 0)
+    target = p.op("mul", Ref(x), 2)
+    accumulate = draw(st.booleans())
+    refused = draw(st.sampled_from((None, None, None, "dtype", "shape", "range", "float")))
+    if op.startswith("put"):
+        n = draw(st.integers(1, 5))
+        flat = _distinct(draw, list(range(-12, 12)), n, accumulate)
+        if refused == "range":
+            flat[-1] = 12
+        shape = draw(st.sampled_from(((n,), (1, n))))
+        idtype = "float32" if refused == "float" else "int64"
+        index = Ref(p.given(np.array(flat).reshape(shape).tolist(), idtype, prefix="i"))
+        selected = (n + (refused == "shape"),)
+    else:
+        kind, n = draw(st.sampled_from(PUT_KEYS))
+        indices, selected = _put_key(draw, p, kind, n or draw(st.integers(1, 3)), accumulate)
+        if refused == "range":
+            indices = [Ref(p.indices([PUT_SHAPE[0]]))]
+        elif refused == "float":
+            indices = [Ref(p.given([0, 1], "float32", prefix="i"))]
+        index = tuple(indices)
+        if refused == "shape":
+            selected = (*selected[:-1], selected[-1] + 1) if selected else (2,)
+        elif selected and draw(st.integers(0, 3)) == 0:  # broadcast to what they select
+            selected = (1,) * draw(st.integers(0, 1)) + selected[-1:]
+    values = p.leaf(selected, "float16" if refused == "dtype" else dtype, edge=draw(st.booleans()))
+    result = p.op(op, Ref(target), index, Ref(values), accumulate=accumulate)
+    return p.end(weighted(p, target if op.endswith("_") else result))
+
+
+@pytest.mark.rule("OPS-014")
+@pytest.mark.parametrize("op", PUT_OPS)
+@examples(PUT_WEIGHT)
+@given(data=st.data())
+def test_put_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(put_ops(op), label="program"), backend, reference)
+
+
 IDX = "index"  # in STRUCTURE_FORMS: an int64 leaf of the indices that follow it
 LEAF = "leaf"  # in STRUCTURE_FORMS' keywords: a floating leaf of the shape that follows it
 LIST = "list"  # in STRUCTURE_FORMS: the operands that follow it passed as one list
@@ -2113,12 +2211,12 @@ STRUCTURE_WEIGHT = 0.1
 
 
 @st.composite
-def structure_ops(draw: Any, op: str) -> Program:
-    """Structure op ``op`` in one of its STRUCTURE_FORMS, on leaves of a floating dtype (now and
-    then the second of another, or of an integer or bool dtype: promoted or refused), its result
-    weighted and backpropagated twice."""
+def structure_ops(draw: Any, op: str, forms: dict = STRUCTURE_FORMS) -> Program:
+    """Structure op ``op`` in one of its ``forms``, on leaves of a floating dtype (now and then the
+    second of another, or of an integer or bool dtype: promoted or refused), its result weighted
+    and backpropagated twice."""
     p = OpProgram(draw)
-    operands, args, kwargs = draw(st.sampled_from(STRUCTURE_FORMS[op]))
+    operands, args, kwargs = draw(st.sampled_from(forms[op]))
     dtype = dtype_of(draw, ("float32", "float64"))
     tensors: list = []
     listed = operands[:1] == (LIST,)
@@ -2132,7 +2230,34 @@ def structure_ops(draw: Any, op: str) -> Program:
         tensors.append(Ref(p.leaf(operand, own, edge=draw(st.integers(0, 3)) == 0)))
     kwargs = {k: _structure_keyword(p, v, dtype) for k, v in kwargs.items()}
     tensors = [tensors] if listed else tensors
-    return p.end(weighted(p, p.op(op, *tensors, *args, **kwargs)))
+    result = p.op(op, *tensors, *args, **kwargs)
+    return p.end(weighted(p, values_of(p, result) if op in PAIRS else result))
+
+
+# OPS-013: the float ops: an integer exponent (ldexp's exact path, past the exponent range too,
+# widening the input with torch's resize warning), a floating one, broadcasting, an integer input
+# refused; edge values (zeros of both signs, infinities, NaN) one program in four
+FLOAT_BITS_FORMS: dict[str, tuple[tuple[tuple, tuple, dict], ...]] = {
+    "frexp": ((((2, 3),), (), {}), (((),), (), {}), (((0,),), (), {}), (((IDX, [1, 2]),), (), {})),
+    "ldexp": (
+        (((2, 3), (IDX, [[1, -2, 0]])), (), {}), (((2, 3), (3,)), (), {}),
+        (((3,), (IDX, [130, -150, 3])), (), {}), (((2, 1), (IDX, [1, 2, 3])), (), {}), (((3,), ()), (), {}),
+        (((2,), (3,)), (), {}),
+    ),
+    "nextafter": (
+        (((2, 3), (2, 3)), (), {}), (((2, 3), (3,)), (), {}), (((3,), ()), (), {}), (((2,), (3,)), (), {}),
+    ),
+}
+FLOAT_BITS = tuple(FLOAT_BITS_FORMS)
+PAIRS = ("frexp",)  # ops returning a named pair: its first (differentiable) part is weighted
+
+
+@pytest.mark.rule("OPS-013")
+@pytest.mark.parametrize("op", FLOAT_BITS)
+@examples(STRUCTURE_WEIGHT)
+@given(data=st.data())
+def test_float_bits_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(structure_ops(op, FLOAT_BITS_FORMS), label="program"), backend, reference)
 
 
 def _structure_keyword(p: OpProgram, value: Any, dtype: str) -> Any:
@@ -2337,6 +2462,8 @@ COVERAGE: dict[str, coverage.Targets] = {
             "repeated": _repeated,
         }),
     ),
+    "OPS-013": coverage.Targets(coverage.keywords(*FLOAT_BITS, "ldexp_", "nextafter_")),
+    "OPS-014": coverage.Targets(coverage.keywords(*PUT_OPS)),
     "OPS-010": coverage.Targets(coverage.keywords(*COMPARISONS, *set(COMPARISONS.values())),
                                 coverage.edges(tuple(COMPARISONS), "other", "NaN", gradient=False)),
 }

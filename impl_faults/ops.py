@@ -1645,3 +1645,63 @@ def mvlgamma_bool_accepted() -> Iterator[None]:
 
     with patched(gamma, "_mvlgamma_args", lambda _original: lambda input, p: as_int(p)):
         yield
+
+
+# -- the float ops (OPS-013) -----------------------------------------------------------------------
+@fault({"OPS-013": ": value"})
+def frexp_exponent_off_by_one() -> Iterator[None]:
+    """frexp's exponent is one too large (the mantissa is right): C's frexp read as [1, 2)'s."""
+    from impl._ops.float_bits import FREXP
+
+    def make(original: Callable) -> Callable:
+        def run(xp: Any, a: Any) -> Any:
+            mantissa, exponent = original(xp, a)
+            return mantissa, exponent + 1
+
+        return run
+
+    with patched(FREXP, "forward", make):
+        yield
+
+
+@fault({"OPS-013": ".grad: value"})
+def ldexp_exponent_grad_without_log2() -> Iterator[None]:
+    """ldexp's gradient of a floating exponent lacks the factor ln 2: ``grad * result``."""
+    from impl._ops.float_bits import LDEXP
+
+    with derivative_replaced(LDEXP, "other", lambda _original: lambda g, c: g * c.result):
+        yield
+
+
+@fault({"OPS-013": ".grad: value"})
+def nextafter_grad_where_equal() -> Iterator[None]:
+    """nextafter passes the gradient to self where self equals other too (torch gives 0 there)."""
+    from impl._ops.float_bits import NEXTAFTER
+
+    with derivative_replaced(NEXTAFTER, "self", lambda _original: lambda g, c: g):
+        yield
+
+
+# -- index_put and put (OPS-014) -------------------------------------------------------------------
+@fault({"OPS-014": ": value"})
+def index_put_accumulate_overwrites() -> Iterator[None]:
+    """index_put(accumulate=True) writes the values instead of adding them."""
+    from impl._ops import indexing
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a, values, key, accumulate=False: original(xp, a, values, key, False)
+
+    with patched(indexing, "_index_put_fwd", make):
+        yield
+
+
+@fault({"OPS-014": ": value"})
+def put_accumulate_overwrites() -> Iterator[None]:
+    """put(accumulate=True) writes the source instead of adding it."""
+    from impl._ops.puts import PUT
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, a, source, index, accumulate: original(xp, a, source, index, False)
+
+    with patched(PUT, "forward", make):
+        yield

@@ -183,10 +183,15 @@ def calls(program: Program, seen: dict | None = None) -> Iterator[Call]:
         yield from _step_calls(index, step, seen.get(index), nodes)
 
 
+# ops of the op table that are an ATen op of another name (their targets name the ATen op)
+ATEN_SPELLED = {"nn.functional.one_hot": "one_hot"}
+
+
 def _step_calls(index: int, step: Step, recorded: Any, nodes: dict[str, ModuleNode]) -> Iterator[Call]:
     if isinstance(step, Op):
         args, kwargs = _with_seen(step.args, step.kwargs, recorded)
-        yield Call(index, step.op, bind_op(step.op, args, kwargs))
+        op = ATEN_SPELLED.get(step.op, step.op)
+        yield Call(index, op, bind_op(op, args, kwargs))
     elif isinstance(step, Module):  # each layer of a tree, constructed
         for node in module_nodes(step):
             nodes[node.alias] = node
@@ -439,6 +444,8 @@ EXCLUDED: dict[tuple[str, str], str] = {
     ("", "out"): "out= tensors are not part of the program model",
     ("", "memory_format"): "memory formats other than strided-contiguous are outside impl",
     ("", "non_blocking"): "a copy between tensors on one device blocks either way",
+    ("einsum", "path"): "torch.einsum takes no path (a TypeError): torch.functional fills it from opt_einsum",
+    ("index_put", "indices"): "a None among them (the schema's optional) is refused by torch's parser",
     ("nn.", "device"): "a factory keyword: the program places tensors with --device",
     ("nn.", "dtype"): "a factory keyword: the program gives parameters their values and dtype",
     ("nn.", "size_average"): "deprecated by torch for reduction",
@@ -610,7 +617,8 @@ def _classifier(param: Param, classes: tuple[str, ...]) -> Callable[[Call], Iter
         yield "given"
         if isinstance(value, (Seen, Ref)):
             yield "a tensor"
-        elif isinstance(value, (int, float)):
+            return  # (a tensor is not compared with a number default: histogram's bins)
+        if isinstance(value, (int, float)):
             yield "a number"
         if isinstance(value, bool) and "True" in classes:
             yield str(value)

@@ -202,6 +202,8 @@ OPS.update(_table("gcd lcm bitwise_left_shift bitwise_right_shift cov corrcoef",
 OPS.update(_table("vander linalg.vander linalg.multi_dot block_diag combinations", "function"))
 OPS.update(_table("__lshift__ __rshift__ __rlshift__ __rrshift__", "method"))
 OPS.update(_table("gcd_ lcm_ bitwise_left_shift_ bitwise_right_shift_", "method", True))
+OPS.update(_table("frexp ldexp nextafter index_put put", "function"))
+OPS.update(_table("ldexp_ nextafter_ index_put_ put_", "method", True))
 OPS.update(_table("__ilshift__ __irshift__", "method", True))
 
 

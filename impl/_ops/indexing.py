@@ -13,6 +13,7 @@ import numpy as np
 from impl import _api as api
 from impl import dtypes
 from impl._creation import zeros
+from impl._names import type_name
 from impl._ops.elementwise import _add_scaled, _plain_alpha, mul_scalar
 from impl._ops.inplace import apply_inplace, check_inplace, copy_, fill_
 from impl._ops.table import (
@@ -524,11 +525,15 @@ def cat(tensors: Any, dim: int = 0) -> Tensor:
     return apply(cat_op(len(tensors)), *tensors, dim=d, sizes=sizes)
 
 
-def _index_put_fwd(xp: Any, a: Any, values: Any, key: tuple) -> Any:
+def _index_put_fwd(xp: Any, a: Any, values: Any, key: tuple, accumulate: bool = False) -> Any:
     out = a.copy()
 
     try:
-        out[key] = values.astype(a.dtype, copy=False)
+        if accumulate:  # duplicates add up, in the indices' order
+            added = xp.broadcast_to(values.astype(a.dtype, copy=False), out[key].shape)
+            combine_at(xp, "add", out, key, added)
+        else:
+            out[key] = values.astype(a.dtype, copy=False)
     except IndexError as exc:
         if empty_result(a.shape, mask_free(key)):  # torch writes nothing and checks no index
             return out
@@ -541,15 +546,17 @@ def _values_grad(g: Any, c: Any) -> Any:
 
 
 @functools.cache
-def index_put_op(n: int) -> OpDef:
+def index_put_op(n: int, accumulate: bool = False) -> OpDef:
     """IndexPutBackward0 over ``n`` index tensors, each saved (``indices0`` ...) as torch saves
-    ``indices``; ``key`` is the numpy key built from them."""
-    uses = " ".join(["key"] + [f"indices{i}" for i in range(n)])
+    ``indices``; ``key`` is the numpy key built from them. With ``accumulate`` the values are
+    added (self's gradient passes whole), else written (self's gradient is 0 where they went)."""
+    uses = " ".join(["key", "accumulate"] + [f"indices{i}" for i in range(n)])
+    self_grad = (lambda g, c: g) if accumulate else (lambda g, c: _zero_at(g, c.key))
     return OpDef(
         "IndexPutBackward0",
-        lambda xp, a, values, key, **indices: _index_put_fwd(xp, a, values, key),
+        lambda xp, a, values, key, accumulate, **indices: _index_put_fwd(xp, a, values, key, accumulate),
         ("self", "values"),
-        {"self": D(uses, lambda g, c: _zero_at(g, c.key)), "values": D(uses, _values_grad)},
+        {"self": D(uses, self_grad), "values": D(uses, _values_grad)},
     )
 
 
@@ -558,7 +565,7 @@ def _zero_at(g: Any, key: tuple) -> Any:
 
 
 def index_put(input: Tensor, key: tuple, values: Any) -> Tensor:
-    return apply(index_put_op(0), input, values, key=key)
+    return apply(index_put_op(0), input, values, key=key, accumulate=False)
 
 
 def _value_tensor(self: Tensor, value: Any) -> Tensor:
@@ -594,12 +601,16 @@ def _copy_to(dst: Tensor, src: Tensor) -> None:
         copy_(dst, src if tuple(src.shape) == tuple(dst.shape) else src.expand(tuple(dst.shape)))
 
 
-def _index_put_(self: Tensor, indices: dict[int, Tensor], values: Tensor) -> None:
-    """index_put_ of ``values`` at tensor indices standing at the given dims of ``self``, with
-    torch's checks in its order: the shape, then the dtype (not checked where ATen dispatches to
-    masked_fill_: one bool mask and one value), then the bounds (when writing)."""
+def _index_put_(
+    self: Tensor, indices: dict[int, Tensor], values: Tensor, accumulate: bool = False, inplace: bool = True
+) -> Tensor:
+    """index_put_ of ``values`` at tensor indices standing at the given dims of ``self`` (added up
+    with ``accumulate``; into a copy unless ``inplace``), with torch's checks in its order: the
+    shape, then the dtype (not checked where ATen dispatches to masked_fill_: one bool mask and one
+    value), then the bounds (when writing)."""
 
-    check_inplace(self, (values,))  # autograd's checks come before the kernel's
+    if inplace:
+        check_inplace(self, (values,))  # autograd's checks come before the kernel's
     key = numpy_key(indices)
     broadcast_indices(mask_free(key))
     target = _indexed_shape(tuple(self.shape), key)
@@ -610,17 +621,20 @@ def _index_put_(self: Tensor, indices: dict[int, Tensor], values: Tensor) -> Non
         )
     (first,) = indices.values() if len(indices) == 1 else (None,)
     masked_fill = first is not None and first.dtype is dtypes.bool_ and first.dim() > 0
-    if values.dtype is not self.dtype and not (masked_fill and values.numel() == 1):
+    if values.dtype is not self.dtype and not (masked_fill and values.numel() == 1 and not accumulate):
         raise RuntimeError(
             "Index put requires the source and destination dtypes match, got "
             f"{dtypes.scalar_type(self.dtype)} for the destination and {dtypes.scalar_type(values.dtype)} "
             "for the source."
         )
-    _check_bounds(self, key, values)
-    apply_inplace(index_put_op(len(indices)), self, values, key=key, **saved_indices(indices))
+    op, attrs = index_put_op(len(indices), accumulate), {"key": key, "accumulate": accumulate}
+    if not inplace:
+        return apply(op, self, values, **attrs, **saved_indices(indices))
+    _check_bounds(self, key, values, accumulate)
+    return apply_inplace(op, self, values, **attrs, **saved_indices(indices))
 
 
-def _check_bounds(self: Tensor, key: tuple, values: Tensor) -> None:
+def _check_bounds(self: Tensor, key: tuple, values: Tensor, accumulate: bool = False) -> None:
     """torch's CPU kernel walks the indexing result in C order and raises at the first index out
     of range, after writing the elements before it (no version bump: the write never finished)."""
 
@@ -644,8 +658,71 @@ def _check_bounds(self: Tensor, key: tuple, values: Tensor) -> None:
     rest = coords[0].ndim - before - bad.ndim
     stop = int(np.ravel_multi_index((0,) * before + at + (0,) * rest, coords[0].shape))
     written = np.broadcast_to(values._data, coords[0].shape).reshape(-1)[:stop]
-    self._data[tuple(c.reshape(-1)[:stop] for c in coords)] = written
+    where = tuple(c.reshape(-1)[:stop] for c in coords)
+    if accumulate:
+        combine_at(np, "add", self._data, where, written)
+    else:
+        self._data[where] = written
     raise error
+
+
+def _indices_at_dims(indices: Any, name: str, position: int) -> dict[int, Tensor]:
+    """index_put's tuple (or list) of index tensors, by the dim each stands at (a bool mask spans
+    its own dims; a uint8 one is read as a mask), with the argument parser's errors."""
+    if not isinstance(indices, (tuple, list)):
+        raise TypeError(
+            f"{name}(): argument 'indices' (position {position + 1}) must be tuple of Tensors, not "
+            f"{type_name(indices)}"
+        )
+    at: dict[int, Tensor] = {}
+    dim = 0
+    for i, k in enumerate(indices):
+        if not isinstance(k, Tensor):
+            raise TypeError(f"expected Tensor as element {i} in argument {position}, but got {type_name(k)}")
+        k = _byte_as_mask(k)
+        if k.dtype not in (dtypes.int64, dtypes.int32, dtypes.bool_):
+            raise IndexError("tensors used as indices must be long, int, byte or bool tensors")
+        at[dim] = k
+        dim += k.dim() if k.dtype is dtypes.bool_ else 1
+    if not at:
+        raise RuntimeError("sym_strides() called on an undefined Tensor")
+    return at
+
+
+def _index_put_call(
+    self: Tensor, indices: Any, values: Any, accumulate: Any, name: str, inplace: bool, method: bool = True
+) -> Any:
+    at = _indices_at_dims(indices, name, 0 if method else 1)
+    if not isinstance(values, Tensor):
+        position = 2 if method else 3
+        got = type_name(values)
+        raise TypeError(f"{name}(): argument 'values' (position {position}) must be Tensor, not {got}")
+    byte_mask = any(k.dtype is dtypes.uint8 for k in indices)
+    if byte_mask and values.numel() == 1 and not accumulate:  # (see setitem)
+        raise RuntimeError("masked_fill_ only supports boolean masks, but got mask with dtype unsigned char")
+    consumed = builtins.sum(k.dim() if k.dtype is dtypes.bool_ else 1 for k in at.values())
+    if consumed > self.dim():
+        raise IndexError(f"too many indices for tensor of dimension {self.dim()} (got {consumed})")
+    return _index_put_(self, at, values, bool(accumulate), inplace)
+
+
+@api.function("index_put")
+def put_at_indices(input: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    """A copy of ``input`` with ``values`` written (added, with ``accumulate``) at ``indices``, a
+    tuple of index tensors for its first dims (IndexPutBackward0)."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(put_at_indices, locals(), "index_put")
+    return _index_put_call(input, indices, values, accumulate, "index_put", inplace=False, method=False)
+
+
+@api.method("index_put")
+def _index_put_copy(self: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    return _index_put_call(self, indices, values, accumulate, "index_put", inplace=False)
+
+
+@api.method("index_put_")
+def _index_put_method(self: Tensor, indices: Any, values: Tensor, accumulate: bool = False) -> Tensor:
+    return _index_put_call(self, indices, values, accumulate, "index_put_", inplace=True)
 
 
 def _broadcasts_to(shape: tuple, target: tuple) -> bool:

@@ -201,7 +201,8 @@ def apply_inplace(op: OpDef, self: Tensor, *others: Any, **attrs: Any) -> Tensor
     )
     source = _old_value(self) if records else self
     result = apply(op, source, *others, **attrs)
-    written = result._data.astype(self._data.dtype, copy=False)
+    with np.errstate(over="ignore"):  # a wider result's values beyond self's dtype become infinities
+        written = result._data.astype(self._data.dtype, copy=False)
     if "key" in attrs and _overlaps(self):  # shared memory: only the addressed elements are written
         self._data[attrs["key"]] = written[attrs["key"]]
     elif "mask" in attrs and _overlaps(self):

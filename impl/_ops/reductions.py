@@ -924,9 +924,9 @@ def histogram(
         edges = bins._data.copy()
     else:
         edges = _histogram_edges(input, bins, range)
+    _histogram_weight(input, weight)  # (checked before the counting kernel refuses integers)
     if not input.dtype.is_floating_point:  # (the counting kernel: the half types included)
         raise dtypes.kernel_missing("histogram_cpu", input.dtype)
-    _histogram_weight(input, weight)
     given = {"input": input, "bins": bins if by_edges else None, "weight": weight}
     names = tuple(k for k, v in given.items() if v is not None)
     hist, bin_edges = apply(_histogram_op(names), *(given[k] for k in names),

@@ -10,7 +10,14 @@ from impl import _grad_mode as grad_mode
 from impl._ops.binary_math import maximum
 from impl._tensor import Tensor
 from impl.optim._pointwise import add_scaled, addcdiv_, addcmul_, lerp_
-from impl.optim.optimizer import Optimizer, _check_fused, _check_options, _closure_loss, _params_with_grad
+from impl.optim.optimizer import (
+    Optimizer,
+    _check_fused,
+    _check_options,
+    _closure_loss,
+    _params_with_grad,
+    refuse_capturable,
+)
 
 
 class Adam(Optimizer):
@@ -61,8 +68,12 @@ class Adam(Optimizer):
         loss = _closure_loss(closure)
         with grad_mode.no_grad():
             for group in self.param_groups:
-                for p in _params_with_grad(group):
-                    self._update(p, group, self._state_for(p, group["amsgrad"]))
+                params = _params_with_grad(group)
+                states = [self._state_for(p, group["amsgrad"]) for p in params]  # all, before the check
+                if group["capturable"]:
+                    refuse_capturable(params)
+                for p, state in zip(params, states, strict=True):
+                    self._update(p, group, state)
         return loss
 
     def _update(self, p: Tensor, group: dict[str, Any], state: dict[str, Any]) -> None:

@@ -80,6 +80,8 @@ class Adamax(_Moments):
 
 
 class NAdam(_Moments):
+    _capturable_holds = "params, mu_products and state_steps"
+
     def __init__(
         self,
         params: Any,

@@ -8,7 +8,7 @@ from typing import Any
 from impl import _creation
 from impl._tensor import Tensor
 from impl.optim._pointwise import add_scaled, add_scaled_, addcdiv_, addcmul, addcmul_, lerp_
-from impl.optim.optimizer import _check_fused, _check_options, _PerParameter, _step_count
+from impl.optim.optimizer import CAPTURABLE_DEVICES, _check_fused, _check_options, _PerParameter, _step_count
 
 
 def _decayed(grad: Tensor, p: Tensor, weight_decay: float) -> Tensor:
@@ -105,6 +105,8 @@ class Adagrad(_PerParameter):
 
 
 class Adadelta(_PerParameter):
+    _capturable_devices = CAPTURABLE_DEVICES[:-1]  # (its assertion's list lacks xla)
+
     def __init__(
         self,
         params: Any,

@@ -15,6 +15,9 @@ from impl import _grad_mode as grad_mode
 from impl._tensor import Tensor
 from impl.nn.modules.module import _typename
 
+# the devices torch's optimisers run a capturable step on (a CPU parameter fails its assertion)
+CAPTURABLE_DEVICES = ["cuda", "xpu", "hpu", "privateuseone", "xla"]
+
 
 class _RequiredParameter:
     def __repr__(self) -> str:
@@ -196,11 +199,21 @@ class _PerParameter(Optimizer):
     in group order, gets its state on its first step (``_init_state``) and is updated on its own
     (``_update``, under no_grad) with its gradient, negated where the group maximizes."""
 
+    # what torch's assertion of a capturable step off its devices names
+    _capturable_holds = "params and state_steps"
+    _capturable_devices = CAPTURABLE_DEVICES
+
     def step(self, closure: Callable[[], Any] | None = None) -> Any:
         loss = _closure_loss(closure)
         with grad_mode.no_grad():
             for group in self.param_groups:
-                for p in _params_with_grad(group):
+                params = _params_with_grad(group)
+                if group.get("capturable"):  # every state is made before torch's assertion
+                    for p in params:
+                        if not self.state[p]:
+                            self._init_state(p, group, self.state[p])
+                    refuse_capturable(params, self._capturable_holds, self._capturable_devices)
+                for p in params:
                     state = self.state[p]
                     if not state:
                         self._init_state(p, group, state)
@@ -236,6 +249,13 @@ def _check_fused(fused: Any, foreach: Any, differentiable: bool) -> None:
             raise RuntimeError("`fused` does not support `differentiable`")
         if foreach:
             raise RuntimeError("`fused` and `foreach` cannot be `True` together.")
+
+
+def refuse_capturable(params: list[Tensor], holds: str = "params and state_steps",
+                      devices: list[str] = CAPTURABLE_DEVICES) -> None:
+    """torch's AssertionError for ``capturable=True`` with a parameter on another device (the CPU)."""
+    if any(p.device.type not in devices for p in params):
+        raise AssertionError(f"If capturable=True, {holds} must be on supported devices: {devices}.")
 
 
 def _step_count() -> Tensor:

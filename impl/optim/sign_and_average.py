@@ -54,6 +54,8 @@ class Rprop(_PerParameter):
 
 
 class ASGD(_PerParameter):
+    _capturable_holds = "params, mus, etas, and state_steps"
+
     def __init__(
         self,
         params: Any,

@@ -167,4 +167,28 @@ RULES = [
         "bit width or negative included) and refuse bool and floating operands as torch does.",
         _DERIVATIVES,
     ),
+    Rule(
+        "OPS-013",
+        FAMILY,
+        "The ops on a float's representation give torch's values, dtypes, gradients, graph and errors: "
+        "frexp (the named tuple of a mantissa in [0.5, 1) and an int32 exponent, FrexpBackward0 through "
+        "the mantissa; integer inputs refused), ldexp (an integer exponent scales exactly in the input's "
+        "dtype (a result the exponent broadcasts wider included); a floating one "
+        "multiplies by pow(2, other) in torch's dtypes; LdexpBackward0 for both operands) and nextafter "
+        "(the neighbouring float in the promoted dtype, the other itself where they are equal; its "
+        "gradient passes to self except there, none to other) and their in-place forms.",
+        _DERIVATIVES,
+    ),
+    Rule(
+        "OPS-014",
+        FAMILY,
+        "index_put (a tuple of index tensors: rows and columns, rows, bool masks, negative indices) "
+        "and put (flat indices into the tensor read as 1-d) and their in-place forms write the values "
+        "(broadcast to what the indices select), or add them with accumulate=True (repeated indices "
+        "adding up), and give torch's values, gradients (IndexPutBackward0, PutBackward0: self's "
+        "gradient zero where a write went unless accumulating) and errors (values of another dtype "
+        "or shape, an index out of range, a float index); writes use distinct indices (which of "
+        "duplicates wins is undefined in torch).",
+        f"{_DOCS}/generated/torch.Tensor.index_put_.html",
+    ),
 ]

@@ -193,3 +193,19 @@ def test_a_parameter_listed_twice_steps_as_torch(name, options):
     got = _duplicate_steps(impl, name, options)
     for r, g in zip(ref, got, strict=True):
         np.testing.assert_allclose(g, r, rtol=1e-5, atol=1e-6)
+
+
+def _capturable_step(lib, name):
+    """A capturable step on CPU parameters: torch's AssertionError, after every state was made."""
+    p, q = lib.nn.Parameter(lib.tensor([1.0, 2.0])), lib.nn.Parameter(lib.tensor([3.0]))
+    opt = getattr(lib.optim, name)([p, q], lr=0.1, capturable=True)
+    p.grad, q.grad = lib.tensor([0.5, -1.0]), lib.tensor([1.0])
+    with pytest.raises(AssertionError) as raised:
+        opt.step()
+    return str(raised.value), repr(opt.state_dict()), p.tolist()
+
+
+@pytest.mark.parametrize("name", ["Adam", "AdamW", "RMSprop", "Adadelta", "Adamax", "NAdam", "RAdam", "Rprop",
+                                  "ASGD"])
+def test_capturable_refused_on_cpu(name):
+    assert _capturable_step(impl, name) == _capturable_step(torch, name)

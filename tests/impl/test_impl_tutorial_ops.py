@@ -119,6 +119,18 @@ CALLS = [
     'torch.repeat_interleave(torch.zeros(0, 2), 2, dim=0)',
     'torch.tensor([1., 2]).repeat_interleave(torch.tensor([0, 0]))',
     'torch.repeat_interleave(torch.tensor([], dtype=torch.int64))',
+    "torch.frexp(torch.tensor([1.5, -0., inf, nan, 1e-40], dtype=torch.bfloat16))",
+    "torch.ldexp(torch.tensor([1., 3.], dtype=torch.float16), torch.tensor([True, False]))",
+    "torch.ldexp(torch.tensor([1., 3.], dtype=torch.float16), torch.tensor(0.5))",
+    "torch.ldexp(torch.tensor([1, 3]), torch.tensor([2, -1]))",
+    "torch.tensor([1, 3]).ldexp_(torch.tensor([2, -1]))",
+    "torch.nextafter(torch.tensor([1., -0., 0.], dtype=torch.bfloat16), torch.tensor([2., 0., -1.]))",
+    "torch.index_put(torch.zeros(3, dtype=torch.bool), (torch.tensor([0, 0]),), torch.ones(2) > 0, True)",
+    "torch.index_put(torch.zeros(4), (torch.tensor([1, 0, 1, 0], dtype=torch.uint8),), torch.tensor(2.))",
+    "torch.index_put(torch.zeros(2, 3), (torch.tensor([0]), torch.tensor([1])), 1.0)",
+    "torch.zeros(2, 3).index_put((0,), torch.ones(3))",
+    "torch.put(torch.zeros(2, 2), torch.tensor(3), torch.tensor(1.), accumulate=True)",
+    "torch.zeros(3).put_(torch.tensor([1, 1]), torch.tensor([1., 2.]), accumulate=True)",
 ]
 
 
