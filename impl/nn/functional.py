@@ -52,7 +52,7 @@ from impl.nn._activations_more import (  # noqa: F401  (re-exported)
     tanhshrink,
 )
 from impl.nn._attention import scaled_dot_product_attention  # noqa: F401  (re-exported)
-from impl.nn._conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d
+from impl.nn._conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d
 from impl.nn._dropout import (  # noqa: F401  (re-exported)
     alpha_dropout,
     dropout,
@@ -95,6 +95,15 @@ from impl.nn._pool import (  # noqa: F401  (re-exported)
     max_pool2d_with_indices,
     max_unpool1d,
     max_unpool2d,
+    max_unpool3d,
+)
+from impl.nn._pool3d import (  # noqa: F401  (re-exported)
+    adaptive_avg_pool3d,
+    adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices,
+    avg_pool3d,
+    max_pool3d,
+    max_pool3d_with_indices,
 )
 
 __all__ = [
@@ -127,6 +136,8 @@ __all__ = [
     "conv2d",
     "conv_transpose1d",
     "conv_transpose2d",
+    "conv3d",
+    "conv_transpose3d",
     "cosine_similarity",
     "pairwise_distance",
     "pad",
@@ -200,6 +211,13 @@ __all__ = [
     "lp_pool2d",
     "max_unpool1d",
     "max_unpool2d",
+    "max_unpool3d",
+    "max_pool3d",
+    "max_pool3d_with_indices",
+    "avg_pool3d",
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool3d",
+    "adaptive_max_pool3d_with_indices",
     "adaptive_max_pool1d",
     "adaptive_max_pool1d_with_indices",
 ]

@@ -1,5 +1,5 @@
-"""BatchNorm1d/2d (running statistics as buffers, momentum None: a cumulative average), LayerNorm,
-GroupNorm, InstanceNorm1d/2d and RMSNorm, with torch's attributes, state_dict keys and printed forms."""
+"""BatchNorm1d/2d/3d (running statistics as buffers, momentum None: a cumulative average), LayerNorm,
+GroupNorm, InstanceNorm1d/2d/3d and RMSNorm, with torch's attributes, state_dict keys and printed forms."""
 
 from __future__ import annotations
 
@@ -120,6 +120,12 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
 
 
 class LayerNorm(Module):
@@ -252,6 +258,14 @@ class InstanceNorm2d(_InstanceNorm):
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() not in (3, 4):
             raise ValueError(f"expected 3D or 4D input (got {input.dim()}D input)")
+
+
+class InstanceNorm3d(_InstanceNorm):
+    _no_batch_dim = 4
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() not in (4, 5):
+            raise ValueError(f"expected 4D or 5D input (got {input.dim()}D input)")
 
 
 class RMSNorm(Module):
