@@ -245,6 +245,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     # -- module families (module trees, layers, losses): see the section "module trees" below --
     "Conv2d": ("weight", "bias"),
     **{n: ("weight", "bias") for n in "Conv1d ConvTranspose1d ConvTranspose2d".split()},
+    **{n: ("weight", "bias") for n in "Conv3d ConvTranspose3d".split()},  # MOD-006 (issue 22)
     **{n: () for n in "CosineSimilarity PairwiseDistance".split()},
     **{n: () for n in "LeakyReLU Softmax LogSoftmax Flatten Identity Dropout".split()},
     **{n: () for n in "GELU SiLU Mish ELU Softplus Hardtanh ReLU6 LogSigmoid Softsign".split()},
@@ -252,6 +253,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     **{n: () for n in "MaxPool1d MaxPool2d AvgPool1d AvgPool2d AdaptiveAvgPool1d AdaptiveAvgPool2d".split()},
     "AdaptiveMaxPool2d": (),
     "AdaptiveMaxPool1d": (),  # (MOD-009, issue 22)
+    **{n: () for n in "MaxPool3d AvgPool3d AdaptiveAvgPool3d AdaptiveMaxPool3d".split()},  # (issue 22)
     **{n: ("weight", "bias") for n in "BatchNorm1d BatchNorm2d LayerNorm GroupNorm".split()},
     # recurrent layers: their parameters follow from their options (``recurrent_parameters``)
     **{n: () for n in "RNN LSTM GRU RNNCell LSTMCell GRUCell".split()},
@@ -274,7 +276,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     **{n: () for n in "MultiLabelSoftMarginLoss TripletMarginWithDistanceLoss".split()},
     # the normalisation layers of issue 22 (MOD-010)
     "RMSNorm": ("weight",),
-    **{n: ("weight", "bias") for n in "InstanceNorm1d InstanceNorm2d".split()},
+    **{n: ("weight", "bias") for n in "InstanceNorm1d InstanceNorm2d InstanceNorm3d BatchNorm3d".split()},
     "EmbeddingBag": ("weight",),  # MOD-008 (issue 22)
     # the activation layers of issue 22 (MOD-018)
     **{n: () for n in "SELU CELU Hardswish Hardsigmoid Hardshrink Softshrink Tanhshrink".split()},
@@ -282,7 +284,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     **{n: () for n in "Fold Unfold UpsamplingNearest2d UpsamplingBilinear2d ChannelShuffle".split()},
     **{n: () for n in "ZeroPad3d ConstantPad3d ReflectionPad3d ReplicationPad3d".split()},
     **{n: () for n in "CircularPad1d CircularPad2d CircularPad3d LPPool1d LPPool2d".split()},
-    **{n: () for n in "MaxUnpool1d MaxUnpool2d".split()},
+    **{n: () for n in "MaxUnpool1d MaxUnpool2d MaxUnpool3d".split()},
 }
 
 

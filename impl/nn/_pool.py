@@ -25,8 +25,7 @@ import numpy as np
 from impl import _creation, dtypes
 from impl._ops.table import D, OpDef, apply
 from impl._tensor import Tensor
-from impl.nn._conv import ConvParams
-from impl.nn._conv import _taps as conv_taps
+from impl.nn import _conv
 
 
 def _tuple(v: Any, n: int, name: str, fn: str) -> tuple[int, ...]:
@@ -55,8 +54,8 @@ def output_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> i
 def _taps(size: tuple, k: tuple, s: tuple, p: tuple, d: tuple, out: tuple) -> Any:
     """The convolution's taps (``_conv._taps``) of a pooling window: per kernel position in
     row-major order, its flat index in the window, the output slices and the input slices."""
-    params = ConvParams(tuple(s), tuple(v for pp in p for v in (pp, pp)), tuple(d), 1)
-    for tap, outs, ins in conv_taps((1, 1, *size), tuple(k), tuple(out), params):
+    params = _conv.ConvParams(tuple(s), tuple(v for pp in p for v in (pp, pp)), tuple(d), 1)
+    for tap, outs, ins in _conv._taps((1, 1, *size), tuple(k), tuple(out), params):
         yield int(np.ravel_multi_index(tap, k)), outs, ins
 
 

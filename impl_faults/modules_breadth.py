@@ -1,0 +1,63 @@
+"""Planted faults of the nn breadth of issue 22 (3-D convolution, pooling and normalisation
+layers ...), rules MOD-*."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from impl_faults import fault, patched
+
+
+@fault({"MOD-006": ": value", "MOD-009": "value"})
+def conv3d_max_pool3d_taps_depth_reversed() -> Iterator[None]:
+    """The window taps of a 3-D convolution or pooling pair each kernel depth slice with the
+    input slices of the mirrored one (kD - 1 - i): a 3-D convolution's kernel reads reversed in
+    depth, a 3-D max pool reports indices of the mirrored taps."""
+    from impl.nn import _conv
+
+    def make(original: Callable) -> Callable:
+        def taps(input_shape: tuple, kernel: tuple, out_size: tuple, p: Any) -> Iterator[tuple]:
+            for tap, outs, ins in original(input_shape, kernel, out_size, p):
+                yield ((kernel[0] - 1 - tap[0], *tap[1:]) if len(kernel) == 3 else tap), outs, ins
+
+        return taps
+
+    with patched(_conv, "_taps", make):
+        yield
+
+
+@fault({"MOD-010": "differs"})
+def instance_norm3d_per_depth_slice() -> Iterator[None]:
+    """InstanceNorm3d normalises each depth slice of a volume on its own (each (D, H, W) instance
+    taken as D instances of (H, W)) instead of the whole volume."""
+    from impl.nn import functional as F
+    from impl.nn.modules.normalization import InstanceNorm3d
+
+    def norm(self: InstanceNorm3d, input: Any) -> Any:
+        n, c, d, h, w = input.shape
+        planes = input.transpose(1, 2).reshape(n * d, c, h, w)
+        use_input_stats = self.training or not self.track_running_stats
+        out = F.instance_norm(planes, self.running_mean, self.running_var, self.weight, self.bias,
+                              use_input_stats, self.momentum or 0.0, self.eps)
+        return out.reshape(n, d, c, h, w).transpose(1, 2)
+
+    with patched(InstanceNorm3d, "_instance_norm", lambda _orig: norm):
+        yield
+
+
+@fault({"MOD-020": ": value"})
+def max_unpool_3d_writes_mirrored_index() -> Iterator[None]:
+    """max_unpool3d writes each value at the mirror of its index within the output volume
+    (size - 1 - index) instead of at the index."""
+    from impl.nn import _pool
+
+    def make(original: Callable) -> Callable:
+        def unpool(xp: Any, a: Any, indices: Any, out_hw: tuple) -> Any:
+            out = original(xp, a, indices, out_hw)
+            return out[..., ::-1, ::-1, ::-1] if len(out_hw) == 3 else out
+
+        return unpool
+
+    with patched(_pool.MAX_UNPOOL3D, "forward", make):
+        yield
