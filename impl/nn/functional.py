@@ -97,6 +97,7 @@ from impl.nn._pool import (  # noqa: F401  (re-exported)
     max_unpool2d,
     max_unpool3d,
 )
+from impl.nn._rrelu import rrelu, rrelu_  # noqa: F401  (re-exported)
 from impl.nn._pool3d import (  # noqa: F401  (re-exported)
     adaptive_avg_pool3d,
     adaptive_max_pool3d,
@@ -174,6 +175,8 @@ __all__ = [
     "selu_",
     "celu",
     "celu_",
+    "rrelu",
+    "rrelu_",
     "hardswish",
     "hardsigmoid",
     "hardshrink",
