@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from impl import _api as api
 from impl import _random
 from impl._ops.elementwise import zero_grad
@@ -80,7 +78,9 @@ def _noise(input: Tensor, lower: float, upper: float, training: bool, generator:
     return Tensor._from_array(noise)
 
 
-def _rrelu(input: Tensor, lower: float, upper: float, training: bool, generator: Any, inplace: bool) -> Tensor:
+def _rrelu(
+    input: Tensor, lower: float, upper: float, training: bool, generator: Any, inplace: bool
+) -> Tensor:
     _float_only(input, "rrelu_with_noise_out_cpu")
     if lower > upper:
         raise RuntimeError("Lower bound should be less than or equal to the upper bound")

@@ -97,7 +97,6 @@ from impl.nn._pool import (  # noqa: F401  (re-exported)
     max_unpool2d,
     max_unpool3d,
 )
-from impl.nn._rrelu import rrelu, rrelu_  # noqa: F401  (re-exported)
 from impl.nn._pool3d import (  # noqa: F401  (re-exported)
     adaptive_avg_pool3d,
     adaptive_max_pool3d,
@@ -106,6 +105,7 @@ from impl.nn._pool3d import (  # noqa: F401  (re-exported)
     max_pool3d,
     max_pool3d_with_indices,
 )
+from impl.nn._rrelu import rrelu, rrelu_  # noqa: F401  (re-exported)
 
 __all__ = [
     "huber_loss",
