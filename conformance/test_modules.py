@@ -1118,7 +1118,7 @@ def test_pad_sequence(batch_first: bool, data: st.DataObject, backend: Backend, 
     check(data.draw(padded_sequences(batch_first), label="program"), backend, reference)
 
 
-DROPOUTS = ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout")
+DROPOUTS = ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "RReLU")
 # input shapes each dropout layer is drawn on: those it takes, and those torch warns about and
 # still drops (Dropout2d on 2-D and 3-D inputs, Dropout3d on 3-D ones)
 DROPOUT_SHAPES: dict[str, tuple[tuple[int, ...], ...]] = {
@@ -1128,6 +1128,7 @@ DROPOUT_SHAPES: dict[str, tuple[tuple[int, ...], ...]] = {
     "Dropout3d": ((2, 2, 2, 1, 2), (3, 2, 1, 2), (3, 2, 2)),
     "AlphaDropout": ((3,), (2, 3, 2)),
     "FeatureAlphaDropout": ((2, 3), (2, 3, 2, 2)),
+    "RReLU": ((5,), (2, 3), (2, 2, 3)),  # (issue 22: a slope drawn per element at or below zero)
 }
 # the functional and native forms of each layer (torch.<native>(input, p, train))
 DROPOUT_FUNCTIONS = {
@@ -1137,13 +1138,18 @@ DROPOUT_FUNCTIONS = {
     "Dropout3d": ("nn.functional.dropout3d", None),
     "AlphaDropout": ("nn.functional.alpha_dropout", "alpha_dropout"),
     "FeatureAlphaDropout": ("nn.functional.feature_alpha_dropout", "feature_alpha_dropout"),
+    "RReLU": ("nn.functional.rrelu", "rrelu"),  # torch.rrelu(input, lower, upper, training)
 }
+# RReLU's bounds: the defaults, others, equal ones, a negative lower bound
+RRELU_BOUNDS = ({}, {"lower": 0.2, "upper": 0.6}, {"lower": 0.3, "upper": 0.3},
+                {"lower": -0.5, "upper": 0.25})
 DROPOUT_P = (0.5, 0.25, 0.8, 0.0, 1.0)
 
 
 @st.composite
 def seeded_dropouts(draw: Any, cls: str) -> Program:
-    """The dropout layer ``cls`` (p drawn, in place or not) after ``torch.manual_seed``, switched
+    """The dropout layer ``cls`` (p drawn, in place or not; RReLU: its bounds) after
+    ``torch.manual_seed``, switched
     between train and eval mode and called on inputs of the shapes it takes or warns about (through
     a clone when in place), then its functional and native forms on the same input; all outputs
     summed, backward, every tensor observed: torch's masks, scales, grad_fn and gradients."""
@@ -1151,8 +1157,9 @@ def seeded_dropouts(draw: Any, cls: str) -> Program:
     b.steps.append(ManualSeed(draw(st.integers(0, 2**32 - 1))))
     shape = b.pick(DROPOUT_SHAPES[cls])
     x = b.input(shape, requires_grad=True)
-    name, p, inplace = b.fresh("m"), b.pick(DROPOUT_P), b.coin()
-    b.add_module(Module(name, cls, kwargs={"p": p, **({"inplace": True} if inplace else {})}))
+    name, inplace = b.fresh("m"), b.coin()
+    options = b.pick(RRELU_BOUNDS) if cls == "RReLU" else {"p": b.pick(DROPOUT_P)}
+    b.add_module(Module(name, cls, kwargs={**options, **({"inplace": True} if inplace else {})}))
     outs = []
     for _ in range(draw(st.integers(1, 3))):
         b.steps.append(ModuleMode(name, b.draw(st.integers(0, 3)) > 0))
@@ -1161,18 +1168,21 @@ def seeded_dropouts(draw: Any, cls: str) -> Program:
     training, inplace = b.coin(), b.coin()
     out = b.fresh("t")
     source = combine(b, "clone", [x], shape) if inplace else x
-    kwargs = {"p": p, "training": training, **({"inplace": True} if inplace else {})}
+    kwargs = {**options, "training": training, **({"inplace": True} if inplace else {})}
     outs.append(b.bind(out, shape, Op(out, functional, [Ref(source)], kwargs), tracked=True))
     if native is not None and len(shape) >= 2:
         out = b.fresh("t")
-        outs.append(b.bind(out, shape, Op(out, native, [Ref(x), p, True]), tracked=True))
+        native_args = [options.get("lower", 1 / 8), options.get("upper", 1 / 3)] if cls == "RReLU" else [
+            options["p"]]
+        outs.append(b.bind(out, shape, Op(out, native, [Ref(x), *native_args, True]), tracked=True))
     b.summed(outs)
     b.finish()
     return b.program()
 
 
 @pytest.mark.rule("MOD-012")
-@pytest.mark.parametrize("cls", DROPOUTS, ids=[re.sub(r"(?<!^)(?=[A-Z])", "_", c).lower() for c in DROPOUTS])
+@pytest.mark.parametrize("cls", DROPOUTS, ids=[
+    "rrelu" if c == "RReLU" else re.sub(r"(?<!^)(?=[A-Z])", "_", c).lower() for c in DROPOUTS])
 @examples(0.1)  # each layer: 10 programs in ci (one small layer)
 @given(data=st.data())
 def test_seeded_dropout_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import numpy as np
+
 from impl_faults import fault, patched
 
 
@@ -60,4 +62,27 @@ def max_unpool_3d_writes_mirrored_index() -> Iterator[None]:
         return unpool
 
     with patched(_pool.MAX_UNPOOL3D, "forward", make):
+        yield
+
+
+@fault({"MOD-012": ": value"})
+def rrelu_slope_drawn_for_every_element() -> Iterator[None]:
+    """RReLU in training draws a slope for every element (the positive ones' unused) instead of
+    one for each element at or below zero: the slopes and the stream after them shift."""
+    from impl import _random
+    from impl._tensor import Tensor
+    from impl.nn import _rrelu
+
+    def make(original: Callable) -> Callable:
+        def noise(input: Any, lower: float, upper: float, training: bool, generator: Any) -> Any:
+            if not training:
+                return original(input, lower, upper, training, generator)
+            a = input._data
+            drawn = (generator or _random.default_generator).uniform(a.size, True).reshape(a.shape)
+            slopes = (drawn * (upper - lower) + lower).astype(a.dtype)
+            return Tensor._from_array(np.where(a <= 0, slopes, a.dtype.type(1)))
+
+        return noise
+
+    with patched(_rrelu, "_noise", make):
         yield

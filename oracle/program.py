@@ -161,6 +161,7 @@ OPS.update(_table("dropout feature_dropout alpha_dropout feature_alpha_dropout",
 OPS.update(_table("dropout_ feature_dropout_ alpha_dropout_ feature_alpha_dropout_", "function", True))
 OPS.update(_table(" ".join(f"nn.functional.{f}" for f in (
     "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")), "function"))
+OPS.update(_table("rrelu nn.functional.rrelu", "function"))  # (RReLU's forms, MOD-012, issue 22)
 # attention (conformance/test_modules.py, MOD-015)
 OPS.update(_table("nn.functional.scaled_dot_product_attention", "function"))
 # one_hot and take (conformance/test_ops.py, OPS-005)
@@ -280,6 +281,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     "EmbeddingBag": ("weight",),  # MOD-008 (issue 22)
     # the activation layers of issue 22 (MOD-018)
     **{n: () for n in "SELU CELU Hardswish Hardsigmoid Hardshrink Softshrink Tanhshrink".split()},
+    "RReLU": (),  # MOD-012 (issue 22: its slopes from the random stream)
     # the spatial layers of issue 22 (MOD-020)
     **{n: () for n in "Fold Unfold UpsamplingNearest2d UpsamplingBilinear2d ChannelShuffle".split()},
     **{n: () for n in "ZeroPad3d ConstantPad3d ReflectionPad3d ReplicationPad3d".split()},

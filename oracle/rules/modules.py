@@ -195,7 +195,10 @@ RULES = [
         "train mode (and F.dropout ..., torch.dropout, feature_dropout, alpha_dropout, in place or not) "
         "draw torch's masks from its CPU stream, per element or per channel, scale (and shift) the "
         "kept values as torch's, give MulBackward0 or AddBackward0 and torch's gradients, warn as torch "
-        "on inputs of other dimensions (Dropout2d on 3-D input), and are the identity in eval mode.",
+        "on inputs of other dimensions (Dropout2d on 3-D input), and are the identity in eval mode; "
+        "RReLU (lower, upper; F.rrelu, torch.rrelu, in place or not) draws torch's slope for each "
+        "element at or below zero in train mode, is a leaky ReLU of the bounds' mean in eval mode, "
+        "with RreluWithNoiseBackward0/1 and torch's gradients.",
         f"{_NN}.Dropout2d.html",
     ),
     Rule(
