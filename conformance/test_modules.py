@@ -781,7 +781,8 @@ def test_pooling_layers(cls: str, data: st.DataObject, backend: Backend, referen
 
 
 NORMS = ("BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm")
-MORE_NORMS = ("InstanceNorm1d", "RMSNorm", "InstanceNorm2d", "BatchNorm3d", "InstanceNorm3d")  # issue 22
+MORE_NORMS = ("InstanceNorm1d", "RMSNorm", "InstanceNorm2d", "BatchNorm3d", "InstanceNorm3d",  # issue 22
+              "LocalResponseNorm")
 # snake-case ids (batch_norm3d ...): a planted fault named after one runs that test first
 MORE_NORM_IDS = [re.sub(r"(?<=[a-z])(?=[A-Z])", "_", cls).lower() for cls in MORE_NORMS]
 
@@ -817,6 +818,9 @@ def norm_layer(b: ModuleBuilder, cls: str) -> tuple[list, dict, tuple[int, ...]]
         spatial = b.pick({"InstanceNorm2d": ((2, 2), (1, 3)), "InstanceNorm3d": ((2, 1, 2), (1, 3, 1))}.get(
             cls, ((3,), (2,))))
         return [c], kwargs, (*b.pick(((), (2,))), c, *spatial)
+    if cls == "LocalResponseNorm":  # (no eps: its options instead)
+        kwargs = b.pick(({}, {"alpha": 0.5, "beta": 0.5, "k": 2.0}, {"alpha": 1.0, "beta": 1.0}))
+        return [b.pick((1, 2, 3, 5))], kwargs, (2, b.pick((1, 3, 4)), *b.pick(((3,), (2, 2), (1, 2, 2))))
     groups, c = b.pick(((1, 2), (2, 4), (3, 3), (2, 2)))
     kwargs.update(b.pick(({}, {"affine": False}, {"bias": False})))
     return [groups, c], kwargs, (2, c, *b.pick(((), (3,), (2, 2))))

@@ -86,3 +86,15 @@ def rrelu_slope_drawn_for_every_element() -> Iterator[None]:
 
     with patched(_rrelu, "_noise", make):
         yield
+
+
+@fault({"MOD-010": ": value"})
+def local_response_norm_sums_window() -> Iterator[None]:
+    """F.local_response_norm scales the window's sum of squares by alpha instead of its mean."""
+    from impl.nn import _lrn
+
+    def summed(original: Callable) -> Callable:
+        return lambda *args, **kwargs: original(*args, **kwargs, divisor_override=1)
+
+    with patched(_lrn, "avg_pool2d", summed), patched(_lrn, "avg_pool3d", summed):
+        yield

@@ -71,6 +71,7 @@ from impl.nn._interpolate import (  # noqa: F401  (re-exported)
     upsample_bilinear,
     upsample_nearest,
 )
+from impl.nn._lrn import local_response_norm  # noqa: F401  (re-exported)
 from impl.nn._norm import batch_norm, group_norm, instance_norm, layer_norm, rms_norm  # noqa: F401
 from impl.nn._pad import pad
 from impl.nn._pixel_shuffle import (  # noqa: F401  (re-exported)
@@ -176,6 +177,7 @@ __all__ = [
     "celu",
     "celu_",
     "rrelu",
+    "local_response_norm",
     "rrelu_",
     "hardswish",
     "hardsigmoid",

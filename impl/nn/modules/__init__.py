@@ -92,6 +92,7 @@ from impl.nn.modules.normalization import (
     InstanceNorm2d,
     InstanceNorm3d,
     LayerNorm,
+    LocalResponseNorm,
     RMSNorm,
 )
 from impl.nn.modules.padding import (
@@ -236,6 +237,7 @@ __all__ = [
     "BatchNorm2d",
     "BatchNorm3d",
     "LayerNorm",
+    "LocalResponseNorm",
     "GroupNorm",
     "InstanceNorm1d",
     "InstanceNorm2d",

@@ -1,5 +1,6 @@
 """BatchNorm1d/2d/3d (running statistics as buffers, momentum None: a cumulative average), LayerNorm,
-GroupNorm, InstanceNorm1d/2d/3d and RMSNorm, with torch's attributes, state_dict keys and printed forms."""
+GroupNorm, InstanceNorm1d/2d/3d, RMSNorm and LocalResponseNorm, with torch's attributes, state_dict
+keys and printed forms."""
 
 from __future__ import annotations
 
@@ -297,3 +298,17 @@ class RMSNorm(Module):
 
     def extra_repr(self) -> str:
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class LocalResponseNorm(Module):
+    """F.local_response_norm across the channels of each position."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
