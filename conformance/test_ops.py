@@ -1065,14 +1065,19 @@ def sequence_key(draw: Any, size: int) -> Any:
 @st.composite
 def indexing(draw: Any) -> Program:
     """An indexing read (integer, list, integer or bool tensor, a key mixing basic and advanced
-    items, narrow, select; narrow_copy's copy) of a tensor, or a write (__setitem__) into a non-leaf
-    copy of it, then backward."""
+    items, narrow, select, Tensor.unfold; narrow_copy's copy) of a tensor, or a write
+    (__setitem__) into a non-leaf copy of it, then backward."""
     p = OpProgram(draw)
     dtype = dtype_of(draw)
     shape = draw(st.sampled_from(((3,), (2, 3), (3, 1), (2, 1, 3))))
     x = p.leaf(shape, dtype, grad=True)
-    kinds = ("int", "list", "tensor", "mask", "mixed", "mixed", "narrow", "select", "range")
+    kinds = ("int", "list", "tensor", "mask", "mixed", "mixed", "narrow", "select", "range",
+             "unfold")
     kind = draw(st.sampled_from(kinds))
+    if kind == "unfold":  # Tensor.unfold's windows (size 0 too), overlapping or apart
+        dim = draw(st.integers(-len(shape), len(shape) - 1))
+        size, step = draw(st.integers(0, shape[dim])), draw(st.integers(1, 3))
+        return p.end(p.op("unfold", Ref(x), dim, size, step))
     index: Any
     if kind == "mixed":
         index = mixed_key(draw, p, shape)

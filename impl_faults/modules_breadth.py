@@ -98,3 +98,16 @@ def local_response_norm_sums_window() -> Iterator[None]:
 
     with patched(_lrn, "avg_pool2d", summed), patched(_lrn, "avg_pool3d", summed):
         yield
+
+
+@fault({"OPS-006": ": value"})
+def unfold_window_reversed() -> Iterator[None]:
+    """Tensor.unfold lays each window out last element first (a reversed view of it) instead of in
+    the input's order."""
+    from impl._ops import unfold
+
+    def make(original: Callable) -> Callable:
+        return lambda *args, **kwargs: original(*args, **kwargs)[..., ::-1]
+
+    with patched(unfold.UNFOLD, "forward", make):
+        yield

@@ -109,6 +109,7 @@ OPS.update(
         **_table("var_mean std_mean aminmax", "function"),
         **_table("__add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __truediv__ __rtruediv__", "method"),
         **_table("__pow__ __rpow__ __matmul__ __neg__ __getitem__ narrow select to numpy", "method"),
+        **_table("unfold", "method"),  # (Tensor.unfold: OPS-006, issue 22)
         **_table("fill_ copy_ masked_fill_ __setitem__", "method", inplace=True),
         **_table("tan asin acos atan sinh cosh asinh acosh atanh log1p expm1 log2 log10 exp2", "function"),
         **_table("rsqrt frac sinc logit deg2rad rad2deg nan_to_num isinf isposinf isneginf", "function"),
