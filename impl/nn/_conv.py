@@ -537,67 +537,27 @@ def _parsed(fn: Callable) -> Callable:
     return parsed
 
 
-@api.function("conv1d")
-@_parsed
-def conv1d(
-    input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
-    dilation: Any = 1, groups: int = 1,
-) -> Tensor:
-    """1-D cross-correlation of (N, C, L) or (C, L) input with (O, C/groups, K) weight."""
-    return _convolution("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
+def _declare(dims: int, transposed: bool) -> Callable:
+    """torch's conv{dims}d or conv_transpose{dims}d, behind its argument parser."""
+    name = f"conv_transpose{dims}d" if transposed else f"conv{dims}d"
+    if transposed:
+        def conv(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+                 output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+            return _convolution(name, dims, input, weight, bias, stride, padding, dilation, groups, True,
+                                output_padding)
+    else:
+        def conv(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1) -> Tensor:
+            return _convolution(name, dims, input, weight, bias, stride, padding, dilation, groups)
+
+    conv.__name__ = conv.__qualname__ = name
+    conv.__doc__ = (
+        f"The transposed {dims}-D convolution of (N, C, *size) or (C, *size) input with (C, O/groups, "
+        "*kernel) weight." if transposed else
+        f"{dims}-D cross-correlation of (N, C, *size) or (C, *size) input with (O, C/groups, *kernel) weight."
+    )
+    return api.function(name)(_parsed(conv))
 
 
-@api.function("conv2d")
-@_parsed
-def conv2d(
-    input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
-    dilation: Any = 1, groups: int = 1,
-) -> Tensor:
-    """2-D cross-correlation of (N, C, H, W) or (C, H, W) input with (O, C/groups, kH, kW) weight."""
-    return _convolution("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
-
-
-@api.function("conv_transpose1d")
-@_parsed
-def conv_transpose1d(
-    input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
-    output_padding: Any = 0, groups: int = 1, dilation: Any = 1,
-) -> Tensor:
-    """The transposed 1-D convolution of (N, C, L) or (C, L) input with (C, O/groups, K) weight."""
-    return _convolution("conv_transpose1d", 1, input, weight, bias, stride, padding, dilation, groups, True,
-                        output_padding)
-
-
-@api.function("conv_transpose2d")
-@_parsed
-def conv_transpose2d(
-    input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
-    output_padding: Any = 0, groups: int = 1, dilation: Any = 1,
-) -> Tensor:
-    """The transposed 2-D convolution of (N, C, H, W) or (C, H, W) input with (C, O/groups, kH, kW)
-    weight."""
-    return _convolution("conv_transpose2d", 2, input, weight, bias, stride, padding, dilation, groups, True,
-                        output_padding)
-
-
-@api.function("conv3d")
-@_parsed
-def conv3d(
-    input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
-    dilation: Any = 1, groups: int = 1,
-) -> Tensor:
-    """3-D cross-correlation of (N, C, D, H, W) or (C, D, H, W) input with (O, C/groups, kD, kH,
-    kW) weight."""
-    return _convolution("conv3d", 3, input, weight, bias, stride, padding, dilation, groups)
-
-
-@api.function("conv_transpose3d")
-@_parsed
-def conv_transpose3d(
-    input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
-    output_padding: Any = 0, groups: int = 1, dilation: Any = 1,
-) -> Tensor:
-    """The transposed 3-D convolution of (N, C, D, H, W) or (C, D, H, W) input with (C, O/groups,
-    kD, kH, kW) weight."""
-    return _convolution("conv_transpose3d", 3, input, weight, bias, stride, padding, dilation, groups, True,
-                        output_padding)
+conv1d, conv2d, conv3d = (_declare(dims, False) for dims in (1, 2, 3))
+conv_transpose1d, conv_transpose2d, conv_transpose3d = (_declare(dims, True) for dims in (1, 2, 3))

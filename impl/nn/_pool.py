@@ -759,13 +759,21 @@ def _max_unpool(input: Tensor, indices: Tensor, out_hw: tuple) -> Tensor:
     return apply(MAX_UNPOOL2D if nd == 2 else MAX_UNPOOL3D, input, indices=indices, out_hw=tuple(out_hw))
 
 
-def max_unpool2d(
-    input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-    output_size: Any = None,
-) -> Tensor:
-    """The partial inverse of max_pool2d: each value put back at its index, zeros elsewhere."""
-    size = _unpool_size(input, kernel_size, stride, padding, output_size, 2)
-    return _max_unpool(input, indices, tuple(size))
+def _max_unpool_nd(n: int) -> Any:
+    """F.max_unpool{n}d (2-D, 3-D): the partial inverse of max_pool{n}d, each value put back at its
+    index, zeros elsewhere."""
+
+    def unpool(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               output_size: Any = None) -> Tensor:
+        size = _unpool_size(input, kernel_size, stride, padding, output_size, n)
+        return _max_unpool(input, indices, tuple(size))
+
+    unpool.__name__ = unpool.__qualname__ = f"max_unpool{n}d"
+    unpool.__doc__ = f"The partial inverse of max_pool{n}d: each value put back at its index."
+    return unpool
+
+
+max_unpool2d, max_unpool3d = _max_unpool_nd(2), _max_unpool_nd(3)
 
 
 def max_unpool1d(
@@ -780,12 +788,3 @@ def max_unpool1d(
 def _as_tuple(v: Any, n: int) -> tuple:
     """torch's _single / _pair / _triple (``n`` = 1, 2, 3): a number repeated, a sequence as it is."""
     return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n
-
-
-def max_unpool3d(
-    input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-    output_size: Any = None,
-) -> Tensor:
-    """The partial inverse of max_pool3d: each value put back at its index, zeros elsewhere."""
-    size = _unpool_size(input, kernel_size, stride, padding, output_size, 3)
-    return _max_unpool(input, indices, tuple(size))
