@@ -782,7 +782,7 @@ def test_pooling_layers(cls: str, data: st.DataObject, backend: Backend, referen
 
 NORMS = ("BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm")
 MORE_NORMS = ("InstanceNorm1d", "RMSNorm", "InstanceNorm2d", "BatchNorm3d", "InstanceNorm3d",  # issue 22
-              "LocalResponseNorm")
+              "LocalResponseNorm", "CrossMapLRN2d")
 # snake-case ids (batch_norm3d ...): a planted fault named after one runs that test first
 MORE_NORM_IDS = [re.sub(r"(?<=[a-z])(?=[A-Z])", "_", cls).lower() for cls in MORE_NORMS]
 
@@ -818,9 +818,11 @@ def norm_layer(b: ModuleBuilder, cls: str) -> tuple[list, dict, tuple[int, ...]]
         spatial = b.pick({"InstanceNorm2d": ((2, 2), (1, 3)), "InstanceNorm3d": ((2, 1, 2), (1, 3, 1))}.get(
             cls, ((3,), (2,))))
         return [c], kwargs, (*b.pick(((), (2,))), c, *spatial)
-    if cls == "LocalResponseNorm":  # (no eps: its options instead)
+    if cls in ("LocalResponseNorm", "CrossMapLRN2d"):  # (no eps: their options instead; 4-D for the latter)
         kwargs = b.pick(({}, {"alpha": 0.5, "beta": 0.5, "k": 2.0}, {"alpha": 1.0, "beta": 1.0}))
-        return [b.pick((1, 2, 3, 5))], kwargs, (2, b.pick((1, 3, 4)), *b.pick(((3,), (2, 2), (1, 2, 2))))
+        spatial = (2, 2) if cls == "CrossMapLRN2d" else b.pick(((3,), (2, 2), (1, 2, 2)))
+        return [b.pick((2, 3, 5) if cls == "CrossMapLRN2d" else (1, 2, 3, 5))], kwargs, (
+            2, b.pick((1, 3, 4)), *spatial)
     groups, c = b.pick(((1, 2), (2, 4), (3, 3), (2, 2)))
     kwargs.update(b.pick(({}, {"affine": False}, {"bias": False})))
     return [groups, c], kwargs, (2, c, *b.pick(((), (3,), (2, 2))))

@@ -279,6 +279,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     # the normalisation layers of issue 22 (MOD-010)
     "RMSNorm": ("weight",),
     "LocalResponseNorm": (),
+    "CrossMapLRN2d": (),
     **{n: ("weight", "bias") for n in "InstanceNorm1d InstanceNorm2d InstanceNorm3d BatchNorm3d".split()},
     "EmbeddingBag": ("weight",),  # MOD-008 (issue 22)
     # the activation layers of issue 22 (MOD-018)

@@ -170,8 +170,9 @@ RULES = [
         "InstanceNorm1d/2d/3d (affine, track_running_stats, momentum; batched or not) normalise each "
         "sample's channels through batch norm of a per-sample view (running statistics the mean of "
         "the samples' updates), RMSNorm (eps, elementwise_affine) by rsqrt(mean(x^2) + eps) as "
-        "ATen's composite, and LocalResponseNorm (size, alpha, beta, k; 3-D to 5-D input) as torch's "
-        "composition of pad and avg_pool2d/3d, with torch's values, graphs and gradients.",
+        "ATen's composite, LocalResponseNorm (size, alpha, beta, k; 3-D to 5-D input) as torch's "
+        "composition of pad and avg_pool2d/3d and CrossMapLRN2d as torch's legacy Function "
+        "(CrossMapLRN2dBackward), with torch's values, graphs and gradients.",
         f"{_NN}.BatchNorm2d.html",
     ),
     Rule(

@@ -1,6 +1,6 @@
 """BatchNorm1d/2d/3d (running statistics as buffers, momentum None: a cumulative average), LayerNorm,
-GroupNorm, InstanceNorm1d/2d/3d, RMSNorm and LocalResponseNorm, with torch's attributes, state_dict
-keys and printed forms."""
+GroupNorm, InstanceNorm1d/2d/3d, RMSNorm, LocalResponseNorm and CrossMapLRN2d, with torch's
+attributes, state_dict keys and printed forms."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 
 from impl import _creation, dtypes
 from impl._tensor import Tensor
+from impl.nn import _lrn, init
 from impl.nn import functional as F
-from impl.nn import init
 from impl.nn.modules.module import Module
 from impl.nn.parameter import Parameter
 
@@ -312,3 +312,13 @@ class LocalResponseNorm(Module):
 
     def extra_repr(self) -> str:
         return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class CrossMapLRN2d(LocalResponseNorm):
+    """The legacy cross-channel LRN of 4-D input (impl.nn._lrn.CrossMapLRN2d, a custom Function)."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__(size, alpha, beta, k)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return _lrn.CrossMapLRN2d.apply(input, self.size, self.alpha, self.beta, self.k)
