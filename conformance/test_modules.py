@@ -526,15 +526,22 @@ def test_conv2d_options_and_inplace_activations(
 
 
 # the other convolution layers, with every option drawn (``ModuleBuilder.conv``)
-CONVS = ("Conv1d", "ConvTranspose1d", "ConvTranspose2d", "Conv3d", "ConvTranspose3d")
+CONVS = ("Conv1d", "ConvTranspose1d", "ConvTranspose2d")
 
 
 @pytest.mark.rule("MOD-006")
-@pytest.mark.parametrize("cls", CONVS, ids=["conv1d", "conv_transpose1d", "conv_transpose2d", "conv3d",
-                                            "conv_transpose3d"])
+@pytest.mark.parametrize("cls", CONVS, ids=["conv1d", "conv_transpose1d", "conv_transpose2d"])
 @examples(0.15)  # each layer: 15 programs in ci
 @given(data=st.data())
 def test_conv_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(conv_layers(cls=cls), label="program"), backend, reference)
+
+
+@pytest.mark.rule("MOD-006")
+@pytest.mark.parametrize("cls", ("Conv3d", "ConvTranspose3d"), ids=["conv3d", "conv_transpose3d"])
+@examples(0.06)  # each layer: 6 programs in ci (the 1-D and 2-D ones share their code)
+@given(data=st.data())
+def test_conv3d_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(conv_layers(cls=cls), label="program"), backend, reference)
 
 
@@ -705,8 +712,8 @@ def _pool_out(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int
 
 
 POOLS = ("MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
-         "AdaptiveMaxPool2d", "AdaptiveMaxPool1d", "MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d",
-         "AdaptiveMaxPool3d")
+         "AdaptiveMaxPool2d", "AdaptiveMaxPool1d")
+POOLS_3D = ("MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d")  # issue 22
 
 
 def pool_layer(b: ModuleBuilder, cls: str, size: tuple[int, ...]) -> tuple[list, dict, tuple[int, ...]]:
@@ -777,6 +784,14 @@ POOL_IDS = [re.sub(r"(?<!^)(?=[A-Z])", "_", cls).lower() for cls in POOLS]
 @examples(0.2)  # each layer: 20 programs in ci (one small layer)
 @given(data=st.data())
 def test_pooling_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(pooling_layers(cls), label="program"), backend, reference)
+
+
+@pytest.mark.rule("MOD-009")
+@pytest.mark.parametrize("cls", POOLS_3D, ids=[re.sub(r"(?<!^)(?=[A-Z])", "_", c).lower() for c in POOLS_3D])
+@examples(0.08)  # each layer: 8 programs in ci (the 2-D ones share their kernels)
+@given(data=st.data())
+def test_pooling3d_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(pooling_layers(cls), label="program"), backend, reference)
 
 

@@ -10,31 +10,35 @@ import numpy as np
 
 from impl_faults import fault, patched
 
+# Two faults, each breaking several of issue 22's additions at once, so that their rules share
+# one planted session each (a session costs seconds of CI to start, whatever it checks).
 
-@fault({"MOD-006": ": value", "MOD-009": "value"})
-def conv3d_max_pool3d_taps_depth_reversed() -> Iterator[None]:
-    """The window taps of a 3-D convolution or pooling pair each kernel depth slice with the
-    input slices of the mirrored one (kD - 1 - i): a 3-D convolution's kernel reads reversed in
-    depth, a 3-D max pool reports indices of the mirrored taps."""
-    from impl.nn import _conv
 
-    def make(original: Callable) -> Callable:
-        def taps(input_shape: tuple, kernel: tuple, out_size: tuple, p: Any) -> Iterator[tuple]:
+@fault({"MOD-006": ": value", "MOD-009": "value", "MOD-010": "differs", "MOD-020": ": value"})
+def conv3d_avg_pool3d_instance_norm3d_max_unpool_depth_mishandled() -> Iterator[None]:
+    """impl's 3-D layers mishandle the depth axis: the window taps of a 3-D convolution or pooling
+    pair each kernel depth slice with the input slices of the mirrored one (kD - 1 - i: a kernel
+    read reversed in depth, a max pool's indices of the mirrored taps); avg_pool3d divides by a
+    window's height and width only; InstanceNorm3d normalises each depth slice on its own;
+    max_unpool3d writes its output volume reversed in depth."""
+    from impl.nn import _conv, _pool
+    from impl.nn import functional as F
+    from impl.nn.modules.normalization import InstanceNorm3d
+
+    def taps(original: Callable) -> Callable:
+        def reversed_depth(input_shape: tuple, kernel: tuple, out_size: tuple, p: Any) -> Iterator[tuple]:
             for tap, outs, ins in original(input_shape, kernel, out_size, p):
                 yield ((kernel[0] - 1 - tap[0], *tap[1:]) if len(kernel) == 3 else tap), outs, ins
 
-        return taps
+        return reversed_depth
 
-    with patched(_conv, "_taps", make):
-        yield
+    def divisors(original: Callable) -> Callable:
+        def plane_only(size: tuple, k: tuple, s: tuple, p: tuple, out: tuple, *rest: Any) -> Any:
+            if len(size) != 3:
+                return original(size, k, s, p, out, *rest)
+            return np.broadcast_to(original(size[1:], k[1:], s[1:], p[1:], out[1:], *rest), out)
 
-
-@fault({"MOD-010": "differs"})
-def instance_norm3d_per_depth_slice() -> Iterator[None]:
-    """InstanceNorm3d normalises each depth slice of a volume on its own (each (D, H, W) instance
-    taken as D instances of (H, W)) instead of the whole volume."""
-    from impl.nn import functional as F
-    from impl.nn.modules.normalization import InstanceNorm3d
+        return plane_only
 
     def norm(self: InstanceNorm3d, input: Any) -> Any:
         n, c, d, h, w = input.shape
@@ -44,37 +48,32 @@ def instance_norm3d_per_depth_slice() -> Iterator[None]:
                               use_input_stats, self.momentum or 0.0, self.eps)
         return out.reshape(n, d, c, h, w).transpose(1, 2)
 
-    with patched(InstanceNorm3d, "_instance_norm", lambda _orig: norm):
-        yield
-
-
-@fault({"MOD-020": ": value"})
-def max_unpool_3d_writes_mirrored_index() -> Iterator[None]:
-    """max_unpool3d writes each value at the mirror of its index within the output volume
-    (size - 1 - index) instead of at the index."""
-    from impl.nn import _pool
-
-    def make(original: Callable) -> Callable:
-        def unpool(xp: Any, a: Any, indices: Any, out_hw: tuple) -> Any:
+    def unpool(original: Callable) -> Callable:
+        def flipped(xp: Any, a: Any, indices: Any, out_hw: tuple) -> Any:
             out = original(xp, a, indices, out_hw)
-            return out[..., ::-1, ::-1, ::-1] if len(out_hw) == 3 else out
+            return out[..., ::-1, :, :] if len(out_hw) == 3 else out
 
-        return unpool
+        return flipped
 
-    with patched(_pool.MAX_UNPOOL3D, "forward", make):
+    with patched(_conv, "_taps", taps), patched(_pool, "_avg_divisors", divisors), \
+            patched(InstanceNorm3d, "_instance_norm", lambda _orig: norm), \
+            patched(_pool.MAX_UNPOOL3D, "forward", unpool):
         yield
 
 
-@fault({"MOD-012": ": value"})
-def rrelu_slope_drawn_for_every_element() -> Iterator[None]:
-    """RReLU in training draws a slope for every element (the positive ones' unused) instead of
-    one for each element at or below zero: the slopes and the stream after them shift."""
+@fault({"MOD-012": ": value", "MOD-010": ": value", "OPS-006": ": value"})
+def rrelu_local_response_norm_unfold_windows_wrong() -> Iterator[None]:
+    """Three of issue 22's functions get their windows or draws wrong: RReLU in training draws a
+    slope for every element (the positive ones' unused: the slopes and the stream after them
+    shift); F.local_response_norm scales the window's sum of squares by alpha instead of its mean;
+    Tensor.unfold lays each window out last element first."""
     from impl import _random
+    from impl._ops import unfold
     from impl._tensor import Tensor
-    from impl.nn import _rrelu
+    from impl.nn import _lrn, _rrelu
 
-    def make(original: Callable) -> Callable:
-        def noise(input: Any, lower: float, upper: float, training: bool, generator: Any) -> Any:
+    def noise(original: Callable) -> Callable:
+        def every(input: Any, lower: float, upper: float, training: bool, generator: Any) -> Any:
             if not training:
                 return original(input, lower, upper, training, generator)
             a = input._data
@@ -82,32 +81,14 @@ def rrelu_slope_drawn_for_every_element() -> Iterator[None]:
             slopes = (drawn * (upper - lower) + lower).astype(a.dtype)
             return Tensor._from_array(np.where(a <= 0, slopes, a.dtype.type(1)))
 
-        return noise
-
-    with patched(_rrelu, "_noise", make):
-        yield
-
-
-@fault({"MOD-010": ": value"})
-def local_response_norm_sums_window() -> Iterator[None]:
-    """F.local_response_norm scales the window's sum of squares by alpha instead of its mean."""
-    from impl.nn import _lrn
+        return every
 
     def summed(original: Callable) -> Callable:
         return lambda *args, **kwargs: original(*args, **kwargs, divisor_override=1)
 
-    with patched(_lrn, "avg_pool2d", summed), patched(_lrn, "avg_pool3d", summed):
-        yield
-
-
-@fault({"OPS-006": ": value"})
-def unfold_window_reversed() -> Iterator[None]:
-    """Tensor.unfold lays each window out last element first (a reversed view of it) instead of in
-    the input's order."""
-    from impl._ops import unfold
-
-    def make(original: Callable) -> Callable:
+    def windows(original: Callable) -> Callable:
         return lambda *args, **kwargs: original(*args, **kwargs)[..., ::-1]
 
-    with patched(unfold.UNFOLD, "forward", make):
+    with patched(_rrelu, "_noise", noise), patched(_lrn, "avg_pool2d", summed), \
+            patched(_lrn, "avg_pool3d", summed), patched(unfold.UNFOLD, "forward", windows):
         yield
