@@ -798,8 +798,6 @@ def test_pooling3d_layers(cls: str, data: st.DataObject, backend: Backend, refer
 NORMS = ("BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm")
 MORE_NORMS = ("InstanceNorm1d", "RMSNorm", "InstanceNorm2d", "BatchNorm3d", "InstanceNorm3d",  # issue 22
               "LocalResponseNorm", "CrossMapLRN2d")
-# snake-case ids (batch_norm3d ...): a planted fault named after one runs that test first
-MORE_NORM_IDS = [re.sub(r"(?<=[a-z])(?=[A-Z])", "_", cls).lower() for cls in MORE_NORMS]
 
 
 def norm_layer(b: ModuleBuilder, cls: str) -> tuple[list, dict, tuple[int, ...]]:
@@ -812,8 +810,11 @@ def norm_layer(b: ModuleBuilder, cls: str) -> tuple[list, dict, tuple[int, ...]]
         c = b.pick((1, 2, 3))
         kwargs.update(b.pick(({}, {"momentum": None}, {"momentum": 0.5}, {"affine": False},
                               {"bias": False}, {"track_running_stats": False})))
-        spatial = {"BatchNorm2d": (b.pick((1, 2)), 2), "BatchNorm3d": (b.pick((1, 2)), 2, b.pick((1, 2)))}
-        shape = (b.pick((2, 3)), c, *spatial.get(cls, b.pick(((), (3,)))))
+        if cls == "BatchNorm3d":
+            spatial: tuple = (b.pick((1, 2)), 2, b.pick((1, 2)))
+        else:
+            spatial = (b.pick((1, 2)), 2) if cls == "BatchNorm2d" else b.pick(((), (3,)))
+        shape = (b.pick((2, 3)), c, *spatial)
         return [c], kwargs, shape
     if cls == "LayerNorm":
         normalized = b.pick(((3,), (2, 3)))
@@ -871,7 +872,7 @@ def module_nodes_params(step: Module) -> tuple[str, ...]:
 
 
 @pytest.mark.rule("MOD-010")
-@pytest.mark.parametrize("cls", MORE_NORMS, ids=MORE_NORM_IDS)
+@pytest.mark.parametrize("cls", MORE_NORMS)
 @examples(0.05)  # each layer: 5 programs in ci; first of the rule's, so that its faults' sessions stop early
 @given(data=st.data())
 def test_rms_and_instance_norm_layers(
@@ -1178,8 +1179,9 @@ def seeded_dropouts(draw: Any, cls: str) -> Program:
     b.steps.append(ManualSeed(draw(st.integers(0, 2**32 - 1))))
     shape = b.pick(DROPOUT_SHAPES[cls])
     x = b.input(shape, requires_grad=True)
-    name, inplace = b.fresh("m"), b.coin()
+    name = b.fresh("m")
     options = b.pick(RRELU_BOUNDS) if cls == "RReLU" else {"p": b.pick(DROPOUT_P)}
+    inplace = b.coin()
     b.add_module(Module(name, cls, kwargs={**options, **({"inplace": True} if inplace else {})}))
     outs = []
     for _ in range(draw(st.integers(1, 3))):
@@ -1202,8 +1204,7 @@ def seeded_dropouts(draw: Any, cls: str) -> Program:
 
 
 @pytest.mark.rule("MOD-012")
-@pytest.mark.parametrize("cls", DROPOUTS, ids=[
-    "rrelu" if c == "RReLU" else re.sub(r"(?<!^)(?=[A-Z])", "_", c).lower() for c in DROPOUTS])
+@pytest.mark.parametrize("cls", DROPOUTS, ids=[re.sub(r"(?<!^)(?=[A-Z])", "_", c).lower() for c in DROPOUTS])
 @examples(0.1)  # each layer: 10 programs in ci (one small layer)
 @given(data=st.data())
 def test_seeded_dropout_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:

@@ -1065,19 +1065,14 @@ def sequence_key(draw: Any, size: int) -> Any:
 @st.composite
 def indexing(draw: Any) -> Program:
     """An indexing read (integer, list, integer or bool tensor, a key mixing basic and advanced
-    items, narrow, select, Tensor.unfold; narrow_copy's copy) of a tensor, or a write
-    (__setitem__) into a non-leaf copy of it, then backward."""
+    items, narrow, select; narrow_copy's copy) of a tensor, or a write (__setitem__) into a non-leaf
+    copy of it, then backward."""
     p = OpProgram(draw)
     dtype = dtype_of(draw)
     shape = draw(st.sampled_from(((3,), (2, 3), (3, 1), (2, 1, 3))))
     x = p.leaf(shape, dtype, grad=True)
-    kinds = ("int", "list", "tensor", "mask", "mixed", "mixed", "narrow", "select", "range",
-             "unfold")
+    kinds = ("int", "list", "tensor", "mask", "mixed", "mixed", "narrow", "select", "range")
     kind = draw(st.sampled_from(kinds))
-    if kind == "unfold":  # Tensor.unfold's windows (size 0 too), overlapping or apart
-        dim = draw(st.integers(-len(shape), len(shape) - 1))
-        size, step = draw(st.integers(0, shape[dim])), draw(st.integers(1, 3))
-        return p.end(p.op("unfold", Ref(x), dim, size, step))
     index: Any
     if kind == "mixed":
         index = mixed_key(draw, p, shape)
@@ -1118,6 +1113,25 @@ def indexing(draw: Any) -> Program:
 @settings(deadline=None)
 @given(program=indexing())
 def test_indexing_reads_and_writes(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
+@st.composite
+def unfold_windows(draw: Any) -> Program:
+    """Tensor.unfold (a dim, a window size, 0 too, and a step: windows overlapping or apart) of a
+    leaf, then backward (UnfoldBackward0, windows' gradients added back)."""
+    p = OpProgram(draw)
+    shape = draw(st.sampled_from(((3,), (2, 3), (4, 1), (2, 1, 3))))
+    x = p.leaf(shape, dtype_of(draw), grad=True)
+    dim = draw(st.integers(-len(shape), len(shape) - 1))
+    size, step = draw(st.integers(0, shape[dim])), draw(st.integers(1, 3))
+    return p.end(p.op("unfold", Ref(x), dim, size, step))
+
+
+@pytest.mark.rule("OPS-006")
+@examples(0.1)  # 10 programs in ci (one view op; its kernel is a strided view)
+@given(program=unfold_windows())
+def test_unfold_windows(program: Program, backend: Backend, reference: Backend) -> None:
     check(program, backend, reference)
 
 

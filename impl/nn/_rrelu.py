@@ -16,7 +16,7 @@ from impl._ops.inplace import apply_inplace
 from impl._ops.table import D, OpDef, apply
 from impl._tensor import Tensor
 from impl._xp import namespace_of
-from impl.nn._activations import _float_only
+from impl.nn._activations import NEGATIVE_SLOPE_INPLACE, _float_only
 
 
 def _rrelu_backward_fwd(xp: Any, g: Any, a: Any, noise: Any, lower: float, upper: float,
@@ -55,12 +55,19 @@ RRELU = OpDef(
     _rrelu_fwd,
     derivatives={"self": D(_USES, lambda g, c: rrelu_backward(g, c.self, c))},
 )
+def _inplace_backward(g: Tensor, c: Any) -> Tensor:
+    """rrelu_with_noise_backward from the result: refused in eval mode for a negative slope (the
+    input it would need is overwritten), as ATen's leaky_relu_backward refuses it."""
+    if not c.training and c.lower + c.upper < 0:
+        raise RuntimeError(NEGATIVE_SLOPE_INPLACE)
+    return apply(RRELU_BACKWARD, g, c.result, noise=c.noise, lower=c.lower, upper=c.upper,
+                 training=c.training)
+
+
 RRELU_INPLACE = OpDef(
     "RreluWithNoiseBackward1",
     _rrelu_fwd,
-    derivatives={"self": D("result noise lower upper training",
-                           lambda g, c: apply(RRELU_BACKWARD, g, c.result, noise=c.noise, lower=c.lower,
-                                              upper=c.upper, training=c.training))},
+    derivatives={"self": D("result noise lower upper training", _inplace_backward)},
 )
 
 
