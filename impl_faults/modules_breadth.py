@@ -4,23 +4,27 @@ layers ...), rules MOD-*."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import numpy as np
 
 from impl_faults import fault, patched
 
-# Two faults, each breaking several of issue 22's additions at once, so that their rules share
-# one planted session each (a session costs seconds of CI to start, whatever it checks).
+# One fault breaking each of issue 22's additions at once, so that their rules share one planted
+# session (a session costs seconds of CI to start, whatever it checks); each part is a fault a
+# rule's new clause must catch on its own.
 
 
-@fault({"MOD-006": ": value", "MOD-009": "value", "MOD-010": "differs", "MOD-020": ": value"})
-def conv3d_avg_pool3d_instance_norm3d_max_unpool_depth_mishandled() -> Iterator[None]:
+@fault({"MOD-006": ": value", "MOD-009": "value", "MOD-010": "differs", "MOD-020": ": value",
+        "MOD-012": ": value", "OPS-006": ": value"})
+def conv3d_avg_pool3d_instance_norm3d_max_unpool_rrelu_unfold_broken() -> Iterator[None]:
     """impl's 3-D layers mishandle the depth axis: the window taps of a 3-D convolution or pooling
     pair each kernel depth slice with the input slices of the mirrored one (kD - 1 - i: a kernel
     read reversed in depth, a max pool's indices of the mirrored taps); avg_pool3d divides by a
     window's height and width only; InstanceNorm3d normalises each depth slice on its own;
-    max_unpool3d writes its output volume reversed in depth."""
+    max_unpool3d writes its output volume reversed in depth. And RReLU, local_response_norm and
+    Tensor.unfold get their draws or windows wrong (``_draws_and_windows_wrong``)."""
     from impl.nn import _conv, _pool
     from impl.nn import functional as F
     from impl.nn.modules.normalization import InstanceNorm3d
@@ -57,12 +61,12 @@ def conv3d_avg_pool3d_instance_norm3d_max_unpool_depth_mishandled() -> Iterator[
 
     with patched(_conv, "_taps", taps), patched(_pool, "_avg_divisors", divisors), \
             patched(InstanceNorm3d, "_instance_norm", lambda _orig: norm), \
-            patched(_pool.MAX_UNPOOL3D, "forward", unpool):
+            patched(_pool.MAX_UNPOOL3D, "forward", unpool), _draws_and_windows_wrong():
         yield
 
 
-@fault({"MOD-012": ": value", "MOD-010": ": value", "OPS-006": ": value"})
-def rrelu_local_response_norm_unfold_windows_wrong() -> Iterator[None]:
+@contextmanager
+def _draws_and_windows_wrong() -> Iterator[None]:
     """Three of issue 22's functions get their windows or draws wrong: RReLU in training draws a
     slope for every element (the positive ones' unused: the slopes and the stream after them
     shift); F.local_response_norm scales the window's sum of squares by alpha instead of its mean;
