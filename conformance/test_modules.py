@@ -496,8 +496,8 @@ def conv_layers(draw: Any, mode: str | None = None, same: bool | None = None, cl
     if cls == "Conv2d":
         shape = (*batch, b.pick((1, 2, 2, 4)), b.pick((3, 4, 5)), b.pick((3, 4, 5)))
         conv, out = b.conv2d(shape, mode=mode, same=same)
-    else:  # Conv1d, ConvTranspose1d, ConvTranspose2d (``ModuleBuilder.conv``), printed too
-        sizes = [b.pick((2, 3, 5)) for _ in range(2 if cls.endswith("2d") else 1)]
+    else:  # Conv1d, Conv3d, ConvTranspose1d/2d/3d (``ModuleBuilder.conv``), printed too
+        sizes = [b.pick((2, 3) if cls.endswith("3d") else (2, 3, 5)) for _ in range(int(cls[-2]))]
         shape = (*batch, b.pick((1, 2, 2, 4)), *sizes)
         conv, out = b.conv(shape, cls)
     layers = [conv]
@@ -534,6 +534,14 @@ CONVS = ("Conv1d", "ConvTranspose1d", "ConvTranspose2d")
 @examples(0.15)  # each layer: 15 programs in ci
 @given(data=st.data())
 def test_conv_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(conv_layers(cls=cls), label="program"), backend, reference)
+
+
+@pytest.mark.rule("MOD-006")
+@pytest.mark.parametrize("cls", ("Conv3d", "ConvTranspose3d"), ids=["conv3d", "conv_transpose3d"])
+@examples(0.06)  # each layer: 6 programs in ci (the 1-D and 2-D ones share their code)
+@given(data=st.data())
+def test_conv3d_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
     check(data.draw(conv_layers(cls=cls), label="program"), backend, reference)
 
 
@@ -705,6 +713,7 @@ def _pool_out(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int
 
 POOLS = ("MaxPool1d", "MaxPool2d", "AvgPool1d", "AvgPool2d", "AdaptiveAvgPool1d", "AdaptiveAvgPool2d",
          "AdaptiveMaxPool2d", "AdaptiveMaxPool1d")
+POOLS_3D = ("MaxPool3d", "AvgPool3d", "AdaptiveAvgPool3d", "AdaptiveMaxPool3d")  # issue 22
 
 
 def pool_layer(b: ModuleBuilder, cls: str, size: tuple[int, ...]) -> tuple[list, dict, tuple[int, ...]]:
@@ -712,9 +721,9 @@ def pool_layer(b: ModuleBuilder, cls: str, size: tuple[int, ...]) -> tuple[list,
     or two dims), drawn within torch's constraints, and the output's plane size."""
     if cls.startswith("Adaptive"):
         out = tuple(b.pick((1, 2, 3)) for _ in size)
-        if len(size) == 2 and b.coin():
-            return [[None, out[1]]], {}, (size[0], out[1])
-        return [out[0] if len(out) == 1 or b.coin() and out[0] == out[1] else list(out)], {}, out
+        if len(size) > 1 and b.coin():
+            return [[None, *out[1:]]], {}, (size[0], *out[1:])
+        return [out[0] if len(out) == 1 or b.coin() and len(set(out)) == 1 else list(out)], {}, out
     n = len(size)
     kernel = tuple(b.pick((1, 2, 3)) for _ in range(n))
     stride = tuple(b.pick((1, 2)) for _ in range(n))
@@ -740,7 +749,7 @@ def pool_layer(b: ModuleBuilder, cls: str, size: tuple[int, ...]) -> tuple[list,
         kwargs["dilation"] = one(dilation)
     else:
         kwargs["count_include_pad"] = b.coin()
-        if cls == "AvgPool2d" and b.coin():
+        if cls in ("AvgPool2d", "AvgPool3d") and b.coin():
             kwargs["divisor_override"] = b.pick((1, 3))
     return [one(kernel)], kwargs, out
 
@@ -751,8 +760,8 @@ def pooling_layers(draw: Any, cls: str) -> Program:
     inputs of small multiples of 0.5 (tied maxima; float32 sums exact), called once or twice, then
     backward and every tensor observed (values, MaxPool2DWithIndicesBackward0 ... and gradients)."""
     b = ModuleBuilder(draw)
-    two = cls.endswith("2d")
-    size = tuple(b.pick((1, 2, 3, 5)) for _ in range(2 if two else 1))
+    dims = int(cls[-2])
+    size = tuple(b.pick((1, 2, 3) if dims == 3 else (1, 2, 3, 5)) for _ in range(dims))
     if cls.startswith("Adaptive"):
         size = tuple(max(n, 2) for n in size)
     batch = b.pick(((), (2,)))
@@ -778,8 +787,17 @@ def test_pooling_layers(cls: str, data: st.DataObject, backend: Backend, referen
     check(data.draw(pooling_layers(cls), label="program"), backend, reference)
 
 
+@pytest.mark.rule("MOD-009")
+@pytest.mark.parametrize("cls", POOLS_3D, ids=[re.sub(r"(?<!^)(?=[A-Z])", "_", c).lower() for c in POOLS_3D])
+@examples(0.08)  # each layer: 8 programs in ci (the 2-D ones share their kernels)
+@given(data=st.data())
+def test_pooling3d_layers(cls: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(pooling_layers(cls), label="program"), backend, reference)
+
+
 NORMS = ("BatchNorm1d", "BatchNorm2d", "LayerNorm", "GroupNorm")
-MORE_NORMS = ("InstanceNorm1d", "RMSNorm", "InstanceNorm2d")  # issue 22
+MORE_NORMS = ("InstanceNorm1d", "RMSNorm", "InstanceNorm2d", "BatchNorm3d", "InstanceNorm3d",  # issue 22
+              "LocalResponseNorm", "CrossMapLRN2d")
 
 
 def norm_layer(b: ModuleBuilder, cls: str) -> tuple[list, dict, tuple[int, ...]]:
@@ -792,7 +810,11 @@ def norm_layer(b: ModuleBuilder, cls: str) -> tuple[list, dict, tuple[int, ...]]
         c = b.pick((1, 2, 3))
         kwargs.update(b.pick(({}, {"momentum": None}, {"momentum": 0.5}, {"affine": False},
                               {"bias": False}, {"track_running_stats": False})))
-        shape = (b.pick((2, 3)), c, *((b.pick((1, 2)), 2) if cls == "BatchNorm2d" else b.pick(((), (3,)))))
+        if cls == "BatchNorm3d":
+            spatial: tuple = (b.pick((1, 2)), 2, b.pick((1, 2)))
+        else:
+            spatial = (b.pick((1, 2)), 2) if cls == "BatchNorm2d" else b.pick(((), (3,)))
+        shape = (b.pick((2, 3)), c, *spatial)
         return [c], kwargs, shape
     if cls == "LayerNorm":
         normalized = b.pick(((3,), (2, 3)))
@@ -809,8 +831,14 @@ def norm_layer(b: ModuleBuilder, cls: str) -> tuple[list, dict, tuple[int, ...]]
         kwargs["affine"] = b.coin()
         tracked = {"track_running_stats": True}
         kwargs.update(b.pick(({}, tracked, {**tracked, "momentum": None}, {**tracked, "momentum": 0.5})))
-        spatial = b.pick(((2, 2), (1, 3))) if cls == "InstanceNorm2d" else b.pick(((3,), (2,)))
+        spatial = b.pick({"InstanceNorm2d": ((2, 2), (1, 3)), "InstanceNorm3d": ((2, 1, 2), (1, 3, 1))}.get(
+            cls, ((3,), (2,))))
         return [c], kwargs, (*b.pick(((), (2,))), c, *spatial)
+    if cls in ("LocalResponseNorm", "CrossMapLRN2d"):  # (no eps: their options instead; 4-D for the latter)
+        kwargs = b.pick(({}, {"alpha": 0.5, "beta": 0.5, "k": 2.0}, {"alpha": 1.0, "beta": 1.0}))
+        spatial = (2, 2) if cls == "CrossMapLRN2d" else b.pick(((3,), (2, 2), (1, 2, 2)))
+        return [b.pick((2, 3, 5) if cls == "CrossMapLRN2d" else (1, 2, 3, 5))], kwargs, (
+            2, b.pick((1, 3, 4)), *spatial)
     groups, c = b.pick(((1, 2), (2, 4), (3, 3), (2, 2)))
     kwargs.update(b.pick(({}, {"affine": False}, {"bias": False})))
     return [groups, c], kwargs, (2, c, *b.pick(((), (3,), (2, 2))))
@@ -1112,7 +1140,7 @@ def test_pad_sequence(batch_first: bool, data: st.DataObject, backend: Backend, 
     check(data.draw(padded_sequences(batch_first), label="program"), backend, reference)
 
 
-DROPOUTS = ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout")
+DROPOUTS = ("Dropout", "Dropout1d", "Dropout2d", "Dropout3d", "AlphaDropout", "FeatureAlphaDropout", "RReLU")
 # input shapes each dropout layer is drawn on: those it takes, and those torch warns about and
 # still drops (Dropout2d on 2-D and 3-D inputs, Dropout3d on 3-D ones)
 DROPOUT_SHAPES: dict[str, tuple[tuple[int, ...], ...]] = {
@@ -1122,6 +1150,7 @@ DROPOUT_SHAPES: dict[str, tuple[tuple[int, ...], ...]] = {
     "Dropout3d": ((2, 2, 2, 1, 2), (3, 2, 1, 2), (3, 2, 2)),
     "AlphaDropout": ((3,), (2, 3, 2)),
     "FeatureAlphaDropout": ((2, 3), (2, 3, 2, 2)),
+    "RReLU": ((5,), (2, 3), (2, 2, 3)),  # (issue 22: a slope drawn per element at or below zero)
 }
 # the functional and native forms of each layer (torch.<native>(input, p, train))
 DROPOUT_FUNCTIONS = {
@@ -1131,13 +1160,18 @@ DROPOUT_FUNCTIONS = {
     "Dropout3d": ("nn.functional.dropout3d", None),
     "AlphaDropout": ("nn.functional.alpha_dropout", "alpha_dropout"),
     "FeatureAlphaDropout": ("nn.functional.feature_alpha_dropout", "feature_alpha_dropout"),
+    "RReLU": ("nn.functional.rrelu", "rrelu"),  # torch.rrelu(input, lower, upper, training)
 }
+# RReLU's bounds: the defaults, others, equal ones, a negative lower bound
+RRELU_BOUNDS = ({}, {"lower": 0.2, "upper": 0.6}, {"lower": 0.3, "upper": 0.3},
+                {"lower": -0.5, "upper": 0.25})
 DROPOUT_P = (0.5, 0.25, 0.8, 0.0, 1.0)
 
 
 @st.composite
 def seeded_dropouts(draw: Any, cls: str) -> Program:
-    """The dropout layer ``cls`` (p drawn, in place or not) after ``torch.manual_seed``, switched
+    """The dropout layer ``cls`` (p drawn, in place or not; RReLU: its bounds) after
+    ``torch.manual_seed``, switched
     between train and eval mode and called on inputs of the shapes it takes or warns about (through
     a clone when in place), then its functional and native forms on the same input; all outputs
     summed, backward, every tensor observed: torch's masks, scales, grad_fn and gradients."""
@@ -1145,8 +1179,10 @@ def seeded_dropouts(draw: Any, cls: str) -> Program:
     b.steps.append(ManualSeed(draw(st.integers(0, 2**32 - 1))))
     shape = b.pick(DROPOUT_SHAPES[cls])
     x = b.input(shape, requires_grad=True)
-    name, p, inplace = b.fresh("m"), b.pick(DROPOUT_P), b.coin()
-    b.add_module(Module(name, cls, kwargs={"p": p, **({"inplace": True} if inplace else {})}))
+    name = b.fresh("m")
+    options = b.pick(RRELU_BOUNDS) if cls == "RReLU" else {"p": b.pick(DROPOUT_P)}
+    inplace = b.coin()
+    b.add_module(Module(name, cls, kwargs={**options, **({"inplace": True} if inplace else {})}))
     outs = []
     for _ in range(draw(st.integers(1, 3))):
         b.steps.append(ModuleMode(name, b.draw(st.integers(0, 3)) > 0))
@@ -1155,11 +1191,13 @@ def seeded_dropouts(draw: Any, cls: str) -> Program:
     training, inplace = b.coin(), b.coin()
     out = b.fresh("t")
     source = combine(b, "clone", [x], shape) if inplace else x
-    kwargs = {"p": p, "training": training, **({"inplace": True} if inplace else {})}
+    kwargs = {**options, "training": training, **({"inplace": True} if inplace else {})}
     outs.append(b.bind(out, shape, Op(out, functional, [Ref(source)], kwargs), tracked=True))
     if native is not None and len(shape) >= 2:
         out = b.fresh("t")
-        outs.append(b.bind(out, shape, Op(out, native, [Ref(x), p, True]), tracked=True))
+        native_args = [options.get("lower", 1 / 8), options.get("upper", 1 / 3)] if cls == "RReLU" else [
+            options["p"]]
+        outs.append(b.bind(out, shape, Op(out, native, [Ref(x), *native_args, True]), tracked=True))
     b.summed(outs)
     b.finish()
     return b.program()
@@ -1588,10 +1626,11 @@ def _spatial_function(b: ModuleBuilder, cls: str, args: list, kwargs: dict) -> t
 
 
 def max_unpool_layers(b: ModuleBuilder) -> Program:
-    """MaxUnpool1d or MaxUnpool2d (kernel_size, stride, padding drawn) printed and called on an
-    input and int64 indices, distinct within each plane and inside the output; then backward and
-    every tensor observed (MaxUnpool2DBackward0, the input's gradient read at the indices)."""
-    cls, dims = b.pick((("MaxUnpool1d", 1), ("MaxUnpool2d", 2)))
+    """MaxUnpool1d, MaxUnpool2d or MaxUnpool3d (kernel_size, stride, padding drawn) printed and
+    called on an input and int64 indices, distinct within each plane and inside the output; then
+    backward and every tensor observed (MaxUnpool2DBackward0/3D, the input's gradient read at the
+    indices)."""
+    cls, dims = b.pick((("MaxUnpool1d", 1), ("MaxUnpool2d", 2), ("MaxUnpool3d", 3)))
     kernel, stride = (tuple(b.pick((1, 2, 3)) for _ in range(dims)) for _ in range(2))
     padding = tuple(b.pick(range(k // 2 + 1)) for k in kernel)
     size = tuple(b.pick((1, 2, 3)) for _ in range(dims))

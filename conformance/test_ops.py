@@ -1120,6 +1120,25 @@ def test_indexing_reads_and_writes(program: Program, backend: Backend, reference
     check(program, backend, reference)
 
 
+@st.composite
+def unfold_windows(draw: Any) -> Program:
+    """Tensor.unfold (a dim, a window size, 0 too, and a step: windows overlapping or apart) of a
+    leaf, then backward (UnfoldBackward0, windows' gradients added back)."""
+    p = OpProgram(draw)
+    shape = draw(st.sampled_from(((3,), (2, 3), (4, 1), (2, 1, 3))))
+    x = p.leaf(shape, dtype_of(draw), grad=True)
+    dim = draw(st.integers(-len(shape), len(shape) - 1))
+    size, step = draw(st.integers(0, shape[dim])), draw(st.integers(1, 3))
+    return p.end(p.op("unfold", Ref(x), dim, size, step))
+
+
+@pytest.mark.rule("OPS-006")
+@examples(0.1)  # 10 programs in ci (one view op; its kernel is a strided view)
+@given(program=unfold_windows())
+def test_unfold_windows(program: Program, backend: Backend, reference: Backend) -> None:
+    check(program, backend, reference)
+
+
 INPLACE = ("add_", "sub_", "mul_", "div_", "zero_", "fill_", "copy_", "clamp_", "relu_", "masked_fill_")
 BEFORE = ("clone", "mul", "sigmoid", "exp", "tanh", "relu", "t", "select")
 

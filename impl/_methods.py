@@ -48,6 +48,7 @@ from impl._ops import (  # noqa: F401
     stacking,
     structure,
     unary_math,
+    unfold,
     views,
 )
 from impl._ops import inplace as ip

@@ -111,6 +111,7 @@ OPS.update(
         **_table("var_mean std_mean aminmax", "function"),
         **_table("__add__ __radd__ __sub__ __rsub__ __mul__ __rmul__ __truediv__ __rtruediv__", "method"),
         **_table("__pow__ __rpow__ __matmul__ __neg__ __getitem__ narrow select to numpy", "method"),
+        **_table("unfold", "method"),  # (Tensor.unfold: OPS-006, issue 22)
         **_table("fill_ copy_ masked_fill_ __setitem__", "method", inplace=True),
         **_table("tan asin acos atan sinh cosh asinh acosh atanh log1p expm1 log2 log10 exp2", "function"),
         **_table("rsqrt frac sinc logit deg2rad rad2deg nan_to_num isinf isposinf isneginf", "function"),
@@ -165,6 +166,7 @@ OPS.update(_table("dropout feature_dropout alpha_dropout feature_alpha_dropout",
 OPS.update(_table("dropout_ feature_dropout_ alpha_dropout_ feature_alpha_dropout_", "function", True))
 OPS.update(_table(" ".join(f"nn.functional.{f}" for f in (
     "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")), "function"))
+OPS.update(_table("rrelu nn.functional.rrelu", "function"))  # (RReLU's forms, MOD-012, issue 22)
 # attention (conformance/test_modules.py, MOD-015)
 OPS.update(_table("nn.functional.scaled_dot_product_attention", "function"))
 # one_hot and take (conformance/test_ops.py, OPS-005)
@@ -251,6 +253,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     # -- module families (module trees, layers, losses): see the section "module trees" below --
     "Conv2d": ("weight", "bias"),
     **{n: ("weight", "bias") for n in "Conv1d ConvTranspose1d ConvTranspose2d".split()},
+    **{n: ("weight", "bias") for n in "Conv3d ConvTranspose3d".split()},  # MOD-006 (issue 22)
     **{n: () for n in "CosineSimilarity PairwiseDistance".split()},
     **{n: () for n in "LeakyReLU Softmax LogSoftmax Flatten Identity Dropout".split()},
     **{n: () for n in "GELU SiLU Mish ELU Softplus Hardtanh ReLU6 LogSigmoid Softsign".split()},
@@ -258,6 +261,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     **{n: () for n in "MaxPool1d MaxPool2d AvgPool1d AvgPool2d AdaptiveAvgPool1d AdaptiveAvgPool2d".split()},
     "AdaptiveMaxPool2d": (),
     "AdaptiveMaxPool1d": (),  # (MOD-009, issue 22)
+    **{n: () for n in "MaxPool3d AvgPool3d AdaptiveAvgPool3d AdaptiveMaxPool3d".split()},  # (issue 22)
     **{n: ("weight", "bias") for n in "BatchNorm1d BatchNorm2d LayerNorm GroupNorm".split()},
     # recurrent layers: their parameters follow from their options (``recurrent_parameters``)
     **{n: () for n in "RNN LSTM GRU RNNCell LSTMCell GRUCell".split()},
@@ -280,15 +284,18 @@ MODULES: dict[str, tuple[str, ...]] = {
     **{n: () for n in "MultiLabelSoftMarginLoss TripletMarginWithDistanceLoss".split()},
     # the normalisation layers of issue 22 (MOD-010)
     "RMSNorm": ("weight",),
-    **{n: ("weight", "bias") for n in "InstanceNorm1d InstanceNorm2d".split()},
+    "LocalResponseNorm": (),
+    "CrossMapLRN2d": (),
+    **{n: ("weight", "bias") for n in "InstanceNorm1d InstanceNorm2d InstanceNorm3d BatchNorm3d".split()},
     "EmbeddingBag": ("weight",),  # MOD-008 (issue 22)
     # the activation layers of issue 22 (MOD-018)
     **{n: () for n in "SELU CELU Hardswish Hardsigmoid Hardshrink Softshrink Tanhshrink".split()},
+    "RReLU": (),  # MOD-012 (issue 22: its slopes from the random stream)
     # the spatial layers of issue 22 (MOD-020)
     **{n: () for n in "Fold Unfold UpsamplingNearest2d UpsamplingBilinear2d ChannelShuffle".split()},
     **{n: () for n in "ZeroPad3d ConstantPad3d ReflectionPad3d ReplicationPad3d".split()},
     **{n: () for n in "CircularPad1d CircularPad2d CircularPad3d LPPool1d LPPool2d".split()},
-    **{n: () for n in "MaxUnpool1d MaxUnpool2d".split()},
+    **{n: () for n in "MaxUnpool1d MaxUnpool2d MaxUnpool3d".split()},
 }
 
 

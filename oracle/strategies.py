@@ -738,15 +738,17 @@ class ModuleBuilder(Builder):
         return spec, (*shape[:-3], c_out, *out)
 
     def conv(self, shape: tuple[int, ...], cls: str) -> tuple[dict, tuple[int, ...]]:
-        """A Conv1d, ConvTranspose1d or ConvTranspose2d (``cls``) on inputs of ``shape`` (channels,
-        then one or two spatial sizes; batched or not) with torch's options drawn within its
-        constraints: kernel, stride, padding (Conv1d: ints, 'valid', 'same', and a padding_mode),
-        dilation, groups dividing both channel counts, bias, and a transposed one's output_padding
-        (below its stride or dilation). Returns the layer spec and its output shape. The options
-        are listed so that hypothesis's first choice for a transposed one is a stride of 2 and a
-        nonzero output_padding, so a planted fault of output_padding is caught at once."""
-        dims = 2 if cls.endswith("2d") else 1
+        """A Conv1d, Conv3d, ConvTranspose1d, ConvTranspose2d or ConvTranspose3d (``cls``) on inputs
+        of ``shape`` (channels, then one to three spatial sizes; batched or not) with torch's
+        options drawn within its constraints: kernel, stride, padding (Conv1d: ints, 'valid',
+        'same', and a padding_mode; Conv3d: an int per dim), dilation, groups dividing both channel
+        counts, bias, and a transposed one's output_padding (below its stride or dilation).
+        Returns the layer spec and its output shape. The options are listed so that hypothesis's
+        first choice for a transposed one is a stride of 2 and a nonzero output_padding, so a
+        planted fault of output_padding is caught at once."""
+        dims = int(cls[-2])
         c, size = shape[-dims - 1], shape[-dims:]
+        many = list if dims > 1 else (lambda v: v[0])  # an option as torch's layers print it
         groups = self.pick([g for g in (1, 1, 2) if c % g == 0])
         c_out = groups * self.pick((1, 2))
         kernel = tuple(self.pick((1, 2, 3)) for _ in size)
@@ -767,6 +769,14 @@ class ModuleBuilder(Builder):
             if mode != "zeros":
                 kwargs["padding_mode"] = mode
             kwargs["padding"] = padding
+        elif cls == "Conv3d":
+            stride = tuple(self.pick((1, 1, 2)) for _ in size)
+            pads = tuple(self.pick((0, 0, 1)) for _ in size)
+            out = _conv_out(size, kernel, stride, pads, dilation)
+            if min(out) < 1:
+                kernel = dilation = stride = (1,) * dims
+                out = _conv_out(size, kernel, stride, pads, dilation)
+            kwargs["padding"] = list(pads)
         else:
             stride = tuple(self.pick((2, 1, 1, 3)) for _ in size)
             pads = tuple(self.pick(range(d * (k - 1) + 1)) for k, d in zip(kernel, dilation, strict=True))
@@ -775,10 +785,10 @@ class ModuleBuilder(Builder):
                         for n, k, s, p, d, e in zip(size, kernel, stride, pads, dilation, extra, strict=True))
             if min(out) < 1:  # torch's kernels disagree there (an error, or an empty output)
                 pads, out = (0,) * dims, tuple(o + 2 * p for o, p in zip(out, pads, strict=True))
-            kwargs["padding"] = list(pads) if dims == 2 else pads[0]
-            kwargs["output_padding"] = list(extra) if dims == 2 else extra[0]
-        kwargs["stride"] = list(stride) if dims == 2 else stride[0]
-        kwargs["dilation"] = list(dilation) if dims == 2 or self.coin() else dilation[0]
+            kwargs["padding"] = many(pads)
+            kwargs["output_padding"] = many(extra)
+        kwargs["stride"] = many(stride)
+        kwargs["dilation"] = list(dilation) if dims > 1 or self.coin() else dilation[0]
         bias = self.pick((True, True, False))
         if not bias:
             kwargs["bias"] = False

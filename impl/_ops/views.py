@@ -523,7 +523,15 @@ def narrow(input: Tensor, dim: int, start: int, length: int) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(narrow, locals())
     d = _wrap_dim(dim, input.dim())
-    start = start % input.shape[d] if start < 0 else start
+    size = input.shape[d]
+    if not -size <= start <= size:
+        raise IndexError(
+            f"start out of range (expected to be in range of [{-size}, {size}], but got {start})")
+    start = start % size if start < 0 else start
+    if length < 0:
+        raise RuntimeError("narrow(): length must be non-negative.")
+    if start + length > size:
+        raise RuntimeError(f"start ({start}) + length ({length}) exceeds dimension size ({size}).")
     return _slice(input, d, start, start + length, 1)
 
 

@@ -1,12 +1,12 @@
-"""1-D and 2-D convolutions, direct and transposed, by im2col on the array namespace
+"""1-D, 2-D and 3-D convolutions, direct and transposed, by im2col on the array namespace
 (ConvolutionBackward0).
 
-One core serves conv1d, conv2d, conv_transpose1d and conv_transpose2d: a 1-D convolution is a
-2-D one over a unit height (as ATen views it), so the arrays below are always (N, C, H, W). The
+One core serves conv1d/2d/3d and conv_transpose1d/2d/3d: a 1-D convolution is a 2-D one over a
+unit height (as ATen views it), so the arrays below are (N, C, H, W) or (N, C, D, H, W). The
 windows of the zero-padded input are copied tap by tap (one strided slice of the input per
 kernel position; the padding is never materialised) into the im2col matrix ``(N, groups,
-C/groups*kH*kW, H_out*W_out)``; a direct convolution is one batched matrix product with the
-weight, already laid out as ``(N, O, H_out, W_out)``. The adjoint adds window gradients back tap
+C/groups*prod(kernel), prod(output size))``; a direct convolution is one batched matrix product
+with the weight, already laid out as ``(N, O, *output size)``. The adjoint adds window gradients back tap
 by tap (col2im): it is a direct convolution's input gradient and a transposed convolution's
 forward. The weight gradient multiplies the output gradient by the transposed im2col matrix, the
 bias gradient sums. Few fresh large arrays are made: on numpy, a fresh multi-megabyte array costs
@@ -27,6 +27,8 @@ from __future__ import annotations
 
 import functools
 import inspect
+import itertools
+import math
 import numbers
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -59,15 +61,16 @@ def _pair(v: Any) -> tuple[int, int]:
 
 @dataclass(frozen=True)
 class ConvParams:
-    """What a convolution needs besides its tensors, in 2-D form (a 1-D convolution's height
-    entries are stride 1, no padding, dilation 1); pads: top, bottom, left, right."""
+    """What a convolution needs besides its tensors, one entry per spatial dim (a 1-D
+    convolution in 2-D form: its height entries are stride 1, no padding, dilation 1); pads:
+    (before, after) per spatial dim (top, bottom, left, right in 2-D)."""
 
-    stride: tuple[int, int]
-    pads: tuple[int, int, int, int]
-    dilation: tuple[int, int]
+    stride: tuple[int, ...]
+    pads: tuple[int, ...]
+    dilation: tuple[int, ...]
     groups: int
     transposed: bool = False
-    output_padding: tuple[int, int] = (0, 0)
+    output_padding: tuple[int, ...] = (0, 0)
 
 
 def _overlap(offset: int, pad: int, size: int, stride: int, out_len: int) -> tuple[slice, slice]:
@@ -82,24 +85,24 @@ def _overlap(offset: int, pad: int, size: int, stride: int, out_len: int) -> tup
     return slice(first, stop), slice(start_in, start_in + stride * (stop - first - 1) + 1, stride)
 
 
-def _taps(input_shape: tuple, kernel: tuple, out_hw: tuple, p: ConvParams) -> Any:
-    """For each kernel tap (i, j): (i, j, output rows, output cols, input rows, input cols), the
-    slices that pair window elements with the input elements they read (padding left out)."""
-    h, w = input_shape[2:]
-    top, _bottom, left, _right = p.pads
-    for i in range(kernel[0]):
-        out_r, in_r = _overlap(i * p.dilation[0], top, h, p.stride[0], out_hw[0])
-        for j in range(kernel[1]):
-            out_c, in_c = _overlap(j * p.dilation[1], left, w, p.stride[1], out_hw[1])
-            yield i, j, out_r, out_c, in_r, in_c
+def _taps(input_shape: tuple, kernel: tuple, out_size: tuple, p: ConvParams) -> Any:
+    """For each kernel tap, in row-major order: (its index per spatial dim, the output slices,
+    the input slices), the slices pairing window elements with the input elements they read
+    (padding left out)."""
+    axes = [
+        [(i, *_overlap(i * p.dilation[a], p.pads[2 * a], n, p.stride[a], o)) for i in range(k)]
+        for a, (k, n, o) in enumerate(zip(kernel, input_shape[2:], out_size, strict=True))
+    ]
+    for tap in itertools.product(*axes):
+        yield tuple(t[0] for t in tap), tuple(t[1] for t in tap), tuple(t[2] for t in tap)
 
 
-def output_hw(input_shape: tuple, kernel: tuple, p: ConvParams) -> tuple[int, int]:
-    h, w = input_shape[2:]
-    top, bottom, left, right = p.pads
-    ho = (h + top + bottom - p.dilation[0] * (kernel[0] - 1) - 1) // p.stride[0] + 1
-    wo = (w + left + right - p.dilation[1] * (kernel[1] - 1) - 1) // p.stride[1] + 1
-    return ho, wo
+def output_hw(input_shape: tuple, kernel: tuple, p: ConvParams) -> tuple[int, ...]:
+    """A direct convolution's output size, per spatial dim."""
+    return tuple(
+        (n + p.pads[2 * a] + p.pads[2 * a + 1] - p.dilation[a] * (k - 1) - 1) // p.stride[a] + 1
+        for a, (n, k) in enumerate(zip(input_shape[2:], kernel, strict=True))
+    )
 
 
 def _transposed_hw(input_shape: tuple, kernel: tuple, p: ConvParams) -> tuple[int, ...]:
@@ -111,32 +114,33 @@ def _transposed_hw(input_shape: tuple, kernel: tuple, p: ConvParams) -> tuple[in
     )
 
 
-def columns(xp: Any, x: Any, kh: int, kw: int, p: ConvParams, out_hw: tuple | None = None) -> Any:
+def columns(xp: Any, x: Any, kernel: tuple, p: ConvParams, out_hw: tuple | None = None) -> Any:
     """im2col: every window of the zero-padded input, copied tap by tap from the input into
-    (N, groups, C/groups * kh * kw, Ho * Wo), so that a convolution is one matrix product per
-    sample and group whose result is already laid out as (N, O, Ho, Wo). ``out_hw``: the output
-    positions wanted (the convolution's own by default)."""
+    (N, groups, C/groups * prod(kernel), prod(output size)), so that a convolution is one matrix
+    product per sample and group whose result is already laid out as (N, O, *output size).
+    ``out_hw``: the output positions wanted (the convolution's own by default)."""
     n, c = x.shape[:2]
-    ho, wo = out_hw or output_hw(x.shape, (kh, kw), p)
-    cols = xp.zeros((n, c, kh, kw, ho, wo), dtype=x.dtype)
-    for i, j, out_r, out_c, in_r, in_c in _taps(x.shape, (kh, kw), (ho, wo), p):
-        cols[:, :, i, j, out_r, out_c] = x[:, :, in_r, in_c]
-    return cols.reshape(n, p.groups, c // p.groups * kh * kw, ho * wo)
+    out = out_hw or output_hw(x.shape, kernel, p)
+    cols = xp.zeros((n, c, *kernel, *out), dtype=x.dtype)
+    every = (slice(None),) * 2
+    for tap, outs, ins in _taps(x.shape, kernel, out, p):
+        cols[(*every, *tap, *outs)] = x[(*every, *ins)]
+    return cols.reshape(n, p.groups, c // p.groups * math.prod(kernel), math.prod(out))
 
 
 def _per_group(xp: Any, a: Any, groups: int) -> Any:
-    """(N, C, H, W) as (N, groups, C/groups, H * W), contiguous."""
-    n, c, h, w = a.shape
-    return xp.ascontiguousarray(a).reshape(n, groups, c // groups, h * w)
+    """(N, C, *size) as (N, groups, C/groups, prod(size)), contiguous."""
+    n, c = a.shape[:2]
+    return xp.ascontiguousarray(a).reshape(n, groups, c // groups, math.prod(a.shape[2:]))
 
 
 def _direct(xp: Any, x: Any, w: Any, p: ConvParams, out_hw: tuple | None = None) -> Any:
-    """The direct convolution of 4-D arrays, without bias, as (N, groups, O/groups, Ho*Wo) and
-    (Ho, Wo)."""
-    o, cg, kh, kw = w.shape
-    out_hw = out_hw or output_hw(x.shape, (kh, kw), p)
-    cols = columns(xp, x, kh, kw, p, out_hw)
-    return xp.matmul(w.reshape(p.groups, o // p.groups, cg * kh * kw), cols), out_hw
+    """The direct convolution of 4-D or 5-D arrays, without bias, as (N, groups, O/groups,
+    prod(output size)) and the output size."""
+    o, cg, *kernel = w.shape
+    out_hw = out_hw or output_hw(x.shape, kernel, p)
+    cols = columns(xp, x, tuple(kernel), p, out_hw)
+    return xp.matmul(w.reshape(p.groups, o // p.groups, cg * math.prod(kernel)), cols), out_hw
 
 
 def _planar(a: Any) -> Any:
@@ -156,12 +160,12 @@ def _conv_fwd(
     if transposed:
         c_out = w4.shape[1] * groups
         out = _input_grad_array(x4, w4, (x4.shape[0], c_out, *_transposed_hw(x4.shape, w4.shape[2:], p)), p)
-        out += b.reshape(1, c_out, 1, 1)
+        out += b.reshape(1, c_out, *[1] * (x4.ndim - 2))
     else:
         out, out_hw = _direct(xp, x4, w4, p)
         out += b.reshape(1, groups, -1, 1)
         out = out.reshape(x.shape[0], w.shape[0], *out_hw)
-    return out.reshape(*out.shape[:2], *out.shape[4 - (x.ndim - 2):]).astype(x.dtype, copy=False)
+    return out.reshape(*out.shape[:2], *out.shape[x4.ndim - x.ndim + 2:]).astype(x.dtype, copy=False)
 
 
 def _input_grad_array(gd: Any, w: Any, input_shape: tuple, p: ConvParams) -> Any:
@@ -170,19 +174,20 @@ def _input_grad_array(gd: Any, w: Any, input_shape: tuple, p: ConvParams) -> Any
     kernel position)."""
     xp = namespace_of(gd)
     n, c_in = input_shape[:2]
-    o, cg, kh, kw = w.shape
-    groups, (ho, wo) = p.groups, gd.shape[2:]
-    wg_t = w.reshape(groups, o // groups, cg * kh * kw).transpose(0, 2, 1)
-    dcols = xp.matmul(wg_t, _per_group(xp, gd, groups)).reshape(n, c_in, kh, kw, ho, wo)
+    o, cg, *kernel = w.shape
+    groups = p.groups
+    wg_t = w.reshape(groups, o // groups, cg * math.prod(kernel)).transpose(0, 2, 1)
+    dcols = xp.matmul(wg_t, _per_group(xp, gd, groups)).reshape(n, c_in, *kernel, *gd.shape[2:])
     return add_windows(xp, dcols, input_shape, p)
 
 
 def add_windows(xp: Any, dcols: Any, input_shape: tuple, p: ConvParams) -> Any:
-    """col2im: window values ``dcols`` (N, C, kH, kW, H_out, W_out) added back into an input of
-    ``input_shape`` (N, C, H, W), tap by tap (padding left out)."""
+    """col2im: window values ``dcols`` (N, C, *kernel, *output size) added back into an input of
+    ``input_shape`` (N, C, *size), tap by tap (padding left out)."""
     out = xp.zeros(input_shape, dtype=dcols.dtype)
-    for i, j, out_r, out_c, in_r, in_c in _taps(input_shape, dcols.shape[2:4], dcols.shape[4:], p):
-        out[:, :, in_r, in_c] += dcols[:, :, i, j, out_r, out_c]
+    nd, every = len(input_shape) - 2, (slice(None),) * 2
+    for tap, outs, ins in _taps(input_shape, dcols.shape[2:2 + nd], dcols.shape[2 + nd:], p):
+        out[(*every, *ins)] += dcols[(*every, *tap, *outs)]
     return out
 
 
@@ -190,10 +195,9 @@ def _weight_grad_array(gd: Any, x: Any, weight_shape: tuple, p: ConvParams) -> A
     """The gradient of the convolution with respect to its weight, on 4-D arrays (the output
     gradient times the transposed im2col matrix, per sample and group, summed over the samples)."""
     xp = namespace_of(gd)
-    o, cg, kh, kw = weight_shape
-    cols = columns(xp, x, kh, kw, p, gd.shape[2:])
+    cols = columns(xp, x, tuple(weight_shape[2:]), p, gd.shape[2:])
     gw = xp.matmul(_per_group(xp, gd, p.groups), cols.transpose(0, 1, 3, 2)).sum(axis=0)
-    return gw.reshape(o, cg, kh, kw).astype(gd.dtype, order="C")
+    return gw.reshape(weight_shape).astype(gd.dtype, order="C")
 
 
 def convolution_backward(
@@ -218,7 +222,7 @@ def convolution_backward(
     arrays = (
         None if gi is None else gi.reshape(input.shape),
         None if gw is None else gw.reshape(weight.shape),
-        gd.sum(axis=(0, 2, 3)).astype(gd.dtype) if mask[2] else None,
+        gd.sum(axis=(0, *range(2, gd.ndim))).astype(gd.dtype) if mask[2] else None,
     )
     outs = tuple(None if a is None else Tensor._from_array(a) for a in arrays)
     sources = (grad, input, weight)
@@ -424,20 +428,19 @@ def _check_sizes(planar: tuple, kernel: tuple, p: ConvParams, dims: int) -> None
         padded = [n + p.pads[2 * i] + p.pads[2 * i + 1] for i, n in enumerate(planar[2:])]
         extent = [d * (k - 1) + 1 for d, k in zip(p.dilation, kernel, strict=True)]
         if any(n < k for n, k in zip(padded, extent, strict=True)):
-            shown = slice(2 - dims, None)  # a 1-D convolution's sizes only
-            raise RuntimeError(
-                f"Calculated padded input size per channel: ({' x '.join(map(str, padded[shown]))}). Kernel "
-                f"size: ({' x '.join(map(str, extent[shown]))}). Kernel size can't be greater than actual "
+            raise RuntimeError(  # (a 1-D convolution's sizes only)
+                f"Calculated padded input size per channel: ({' x '.join(map(str, padded[-dims:]))}). Kernel "
+                f"size: ({' x '.join(map(str, extent[-dims:]))}). Kernel size can't be greater than actual "
                 "input size"
             )
         return
-    (oh, ow), (sh, sw), (dh, dw) = p.output_padding, p.stride, p.dilation
-    if (oh >= sh and oh >= dh) or (ow >= sw and ow >= dw):
-        raise RuntimeError(
-            "output padding must be smaller than either stride or dilation, but got "
-            f"output_padding_height: {oh} output_padding_width: {ow} stride_height: {sh} stride_width: {sw} "
-            f"dilation_height: {dh} dilation_width: {dw}"
-        )
+    if any(o >= s and o >= d for o, s, d in zip(p.output_padding, p.stride, p.dilation, strict=True)):
+        axes = ("depth", "height", "width")[-len(p.stride):]
+        shown = " ".join(
+            f"{what}_{axis}: {v}" for what, values in
+            (("output_padding", p.output_padding), ("stride", p.stride), ("dilation", p.dilation))
+            for axis, v in zip(axes, values, strict=True))
+        raise RuntimeError(f"output padding must be smaller than either stride or dilation, but got {shown}")
     if 0 in planar[2:] and 0 not in planar[:2]:
         raise RuntimeError(
             f"Only zero batch or zero channel inputs are supported, but got input shape: {list(planar)}"
@@ -540,48 +543,28 @@ def _parsed(fn: Callable) -> Callable:
     return parsed
 
 
-@api.function("conv1d")
-@_parsed
-@_autocast.policy("lower")
-def conv1d(
-    input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
-    dilation: Any = 1, groups: int = 1,
-) -> Tensor:
-    """1-D cross-correlation of (N, C, L) or (C, L) input with (O, C/groups, K) weight."""
-    return _convolution("conv1d", 1, input, weight, bias, stride, padding, dilation, groups)
+def _declare(dims: int, transposed: bool) -> Callable:
+    """torch's conv{dims}d or conv_transpose{dims}d, behind its argument parser, on CPU autocast's
+    lower-precision list."""
+    name = f"conv_transpose{dims}d" if transposed else f"conv{dims}d"
+    if transposed:
+        def conv(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+                 output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> Tensor:
+            return _convolution(name, dims, input, weight, bias, stride, padding, dilation, groups, True,
+                                output_padding)
+    else:
+        def conv(input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
+                 dilation: Any = 1, groups: int = 1) -> Tensor:
+            return _convolution(name, dims, input, weight, bias, stride, padding, dilation, groups)
+
+    conv.__name__ = conv.__qualname__ = name
+    conv.__doc__ = (
+        f"The transposed {dims}-D convolution of (N, C, *size) or (C, *size) input with (C, O/groups, "
+        "*kernel) weight." if transposed else
+        f"{dims}-D cross-correlation of (N, C, *size) or (C, *size) input with (O, C/groups, *kernel) weight."
+    )
+    return api.function(name)(_parsed(_autocast.policy("lower")(conv)))
 
 
-@api.function("conv2d")
-@_parsed
-@_autocast.policy("lower")
-def conv2d(
-    input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
-    dilation: Any = 1, groups: int = 1,
-) -> Tensor:
-    """2-D cross-correlation of (N, C, H, W) or (C, H, W) input with (O, C/groups, kH, kW) weight."""
-    return _convolution("conv2d", 2, input, weight, bias, stride, padding, dilation, groups)
-
-
-@api.function("conv_transpose1d")
-@_parsed
-@_autocast.policy("lower")
-def conv_transpose1d(
-    input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
-    output_padding: Any = 0, groups: int = 1, dilation: Any = 1,
-) -> Tensor:
-    """The transposed 1-D convolution of (N, C, L) or (C, L) input with (C, O/groups, K) weight."""
-    return _convolution("conv_transpose1d", 1, input, weight, bias, stride, padding, dilation, groups, True,
-                        output_padding)
-
-
-@api.function("conv_transpose2d")
-@_parsed
-@_autocast.policy("lower")
-def conv_transpose2d(
-    input: Tensor, weight: Tensor, bias: Tensor | None = None, stride: Any = 1, padding: Any = 0,
-    output_padding: Any = 0, groups: int = 1, dilation: Any = 1,
-) -> Tensor:
-    """The transposed 2-D convolution of (N, C, H, W) or (C, H, W) input with (C, O/groups, kH, kW)
-    weight."""
-    return _convolution("conv_transpose2d", 2, input, weight, bias, stride, padding, dilation, groups, True,
-                        output_padding)
+conv1d, conv2d, conv3d = (_declare(dims, False) for dims in (1, 2, 3))
+conv_transpose1d, conv_transpose2d, conv_transpose3d = (_declare(dims, True) for dims in (1, 2, 3))

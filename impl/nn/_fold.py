@@ -26,7 +26,7 @@ def _batched(a: Any) -> Any:
 
 def _im2col(xp: Any, a: Any, kernel_size: tuple, dilation: tuple, padding: tuple, stride: tuple) -> Any:
     x = a if a.ndim == 4 else _batched(a)
-    cols = columns(xp, x, *kernel_size, _conv_params(kernel_size, dilation, padding, stride))
+    cols = columns(xp, x, tuple(kernel_size), _conv_params(kernel_size, dilation, padding, stride))
     out = cols.reshape(x.shape[0], cols.shape[2], cols.shape[3])
     return out if a.ndim == 4 else out[0]
 

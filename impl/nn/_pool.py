@@ -1,18 +1,22 @@
-"""Pooling over the last two dims, as ATen's CPU kernels compute it: max pooling with indices
-(MaxPool2DWithIndicesBackward0), average pooling (AvgPool2DBackward0), adaptive average and max
-pooling (AdaptiveAvgPool2DBackward0, AdaptiveMaxPool2DBackward0), max unpooling
-(MaxUnpool2DBackward0); the 1-D forms are the 2-D ones of an unsqueezed input, as torch's; LP
-pooling composed as torch's Python composes it.
+"""Pooling over the last two (or three) dims, as ATen's CPU kernels compute it: max pooling with
+indices (MaxPool2DWithIndicesBackward0, 3D), average pooling (AvgPool2DBackward0, 3D), adaptive
+average and max pooling (AdaptiveAvgPool2DBackward0, AdaptiveMaxPool2DBackward0, 3D), max unpooling
+(MaxUnpool2DBackward0, 3D); the 1-D forms are the 2-D ones of an unsqueezed input, as torch's; LP
+pooling composed as torch's Python composes it. The 2-D entry points are here, the 3-D ones in
+``_pool3d``; the kernels serve both, the number of pooled dims being the kernel's length.
 
-Regular windows are gathered tap by tap (the conv's ``_overlap``: which outputs read a real input
+Regular windows are gathered tap by tap (the conv's ``_taps``: which outputs read a real input
 element at each kernel position); sums run tap after tap in the kernel's row-major order, as
 ATen's per-window loops add, so float32 results are torch's bit for bit. A max window picks its
 first largest element, or its last NaN (ATen's ``val > maxval || isnan(val)``); indices are flat
-within the input's plane. Backward adds each output's gradient into its window in output order.
+within the input's plane (volume). Backward adds each output's gradient into its window in output
+order.
 """
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 from typing import Any
 
@@ -21,7 +25,7 @@ import numpy as np
 from impl import _creation, dtypes
 from impl._ops.table import D, OpDef, apply
 from impl._tensor import Tensor
-from impl.nn._conv import _overlap
+from impl.nn import _conv
 
 
 def _tuple(v: Any, n: int, name: str, fn: str) -> tuple[int, ...]:
@@ -35,7 +39,7 @@ def _tuple(v: Any, n: int, name: str, fn: str) -> tuple[int, ...]:
     return (int(v),) * n
 
 
-_WORDS = {2: "two"}
+_WORDS = {2: "two", 3: "three"}
 
 
 def output_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> int:
@@ -46,24 +50,35 @@ def output_size(size: int, k: int, s: int, p: int, d: int, ceil_mode: bool) -> i
     return out
 
 
-# -- kernels on arrays (planes in the last two dims) -------------------------------------------
+# -- kernels on arrays (planes or volumes in the last nd = len(kernel) dims) ----------------------
+def _taps(size: tuple, k: tuple, s: tuple, p: tuple, d: tuple, out: tuple) -> Any:
+    """The convolution's taps (``_conv._taps``) of a pooling window: per kernel position in
+    row-major order, its flat index in the window, the output slices and the input slices."""
+    params = _conv.ConvParams(tuple(s), tuple(v for pp in p for v in (pp, pp)), tuple(d), 1)
+    for tap, outs, ins in _conv._taps((1, 1, *size), tuple(k), tuple(out), params):
+        yield int(np.ravel_multi_index(tap, k)), outs, ins
+
+
+def _flat(coords: list, size: tuple) -> Any:
+    """Row-major flat indices within a volume of ``size`` of per-dim (broadcastable) coordinates."""
+    return sum(c * math.prod(size[i + 1:]) for i, c in enumerate(coords))
+
+
 def _windows(xp: Any, a: Any, k: tuple, s: tuple, p: tuple, d: tuple, out: tuple, fill: Any) -> tuple:
-    """Every window of ``a`` as (..., oh, ow, kh*kw) (``fill`` at padding), which taps are real
-    (oh, ow, kh*kw), and each tap's flat index in the plane."""
-    h, w = a.shape[-2:]
-    taps = k[0] * k[1]
-    vals = xp.full((*a.shape[:-2], *out, taps), fill, dtype=a.dtype)
+    """Every window of ``a`` as (..., *out, prod(k)) (``fill`` at padding), which taps are real
+    (*out, prod(k)), and each tap's flat index in the plane (or volume)."""
+    nd = len(k)
+    size = a.shape[-nd:]
+    taps = math.prod(k)
+    vals = xp.full((*a.shape[:-nd], *out, taps), fill, dtype=a.dtype)
     valid = np.zeros((*out, taps), dtype=bool)
-    rows = (np.arange(out[0]) * s[0] - p[0])[:, None, None]
-    cols = (np.arange(out[1]) * s[1] - p[1])[None, :, None]
-    offsets = np.arange(taps)
-    pos = (rows + (offsets // k[1]) * d[0]) * w + cols + (offsets % k[1]) * d[1]
-    for i in range(k[0]):
-        out_r, in_r = _overlap(i * d[0], p[0], h, s[0], out[0])
-        for j in range(k[1]):
-            out_c, in_c = _overlap(j * d[1], p[1], w, s[1], out[1])
-            vals[..., out_r, out_c, i * k[1] + j] = a[..., in_r, in_c]
-            valid[out_r, out_c, i * k[1] + j] = True
+    starts = np.meshgrid(*[np.arange(o) * ss - pp for o, ss, pp in zip(out, s, p, strict=True)],
+                         indexing="ij")
+    offsets = np.indices(k).reshape(nd, taps)
+    pos = _flat([starts[i][..., None] + offsets[i] * d[i] for i in range(nd)], size)
+    for t, outs, ins in _taps(size, k, s, p, d, out):
+        vals[(..., *outs, t)] = a[(..., *ins)]
+        valid[(*outs, t)] = True
     return vals, valid, pos
 
 
@@ -85,9 +100,10 @@ def _select_max(xp: Any, vals: Any, valid: Any, pos: Any) -> tuple[Any, Any]:
 def _max_pool_fwd(
     xp: Any, a: Any, kernel_size: tuple, stride: tuple, padding: tuple, dilation: tuple, ceil_mode: bool
 ) -> tuple:
+    nd = len(kernel_size)
+    size = a.shape[-nd:]
     out = tuple(
-        output_size(a.shape[i - 2], kernel_size[i], stride[i], padding[i], dilation[i], ceil_mode)
-        for i in range(2)
+        output_size(size[i], kernel_size[i], stride[i], padding[i], dilation[i], ceil_mode) for i in range(nd)
     )
     low = -np.inf if a.dtype.kind == "f" else np.iinfo(a.dtype).min
     vals, valid, pos = _windows(xp, a, kernel_size, stride, padding, dilation, out, low)
@@ -96,15 +112,16 @@ def _max_pool_fwd(
     if empty.any():  # a window all padding (dilated): ATen's index of its first tap at or past 0
         first = [np.arange(o) * s - p for o, s, p in zip(out, stride, padding, strict=True)]
         first = [np.where(f < 0, f + -(f // d) * d, f) for f, d in zip(first, dilation, strict=True)]
-        start = first[0][:, None] * a.shape[-1] + first[1][None, :]
+        start = _flat(np.meshgrid(*first, indexing="ij"), size)
         indices = xp.where(xp.asarray(empty), xp.asarray(start), indices)
     return values, indices
 
 
-def _scatter_fwd(xp: Any, g: Any, a: Any, indices: Any) -> Any:
-    """The gradient ``g`` added at the plane ``indices`` of an input shaped like ``a``, in output order."""
-    planes = int(np.prod(a.shape[:-2], dtype=np.int64))
-    out = xp.zeros((planes, a.shape[-2] * a.shape[-1]), dtype=g.dtype)
+def _scatter_fwd(xp: Any, g: Any, a: Any, indices: Any, nd: int) -> Any:
+    """The gradient ``g`` added at the plane (volume) ``indices`` of an input shaped like ``a``,
+    in output order."""
+    planes = math.prod(a.shape[:-nd])
+    out = xp.zeros((planes, math.prod(a.shape[-nd:])), dtype=g.dtype)
     idx = getattr(indices, "_data", indices).reshape(planes, -1)
     # flat over all planes, as ATen's pointer arithmetic (an all-padding window's index may lie past
     # its plane, in the next one)
@@ -117,7 +134,9 @@ def _scatter_fwd(xp: Any, g: Any, a: Any, indices: Any) -> Any:
 def _avg_divisors(
     size: tuple, k: tuple, s: tuple, p: tuple, out: tuple, include_pad: bool, divisor: int | None
 ) -> Any:
-    """ATen's divide_factor of each output position (oh, ow)."""
+    """ATen's divide_factor of each output position (*out)."""
+    if divisor is not None:
+        return np.full(out, divisor, dtype=np.int64)
     spans = []
     for n, kk, ss, pp, o in zip(size, k, s, p, out, strict=True):
         start = np.arange(o) * ss - pp
@@ -125,9 +144,7 @@ def _avg_divisors(
         padded = end - start
         real = np.minimum(end, n) - np.maximum(start, 0)
         spans.append(padded if include_pad else real)
-    if divisor is not None:
-        return np.full(out, divisor, dtype=np.int64)
-    return spans[0][:, None] * spans[1][None, :]
+    return functools.reduce(np.multiply.outer, spans)
 
 
 def _acc_dtype(dtype: Any) -> Any:
@@ -151,14 +168,12 @@ def _avg_pool_fwd(
     count_include_pad: bool,
     divisor_override: int | None,
 ) -> Any:
-    size = a.shape[-2:]
-    out = tuple(output_size(size[i], kernel_size[i], stride[i], padding[i], 1, ceil_mode) for i in range(2))
-    total = xp.zeros((*a.shape[:-2], *out), dtype=_acc_dtype(a.dtype))
-    for i in range(kernel_size[0]):
-        out_r, in_r = _overlap(i, padding[0], size[0], stride[0], out[0])
-        for j in range(kernel_size[1]):
-            out_c, in_c = _overlap(j, padding[1], size[1], stride[1], out[1])
-            total[..., out_r, out_c] += a[..., in_r, in_c]
+    nd = len(kernel_size)
+    size = a.shape[-nd:]
+    out = tuple(output_size(size[i], kernel_size[i], stride[i], padding[i], 1, ceil_mode) for i in range(nd))
+    total = xp.zeros((*a.shape[:-nd], *out), dtype=_acc_dtype(a.dtype))
+    for _, outs, ins in _taps(size, kernel_size, stride, padding, (1,) * nd, out):
+        total[(..., *outs)] += a[(..., *ins)]
     divisors = _avg_divisors(size, kernel_size, stride, padding, out, count_include_pad, divisor_override)
     return _divide(xp, total, divisors, a.dtype)
 
@@ -174,15 +189,14 @@ def _avg_pool_backward_fwd(
     count_include_pad: bool,
     divisor_override: int | None,
 ) -> Any:
-    size, out = a.shape[-2:], g.shape[-2:]
+    nd = len(kernel_size)
+    size, out = a.shape[-nd:], g.shape[-nd:]
     divisors = _avg_divisors(size, kernel_size, stride, padding, out, count_include_pad, divisor_override)
     delta = g / xp.asarray(divisors).astype(g.dtype)
     result = xp.zeros(a.shape, dtype=g.dtype)
-    for i in reversed(range(kernel_size[0])):  # an input element gets its windows in output order
-        out_r, in_r = _overlap(i, padding[0], size[0], stride[0], out[0])
-        for j in reversed(range(kernel_size[1])):
-            out_c, in_c = _overlap(j, padding[1], size[1], stride[1], out[1])
-            result[..., in_r, in_c] += delta[..., out_r, out_c]
+    # an input element gets its windows in output order: the taps in reverse
+    for _, outs, ins in reversed(list(_taps(size, kernel_size, stride, padding, (1,) * nd, out))):
+        result[(..., *ins)] += delta[(..., *outs)]
     return result
 
 
@@ -190,39 +204,47 @@ def _adaptive_bounds(size: int, out: int) -> list[tuple[int, int]]:
     return [((o * size) // out, -(-((o + 1) * size) // out)) for o in range(out)]
 
 
+def _adaptive_windows(size: tuple, out: tuple) -> Any:
+    """Each output position of an adaptive pooling (row-major) and its window's (start, end) per dim."""
+    bounds = [_adaptive_bounds(n, o) for n, o in zip(size, out, strict=True)]
+    for position in itertools.product(*(range(o) for o in out)):
+        yield position, [bounds[i][o] for i, o in enumerate(position)]
+
+
 def _adaptive_avg_fwd(xp: Any, a: Any, output_size: tuple) -> Any:
-    rows, cols = (_adaptive_bounds(a.shape[i - 2], output_size[i]) for i in range(2))
-    result = xp.empty((*a.shape[:-2], *output_size), dtype=a.dtype)
-    for oh, (h0, h1) in enumerate(rows):
-        for ow, (w0, w1) in enumerate(cols):
-            total = xp.zeros(a.shape[:-2], dtype=_acc_dtype(a.dtype))
-            for ih in range(h0, h1):
-                for iw in range(w0, w1):
-                    total += a[..., ih, iw]
-            result[..., oh, ow] = total / (h1 - h0) / (w1 - w0)
+    nd = len(output_size)
+    batch = a.shape[:-nd]
+    result = xp.empty((*batch, *output_size), dtype=a.dtype)
+    for position, window in _adaptive_windows(a.shape[-nd:], output_size):
+        total = xp.zeros(batch, dtype=_acc_dtype(a.dtype))
+        for element in itertools.product(*(range(lo, hi) for lo, hi in window)):
+            total += a[(..., *element)]
+        for lo, hi in window:
+            total = total / (hi - lo)
+        result[(..., *position)] = total
     return result
 
 
-def _adaptive_avg_backward_fwd(xp: Any, g: Any, a: Any) -> Any:
-    rows, cols = (_adaptive_bounds(a.shape[i - 2], g.shape[i - 2]) for i in range(2))
+def _adaptive_avg_backward_fwd(xp: Any, g: Any, a: Any, nd: int) -> Any:
     result = xp.zeros(a.shape, dtype=g.dtype)
-    for oh, (h0, h1) in enumerate(rows):
-        for ow, (w0, w1) in enumerate(cols):
-            result[..., h0:h1, w0:w1] += g[..., oh, ow, None, None] / (h1 - h0) / (w1 - w0)
+    for position, window in _adaptive_windows(a.shape[-nd:], g.shape[-nd:]):
+        delta = g[(..., *position, *[None] * nd)]
+        for lo, hi in window:
+            delta = delta / (hi - lo)
+        result[(..., *(slice(lo, hi) for lo, hi in window))] += delta
     return result
 
 
 def _adaptive_max_fwd(xp: Any, a: Any, output_size: tuple) -> tuple:
-    rows, cols = (_adaptive_bounds(a.shape[i - 2], output_size[i]) for i in range(2))
-    w = a.shape[-1]
-    values = xp.empty((*a.shape[:-2], *output_size), dtype=a.dtype)
-    indices = xp.empty((*a.shape[:-2], *output_size), dtype=np.int64)
-    for oh, (h0, h1) in enumerate(rows):
-        for ow, (w0, w1) in enumerate(cols):
-            window = a[..., h0:h1, w0:w1].reshape(*a.shape[:-2], (h1 - h0) * (w1 - w0))
-            pos = ((np.arange(h0, h1) * w)[:, None] + np.arange(w0, w1)[None, :]).reshape(-1)
-            valid = np.ones(pos.shape, dtype=bool)
-            values[..., oh, ow], indices[..., oh, ow] = _select_max(xp, window, valid, pos)
+    nd = len(output_size)
+    batch, size = a.shape[:-nd], a.shape[-nd:]
+    values = xp.empty((*batch, *output_size), dtype=a.dtype)
+    indices = xp.empty((*batch, *output_size), dtype=np.int64)
+    for position, window in _adaptive_windows(size, output_size):
+        vals = a[(..., *(slice(lo, hi) for lo, hi in window))].reshape(*batch, -1)
+        pos = _flat(np.meshgrid(*(np.arange(lo, hi) for lo, hi in window), indexing="ij"), size).reshape(-1)
+        valid = np.ones(pos.shape, dtype=bool)
+        values[(..., *position)], indices[(..., *position)] = _select_max(xp, vals, valid, pos)
     return values, indices
 
 
@@ -231,22 +253,22 @@ def _zeros_like_self(g: Any, c: Any) -> Tensor:
     return _creation.zeros(c.shape("self"), dtype=g.dtype, device=g.device)
 
 
-def _gathered(gg: Tensor, indices: Tensor, out_shape: tuple) -> Tensor:
+def _gathered(gg: Tensor, indices: Tensor, out_shape: tuple, nd: int) -> Tensor:
     """max_pool_double_backward: the gradient's gradient read back at each output's index."""
-    flat = gg.reshape(*gg.shape[:-2], -1)
-    return flat.gather(-1, indices.reshape(*indices.shape[:-2], -1)).reshape(out_shape)
+    flat = gg.reshape(*gg.shape[:-nd], -1)
+    return flat.gather(-1, indices.reshape(*indices.shape[:-nd], -1)).reshape(out_shape)
 
 
-def _max_pool_ops(name: str, forward: Any) -> tuple[OpDef, OpDef]:
+def _max_pool_ops(name: str, forward: Any, nd: int) -> tuple[OpDef, OpDef]:
     """A max pool's op (result and indices, ``<name>Backward0``) and its backward's op
     (``<name>BackwardBackward0``: the gradient scattered to each window's maximum; its own gradient
     read back at the indices, max_pool_double_backward)."""
     backward = OpDef(
         f"{name}BackwardBackward0",
-        lambda xp, g, a, indices, **_: _scatter_fwd(xp, g, a, indices),
+        lambda xp, g, a, indices, **_: _scatter_fwd(xp, g, a, indices, nd),
         ("grad_output", "self"),
         {
-            "grad_output": D("indices", lambda gg, c: _gathered(gg, c.indices, c.shape("grad_output"))),
+            "grad_output": D("indices", lambda gg, c: _gathered(gg, c.indices, c.shape("grad_output"), nd)),
             "self": D("", _zeros_like_self),
         },
     )
@@ -259,8 +281,10 @@ def _max_pool_ops(name: str, forward: Any) -> tuple[OpDef, OpDef]:
     return op, backward
 
 
-MAX_POOL2D, MAX_POOL2D_BACKWARD = _max_pool_ops("MaxPool2DWithIndices", _max_pool_fwd)
-ADAPTIVE_MAX_POOL2D, ADAPTIVE_MAX_POOL2D_BACKWARD = _max_pool_ops("AdaptiveMaxPool2D", _adaptive_max_fwd)
+MAX_POOL2D, MAX_POOL2D_BACKWARD = _max_pool_ops("MaxPool2DWithIndices", _max_pool_fwd, 2)
+MAX_POOL3D, MAX_POOL3D_BACKWARD = _max_pool_ops("MaxPool3DWithIndices", _max_pool_fwd, 3)
+ADAPTIVE_MAX_POOL2D, ADAPTIVE_MAX_POOL2D_BACKWARD = _max_pool_ops("AdaptiveMaxPool2D", _adaptive_max_fwd, 2)
+ADAPTIVE_MAX_POOL3D, ADAPTIVE_MAX_POOL3D_BACKWARD = _max_pool_ops("AdaptiveMaxPool3D", _adaptive_max_fwd, 3)
 _AVG = "kernel_size stride padding ceil_mode count_include_pad divisor_override"
 
 
@@ -268,40 +292,55 @@ def _avg_attrs(c: Any) -> dict:
     return {name: getattr(c, name) for name in _AVG.split()}
 
 
-AVG_POOL2D = OpDef(  # (its derivative's op is declared below: the lambda reads it when it runs)
-    "AvgPool2DBackward0",
-    _avg_pool_fwd,
-    derivatives={
-        "self": D("self " + _AVG, lambda g, c: apply(AVG_POOL2D_BACKWARD, g, c.self, **_avg_attrs(c)))
-    },
-)
-AVG_POOL2D_BACKWARD = OpDef(
-    "AvgPool2DBackwardBackward0",
-    _avg_pool_backward_fwd,
-    ("grad_output", "self"),
-    {
-        "grad_output": D(_AVG, lambda gg, c: apply(AVG_POOL2D, gg, **_avg_attrs(c))),
-        "self": D("", _zeros_like_self),
-    },
-)
-ADAPTIVE_AVG_POOL2D = OpDef(
-    "AdaptiveAvgPool2DBackward0",
-    _adaptive_avg_fwd,
-    derivatives={"self": D("self", lambda g, c: apply(ADAPTIVE_AVG_POOL2D_BACKWARD, g, c.self))},
-)
-ADAPTIVE_AVG_POOL2D_BACKWARD = OpDef(
-    "AdaptiveAvgPool2DBackwardBackward0",
-    _adaptive_avg_backward_fwd,
-    ("grad_output", "self"),
-    {
-        "grad_output": D(
-            "grad_output",
-            lambda gg, c: apply(ADAPTIVE_AVG_POOL2D, gg, output_size=tuple(c.shape("grad_output")[-2:])),
-        ),
-        "self": D("", _zeros_like_self),
-    },
-)
+def _avg_pool_ops(nd: int) -> tuple[OpDef, OpDef]:
+    """avg_pool{nd}d's op (AvgPool{nd}DBackward0) and its backward's (AvgPool{nd}DBackwardBackward0),
+    each the other's derivative."""
+    ops: list[OpDef] = []
+    ops.append(OpDef(
+        f"AvgPool{nd}DBackward0",
+        _avg_pool_fwd,
+        derivatives={"self": D("self " + _AVG, lambda g, c: apply(ops[1], g, c.self, **_avg_attrs(c)))},
+    ))
+    ops.append(OpDef(
+        f"AvgPool{nd}DBackwardBackward0",
+        _avg_pool_backward_fwd,
+        ("grad_output", "self"),
+        {
+            "grad_output": D(_AVG, lambda gg, c: apply(ops[0], gg, **_avg_attrs(c))),
+            "self": D("", _zeros_like_self),
+        },
+    ))
+    return ops[0], ops[1]
 
+
+def _adaptive_avg_ops(nd: int) -> tuple[OpDef, OpDef]:
+    """adaptive_avg_pool{nd}d's op (AdaptiveAvgPool{nd}DBackward0) and its backward's, each the
+    other's derivative."""
+    ops: list[OpDef] = []
+    ops.append(OpDef(
+        f"AdaptiveAvgPool{nd}DBackward0",
+        _adaptive_avg_fwd,
+        derivatives={"self": D("self", lambda g, c: apply(ops[1], g, c.self))},
+    ))
+    ops.append(OpDef(
+        f"AdaptiveAvgPool{nd}DBackwardBackward0",
+        lambda xp, g, a: _adaptive_avg_backward_fwd(xp, g, a, nd),
+        ("grad_output", "self"),
+        {
+            "grad_output": D(
+                "grad_output",
+                lambda gg, c: apply(ops[0], gg, output_size=tuple(c.shape("grad_output")[-nd:])),
+            ),
+            "self": D("", _zeros_like_self),
+        },
+    ))
+    return ops[0], ops[1]
+
+
+AVG_POOL2D, AVG_POOL2D_BACKWARD = _avg_pool_ops(2)
+AVG_POOL3D, AVG_POOL3D_BACKWARD = _avg_pool_ops(3)
+ADAPTIVE_AVG_POOL2D, ADAPTIVE_AVG_POOL2D_BACKWARD = _adaptive_avg_ops(2)
+ADAPTIVE_AVG_POOL3D, ADAPTIVE_AVG_POOL3D_BACKWARD = _adaptive_avg_ops(3)
 
 # -- checks (ATen's pool2d_shape_check and friends) ------------------------------------------------
 def _check_input(input: Tensor, fn: str) -> None:
@@ -630,22 +669,26 @@ def lp_pool2d(
     return _lp_pool(max_pool2d, avg_pool2d, input, norm_type, kernel_size, stride, ceil_mode, kw * kh)
 
 
-# -- max_unpool (MaxUnpool2DBackward0; 1-D as 2-D over a unit width) ------------------------------------
+# -- max_unpool (MaxUnpool2DBackward0, MaxUnpool3DBackward0; 1-D as 2-D over a unit width) --------
 def _max_unpool_fwd(xp: Any, a: Any, indices: Any, out_hw: tuple) -> Any:
-    """Each value written at its plane index of a zero output (N, C, *out_hw); a later value at
-    the same index overwrites."""
-    planes = a.shape[:-2]
-    out = xp.zeros((*planes, out_hw[0] * out_hw[1]), dtype=a.dtype)
+    """Each value written at its plane (volume) index of a zero output (N, C, *out_hw); a later
+    value at the same index overwrites."""
+    planes = a.shape[:-len(out_hw)]
+    out = xp.zeros((*planes, math.prod(out_hw)), dtype=a.dtype)
     flat = getattr(indices, "_data", indices).reshape(*planes, -1)
     np.put_along_axis(out, flat, a.reshape(*planes, -1), axis=-1)
     return out.reshape(*planes, *out_hw)
 
 
-MAX_UNPOOL2D = OpDef(
-    "MaxUnpool2DBackward0",
-    _max_unpool_fwd,
-    derivatives={"self": D("self indices", lambda g, c: _gathered(g, c.indices, c.shape("self")))},
-)
+def _max_unpool_op(nd: int) -> OpDef:
+    return OpDef(
+        f"MaxUnpool{nd}DBackward0",
+        _max_unpool_fwd,
+        derivatives={"self": D("self indices", lambda g, c: _gathered(g, c.indices, c.shape("self"), nd))},
+    )
+
+
+MAX_UNPOOL2D, MAX_UNPOOL3D = _max_unpool_op(2), _max_unpool_op(3)
 
 
 def _unpool_size(
@@ -680,16 +723,17 @@ def _unpool_size(
     return size
 
 
-def _max_unpool2d(input: Tensor, indices: Tensor, out_hw: tuple) -> Tensor:
-    """ATen's max_unpooling2d_forward_out_cpu: its checks in its order, then MaxUnpool2DBackward0.
-    Of several invalid indices impl names the first; which one torch names follows its kernel's
-    loop (not modelled)."""
+def _max_unpool(input: Tensor, indices: Tensor, out_hw: tuple) -> Tensor:
+    """ATen's max_unpooling2d/3d_forward_out_cpu (by ``len(out_hw)``): its checks in its order,
+    then MaxUnpool2DBackward0 (3D). Of several invalid indices impl names the first; which one
+    torch names follows its kernel's loop (not modelled)."""
+    nd = len(out_hw)
     if indices.dtype != dtypes.int64:
         found = dtypes.scalar_type(indices.dtype)
         raise RuntimeError(f"elements in indices should be type int64 but got: {found}")
-    if input.dim() not in (3, 4):
+    if input.dim() not in (nd + 1, nd + 2):
         raise RuntimeError(
-            "Input to max_unpooling2d should be a 3d or 4d Tensor, but got a tensor with "
+            f"Input to max_unpooling{nd}d should be a {nd + 1}d or {nd + 2}d Tensor, but got a tensor with "
             f"{input.dim()} dimensions."
         )
     if input.shape != indices.shape:
@@ -697,31 +741,39 @@ def _max_unpool2d(input: Tensor, indices: Tensor, out_hw: tuple) -> Tensor:
             f"Expected shape of indices to be same as that of the input tensor ({list(input.shape)}) but got "
             f"indices tensor with shape: {list(indices.shape)}"
         )
-    for d in range(input.dim() - 3, input.dim()):
+    for d in range(input.dim() - nd - 1, input.dim()):
         if input.shape[d] == 0:
             raise RuntimeError(
-                "max_unpooling2d_forward_out_cpu(): Expected input to have non-zero size for non-batch "
+                f"max_unpooling{nd}d_forward_out_cpu(): Expected input to have non-zero size for non-batch "
                 f"dimensions, but got {list(input.shape)} with dimension {d} being empty."
             )
     if not (input.dtype.is_floating_point or input.dtype.is_complex):
-        raise dtypes.kernel_missing("max_unpool2d", input.dtype)
+        raise dtypes.kernel_missing(f"max_unpool{nd}d", input.dtype)
     index = indices._data
-    bad = (index < 0) | (index >= out_hw[0] * out_hw[1])
+    bad = (index < 0) | (index >= math.prod(out_hw))
     if bad.any():
         raise RuntimeError(
             f"Found an invalid max index: {index[bad][0]} (output volumes are of size "
-            f"{out_hw[0]}x{out_hw[1]})"
+            f"{'x'.join(map(str, out_hw))})"
         )
-    return apply(MAX_UNPOOL2D, input, indices=indices, out_hw=tuple(out_hw))
+    return apply(MAX_UNPOOL2D if nd == 2 else MAX_UNPOOL3D, input, indices=indices, out_hw=tuple(out_hw))
 
 
-def max_unpool2d(
-    input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
-    output_size: Any = None,
-) -> Tensor:
-    """The partial inverse of max_pool2d: each value put back at its index, zeros elsewhere."""
-    size = _unpool_size(input, kernel_size, stride, padding, output_size, 2)
-    return _max_unpool2d(input, indices, tuple(size))
+def _max_unpool_nd(n: int) -> Any:
+    """F.max_unpool{n}d (2-D, 3-D): the partial inverse of max_pool{n}d, each value put back at its
+    index, zeros elsewhere."""
+
+    def unpool(input: Tensor, indices: Tensor, kernel_size: Any, stride: Any = None, padding: Any = 0,
+               output_size: Any = None) -> Tensor:
+        size = _unpool_size(input, kernel_size, stride, padding, output_size, n)
+        return _max_unpool(input, indices, tuple(size))
+
+    unpool.__name__ = unpool.__qualname__ = f"max_unpool{n}d"
+    unpool.__doc__ = f"The partial inverse of max_pool{n}d: each value put back at its index."
+    return unpool
+
+
+max_unpool2d, max_unpool3d = _max_unpool_nd(2), _max_unpool_nd(3)
 
 
 def max_unpool1d(
@@ -730,9 +782,9 @@ def max_unpool1d(
 ) -> Tensor:
     """max_unpool2d over a unit width (UnsqueezeBackward0 and SqueezeBackward1 around it)."""
     size = _unpool_size(input, kernel_size, stride, padding, output_size, 1)
-    return _max_unpool2d(input.unsqueeze(-1), indices.unsqueeze(-1), (*size, 1)).squeeze(-1)
+    return _max_unpool(input.unsqueeze(-1), indices.unsqueeze(-1), (*size, 1)).squeeze(-1)
 
 
 def _as_tuple(v: Any, n: int) -> tuple:
-    """torch's _single / _pair (``n`` = 1, 2): a number repeated, a sequence as it is."""
+    """torch's _single / _pair / _triple (``n`` = 1, 2, 3): a number repeated, a sequence as it is."""
     return tuple(v) if isinstance(v, (tuple, list)) else (v,) * n

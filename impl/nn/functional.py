@@ -52,7 +52,7 @@ from impl.nn._activations_more import (  # noqa: F401  (re-exported)
     tanhshrink,
 )
 from impl.nn._attention import scaled_dot_product_attention  # noqa: F401  (re-exported)
-from impl.nn._conv import conv1d, conv2d, conv_transpose1d, conv_transpose2d
+from impl.nn._conv import conv1d, conv2d, conv3d, conv_transpose1d, conv_transpose2d, conv_transpose3d
 from impl.nn._dropout import (  # noqa: F401  (re-exported)
     alpha_dropout,
     dropout,
@@ -71,6 +71,7 @@ from impl.nn._interpolate import (  # noqa: F401  (re-exported)
     upsample_bilinear,
     upsample_nearest,
 )
+from impl.nn._lrn import local_response_norm  # noqa: F401  (re-exported)
 from impl.nn._norm import batch_norm, group_norm, instance_norm, layer_norm, rms_norm  # noqa: F401
 from impl.nn._pad import pad
 from impl.nn._pixel_shuffle import (  # noqa: F401  (re-exported)
@@ -95,7 +96,17 @@ from impl.nn._pool import (  # noqa: F401  (re-exported)
     max_pool2d_with_indices,
     max_unpool1d,
     max_unpool2d,
+    max_unpool3d,
 )
+from impl.nn._pool3d import (  # noqa: F401  (re-exported)
+    adaptive_avg_pool3d,
+    adaptive_max_pool3d,
+    adaptive_max_pool3d_with_indices,
+    avg_pool3d,
+    max_pool3d,
+    max_pool3d_with_indices,
+)
+from impl.nn._rrelu import rrelu, rrelu_  # noqa: F401  (re-exported)
 
 __all__ = [
     "huber_loss",
@@ -127,6 +138,8 @@ __all__ = [
     "conv2d",
     "conv_transpose1d",
     "conv_transpose2d",
+    "conv3d",
+    "conv_transpose3d",
     "cosine_similarity",
     "pairwise_distance",
     "pad",
@@ -163,6 +176,9 @@ __all__ = [
     "selu_",
     "celu",
     "celu_",
+    "rrelu",
+    "local_response_norm",
+    "rrelu_",
     "hardswish",
     "hardsigmoid",
     "hardshrink",
@@ -200,6 +216,13 @@ __all__ = [
     "lp_pool2d",
     "max_unpool1d",
     "max_unpool2d",
+    "max_unpool3d",
+    "max_pool3d",
+    "max_pool3d_with_indices",
+    "avg_pool3d",
+    "adaptive_avg_pool3d",
+    "adaptive_max_pool3d",
+    "adaptive_max_pool3d_with_indices",
     "adaptive_max_pool1d",
     "adaptive_max_pool1d_with_indices",
 ]

@@ -127,8 +127,8 @@ RULES = [
         MODULES,
         "Conv2d with any stride, padding (ints, pairs, 'valid', 'same'), dilation, groups, bias and "
         "padding_mode (zeros, reflect, replicate, circular), followed or not by an in-place ReLU or "
-        "LeakyReLU, gives torch's outputs, graph and gradients, batched or not; so do Conv1d, "
-        "ConvTranspose1d and ConvTranspose2d (output_padding), printed as torch's.",
+        "LeakyReLU, gives torch's outputs, graph and gradients, batched or not; so do Conv1d, Conv3d, "
+        "ConvTranspose1d, ConvTranspose2d and ConvTranspose3d (output_padding), printed as torch's.",
         f"{_NN}.Conv2d.html",
     ),
     Rule(
@@ -154,23 +154,25 @@ RULES = [
     Rule(
         "MOD-009",
         MODULES,
-        "MaxPool1d/2d (stride, padding, dilation, ceil_mode), AvgPool1d/2d (count_include_pad, "
-        "divisor_override) and AdaptiveAvgPool1d/2d and AdaptiveMaxPool1d/2d give torch's values (the "
-        "first of tied maxima), MaxPool2DWithIndicesBackward0, AvgPool2DBackward0 and the adaptive "
-        "pools' nodes, and their gradients.",
+        "MaxPool1d/2d/3d (stride, padding, dilation, ceil_mode), AvgPool1d/2d/3d (count_include_pad, "
+        "divisor_override) and AdaptiveAvgPool1d/2d/3d and AdaptiveMaxPool1d/2d/3d give torch's values "
+        "(the first of tied maxima), MaxPool2DWithIndicesBackward0/3D, AvgPool2DBackward0/3D and the "
+        "adaptive pools' nodes, and their gradients.",
         f"{_NN}.MaxPool2d.html",
     ),
     Rule(
         "MOD-010",
         MODULES,
-        "BatchNorm1d/2d normalise by the batch's statistics in training and update running_mean, the "
+        "BatchNorm1d/2d/3d normalise by the batch's statistics in training and update running_mean, the "
         "unbiased running_var (momentum, or a cumulative average with momentum=None) and "
         "num_batches_tracked, and by the running statistics in eval mode; LayerNorm and GroupNorm "
         "normalise per sample; all with torch's values, Native*NormBackward0 nodes and gradients. "
-        "InstanceNorm1d/2d (affine, track_running_stats, momentum; batched or not) normalise each "
+        "InstanceNorm1d/2d/3d (affine, track_running_stats, momentum; batched or not) normalise each "
         "sample's channels through batch norm of a per-sample view (running statistics the mean of "
         "the samples' updates), RMSNorm (eps, elementwise_affine) by rsqrt(mean(x^2) + eps) as "
-        "ATen's composite, with torch's values, graphs and gradients.",
+        "ATen's composite, LocalResponseNorm (size, alpha, beta, k; 3-D to 5-D input) as torch's "
+        "composition of pad and avg_pool2d/3d and CrossMapLRN2d as torch's legacy Function "
+        "(CrossMapLRN2dBackward), with torch's values, graphs and gradients.",
         f"{_NN}.BatchNorm2d.html",
     ),
     Rule(
@@ -195,7 +197,10 @@ RULES = [
         "train mode (and F.dropout ..., torch.dropout, feature_dropout, alpha_dropout, in place or not) "
         "draw torch's masks from its CPU stream, per element or per channel, scale (and shift) the "
         "kept values as torch's, give MulBackward0 or AddBackward0 and torch's gradients, warn as torch "
-        "on inputs of other dimensions (Dropout2d on 3-D input), and are the identity in eval mode.",
+        "on inputs of other dimensions (Dropout2d on 3-D input), and are the identity in eval mode; "
+        "RReLU (lower, upper; F.rrelu, torch.rrelu, in place or not) draws torch's slope for each "
+        "element at or below zero in train mode, is a leaky ReLU of the bounds' mean in eval mode, "
+        "with RreluWithNoiseBackward0/1 and torch's gradients.",
         f"{_NN}.Dropout2d.html",
     ),
     Rule(
@@ -266,7 +271,7 @@ RULES = [
         "nodes and gradients, and the deprecated F.upsample, upsample_nearest and upsample_bilinear "
         "torch's results and UserWarnings; ChannelShuffle, ZeroPad3d, ConstantPad3d, ReflectionPad3d, "
         "ReplicationPad3d, CircularPad1d/2d/3d, LPPool1d/2d (norm_type finite or infinite, stride, "
-        "ceil_mode) and MaxUnpool1d/2d (MaxUnpool2DBackward0) give torch's values, nodes, gradients "
+        "ceil_mode) and MaxUnpool1d/2d/3d (MaxUnpool2DBackward0/3D) give torch's values, nodes, gradients "
         "and printed forms; F.affine_grid (2-D and 3-D) and F.grid_sample ('bilinear' or 'nearest', "
         "padding_mode 'zeros', 'border' or 'reflection', align_corners given or not, 4-D and 5-D) "
         "give torch's grids, samples, "

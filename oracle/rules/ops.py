@@ -76,7 +76,7 @@ RULES = [
         "OPS-006",
         FAMILY,
         "Indexing reads (integers, lists, tuples and ranges read as sequences, integer and boolean "
-        "tensors, narrow, select, narrow_copy) and writes "
+        "tensors, narrow, select, narrow_copy, Tensor.unfold's windows) and writes "
         "(__setitem__ with a scalar or a tensor) give torch's values, gradients and graph.",
         f"{_DOCS}/tensor_view.html",
     ),

@@ -76,7 +76,7 @@ SCHEMAS = Path(torchgen.__file__).parent / "packaged/ATen/native/native_function
 # normal's overloads, tensor_split's indices_or_sections, var_mean's and std_mean's OVERLOADS)
 UNTYPED = {
     "cdist", "norm", "unique_consecutive", "normal", "randint", "tensor_split", "var_mean", "std_mean",
-    "conv1d", "conv2d", "conv_transpose1d", "conv_transpose2d",
+    "conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
 }  # fmt: skip
 
 

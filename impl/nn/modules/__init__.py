@@ -24,6 +24,7 @@ from impl.nn.modules.activation_more import (
     Mish,
     PReLU,
     ReLU6,
+    RReLU,
     SiLU,
     Softmin,
     Softplus,
@@ -33,7 +34,7 @@ from impl.nn.modules.activation_more import (
 )
 from impl.nn.modules.attention import MultiheadAttention
 from impl.nn.modules.container import ModuleDict, ModuleList, ParameterDict, ParameterList, Sequential
-from impl.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from impl.nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from impl.nn.modules.distance import CosineSimilarity, PairwiseDistance
 from impl.nn.modules.dropout import (
     AlphaDropout,
@@ -49,10 +50,13 @@ from impl.nn.modules.fold import Fold, Unfold
 from impl.nn.modules.lazy import (
     LazyBatchNorm1d,
     LazyBatchNorm2d,
+    LazyBatchNorm3d,
     LazyConv1d,
     LazyConv2d,
+    LazyConv3d,
     LazyConvTranspose1d,
     LazyConvTranspose2d,
+    LazyConvTranspose3d,
     LazyLinear,
 )
 from impl.nn.modules.linear import Bilinear, Identity, Linear
@@ -82,10 +86,14 @@ from impl.nn.modules.module import Module
 from impl.nn.modules.normalization import (
     BatchNorm1d,
     BatchNorm2d,
+    BatchNorm3d,
+    CrossMapLRN2d,
     GroupNorm,
     InstanceNorm1d,
     InstanceNorm2d,
+    InstanceNorm3d,
     LayerNorm,
+    LocalResponseNorm,
     RMSNorm,
 )
 from impl.nn.modules.padding import (
@@ -114,16 +122,21 @@ from impl.nn.modules.padding import (
 from impl.nn.modules.pooling import (
     AdaptiveAvgPool1d,
     AdaptiveAvgPool2d,
+    AdaptiveAvgPool3d,
     AdaptiveMaxPool1d,
     AdaptiveMaxPool2d,
+    AdaptiveMaxPool3d,
     AvgPool1d,
     AvgPool2d,
+    AvgPool3d,
     LPPool1d,
     LPPool2d,
     MaxPool1d,
     MaxPool2d,
+    MaxPool3d,
     MaxUnpool1d,
     MaxUnpool2d,
+    MaxUnpool3d,
 )
 from impl.nn.modules.rnn import GRU, LSTM, RNN, GRUCell, LSTMCell, RNNBase, RNNCell, RNNCellBase
 from impl.nn.modules.sparse import Embedding, EmbeddingBag
@@ -148,15 +161,20 @@ __all__ = [
     "LazyLinear",
     "LazyBatchNorm1d",
     "LazyBatchNorm2d",
+    "LazyBatchNorm3d",
     "LazyConv1d",
     "LazyConv2d",
+    "LazyConv3d",
     "LazyConvTranspose1d",
     "LazyConvTranspose2d",
+    "LazyConvTranspose3d",
     "Identity",
     "Conv1d",
     "Conv2d",
+    "Conv3d",
     "ConvTranspose1d",
     "ConvTranspose2d",
+    "ConvTranspose3d",
     "CosineSimilarity",
     "PairwiseDistance",
     "ReLU",
@@ -174,6 +192,7 @@ __all__ = [
     "Softplus",
     "Hardtanh",
     "ReLU6",
+    "RReLU",
     "LogSigmoid",
     "Softsign",
     "PReLU",
@@ -206,17 +225,25 @@ __all__ = [
     "Unflatten",
     "MaxPool1d",
     "MaxPool2d",
+    "MaxPool3d",
     "AvgPool1d",
     "AvgPool2d",
+    "AvgPool3d",
     "AdaptiveAvgPool1d",
     "AdaptiveAvgPool2d",
+    "AdaptiveAvgPool3d",
     "AdaptiveMaxPool2d",
+    "AdaptiveMaxPool3d",
     "BatchNorm1d",
     "BatchNorm2d",
+    "BatchNorm3d",
     "LayerNorm",
+    "LocalResponseNorm",
+    "CrossMapLRN2d",
     "GroupNorm",
     "InstanceNorm1d",
     "InstanceNorm2d",
+    "InstanceNorm3d",
     "RMSNorm",
     "Sequential",
     "ModuleList",
@@ -255,6 +282,7 @@ __all__ = [
     "LPPool2d",
     "MaxUnpool1d",
     "MaxUnpool2d",
+    "MaxUnpool3d",
     "AdaptiveMaxPool1d",
     "ChannelShuffle",
     "CircularPad1d",

@@ -1,6 +1,6 @@
 """Activation modules over impl.nn._activations: GELU, SiLU, Mish, ELU, Softplus, Hardtanh,
 ReLU6, LogSigmoid, Softsign, PReLU, SELU, CELU, Hardswish, Hardsigmoid, Hardshrink, Softshrink,
-Tanhshrink, Softmin and GLU (torch's constructor arguments, defaults and extra_repr)."""
+Tanhshrink, Softmin, GLU and RReLU (torch's constructor arguments, defaults and extra_repr)."""
 
 from __future__ import annotations
 
@@ -213,3 +213,17 @@ class GLU(Module):
 
     def extra_repr(self) -> str:
         return f"dim={self.dim}"
+
+
+class RReLU(Module):
+    """The randomized leaky ReLU (F.rrelu): slopes drawn from U(lower, upper) in training mode."""
+
+    def __init__(self, lower: float = 1.0 / 8, upper: float = 1.0 / 3, inplace: bool = False) -> None:
+        super().__init__()
+        self.lower, self.upper, self.inplace = lower, upper, inplace
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.rrelu(input, self.lower, self.upper, self.training, self.inplace)
+
+    def extra_repr(self) -> str:
+        return f"lower={self.lower}, upper={self.upper}" + (", inplace=True" if self.inplace else "")

@@ -1,4 +1,4 @@
-"""Conv1d, Conv2d, ConvTranspose1d and ConvTranspose2d on the convolutions of impl.nn._conv, as
+"""Conv1d/2d/3d and ConvTranspose1d/2d/3d on the convolutions of impl.nn._conv, as
 torch's _ConvNd builds them: padding modes other than 'zeros' pad the input with F.pad first; a
 transposed convolution's output_size picks its output padding."""
 
@@ -171,6 +171,15 @@ class Conv2d(_Conv):
         return F.conv2d(*args)
 
 
+class Conv3d(_Conv):
+    """3-D convolution with torch's parameters and default initialisation."""
+
+    _dims = 3
+
+    def _conv(self, *args: Any) -> Tensor:
+        return F.conv3d(*args)
+
+
 class _ConvTransposeNd(_ConvNd):
     """A transposed convolution layer (ConvTranspose1d, ConvTranspose2d): padding_mode 'zeros'
     only; forward(input, output_size) picks the output padding that gives output_size."""
@@ -252,3 +261,12 @@ class ConvTranspose2d(_ConvTransposeNd):
 
     def _conv(self, *args: Any) -> Tensor:
         return F.conv_transpose2d(*args)
+
+
+class ConvTranspose3d(_ConvTransposeNd):
+    """The transposed 3-D convolution with torch's parameters and default initialisation."""
+
+    _dims = 3
+
+    def _conv(self, *args: Any) -> Tensor:
+        return F.conv_transpose3d(*args)

@@ -10,10 +10,10 @@ from typing import Any
 from impl import _creation, dtypes
 from impl import _grad_mode as grad_mode
 from impl._tensor import Tensor
-from impl.nn.modules.conv import Conv1d, Conv2d, ConvTranspose1d, ConvTranspose2d
+from impl.nn.modules.conv import Conv1d, Conv2d, Conv3d, ConvTranspose1d, ConvTranspose2d, ConvTranspose3d
 from impl.nn.modules.linear import Linear
 from impl.nn.modules.module import Module
-from impl.nn.modules.normalization import BatchNorm1d, BatchNorm2d, _BatchNorm
+from impl.nn.modules.normalization import BatchNorm1d, BatchNorm2d, BatchNorm3d, _BatchNorm
 from impl.nn.parameter import UninitializedBuffer, UninitializedParameter, is_lazy
 
 
@@ -194,6 +194,18 @@ class LazyConvTranspose2d(_LazyConvTranspose, ConvTranspose2d):
     cls_to_become = ConvTranspose2d
 
 
+class LazyConv3d(_LazyConv, Conv3d):
+    """A Conv3d whose in_channels is the channel dimension of its first input."""
+
+    cls_to_become = Conv3d
+
+
+class LazyConvTranspose3d(_LazyConvTranspose, ConvTranspose3d):
+    """A ConvTranspose3d whose in_channels is the channel dimension of its first input."""
+
+    cls_to_become = ConvTranspose3d
+
+
 class _LazyNormBase(LazyModuleMixin, _BatchNorm):
     """What the lazy batch norms share: num_features (0 until then) is the channel dimension
     (dim 1) of the first input; weight, bias and the running statistics uninitialized till then."""
@@ -239,3 +251,9 @@ class LazyBatchNorm2d(_LazyNormBase, BatchNorm2d):
     """A BatchNorm2d whose num_features is the channel dimension of its first input."""
 
     cls_to_become = BatchNorm2d
+
+
+class LazyBatchNorm3d(_LazyNormBase, BatchNorm3d):
+    """A BatchNorm3d whose num_features is the channel dimension of its first input."""
+
+    cls_to_become = BatchNorm3d

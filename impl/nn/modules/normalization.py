@@ -1,5 +1,6 @@
-"""BatchNorm1d/2d (running statistics as buffers, momentum None: a cumulative average), LayerNorm,
-GroupNorm, InstanceNorm1d/2d and RMSNorm, with torch's attributes, state_dict keys and printed forms."""
+"""BatchNorm1d/2d/3d (running statistics as buffers, momentum None: a cumulative average), LayerNorm,
+GroupNorm, InstanceNorm1d/2d/3d, RMSNorm, LocalResponseNorm and CrossMapLRN2d, with torch's
+attributes, state_dict keys and printed forms."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ from typing import Any
 
 from impl import _creation, dtypes
 from impl._tensor import Tensor
+from impl.nn import _lrn, init
 from impl.nn import functional as F
-from impl.nn import init
 from impl.nn.modules.module import Module
 from impl.nn.parameter import Parameter
 
@@ -120,6 +121,12 @@ class BatchNorm2d(_BatchNorm):
     def _check_input_dim(self, input: Tensor) -> None:
         if input.dim() != 4:
             raise ValueError(f"expected 4D input (got {input.dim()}D input)")
+
+
+class BatchNorm3d(_BatchNorm):
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() != 5:
+            raise ValueError(f"expected 5D input (got {input.dim()}D input)")
 
 
 class LayerNorm(Module):
@@ -254,6 +261,14 @@ class InstanceNorm2d(_InstanceNorm):
             raise ValueError(f"expected 3D or 4D input (got {input.dim()}D input)")
 
 
+class InstanceNorm3d(_InstanceNorm):
+    _no_batch_dim = 4
+
+    def _check_input_dim(self, input: Tensor) -> None:
+        if input.dim() not in (4, 5):
+            raise ValueError(f"expected 4D or 5D input (got {input.dim()}D input)")
+
+
 class RMSNorm(Module):
     def __init__(
         self,
@@ -283,3 +298,27 @@ class RMSNorm(Module):
 
     def extra_repr(self) -> str:
         return f"{self.normalized_shape}, eps={self.eps}, elementwise_affine={self.elementwise_affine}"
+
+
+class LocalResponseNorm(Module):
+    """F.local_response_norm across the channels of each position."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1.0) -> None:
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+
+    def forward(self, input: Tensor) -> Tensor:
+        return F.local_response_norm(input, self.size, self.alpha, self.beta, self.k)
+
+    def extra_repr(self) -> str:
+        return f"{self.size}, alpha={self.alpha}, beta={self.beta}, k={self.k}"
+
+
+class CrossMapLRN2d(LocalResponseNorm):
+    """The legacy cross-channel LRN of 4-D input (impl.nn._lrn.CrossMapLRN2d, a custom Function)."""
+
+    def __init__(self, size: int, alpha: float = 1e-4, beta: float = 0.75, k: float = 1) -> None:
+        super().__init__(size, alpha, beta, k)
+
+    def forward(self, input: Tensor) -> Tensor:
+        return _lrn.CrossMapLRN2d.apply(input, self.size, self.alpha, self.beta, self.k)

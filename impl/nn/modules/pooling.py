@@ -1,5 +1,5 @@
-"""Pooling layers: MaxPool1d/2d, AvgPool1d/2d, AdaptiveAvgPool1d/2d, AdaptiveMaxPool1d/2d, LPPool1d/2d,
-MaxUnpool1d/2d (their attributes, forwards and printed forms as torch's)."""
+"""Pooling layers: MaxPool1d/2d/3d, AvgPool1d/2d/3d, AdaptiveAvgPool1d/2d/3d, AdaptiveMaxPool1d/2d/3d,
+LPPool1d/2d, MaxUnpool1d/2d/3d (their attributes, forwards and printed forms as torch's)."""
 
 from __future__ import annotations
 
@@ -53,8 +53,10 @@ class MaxPool1d(_MaxPoolNd):
 
 
 class MaxPool2d(_MaxPoolNd):
+    _fn = "max_pool2d"  # (looked up in F when called)
+
     def forward(self, input: Tensor) -> Any:
-        return F.max_pool2d(
+        return getattr(F, self._fn)(
             input,
             self.kernel_size,
             self.stride,
@@ -63,6 +65,10 @@ class MaxPool2d(_MaxPoolNd):
             ceil_mode=self.ceil_mode,
             return_indices=self.return_indices,
         )
+
+
+class MaxPool3d(MaxPool2d):
+    _fn = "max_pool3d"
 
 
 class _AvgPoolNd(Module):
@@ -110,8 +116,10 @@ class AvgPool2d(_AvgPoolNd):
         self.count_include_pad = count_include_pad
         self.divisor_override = divisor_override
 
+    _fn = "avg_pool2d"
+
     def forward(self, input: Tensor) -> Tensor:
-        return F.avg_pool2d(
+        return getattr(F, self._fn)(
             input,
             self.kernel_size,
             self.stride,
@@ -120,6 +128,10 @@ class AvgPool2d(_AvgPoolNd):
             self.count_include_pad,
             self.divisor_override,
         )
+
+
+class AvgPool3d(AvgPool2d):
+    _fn = "avg_pool3d"
 
 
 class _AdaptivePoolNd(Module):
@@ -141,6 +153,11 @@ class AdaptiveAvgPool2d(_AdaptivePoolNd):
         return F.adaptive_avg_pool2d(input, self.output_size)
 
 
+class AdaptiveAvgPool3d(_AdaptivePoolNd):
+    def forward(self, input: Tensor) -> Tensor:
+        return F.adaptive_avg_pool3d(input, self.output_size)
+
+
 class AdaptiveMaxPool2d(_AdaptivePoolNd):
     def __init__(self, output_size: Any, return_indices: bool = False) -> None:
         super().__init__(output_size)
@@ -153,6 +170,11 @@ class AdaptiveMaxPool2d(_AdaptivePoolNd):
 class AdaptiveMaxPool1d(AdaptiveMaxPool2d):
     def forward(self, input: Tensor) -> Any:
         return F.adaptive_max_pool1d(input, self.output_size, self.return_indices)
+
+
+class AdaptiveMaxPool3d(AdaptiveMaxPool2d):
+    def forward(self, input: Tensor) -> Any:
+        return F.adaptive_max_pool3d(input, self.output_size, self.return_indices)
 
 
 class _LPPoolNd(Module):
@@ -193,7 +215,7 @@ class MaxUnpool1d(Module):
         return tuple(v) if isinstance(v, (tuple, list)) else (v,) * self.n
 
     def forward(self, input: Tensor, indices: Tensor, output_size: Any = None) -> Tensor:
-        unpool = F.max_unpool1d if self.n == 1 else F.max_unpool2d
+        unpool = getattr(F, f"max_unpool{self.n}d")
         return unpool(input, indices, self.kernel_size, self.stride, self.padding, output_size)
 
     def extra_repr(self) -> str:
@@ -202,3 +224,7 @@ class MaxUnpool1d(Module):
 
 class MaxUnpool2d(MaxUnpool1d):
     n = 2
+
+
+class MaxUnpool3d(MaxUnpool1d):
+    n = 3
