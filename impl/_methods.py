@@ -23,6 +23,7 @@ from impl._ops import (  # noqa: F401
     arithmetic,
     binary_math,
     comparison,
+    complex,
     distances,
     distributions,
     gamma,
@@ -48,7 +49,7 @@ from impl._ops import (  # noqa: F401
     views,
 )
 from impl._ops import inplace as ip
-from impl._ops.table import NOT_OPERANDS, D, OpDef, apply, auto_linear
+from impl._ops.table import HOLOMORPHIC, NOT_OPERANDS, D, OpDef, apply, auto_linear
 from impl._ops.views import as_strided, permute_method, transpose
 from impl._signatures import (
     NUMPY_ALIASES,
@@ -71,8 +72,10 @@ from impl._xp import namespace_for, namespace_of, transferred
 TO_COPY = OpDef(
     "ToCopyBackward0",
     copy_like,
-    derivatives={"self": D("", lambda g, c: g.to(c.dtype("self")))},
+    # (_to_copy_backward: a real input's gradient is the real part of a complex one)
+    derivatives={"self": D("", lambda g, c: (g.real if g.is_complex() else g).to(c.dtype("self")))},
     jvp=auto_linear,
+    complex=HOLOMORPHIC,
 )
 
 
@@ -435,3 +438,5 @@ def bind() -> None:
     Tensor.T = property(reversed_dims)
     Tensor.mT = property(lambda self: transpose(self, -2, -1))
     Tensor.H = property(adjoint)
+    Tensor.real = property(complex.real, complex.set_real)
+    Tensor.imag = property(complex.imag, complex.set_imag)
