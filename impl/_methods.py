@@ -23,7 +23,6 @@ from impl._ops import (  # noqa: F401
     arithmetic,
     binary_math,
     comparison,
-    complex,
     distances,
     distributions,
     gamma,
@@ -48,6 +47,7 @@ from impl._ops import (  # noqa: F401
     unary_math,
     views,
 )
+from impl._ops import complex as complex_ops
 from impl._ops import inplace as ip
 from impl._ops.table import HOLOMORPHIC, NOT_OPERANDS, D, OpDef, apply, auto_linear
 from impl._ops.views import as_strided, permute_method, transpose
@@ -438,5 +438,5 @@ def bind() -> None:
     Tensor.T = property(reversed_dims)
     Tensor.mT = property(lambda self: transpose(self, -2, -1))
     Tensor.H = property(adjoint)
-    Tensor.real = property(complex.real, complex.set_real)
-    Tensor.imag = property(complex.imag, complex.set_imag)
+    Tensor.real = property(complex_ops.real, complex_ops.set_real)
+    Tensor.imag = property(complex_ops.imag, complex_ops.set_imag)

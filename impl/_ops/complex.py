@@ -34,7 +34,7 @@ from impl._ops import (
     views,
 )
 from impl._ops.table import HOLOMORPHIC, OWN, D, OpDef, apply
-from impl._signatures import invalid_call
+from impl._signatures import ELEMENTWISE, Out, invalid_call
 from impl._tensor import Tensor
 
 
@@ -190,7 +190,7 @@ def conj(input: Tensor) -> Tensor:
     return out
 
 
-@api.variants("conj_physical")
+@api.variants("conj_physical", out=ELEMENTWISE.named("conj_physical"))
 def conj_physical(input: Tensor) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(conj_physical, locals())
@@ -212,41 +212,46 @@ def is_conj(input: Tensor) -> bool:
     return input._is_conj
 
 
-@api.variants("angle")
+@api.variants("angle", out=ELEMENTWISE.named("angle"))
 def angle(input: Tensor) -> Tensor:
     if not isinstance(input, Tensor):
         raise invalid_call(angle, locals())
     return apply(ANGLE, input)
 
 
-def _float_pair(first: Tensor, second: Tensor) -> None:
-    """torch's checks of complex's and polar's two real tensors: one floating dtype."""
-    if not (first.dtype.is_floating_point and second.dtype.is_floating_point and first.dtype.itemsize > 2):
+# complex's and polar's out: of the result's dtype, in torch's words
+PAIR_OUT = Out("same", "Expected object of scalar type {result} but got scalar type {out} for argument 'out'")
+
+
+def _from_pair(op: OpDef, fn: Any, pair: dict[str, Any]) -> Tensor:
+    """complex's and polar's ``op`` on their two real tensors, checked as torch checks them (one
+    floating dtype; impl has no complex32, so float16 is refused)."""
+    if not all(isinstance(t, Tensor) for t in pair.values()):
+        raise invalid_call(fn, pair)
+    first, second = (t.dtype for t in pair.values())
+    if not (first.is_floating_point and second.is_floating_point and first is not dtypes.bfloat16):
         raise RuntimeError(
             "Expected both inputs to be Half, Float or Double tensors but got "
-            f"{dtypes.scalar_type(first.dtype)} and {dtypes.scalar_type(second.dtype)}"
+            f"{dtypes.scalar_type(first)} and {dtypes.scalar_type(second)}"
         )
-    if first.dtype is not second.dtype:
+    if first is not second:
         raise RuntimeError(
-            f"Expected object of scalar type {dtypes.scalar_type(first.dtype)} but got scalar type "
-            f"{dtypes.scalar_type(second.dtype)} for second argument"
+            f"Expected object of scalar type {dtypes.scalar_type(first)} but got scalar type "
+            f"{dtypes.scalar_type(second)} for second argument"
         )
+    if first is dtypes.float16:
+        raise NotImplementedError("impl has no complex32: torch.complex and torch.polar of float16 tensors")
+    return apply(op, *pair.values())
 
 
-@api.function("complex")
+@api.function("complex", out=PAIR_OUT.named("complex"))
 def complex(real: Tensor, imag: Tensor) -> Tensor:
-    if not (isinstance(real, Tensor) and isinstance(imag, Tensor)):
-        raise invalid_call(complex, locals())
-    _float_pair(real, imag)
-    return apply(COMPLEX, real, imag)
+    return _from_pair(COMPLEX, complex, {"real": real, "imag": imag})
 
 
-@api.function("polar")
+@api.function("polar", out=PAIR_OUT.named("polar"))
 def polar(abs: Tensor, angle: Tensor) -> Tensor:
-    if not (isinstance(abs, Tensor) and isinstance(angle, Tensor)):
-        raise invalid_call(polar, locals())
-    _float_pair(abs, angle)
-    return apply(POLAR, abs, angle)
+    return _from_pair(POLAR, polar, {"abs": abs, "angle": angle})
 
 
 # the ops of the table that take complex operands
