@@ -38,7 +38,8 @@ VALUES = (
     "z.conj_physical().is_conj()", "z.real", "z.imag", "torch.view_as_real(z)",
     "torch.view_as_real(z).stride()", "torch.view_as_complex(torch.view_as_real(z))", "z.sum()", "z.mean()",
     "m @ m", "torch.mm(m, m.t())", "z.reshape(2, 2).t()", "z[1:3]", "z[2].item()", "z == w", "z != z",
-    "r * 1j", "r + w", "r.to(torch.cfloat)", "r.double() * z", "torch.complex(r, r.flip(0))",
+    "torch.cat([z, r])", "torch.stack([z, w], 1)", "r * 1j", "r + w", "r.to(torch.cfloat)", "r.double() * z",
+    "torch.complex(r, r.flip(0))",
     "torch.polar(r.abs(), r)", "torch.result_type(r, 1j)", "torch.result_type(r.double(), 1j)",
     "torch.result_type(r.long(), z)", "torch.promote_types(torch.float64, torch.complex64)",
     "torch.promote_types(torch.float16, torch.cfloat)", "torch.tensor([1, 2.5j])",
@@ -117,7 +118,8 @@ FUNCTIONS = (
     "z.sin() * z.cos()", "z.tanh()", "z.reciprocal()", "z.conj() * w", "z.conj_physical()", "z.sgn()",
     "(m @ z.reshape(2, 2)).flatten()",
     "torch.complex(r, r * 2) * z", "torch.polar(r.abs() + 1, r) * z", "z.sum() * w", "z - z.mean()",
-    "r.to(torch.cfloat) * z", "torch.view_as_complex(torch.view_as_real(z) * 2)",
+    "r.to(torch.cfloat) * z", "torch.view_as_complex(torch.view_as_real(z) * 2)", "torch.cat([z, w * r])",
+    "torch.stack([z, w], 1) * w[:2]",
 )
 LOSSES = (
     "y.abs().sum()", "(y.abs() ** 2).sum()", "y.real.sum()", "(y.imag * 2).sum()",
