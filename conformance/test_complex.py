@@ -39,7 +39,7 @@ VALUES = (
     "torch.view_as_real(z).stride()", "torch.view_as_complex(torch.view_as_real(z))", "z.sum()", "z.mean()",
     "m @ m", "torch.mm(m, m.t())", "z.reshape(2, 2).t()", "z[1:3]", "z[2].item()", "z == w", "z != z",
     "torch.cat([z, r])", "torch.stack([z, w], 1)", "r * 1j", "r + w", "r.to(torch.cfloat)", "r.double() * z",
-    "torch.complex(r, r.flip(0))",
+    "torch.complex(r, r.flip(0))", "z.to(torch.float64)", "z.float()", "complex(z[1])",
     "torch.polar(r.abs(), r)", "torch.result_type(r, 1j)", "torch.result_type(r.double(), 1j)",
     "torch.result_type(r.long(), z)", "torch.promote_types(torch.float64, torch.complex64)",
     "torch.promote_types(torch.float16, torch.cfloat)", "torch.tensor([1, 2.5j])",

@@ -79,6 +79,12 @@ TO_COPY = OpDef(
 )
 
 
+COMPLEX_TO_REAL = (  # torch's TORCH_WARN_ONCE where a copy casts complex values to a real dtype
+    "Casting complex values to real discards the imaginary part (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/Copy.cpp:307.)"
+)
+
+
 def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """``to(dtype)``, ``to(device)``, ``to(other)``, ``to(device, dtype)``; self if nothing changes.
     A move to another device (into ``dtype`` too, if given) is one ToCopyBackward0 node, as
@@ -98,6 +104,9 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
         if _device(dev).type != self.device.type:
             return apply(TO_DEVICE, self, target=xp, source=str(self.device), dtype=target.np)
     if target is not self.dtype:
+        if self.dtype.is_complex and not target.is_complex:
+            warn_once("complex to real", COMPLEX_TO_REAL, stacklevel=3)
+            return apply(TO_COPY, complex_ops.real(self), dtype=target.np)
         return apply(TO_COPY, self, dtype=target.np)
     if copy:
         return apply(TO_COPY, self, dtype=self._data.dtype)

@@ -482,6 +482,11 @@ class Tensor:
             warn_once("float of requires_grad", SCALAR_OF_GRAD)
         return float(self.item())
 
+    def __complex__(self) -> complex:
+        if self.requires_grad:  # (the same TORCH_WARN_ONCE as float's)
+            warn_once("float of requires_grad", SCALAR_OF_GRAD)
+        return complex(self.item())
+
     def __int__(self) -> int:
         return int(self.item())
 
