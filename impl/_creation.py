@@ -47,7 +47,7 @@ def get_default_device() -> _device:
 def _finish(array: Any, requires_grad: bool) -> Tensor:
     t = Tensor._from_array(array)
     if requires_grad:
-        if not t.dtype.is_floating_point:
+        if not (t.dtype.is_floating_point or t.dtype.is_complex):
             raise RuntimeError(INT_GRAD_ERROR)
         t._requires_grad = True
     return t
@@ -72,7 +72,7 @@ def _infer(data: Any, dtype: dtypes.dtype | None = None) -> np.ndarray:
         if dtype is not None and dtype.np.kind in "iu":
             _check_range(data, dtype)
         arr = np.array(_plain(data))
-        if arr.dtype.kind not in "fiub":
+        if arr.dtype.kind not in "fiubc":
             raise TypeError(f"new(): invalid data type '{arr.dtype.name}'")
         if dtype is None:
             arr = arr.astype(_inferred(data).np)
@@ -104,6 +104,8 @@ def _inferred(data: Any) -> dtypes.dtype:
         return dtypes.bool_
     if isinstance(data, int):
         return dtypes.int64
+    if isinstance(data, complex):
+        return dtypes.default_complex()
     if isinstance(data, (list, tuple)) and data:
         found = _inferred(data[0])
         for item in data[1:]:
@@ -717,8 +719,16 @@ def randn(
     if kw:
         raise TypeError(f"randn() got an unexpected keyword argument '{next(iter(kw))}'")
     _supported("normal_kernel_cpu", dtype, floating=True)
-    arr = _random.normal(_size(size), _float_dtype(dtype), gen=generator)
-    return _computed(arr, device, requires_grad)
+    return _computed(_normal(_size(size), _float_dtype(dtype), generator), device, requires_grad)
+
+
+def _normal(shape: tuple, dt: np.dtype, generator: Any) -> np.ndarray:
+    """Standard normal draws of numpy dtype ``dt``; a complex one as torch's normal_ draws it, the
+    real and imaginary parts interleaved, each of standard deviation 1/sqrt(2)."""
+    if dt.kind != "c":
+        return _random.normal(shape, dt, gen=generator)
+    parts = _random.normal((*shape, 2), np.dtype(f"f{dt.itemsize // 2}"), std=1 / math.sqrt(2), gen=generator)
+    return parts.view(dt)[..., 0]
 
 
 @api.function("randint", out=CREATE.named("aten::randint"))

@@ -293,8 +293,9 @@ ShortTensor = LEGACY_TYPES[dtypes.int16]
 CharTensor = LEGACY_TYPES[dtypes.int8]
 ByteTensor = LEGACY_TYPES[dtypes.uint8]
 BoolTensor = LEGACY_TYPES[dtypes.bool_]
-for _type in LEGACY_TYPES.values():  # torch.FloatTensor ...
-    api.public(_type, _type.__name__)
+for _d, _type in LEGACY_TYPES.items():  # torch.FloatTensor ... (torch has no complex ones)
+    if not _d.is_complex:
+        api.public(_type, _type.__name__)
 
 
 def _tensor_new(cls: type, *args: Any, **kwargs: Any) -> Tensor:

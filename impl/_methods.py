@@ -51,8 +51,9 @@ from impl._ops import (  # noqa: F401
     unfold,
     views,
 )
+from impl._ops import complex as complex_ops
 from impl._ops import inplace as ip
-from impl._ops.table import NOT_OPERANDS, D, OpDef, apply, auto_linear
+from impl._ops.table import HOLOMORPHIC, NOT_OPERANDS, D, OpDef, apply, auto_linear
 from impl._ops.views import as_strided, permute_method, transpose
 from impl._signatures import (
     NUMPY_ALIASES,
@@ -75,8 +76,16 @@ from impl._xp import namespace_for, namespace_of, transferred
 TO_COPY = OpDef(
     "ToCopyBackward0",
     copy_like,
-    derivatives={"self": D("", lambda g, c: g.to(c.dtype("self")))},
+    # (_to_copy_backward: a real input's gradient is the real part of a complex one)
+    derivatives={"self": D("", lambda g, c: (g.real if g.is_complex() else g).to(c.dtype("self")))},
     jvp=auto_linear,
+    complex=HOLOMORPHIC,
+)
+
+
+COMPLEX_TO_REAL = (  # torch's TORCH_WARN_ONCE where a copy casts complex values to a real dtype
+    "Casting complex values to real discards the imaginary part (Triggered internally at "
+    "/__w/pytorch/pytorch/aten/src/ATen/native/Copy.cpp:307.)"
 )
 
 
@@ -103,7 +112,11 @@ def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
             return apply(TO_DEVICE, self, target=xp, source=str(self.device), dtype=target.np)
     reformat = strides is not None and _memory_format.suggested(tuple(self.shape), self.stride()) is not fmt
     if target is not self.dtype or copy or reformat:
-        return apply(TO_COPY, self, dtype=target.np, strides=strides)
+        source = self
+        if self.dtype.is_complex and not target.is_complex:
+            warn_once("complex to real", COMPLEX_TO_REAL, stacklevel=3)
+            source = complex_ops.real(self)
+        return apply(TO_COPY, source, dtype=target.np, strides=strides)
     return self
 
 
@@ -453,3 +466,5 @@ def bind() -> None:
     Tensor.T = property(reversed_dims)
     Tensor.mT = property(lambda self: transpose(self, -2, -1))
     Tensor.H = property(adjoint)
+    Tensor.real = property(complex_ops.real, complex_ops.set_real)
+    Tensor.imag = property(complex_ops.imag, complex_ops.set_imag)

@@ -70,6 +70,8 @@ def get_printoptions() -> dict[str, Any]:
 class _Formatter:
     """Decides how every element of one tensor is written (mode and common width)."""
 
+    max_width: int
+
     def __init__(self, values: np.ndarray, floating: bool) -> None:
         self.floating = floating
         self.int_mode = True
@@ -111,6 +113,19 @@ class _Formatter:
         else:
             text = str(value)
         return " " * (self.max_width - len(text)) + text
+
+
+class _ComplexFormatter:
+    """torch's pair of formatters of a complex tensor, one for the real parts and one for the
+    imaginary parts: ``1.5000-2.0000j``, an element as wide as both and the ``j``."""
+
+    def __init__(self, values: np.ndarray) -> None:
+        self.real, self.imag = _Formatter(values.real, True), _Formatter(values.imag, True)
+        self.max_width = self.real.max_width + self.imag.max_width + 1
+
+    def format(self, value: complex) -> str:
+        imag = (self.imag.format(value.imag) + "j").lstrip()
+        return self.real.format(value.real) + ("" if imag[0] in "+-" else "+") + imag
 
 
 def _summarized(a: np.ndarray) -> np.ndarray:
@@ -166,7 +181,8 @@ def tensor_body(t: Any, indent: int) -> str:
     if a.dtype.itemsize == 2 and t.dtype.is_floating_point:  # float16 / bfloat16 print via float32
         a = a.astype(np.float32)
     summarize = a.size > PRINT_OPTS.threshold
-    fmt = _Formatter(_summarized(a) if summarize else a, t.dtype.is_floating_point)
+    shown = _summarized(a) if summarize else a
+    fmt = _ComplexFormatter(shown) if a.dtype.kind == "c" else _Formatter(shown, t.dtype.is_floating_point)
     return _body(a, indent, summarize, fmt)
 
 
@@ -191,7 +207,7 @@ def tensor_repr(t: Any, tangent: Any = None) -> str:
     suffixes = []
     if t.device.type != "cpu":
         suffixes.append(f"device='{t.device}'")
-    default = t.dtype in (dtypes.get_default_dtype(), dtypes.int64, dtypes.bool_)
+    default = t.dtype in (dtypes.get_default_dtype(), dtypes.default_complex(), dtypes.int64, dtypes.bool_)
     if t.numel() == 0:
         if t.dim() != 1:
             suffixes.append("size=" + str(tuple(t.shape)))

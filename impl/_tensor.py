@@ -106,6 +106,7 @@ class Tensor:
     _wrapped_number = False  # a Python number wrapped by an op (promotion treats it apart)
     # torch's efficient zero tensor (a gradient of sgn): zeros no storage backs; set per instance
     _efficient_zero = False
+    _is_conj = False  # torch's conjugate bit (set by conj(); impl's conj is not lazy, see _ops/complex)
     # an inference tensor that detach() or .data made outside inference mode: torch gives it a
     # version counter of its own (fresh, shared with nothing) that in-place writes bump
     _tracked_inference = False
@@ -257,7 +258,7 @@ class Tensor:
             raise RuntimeError("requires_grad must be a bool")
         if self._grad_fn_ is not None:  # torch's C++ is_leaf: a stale view's grad_fn is not regenerated
             raise RuntimeError(_leaf_flags_error(value))
-        if value and not self.dtype.is_floating_point:
+        if value and not (self.dtype.is_floating_point or self.dtype.is_complex):
             raise RuntimeError("only Tensors of floating point dtype can require gradients")
         if value and self._inference and not grad_mode.is_inference_mode_enabled():
             raise RuntimeError(
@@ -430,7 +431,7 @@ class Tensor:
         x requires grad."""
         if not isinstance(value, Tensor):
             raise TypeError(f"Variable data has to be a tensor, but got {type(value).__name__}")
-        if self.requires_grad and not value.dtype.is_floating_point:
+        if self.requires_grad and not (value.dtype.is_floating_point or value.dtype.is_complex):
             raise RuntimeError(
                 "data set to a tensor that requires gradients must be floating point or complex dtype"
             )
@@ -472,6 +473,11 @@ class Tensor:
         if self.requires_grad:  # torch's TORCH_WARN_ONCE in its float (and complex) conversion
             warn_once("float of requires_grad", SCALAR_OF_GRAD)
         return float(self.item())
+
+    def __complex__(self) -> complex:
+        if self.requires_grad:  # (the same TORCH_WARN_ONCE as float's)
+            warn_once("float of requires_grad", SCALAR_OF_GRAD)
+        return complex(self.item())
 
     def __int__(self) -> int:
         return int(self.item())

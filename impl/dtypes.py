@@ -21,20 +21,17 @@ class dtype:
     """A torch dtype (``impl.float32`` ...); ``str`` gives ``torch.float32`` like torch."""
     __module__ = __package__  # torch's class is torch.X, as type() and repr(cls) show
 
-    __slots__ = ("name", "np", "is_floating_point", "is_signed", "itemsize", "_legacy")
+    __slots__ = ("name", "np", "is_floating_point", "is_complex", "is_signed", "itemsize", "_legacy")
     _torch_type_name = "torch.dtype"  # as torch's messages name it
 
     def __init__(self, name: str, np_dtype: type, floating: bool, signed: bool, legacy: str) -> None:
         self.name = name
         self.np = np.dtype(np_dtype)
         self.is_floating_point = floating
+        self.is_complex = self.np.kind == "c"
         self.is_signed = signed
         self.itemsize = self.np.itemsize
         self._legacy = legacy
-
-    @property
-    def is_complex(self) -> bool:
-        return False
 
     def __repr__(self) -> str:
         return f"torch.{self.name}"
@@ -54,7 +51,10 @@ int64 = dtype("int64", np.int64, False, True, "LongTensor")
 bool_ = dtype("bool", np.bool_, False, False, "BoolTensor")
 
 bfloat16 = dtype("bfloat16", _ml_dtypes.bfloat16, True, True, "BFloat16Tensor")
-ALL = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64)
+complex64 = dtype("complex64", np.complex64, False, True, "ComplexFloatTensor")
+complex128 = dtype("complex128", np.complex128, False, True, "ComplexDoubleTensor")
+ALL = (bool_, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, complex64, complex128)
+COMPLEX_OF = {float16: complex64, bfloat16: complex64, float32: complex64, float64: complex128}
 ALIASES = {
     "half": float16,
     "float": float32,
@@ -63,6 +63,8 @@ ALIASES = {
     "int": int32,
     "long": int64,
     "bool": bool_,
+    "cfloat": complex64,
+    "cdouble": complex128,
 }
 for _d in ALL:  # torch.float32 ..., torch.float ...
     api.public(_d, _d.name)
@@ -85,6 +87,8 @@ CPP_NAMES = {
     "int64": "long int",
     "bool": "bool",
     "bfloat16": "c10::BFloat16",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
 }
 # how c10::checked_convert names the type it converts a Python number to, in its message
 CONVERT_NAMES = {
@@ -97,6 +101,8 @@ CONVERT_NAMES = {
     "bfloat16": "c10::BFloat16",
     "float32": "float",
     "float64": "double",
+    "complex64": "c10::complex<float>",
+    "complex128": "c10::complex<double>",
 }
 _FLOAT_MAX = {"float16": 65504.0, "bfloat16": 3.3895313892515355e38, "float32": 3.4028234663852886e38}
 SCALAR_TYPE_NAMES = {
@@ -110,6 +116,8 @@ SCALAR_TYPE_NAMES = {
     "int32": "Int",
     "int64": "Long",
     "bool": "Bool",
+    "complex64": "ComplexFloat",
+    "complex128": "ComplexDouble",
 }
 
 
@@ -164,7 +172,12 @@ def legacy_name(d: dtype) -> str:
 
 
 def _category(d: dtype) -> int:
-    return 0 if d is bool_ else (2 if d.is_floating_point else 1)
+    return 0 if d is bool_ else 3 if d.is_complex else 2 if d.is_floating_point else 1
+
+
+def default_complex() -> dtype:
+    """The dtype a Python complex takes: the complex one of the default float dtype."""
+    return COMPLEX_OF[_default]
 
 
 @api.function("promote_types")
@@ -173,6 +186,11 @@ def promote_types(a: dtype, b: dtype) -> dtype:
     if a is b:
         return a
     ca, cb = _category(a), _category(b)
+    if max(ca, cb) == 3:  # the complex dtype of the wider value type
+        low, high = (a, b) if ca < cb else (b, a)
+        if low.is_floating_point and low.itemsize > high.itemsize // 2:
+            return COMPLEX_OF[low]
+        return high if ca != cb or high.itemsize >= low.itemsize else low
     if ca != cb:
         return a if ca > cb else b
     if ca == 2:
@@ -188,6 +206,8 @@ def scalar_dtype(value: object) -> dtype:
         return bool_
     if isinstance(value, (int, np.integer)):
         return int64
+    if isinstance(value, (complex, np.complexfloating)):
+        return default_complex()
     return _default
 
 
@@ -228,6 +248,8 @@ def parsed_array(value: object) -> np.ndarray:
 def overflows(value: object, d: dtype) -> bool:
     """Whether c10::checked_convert refuses the number ``value`` for ``d``."""
     v = value.item() if isinstance(value, np.generic) else value
+    if d.is_complex:
+        return False
     if d.is_floating_point:
         if isinstance(v, float) and not math.isfinite(v):
             return False
@@ -267,9 +289,15 @@ UINT64_WITH_BOOL = (
 
 
 def _combine(higher: dtype | None, lower: dtype | None) -> dtype | None:
+    """c10's combine_categories: a lower class decides only a higher category; a complex lower
+    class keeps a floating higher one's precision."""
     if higher is None:
         return lower
-    if lower is None or higher.is_floating_point:
+    if lower is None or higher.is_complex:
+        return higher
+    if lower.is_complex:
+        return COMPLEX_OF[higher] if higher.is_floating_point else lower
+    if higher.is_floating_point:
         return higher
     if higher is bool_ or lower.is_floating_point:
         return promote_types(higher, lower)
@@ -286,4 +314,6 @@ def to_dtype(d: object) -> dtype:
         return int64
     if d is bool:
         return bool_
+    if d is complex:
+        return complex128
     return from_numpy_dtype(d)

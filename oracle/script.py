@@ -166,7 +166,10 @@ def normalise(
 # token comparison
 
 _NUMBER = r"[-+]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][-+]?\d+)?"
-_TOKEN = re.compile(rf"(?P<num>(?<![\w.]){_NUMBER}(?![\w.]))|(?P<word>\w+)|(?P<space>\s+)|(?P<other>.)")
+# (a number may end in j: the parts of a printed complex number, ``1.5000-0.2500j``, are numbers)
+_TOKEN = re.compile(
+    rf"(?P<num>(?<![\w.]){_NUMBER}(?=j(?![\w.])|(?![\w.])))|(?P<word>\w+)|(?P<space>\s+)|(?P<other>.)"
+)
 
 
 def tokens(line: str) -> list[tuple[str, str]]:

@@ -20,6 +20,7 @@ from impl._ops.elementwise import (
     _no_derivative,
     _plain_alpha,
     check_bool_subtraction,
+    conj_of,
     mul_scalar,
     sub_scalar,
     zero_grad,
@@ -29,6 +30,7 @@ from impl._ops.pointwise_ternary import WHERE
 from impl._ops.table import (
     NOT_IMPLEMENTED,
     NOT_OPERANDS,
+    OWN,
     D,
     OpDef,
     apply,
@@ -122,13 +124,14 @@ DIV = OpDef(
     "DivBackward0",
     lambda xp, a, b: a / b,
     ("self", "other"),
-    {
-        "self": D("other", lambda g, c: g / c.other),
-        "other": D("self other", lambda g, c: -g * ((c.self / c.other) / c.other)),
+    {  # (complex: derivatives.yaml's conjugates, which decide the signs of zeros)
+        "self": D("other", lambda g, c: g / conj_of(c.other)),
+        "other": D("self other", lambda g, c: -g * conj_of((c.self / c.other) / c.other)),
     },
     promote="float",
     iterator_operands=BINARY,
     jvp=lambda c: _div_jvp(c),
+    complex=OWN,
 )
 
 
@@ -205,7 +208,30 @@ def _neg_fwd(xp: Any, a: Any) -> Any:
             "Negation, the `-` operator, on a bool tensor is not supported. If you are trying to invert a "
             "mask, use the `~` or `logical_not()` operator instead."
         )
+    if a.dtype.kind == "c":
+        return _complex_neg(xp, a)
     return -a
+
+
+COMPLEX_CHUNK_BYTES = 64  # what torch's vectorised complex loop takes at a time (two 32-byte vectors)
+
+
+def _complex_neg(xp: Any, a: Any) -> Any:
+    """torch's neg of a complex tensor: ``0 - a`` in its vectorised loop (a 0 part's negation is
+    +0.0), ``-a`` in the scalar loop over the tail of each row that fills no whole chunk; rows in
+    memory order (the whole tensor when its dims permuted are contiguous)."""
+    if not a.ndim:
+        return -a
+    order = sorted(range(a.ndim), key=lambda d: -abs(a.strides[d]))
+    b = a.transpose(order)
+    row = b.size if b.flags.c_contiguous else b.shape[-1]
+    out = 0 - b
+    tail = row % (COMPLEX_CHUNK_BYTES // a.dtype.itemsize)
+    if tail and row:
+        rows = out.reshape(-1, row)
+        rows[:, row - tail:] = -b.reshape(-1, row)[:, row - tail:]
+        out = rows.reshape(b.shape)
+    return out.transpose(np.argsort(order))
 
 
 NEG = OpDef(
@@ -220,9 +246,10 @@ NEG = OpDef(
 RECIPROCAL = OpDef(
     "ReciprocalBackward0",
     lambda xp, a: 1 / a,
-    derivatives={"self": D("result", lambda g, c: -g * (c.result * c.result))},
+    derivatives={"self": D("result", lambda g, c: -g * conj_of(c.result * c.result))},
     promote="float",
     iterator_operands=UNARY,
+    complex=OWN,
 )
 
 

@@ -116,6 +116,9 @@ def call_source(op: OpDef) -> str:
     if op.promote:  # to torch's result type (a float one for "float" ops)
         lines += _promote_lines(n, op.promote == "float")
     operands = ", ".join(arrays)
+    if op.complex is None:  # an op that does not take complex operands refuses them
+        complex_operand = " or ".join(f"{a}.dtype.kind == 'c'" for a in arrays)
+        lines += [f"    if {complex_operand}:", "        raise complex_refused(op)"]
     lines += [
         "    token = quiet_enter()",
         "    try:",
@@ -166,7 +169,7 @@ def call_source(op: OpDef) -> str:
     normal = " or ".join(f"not t{i}._inference" for i in range(n))
     if needs:
         lines += [
-            "    if _grad_state.enabled and not _grad_state.inference and main._data.dtype in FLOAT_DTYPES:",
+            "    if _grad_state.enabled and not _grad_state.inference and main._data.dtype in GRAD_DTYPES:",
             f"        if ({' or '.join(needs)}) and ({normal}):",
             "            op._record(tensors, attrs, results or (main,))",
         ]
@@ -190,8 +193,8 @@ def _promote_lines(n: int, to_float: bool) -> list[str]:
     elif n == 2:
         lines += [
             "    if t0._wrapped_number:",
-            "        dt = None if t1._wrapped_number else d1",
-            "    elif t1._wrapped_number or d1 is d0 or d1 == d0:",
+            "        dt = None if t1._wrapped_number or d0.kind == 'c' else d1",
+            "    elif t1._wrapped_number and d1.kind != 'c' or d1 is d0 or d1 == d0:",
             "        dt = d0",
             "    else:",
             "        dt = None",
@@ -390,7 +393,10 @@ def apply_source(op: OpDef) -> str:
     grads = []
     for i, d in enumerate(plan.diff):
         edge = "node._fn0" if i == 0 else f"node._rest[{2 * i - 2}]"
-        grads.append("None" if d is None else f"None if {edge} is None else f{i}(g, ctx)")
+        call = f"f{i}(g, ctx)"
+        if op.complex == "holomorphic":  # a complex gradient: the formula sees conjugated values
+            call = f"{call} if g._data.dtype.kind != 'c' else f{i}(g, ConjCtx(ctx))"
+        grads.append("None" if d is None else f"None if {edge} is None else {call}")
     if len(grads) == 1:
         result = [f"return ({grads[0]},)"]
     else:

@@ -30,16 +30,27 @@ EQ = _nondiff(lambda xp, a, b: a == b)
 NE = _nondiff(lambda xp, a, b: a != b)
 
 
-LT = _nondiff(lambda xp, a, b: a < b)
+def _ordered(name: str, fwd: Any) -> Any:
+    """A comparison of order, whose torch kernel ``name`` has no version for complex dtypes."""
+
+    def run(xp: Any, a: Any, b: Any) -> Any:
+        if a.dtype.kind == "c":
+            raise dtypes.kernel_missing(f"{name}_cpu", a.dtype)
+        return fwd(xp, a, b)
+
+    return run
 
 
-LE = _nondiff(lambda xp, a, b: a <= b)
+LT = _nondiff(_ordered("lt", lambda xp, a, b: a < b))
 
 
-GT = _nondiff(lambda xp, a, b: a > b)
+LE = _nondiff(_ordered("le", lambda xp, a, b: a <= b))
 
 
-GE = _nondiff(lambda xp, a, b: a >= b)
+GT = _nondiff(_ordered("gt", lambda xp, a, b: a > b))
+
+
+GE = _nondiff(_ordered("ge", lambda xp, a, b: a >= b))
 
 
 def _bitwise(name: str, fwd: Any) -> Any:

@@ -39,6 +39,11 @@ def efficient_zero(g: Any, c: Any) -> Any:
     return z
 
 
+def conj_of(t: Any) -> Any:
+    """``t.conj()`` in a formula, a real ``t`` as is (without the call)."""
+    return t.conj() if t._data.dtype.kind == "c" else t
+
+
 # -- arithmetic --------------------------------------------------------------------------------
 def _plain_alpha(alpha: Any) -> bool:
     """Whether ``alpha`` is add's default 1 (True, equal to 1, is no default: it is checked)."""

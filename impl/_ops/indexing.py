@@ -18,6 +18,7 @@ from impl._ops.elementwise import _add_scaled, _plain_alpha, mul_scalar
 from impl._ops.inplace import apply_inplace, check_inplace, copy_, fill_
 from impl._ops.table import (
     NOT_OPERANDS,
+    OWN,
     D,
     OpDef,
     apply,
@@ -58,13 +59,14 @@ def _stack_grad(i: int) -> Any:
 
 def _per_arity(name: str, forward: Any, uses: str, grad: Any) -> Any:
     """``op(n)``: the OpDef of a variadic op over ``n`` inputs (``tensors0`` ... ``tensors{n-1}``),
-    made on first use; the op table holds one OpDef per arity."""
+    made on first use; the op table holds one OpDef per arity. (Its formulas move gradients
+    about: they hold for complex tensors as they are.)"""
 
     @functools.cache
     def op(n: int) -> OpDef:
         names = tuple(f"tensors{i}" for i in range(n))
         derivatives = {nm: D(uses, grad(i)) for i, nm in enumerate(names)}
-        return OpDef(name, forward, names, derivatives, promote="common", jvp=auto_linear)
+        return OpDef(name, forward, names, derivatives, promote="common", jvp=auto_linear, complex=OWN)
 
     return op
 

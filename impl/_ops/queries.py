@@ -44,7 +44,6 @@ def is_floating_point(input: Tensor) -> bool:
 
 @api.variants("is_complex")
 def is_complex(input: Tensor) -> bool:
-    """False: impl has no complex dtype."""
     if not isinstance(input, Tensor):
         raise invalid_call(is_complex, locals())
-    return False
+    return input.dtype.is_complex

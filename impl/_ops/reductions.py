@@ -61,13 +61,14 @@ def accumulated_dtype(input: Any, dtype: Any) -> Any:
     when floating, else int64 (torch promotes integers and bools)."""
     if dtype is not None:
         return dtypes.to_dtype(dtype)
-    return input.dtype if input.dtype.is_floating_point else dtypes.int64
+    return input.dtype if input.dtype.is_floating_point or input.dtype.is_complex else dtypes.int64
 
 
 def check_differentiable(input: Any, out: Any) -> None:
     """torch's set_history check: a result that would get a grad_fn must be of a floating dtype
     (``torch.sum(x, dtype=torch.int64)`` of an ``x`` that requires grad raises, outside no_grad)."""
-    if not out.is_floating_point and input.requires_grad and grad_mode.is_grad_enabled():
+    differentiable = out.is_floating_point or out.is_complex
+    if not differentiable and input.requires_grad and grad_mode.is_grad_enabled():
         raise RuntimeError(f"Autograd not support dtype: {dtypes.scalar_type(out)}")
 
 
@@ -77,7 +78,7 @@ def _sum_fwd(xp: Any, a: Any, dim: Any, keepdim: bool, dtype: Any) -> Any:
     out = np.dtype(dtype) if dtype is not None else a.dtype
     if xp is np and summable(out):
         return cascade_sum(a, dim, keepdim, out)
-    if out.kind not in "biuf" or out.kind == "f" and out.itemsize < 4:
+    if out.kind not in "biufc" or out.kind == "f" and out.itemsize < 4:
         return xp.sum(a.astype(out, copy=False), axis=dim, keepdims=keepdim, dtype=np.float32).astype(out)
     return xp.sum(a, axis=dim, keepdims=keepdim, dtype=dtype)
 
@@ -355,7 +356,7 @@ def mean(input: Tensor, dim: Dims = _ALL, keepdim: bool = False, *, dtype: Any =
     if not isinstance(input, Tensor):
         raise invalid_call(mean, locals())
     dt = dtypes.to_dtype(dtype) if dtype is not None else input.dtype
-    if not dt.is_floating_point:
+    if not (dt.is_floating_point or dt.is_complex):
         which = "Input" if dtype is None else "Optional"
         raise RuntimeError(
             f"mean(): could not infer output dtype. {which} dtype must be either a floating point or "

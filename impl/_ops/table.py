@@ -40,6 +40,11 @@ class Derivative:
 
 
 NOT_IMPLEMENTED = "torch::autograd::NotImplemented"  # the node of an op without a derivative
+# OpDef.complex: how an op takes complex operands (None: it refuses them). HOLOMORPHIC: its
+# formulas are those of real numbers, which for a complex gradient read the saved values
+# conjugated (ConjCtx): ``grad * conj(f'(z))`` as torch's formulas write it; OWN: its formulas
+# handle complex tensors themselves
+HOLOMORPHIC, OWN = "holomorphic", "own"
 
 
 @dataclass(eq=False)
@@ -73,6 +78,7 @@ class OpDef:
     jvp: Callable[[JvpCtx], Any] | None = None
     # the aten name torch's errors give the op where it is not its node's name less "Backward<n>"
     aten_name: str | None = None
+    complex: str | None = None  # HOLOMORPHIC, OWN or None (see above)
 
     def __post_init__(self) -> None:
         if self.jvp is None and self.iterator_operands and self.derivatives and self.qualified_name is None:
@@ -170,6 +176,22 @@ class OpCtx:
     def needs(self, name: str) -> bool:
         node = self._node
         return node._edge_fn(node.op.inputs.index(name)) is not None
+
+
+class ConjCtx:
+    """An OpCtx whose complex values (saved tensors, numbers) read conjugated: what a holomorphic
+    op's real formula sees for a complex gradient (torch's ``grad * other.conj()`` ...)."""
+
+    __slots__ = ("_ctx",)
+
+    def __init__(self, ctx: OpCtx) -> None:
+        self._ctx = ctx
+
+    def __getattr__(self, name: str) -> Any:
+        v = getattr(self._ctx, name)
+        if isinstance(v, Tensor):
+            return v.conj() if v._data.dtype.kind == "c" else v
+        return v.conjugate() if isinstance(v, complex) else v
 
 
 NOTHING_SAVED: Any = MappingProxyType({})
@@ -419,6 +441,12 @@ def _source(op: OpDef, use: str) -> tuple[str, Any]:
     return "attr", use
 
 
+def complex_refused(op: OpDef) -> NotImplementedError:
+    """The error of an op impl does not run on complex tensors."""
+    name = _aten_name(op)
+    return NotImplementedError(f"impl does not support complex tensors in {name} ({op.node_name})")
+
+
 def apply(op: OpDef, *tensors: Any, **attrs: Any) -> Any:
     """Run ``op`` on tensors (Python numbers are wrapped like torch wraps them), record the node:
     the op's generated call (``codegen.call_source``; compiled on the op's first call)."""
@@ -491,7 +519,7 @@ def _across_devices(op: OpDef, tensors: tuple, attrs: dict) -> Any:
     with grad_mode.no_grad():
         main = op._call(tuple(moved), moved_attrs)
     needs_grad = any(t.requires_grad for t, d in zip(tensors, op._plan.diff, strict=True) if d is not None)
-    if needs_grad and grad_mode.is_recording() and main._data.dtype in FLOAT_DTYPES:
+    if needs_grad and grad_mode.is_recording() and main._data.dtype in GRAD_DTYPES:
         op._record(tensors, attrs, (main,))
     return main
 
@@ -577,6 +605,8 @@ def broadcast_mismatch(shapes: list[tuple[int, ...]]) -> str | None:
 
 
 FLOAT_DTYPES = frozenset(np_dtype for np_dtype, d in dtypes._BY_NP.items() if d.is_floating_point)
+# the dtypes whose results are differentiable (recorded)
+GRAD_DTYPES = FLOAT_DTYPES | {np.dtype(np.complex64), np.dtype(np.complex128)}
 
 
 def _common_float(tensors: tuple) -> Any:
@@ -585,6 +615,8 @@ def _common_float(tensors: tuple) -> Any:
     dt = None
     for t in tensors:
         if t._wrapped_number:
+            if t._data.dtype.kind == "c":  # a complex number makes a real result complex
+                return None
             continue
         a = t._data.dtype
         if dt is None:
@@ -597,7 +629,7 @@ def _common_float(tensors: tuple) -> Any:
 def compute_dtype(tensors: tuple, to_float: bool = False) -> Any:
     """torch's result type of the operands; integral results become the default float if asked."""
     dt = dtypes.result_type(*tensors)
-    return dtypes.get_default_dtype() if to_float and not dt.is_floating_point else dt
+    return dtypes.get_default_dtype() if to_float and not (dt.is_floating_point or dt.is_complex) else dt
 
 
 def _view_creation_meta(base: Any, in_grad_mode: str = "") -> str:
@@ -813,7 +845,11 @@ def _forward_grad(op: OpDef, tensors: tuple, attrs: dict, results: tuple) -> Non
     tangents of its differentiable inputs (``op.jvp``, run without forward AD), or torch's
     NotImplementedError for an op without one."""
     tangents = [tangent_of(t) if d is not None else None for t, d in zip(tensors, op._plan.diff, strict=True)]
-    if all(t is None for t in tangents) or results[0]._data.dtype not in FLOAT_DTYPES:
+    if all(t is None for t in tangents):
+        return
+    if any(t._data.dtype.kind == "c" for t in (*tensors, *results) if isinstance(t, Tensor)):
+        raise NotImplementedError("impl does not support forward AD of complex tensors")
+    if results[0]._data.dtype not in FLOAT_DTYPES:
         return
     if op.jvp is None:
         raise NotImplementedError(
@@ -842,7 +878,7 @@ _RECORD_HELPERS = {
 }
 _NODE_HELPERS = {
     "_unpack": _unpack, "_new": _new, "SavedTensor": SavedTensor, "RELEASED": RELEASED, "Tensor": Tensor,
-    "_hold": _hold, "_drop": _drop,
+    "_hold": _hold, "_drop": _drop, "ConjCtx": ConjCtx,
 }
 _CALL_HELPERS = {
     "np": np, "Tensor": Tensor, "namespace_of": namespace_of, "_wrap_numbers": _wrap_numbers, "_wrap": _wrap,
@@ -850,6 +886,6 @@ _CALL_HELPERS = {
     "quiet_enter": quiet_enter, "quiet_exit": quiet_exit, "_raise_broadcast_error": _raise_broadcast_error,
     "_across_devices": _across_devices,
     "_from_array": Tensor._from_array, "_torch_layout": _torch_layout, "_grad_state": _grad_state,
-    "FLOAT_DTYPES": FLOAT_DTYPES, "_view_creation_meta": _view_creation_meta,
-    "forward_level": forward_level, "_forward_grad": _forward_grad,
+    "FLOAT_DTYPES": FLOAT_DTYPES, "GRAD_DTYPES": GRAD_DTYPES, "_view_creation_meta": _view_creation_meta,
+    "forward_level": forward_level, "_forward_grad": _forward_grad, "complex_refused": complex_refused,
 }

@@ -143,7 +143,17 @@ def _sign_fwd(xp: Any, a: Any) -> Any:
 SIGN = unary_op("SignBackward0", _sign_fwd, "", zero_grad, promote=None)
 
 
-SGN = unary_op("SgnBackward0", _sign_fwd, "self result", efficient_zero, promote=None)  # abs calls it
+def _sgn_grad(g: Any, c: Any) -> Any:
+    """sgn's gradient: torch's efficient zero for a real input; for a complex one
+    ``(grad - conj(grad) * sgn**2) / (2 |z|)``, 0 at 0."""
+    z = c.self
+    if z._data.dtype.kind != "c":
+        return efficient_zero(g, c)
+    s = c.result
+    return ((g - g.conj() * s * s) / (z.abs() * 2)).masked_fill(z == 0, 0)
+
+
+SGN = unary_op("SgnBackward0", _sign_fwd, "self result", _sgn_grad, promote=None)  # abs calls it
 
 
 ABS = unary_op(

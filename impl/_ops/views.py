@@ -230,8 +230,8 @@ def _embed(g: Any, shape: tuple, key: tuple, name: str) -> Any:
     """Zeros of ``shape`` with ``g`` written at ``key`` (backward of select/slice), differentiable."""
     op = _EMBED_OPS.get(name)
     if op is None:
-        op = _EMBED_OPS[name] = OpDef(
-            name, _embed_fwd, derivatives={"self": D("key", lambda gg, c: gg[c.key])}
+        op = _EMBED_OPS[name] = OpDef(  # (it moves values: complex ones too)
+            name, _embed_fwd, derivatives={"self": D("key", lambda gg, c: gg[c.key])}, complex="own"
         )
     return apply(op, g, shape=shape, key=key)
 

@@ -107,7 +107,7 @@ def _make_grads(outputs: tuple, grads: tuple, is_grads_batched: bool = False) ->
             if o.requires_grad:
                 if o.numel() != 1:
                     raise RuntimeError("grad can be implicitly created only for scalar outputs")
-                if not o.dtype.is_floating_point:
+                if not o.dtype.is_floating_point:  # (a complex one included)
                     raise RuntimeError(
                         f"grad can be implicitly created only for real scalar outputs but got {o.dtype}"
                     )

@@ -139,6 +139,8 @@ def _conform(node: Node, i: int, grad: Any, shape: tuple, dtype: Any, xp: Any) -
             )
         grad = views.sum_to(grad, shape)  # (read at call time: a planted fault patches it)
     if grad.dtype is not dtype:
+        if grad.dtype.is_complex and not dtype.is_complex:  # torch's handle_r_to_c: a real input's
+            grad = grad.real  # gradient is the real part
         grad = grad.to(dtype)
     if namespace_of(grad._data) is not xp:
         expected = "cpu" if xp is np else "cuda:0"
