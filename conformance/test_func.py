@@ -122,7 +122,8 @@ def _batched(shape: tuple[int, ...], dim: int, size: int) -> str:
 @st.composite
 def vmap_programs(draw: Any) -> str:
     """vmap cases in a drawn order: drawn in_dims and out_dims, an unmapped argument, pytree inputs
-    and outputs, per-sample grads and Jacobians, an ensemble of modules, and torch's errors."""
+    and outputs, per-sample grads and Jacobians, an ensemble of modules, random draws in each
+    randomness mode (then the stream after them), and torch's errors."""
     n = draw(st.integers(1, 3))
     size = draw(st.integers(1, 3))
     shape = draw(st.sampled_from([(n,), (2, n)]))
@@ -153,6 +154,12 @@ def vmap_programs(draw: Any) -> str:
         "ensemble": (
             "show('ensemble', lambda: (lambda o: (o.detach(), o.requires_grad))(vmap(lambda p, bu, z: "
             "functional_call(models[0], (p, bu), (z,)), in_dims=(0, 0, None))(params, buffers, v)))"
+        ),
+        "randomness": (
+            "for mode in ('error', 'different', 'same'):\n"
+            "    noisy = vmap(lambda a: a + torch.rand(a.shape), randomness=mode)\n"
+            f"    show(mode, lambda: noisy(torch.zeros({size + 1}, 2)))\n"
+            "    print(torch.rand(2))"
         ),
         "sizes": f"show('sizes', lambda: vmap(vf)(torch.ones({size}, {n}), torch.ones({size + 1}, {n})))",
         "in_dim_range": f"show('in_dim_range', lambda: vmap(vf, in_dims=({len(shape) + 1}, 0))(b, b))",

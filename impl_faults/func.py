@@ -38,3 +38,12 @@ def vmap_batch_sizes_unchecked() -> Iterator[None]:
 
     with patched(_vmap, "_batch_size", make):
         yield
+
+
+@fault({"FUNC-002": "stdout line"})
+def vmap_same_randomness_draws_anew() -> Iterator[None]:
+    """vmap's randomness="same" draws new numbers for every batch element (as "different")."""
+    from impl.func import _vmap
+
+    with patched(_vmap, "_replayed_state", lambda original: lambda randomness: None):
+        yield

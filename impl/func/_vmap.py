@@ -8,6 +8,7 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from impl import _random
 from impl._ops.stacking import stack
 from impl._tensor import Tensor
 from impl.func._pytree import broadcast_prefix, tree_flatten, tree_unflatten
@@ -74,6 +75,11 @@ def _batch_size(flat_args: list, flat_dims: list) -> int:
     return sizes[0]
 
 
+def _element(flat_args: list, flat_dims: list, i: int) -> list:
+    """The inputs of batch element ``i``: each mapped one selected at its in_dim."""
+    return [a if d is None else a.select(d, i) for a, d in zip(flat_args, flat_dims, strict=True)]
+
+
 def _flat_out_dims(func: Callable, out_dims: Any, outputs: Any) -> tuple[list, Any]:
     flat, spec = tree_flatten(outputs)
     incompatible = ValueError(
@@ -93,17 +99,32 @@ def _flat_out_dims(func: Callable, out_dims: Any, outputs: Any) -> tuple[list, A
     return dims, spec
 
 
+def _random_error() -> None:
+    raise RuntimeError(
+        "vmap: called random operation while in randomness error mode. Please either use the 'same' or "
+        "'different' randomness flags on vmap or perform the randomness operation out of vmap"
+    )
+
+
+def _replayed_state(randomness: str) -> Any:
+    """The global stream's state each batch element starts from (randomness="same"), else None."""
+    return _random.default_generator.get_state() if randomness == "same" else None
+
+
 def vmap(
     func: Callable, in_dims: Any = 0, out_dims: Any = 0, randomness: str = "error", *, chunk_size: Any = None
 ) -> Callable:
-    """torch.func.vmap: ``func`` mapped over a dimension of its inputs."""
-    if randomness not in ("error", "different", "same"):
-        raise RuntimeError(
-            f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}"
-        )
+    """torch.func.vmap: ``func`` mapped over a dimension of its inputs. Random ops raise torch's
+    error (randomness="error"), draw anew for each element ("different": torch's draws of the
+    batch at once where those are drawn in order, as uniforms are) or draw the first element's
+    numbers again for every element ("same")."""
 
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
+        if randomness not in ("error", "different", "same"):
+            raise RuntimeError(
+                f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}"
+            )
         for d in tree_flatten(out_dims)[0]:
             if not (d is None or isinstance(d, int)):
                 raise ValueError(
@@ -114,9 +135,15 @@ def vmap(
         flat_args, flat_dims, spec = _flat_in_dims(func, in_dims, args)
         size = _batch_size(flat_args, flat_dims)
         results = []
-        for i in range(size):
-            sliced = [a if d is None else a.select(d, i) for a, d in zip(flat_args, flat_dims, strict=True)]
-            results.append(func(*tree_unflatten(sliced, spec), **kwargs))
+        start = _replayed_state(randomness)
+        _random.draw_guards.append(_random_error if randomness == "error" else None)
+        try:
+            for i in range(size):
+                if start is not None:
+                    _random.default_generator.set_state(start)
+                results.append(func(*tree_unflatten(_element(flat_args, flat_dims, i), spec), **kwargs))
+        finally:
+            _random.draw_guards.pop()
         dims, out_spec = _flat_out_dims(func, out_dims, results[0])
         columns = [tree_flatten(r)[0] for r in results]
         flat_out = []

@@ -25,7 +25,9 @@ RULES = [
         "torch.func.vmap gives torch's values for in_dims and out_dims (ints, negative ints, None and "
         "per-argument tuples, nested for pytree inputs and outputs), composed with grad and jacrev "
         "(per-sample gradients) and over stack_module_state's stacked parameters through "
-        "functional_call; torch's ValueErrors for in_dims of the wrong type or structure or out of "
+        "functional_call; random ops raise torch's error with randomness='error', draw torch's numbers "
+        "with 'different' (uniforms) and the same numbers for every element with 'same', leaving the "
+        "stream where torch's is; torch's ValueErrors for in_dims of the wrong type or structure or out of "
         "range, mapped sizes that differ, a mapped non-tensor and a non-tensor output.",
         _DOCS,
     ),
