@@ -290,6 +290,13 @@ def linearize(func: Callable, *primals: Any) -> tuple:
     return out, jvp_fn
 
 
+def _untangented(args: tuple, argnums: Any) -> list[bool]:
+    """Per differentiated input leaf, whether torch's jacfwd leaves it without a tangent: one picked
+    by a negative argnum (torch puts the tangents in by the argnums as given), whose columns are zero."""
+    picks = argnums if isinstance(argnums, tuple) else (argnums,)
+    return [a < 0 for a in picks for _ in tree_flatten(args[a])[0]]
+
+
 def _jacobian(func: Callable, argnums: Any, has_aux: bool, api: str) -> Callable:
     """The Jacobian of every output for every differentiated input: output structure outside,
     the inputs' inside (a tuple of them where ``argnums`` is a tuple)."""
@@ -300,6 +307,7 @@ def _jacobian(func: Callable, argnums: Any, has_aux: bool, api: str) -> Callable
         level = _Level(args, argnums)
         out, aux = _split_aux(func(*level.args, **kwargs), has_aux, f"{api}(f, ...)(*args)")
         outputs, out_spec = _tensor_outputs(out, f"{api}(f, ...)(*args)")
+        dead = _untangented(args, argnums) if api == "jacfwd" else [False] * len(level.inputs)
         blocks = []
         for o in outputs:
             rows = []
@@ -310,8 +318,10 @@ def _jacobian(func: Callable, argnums: Any, has_aux: bool, api: str) -> Callable
             per_input = []
             for k, x in enumerate(level.inputs):
                 cols = [r[k] for r in rows]
-                block = stack(cols) if cols else zeros_like(x).reshape(0, *x.shape)
-                per_input.append(block.reshape(*o.shape, *x.shape))
+                if dead[k] or not cols:
+                    per_input.append(x.new_zeros((*o.shape, *x.shape)))
+                else:
+                    per_input.append(stack(cols).reshape(*o.shape, *x.shape))
             blocks.append(tree_unflatten(per_input, level.spec))
         jac = tree_unflatten(blocks, out_spec)
         return level.release((jac, aux) if has_aux else jac)
