@@ -71,6 +71,7 @@ TRANSFORM_CASES = {
     "pytree": "show('pytree', lambda: grad(lambda d: sf(d['x'], d['y'][0]))({{'x': a, 'y': [b]}}))",
     "pytree_jac": "show('pytree_jac', lambda: jacrev(lambda p: {{'o': vf(*p)}})((a, b)))",
     "tracked": "show('tracked', lambda: grad(sf)(a.clone().requires_grad_(), b).requires_grad)",
+    "captured": "show('captured', lambda: (lambda g: (g.detach(), g.requires_grad))(grad(msf)(a)))",
     "not_scalar": "show('not_scalar', lambda: grad(vf)(a, b))",
     "not_tensor": "show('not_tensor', lambda: grad(lambda a, b: 1.0)(a, b))",
     "argnums_range": "show('argnums_range', lambda: grad(sf, argnums={bad_argnums})(a, b))",
@@ -94,6 +95,7 @@ def transform_programs(draw: Any) -> str:
         "m_weight = m.weight.detach().clone()",
         "w = torch.randn(2, " + str(n) + ", dtype=F64)",
         "params = {k: v.detach() for k, v in m.named_parameters()}",
+        "def msf(x): return m(x).tanh().sum()",
     ]
     fields = {
         "argnums": draw(st.sampled_from(["0", "1", "-1", "(0, 1)", "(1,)"])),

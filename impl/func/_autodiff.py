@@ -55,6 +55,23 @@ def _track(x: Any) -> Tensor:
     return x.clone() if x.requires_grad else x.detach().requires_grad_()
 
 
+def _reaches_outside(t: Tensor, inputs: set[int], seen: set[int]) -> bool:
+    """Whether ``t`` is, or its graph reaches, a leaf that requires grad other than ``inputs``."""
+    if t.grad_fn is None:
+        return t.requires_grad and id(t) not in inputs
+    todo = [t.grad_fn]
+    while todo:
+        node = todo.pop()
+        if node is None or id(node) in seen:
+            continue
+        seen.add(id(node))
+        leaf = getattr(node, "variable", None)
+        if leaf is not None and id(leaf) not in inputs:
+            return True
+        todo.extend(n for n, _ in node.next_functions)
+    return False
+
+
 class _Level:
     """One transform's call: its differentiated inputs tracked, and whether its results keep a graph."""
 
@@ -71,11 +88,15 @@ class _Level:
         tracked = tree_unflatten(self.inputs, self.spec)
         self.args = tracked if self.picked is None else _replace(args, self.picked, tracked)
 
-    def release(self, tree: Any) -> Any:
-        """Results as torch returns them: without this level's graph unless one is kept."""
-        if self.keep:
+    def release(self, tree: Any, keep: bool = False) -> Any:
+        """Results as torch returns them: without this level's graph unless one is kept, or a result
+        depends on a tensor that requires grad outside the transform (a module's parameter)."""
+        if self.keep or keep:
             return tree
-        return tree_map(lambda t: t.detach() if isinstance(t, Tensor) else t, tree)
+        inputs = {id(t) for t in self.inputs}
+        seen: set[int] = set()
+        kept = lambda t: not isinstance(t, Tensor) or _reaches_outside(t, inputs, seen)  # noqa: E731
+        return tree_map(lambda t: t if kept(t) else t.detach(), tree)
 
     def grads(self, outputs: list, cotangents: list | None) -> list:
         """The gradients of ``outputs`` (weighted by ``cotangents``) for each tracked input; zeros
@@ -195,7 +216,7 @@ def _vjp(func: Callable, primals: tuple, has_aux: bool, argnums: Any = None) -> 
         outer = _depth[0] > 0 or any(isinstance(c, Tensor) and c.requires_grad for c in flat)
         with enable_grad():
             grads = tree_unflatten(level.grads(outputs, flat), level.spec)
-        return grads if level.keep or outer else tree_map(Tensor.detach, grads)
+        return level.release(grads, outer)
 
     result = (level.release(out), vjp_fn)
     return (*result, level.release(aux)) if has_aux else result
@@ -275,9 +296,8 @@ def _jvp(func: Callable, primals: tuple, tangents: list, strict: bool, has_aux: 
             found = zeros_like(o)
         derivs.append(found)
     keep = level.keep or any(t.requires_grad for t in tangents)
-    release = level.release if not keep else (lambda tree: tree)
-    result = (release(out), release(tree_unflatten(derivs, out_spec)))
-    return (*result, release(aux)) if has_aux else result
+    result = (level.release(out, keep), level.release(tree_unflatten(derivs, out_spec), keep))
+    return (*result, level.release(aux, keep)) if has_aux else result
 
 
 def linearize(func: Callable, *primals: Any) -> tuple:

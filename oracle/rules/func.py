@@ -13,8 +13,9 @@ RULES = [
         "torch.func's grad, grad_and_value, vjp, jvp, jacrev, jacfwd and hessian give torch's values for "
         "tensors and tuples, lists and dicts of them, for argnums an int or a tuple, with has_aux, and "
         "nested (grad of grad, jacfwd of jacrev, jvp of grad); their results carry no grad_fn unless an "
-        "input required grad; functional_call runs a module with the given parameters and buffers (a "
-        "dict or a tuple of dicts) and leaves its own; torch's errors for a non-scalar or non-tensor "
+        "input or a tensor the function captured (a module's parameter) requires grad; functional_call "
+        "runs a module with the given parameters and buffers (a dict or a tuple of dicts) and leaves its "
+        "own; torch's errors for a non-scalar or non-tensor "
         "output of grad, argnums out of range, aux that is not a pair, jvp's mismatched structures and "
         "functional_call's missing or unexpected keys with strict=True.",
         _DOCS,
