@@ -25,6 +25,16 @@ def func_transform_inputs_detached() -> Iterator[None]:
         yield
 
 
+@fault({"FUNC-001": "stdout line"})
+def func_results_drop_captured_graph() -> Iterator[None]:
+    """An outermost transform detaches its results even where they depend on a captured tensor that
+    requires grad (a module's parameter), where torch's carry a grad_fn."""
+    from impl.func import _autodiff
+
+    with patched(_autodiff, "_reaches_outside", lambda original: lambda t, inputs, seen: False):
+        yield
+
+
 @fault({"FUNC-002": "stdout line"})
 def vmap_batch_sizes_unchecked() -> Iterator[None]:
     """vmap maps over the first mapped input's size without checking the others'."""
