@@ -119,12 +119,15 @@ def vmap(
     batch at once where those are drawn in order, as uniforms are) or draw the first element's
     numbers again for every element ("same")."""
 
+    if randomness not in ("error", "different", "same"):
+        raise RuntimeError(
+            f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}"
+        )
+    if not (chunk_size is None or chunk_size > 0):
+        raise ValueError(f"vmap: chunk_size should be None or greater than 0. (got {chunk_size})")
+
     @functools.wraps(func)
     def wrapped(*args: Any, **kwargs: Any) -> Any:
-        if randomness not in ("error", "different", "same"):
-            raise RuntimeError(
-                f"Only allowed values for randomness are 'error', 'different', or 'same'. Got {randomness}"
-            )
         for d in tree_flatten(out_dims)[0]:
             if not (d is None or isinstance(d, int)):
                 raise ValueError(
