@@ -36,6 +36,7 @@ for _name in ("inf", "nan", "pi", "e"):
 
 
 from impl import distributions as distributions  # noqa: E402  (torch.distributions)
+from impl import func as func  # noqa: E402  (torch.func; torch.vmap)
 from impl import nn as nn  # noqa: E402  (torch.nn and torch.optim load with the package)
 from impl import optim as optim  # noqa: E402
 from impl import serialization as serialization  # noqa: E402  (torch.save, torch.load)

@@ -118,6 +118,8 @@ class Generator:
         self._next_float_normal = single if single_valid else None
 
     def random32(self, n: int) -> np.ndarray:
+        if draw_guards and draw_guards[-1] is not None:
+            draw_guards[-1]()  # torch.func.vmap's randomness="error"
         if n:
             self._fresh = False
         return self._mt.random_raw(n).astype(np.uint64)
@@ -149,6 +151,9 @@ class Generator:
             self._next_float_normal = r * math.sin(theta)
         return r * math.cos(theta)
 
+
+# what runs before every draw, innermost last (None: draws allowed); torch.func.vmap fills it
+draw_guards: list = []
 
 _NO_CUDA = (
     "Cannot get CUDA generator without ATen_cuda library. PyTorch splits its backend into two shared "
