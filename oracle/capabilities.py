@@ -3,9 +3,9 @@
 ``api()`` lists the names by area, derived from the program model (every op of the op table,
 every module and optimiser class, the hook kinds, the grad modes) and from what the interpreter
 reads. ``probe(backend)`` runs where the backend is loaded (``Backend.call``) before the suite: it
-looks each name up on the backend's module, on a tensor and on an autograd node it makes, and on
-``nn.Module``, and tries a tensor on the run's device. The report shows what it lacks next to
-what the run found missing (the "unsupported" divergences, per family).
+looks each name up on the backend's module, on a tensor and on an autograd node it makes, on
+``nn.Module`` and ``amp.GradScaler``, and tries a tensor on the run's device. The report shows
+what it lacks next to what the run found missing (the "unsupported" divergences, per family).
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from oracle.program import (
     MODULES,
     OPS,
     OPTIMIZERS,
+    SCALER_METHODS,
     SCHEDULERS,
 )
 from oracle.state_dict_hooks import KINDS as STATE_DICT_HOOKS
@@ -36,13 +37,14 @@ TENSOR_API = (
 
 def api() -> dict[str, list[str]]:
     """The names of torch's API the suite uses, by area (``torch.X``, ``Tensor.X``, ``Node.X``,
-    ``Module.X``), each name in the first area that uses it."""
+    ``Module.X``, ``GradScaler.X``), each name in the first area that uses it."""
     areas = {
         "tensors and dtypes": ["torch.tensor", "torch.Tensor", "torch.full_like", "torch.zeros",
                                "torch.get_default_dtype", "torch.set_default_dtype", "torch.finfo",
                                *(f"torch.{dtype}" for dtype in DTYPES)],
         "tensor attributes": [f"Tensor.{name}" for name in TENSOR_API.split()],
-        "ops": [f"torch.{op}" if spec.style == "function" else f"Tensor.{op}" for op, spec in OPS.items()],
+        "ops": [f"torch.{op}" if spec.style == "function" else f"Tensor.{op}" for op, spec in OPS.items()
+                if op not in SCALER_METHODS],
         "autograd": ["torch.autograd.grad", "torch.autograd.Function",
                      *(f"torch.autograd.functional.{api}" for api in FUNCTIONAL_APIS),
                      "torch.autograd.function.once_differentiable",
@@ -57,7 +59,8 @@ def api() -> dict[str, list[str]]:
                *(f"Module.{registration}" for registration, _, _ in STATE_DICT_HOOKS.values()),
                *(f"torch.nn.modules.module.register_module_{kind}_hook" for kind in GLOBAL_HOOK_FLAGS)],
         "optim": [*(f"torch.optim.{cls}" for cls in OPTIMIZERS),
-                  *(f"torch.optim.lr_scheduler.{cls}" for cls in SCHEDULERS)],
+                  *(f"torch.optim.lr_scheduler.{cls}" for cls in SCHEDULERS),
+                  *(f"GradScaler.{method}" for method in SCALER_METHODS)],
     }
     seen: set[str] = set()
     for area, names in areas.items():
@@ -78,8 +81,10 @@ def probe(backend: Any) -> dict:
 
 
 def _probe(torch: Any, device: str) -> dict:
-    owners: dict[str, Any] = {"torch": torch, "Module": getattr(getattr(torch, "nn", None), "Module", None)}
-    unknown = {} if owners["Module"] is not None else {"Module": "the backend lacks torch.nn.Module"}
+    owners: dict[str, Any] = {"torch": torch, "Module": getattr(getattr(torch, "nn", None), "Module", None),
+                              "GradScaler": getattr(getattr(torch, "amp", None), "GradScaler", None)}
+    unknown = {f"{owner}": f"the backend lacks torch.{where}.{owner}" for owner, where in
+               (("Module", "nn"), ("GradScaler", "amp")) if owners[owner] is None}
     device_error = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

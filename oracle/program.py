@@ -1828,13 +1828,14 @@ OPS.update(_table("get_float32_matmul_precision set_float32_matmul_precision", "
 OPS.update(_table(" ".join(f"backends.{m}.is_available" for m in (
     "cudnn", "mps", "mkldnn", "openmp", "mkl", "opt_einsum")), "function"))
 OPS.update(_table("backends.cudnn.version backends.cuda.is_built backends.mps.is_built", "function"))
-OPS.update(_table("is_autocast_enabled get_autocast_dtype linear conv2d", "function"))
+OPS.update(_table("is_autocast_enabled get_autocast_dtype conv2d", "function"))
 OPS.update(_table("nn.functional.linear nn.functional.conv2d nn.functional.l1_loss", "function"))
-OPS.update(_table("baddbmm addbmm", "function"))
+OPS.update(_table("baddbmm", "function"))
 OPS.update(_table("float", "method"))
 # torch.amp.GradScaler and its methods (a scaler is a bound name like a tensor)
+SCALER_METHODS = ("scale", "unscale_", "step", "update", "get_scale", "state_dict")
 OPS.update(_table("amp.GradScaler", "function"))
-OPS.update(_table("scale unscale_ step update get_scale state_dict", "method"))
+OPS.update(_table(" ".join(SCALER_METHODS), "method"))
 # where autocast is entered from (``torch.<spelling>``)
 AUTOCASTS = ("autocast", "amp.autocast", "cpu.amp.autocast")
 
