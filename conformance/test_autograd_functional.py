@@ -66,7 +66,7 @@ def functional_calls(draw: Any, apis: tuple[str, ...], strict: bool | None = Fal
         if pool is not names:
             pool.append(body[-1]["out"])
     api = draw(st.sampled_from(apis))
-    if api in ONE_NUMBER and draw(st.integers(0, 4)) < 4:  # else a function torch refuses
+    if api in ONE_NUMBER and draw(st.integers(0, 3)) < 3:  # else a function torch refuses
         body.append({"out": "s", "op": "sum", "args": [Ref(names[-1])], "kwargs": {}})
         names.append("s")
     count = 1 if api in ONE_NUMBER else draw(st.integers(1, 2))

@@ -73,6 +73,10 @@ ONCE_PER_PROCESS = (
     # a call of a deprecated signature torch's parser hides (add(x, 2, y)): TORCH_WARN_ONCE in
     # python_arg_parser.cpp (tests/impl/test_impl_parser.py checks it with warn_always set)
     "This overload of ",
+    # torch.qr and torch.cross without dim, deprecated (TORCH_WARN_ONCE in BatchLinearAlgebra.cpp and
+    # Cross.cpp): the suite's processes meet them in any order
+    "torch.qr is deprecated in favor of torch.linalg.qr",
+    "Using torch.cross without specifying the dim arg is deprecated.",
 )
 
 
