@@ -124,7 +124,17 @@ LARGE_VALUES = (-100.0, 0.5, 90.0, 100.0)
 SELECTING_SCANS = ("cummax", "cummin")  # drawn with ties and NaN
 LIST_DIMS = ("logsumexp", *NAN_REDUCTIONS, "all", "any", "count_nonzero")  # taking a list of dims
 DIM_REQUIRED = ("amax", "logsumexp")  # reducing over everything only with a list of dims
-MATRIX = ("matmul", "__matmul__", "mm", "bmm", "addmm", "trace", "einsum")
+MATRIX = (  # (einsum last: a test of its own)
+    "matmul", "__matmul__", "mm", "bmm", "addmm", "trace", "addmv", "addr", "addbmm", "inner", "vdot", "ger",
+    "einsum",
+)
+SCALES = ({}, {"beta": 0.5}, {"alpha": 2.0}, {"beta": 0, "alpha": -1})  # addmm's and the add-products'
+# inner's, vdot's and ger's operand shapes, the last two of each ones torch refuses
+VECTOR_PRODUCT_SHAPES = {
+    "inner": (((3,), (3,)), ((2, 3), (4, 3)), ((2, 1, 3), (3,)), ((), (2, 3)), ((2, 3), (2, 4))),
+    "vdot": (((3,), (3,)), ((1,), (1,)), ((3,), (2,)), ((3, 1), (3,))),
+    "ger": (((3,), (2,)), ((1,), (4,)), ((3, 1), (2,)), ((), (2,))),
+}
 SCALARS = (2, -1, 0, 0.5, -2.0, True)
 CLAMP_BOUNDS = ({"min": -1.0}, {"max": 0.5}, {"min": -1.0, "max": 1.0}, {"min": 1, "max": 0})
 # the ops of gather_and_friends (OPS-005), one test each
@@ -847,8 +857,12 @@ def matrix_ops(draw: Any, op: str | None = None) -> Program:
         if op == "mm":
             return p.end(p.op("mm", Ref(a), Ref(b)))
         c = p.leaf(draw(st.sampled_from(((n, m), (m,), (1, m), ()))), dtype)
-        scales = draw(st.sampled_from(({}, {"beta": 0.5}, {"alpha": 2.0}, {"beta": 0, "alpha": -1})))
-        return p.end(p.op("addmm", Ref(c), Ref(a), Ref(b), **scales))
+        return p.end(p.op("addmm", Ref(c), Ref(a), Ref(b), **draw(st.sampled_from(SCALES))))
+    if op in ("addmv", "addr", "addbmm"):
+        return add_product(draw, p, op, dtype)
+    if op in VECTOR_PRODUCT_SHAPES:
+        sa, sb = draw(st.sampled_from(VECTOR_PRODUCT_SHAPES[op]))
+        return p.end(p.op(op, Ref(p.leaf(sa, dtype)), Ref(p.leaf(sb, dtype))))
     if op == "bmm":
         a = p.leaf((2, 2, 3), dtype)
         b = p.leaf(draw(st.sampled_from(((2, 3, 2), (2, 3, 1), (1, 3, 2)))), dtype)
@@ -856,6 +870,22 @@ def matrix_ops(draw: Any, op: str | None = None) -> Program:
     if op == "einsum":
         return einsum_program(draw, p, dtype)
     return p.end(p.op("trace", Ref(p.leaf(draw(st.sampled_from(((2, 3), (3, 3), (1, 2)))), dtype))))
+
+
+def add_product(draw: Any, p: OpProgram, op: str, dtype: str) -> Program:
+    """addmv, addr or addbmm of leaves of ``dtype`` (now and then an inner size torch refuses), the
+    input broadcast or not, with beta and alpha."""
+    n, k, m = (draw(st.integers(1, 3)) for _ in range(3))
+    bad = draw(st.sampled_from((0, 0, 0, 1)))
+    if op == "addmv":
+        operands, inputs = ((n, k), (k + bad,)), ((n,), (1,), ())
+    elif op == "addr":
+        operands, inputs = ((n,), (m,) if not bad else (m, 1)), ((n, m), (m,), (1, m), ())
+    else:
+        b = draw(st.integers(1, 3))
+        operands, inputs = ((b, n, k), (b, k + bad, m)), ((n, m), (m,), ())
+    leaves = [Ref(p.leaf(shape, dtype)) for shape in (draw(st.sampled_from(inputs)), *operands)]
+    return p.end(p.op(op, *leaves, **draw(st.sampled_from(SCALES))))
 
 
 # einsum's equations, each with operand shapes that fit (size-1 dims broadcast): products, batch

@@ -593,6 +593,48 @@ def addmm_integer_scales_not_cast() -> Iterator[None]:
         yield
 
 
+@fault({"OPS-004": ".grad: value"})
+def addmv_vec_grad_unscaled() -> Iterator[None]:
+    """addmv's gradient for vec leaves out alpha (``mat.t().mv(grad)``, not times alpha)."""
+    from impl._ops.products import ADDMV
+
+    def make(_original: Callable) -> Callable:
+        return lambda g, c: c.mat.t().mv(g)
+
+    with derivative_replaced(ADDMV, "vec", make):
+        yield
+
+
+@fault({"OPS-004": ": value"})
+def addr_ignores_alpha() -> Iterator[None]:
+    """addr adds the outer product unscaled: alpha is ignored."""
+    from impl._ops.products import ADDR
+
+    def make(original: Callable) -> Callable:
+        return lambda xp, c, v1, v2, beta, alpha: original(xp, c, v1, v2, beta, 1)
+
+    with patched(ADDR, "forward", make):
+        yield
+
+
+@fault({"OPS-004": "graph differs"})
+def vdot_node_named_dot() -> Iterator[None]:
+    """vdot's grad_fn is named DotBackward0 instead of VdotBackward0."""
+    from impl._ops.products import VDOT
+
+    with renamed(VDOT, "DotBackward0"):
+        yield
+
+
+@fault({"OPS-004": "differs"})
+def outer_takes_matrices() -> Iterator[None]:
+    """outer (and ger) skip torch's check that both operands are vectors: a column broadcasts."""
+    from impl._ops import products
+
+    with patched(products, "_check_1d", lambda _original: lambda t, arg, fn: None):
+        yield
+
+
 @fault({"OPS-004": "dtype"})
 def trace_keeps_integer_dtype() -> Iterator[None]:
     """The trace of an integer matrix keeps its dtype instead of accumulating into int64."""

@@ -1,5 +1,6 @@
-"""Matrix products: mm, bmm, dot, mv, addmm, outer, trace and matmul, which torch composes of them
-(folding batch dims into mm, or broadcasting into bmm) with torch's views and grad_fn names."""
+"""Matrix products: mm, bmm, dot, vdot, mv, addmm, addmv, addr, addbmm, outer (ger), trace and matmul,
+which torch composes of them (folding batch dims into mm, or broadcasting into bmm) with torch's views
+and grad_fn names."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import numpy as np
 from impl import _api as api
 from impl import _autocast, dtypes
 from impl._creation import arange, zeros
-from impl._ops.inplace import squeeze_result_
+from impl._ops.inplace import inplace_method, squeeze_result_
 from impl._ops.table import (
     D,
     OpDef,
@@ -91,12 +92,29 @@ DOT = OpDef(
     jvp=bilinear,
 )
 
+VDOT = OpDef(
+    "VdotBackward0",
+    lambda xp, a, b: xp.dot(a, b),
+    ("self", "other"),
+    {"self": D("other", lambda g, c: g * c.other), "other": D("self", lambda g, c: g * c.self)},
+    jvp=bilinear,
+)
 
-@api.variants("outer", tensor="vec2", out=ELEMENTWISE.named("mul"))
+
+def _check_1d(t: Tensor, arg: str, fn: str) -> None:
+    """ATen's check_1d."""
+    if t.dim() != 1:
+        raise RuntimeError(f"{fn}: Expected 1-D argument {arg}, but got {t.dim()}-D")
+
+
+@api.variants("outer", "ger", tensor="vec2", out=ELEMENTWISE.named("mul"))
 def outer(input: Tensor, vec2: Tensor) -> Tensor:
-    """torch's outer: ``input`` reshaped to a column (a view: ViewBackward0) times ``vec2``."""
+    """torch's outer (and its alias ger): ``input`` reshaped to a column (a view: ViewBackward0)
+    times ``vec2``."""
     if not (isinstance(input, Tensor) and isinstance(vec2, Tensor)):
         raise invalid_call(outer, locals())
+    _check_1d(input, "self", "outer")
+    _check_1d(vec2, "vec2", "outer")
     return input.reshape(input.shape[0], 1) * vec2
 
 
@@ -299,6 +317,16 @@ def dot(input: Tensor, tensor: Tensor) -> Tensor:
     return apply(DOT, input, tensor)
 
 
+@api.variants("vdot", tensor="other", out=DOT_OUT.named("vdot"))
+def vdot(input: Tensor, other: Tensor) -> Tensor:
+    """The dot product with ``input`` conjugated: of real vectors dot's value, checks and errors,
+    its node VdotBackward0."""
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        raise invalid_call(vdot, locals())
+    dot(input, other.detach())  # dot's checks and errors
+    return apply(VDOT, input, other)
+
+
 @api.variants("mv", tensor="vec", out=EXACT)
 def mv(input: Tensor, vec: Tensor) -> Tensor:
     if not (isinstance(input, Tensor) and isinstance(vec, Tensor)):
@@ -337,6 +365,171 @@ def addmm(input: Tensor, mat1: Tensor, mat2: Tensor, *, beta: Any = 1, alpha: An
     if isinstance(input, Tensor) and tuple(input.shape) not in ((p,), (n, p)):
         input.expand(n, p)  # torch expands ``input`` to the result's shape: expand's errors
     return apply(ADDMM, input, mat1, mat2, beta=beta, alpha=alpha)
+
+
+def _check_scales(input: Tensor, beta: Any, alpha: Any) -> None:
+    """addr's checks of its scalars: no bool scale of a non-bool input, no float scale of an
+    integer or bool one."""
+    for name, value in (("beta", beta), ("alpha", alpha)):
+        if isinstance(value, bool) and input.dtype is not dtypes.bool_:
+            raise RuntimeError(f"Boolean {name} only supported for Boolean results.")
+        if isinstance(value, float) and not (input.dtype.is_floating_point or input.dtype.is_complex):
+            raise RuntimeError(
+                f"For integral input tensors, argument {name} must not be a floating point number."
+            )
+
+
+ADDMV = OpDef(
+    "AddmvBackward0",
+    lambda xp, s, a, v, beta, alpha: _addmm_fwd(xp, s, a, v, beta, alpha),
+    ("self", "mat", "vec"),
+    {
+        "self": D("beta", lambda g, c: _scaled(g, c.beta)),
+        "mat": D("vec alpha", lambda g, c: _scaled(_outer(g, c.vec), c.alpha)),
+        "vec": D("mat alpha", lambda g, c: _scaled(c.mat.t().mv(g), c.alpha)),
+    },
+)
+
+
+@api.variants("addmv", out=EXACT)
+def addmv(input: Tensor, mat: Tensor, vec: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * (mat @ vec)``, input a vector or a number broadcast to the result."""
+    if not all(isinstance(t, Tensor) for t in (input, mat, vec)):
+        raise invalid_call(addmv, locals())
+    if not (mat.dim() == 2 and vec.dim() == 1 and input.dim() <= 1):
+        raise RuntimeError(f"vector + matrix @ vector expected, got {input.dim()}, {mat.dim()}, {vec.dim()}")
+    if mat.shape[1] != vec.shape[0] or input.numel() not in (1, mat.shape[0]):
+        if input.dim() == 0:  # the message reads input.size(0)
+            raise IndexError("Dimension specified as 0 but tensor has no dimensions")
+        raise RuntimeError(
+            f"size mismatch, got input ({input.size(0)}), mat ({mat.shape[0]}x{mat.shape[1]}), "
+            f"vec ({vec.shape[0]})"
+        )
+    if not input.dtype is mat.dtype is vec.dtype:
+        got = ", ".join(dtypes.scalar_type(t.dtype) for t in (input, mat))
+        last = dtypes.scalar_type(vec.dtype)
+        raise RuntimeError(f"addmv input tensors must have the same dtype, but got {got}, and {last}")
+    return apply(ADDMV, input, mat, vec, beta=beta, alpha=alpha)
+
+
+def _addr_fwd(xp: Any, s: Any, v1: Any, v2: Any, beta: Any, alpha: Any) -> Any:
+    """ATen's addr kernel: ``beta * self + alpha * vec1 * vec2`` (input not read for beta 0); of
+    bools ``(beta and self) or (alpha and vec1 and vec2)``."""
+    dtype = xp.result_type(s, v1, v2)
+    s, v1, v2 = (a.astype(dtype) for a in (s, v1, v2))
+    outer = v1[:, None] * v2[None, :]
+    if dtype.kind == "b":
+        return (bool(beta) & s) | (bool(alpha) & outer)
+    if dtype.kind in "iu":
+        beta, alpha = (fill_array(xp, v, dtype) for v in (beta, alpha))
+    product = alpha * v1[:, None] * v2[None, :] if alpha != 1 else outer
+    return product if beta == 0 else (s if beta == 1 else beta * s) + product
+
+
+ADDR = OpDef(
+    "AddrBackward0",
+    _addr_fwd,
+    ("self", "vec1", "vec2"),
+    {
+        "self": D("beta", lambda g, c: _scaled(g, c.beta)),
+        "vec1": D("vec2 alpha", lambda g, c: _scaled(g.mv(c.vec2), c.alpha)),
+        "vec2": D("vec1 alpha", lambda g, c: _scaled(g.t().mv(c.vec1), c.alpha)),
+    },
+    promote="common",
+)
+
+
+@api.variants("addr", out=ELEMENTWISE.named("addr"))
+def addr(input: Tensor, vec1: Tensor, vec2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * outer(vec1, vec2)``, input broadcast to the outer product's shape."""
+    if not all(isinstance(t, Tensor) for t in (input, vec1, vec2)):
+        raise invalid_call(addr, locals())
+    _check_1d(vec1, "vec1", "addr")
+    _check_1d(vec2, "vec2", "addr")
+    input.expand(vec1.shape[0], vec2.shape[0])  # torch expands first: expand's errors
+    _check_scales(input, beta, alpha)
+    return apply(ADDR, input, vec1, vec2, beta=beta, alpha=alpha)
+
+
+def _addbmm_fwd(xp: Any, s: Any, b1: Any, b2: Any, beta: Any, alpha: Any) -> Any:
+    """ATen's addbmm: addmm of each batch in turn into the result, beta applied with the first."""
+    out = xp.broadcast_to(s, (b1.shape[1], b2.shape[2]))
+    if len(b1) == 0:
+        return out * 0 if beta == 0 else _addmm_fwd(xp, out, b1[0:0].sum(0), b2[0:0].sum(0), beta, 1)
+    for a, b in zip(b1, b2, strict=True):
+        out = _addmm_fwd(xp, out, a, b, beta, alpha)
+        beta = 1
+    return out
+
+
+def _batches_of(g: Any, c: Any) -> Any:
+    """derivatives.yaml's ``grad.unsqueeze(0).expand({batch1.size(0), batch1.size(1), batch2.size(2)})``."""
+    (b, n, _), (_, _, m) = c.shape("batch1"), c.shape("batch2")
+    return g.unsqueeze(0).expand(b, n, m)
+
+
+ADDBMM = OpDef(
+    "AddbmmBackward0",
+    _addbmm_fwd,
+    ("self", "batch1", "batch2"),
+    {
+        "self": D("beta", lambda g, c: _scaled(g, c.beta)),
+        "batch1": D("batch2 alpha", lambda g, c: _scaled(_batches_of(g, c).bmm(c.batch2.mT), c.alpha)),
+        "batch2": D("batch1 alpha", lambda g, c: _scaled(c.batch1.mT.bmm(_batches_of(g, c)), c.alpha)),
+    },
+)
+
+
+@api.variants("addbmm", out=EXACT)
+def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
+    """``beta * input + alpha * (batch1 @ batch2).sum(0)``, input broadcast to the result's shape."""
+    if not all(isinstance(t, Tensor) for t in (input, batch1, batch2)):
+        raise invalid_call(addbmm, locals())
+    input.expand(batch1.size(1), batch2.size(2))  # torch expands first: expand's errors
+    for name, t in (("batch1", batch1), ("batch2", batch2)):
+        if t.dim() != 3:
+            raise RuntimeError(f"{name} must be a 3D tensor")
+    if batch1.shape[0] != batch2.shape[0]:
+        raise RuntimeError(
+            f"batch1 and batch2 must have same number of batches, got {batch1.shape[0]} and {batch2.shape[0]}"
+        )
+    if batch1.shape[2] != batch2.shape[1]:
+        raise RuntimeError(
+            f"Incompatible matrix sizes for bmm ({batch1.shape[1]}x{batch1.shape[2]} and "
+            f"{batch2.shape[1]}x{batch2.shape[2]})"
+        )
+    for name, t in (("self", input), ("mat1", batch1)):
+        if t.dtype is not batch2.dtype:
+            got = f"{dtypes.scalar_type(t.dtype)} and {dtypes.scalar_type(batch2.dtype)}"
+            raise RuntimeError(f"{name} and mat2 must have the same dtype, but got {got}")
+    return apply(ADDBMM, input, batch1, batch2, beta=beta, alpha=alpha)
+
+
+def _inplace_shape_error(name: str, self: Tensor, result: Tensor) -> None:
+    """torch's errors for an in-place add-product whose result would not have self's shape."""
+    if name == "addr_" and self.dim() != 2:
+        raise RuntimeError(f"2D tensor expected, got {self.dim()}D tensor for input")
+    if name == "addmv_" and result.shape != self.shape:
+        raise RuntimeError(
+            f"Bad in-place call: input tensor size {list(self.shape)} and output tensor size "
+            f"{list(result.shape)} should match"
+        )
+
+
+def _checked_inplace(name: str, op: OpDef, fn: Any) -> Any:
+    """``x.<name>(a, b, beta=, alpha=)``: the out-of-place ``fn``'s checks (run on detached
+    operands), then ``op`` in place."""
+
+    def spec(self: Tensor, a: Tensor, b: Tensor, *, beta: Any = 1, alpha: Any = 1) -> tuple:
+        detached = (t.detach() if isinstance(t, Tensor) else t for t in (self, a, b))
+        _inplace_shape_error(name, self, fn(*detached, beta=beta, alpha=alpha))
+        return op, (a, b), {"beta": beta, "alpha": alpha}
+
+    return inplace_method(spec)
+
+
+for _name, _op, _fn in (("addmv_", ADDMV, addmv), ("addr_", ADDR, addr), ("addbmm_", ADDBMM, addbmm)):
+    api.method(_name)(_checked_inplace(_name, _op, _fn))
 
 
 @api.variants("matmul", tensor="other", out=Out(pick=_matmul_out))

@@ -247,9 +247,29 @@ def tensordot(a: Tensor, b: Tensor, dims: Any = 2) -> Tensor:
     free1 = [i for i in range(a.dim()) if i not in c1]
     free2 = [i for i in range(b.dim()) if i not in c2]
     sizes = [t1.shape[i] for i in free1] + [t2.shape[i] for i in free2]
+    if not free1 and not free2:  # every dim contracted: ATen's dot of two vectors where views allow
+        v1, v2 = t1.permute(dims1), t2.permute(dims2)
+        if v1.is_contiguous() and v2.is_contiguous():
+            v1, v2 = (v if v.dim() == 1 else v.reshape(csize) for v in (v1, v2))
+            return v1.dot(v2).reshape(sizes)
     m1 = t1.permute(free1 + dims1).reshape(math.prod(t1.shape[i] for i in free1), csize)
     m2 = t2.permute(dims2 + free2).reshape(csize, math.prod(t2.shape[i] for i in free2))
     return m1.mm(m2).reshape(sizes)
+
+
+@api.variants("inner", tensor="other", out=TENSORDOT_OUT.named("inner"))
+def inner(input: Tensor, other: Tensor) -> Tensor:
+    """The sum of products over the last dims (tensordot over them); a 0-d operand multiplies."""
+    if not (isinstance(input, Tensor) and isinstance(other, Tensor)):
+        raise invalid_call(inner, {"input": input, "other": other})
+    if input.dim() == 0 or other.dim() == 0:
+        return input * other
+    if input.shape[-1] != other.shape[-1]:
+        raise RuntimeError(
+            "inner() the last dimension must match on both input tensors but got shapes "
+            f"{list(input.shape)} and {list(other.shape)}"
+        )
+    return tensordot(input, other, ([-1], [-1]))
 
 
 # -- take_along_dim ----------------------------------------------------------------------------
