@@ -617,6 +617,18 @@ def addr_ignores_alpha() -> Iterator[None]:
         yield
 
 
+@fault({"OPS-004": ".grad: value"})
+def addbmm_batch2_grad_unscaled() -> Iterator[None]:
+    """addbmm's gradient for batch2 leaves out alpha."""
+    from impl._ops.products import ADDBMM, _batches_of
+
+    def make(_original: Callable) -> Callable:
+        return lambda g, c: c.batch1.mT.bmm(_batches_of(g, c))
+
+    with derivative_replaced(ADDBMM, "batch2", make):
+        yield
+
+
 @fault({"OPS-004": "graph differs"})
 def vdot_node_named_dot() -> Iterator[None]:
     """vdot's grad_fn is named DotBackward0 instead of VdotBackward0."""
