@@ -126,7 +126,7 @@ LIST_DIMS = ("logsumexp", *NAN_REDUCTIONS, "all", "any", "count_nonzero")  # tak
 DIM_REQUIRED = ("amax", "logsumexp")  # reducing over everything only with a list of dims
 MATRIX = (  # (einsum last: a test of its own)
     "matmul", "__matmul__", "mm", "bmm", "addmm", "trace", "addmv", "addr", "addbmm", "inner", "vdot", "ger",
-    "einsum",
+    "adjoint", "einsum",
 )
 SCALES = ({}, {"beta": 0.5}, {"alpha": 2.0}, {"beta": 0, "alpha": -1})  # addmm's and the add-products'
 # inner's, vdot's and ger's operand shapes, the last two of each ones torch refuses
@@ -860,6 +860,9 @@ def matrix_ops(draw: Any, op: str | None = None) -> Program:
         return p.end(p.op("addmm", Ref(c), Ref(a), Ref(b), **draw(st.sampled_from(SCALES))))
     if op in ("addmv", "addr", "addbmm"):
         return add_product(draw, p, op, dtype)
+    if op == "adjoint":  # (of a vector refused; of a 0-d tensor: the tensor itself, with a warning)
+        shape = draw(st.sampled_from(((2, 3), (2, 1, 3), (3,), ())))
+        return p.end(p.op("adjoint", Ref(p.leaf(shape, dtype))))
     if op in VECTOR_PRODUCT_SHAPES:
         sa, sb = draw(st.sampled_from(VECTOR_PRODUCT_SHAPES[op]))
         return p.end(p.op(op, Ref(p.leaf(sa, dtype)), Ref(p.leaf(sb, dtype))))

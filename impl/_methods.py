@@ -54,7 +54,7 @@ from impl._ops import (  # noqa: F401
 from impl._ops import complex as complex_ops
 from impl._ops import inplace as ip
 from impl._ops.table import HOLOMORPHIC, NOT_OPERANDS, D, OpDef, apply, auto_linear
-from impl._ops.views import as_strided, permute_method, transpose
+from impl._ops.views import as_strided, matrix_adjoint, permute_method, transpose
 from impl._signatures import (
     NUMPY_ALIASES,
     OVERLOADS,
@@ -466,5 +466,6 @@ def bind() -> None:
     Tensor.T = property(reversed_dims)
     Tensor.mT = property(lambda self: transpose(self, -2, -1))
     Tensor.H = property(adjoint)
+    Tensor.mH = property(matrix_adjoint)
     Tensor.real = property(complex_ops.real, complex_ops.set_real)
     Tensor.imag = property(complex_ops.imag, complex_ops.set_imag)

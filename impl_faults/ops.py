@@ -647,6 +647,18 @@ def outer_takes_matrices() -> Iterator[None]:
         yield
 
 
+@fault({"OPS-004": "the backend raised none"})
+def adjoint_of_vector_is_itself() -> Iterator[None]:
+    """torch.adjoint of a vector returns it instead of refusing it (as of a 0-d tensor)."""
+    from impl._ops import views
+
+    def make(original: Callable) -> Callable:
+        return lambda t, *names: t if t.dim() == 1 else original(t, *names)
+
+    with patched(views, "_matrices_transposed", make):
+        yield
+
+
 @fault({"OPS-004": "dtype"})
 def trace_keeps_integer_dtype() -> Iterator[None]:
     """The trace of an integer matrix keeps its dtype instead of accumulating into int64."""

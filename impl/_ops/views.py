@@ -24,6 +24,7 @@ from impl._names import type_name
 from impl._ops.table import D, OpDef, apply, auto_linear
 from impl._signatures import Out, invalid_call
 from impl._tensor import ArgumentTypeError, DimList, Dims, Tensor, _dim_list, _wrap_dim, as_ints
+from impl._warn import warn_once
 from impl._xp import namespace_of
 
 
@@ -375,6 +376,36 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
         raise invalid_call(transpose, locals())
     n = input.dim()
     return apply(TRANSPOSE, input, dim0=_wrap_dim(dim0, n), dim1=_wrap_dim(dim1, n))
+
+
+def _matrices_transposed(input: Tensor, spelling: str, name: str, line: int) -> Tensor:
+    """The last two dims swapped (the adjoint of real matrices); a 0-d tensor itself, with torch's
+    once-per-process deprecation warning; 1-d refused."""
+    n = input.dim()
+    if n == 0:
+        warn_once(
+            f"{name} 0-d",
+            f"{spelling} is deprecated on 0-D tensors. Consider using x.conj(). (Triggered internally at "
+            f"/__w/pytorch/pytorch/aten/src/ATen/native/TensorShape.cpp:{line}.)",
+        )
+        return input
+    if n == 1:
+        supported = "is only supported on matrices or batches of matrices"
+        raise RuntimeError(f"tensor.{name} {supported}. Got 1-D tensor.")
+    return transpose(input, -2, -1)
+
+
+@api.variants("adjoint")
+def adjoint(input: Tensor) -> Tensor:
+    """torch.adjoint: the (conjugate) transpose of the last two dims, a view."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(adjoint, locals())
+    return _matrices_transposed(input, "adjoint()", "adjoint()", 4390)
+
+
+def matrix_adjoint(self: Tensor) -> Tensor:
+    """``x.mH``: as torch.adjoint, with the property's own messages."""
+    return _matrices_transposed(self, "Tensor.mH", "mH", 4382)
 
 
 @api.function("swapaxes")
