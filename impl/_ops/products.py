@@ -84,21 +84,19 @@ BMM = OpDef(
 )
 
 
-DOT = OpDef(
-    "DotBackward0",
-    lambda xp, a, b: xp.dot(a, b),
-    ("self", "tensor"),
-    {"self": D("tensor", lambda g, c: g * c.tensor), "tensor": D("self", lambda g, c: g * c.self)},
-    jvp=bilinear,
-)
+def _dot_def(node_name: str, other: str) -> OpDef:
+    """dot's op (and vdot's, which for real vectors differs in its node's and operand's names)."""
+    return OpDef(
+        node_name,
+        lambda xp, a, b: xp.dot(a, b),
+        ("self", other),
+        {"self": D(other, lambda g, c: g * getattr(c, other)), other: D("self", lambda g, c: g * c.self)},
+        jvp=bilinear,
+    )
 
-VDOT = OpDef(
-    "VdotBackward0",
-    lambda xp, a, b: xp.dot(a, b),
-    ("self", "other"),
-    {"self": D("other", lambda g, c: g * c.other), "other": D("self", lambda g, c: g * c.self)},
-    jvp=bilinear,
-)
+
+DOT = _dot_def("DotBackward0", "tensor")
+VDOT = _dot_def("VdotBackward0", "other")
 
 
 def _check_1d(t: Tensor, arg: str, fn: str) -> None:
