@@ -126,7 +126,7 @@ LIST_DIMS = ("logsumexp", *NAN_REDUCTIONS, "all", "any", "count_nonzero")  # tak
 DIM_REQUIRED = ("amax", "logsumexp")  # reducing over everything only with a list of dims
 MATRIX = (  # (einsum last: a test of its own)
     "matmul", "__matmul__", "mm", "bmm", "addmm", "trace", "addmv", "addr", "addbmm", "inner", "vdot", "ger",
-    "adjoint", "einsum",
+    "adjoint", "chain_matmul", "einsum",
 )
 SCALES = ({}, {"beta": 0.5}, {"alpha": 2.0}, {"beta": 0, "alpha": -1})  # addmm's and the add-products'
 # inner's, vdot's and ger's operand shapes, the last two of each ones torch refuses
@@ -135,6 +135,7 @@ VECTOR_PRODUCT_SHAPES = {
     "vdot": (((3,), (3,)), ((1,), (1,)), ((3,), (2,)), ((3, 1), (3,))),
     "ger": (((3,), (2,)), ((1,), (4,)), ((3, 1), (2,)), ((), (2,))),
 }
+CHAIN_SHAPES = (((2, 3), (3, 4)), ((2, 3),), ((2, 3), (3, 4), (4, 2)), ((2, 3), (3,)), ((2, 3), (2, 4)))
 SCALARS = (2, -1, 0, 0.5, -2.0, True)
 CLAMP_BOUNDS = ({"min": -1.0}, {"max": 0.5}, {"min": -1.0, "max": 1.0}, {"min": 1, "max": 0})
 # the ops of gather_and_friends (OPS-005), one test each
@@ -863,6 +864,8 @@ def matrix_ops(draw: Any, op: str | None = None) -> Program:
     if op == "adjoint":  # (of a vector refused; of a 0-d tensor: the tensor itself, with a warning)
         shape = draw(st.sampled_from(((2, 3), (2, 1, 3), (3,), ())))
         return p.end(p.op("adjoint", Ref(p.leaf(shape, dtype))))
+    if op == "chain_matmul":  # (of a vector, or sizes that do not chain, refused)
+        return p.end(p.op(op, *(Ref(p.leaf(s, dtype)) for s in draw(st.sampled_from(CHAIN_SHAPES)))))
     if op in VECTOR_PRODUCT_SHAPES:
         sa, sb = draw(st.sampled_from(VECTOR_PRODUCT_SHAPES[op]))
         return p.end(p.op(op, Ref(p.leaf(sa, dtype)), Ref(p.leaf(sb, dtype))))

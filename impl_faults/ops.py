@@ -659,6 +659,18 @@ def adjoint_of_vector_is_itself() -> Iterator[None]:
         yield
 
 
+@fault({"OPS-004": "differs"})
+def chain_matmul_of_one_not_cloned() -> Iterator[None]:
+    """torch.chain_matmul of one matrix returns the matrix itself, not a clone (CloneBackward0)."""
+    from impl._ops import structure
+
+    def make(original: Callable) -> Callable:
+        return lambda matrices: matrices[0] if len(matrices) == 1 else original(matrices)
+
+    with patched(structure, "_chained", make):
+        yield
+
+
 @fault({"OPS-004": "dtype"})
 def trace_keeps_integer_dtype() -> Iterator[None]:
     """The trace of an integer matrix keeps its dtype instead of accumulating into int64."""

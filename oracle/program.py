@@ -194,7 +194,7 @@ OPS.update(_table("t_ transpose_ swapdims_ swapaxes_ squeeze_ unsqueeze_ as_stri
 # more functions called with out= (conformance/test_api.py, API-002)
 OPS.update(_table("amin argmax bitwise_and bitwise_not clip dot eq floor_divide logical_and", "function"))
 OPS.update(_table("logical_not lt masked_select mv outer", "function"))
-OPS.update(_table("addmv addr addbmm inner vdot ger adjoint", "function"))  # (OPS-004, issue 22)
+OPS.update(_table("addmv addr addbmm inner vdot ger adjoint chain_matmul", "function"))  # (OPS-004, issue 22)
 # comparisons and their operators (conformance/test_ops.py, OPS-010)
 OPS.update(_table("ne le gt ge greater greater_equal less less_equal not_equal", "function"))
 OPS.update(_table("__eq__ __ne__ __lt__ __le__ __gt__ __ge__", "method"))

@@ -620,6 +620,30 @@ def _chain(tensors: list, split: list[list[int]], i: int, j: int) -> Tensor:
     return _chain(tensors, split, i, k).mm(_chain(tensors, split, k + 1, j))
 
 
+CHAIN_MATMUL_DEPRECATED = (
+    "torch.chain_matmul is deprecated and will be removed in a future PyTorch release. Use "
+    "torch.linalg.multi_dot instead, which accepts a list of two or more tensors rather than multiple "
+    "parameters. (Triggered internally at /__w/pytorch/pytorch/aten/src/ATen/native/LinearAlgebra.cpp:1102.)"
+)
+
+
+@api.function("chain_matmul", out=EXACT)
+def chain_matmul(*matrices: Tensor) -> Tensor:
+    """The deprecated torch.chain_matmul (warned once): multi_dot of matrices only; of one, a clone."""
+    warn_once("chain_matmul", CHAIN_MATMUL_DEPRECATED)
+    if not matrices:
+        raise RuntimeError("chain_matmul(): Expected one or more matrices")
+    for t in matrices:
+        if t.dim() != 2:
+            raise RuntimeError(f"Tensor dimension is {t.dim()}, expected 2 instead.")
+    return _chained(matrices)
+
+
+def _chained(matrices: tuple) -> Tensor:
+    """chain_matmul's product: of one matrix a clone."""
+    return matrices[0].clone() if len(matrices) == 1 else multi_dot(list(matrices))
+
+
 @_autocast.policy("lower")
 def multi_dot(tensors: Any) -> Tensor:
     """torch.linalg.multi_dot: the product of 2-d tensors (the first and last may be 1-d), in the

@@ -62,7 +62,7 @@ RULES = [
         "Matrix products (matmul and @ with 1-d, 2-d and batched operands, mm, bmm, addmm, trace, "
         "einsum with explicit and implicit outputs, ellipses, diagonals and several operands; the "
         "add-products addmv, addr and addbmm with a broadcast input, beta and alpha; the vector "
-        "products inner, vdot and ger; adjoint) "
+        "products inner, vdot and ger; adjoint; chain_matmul with its deprecation warning) "
         "give torch's values, gradients, grad_fn names (einsum's: the permutes, bmm and views torch "
         "decomposes it into) and shape and equation errors.",
         f"{_DOCS}/generated/torch.matmul.html",
