@@ -478,7 +478,12 @@ ADDBMM = OpDef(
 )
 
 
-@api.variants("addbmm", out=EXACT)
+# addbmm's out=: resized without a warning, then its addmm_ of the first batch into out checks
+# out's dtype as self's
+ADDBMM_OUT = Out("same", "self and mat2 must have the same dtype, but got {out} and {result}", warn=False)
+
+
+@api.variants("addbmm", out=ADDBMM_OUT)
 def addbmm(input: Tensor, batch1: Tensor, batch2: Tensor, *, beta: Any = 1, alpha: Any = 1) -> Tensor:
     """``beta * input + alpha * (batch1 @ batch2).sum(0)``, input broadcast to the result's shape."""
     if not all(isinstance(t, Tensor) for t in (input, batch1, batch2)):
