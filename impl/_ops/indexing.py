@@ -878,6 +878,19 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     """A copy of ``input`` with ``value`` (a number or a 0-d tensor) at ``index`` along ``dim``."""
     if not (isinstance(input, Tensor) and isinstance(index, Tensor)) or isinstance(value, NOT_OPERANDS):
         raise invalid_call(index_fill, locals())
+    return _index_fill(input, dim, index, value, apply)
+
+
+@api.method("index_fill_")
+def _index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """index_fill in place (IndexFillBackward0/1 on ``self``, its version bumped)."""
+    if not isinstance(index, Tensor) or isinstance(value, NOT_OPERANDS):
+        raise invalid_call(_index_fill_, locals())
+    return _index_fill(self, dim, index, value, apply_inplace)
+
+
+def _index_fill(input: Tensor, dim: int, index: Tensor, value: Any, applied: Any) -> Tensor:
+    """torch's checks of an index_fill, in its order, then ``applied`` (apply or apply_inplace)."""
     d = _wrap_dim(dim, input.dim())
     if index.dtype is not dtypes.int64:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
@@ -890,8 +903,27 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
         raise IndexError(f"index {int(outside[0])} is out of bounds for dimension {d} with size {size}")
     if isinstance(value, Tensor):
         check_fill_value(value, "index_fill_")
-        return apply(INDEX_FILL_TENSOR, input, value, dim=d, index=index)
-    return apply(INDEX_FILL, input, dim=d, index=index, value=value)
+        return applied(INDEX_FILL_TENSOR, input, value, dim=d, index=index)
+    return applied(INDEX_FILL, input, dim=d, index=index, value=value)
+
+
+@api.method("fill_diagonal_")
+def _fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    """torch's fill_diagonal_: ``fill_`` of an as_strided view of the main diagonal (CopySlices on
+    ``self``); a tall 2-d matrix with ``wrap`` refills every ``columns + 1`` rows."""
+    if self.dim() < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    height, width = self.shape[0], self.shape[1]
+    if self.dim() > 2 and builtins.any(n != height for n in self.shape):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    length = builtins.min(height, width)
+    step = builtins.sum(self.stride())
+    fill_(self.as_strided((length,), (step,), self.storage_offset()), fill_value)
+    if wrap and self.dim() == 2 and height > width + 1:
+        rest = (self.numel() + width) // (width + 1) - length  # torch's wrap_size
+        start = self.storage_offset() + self.stride(0) * (width + 1)
+        fill_(self.as_strided((rest,), (step,), start), fill_value)
+    return self
 
 
 def check_masked_fill(input: Tensor, mask: Tensor, in_place: bool) -> None:
@@ -930,14 +962,8 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """``input`` with the positions where ``mask`` holds taking ``source``'s elements in order."""
     if not (isinstance(input, Tensor) and isinstance(mask, Tensor) and isinstance(source, Tensor)):
         raise invalid_call(masked_scatter, locals())
-    if mask.dtype is not dtypes.bool_:
-        found = dtypes.scalar_type(mask.dtype)
-        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype {found}")
-    if source.dtype is not input.dtype:
-        raise RuntimeError(
-            "masked_scatter: expected self and source to have same dtypes but got"
-            f"{dtypes.scalar_type(input.dtype)} and {dtypes.scalar_type(source.dtype)}"
-        )
+    _check_mask_dtype(mask)
+    _check_source_dtype(input, source)
     mismatch = broadcast_mismatch([tuple(input.shape), tuple(mask.shape)])
     if mismatch is not None:
         raise RuntimeError(mismatch)
@@ -946,6 +972,34 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     if source.numel() < ones:
         raise RuntimeError("Number of elements of source < number of ones in mask")
     return apply(MASKED_SCATTER, input, source, mask=mask)
+
+
+@api.method("masked_scatter_")
+def _masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """masked_scatter in place: torch checks the dtypes of source, then that the mask expands to
+    ``self``'s shape (expand's errors), then the mask's dtype and the number of ones."""
+    if not (isinstance(mask, Tensor) and isinstance(source, Tensor)):
+        raise invalid_call(_masked_scatter_, locals())
+    _check_source_dtype(self, source)
+    ones = int(mask.expand(tuple(self.shape))._data.sum())
+    _check_mask_dtype(mask)
+    if source.numel() < ones:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    return apply_inplace(MASKED_SCATTER, self, source, mask=mask)
+
+
+def _check_mask_dtype(mask: Tensor) -> None:
+    if mask.dtype is not dtypes.bool_:
+        found = dtypes.scalar_type(mask.dtype)
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype {found}")
+
+
+def _check_source_dtype(self: Tensor, source: Tensor) -> None:
+    if source.dtype is not self.dtype:
+        raise RuntimeError(
+            "masked_scatter: expected self and source to have same dtypes but got"
+            f"{dtypes.scalar_type(self.dtype)} and {dtypes.scalar_type(source.dtype)}"
+        )
 
 
 def _plain_list(v: Any) -> Any:
