@@ -394,18 +394,18 @@ def _index_fill_value_grad(g: Any, c: Any) -> Any:
 
     xp = namespace_of(c.index._data)
     unique = Tensor._from_array(xp.unique(c.index._data.reshape(-1)))
-    return (g.index_select(c.dim, unique) if g.dim() else g).sum()
+    return g.index_select(c.dim, unique).sum()  # of a 0-d grad too (torch's errors for -1)
 
 
 INDEX_FILL = OpDef(
     "IndexFillBackward0",
-    lambda xp, a, dim, index, value: _index_filled(xp, a, dim, index._data, fill_array(xp, value, a.dtype)),
+    lambda xp, a, dim, index, value, **_: _index_filled(xp, a, dim, index._data, fill_array(xp, value, a.dtype)),
     derivatives={"self": D("dim index", _index_fill_self_grad)},
     jvp=linear_part(value=0),
 )
 INDEX_FILL_TENSOR = OpDef(  # index_fill with a 0-d tensor value, which gets a gradient too
     "IndexFillBackward1",
-    lambda xp, a, value, dim, index: _index_filled(xp, a, dim, index._data, value.astype(a.dtype)),
+    lambda xp, a, value, dim, index, **_: _index_filled(xp, a, dim, index._data, value.astype(a.dtype)),
     ("self", "value"),
     {"self": D("dim index", _index_fill_self_grad), "value": D("dim index", _index_fill_value_grad)},
     jvp=auto_linear,
@@ -886,7 +886,9 @@ def _index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     """index_fill in place (IndexFillBackward0/1 on ``self``, its version bumped)."""
     if not isinstance(index, Tensor) or isinstance(value, NOT_OPERANDS):
         raise invalid_call(_index_fill_, locals())
-    return _index_fill(self, dim, index, value, apply_inplace)
+    check_inplace(self, (value,) if isinstance(value, Tensor) else ())  # autograd's checks come first
+    # its index does not broadcast with self: a key, as index_put_'s, says so to apply_inplace
+    return _index_fill(self, dim, index, value, functools.partial(apply_inplace, key=()))
 
 
 def _index_fill(input: Tensor, dim: int, index: Tensor, value: Any, applied: Any) -> Tensor:
@@ -913,17 +915,23 @@ def _fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor
     ``self``); a tall 2-d matrix with ``wrap`` refills every ``columns + 1`` rows."""
     if self.dim() < 2:
         raise RuntimeError("dimensions must larger than 1")
-    height, width = self.shape[0], self.shape[1]
-    if self.dim() > 2 and builtins.any(n != height for n in self.shape):
+    if self.dim() > 2 and builtins.any(n != self.shape[0] for n in self.shape):
         raise RuntimeError("all dimensions of input must be of equal length")
+    for diagonal in _diagonals(self, wrap):
+        fill_(diagonal, fill_value)
+    return self
+
+
+def _diagonals(self: Tensor, wrap: bool) -> list[Tensor]:
+    """fill_diagonal_'s as_strided views: the main diagonal, then (``wrap``) torch's wrapped one."""
+    height, width = self.shape[0], self.shape[1]
     length = builtins.min(height, width)
     step = builtins.sum(self.stride())
-    fill_(self.as_strided((length,), (step,), self.storage_offset()), fill_value)
+    views = [self.as_strided((length,), (step,), self.storage_offset())]
     if wrap and self.dim() == 2 and height > width + 1:
         rest = (self.numel() + width) // (width + 1) - length  # torch's wrap_size
-        start = self.storage_offset() + self.stride(0) * (width + 1)
-        fill_(self.as_strided((rest,), (step,), start), fill_value)
-    return self
+        views.append(self.as_strided((rest,), (step,), self.storage_offset() + self.stride(0) * (width + 1)))
+    return views
 
 
 def check_masked_fill(input: Tensor, mask: Tensor, in_place: bool) -> None:
@@ -962,11 +970,11 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """``input`` with the positions where ``mask`` holds taking ``source``'s elements in order."""
     if not (isinstance(input, Tensor) and isinstance(mask, Tensor) and isinstance(source, Tensor)):
         raise invalid_call(masked_scatter, locals())
-    _check_mask_dtype(mask)
-    _check_source_dtype(input, source)
-    mismatch = broadcast_mismatch([tuple(input.shape), tuple(mask.shape)])
+    mismatch = broadcast_mismatch([tuple(mask.shape), tuple(input.shape)])  # torch's checks in its order
     if mismatch is not None:
         raise RuntimeError(mismatch)
+    _check_source_dtype(input, source)
+    _check_mask_dtype(mask)
     xp = namespace_of(mask._data)
     ones = int(xp.broadcast_to(mask._data, np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))).sum())
     if source.numel() < ones:
@@ -977,9 +985,11 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
 @api.method("masked_scatter_")
 def _masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """masked_scatter in place: torch checks the dtypes of source, then that the mask expands to
-    ``self``'s shape (expand's errors), then the mask's dtype and the number of ones."""
+    ``self``'s shape (expand's errors), then the mask's dtype and the number of ones (torch's kernel
+    counts them as it writes: a short source has filled the first ones when it raises)."""
     if not (isinstance(mask, Tensor) and isinstance(source, Tensor)):
         raise invalid_call(_masked_scatter_, locals())
+    check_inplace(self, (source,))
     _check_source_dtype(self, source)
     ones = int(mask.expand(tuple(self.shape))._data.sum())
     _check_mask_dtype(mask)
