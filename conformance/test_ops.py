@@ -2064,6 +2064,7 @@ FILL_SHAPES = (((3, 4), 1, (3,)), ((3, 4), -2, (2,)), ((2, 3, 2), 1, ()), ((), 0
                ((3, 4), 0, (1, 2)))
 # fill_diagonal_'s: square, wide, tall (wrapping), a cube, a 1-d and a non-cube (which torch refuses)
 DIAGONAL_SHAPES = ((3, 3), (2, 4), (7, 2), (8, 3), (2, 2, 2), (3,), (2, 3, 3))
+INDEX_DTYPES = ("int64", "int64", "int64", "int32", "float32")
 # masked_scatter's masks: broadcast to the input, or (in place) a shape that does not expand to it
 MASK_SHAPES = ((3, 4), (4,), (3, 1), (2, 3, 4), (2,))
 
@@ -2092,16 +2093,18 @@ def fill_ops(draw: Any, op: str) -> Program:
         kwargs = {"wrap": True} if draw(st.booleans()) else {}
     elif op.startswith("masked"):
         mshape = draw(st.sampled_from(MASK_SHAPES))
-        mask = p.given(op_data(draw, mshape, "bool"), draw(st.sampled_from(("bool", "bool", "bool", "int64"))))
+        mdtype = draw(st.sampled_from(("bool", "bool", "bool", "int64")))
+        mask = p.given(op_data(draw, mshape, "bool"), mdtype)
         sdtype = dtype if draw(st.integers(0, 5)) else dtype_of(draw, ALL_DTYPES)
         # a short source only out of place: torch's kernel has written the first ones when it raises
         src = p.leaf((24 if in_place else draw(st.sampled_from((24, 24, 2))),), sdtype)
         args, kwargs = [Ref(mask), Ref(src)], {}
     else:
         size = shape[dim] if shape else 1
-        data = np.array(draw(st.lists(st.integers(-size, size - 1 + (draw(st.integers(0, 5)) == 0)),
-                                      min_size=math.prod(ishape), max_size=math.prod(ishape)))).reshape(ishape)
-        index = p.given(data, draw(st.sampled_from(("int64", "int64", "int64", "int32", "float32"))), prefix="i")
+        top = size - 1 + (draw(st.integers(0, 5)) == 0)  # now and then one out of range
+        count = math.prod(ishape)
+        data = draw(st.lists(st.integers(-size, top), min_size=count, max_size=count))
+        index = p.given(np.array(data).reshape(ishape), draw(st.sampled_from(INDEX_DTYPES)), prefix="i")
         value = Ref(p.leaf((), dtype)) if draw(st.booleans()) else draw(st.sampled_from((-2.5, 3, True)))
         args, kwargs = [dim, Ref(index), value], {}
     result = p.op(op, Ref(base), *args, **kwargs)

@@ -1706,7 +1706,7 @@ def fill_diagonal_wrap_ignored() -> Iterator[None]:
         yield
 
 
-@fault({"OPS-014": "error"})
+@fault({"OPS-014": "self and source to have same dtypes"})
 def masked_scatter_source_dtype_unchecked() -> Iterator[None]:
     """masked_scatter and masked_scatter_ take a source of another dtype (torch refuses it)."""
     from impl._ops import indexing

@@ -399,7 +399,9 @@ def _index_fill_value_grad(g: Any, c: Any) -> Any:
 
 INDEX_FILL = OpDef(
     "IndexFillBackward0",
-    lambda xp, a, dim, index, value, **_: _index_filled(xp, a, dim, index._data, fill_array(xp, value, a.dtype)),
+    lambda xp, a, dim, index, value, **_: _index_filled(
+        xp, a, dim, index._data, fill_array(xp, value, a.dtype)
+    ),
     derivatives={"self": D("dim index", _index_fill_self_grad)},
     jvp=linear_part(value=0),
 )
