@@ -2058,7 +2058,15 @@ def test_index_ops(op: str, data: st.DataObject, backend: Backend, reference: Ba
 # -- OPS-014: index_put and put ---------------------------------------------------------------------
 # index_fill / masked_scatter / fill_diagonal_ of OPS-014 (impl/_ops/indexing.py); first in the rule,
 # being its fastest test: a planted-fault session runs the rule's tests until one fails
-FILL_OPS = ("index_fill", "index_fill_", "masked_scatter", "masked_scatter_", "fill_diagonal_")
+FILL_OPS = ("index_fill", "index_fill_", "masked_scatter", "masked_scatter_", "fill_diagonal_",
+            "select_scatter", "slice_scatter", "diagonal_scatter")
+# the view scatters' views of a (3, 4) input: (arguments, the view's shape), the last of each refused
+VIEW_SCATTERS = {
+    "select_scatter": (((1, 0), (3,)), ((0, -1), (4,)), ((1, 4), (3,))),
+    "slice_scatter": (((1, 0, 4, 2), (3, 2)), ((0, -2), (2, 4)), ((), (3, 4)),
+                      ((1, 1, None, 0), (3, 3))),
+    "diagonal_scatter": (((), (3,)), ((2,), (2,)), ((-1, 1, 0), (2,)), ((5,), (0,)), ((0, 0, 0), (3,))),
+}
 # (input shape, dim, index shape): along each dim, a 0-d input or index, an empty index, a 2-d one
 FILL_SHAPES = (((3, 4), 1, (3,)), ((3, 4), -2, (2,)), ((2, 3, 2), 1, ()), ((), 0, (1,)), ((3, 4), 0, (0,)),
                ((3, 4), 0, (1, 2)))
@@ -2071,16 +2079,18 @@ MASK_SHAPES = ((3, 4), (4,), (3, 1), (2, 3, 4), (2,))
 
 @st.composite
 def fill_ops(draw: Any, op: str) -> Program:
-    """index_fill (a number or a 0-d tensor value; an int64 index, now and then an int32, float,
-    2-d or out-of-range one), masked_scatter (a bool mask, now and then an int one, broadcast with
-    the input; a source of the input's dtype or not, maybe too short) and fill_diagonal_ (wrap),
-    out of place or in place on a non-leaf copy (now and then on the leaf, which torch refuses)."""
+    """select_scatter, slice_scatter, diagonal_scatter (src written into a view: select, slice
+    (step), diagonal (offset, dims)), index_fill (a number or a 0-d tensor value; an int64 index,
+    now and then an int32, float, 2-d or out-of-range one), masked_scatter (a bool mask, now and
+    then an int one, broadcast with the input; a source of the input's dtype or not, maybe too
+    short) and fill_diagonal_ (wrap), out of place or in place on a non-leaf copy (now and then on
+    the leaf, which torch refuses)."""
     p = OpProgram(draw)
     in_place = op.endswith("_")
     dtype = dtype_of(draw, FLOAT_DTYPES if draw(st.integers(0, 2)) else ALL_DTYPES)
     if op == "fill_diagonal_":
         shape = draw(st.sampled_from(DIAGONAL_SHAPES))
-    elif op.startswith("masked"):
+    elif op.startswith("masked") or op in VIEW_SCATTERS:
         shape = (3, 4)
     else:
         shape, dim, ishape = draw(st.sampled_from(FILL_SHAPES))
@@ -2091,6 +2101,11 @@ def fill_ops(draw: Any, op: str) -> Program:
     if op == "fill_diagonal_":
         args: list = [draw(st.sampled_from((-1.5, 2, True)))]
         kwargs = {"wrap": True} if draw(st.booleans()) else {}
+    elif op in VIEW_SCATTERS:  # a src of the view's shape (now and then not), maybe of another dtype
+        args, sshape = draw(st.sampled_from(VIEW_SCATTERS[op]))
+        sshape = sshape if draw(st.integers(0, 5)) else (2, 2)
+        src = p.leaf(sshape, dtype if draw(st.integers(0, 5)) else dtype_of(draw, FLOAT_DTYPES))
+        args, kwargs = [Ref(src), *args], {}
     elif op.startswith("masked"):
         mshape = draw(st.sampled_from(MASK_SHAPES))
         mdtype = draw(st.sampled_from(("bool", "bool", "bool", "int64")))

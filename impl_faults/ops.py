@@ -1706,6 +1706,15 @@ def fill_diagonal_wrap_ignored() -> Iterator[None]:
         yield
 
 
+@fault({"OPS-014": ".grad: value"})
+def slice_scatter_self_grad_kept() -> Iterator[None]:
+    """slice_scatter's gradient for self keeps the overwritten slice's gradient instead of zeroing it."""
+    from impl._ops.view_scatters import SLICE_SCATTER
+
+    with derivative_replaced(SLICE_SCATTER, "self", lambda _formula: lambda g, c: g):
+        yield
+
+
 @fault({"OPS-014": "self and source to have same dtypes"})
 def masked_scatter_source_dtype_unchecked() -> Iterator[None]:
     """masked_scatter and masked_scatter_ take a source of another dtype (torch refuses it)."""

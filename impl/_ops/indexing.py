@@ -27,7 +27,7 @@ from impl._ops.table import (
     fill_array,
     linear_part,
 )
-from impl._ops.views import ALIAS, _slice, select, unsqueeze
+from impl._ops.views import ALIAS, _slice, select_item, unsqueeze
 from impl._signatures import CAT, EXACT, Out, invalid_call
 from impl._tensor import Tensor, _wrap_dim
 from impl._xp import namespace_of, to_numpy
@@ -1168,7 +1168,7 @@ def apply_slicing(t: Tensor, items: tuple, skip_full_slices: bool) -> tuple[Tens
                 out = _slice(out, dim, k.start, k.stop, k.step)
             dim += 1
         elif _is_integer(k):
-            out = select(out, dim, int(k))
+            out = select_item(out, dim, int(k))
         elif isinstance(k, (bool, np.bool_)) or (
             isinstance(k, Tensor) and k.dim() == 0 and k.dtype is dtypes.bool_
         ):
