@@ -887,7 +887,7 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
 def _index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     """index_fill in place (IndexFillBackward0/1 on ``self``, its version bumped)."""
     if not isinstance(index, Tensor) or isinstance(value, NOT_OPERANDS):
-        raise invalid_call(_index_fill_, locals())
+        raise invalid_call(index_fill, {"input": self, "dim": dim, "index": index, "value": value})
     check_inplace(self, (value,) if isinstance(value, Tensor) else ())  # autograd's checks come first
     # its index does not broadcast with self: a key, as index_put_'s, says so to apply_inplace
     return _index_fill(self, dim, index, value, functools.partial(apply_inplace, key=()))
@@ -915,6 +915,14 @@ def _index_fill(input: Tensor, dim: int, index: Tensor, value: Any, applied: Any
 def _fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
     """torch's fill_diagonal_: ``fill_`` of an as_strided view of the main diagonal (CopySlices on
     ``self``); a tall 2-d matrix with ``wrap`` refills every ``columns + 1`` rows."""
+    number = isinstance(fill_value, (bool, int, float, complex)) or (
+        isinstance(fill_value, Tensor) and fill_value.dim() == 0
+    )
+    if not number:
+        raise TypeError(
+            "fill_diagonal_(): argument 'fill_value' (position 1) must be Number, not "
+            f"{type_name(fill_value)}"
+        )
     if self.dim() < 2:
         raise RuntimeError("dimensions must larger than 1")
     if self.dim() > 2 and builtins.any(n != self.shape[0] for n in self.shape):
