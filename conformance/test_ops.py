@@ -2092,6 +2092,84 @@ def test_index_ops(op: str, data: st.DataObject, backend: Backend, reference: Ba
 
 # -- structure and product ops (OPS-012) --------------------------------------------------------
 # -- OPS-014: index_put and put ---------------------------------------------------------------------
+# index_fill / masked_scatter / fill_diagonal_ of OPS-014 (impl/_ops/indexing.py); first in the rule,
+# being its fastest test: a planted-fault session runs the rule's tests until one fails
+FILL_OPS = ("index_fill", "index_fill_", "masked_scatter", "masked_scatter_", "fill_diagonal_",
+            "select_scatter", "slice_scatter", "diagonal_scatter")
+# the view scatters' views of a (3, 4) input: (arguments, the view's shape), the last of each refused
+VIEW_SCATTERS = {
+    "select_scatter": (((1, 0), (3,)), ((0, -1), (4,)), ((1, 4), (3,))),
+    "slice_scatter": (((1, 0, 4, 2), (3, 2)), ((0, -2), (2, 4)), ((), (3, 4)),
+                      ((1, 1, None, 0), (3, 3))),
+    "diagonal_scatter": (((), (3,)), ((2,), (2,)), ((-1, 1, 0), (2,)), ((5,), (0,)), ((0, 0, 0), (3,))),
+}
+# (input shape, dim, index shape): along each dim, a 0-d input or index, an empty index, a 2-d one
+FILL_SHAPES = (((3, 4), 1, (3,)), ((3, 4), -2, (2,)), ((2, 3, 2), 1, ()), ((), 0, (1,)), ((3, 4), 0, (0,)),
+               ((3, 4), 0, (1, 2)))
+# fill_diagonal_'s: square, wide, tall (wrapping), a cube, a 1-d and a non-cube (which torch refuses)
+DIAGONAL_SHAPES = ((3, 3), (2, 4), (7, 2), (8, 3), (2, 2, 2), (3,), (2, 3, 3))
+INDEX_DTYPES = ("int64", "int64", "int64", "int32", "float32")
+# masked_scatter's masks: broadcast to the input, or (in place) a shape that does not expand to it
+MASK_SHAPES = ((3, 4), (4,), (3, 1), (2, 3, 4), (2,))
+
+
+@st.composite
+def fill_ops(draw: Any, op: str) -> Program:
+    """select_scatter, slice_scatter, diagonal_scatter (src written into a view: select, slice
+    (step), diagonal (offset, dims)), index_fill (a number or a 0-d tensor value; an int64 index,
+    now and then an int32, float, 2-d or out-of-range one), masked_scatter (a bool mask, now and
+    then an int one, broadcast with the input; a source of the input's dtype or not, maybe too
+    short) and fill_diagonal_ (wrap), out of place or in place on a non-leaf copy (now and then on
+    the leaf, which torch refuses)."""
+    p = OpProgram(draw)
+    in_place = op.endswith("_")
+    dtype = dtype_of(draw, FLOAT_DTYPES if draw(st.integers(0, 2)) else ALL_DTYPES)
+    if op == "fill_diagonal_":
+        shape = draw(st.sampled_from(DIAGONAL_SHAPES))
+    elif op.startswith("masked") or op in VIEW_SCATTERS:
+        shape = (3, 4)
+    else:
+        shape, dim, ishape = draw(st.sampled_from(FILL_SHAPES))
+    x = p.leaf(shape, dtype, edge=draw(st.booleans()))
+    base = p.op("mul", Ref(x), 2) if dtype != "bool" else x
+    if in_place and draw(st.integers(0, 4)) == 0:
+        base = x  # torch refuses a leaf requiring grad
+    if op == "fill_diagonal_":
+        args: list = [draw(st.sampled_from((-1.5, 2, True)))]
+        kwargs = {"wrap": True} if draw(st.booleans()) else {}
+    elif op in VIEW_SCATTERS:  # a src of the view's shape (now and then not), maybe of another dtype
+        args, sshape = draw(st.sampled_from(VIEW_SCATTERS[op]))
+        sshape = sshape if draw(st.integers(0, 5)) else (2, 2)
+        src = p.leaf(sshape, dtype if draw(st.integers(0, 5)) else dtype_of(draw, FLOAT_DTYPES))
+        args, kwargs = [Ref(src), *args], {}
+    elif op.startswith("masked"):
+        mshape = draw(st.sampled_from(MASK_SHAPES))
+        mdtype = draw(st.sampled_from(("bool", "bool", "bool", "int64")))
+        mask = p.given(op_data(draw, mshape, "bool"), mdtype)
+        sdtype = dtype if draw(st.integers(0, 5)) else dtype_of(draw, ALL_DTYPES)
+        # a short source only out of place: torch's kernel has written the first ones when it raises
+        src = p.leaf((24 if in_place else draw(st.sampled_from((24, 24, 2))),), sdtype)
+        args, kwargs = [Ref(mask), Ref(src)], {}
+    else:
+        size = shape[dim] if shape else 1
+        top = size - 1 + (draw(st.integers(0, 5)) == 0)  # now and then one out of range
+        count = math.prod(ishape)
+        data = draw(st.lists(st.integers(-size, top), min_size=count, max_size=count))
+        index = p.given(np.array(data).reshape(ishape), draw(st.sampled_from(INDEX_DTYPES)), prefix="i")
+        value = Ref(p.leaf((), dtype)) if draw(st.booleans()) else draw(st.sampled_from((-2.5, 3, True)))
+        args, kwargs = [dim, Ref(index), value], {}
+    result = p.op(op, Ref(base), *args, **kwargs)
+    return p.end(weighted(p, base if in_place else result))
+
+
+@pytest.mark.rule("OPS-014")
+@pytest.mark.parametrize("op", FILL_OPS)
+@examples(0.1)
+@given(data=st.data())
+def test_fill_ops(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(fill_ops(op), label="program"), backend, reference)
+
+
 PUT_OPS = ("index_put", "index_put_", "put", "put_")
 PUT_WEIGHT = 0.15
 PUT_SHAPE = (3, 4)
@@ -2518,7 +2596,7 @@ COVERAGE: dict[str, coverage.Targets] = {
         }),
     ),
     "OPS-013": coverage.Targets(coverage.keywords(*FLOAT_BITS, "ldexp_", "nextafter_")),
-    "OPS-014": coverage.Targets(coverage.keywords(*PUT_OPS)),
+    "OPS-014": coverage.Targets(coverage.keywords(*FILL_OPS, *PUT_OPS)),
     "OPS-010": coverage.Targets(coverage.keywords(*COMPARISONS, *set(COMPARISONS.values())),
                                 coverage.edges(tuple(COMPARISONS), "other", "NaN", gradient=False)),
 }

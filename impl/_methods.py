@@ -49,6 +49,7 @@ from impl._ops import (  # noqa: F401
     structure,
     unary_math,
     unfold,
+    view_scatters,
     views,
 )
 from impl._ops import complex as complex_ops

@@ -1761,6 +1761,47 @@ def nextafter_grad_where_equal() -> Iterator[None]:
 
 
 # -- index_put and put (OPS-014) -------------------------------------------------------------------
+@fault({"OPS-014": "expected error IndexError"})
+def index_fill_value_grad_everywhere() -> Iterator[None]:
+    """index_fill's 0-d tensor value gets the sum of the whole gradient instead of the filled
+    positions' (the index_select of the indices is left out, and with it torch's error for a
+    negative index, the first divergence ci's programs meet)."""
+    from impl._ops.indexing import INDEX_FILL_TENSOR
+
+    def make(original: Callable) -> Callable:
+        return lambda g, c: g.sum() if g.dim() else original(g, c)
+
+    with derivative_replaced(INDEX_FILL_TENSOR, "value", make):
+        yield
+
+
+@fault({"OPS-014": ": value"})
+def fill_diagonal_wrap_ignored() -> Iterator[None]:
+    """fill_diagonal_(wrap=True) of a tall matrix fills only the main diagonal."""
+    from impl._ops import indexing
+
+    with patched(indexing, "_diagonals", lambda original: lambda self, wrap: original(self, False)):
+        yield
+
+
+@fault({"OPS-014": ".grad: value"})
+def slice_scatter_self_grad_kept() -> Iterator[None]:
+    """slice_scatter's gradient for self keeps the overwritten slice's gradient instead of zeroing it."""
+    from impl._ops.view_scatters import SLICE_SCATTER
+
+    with derivative_replaced(SLICE_SCATTER, "self", lambda _formula: lambda g, c: g):
+        yield
+
+
+@fault({"OPS-014": "self and source to have same dtypes"})
+def masked_scatter_source_dtype_unchecked() -> Iterator[None]:
+    """masked_scatter and masked_scatter_ take a source of another dtype (torch refuses it)."""
+    from impl._ops import indexing
+
+    with patched(indexing, "_check_source_dtype", lambda _original: lambda self, source: None):
+        yield
+
+
 @fault({"OPS-014": ": value"})
 def index_put_accumulate_overwrites() -> Iterator[None]:
     """index_put(accumulate=True) writes the values instead of adding them."""

@@ -138,6 +138,8 @@ OPS.update(
         **_table("scatter_ scatter_add_", "method", inplace=True),
         **_table("index_add index_copy", "function"),
         **_table("index_add_ index_copy_", "method", inplace=True),
+        **_table("index_fill masked_scatter select_scatter slice_scatter diagonal_scatter", "function"),
+        **_table("index_fill_ masked_scatter_ fill_diagonal_", "method", inplace=True),
     }
 )
 # the norms (conformance/test_ops.py, OPS-003): torch.norm and torch.linalg's (a dotted name is an

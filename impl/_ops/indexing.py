@@ -27,7 +27,7 @@ from impl._ops.table import (
     fill_array,
     linear_part,
 )
-from impl._ops.views import ALIAS, _slice, select, unsqueeze
+from impl._ops.views import ALIAS, _slice, select_item, unsqueeze
 from impl._signatures import CAT, EXACT, Out, invalid_call
 from impl._tensor import Tensor, _wrap_dim
 from impl._xp import namespace_of, to_numpy
@@ -394,18 +394,20 @@ def _index_fill_value_grad(g: Any, c: Any) -> Any:
 
     xp = namespace_of(c.index._data)
     unique = Tensor._from_array(xp.unique(c.index._data.reshape(-1)))
-    return (g.index_select(c.dim, unique) if g.dim() else g).sum()
+    return g.index_select(c.dim, unique).sum()  # of a 0-d grad too (torch's errors for -1)
 
 
 INDEX_FILL = OpDef(
     "IndexFillBackward0",
-    lambda xp, a, dim, index, value: _index_filled(xp, a, dim, index._data, fill_array(xp, value, a.dtype)),
+    lambda xp, a, dim, index, value, **_: _index_filled(
+        xp, a, dim, index._data, fill_array(xp, value, a.dtype)
+    ),
     derivatives={"self": D("dim index", _index_fill_self_grad)},
     jvp=linear_part(value=0),
 )
 INDEX_FILL_TENSOR = OpDef(  # index_fill with a 0-d tensor value, which gets a gradient too
     "IndexFillBackward1",
-    lambda xp, a, value, dim, index: _index_filled(xp, a, dim, index._data, value.astype(a.dtype)),
+    lambda xp, a, value, dim, index, **_: _index_filled(xp, a, dim, index._data, value.astype(a.dtype)),
     ("self", "value"),
     {"self": D("dim index", _index_fill_self_grad), "value": D("dim index", _index_fill_value_grad)},
     jvp=auto_linear,
@@ -878,6 +880,21 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
     """A copy of ``input`` with ``value`` (a number or a 0-d tensor) at ``index`` along ``dim``."""
     if not (isinstance(input, Tensor) and isinstance(index, Tensor)) or isinstance(value, NOT_OPERANDS):
         raise invalid_call(index_fill, locals())
+    return _index_fill(input, dim, index, value, apply)
+
+
+@api.method("index_fill_")
+def _index_fill_(self: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
+    """index_fill in place (IndexFillBackward0/1 on ``self``, its version bumped)."""
+    if not isinstance(index, Tensor) or isinstance(value, NOT_OPERANDS):
+        raise invalid_call(index_fill, {"input": self, "dim": dim, "index": index, "value": value})
+    check_inplace(self, (value,) if isinstance(value, Tensor) else ())  # autograd's checks come first
+    # its index does not broadcast with self: a key, as index_put_'s, says so to apply_inplace
+    return _index_fill(self, dim, index, value, functools.partial(apply_inplace, key=()))
+
+
+def _index_fill(input: Tensor, dim: int, index: Tensor, value: Any, applied: Any) -> Tensor:
+    """torch's checks of an index_fill, in its order, then ``applied`` (apply or apply_inplace)."""
     d = _wrap_dim(dim, input.dim())
     if index.dtype is not dtypes.int64:
         raise IndexError("index_fill_(): Expected dtype int64 for index.")
@@ -890,8 +907,41 @@ def index_fill(input: Tensor, dim: int, index: Tensor, value: Any) -> Tensor:
         raise IndexError(f"index {int(outside[0])} is out of bounds for dimension {d} with size {size}")
     if isinstance(value, Tensor):
         check_fill_value(value, "index_fill_")
-        return apply(INDEX_FILL_TENSOR, input, value, dim=d, index=index)
-    return apply(INDEX_FILL, input, dim=d, index=index, value=value)
+        return applied(INDEX_FILL_TENSOR, input, value, dim=d, index=index)
+    return applied(INDEX_FILL, input, dim=d, index=index, value=value)
+
+
+@api.method("fill_diagonal_")
+def _fill_diagonal_(self: Tensor, fill_value: Any, wrap: bool = False) -> Tensor:
+    """torch's fill_diagonal_: ``fill_`` of an as_strided view of the main diagonal (CopySlices on
+    ``self``); a tall 2-d matrix with ``wrap`` refills every ``columns + 1`` rows."""
+    number = isinstance(fill_value, (bool, int, float, complex)) or (
+        isinstance(fill_value, Tensor) and fill_value.dim() == 0
+    )
+    if not number:
+        raise TypeError(
+            "fill_diagonal_(): argument 'fill_value' (position 1) must be Number, not "
+            f"{type_name(fill_value)}"
+        )
+    if self.dim() < 2:
+        raise RuntimeError("dimensions must larger than 1")
+    if self.dim() > 2 and builtins.any(n != self.shape[0] for n in self.shape):
+        raise RuntimeError("all dimensions of input must be of equal length")
+    for diagonal in _diagonals(self, wrap):
+        fill_(diagonal, fill_value)
+    return self
+
+
+def _diagonals(self: Tensor, wrap: bool) -> list[Tensor]:
+    """fill_diagonal_'s as_strided views: the main diagonal, then (``wrap``) torch's wrapped one."""
+    height, width = self.shape[0], self.shape[1]
+    length = builtins.min(height, width)
+    step = builtins.sum(self.stride())
+    views = [self.as_strided((length,), (step,), self.storage_offset())]
+    if wrap and self.dim() == 2 and height > width + 1:
+        rest = (self.numel() + width) // (width + 1) - length  # torch's wrap_size
+        views.append(self.as_strided((rest,), (step,), self.storage_offset() + self.stride(0) * (width + 1)))
+    return views
 
 
 def check_masked_fill(input: Tensor, mask: Tensor, in_place: bool) -> None:
@@ -930,22 +980,46 @@ def masked_scatter(input: Tensor, mask: Tensor, source: Tensor) -> Tensor:
     """``input`` with the positions where ``mask`` holds taking ``source``'s elements in order."""
     if not (isinstance(input, Tensor) and isinstance(mask, Tensor) and isinstance(source, Tensor)):
         raise invalid_call(masked_scatter, locals())
-    if mask.dtype is not dtypes.bool_:
-        found = dtypes.scalar_type(mask.dtype)
-        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype {found}")
-    if source.dtype is not input.dtype:
-        raise RuntimeError(
-            "masked_scatter: expected self and source to have same dtypes but got"
-            f"{dtypes.scalar_type(input.dtype)} and {dtypes.scalar_type(source.dtype)}"
-        )
-    mismatch = broadcast_mismatch([tuple(input.shape), tuple(mask.shape)])
+    mismatch = broadcast_mismatch([tuple(mask.shape), tuple(input.shape)])  # torch's checks in its order
     if mismatch is not None:
         raise RuntimeError(mismatch)
+    _check_source_dtype(input, source)
+    _check_mask_dtype(mask)
     xp = namespace_of(mask._data)
     ones = int(xp.broadcast_to(mask._data, np.broadcast_shapes(tuple(input.shape), tuple(mask.shape))).sum())
     if source.numel() < ones:
         raise RuntimeError("Number of elements of source < number of ones in mask")
     return apply(MASKED_SCATTER, input, source, mask=mask)
+
+
+@api.method("masked_scatter_")
+def _masked_scatter_(self: Tensor, mask: Tensor, source: Tensor) -> Tensor:
+    """masked_scatter in place: torch checks the dtypes of source, then that the mask expands to
+    ``self``'s shape (expand's errors), then the mask's dtype and the number of ones (torch's kernel
+    counts them as it writes: a short source has filled the first ones when it raises)."""
+    if not (isinstance(mask, Tensor) and isinstance(source, Tensor)):
+        raise invalid_call(_masked_scatter_, locals())
+    check_inplace(self, (source,))
+    _check_source_dtype(self, source)
+    ones = int(mask.expand(tuple(self.shape))._data.sum())
+    _check_mask_dtype(mask)
+    if source.numel() < ones:
+        raise RuntimeError("Number of elements of source < number of ones in mask")
+    return apply_inplace(MASKED_SCATTER, self, source, mask=mask)
+
+
+def _check_mask_dtype(mask: Tensor) -> None:
+    if mask.dtype is not dtypes.bool_:
+        found = dtypes.scalar_type(mask.dtype)
+        raise RuntimeError(f"masked_scatter_ only supports boolean masks, but got mask with dtype {found}")
+
+
+def _check_source_dtype(self: Tensor, source: Tensor) -> None:
+    if source.dtype is not self.dtype:
+        raise RuntimeError(
+            "masked_scatter: expected self and source to have same dtypes but got"
+            f"{dtypes.scalar_type(self.dtype)} and {dtypes.scalar_type(source.dtype)}"
+        )
 
 
 def _plain_list(v: Any) -> Any:
@@ -1102,7 +1176,7 @@ def apply_slicing(t: Tensor, items: tuple, skip_full_slices: bool) -> tuple[Tens
                 out = _slice(out, dim, k.start, k.stop, k.step)
             dim += 1
         elif _is_integer(k):
-            out = select(out, dim, int(k))
+            out = select_item(out, dim, int(k))
         elif isinstance(k, (bool, np.bool_)) or (
             isinstance(k, Tensor) and k.dim() == 0 and k.dtype is dtypes.bool_
         ):

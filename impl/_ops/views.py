@@ -540,8 +540,21 @@ def contiguous(input: Tensor, memory_format: Any = None) -> Tensor:
 
 @api.variants("select")
 def select(input: Tensor, dim: int, index: int) -> Tensor:
+    """torch.select, with its errors (indexing's ``x[i]`` words them as ``select_item`` does)."""
     if not isinstance(input, Tensor):
         raise invalid_call(select, locals())
+    if input.dim() == 0:
+        raise IndexError("select() cannot be applied to a 0-dim tensor.")
+    d = _wrap_dim(dim, input.dim())
+    if not -input.shape[d] <= index < input.shape[d]:
+        raise IndexError(
+            f"select(): index {index} out of range for tensor of size {list(input.shape)} at dimension {d}"
+        )
+    return select_item(input, d, index)
+
+
+def select_item(input: Tensor, dim: int, index: int) -> Tensor:
+    """The select of an integer index ``x[..., i]``, with indexing's error."""
     d = _wrap_dim(dim, input.dim())
     size = input.shape[d]
     if not -size <= index < size:

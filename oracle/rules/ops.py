@@ -190,7 +190,11 @@ RULES = [
         "adding up), and give torch's values, gradients (IndexPutBackward0, PutBackward0: self's "
         "gradient zero where a write went unless accumulating) and errors (values of another dtype "
         "or shape, an index out of range, a float index); writes use distinct indices (which of "
-        "duplicates wins is undefined in torch).",
+        "duplicates wins is undefined in torch). So do index_fill/index_fill_ (a number or a 0-d "
+        "tensor value; IndexFillBackward0/1), masked_scatter/masked_scatter_ (MaskedScatterBackward0) and "
+        "fill_diagonal_ (wrap; CopySlices), and select_scatter/slice_scatter/diagonal_scatter (src "
+        "written into the view; Select/Slice/DiagonalScatterBackward0), with torch's checks in its order "
+        "(in place: autograd's first).",
         f"{_DOCS}/generated/torch.Tensor.index_put_.html",
     ),
 ]
