@@ -379,8 +379,9 @@ def transpose(input: Tensor, dim0: int, dim1: int) -> Tensor:
 
 
 def _matrices_transposed(input: Tensor, spelling: str, name: str, line: int) -> Tensor:
-    """The last two dims swapped (the adjoint of real matrices); a 0-d tensor itself, with torch's
-    once-per-process deprecation warning; 1-d refused."""
+    """The last two dims swapped, conjugated if complex (ConjBackward0 on top, as torch's view of
+    the conjugate bit); a 0-d tensor itself, with torch's once-per-process deprecation warning;
+    1-d refused."""
     n = input.dim()
     if n == 0:
         warn_once(
@@ -392,7 +393,8 @@ def _matrices_transposed(input: Tensor, spelling: str, name: str, line: int) -> 
     if n == 1:
         supported = "is only supported on matrices or batches of matrices"
         raise RuntimeError(f"tensor.{name} {supported}. Got 1-D tensor.")
-    return transpose(input, -2, -1)
+    swapped = transpose(input, -2, -1)
+    return swapped.conj() if swapped.is_complex() else swapped
 
 
 @api.variants("adjoint")

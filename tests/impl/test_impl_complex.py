@@ -62,3 +62,17 @@ def test_conj_bit() -> None:
     real = impl.tensor([1.0])
     assert real.conj() is real and real.resolve_conj() is real and not real.conj().is_conj()
     assert z.conj().imag.item() == -2.0
+
+
+@pytest.mark.parametrize("spelling", ["adjoint", "mH"])
+def test_adjoint_of_complex_matrices_conjugates(spelling: str) -> None:
+    """torch.adjoint and Tensor.mH: the conjugate transpose (ConjBackward0 over the transpose, the
+    conjugate bit set), gradients through it as torch's."""
+
+    def run(lib: object) -> tuple:
+        z = lib.tensor([[1 + 2j, 3j], [0.5, -1j]], requires_grad=True)
+        a = lib.adjoint(z) if spelling == "adjoint" else z.mH
+        (a.real * lib.tensor([[1.0, 2.0], [3.0, 4.0]]) + a.imag).sum().backward()
+        return a.detach().tolist(), type(a.grad_fn).__name__, a.is_conj(), z.grad.tolist()
+
+    assert run(impl) == run(torch)
