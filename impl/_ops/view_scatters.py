@@ -5,6 +5,7 @@ derivatives.yaml: self's gradient is the gradient with that view zeroed, src's t
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -14,7 +15,7 @@ from impl._creation import zeros_like
 from impl._ops.reductions import check_differentiable
 from impl._ops.table import D, OpDef, apply, auto_linear
 from impl._ops.views import _slice
-from impl._signatures import invalid_call
+from impl._signatures import EXACT, invalid_call
 from impl._tensor import Tensor, _wrap_dim
 
 
@@ -74,7 +75,7 @@ def select_scatter(input: Tensor, src: Tensor, dim: int, index: int) -> Tensor:
     return _scattered(SELECT_SCATTER, input, src, _select_view, (dim, index))
 
 
-@api.variants("slice_scatter")
+@api.variants("slice_scatter", out=dataclasses.replace(EXACT, aten="aten::slice_scatter"))  # (the one out=)
 def slice_scatter(
     input: Tensor, src: Tensor, dim: int = 0, start: int | None = None, end: int | None = None, step: int = 1
 ) -> Tensor:
