@@ -28,6 +28,7 @@ from impl._ops import (  # noqa: F401
     float_bits,
     gamma,
     igamma,
+    index_arithmetic,
     indexing,
     inplace,
     inplace_views,

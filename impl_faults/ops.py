@@ -1589,6 +1589,52 @@ def vecdot_promotes_mixed_dtypes() -> Iterator[None]:
         yield
 
 
+@fault({"OPS-012": "the backend raised none"})
+def broadcast_shapes_unchecked() -> Iterator[None]:
+    """broadcast_shapes takes each dim's largest size without checking that the others are 1 or
+    equal: no "Attempting to broadcast a dimension of length" error."""
+    import impl
+
+    def broadcast_shapes(*shapes: Any) -> Any:
+        given = [(s,) if isinstance(s, int) else tuple(s) for s in shapes if s is not None]
+        n = max((len(s) for s in given), default=0)
+        padded = [(1,) * (n - len(s)) + s for s in given]
+        return impl.Size([max(sizes) for sizes in zip(*padded, strict=True)])
+
+    with patched(impl, "broadcast_shapes", lambda original: broadcast_shapes):
+        yield
+
+
+@fault({"OPS-012": "shown differs"})
+def is_nonzero_of_nan_false() -> Iterator[None]:
+    """is_nonzero of a NaN answers False (NaN taken for zero); torch answers True."""
+    import impl
+
+    def make(original: Callable) -> Callable:
+        return lambda input: original(input) and not bool(input.isnan().any())
+
+    with patched(impl, "is_nonzero", make):
+        yield
+
+
+@fault({"OPS-012": "shown differs"})
+def unravel_index_column_major() -> Iterator[None]:
+    """unravel_index counts the first dim fastest (numpy's order='F'), not the last."""
+    import impl
+
+    def make(original: Callable) -> Callable:
+        def unravel_index(indices: Any, shape: Any) -> Any:
+            dims = (shape,) if isinstance(shape, int) else tuple(shape)
+            if any(not isinstance(d, int) for d in dims):
+                return original(indices, shape)
+            return original(indices, dims[::-1])[::-1]
+
+        return unravel_index
+
+    with patched(impl, "unravel_index", make):
+        yield
+
+
 @fault({"OPS-012": ": value"})
 def right_shift_past_width_gives_zero() -> Iterator[None]:
     """A right shift by the bit width or more (or a negative amount) gives 0, not the sign fill

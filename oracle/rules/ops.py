@@ -164,7 +164,11 @@ RULES = [
         "torch composes them of), warnings and torch's errors for mismatched shapes, dims and dtypes; "
         "the integer ops gcd, lcm, bitwise_left_shift and bitwise_right_shift (the operators << and >>,"
         " reflected and in place) give torch's values on every integer dtype (shift amounts past the "
-        "bit width or negative included) and refuse bool and floating operands as torch does.",
+        "bit width or negative included) and refuse bool and floating operands as torch does; the "
+        "shape and index queries broadcast_shapes (ints, sequences and None), is_nonzero (of one "
+        "element of any dtype, NaN included) and unravel_index (integer indices, negative ones too, "
+        "into an int or a sequence shape) give torch's results as they print, and torch's errors for "
+        "mismatched or negative sizes, tensors of no or several elements and floating indices.",
         _DERIVATIVES,
     ),
     Rule(
