@@ -1589,6 +1589,25 @@ def vecdot_promotes_mixed_dtypes() -> Iterator[None]:
         yield
 
 
+@fault({"OPS-012": ".grad: value"})
+def renorm_grad_factor_constant() -> Iterator[None]:
+    """renorm's gradient scales the incoming one by maxnorm / (norm + 1e-7) as if the factor were
+    a constant: torch's renorm_backward subtracts the projection through the norm too."""
+    import impl
+    from impl._ops.norms import RENORM
+
+    def make(_original: Callable) -> Callable:
+        def grad(g: Any, c: Any) -> Any:
+            dims = [d for d in range(c.self.dim()) if d != c.dim]
+            norm = impl.linalg.vector_norm(c.self, c.p, dims, True)
+            return (g * ((norm + 1e-7).reciprocal() * c.maxnorm)).where(norm > c.maxnorm, g)
+
+        return grad
+
+    with derivative_replaced(RENORM, "self", make):
+        yield
+
+
 @fault({"OPS-012": "the backend raised none"})
 def broadcast_shapes_unchecked() -> Iterator[None]:
     """broadcast_shapes takes each dim's largest size without checking that the others are 1 or

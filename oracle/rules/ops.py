@@ -154,7 +154,9 @@ RULES = [
         "OPS-012",
         FAMILY,
         "Structure and product ops: cross and linalg.cross (dim given, or torch.cross's deprecated "
-        "default with its warning), dist (every p), block_diag (0-d, 1-d, empty and 2-d blocks, "
+        "default with its warning), dist (every p), renorm (every p, dim and maxnorm: torch's CPU factor "
+        "maxnorm / (norm + 1e-7), RenormBackward0 with torch's renorm_backward; a non-positive p, a "
+        "negative maxnorm, fewer than 2 dims refused), block_diag (0-d, 1-d, empty and 2-d blocks, "
         "BlockDiagBackward0 with torch's gradient offsets), and those torch composes of others (kron, "
         "tensordot with dims an int or two dim lists, take_along_dim with and without dim, diagflat, "
         "cartesian_prod, combinations (r, with_replacement), trapezoid, trapz and cumulative_trapezoid "
