@@ -1608,19 +1608,23 @@ def renorm_grad_factor_constant() -> Iterator[None]:
         yield
 
 
-@fault({"OPS-012": "the backend raised none"})
-def broadcast_shapes_unchecked() -> Iterator[None]:
-    """broadcast_shapes takes each dim's largest size without checking that the others are 1 or
-    equal: no "Attempting to broadcast a dimension of length" error."""
+@fault({"OPS-012": "the reference raised none"})
+def broadcast_shapes_aligned_left() -> Iterator[None]:
+    """broadcast_shapes aligns shapes of different lengths at their first dims (pads them with 1s
+    on the right), not at their last as torch's broadcasting does."""
     import impl
 
-    def broadcast_shapes(*shapes: Any) -> Any:
-        given = [(s,) if isinstance(s, int) else tuple(s) for s in shapes if s is not None]
-        n = max((len(s) for s in given), default=0)
-        padded = [(1,) * (n - len(s)) + s for s in given]
-        return impl.Size([max(sizes) for sizes in zip(*padded, strict=True)])
+    def make(original: Callable) -> Callable:
+        def broadcast_shapes(*shapes: Any) -> Any:
+            given = [(s,) if isinstance(s, int) else s for s in shapes if s is not None]
+            if not all(isinstance(s, (list, tuple)) for s in given):
+                return original(*shapes)
+            n = max((len(s) for s in given), default=0)
+            return original(*[(*s, *(1,) * (n - len(s))) for s in given])
 
-    with patched(impl, "broadcast_shapes", lambda original: broadcast_shapes):
+        return broadcast_shapes
+
+    with patched(impl, "broadcast_shapes", make):
         yield
 
 
