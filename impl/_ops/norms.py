@@ -307,7 +307,7 @@ def _renorm_grad(g: Any, c: Any) -> Any:
 RENORM = OpDef("RenormBackward0", _renorm_fwd, derivatives={"self": D("self p dim maxnorm", _renorm_grad)})
 
 
-def _renorm_checked(input: Tensor, p: Any, dim: Any, maxnorm: Any) -> tuple[float, int, float]:
+def _renorm_checked(input: Tensor, p: Any, dim: int, maxnorm: Any) -> tuple[float, int, float]:
     numbers = _is_number(p) and _is_number(maxnorm)
     if not isinstance(input, Tensor) or not numbers or not isinstance(dim, int):
         raise invalid_call(renorm, locals())
@@ -322,12 +322,16 @@ def _renorm_checked(input: Tensor, p: Any, dim: Any, maxnorm: Any) -> tuple[floa
     return float(p), dim, float(maxnorm)
 
 
-@api.variants("renorm")
-def renorm(input: Tensor, p: Any, dim: Any, maxnorm: Any) -> Tensor:
+@api.variants("renorm", out=EXACT)
+def renorm(input: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
     """Each slice of ``input`` along ``dim`` with a p-norm over ``maxnorm`` scaled down to it."""
     p, dim, maxnorm = _renorm_checked(input, p, dim, maxnorm)
     return apply(RENORM, input, p=p, dim=dim, maxnorm=maxnorm)
 
 
-api.method("renorm_")(inplace_method(lambda self, p, dim, maxnorm: (RENORM, (), dict(
-    zip(("p", "dim", "maxnorm"), _renorm_checked(self, p, dim, maxnorm), strict=True)))))
+def _renorm_(self: Tensor, p: Any, dim: int, maxnorm: Any) -> tuple:
+    p, dim, maxnorm = _renorm_checked(self, p, dim, maxnorm)
+    return RENORM, (), {"p": p, "dim": dim, "maxnorm": maxnorm}
+
+
+api.method("renorm_")(inplace_method(_renorm_))
