@@ -37,7 +37,8 @@ def _check(source: str, tmp_path: Path, backend: Backend) -> None:
 
 # -- RNG-001 -------------------------------------------------------------------------------------
 DRAW_KINDS = (
-    "rand", "randn", "randint", "randperm", "multinomial", "fill", "normal", "bernoulli", "poisson", "init"
+    "rand", "randn", "randint", "randperm", "multinomial", "fill", "normal", "bernoulli", "poisson", "init",
+    "log_normal", "geometric",
 )
 # nn.init's initialisers that draw: trunc_normal_ by redrawn normals (bounds holding more than 0.3 of
 # the mass) or by uniforms accepted by the density; sparse_ (its randperms from the global stream);
@@ -65,6 +66,14 @@ def draw_calls(draw: Any, gen: str, kind: str | None = None) -> str:
     if kind == "randn":
         dtype = "float64" if n >= 16 else draw(st.sampled_from(["float32", "float64"]))
         return f"print(torch.randn({n}, dtype=torch.{dtype}{g}).tolist())"
+    if kind == "log_normal":  # one double normal at a time, whatever the dtype
+        dtype = draw(st.sampled_from(["float32", "float64", "float16", "bfloat16"]))
+        mean, std = draw(st.sampled_from([(1.0, 2.0), (0.25, 0.75), (-3.0, 0.1)]))
+        return f"print(torch.empty({n}, dtype=torch.{dtype}).log_normal_({mean}, {std}{g}).tolist())"
+    if kind == "geometric":
+        dtype = draw(st.sampled_from(["float32", "float64", "int64", "int32"]))
+        p = draw(st.sampled_from([0.3, 0.01, 0.9]))
+        return f"print(torch.empty({n}, dtype=torch.{dtype}).geometric_({p}{g}).tolist())"
     if kind == "randint":
         # a narrow range (32-bit draws) and a wide one (64-bit draws from 2**28 on)
         narrow = draw(st.sampled_from([1, 7, 1000, 2**28 - 1]))

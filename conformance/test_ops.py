@@ -25,6 +25,7 @@ from oracle.program import (
     Observe,
     ObserveGraph,
     ObserveLayout,
+    ObservePlain,
     ObserveRepr,
     Op,
     Program,
@@ -2274,6 +2275,11 @@ STRUCTURE_FORMS: dict[str, tuple[tuple[tuple, tuple, dict], ...]] = {
         (((2, 1, 3), (IDX, [[[0], [1]]])), (-1,), {}), (((3, 4), (IDX, [1, 0])), (1,), {}),
         (((3, 4), (IDX, [[1], [0]])), (1,), {}), (((3, 4), (IDX, [[1]])), (2,), {}),
     ),
+    "renorm": (
+        (((3, 4),), (2, 0, 1.0), {}), (((2, 3, 2),), (1, -1, 0.5), {}), (((3, 2),), (3.5, 1, 0.8), {}),
+        (((2, 3),), (INF, 0, 0.4), {}), (((2, 3),), (0.5, 1, 2.0), {}), (((3,),), (2, 0, 1.0), {}),
+        (((2, 3),), (2, 2, 1.0), {}), (((2, 3),), (0, 0, 1.0), {}), (((2, 3),), (2, 0, -1.0), {}),
+    ),
     "diagflat": ((((2, 3),), (), {}), (((3,),), (1,), {}), (((),), (-2,), {}), (((0,),), (), {})),
     "cartesian_prod": (
         (((3,), (2,)), (), {}), (((2,), (1,), (3,)), (), {}), (((3,),), (), {}), (((0,), (2,)), (), {}),
@@ -2401,6 +2407,54 @@ def _structure_keyword(p: OpProgram, value: Any, dtype: str) -> Any:
         weights = np.linspace(0.5, 2.0, math.prod(value[1])).reshape(value[1])
         return Ref(p.given(weights.tolist(), dtype, True))
     return value
+
+
+# the shape and index queries of OPS-012, observed: broadcast_shapes of ints, sequences and None
+# (mismatched and negative sizes refused), is_nonzero of one element (NaN, zeros; none or several
+# refused), unravel_index of int indices (negative too) into an int or a sequence shape (a float
+# index, a negative size refused)
+QUERY_SHAPES = ((2, 1), (3,), (1, 3), (2, 3), (4,), (0,), (1,), (), (-1,), None, 3, 1)
+NONZERO_SHAPES = ((), (1,), (1, 1), (), (1,), (2,), (0,))
+UNRAVEL_SHAPES = ((2, 3), (4,), 4, (10, 10, 10), (2, 0), (3, -2), (), (1, 2, 1))
+SHAPE_QUERIES = ("broadcast_shapes", "is_nonzero", "unravel_index")
+
+
+@st.composite
+def shape_queries(draw: Any, op: str) -> Program:
+    """``op`` of SHAPE_QUERIES on drawn shapes or a drawn leaf; its result (or error) observed as
+    it prints."""
+    p = OpProgram(draw)
+    if op == "broadcast_shapes":
+        shapes = draw(st.lists(st.sampled_from(QUERY_SHAPES), max_size=3))
+        result = p.op(op, *[list(s) if isinstance(s, tuple) else s for s in shapes])
+    elif op == "is_nonzero":
+        shape = draw(st.sampled_from(NONZERO_SHAPES))
+        dtype = dtype_of(draw, FLOAT_DTYPES if draw(st.integers(0, 3)) else ALL_DTYPES)
+        values = draw(st.lists(st.sampled_from((NAN, 0.0, -0.0, NAN, 1.5, -2.0)), min_size=math.prod(shape),
+                               max_size=math.prod(shape)))
+        if not dtype.startswith("float"):
+            values = [_fit(v if v == v else 1.0, dtype) for v in values]
+        result = p.op(op, Ref(p.given(np.array(values).reshape(shape).tolist(), dtype)))
+    else:
+        shape = draw(st.sampled_from(UNRAVEL_SHAPES))
+        size = max(math.prod(shape if isinstance(shape, tuple) else (shape,)), 1)
+        index_shape = draw(st.sampled_from(((), (3,), (2, 1))))
+        flat = draw(st.lists(st.integers(-size, 2 * size), min_size=math.prod(index_shape),
+                             max_size=math.prod(index_shape)))
+        dtype = draw(st.sampled_from(("int64", "int32", "int16", "float32")))
+        indices = p.indices(np.array(flat).reshape(index_shape).tolist(), dtype)
+        result = p.op(op, Ref(indices), list(shape) if isinstance(shape, tuple) else shape)
+    p.names.remove(result)  # a Size, a bool, a tuple of tensors: observed as printed
+    p.steps.append(ObservePlain(result))
+    return p.observed()
+
+
+@pytest.mark.rule("OPS-012")
+@pytest.mark.parametrize("op", SHAPE_QUERIES)
+@examples(STRUCTURE_WEIGHT)
+@given(data=st.data())
+def test_shape_queries(op: str, data: st.DataObject, backend: Backend, reference: Backend) -> None:
+    check(data.draw(shape_queries(op), label="program"), backend, reference)
 
 
 # the integer ops of OPS-012, one test each, every program one of their spellings (function, operator,

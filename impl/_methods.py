@@ -28,6 +28,7 @@ from impl._ops import (  # noqa: F401
     float_bits,
     gamma,
     igamma,
+    index_arithmetic,
     indexing,
     inplace,
     inplace_views,
@@ -282,10 +283,28 @@ def _cauchy(g: Any, shape: tuple, dt: Any, median: float = 0.0, sigma: float = 1
     return _random.cauchy(shape, dt, median, sigma, gen=g)
 
 
+def _log_normal(g: Any, shape: tuple, dt: Any, mean: float = 1.0, std: float = 2.0) -> Any:
+    if dt.kind != "f" and dt != dtypes.bfloat16.np:
+        raise dtypes.kernel_missing("log_normal_cpu", dtypes.from_numpy_dtype(dt))
+    if not std > 0.0:
+        raise RuntimeError(f"log_normal_ expects std > 0.0, but found std={std:g}")
+    return _random.log_normal(shape, dt, mean, std, gen=g)
+
+
+def _geometric(g: Any, shape: tuple, dt: Any, p: float) -> Any:
+    if not 0 < p < 1:
+        raise RuntimeError(f"geometric_ expects p to be in (0, 1), but got p={p:g}")
+    if dt == np.bool_:
+        raise dtypes.kernel_missing("geometric_cpu", dtypes.bool_)
+    return _random.geometric(shape, dt, p, gen=g)
+
+
 api.method("uniform_")(_random_fill(_uniform))
 api.method("random_")(_random_fill(_random_ints))
 api.method("exponential_")(_random_fill(_exponential))
 api.method("cauchy_")(_random_fill(_cauchy))
+api.method("log_normal_")(_random_fill(_log_normal))
+api.method("geometric_")(_random_fill(_geometric))
 api.method("multinomial")(_creation.multinomial)
 
 

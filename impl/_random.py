@@ -327,6 +327,28 @@ def cauchy(
     return (median + sigma * tans).astype(dtype).reshape(shape)
 
 
+def log_normal(
+    shape: tuple, dtype: np.dtype, mean: float = 1.0, std: float = 2.0, gen: Generator | None = None
+) -> np.ndarray:
+    """torch's log_normal_(mean, std): the C library's exp of normal_distribution<double>'s
+    ``normal * std + mean`` (fused), one double normal at a time, cast."""
+    g = gen or default_generator
+    n = int(np.prod(shape))
+    standard = np.array([g.normal_one(True) for _ in range(n)], dtype=np.float64)
+    logs = fma(standard, np.float64(std), np.float64(mean)).tolist()
+    return np.fromiter((math.exp(x) for x in logs), dtype=np.float64, count=n).astype(dtype).reshape(shape)
+
+
+def geometric(shape: tuple, dtype: np.dtype, p: float, gen: Generator | None = None) -> np.ndarray:
+    """torch's geometric_(p): ``ceil(log(u) / log1p(-p))`` of a double uniform (the C library's
+    log and log1p), cast."""
+    g = gen or default_generator
+    u = g.uniform(int(np.prod(shape)), True)
+    d = math.log1p(-p)
+    counts = [math.ceil(math.log(x) / d) if x else math.inf for x in u.tolist()]
+    return np.array(counts, dtype=np.float64).astype(dtype).reshape(shape)
+
+
 def bernoulli(p: np.ndarray, dtype: np.dtype, gen: Generator | None = None) -> np.ndarray:
     """torch's bernoulli of probabilities ``p`` (one draw each, in order): ``u < p`` with a double
     uniform for double ``p``, a float one (24 bits) otherwise."""

@@ -35,3 +35,13 @@ def complex_grad_not_conjugated() -> Iterator[None]:
 
     with patched(ConjCtx, "__getattr__", make):
         yield
+
+
+@fault({"CPLX-001": "stdout line"})
+def isreal_of_real_tensor_false() -> Iterator[None]:
+    """isreal of a real tensor answers False everywhere (torch: True, whatever its values)."""
+    from impl._creation import zeros_like
+    from impl._ops import complex as complex_ops
+
+    with patched(complex_ops, "ones_like", lambda original: zeros_like):
+        yield

@@ -295,3 +295,13 @@ def fork_rng_restores_nothing() -> Iterator[None]:
 
     with patched(random_module, "fork_rng", make):
         yield
+
+
+@fault({"RNG-001": "stdout line"})
+def geometric_counts_failures() -> Iterator[None]:
+    """geometric_ counts the failures before the first success, not the trials up to it (torch's
+    support starts at 1): every draw one less than torch's."""
+    from impl import _random
+
+    with patched(_random, "geometric", lambda original: lambda *a, **k: original(*a, **k) - 1):
+        yield

@@ -1667,6 +1667,75 @@ def vecdot_promotes_mixed_dtypes() -> Iterator[None]:
         yield
 
 
+@fault({"OPS-012": ".grad: value"})
+def renorm_grad_factor_constant() -> Iterator[None]:
+    """renorm's gradient scales the incoming one by maxnorm / (norm + 1e-7) as if the factor were
+    a constant: torch's renorm_backward subtracts the projection through the norm too."""
+    import impl
+    from impl._ops.norms import RENORM
+
+    def make(_original: Callable) -> Callable:
+        def grad(g: Any, c: Any) -> Any:
+            dims = [d for d in range(c.self.dim()) if d != c.dim]
+            norm = impl.linalg.vector_norm(c.self, c.p, dims, True)
+            return (g * ((norm + 1e-7).reciprocal() * c.maxnorm)).where(norm > c.maxnorm, g)
+
+        return grad
+
+    with derivative_replaced(RENORM, "self", make):
+        yield
+
+
+@fault({"OPS-012": "the reference raised none"})
+def broadcast_shapes_aligned_left() -> Iterator[None]:
+    """broadcast_shapes aligns shapes of different lengths at their first dims (pads them with 1s
+    on the right), not at their last as torch's broadcasting does."""
+    import impl
+
+    def make(original: Callable) -> Callable:
+        def broadcast_shapes(*shapes: Any) -> Any:
+            given = [(s,) if isinstance(s, int) else s for s in shapes if s is not None]
+            if not all(isinstance(s, (list, tuple)) for s in given):
+                return original(*shapes)
+            n = max((len(s) for s in given), default=0)
+            return original(*[(*s, *(1,) * (n - len(s))) for s in given])
+
+        return broadcast_shapes
+
+    with patched(impl, "broadcast_shapes", make):
+        yield
+
+
+@fault({"OPS-012": "shown differs"})
+def is_nonzero_of_nan_false() -> Iterator[None]:
+    """is_nonzero of a NaN answers False (NaN taken for zero); torch answers True."""
+    import impl
+
+    def make(original: Callable) -> Callable:
+        return lambda input: original(input) and not bool(input.isnan().any())
+
+    with patched(impl, "is_nonzero", make):
+        yield
+
+
+@fault({"OPS-012": "shown differs"})
+def unravel_index_column_major() -> Iterator[None]:
+    """unravel_index counts the first dim fastest (numpy's order='F'), not the last."""
+    import impl
+
+    def make(original: Callable) -> Callable:
+        def unravel_index(indices: Any, shape: Any) -> Any:
+            dims = (shape,) if isinstance(shape, int) else tuple(shape)
+            if any(not isinstance(d, int) for d in dims):
+                return original(indices, shape)
+            return original(indices, dims[::-1])[::-1]
+
+        return unravel_index
+
+    with patched(impl, "unravel_index", make):
+        yield
+
+
 @fault({"OPS-012": ": value"})
 def right_shift_past_width_gives_zero() -> Iterator[None]:
     """A right shift by the bit width or more (or a negative amount) gives 0, not the sign fill

@@ -210,6 +210,7 @@ OPS.update(_table("gcd_ lcm_ bitwise_left_shift_ bitwise_right_shift_", "method"
 OPS.update(_table("frexp ldexp nextafter index_put put", "function"))
 OPS.update(_table("ldexp_ nextafter_ index_put_ put_", "method", True))
 OPS.update(_table("__ilshift__ __irshift__", "method", True))
+OPS.update(_table("broadcast_shapes is_nonzero unravel_index renorm", "function"))
 
 
 @dataclass(frozen=True)

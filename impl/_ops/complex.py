@@ -21,6 +21,7 @@ import numpy as np
 
 from impl import _api as api
 from impl import dtypes
+from impl._creation import ones_like
 from impl._ops import (
     arithmetic,
     comparison,
@@ -275,3 +276,13 @@ for _op in (
 ):
     _op.complex = OWN
 del _op
+
+
+@api.variants("isreal")
+def isreal(input: Tensor) -> Tensor:
+    """Whether each element's imaginary part is zero: every element of a real tensor."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(isreal, locals())
+    if not input.dtype.is_complex:
+        return ones_like(input, dtype=dtypes.bool_)
+    return imag(input) == 0

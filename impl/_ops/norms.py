@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -13,6 +14,7 @@ import numpy as np
 from impl import _api as api
 from impl import dtypes
 from impl._creation import zeros
+from impl._ops.inplace import inplace_method
 from impl._ops.reductions import amax, amin
 from impl._ops.table import D, OpDef, apply, separable
 from impl._signatures import EXACT, invalid_call
@@ -274,3 +276,62 @@ def norm(
             return vector_norm(input, 2, dims, keepdim, dtype=dtype)
         return matrix_norm(input, p, list(range(input.dim())) if dims is None else dims, keepdim, dtype=dtype)
     return vector_norm(input, 2.0 if p is None else p, dims, keepdim, dtype=dtype)
+
+
+def _renorm_dims(ndim: int, dim: int) -> tuple[int, ...]:
+    return tuple(d for d in range(ndim) if d != dim)
+
+
+def _renorm_fwd(xp: Any, a: Any, p: float, dim: int, maxnorm: float) -> Any:
+    """torch's CPU renorm: each slice along ``dim`` whose p-norm (in float for the half types)
+    exceeds ``maxnorm`` scaled by maxnorm / (norm + 1e-7), the factor rounded to ``a``'s dtype."""
+    acc = np.float32 if a.dtype.itemsize < 4 else a.dtype.type
+    norm = _vector_norm_fwd(xp, a, p, _renorm_dims(a.ndim, dim), True, acc)
+    m = acc(maxnorm)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        factor = xp.where(norm > m, m / (norm + acc(1e-7)), acc(1.0))
+    return a * factor.astype(a.dtype)
+
+
+def _renorm_grad(g: Any, c: Any) -> Any:
+    """torch's renorm_backward: where the slice was scaled, maxnorm / (norm + 1e-7) times the
+    gradient less its projection through the norm (norm_backward); elsewhere the gradient."""
+    x, dims = c.self, _renorm_dims(c.self.dim(), c.dim)
+    norm = vector_norm(x, c.p, dims, True)
+    share = (x.conj() * g).sum(dims, True)
+    nb = _norm_grad(share, SimpleNamespace(ord=c.p, self=x, result=norm, dim=dims, keepdim=True))
+    invnorm = (norm + 1e-7).reciprocal()
+    return ((invnorm * c.maxnorm) * (g - invnorm * nb)).where(norm > c.maxnorm, g)
+
+
+RENORM = OpDef("RenormBackward0", _renorm_fwd, derivatives={"self": D("self p dim maxnorm", _renorm_grad)})
+
+
+def _renorm_checked(input: Tensor, p: Any, dim: int, maxnorm: Any) -> tuple[float, int, float]:
+    numbers = _is_number(p) and _is_number(maxnorm)
+    if not isinstance(input, Tensor) or not numbers or not isinstance(dim, int):
+        raise invalid_call(renorm, locals())
+    if not float(p) > 0:
+        raise RuntimeError("renorm: non-positive-norm not supported")
+    if not float(maxnorm) >= 0:
+        raise RuntimeError(f"renorm: expected maxnorm to be >= 0 but got {float(maxnorm):g}")
+    if input.dim() < 2:
+        raise RuntimeError(f"renorm: input needs at least 2 dimensions, got {input.dim()} dimensions")
+    dim = _wrap_dim(dim, input.dim())
+    check_floating(input, "linalg.vector_norm")
+    return float(p), dim, float(maxnorm)
+
+
+@api.variants("renorm", out=EXACT)
+def renorm(input: Tensor, p: Any, dim: int, maxnorm: Any) -> Tensor:
+    """Each slice of ``input`` along ``dim`` with a p-norm over ``maxnorm`` scaled down to it."""
+    p, dim, maxnorm = _renorm_checked(input, p, dim, maxnorm)
+    return apply(RENORM, input, p=p, dim=dim, maxnorm=maxnorm)
+
+
+def _renorm_(self: Tensor, p: Any, dim: int, maxnorm: Any) -> tuple:
+    p, dim, maxnorm = _renorm_checked(self, p, dim, maxnorm)
+    return RENORM, (), {"p": p, "dim": dim, "maxnorm": maxnorm}
+
+
+api.method("renorm_")(inplace_method(_renorm_))

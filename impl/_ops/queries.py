@@ -47,3 +47,15 @@ def is_complex(input: Tensor) -> bool:
     if not isinstance(input, Tensor):
         raise invalid_call(is_complex, locals())
     return input.dtype.is_complex
+
+
+@api.variants("is_nonzero")
+def is_nonzero(input: Tensor) -> bool:
+    """Whether the one element of ``input`` is not zero (NaN is); torch refuses other sizes."""
+    if not isinstance(input, Tensor):
+        raise invalid_call(is_nonzero, locals())
+    n = input.numel()
+    if n != 1:
+        which = "no values" if n == 0 else "more than one value"
+        raise RuntimeError(f"Boolean value of Tensor with {which} is ambiguous")
+    return bool(input.item() != 0)

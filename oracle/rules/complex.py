@@ -17,8 +17,9 @@ RULES = [
         "complex dtype from the default float dtype), printed forms and values under arithmetic (+ - * / "
         "neg, pow, reciprocal), exp, log, sqrt, sin, cos, tanh, sgn, abs and angle (real results), conj "
         "(the conjugate bit: is_conj, resolve_conj), conj_physical, .real and .imag (views, settable), "
-        "view_as_real, sum, mean, matmul, reshape, transpose, indexing, eq and ne, .item() (a Python "
-        "complex); the order comparisons raise torch's NotImplementedError.",
+        "view_as_real, sum, mean, matmul, reshape, transpose, indexing, eq and ne, isreal (of complex "
+        "and real tensors), .item() (a Python complex); the order comparisons raise torch's "
+        "NotImplementedError.",
         _DOCS,
     ),
     Rule(

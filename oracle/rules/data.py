@@ -12,7 +12,8 @@ RULES = [
         FAMILY,
         "After the same seed, rand, randn, randint, randperm, multinomial, normal (tensor or float mean "
         "and std), bernoulli (a tensor or a float p, bernoulli_), poisson and the in-place uniform_, "
-        "normal_, random_ and exponential_ draw torch's numbers, from the global stream or a "
+        "normal_, random_, exponential_, log_normal_ (every floating dtype) and geometric_ (floating "
+        "and integer dtypes) draw torch's numbers, from the global stream or a "
         "torch.Generator, and so do nn.init's trunc_normal_ (redrawn normals, or uniforms accepted "
         "by the density), sparse_ and orthogonal_; a generator's get_state/set_state replays them, "
         "and torch.random.fork_rng restores the global stream on exit.",

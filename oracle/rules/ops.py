@@ -156,7 +156,9 @@ RULES = [
         "OPS-012",
         FAMILY,
         "Structure and product ops: cross and linalg.cross (dim given, or torch.cross's deprecated "
-        "default with its warning), dist (every p), block_diag (0-d, 1-d, empty and 2-d blocks, "
+        "default with its warning), dist (every p), renorm (every p, dim and maxnorm: torch's CPU factor "
+        "maxnorm / (norm + 1e-7), RenormBackward0 with torch's renorm_backward; a non-positive p, a "
+        "negative maxnorm, fewer than 2 dims refused), block_diag (0-d, 1-d, empty and 2-d blocks, "
         "BlockDiagBackward0 with torch's gradient offsets), and those torch composes of others (kron, "
         "tensordot with dims an int or two dim lists, take_along_dim with and without dim, diagflat, "
         "cartesian_prod, combinations (r, with_replacement), trapezoid, trapz and cumulative_trapezoid "
@@ -166,7 +168,11 @@ RULES = [
         "torch composes them of), warnings and torch's errors for mismatched shapes, dims and dtypes; "
         "the integer ops gcd, lcm, bitwise_left_shift and bitwise_right_shift (the operators << and >>,"
         " reflected and in place) give torch's values on every integer dtype (shift amounts past the "
-        "bit width or negative included) and refuse bool and floating operands as torch does.",
+        "bit width or negative included) and refuse bool and floating operands as torch does; the "
+        "shape and index queries broadcast_shapes (ints, sequences and None), is_nonzero (of one "
+        "element of any dtype, NaN included) and unravel_index (integer indices, negative ones too, "
+        "into an int or a sequence shape) give torch's results as they print, and torch's errors for "
+        "mismatched or negative sizes, tensors of no or several elements and floating indices.",
         _DERIVATIVES,
     ),
     Rule(
